@@ -1,0 +1,51 @@
+# Strata: the short commands a user types. CMake does the real work in build/.
+#   make demo    run cifar10_quick through Strata and print the per-layer table
+#   make test    build everything and run the whole test suite (ctest)
+#   make setup   install what a fresh Debian 12 machine lacks (idempotent)
+#   make lint    Verilator -Wall lint of rtl/
+#   make wave TEST=<Suite.Test>   run one bench test with an FST trace
+.PHONY: all setup build test demo lint wave clean regen-data
+
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+CMAKE_FLAGS ?=
+STRATA  := $(BUILD)/sw/strata
+DEMO_NET := examples/cifar10_quick.yaml
+DEMO_DIR := $(BUILD)/examples/cifar10_quick
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+build: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	$(STRATA) gen $(DEMO_NET) --seed 1 --out $(DEMO_DIR)
+	$(STRATA) info $(DEMO_NET) --weights $(DEMO_DIR)
+	$(STRATA) run $(DEMO_NET) --weights $(DEMO_DIR) \
+	  --input $(DEMO_DIR)/input.npy --output $(BUILD)/demo_output.npy
+
+lint: build
+	cd $(BUILD) && ctest -L lint --output-on-failure
+
+# Run one testbench test with tracing; TEST is a gtest name (Suite.Test).
+wave: build
+	@test -n "$(TEST)" || { echo "usage: make wave TEST=<Suite.Test>"; exit 2; }
+	@scripts/wave.sh $(BUILD) "$(TEST)"
+
+# Re-create the committed data (digits model, reference vectors). Needs PyTorch.
+regen-data:
+	STRATA_SETUP_TRAIN=1 scripts/setup.sh
+	/usr/bin/python3 scripts/train_digits.py
+	/usr/bin/python3 scripts/make_reference_vectors.py
+
+clean:
+	rm -rf $(BUILD)

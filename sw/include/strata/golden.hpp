@@ -1,0 +1,22 @@
+// The golden model: runs a whole network on one image with the numerics
+// contract (numerics.hpp). The reference every other backend must match.
+#pragma once
+
+#include <functional>
+
+#include "strata/network.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata {
+
+// Called after each layer with that layer's output [C][H][W].
+using LayerObserver = std::function<void(size_t index, const Layer&, const Tensor<int8_t>&)>;
+
+// Output of one layer for input [C][H][W] (shape-checked against layer.in_shape).
+Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input);
+
+// Runs every layer in order; returns the last layer's output.
+Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
+                           const LayerObserver& observer = {});
+
+}  // namespace strata

@@ -1,0 +1,77 @@
+// A network description (docs/network-format.md): YAML structure + .npy
+// weights, validated into shapes that the golden model and the compiler use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/numerics.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata {
+
+enum class LayerType { kConv, kFc, kMaxPool, kAvgPool, kClamp, kFlatten };
+
+const char* layer_type_name(LayerType t);  // YAML spelling: "conv", "fc", ...
+
+// Where a layer's parameter tensors live, relative to the weights directory.
+struct LayerFiles {
+  std::string weights;     // int8  conv [Cout][Cin][K][K], fc [Cout][Cin_flat]
+  std::string bias;        // int32 [Cout]
+  std::string multiplier;  // uint16 [Cout]; empty when given inline in YAML
+  std::string shift;       // uint8 [Cout];  empty when given inline in YAML
+};
+
+struct Layer {
+  std::string name;
+  LayerType type = LayerType::kConv;
+  int line = 0;  // line of the layer in the YAML file (1-based)
+
+  // conv and fc
+  int out_channels = 0;     // conv out_channels / fc out_features
+  ConvGeometry conv;        // conv only (fc: kernel = input size, no stride/pad)
+  Tensor<int8_t> weights;   // empty until loaded
+  Tensor<int32_t> bias;
+  Requant requant;          // per-channel M, S and the fused clamp [lo, hi]
+  LayerFiles files;
+
+  PoolGeometry pool;        // maxpool and avgpool
+  int lo = kInt8Min;        // standalone clamp (relu is [0, 127])
+  int hi = kInt8Max;
+
+  Shape in_shape;           // [C][H][W], filled by validation
+  Shape out_shape;          // [C][H][W]
+
+  bool has_weights() const { return type == LayerType::kConv || type == LayerType::kFc; }
+  int64_t macs() const;         // multiply-accumulates for one image (incl. padded taps: 0)
+  int64_t param_bytes() const;  // weights + bias + multiplier + shift bytes
+};
+
+struct Network {
+  std::string name;
+  std::string source_file;  // the YAML path as given
+  std::string weights_dir;  // resolved directory of the .npy files
+  Shape input_shape;        // [C][H][W]
+  std::vector<Layer> layers;
+
+  const Shape& output_shape() const;
+  int64_t macs() const;
+};
+
+struct LoadOptions {
+  std::string weights_dir;    // overrides the YAML's `weights:`; "" = use the YAML's
+  bool load_weights = true;   // false: structure and shapes only (e.g. for `strata gen`)
+};
+
+// Parses and validates a network description. Throws strata::Error naming the
+// file, line and layer on any problem: YAML syntax, unknown keys or types,
+// impossible shapes, missing/mis-shaped/mis-typed weight files, requantisation
+// values out of range, or an accumulator whose worst case leaves int32.
+Network load_network(const std::string& yaml_path, const LoadOptions& options = {});
+
+// Checks that loaded parameters match the layer shapes and that no
+// accumulator can overflow int32 (also used after `strata gen` fills weights).
+void validate_parameters(const Network& net);
+
+}  // namespace strata

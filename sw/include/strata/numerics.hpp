@@ -1,0 +1,91 @@
+// The Strata numerics contract (docs/numerics.md), as plain functions.
+// Every backend (golden model, RTL) must match these bit for bit.
+//   - activations and weights int8 (zero point 0), bias and accumulators int32;
+//   - requantisation per output channel: clamp(rshift_round(acc * M, S), lo, hi)
+//     with M uint16, S in 0..47, round half toward +infinity;
+//   - pooling ignores elements outside the input; average rounds half up.
+// Functions throw strata::Error on impossible shapes or parameters.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "strata/tensor.hpp"
+
+namespace strata {
+
+inline constexpr int kMaxShift = 47;
+inline constexpr int kInt8Min = -128;
+inline constexpr int kInt8Max = 127;
+
+// (v + 2^(s-1)) >> s with an arithmetic shift for s > 0; v for s == 0.
+int64_t rshift_round(int64_t v, int s);
+
+// One requantised value: clamp(rshift_round(acc * m, s), lo, hi).
+int8_t requantize(int32_t acc, uint16_t m, int s, int lo, int hi);
+
+// Average of n valid elements with the contract's rounding:
+// floor((2 * sum + n) / (2 * n)), i.e. round half toward +infinity.
+int32_t avg_round(int64_t sum, int64_t n);
+
+// Per-output-channel requantisation parameters and the layer's clamp.
+struct Requant {
+  std::vector<uint16_t> multiplier;  // M[c]
+  std::vector<uint8_t> shift;        // S[c], 0..47
+  int lo = kInt8Min;                 // clamp bounds, kInt8Min <= lo <= hi <= kInt8Max
+  int hi = kInt8Max;
+};
+
+struct ConvGeometry {
+  int kernel = 1;  // square kernel side
+  int stride = 1;
+  int pad = 0;     // symmetric zero padding
+};
+
+struct PoolGeometry {
+  int kernel = 2;
+  int stride = 2;
+  int pad = 0;
+  bool ceil_mode = false;
+};
+
+// floor((in + 2p - k) / s) + 1; throws when the padded input is smaller than k.
+int conv_out_size(int in, const ConvGeometry& g);
+// Floor or ceil mode (Caffe/PyTorch rule: the last window must start inside
+// the input or its left padding); throws when no window fits.
+int pool_out_size(int in, const PoolGeometry& g);
+
+// Convolution accumulators [Cout][Ho][Wo] from in [Cin][H][W],
+// w [Cout][Cin][K][K], bias [Cout]. Taps outside the image contribute nothing.
+Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                           const Tensor<int32_t>& bias, const ConvGeometry& g);
+
+// Fully connected accumulators [Cout][1][1]: the input is flattened in C, H, W
+// order (any rank), w is [Cout][Cin_flat] (or any shape with that many elements
+// per output), bias [Cout].
+Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                       const Tensor<int32_t>& bias);
+
+// Requantise accumulators [C][H][W] channel by channel.
+Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq);
+
+// Pooling over [C][H][W]; elements outside the input are ignored.
+Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolGeometry& g);
+Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolGeometry& g);
+
+// Standalone clamp (ReLU is clamp(x, 0, 127)).
+Tensor<int8_t> clamp(const Tensor<int8_t>& in, int lo, int hi);
+
+// Worst-case accumulator range of one output channel over all int8 inputs in
+// [in_lo, in_hi] (and 0, for padded taps): bias + sum of each weight's extreme
+// products. It also bounds every partial sum, in any summation order, so a
+// layer whose range fits int32 can never wrap the hardware accumulator; one
+// whose range leaves int32 must be rejected.
+struct AccRange {
+  int64_t min = 0;
+  int64_t max = 0;
+};
+AccRange worst_case_acc(const int8_t* weights, int64_t count, int32_t bias,
+                        int in_lo = kInt8Min, int in_hi = kInt8Max);
+
+}  // namespace strata

@@ -1,0 +1,229 @@
+// Reference implementation of the numerics contract; see numerics.hpp.
+// Written for clarity, not speed: loops follow the formulas in docs/numerics.md.
+#include "strata/numerics.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+
+#include "strata/error.hpp"
+
+namespace strata {
+
+int64_t rshift_round(int64_t v, int s) {
+  if (s < 0 || s > kMaxShift) throw Error(fmt::format("shift {} outside 0..{}", s, kMaxShift));
+  if (s == 0) return v;
+  return (v + (int64_t{1} << (s - 1))) >> s;  // >> on signed is arithmetic (C++20)
+}
+
+int8_t requantize(int32_t acc, uint16_t m, int s, int lo, int hi) {
+  const int64_t scaled = rshift_round(static_cast<int64_t>(acc) * m, s);
+  return static_cast<int8_t>(std::clamp<int64_t>(scaled, lo, hi));
+}
+
+int32_t avg_round(int64_t sum, int64_t n) {
+  if (n <= 0) throw Error("average over an empty window");
+  const int64_t num = 2 * sum + n;
+  const int64_t den = 2 * n;
+  int64_t q = num / den;                   // truncates toward zero
+  if ((num % den != 0) && (num < 0)) --q;  // make it floor
+  return static_cast<int32_t>(q);
+}
+
+int conv_out_size(int in, const ConvGeometry& g) {
+  if (in < 1 || g.kernel < 1 || g.stride < 1 || g.pad < 0) {
+    throw Error(fmt::format("invalid convolution geometry: input {}, kernel {}, stride {}, pad {}",
+                            in, g.kernel, g.stride, g.pad));
+  }
+  const int span = in + 2 * g.pad - g.kernel;
+  if (span < 0) {
+    throw Error(fmt::format("kernel {} larger than the padded input {} (input {}, pad {})",
+                            g.kernel, in + 2 * g.pad, in, g.pad));
+  }
+  return span / g.stride + 1;
+}
+
+int pool_out_size(int in, const PoolGeometry& g) {
+  if (in < 1 || g.kernel < 1 || g.stride < 1 || g.pad < 0) {
+    throw Error(fmt::format("invalid pooling geometry: input {}, kernel {}, stride {}, pad {}", in,
+                            g.kernel, g.stride, g.pad));
+  }
+  if (g.pad >= g.kernel) {
+    throw Error(fmt::format("pooling pad {} must be smaller than the kernel {}", g.pad, g.kernel));
+  }
+  const int span = in + 2 * g.pad - g.kernel;
+  if (span < 0) {
+    throw Error(fmt::format("pooling kernel {} larger than the padded input {}", g.kernel,
+                            in + 2 * g.pad));
+  }
+  int out = (g.ceil_mode ? (span + g.stride - 1) / g.stride : span / g.stride) + 1;
+  // The last window must start inside the input or its left padding.
+  if (g.ceil_mode && (out - 1) * g.stride >= in + g.pad) --out;
+  return out;
+}
+
+namespace {
+
+void require_rank(const Tensor<int8_t>& t, size_t rank, const char* what) {
+  if (t.rank() != rank) {
+    throw Error(fmt::format("{} must have rank {}, has rank {}", what, rank, t.rank()));
+  }
+}
+
+}  // namespace
+
+Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                           const Tensor<int32_t>& bias, const ConvGeometry& g) {
+  require_rank(in, 3, "conv input");
+  require_rank(w, 4, "conv weights");
+  const int64_t cin = in.dim(0), h = in.dim(1), wd = in.dim(2);
+  const int64_t cout = w.dim(0);
+  if (w.dim(1) != cin || w.dim(2) != g.kernel || w.dim(3) != g.kernel) {
+    throw Error(fmt::format("conv weights [{}][{}][{}][{}] do not match input channels {} and "
+                            "kernel {}",
+                            w.dim(0), w.dim(1), w.dim(2), w.dim(3), cin, g.kernel));
+  }
+  if (bias.rank() != 1 || bias.dim(0) != cout) {
+    throw Error(fmt::format("conv bias must be [{}]", cout));
+  }
+  const int ho = conv_out_size(static_cast<int>(h), g);
+  const int wo = conv_out_size(static_cast<int>(wd), g);
+  Tensor<int32_t> acc({cout, ho, wo});
+  for (int64_t co = 0; co < cout; ++co) {
+    for (int y = 0; y < ho; ++y) {
+      for (int x = 0; x < wo; ++x) {
+        int64_t sum = bias(co);
+        for (int64_t ci = 0; ci < cin; ++ci) {
+          for (int ky = 0; ky < g.kernel; ++ky) {
+            const int64_t iy = int64_t{y} * g.stride - g.pad + ky;
+            if (iy < 0 || iy >= h) continue;
+            for (int kx = 0; kx < g.kernel; ++kx) {
+              const int64_t ix = int64_t{x} * g.stride - g.pad + kx;
+              if (ix < 0 || ix >= wd) continue;
+              sum += int64_t{w(co, ci, ky, kx)} * in(ci, iy, ix);
+            }
+          }
+        }
+        acc(co, y, x) = static_cast<int32_t>(sum);  // range checked by network validation
+      }
+    }
+  }
+  return acc;
+}
+
+Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                       const Tensor<int32_t>& bias) {
+  const int64_t n_in = in.size();
+  if (w.rank() < 2 || w.dim(0) < 1) throw Error("fc weights must be [Cout][Cin]");
+  const int64_t cout = w.dim(0);
+  if (w.size() != cout * n_in) {
+    throw Error(fmt::format("fc weights have {} inputs per output, the input has {} elements",
+                            w.size() / cout, n_in));
+  }
+  if (bias.rank() != 1 || bias.dim(0) != cout) {
+    throw Error(fmt::format("fc bias must be [{}]", cout));
+  }
+  Tensor<int32_t> acc({cout, 1, 1});
+  for (int64_t co = 0; co < cout; ++co) {
+    int64_t sum = bias(co);
+    for (int64_t i = 0; i < n_in; ++i) sum += int64_t{w[co * n_in + i]} * in[i];
+    acc[co] = static_cast<int32_t>(sum);
+  }
+  return acc;
+}
+
+Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq) {
+  if (acc.rank() != 3) throw Error("requantise: accumulators must be [C][H][W]");
+  const int64_t c = acc.dim(0);
+  if (static_cast<int64_t>(rq.multiplier.size()) != c ||
+      static_cast<int64_t>(rq.shift.size()) != c) {
+    throw Error(fmt::format("requantise: {} channels but {} multipliers and {} shifts", c,
+                            rq.multiplier.size(), rq.shift.size()));
+  }
+  if (rq.lo < kInt8Min || rq.hi > kInt8Max || rq.lo > rq.hi) {
+    throw Error(fmt::format("clamp bounds [{}, {}] must satisfy -128 <= lo <= hi <= 127", rq.lo,
+                            rq.hi));
+  }
+  Tensor<int8_t> out(acc.shape());
+  const int64_t plane = acc.dim(1) * acc.dim(2);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    for (int64_t i = 0; i < plane; ++i) {
+      const int64_t k = ch * plane + i;
+      out[k] = requantize(acc[k], rq.multiplier[ch], rq.shift[ch], rq.lo, rq.hi);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Visits every pooling window; f(c, oy, ox, elements) gets the valid elements.
+template <typename F>
+Tensor<int8_t> pool(const Tensor<int8_t>& in, const PoolGeometry& g, F reduce) {
+  require_rank(in, 3, "pooling input");
+  const int64_t c = in.dim(0), h = in.dim(1), w = in.dim(2);
+  const int ho = pool_out_size(static_cast<int>(h), g);
+  const int wo = pool_out_size(static_cast<int>(w), g);
+  Tensor<int8_t> out({c, ho, wo});
+  std::vector<int8_t> window;
+  window.reserve(static_cast<size_t>(g.kernel) * g.kernel);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    for (int oy = 0; oy < ho; ++oy) {
+      for (int ox = 0; ox < wo; ++ox) {
+        window.clear();
+        for (int ky = 0; ky < g.kernel; ++ky) {
+          const int64_t iy = int64_t{oy} * g.stride - g.pad + ky;
+          if (iy < 0 || iy >= h) continue;
+          for (int kx = 0; kx < g.kernel; ++kx) {
+            const int64_t ix = int64_t{ox} * g.stride - g.pad + kx;
+            if (ix < 0 || ix >= w) continue;
+            window.push_back(in(ch, iy, ix));
+          }
+        }
+        out(ch, oy, ox) = reduce(window);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolGeometry& g) {
+  return pool(in, g, [](const std::vector<int8_t>& v) {
+    if (v.empty()) throw Error("max pooling over an empty window");
+    return *std::max_element(v.begin(), v.end());
+  });
+}
+
+Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolGeometry& g) {
+  return pool(in, g, [](const std::vector<int8_t>& v) {
+    int64_t sum = 0;
+    for (int8_t e : v) sum += e;
+    return static_cast<int8_t>(avg_round(sum, static_cast<int64_t>(v.size())));
+  });
+}
+
+Tensor<int8_t> clamp(const Tensor<int8_t>& in, int lo, int hi) {
+  if (lo < kInt8Min || hi > kInt8Max || lo > hi) {
+    throw Error(fmt::format("clamp bounds [{}, {}] must satisfy -128 <= lo <= hi <= 127", lo, hi));
+  }
+  Tensor<int8_t> out(in.shape());
+  for (int64_t i = 0; i < in.size(); ++i) out[i] = static_cast<int8_t>(std::clamp<int>(in[i], lo, hi));
+  return out;
+}
+
+AccRange worst_case_acc(const int8_t* weights, int64_t count, int32_t bias, int in_lo, int in_hi) {
+  AccRange r{bias, bias};
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t a = int64_t{weights[i]} * in_lo;
+    const int64_t b = int64_t{weights[i]} * in_hi;
+    // Each term's range includes 0 (a padded tap), so every partial sum of any
+    // subset of taps, in any order, also stays inside [min, max].
+    r.min += std::min({a, b, int64_t{0}});
+    r.max += std::max({a, b, int64_t{0}});
+  }
+  return r;
+}
+
+}  // namespace strata
