@@ -4,9 +4,11 @@
 // config/default.yaml); this package adds the types built from them.
 //
 // Design-wide conventions:
-//   - Reset: asynchronous assert, synchronous release, active low (rst_ni),
-//     on every register that needs one; datapath registers without a reset
-//     are qualified by a valid bit that is reset.
+//   - Reset: synchronous, active low (rst_ni), written as
+//     `always_ff @(posedge clk_i) if (!rst_ni) q <= '0; else q <= d;` on the
+//     control registers that need one (FPGA-friendly: maps onto the flip-flop's
+//     synchronous set/reset and leaves DSP and BRAM registers reset-free).
+//     Datapath registers have no reset; a reset valid bit qualifies them.
 //   - Streams: valid/ready with the AXI handshake rules. A transfer happens on
 //     a rising edge where valid && ready. Once valid is high it stays high and
 //     the payload stays stable until the transfer (asserted by
