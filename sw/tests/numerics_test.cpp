@@ -1,5 +1,12 @@
-// Unit tests of the numerics contract functions (numerics.hpp).
+// Unit tests of the numerics contract functions (numerics.hpp): the rounding
+// and requantisation rule at its extremes, output sizes, and each layer
+// function on edge cases computed by hand. (The PyTorch reference vectors in
+// reference_test.cpp check the same functions against an independent
+// framework.)
 #include <gtest/gtest.h>
+
+#include <climits>
+#include <random>
 
 #include "strata/error.hpp"
 #include "strata/numerics.hpp"
@@ -7,12 +14,178 @@
 namespace strata {
 namespace {
 
-TEST(Numerics, RshiftRoundHalfUp) {
+Tensor<int8_t> image(Shape shape, std::vector<int8_t> values) {
+  return Tensor<int8_t>(std::move(shape), std::move(values));
+}
+
+TEST(Numerics, RshiftRoundHalfTowardPlusInfinity) {
   EXPECT_EQ(rshift_round(5, 1), 3);    // 2.5 -> 3
-  EXPECT_EQ(rshift_round(-5, 1), -2);  // -2.5 -> -2 (toward +infinity)
+  EXPECT_EQ(rshift_round(-5, 1), -2);  // -2.5 -> -2
   EXPECT_EQ(rshift_round(-6, 1), -3);
-  EXPECT_EQ(rshift_round(7, 0), 7);
+  EXPECT_EQ(rshift_round(-7, 1), -3);  // -3.5 -> -3
+  EXPECT_EQ(rshift_round(6, 2), 2);    // 1.5 -> 2
+  EXPECT_EQ(rshift_round(-6, 2), -1);  // -1.5 -> -1
+  EXPECT_EQ(rshift_round(7, 0), 7);    // shift 0 is the identity
+  EXPECT_EQ(rshift_round(-7, 0), -7);
+  EXPECT_EQ(rshift_round(INT64_C(1) << 46, 47), 1);         // exactly 0.5 -> 1
+  EXPECT_EQ(rshift_round((INT64_C(1) << 46) - 1, 47), 0);   // just below 0.5
+  EXPECT_EQ(rshift_round(-(INT64_C(1) << 46), 47), 0);      // -0.5 -> 0
+  EXPECT_EQ(rshift_round(-(INT64_C(1) << 46) - 1, 47), -1);
   EXPECT_THROW(rshift_round(1, 48), Error);
+  EXPECT_THROW(rshift_round(1, -1), Error);
+}
+
+TEST(Numerics, RequantiseExtremes) {
+  // Largest product: INT32_MIN * 65535 needs 48 bits and must not overflow.
+  EXPECT_EQ(requantize(INT32_MIN, 65535, 47, -128, 127), -1);  // -2^31*65535/2^47 = -0.99998 -> -1
+  EXPECT_EQ(requantize(INT32_MAX, 65535, 47, -128, 127), 1);   // 0.99998 -> 1
+  EXPECT_EQ(requantize(INT32_MAX, 65535, 40, -128, 127), 127); // saturates
+  EXPECT_EQ(requantize(INT32_MIN, 65535, 40, -128, 127), -128);
+  EXPECT_EQ(requantize(INT32_MIN, 65535, 0, -128, 127), -128);
+  EXPECT_EQ(requantize(12345, 0, 10, -128, 127), 0);           // multiplier 0
+  EXPECT_EQ(requantize(-3, 1, 0, -128, 127), -3);              // shift 0, M 1: identity
+  EXPECT_EQ(requantize(-3, 1, 0, 0, 127), 0);                  // ReLU
+  EXPECT_EQ(requantize(100, 1, 0, 0, 6), 6);                   // ReLU6-style
+  EXPECT_EQ(requantize(-100, 1, 0, -20, -10), -20);            // negative-only range
+  EXPECT_EQ(requantize(0, 1, 0, -20, -10), -10);
+  EXPECT_EQ(requantize(3, 1, 1, -128, 127), 2);                // 1.5 -> 2
+  EXPECT_EQ(requantize(-3, 1, 1, -128, 127), -1);              // -1.5 -> -1
+}
+
+TEST(Numerics, RequantiseMatchesWideArithmeticOnRandomValues) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int32_t> acc(INT32_MIN, INT32_MAX);
+  std::uniform_int_distribution<int> mult(0, 65535), shift(0, kMaxShift);
+  for (int i = 0; i < 100000; ++i) {
+    const int32_t a = acc(rng);
+    const int m = mult(rng), s = shift(rng);
+    // Independent formulation: floor((a*m)/2^s + 1/2) with 128-bit arithmetic.
+    const __int128 p = static_cast<__int128>(a) * m;
+    __int128 num = 2 * p + (static_cast<__int128>(1) << s);
+    __int128 den = static_cast<__int128>(2) << s;
+    __int128 q = num / den;
+    if (num % den != 0 && num < 0) --q;
+    const int64_t want = static_cast<int64_t>(std::min<__int128>(127, std::max<__int128>(-128, q)));
+    ASSERT_EQ(requantize(a, static_cast<uint16_t>(m), s, -128, 127), want)
+        << "acc " << a << " M " << m << " S " << s;
+  }
+}
+
+TEST(Numerics, AverageRoundingHalfUp) {
+  EXPECT_EQ(avg_round(3, 2), 2);     // 1.5 -> 2
+  EXPECT_EQ(avg_round(-3, 2), -1);   // -1.5 -> -1
+  EXPECT_EQ(avg_round(-4, 3), -1);   // -1.33 -> -1
+  EXPECT_EQ(avg_round(-5, 3), -2);   // -1.67 -> -2
+  EXPECT_EQ(avg_round(127 * 9, 9), 127);
+  EXPECT_EQ(avg_round(-128 * 9, 9), -128);
+  EXPECT_EQ(avg_round(0, 1), 0);
+  EXPECT_THROW(avg_round(1, 0), Error);
+  for (int n = 1; n <= 49; ++n) {
+    for (int sum = -128 * n; sum <= 127 * n; ++sum) {
+      const double exact = static_cast<double>(sum) / n;
+      const int64_t want = static_cast<int64_t>(std::floor(exact + 0.5));
+      ASSERT_EQ(avg_round(sum, n), want) << "sum " << sum << " n " << n;
+    }
+  }
+}
+
+TEST(Numerics, OutputSizes) {
+  EXPECT_EQ(conv_out_size(32, {5, 1, 2}), 32);
+  EXPECT_EQ(conv_out_size(7, {3, 2, 1}), 4);
+  EXPECT_EQ(conv_out_size(1, {3, 1, 1}), 1);    // kernel larger than the input, padded
+  EXPECT_EQ(conv_out_size(5, {1, 3, 0}), 2);    // stride larger than the kernel
+  EXPECT_THROW(conv_out_size(2, {5, 1, 1}), Error);
+  EXPECT_THROW(conv_out_size(4, {3, 0, 0}), Error);
+  // cifar10_quick pooling, ceil mode: 32 -> 16 -> 8 -> 4.
+  EXPECT_EQ(pool_out_size(32, {3, 2, 0, true}), 16);
+  EXPECT_EQ(pool_out_size(16, {3, 2, 0, true}), 8);
+  EXPECT_EQ(pool_out_size(8, {3, 2, 0, true}), 4);
+  EXPECT_EQ(pool_out_size(32, {3, 2, 0, false}), 15);
+  // Ceil mode with padding: a last window starting in the right padding is dropped.
+  EXPECT_EQ(pool_out_size(4, {2, 2, 1, true}), 3);   // starts -1, 1, 3
+  EXPECT_EQ(pool_out_size(5, {2, 2, 1, true}), 3);   // 4th would start at 5 = H: dropped
+  EXPECT_EQ(pool_out_size(1, {2, 2, 1, true}), 1);
+  EXPECT_THROW(pool_out_size(4, {2, 2, 2, false}), Error);  // pad >= kernel
+  EXPECT_THROW(pool_out_size(2, {5, 1, 1, false}), Error);
+}
+
+TEST(Numerics, ConvHandComputed) {
+  // 1 channel 3x3, kernel 3, pad 1: centre output sums all nine inputs.
+  auto in = image({1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Tensor<int8_t> w({1, 1, 3, 3}, 1);
+  Tensor<int32_t> bias({1}, 100);
+  auto acc = conv2d_acc(in, w, bias, {3, 1, 1});
+  ASSERT_EQ(acc.shape(), Shape({1, 3, 3}));
+  EXPECT_EQ(acc(0, 1, 1), 100 + 45);
+  EXPECT_EQ(acc(0, 0, 0), 100 + 1 + 2 + 4 + 5);  // padded taps contribute nothing
+  EXPECT_EQ(acc(0, 2, 2), 100 + 5 + 6 + 8 + 9);
+  // Stride 2 larger than the kernel 1.
+  auto acc2 = conv2d_acc(in, Tensor<int8_t>({1, 1, 1, 1}, -2), Tensor<int32_t>({1}, 0), {1, 2, 0});
+  ASSERT_EQ(acc2.shape(), Shape({1, 2, 2}));
+  EXPECT_EQ(acc2(0, 0, 0), -2);
+  EXPECT_EQ(acc2(0, 0, 1), -6);
+  EXPECT_EQ(acc2(0, 1, 0), -14);
+  EXPECT_EQ(acc2(0, 1, 1), -18);
+  // 1x1 image, 3x3 kernel, pad 1: only the centre tap is inside.
+  auto one = image({2, 1, 1}, {-128, 127});
+  Tensor<int8_t> w3({1, 2, 3, 3}, -128);
+  auto acc3 = conv2d_acc(one, w3, Tensor<int32_t>({1}, 0), {3, 1, 1});
+  ASSERT_EQ(acc3.shape(), Shape({1, 1, 1}));
+  EXPECT_EQ(acc3[0], -128 * -128 + -128 * 127);
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({1, 2, 3, 3}), bias, {3, 1, 1}), Error);
+}
+
+TEST(Numerics, FullyConnectedFlattensInCHWOrder) {
+  auto in = image({2, 1, 2}, {1, 2, 3, 4});                      // c0: 1 2, c1: 3 4
+  auto w = Tensor<int8_t>({2, 4}, {1, 0, 0, 0, 0, 0, 10, -1});   // picks in[0], 10*in[2]-in[3]
+  auto acc = fc_acc(in, w, Tensor<int32_t>({2}, {5, -5}));
+  ASSERT_EQ(acc.shape(), Shape({2, 1, 1}));
+  EXPECT_EQ(acc[0], 6);
+  EXPECT_EQ(acc[1], -5 + 30 - 4);
+  EXPECT_THROW(fc_acc(in, Tensor<int8_t>({2, 3}), Tensor<int32_t>({2})), Error);
+}
+
+TEST(Numerics, PoolingIgnoresElementsOutsideTheInput) {
+  auto in = image({1, 3, 3}, {-5, -6, -7, -8, -9, -10, -11, -12, -13});
+  // Max with padding: padding is never a zero that wins over negatives.
+  auto mx = maxpool(in, {2, 2, 1, false});
+  ASSERT_EQ(mx.shape(), Shape({1, 2, 2}));
+  EXPECT_EQ(mx(0, 0, 0), -5);
+  EXPECT_EQ(mx(0, 0, 1), -6);
+  EXPECT_EQ(mx(0, 1, 0), -8);
+  EXPECT_EQ(mx(0, 1, 1), -9);
+  // Avg ceil mode, last window cut by the edge: divides by valid elements only.
+  auto av = avgpool(in, {2, 2, 0, true});
+  ASSERT_EQ(av.shape(), Shape({1, 2, 2}));
+  EXPECT_EQ(av(0, 0, 0), avg_round(-5 - 6 - 8 - 9, 4));  // -7
+  EXPECT_EQ(av(0, 0, 1), avg_round(-7 - 10, 2));          // -8.5 -> -8
+  EXPECT_EQ(av(0, 1, 0), avg_round(-11 - 12, 2));         // -11.5 -> -11
+  EXPECT_EQ(av(0, 1, 1), -13);                            // one element
+  // Stride larger than the kernel skips elements.
+  auto sk = maxpool(image({1, 1, 5}, {1, 9, 2, 8, 3}), {1, 2, 0, false});
+  EXPECT_EQ(sk.values()[0], 1);
+  EXPECT_EQ(sk.values()[1], 2);
+  EXPECT_EQ(sk.values()[2], 3);
+}
+
+TEST(Numerics, Clamp) {
+  auto in = image({1, 1, 4}, {-128, -1, 5, 127});
+  auto r = clamp(in, 0, 127);
+  EXPECT_EQ(r, image({1, 1, 4}, {0, 0, 5, 127}));
+  EXPECT_EQ(clamp(in, 0, 3), image({1, 1, 4}, {0, 0, 3, 3}));
+  EXPECT_THROW(clamp(in, 5, 4), Error);
+  EXPECT_THROW(clamp(in, -129, 4), Error);
+}
+
+TEST(Numerics, WorstCaseAccumulator) {
+  const std::vector<int8_t> w = {-128, 127, 0, 1};
+  auto r = worst_case_acc(w.data(), 4, 10);
+  EXPECT_EQ(r.max, 10 + 128 * 128 + 127 * 127 + 0 + 127);
+  EXPECT_EQ(r.min, 10 - 128 * 127 - 127 * 128 + 0 - 128);
+  // ReLU inputs: negative products only from negative weights times 127, 0 from padding.
+  auto relu = worst_case_acc(w.data(), 4, 0, 0, 127);
+  EXPECT_EQ(relu.min, -128 * 127);
+  EXPECT_EQ(relu.max, 127 * 127 + 127);
 }
 
 }  // namespace
