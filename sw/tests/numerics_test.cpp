@@ -188,5 +188,16 @@ TEST(Numerics, WorstCaseAccumulator) {
   EXPECT_EQ(relu.max, 127 * 127 + 127);
 }
 
+// The example in docs/numerics.md, number for number.
+TEST(Numerics, WorkedExampleFromTheDocs) {
+  auto in = image({1, 3, 3}, {10, -20, 30, -40, 50, -60, 70, -80, 90});
+  Tensor<int8_t> w({1, 1, 3, 3}, std::vector<int8_t>{1, 2, 1, 0, -1, 0, -1, 2, -1});
+  auto acc = conv2d_acc(in, w, Tensor<int32_t>({1}, -7), {3, 1, 1});
+  EXPECT_EQ(acc, Tensor<int32_t>({1, 3, 3}, {-147, 213, -207, 253, -377, 353, -107, 73, -167}));
+  auto y = requantize(acc, Requant{{23170}, {16}, -128, 127});
+  EXPECT_EQ(y, image({1, 3, 3}, {-52, 75, -73, 89, -128, 125, -38, 26, -59}));
+  EXPECT_EQ(avgpool(y, {2, 2, 0, true}), image({1, 2, 2}, {-4, 26, -6, -59}));
+}
+
 }  // namespace
 }  // namespace strata
