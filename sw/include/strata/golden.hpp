@@ -9,13 +9,20 @@
 
 namespace strata {
 
-// Called after each layer with that layer's output [C][H][W].
+// Called after each layer with that layer's output: [C][H][W] for one image,
+// [N][C][H][W] when run_network was given a batch.
 using LayerObserver = std::function<void(size_t index, const Layer&, const Tensor<int8_t>&)>;
 
 // Output of one layer for input [C][H][W] (shape-checked against layer.in_shape).
 Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input);
 
-// Runs every layer in order; returns the last layer's output.
+// int32 accumulators [Cout][Ho][Wo] of a conv or fc layer before
+// requantisation (bias included); throws for other layer types.
+Tensor<int32_t> layer_accumulators(const Layer& layer, const Tensor<int8_t>& input);
+
+// Runs every layer in order; returns the last layer's output. The input is one
+// image [C][H][W] (output [C][H][W]) or a batch [N][C][H][W] (output
+// [N][C][H][W], the observer then sees each layer's batched output).
 Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
                            const LayerObserver& observer = {});
 

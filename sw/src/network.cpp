@@ -1,0 +1,619 @@
+// Network description reader (docs/network-format.md): YAML structure with
+// yaml-cpp, parameters from .npy files, and every check the format promises.
+// Each problem becomes a strata::Error carrying the YAML file, the 1-based line
+// of the offending node and the layer name.
+#include "strata/network.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "strata/error.hpp"
+#include "strata/npy.hpp"
+
+namespace strata {
+
+namespace fs = std::filesystem;
+
+const char* layer_type_name(LayerType t) {
+  switch (t) {
+    case LayerType::kConv: return "conv";
+    case LayerType::kFc: return "fc";
+    case LayerType::kMaxPool: return "maxpool";
+    case LayerType::kAvgPool: return "avgpool";
+    case LayerType::kClamp: return "clamp";
+    case LayerType::kFlatten: return "flatten";
+  }
+  return "?";
+}
+
+namespace {
+
+// Limits of the format (docs/network-format.md). The dimension and element
+// limits are sanity bounds: a typo must give an error, not a huge allocation.
+constexpr int kMaxKernelSide = 11;
+constexpr int kMaxStride = 8;
+constexpr int64_t kMaxDim = 65535;
+constexpr int64_t kMaxElements = int64_t{1} << 28;
+constexpr int64_t kMaxMultiplier = std::numeric_limits<uint16_t>::max();
+
+std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+int line_of(const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  return m.is_null() ? 0 : m.line + 1;
+}
+
+// What a node is, for messages: "the string 'abc'", "a list", ...
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null: return "nothing (null)";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Scalar:
+      return node.Tag() == "!" ? fmt::format("the string '{}'", node.Scalar())
+                               : fmt::format("'{}'", node.Scalar());
+    case YAML::NodeType::Undefined: break;
+  }
+  return "nothing";
+}
+
+bool valid_name(const std::string& s) {
+  if (s.empty()) return false;
+  for (char ch : s) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Strict decimal integer: optional sign, digits, nothing else. (yaml-cpp's own
+// conversion also takes hex and reads "010" as octal 8, which would surprise.)
+std::optional<int64_t> parse_int(const std::string& text) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin != end && *begin == '+') ++begin;
+  if (begin == end) return std::nullopt;
+  int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// Reads one YAML file; knows the file name and the current layer for errors.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  void set_layer(std::string layer) { layer_ = std::move(layer); }
+  const std::string& layer() const { return layer_; }
+  const std::string& file() const { return file_; }
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& message) const {
+    fail_line(line_of(at), message);
+  }
+  [[noreturn]] void fail_line(int line, const std::string& message) const {
+    throw Error(message, ErrorContext{file_, line, layer_});
+  }
+
+  // `node` must be a mapping whose keys are all in `allowed`, each once.
+  void check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
+                  const std::string& what) const {
+    if (!node.IsMap()) fail(node, fmt::format("{} must be a mapping, got {}", what, describe(node)));
+    std::map<std::string, int> seen;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) fail(kv.first, fmt::format("{} has a non-text key", what));
+      const std::string& key = kv.first.Scalar();
+      bool known = false;
+      for (std::string_view a : allowed) known = known || a == key;
+      if (!known) {
+        fail(kv.first, fmt::format("unknown key '{}' in {} (allowed: {})", key, what,
+                                   fmt::join(allowed, ", ")));
+      }
+      const int line = line_of(kv.first);
+      if (const auto it = seen.find(key); it != seen.end()) {
+        fail(kv.first, fmt::format("key '{}' given twice in {} (first at line {})", key, what,
+                                   it->second));
+      }
+      seen.emplace(key, line);
+    }
+  }
+
+  YAML::Node require(const YAML::Node& map, const char* key, const std::string& what) const {
+    YAML::Node n = map[key];
+    if (!n) fail(map, fmt::format("missing required key '{}' in {}", key, what));
+    return n;
+  }
+
+  int64_t to_int(const YAML::Node& node, const std::string& key, int64_t lo, int64_t hi) const {
+    std::optional<int64_t> v;
+    // A quoted scalar ("3") is a string in YAML; only plain scalars are numbers.
+    if (node.IsScalar() && node.Tag() != "!") v = parse_int(node.Scalar());
+    if (!v) fail(node, fmt::format("'{}' must be an integer, got {}", key, describe(node)));
+    if (*v < lo || *v > hi) {
+      fail(node, fmt::format("'{}' is {}, must be in {}..{}", key, *v, lo, hi));
+    }
+    return *v;
+  }
+
+  int64_t get_int(const YAML::Node& map, const char* key, int64_t lo, int64_t hi,
+                  std::optional<int64_t> fallback, const std::string& what) const {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (!fallback) fail(map, fmt::format("missing required key '{}' in {}", key, what));
+      return *fallback;
+    }
+    return to_int(n, key, lo, hi);
+  }
+
+  bool get_bool(const YAML::Node& map, const char* key, bool fallback) const {
+    const YAML::Node n = map[key];
+    if (!n) return fallback;
+    if (n.IsScalar() && n.Tag() != "!") {
+      const std::string& s = n.Scalar();
+      if (s == "true" || s == "True" || s == "TRUE") return true;
+      if (s == "false" || s == "False" || s == "FALSE") return false;
+    }
+    fail(n, fmt::format("'{}' must be true or false, got {}", key, describe(n)));
+  }
+
+  std::string to_string(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar()) fail(node, fmt::format("'{}' must be text, got {}", key, describe(node)));
+    return node.Scalar();
+  }
+
+  // A parameter file name: relative, inside the weights directory, *.npy.
+  std::string to_file(const YAML::Node& node, const std::string& key) const {
+    const std::string s = to_string(node, key);
+    const fs::path p(s);
+    bool escapes = p.is_absolute();
+    for (const auto& part : p) escapes = escapes || part == "..";
+    if (escapes) {
+      fail(node, fmt::format("'{}' file '{}' must be a relative path inside the weights directory",
+                             key, s));
+    }
+    if (p.extension() != ".npy") {
+      fail(node, fmt::format("'{}' must name a .npy file, got {}", key, describe(node)));
+    }
+    return s;
+  }
+
+ private:
+  std::string file_;
+  std::string layer_;
+};
+
+// YAML lines of a weighted layer's parameter sources (for file errors).
+struct ParamLines {
+  int weights = 0;
+  int bias = 0;
+  int multiplier = 0;
+  int shift = 0;
+};
+
+// Activation of conv / fc: none, relu, or {clamp: [lo, hi]}.
+void parse_activation(const Reader& r, const YAML::Node& layer, Requant& rq) {
+  const YAML::Node a = layer["activation"];
+  rq.lo = kInt8Min;
+  rq.hi = kInt8Max;
+  if (!a) return;
+  if (a.IsScalar() && a.Scalar() == "none") return;
+  if (a.IsScalar() && a.Scalar() == "relu") {
+    rq.lo = 0;
+    return;
+  }
+  if (a.IsMap()) {
+    r.check_keys(a, {"clamp"}, "activation");
+    const YAML::Node c = r.require(a, "clamp", "activation");
+    if (!c.IsSequence() || c.size() != 2) {
+      r.fail(c, fmt::format("activation clamp must be a list [lo, hi], got {}", describe(c)));
+    }
+    rq.lo = static_cast<int>(r.to_int(c[0], "clamp lo", kInt8Min, kInt8Max));
+    rq.hi = static_cast<int>(r.to_int(c[1], "clamp hi", kInt8Min, kInt8Max));
+    if (rq.lo > rq.hi) {
+      r.fail(c, fmt::format("activation clamp [{}, {}] has lo > hi", rq.lo, rq.hi));
+    }
+    return;
+  }
+  r.fail(a, fmt::format("unknown activation {} (expected none, relu or {{clamp: [lo, hi]}})",
+                        describe(a)));
+}
+
+// One requantisation value set: an integer for every channel, one integer per
+// channel, or a .npy file name. Returns the file name ("" when inline).
+template <typename T>
+std::string parse_requant_values(const Reader& r, const YAML::Node& n, const char* key,
+                                 int64_t max, int channels, std::vector<T>& out) {
+  if (n.IsScalar() && n.Tag() != "!" && parse_int(n.Scalar())) {
+    out.assign(static_cast<size_t>(channels), static_cast<T>(r.to_int(n, key, 0, max)));
+    return {};
+  }
+  if (n.IsSequence()) {
+    if (static_cast<int>(n.size()) != channels) {
+      r.fail(n, fmt::format("'{}' lists {} values, the layer has {} output channels", key,
+                            n.size(), channels));
+    }
+    out.clear();
+    for (const auto& v : n) out.push_back(static_cast<T>(r.to_int(v, key, 0, max)));
+    return {};
+  }
+  if (n.IsScalar() && fs::path(n.Scalar()).extension() == ".npy") return r.to_file(n, key);
+  r.fail(n, fmt::format("'{}' must be an integer 0..{}, a list of {} integers or a .npy file "
+                        "name, got {}",
+                        key, max, channels, describe(n)));
+}
+
+void parse_requant(const Reader& r, const YAML::Node& layer, Layer& l, ParamLines& lines) {
+  const YAML::Node q = layer["requant"];
+  if (!q) {
+    l.files.multiplier = l.name + "_mult.npy";
+    l.files.shift = l.name + "_shift.npy";
+    lines.multiplier = lines.shift = l.line;
+    return;
+  }
+  r.check_keys(q, {"multiplier", "shift"}, "requant");
+  const YAML::Node m = r.require(q, "multiplier", "requant");
+  const YAML::Node s = r.require(q, "shift", "requant");
+  l.files.multiplier =
+      parse_requant_values(r, m, "multiplier", kMaxMultiplier, l.out_channels, l.requant.multiplier);
+  l.files.shift = parse_requant_values(r, s, "shift", kMaxShift, l.out_channels, l.requant.shift);
+  lines.multiplier = line_of(m);
+  lines.shift = line_of(s);
+}
+
+void parse_param_files(const Reader& r, const YAML::Node& layer, Layer& l, ParamLines& lines) {
+  lines.weights = lines.bias = l.line;
+  l.files.weights = l.name + "_weight.npy";
+  l.files.bias = l.name + "_bias.npy";
+  if (const YAML::Node w = layer["weights"]) {
+    l.files.weights = r.to_file(w, "weights");
+    lines.weights = line_of(w);
+  }
+  if (const YAML::Node b = layer["bias"]) {
+    l.files.bias = r.to_file(b, "bias");
+    lines.bias = line_of(b);
+  }
+}
+
+void check_elements(const Reader& r, const YAML::Node& at, const Shape& s, const char* what) {
+  int64_t n = 1;
+  for (int64_t d : s) {
+    if (d > kMaxDim || n > kMaxElements / std::max<int64_t>(d, 1)) {
+      r.fail(at, fmt::format("{} {} is too large (limit: {} elements, {} per dimension)", what,
+                             shape_str(s), kMaxElements, kMaxDim));
+    }
+    n *= d;
+  }
+}
+
+// Parses one layer given its input shape; fills shapes and geometry.
+Layer parse_layer(Reader& r, const YAML::Node& node, size_t index, const Shape& in,
+                  ParamLines& lines) {
+  Layer l;
+  l.line = line_of(node);
+  const std::string what = fmt::format("layer #{}", index + 1);
+  r.set_layer({});
+  if (!node.IsMap()) r.fail(node, fmt::format("{} must be a mapping, got {}", what, describe(node)));
+  const YAML::Node name = r.require(node, "name", what);
+  l.name = r.to_string(name, "name");
+  if (!valid_name(l.name)) {
+    r.fail(name, fmt::format("layer name '{}' must match [A-Za-z0-9_-]+", l.name));
+  }
+  r.set_layer(l.name);
+  const std::string type = r.to_string(r.require(node, "type", "layer"), "type");
+  l.in_shape = in;
+  const int64_t c = in[0], h = in[1], w = in[2];
+
+  if (type == "conv") {
+    l.type = LayerType::kConv;
+    r.check_keys(node, {"name", "type", "out_channels", "kernel", "stride", "pad", "activation",
+                        "requant", "weights", "bias"},
+                 "conv layer");
+    l.out_channels = static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, "conv layer"));
+    l.conv.kernel = static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, "conv layer"));
+    l.conv.stride = static_cast<int>(r.get_int(node, "stride", 1, kMaxStride, 1, "conv layer"));
+    l.conv.pad = static_cast<int>(r.get_int(node, "pad", 0, l.conv.kernel - 1, 0, "conv layer"));
+    int ho = 0, wo = 0;
+    try {
+      ho = conv_out_size(static_cast<int>(h), l.conv);
+      wo = conv_out_size(static_cast<int>(w), l.conv);
+    } catch (const Error& e) {
+      r.fail(node, fmt::format("impossible shape for input {}: {}", shape_str(in), e.message()));
+    }
+    l.out_shape = {l.out_channels, ho, wo};
+    check_elements(r, node, {l.out_channels, c, l.conv.kernel, l.conv.kernel}, "weight tensor");
+  } else if (type == "fc") {
+    l.type = LayerType::kFc;
+    r.check_keys(node, {"name", "type", "out_features", "activation", "requant", "weights", "bias"},
+                 "fc layer");
+    l.out_channels = static_cast<int>(r.get_int(node, "out_features", 1, kMaxDim, {}, "fc layer"));
+    // The fc layer as a convolution covering the whole input (square inputs;
+    // a non-square input is only ever used flattened, so kernel stays 1).
+    l.conv = ConvGeometry{h == w ? static_cast<int>(h) : 1, 1, 0};
+    l.out_shape = {l.out_channels, 1, 1};
+    check_elements(r, node, {l.out_channels, c * h * w}, "weight tensor");
+  } else if (type == "maxpool" || type == "avgpool") {
+    l.type = type == "maxpool" ? LayerType::kMaxPool : LayerType::kAvgPool;
+    const std::string what_pool = type + " layer";
+    r.check_keys(node, {"name", "type", "kernel", "stride", "pad", "ceil_mode"}, what_pool);
+    l.pool.kernel = static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, what_pool));
+    l.pool.stride =
+        static_cast<int>(r.get_int(node, "stride", 1, kMaxStride, l.pool.kernel, what_pool));
+    l.pool.pad = static_cast<int>(r.get_int(node, "pad", 0, l.pool.kernel - 1, 0, what_pool));
+    l.pool.ceil_mode = r.get_bool(node, "ceil_mode", false);
+    int ho = 0, wo = 0;
+    try {
+      ho = pool_out_size(static_cast<int>(h), l.pool);
+      wo = pool_out_size(static_cast<int>(w), l.pool);
+    } catch (const Error& e) {
+      r.fail(node, fmt::format("impossible shape for input {}: {}", shape_str(in), e.message()));
+    }
+    l.out_shape = {c, ho, wo};
+  } else if (type == "relu") {
+    l.type = LayerType::kClamp;
+    r.check_keys(node, {"name", "type"}, "relu layer");
+    l.lo = 0;
+    l.hi = kInt8Max;
+    l.out_shape = in;
+  } else if (type == "clamp") {
+    l.type = LayerType::kClamp;
+    r.check_keys(node, {"name", "type", "lo", "hi"}, "clamp layer");
+    l.lo = static_cast<int>(r.get_int(node, "lo", kInt8Min, kInt8Max, {}, "clamp layer"));
+    l.hi = static_cast<int>(r.get_int(node, "hi", kInt8Min, kInt8Max, {}, "clamp layer"));
+    if (l.lo > l.hi) r.fail(node, fmt::format("clamp lo {} is greater than hi {}", l.lo, l.hi));
+    l.out_shape = in;
+  } else if (type == "flatten") {
+    l.type = LayerType::kFlatten;
+    r.check_keys(node, {"name", "type"}, "flatten layer");
+    l.out_shape = {c * h * w, 1, 1};
+  } else {
+    r.fail(node["type"], fmt::format("unknown layer type '{}' (expected conv, fc, maxpool, "
+                                     "avgpool, relu, clamp or flatten)",
+                                     type));
+  }
+
+  if (l.has_weights()) {
+    parse_activation(r, node, l.requant);
+    parse_requant(r, node, l, lines);
+    parse_param_files(r, node, l, lines);
+  }
+  return l;
+}
+
+// Loads one parameter tensor, checking existence, dtype and shape.
+template <typename T>
+Tensor<T> load_param(const Network& net, const Layer& l, int line, const std::string& rel,
+                     const char* what, const Shape& expected) {
+  const ErrorContext where{net.source_file, line, l.name};
+  const std::string path = (fs::path(net.weights_dir) / rel).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw Error(fmt::format("{} file '{}' not found (weights directory '{}')", what, path,
+                            net.weights_dir),
+                where);
+  }
+  Tensor<T> t;
+  try {
+    t = load_npy<T>(path);  // checks the dtype: "expected int8, file has int32"
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} file: {}", what, e.what()), where);
+  }
+  if (t.shape() != expected) {
+    throw Error(fmt::format("{} file '{}' has shape {}, expected {}", what, path,
+                            shape_str(t.shape()), shape_str(expected)),
+                where);
+  }
+  return t;
+}
+
+Shape weight_shape(const Layer& l) {
+  if (l.type == LayerType::kConv) return {l.out_channels, l.in_shape[0], l.conv.kernel, l.conv.kernel};
+  return {l.out_channels, shape_elements(l.in_shape)};
+}
+
+void load_parameters(const Network& net, Layer& l, const ParamLines& lines) {
+  const int64_t cout = l.out_channels;
+  l.weights = load_param<int8_t>(net, l, lines.weights, l.files.weights, "weights", weight_shape(l));
+  l.bias = load_param<int32_t>(net, l, lines.bias, l.files.bias, "bias", {cout});
+  if (!l.files.multiplier.empty()) {
+    const auto m = load_param<uint16_t>(net, l, lines.multiplier, l.files.multiplier,
+                                        "multiplier", {cout});
+    l.requant.multiplier.assign(m.values().begin(), m.values().end());
+  }
+  if (!l.files.shift.empty()) {
+    const auto s = load_param<uint8_t>(net, l, lines.shift, l.files.shift, "shift", {cout});
+    for (int64_t ch = 0; ch < cout; ++ch) {
+      if (s[ch] > kMaxShift) {
+        throw Error(fmt::format("shift file '{}': output channel {} has shift {}, must be in "
+                                "0..{}",
+                                (fs::path(net.weights_dir) / l.files.shift).string(), ch, s[ch],
+                                kMaxShift),
+                    ErrorContext{net.source_file, lines.shift, l.name});
+      }
+    }
+    l.requant.shift.assign(s.values().begin(), s.values().end());
+  }
+}
+
+}  // namespace
+
+int64_t Layer::macs() const {
+  if (in_shape.size() != 3 || out_shape.size() != 3) return 0;
+  if (type == LayerType::kFc) return int64_t{out_channels} * shape_elements(in_shape);
+  if (type != LayerType::kConv) return 0;
+  // Only taps that land inside the image are multiply-accumulates; a padded
+  // tap multiplies by zero and the hardware skips it.
+  const auto taps = [this](int64_t in, int64_t out) {
+    int64_t n = 0;
+    for (int64_t o = 0; o < out; ++o) {
+      for (int k = 0; k < conv.kernel; ++k) {
+        const int64_t i = o * conv.stride - conv.pad + k;
+        n += (i >= 0 && i < in) ? 1 : 0;
+      }
+    }
+    return n;
+  };
+  return int64_t{out_channels} * in_shape[0] * taps(in_shape[1], out_shape[1]) *
+         taps(in_shape[2], out_shape[2]);
+}
+
+int64_t Layer::param_bytes() const {
+  if (!has_weights() || in_shape.size() != 3) return 0;
+  const int64_t fan_in = type == LayerType::kConv
+                             ? in_shape[0] * conv.kernel * conv.kernel
+                             : shape_elements(in_shape);
+  // int8 weights, int32 bias, uint16 multiplier, uint8 shift per output channel.
+  return int64_t{out_channels} * (fan_in + 4 + 2 + 1);
+}
+
+const Shape& Network::output_shape() const {
+  return layers.empty() ? input_shape : layers.back().out_shape;
+}
+
+int64_t Network::macs() const {
+  int64_t n = 0;
+  for (const Layer& l : layers) n += l.macs();
+  return n;
+}
+
+void validate_parameters(const Network& net) {
+  for (const Layer& l : net.layers) {
+    if (!l.has_weights()) continue;
+    const ErrorContext where{net.source_file, l.line, l.name};
+    const Shape expected = weight_shape(l);
+    if (l.weights.shape() != expected) {
+      throw Error(fmt::format("weights have shape {}, expected {}", shape_str(l.weights.shape()),
+                              shape_str(expected)),
+                  where);
+    }
+    const int64_t cout = l.out_channels;
+    if (l.bias.shape() != Shape{cout}) {
+      throw Error(fmt::format("bias has shape {}, expected [{}]", shape_str(l.bias.shape()), cout),
+                  where);
+    }
+    if (static_cast<int64_t>(l.requant.multiplier.size()) != cout ||
+        static_cast<int64_t>(l.requant.shift.size()) != cout) {
+      throw Error(fmt::format("requantisation has {} multipliers and {} shifts for {} output "
+                              "channels",
+                              l.requant.multiplier.size(), l.requant.shift.size(), cout),
+                  where);
+    }
+    for (int64_t ch = 0; ch < cout; ++ch) {
+      if (l.requant.shift[ch] > kMaxShift) {
+        throw Error(fmt::format("output channel {} has shift {}, must be in 0..{}", ch,
+                                l.requant.shift[ch], kMaxShift),
+                    where);
+      }
+    }
+    if (l.requant.lo < kInt8Min || l.requant.hi > kInt8Max || l.requant.lo > l.requant.hi) {
+      throw Error(fmt::format("activation clamp [{}, {}] is not inside [-128, 127]", l.requant.lo,
+                              l.requant.hi),
+                  where);
+    }
+    const int64_t fan_in = l.weights.size() / cout;
+    for (int64_t ch = 0; ch < cout; ++ch) {
+      const AccRange r = worst_case_acc(l.weights.data() + ch * fan_in, fan_in, l.bias[ch]);
+      if (r.min < std::numeric_limits<int32_t>::min() ||
+          r.max > std::numeric_limits<int32_t>::max()) {
+        throw Error(fmt::format("accumulator overflow: output channel {} can reach [{}, {}] for "
+                                "int8 inputs, outside the int32 range [{}, {}]",
+                                ch, r.min, r.max, std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int32_t>::max()),
+                    where);
+      }
+    }
+  }
+}
+
+Network load_network(const std::string& yaml_path, const LoadOptions& options) {
+  Network net;
+  net.source_file = yaml_path;
+  Reader r(yaml_path);
+  std::error_code ec;
+  if (!fs::is_regular_file(yaml_path, ec)) {
+    throw Error("cannot open network description (no such file)", ErrorContext{yaml_path, 0, ""});
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(yaml_path);
+  } catch (const YAML::ParserException& e) {
+    throw Error(fmt::format("YAML syntax error: {}", e.msg),
+                ErrorContext{yaml_path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("cannot read network description: {}", e.msg), ErrorContext{yaml_path, 0, ""});
+  }
+
+  std::vector<ParamLines> lines;
+  try {
+    if (!root.IsMap()) {
+      r.fail(root, fmt::format("the top level must be a mapping with name, input and layers, got {}",
+                               describe(root)));
+    }
+    r.check_keys(root, {"name", "input", "weights", "layers"}, "the network");
+    const YAML::Node name = r.require(root, "name", "the network");
+    net.name = r.to_string(name, "name");
+    if (!valid_name(net.name)) {
+      r.fail(name, fmt::format("network name '{}' must match [A-Za-z0-9_-]+", net.name));
+    }
+
+    const YAML::Node input = r.require(root, "input", "the network");
+    if (!input.IsSequence() || input.size() != 3) {
+      r.fail(input, fmt::format("'input' must be a list [C, H, W], got {}", describe(input)));
+    }
+    for (const auto& d : input) net.input_shape.push_back(r.to_int(d, "input", 1, kMaxDim));
+    check_elements(r, input, net.input_shape, "input");
+
+    const fs::path yaml_dir = fs::path(yaml_path).parent_path();
+    if (!options.weights_dir.empty()) {
+      net.weights_dir = options.weights_dir;
+    } else if (const YAML::Node w = root["weights"]) {
+      const fs::path dir(r.to_string(w, "weights"));
+      net.weights_dir = (dir.is_absolute() ? dir : yaml_dir / dir).string();
+    } else {
+      net.weights_dir = yaml_dir.empty() ? std::string(".") : yaml_dir.string();
+    }
+
+    const YAML::Node layers = r.require(root, "layers", "the network");
+    if (!layers.IsSequence() || layers.size() == 0) {
+      r.fail(layers, fmt::format("'layers' must be a non-empty list, got {}", describe(layers)));
+    }
+    std::map<std::string, int> names;
+    Shape shape = net.input_shape;
+    for (size_t i = 0; i < layers.size(); ++i) {
+      ParamLines pl;
+      Layer l = parse_layer(r, layers[i], i, shape, pl);
+      if (const auto it = names.find(l.name); it != names.end()) {
+        r.fail_line(l.line, fmt::format("duplicate layer name '{}' (first defined at line {})",
+                                        l.name, it->second));
+      }
+      names.emplace(l.name, l.line);
+      check_elements(r, layers[i], l.out_shape, "output");
+      shape = l.out_shape;
+      net.layers.push_back(std::move(l));
+      lines.push_back(pl);
+    }
+    r.set_layer({});
+  } catch (const YAML::Exception& e) {
+    // Any conversion the checks above did not anticipate still names the place.
+    throw Error(fmt::format("invalid value: {}", e.msg),
+                ErrorContext{yaml_path, e.mark.is_null() ? 0 : e.mark.line + 1, r.layer()});
+  }
+
+  if (options.load_weights) {
+    for (size_t i = 0; i < net.layers.size(); ++i) {
+      if (net.layers[i].has_weights()) load_parameters(net, net.layers[i], lines[i]);
+    }
+    validate_parameters(net);
+  }
+  return net;
+}
+
+}  // namespace strata
