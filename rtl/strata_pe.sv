@@ -1,0 +1,281 @@
+// Processing element: an operand cache, a Lanes-wide int8 dot product per
+// cycle and an int32 accumulator (seeds/000: cache for the reused data, N-wide
+// dot-product unit, accumulator).
+//
+// Data flows (the PE is the same in both; only what is cached changes):
+//   conv:     cache = this PE's output-channel weights, stream = activations
+//   FC batch: cache = this PE's image features,        stream = weights
+// The cache is filled through its write port (cache_*), by a loader, before or
+// while computing (writes to addresses not being read are safe at any time).
+// Each compute beat brings the streamed operand vector, the cache address of
+// the operand it meets, and `first` / `last`: `first` starts a new accumulation
+// at the beat's bias (in_bias_i, sampled with the first beat); `last` emits the
+// accumulator on the result stream. A beat with both is a one-beat accumulation.
+//
+// Sparse = 1 adds the activation stager in front of the multipliers: the
+// streamed operand is the 2-vector activation window {current, next} and each
+// cache word holds Lanes weights plus their 2-bit select codes (see
+// strata_act_stager); the result is the dense dot product in fewer beats.
+//
+// Pipeline (edges after the accepting edge E0):
+//   E0 cache read issued, beat registered        E1 multiplier inputs (+ stager)
+//   E2 products                                  E3.. adder tree (TreeStages)
+//   E(3+TreeStages) accumulate, result pushed on `last`
+// Latency: a last beat accepted at E0 shows on res_valid_o 4 + TreeStages
+// cycles later. Throughput: one beat per cycle (Lanes MACs per cycle) while the
+// result stream is drained.
+// Back-pressure: credit based. The pipeline never stalls; a beat with `last`
+// is accepted only while a slot in the result FIFO (depth 5 + TreeStages, the
+// pipeline depth plus two) is free, so in_ready_o depends on no input and
+// res_ready_i has no combinational path to in_ready_o. (Beats are refused
+// whenever no slot is free, `last` or not: ready stays payload-independent.)
+// Errors (sticky err_o, cleared by reset; the PE keeps running):
+//   - a beat without `first` while no accumulation is open (it is treated as a
+//     first beat), or with `first` while one is open (the open one is dropped);
+//   - a cache address >= CacheDepth (reads contribute zero, writes are
+//     dropped; only possible when CacheDepth is not a power of two).
+`include "strata_assert.svh"
+
+module strata_pe
+  import strata_cfg_pkg::DataWidth, strata_cfg_pkg::AccWidth;
+  import strata_pkg::*;
+#(
+  parameter int unsigned Lanes      = strata_cfg_pkg::Lanes,         // N: MACs per beat
+  parameter int unsigned CacheDepth = strata_cfg_pkg::PeCacheDepth,  // cache words, >= 2
+  parameter bit          Sparse     = 1'b0,  // 1: activation stager, packed weights
+  parameter int unsigned TreeStages = ($clog2(Lanes) + 1) / 2,  // adder-tree registers
+  localparam int unsigned CacheAddrWidth = $clog2(CacheDepth),
+  localparam int unsigned SelWidth       = 2,              // stager select code bits
+  localparam int unsigned OpVectors      = Sparse ? 2 : 1, // streamed vectors per beat
+  localparam int unsigned CacheWidth     = Lanes * (DataWidth + (Sparse ? SelWidth : 0))
+) (
+  input  logic                                         clk_i,         // clock
+  input  logic                                         rst_ni,        // sync reset, active low
+  // Cache write port (loader). Word: Lanes operands, lane 0 in the low byte;
+  // Sparse: then Lanes select codes above them, lane 0 lowest.
+  input  logic                                         cache_we_i,    // write enable
+  input  logic [CacheAddrWidth-1:0]                    cache_waddr_i, // write address
+  input  logic [CacheWidth-1:0]                        cache_wdata_i, // write data
+  // Compute stream.
+  input  logic                                         in_valid_i,    // beat valid
+  output logic                                         in_ready_o,    // beat accepted
+  input  logic [OpVectors-1:0][Lanes-1:0][DataWidth-1:0] in_op_i,     // streamed operand(s)
+  input  logic [CacheAddrWidth-1:0]                    in_addr_i,     // cache word to use
+  input  logic                                         in_first_i,    // start accumulation
+  input  logic                                         in_last_i,     // emit the result
+  input  acc_t                                         in_bias_i,     // start value (first)
+  // Result stream.
+  output logic                                         res_valid_o,   // result valid
+  input  logic                                         res_ready_i,   // result taken
+  output acc_t                                         res_acc_o,     // accumulator
+  // Status.
+  output logic                                         err_o          // sticky input error
+);
+
+  localparam int unsigned TreeLevels  = (Lanes > 1) ? $clog2(Lanes) : 0;
+  localparam int unsigned SumWidth    = ProdWidth + TreeLevels;
+  localparam int unsigned ResultDepth = 5 + TreeStages;
+  localparam int unsigned OpBits      = Lanes * DataWidth;
+
+  typedef struct packed {
+    logic first;
+    logic last;
+    acc_t bias;
+  } ctl_t;
+
+  // ---------------------------------------------------------------------------
+  // Stage 0: accept, framing check, cache read.
+  logic fire, credit;
+  logic open_d, open_q;        // an accumulation is open (first seen, last not yet)
+  logic first_eff;             // the beat starts an accumulation
+  logic frame_err;
+  logic raddr_ok, waddr_ok;
+  logic err_d, err_q;
+  logic [CacheWidth-1:0] cache_rdata;
+
+  assign in_ready_o = credit;
+  assign fire       = in_valid_i && in_ready_o;
+  assign first_eff  = in_first_i || !open_q;
+  assign frame_err  = (in_first_i == open_q);
+
+  if ((1 << CacheAddrWidth) == CacheDepth) begin : g_addr_pow2
+    assign raddr_ok = 1'b1;
+    assign waddr_ok = 1'b1;
+  end else begin : g_addr_check
+    assign raddr_ok = (32'(in_addr_i) < CacheDepth);
+    assign waddr_ok = (32'(cache_waddr_i) < CacheDepth);
+  end
+
+  always_comb begin
+    open_d = open_q;
+    err_d  = err_q;
+    if (fire) begin
+      open_d = !in_last_i;
+      err_d  = err_d || frame_err || !raddr_ok;
+    end
+    if (cache_we_i && !waddr_ok) err_d = 1'b1;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      open_q <= 1'b0;
+      err_q  <= 1'b0;
+    end else begin
+      open_q <= open_d;
+      err_q  <= err_d;
+    end
+  end
+
+  assign err_o = err_q;
+
+  strata_ram_1r1w #(
+    .Width (CacheWidth),
+    .Depth (CacheDepth)
+  ) u_cache (
+    .clk_i   (clk_i),
+    .we_i    (cache_we_i && waddr_ok),
+    .waddr_i (cache_waddr_i),
+    .wdata_i (cache_wdata_i),
+    .re_i    (fire && raddr_ok),
+    .raddr_i (in_addr_i),
+    .rdata_o (cache_rdata)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Stage 1: beat registered, aligned with the cache read data.
+  logic valid_q1;
+  logic [OpVectors-1:0][Lanes-1:0][DataWidth-1:0] op_q1;
+  ctl_t ctl_q1;
+  logic raddr_ok_q1;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q1 <= 1'b0;
+    else         valid_q1 <= fire;
+  end
+  always_ff @(posedge clk_i) begin
+    op_q1       <= in_op_i;
+    ctl_q1      <= '{first: first_eff, last: in_last_i, bias: in_bias_i};
+    raddr_ok_q1 <= raddr_ok;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Stage 2: multiplier input registers. a = streamed side (through the stager
+  // when Sparse), b = cached side (zero for an out-of-range address).
+  logic valid_q2;
+  ctl_t ctl_q2;
+  logic [Lanes-1:0][DataWidth-1:0] a_q2, b_d, b_q2;
+
+  assign b_d = raddr_ok_q1 ? cache_rdata[OpBits-1:0] : '0;
+
+  if (Sparse) begin : g_sparse
+    strata_act_stager #(
+      .Lanes (Lanes)
+    ) u_stager (
+      .clk_i    (clk_i),
+      .window_i (op_q1),
+      .sel_i    (cache_rdata[CacheWidth-1:OpBits]),
+      .act_o    (a_q2)
+    );
+  end else begin : g_dense
+    always_ff @(posedge clk_i) begin
+      a_q2 <= op_q1[0];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q2 <= 1'b0;
+    else         valid_q2 <= valid_q1;
+  end
+  always_ff @(posedge clk_i) begin
+    b_q2   <= b_d;
+    ctl_q2 <= ctl_q1;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Stage 3: products (int8 x int8 -> 16-bit signed), registered.
+  logic valid_q3;
+  ctl_t ctl_q3;
+  logic [Lanes-1:0][ProdWidth-1:0] prod_d, prod_q3;
+
+  for (genvar n = 0; n < Lanes; n++) begin : g_mul
+    data_t a, b;
+    logic signed [ProdWidth-1:0] p;
+    assign a = a_q2[n];
+    assign b = b_q2[n];
+    assign p = a * b;
+    assign prod_d[n] = p;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q3 <= 1'b0;
+    else         valid_q3 <= valid_q2;
+  end
+  always_ff @(posedge clk_i) begin
+    prod_q3 <= prod_d;
+    ctl_q3  <= ctl_q2;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Adder tree: the dot product, exact in SumWidth bits.
+  logic                        valid_t;
+  ctl_t                        ctl_sum;
+  logic signed [SumWidth-1:0]  sum_t;
+
+  strata_adder_tree #(
+    .Inputs  (Lanes),
+    .InWidth (ProdWidth),
+    .Stages  (TreeStages),
+    .SbWidth ($bits(ctl_t))
+  ) u_tree (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .valid_i (valid_q3),
+    .sb_i    (ctl_q3),
+    .data_i  (prod_q3),
+    .valid_o (valid_t),
+    .sb_o    (ctl_sum),
+    .sum_o   (sum_t)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Accumulator: starts at the bias on `first`, pushes the total on `last`.
+  acc_t acc_d, acc_q;
+
+  assign acc_d = (ctl_sum.first ? ctl_sum.bias : acc_q) + AccWidth'(sum_t);
+
+  always_ff @(posedge clk_i) begin
+    if (valid_t) acc_q <= acc_d;
+  end
+
+  strata_credit_fifo #(
+    .Width ($bits(acc_t)),
+    .Depth (ResultDepth)
+  ) u_result (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .credit_o    (credit),
+    .reserve_i   (fire && in_last_i),
+    .push_i      (valid_t && ctl_sum.last),
+    .push_data_i (acc_d),
+    .out_valid_o (res_valid_o),
+    .out_ready_i (res_ready_i),
+    .out_data_o  (res_acc_o)
+  );
+
+  // ---------------------------------------------------------------------------
+  `STRATA_ASSERT_STREAM(pe_in, clk_i, rst_ni, in_valid_i, in_ready_o,
+                        {in_op_i, in_addr_i, in_first_i, in_last_i, in_bias_i})
+  `STRATA_ASSERT_STREAM(pe_res, clk_i, rst_ni, res_valid_o, res_ready_i, res_acc_o)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Lanes >= 1) else $fatal(1, "strata_pe: Lanes must be >= 1");
+    assert (CacheDepth >= 2) else $fatal(1, "strata_pe: CacheDepth must be >= 2");
+    assert (TreeStages <= TreeLevels)
+      else $fatal(1, "strata_pe: TreeStages %0d exceeds the %0d adder levels of %0d lanes",
+                  TreeStages, TreeLevels, Lanes);
+    assert (SumWidth <= AccWidth) else $fatal(1, "strata_pe: dot product wider than the accumulator");
+  end
+`endif
+
+endmodule : strata_pe
