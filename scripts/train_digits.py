@@ -372,12 +372,21 @@ def export(out_dir, q, images_q, labels, predictions, acc):
     (out_dir / "accuracy.json").write_text(json.dumps(acc, indent=2) + "\n")
 
 
+def valid_taps(size, kernel, stride, pad):
+    """Kernel taps, summed over a dimension's outputs, that land inside the input."""
+    out = (size + 2 * pad - kernel) // stride + 1
+    return sum(0 <= o * stride - pad + k < size for o in range(out) for k in range(kernel))
+
+
 def macs_per_image(q, input_shape):
-    """Multiply-accumulates of conv1, conv2 and fc1 for one image (3x3 pad 1 keeps H, W)."""
+    """Multiply-accumulates of conv1, conv2 and fc1 for one image. Padded taps
+    multiply by zero and are not counted (as strata::Layer::macs)."""
     _, h, w = input_shape
-    conv1 = q["conv1"]["w"].size * h * w
-    conv2 = q["conv2"]["w"].size * (h // 2) * (w // 2)
-    return int(conv1 + conv2 + q["fc1"]["w"].size)
+    total = 0
+    for name, (hh, ww) in (("conv1", (h, w)), ("conv2", (h // 2, w // 2))):
+        cout, cin, k, _ = q[name]["w"].shape
+        total += cout * cin * valid_taps(hh, k, 1, 1) * valid_taps(ww, k, 1, 1)
+    return int(total + q["fc1"]["w"].size)
 
 
 def percent(x):
@@ -396,7 +405,8 @@ def doc_section(q, acc, counts):
         "",
         f"Quantised and float predictions agree on {counts['agree']} of 1797 images.",
         "",
-        f"{counts['macs']:,} multiply-accumulates per image (conv and fc), "
+        f"{counts['macs']:,} multiply-accumulates per image (conv and fc, padded taps "
+        "not counted);",
         f"{counts['param_bytes']:,} bytes of parameters (weights, bias, M, S).",
         "",
         "| layer | input scale | output scale | M range | S range |",

@@ -1,0 +1,198 @@
+// The trained digits model (examples/digits/, docs/digits-model.md) end to end
+// on the golden model: every one of the 1797 predictions must equal the one
+// computed by the independent numpy integer pipeline in scripts/train_digits.py,
+// and the accuracy must stay within one percentage point of the float model.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/golden.hpp"
+#include "strata/network.hpp"
+#include "strata/npy.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kDigitsDir = fs::path(STRATA_SOURCE_DIR) / "examples" / "digits";
+constexpr int64_t kImages = 1797;
+constexpr int64_t kClasses = 10;
+constexpr double kMaxAccuracyLoss = 0.01;  // one percentage point
+
+// Index of the largest logit of a [10][1][1] output; ties go to the lowest
+// index (the same rule as numpy's argmax in train_digits.py).
+int argmax_lowest(const Tensor<int8_t>& logits) {
+  int best = 0;
+  for (int64_t i = 1; i < logits.size(); ++i) {
+    if (logits[i] > logits[best]) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+// Image n of a batch [N][C][H][W] as a [C][H][W] tensor.
+Tensor<int8_t> image(const Tensor<int8_t>& batch, int64_t n) {
+  const int64_t per_image = batch.size() / batch.dim(0);
+  const int8_t* first = batch.data() + n * per_image;
+  return Tensor<int8_t>({batch.dim(1), batch.dim(2), batch.dim(3)},
+                        std::vector<int8_t>(first, first + per_image));
+}
+
+std::string logits_text(const Tensor<int8_t>& logits) {
+  std::string s;
+  for (int64_t i = 0; i < logits.size(); ++i) s += fmt::format("{}{}", i ? " " : "", logits[i]);
+  return s;
+}
+
+// The model, the data and the golden model's predictions, computed once for
+// the whole suite.
+class DigitsModel : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // gtest does not catch exceptions here: keep the message for the tests.
+    try {
+      load_and_run();
+    } catch (const std::exception& e) {
+      setup_error_ = e.what();
+    }
+  }
+  static void load_and_run() {
+    net_ = load_network((kDigitsDir / "digits.yaml").string());
+    images_ = load_npy<int8_t>((kDigitsDir / "images.npy").string());
+    labels_ = load_npy<int32_t>((kDigitsDir / "labels.npy").string());
+    expected_ = load_npy<int32_t>((kDigitsDir / "expected_predictions.npy").string());
+    std::ifstream in(kDigitsDir / "accuracy.json");
+    if (!in) throw Error("cannot open accuracy.json", ErrorContext{(kDigitsDir / "accuracy.json").string(), 0, ""});
+    accuracy_ = nlohmann::json::parse(in);
+    if (images_.shape() != Shape{kImages, 1, 8, 8}) {
+      throw Error(fmt::format("images.npy must be [{}][1][8][8]", kImages));
+    }
+    for (int64_t n = 0; n < kImages; ++n) {
+      const Tensor<int8_t> out = run_network(net_, image(images_, n));
+      predictions_.push_back(argmax_lowest(out));
+      outputs_.push_back(out);
+    }
+  }
+  void SetUp() override { ASSERT_TRUE(setup_error_.empty()) << setup_error_; }
+  static void TearDownTestSuite() {
+    predictions_.clear();
+    outputs_.clear();
+    setup_error_.clear();
+  }
+
+  static double json_fraction(const char* key) {
+    const auto& v = accuracy_.at(key);
+    if (!v.is_number()) throw Error(fmt::format("accuracy.json: '{}' is not a number", key));
+    return v.get<double>();
+  }
+
+  static inline std::string setup_error_;
+  static inline Network net_;
+  static inline Tensor<int8_t> images_;
+  static inline Tensor<int32_t> labels_;
+  static inline Tensor<int32_t> expected_;
+  static inline nlohmann::json accuracy_;
+  static inline std::vector<int> predictions_;
+  static inline std::vector<Tensor<int8_t>> outputs_;
+};
+
+TEST_F(DigitsModel, NetworkHasTheDocumentedShape) {
+  EXPECT_EQ(net_.name, "digits");
+  EXPECT_EQ(net_.input_shape, (Shape{1, 8, 8}));
+  ASSERT_EQ(net_.layers.size(), 5u);
+  EXPECT_EQ(net_.layers[0].type, LayerType::kConv);
+  EXPECT_EQ(net_.layers[1].type, LayerType::kMaxPool);
+  EXPECT_EQ(net_.layers[2].type, LayerType::kConv);
+  EXPECT_EQ(net_.layers[3].type, LayerType::kAvgPool);
+  EXPECT_EQ(net_.layers[4].type, LayerType::kFc);
+  EXPECT_EQ(net_.output_shape(), (Shape{kClasses, 1, 1}));
+  // Taps inside the image only: per dimension 8*3-2 = 22 (conv1), 4*3-2 = 10 (conv2).
+  EXPECT_EQ(net_.macs(), 8 * 22 * 22 + 16 * 8 * 10 * 10 + 10 * 64);
+}
+
+TEST_F(DigitsModel, DataFilesAreConsistent) {
+  ASSERT_EQ(images_.shape(), (Shape{kImages, 1, 8, 8}));
+  ASSERT_EQ(labels_.shape(), (Shape{kImages}));
+  ASSERT_EQ(expected_.shape(), (Shape{kImages}));
+  for (int8_t v : images_.values()) ASSERT_TRUE(v >= 0 && v <= 127) << "pixel " << int{v};
+  for (int64_t n = 0; n < kImages; ++n) {
+    ASSERT_TRUE(labels_[n] >= 0 && labels_[n] < kClasses) << "label of image " << n;
+    ASSERT_TRUE(expected_[n] >= 0 && expected_[n] < kClasses) << "prediction of image " << n;
+  }
+  for (const char* key : {"float_all", "float_test", "quant_all", "quant_test"}) {
+    const double v = json_fraction(key);
+    EXPECT_TRUE(v >= 0.0 && v <= 1.0) << key << " = " << v << " is not a fraction";
+  }
+}
+
+// (a) Golden model == numpy integer pipeline, image by image.
+TEST_F(DigitsModel, PredictionsMatchTheNumpyIntegerPipeline) {
+  ASSERT_EQ(predictions_.size(), static_cast<size_t>(kImages));
+  int64_t wrong = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    ASSERT_EQ(outputs_[n].shape(), (Shape{kClasses, 1, 1}));
+    if (predictions_[n] == expected_[n]) continue;
+    if (++wrong <= 10) {
+      ADD_FAILURE() << fmt::format("image {}: numpy pipeline predicts {}, golden model {} "
+                                   "(golden logits {})",
+                                   n, expected_[n], predictions_[n], logits_text(outputs_[n]));
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "of " << kImages << " images disagree";
+}
+
+// (b) Golden accuracy within one percentage point of the float model.
+TEST_F(DigitsModel, AccuracyWithinOnePointOfTheFloatModel) {
+  ASSERT_EQ(predictions_.size(), static_cast<size_t>(kImages));
+  int64_t correct = 0;
+  for (int64_t n = 0; n < kImages; ++n) correct += predictions_[n] == labels_[n];
+  const double golden = static_cast<double>(correct) / kImages;
+  const double float_all = json_fraction("float_all");
+  std::cout << fmt::format("digits: float model {:.2f} %, golden model (int8) {:.2f} % "
+                           "({} of {} images)\n",
+                           100.0 * float_all, 100.0 * golden, correct, kImages);
+  EXPECT_LE(std::abs(golden - float_all), kMaxAccuracyLoss)
+      << "golden " << golden << " vs float " << float_all;
+  // The same predictions as the numpy pipeline, hence its accuracy exactly.
+  EXPECT_NEAR(golden, json_fraction("quant_all"), 0.5 / kImages);
+}
+
+// The logits are not trivially saturated: the largest one varies across images.
+TEST_F(DigitsModel, LogitsUseTheInt8Range) {
+  ASSERT_EQ(outputs_.size(), static_cast<size_t>(kImages));
+  int lo = 127, hi = -128;
+  for (const auto& out : outputs_) {
+    const int top = out[argmax_lowest(out)];
+    lo = std::min(lo, top);
+    hi = std::max(hi, top);
+  }
+  EXPECT_LT(lo, hi - 32) << "largest logit spans only " << lo << ".." << hi;
+}
+
+TEST(DigitsModelErrors, MissingWeightsDirectoryIsAnError) {
+  LoadOptions options;
+  options.weights_dir = (kDigitsDir / "no_such_directory").string();
+  try {
+    load_network((kDigitsDir / "digits.yaml").string(), options);
+    FAIL() << "loaded weights from a directory that does not exist";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("conv1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DigitsModelErrors, WrongImageShapeIsAnError) {
+  const Network net = load_network((kDigitsDir / "digits.yaml").string());
+  EXPECT_THROW(run_network(net, Tensor<int8_t>({1, 7, 8})), Error);
+  EXPECT_THROW(run_network(net, Tensor<int8_t>({2, 8, 8})), Error);
+}
+
+}  // namespace
+}  // namespace strata
