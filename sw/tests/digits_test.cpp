@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -69,9 +70,10 @@ class DigitsModel : public ::testing::Test {
     images_ = load_npy<int8_t>((kDigitsDir / "images.npy").string());
     labels_ = load_npy<int32_t>((kDigitsDir / "labels.npy").string());
     expected_ = load_npy<int32_t>((kDigitsDir / "expected_predictions.npy").string());
-    std::ifstream in(kDigitsDir / "accuracy.json");
-    if (!in) throw Error("cannot open accuracy.json", ErrorContext{(kDigitsDir / "accuracy.json").string(), 0, ""});
-    accuracy_ = nlohmann::json::parse(in);
+    const fs::path accuracy_file = kDigitsDir / "accuracy.json";
+    std::ifstream in(accuracy_file);
+    if (!in) throw Error("cannot open the file", ErrorContext{accuracy_file.string(), 0, ""});
+    accuracy_ = nlohmann::json::parse(in);  // a parse error is a std::exception: reported
     if (images_.shape() != Shape{kImages, 1, 8, 8}) {
       throw Error(fmt::format("images.npy must be [{}][1][8][8]", kImages));
     }
