@@ -1,0 +1,268 @@
+// End-to-end tests of the built `strata` binary: gen -> info -> run on
+// cifar10_quick, per-layer dumps, batches, determinism, and exit codes and
+// messages for every kind of bad input.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "strata/golden.hpp"
+#include "strata/network.hpp"
+#include "strata/npy.hpp"
+#include "sw_test_util.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCifar = std::string(STRATA_SOURCE_DIR) + "/examples/cifar10_quick.yaml";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+struct Outcome {
+  int code = -1;  // exit code; -1 if the process died from a signal
+  std::string out;
+  std::string err;
+};
+
+class Cli : public test::TempDirTest {
+ protected:
+  Outcome strata(const std::vector<std::string>& args) {
+    std::string cmd = quote(STRATA_CLI);
+    for (const std::string& a : args) cmd += " " + quote(a);
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    cmd += " > " + quote(out.string()) + " 2> " + quote(err.string()) + " < /dev/null";
+    const int status = std::system(cmd.c_str());
+    Outcome r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  // A failure: the exit code, and exactly one stderr line "strata: error: ..."
+  // containing every part.
+  void expect_failure(const Outcome& r, int code, const std::vector<std::string>& parts) {
+    EXPECT_EQ(r.code, code) << r.err;
+    EXPECT_EQ(r.err.rfind("strata: error: ", 0), 0u) << r.err;
+    if (code == 1) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    for (const std::string& p : parts) EXPECT_TRUE(contains(r.err, p)) << "missing '" << p << "' in: " << r.err;
+  }
+
+  // Generates cifar10_quick parameters into dir/<sub> (seed 1).
+  std::string generate(const std::string& sub = "w", const std::string& seed = "1") {
+    const Outcome r = strata({"gen", kCifar, "--seed", seed, "--out", path(sub)});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return path(sub);
+  }
+
+  static std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  }
+};
+
+uint32_t fnv1a32(const Tensor<int8_t>& t) {
+  uint32_t h = 2166136261u;
+  for (int8_t v : t.values()) {
+    h ^= static_cast<uint8_t>(v);
+    h *= 16777619u;
+  }
+  return h;
+}
+
+TEST_F(Cli, GenInfoRunCifar10Quick) {
+  const Outcome g = strata({"gen", kCifar, "--seed", "1", "--out", path("w")});
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_TRUE(contains(g.out, "wrote 22 files")) << g.out;
+  EXPECT_TRUE(g.err.empty()) << g.err;
+
+  const Outcome info = strata({"info", kCifar, "--weights", path("w")});
+  ASSERT_EQ(info.code, 0) << info.err;
+  EXPECT_TRUE(contains(info.out, "(loaded and validated)")) << info.out;
+  EXPECT_TRUE(contains(info.out, "conv1")) << info.out;
+  EXPECT_TRUE(contains(info.out, "[32, 16, 16]")) << info.out;
+  EXPECT_TRUE(contains(info.out, " 2276736 ")) << info.out;  // conv1 MACs
+  const Network net = load_network(kCifar, {path("w"), true});
+  EXPECT_TRUE(contains(info.out, fmt::format("{} MACs per image", net.macs()))) << info.out;
+
+  const Outcome run = strata({"run", kCifar, "--weights", path("w"), "--input", path("w/input.npy"),
+                              "--output", path("out/y.npy")});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const Tensor<int8_t> y = load_npy<int8_t>(path("out/y.npy"));
+  EXPECT_EQ(y.shape(), (Shape{10, 1, 1}));
+  const Tensor<int8_t> want = run_network(net, load_npy<int8_t>(path("w/input.npy")));
+  EXPECT_EQ(y, want);
+  int64_t sum = 0;
+  for (int8_t v : want.values()) sum += v;
+  EXPECT_TRUE(contains(run.out, fmt::format("checksum fnv1a32 {:#010x}, sum {}", fnv1a32(want), sum)))
+      << run.out;
+  const auto top = std::max_element(want.values().begin(), want.values().end()) - want.values().begin();
+  EXPECT_TRUE(contains(run.out, fmt::format("top-1 class {} (value {})", top, want[top]))) << run.out;
+  for (const Layer& l : net.layers) EXPECT_TRUE(contains(run.out, " " + l.name + " ")) << l.name;
+}
+
+TEST_F(Cli, DumpDirWritesOneFilePerLayer) {
+  const std::string w = generate();
+  const Outcome r = strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy", "--output",
+                            path("y.npy"), "--dump-dir", path("dump")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Network net = load_network(kCifar, {w, true});
+  std::vector<std::string> want_files;
+  std::vector<Tensor<int8_t>> outs;
+  run_network(net, load_npy<int8_t>(w + "/input.npy"), [&](size_t i, const Layer& l, const Tensor<int8_t>& t) {
+    want_files.push_back(fmt::format("{:02}_{}.npy", i, l.name));
+    outs.push_back(t);
+  });
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(path("dump"))) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files, want_files);
+  EXPECT_EQ(files.front(), "00_conv1.npy");
+  EXPECT_EQ(files.back(), "08_ip2.npy");
+  for (size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(load_npy<int8_t>(path("dump/" + files[i])), outs[i]) << files[i];
+  }
+}
+
+TEST_F(Cli, BatchInput) {
+  const std::string w = generate();
+  const Outcome r = strata({"run", kCifar, "--weights", w, "--input", w + "/images.npy", "--output",
+                            path("y.npy"), "--dump-dir", path("dump")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Network net = load_network(kCifar, {w, true});
+  const Tensor<int8_t> images = load_npy<int8_t>(w + "/images.npy");
+  const Tensor<int8_t> y = load_npy<int8_t>(path("y.npy"));
+  ASSERT_EQ(y.shape(), (Shape{4, 10, 1, 1}));
+  EXPECT_EQ(y, run_network(net, images));
+  EXPECT_EQ(load_npy<int8_t>(path("dump/03_conv2.npy")).shape(), (Shape{4, 32, 16, 16}));
+  EXPECT_TRUE(contains(r.out, "top-1 classes [")) << r.out;
+  EXPECT_TRUE(contains(r.out, "(4 images)")) << r.out;
+}
+
+TEST_F(Cli, InfoWithoutWeightsShowsStructure) {
+  const Outcome r = strata({"info", kCifar});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "structure only")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[64, 4, 4]")) << r.out;
+  EXPECT_TRUE(contains(r.out, "10317824 MACs per image")) << r.out;
+  // Weights present but one of them broken: that is an error, not "absent".
+  const std::string w = generate();
+  save_npy(w + "/conv2_bias.npy", Tensor<int32_t>({31}, 0));
+  expect_failure(strata({"info", kCifar, "--weights", w}), 1,
+                 {"layer 'conv2'", "has shape [31], expected [32]"});
+}
+
+TEST_F(Cli, GenIsDeterministic) {
+  generate("a", "5");
+  generate("b", "5");
+  generate("c", "6");
+  int files = 0, differing = 0;
+  for (const auto& e : fs::directory_iterator(path("a"))) {
+    const std::string name = e.path().filename().string();
+    SCOPED_TRACE(name);
+    EXPECT_EQ(slurp(e.path()), slurp(dir_ / "b" / name));
+    differing += slurp(e.path()) != slurp(dir_ / "c" / name);
+    ++files;
+  }
+  EXPECT_EQ(files, 22);
+  EXPECT_GE(differing, 2 * 5 + 2);  // weights, biases and images all change
+  EXPECT_NE(slurp(dir_ / "a" / "conv1_weight.npy"), slurp(dir_ / "c" / "conv1_weight.npy"));
+}
+
+TEST_F(Cli, GenOptions) {
+  const Outcome r = strata({"gen", kCifar, "--seed", "2", "--out", path("s"), "--sparsity", "0.5",
+                            "--images", "2", "--weight-min=-7", "--weight-max", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Tensor<int8_t> w = load_npy<int8_t>(path("s/conv2_weight.npy"));
+  int64_t zeros = 0;
+  for (int8_t v : w.values()) {
+    zeros += v == 0;
+    EXPECT_LE(std::abs(v), 7);
+  }
+  EXPECT_EQ(zeros, w.size() / 2);
+  EXPECT_EQ(load_npy<int8_t>(path("s/images.npy")).shape(), (Shape{2, 3, 32, 32}));
+}
+
+TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
+  const std::string w = generate();
+  // Bad YAML: file and line.
+  const std::string bad = write("bad.yaml",
+                                "name: bad\ninput: [1, 8, 8]\nlayers:\n"
+                                "  - {name: c1, type: conv, out_channels: 4, kernel: 3, strdie: 2}\n");
+  expect_failure(strata({"info", bad}), 1, {bad + ":4: layer 'c1': unknown key 'strdie'"});
+  expect_failure(strata({"run", bad, "--input", w + "/input.npy", "--output", path("y.npy")}), 1,
+                 {bad + ":4:"});
+  expect_failure(strata({"gen", bad, "--seed", "1", "--out", path("g")}), 1, {bad + ":4:"});
+  const std::string syntax = write("syntax.yaml", "name: x\ninput: [1, 8, 8\nlayers: []\n");
+  expect_failure(strata({"info", syntax}), 1, {syntax + ":", "YAML syntax error"});
+  expect_failure(strata({"info", path("none.yaml")}), 1, {path("none.yaml"), "no such file"});
+
+  // Missing, wrong-shaped and wrong-typed inputs.
+  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--output", path("y.npy"), "--input"};
+  auto with_input = [&](const std::string& input) {
+    std::vector<std::string> a = run;
+    a.push_back(input);
+    return a;
+  };
+  expect_failure(strata(with_input(path("missing.npy"))), 1, {"input: ", path("missing.npy")});
+  save_npy(path("small.npy"), Tensor<int8_t>({3, 16, 16}, 1));
+  expect_failure(strata(with_input(path("small.npy"))), 1,
+                 {"has shape [3, 16, 16], network 'cifar10_quick' expects [3, 32, 32] or [N, 3, 32, 32]"});
+  save_npy(path("wide.npy"), Tensor<int32_t>({3, 32, 32}, 1));
+  expect_failure(strata(with_input(path("wide.npy"))), 1, {"expected int8, file has int32"});
+  write("junk.npy", "junk");
+  expect_failure(strata(with_input(path("junk.npy"))), 1, {path("junk.npy")});
+  EXPECT_FALSE(fs::exists(path("y.npy")));
+
+  // Weights missing for run.
+  expect_failure(strata({"run", kCifar, "--weights", path("nowhere"), "--input", w + "/input.npy",
+                         "--output", path("y.npy")}),
+                 1, {"layer 'conv1'", "weights file", "not found"});
+
+  // The RTL backend does not exist yet.
+  const Outcome rtl = strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy", "--output",
+                              path("y.npy"), "--backend", "rtl"});
+  expect_failure(rtl, 1, {"RTL backend not built yet"});
+  EXPECT_TRUE(rtl.out.empty()) << rtl.out;
+}
+
+TEST_F(Cli, UsageErrorsExitWithTwo) {
+  expect_failure(strata({}), 2, {});
+  expect_failure(strata({"frobnicate"}), 2, {});
+  expect_failure(strata({"info"}), 2, {"network"});
+  expect_failure(strata({"run", kCifar, "--output", path("y.npy")}), 2, {"--input"});
+  expect_failure(strata({"run", kCifar, "--input", "x.npy", "--output", "y.npy", "--backend", "gpu"}),
+                 2, {"gpu"});
+  expect_failure(strata({"gen", kCifar, "--out", path("g")}), 2, {"--seed"});
+  expect_failure(strata({"gen", kCifar, "--seed", "1", "--out", path("g"), "--sparsity", "1.5"}), 2,
+                 {"sparsity"});
+  expect_failure(strata({"gen", kCifar, "--seed", "one", "--out", path("g")}), 2, {"seed"});
+  expect_failure(strata({"info", kCifar, "--bogus"}), 2, {"--bogus"});
+  EXPECT_FALSE(fs::exists(path("g")));
+
+  const Outcome help = strata({"--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(contains(help.out, "info")) << help.out;
+  EXPECT_TRUE(contains(help.out, "gen")) << help.out;
+  const Outcome run_help = strata({"run", "--help"});
+  EXPECT_EQ(run_help.code, 0);
+  EXPECT_TRUE(contains(run_help.out, "--dump-dir")) << run_help.out;
+}
+
+}  // namespace
+}  // namespace strata

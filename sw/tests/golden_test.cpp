@@ -1,0 +1,201 @@
+// Golden model: run_layer / run_network on small networks whose outputs are
+// worked out by hand in the comments, the per-layer observer, batches, and
+// clear errors for misuse.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/golden.hpp"
+#include "strata/network.hpp"
+#include "strata/npy.hpp"
+#include "sw_test_util.hpp"
+
+namespace strata {
+namespace {
+
+using test::expect_error;
+
+Tensor<int8_t> t8(Shape shape, std::vector<int8_t> v) { return Tensor<int8_t>(std::move(shape), std::move(v)); }
+
+class Golden : public test::TempDirTest {
+ protected:
+  Network load(const std::string& yaml_text) { return load_network(write("net.yaml", yaml_text)); }
+};
+
+TEST_F(Golden, ConvByHand) {
+  // in = 1 2 3 / 4 5 6 / 7 8 9, a 3x3 all-ones kernel with pad 1: each output
+  // is the sum of the 3x3 neighbourhood inside the image:
+  //   12 21 16 / 27 45 33 / 24 39 28;  bias -20 gives
+  //   -8  1 -4 /  7 25 13 /  4 19  8;  times M = 3:
+  //  -24  3 -12 / 21 75 39 / 12 57 24; rshift_round(v, 2) = floor((v + 2) / 4):
+  //   -6  1 -3 /  5 19 10 /  3 14  6;  relu:
+  //    0  1  0 /  5 19 10 /  3 14  6.
+  save_npy(path("c_weight.npy"), Tensor<int8_t>({1, 1, 3, 3}, 1));
+  save_npy(path("c_bias.npy"), Tensor<int32_t>({1}, -20));
+  const Network net = load(
+      "name: one\ninput: [1, 3, 3]\nlayers:\n"
+      "  - {name: c, type: conv, out_channels: 1, kernel: 3, pad: 1, activation: relu,\n"
+      "     requant: {multiplier: 3, shift: 2}}\n");
+  const Tensor<int8_t> in = t8({1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  EXPECT_EQ(layer_accumulators(net.layers[0], in),
+            Tensor<int32_t>({1, 3, 3}, std::vector<int32_t>{-8, 1, -4, 7, 25, 13, 4, 19, 8}));
+  EXPECT_EQ(run_layer(net.layers[0], in), t8({1, 3, 3}, {0, 1, 0, 5, 19, 10, 3, 14, 6}));
+  EXPECT_EQ(run_network(net, in), t8({1, 3, 3}, {0, 1, 0, 5, 19, 10, 3, 14, 6}));
+}
+
+TEST_F(Golden, StridedConvTwoChannelsByHand) {
+  // [2][4][4] input, channel 0 all 1, channel 1 all -1; a 2x2 kernel with
+  // stride 2, output channel 0 weights +1 on ci 0 and +2 on ci 1 (acc per
+  // window 4 - 8 = -4), channel 1 weights 3 on ci 0 only (acc 12), bias
+  // [1, 0]: -3 and 12; M [1, 100], S [0, 4]: -3 and rshift_round(1200, 4) =
+  // 75 (1208 / 16 = 75.5 floors to 75); clamp [-2, 70]: -2 and 70.
+  Tensor<int8_t> w({2, 2, 2, 2});
+  for (int i = 0; i < 4; ++i) {
+    w[i] = 1;       // co 0, ci 0
+    w[4 + i] = 2;   // co 0, ci 1
+    w[8 + i] = 3;   // co 1, ci 0
+    w[12 + i] = 0;  // co 1, ci 1
+  }
+  save_npy(path("c_weight.npy"), w);
+  save_npy(path("c_bias.npy"), Tensor<int32_t>({2}, std::vector<int32_t>{1, 0}));
+  const Network net = load(
+      "name: two\ninput: [2, 4, 4]\nlayers:\n"
+      "  - {name: c, type: conv, out_channels: 2, kernel: 2, stride: 2,\n"
+      "     activation: {clamp: [-2, 70]}, requant: {multiplier: [1, 100], shift: [0, 4]}}\n");
+  Tensor<int8_t> in({2, 4, 4}, 1);
+  for (int i = 16; i < 32; ++i) in[i] = -1;
+  const Tensor<int8_t> out = run_layer(net.layers[0], in);
+  ASSERT_EQ(out.shape(), (Shape{2, 2, 2}));
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(out[i], -2) << i;
+    EXPECT_EQ(out[4 + i], 70) << i;
+  }
+}
+
+TEST_F(Golden, FcByHand) {
+  // in [2][1][2] = 1 -2 3 4 (flattened C, H, W). w = [1 1 1 1; 2 0 -1 1;
+  // -1 -1 -1 -1], bias [0, 10, 0]: acc = 6, 2 - 3 + 4 + 10 = 13, -6.
+  // M [1, 2, 5], S [0, 1, 0]: 6, rshift_round(26, 1) = 13, -30. No activation.
+  save_npy(path("f_weight.npy"),
+           t8({3, 4}, {1, 1, 1, 1, 2, 0, -1, 1, -1, -1, -1, -1}));
+  save_npy(path("f_bias.npy"), Tensor<int32_t>({3}, std::vector<int32_t>{0, 10, 0}));
+  const Network net = load(
+      "name: fc\ninput: [2, 1, 2]\nlayers:\n"
+      "  - {name: f, type: fc, out_features: 3, requant: {multiplier: [1, 2, 5], shift: [0, 1, 0]}}\n");
+  EXPECT_EQ(run_layer(net.layers[0], t8({2, 1, 2}, {1, -2, 3, 4})), t8({3, 1, 1}, {6, 13, -30}));
+}
+
+TEST_F(Golden, PoolClampFlattenByHand) {
+  // in = -1 -2 3 / 4 5 6 / 7 8 -9; 2x2 windows, stride 2, ceil mode: 2x2 out.
+  //   max: max(-1,-2,4,5)=5, max(3,6)=6, max(7,8)=8, -9;
+  //   avg: (-1-2+4+5)/4 = 1.5 -> 2, (3+6)/2 = 4.5 -> 5, 7.5 -> 8, -9
+  //   (only the elements inside the input count; halves round up).
+  const Network net = load(
+      "name: pools\ninput: [1, 3, 3]\nlayers:\n"
+      "  - {name: mp, type: maxpool, kernel: 2, ceil_mode: true}\n"
+      "  - {name: cl, type: clamp, lo: -3, hi: 5}\n"
+      "  - {name: fl, type: flatten}\n"
+      "  - {name: r, type: relu}\n");
+  const Tensor<int8_t> in = t8({1, 3, 3}, {-1, -2, 3, 4, 5, 6, 7, 8, -9});
+  EXPECT_EQ(run_layer(net.layers[0], in), t8({1, 2, 2}, {5, 6, 8, -9}));
+  EXPECT_EQ(run_layer(net.layers[1], t8({1, 2, 2}, {5, 6, 8, -9})), t8({1, 2, 2}, {5, 5, 5, -3}));
+  EXPECT_EQ(run_layer(net.layers[2], t8({1, 2, 2}, {5, 5, 5, -3})), t8({4, 1, 1}, {5, 5, 5, -3}));
+  EXPECT_EQ(run_network(net, in), t8({4, 1, 1}, {5, 5, 5, 0}));
+
+  const Network avg = load(
+      "name: avg\ninput: [1, 3, 3]\nlayers:\n"
+      "  - {name: ap, type: avgpool, kernel: 2, ceil_mode: true}\n");
+  EXPECT_EQ(run_network(avg, in), t8({1, 2, 2}, {2, 5, 8, -9}));
+}
+
+// A three-layer network: conv (2 channels) -> maxpool -> fc (3 outputs).
+class GoldenNetwork : public Golden {
+ protected:
+  void SetUp() override {
+    Golden::SetUp();
+    Tensor<int8_t> w({2, 1, 3, 3});
+    for (int64_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(i % 7 - 3);
+    save_npy(path("c_weight.npy"), w);
+    save_npy(path("c_bias.npy"), Tensor<int32_t>({2}, std::vector<int32_t>{10, -10}));
+    Tensor<int8_t> f({3, 8});
+    for (int64_t i = 0; i < f.size(); ++i) f[i] = static_cast<int8_t>(5 - i % 11);
+    save_npy(path("f_weight.npy"), f);
+    save_npy(path("f_bias.npy"), Tensor<int32_t>({3}, std::vector<int32_t>{0, 100, -100}));
+    net_ = load(
+        "name: three\ninput: [1, 6, 6]\nlayers:\n"
+        "  - {name: c, type: conv, out_channels: 2, kernel: 3, pad: 1, activation: relu,\n"
+        "     requant: {multiplier: 5, shift: 4}}\n"
+        "  - {name: p, type: maxpool, kernel: 3, stride: 2}\n"
+        "  - {name: f, type: fc, out_features: 3, requant: {multiplier: 3, shift: 5}}\n");
+  }
+  static Tensor<int8_t> image(int seed) {
+    Tensor<int8_t> x({1, 6, 6});
+    for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 37 + seed * 101) % 256 - 128);
+    return x;
+  }
+  Network net_;
+};
+
+TEST_F(GoldenNetwork, RunNetworkChainsLayersAndCallsObserverOncePerLayer) {
+  const Tensor<int8_t> x = image(1);
+  std::vector<size_t> indices;
+  std::vector<Shape> shapes;
+  std::vector<Tensor<int8_t>> outs;
+  const Tensor<int8_t> y = run_network(net_, x, [&](size_t i, const Layer& l, const Tensor<int8_t>& t) {
+    EXPECT_EQ(&l, &net_.layers[i]);
+    indices.push_back(i);
+    shapes.push_back(t.shape());
+    outs.push_back(t);
+  });
+  EXPECT_EQ(indices, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(shapes, (std::vector<Shape>{{2, 6, 6}, {2, 2, 2}, {3, 1, 1}}));
+  // Each observed tensor is the layer applied to the previous one.
+  EXPECT_EQ(outs[0], run_layer(net_.layers[0], x));
+  EXPECT_EQ(outs[1], run_layer(net_.layers[1], outs[0]));
+  EXPECT_EQ(outs[2], run_layer(net_.layers[2], outs[1]));
+  EXPECT_EQ(y, outs[2]);
+  // The output is not trivially constant (the test would then prove little).
+  EXPECT_NE(outs[0], Tensor<int8_t>({2, 6, 6}, 0));
+}
+
+TEST_F(GoldenNetwork, BatchEqualsImageByImage) {
+  constexpr int kN = 3;
+  Tensor<int8_t> batch({kN, 1, 6, 6});
+  std::vector<Tensor<int8_t>> singles;
+  for (int n = 0; n < kN; ++n) {
+    const Tensor<int8_t> x = image(n);
+    std::copy(x.values().begin(), x.values().end(), batch.values().begin() + n * 36);
+    singles.push_back(run_network(net_, x));
+  }
+  std::vector<Shape> shapes;
+  const Tensor<int8_t> y = run_network(net_, batch, [&](size_t, const Layer&, const Tensor<int8_t>& t) {
+    shapes.push_back(t.shape());
+  });
+  EXPECT_EQ(shapes, (std::vector<Shape>{{kN, 2, 6, 6}, {kN, 2, 2, 2}, {kN, 3, 1, 1}}));
+  ASSERT_EQ(y.shape(), (Shape{kN, 3, 1, 1}));
+  for (int n = 0; n < kN; ++n) {
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(y[n * 3 + k], singles[n][k]) << "image " << n << " k " << k;
+  }
+  EXPECT_NE(singles[0], singles[1]);  // the images do differ
+}
+
+TEST_F(GoldenNetwork, WrongShapesAreErrors) {
+  expect_error([&] { run_network(net_, Tensor<int8_t>({1, 6, 5})); }, net_.source_file, 0, "",
+               {"input has shape [1, 6, 5], network 'three' expects [1, 6, 6] or [N, 1, 6, 6]"});
+  expect_error([&] { run_network(net_, Tensor<int8_t>({0, 1, 6, 6})); }, net_.source_file, 0, "",
+               {"input has shape [0, 1, 6, 6]"});
+  expect_error([&] { run_layer(net_.layers[1], Tensor<int8_t>({2, 5, 5})); }, "", 0, "p",
+               {"input has shape [2, 5, 5], the layer expects [2, 6, 6]"});
+  expect_error([&] { layer_accumulators(net_.layers[1], Tensor<int8_t>({2, 6, 6})); }, "", 0, "p",
+               {"a maxpool layer has no accumulators"});
+}
+
+TEST_F(GoldenNetwork, StructureOnlyNetworkCannotRun) {
+  const Network bare = load_network(net_.source_file, {"", false});
+  expect_error([&] { run_network(bare, image(0)); }, "", 0, "c", {"parameters not loaded"});
+}
+
+}  // namespace
+}  // namespace strata

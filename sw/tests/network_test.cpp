@@ -1,0 +1,527 @@
+// Network description reader: the examples load with the right shapes and MAC
+// counts, and every malformed description gives a strata::Error that names
+// the file, the line, the layer and the problem.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/network.hpp"
+#include "strata/npy.hpp"
+#include "sw_test_util.hpp"
+
+namespace strata {
+namespace {
+
+using test::expect_error;
+namespace fs = std::filesystem;
+
+const std::string kExamples = std::string(STRATA_SOURCE_DIR) + "/examples/";
+
+// MACs of a conv layer counted tap by tap: a tap is a MAC when it lands inside
+// the image (written independently of Layer::macs, which multiplies per-axis
+// tap counts).
+int64_t brute_force_conv_macs(const Layer& l) {
+  const int64_t h = l.in_shape[1], w = l.in_shape[2];
+  int64_t taps = 0;
+  for (int64_t y = 0; y < l.out_shape[1]; ++y) {
+    for (int64_t x = 0; x < l.out_shape[2]; ++x) {
+      for (int ky = 0; ky < l.conv.kernel; ++ky) {
+        for (int kx = 0; kx < l.conv.kernel; ++kx) {
+          const int64_t iy = y * l.conv.stride - l.conv.pad + ky;
+          const int64_t ix = x * l.conv.stride - l.conv.pad + kx;
+          if (iy >= 0 && iy < h && ix >= 0 && ix < w) ++taps;
+        }
+      }
+    }
+  }
+  return taps * l.in_shape[0] * l.out_channels;
+}
+
+struct Expected {
+  const char* name;
+  LayerType type;
+  Shape out;
+};
+
+void expect_layers(const Network& net, const std::vector<Expected>& want) {
+  ASSERT_EQ(net.layers.size(), want.size());
+  Shape in = net.input_shape;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Layer& l = net.layers[i];
+    SCOPED_TRACE(l.name);
+    EXPECT_EQ(l.name, want[i].name);
+    EXPECT_EQ(l.type, want[i].type);
+    EXPECT_EQ(l.in_shape, in);
+    EXPECT_EQ(l.out_shape, want[i].out);
+    in = l.out_shape;
+  }
+  EXPECT_EQ(net.output_shape(), want.back().out);
+}
+
+TEST(NetworkExamples, Cifar10QuickShapesAndMacs) {
+  const Network net = load_network(kExamples + "cifar10_quick.yaml", {"", false});
+  EXPECT_EQ(net.name, "cifar10_quick");
+  EXPECT_EQ(net.input_shape, (Shape{3, 32, 32}));
+  // Caffe's ceil-mode pooling: 32 -> 16 -> 8 -> 4.
+  expect_layers(net, {{"conv1", LayerType::kConv, {32, 32, 32}},
+                      {"pool1", LayerType::kMaxPool, {32, 16, 16}},
+                      {"relu1", LayerType::kClamp, {32, 16, 16}},
+                      {"conv2", LayerType::kConv, {32, 16, 16}},
+                      {"pool2", LayerType::kAvgPool, {32, 8, 8}},
+                      {"conv3", LayerType::kConv, {64, 8, 8}},
+                      {"pool3", LayerType::kAvgPool, {64, 4, 4}},
+                      {"ip1", LayerType::kFc, {64, 1, 1}},
+                      {"ip2", LayerType::kFc, {10, 1, 1}}});
+  EXPECT_TRUE(net.layers[1].pool.ceil_mode);
+  EXPECT_EQ(net.layers[2].lo, 0);  // standalone relu
+  EXPECT_EQ(net.layers[2].hi, 127);
+  EXPECT_EQ(net.layers[0].requant.lo, -128);  // conv1: no activation
+  EXPECT_EQ(net.layers[3].requant.lo, 0);     // conv2: relu
+
+  int64_t total = 0;
+  for (const Layer& l : net.layers) {
+    SCOPED_TRACE(l.name);
+    int64_t want = 0;
+    if (l.type == LayerType::kConv) want = brute_force_conv_macs(l);
+    if (l.type == LayerType::kFc) want = l.out_channels * shape_elements(l.in_shape);
+    EXPECT_EQ(l.macs(), want);
+    total += want;
+  }
+  EXPECT_EQ(net.macs(), total);
+  // conv1 by hand: along each axis, output columns 0,1,30,31 see 3,4,4,3 of
+  // the 5 taps and the other 28 see all 5: 154 taps; 154^2 * 3 * 32.
+  EXPECT_EQ(net.layers[0].macs(), 154 * 154 * 3 * 32);
+  EXPECT_EQ(net.layers[7].macs(), 64 * 64 * 4 * 4);  // ip1: 1024 inputs
+  EXPECT_EQ(net.layers[8].macs(), 10 * 64);
+  // Parameter bytes: int8 weights + 4 (bias) + 2 (M) + 1 (S) per channel.
+  EXPECT_EQ(net.layers[0].param_bytes(), 32 * 3 * 5 * 5 + 32 * 7);
+  EXPECT_EQ(net.layers[7].param_bytes(), 64 * 1024 + 64 * 7);
+  EXPECT_EQ(net.layers[1].param_bytes(), 0);
+}
+
+TEST(NetworkExamples, Lenet5Shapes) {
+  const Network net = load_network(kExamples + "lenet5.yaml", {"", false});
+  expect_layers(net, {{"c1", LayerType::kConv, {6, 28, 28}},
+                      {"s2", LayerType::kMaxPool, {6, 14, 14}},
+                      {"c3", LayerType::kConv, {16, 10, 10}},
+                      {"s4", LayerType::kMaxPool, {16, 5, 5}},
+                      {"f5", LayerType::kFc, {120, 1, 1}},
+                      {"f6", LayerType::kFc, {84, 1, 1}},
+                      {"f7", LayerType::kFc, {10, 1, 1}}});
+  EXPECT_EQ(net.layers[1].pool.stride, 2);  // stride defaults to the kernel
+  EXPECT_EQ(net.layers[4].macs(), 120 * 400);
+  // No padding: every tap is inside the image.
+  EXPECT_EQ(net.layers[0].macs(), 6 * 28 * 28 * 25);
+}
+
+TEST(NetworkExamples, StridedNetShapesAndFiles) {
+  const Network net = load_network(kExamples + "strided_net.yaml", {"", false});
+  expect_layers(net, {{"conv1", LayerType::kConv, {16, 16, 16}},
+                      {"pw1", LayerType::kConv, {32, 16, 16}},
+                      {"conv2", LayerType::kConv, {32, 8, 8}},
+                      {"pw2", LayerType::kConv, {64, 8, 8}},
+                      {"conv3", LayerType::kConv, {64, 4, 4}},
+                      {"gap", LayerType::kAvgPool, {64, 1, 1}},
+                      {"flat", LayerType::kFlatten, {64, 1, 1}},
+                      {"fc", LayerType::kFc, {10, 1, 1}}});
+  for (const Layer& l : net.layers) {
+    if (l.type == LayerType::kConv) EXPECT_EQ(l.macs(), brute_force_conv_macs(l)) << l.name;
+  }
+  EXPECT_EQ(net.layers[0].conv.stride, 2);
+  EXPECT_EQ(net.layers[1].files.weights, "pointwise/pw1_weight.npy");
+  EXPECT_EQ(net.layers[1].files.multiplier, "pw1_mult.npy");
+  // pw2: inline multiplier for every channel, shifts from a file.
+  EXPECT_EQ(net.layers[3].files.multiplier, "");
+  EXPECT_EQ(net.layers[3].requant.multiplier, std::vector<uint16_t>(64, 32768));
+  EXPECT_EQ(net.layers[3].files.shift, "pw2_shift.npy");
+  EXPECT_EQ(net.layers[3].requant.lo, 0);
+  EXPECT_EQ(net.layers[3].requant.hi, 96);
+  EXPECT_EQ(net.weights_dir, std::string(STRATA_SOURCE_DIR) + "/examples");
+}
+
+// ---- a small valid network with parameters ---------------------------------
+
+class NetworkLoad : public test::TempDirTest {
+ protected:
+  // conv c1 (1 -> 2 channels, 3x3) on [1, 4, 4], fc f1 (fc_in -> 3).
+  void write_params(const std::string& sub = "", int64_t fc_in = 2) {
+    fs::create_directories(dir_ / sub);
+    save_npy(path(sub + "c1_weight.npy"), Tensor<int8_t>({2, 1, 3, 3}, 1));
+    save_npy(path(sub + "c1_bias.npy"), Tensor<int32_t>({2}, std::vector<int32_t>{5, -5}));
+    save_npy(path(sub + "f1_w.npy"), Tensor<int8_t>({3, fc_in}, -2));
+    save_npy(path(sub + "f1_bias.npy"), Tensor<int32_t>({3}, 0));
+    save_npy(path(sub + "f1_shift.npy"), Tensor<uint8_t>({3}, std::vector<uint8_t>{0, 7, 47}));
+  }
+  std::string write_net(const std::string& weights_key = "") {
+    return write("net.yaml", "name: small\n"
+                             "input: [1, 4, 4]\n" +
+                                 weights_key +
+                                 "layers:\n"
+                                 "  - name: c1\n"
+                                 "    type: conv\n"
+                                 "    out_channels: 2\n"
+                                 "    kernel: 3\n"
+                                 "    requant: {multiplier: [100, 200], shift: 4}\n"
+                                 "    activation: {clamp: [-10, 90]}\n"
+                                 "  - {name: p1, type: maxpool, kernel: 2, ceil_mode: true}\n"
+                                 "  - {name: f1, type: fc, out_features: 3, weights: f1_w.npy,\n"
+                                 "     requant: {multiplier: 7, shift: f1_shift.npy}}\n");
+  }
+};
+
+TEST_F(NetworkLoad, ParsesStructureDefaultsAndParameters) {
+  write_params();
+  const std::string yaml = write_net();
+  const Network net = load_network(yaml);
+  ASSERT_EQ(net.layers.size(), 3u);
+  const Layer& c1 = net.layers[0];
+  EXPECT_EQ(c1.line, 4);
+  EXPECT_EQ(c1.conv.stride, 1);
+  EXPECT_EQ(c1.conv.pad, 0);
+  EXPECT_EQ(c1.out_shape, (Shape{2, 2, 2}));
+  EXPECT_EQ(c1.requant.multiplier, (std::vector<uint16_t>{100, 200}));
+  EXPECT_EQ(c1.requant.shift, (std::vector<uint8_t>{4, 4}));
+  EXPECT_EQ(c1.requant.lo, -10);
+  EXPECT_EQ(c1.requant.hi, 90);
+  EXPECT_EQ(c1.files.weights, "c1_weight.npy");
+  EXPECT_EQ(c1.files.multiplier, "");
+  EXPECT_EQ(c1.bias.values()[1], -5);
+  const Layer& p1 = net.layers[1];
+  EXPECT_EQ(p1.line, 10);
+  EXPECT_EQ(p1.pool.stride, 2);
+  EXPECT_EQ(p1.out_shape, (Shape{2, 1, 1}));
+  const Layer& f1 = net.layers[2];
+  EXPECT_EQ(f1.in_shape, (Shape{2, 1, 1}));
+  EXPECT_EQ(f1.weights.shape(), (Shape{3, 2}));
+  EXPECT_EQ(f1.requant.multiplier, (std::vector<uint16_t>{7, 7, 7}));
+  EXPECT_EQ(f1.requant.shift, (std::vector<uint8_t>{0, 7, 47}));
+  EXPECT_EQ(net.weights_dir, dir_.string());
+}
+
+TEST_F(NetworkLoad, FcWeightsAreFlattenedInput) {
+  // fc after [2][2][2]: weights are [Cout][8].
+  write_params("", 8);
+  write("net.yaml",
+        "name: flat\ninput: [2, 2, 2]\nlayers:\n"
+        "  - {name: f1, type: fc, out_features: 3, weights: f1_w.npy,\n"
+        "     requant: {multiplier: 7, shift: f1_shift.npy}}\n");
+  const Network net = load_network(path("net.yaml"));
+  EXPECT_EQ(net.layers[0].weights.shape(), (Shape{3, 8}));
+  EXPECT_EQ(net.layers[0].macs(), 24);
+  EXPECT_EQ(net.layers[0].param_bytes(), 24 + 3 * 7);
+}
+
+TEST_F(NetworkLoad, WeightsDirectoryResolution) {
+  // YAML `weights:` is relative to the YAML file; LoadOptions overrides it.
+  write_params("w/");
+  const std::string yaml = write_net("weights: w\n");
+  EXPECT_EQ(load_network(yaml).weights_dir, (dir_ / "w").string());
+  write_params("other/");
+  EXPECT_EQ(load_network(yaml, {path("other"), true}).weights_dir, path("other"));
+  // Without parameters the structure still loads.
+  fs::remove_all(dir_ / "w");
+  EXPECT_NO_THROW(load_network(yaml, {"", false}));
+  expect_error([&] { load_network(yaml); }, yaml, 5, "c1",
+               {"weights file '" + (dir_ / "w" / "c1_weight.npy").string() + "' not found"});
+}
+
+// ---- malformed descriptions ----------------------------------------------------
+
+class NetworkErrors : public test::TempDirTest {
+ protected:
+  // Writes a network whose layers start at line 4.
+  std::string net(const std::string& layers, const std::string& input = "[1, 8, 8]") {
+    yaml_ = write("bad.yaml", "name: bad\ninput: " + input + "\nlayers:\n" + layers);
+    return yaml_;
+  }
+  void expect(const std::string& layers, int line, const std::string& layer,
+              const std::vector<std::string>& parts, bool load_weights = false) {
+    net(layers);
+    expect_error([&] { load_network(yaml_, {"", load_weights}); }, yaml_, line, layer, parts);
+  }
+  std::string yaml_;
+};
+
+TEST_F(NetworkErrors, YamlSyntaxErrorReportsLine) {
+  const std::string yaml = write("bad.yaml",
+                                 "name: bad\n"
+                                 "input: [1, 8, 8]\n"
+                                 "layers:\n"
+                                 "  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n"
+                                 "  - {name: p1, type: maxpool, kernel: 2\n"
+                                 "  - {name: p2, type: maxpool, kernel: 2}\n");
+  try {
+    load_network(yaml);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where().file, yaml);
+    EXPECT_GE(e.where().line, 5) << e.what();  // where the parser notices it
+    EXPECT_LE(e.where().line, 7) << e.what();
+    EXPECT_NE(std::string(e.what()).find("YAML syntax error"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(yaml + ":" + std::to_string(e.where().line) + ": ", 0),
+              0u);
+  }
+  // A tab in the indentation: the line of the tab.
+  const std::string tab = write("tab.yaml", "name: bad\ninput: [1, 8, 8]\nlayers:\n\t- {name: x}\n");
+  expect_error([&] { load_network(tab); }, tab, 4, "", {"YAML syntax error"});
+}
+
+TEST_F(NetworkErrors, MissingFileAndEmptyFile) {
+  const std::string missing = path("nope.yaml");
+  expect_error([&] { load_network(missing); }, missing, 0, "", {"no such file"});
+  const std::string empty = write("empty.yaml", "");
+  expect_error([&] { load_network(empty); }, empty, 0, "", {"top level must be a mapping"});
+}
+
+TEST_F(NetworkErrors, TopLevelKeys) {
+  const std::string a = write("a.yaml", "name: a\nnmae: b\ninput: [1, 8, 8]\nlayers: []\n");
+  expect_error([&] { load_network(a); }, a, 2, "", {"unknown key 'nmae'", "the network"});
+  const std::string b = write("b.yaml", "name: b\ninput: [1, 8, 8]\n");
+  expect_error([&] { load_network(b); }, b, 1, "", {"missing required key 'layers'"});
+  const std::string c = write("c.yaml", "name: c\ninput: [1, 8, 8]\nlayers: []\n");
+  expect_error([&] { load_network(c); }, c, 3, "", {"'layers' must be a non-empty list"});
+  const std::string d = write("d.yaml", "name: d\ninput: [8, 8]\nlayers: [{name: r, type: relu}]\n");
+  expect_error([&] { load_network(d); }, d, 2, "", {"'input' must be a list [C, H, W]"});
+  const std::string e = write("e.yaml", "name: e\ninput: [0, 8, 8]\nlayers: [{name: r, type: relu}]\n");
+  expect_error([&] { load_network(e); }, e, 2, "", {"'input' is 0, must be in 1..65535"});
+  const std::string f = write("f.yaml", "name: f g\ninput: [1, 8, 8]\nlayers: [{name: r, type: relu}]\n");
+  expect_error([&] { load_network(f); }, f, 1, "", {"network name 'f g'"});
+  const std::string g =
+      write("g.yaml", "name: g\ninput: [65535, 65535, 1]\nlayers: [{name: r, type: relu}]\n");
+  expect_error([&] { load_network(g); }, g, 2, "", {"input [65535, 65535, 1] is too large"});
+}
+
+TEST_F(NetworkErrors, UnknownKey) {
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, strdie: 2}\n", 4, "c1",
+         {"unknown key 'strdie' in conv layer", "stride"});
+}
+
+TEST_F(NetworkErrors, DuplicateKey) {
+  expect("  - name: c1\n    type: conv\n    out_channels: 4\n    kernel: 3\n    kernel: 5\n", 8,
+         "c1", {"key 'kernel' given twice", "first at line 7"});
+}
+
+TEST_F(NetworkErrors, UnknownType) {
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n"
+         "  - {name: d1, type: deconv}\n",
+         5, "d1", {"unknown layer type 'deconv'"});
+}
+
+TEST_F(NetworkErrors, MissingField) {
+  expect("  - name: c1\n    type: conv\n    out_channels: 4\n", 4, "c1",
+         {"missing required key 'kernel' in conv layer"});
+  expect("  - {type: relu}\n", 4, "", {"missing required key 'name' in layer #1"});
+  expect("  - {name: c1, type: clamp, lo: 0}\n", 4, "c1", {"missing required key 'hi'"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, requant: {shift: 3}}\n", 4, "c1",
+         {"missing required key 'multiplier' in requant"});
+}
+
+TEST_F(NetworkErrors, WrongType) {
+  expect("  - name: c1\n    type: conv\n    out_channels: 4\n    kernel: three\n", 7, "c1",
+         {"'kernel' must be an integer, got 'three'"});
+  expect("  - {name: c1, type: conv, out_channels: \"4\", kernel: 3}\n", 4, "c1",
+         {"'out_channels' must be an integer, got the string '4'"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 2.5}\n", 4, "c1",
+         {"'kernel' must be an integer, got '2.5'"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: [3, 3]}\n", 4, "c1",
+         {"'kernel' must be an integer, got a list"});
+  expect("  - {name: p1, type: maxpool, kernel: 2, ceil_mode: maybe}\n", 4, "p1",
+         {"'ceil_mode' must be true or false, got 'maybe'"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, activation: gelu}\n", 4, "c1",
+         {"unknown activation 'gelu'"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, requant: {multiplier: abc, "
+         "shift: 0}}\n",
+         4, "c1", {"'multiplier' must be an integer 0..65535, a list of 4 integers or a .npy file"});
+  expect("  - {name: [c1], type: relu}\n", 4, "", {"'name' must be text, got a list"});
+}
+
+TEST_F(NetworkErrors, OutOfRangeValues) {
+  const std::string conv = "  - {name: c1, type: conv, out_channels: 4, ";
+  expect(conv + "kernel: 12}\n", 4, "c1", {"'kernel' is 12, must be in 1..11"});
+  expect(conv + "kernel: 0}\n", 4, "c1", {"'kernel' is 0, must be in 1..11"});
+  expect(conv + "kernel: 3, stride: 9}\n", 4, "c1", {"'stride' is 9, must be in 1..8"});
+  expect(conv + "kernel: 3, stride: 0}\n", 4, "c1", {"'stride' is 0, must be in 1..8"});
+  expect(conv + "kernel: 3, pad: 3}\n", 4, "c1", {"'pad' is 3, must be in 0..2"});
+  expect(conv + "kernel: 3, pad: -1}\n", 4, "c1", {"'pad' is -1, must be in 0..2"});
+  expect("  - {name: c1, type: conv, out_channels: 0, kernel: 3}\n", 4, "c1",
+         {"'out_channels' is 0, must be in 1..65535"});
+  expect("  - {name: f1, type: fc, out_features: 0}\n", 4, "f1",
+         {"'out_features' is 0, must be in 1..65535"});
+  expect(conv + "kernel: 3, requant: {multiplier: 1, shift: 48}}\n", 4, "c1",
+         {"'shift' is 48, must be in 0..47"});
+  expect(conv + "kernel: 3, requant: {multiplier: 65536, shift: 4}}\n", 4, "c1",
+         {"'multiplier' is 65536, must be in 0..65535"});
+  expect(conv + "kernel: 3, requant: {multiplier: [1, 2, -1, 4], shift: 4}}\n", 4, "c1",
+         {"'multiplier' is -1, must be in 0..65535"});
+  expect(conv + "kernel: 3, requant: {multiplier: [1, 2, 3], shift: 4}}\n", 4, "c1",
+         {"'multiplier' lists 3 values, the layer has 4 output channels"});
+  expect(conv + "kernel: 3, activation: {clamp: [-129, 0]}}\n", 4, "c1",
+         {"'clamp lo' is -129, must be in -128..127"});
+  expect(conv + "kernel: 3, activation: {clamp: [0, 128]}}\n", 4, "c1",
+         {"'clamp hi' is 128, must be in -128..127"});
+  expect(conv + "kernel: 3, activation: {clamp: [10, 5]}}\n", 4, "c1",
+         {"activation clamp [10, 5] has lo > hi"});
+  expect("  - {name: k1, type: clamp, lo: 5, hi: 4}\n", 4, "k1", {"clamp lo 5 is greater than hi 4"});
+  expect("  - {name: k1, type: clamp, lo: -200, hi: 4}\n", 4, "k1", {"'lo' is -200"});
+  expect("  - {name: p1, type: avgpool, kernel: 2, pad: 2}\n", 4, "p1",
+         {"'pad' is 2, must be in 0..1"});
+}
+
+TEST_F(NetworkErrors, DuplicateLayerNames) {
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n"
+         "  - {name: r1, type: relu}\n"
+         "  - {name: c1, type: relu}\n",
+         6, "c1", {"duplicate layer name 'c1' (first defined at line 4)"});
+  expect("  - {name: 'c 1', type: relu}\n", 4, "", {"layer name 'c 1' must match"});
+}
+
+TEST_F(NetworkErrors, ImpossibleShapes) {
+  // 8x8, pad 1: the padded input is 10, the kernel 11.
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 11, pad: 1}\n", 4, "c1",
+         {"impossible shape for input [1, 8, 8]", "kernel 11 larger than the padded input 10"});
+  // After two poolings the map is 2x2: no 3x3 pooling window fits.
+  expect("  - {name: p1, type: maxpool, kernel: 2}\n"
+         "  - {name: p2, type: maxpool, kernel: 2}\n"
+         "  - {name: p3, type: avgpool, kernel: 3}\n",
+         6, "p3", {"impossible shape for input [1, 2, 2]", "pooling kernel 3 larger"});
+}
+
+TEST_F(NetworkErrors, FileKeysMustStayInsideTheWeightsDirectory) {
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, weights: ../w.npy}\n", 4, "c1",
+         {"'weights' file '../w.npy' must be a relative path inside the weights directory"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, bias: /tmp/b.npy}\n", 4, "c1",
+         {"must be a relative path"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, bias: b.txt}\n", 4, "c1",
+         {"'bias' must name a .npy file"});
+}
+
+// ---- parameter files ---------------------------------------------------------
+
+class NetworkFiles : public NetworkErrors {
+ protected:
+  // c1: conv 1 -> 4, 3x3, on [1, 8, 8]; `bias: b.npy` on line 8.
+  static constexpr const char* kConv =
+      "  - name: c1\n"
+      "    type: conv\n"
+      "    out_channels: 4\n"
+      "    kernel: 3\n"
+      "    bias: b.npy\n";
+  void write_all() {
+    save_npy(path("c1_weight.npy"), Tensor<int8_t>({4, 1, 3, 3}, 3));
+    save_npy(path("b.npy"), Tensor<int32_t>({4}, 0));
+    save_npy(path("c1_mult.npy"), Tensor<uint16_t>({4}, 1000));
+    save_npy(path("c1_shift.npy"), Tensor<uint8_t>({4}, 10));
+  }
+};
+
+TEST_F(NetworkFiles, AllPresentLoads) {
+  write_all();
+  net(kConv);
+  const Network n = load_network(yaml_);
+  EXPECT_EQ(n.layers[0].weights, Tensor<int8_t>({4, 1, 3, 3}, 3));
+  EXPECT_EQ(n.layers[0].requant.multiplier, std::vector<uint16_t>(4, 1000));
+  EXPECT_EQ(n.layers[0].requant.shift, std::vector<uint8_t>(4, 10));
+}
+
+TEST_F(NetworkFiles, MissingWeightFile) {
+  write_all();
+  fs::remove(path("c1_weight.npy"));
+  expect(kConv, 4, "c1", {"weights file '" + path("c1_weight.npy") + "' not found"}, true);
+  write_all();
+  fs::remove(path("b.npy"));  // named on line 8
+  expect(kConv, 8, "c1", {"bias file '" + path("b.npy") + "' not found"}, true);
+  write_all();
+  fs::remove(path("c1_shift.npy"));
+  expect(kConv, 4, "c1", {"shift file", "c1_shift.npy' not found"}, true);
+}
+
+TEST_F(NetworkFiles, WrongDtype) {
+  write_all();
+  save_npy(path("c1_weight.npy"), Tensor<int32_t>({4, 1, 3, 3}, 3));
+  expect(kConv, 4, "c1",
+         {"weights file", path("c1_weight.npy"), "expected int8, file has int32"}, true);
+  write_all();
+  save_npy(path("c1_mult.npy"), Tensor<int16_t>({4}, 3));
+  expect(kConv, 4, "c1", {"multiplier file", "expected uint16, file has int16"}, true);
+}
+
+TEST_F(NetworkFiles, WrongShape) {
+  write_all();
+  save_npy(path("c1_weight.npy"), Tensor<int8_t>({4, 1, 5, 5}, 3));
+  expect(kConv, 4, "c1",
+         {"weights file '" + path("c1_weight.npy") +
+          "' has shape [4, 1, 5, 5], expected [4, 1, 3, 3]"},
+         true);
+  write_all();
+  save_npy(path("b.npy"), Tensor<int32_t>({1, 4}, 0));
+  expect(kConv, 8, "c1", {"bias file", "has shape [1, 4], expected [4]"}, true);
+}
+
+TEST_F(NetworkFiles, ShiftFileOutOfRange) {
+  write_all();
+  save_npy(path("c1_shift.npy"), Tensor<uint8_t>({4}, std::vector<uint8_t>{1, 2, 48, 3}));
+  expect(kConv, 4, "c1", {"output channel 2 has shift 48, must be in 0..47"}, true);
+}
+
+TEST_F(NetworkFiles, MalformedNpyNamesTheFile) {
+  write_all();
+  write("c1_weight.npy", "not a numpy file at all");
+  expect(kConv, 4, "c1", {"weights file: " + path("c1_weight.npy")}, true);
+}
+
+TEST_F(NetworkFiles, AccumulatorOverflowFromLargeWeights) {
+  // 2 x 256 x 256 = 131072 inputs of weight -128: the worst case is
+  // 131072 * (-128) * (-128) = 2^31, one past INT32_MAX.
+  save_npy(path("f1_weight.npy"), Tensor<int8_t>({1, 131072}, -128));
+  save_npy(path("f1_bias.npy"), Tensor<int32_t>({1}, 0));
+  yaml_ = write("bad.yaml",
+                "name: big\ninput: [2, 256, 256]\nlayers:\n"
+                "  - {name: f1, type: fc, out_features: 1, requant: {multiplier: 1, shift: 20}}\n");
+  expect_error([&] { load_network(yaml_); }, yaml_, 4, "f1",
+               {"accumulator overflow: output channel 0 can reach [-2130706432, 2147483648]",
+                "outside the int32 range"});
+  // One weight less and it fits.
+  Tensor<int8_t> w({1, 131072}, -128);
+  w[0] = 0;
+  save_npy(path("f1_weight.npy"), w);
+  EXPECT_NO_THROW(load_network(yaml_));
+}
+
+TEST_F(NetworkFiles, AccumulatorOverflowFromBias) {
+  // Channel 2's bias leaves no room for even one input.
+  save_npy(path("f1_weight.npy"), Tensor<int8_t>({3, 64}, 1));
+  save_npy(path("f1_bias.npy"),
+           Tensor<int32_t>({3}, std::vector<int32_t>{0, -1000, std::numeric_limits<int32_t>::max()}));
+  net("  - {name: f1, type: fc, out_features: 3, requant: {multiplier: 1, shift: 20}}\n");
+  expect_error([&] { load_network(yaml_); }, yaml_, 4, "f1", {"output channel 2 can reach"});
+}
+
+TEST(NetworkValidate, RejectsParametersThatDoNotMatch) {
+  Network net = load_network(kExamples + "lenet5.yaml", {"", false});
+  // Structure only: no parameters yet.
+  EXPECT_THROW(validate_parameters(net), Error);
+  for (Layer& l : net.layers) {
+    if (!l.has_weights()) continue;
+    const int64_t fan_in = l.type == LayerType::kConv ? l.in_shape[0] * 25 : shape_elements(l.in_shape);
+    l.weights = l.type == LayerType::kConv
+                    ? Tensor<int8_t>({l.out_channels, l.in_shape[0], 5, 5}, 1)
+                    : Tensor<int8_t>({l.out_channels, fan_in}, 1);
+    l.bias = Tensor<int32_t>({l.out_channels}, 0);
+    l.requant.multiplier.assign(static_cast<size_t>(l.out_channels), 1);
+    l.requant.shift.assign(static_cast<size_t>(l.out_channels), 0);
+  }
+  EXPECT_NO_THROW(validate_parameters(net));
+  net.layers[4].requant.shift[3] = 48;
+  expect_error([&] { validate_parameters(net); }, net.source_file, net.layers[4].line, "f5",
+               {"output channel 3 has shift 48"});
+  net.layers[4].requant.shift[3] = 0;
+  net.layers[2].bias = Tensor<int32_t>({15}, 0);
+  expect_error([&] { validate_parameters(net); }, net.source_file, net.layers[2].line, "c3",
+               {"bias has shape [15], expected [16]"});
+}
+
+}  // namespace
+}  // namespace strata
