@@ -1,0 +1,138 @@
+// Pooling unit (seeds/001 "dispatcher + max-pool unit + avg-pool unit +
+// selector"): reduces each window to one pooled pixel vector with the
+// operation carried by the window (in_op_i, strata_pkg::pool_op_e; set per
+// layer at run time, it may change between any two windows).
+//
+// Dispatcher: sends a window to the unit of its operation. Results leave in
+// window order: a window whose operation differs from that of the windows
+// still inside the units waits until they have left (a pipeline drain of at
+// most the avg unit's latency, once per change of operation). Selector: the
+// output of the unit that holds the windows in flight.
+//
+// Latency: 2 cycles (max) or 4 cycles (avg) for 3x3 windows. Throughput: one
+// window per cycle while the operation stays the same.
+`include "strata_assert.svh"
+
+module strata_pool #(
+  parameter int unsigned Lanes     = strata_cfg_pkg::Lanes,          // channels in parallel
+  parameter int unsigned DataWidth = strata_cfg_pkg::DataWidth,      // signed element bits
+  parameter int unsigned Kernel    = strata_cfg_pkg::MaxPoolKernel,  // window side (taps k x k)
+  parameter int unsigned UserWidth = 1,                              // sideband bits
+  localparam int unsigned Taps = Kernel * Kernel
+) (
+  input  logic                           clk_i,        // clock
+  input  logic                           rst_ni,       // synchronous reset, active low
+  input  logic                           in_valid_i,   // window offered
+  output logic                           in_ready_o,   // window taken
+  input  strata_pkg::pool_op_e           in_op_i,      // PoolMax or PoolAvg for this window
+  input  logic [Taps*Lanes*DataWidth-1:0] in_taps_i,   // tap t = ky*Kernel + kx, lane l at
+                                                       // (t*Lanes + l)*DataWidth
+  input  logic [Taps-1:0]                in_mask_i,    // bit t: tap inside the image
+  input  logic [UserWidth-1:0]           in_user_i,    // sideband, carried along
+  output logic                           out_valid_o,  // pooled pixel vector offered
+  input  logic                           out_ready_i,  // pooled pixel vector taken
+  output logic [Lanes*DataWidth-1:0]     out_data_o,   // lane l at l*DataWidth
+  output logic [UserWidth-1:0]           out_user_o    // sideband of this window
+);
+
+  import strata_pkg::*;
+
+  // Windows in flight are bounded by the avg unit's register stages (tree
+  // stages + 2); count with room to spare.
+  localparam int unsigned MaxInFlight   = ((Taps > 1) ? $clog2(Taps) : 1) + 2;
+  localparam int unsigned InFlightWidth = $clog2(MaxInFlight + 2);
+
+  pool_op_e                 cur_op_d, cur_op_q;
+  logic [InFlightWidth-1:0] in_flight_d, in_flight_q;
+  logic                     may_enter, in_fire, out_fire;
+
+  logic                         max_in_valid, max_in_ready, max_out_valid, max_out_ready;
+  logic                         avg_in_valid, avg_in_ready, avg_out_valid, avg_out_ready;
+  logic [Lanes*DataWidth-1:0]   max_data, avg_data;
+  logic [UserWidth-1:0]         max_user, avg_user;
+
+  // Dispatcher.
+  assign may_enter    = (in_op_i == cur_op_q) || (in_flight_q == '0);
+  assign max_in_valid = in_valid_i && may_enter && (in_op_i == PoolMax);
+  assign avg_in_valid = in_valid_i && may_enter && (in_op_i == PoolAvg);
+  assign in_ready_o   = may_enter && ((in_op_i == PoolMax) ? max_in_ready : avg_in_ready);
+  assign in_fire      = in_valid_i && in_ready_o;
+
+  // Selector: only the unit of cur_op_q can hold windows.
+  assign out_valid_o   = (cur_op_q == PoolMax) ? max_out_valid : avg_out_valid;
+  assign out_data_o    = (cur_op_q == PoolMax) ? max_data : avg_data;
+  assign out_user_o    = (cur_op_q == PoolMax) ? max_user : avg_user;
+  assign max_out_ready = out_ready_i && (cur_op_q == PoolMax);
+  assign avg_out_ready = out_ready_i && (cur_op_q == PoolAvg);
+  assign out_fire      = out_valid_o && out_ready_i;
+
+  always_comb begin
+    cur_op_d    = in_fire ? in_op_i : cur_op_q;
+    in_flight_d = in_flight_q + InFlightWidth'(in_fire) - InFlightWidth'(out_fire);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      cur_op_q    <= PoolMax;
+      in_flight_q <= '0;
+    end else begin
+      cur_op_q    <= cur_op_d;
+      in_flight_q <= in_flight_d;
+    end
+  end
+
+  strata_maxpool #(
+    .Lanes     (Lanes),
+    .DataWidth (DataWidth),
+    .Kernel    (Kernel),
+    .UserWidth (UserWidth)
+  ) u_max (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (max_in_valid),
+    .in_ready_o  (max_in_ready),
+    .in_taps_i   (in_taps_i),
+    .in_mask_i   (in_mask_i),
+    .in_user_i   (in_user_i),
+    .out_valid_o (max_out_valid),
+    .out_ready_i (max_out_ready),
+    .out_data_o  (max_data),
+    .out_user_o  (max_user)
+  );
+
+  strata_avgpool #(
+    .Lanes     (Lanes),
+    .DataWidth (DataWidth),
+    .Kernel    (Kernel),
+    .UserWidth (UserWidth)
+  ) u_avg (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (avg_in_valid),
+    .in_ready_o  (avg_in_ready),
+    .in_taps_i   (in_taps_i),
+    .in_mask_i   (in_mask_i),
+    .in_user_i   (in_user_i),
+    .out_valid_o (avg_out_valid),
+    .out_ready_i (avg_out_ready),
+    .out_data_o  (avg_data),
+    .out_user_o  (avg_user)
+  );
+
+  `STRATA_ASSERT_STREAM(pool_in, clk_i, rst_ni, in_valid_i, in_ready_o,
+                        {in_op_i, in_taps_i, in_mask_i, in_user_i})
+  `STRATA_ASSERT_STREAM(pool_out, clk_i, rst_ni, out_valid_o, out_ready_i,
+                        {out_data_o, out_user_o})
+  // The unit not selected is empty, so the order of results is the order of
+  // windows.
+  `STRATA_ASSERT(pool_one_unit_busy, clk_i, rst_ni,
+                 (cur_op_q == PoolMax) ? !avg_out_valid : !max_out_valid)
+  `STRATA_ASSERT(pool_in_flight_bound, clk_i, rst_ni, 32'(in_flight_q) <= MaxInFlight)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Kernel >= 1 && Lanes >= 1) else $fatal(1, "strata_pool: Kernel and Lanes >= 1");
+  end
+`endif
+
+endmodule : strata_pool

@@ -1,0 +1,555 @@
+// Sliding-window generator: turns a row-major stream of pixel vectors of an
+// H x W image into the stream of k x k windows of a convolution or pooling
+// layer (kernel k, stride s, pad p, floor or ceil mode), in row-major order of
+// the output position (oy, ox), with a per-tap valid mask for padding.
+//
+// Frame protocol: a configuration handshake (cfg_*) starts a frame; the block
+// then takes exactly H * W pixel vectors and emits Ho * Wo windows, where
+// Ho / Wo follow strata::pool_out_size (ceil as in Caffe: the last window
+// starts inside the input or its left padding; floor equals
+// strata::conv_out_size). The next configuration is taken once the frame's
+// last window has left and all its pixels have arrived. A configuration
+// outside the legal range (H, W >= 1, W <= MaxImageWidth, 1 <= k <=
+// MaxKernel, s >= 1, p < k, k <= H + 2p and k <= W + 2p) raises cfg_error_o
+// (held until the next configuration); its H * W pixels are then accepted and
+// dropped and no window comes out, so the upstream never hangs.
+//
+// Structure (docs/rtl-blocks.md, "Window generator / line buffer"):
+//   write side: pixel (y, x) goes to line-buffer bank y mod Rows, word x. Row
+//     y may be written once no window still to come needs row y - Rows.
+//   read side: for each output row the walker shifts one kernel column per
+//     cycle into a k-column window register, reading column c of rows
+//     wy .. wy + k - 1 in one cycle (wy = oy * s - p). Padding is generated,
+//     never stored: a row outside the image or a column >= W is masked, and
+//     the p left padding columns are put in place by clearing the window
+//     register when a row starts. Only shifts that complete a window at
+//     wx = ox * s - p are emitted; the shifts that only fill the register
+//     (k - 1 - p at each row start) are dropped, and with s > k the columns
+//     between two windows are skipped (the column address jumps).
+//   A column is read as soon as it is in the buffer (the bottom image row of
+//     the window has been written up to that column), so output row oy runs
+//     concurrently with the arrival of its last input row.
+//
+// Latency: a window is presented 3 cycles after the handshake of the last
+//   pixel it needs (1 cycle pointer update, 1 RAM read, 1 shift).
+// Throughput: one column per cycle, i.e. one window per cycle at stride 1;
+//   an output row takes (k - p) + (Wo - 1) * min(s, k) cycles; input and
+//   output overlap, so a frame takes about max(H * W, sum of row walks) plus
+//   the rows of bottom padding after the last input pixel.
+// Data of padded and unused taps (ky or kx >= k) is zero and their mask bit 0;
+// taps of one window that are valid always form the rectangle
+// [ky_lo, ky_hi] x [kx_lo, kx_hi] (the seeds/001 padding filter: the conv path
+// jumps from (ky, kx_hi) to (ky + 1, kx_lo) and ends the window at
+// (ky_hi, kx_hi)), and win_count_o > 0 for every legal configuration.
+`include "strata_assert.svh"
+
+module strata_window_gen #(
+  parameter int unsigned Lanes         = strata_cfg_pkg::Lanes,          // channels per pixel
+  parameter int unsigned DataWidth     = strata_cfg_pkg::DataWidth,      // bits per channel
+  parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // largest kernel side
+  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // line-buffer row length
+  parameter int unsigned DimWidth      = 16,  // bits of H, W, oy, ox (H up to 2^DimWidth - 1)
+  parameter int unsigned StrideWidth   = 4,   // bits of the stride (network format: 1..8)
+  localparam int unsigned PixelWidth  = Lanes * DataWidth,
+  localparam int unsigned Taps        = MaxKernel * MaxKernel,
+  localparam int unsigned KernelWidth = $clog2(MaxKernel + 1),
+  localparam int unsigned TapIdxWidth = (MaxKernel > 1) ? $clog2(MaxKernel) : 1,
+  localparam int unsigned CountWidth  = $clog2(Taps + 1)
+) (
+  input  logic                         clk_i,         // clock
+  input  logic                         rst_ni,        // synchronous reset, active low
+  // Frame configuration (one handshake per frame).
+  input  logic                         cfg_valid_i,   // a frame configuration is offered
+  output logic                         cfg_ready_o,   // idle: the configuration is taken
+  input  logic [DimWidth-1:0]          cfg_height_i,  // H, image rows
+  input  logic [DimWidth-1:0]          cfg_width_i,   // W, image columns (<= MaxImageWidth)
+  input  logic [KernelWidth-1:0]       cfg_kernel_i,  // k, window side (1..MaxKernel)
+  input  logic [StrideWidth-1:0]       cfg_stride_i,  // s, window step (>= 1)
+  input  logic [KernelWidth-1:0]       cfg_pad_i,     // p, padding on each side (< k)
+  input  logic                         cfg_ceil_i,    // 1: ceil mode, 0: floor mode
+  output logic                         cfg_error_o,   // last configuration illegal (frame dropped)
+  output logic                         busy_o,        // a frame is in progress
+  // Input stream: the image's pixel vectors, row-major.
+  input  logic                         in_valid_i,    // pixel vector offered
+  output logic                         in_ready_o,    // pixel vector taken
+  input  logic [PixelWidth-1:0]        in_data_i,     // lane l at [l*DataWidth +: DataWidth]
+  // Output stream: windows in row-major order of (oy, ox).
+  output logic                         win_valid_o,   // window offered
+  input  logic                         win_ready_i,   // window taken
+  output logic [Taps*PixelWidth-1:0]   win_data_o,    // tap t = ky*MaxKernel + kx at t*PixelWidth
+  output logic [Taps-1:0]              win_mask_o,    // bit t: tap inside the image
+  output logic [CountWidth-1:0]        win_count_o,   // number of valid taps (n of the average)
+  output logic [TapIdxWidth-1:0]       win_ky_lo_o,   // first valid tap row
+  output logic [TapIdxWidth-1:0]       win_ky_hi_o,   // last valid tap row
+  output logic [TapIdxWidth-1:0]       win_kx_lo_o,   // first valid tap column
+  output logic [TapIdxWidth-1:0]       win_kx_hi_o,   // last valid tap column
+  output logic [DimWidth-1:0]          win_oy_o,      // output row
+  output logic [DimWidth-1:0]          win_ox_o,      // output column
+  output logic                         win_first_o,   // first window of the frame
+  output logic                         win_last_o     // last window of the frame
+);
+
+  localparam int unsigned SlotWidth = $clog2(MaxKernel + 1);
+  localparam int unsigned Rows      = 2 ** SlotWidth;
+  localparam int unsigned AddrWidth = $clog2(MaxImageWidth);
+  localparam int unsigned PosWidth  = DimWidth + 2;  // signed image coordinates, padding < 0
+
+  typedef logic signed [PosWidth-1:0] pos_t;
+  typedef logic [MaxKernel*PixelWidth-1:0] column_t;  // one window column, tap row ky at ky
+
+  typedef enum logic [1:0] {
+    StIdle,   // waiting for a configuration
+    StRun,    // taking pixels and emitting windows
+    StDrain   // illegal configuration: taking and dropping the frame's pixels
+  } state_e;
+
+  // ---------------------------------------------------------------------------
+  // Helpers (pure functions of their arguments).
+
+  function automatic pos_t pos_of(logic [DimWidth-1:0] v);
+    return pos_t'({2'b00, v});
+  endfunction
+
+  // Does another window follow the one starting at `start` along a dimension
+  // of `dim` pixels? (pool_out_size, one step at a time: no division.)
+  function automatic logic more_windows(pos_t start, pos_t dim, pos_t k, pos_t s, pos_t p,
+                                        logic ceil_mode);
+    if (ceil_mode) begin
+      // Next start (start + s) still counted by ceil((dim + 2p - k) / s) and
+      // starts inside the input or its left padding.
+      return (start + k < dim + p) && (start + s < dim);
+    end
+    return start + s + k <= dim + p;
+  endfunction
+
+  function automatic logic [KernelWidth-1:0] popcount(logic [MaxKernel-1:0] v);
+    logic [KernelWidth-1:0] n;
+    n = '0;
+    for (int unsigned i = 0; i < MaxKernel; i++) n += KernelWidth'(v[i]);
+    return n;
+  endfunction
+
+  function automatic logic [TapIdxWidth-1:0] first_set(logic [MaxKernel-1:0] v);
+    logic [TapIdxWidth-1:0] idx;
+    idx = '0;
+    for (int i = MaxKernel - 1; i >= 0; i--) begin
+      if (v[i]) idx = TapIdxWidth'(i);
+    end
+    return idx;
+  endfunction
+
+  function automatic logic [TapIdxWidth-1:0] last_set(logic [MaxKernel-1:0] v);
+    logic [TapIdxWidth-1:0] idx;
+    idx = '0;
+    for (int unsigned i = 0; i < MaxKernel; i++) begin
+      if (v[i]) idx = TapIdxWidth'(i);
+    end
+    return idx;
+  endfunction
+
+  // ---------------------------------------------------------------------------
+  // Registers.
+
+  state_e state_d, state_q;
+  logic   err_d, err_q;
+
+  // Frame configuration.
+  logic [DimWidth-1:0]    height_d, height_q, width_d, width_q;
+  logic [KernelWidth-1:0] kernel_d, kernel_q, pad_d, pad_q;
+  logic [StrideWidth-1:0] stride_d, stride_q;
+  logic                   ceil_d, ceil_q;
+
+  // Write side: position of the next pixel to arrive.
+  logic [DimWidth-1:0] wr_x_d, wr_x_q, wr_y_d, wr_y_q;
+
+  // Read walker: window top row wy, window left column wx, next column c to
+  // shift in, output position (oy, ox); row_start: clear the window first.
+  pos_t                wy_d, wy_q, wx_d, wx_q, col_d, col_q;
+  logic [DimWidth-1:0] oy_d, oy_q, ox_d, ox_q;
+  logic                row_start_d, row_start_q;
+  logic                walk_done_d, walk_done_q;
+
+  // Stage 1: the column read from the line buffer (arrives one cycle later).
+  logic                 s1_valid_d, s1_valid_q;
+  logic                 s1_col_in_q, s1_emit_q, s1_clear_q, s1_first_q, s1_last_q;
+  logic [MaxKernel-1:0] s1_rows_q;
+  logic [DimWidth-1:0]  s1_oy_q, s1_ox_q;
+
+  // Window register (column kx holds tap column kx) and its column-valid bits.
+  column_t              win_d [MaxKernel];
+  column_t              win_q [MaxKernel];
+  logic [MaxKernel-1:0] cols_d, cols_q;
+
+  // Output: the window register is the output register.
+  logic                 out_valid_d, out_valid_q;
+  logic                 out_first_q, out_last_q;
+  logic [MaxKernel-1:0] out_rows_q;
+  logic [DimWidth-1:0]  out_oy_q, out_ox_q;
+
+  // ---------------------------------------------------------------------------
+  // Configuration check.
+
+  pos_t cfg_h, cfg_w, cfg_k, cfg_p;
+  logic cfg_ok, cfg_fire, cfg_kernel_fits;
+
+  if (2 ** KernelWidth - 1 > MaxKernel) begin : g_kernel_check
+    assign cfg_kernel_fits = (32'(cfg_kernel_i) <= MaxKernel);
+  end else begin : g_kernel_any
+    assign cfg_kernel_fits = 1'b1;  // every encodable kernel side is supported
+  end
+
+  always_comb begin
+    cfg_h = pos_of(cfg_height_i);
+    cfg_w = pos_of(cfg_width_i);
+    cfg_k = pos_t'(cfg_kernel_i);
+    cfg_p = pos_t'(cfg_pad_i);
+    cfg_ok = (cfg_height_i != '0) && (cfg_width_i != '0)
+          && (32'(cfg_width_i) <= MaxImageWidth)
+          && (cfg_kernel_i != '0) && cfg_kernel_fits
+          && (cfg_stride_i != '0)
+          && (cfg_pad_i < cfg_kernel_i)
+          && (cfg_k <= cfg_h + cfg_p + cfg_p)
+          && (cfg_k <= cfg_w + cfg_p + cfg_p);
+  end
+
+  assign cfg_ready_o = (state_q == StIdle);
+  assign cfg_fire    = cfg_valid_i && cfg_ready_o;
+
+  // ---------------------------------------------------------------------------
+  // Walker (issue stage).
+
+  pos_t k, s, p, h, w, wr_x, wr_y, y_bottom, emit_col, skip;
+  logic col_in, col_ready, emit, last_col, last_row, issue;
+  logic s1_fire;
+  logic [MaxKernel-1:0] rows_valid;
+
+  always_comb begin
+    k    = pos_t'(kernel_q);
+    s    = pos_t'(stride_q);
+    p    = pos_t'(pad_q);
+    h    = pos_of(height_q);
+    w    = pos_of(width_q);
+    wr_x = pos_of(wr_x_q);
+    wr_y = pos_of(wr_y_q);
+    skip = (s > k) ? s - k : pos_t'(0);
+
+    emit_col = wx_q + k - pos_t'(1);
+    emit     = (col_q == emit_col);
+    last_col = !more_windows(wx_q, w, k, s, p, ceil_q);
+    last_row = !more_windows(wy_q, h, k, s, p, ceil_q);
+
+    // The lowest image row of the window gates the read of column c.
+    y_bottom  = (wy_q + k - pos_t'(1) < h) ? wy_q + k - pos_t'(1) : h - pos_t'(1);
+    col_in    = (col_q < w);
+    col_ready = !col_in || (wr_y > y_bottom) || ((wr_y == y_bottom) && (wr_x > col_q));
+
+    for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
+      rows_valid[ky] = (pos_t'(ky) < k) && (wy_q + pos_t'(ky) >= pos_t'(0))
+                    && (wy_q + pos_t'(ky) < h);
+    end
+  end
+
+  assign s1_fire = s1_valid_q && (!out_valid_q || win_ready_i);
+  assign issue   = (state_q == StRun) && !walk_done_q && col_ready && (!s1_valid_q || s1_fire);
+
+  // ---------------------------------------------------------------------------
+  // Write side.
+
+  logic in_fire, lb_we;
+
+  always_comb begin
+    in_ready_o = 1'b0;
+    unique case (state_q)
+      StRun:   in_ready_o = (wr_y_q < height_q)
+                         && (walk_done_q || (wr_y < wy_q + pos_t'(Rows)));
+      StDrain: in_ready_o = (wr_y_q < height_q);
+      StIdle:  in_ready_o = 1'b0;
+      default: in_ready_o = 1'b0;
+    endcase
+  end
+
+  assign in_fire = in_valid_i && in_ready_o;
+  assign lb_we   = in_fire && (state_q == StRun);
+
+  // ---------------------------------------------------------------------------
+  // Line buffer.
+
+  column_t lb_col;
+
+  strata_line_buffer #(
+    .Lanes         (Lanes),
+    .DataWidth     (DataWidth),
+    .MaxKernel     (MaxKernel),
+    .MaxImageWidth (MaxImageWidth)
+  ) u_line_buffer (
+    .clk_i   (clk_i),
+    .we_i    (lb_we),
+    .wslot_i (wr_y_q[SlotWidth-1:0]),
+    .waddr_i (wr_x_q[AddrWidth-1:0]),
+    .wdata_i (in_data_i),
+    .re_i    (issue && col_in),
+    .raddr_i (col_q[AddrWidth-1:0]),
+    .rtop_i  (wy_q[SlotWidth-1:0]),
+    .rcol_o  (lb_col)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Next state.
+
+  always_comb begin
+    state_d     = state_q;
+    err_d       = err_q;
+    height_d    = height_q;
+    width_d     = width_q;
+    kernel_d    = kernel_q;
+    stride_d    = stride_q;
+    pad_d       = pad_q;
+    ceil_d      = ceil_q;
+    wr_x_d      = wr_x_q;
+    wr_y_d      = wr_y_q;
+    wy_d        = wy_q;
+    wx_d        = wx_q;
+    col_d       = col_q;
+    oy_d        = oy_q;
+    ox_d        = ox_q;
+    row_start_d = row_start_q;
+    walk_done_d = walk_done_q;
+
+    if (cfg_fire) begin
+      height_d    = cfg_height_i;
+      width_d     = cfg_width_i;
+      kernel_d    = cfg_kernel_i;
+      stride_d    = cfg_stride_i;
+      pad_d       = cfg_pad_i;
+      ceil_d      = cfg_ceil_i;
+      err_d       = !cfg_ok;
+      wr_x_d      = '0;
+      wr_y_d      = '0;
+      wy_d        = -cfg_p;
+      wx_d        = -cfg_p;
+      col_d       = '0;
+      oy_d        = '0;
+      ox_d        = '0;
+      row_start_d = 1'b1;
+      walk_done_d = 1'b0;
+      if (cfg_ok) begin
+        state_d = StRun;
+      end else if ((cfg_height_i != '0) && (cfg_width_i != '0)) begin
+        state_d = StDrain;
+      end
+    end
+
+    if (in_fire) begin
+      if (wr_x_q == width_q - DimWidth'(1)) begin
+        wr_x_d = '0;
+        wr_y_d = wr_y_q + DimWidth'(1);
+      end else begin
+        wr_x_d = wr_x_q + DimWidth'(1);
+      end
+    end
+
+    if (issue) begin
+      row_start_d = 1'b0;
+      if (!emit) begin
+        col_d = col_q + pos_t'(1);
+      end else if (!last_col) begin
+        wx_d  = wx_q + s;
+        ox_d  = ox_q + DimWidth'(1);
+        col_d = col_q + pos_t'(1) + skip;
+      end else if (!last_row) begin
+        wy_d        = wy_q + s;
+        oy_d        = oy_q + DimWidth'(1);
+        wx_d        = -p;
+        ox_d        = '0;
+        col_d       = '0;
+        row_start_d = 1'b1;
+      end else begin
+        walk_done_d = 1'b1;
+      end
+    end
+
+    unique case (state_q)
+      StRun: begin
+        if (walk_done_q && !s1_valid_q && !out_valid_q && (wr_y_q == height_q)) state_d = StIdle;
+      end
+      StDrain: begin
+        if (wr_y_q == height_q) state_d = StIdle;
+      end
+      StIdle: ;
+      default: state_d = StIdle;
+    endcase
+  end
+
+  // Stage 1 and the window register.
+  always_comb begin
+    s1_valid_d = issue ? 1'b1 : (s1_fire ? 1'b0 : s1_valid_q);
+
+    if (s1_fire) begin
+      out_valid_d = s1_emit_q;
+    end else if (win_ready_i) begin
+      out_valid_d = 1'b0;
+    end else begin
+      out_valid_d = out_valid_q;
+    end
+  end
+
+  // Shift one column in at position k - 1; positions >= k keep their
+  // (invalid) contents. A row start first clears every column-valid bit:
+  // the p left padding columns are then in place without a cycle each.
+  logic [MaxKernel-1:0] base_cols;
+  assign base_cols = s1_clear_q ? '0 : cols_q;
+
+  for (genvar kx = 0; kx < MaxKernel; kx++) begin : g_win_col
+    column_t right_col;   // column kx + 1 (this column itself for the last one)
+    logic    right_valid;
+    if (kx + 1 < MaxKernel) begin : g_inner
+      assign right_col   = win_q[kx+1];
+      assign right_valid = base_cols[kx+1];
+    end else begin : g_edge
+      assign right_col   = win_q[kx];
+      assign right_valid = base_cols[kx];
+    end
+    always_comb begin
+      if (32'(kx) + 32'd1 == 32'(kernel_q)) begin
+        win_d[kx]  = lb_col;
+        cols_d[kx] = s1_col_in_q;
+      end else if (32'(kx) + 32'd1 < 32'(kernel_q)) begin
+        win_d[kx]  = right_col;
+        cols_d[kx] = right_valid;
+      end else begin
+        win_d[kx]  = win_q[kx];
+        cols_d[kx] = base_cols[kx];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Flip-flops.
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q     <= StIdle;
+      err_q       <= 1'b0;
+      height_q    <= '0;
+      width_q     <= '0;
+      kernel_q    <= '0;
+      stride_q    <= '0;
+      pad_q       <= '0;
+      ceil_q      <= 1'b0;
+      wr_x_q      <= '0;
+      wr_y_q      <= '0;
+      wy_q        <= '0;
+      wx_q        <= '0;
+      col_q       <= '0;
+      oy_q        <= '0;
+      ox_q        <= '0;
+      row_start_q <= 1'b1;
+      walk_done_q <= 1'b1;
+      s1_valid_q  <= 1'b0;
+      out_valid_q <= 1'b0;
+      cols_q      <= '0;
+    end else begin
+      state_q     <= state_d;
+      err_q       <= err_d;
+      height_q    <= height_d;
+      width_q     <= width_d;
+      kernel_q    <= kernel_d;
+      stride_q    <= stride_d;
+      pad_q       <= pad_d;
+      ceil_q      <= ceil_d;
+      wr_x_q      <= wr_x_d;
+      wr_y_q      <= wr_y_d;
+      wy_q        <= wy_d;
+      wx_q        <= wx_d;
+      col_q       <= col_d;
+      oy_q        <= oy_d;
+      ox_q        <= ox_d;
+      row_start_q <= row_start_d;
+      walk_done_q <= walk_done_d;
+      s1_valid_q  <= s1_valid_d;
+      out_valid_q <= out_valid_d;
+      if (s1_fire) cols_q <= cols_d;
+    end
+  end
+
+  // Datapath registers: no reset, qualified by the valid bits above.
+  always_ff @(posedge clk_i) begin
+    if (issue) begin
+      s1_col_in_q <= col_in;
+      s1_emit_q   <= emit;
+      s1_clear_q  <= row_start_q;
+      s1_rows_q   <= rows_valid;
+      s1_oy_q     <= oy_q;
+      s1_ox_q     <= ox_q;
+      s1_first_q  <= (oy_q == '0) && (ox_q == '0);
+      s1_last_q   <= last_row && last_col;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s1_fire) win_q <= win_d;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s1_fire && s1_emit_q) begin
+      out_rows_q  <= s1_rows_q;
+      out_oy_q    <= s1_oy_q;
+      out_ox_q    <= s1_ox_q;
+      out_first_q <= s1_first_q;
+      out_last_q  <= s1_last_q;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Outputs.
+
+  assign cfg_error_o = err_q;
+  assign busy_o      = (state_q != StIdle);
+  assign win_valid_o = out_valid_q;
+  assign win_oy_o    = out_oy_q;
+  assign win_ox_o    = out_ox_q;
+  assign win_first_o = out_first_q;
+  assign win_last_o  = out_last_q;
+  assign win_count_o = CountWidth'(popcount(out_rows_q)) * CountWidth'(popcount(cols_q));
+  assign win_ky_lo_o = first_set(out_rows_q);
+  assign win_ky_hi_o = last_set(out_rows_q);
+  assign win_kx_lo_o = first_set(cols_q);
+  assign win_kx_hi_o = last_set(cols_q);
+
+  always_comb begin
+    for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
+      for (int unsigned kx = 0; kx < MaxKernel; kx++) begin
+        win_mask_o[ky*MaxKernel + kx] = out_rows_q[ky] && cols_q[kx];
+        win_data_o[(ky*MaxKernel + kx)*PixelWidth +: PixelWidth] =
+            (out_rows_q[ky] && cols_q[kx]) ? win_q[kx][ky*PixelWidth +: PixelWidth] : '0;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Assertions.
+
+  `STRATA_ASSERT_STREAM(wg_cfg, clk_i, rst_ni, cfg_valid_i, cfg_ready_o,
+                        {cfg_height_i, cfg_width_i, cfg_kernel_i, cfg_stride_i, cfg_pad_i,
+                         cfg_ceil_i})
+  `STRATA_ASSERT_STREAM(wg_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)
+  `STRATA_ASSERT_STREAM(wg_win, clk_i, rst_ni, win_valid_o, win_ready_i,
+                        {win_data_o, win_mask_o, win_oy_o, win_ox_o, win_first_o, win_last_o})
+  // Every emitted window holds at least one image pixel (legal configurations).
+  `STRATA_ASSERT(wg_win_nonempty, clk_i, rst_ni, !win_valid_o || (win_mask_o != '0))
+  // The line buffer never overwrites a row a pending window still needs.
+  `STRATA_ASSERT(wg_no_overwrite, clk_i, rst_ni,
+                 !lb_we || walk_done_q || (wr_y < wy_q + pos_t'(Rows)))
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Lanes >= 1 && DataWidth >= 1) else $fatal(1, "strata_window_gen: empty pixel");
+    assert (MaxKernel >= 1) else $fatal(1, "strata_window_gen: MaxKernel must be >= 1");
+    assert (MaxImageWidth >= 2 && MaxImageWidth < 2 ** DimWidth)
+      else $fatal(1, "strata_window_gen: MaxImageWidth %0d out of range", MaxImageWidth);
+    assert (StrideWidth >= 1 && StrideWidth < DimWidth)
+      else $fatal(1, "strata_window_gen: StrideWidth %0d out of range", StrideWidth);
+  end
+`endif
+
+endmodule : strata_window_gen

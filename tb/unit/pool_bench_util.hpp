@@ -1,0 +1,216 @@
+// Helpers shared by the window-generator and pooling benches: bit fields of
+// Verilated ports of any width, stream sources and sinks that obey the AXI
+// handshake rules while inserting random gaps and back-pressure, and the C++
+// reference window extraction (built on strata::pool_out_size).
+#pragma once
+
+#include <verilated.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim_fixture.hpp"
+#include "strata/numerics.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata::tb {
+
+// ---------------------------------------------------------------------------
+// Port bit fields. Ports up to 64 bits are plain integers; wider ones VlWide.
+
+template <typename Port>
+uint64_t get_bits(const Port& port, unsigned lsb, unsigned width) {
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  if constexpr (std::is_integral_v<Port>) {
+    return (static_cast<uint64_t>(port) >> lsb) & mask;
+  } else {
+    uint64_t v = 0;
+    unsigned got = 0;
+    while (got < width) {
+      const unsigned bit = lsb + got;
+      const unsigned word = bit / 32, off = bit % 32;
+      const unsigned take = std::min(32 - off, width - got);
+      const uint64_t chunk = (uint64_t{port.at(word)} >> off) & ((uint64_t{1} << take) - 1);
+      v |= chunk << got;
+      got += take;
+    }
+    return v & mask;
+  }
+}
+
+template <typename Port>
+void set_bits(Port& port, unsigned lsb, unsigned width, uint64_t value) {
+  if constexpr (std::is_integral_v<Port>) {
+    const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    uint64_t p = static_cast<uint64_t>(port);
+    p = (p & ~(mask << lsb)) | ((value & mask) << lsb);
+    port = static_cast<Port>(p);
+  } else {
+    unsigned done = 0;
+    while (done < width) {
+      const unsigned bit = lsb + done;
+      const unsigned word = bit / 32, off = bit % 32;
+      const unsigned take = std::min(32 - off, width - done);
+      const uint32_t m = (take == 32 ? ~uint32_t{0} : ((uint32_t{1} << take) - 1)) << off;
+      const uint32_t chunk = static_cast<uint32_t>((value >> done) << off) & m;
+      port.at(word) = (port.at(word) & ~m) | chunk;
+      done += take;
+    }
+  }
+}
+
+inline int8_t get_i8(uint64_t raw) { return static_cast<int8_t>(static_cast<uint8_t>(raw)); }
+
+// Fills a port of any width with random bits (payload driven while valid is low).
+template <typename Port>
+void randomize(Port& port, unsigned width, std::mt19937_64& rng) {
+  for (unsigned lsb = 0; lsb < width; lsb += 32) {
+    set_bits(port, lsb, std::min(32u, width - lsb), rng());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Streams.
+
+// Holds the items of one valid/ready input. valid rises after a random gap and
+// then stays high, with the payload unchanged, until the handshake.
+template <typename Item>
+class StreamSource {
+ public:
+  explicit StreamSource(double gap_probability = 0.0) : throttle_(gap_probability) {}
+  void push(Item item) { queue_.push_back(std::move(item)); }
+  // Drive point: whether valid is high this cycle (the payload is front()).
+  bool drive(std::mt19937_64& rng) {
+    if (!valid_ && !queue_.empty() && !throttle_.stall(rng)) valid_ = true;
+    return valid_;
+  }
+  const Item& front() const { return queue_.front(); }
+  // After the sample point: `fired` is valid && ready of this cycle.
+  void handshake(bool fired) {
+    if (fired) {
+      queue_.pop_front();
+      valid_ = false;
+    }
+  }
+  bool empty() const { return queue_.empty(); }
+  size_t pending() const { return queue_.size(); }
+
+ private:
+  Throttle throttle_;
+  std::deque<Item> queue_;
+  bool valid_ = false;
+};
+
+// Output back-pressure: ready is low with the given probability each cycle.
+class StreamSink {
+ public:
+  explicit StreamSink(double stall_probability = 0.0) : throttle_(stall_probability) {}
+  bool ready(std::mt19937_64& rng) { return !throttle_.stall(rng); }
+
+ private:
+  Throttle throttle_;
+};
+
+// ---------------------------------------------------------------------------
+// Reference windows.
+
+struct WindowGeometry {
+  int height = 1;
+  int width = 1;
+  int kernel = 1;
+  int stride = 1;
+  int pad = 0;
+  bool ceil_mode = false;
+
+  PoolGeometry pool() const { return PoolGeometry{kernel, stride, pad, ceil_mode}; }
+  int out_height() const { return pool_out_size(height, pool()); }
+  int out_width() const { return pool_out_size(width, pool()); }
+  std::string str() const {
+    return fmt::format("{}x{} k{} s{} p{} {}", height, width, kernel, stride, pad,
+                       ceil_mode ? "ceil" : "floor");
+  }
+};
+
+// One window as the window generator must present it: taps in a max_kernel x
+// max_kernel grid, padded or unused taps zero with mask bit 0.
+struct RefWindow {
+  int oy = 0, ox = 0;
+  bool first = false, last = false;
+  uint64_t mask = 0;        // bit ky * max_kernel + kx
+  int count = 0;            // valid taps
+  int ky_lo = 0, ky_hi = 0, kx_lo = 0, kx_hi = 0;
+  std::vector<int8_t> taps;  // [ky][kx][lane], max_kernel^2 * lanes
+};
+
+// image is [lanes][H][W]; the window order is row-major over (oy, ox).
+inline std::vector<RefWindow> reference_windows(const Tensor<int8_t>& image,
+                                                const WindowGeometry& g, int max_kernel) {
+  const int lanes = static_cast<int>(image.dim(0));
+  const int ho = g.out_height(), wo = g.out_width();
+  std::vector<RefWindow> out;
+  out.reserve(static_cast<size_t>(ho) * wo);
+  for (int oy = 0; oy < ho; ++oy) {
+    for (int ox = 0; ox < wo; ++ox) {
+      RefWindow w;
+      w.oy = oy;
+      w.ox = ox;
+      w.first = oy == 0 && ox == 0;
+      w.last = oy == ho - 1 && ox == wo - 1;
+      w.taps.assign(static_cast<size_t>(max_kernel) * max_kernel * lanes, 0);
+      w.ky_lo = w.kx_lo = max_kernel;
+      w.ky_hi = w.kx_hi = -1;
+      for (int ky = 0; ky < g.kernel; ++ky) {
+        const int iy = oy * g.stride - g.pad + ky;
+        if (iy < 0 || iy >= g.height) continue;
+        for (int kx = 0; kx < g.kernel; ++kx) {
+          const int ix = ox * g.stride - g.pad + kx;
+          if (ix < 0 || ix >= g.width) continue;
+          const int t = ky * max_kernel + kx;
+          w.mask |= uint64_t{1} << t;
+          ++w.count;
+          w.ky_lo = std::min(w.ky_lo, ky);
+          w.ky_hi = std::max(w.ky_hi, ky);
+          w.kx_lo = std::min(w.kx_lo, kx);
+          w.kx_hi = std::max(w.kx_hi, kx);
+          for (int l = 0; l < lanes; ++l) {
+            w.taps[static_cast<size_t>(t) * lanes + l] = image(l, iy, ix);
+          }
+        }
+      }
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+inline Tensor<int8_t> random_image(int lanes, int height, int width, std::mt19937_64& rng) {
+  Tensor<int8_t> t({lanes, height, width});
+  std::uniform_int_distribution<int> d(kInt8Min, kInt8Max);
+  for (auto& v : t.values()) v = static_cast<int8_t>(d(rng));
+  return t;
+}
+
+// Pixel vector (x, y) of a [lanes][H][W] image packed as the RTL stream word.
+inline uint64_t pack_pixel(const Tensor<int8_t>& image, int y, int x, int data_width = 8) {
+  uint64_t v = 0;
+  for (int64_t l = 0; l < image.dim(0); ++l) {
+    v |= uint64_t{static_cast<uint8_t>(image(l, y, x))} << (l * data_width);
+  }
+  return v;
+}
+
+// Legal geometry for the window generator / pooling: p < k, k <= padded input.
+inline bool legal(const WindowGeometry& g) {
+  return g.height >= 1 && g.width >= 1 && g.kernel >= 1 && g.stride >= 1 && g.pad >= 0 &&
+         g.pad < g.kernel && g.kernel <= g.height + 2 * g.pad &&
+         g.kernel <= g.width + 2 * g.pad;
+}
+
+}  // namespace strata::tb
