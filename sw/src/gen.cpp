@@ -37,8 +37,8 @@ constexpr int64_t kMaxMult = std::numeric_limits<uint16_t>::max();
 
 // Uniform integer in [0, n), n >= 1, by rejection (no modulo bias).
 uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
-  const uint64_t limit = std::numeric_limits<uint64_t>::max() -
-                         std::numeric_limits<uint64_t>::max() % n;
+  const uint64_t limit =
+      std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % n;
   uint64_t v = rng();
   while (v >= limit) v = rng();
   return v % n;
@@ -78,9 +78,8 @@ void check_options(const GenOptions& o) {
 // Random weights (exactly round(sparsity * count) zeros) and biases.
 void fill_layer(Layer& l, const GenOptions& o, std::mt19937_64& rng, const std::string& file) {
   const int64_t cout = l.out_channels;
-  const int64_t fan_in = l.type == LayerType::kConv
-                             ? l.in_shape[0] * l.conv.kernel * l.conv.kernel
-                             : shape_elements(l.in_shape);
+  const int64_t fan_in = l.type == LayerType::kConv ? l.in_shape[0] * l.conv.kernel * l.conv.kernel
+                                                    : shape_elements(l.in_shape);
   Shape wshape = l.type == LayerType::kConv
                      ? Shape{cout, l.in_shape[0], l.conv.kernel, l.conv.kernel}
                      : Shape{cout, fan_in};
@@ -91,7 +90,8 @@ void fill_layer(Layer& l, const GenOptions& o, std::mt19937_64& rng, const std::
   std::vector<int64_t> order(static_cast<size_t>(w.size()));
   for (int64_t i = 0; i < w.size(); ++i) order[i] = i;
   for (int64_t i = 0; i < zeros; ++i) {
-    const int64_t j = i + static_cast<int64_t>(uniform_below(rng, static_cast<uint64_t>(w.size() - i)));
+    const int64_t j =
+        i + static_cast<int64_t>(uniform_below(rng, static_cast<uint64_t>(w.size() - i)));
     std::swap(order[i], order[j]);
     w[order[i]] = 0;
   }
@@ -120,8 +120,7 @@ void fill_layer(Layer& l, const GenOptions& o, std::mt19937_64& rng, const std::
 
 // Multiplier and shift for one channel whose largest |acc| is `a`: the result
 // a * M / 2^S is about `target`. Values given inline in the YAML stay fixed.
-void calibrate_channel(int64_t a, int target, bool fixed_m, bool fixed_s, uint16_t& m,
-                       uint8_t& s) {
+void calibrate_channel(int64_t a, int target, bool fixed_m, bool fixed_s, uint16_t& m, uint8_t& s) {
   a = std::max<int64_t>(a, 1);
   const auto mult_for = [&](int shift) {  // round(target * 2^shift / a)
     return ((int64_t{target} << shift) + a / 2) / a;
@@ -222,7 +221,8 @@ std::vector<LayerCalibration> generate_parameters(Network& net, const GenOptions
   Shape expected{images.rank() == 4 ? images.dim(0) : 0};
   expected.insert(expected.end(), net.input_shape.begin(), net.input_shape.end());
   if (images.shape() != expected || expected[0] < 1) {
-    throw Error(fmt::format("calibration images must be [N, {}]", fmt::join(net.input_shape, ", ")));
+    throw Error(
+        fmt::format("calibration images must be [N, {}]", fmt::join(net.input_shape, ", ")));
   }
   std::mt19937_64 rng(options.seed);
   const int64_t n = images.dim(0);
@@ -265,13 +265,14 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
                                                {"images.npy", "the calibration images"}};
   for (const Layer& l : net.layers) {
     if (!l.has_weights()) continue;
-    for (const std::string& f : {l.files.weights, l.files.bias, l.files.multiplier, l.files.shift}) {
+    for (const std::string& f :
+         {l.files.weights, l.files.bias, l.files.multiplier, l.files.shift}) {
       if (f.empty()) continue;
       const std::string key = fs::path(f).lexically_normal().string();
       const auto [it, fresh] = owners.emplace(key, fmt::format("layer '{}'", l.name));
       if (!fresh) {
-        throw Error(fmt::format("file '{}' is also used by {}; strata gen writes each file once",
-                                f, it->second),
+        throw Error(fmt::format("file '{}' is also used by {}; strata gen writes each file once", f,
+                                it->second),
                     ErrorContext{yaml_path, l.line, l.name});
       }
     }
@@ -314,9 +315,10 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& a = net.layers[i];
     const Layer& b = result.network.layers[i];
-    if (a.weights != b.weights || a.bias != b.bias || a.requant.multiplier != b.requant.multiplier ||
-        a.requant.shift != b.requant.shift) {
-      throw Error("parameters read back differ from those written", ErrorContext{out_dir, 0, a.name});
+    if (a.weights != b.weights || a.bias != b.bias ||
+        a.requant.multiplier != b.requant.multiplier || a.requant.shift != b.requant.shift) {
+      throw Error("parameters read back differ from those written",
+                  ErrorContext{out_dir, 0, a.name});
     }
   }
   return result;

@@ -34,7 +34,9 @@ Tensor<int32_t> layer_accumulators(const Layer& layer, const Tensor<int8_t>& inp
     throw Error("parameters not loaded (network read with load_weights = false)",
                 ErrorContext{"", 0, layer.name});
   }
-  if (layer.type == LayerType::kConv) return conv2d_acc(input, layer.weights, layer.bias, layer.conv);
+  if (layer.type == LayerType::kConv) {
+    return conv2d_acc(input, layer.weights, layer.bias, layer.conv);
+  }
   return fc_acc(input, layer.weights, layer.bias);
 }
 
@@ -42,16 +44,11 @@ Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input) {
   check_input(layer, input);
   switch (layer.type) {
     case LayerType::kConv:
-    case LayerType::kFc:
-      return requantize(layer_accumulators(layer, input), layer.requant);
-    case LayerType::kMaxPool:
-      return maxpool(input, layer.pool);
-    case LayerType::kAvgPool:
-      return avgpool(input, layer.pool);
-    case LayerType::kClamp:
-      return clamp(input, layer.lo, layer.hi);
-    case LayerType::kFlatten:
-      return input.reshaped(layer.out_shape);
+    case LayerType::kFc: return requantize(layer_accumulators(layer, input), layer.requant);
+    case LayerType::kMaxPool: return maxpool(input, layer.pool);
+    case LayerType::kAvgPool: return avgpool(input, layer.pool);
+    case LayerType::kClamp: return clamp(input, layer.lo, layer.hi);
+    case LayerType::kFlatten: return input.reshaped(layer.out_shape);
   }
   throw Error("unknown layer type", ErrorContext{"", 0, layer.name});
 }

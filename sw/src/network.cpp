@@ -107,7 +107,9 @@ class Reader {
   // `node` must be a mapping whose keys are all in `allowed`, each once.
   void check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
                   const std::string& what) const {
-    if (!node.IsMap()) fail(node, fmt::format("{} must be a mapping, got {}", what, describe(node)));
+    if (!node.IsMap()) {
+      fail(node, fmt::format("{} must be a mapping, got {}", what, describe(node)));
+    }
     std::map<std::string, int> seen;
     for (const auto& kv : node) {
       if (!kv.first.IsScalar()) fail(kv.first, fmt::format("{} has a non-text key", what));
@@ -120,8 +122,8 @@ class Reader {
       }
       const int line = line_of(kv.first);
       if (const auto it = seen.find(key); it != seen.end()) {
-        fail(kv.first, fmt::format("key '{}' given twice in {} (first at line {})", key, what,
-                                   it->second));
+        fail(kv.first,
+             fmt::format("key '{}' given twice in {} (first at line {})", key, what, it->second));
       }
       seen.emplace(key, line);
     }
@@ -230,16 +232,16 @@ void parse_activation(const Reader& r, const YAML::Node& layer, Requant& rq) {
 // One requantisation value set: an integer for every channel, one integer per
 // channel, or a .npy file name. Returns the file name ("" when inline).
 template <typename T>
-std::string parse_requant_values(const Reader& r, const YAML::Node& n, const char* key,
-                                 int64_t max, int channels, std::vector<T>& out) {
+std::string parse_requant_values(const Reader& r, const YAML::Node& n, const char* key, int64_t max,
+                                 int channels, std::vector<T>& out) {
   if (n.IsScalar() && n.Tag() != "!" && parse_int(n.Scalar())) {
     out.assign(static_cast<size_t>(channels), static_cast<T>(r.to_int(n, key, 0, max)));
     return {};
   }
   if (n.IsSequence()) {
     if (static_cast<int>(n.size()) != channels) {
-      r.fail(n, fmt::format("'{}' lists {} values, the layer has {} output channels", key,
-                            n.size(), channels));
+      r.fail(n, fmt::format("'{}' lists {} values, the layer has {} output channels", key, n.size(),
+                            channels));
     }
     out.clear();
     for (const auto& v : n) out.push_back(static_cast<T>(r.to_int(v, key, 0, max)));
@@ -262,8 +264,8 @@ void parse_requant(const Reader& r, const YAML::Node& layer, Layer& l, ParamLine
   r.check_keys(q, {"multiplier", "shift"}, "requant");
   const YAML::Node m = r.require(q, "multiplier", "requant");
   const YAML::Node s = r.require(q, "shift", "requant");
-  l.files.multiplier =
-      parse_requant_values(r, m, "multiplier", kMaxMultiplier, l.out_channels, l.requant.multiplier);
+  l.files.multiplier = parse_requant_values(r, m, "multiplier", kMaxMultiplier, l.out_channels,
+                                            l.requant.multiplier);
   l.files.shift = parse_requant_values(r, s, "shift", kMaxShift, l.out_channels, l.requant.shift);
   lines.multiplier = line_of(m);
   lines.shift = line_of(s);
@@ -303,7 +305,9 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index, const Shape& 
   l.line = line_of(node);
   const std::string what = fmt::format("layer #{}", index + 1);
   r.set_layer({});
-  if (!node.IsMap()) r.fail(node, fmt::format("{} must be a mapping, got {}", what, describe(node)));
+  if (!node.IsMap()) {
+    r.fail(node, fmt::format("{} must be a mapping, got {}", what, describe(node)));
+  }
   const YAML::Node name = r.require(node, "name", what);
   l.name = r.to_string(name, "name");
   if (!valid_name(l.name)) {
@@ -316,11 +320,14 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index, const Shape& 
 
   if (type == "conv") {
     l.type = LayerType::kConv;
-    r.check_keys(node, {"name", "type", "out_channels", "kernel", "stride", "pad", "activation",
-                        "requant", "weights", "bias"},
+    r.check_keys(node,
+                 {"name", "type", "out_channels", "kernel", "stride", "pad", "activation",
+                  "requant", "weights", "bias"},
                  "conv layer");
-    l.out_channels = static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, "conv layer"));
-    l.conv.kernel = static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, "conv layer"));
+    l.out_channels =
+        static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, "conv layer"));
+    l.conv.kernel =
+        static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, "conv layer"));
     l.conv.stride = static_cast<int>(r.get_int(node, "stride", 1, kMaxStride, 1, "conv layer"));
     l.conv.pad = static_cast<int>(r.get_int(node, "pad", 0, l.conv.kernel - 1, 0, "conv layer"));
     int ho = 0, wo = 0;
@@ -398,9 +405,9 @@ Tensor<T> load_param(const Network& net, const Layer& l, int line, const std::st
   const std::string path = (fs::path(net.weights_dir) / rel).string();
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
-    throw Error(fmt::format("{} file '{}' not found (weights directory '{}')", what, path,
-                            net.weights_dir),
-                where);
+    throw Error(
+        fmt::format("{} file '{}' not found (weights directory '{}')", what, path, net.weights_dir),
+        where);
   }
   Tensor<T> t;
   try {
@@ -417,28 +424,31 @@ Tensor<T> load_param(const Network& net, const Layer& l, int line, const std::st
 }
 
 Shape weight_shape(const Layer& l) {
-  if (l.type == LayerType::kConv) return {l.out_channels, l.in_shape[0], l.conv.kernel, l.conv.kernel};
+  if (l.type == LayerType::kConv) {
+    return {l.out_channels, l.in_shape[0], l.conv.kernel, l.conv.kernel};
+  }
   return {l.out_channels, shape_elements(l.in_shape)};
 }
 
 void load_parameters(const Network& net, Layer& l, const ParamLines& lines) {
   const int64_t cout = l.out_channels;
-  l.weights = load_param<int8_t>(net, l, lines.weights, l.files.weights, "weights", weight_shape(l));
+  l.weights =
+      load_param<int8_t>(net, l, lines.weights, l.files.weights, "weights", weight_shape(l));
   l.bias = load_param<int32_t>(net, l, lines.bias, l.files.bias, "bias", {cout});
   if (!l.files.multiplier.empty()) {
-    const auto m = load_param<uint16_t>(net, l, lines.multiplier, l.files.multiplier,
-                                        "multiplier", {cout});
+    const auto m =
+        load_param<uint16_t>(net, l, lines.multiplier, l.files.multiplier, "multiplier", {cout});
     l.requant.multiplier.assign(m.values().begin(), m.values().end());
   }
   if (!l.files.shift.empty()) {
     const auto s = load_param<uint8_t>(net, l, lines.shift, l.files.shift, "shift", {cout});
     for (int64_t ch = 0; ch < cout; ++ch) {
       if (s[ch] > kMaxShift) {
-        throw Error(fmt::format("shift file '{}': output channel {} has shift {}, must be in "
-                                "0..{}",
-                                (fs::path(net.weights_dir) / l.files.shift).string(), ch, s[ch],
-                                kMaxShift),
-                    ErrorContext{net.source_file, lines.shift, l.name});
+        throw Error(
+            fmt::format("shift file '{}': output channel {} has shift {}, must be in "
+                        "0..{}",
+                        (fs::path(net.weights_dir) / l.files.shift).string(), ch, s[ch], kMaxShift),
+            ErrorContext{net.source_file, lines.shift, l.name});
       }
     }
     l.requant.shift.assign(s.values().begin(), s.values().end());
@@ -469,9 +479,8 @@ int64_t Layer::macs() const {
 
 int64_t Layer::param_bytes() const {
   if (!has_weights() || in_shape.size() != 3) return 0;
-  const int64_t fan_in = type == LayerType::kConv
-                             ? in_shape[0] * conv.kernel * conv.kernel
-                             : shape_elements(in_shape);
+  const int64_t fan_in =
+      type == LayerType::kConv ? in_shape[0] * conv.kernel * conv.kernel : shape_elements(in_shape);
   // int8 weights, int32 bias, uint16 multiplier, uint8 shift per output channel.
   return int64_t{out_channels} * (fan_in + 4 + 2 + 1);
 }
@@ -550,14 +559,16 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
     throw Error(fmt::format("YAML syntax error: {}", e.msg),
                 ErrorContext{yaml_path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});
   } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("cannot read network description: {}", e.msg), ErrorContext{yaml_path, 0, ""});
+    throw Error(fmt::format("cannot read network description: {}", e.msg),
+                ErrorContext{yaml_path, 0, ""});
   }
 
   std::vector<ParamLines> lines;
   try {
     if (!root.IsMap()) {
-      r.fail(root, fmt::format("the top level must be a mapping with name, input and layers, got {}",
-                               describe(root)));
+      r.fail(root,
+             fmt::format("the top level must be a mapping with name, input and layers, got {}",
+                         describe(root)));
     }
     r.check_keys(root, {"name", "input", "weights", "layers"}, "the network");
     const YAML::Node name = r.require(root, "name", "the network");

@@ -1,12 +1,11 @@
 // End-to-end tests of the built `strata` binary: gen -> info -> run on
 // cifar10_quick, per-layer dumps, batches, determinism, and exit codes and
 // messages for every kind of bad input.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <algorithm>
-
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -30,7 +29,9 @@ std::string slurp(const fs::path& p) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 struct Outcome {
   int code = -1;  // exit code; -1 if the process died from a signal
@@ -59,7 +60,8 @@ class Cli : public test::TempDirTest {
     EXPECT_EQ(r.code, code) << r.err;
     EXPECT_EQ(r.err.rfind("strata: error: ", 0), 0u) << r.err;
     if (code == 1) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    for (const std::string& p : parts) EXPECT_TRUE(contains(r.err, p)) << "missing '" << p << "' in: " << r.err;
+    for (const std::string& p : parts)
+      EXPECT_TRUE(contains(r.err, p)) << "missing '" << p << "' in: " << r.err;
   }
 
   // Generates cifar10_quick parameters into dir/<sub> (seed 1).
@@ -109,10 +111,13 @@ TEST_F(Cli, GenInfoRunCifar10Quick) {
   EXPECT_EQ(y, want);
   int64_t sum = 0;
   for (int8_t v : want.values()) sum += v;
-  EXPECT_TRUE(contains(run.out, fmt::format("checksum fnv1a32 {:#010x}, sum {}", fnv1a32(want), sum)))
+  EXPECT_TRUE(
+      contains(run.out, fmt::format("checksum fnv1a32 {:#010x}, sum {}", fnv1a32(want), sum)))
       << run.out;
-  const auto top = std::max_element(want.values().begin(), want.values().end()) - want.values().begin();
-  EXPECT_TRUE(contains(run.out, fmt::format("top-1 class {} (value {})", top, want[top]))) << run.out;
+  const auto top =
+      std::max_element(want.values().begin(), want.values().end()) - want.values().begin();
+  EXPECT_TRUE(contains(run.out, fmt::format("top-1 class {} (value {})", top, want[top])))
+      << run.out;
   for (const Layer& l : net.layers) EXPECT_TRUE(contains(run.out, " " + l.name + " ")) << l.name;
 }
 
@@ -124,12 +129,14 @@ TEST_F(Cli, DumpDirWritesOneFilePerLayer) {
   const Network net = load_network(kCifar, {w, true});
   std::vector<std::string> want_files;
   std::vector<Tensor<int8_t>> outs;
-  run_network(net, load_npy<int8_t>(w + "/input.npy"), [&](size_t i, const Layer& l, const Tensor<int8_t>& t) {
-    want_files.push_back(fmt::format("{:02}_{}.npy", i, l.name));
-    outs.push_back(t);
-  });
+  run_network(net, load_npy<int8_t>(w + "/input.npy"),
+              [&](size_t i, const Layer& l, const Tensor<int8_t>& t) {
+                want_files.push_back(fmt::format("{:02}_{}.npy", i, l.name));
+                outs.push_back(t);
+              });
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(path("dump"))) files.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(path("dump")))
+    files.push_back(e.path().filename().string());
   std::sort(files.begin(), files.end());
   ASSERT_EQ(files, want_files);
   EXPECT_EQ(files.front(), "00_conv1.npy");
@@ -201,9 +208,10 @@ TEST_F(Cli, GenOptions) {
 TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
   const std::string w = generate();
   // Bad YAML: file and line.
-  const std::string bad = write("bad.yaml",
-                                "name: bad\ninput: [1, 8, 8]\nlayers:\n"
-                                "  - {name: c1, type: conv, out_channels: 4, kernel: 3, strdie: 2}\n");
+  const std::string bad =
+      write("bad.yaml",
+            "name: bad\ninput: [1, 8, 8]\nlayers:\n"
+            "  - {name: c1, type: conv, out_channels: 4, kernel: 3, strdie: 2}\n");
   expect_failure(strata({"info", bad}), 1, {bad + ":4: layer 'c1': unknown key 'strdie'"});
   expect_failure(strata({"run", bad, "--input", w + "/input.npy", "--output", path("y.npy")}), 1,
                  {bad + ":4:"});
@@ -213,7 +221,8 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
   expect_failure(strata({"info", path("none.yaml")}), 1, {path("none.yaml"), "no such file"});
 
   // Missing, wrong-shaped and wrong-typed inputs.
-  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--output", path("y.npy"), "--input"};
+  const std::vector<std::string> run = {"run",      kCifar,        "--weights", w,
+                                        "--output", path("y.npy"), "--input"};
   auto with_input = [&](const std::string& input) {
     std::vector<std::string> a = run;
     a.push_back(input);
@@ -221,8 +230,9 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
   };
   expect_failure(strata(with_input(path("missing.npy"))), 1, {"input: ", path("missing.npy")});
   save_npy(path("small.npy"), Tensor<int8_t>({3, 16, 16}, 1));
-  expect_failure(strata(with_input(path("small.npy"))), 1,
-                 {"has shape [3, 16, 16], network 'cifar10_quick' expects [3, 32, 32] or [N, 3, 32, 32]"});
+  expect_failure(
+      strata(with_input(path("small.npy"))), 1,
+      {"has shape [3, 16, 16], network 'cifar10_quick' expects [3, 32, 32] or [N, 3, 32, 32]"});
   save_npy(path("wide.npy"), Tensor<int32_t>({3, 32, 32}, 1));
   expect_failure(strata(with_input(path("wide.npy"))), 1, {"expected int8, file has int32"});
   write("junk.npy", "junk");
@@ -235,8 +245,8 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
                  1, {"layer 'conv1'", "weights file", "not found"});
 
   // The RTL backend does not exist yet.
-  const Outcome rtl = strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy", "--output",
-                              path("y.npy"), "--backend", "rtl"});
+  const Outcome rtl = strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy",
+                              "--output", path("y.npy"), "--backend", "rtl"});
   expect_failure(rtl, 1, {"RTL backend not built yet"});
   EXPECT_TRUE(rtl.out.empty()) << rtl.out;
 }
@@ -246,8 +256,9 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   expect_failure(strata({"frobnicate"}), 2, {});
   expect_failure(strata({"info"}), 2, {"network"});
   expect_failure(strata({"run", kCifar, "--output", path("y.npy")}), 2, {"--input"});
-  expect_failure(strata({"run", kCifar, "--input", "x.npy", "--output", "y.npy", "--backend", "gpu"}),
-                 2, {"gpu"});
+  expect_failure(
+      strata({"run", kCifar, "--input", "x.npy", "--output", "y.npy", "--backend", "gpu"}), 2,
+      {"gpu"});
   expect_failure(strata({"gen", kCifar, "--out", path("g")}), 2, {"--seed"});
   expect_failure(strata({"gen", kCifar, "--seed", "1", "--out", path("g"), "--sparsity", "1.5"}), 2,
                  {"sparsity"});

@@ -1,6 +1,8 @@
 // `strata gen` logic: reproducible files, exact sparsity, weight range,
 // calibration that puts each channel's largest output near the target, inline
 // requantisation left alone, and clear errors.
+#include "strata/gen.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "strata/error.hpp"
-#include "strata/gen.hpp"
 #include "strata/golden.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
@@ -95,7 +96,8 @@ TEST_F(Gen, CalibrationMapsEachChannelsLargestAccToTheTarget) {
         const int64_t plane = acc.dim(1) * acc.dim(2);
         for (int64_t i = 0; i < acc.size(); ++i) {
           const int64_t ch = i / plane;
-          const int64_t v = rshift_round(int64_t{acc[i]} * l.requant.multiplier[ch], l.requant.shift[ch]);
+          const int64_t v =
+              rshift_round(int64_t{acc[i]} * l.requant.multiplier[ch], l.requant.shift[ch]);
           peak[ch] = std::max(peak[ch], std::abs(v));
         }
       }
@@ -190,8 +192,9 @@ TEST_F(Gen, InlineRequantIsKept) {
     const LayerCalibration& cal = r.layers[li];
     const Layer& l = net.layers[li];
     for (int64_t ch = 0; ch < l.out_channels; ++ch) {
-      const double peak = std::ldexp(static_cast<double>(cal.acc_max_abs[ch]) * l.requant.multiplier[ch],
-                                     -l.requant.shift[ch]);
+      const double peak =
+          std::ldexp(static_cast<double>(cal.acc_max_abs[ch]) * l.requant.multiplier[ch],
+                     -l.requant.shift[ch]);
       EXPECT_GT(peak, 50.0) << l.name << " channel " << ch;
       EXPECT_LT(peak, 200.0) << l.name << " channel " << ch;
     }
@@ -202,7 +205,8 @@ TEST_F(Gen, BadOptionsAndNetworksAreErrors) {
   const std::string yaml = kExamples + "lenet5.yaml";
   GenOptions o;
   o.sparsity = 1.5;
-  expect_error([&] { generate_network(yaml, path("x"), o); }, "", 0, "", {"sparsity 1.5 must be in 0..1"});
+  expect_error([&] { generate_network(yaml, path("x"), o); }, "", 0, "",
+               {"sparsity 1.5 must be in 0..1"});
   o = {};
   o.weight_min = 0;
   o.weight_max = 0;
@@ -218,10 +222,11 @@ TEST_F(Gen, BadOptionsAndNetworksAreErrors) {
                {"calibration images 0 must be in 1..1024"});
 
   // Two layers naming one file: gen cannot write both.
-  const std::string shared = write("shared.yaml",
-                                   "name: s\ninput: [1, 4, 4]\nlayers:\n"
-                                   "  - {name: a, type: conv, out_channels: 1, kernel: 1, bias: b_bias.npy}\n"
-                                   "  - {name: b, type: conv, out_channels: 1, kernel: 1}\n");
+  const std::string shared =
+      write("shared.yaml",
+            "name: s\ninput: [1, 4, 4]\nlayers:\n"
+            "  - {name: a, type: conv, out_channels: 1, kernel: 1, bias: b_bias.npy}\n"
+            "  - {name: b, type: conv, out_channels: 1, kernel: 1}\n");
   expect_error([&] { generate_network(shared, path("x"), {}); }, shared, 5, "b",
                {"file 'b_bias.npy' is also used by layer 'a'"});
   // A fan-in so large that full-range int8 weights could overflow int32.
@@ -231,7 +236,8 @@ TEST_F(Gen, BadOptionsAndNetworksAreErrors) {
   expect_error([&] { generate_network(big, path("x"), {}); }, big, 4, "f",
                {"output channel 0 can overflow the int32 accumulator even with zero bias"});
   // Structure errors come from the reader, with their line.
-  const std::string bad = write("bad.yaml", "name: bad\ninput: [1, 4, 4]\nlayers:\n  - {name: a}\n");
+  const std::string bad =
+      write("bad.yaml", "name: bad\ninput: [1, 4, 4]\nlayers:\n  - {name: a}\n");
   expect_error([&] { generate_network(bad, path("x"), {}); }, bad, 4, "a",
                {"missing required key 'type'"});
 }

@@ -1,13 +1,14 @@
 // Golden model: run_layer / run_network on small networks whose outputs are
 // worked out by hand in the comments, the per-layer observer, batches, and
 // clear errors for misuse.
+#include "strata/golden.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "strata/error.hpp"
-#include "strata/golden.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "sw_test_util.hpp"
@@ -17,7 +18,9 @@ namespace {
 
 using test::expect_error;
 
-Tensor<int8_t> t8(Shape shape, std::vector<int8_t> v) { return Tensor<int8_t>(std::move(shape), std::move(v)); }
+Tensor<int8_t> t8(Shape shape, std::vector<int8_t> v) {
+  return Tensor<int8_t>(std::move(shape), std::move(v));
+}
 
 class Golden : public test::TempDirTest {
  protected:
@@ -78,12 +81,12 @@ TEST_F(Golden, FcByHand) {
   // in [2][1][2] = 1 -2 3 4 (flattened C, H, W). w = [1 1 1 1; 2 0 -1 1;
   // -1 -1 -1 -1], bias [0, 10, 0]: acc = 6, 2 - 3 + 4 + 10 = 13, -6.
   // M [1, 2, 5], S [0, 1, 0]: 6, rshift_round(26, 1) = 13, -30. No activation.
-  save_npy(path("f_weight.npy"),
-           t8({3, 4}, {1, 1, 1, 1, 2, 0, -1, 1, -1, -1, -1, -1}));
+  save_npy(path("f_weight.npy"), t8({3, 4}, {1, 1, 1, 1, 2, 0, -1, 1, -1, -1, -1, -1}));
   save_npy(path("f_bias.npy"), Tensor<int32_t>({3}, std::vector<int32_t>{0, 10, 0}));
   const Network net = load(
       "name: fc\ninput: [2, 1, 2]\nlayers:\n"
-      "  - {name: f, type: fc, out_features: 3, requant: {multiplier: [1, 2, 5], shift: [0, 1, 0]}}\n");
+      "  - {name: f, type: fc, out_features: 3, requant: {multiplier: [1, 2, 5], shift: [0, 1, "
+      "0]}}\n");
   EXPECT_EQ(run_layer(net.layers[0], t8({2, 1, 2}, {1, -2, 3, 4})), t8({3, 1, 1}, {6, 13, -30}));
 }
 
@@ -132,7 +135,8 @@ class GoldenNetwork : public Golden {
   }
   static Tensor<int8_t> image(int seed) {
     Tensor<int8_t> x({1, 6, 6});
-    for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 37 + seed * 101) % 256 - 128);
+    for (int64_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<int8_t>((i * 37 + seed * 101) % 256 - 128);
     return x;
   }
   Network net_;
@@ -143,12 +147,13 @@ TEST_F(GoldenNetwork, RunNetworkChainsLayersAndCallsObserverOncePerLayer) {
   std::vector<size_t> indices;
   std::vector<Shape> shapes;
   std::vector<Tensor<int8_t>> outs;
-  const Tensor<int8_t> y = run_network(net_, x, [&](size_t i, const Layer& l, const Tensor<int8_t>& t) {
-    EXPECT_EQ(&l, &net_.layers[i]);
-    indices.push_back(i);
-    shapes.push_back(t.shape());
-    outs.push_back(t);
-  });
+  const Tensor<int8_t> y =
+      run_network(net_, x, [&](size_t i, const Layer& l, const Tensor<int8_t>& t) {
+        EXPECT_EQ(&l, &net_.layers[i]);
+        indices.push_back(i);
+        shapes.push_back(t.shape());
+        outs.push_back(t);
+      });
   EXPECT_EQ(indices, (std::vector<size_t>{0, 1, 2}));
   EXPECT_EQ(shapes, (std::vector<Shape>{{2, 6, 6}, {2, 2, 2}, {3, 1, 1}}));
   // Each observed tensor is the layer applied to the previous one.
@@ -170,26 +175,40 @@ TEST_F(GoldenNetwork, BatchEqualsImageByImage) {
     singles.push_back(run_network(net_, x));
   }
   std::vector<Shape> shapes;
-  const Tensor<int8_t> y = run_network(net_, batch, [&](size_t, const Layer&, const Tensor<int8_t>& t) {
-    shapes.push_back(t.shape());
-  });
+  const Tensor<int8_t> y = run_network(
+      net_, batch,
+      [&](size_t, const Layer&, const Tensor<int8_t>& t) { shapes.push_back(t.shape()); });
   EXPECT_EQ(shapes, (std::vector<Shape>{{kN, 2, 6, 6}, {kN, 2, 2, 2}, {kN, 3, 1, 1}}));
   ASSERT_EQ(y.shape(), (Shape{kN, 3, 1, 1}));
   for (int n = 0; n < kN; ++n) {
-    for (int k = 0; k < 3; ++k) EXPECT_EQ(y[n * 3 + k], singles[n][k]) << "image " << n << " k " << k;
+    for (int k = 0; k < 3; ++k)
+      EXPECT_EQ(y[n * 3 + k], singles[n][k]) << "image " << n << " k " << k;
   }
   EXPECT_NE(singles[0], singles[1]);  // the images do differ
 }
 
 TEST_F(GoldenNetwork, WrongShapesAreErrors) {
-  expect_error([&] { run_network(net_, Tensor<int8_t>({1, 6, 5})); }, net_.source_file, 0, "",
-               {"input has shape [1, 6, 5], network 'three' expects [1, 6, 6] or [N, 1, 6, 6]"});
-  expect_error([&] { run_network(net_, Tensor<int8_t>({0, 1, 6, 6})); }, net_.source_file, 0, "",
-               {"input has shape [0, 1, 6, 6]"});
-  expect_error([&] { run_layer(net_.layers[1], Tensor<int8_t>({2, 5, 5})); }, "", 0, "p",
-               {"input has shape [2, 5, 5], the layer expects [2, 6, 6]"});
-  expect_error([&] { layer_accumulators(net_.layers[1], Tensor<int8_t>({2, 6, 6})); }, "", 0, "p",
-               {"a maxpool layer has no accumulators"});
+  expect_error(
+      [&] {
+        run_network(net_, Tensor<int8_t>({1, 6, 5}));
+      },
+      net_.source_file, 0, "",
+      {"input has shape [1, 6, 5], network 'three' expects [1, 6, 6] or [N, 1, 6, 6]"});
+  expect_error(
+      [&] {
+        run_network(net_, Tensor<int8_t>({0, 1, 6, 6}));
+      },
+      net_.source_file, 0, "", {"input has shape [0, 1, 6, 6]"});
+  expect_error(
+      [&] {
+        run_layer(net_.layers[1], Tensor<int8_t>({2, 5, 5}));
+      },
+      "", 0, "p", {"input has shape [2, 5, 5], the layer expects [2, 6, 6]"});
+  expect_error(
+      [&] {
+        layer_accumulators(net_.layers[1], Tensor<int8_t>({2, 6, 6}));
+      },
+      "", 0, "p", {"a maxpool layer has no accumulators"});
 }
 
 TEST_F(GoldenNetwork, StructureOnlyNetworkCannotRun) {

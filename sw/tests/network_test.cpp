@@ -1,6 +1,8 @@
 // Network description reader: the examples load with the right shapes and MAC
 // counts, and every malformed description gives a strata::Error that names
 // the file, the line, the layer and the problem.
+#include "strata/network.hpp"
+
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "strata/error.hpp"
-#include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "sw_test_util.hpp"
 
@@ -156,19 +157,20 @@ class NetworkLoad : public test::TempDirTest {
     save_npy(path(sub + "f1_shift.npy"), Tensor<uint8_t>({3}, std::vector<uint8_t>{0, 7, 47}));
   }
   std::string write_net(const std::string& weights_key = "") {
-    return write("net.yaml", "name: small\n"
-                             "input: [1, 4, 4]\n" +
-                                 weights_key +
-                                 "layers:\n"
-                                 "  - name: c1\n"
-                                 "    type: conv\n"
-                                 "    out_channels: 2\n"
-                                 "    kernel: 3\n"
-                                 "    requant: {multiplier: [100, 200], shift: 4}\n"
-                                 "    activation: {clamp: [-10, 90]}\n"
-                                 "  - {name: p1, type: maxpool, kernel: 2, ceil_mode: true}\n"
-                                 "  - {name: f1, type: fc, out_features: 3, weights: f1_w.npy,\n"
-                                 "     requant: {multiplier: 7, shift: f1_shift.npy}}\n");
+    return write("net.yaml",
+                 "name: small\n"
+                 "input: [1, 4, 4]\n" +
+                     weights_key +
+                     "layers:\n"
+                     "  - name: c1\n"
+                     "    type: conv\n"
+                     "    out_channels: 2\n"
+                     "    kernel: 3\n"
+                     "    requant: {multiplier: [100, 200], shift: 4}\n"
+                     "    activation: {clamp: [-10, 90]}\n"
+                     "  - {name: p1, type: maxpool, kernel: 2, ceil_mode: true}\n"
+                     "  - {name: f1, type: fc, out_features: 3, weights: f1_w.npy,\n"
+                     "     requant: {multiplier: 7, shift: f1_shift.npy}}\n");
   }
 };
 
@@ -265,7 +267,8 @@ TEST_F(NetworkErrors, YamlSyntaxErrorReportsLine) {
               0u);
   }
   // A tab in the indentation: the line of the tab.
-  const std::string tab = write("tab.yaml", "name: bad\ninput: [1, 8, 8]\nlayers:\n\t- {name: x}\n");
+  const std::string tab =
+      write("tab.yaml", "name: bad\ninput: [1, 8, 8]\nlayers:\n\t- {name: x}\n");
   expect_error([&] { load_network(tab); }, tab, 4, "", {"YAML syntax error"});
 }
 
@@ -283,11 +286,14 @@ TEST_F(NetworkErrors, TopLevelKeys) {
   expect_error([&] { load_network(b); }, b, 1, "", {"missing required key 'layers'"});
   const std::string c = write("c.yaml", "name: c\ninput: [1, 8, 8]\nlayers: []\n");
   expect_error([&] { load_network(c); }, c, 3, "", {"'layers' must be a non-empty list"});
-  const std::string d = write("d.yaml", "name: d\ninput: [8, 8]\nlayers: [{name: r, type: relu}]\n");
+  const std::string d =
+      write("d.yaml", "name: d\ninput: [8, 8]\nlayers: [{name: r, type: relu}]\n");
   expect_error([&] { load_network(d); }, d, 2, "", {"'input' must be a list [C, H, W]"});
-  const std::string e = write("e.yaml", "name: e\ninput: [0, 8, 8]\nlayers: [{name: r, type: relu}]\n");
+  const std::string e =
+      write("e.yaml", "name: e\ninput: [0, 8, 8]\nlayers: [{name: r, type: relu}]\n");
   expect_error([&] { load_network(e); }, e, 2, "", {"'input' is 0, must be in 1..65535"});
-  const std::string f = write("f.yaml", "name: f g\ninput: [1, 8, 8]\nlayers: [{name: r, type: relu}]\n");
+  const std::string f =
+      write("f.yaml", "name: f g\ninput: [1, 8, 8]\nlayers: [{name: r, type: relu}]\n");
   expect_error([&] { load_network(f); }, f, 1, "", {"network name 'f g'"});
   const std::string g =
       write("g.yaml", "name: g\ninput: [65535, 65535, 1]\nlayers: [{name: r, type: relu}]\n");
@@ -305,9 +311,10 @@ TEST_F(NetworkErrors, DuplicateKey) {
 }
 
 TEST_F(NetworkErrors, UnknownType) {
-  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n"
-         "  - {name: d1, type: deconv}\n",
-         5, "d1", {"unknown layer type 'deconv'"});
+  expect(
+      "  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n"
+      "  - {name: d1, type: deconv}\n",
+      5, "d1", {"unknown layer type 'deconv'"});
 }
 
 TEST_F(NetworkErrors, MissingField) {
@@ -332,9 +339,10 @@ TEST_F(NetworkErrors, WrongType) {
          {"'ceil_mode' must be true or false, got 'maybe'"});
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, activation: gelu}\n", 4, "c1",
          {"unknown activation 'gelu'"});
-  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, requant: {multiplier: abc, "
-         "shift: 0}}\n",
-         4, "c1", {"'multiplier' must be an integer 0..65535, a list of 4 integers or a .npy file"});
+  expect(
+      "  - {name: c1, type: conv, out_channels: 4, kernel: 3, requant: {multiplier: abc, "
+      "shift: 0}}\n",
+      4, "c1", {"'multiplier' must be an integer 0..65535, a list of 4 integers or a .npy file"});
   expect("  - {name: [c1], type: relu}\n", 4, "", {"'name' must be text, got a list"});
 }
 
@@ -364,17 +372,19 @@ TEST_F(NetworkErrors, OutOfRangeValues) {
          {"'clamp hi' is 128, must be in -128..127"});
   expect(conv + "kernel: 3, activation: {clamp: [10, 5]}}\n", 4, "c1",
          {"activation clamp [10, 5] has lo > hi"});
-  expect("  - {name: k1, type: clamp, lo: 5, hi: 4}\n", 4, "k1", {"clamp lo 5 is greater than hi 4"});
+  expect("  - {name: k1, type: clamp, lo: 5, hi: 4}\n", 4, "k1",
+         {"clamp lo 5 is greater than hi 4"});
   expect("  - {name: k1, type: clamp, lo: -200, hi: 4}\n", 4, "k1", {"'lo' is -200"});
   expect("  - {name: p1, type: avgpool, kernel: 2, pad: 2}\n", 4, "p1",
          {"'pad' is 2, must be in 0..1"});
 }
 
 TEST_F(NetworkErrors, DuplicateLayerNames) {
-  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n"
-         "  - {name: r1, type: relu}\n"
-         "  - {name: c1, type: relu}\n",
-         6, "c1", {"duplicate layer name 'c1' (first defined at line 4)"});
+  expect(
+      "  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n"
+      "  - {name: r1, type: relu}\n"
+      "  - {name: c1, type: relu}\n",
+      6, "c1", {"duplicate layer name 'c1' (first defined at line 4)"});
   expect("  - {name: 'c 1', type: relu}\n", 4, "", {"layer name 'c 1' must match"});
 }
 
@@ -383,10 +393,11 @@ TEST_F(NetworkErrors, ImpossibleShapes) {
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 11, pad: 1}\n", 4, "c1",
          {"impossible shape for input [1, 8, 8]", "kernel 11 larger than the padded input 10"});
   // After two poolings the map is 2x2: no 3x3 pooling window fits.
-  expect("  - {name: p1, type: maxpool, kernel: 2}\n"
-         "  - {name: p2, type: maxpool, kernel: 2}\n"
-         "  - {name: p3, type: avgpool, kernel: 3}\n",
-         6, "p3", {"impossible shape for input [1, 2, 2]", "pooling kernel 3 larger"});
+  expect(
+      "  - {name: p1, type: maxpool, kernel: 2}\n"
+      "  - {name: p2, type: maxpool, kernel: 2}\n"
+      "  - {name: p3, type: avgpool, kernel: 3}\n",
+      6, "p3", {"impossible shape for input [1, 2, 2]", "pooling kernel 3 larger"});
 }
 
 TEST_F(NetworkErrors, FileKeysMustStayInsideTheWeightsDirectory) {
@@ -441,8 +452,8 @@ TEST_F(NetworkFiles, MissingWeightFile) {
 TEST_F(NetworkFiles, WrongDtype) {
   write_all();
   save_npy(path("c1_weight.npy"), Tensor<int32_t>({4, 1, 3, 3}, 3));
-  expect(kConv, 4, "c1",
-         {"weights file", path("c1_weight.npy"), "expected int8, file has int32"}, true);
+  expect(kConv, 4, "c1", {"weights file", path("c1_weight.npy"), "expected int8, file has int32"},
+         true);
   write_all();
   save_npy(path("c1_mult.npy"), Tensor<int16_t>({4}, 3));
   expect(kConv, 4, "c1", {"multiplier file", "expected uint16, file has int16"}, true);
@@ -493,8 +504,9 @@ TEST_F(NetworkFiles, AccumulatorOverflowFromLargeWeights) {
 TEST_F(NetworkFiles, AccumulatorOverflowFromBias) {
   // Channel 2's bias leaves no room for even one input.
   save_npy(path("f1_weight.npy"), Tensor<int8_t>({3, 64}, 1));
-  save_npy(path("f1_bias.npy"),
-           Tensor<int32_t>({3}, std::vector<int32_t>{0, -1000, std::numeric_limits<int32_t>::max()}));
+  save_npy(
+      path("f1_bias.npy"),
+      Tensor<int32_t>({3}, std::vector<int32_t>{0, -1000, std::numeric_limits<int32_t>::max()}));
   net("  - {name: f1, type: fc, out_features: 3, requant: {multiplier: 1, shift: 20}}\n");
   expect_error([&] { load_network(yaml_); }, yaml_, 4, "f1", {"output channel 2 can reach"});
 }
@@ -505,7 +517,8 @@ TEST(NetworkValidate, RejectsParametersThatDoNotMatch) {
   EXPECT_THROW(validate_parameters(net), Error);
   for (Layer& l : net.layers) {
     if (!l.has_weights()) continue;
-    const int64_t fan_in = l.type == LayerType::kConv ? l.in_shape[0] * 25 : shape_elements(l.in_shape);
+    const int64_t fan_in =
+        l.type == LayerType::kConv ? l.in_shape[0] * 25 : shape_elements(l.in_shape);
     l.weights = l.type == LayerType::kConv
                     ? Tensor<int8_t>({l.out_channels, l.in_shape[0], 5, 5}, 1)
                     : Tensor<int8_t>({l.out_channels, fan_in}, 1);

@@ -55,7 +55,8 @@ inline void expect_error(const std::function<void()>& f, const std::string& file
     EXPECT_EQ(e.where().layer, layer) << what;
     if (!file.empty()) {
       const std::string place = line > 0 ? file + ":" + std::to_string(line) + ": " : file + ": ";
-      EXPECT_EQ(what.rfind(place, 0), 0u) << "what() does not start with '" << place << "': " << what;
+      EXPECT_EQ(what.rfind(place, 0), 0u)
+          << "what() does not start with '" << place << "': " << what;
     }
     if (!layer.empty()) {
       EXPECT_NE(what.find("layer '" + layer + "'"), std::string::npos) << what;

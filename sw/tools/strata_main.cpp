@@ -4,10 +4,10 @@
 //   strata gen  NET.yaml --seed S --out DIR       random calibrated parameters
 // Exit codes: 0 success, 1 error (bad network, files, data), 2 usage error.
 // Every error is one line on stderr: "strata: error: <what>".
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -55,14 +55,12 @@ std::string type_label(const Layer& l) {
 
 std::string geometry_label(const Layer& l) {
   switch (l.type) {
-    case LayerType::kConv:
-      return fmt::format("{}/{}/{}", l.conv.kernel, l.conv.stride, l.conv.pad);
+    case LayerType::kConv: return fmt::format("{}/{}/{}", l.conv.kernel, l.conv.stride, l.conv.pad);
     case LayerType::kMaxPool:
     case LayerType::kAvgPool:
       return fmt::format("{}/{}/{}{}", l.pool.kernel, l.pool.stride, l.pool.pad,
                          l.pool.ceil_mode ? " ceil" : "");
-    default:
-      return "-";
+    default: return "-";
   }
 }
 
@@ -79,7 +77,8 @@ std::vector<std::string> missing_files(const Network& net) {
   std::vector<std::string> missing;
   for (const Layer& l : net.layers) {
     if (!l.has_weights()) continue;
-    for (const std::string& f : {l.files.weights, l.files.bias, l.files.multiplier, l.files.shift}) {
+    for (const std::string& f :
+         {l.files.weights, l.files.bias, l.files.multiplier, l.files.shift}) {
       std::error_code ec;
       if (!f.empty() && !fs::is_regular_file(fs::path(net.weights_dir) / f, ec)) {
         missing.push_back(f);
@@ -106,9 +105,10 @@ int cmd_info(const InfoArgs& a) {
     net = load_network(a.network, LoadOptions{a.weights, true});
     weights_note = fmt::format("{} (loaded and validated)", net.weights_dir);
   } else {
-    weights_note = fmt::format("not present in '{}' ({} of the files missing, e.g. {}): "
-                               "structure only",
-                               net.weights_dir, missing.size(), missing.front());
+    weights_note = fmt::format(
+        "not present in '{}' ({} of the files missing, e.g. {}): "
+        "structure only",
+        net.weights_dir, missing.size(), missing.front());
   }
   fmt::print("network {} ({})\n", net.name, net.source_file);
   fmt::print("input   {}\n", shape_str(net.input_shape));
@@ -125,8 +125,9 @@ int cmd_info(const InfoArgs& a) {
   }
   fmt::print("\ntotal: {} layers, {} MACs per image, {} parameter bytes, output {}\n",
              net.layers.size(), net.macs(), params, shape_str(net.output_shape()));
-  fmt::print("MACs count only taps inside the image (a padded tap is not a multiply-accumulate);\n"
-             "parameter bytes = int8 weights + per channel 4 (bias) + 2 (M) + 1 (S).\n");
+  fmt::print(
+      "MACs count only taps inside the image (a padded tap is not a multiply-accumulate);\n"
+      "parameter bytes = int8 weights + per channel 4 (bias) + 2 (M) + 1 (S).\n");
   return 0;
 }
 
@@ -146,13 +147,16 @@ void create_parent(const std::string& file) {
   if (parent.empty()) return;
   std::error_code ec;
   fs::create_directories(parent, ec);
-  if (ec) throw Error(fmt::format("cannot create directory '{}': {}", parent.string(), ec.message()));
+  if (ec) {
+    throw Error(fmt::format("cannot create directory '{}': {}", parent.string(), ec.message()));
+  }
 }
 
 int cmd_run(const RunArgs& a) {
   if (a.backend == "rtl") {
-    throw Error("RTL backend not built yet: the accelerator is not part of this build; use "
-                "--backend golden");
+    throw Error(
+        "RTL backend not built yet: the accelerator is not part of this build; use "
+        "--backend golden");
   }
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
   Tensor<int8_t> input;
@@ -163,8 +167,8 @@ int cmd_run(const RunArgs& a) {
   }
   const Shape& want = net.input_shape;
   const bool batch = input.rank() == 4;
-  if (!(input.shape() == want ||
-        (batch && input.dim(0) >= 1 && Shape(input.shape().begin() + 1, input.shape().end()) == want))) {
+  if (!(input.shape() == want || (batch && input.dim(0) >= 1 &&
+                                  Shape(input.shape().begin() + 1, input.shape().end()) == want))) {
     throw Error(fmt::format("input '{}' has shape {}, network '{}' expects {} or [N, {}]", a.input,
                             shape_str(input.shape()), net.name, shape_str(want),
                             fmt::join(want, ", ")));
@@ -173,8 +177,10 @@ int cmd_run(const RunArgs& a) {
   if (!a.dump_dir.empty()) {
     std::error_code ec;
     fs::create_directories(a.dump_dir, ec);
-    if (ec) throw Error(fmt::format("cannot create dump directory: {}", ec.message()),
-                        ErrorContext{a.dump_dir, 0, ""});
+    if (ec) {
+      throw Error(fmt::format("cannot create dump directory: {}", ec.message()),
+                  ErrorContext{a.dump_dir, 0, ""});
+    }
   }
 
   fmt::print("network {} ({}), backend {}, input {} {}\n\n", net.name, net.source_file, a.backend,
@@ -230,24 +236,26 @@ struct GenArgs {
 int cmd_gen(const GenArgs& a) {
   const GenOptions& o = a.options;
   const GenResult r = generate_network(a.network, a.out, o);
-  fmt::print("network {} ({}): seed {}, weights in [{}, {}], sparsity {}, {} calibration image{}\n\n",
-             r.network.name, a.network, o.seed, o.weight_min, o.weight_max, o.sparsity, o.images,
-             o.images == 1 ? "" : "s");
-  fmt::print("{:>3}  {:<12} {:>12} {:>13} {:>7} {:>12} {:>6} {:>8}\n", "#", "name", "max|acc|",
-             "M", "S", "out range", "zero%", "at-limit%");
+  fmt::print(
+      "network {} ({}): seed {}, weights in [{}, {}], sparsity {}, {} calibration image{}\n\n",
+      r.network.name, a.network, o.seed, o.weight_min, o.weight_max, o.sparsity, o.images,
+      o.images == 1 ? "" : "s");
+  fmt::print("{:>3}  {:<12} {:>12} {:>13} {:>7} {:>12} {:>6} {:>8}\n", "#", "name", "max|acc|", "M",
+             "S", "out range", "zero%", "at-limit%");
   for (size_t i = 0; i < r.layers.size(); ++i) {
     const LayerCalibration& c = r.layers[i];
     const Layer& l = r.network.layers[i];
     std::string acc = "-", mult = "-", shift = "-";
     if (l.has_weights()) {
       acc = fmt::format("{}", *std::max_element(c.acc_max_abs.begin(), c.acc_max_abs.end()));
-      const auto [m0, m1] = std::minmax_element(l.requant.multiplier.begin(), l.requant.multiplier.end());
+      const auto [m0, m1] =
+          std::minmax_element(l.requant.multiplier.begin(), l.requant.multiplier.end());
       const auto [s0, s1] = std::minmax_element(l.requant.shift.begin(), l.requant.shift.end());
       mult = fmt::format("{}..{}", *m0, *m1);
       shift = fmt::format("{}..{}", *s0, *s1);
     }
-    fmt::print("{:>3}  {:<12} {:>12} {:>13} {:>7} {:>12} {:>6.1f} {:>8.1f}\n", i, c.layer, acc, mult,
-               shift, fmt::format("[{}, {}]", c.out_min, c.out_max), 100.0 * c.zero_fraction,
+    fmt::print("{:>3}  {:<12} {:>12} {:>13} {:>7} {:>12} {:>6.1f} {:>8.1f}\n", i, c.layer, acc,
+               mult, shift, fmt::format("[{}, {}]", c.out_min, c.out_max), 100.0 * c.zero_fraction,
                100.0 * c.limit_fraction);
   }
   fmt::print("\nwrote {} files to {} (input.npy: first image, images.npy: all)\n", r.files.size(),
@@ -256,9 +264,10 @@ int cmd_gen(const GenArgs& a) {
 }
 
 int run_main(int argc, char** argv) {
-  CLI::App app{"Strata: CNN inference accelerator tool flow (network info, golden-model runs, "
-               "parameter generation)",
-               "strata"};
+  CLI::App app{
+      "Strata: CNN inference accelerator tool flow (network info, golden-model runs, "
+      "parameter generation)",
+      "strata"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "strata 0.1.0");
 
@@ -282,13 +291,14 @@ int run_main(int argc, char** argv) {
                       "Write every layer's output as <NN>_<layer>.npy into this directory");
 
   GenArgs gen;
-  CLI::App* gen_cmd = app.add_subcommand(
-      "gen", "Generate seeded random parameters with calibrated requantisation");
+  CLI::App* gen_cmd =
+      app.add_subcommand("gen", "Generate seeded random parameters with calibrated requantisation");
   gen_cmd->add_option("network", gen.network, "Network description (YAML)")->required();
   gen_cmd->add_option("--seed", gen.options.seed, "Random seed")->required();
   gen_cmd->add_option("--out", gen.out, "Directory to write the .npy files into")->required();
-  gen_cmd->add_option("--sparsity", gen.options.sparsity,
-                      "Fraction of each layer's weights set to zero (exact count)")
+  gen_cmd
+      ->add_option("--sparsity", gen.options.sparsity,
+                   "Fraction of each layer's weights set to zero (exact count)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   gen_cmd->add_option("--images", gen.options.images, "Number of random calibration images")

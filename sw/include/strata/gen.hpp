@@ -29,15 +29,15 @@ struct LayerCalibration {
   std::vector<int64_t> acc_max_abs;  // conv / fc: largest |acc| per output channel
   int out_min = 0;                   // range of the layer's int8 outputs
   int out_max = 0;
-  double zero_fraction = 0.0;        // outputs equal to 0
-  double limit_fraction = 0.0;       // outputs at -128 or 127
+  double zero_fraction = 0.0;   // outputs equal to 0
+  double limit_fraction = 0.0;  // outputs at -128 or 127
 };
 
 struct GenResult {
-  Network network;                        // reloaded from the written files, validated
-  Tensor<int8_t> images;                  // [N][C][H][W] calibration images
-  std::vector<LayerCalibration> layers;   // one per layer, in order
-  std::vector<std::string> files;         // files written, relative to the output directory
+  Network network;                       // reloaded from the written files, validated
+  Tensor<int8_t> images;                 // [N][C][H][W] calibration images
+  std::vector<LayerCalibration> layers;  // one per layer, in order
+  std::vector<std::string> files;        // files written, relative to the output directory
 };
 
 // `count` random int8 images [N][C][H][W] (uniform over -128..127). They come
