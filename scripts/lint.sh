@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(rtl/strata_cfg_pkg.sv rtl/strata_pkg.sv)
+# Further packages (generated maps: strata_csr_pkg, strata_isa_pkg) after the two base ones.
+for p in rtl/*_pkg.sv; do
+  case "$p" in rtl/strata_cfg_pkg.sv | rtl/strata_pkg.sv) ;; *) pkgs+=("$p") ;; esac
+done
 waivers=(rtl/*.vlt)
 [[ -e "${waivers[0]}" ]] || waivers=()
 status=0
