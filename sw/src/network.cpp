@@ -550,7 +550,9 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
   Reader r(yaml_path);
   std::error_code ec;
   if (!fs::is_regular_file(yaml_path, ec)) {
-    throw Error("cannot open network description (no such file)", ErrorContext{yaml_path, 0, ""});
+    throw Error(fs::exists(yaml_path, ec) ? "network description is not a regular file"
+                                          : "cannot open network description (no such file)",
+                ErrorContext{yaml_path, 0, ""});
   }
   YAML::Node root;
   try {

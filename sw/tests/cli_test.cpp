@@ -143,6 +143,9 @@ TEST_F(Cli, DumpDirWritesOneFilePerLayer) {
   EXPECT_EQ(files.back(), "08_ip2.npy");
   for (size_t i = 0; i < files.size(); ++i) {
     EXPECT_EQ(load_npy<int8_t>(path("dump/" + files[i])), outs[i]) << files[i];
+    // The table row ends in the layer output's checksum, 0x + 8 hex digits.
+    const std::string row_end = fmt::format(" {:#010x}\n", fnv1a32(outs[i]));
+    EXPECT_TRUE(contains(r.out, row_end)) << row_end << " not in:\n" << r.out;
   }
 }
 
@@ -228,7 +231,12 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
     a.push_back(input);
     return a;
   };
-  expect_failure(strata(with_input(path("missing.npy"))), 1, {"input: ", path("missing.npy")});
+  expect_failure(strata(with_input(path("missing.npy"))), 1,
+                 {path("missing.npy") + ": input file not found"});
+  expect_failure(strata(with_input(path("w"))), 1, {path("w") + ": input is not a regular file"});
+  expect_failure(
+      strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy", "--output", path("w")}),
+      1, {path("w") + ": output is a directory"});
   save_npy(path("small.npy"), Tensor<int8_t>({3, 16, 16}, 1));
   expect_failure(
       strata(with_input(path("small.npy"))), 1,

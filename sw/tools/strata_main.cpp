@@ -159,6 +159,14 @@ int cmd_run(const RunArgs& a) {
         "--backend golden");
   }
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
+  std::error_code ec;
+  if (!fs::is_regular_file(a.input, ec)) {
+    throw Error(fs::exists(a.input, ec) ? "input is not a regular file" : "input file not found",
+                ErrorContext{a.input, 0, ""});
+  }
+  if (fs::is_directory(a.output, ec)) {
+    throw Error("output is a directory, not a file name", ErrorContext{a.output, 0, ""});
+  }
   Tensor<int8_t> input;
   try {
     input = load_npy<int8_t>(a.input);
@@ -174,8 +182,8 @@ int cmd_run(const RunArgs& a) {
                             fmt::join(want, ", ")));
   }
   const int64_t n = batch ? input.dim(0) : 1;
+  create_parent(a.output);
   if (!a.dump_dir.empty()) {
-    std::error_code ec;
     fs::create_directories(a.dump_dir, ec);
     if (ec) {
       throw Error(fmt::format("cannot create dump directory: {}", ec.message()),
@@ -188,15 +196,14 @@ int cmd_run(const RunArgs& a) {
   fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", "#", "name", "type", "out", "MACs",
              "fnv1a32");
   const auto observer = [&](size_t i, const Layer& l, const Tensor<int8_t>& out) {
-    fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>#010x}\n", i, l.name, type_label(l),
-               shape_str(l.out_shape), l.macs() * n, fnv1a32(out.values()));
+    fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", i, l.name, type_label(l),
+               shape_str(l.out_shape), l.macs() * n,
+               fmt::format("{:#010x}", fnv1a32(out.values())));
     if (!a.dump_dir.empty()) {
       save_npy((fs::path(a.dump_dir) / fmt::format("{:02}_{}.npy", i, l.name)).string(), out);
     }
   };
   const Tensor<int8_t> output = run_network(net, input, observer);
-
-  create_parent(a.output);
   save_npy(a.output, output);
   fmt::print("\ntotal MACs {} ({} image{})\n", net.macs() * n, n, n == 1 ? "" : "s");
   fmt::print("output {} {}\n", a.output, shape_str(output.shape()));
