@@ -13,4 +13,9 @@ package strata_cfg_pkg;
   localparam int unsigned MaxPoolKernel = 3;  // largest pooling window side
   localparam int unsigned MaxKernel = 7;  // largest window-generator kernel side
   localparam int unsigned MaxImageWidth = 64;  // line-buffer row length
+  localparam int unsigned Banks = 4;  // on-chip feature/weight banks
+  localparam int unsigned BankDepth = 4096;  // words (N x int8) per bank
+  localparam int unsigned ParamDepth = 512;  // channels in the parameter RAM (bias, M, S)
+  localparam int unsigned AxiDataWidth = 64;  // AXI4 master data width (bits)
+  localparam int unsigned AxiAddrWidth = 40;  // AXI4 master address width (bits)
 endpackage : strata_cfg_pkg

@@ -28,6 +28,11 @@ FIELDS = {
     "max_pool_kernel": ("MaxPoolKernel", "kMaxPoolKernel", "largest pooling window side"),
     "max_kernel": ("MaxKernel", "kMaxKernel", "largest window-generator kernel side"),
     "max_image_width": ("MaxImageWidth", "kMaxImageWidth", "line-buffer row length"),
+    "banks": ("Banks", "kBanks", "on-chip feature/weight banks"),
+    "bank_depth": ("BankDepth", "kBankDepth", "words (N x int8) per bank"),
+    "param_depth": ("ParamDepth", "kParamDepth", "channels in the parameter RAM (bias, M, S)"),
+    "axi_data_width": ("AxiDataWidth", "kAxiDataWidth", "AXI4 master data width (bits)"),
+    "axi_addr_width": ("AxiAddrWidth", "kAxiAddrWidth", "AXI4 master address width (bits)"),
 }
 
 

@@ -17,5 +17,10 @@ inline constexpr int kPeCacheDepth = 1024;  // entries in each PE operand cache
 inline constexpr int kMaxPoolKernel = 3;  // largest pooling window side
 inline constexpr int kMaxKernel = 7;  // largest window-generator kernel side
 inline constexpr int kMaxImageWidth = 64;  // line-buffer row length
+inline constexpr int kBanks = 4;  // on-chip feature/weight banks
+inline constexpr int kBankDepth = 4096;  // words (N x int8) per bank
+inline constexpr int kParamDepth = 512;  // channels in the parameter RAM (bias, M, S)
+inline constexpr int kAxiDataWidth = 64;  // AXI4 master data width (bits)
+inline constexpr int kAxiAddrWidth = 40;  // AXI4 master address width (bits)
 
 }  // namespace strata::hw
