@@ -1,4 +1,4 @@
-// The golden model: runs a whole network on one image with the numerics
+// The golden model: runs a whole network on one image (or a batch) with the numerics
 // contract (numerics.hpp). The reference every other backend must match.
 #pragma once
 
