@@ -17,3 +17,11 @@ strata_bench(strata_pe_test
   TOP strata_pe
   RTL ${STRATA_PE_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_test.cpp)
+
+# strata_act_stager, inside the sparse PE (strata_pe, Sparse = 1).
+strata_bench(strata_act_stager_test
+  TOP strata_pe
+  RTL ${STRATA_PE_RTL}
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_act_stager_test.cpp
+  PARAMS -GSparse=1'b1)
+target_compile_definitions(strata_act_stager_test PRIVATE STRATA_BENCH_SPARSE=1)
