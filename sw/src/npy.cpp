@@ -11,6 +11,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -182,9 +183,17 @@ size_t dtype_size(DType t) {
 }
 
 NpyArray read_npy(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
   std::ifstream f(path, std::ios::binary);
   if (!f) fail(path, "cannot open file");
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> file;
+  try {
+    file.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    fail(path, fmt::format("cannot read file: {}", e.what()));
+  }
+  if (f.bad()) fail(path, "cannot read file");
   if (file.size() < 10 || std::memcmp(file.data(), kMagic.data(), kMagic.size()) != 0) {
     fail(path, "not a .npy file (bad magic string)");
   }

@@ -118,6 +118,8 @@ TEST_F(NpyTest, DtypeMismatchIsAnError) {
 TEST_F(NpyTest, MalformedFilesGiveClearErrors) {
   const std::string ok = "{'descr': '|i1', 'fortran_order': False, 'shape': (4,), }";
   expect_error(path("missing.npy"), "cannot open");
+  fs::create_directories(path("dir.npy"));
+  expect_error(path("dir.npy"), "is a directory");
   {
     std::ofstream(path("empty.npy"), std::ios::binary) << "";
     expect_error(path("empty.npy"), "bad magic");
