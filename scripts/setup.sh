@@ -60,4 +60,3 @@ if [[ "${STRATA_SETUP_FPGA:-0}" == 1 ]]; then
     echo "setup: .venv FPGA tools present"
   fi
 fi
-touch build/.setup-done 2>/dev/null || { mkdir -p build && touch build/.setup-done; }
