@@ -206,6 +206,26 @@ inline uint64_t pack_pixel(const Tensor<int8_t>& image, int y, int x, int data_w
   return v;
 }
 
+// Upper bound on the cycles strata_window_gen needs for one frame with no
+// stalls, from its configuration handshake to its last window (see
+// docs/rtl-blocks.md). One column is shifted per cycle; an output row takes
+// (k - p) shifts to its first window and min(s, k) per further window. Either
+// the row walks are the limit (the first starts when input row k - 1 - p
+// arrives and they run back to back) or the input is (one pixel per cycle;
+// the output rows whose lowest image row is the last one walk after it).
+inline uint64_t window_gen_cycle_bound(const WindowGeometry& g) {
+  const int ho = g.out_height(), wo = g.out_width();
+  const uint64_t row_walk =
+      uint64_t(g.kernel - g.pad) + uint64_t(wo - 1) * uint64_t(std::min(g.stride, g.kernel));
+  uint64_t tail_rows = 0;
+  for (int oy = 0; oy < ho; ++oy) {
+    if (oy * g.stride - g.pad + g.kernel - 1 >= g.height - 1) ++tail_rows;
+  }
+  const uint64_t pixels = uint64_t(g.height) * uint64_t(g.width);
+  const uint64_t fill = uint64_t(std::min(g.kernel - 1 - g.pad, g.height - 1)) * uint64_t(g.width);
+  return std::max(pixels + tail_rows * row_walk, fill + uint64_t(ho) * row_walk) + 8;
+}
+
 // Legal geometry for the window generator / pooling: p < k, k <= padded input.
 inline bool legal(const WindowGeometry& g) {
   return g.height >= 1 && g.width >= 1 && g.kernel >= 1 && g.stride >= 1 && g.pad >= 0 &&

@@ -284,20 +284,8 @@ TEST_F(StrataWindowGen, Throughput) {
     const int ho = g.out_height(), wo = g.out_width();
     ASSERT_EQ(st.window_cycles.size(), size_t(ho) * wo);
     const uint64_t cycles = st.window_cycles.back() - st.cfg_cycle + 1;
-    // Walk of one output row: (k - p) shifts to the first window, then
-    // min(s, k) per window. Either the walks are the limit (they start when
-    // row k - 1 - p arrives and run back to back) or the input is (then the
-    // rows whose last image row is row H - 1 walk after the last pixel).
-    const uint64_t row_walk =
-        uint64_t(g.kernel - g.pad) + uint64_t(wo - 1) * std::min(g.stride, g.kernel);
-    int tail_rows = 0;
-    for (int oy = 0; oy < ho; ++oy) {
-      if (oy * g.stride - g.pad + g.kernel - 1 >= g.height - 1) ++tail_rows;
-    }
     const uint64_t pixels = uint64_t(g.height) * g.width;
-    const uint64_t fill = uint64_t(std::min(g.kernel - 1 - g.pad, g.height - 1)) * g.width;
-    const uint64_t bound =
-        std::max(pixels + tail_rows * row_walk, fill + ho * row_walk) + 8;
+    const uint64_t bound = window_gen_cycle_bound(g);
     std::cout << fmt::format("[ CYCLES   ] {:<22} {:>6} cycles, {:>6} input beats, {:>5} windows, "
                              "{:.3f} cycles/beat, bound {}",
                              g.str(), cycles, pixels, ho * wo, double(cycles) / pixels, bound)
