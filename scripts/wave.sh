@@ -14,12 +14,18 @@ export STRATA_TRACE=1 STRATA_WAVE_DIR="$PWD/$build/waves"
 "$bin" --gtest_filter="$test"
 fst="$STRATA_WAVE_DIR/${test/./_}.fst"
 suite=${test%%.*}
+# Suites are named after the block: StrataWindowGen -> tb/waves/strata_window_gen.gtkw.
+snake=$(sed -E 's/([a-z0-9])([A-Z])/\1_\2/g' <<<"$suite" | tr '[:upper:]' '[:lower:]')
 layout=""
-for cand in tb/waves/*.gtkw; do
-  [[ -e "$cand" ]] || continue
-  name=$(basename "$cand" .gtkw)
-  if [[ "${suite,,}" == *"${name#strata_}"* || "${suite,,}" == "${name,,}"* ]]; then layout=$cand; fi
-done
+if [[ -e "tb/waves/$snake.gtkw" ]]; then
+  layout=tb/waves/$snake.gtkw
+else
+  for cand in tb/waves/*.gtkw; do
+    [[ -e "$cand" ]] || continue
+    name=$(basename "$cand" .gtkw)
+    if [[ "${suite,,}" == *"${name#strata_}"* || "${suite,,}" == "${name,,}"* ]]; then layout=$cand; fi
+  done
+fi
 echo
 echo "FST written: $fst"
 echo "open it with: gtkwave $fst ${layout}"
