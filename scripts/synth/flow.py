@@ -69,11 +69,11 @@ TARGETS = {
     },
     "xilinx": {
         "family": "AMD/Xilinx 7-series (xc7)",
-        "synth": "synth_xilinx -family xc7 -top {top}",
+        "synth": "synth_xilinx -family xc7 -flatten -noiopad -top {top}",
     },
     "gowin": {
-        "family": "Gowin GW1N/GW2A",
-        "synth": "synth_gowin -top {top}",
+        "family": "Gowin GW1N",
+        "synth": "synth_gowin -family gw1n -noiopads -top {top}",
     },
 }
 ECP5_SPEEDS = ("6", "7", "8")
@@ -230,13 +230,18 @@ def tool_path(path):
     return os.path.relpath(path, ROOT)
 
 
-def read_slang_cmd(rtl_dir, files, top, params=None):
+def read_slang_cmd(rtl_dir, files, top, params=None, harness=False):
     # -j 1: the WebAssembly build has no threads. -DSYNTHESIS drops simulation
     # code (`ifndef SYNTHESIS blocks, assertion macros). -y: other modules and
     # packages are found by file name (<module>.sv), like Verilator's -y.
     rtl = tool_path(rtl_dir)
     cmd = ["read_slang", "-j", "1", "--best-effort-hierarchy", "-DSYNTHESIS",
            "-I", rtl, "-y", rtl, "--libext", ".sv"]
+    if harness:
+        # The harness drives enum-typed ports (e.g. pool_op_e) from plain chain
+        # bits. The ports step has already elaborated the block alone with the
+        # strict rules, so relaxing them here affects only the harness.
+        cmd += ["--relax-enum-conversions"]
     cmd += [tool_path(f) for f in files]
     cmd += ["--top", top]
     for name, value in (params or {}).items():
@@ -328,7 +333,7 @@ def render_wrapper(top, params, ports):
 def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
     spec = TARGETS[target]
     commands = [
-        read_slang_cmd(rtl_dir, [cfg_pkg, wrapper_sv], WRAPPER),
+        read_slang_cmd(rtl_dir, [cfg_pkg, wrapper_sv], WRAPPER, harness=True),
         f"hierarchy -check -top {WRAPPER}",
         # read_slang lowers processes itself: a latch inferred from an incomplete
         # always_comb arrives as a combinational loop, which `check` reports.
@@ -459,7 +464,10 @@ def main(argv=None):
             "constraints": str(lpf.relative_to(ROOT)) if speeds and lpf.is_relative_to(ROOT)
             else (str(lpf) if speeds else None),
         }
-        rep = synth_report.build(run, TARGETS[target], stat, pnr, WRAPPER)
+        try:
+            rep = synth_report.build(run, TARGETS[target], stat, pnr, WRAPPER)
+        except (ValueError, KeyError) as e:
+            raise FlowError(f"unexpected tool output in {out}: {e!r}") from None
         (out / "report.json").write_text(json.dumps(rep, indent=2) + "\n")
         (out / "report.md").write_text(synth_report.markdown(rep))
         print(synth_report.summary(rep))

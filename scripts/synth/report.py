@@ -118,16 +118,33 @@ def pnr_summary(pnr):
 
 
 def split_modules(stat, wrapper):
-    """(block module name, block cells, harness-only cells) from `stat -json`."""
-    modules = stat["modules"]
-    wrap_key = "\\" + wrapper
-    blocks = [m for m in modules if m != wrap_key]
+    """(block module name, block cells, harness-only cells) from `stat -json`.
+
+    The block is the one module the harness instantiates; its cells include
+    those of any submodule the synthesis command left in place (counted once
+    per instance), so the figures do not depend on flattening."""
+    modules = {name.lstrip("\\"): m["num_cells_by_type"] for name, m in stat["modules"].items()}
+    if wrapper not in modules:
+        raise ValueError(f"{wrapper} missing from the synthesis statistics")
+
+    def total(name, depth=0):
+        if depth > 64:
+            raise ValueError(f"module hierarchy too deep at {name}")
+        cells = {}
+        for cell, count in modules[name].items():
+            sub = cell.lstrip("\\")
+            if sub in modules:
+                for k, v in total(sub, depth + 1).items():
+                    cells[k] = cells.get(k, 0) + count * v
+            else:
+                cells[cell] = cells.get(cell, 0) + count
+        return cells
+
+    blocks = [c.lstrip("\\") for c in modules[wrapper] if c.lstrip("\\") in modules]
     if len(blocks) != 1:
-        raise ValueError(f"expected the block and {wrapper} in stat.json, got {list(modules)}")
-    block = blocks[0]
-    harness = dict(modules[wrap_key]["num_cells_by_type"])
-    harness.pop(block.lstrip("\\"), None)
-    return block.lstrip("\\"), modules[block]["num_cells_by_type"], harness
+        raise ValueError(f"expected one block instance in {wrapper}, got {blocks}")
+    harness = {k: v for k, v in modules[wrapper].items() if k.lstrip("\\") != blocks[0]}
+    return blocks[0], total(blocks[0]), harness
 
 
 def build(run, spec, stat, pnr, wrapper):
@@ -182,7 +199,7 @@ def markdown(rep):
         "",
         f"## Block resources after synthesis (`{rep['block_module']}`)",
         "",
-        "Yosys `stat` of the block's own hierarchy level (harness excluded).",
+        "Yosys `stat` of the block and everything below it (the harness excluded).",
         "",
         "| resource | count |",
         "|---|---|",
