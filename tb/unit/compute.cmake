@@ -3,6 +3,19 @@
 # Each bench is its own GoogleTest binary; the compile definitions tell the
 # shared bench source (tb/unit/pe_bench_util.hpp) which configuration it checks.
 
+# The default configuration's figures, read from the single source.
+file(STRINGS ${CMAKE_SOURCE_DIR}/config/default.yaml _strata_cfg_lines
+     REGEX "^(lanes|pes|pe_cache_depth):")
+foreach(_line IN LISTS _strata_cfg_lines)
+  if(_line MATCHES "^([a-z_]+): *([0-9]+)")
+    string(TOUPPER ${CMAKE_MATCH_1} _key)
+    set(STRATA_CFG_${_key} ${CMAKE_MATCH_2})
+  endif()
+endforeach()
+if(NOT STRATA_CFG_LANES OR NOT STRATA_CFG_PES OR NOT STRATA_CFG_PE_CACHE_DEPTH)
+  message(FATAL_ERROR "compute.cmake: lanes/pes/pe_cache_depth not found in config/default.yaml")
+endif()
+
 set(STRATA_PE_RTL
   ${STRATA_RTL_DIR}/strata_fifo.sv
   ${STRATA_RTL_DIR}/strata_credit_fifo.sv
@@ -17,6 +30,9 @@ strata_bench(strata_pe_test
   TOP strata_pe
   RTL ${STRATA_PE_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_test.cpp)
+target_compile_definitions(strata_pe_test PRIVATE
+  STRATA_BENCH_PES=1 STRATA_BENCH_LANES=${STRATA_CFG_LANES}
+  STRATA_BENCH_DEPTH=${STRATA_CFG_PE_CACHE_DEPTH})
 
 # strata_act_stager, inside the sparse PE (strata_pe, Sparse = 1).
 strata_bench(strata_act_stager_test
@@ -24,4 +40,35 @@ strata_bench(strata_act_stager_test
   RTL ${STRATA_PE_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_act_stager_test.cpp
   PARAMS -GSparse=1'b1)
-target_compile_definitions(strata_act_stager_test PRIVATE STRATA_BENCH_SPARSE=1)
+target_compile_definitions(strata_act_stager_test PRIVATE
+  STRATA_BENCH_PES=1 STRATA_BENCH_LANES=${STRATA_CFG_LANES}
+  STRATA_BENCH_DEPTH=${STRATA_CFG_PE_CACHE_DEPTH} STRATA_BENCH_SPARSE=1)
+
+# strata_pe_array, default configuration (P = Pes, N = Lanes from config/default.yaml).
+set(STRATA_PE_ARRAY_RTL ${STRATA_PE_RTL} ${STRATA_RTL_DIR}/strata_pe_array.sv)
+strata_bench(strata_pe_array_test
+  TOP strata_pe_array
+  RTL ${STRATA_PE_ARRAY_RTL}
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_array_test.cpp)
+target_compile_definitions(strata_pe_array_test PRIVATE
+  STRATA_BENCH_PES=${STRATA_CFG_PES} STRATA_BENCH_LANES=${STRATA_CFG_LANES}
+  STRATA_BENCH_DEPTH=${STRATA_CFG_PE_CACHE_DEPTH} STRATA_ARRAY_SUITE=StrataPeArray)
+
+# strata_pe_array, second configuration: P = 16, N = 16 and a cache depth that
+# is not a power of two (so out-of-range cache addresses can be tested).
+strata_bench(strata_pe_array_p16n16_test
+  TOP strata_pe_array
+  RTL ${STRATA_PE_ARRAY_RTL}
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_array_test.cpp
+  PARAMS -GPes=16 -GLanes=16 -GCacheDepth=200)
+target_compile_definitions(strata_pe_array_p16n16_test PRIVATE
+  STRATA_BENCH_PES=16 STRATA_BENCH_LANES=16 STRATA_BENCH_DEPTH=200
+  STRATA_ARRAY_SUITE=StrataPeArrayP16N16)
+
+# strata_requant, Channels = Pes (one PE-array result beat per cycle).
+strata_bench(strata_requant_test
+  TOP strata_requant
+  RTL ${STRATA_RTL_DIR}/strata_fifo.sv ${STRATA_RTL_DIR}/strata_credit_fifo.sv
+      ${STRATA_RTL_DIR}/strata_requant.sv
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_requant_test.cpp)
+target_compile_definitions(strata_requant_test PRIVATE STRATA_BENCH_CHANNELS=${STRATA_CFG_PES})

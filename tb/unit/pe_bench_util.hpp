@@ -1,6 +1,5 @@
-// Helpers shared by the compute-block benches (strata_pe, strata_pe_array with
-// or without the activation stager, strata_requant).
-//   - bit fields of Verilated ports of any width (CData..QData, VlWide<N>);
+// Helpers shared by the PE benches (strata_pe, strata_pe_array, with or
+// without the activation stager):
 //   - ComputeBench<Model>: a SimFixture with a cache loader and a stream driver
 //     for the PE / PE-array compute and result streams (random input gaps,
 //     random result back-pressure, cycle timeout, throughput statistics).
@@ -22,75 +21,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "pe_port_fields.hpp"
 #include "sim_fixture.hpp"
 
 namespace strata::tb {
 
 // ---------------------------------------------------------------------------
-// Bit fields: bits [lsb, lsb + width) of a port, width <= 64.
-
-template <class T>
-  requires std::is_integral_v<T>
-void set_field(T& port, unsigned lsb, unsigned width, uint64_t value) {
-  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-  uint64_t word = static_cast<uint64_t>(port);
-  word = (word & ~(mask << lsb)) | ((value & mask) << lsb);
-  port = static_cast<T>(word);
-}
-
-template <class T>
-  requires std::is_integral_v<T>
-uint64_t get_field(const T& port, unsigned lsb, unsigned width) {
-  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-  return (static_cast<uint64_t>(port) >> lsb) & mask;
-}
-
-template <std::size_t W>
-void set_field(VlWide<W>& port, unsigned lsb, unsigned width, uint64_t value) {
-  for (unsigned done = 0; done < width;) {
-    const unsigned bit = lsb + done;
-    const unsigned word = bit / 32, off = bit % 32;
-    const unsigned take = std::min(32 - off, width - done);
-    const uint32_t mask = take >= 32 ? ~uint32_t{0} : ((uint32_t{1} << take) - 1);
-    const uint32_t chunk = static_cast<uint32_t>(value >> done) & mask;
-    port[word] = (port[word] & ~(mask << off)) | (chunk << off);
-    done += take;
-  }
-}
-
-template <std::size_t W>
-uint64_t get_field(const VlWide<W>& port, unsigned lsb, unsigned width) {
-  uint64_t value = 0;
-  for (unsigned done = 0; done < width;) {
-    const unsigned bit = lsb + done;
-    const unsigned word = bit / 32, off = bit % 32;
-    const unsigned take = std::min(32 - off, width - done);
-    const uint32_t mask = take >= 32 ? ~uint32_t{0} : ((uint32_t{1} << take) - 1);
-    value |= static_cast<uint64_t>((port[word] >> off) & mask) << done;
-    done += take;
-  }
-  return value;
-}
-
-// Sign-extended field.
-template <class Port>
-int64_t get_signed(const Port& port, unsigned lsb, unsigned width) {
-  const uint64_t raw = get_field(port, lsb, width);
-  const uint64_t sign = uint64_t{1} << (width - 1);
-  return static_cast<int64_t>((raw ^ sign) - sign);
-}
-
-// ---------------------------------------------------------------------------
 // Bench configuration (compile definitions from tb/unit/compute.cmake).
 
-#ifndef STRATA_BENCH_PES
-#define STRATA_BENCH_PES 1
-#endif
-#ifndef STRATA_BENCH_LANES
-#define STRATA_BENCH_LANES 8
-#endif
-#ifndef STRATA_BENCH_DEPTH
-#define STRATA_BENCH_DEPTH 1024
+#if !defined(STRATA_BENCH_PES) || !defined(STRATA_BENCH_LANES) || !defined(STRATA_BENCH_DEPTH)
+#error "compute benches need STRATA_BENCH_PES, STRATA_BENCH_LANES and STRATA_BENCH_DEPTH"
 #endif
 #ifndef STRATA_BENCH_SPARSE
 #define STRATA_BENCH_SPARSE 0
