@@ -167,7 +167,8 @@ def table(rows, first, columns=("`read_verilog -sv`", "`read_slang`")):
         cells = []
         for fe in ("read_verilog", "read_slang"):
             ok, msg = res[fe]
-            cells.append(ok if ok == "yes" else f"no: `{msg.replace('|', '/')}`")
+            clean = msg.replace("|", "/").replace("`", "'")
+            cells.append(ok if ok == "yes" else f"no: `{clean}`")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
