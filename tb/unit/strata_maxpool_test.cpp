@@ -3,6 +3,7 @@
 // generator makes them and arbitrary ones), garbage in masked taps, edge
 // values, random input gaps and back-pressure, and the exact latency at full
 // rate.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include "Vstrata_maxpool.h"
@@ -26,6 +27,37 @@ class StrataMaxpool : public PoolUnitBench<Vstrata_maxpool> {
     reset();
     const auto w = random_windows(2000);
     const auto run = run_unit(w, in_gap, out_stall, kUserWidth);
+    EXPECT_EQ(run.out_cycles.size(), w.size());
+  }
+  // A window with no valid tap breaks the window generator's guarantee: the
+  // unit flags it (RTL assertion), still returns a defined value (-128 in
+  // every lane) instead of hanging, and then pools correctly again.
+  void empty_window_is_flagged() {
+    reset();
+    auto& d = dut();
+    randomize(d.in_taps_i, kUnitTaps * kUnitLanes * kUnitData, rng());
+    d.in_mask_i = 0;
+    d.in_user_i = 0x1234;
+    d.in_valid_i = 1;
+    d.out_ready_i = 1;
+    settle();
+    ASSERT_TRUE(d.in_ready_o);
+    EXPECT_NONFATAL_FAILURE(tick(), "RTL assertion failed");
+    d.in_valid_i = 0;
+    int waited = 0;
+    for (settle(); !d.out_valid_o && waited < 20; ++waited) {
+      tick();
+      settle();
+    }
+    ASSERT_TRUE(d.out_valid_o) << "no result for the empty window";
+    for (int l = 0; l < kUnitLanes; ++l) {
+      EXPECT_EQ(get_i8(get_bits(d.out_data_o, unsigned(l * kUnitData), kUnitData)), kInt8Min)
+          << "lane " << l;
+    }
+    EXPECT_EQ(d.out_user_o, 0x1234);
+    tick();
+    const auto w = random_windows(200);
+    const auto run = run_unit(w, 0.2, 0.2, kUserWidth);
     EXPECT_EQ(run.out_cycles.size(), w.size());
   }
 };
@@ -76,6 +108,8 @@ TEST_F(StrataMaxpool, LatencyAndThroughput) {
   const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
   expect_full_rate(run, w.size(), kLatency);
 }
+
+TEST_F(StrataMaxpool, EmptyWindowIsFlagged) { empty_window_is_flagged(); }
 
 }  // namespace
 }  // namespace strata::tb
