@@ -10,9 +10,18 @@
 //   E0 operands registered (multiplier inputs)
 //   E1 partial products acc[31:16] * M (signed 16 x 17) and acc[15:0] * M
 //      (unsigned 16 x 16): each fits one DSP multiplier (18x18, 18x25, 27x27)
-//   E2 exact 49-bit sum: (hi << 16) + lo + rounding constant 2^(S-1)
-//   E3 arithmetic shift right by S
-//   E4 saturate to int8, clamp to [lo, hi], result pushed
+//   E2 exact 48-bit product acc * M = (hi << 16) + lo
+//   E3 narrowing shift of u = 2 * acc * M by S: the 9 low bits of u >>> S and
+//      whether u >>> S fits 9 bits (see below)
+//   E4 round, saturate to int8, clamp to [lo, hi], result pushed
+// Rounding after the shift: for s >= 1, (v + 2^(s-1)) >> s equals
+// ((v >> (s-1)) + 1) >> 1, i.e. ((u >> s) + 1) >> 1 with u = 2v; for s = 0 it
+// is (u >> 0) >> 1. So only a 10-bit add remains and no 2^(s-1) decoder.
+// Narrowing shifter: the result is int8, so after the shift bits of weight 32,
+// 16, ..., 1 are applied (in that order) a value that no longer fits 8 + 2^k
+// bits (k = remaining shift bits) can never reach the 9-bit range: it is
+// flagged as overflow and only 8 + 2^k bits are kept (49 -> 40 -> 24 -> 16 ->
+// 12 -> 10 -> 9 bits), a fraction of a full-width barrel shifter.
 // Latency: 5 cycles from the accepting edge to out_valid_o. Throughput: one
 // beat (Channels results) per cycle while the output is drained.
 // Back-pressure: credit based like strata_pe (result FIFO of 6 = pipeline
@@ -48,8 +57,19 @@ module strata_requant
   localparam int unsigned HiWidth     = AccWidth - LoWidth;    // signed high half
   localparam int unsigned PpHiWidth   = HiWidth + MultWidth + 1;
   localparam int unsigned PpLoWidth   = LoWidth + MultWidth;
-  localparam int unsigned SumWidth    = AccWidth + MultWidth + 1;  // acc * M + 2^(S-1)
+  localparam int unsigned ScaledWidth   = AccWidth + MultWidth;  // acc * M, signed
+  localparam int unsigned RoundWidth  = DataWidth + 1;         // u >>> S before rounding
   localparam int unsigned ResultDepth = 6;
+  localparam data_t DATA_MAX = {1'b0, {(DataWidth - 1){1'b1}}};
+  localparam data_t DATA_MIN = {1'b1, {(DataWidth - 1){1'b0}}};
+  localparam logic signed [RoundWidth-1:0] ROUND_MAX = RoundWidth'(DATA_MAX);
+
+  // Bits kept once shift bits k-1..0 are all that remain to be applied: the
+  // result must fit RoundWidth bits after at most 2^k - 1 more positions.
+  function automatic int unsigned width_after(int unsigned k);
+    int unsigned limit = (k >= ShiftWidth) ? ScaledWidth + 1 : RoundWidth + (1 << k) - 1;
+    return (limit < ScaledWidth + 1) ? limit : ScaledWidth + 1;
+  endfunction
 
   // ---------------------------------------------------------------------------
   // Stage 0: accept and check the parameters.
@@ -124,59 +144,79 @@ module strata_requant
       shift_q1 <= shift_d;
     end
 
-    // Stage 2: partial products and the rounding constant.
+    // Stage 2: partial products.
     logic signed [HiWidth-1:0]    acc_hi;
     logic signed [MultWidth:0]    mult_s;      // M as a non-negative signed value
     logic signed [PpHiWidth-1:0]  pp_hi_d, pp_hi_q2;
     logic [PpLoWidth-1:0]         pp_lo_d, pp_lo_q2;
-    logic [SumWidth-1:0]          round_d, round_q2;
     shift_t                       shift_q2;
 
     assign acc_hi  = acc_q1[AccWidth-1:LoWidth];
     assign mult_s  = {1'b0, mult_q1};
     assign pp_hi_d = acc_hi * mult_s;
     assign pp_lo_d = PpLoWidth'(acc_q1[LoWidth-1:0]) * PpLoWidth'(mult_q1);
-    assign round_d = (shift_q1 == '0) ? '0 : (SumWidth'(1) << (shift_q1 - ShiftWidth'(1)));
 
     always_ff @(posedge clk_i) begin
       pp_hi_q2 <= pp_hi_d;
       pp_lo_q2 <= pp_lo_d;
-      round_q2 <= round_d;
       shift_q2 <= shift_q1;
     end
 
-    // Stage 3: acc * M + 2^(S-1), exact in SumWidth bits.
-    logic signed [SumWidth-1:0] sum_d, sum_q3;
-    shift_t                     shift_q3;
+    // Stage 3: the exact product acc * M.
+    logic signed [ScaledWidth-1:0] prod_d, prod_q3;
+    shift_t                      shift_q3;
 
-    assign sum_d = (SumWidth'(pp_hi_q2) <<< LoWidth) + $signed(SumWidth'(pp_lo_q2))
-                 + $signed(round_q2);
+    assign prod_d = (ScaledWidth'(pp_hi_q2) <<< LoWidth) + $signed(ScaledWidth'(pp_lo_q2));
 
     always_ff @(posedge clk_i) begin
-      sum_q3   <= sum_d;
+      prod_q3  <= prod_d;
       shift_q3 <= shift_q2;
     end
 
-    // Stage 4: arithmetic shift.
-    logic signed [SumWidth-1:0] shifted_d, shifted_q4;
+    // Stage 4: narrowing shift of u = 2 * prod by S, most significant shift
+    // bit first. g_shift[k] applies bit k; its output keeps Width(k) bits.
+    for (genvar k = ShiftWidth; k >= 0; k--) begin : g_shift
+      localparam int unsigned WOut = width_after(k);
+      logic signed [WOut-1:0] w;
+      logic                   ovf;
 
-    assign shifted_d = sum_q3 >>> shift_q3;
+      if (k == ShiftWidth) begin : g_input
+        assign w   = {prod_q3, 1'b0};
+        assign ovf = 1'b0;
+      end else begin : g_stage
+        localparam int unsigned WIn = width_after(k + 1);
+        logic signed [WIn-1:0] shifted;
+        logic                  fits;
 
-    always_ff @(posedge clk_i) begin
-      shifted_q4 <= shifted_d;
+        assign shifted = shift_q3[k] ? (g_shift[k+1].w >>> (1 << k)) : g_shift[k+1].w;
+        // With the bit set the value always fits (it lost 2^k bits); without,
+        // the bits above WOut-1 must all repeat the sign.
+        assign fits = (shifted[WIn-1:WOut-1] == {(WIn - WOut + 1){shifted[WIn-1]}});
+        assign w    = shifted[WOut-1:0];
+        assign ovf  = g_shift[k+1].ovf || !fits;
+      end
     end
 
-    // Stage 5 (into the result FIFO): saturate to int8, then clamp to [lo, hi].
-    logic  fits, sign;
-    data_t sat;
+    logic signed [RoundWidth-1:0] t_q4;
+    logic                         ovf_q4, sign_q4, round_q4;
 
-    assign sign = shifted_q4[SumWidth-1];
-    assign fits = (shifted_q4[SumWidth-1:DataWidth-1] == {(SumWidth - DataWidth + 1){sign}});
+    always_ff @(posedge clk_i) begin
+      t_q4     <= g_shift[0].w;
+      ovf_q4   <= g_shift[0].ovf;
+      sign_q4  <= prod_q3[ScaledWidth-1];
+      round_q4 <= (shift_q3 != '0);
+    end
+
+    // Stage 5 (into the result FIFO): round, saturate to int8, clamp.
+    logic signed [RoundWidth-1:0] rounded;  // (t + round) >> 1: -128 .. 128 if no overflow
+    data_t                        sat;
+
+    assign rounded = (t_q4 >>> 1) + $signed(RoundWidth'(t_q4[0] && round_q4));
 
     always_comb begin
-      if (fits)      sat = shifted_q4[DataWidth-1:0];
-      else if (sign) sat = {1'b1, {(DataWidth - 1){1'b0}}};
-      else           sat = {1'b0, {(DataWidth - 1){1'b1}}};
+      if (ovf_q4)                                        sat = sign_q4 ? DATA_MIN : DATA_MAX;
+      else if (rounded > ROUND_MAX)                      sat = DATA_MAX;
+      else                                               sat = rounded[DataWidth-1:0];
       if (sat > hi_q4)      y_d[c] = hi_q4;
       else if (sat < lo_q4) y_d[c] = lo_q4;
       else                  y_d[c] = sat;
@@ -205,7 +245,7 @@ module strata_requant
 `ifndef SYNTHESIS
   initial begin
     assert (Channels >= 1) else $fatal(1, "strata_requant: Channels must be >= 1");
-    assert (MaxShift < SumWidth && MaxShift < (1 << ShiftWidth))
+    assert (MaxShift <= ScaledWidth && MaxShift < (1 << ShiftWidth))
       else $fatal(1, "strata_requant: MaxShift %0d out of range", MaxShift);
   end
 `endif

@@ -309,6 +309,60 @@ TEST_F(StrataRequant, TiesRoundHalfUp) {
   check(beats, got);
 }
 
+// Every shift 0..47 against products at powers of two +-1 (each step of the
+// shifter's overflow decision) and at the int8 limits of the rounded result
+// (127.5 and -128.5 times 2^S, and one below / above).
+TEST_F(StrataRequant, EveryShiftAtPowerOfTwoAndSaturationBoundaries) {
+  struct Op {
+    int32_t acc;
+    uint16_t mult;
+  };
+  std::vector<Op> ops;
+  // acc * M = +-2^j + d * 2^(j - a) with acc = +-2^a + d, M = 2^(j - a).
+  for (int j = 0; j <= 45; ++j) {
+    const int a = std::min(j, 29);
+    const auto mult = static_cast<uint16_t>(1u << (j - a));
+    for (int sign : {1, -1}) {
+      for (int d : {-1, 0, 1}) {
+        ops.push_back({static_cast<int32_t>(sign * (int64_t{1} << a) + d), mult});
+      }
+    }
+  }
+  std::vector<RqBeat> beats;
+  RqBeat b;
+  int c = 0;
+  auto add = [&](int32_t acc, uint16_t mult, int s) {
+    b.acc[c] = acc;
+    b.mult[c] = mult;
+    b.shift[c] = static_cast<uint8_t>(s);
+    if (++c == C) {
+      beats.push_back(b);
+      c = 0;
+    }
+  };
+  for (int s = 0; s <= kMaxShift; ++s) {
+    for (const Op& op : ops) add(op.acc, op.mult, s);
+    // 255 * 2^(s-1) is exactly 127.5 * 2^s (rounds to 128, saturates); -257 *
+    // 2^(s-1) is -128.5 * 2^s (rounds to -128); one less is the last value
+    // below each edge (M = 1 keeps the +-1 exact while acc fits int32).
+    if (s >= 1) {
+      const int a = std::min(s - 1, 22);
+      const auto mult = static_cast<uint16_t>(1u << (s - 1 - a));
+      if (s - 1 - a <= 15) {
+        add(static_cast<int32_t>(int64_t{255} << a), mult, s);
+        add(static_cast<int32_t>(int64_t{-257} << a), mult, s);
+      }
+      if (s - 1 <= 22) {
+        add(static_cast<int32_t>((int64_t{255} << (s - 1)) - 1), 1, s);
+        add(static_cast<int32_t>((int64_t{-257} << (s - 1)) + 1), 1, s);
+      }
+    }
+  }
+  if (c != 0) beats.push_back(b);
+  check(beats, run(beats, 0.1, 0.1));
+  EXPECT_FALSE(dut().err_o);
+}
+
 // --- Throughput and back-pressure. -----------------------------------------
 
 TEST_F(StrataRequant, BlockedOutputLosesNothing) {
