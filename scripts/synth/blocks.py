@@ -17,6 +17,9 @@ import sys
 
 import yaml
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import report  # noqa: E402  (scripts/synth/report.py)
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BLOCKS = HERE / "blocks.yaml"
@@ -102,8 +105,8 @@ def tables(blocks, targets):
         if done:
             tools = sorted({f"{k} {v}" for r in done for k, v in r["tools"].items()
                             if not k.startswith("yowasp-")})
-            gits = sorted({r["git"] for r in done})
-            lines.append(f"Tools: {', '.join(tools)}. Source: git {', '.join(gits)}.")
+            sources = sorted({report.source_text(r["git"]) for r in done})
+            lines.append(f"Tools: {', '.join(tools)}. Source: {'; '.join(sources)}.")
             lines.append("")
         cols = COLUMNS[target]
         head = ["block", "parameters"] + [c for c, _ in cols]

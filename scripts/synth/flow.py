@@ -253,7 +253,8 @@ def discover_ports(runner, rtl_dir, cfg_pkg, top, params):
     """Elaborates the top alone and returns its ports [(name, direction, width)]."""
     ports_json = runner.out / "ports.json"
     runner.yosys("ports", [
-        read_slang_cmd(rtl_dir, [cfg_pkg, rtl_dir / f"{top}.sv"], top, params),
+        read_slang_cmd(rtl_dir, [cfg_pkg, rtl_dir / f"{top}.sv"], top, params)
+        + " --show-parsed-files",
         f"blackbox {top}",
         f"write_json {runner.path('ports.json')}",
     ])
@@ -269,7 +270,12 @@ def discover_ports(runner, rtl_dir, cfg_pkg, top, params):
                             f"{CLOCK_PORT}")
     if not any(d == "output" for _, d, _ in ports):
         raise FlowError(f"{top} has no outputs: nothing would survive synthesis")
-    return ports
+    # the files the block is built from, relative to the repository
+    parsed = re.findall(r"^Parsing (?:design|include) file '/?(.*)'\.$",
+                        (runner.out / "ports.log").read_text(), re.MULTILINE)
+    generated = tool_path(cfg_pkg)
+    sources = sorted({f for f in parsed if (ROOT / f).is_file() and f != generated})
+    return ports, sources
 
 
 def render_wrapper(top, params, ports):
@@ -387,10 +393,18 @@ def tool_versions(target):
     return versions
 
 
-def git_describe():
-    out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
-                         capture_output=True, text=True, check=False)
-    return out.stdout.strip() or "unknown"
+def git_source(sources):
+    """The commit, and which of the block's source files differ from it."""
+    def git(*argv):
+        out = subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True,
+                             check=False)
+        return out.stdout.strip() if out.returncode == 0 else ""
+
+    inside = [f for f in sources if not f.startswith("..")]
+    status = git("status", "--porcelain", "--", *inside) if inside else ""
+    changed = sorted(line[3:] for line in status.splitlines())
+    return {"commit": git("rev-parse", "--short", "HEAD") or "unknown", "sources": sources,
+            "rtl_changed": changed}
 
 
 def check_tools(target):
@@ -441,7 +455,7 @@ def main(argv=None):
 
         runner = Runner(out, args.verbose)
         t0 = time.monotonic()
-        ports = discover_ports(runner, rtl_dir, cfg_pkg, top, params)
+        ports, sources = discover_ports(runner, rtl_dir, cfg_pkg, top, params)
         wrapper, in_bits, out_bits = render_wrapper(top, params, ports)
         wrapper_sv = out / f"{WRAPPER}.sv"
         wrapper_sv.write_text(wrapper)
@@ -455,7 +469,7 @@ def main(argv=None):
             "params": params,
             "config": {"file": args.config, "name": cfg["name"],
                        "values": {k: v for k, v in cfg.items() if k != "name"}},
-            "git": git_describe(),
+            "git": git_source(sources + [tool_path(pathlib.Path(args.config).resolve())]),
             "tools": tool_versions(target),
             "harness": {"module": WRAPPER, "input_chain_bits": in_bits,
                         "output_chain_bits": out_bits},

@@ -162,6 +162,16 @@ def build(run, spec, stat, pnr, wrapper):
     return rep
 
 
+def source_text(git):
+    """'git 1a2b3c4' and, when rtl/ differed from that commit, the files."""
+    if isinstance(git, str):  # reports written before rtl_changed existed
+        return f"git {git}"
+    text = f"git {git['commit']}"
+    if git["rtl_changed"]:
+        text += " + uncommitted changes to " + ", ".join(git["rtl_changed"])
+    return text
+
+
 def _fmt(v):
     if isinstance(v, float):
         return f"{v:g}"
@@ -185,7 +195,7 @@ def markdown(rep):
         "|---|---|",
         f"| top | `{rep['top']}` ({params}) |",
         f"| configuration | {rep['config']['name']} (`{rep['config']['file']}`) |",
-        f"| source | git {rep['git']} |",
+        f"| source | {source_text(rep['git'])} |",
     ]
     for tool, ver in rep["tools"].items():
         lines.append(f"| {tool} | {ver} |")
