@@ -1,0 +1,130 @@
+// On-chip feature buffers: Banks x strata_ram_1r1w of BankDepth words of
+// WordWidth bits (one word = N int8 lanes), with four client ports:
+//   load write (lw), compute write (cw), compute read (cr), store read (sr).
+// Each bank has one write and one read port. A read and a write of different
+// clients may use the same bank in the same cycle (read-first: the read sees
+// the old word). Two writers of one bank, or two readers, are arbitrated with
+// fixed priority: compute wins, the loser sees ready = 0 that cycle (ready
+// depends combinationally on the other client's valid and bank, never on its
+// own valid).
+// Reads: a request (valid/ready) returns its word on rsp_valid exactly one
+// cycle after the handshake, in order; the client must take it (it issues no
+// more requests than it can absorb). Throughput: one read and one write per
+// client per cycle when there is no conflict.
+`include "strata_assert.svh"
+
+module strata_banks #(
+  parameter int unsigned Banks     = strata_cfg_pkg::Banks,      // number of banks, >= 1
+  parameter int unsigned BankDepth = strata_cfg_pkg::BankDepth,  // words per bank, >= 2
+  parameter int unsigned WordWidth = strata_cfg_pkg::Lanes * strata_cfg_pkg::DataWidth,  // bits
+  localparam int unsigned BankIdxWidth = (Banks > 1) ? $clog2(Banks) : 1,
+  localparam int unsigned AddrWidth    = $clog2(BankDepth)
+) (
+  input  logic                    clk_i,           // clock
+  input  logic                    rst_ni,          // synchronous reset, active low
+  // load engine write port
+  input  logic                    lw_valid_i,      // write request
+  output logic                    lw_ready_o,      // accepted (no compute write to that bank)
+  input  logic [BankIdxWidth-1:0] lw_bank_i,       // bank
+  input  logic [AddrWidth-1:0]    lw_addr_i,       // word address
+  input  logic [WordWidth-1:0]    lw_data_i,       // word
+  // compute engine write port (priority)
+  input  logic                    cw_valid_i,      // write request
+  output logic                    cw_ready_o,      // always accepted
+  input  logic [BankIdxWidth-1:0] cw_bank_i,       // bank
+  input  logic [AddrWidth-1:0]    cw_addr_i,       // word address
+  input  logic [WordWidth-1:0]    cw_data_i,       // word
+  // compute engine read port (priority)
+  input  logic                    cr_req_valid_i,  // read request
+  output logic                    cr_req_ready_o,  // always accepted
+  input  logic [BankIdxWidth-1:0] cr_bank_i,       // bank
+  input  logic [AddrWidth-1:0]    cr_addr_i,       // word address
+  output logic                    cr_rsp_valid_o,  // word of the request one cycle earlier
+  output logic [WordWidth-1:0]    cr_rsp_data_o,   // word
+  // store engine read port
+  input  logic                    sr_req_valid_i,  // read request
+  output logic                    sr_req_ready_o,  // accepted (no compute read of that bank)
+  input  logic [BankIdxWidth-1:0] sr_bank_i,       // bank
+  input  logic [AddrWidth-1:0]    sr_addr_i,       // word address
+  output logic                    sr_rsp_valid_o,  // word of the request one cycle earlier
+  output logic [WordWidth-1:0]    sr_rsp_data_o    // word
+);
+
+  logic                    lw_fire, cw_fire, cr_fire, sr_fire;
+  logic                    cr_rsp_q, sr_rsp_q;
+  logic [BankIdxWidth-1:0] cr_bank_q, sr_bank_q;
+  logic [WordWidth-1:0]    rdata [Banks];
+
+  assign cw_ready_o     = 1'b1;
+  assign cr_req_ready_o = 1'b1;
+  assign lw_ready_o     = !(cw_valid_i && cw_bank_i == lw_bank_i);
+  assign sr_req_ready_o = !(cr_req_valid_i && cr_bank_i == sr_bank_i);
+  assign lw_fire        = lw_valid_i && lw_ready_o;
+  assign cw_fire        = cw_valid_i;
+  assign cr_fire        = cr_req_valid_i;
+  assign sr_fire        = sr_req_valid_i && sr_req_ready_o;
+
+  for (genvar b = 0; b < Banks; b++) begin : g_bank
+    logic                 we, re, cw_hit, cr_hit;
+    logic [AddrWidth-1:0] waddr, raddr;
+    logic [WordWidth-1:0] wdata;
+
+    assign cw_hit = cw_fire && cw_bank_i == BankIdxWidth'(b);
+    assign cr_hit = cr_fire && cr_bank_i == BankIdxWidth'(b);
+    assign we     = cw_hit || (lw_fire && lw_bank_i == BankIdxWidth'(b));
+    assign waddr  = cw_hit ? cw_addr_i : lw_addr_i;
+    assign wdata  = cw_hit ? cw_data_i : lw_data_i;
+    assign re     = cr_hit || (sr_fire && sr_bank_i == BankIdxWidth'(b));
+    assign raddr  = cr_hit ? cr_addr_i : sr_addr_i;
+
+    strata_ram_1r1w #(
+      .Width (WordWidth),
+      .Depth (BankDepth)
+    ) u_ram (
+      .clk_i   (clk_i),
+      .we_i    (we),
+      .waddr_i (waddr),
+      .wdata_i (wdata),
+      .re_i    (re),
+      .raddr_i (raddr),
+      .rdata_o (rdata[b])
+    );
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      cr_rsp_q <= 1'b0;
+      sr_rsp_q <= 1'b0;
+    end else begin
+      cr_rsp_q <= cr_fire;
+      sr_rsp_q <= sr_fire;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    cr_bank_q <= cr_bank_i;
+    sr_bank_q <= sr_bank_i;
+  end
+
+  assign cr_rsp_valid_o = cr_rsp_q;
+  assign sr_rsp_valid_o = sr_rsp_q;
+  assign cr_rsp_data_o  = rdata[cr_bank_q];
+  assign sr_rsp_data_o  = rdata[sr_bank_q];
+
+  `STRATA_ASSERT_STREAM(banks_lw, clk_i, rst_ni, lw_valid_i, lw_ready_o,
+                        {lw_bank_i, lw_addr_i, lw_data_i})
+  `STRATA_ASSERT_STREAM(banks_sr, clk_i, rst_ni, sr_req_valid_i, sr_req_ready_o,
+                        {sr_bank_i, sr_addr_i})
+  `STRATA_ASSERT(banks_lw_range, clk_i, rst_ni, !lw_valid_i || 32'(lw_bank_i) < Banks)
+  `STRATA_ASSERT(banks_cw_range, clk_i, rst_ni, !cw_valid_i || 32'(cw_bank_i) < Banks)
+  `STRATA_ASSERT(banks_cr_range, clk_i, rst_ni, !cr_req_valid_i || 32'(cr_bank_i) < Banks)
+  `STRATA_ASSERT(banks_sr_range, clk_i, rst_ni, !sr_req_valid_i || 32'(sr_bank_i) < Banks)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Banks >= 1 && Banks <= 64 && BankDepth >= 2 && WordWidth >= 8)
+      else $fatal(1, "strata_banks: Banks 1..64, BankDepth >= 2, WordWidth >= 8");
+  end
+`endif
+
+endmodule : strata_banks

@@ -1,0 +1,232 @@
+// Run control of the accelerator: start, completion, abort on error, drain,
+// and the deadlock watchdog.
+//
+// States: Idle -> Run (START) -> Idle (END reached and everything idle: DONE)
+//                           \--> Drain (error) -> Idle (everything idle: ERROR)
+// START (start_i, a CSR pulse) in Idle pulses clear_o for one cycle (engines,
+// fetcher, semaphores and counters return to their initial state), clears
+// DONE / ERROR / ERROR_CODE, latches CTRL.FINE_GRAIN and enters Run.
+// In Run the first error wins: its code and instruction index are latched
+// (several in one cycle: fetch, load, compute, store, semaphore overflow,
+// deadlock, BUSY_START, in that order) and abort_o rises until every client is
+// idle, i.e. has finished the AXI transactions it started (every AW has its W
+// beats, every AR's R beats are absorbed) and no write response is pending.
+// START while Run is error BUSY_START (the run's results are unreliable); in
+// Drain it is ignored (the first error stands).
+// DONE: the fetcher has reached END (all instructions before it dispatched),
+// every queue is empty and every engine idle, which includes all AXI writes
+// acknowledged.
+// Watchdog: in Run, when the fetcher can make no progress (END reached, or
+// blocked on a full queue) and every engine is either idle with an empty queue
+// or waiting on a semaphore, and at least one waits, for WatchdogCycles cycles
+// in a row, the run stops with DEADLOCK; the index is the smallest instruction
+// index among the waiting engines.
+// Latency: START to clear_o one cycle; completion to DONE (and done_set_o) one
+// cycle. Status outputs are registers.
+`include "strata_assert.svh"
+
+module strata_controller
+  import strata_csr_pkg::*;
+#(
+  parameter int unsigned WatchdogCycles = 4096  // deadlock detection time, >= 2
+) (
+  input  logic        clk_i,              // clock
+  input  logic        rst_ni,             // synchronous reset, active low
+  // from the CSRs
+  input  logic        start_i,            // CTRL.START written 1 (pulse)
+  input  logic        fine_grain_i,       // CTRL.FINE_GRAIN
+  // fetcher
+  input  logic        fetch_idle_i,       // no instruction read outstanding, not fetching
+  input  logic        fetch_end_i,        // END reached: nothing more to dispatch
+  input  logic        fetch_blocked_i,    // dispatch waits for a full queue
+  input  logic        fetch_err_i,        // error (held until clear / abort)
+  input  err_code_e   fetch_err_code_i,   // its code
+  input  logic [15:0] fetch_err_index_i,  // its instruction index
+  // engines: load, compute, store (index 0, 1, 2)
+  input  logic [2:0]  eng_queue_empty_i,  // the engine's instruction queue is empty
+  input  logic [2:0]  eng_idle_i,         // no instruction, no AXI transaction outstanding
+  input  logic [2:0]  eng_busy_i,         // executing an instruction
+  input  logic [2:0]  eng_dep_wait_i,     // waiting on a semaphore
+  input  logic [2:0][15:0] eng_index_i,   // index of the instruction being executed
+  input  logic [2:0]  eng_err_i,          // error (held until abort)
+  input  err_code_e [2:0] eng_err_code_i, // codes
+  input  logic [2:0][15:0] eng_err_index_i, // instruction indices
+  // semaphores
+  input  logic        sem_overflow_i,     // a semaphore would have overflowed
+  // to every client
+  output logic        clear_o,            // one-cycle pulse at START: reset run state
+  output logic        abort_o,            // stop issuing, finish AXI transactions, go idle
+  output logic        fine_grain_o,       // mode of this run (latched at START)
+  // status (to the CSRs)
+  output logic        busy_o,             // STATUS.BUSY (Run or Drain)
+  output logic        done_o,             // STATUS.DONE
+  output logic        error_o,            // STATUS.ERROR
+  output err_code_e   err_code_o,         // ERROR_CODE.CODE
+  output logic [15:0] err_index_o,        // ERROR_CODE.INDEX
+  output logic        done_set_o,         // pulse: run finished (IRQ_STATUS.DONE)
+  output logic        error_set_o         // pulse: run stopped with an error (IRQ_STATUS.ERROR)
+);
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StRun,
+    StDrain
+  } state_e;
+
+  localparam int unsigned WdWidth = $clog2(WatchdogCycles + 1);
+
+  state_e       state_d, state_q;
+  logic         done_d, done_q, error_d, error_q, fine_d, fine_q;
+  logic         clear_d, clear_q, done_set_d, done_set_q, error_set_d, error_set_q;
+  err_code_e    code_d, code_q;
+  logic [15:0]  index_d, index_q;
+  logic [WdWidth-1:0] wd_d, wd_q;
+
+  // First error of this cycle, by priority.
+  logic         err_any;
+  err_code_e    err_code;
+  logic [15:0]  err_index;
+  logic         all_idle, finished, stuck, deadlock;
+  logic [15:0]  wait_index;
+
+  always_comb begin
+    err_any   = 1'b1;
+    err_code  = ErrNone;
+    err_index = 16'd0;
+    if (fetch_err_i) begin
+      err_code  = fetch_err_code_i;
+      err_index = fetch_err_index_i;
+    end else if (eng_err_i[0]) begin
+      err_code  = eng_err_code_i[0];
+      err_index = eng_err_index_i[0];
+    end else if (eng_err_i[1]) begin
+      err_code  = eng_err_code_i[1];
+      err_index = eng_err_index_i[1];
+    end else if (eng_err_i[2]) begin
+      err_code  = eng_err_code_i[2];
+      err_index = eng_err_index_i[2];
+    end else if (sem_overflow_i) begin
+      // A release that overflows a semaphore: the program's counts are wrong.
+      err_code  = ErrIllegalInstr;
+      err_index = 16'hFFFF;
+    end else if (deadlock) begin
+      err_code  = ErrDeadlock;
+      err_index = wait_index;
+    end else if (start_i) begin
+      err_code  = ErrBusyStart;
+      err_index = 16'hFFFF;
+    end else begin
+      err_any = 1'b0;
+    end
+  end
+
+  // Watchdog: nothing can move and someone waits.
+  always_comb begin
+    stuck      = (fetch_end_i || fetch_blocked_i) && (|eng_dep_wait_i);
+    wait_index = 16'hFFFF;
+    for (int e = 0; e < 3; e++) begin
+      if (!(eng_dep_wait_i[e] || (!eng_busy_i[e] && eng_queue_empty_i[e]))) stuck = 1'b0;
+      if (eng_dep_wait_i[e] && eng_index_i[e] < wait_index) wait_index = eng_index_i[e];
+    end
+  end
+
+  assign deadlock = stuck && wd_q == WdWidth'(WatchdogCycles - 1);
+  assign all_idle = fetch_idle_i && (&eng_idle_i);
+  assign finished = fetch_end_i && (&eng_queue_empty_i) && all_idle;
+
+  always_comb begin
+    state_d     = state_q;
+    done_d      = done_q;
+    error_d     = error_q;
+    fine_d      = fine_q;
+    code_d      = code_q;
+    index_d     = index_q;
+    clear_d     = 1'b0;
+    done_set_d  = 1'b0;
+    error_set_d = 1'b0;
+    wd_d        = (state_q == StRun && stuck) ? wd_q + WdWidth'(1) : '0;
+    unique case (state_q)
+      StIdle: begin
+        if (start_i) begin
+          state_d = StRun;
+          clear_d = 1'b1;
+          done_d  = 1'b0;
+          error_d = 1'b0;
+          fine_d  = fine_grain_i;
+          code_d  = ErrNone;
+          index_d = 16'd0;
+        end
+      end
+      StRun: begin
+        // clear_o is high in the first Run cycle: clients still show the last
+        // run's state then, so nothing is judged before they are reset.
+        if (!clear_q) begin
+          if (err_any) begin
+            state_d = StDrain;
+            code_d  = err_code;
+            index_d = err_index;
+          end else if (finished) begin
+            state_d    = StIdle;
+            done_d     = 1'b1;
+            done_set_d = 1'b1;
+          end
+        end
+      end
+      StDrain: begin
+        if (all_idle) begin
+          state_d     = StIdle;
+          error_d     = 1'b1;
+          error_set_d = 1'b1;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q     <= StIdle;
+      done_q      <= 1'b0;
+      error_q     <= 1'b0;
+      fine_q      <= 1'b0;
+      code_q      <= ErrNone;
+      index_q     <= 16'd0;
+      clear_q     <= 1'b0;
+      done_set_q  <= 1'b0;
+      error_set_q <= 1'b0;
+      wd_q        <= '0;
+    end else begin
+      state_q     <= state_d;
+      done_q      <= done_d;
+      error_q     <= error_d;
+      fine_q      <= fine_d;
+      code_q      <= code_d;
+      index_q     <= index_d;
+      clear_q     <= clear_d;
+      done_set_q  <= done_set_d;
+      error_set_q <= error_set_d;
+      wd_q        <= wd_d;
+    end
+  end
+
+  assign clear_o      = clear_q;
+  assign abort_o      = state_q == StDrain;
+  assign fine_grain_o = fine_q;
+  assign busy_o       = state_q != StIdle;
+  assign done_o       = done_q;
+  assign error_o      = error_q;
+  assign err_code_o   = code_q;
+  assign err_index_o  = index_q;
+  assign done_set_o   = done_set_q;
+  assign error_set_o  = error_set_q;
+
+  `STRATA_ASSERT(ctrl_status_excl, clk_i, rst_ni, !(done_q && error_q))
+  `STRATA_ASSERT(ctrl_error_code, clk_i, rst_ni, !error_q || code_q != ErrNone)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (WatchdogCycles >= 2) else $fatal(1, "strata_controller: WatchdogCycles must be >= 2");
+  end
+`endif
+
+endmodule : strata_controller

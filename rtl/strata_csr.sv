@@ -1,0 +1,332 @@
+// AXI4-Lite slave with the registers of config/registers.yaml (docs/registers.md).
+//
+// Handshakes: AW and W are accepted independently (either order, or together)
+// into holding registers; the write is applied the cycle both are held and
+// BVALID rises the cycle after. One write and one read are in flight at most:
+// AWREADY / WREADY stay low while their holding register is full or the
+// response waits for BREADY. A read is decoded at the AR handshake and RVALID
+// rises the next cycle (read latency 1, one read per two cycles at most).
+// Unmapped addresses answer SLVERR (reads return 0, writes change nothing);
+// everything else answers OKAY. WSTRB selects the bytes written.
+//
+// Register semantics: CTRL.START is write-1-to-set and emits a one-cycle
+// start_o pulse (it reads 0); IRQ_STATUS bits are set by done_set_i /
+// error_set_i and cleared by writing 1 (a set in the same cycle wins, so no
+// event is lost); irq_o = |(IRQ_STATUS & IRQ_ENABLE), from registers.
+// 64-bit counters: a LO read returns bits 31:0 and captures bits 63:32 of the
+// same counter in one shared snapshot register, which any HI read returns.
+`include "strata_assert.svh"
+
+module strata_csr
+  import strata_csr_pkg::*;
+#(
+  parameter int unsigned Pes           = strata_cfg_pkg::Pes,           // P
+  parameter int unsigned Lanes         = strata_cfg_pkg::Lanes,         // N
+  parameter int unsigned Banks         = strata_cfg_pkg::Banks,         // on-chip banks
+  parameter int unsigned BankDepth     = strata_cfg_pkg::BankDepth,     // words per bank
+  parameter int unsigned PeCacheDepth  = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
+  parameter int unsigned ParamDepth    = strata_cfg_pkg::ParamDepth,    // parameter channels
+  parameter int unsigned AxiDataWidth  = strata_cfg_pkg::AxiDataWidth,  // AXI4 master data bits
+  parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,     // conv kernel side
+  parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel, // pool window side
+  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth, // line-buffer row length
+  localparam int unsigned CounterVecWidth = NumPerfCounters * 64
+) (
+  input  logic                       clk_i,            // clock
+  input  logic                       rst_ni,           // synchronous reset, active low
+  // AXI4-Lite slave
+  input  logic                       s_awvalid_i,      // write address valid
+  output logic                       s_awready_o,      // write address ready
+  input  logic [CsrAddrWidth-1:0]    s_awaddr_i,       // write byte address (window offset)
+  input  logic                       s_wvalid_i,       // write data valid
+  output logic                       s_wready_o,       // write data ready
+  input  logic [31:0]                s_wdata_i,        // write data
+  input  logic [3:0]                 s_wstrb_i,        // write byte strobes
+  output logic                       s_bvalid_o,       // write response valid
+  input  logic                       s_bready_i,       // write response ready
+  output logic [1:0]                 s_bresp_o,        // OKAY or SLVERR
+  input  logic                       s_arvalid_i,      // read address valid
+  output logic                       s_arready_o,      // read address ready
+  input  logic [CsrAddrWidth-1:0]    s_araddr_i,       // read byte address (window offset)
+  output logic                       s_rvalid_o,       // read data valid
+  input  logic                       s_rready_i,       // read data ready
+  output logic [31:0]                s_rdata_o,        // read data
+  output logic [1:0]                 s_rresp_o,        // OKAY or SLVERR
+  // To the controller and the fetcher
+  output logic                       start_o,          // one-cycle pulse: CTRL.START written 1
+  output logic                       fine_grain_o,     // CTRL.FINE_GRAIN
+  output logic [63:6]                instr_base_o,     // INSTR_BASE_HI:LO bits 63:6 (5:0 are 0)
+  output logic [31:0]                instr_limit_o,    // INSTR_LIMIT
+  // From the controller
+  input  logic                       busy_i,           // STATUS.BUSY
+  input  logic                       done_i,           // STATUS.DONE
+  input  logic                       error_i,          // STATUS.ERROR
+  input  err_code_e                  err_code_i,       // ERROR_CODE.CODE
+  input  logic [15:0]                err_index_i,      // ERROR_CODE.INDEX
+  input  logic                       done_set_i,       // pulse: run finished, sets IRQ_STATUS.DONE
+  input  logic                       error_set_i,      // pulse: run failed, sets IRQ_STATUS.ERROR
+  input  logic [CounterVecWidth-1:0] counters_i,       // 64-bit counters, *_IDX order
+  output logic                       irq_o             // interrupt, level
+);
+
+  localparam logic [1:0] RespOkay   = 2'b00;
+  localparam logic [1:0] RespSlverr = 2'b10;
+
+  // Word address inside the counter block (LO or HI word of some counter).
+  function automatic logic is_counter(logic [CsrAddrWidth-1:0] addr);
+    return addr[1:0] == 2'b00 && addr >= CSR_PERF_BASE_OFFSET &&
+           32'(addr) < 32'(CSR_PERF_BASE_OFFSET) + 8 * NumPerfCounters;
+  endfunction
+
+  // ---------------------------------------------------------------- write path
+  logic                    aw_full_d, aw_full_q, w_full_d, w_full_q;
+  logic [CsrAddrWidth-1:0] aw_addr_d, aw_addr_q;
+  logic [31:0]             w_data_d, w_data_q;
+  logic [3:0]              w_strb_d, w_strb_q;
+  logic                    bvalid_d, bvalid_q;
+  logic [1:0]              bresp_d, bresp_q;
+  logic                    do_write;
+  logic [31:0]             wmask;  // bit mask of the written bytes
+
+  assign s_awready_o = !aw_full_q;
+  assign s_wready_o  = !w_full_q;
+  assign do_write    = aw_full_q && w_full_q && !bvalid_q;
+  assign wmask       = {{8{w_strb_q[3]}}, {8{w_strb_q[2]}}, {8{w_strb_q[1]}}, {8{w_strb_q[0]}}};
+
+  always_comb begin
+    aw_full_d = aw_full_q;
+    aw_addr_d = aw_addr_q;
+    w_full_d  = w_full_q;
+    w_data_d  = w_data_q;
+    w_strb_d  = w_strb_q;
+    if (s_awvalid_i && s_awready_o) begin
+      aw_full_d = 1'b1;
+      aw_addr_d = s_awaddr_i;
+    end
+    if (s_wvalid_i && s_wready_o) begin
+      w_full_d = 1'b1;
+      w_data_d = s_wdata_i;
+      w_strb_d = s_wstrb_i;
+    end
+    if (do_write) begin
+      aw_full_d = 1'b0;
+      w_full_d  = 1'b0;
+    end
+  end
+
+  // Writable state.
+  logic        fine_grain_d, fine_grain_q;
+  logic [1:0]  irq_enable_d, irq_enable_q;
+  logic [1:0]  irq_status_d, irq_status_q;
+  logic [31:0] base_lo_d, base_lo_q, base_hi_d, base_hi_q, limit_d, limit_q;
+  logic        start_d, start_q;
+  logic        write_hit;
+
+  // A 32-bit register update with byte strobes and an access mask.
+  function automatic logic [31:0] merge(logic [31:0] old, logic [31:0] data, logic [31:0] bytes,
+                                        logic [31:0] rw_mask);
+    return (old & ~(bytes & rw_mask)) | (data & bytes & rw_mask);
+  endfunction
+
+  logic [31:0] ctrl_old, ctrl_new;
+  logic [1:0]  irq_enable_new, irq_clear;
+
+  assign ctrl_old       = 32'(fine_grain_q) << CSR_CTRL_FINE_GRAIN_BIT;
+  assign ctrl_new       = merge(ctrl_old, w_data_q, wmask, CSR_CTRL_RW_MASK);
+  assign irq_enable_new = 2'(merge(32'(irq_enable_q), w_data_q, wmask, CSR_IRQ_ENABLE_RW_MASK));
+  assign irq_clear      = 2'(w_data_q & wmask & CSR_IRQ_STATUS_W1C_MASK);
+
+  always_comb begin
+    fine_grain_d = fine_grain_q;
+    irq_enable_d = irq_enable_q;
+    base_lo_d    = base_lo_q;
+    base_hi_d    = base_hi_q;
+    limit_d      = limit_q;
+    start_d      = 1'b0;
+    irq_status_d = irq_status_q;
+    write_hit    = 1'b1;
+    if (do_write) begin
+      unique case (aw_addr_q)
+        CSR_CTRL_OFFSET: begin
+          fine_grain_d = ctrl_new[CSR_CTRL_FINE_GRAIN_BIT];
+          start_d = |(w_data_q & wmask & CSR_CTRL_W1S_MASK);
+        end
+        CSR_IRQ_ENABLE_OFFSET: irq_enable_d = irq_enable_new;
+        CSR_IRQ_STATUS_OFFSET: begin
+          irq_status_d = irq_status_q & ~irq_clear;
+        end
+        CSR_INSTR_BASE_LO_OFFSET: base_lo_d = merge(base_lo_q, w_data_q, wmask,
+                                                    CSR_INSTR_BASE_LO_RW_MASK);
+        CSR_INSTR_BASE_HI_OFFSET: base_hi_d = merge(base_hi_q, w_data_q, wmask,
+                                                    CSR_INSTR_BASE_HI_RW_MASK);
+        CSR_INSTR_LIMIT_OFFSET:   limit_d = merge(limit_q, w_data_q, wmask, CSR_INSTR_LIMIT_RW_MASK);
+        // Read-only registers: the write is ignored, the access is legal.
+        CSR_ID_OFFSET, CSR_VERSION_OFFSET, CSR_STATUS_OFFSET, CSR_ERROR_CODE_OFFSET,
+        CSR_CFG_PES_OFFSET, CSR_CFG_LANES_OFFSET, CSR_CFG_BANKS_OFFSET,
+        CSR_CFG_BANK_DEPTH_OFFSET, CSR_CFG_CACHE_DEPTH_OFFSET, CSR_CFG_PARAM_DEPTH_OFFSET,
+        CSR_CFG_AXI_DATA_WIDTH_OFFSET, CSR_CFG_LIMITS_OFFSET: ;
+        default: write_hit = is_counter(aw_addr_q);
+      endcase
+    end
+    // Hardware events win over a clearing write in the same cycle.
+    if (done_set_i)  irq_status_d[CSR_IRQ_STATUS_DONE_BIT]  = 1'b1;
+    if (error_set_i) irq_status_d[CSR_IRQ_STATUS_ERROR_BIT] = 1'b1;
+  end
+
+  always_comb begin
+    bvalid_d = bvalid_q;
+    bresp_d  = bresp_q;
+    if (s_bvalid_o && s_bready_i) bvalid_d = 1'b0;
+    if (do_write) begin
+      bvalid_d = 1'b1;
+      bresp_d  = write_hit ? RespOkay : RespSlverr;
+    end
+  end
+
+  assign s_bvalid_o = bvalid_q;
+  assign s_bresp_o  = bresp_q;
+
+  // ---------------------------------------------------------------- read path
+  localparam int unsigned PerfIdxWidth = $clog2(NumPerfCounters);
+
+  logic                    rvalid_d, rvalid_q;
+  logic [31:0]             rdata_d, rdata_q, rword;
+  logic [1:0]              rresp_d, rresp_q;
+  logic [31:0]             snap_d, snap_q;  // HI half captured by the last LO read
+  logic                    read_hit;
+  logic                    perf_hi;  // HI word of a counter (counters are 8-byte aligned)
+  logic [PerfIdxWidth-1:0] perf_idx;
+  logic [63:0]             perf_val;
+  logic                    rd;
+
+  assign s_arready_o = !rvalid_q;
+  assign rd          = s_arvalid_i && s_arready_o;
+  assign perf_hi     = s_araddr_i[2];
+  assign perf_idx    = PerfIdxWidth'((s_araddr_i - CSR_PERF_BASE_OFFSET) >> 3);
+  assign perf_val    = counters_i[64 * 32'(perf_idx) +: 64];
+
+  // Register contents seen by a read.
+  always_comb begin
+    read_hit = 1'b1;
+    rword    = 32'd0;
+    unique case (s_araddr_i)
+      CSR_ID_OFFSET:            rword = CSR_ID_RESET;
+      CSR_VERSION_OFFSET:       rword = 32'(strata_cfg_pkg::HwVersion);
+      CSR_CTRL_OFFSET:          rword[CSR_CTRL_FINE_GRAIN_BIT] = fine_grain_q;
+      CSR_STATUS_OFFSET: begin
+        rword[CSR_STATUS_BUSY_BIT]  = busy_i;
+        rword[CSR_STATUS_DONE_BIT]  = done_i;
+        rword[CSR_STATUS_ERROR_BIT] = error_i;
+      end
+      CSR_ERROR_CODE_OFFSET: begin
+        rword[CSR_ERROR_CODE_CODE_LSB +: CSR_ERROR_CODE_CODE_WIDTH]   = err_code_i;
+        rword[CSR_ERROR_CODE_INDEX_LSB +: CSR_ERROR_CODE_INDEX_WIDTH] = err_index_i;
+      end
+      CSR_IRQ_ENABLE_OFFSET:    rword[1:0] = irq_enable_q;
+      CSR_IRQ_STATUS_OFFSET:    rword[1:0] = irq_status_q;
+      CSR_INSTR_BASE_LO_OFFSET: rword = base_lo_q;
+      CSR_INSTR_BASE_HI_OFFSET: rword = base_hi_q;
+      CSR_INSTR_LIMIT_OFFSET:   rword = limit_q;
+      CSR_CFG_PES_OFFSET:       rword = 32'(Pes);
+      CSR_CFG_LANES_OFFSET:     rword = 32'(Lanes);
+      CSR_CFG_BANKS_OFFSET:     rword = 32'(Banks);
+      CSR_CFG_BANK_DEPTH_OFFSET:  rword = 32'(BankDepth);
+      CSR_CFG_CACHE_DEPTH_OFFSET: rword = 32'(PeCacheDepth);
+      CSR_CFG_PARAM_DEPTH_OFFSET: rword = 32'(ParamDepth);
+      CSR_CFG_AXI_DATA_WIDTH_OFFSET: rword = 32'(AxiDataWidth);
+      CSR_CFG_LIMITS_OFFSET: rword = {16'(MaxImageWidth), 8'(MaxPoolKernel), 8'(MaxKernel)};
+      default: begin
+        if (is_counter(s_araddr_i)) begin
+          rword = perf_hi ? snap_q : perf_val[31:0];
+        end else begin
+          read_hit = 1'b0;
+        end
+      end
+    endcase
+  end
+
+  always_comb begin
+    rvalid_d = rvalid_q;
+    rdata_d  = rdata_q;
+    rresp_d  = rresp_q;
+    snap_d   = snap_q;
+    if (s_rvalid_o && s_rready_i) rvalid_d = 1'b0;
+    if (rd) begin
+      rvalid_d = 1'b1;
+      rdata_d  = rword;
+      rresp_d  = read_hit ? RespOkay : RespSlverr;
+      if (is_counter(s_araddr_i) && !perf_hi) snap_d = perf_val[63:32];
+    end
+  end
+
+  assign s_rvalid_o = rvalid_q;
+  assign s_rdata_o  = rdata_q;
+  assign s_rresp_o  = rresp_q;
+
+  // ---------------------------------------------------------------- registers
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      aw_full_q    <= 1'b0;
+      w_full_q     <= 1'b0;
+      bvalid_q     <= 1'b0;
+      rvalid_q     <= 1'b0;
+      fine_grain_q <= CSR_CTRL_RESET[CSR_CTRL_FINE_GRAIN_BIT];
+      irq_enable_q <= CSR_IRQ_ENABLE_RESET[1:0];
+      irq_status_q <= CSR_IRQ_STATUS_RESET[1:0];
+      base_lo_q    <= CSR_INSTR_BASE_LO_RESET;
+      base_hi_q    <= CSR_INSTR_BASE_HI_RESET;
+      limit_q      <= CSR_INSTR_LIMIT_RESET;
+      start_q      <= 1'b0;
+      snap_q       <= 32'd0;
+    end else begin
+      aw_full_q    <= aw_full_d;
+      w_full_q     <= w_full_d;
+      bvalid_q     <= bvalid_d;
+      rvalid_q     <= rvalid_d;
+      fine_grain_q <= fine_grain_d;
+      irq_enable_q <= irq_enable_d;
+      irq_status_q <= irq_status_d;
+      base_lo_q    <= base_lo_d;
+      base_hi_q    <= base_hi_d;
+      limit_q      <= limit_d;
+      start_q      <= start_d;
+      snap_q       <= snap_d;
+    end
+  end
+
+  // Payload registers: qualified by their valid / full bits.
+  always_ff @(posedge clk_i) begin
+    aw_addr_q <= aw_addr_d;
+    w_data_q  <= w_data_d;
+    w_strb_q  <= w_strb_d;
+    bresp_q   <= bresp_d;
+    rdata_q   <= rdata_d;
+    rresp_q   <= rresp_d;
+  end
+
+  assign start_o       = start_q;
+  assign fine_grain_o  = fine_grain_q;
+  assign instr_base_o  = {base_hi_q, base_lo_q[31:6]};
+  assign instr_limit_o = limit_q;
+  assign irq_o         = |(irq_status_q & irq_enable_q);
+
+  // ---------------------------------------------------------------- checks
+  `STRATA_ASSERT_STREAM(csr_b, clk_i, rst_ni, s_bvalid_o, s_bready_i, s_bresp_o)
+  `STRATA_ASSERT_STREAM(csr_r, clk_i, rst_ni, s_rvalid_o, s_rready_i, {s_rdata_o, s_rresp_o})
+  `STRATA_ASSERT_STREAM(csr_aw, clk_i, rst_ni, s_awvalid_i, s_awready_o, s_awaddr_i)
+  `STRATA_ASSERT_STREAM(csr_w, clk_i, rst_ni, s_wvalid_i, s_wready_o, {s_wdata_i, s_wstrb_i})
+  `STRATA_ASSERT_STREAM(csr_ar, clk_i, rst_ni, s_arvalid_i, s_arready_o, s_araddr_i)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (NumPerfCounters >= 2 && 2 ** PerfIdxWidth >= NumPerfCounters &&
+            CSR_PERF_BASE_OFFSET[2:0] == 3'd0)
+      else $fatal(1, "strata_csr: counter decoder out of range");
+    assert (Pes < 2 ** 16 && Lanes < 2 ** 16 && Banks < 2 ** 16 && AxiDataWidth >= 32)
+      else $fatal(1, "strata_csr: configuration out of range");
+    assert (MaxKernel < 256 && MaxPoolKernel < 256 && MaxImageWidth < 65536)
+      else $fatal(1, "strata_csr: CFG_LIMITS fields overflow");
+  end
+`endif
+
+endmodule : strata_csr

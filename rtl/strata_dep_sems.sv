@@ -1,0 +1,131 @@
+// The five dependency semaphores of docs/isa.md: L2C, C2S, C2L, S2C, S2L.
+//
+// Each semaphore is a counter with one producer (release) and one consumer
+// (acquire). Engine ports follow the per-opcode edge numbering:
+//   load:    acquire e0 = C2L, e1 = S2L;  release e0 = L2C (e1 unused: rel1 = 0)
+//   compute: acquire e0 = L2C, e1 = S2C;  release e0 = C2S, e1 = C2L
+//   store:   acquire e0 = C2S (e1 unused: acq1 = 0);  release e0 = S2C, e1 = S2L
+// Acquire is a valid/ready handshake: acq_req (valid) with a stable amount is
+// granted (acq_grant, one cycle) when the counter holds at least that amount,
+// and the amount is subtracted that cycle. A release adds its amount the cycle
+// rel_valid is high (no handshake). Latency: a release is visible to a grant
+// the next cycle; a grant depends on the registered count only.
+// While abort_i is high nothing is granted and requests may be withdrawn.
+// clear_i (start of a run) zeroes every counter. A count that would exceed
+// 2^SemWidth - 1 is an error: the counter keeps its value, overflow_o rises and
+// stays high until clear_i (the controller stops the run; an assertion fires
+// too, since a well-formed program never releases that much).
+`include "strata_assert.svh"
+
+module strata_dep_sems #(
+  parameter int unsigned SemWidth    = 32,  // counter bits, >= AmountWidth
+  parameter int unsigned AmountWidth = 16,  // acquire / release amount bits (ISA header)
+  localparam int unsigned NumSems    = 5
+) (
+  input  logic                        clk_i,              // clock
+  input  logic                        rst_ni,             // synchronous reset, active low
+  input  logic                        clear_i,            // zero every counter (run start)
+  input  logic                        abort_i,            // run aborted: no grants
+  // load engine
+  input  logic [1:0]                  ld_acq_req_i,       // acquire request per edge (C2L, S2L)
+  input  logic [1:0][AmountWidth-1:0] ld_acq_amount_i,    // units requested
+  output logic [1:0]                  ld_acq_grant_o,     // granted this cycle
+  input  logic [1:0]                  ld_rel_valid_i,     // release per edge (L2C, unused)
+  input  logic [1:0][AmountWidth-1:0] ld_rel_amount_i,    // units released
+  // compute engine
+  input  logic [1:0]                  cp_acq_req_i,       // acquire request (L2C, S2C)
+  input  logic [1:0][AmountWidth-1:0] cp_acq_amount_i,    // units requested
+  output logic [1:0]                  cp_acq_grant_o,     // granted this cycle
+  input  logic [1:0]                  cp_rel_valid_i,     // release (C2S, C2L)
+  input  logic [1:0][AmountWidth-1:0] cp_rel_amount_i,    // units released
+  // store engine
+  input  logic [1:0]                  st_acq_req_i,       // acquire request (C2S, unused)
+  input  logic [1:0][AmountWidth-1:0] st_acq_amount_i,    // units requested
+  output logic [1:0]                  st_acq_grant_o,     // granted this cycle
+  input  logic [1:0]                  st_rel_valid_i,     // release (S2C, S2L)
+  input  logic [1:0][AmountWidth-1:0] st_rel_amount_i,    // units released
+  // status
+  output logic [NumSems-1:0][SemWidth-1:0] count_o,       // L2C, C2S, C2L, S2C, S2L (index order)
+  output logic                        overflow_o          // a counter would have overflowed
+);
+
+  // Semaphore indices (the order of count_o).
+  localparam int unsigned L2C = 0;
+  localparam int unsigned C2S = 1;
+  localparam int unsigned C2L = 2;
+  localparam int unsigned S2C = 3;
+  localparam int unsigned S2L = 4;
+
+  logic [NumSems-1:0]                  acq_req, grant, rel_valid, over;
+  logic [NumSems-1:0][AmountWidth-1:0] acq_amount, rel_amount;
+  logic [NumSems-1:0][SemWidth-1:0]    count_d, count_q;
+  logic                                overflow_d, overflow_q;
+  logic                                live;  // not in reset, clear or abort (for checks)
+
+  // An abort withdraws waiting requests: the stream rule holds outside it.
+  assign live = rst_ni && !clear_i && !abort_i;
+
+  // Who acquires and who releases each semaphore.
+  always_comb begin
+    acq_req[L2C] = cp_acq_req_i[0];  acq_amount[L2C] = cp_acq_amount_i[0];
+    acq_req[C2S] = st_acq_req_i[0];  acq_amount[C2S] = st_acq_amount_i[0];
+    acq_req[C2L] = ld_acq_req_i[0];  acq_amount[C2L] = ld_acq_amount_i[0];
+    acq_req[S2C] = cp_acq_req_i[1];  acq_amount[S2C] = cp_acq_amount_i[1];
+    acq_req[S2L] = ld_acq_req_i[1];  acq_amount[S2L] = ld_acq_amount_i[1];
+    rel_valid[L2C] = ld_rel_valid_i[0];  rel_amount[L2C] = ld_rel_amount_i[0];
+    rel_valid[C2S] = cp_rel_valid_i[0];  rel_amount[C2S] = cp_rel_amount_i[0];
+    rel_valid[C2L] = cp_rel_valid_i[1];  rel_amount[C2L] = cp_rel_amount_i[1];
+    rel_valid[S2C] = st_rel_valid_i[0];  rel_amount[S2C] = st_rel_amount_i[0];
+    rel_valid[S2L] = st_rel_valid_i[1];  rel_amount[S2L] = st_rel_amount_i[1];
+  end
+
+  for (genvar s = 0; s < NumSems; s++) begin : g_sem
+    logic [SemWidth:0] sum;  // one extra bit to see the overflow
+    assign grant[s] = acq_req[s] && !abort_i && count_q[s] >= SemWidth'(acq_amount[s]);
+    assign sum = {1'b0, count_q[s]}
+               + (rel_valid[s] ? (SemWidth + 1)'(rel_amount[s]) : '0)
+               - (grant[s] ? (SemWidth + 1)'(acq_amount[s]) : '0);
+    assign over[s] = sum[SemWidth];
+    assign count_d[s] = clear_i ? '0 : (over[s] ? count_q[s] : sum[SemWidth-1:0]);
+  end
+
+  assign overflow_d = !clear_i && (overflow_q || |over);
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      count_q    <= '0;
+      overflow_q <= 1'b0;
+    end else begin
+      count_q    <= count_d;
+      overflow_q <= overflow_d;
+    end
+  end
+
+  assign ld_acq_grant_o = {grant[S2L], grant[C2L]};
+  assign cp_acq_grant_o = {grant[S2C], grant[L2C]};
+  assign st_acq_grant_o = {1'b0, grant[C2S]};
+  assign count_o        = count_q;
+  assign overflow_o     = overflow_q;
+
+  // Acquire requests are valid/ready streams (the amount is the payload).
+  for (genvar e = 0; e < 2; e++) begin : g_edge_checks
+    `STRATA_ASSERT_STREAM(ld_acq, clk_i, live, ld_acq_req_i[e], ld_acq_grant_o[e],
+                          ld_acq_amount_i[e])
+    `STRATA_ASSERT_STREAM(cp_acq, clk_i, live, cp_acq_req_i[e], cp_acq_grant_o[e],
+                          cp_acq_amount_i[e])
+  end
+  `STRATA_ASSERT_STREAM(st_acq, clk_i, live, st_acq_req_i[0], st_acq_grant_o[0],
+                        st_acq_amount_i[0])
+  // Edges that do not exist (LOAD rel1, STORE acq1) are never used.
+  `STRATA_ASSERT(no_load_rel1, clk_i, rst_ni, !ld_rel_valid_i[1] || ld_rel_amount_i[1] == '0)
+  `STRATA_ASSERT(no_store_acq1, clk_i, rst_ni, !st_acq_req_i[1] || st_acq_amount_i[1] == '0)
+  `STRATA_ASSERT(no_overflow, clk_i, rst_ni, !(|over) || clear_i)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (SemWidth >= AmountWidth && SemWidth <= 63)
+      else $fatal(1, "strata_dep_sems: SemWidth must be in AmountWidth..63");
+  end
+`endif
+
+endmodule : strata_dep_sems

@@ -1,0 +1,183 @@
+// One engine's side of the dependency semaphores (docs/isa.md, Dependencies):
+// turns an instruction's header counts into acquire requests and releases,
+// in completion-granular or fine-grained mode.
+//
+// Sequence per instruction (the engine drives start, step and finish):
+//   start:  latch acq0/acq1/rel0/rel1/acq0_first/acq0_step and the mode;
+//           acquire acq1 on edge 1 (always up front);
+//   step k: before the engine starts step k (a row), acquire on edge 0 until
+//           need(k) units are held: need = acq0 in completion mode, and
+//           min(acq0, acq0_first + k * acq0_step) in fine-grained mode;
+//   step done (fine-grained): release one unit of rel0 while fewer than rel0
+//           have been released;
+//   finish: acquire the rest of acq0, then release what is left of rel0 and
+//           all of rel1 in the cycle finish_ready_o is high.
+// Zero amounts cost no request. Requests are valid/ready streams into
+// strata_dep_sems (the amount stays stable until the grant). Requests for a
+// step are made only while the engine asks for it, so a request's amount never
+// changes while it waits. abort_i returns to idle at once (nothing released).
+// Latency: a step (or the finish) is accepted in the cycle it is asked for when
+// its units are held or granted in that cycle (ready follows the grant
+// combinationally; the grant depends on the registered count only).
+`include "strata_assert.svh"
+
+module strata_dep_sync #(
+  parameter int unsigned AmountWidth = 16  // header count bits
+) (
+  input  logic                        clk_i,           // clock
+  input  logic                        rst_ni,          // synchronous reset, active low
+  input  logic                        abort_i,         // drop the instruction, go idle
+  // instruction start
+  input  logic                        start_valid_i,   // an instruction begins
+  output logic                        start_ready_o,   // idle: taken (then acquires acq1)
+  input  logic                        fine_i,          // fine-grained mode for this instruction
+  input  logic [AmountWidth-1:0]      acq0_i,          // header fields
+  input  logic [AmountWidth-1:0]      acq1_i,
+  input  logic [AmountWidth-1:0]      rel0_i,
+  input  logic [AmountWidth-1:0]      rel1_i,
+  input  logic [AmountWidth-1:0]      acq0_first_i,
+  input  logic [AmountWidth-1:0]      acq0_step_i,
+  // steps
+  input  logic                        step_valid_i,    // the engine wants to start the next step
+  output logic                        step_ready_o,    // its units are held: go
+  input  logic                        step_done_i,     // a step finished (pulse)
+  input  logic                        finish_valid_i,  // all work done
+  output logic                        finish_ready_o,  // remaining units held, releases issued
+  // semaphore ports (strata_dep_sems)
+  output logic [1:0]                  acq_req_o,       // acquire request per incoming edge
+  output logic [1:0][AmountWidth-1:0] acq_amount_o,    // units requested
+  input  logic [1:0]                  acq_grant_i,     // granted
+  output logic [1:0]                  rel_valid_o,     // release per outgoing edge (pulse)
+  output logic [1:0][AmountWidth-1:0] rel_amount_o,    // units released
+  // status
+  output logic                        busy_o,          // between start and finish
+  output logic                        waiting_o        // a request waits for its semaphore
+);
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StAcq1,
+    StRun
+  } state_e;
+
+  localparam int unsigned W = AmountWidth;
+
+  state_e       state_d, state_q;
+  logic         fine_d, fine_q;
+  logic [W-1:0] acq0_d, acq0_q, acq1_d, acq1_q, rel0_d, rel0_q, rel1_d, rel1_q, step_d, step_q;
+  logic [W-1:0] need_d, need_q;          // edge-0 units needed before the next step
+  logic [W-1:0] held_d, held_q;          // edge-0 units acquired so far
+  logic [W-1:0] released_d, released_q;  // rel0 units released so far
+  logic [W-1:0] target;                  // what the current request must reach
+  logic         want0;                   // step or finish asks for edge-0 units
+  logic         step_fire, finish_fire, step_rel, grant0;
+
+  // min(limit, a + b) without overflow.
+  function automatic logic [W-1:0] sat_add(logic [W-1:0] a, logic [W-1:0] b, logic [W-1:0] limit);
+    logic [W:0] s;
+    s = {1'b0, a} + {1'b0, b};
+    return (s > {1'b0, limit}) ? limit : s[W-1:0];
+  endfunction
+
+  assign want0       = state_q == StRun && (step_valid_i || finish_valid_i);
+  assign target      = finish_valid_i ? acq0_q : need_q;
+  assign grant0      = acq_req_o[0] && acq_grant_i[0];
+  assign step_ready_o   = state_q == StRun && (held_q >= need_q || grant0);
+  assign finish_ready_o = state_q == StRun && (held_q >= acq0_q || grant0);
+  assign step_fire   = step_valid_i && step_ready_o;
+  assign finish_fire = finish_valid_i && finish_ready_o;
+  assign step_rel    = state_q == StRun && fine_q && step_done_i && released_q < rel0_q;
+  assign start_ready_o = state_q == StIdle;
+
+  always_comb begin
+    acq_req_o       = '0;
+    acq_amount_o    = '0;
+    acq_req_o[0]    = want0 && held_q < target;
+    acq_amount_o[0] = target - held_q;
+    acq_req_o[1]    = state_q == StAcq1;
+    acq_amount_o[1] = acq1_q;
+  end
+
+  always_comb begin
+    rel_valid_o  = '0;
+    rel_amount_o = '0;
+    if (finish_fire) begin
+      rel_valid_o[0]  = rel0_q != released_q;
+      rel_amount_o[0] = rel0_q - released_q;
+      rel_valid_o[1]  = rel1_q != '0;
+      rel_amount_o[1] = rel1_q;
+    end else if (step_rel) begin
+      rel_valid_o[0]  = 1'b1;
+      rel_amount_o[0] = W'(1);
+    end
+  end
+
+  always_comb begin
+    state_d    = state_q;
+    fine_d     = fine_q;
+    acq0_d     = acq0_q;
+    acq1_d     = acq1_q;
+    rel0_d     = rel0_q;
+    rel1_d     = rel1_q;
+    step_d     = step_q;
+    need_d     = need_q;
+    held_d     = held_q;
+    released_d = released_q;
+    if (grant0) held_d = target;
+    if (step_rel) released_d = released_q + W'(1);
+    if (step_fire && fine_q) need_d = sat_add(need_q, step_q, acq0_q);
+    unique case (state_q)
+      StIdle: begin
+        if (start_valid_i) begin
+          fine_d     = fine_i;
+          acq0_d     = acq0_i;
+          acq1_d     = acq1_i;
+          rel0_d     = rel0_i;
+          rel1_d     = rel1_i;
+          step_d     = acq0_step_i;
+          need_d     = fine_i ? ((acq0_first_i < acq0_i) ? acq0_first_i : acq0_i) : acq0_i;
+          held_d     = '0;
+          released_d = '0;
+          state_d    = (acq1_i != '0) ? StAcq1 : StRun;
+        end
+      end
+      StAcq1: if (acq_grant_i[1]) state_d = StRun;
+      StRun:  if (finish_fire) state_d = StIdle;
+      default: state_d = StIdle;
+    endcase
+    if (abort_i) state_d = StIdle;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) state_q <= StIdle;
+    else         state_q <= state_d;
+  end
+
+  // Instruction fields and counters: qualified by the state.
+  always_ff @(posedge clk_i) begin
+    fine_q     <= fine_d;
+    acq0_q     <= acq0_d;
+    acq1_q     <= acq1_d;
+    rel0_q     <= rel0_d;
+    rel1_q     <= rel1_d;
+    step_q     <= step_d;
+    need_q     <= need_d;
+    held_q     <= held_d;
+    released_q <= released_d;
+  end
+
+  assign busy_o    = state_q != StIdle;
+  assign waiting_o = |acq_req_o;
+
+  `STRATA_ASSERT(dep_sync_excl, clk_i, rst_ni, !(step_valid_i && finish_valid_i))
+  `STRATA_ASSERT(dep_sync_idle_use, clk_i, rst_ni,
+                 state_q != StIdle || !(step_valid_i || finish_valid_i || step_done_i))
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (AmountWidth >= 1 && AmountWidth <= 32)
+      else $fatal(1, "strata_dep_sync: AmountWidth must be 1..32");
+  end
+`endif
+
+endmodule : strata_dep_sync

@@ -1,0 +1,395 @@
+// Instruction fetch, decode checks and dispatch to the three engine queues.
+//
+// Fetch: instruction i (64 bytes) is read from base + 64 i with one AXI INCR
+// burst of 512 / AxiDataWidth beats (8 at 64 bits; never crosses 4 KB since
+// the base is 64-byte aligned). Up to PrefetchInstrs bursts are in flight or
+// buffered: the beat buffer (strata_fifo_ram) has room for all of them, so R
+// beats are always accepted and the shared R channel never waits for the
+// fetcher. No instruction at or beyond INSTR_LIMIT is ever read.
+// Decode (one instruction at a time, in order): the beats are assembled into
+// the decode register and checked:
+//   an R beat with RRESP != OKAY                               -> AXI_READ
+//   unknown opcode (incl. 0) or a non-zero reserved bit        -> ILLEGAL_INSTR
+//   a dependency field that must be 0 (END/CONFIG: all six; LOAD rel1;
+//   STORE acq1) or acq0_first > acq0                           -> ILLEGAL_INSTR
+//   CONFIG not matching this configuration                     -> UNSUPPORTED
+// then LOAD / COMPUTE / STORE go to their queue (strata_fifo, QueueDepth
+// entries, in program order), CONFIG retires, END stops fetching (end_o).
+// The instruction at index INSTR_LIMIT - 1 dispatched without an END is error
+// NO_END with index INSTR_LIMIT (INSTR_LIMIT = 0: at once, index 0).
+// Errors are reported in program order: a bad instruction fetched ahead of an
+// END, but never decoded, reports nothing.
+// Stop (END, error or abort_i): no new AR; beats still to come are absorbed
+// and dropped; idle_o once no AR is pending and every beat has arrived. The
+// queues are emptied by clear_i and abort_i (not by END: they hold the program).
+// Throughput: one instruction per 512 / AxiDataWidth + 1 cycles when the
+// beats are buffered; latency from START: the memory latency plus that.
+// Indices are the low 16 bits of the fetch index.
+`include "strata_assert.svh"
+
+module strata_fetch
+  import strata_csr_pkg::*;
+  import strata_isa_pkg::*;
+#(
+  parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,  // R beat bits
+  parameter int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,  // byte address bits
+  parameter int unsigned PrefetchInstrs = 4,   // instructions in flight or buffered, >= 1
+  parameter int unsigned QueueDepth     = 2,   // entries per engine queue
+  // The configuration CONFIG instructions are checked against.
+  parameter int unsigned HwVersion      = strata_cfg_pkg::HwVersion,
+  parameter int unsigned Pes            = strata_cfg_pkg::Pes,
+  parameter int unsigned Lanes          = strata_cfg_pkg::Lanes,
+  parameter int unsigned Banks          = strata_cfg_pkg::Banks,
+  parameter int unsigned BankDepth      = strata_cfg_pkg::BankDepth,
+  parameter int unsigned PeCacheDepth   = strata_cfg_pkg::PeCacheDepth,
+  parameter int unsigned ParamDepth     = strata_cfg_pkg::ParamDepth
+) (
+  input  logic                    clk_i,          // clock
+  input  logic                    rst_ni,         // synchronous reset, active low
+  input  logic                    clear_i,        // run start: latch base/limit, begin fetching
+  input  logic                    abort_i,        // stop, drain, empty the queues
+  input  logic [63:6]             base_i,         // INSTR_BASE bits 63:6 (64-byte aligned)
+  input  logic [31:0]             limit_i,        // INSTR_LIMIT
+  // AXI read (ID assigned by strata_axi_rd_arbiter)
+  output logic                    arvalid_o,      // burst request
+  input  logic                    arready_i,      // taken
+  output logic [AxiAddrWidth-1:0] araddr_o,       // instruction address
+  output logic [7:0]              arlen_o,        // beats - 1
+  input  logic                    rvalid_i,       // read beat
+  output logic                    rready_o,       // always 1 in practice (space reserved)
+  input  logic [AxiDataWidth-1:0] rdata_i,        // beat data
+  input  logic [1:0]              rresp_i,        // beat response
+  input  logic                    rlast_i,        // last beat of a burst
+  // engine queues: load, compute, store
+  output logic                    ld_valid_o,     // LOAD instruction available
+  input  logic                    ld_ready_i,     // load engine takes it
+  output instr_t                  ld_instr_o,     // instruction
+  output logic [15:0]             ld_index_o,     // its fetch index
+  output logic                    cp_valid_o,     // COMPUTE instruction available
+  input  logic                    cp_ready_i,     // compute engine takes it
+  output instr_t                  cp_instr_o,     // instruction
+  output logic [15:0]             cp_index_o,     // its fetch index
+  output logic                    st_valid_o,     // STORE instruction available
+  input  logic                    st_ready_i,     // store engine takes it
+  output instr_t                  st_instr_o,     // instruction
+  output logic [15:0]             st_index_o,     // its fetch index
+  output logic [2:0]              queue_empty_o,  // load, compute, store queue empty
+  // status
+  output logic                    idle_o,         // no AR pending, no beat outstanding
+  output logic                    end_o,          // END decoded (held until clear)
+  output logic                    blocked_o,      // decoded instruction waits for a full queue
+  output logic                    err_o,          // error (held until clear)
+  output err_code_e               err_code_o,     // its code
+  output logic [15:0]             err_index_o,    // its instruction index
+  output logic                    retire_o        // END or CONFIG retired (pulse)
+);
+
+  localparam int unsigned BeatsPerInstr = InstrBits / AxiDataWidth;
+  localparam int unsigned BeatIdxWidth  = (BeatsPerInstr > 1) ? $clog2(BeatsPerInstr) : 1;
+  localparam int unsigned BufDepth      = (PrefetchInstrs * BeatsPerInstr < 4) ? 4 :
+                                          PrefetchInstrs * BeatsPerInstr;
+  localparam int unsigned CreditWidth   = $clog2(PrefetchInstrs + 1);
+  localparam int unsigned OutstWidth    = $clog2(PrefetchInstrs * BeatsPerInstr + 1);
+  localparam int unsigned QueueWidth    = InstrBits + 16;
+
+  // ---------------------------------------------------------------- run state
+  logic        active_d, active_q;      // fetching allowed (cleared by stop)
+  logic        end_d, end_q;
+  logic        err_d, err_q;
+  err_code_e   err_code_d, err_code_q;
+  logic [15:0] err_index_d, err_index_q;
+  logic [63:0] base_d, base_q;
+  logic [31:0] limit_d, limit_q;
+  logic        stop;                    // any reason to stop this cycle
+
+  // ---------------------------------------------------------------- AR issue
+  logic                    ar_valid_d, ar_valid_q;
+  logic [AxiAddrWidth-1:0] ar_addr_d, ar_addr_q;
+  logic [31:0]             issued_d, issued_q;        // instructions requested
+  logic [CreditWidth-1:0]  credits_d, credits_q;      // instructions in flight or buffered
+  logic [OutstWidth-1:0]   outst_d, outst_q;          // beats requested, not yet received
+  logic                    ar_fire, ar_new, r_fire, instr_consumed;
+
+  assign ar_fire  = ar_valid_q && arready_i;
+  assign ar_new   = active_q && !stop && (!ar_valid_q || arready_i) && issued_q < limit_q &&
+                    (32'(credits_q) < PrefetchInstrs);
+  assign r_fire   = rvalid_i && rready_o;
+
+  always_comb begin
+    ar_valid_d = ar_valid_q && !arready_i;
+    ar_addr_d  = ar_addr_q;
+    issued_d   = issued_q;
+    if (ar_new) begin
+      ar_valid_d = 1'b1;
+      ar_addr_d  = AxiAddrWidth'(base_q + 64'({issued_q, 6'd0}));
+      issued_d   = issued_q + 32'd1;
+    end
+    credits_d = credits_q + CreditWidth'(ar_new) - CreditWidth'(instr_consumed);
+    outst_d   = outst_q + (ar_fire ? OutstWidth'(BeatsPerInstr) : '0) - OutstWidth'(r_fire);
+    if (clear_i) begin
+      ar_valid_d = ar_valid_q && !arready_i;  // an AR already raised stays until taken
+      issued_d   = 32'd0;
+      credits_d  = '0;
+    end
+  end
+
+  assign arvalid_o = ar_valid_q;
+  assign araddr_o  = ar_addr_q;
+  assign arlen_o   = 8'(BeatsPerInstr - 1);
+
+  // ---------------------------------------------------------------- beat buffer
+  logic                    buf_in_ready, buf_out_valid, buf_out_ready, buf_flush;
+  logic [AxiDataWidth:0]   buf_out;  // {error, data}
+  logic                    draining; // stopped: beats are dropped
+
+  assign draining  = !active_q;
+  assign buf_flush = draining || clear_i;
+  assign rready_o  = draining || buf_in_ready;
+
+  strata_fifo_ram #(
+    .Width (AxiDataWidth + 1),
+    .Depth (BufDepth)
+  ) u_beats (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .flush_i     (buf_flush),
+    .in_valid_i  (rvalid_i && !draining),
+    .in_ready_o  (buf_in_ready),
+    .in_data_i   ({rresp_i != 2'b00, rdata_i}),
+    .out_valid_o (buf_out_valid),
+    .out_ready_i (buf_out_ready),
+    .out_data_o  (buf_out),
+    .count_o     (unused_buf_count)
+  );
+  logic [$clog2(BufDepth + 1)-1:0] unused_buf_count;
+  logic                            unused_rlast;
+  assign unused_rlast = rlast_i;  // bursts have a fixed length; beats are counted
+
+  // ---------------------------------------------------------------- assembly / decode
+  instr_t                  dec_d, dec_q;
+  logic                    dec_valid_d, dec_valid_q;   // dec_q holds a whole instruction
+  logic                    dec_rerr_d, dec_rerr_q;     // one of its beats had RRESP != OKAY
+  logic [BeatIdxWidth-1:0] beat_d, beat_q;
+  logic [31:0]             dec_idx_d, dec_idx_q;       // fetch index of dec_q
+  logic                    dispatch, dec_take;
+  logic                    check_fail;
+  err_code_e               check_code;
+  logic [2:0]              q_in_valid, q_in_ready;
+
+  assign buf_out_ready  = !dec_valid_q && !draining;
+  assign instr_consumed = buf_out_valid && buf_out_ready && 32'(beat_q) == BeatsPerInstr - 1;
+
+  always_comb begin
+    dec_d       = dec_q;
+    dec_valid_d = dec_valid_q;
+    dec_rerr_d  = dec_rerr_q;
+    beat_d      = beat_q;
+    dec_idx_d   = dec_idx_q;
+    if (buf_out_valid && buf_out_ready) begin
+      dec_d[32'(beat_q) * AxiDataWidth +: AxiDataWidth] = buf_out[AxiDataWidth-1:0];
+      dec_rerr_d = (beat_q == '0 ? 1'b0 : dec_rerr_q) || buf_out[AxiDataWidth];
+      if (32'(beat_q) == BeatsPerInstr - 1) begin
+        beat_d      = '0;
+        dec_valid_d = 1'b1;
+      end else begin
+        beat_d = beat_q + BeatIdxWidth'(1);
+      end
+    end
+    if (dec_take) begin
+      dec_valid_d = 1'b0;
+      dec_idx_d   = dec_idx_q + 32'd1;
+    end
+    if (clear_i || draining) begin
+      dec_valid_d = 1'b0;
+      beat_d      = '0;
+    end
+    if (clear_i) dec_idx_d = 32'd0;
+  end
+
+  // Checks of the decoded instruction.
+  opcode_e op;
+  assign op = hdr_opcode(dec_q);
+
+  always_comb begin
+    check_fail = 1'b1;
+    check_code = ErrNone;
+    if (dec_rerr_q) begin
+      check_code = ErrAxiRead;
+    end else if (!reserved_bits_clear(dec_q)) begin
+      check_code = ErrIllegalInstr;
+    end else if (hdr_acq0_first(dec_q) > hdr_acq0(dec_q)) begin
+      check_code = ErrIllegalInstr;
+    end else if ((op == OpEnd || op == OpConfig) &&
+                 (hdr_acq0(dec_q) != '0 || hdr_acq1(dec_q) != '0 || hdr_rel0(dec_q) != '0 ||
+                  hdr_rel1(dec_q) != '0 || hdr_acq0_first(dec_q) != '0 ||
+                  hdr_acq0_step(dec_q) != '0)) begin
+      check_code = ErrIllegalInstr;
+    end else if ((op == OpLoad && hdr_rel1(dec_q) != '0) ||
+                 (op == OpStore && hdr_acq1(dec_q) != '0)) begin
+      check_code = ErrIllegalInstr;
+    end else if (op == OpConfig &&
+                 (32'(config_version(dec_q)) != HwVersion || 32'(config_pes(dec_q)) != Pes ||
+                  32'(config_lanes(dec_q)) != Lanes || 32'(config_banks(dec_q)) > Banks ||
+                  config_bank_depth(dec_q) > 32'(BankDepth) ||
+                  config_pe_cache_depth(dec_q) > 32'(PeCacheDepth) ||
+                  config_param_depth(dec_q) > 32'(ParamDepth))) begin
+      check_code = ErrUnsupported;
+    end else begin
+      check_fail = 1'b0;
+    end
+  end
+
+  // Dispatch.
+  logic dec_ok, last_allowed;
+  assign dec_ok       = dec_valid_q && active_q && !check_fail;
+  assign q_in_valid   = {dec_ok && op == OpStore, dec_ok && op == OpCompute, dec_ok && op == OpLoad};
+  assign dispatch     = |(q_in_valid & q_in_ready);
+  assign dec_take     = dispatch || (dec_ok && (op == OpEnd || op == OpConfig));
+  assign blocked_o    = |(q_in_valid & ~q_in_ready);
+  assign retire_o     = dec_ok && (op == OpEnd || op == OpConfig);
+  // Reaching the limit without END: the instruction at limit - 1 was not END.
+  assign last_allowed = dec_idx_q + 32'd1 == limit_q;
+
+  always_comb begin
+    active_d    = active_q;
+    end_d       = end_q;
+    err_d       = err_q;
+    err_code_d  = err_code_q;
+    err_index_d = err_index_q;
+    stop        = 1'b0;
+    if (active_q) begin
+      if (limit_q == 32'd0) begin
+        err_d       = 1'b1;
+        err_code_d  = ErrNoEnd;
+        err_index_d = 16'd0;
+        stop        = 1'b1;
+      end else if (dec_valid_q && check_fail) begin
+        err_d       = 1'b1;
+        err_code_d  = check_code;
+        err_index_d = dec_idx_q[15:0];
+        stop        = 1'b1;
+      end else if (dec_take && op == OpEnd) begin
+        end_d = 1'b1;
+        stop  = 1'b1;
+      end else if (dec_take && last_allowed) begin
+        err_d       = 1'b1;
+        err_code_d  = ErrNoEnd;
+        err_index_d = 16'(limit_q);
+        stop        = 1'b1;
+      end
+      if (abort_i) stop = 1'b1;
+    end
+    if (stop) active_d = 1'b0;
+    if (clear_i) begin
+      active_d    = 1'b1;
+      end_d       = 1'b0;
+      err_d       = 1'b0;
+      err_code_d  = ErrNone;
+      err_index_d = 16'd0;
+    end
+  end
+
+  always_comb begin
+    base_d  = clear_i ? {base_i, 6'd0} : base_q;
+    limit_d = clear_i ? limit_i : limit_q;
+  end
+
+  // ---------------------------------------------------------------- queues
+  logic [2:0]             q_out_valid, q_out_ready;
+  logic [QueueWidth-1:0]  q_out [3];
+  logic                   q_flush;
+
+  assign q_flush     = clear_i || abort_i;
+  assign q_out_ready = {st_ready_i, cp_ready_i, ld_ready_i};
+
+  for (genvar q = 0; q < 3; q++) begin : g_queue
+    logic [$clog2(QueueDepth + 1)-1:0] unused_count;
+
+    strata_fifo #(
+      .Width (QueueWidth),
+      .Depth (QueueDepth)
+    ) u_queue (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni && !q_flush),
+      .in_valid_i  (q_in_valid[q]),
+      .in_ready_o  (q_in_ready[q]),
+      .in_data_i   ({dec_idx_q[15:0], dec_q}),
+      .out_valid_o (q_out_valid[q]),
+      .out_ready_i (q_out_ready[q]),
+      .out_data_o  (q_out[q]),
+      .count_o     (unused_count)
+    );
+  end
+
+  assign {ld_index_o, ld_instr_o} = q_out[0];
+  assign {cp_index_o, cp_instr_o} = q_out[1];
+  assign {st_index_o, st_instr_o} = q_out[2];
+  assign ld_valid_o    = q_out_valid[0];
+  assign cp_valid_o    = q_out_valid[1];
+  assign st_valid_o    = q_out_valid[2];
+  assign queue_empty_o = ~q_out_valid;
+
+  // ---------------------------------------------------------------- registers
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      active_q    <= 1'b0;
+      end_q       <= 1'b0;
+      err_q       <= 1'b0;
+      err_code_q  <= ErrNone;
+      err_index_q <= 16'd0;
+      ar_valid_q  <= 1'b0;
+      issued_q    <= 32'd0;
+      credits_q   <= '0;
+      outst_q     <= '0;
+      dec_valid_q <= 1'b0;
+      beat_q      <= '0;
+      dec_idx_q   <= 32'd0;
+      base_q      <= 64'd0;
+      limit_q     <= 32'd0;
+    end else begin
+      active_q    <= active_d;
+      end_q       <= end_d;
+      err_q       <= err_d;
+      err_code_q  <= err_code_d;
+      err_index_q <= err_index_d;
+      ar_valid_q  <= ar_valid_d;
+      issued_q    <= issued_d;
+      credits_q   <= credits_d;
+      outst_q     <= outst_d;
+      dec_valid_q <= dec_valid_d;
+      beat_q      <= beat_d;
+      dec_idx_q   <= dec_idx_d;
+      base_q      <= base_d;
+      limit_q     <= limit_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    ar_addr_q  <= ar_addr_d;
+    dec_q      <= dec_d;
+    dec_rerr_q <= dec_rerr_d;
+  end
+
+  assign idle_o      = !ar_valid_q && outst_q == '0;
+  assign end_o       = end_q;
+  assign err_o       = err_q;
+  assign err_code_o  = err_code_q;
+  assign err_index_o = err_index_q;
+
+  // ---------------------------------------------------------------- checks
+  `STRATA_ASSERT_STREAM(fetch_ar, clk_i, rst_ni, arvalid_o, arready_i, {araddr_o, arlen_o})
+  `STRATA_ASSERT(fetch_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
+  `STRATA_ASSERT(fetch_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
+  `STRATA_ASSERT(fetch_credit_range, clk_i, rst_ni, 32'(credits_q) <= PrefetchInstrs)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (AxiDataWidth >= 8 && AxiDataWidth <= InstrBits &&
+            2 ** $clog2(AxiDataWidth) == AxiDataWidth)
+      else $fatal(1, "strata_fetch: AxiDataWidth must be a power of two, 8..512");
+    assert (PrefetchInstrs >= 1 && QueueDepth >= 1 && AxiAddrWidth >= 12 && AxiAddrWidth <= 64)
+      else $fatal(1, "strata_fetch: parameters out of range");
+  end
+`endif
+
+endmodule : strata_fetch

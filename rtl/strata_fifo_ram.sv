@@ -1,0 +1,126 @@
+// Valid/ready FIFO in block RAM (first word fall-through), for bulk buffers.
+//
+// Storage: a strata_ram_1r1w of Depth words plus a 3-entry strata_fifo output
+// stage that hides the RAM's one-cycle read latency. The total capacity is
+// exactly Depth words (in_ready_o = count_o < Depth, payload independent), so a
+// client may reserve space ahead of time by counting (credits).
+// Throughput: one push and one pop per cycle. Latency: a word pushed into an
+// empty FIFO reaches the output three cycles later (RAM write, RAM read,
+// output stage).
+// flush_i empties the FIFO in one cycle (words in flight are dropped).
+`include "strata_assert.svh"
+
+module strata_fifo_ram #(
+  parameter int unsigned Width = 64,   // payload bits
+  parameter int unsigned Depth = 128,  // capacity in words, >= 4
+  localparam int unsigned CountWidth = $clog2(Depth + 1)
+) (
+  input  logic                  clk_i,       // clock
+  input  logic                  rst_ni,      // synchronous reset, active low
+  input  logic                  flush_i,     // drop every stored word
+  input  logic                  in_valid_i,  // upstream has a word
+  output logic                  in_ready_o,  // fewer than Depth words stored
+  input  logic [Width-1:0]      in_data_i,   // word pushed when valid && ready
+  output logic                  out_valid_o, // a word is available
+  input  logic                  out_ready_i, // downstream takes it
+  output logic [Width-1:0]      out_data_o,  // oldest word
+  output logic [CountWidth-1:0] count_o      // words stored (RAM, in flight, output stage)
+);
+
+  localparam int unsigned AddrWidth = $clog2(Depth);
+  localparam int unsigned OutDepth  = 3;  // covers the read latency at full rate
+
+  logic [AddrWidth-1:0]  wptr_d, wptr_q, rptr_d, rptr_q;
+  logic [CountWidth-1:0] ram_count_d, ram_count_q, count_d, count_q;
+  logic                  rd_inflight_d, rd_inflight_q;
+  logic                  push, pop, ram_rd;
+  logic [1:0]            out_count;
+  logic [Width-1:0]      ram_rdata;
+  logic                  out_in_ready;
+  logic                  live;  // not in reset and not flushing
+
+  assign live = rst_ni && !flush_i;
+
+  function automatic logic [AddrWidth-1:0] next_ptr(logic [AddrWidth-1:0] p);
+    return (32'(p) == Depth - 1) ? '0 : p + AddrWidth'(1);
+  endfunction
+
+  assign in_ready_o = count_q < CountWidth'(Depth);
+  assign push       = in_valid_i && in_ready_o && !flush_i;
+  assign pop        = out_valid_o && out_ready_i && !flush_i;
+  // Read the RAM when the output stage can take the word the cycle after.
+  assign ram_rd     = !flush_i && ram_count_q != '0 &&
+                      (32'(out_count) + 32'(rd_inflight_q)) < OutDepth;
+
+  always_comb begin
+    wptr_d        = push ? next_ptr(wptr_q) : wptr_q;
+    rptr_d        = ram_rd ? next_ptr(rptr_q) : rptr_q;
+    ram_count_d   = ram_count_q + CountWidth'(push) - CountWidth'(ram_rd);
+    count_d       = count_q + CountWidth'(push) - CountWidth'(pop);
+    rd_inflight_d = ram_rd;
+    if (flush_i) begin
+      wptr_d        = '0;
+      rptr_d        = '0;
+      ram_count_d   = '0;
+      count_d       = '0;
+      rd_inflight_d = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      wptr_q        <= '0;
+      rptr_q        <= '0;
+      ram_count_q   <= '0;
+      count_q       <= '0;
+      rd_inflight_q <= 1'b0;
+    end else begin
+      wptr_q        <= wptr_d;
+      rptr_q        <= rptr_d;
+      ram_count_q   <= ram_count_d;
+      count_q       <= count_d;
+      rd_inflight_q <= rd_inflight_d;
+    end
+  end
+
+  strata_ram_1r1w #(
+    .Width (Width),
+    .Depth (Depth)
+  ) u_ram (
+    .clk_i   (clk_i),
+    .we_i    (push),
+    .waddr_i (wptr_q),
+    .wdata_i (in_data_i),
+    .re_i    (ram_rd),
+    .raddr_i (rptr_q),
+    .rdata_o (ram_rdata)
+  );
+
+  // The output stage is reset by a flush too (its words are dropped).
+  strata_fifo #(
+    .Width (Width),
+    .Depth (OutDepth)
+  ) u_out (
+    .clk_i       (clk_i),
+    .rst_ni      (live),
+    .in_valid_i  (rd_inflight_q),
+    .in_ready_o  (out_in_ready),
+    .in_data_i   (ram_rdata),
+    .out_valid_o (out_valid_o),
+    .out_ready_i (out_ready_i),
+    .out_data_o  (out_data_o),
+    .count_o     (out_count)
+  );
+
+  assign count_o = count_q;
+
+  `STRATA_ASSERT_STREAM(fifo_ram_in, clk_i, live, in_valid_i, in_ready_o, in_data_i)
+  `STRATA_ASSERT(fifo_ram_out_room, clk_i, live, !rd_inflight_q || out_in_ready)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Depth >= 4 && Width >= 1) else $fatal(1, "strata_fifo_ram: Depth must be >= 4");
+  end
+`endif
+
+endmodule : strata_fifo_ram

@@ -1,0 +1,647 @@
+// LOAD engine (docs/isa.md, LOAD): copies rows x row_words units from
+// external memory into a bank, the PE caches or the parameter RAM.
+//
+// Per instruction: accept from the load queue, check the fields (two cycles),
+// start the dependency sequencer (strata_dep_sync: S2L up front, C2L per
+// step), then run two decoupled processes until every unit is written:
+//   read requests: row by row (row r at ext_addr + r * ext_row_stride), each
+//     row split into INCR bursts of at most MaxBurst beats that never cross a
+//     4 KB boundary. A burst is issued only when the beat buffer has room for
+//     all its beats (credits), so R beats are always accepted; BufDepth beats
+//     may be in flight (128 by default: a 60-cycle memory latency is covered
+//     at one beat per cycle). Before the first burst of row r the row is
+//     acquired as step r (completion mode: everything at step 0).
+//   writes: beats leave the buffer in order and become units: an N-byte word
+//     (WordWidth / AxiDataWidth beats gathered) for BANK / PE_CACHE, an 8-byte
+//     parameter entry for PARAM (AxiDataWidth / 64 entries per beat; the tail
+//     of a row's last beat is dropped). Unit w of row r goes to
+//       BANK:     bank dst_id, word dst_addr + r * dst_row_stride + w
+//       PE_CACHE: PE dst_id, same address; with dst_pe_step PE
+//                 (dst_id + r) mod P at dst_addr + (r div P) * dst_row_stride + w
+//       PARAM:    channel dst_addr + r * dst_row_stride + w
+//     one unit per cycle while the destination is ready. In fine-grained
+//     mode each written row releases one L2C unit; the rest at the end.
+// Checks (error held until abort_i; nothing is read or written):
+//   rows = 0, row_words = 0, dst_kind undefined, dst_pe_step without
+//   PE_CACHE, dst_id != 0 with PARAM                       -> ILLEGAL_INSTR
+//   ext_addr / ext_row_stride not multiples of the beat, bank >= Banks,
+//   PE >= P, a destination range past its depth, an external range past
+//   2^AxiAddrWidth                                          -> UNSUPPORTED
+//   RRESP != OKAY on a beat                                 -> AXI_READ
+// On an error or abort_i no further burst is issued; beats still to come are
+// absorbed and dropped; idle_o returns when none is outstanding.
+// Throughput: one beat per cycle from the bus and one unit per cycle to the
+// destination (a word of WordWidth / AxiDataWidth beats every that many
+// cycles). Restrictions (elaboration checks): WordWidth is a multiple of
+// AxiDataWidth, AxiDataWidth >= 64, P a power of two.
+`include "strata_assert.svh"
+
+module strata_load_engine
+  import strata_csr_pkg::*;
+  import strata_isa_pkg::*;
+#(
+  parameter int unsigned AxiDataWidth = strata_cfg_pkg::AxiDataWidth,  // R beat bits
+  parameter int unsigned AxiAddrWidth = strata_cfg_pkg::AxiAddrWidth,  // byte address bits
+  parameter int unsigned Lanes        = strata_cfg_pkg::Lanes,         // N: bytes per word
+  parameter int unsigned Pes          = strata_cfg_pkg::Pes,           // P
+  parameter int unsigned Banks        = strata_cfg_pkg::Banks,         // banks
+  parameter int unsigned BankDepth    = strata_cfg_pkg::BankDepth,     // words per bank
+  parameter int unsigned PeCacheDepth = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
+  parameter int unsigned ParamDepth   = strata_cfg_pkg::ParamDepth,    // parameter channels
+  parameter int unsigned MaxBurst     = 16,   // beats per burst, 1..256
+  parameter int unsigned BufDepth     = 128,  // beat buffer (beats in flight), >= MaxBurst
+  localparam int unsigned WordWidth      = Lanes * 8,
+  localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
+  localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
+  localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
+  localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
+  localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth)
+) (
+  input  logic                      clk_i,              // clock
+  input  logic                      rst_ni,             // synchronous reset, active low
+  input  logic                      abort_i,            // stop, drain, go idle
+  input  logic                      fine_i,             // fine-grained dependency mode
+  // instruction queue
+  input  logic                      instr_valid_i,      // a LOAD is waiting
+  output logic                      instr_ready_o,      // taken
+  input  instr_t                    instr_i,            // the instruction
+  input  logic [15:0]               instr_index_i,      // its fetch index
+  // semaphores (edge 0: C2L / L2C, edge 1: S2L / unused)
+  output logic [1:0]                acq_req_o,          // acquire request
+  output logic [1:0][15:0]          acq_amount_o,       // units
+  input  logic [1:0]                acq_grant_i,        // granted
+  output logic [1:0]                rel_valid_o,        // release
+  output logic [1:0][15:0]          rel_amount_o,       // units
+  // AXI read (ID assigned by strata_axi_rd_arbiter)
+  output logic                      arvalid_o,          // burst request
+  input  logic                      arready_i,          // taken
+  output logic [AxiAddrWidth-1:0]   araddr_o,           // first byte
+  output logic [7:0]                arlen_o,            // beats - 1
+  input  logic                      rvalid_i,           // read beat
+  output logic                      rready_o,           // always 1 in practice (credits)
+  input  logic [AxiDataWidth-1:0]   rdata_i,            // beat data
+  input  logic [1:0]                rresp_i,            // beat response
+  input  logic                      rlast_i,            // last beat of a burst
+  // bank write port (strata_banks)
+  output logic                      bank_valid_o,       // word to write
+  input  logic                      bank_ready_i,       // written
+  output logic [BankIdxWidth-1:0]   bank_o,             // bank
+  output logic [BankAddrWidth-1:0]  bank_addr_o,        // word address
+  output logic [WordWidth-1:0]      bank_data_o,        // word
+  // PE cache write port (compute engine)
+  output logic                      pe_valid_o,         // word to write
+  input  logic                      pe_ready_i,         // written
+  output logic [PeIdxWidth-1:0]     pe_o,               // PE
+  output logic [CacheAddrWidth-1:0] pe_addr_o,          // word address
+  output logic [WordWidth-1:0]      pe_data_o,          // word
+  // parameter RAM write port (compute engine)
+  output logic                      param_valid_o,      // entry to write
+  input  logic                      param_ready_i,      // written
+  output logic [ParamIdxWidth-1:0]  param_channel_o,    // channel
+  output logic [63:0]               param_data_o,       // bias (0-3), M (4-5), S (6), 0 (7)
+  // status
+  output logic                      idle_o,             // no instruction, nothing outstanding
+  output logic                      busy_o,             // executing an instruction
+  output logic                      dep_wait_o,         // waiting on a semaphore
+  output logic                      mem_wait_o,         // running, no data to write
+  output logic                      retire_o,           // an instruction finished (pulse)
+  output logic [15:0]               index_o,            // index of the current instruction
+  output logic                      err_o,              // error (held until abort)
+  output err_code_e                 err_code_o,         // its code
+  output logic [15:0]               err_index_o         // its instruction index
+);
+
+  localparam int unsigned BeatBytes  = AxiDataWidth / 8;
+  localparam int unsigned BeatShift  = $clog2(BeatBytes);
+  localparam int unsigned WordBeats  = WordWidth / AxiDataWidth;      // beats per word
+  localparam int unsigned ParamSlots = AxiDataWidth / 64;             // entries per beat
+  localparam int unsigned SlotWidth  = (ParamSlots > 1) ? $clog2(ParamSlots) : 1;
+  localparam int unsigned GbeatWidth = (WordBeats > 1) ? $clog2(WordBeats) : 1;
+  localparam int unsigned CredWidth  = $clog2(BufDepth + 1);
+  localparam int unsigned LgPes      = $clog2(Pes);
+  localparam int unsigned BeatsWidth = 24;  // beats per row: row_words * WordBeats < 2^24
+  localparam int unsigned AW         = AxiAddrWidth;
+
+  typedef enum logic [2:0] {
+    StIdle,
+    StCheck,    // products of the range checks
+    StCheck2,   // comparisons
+    StStart,    // dependency sequencer start
+    StRun,
+    StFinish,   // remaining acquisitions and the releases
+    StError,    // error reported, waiting for abort
+    StDrain     // absorbing outstanding beats
+  } state_e;
+
+  state_e state_d, state_q;
+
+  // ---------------------------------------------------------------- instruction fields
+  logic [39:0]  ext_addr_q;
+  logic [23:0]  ext_stride_q;
+  logic [15:0]  rows_q, row_words_q, dst_addr_q, dst_stride_q, index_q;
+  logic [1:0]   kind_q;
+  logic [5:0]   dst_id_q;
+  logic         pe_step_q;
+  logic [15:0]  acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
+  logic         fine_q;
+  logic         take;
+
+  assign instr_ready_o = state_q == StIdle && !abort_i;
+  assign take          = instr_valid_i && instr_ready_o;
+
+  always_ff @(posedge clk_i) begin
+    if (take) begin
+      ext_addr_q   <= load_ext_addr(instr_i);
+      ext_stride_q <= load_ext_row_stride(instr_i);
+      rows_q       <= load_rows(instr_i);
+      row_words_q  <= load_row_words(instr_i);
+      kind_q       <= instr_i[LoadDstKindLsb +: LoadDstKindWidth];
+      dst_id_q     <= load_dst_id(instr_i);
+      pe_step_q    <= load_dst_pe_step(instr_i);
+      dst_addr_q   <= load_dst_addr(instr_i);
+      dst_stride_q <= load_dst_row_stride(instr_i);
+      acq0_q       <= hdr_acq0(instr_i);
+      acq1_q       <= hdr_acq1(instr_i);
+      rel0_q       <= hdr_rel0(instr_i);
+      rel1_q       <= hdr_rel1(instr_i);
+      acq0_first_q <= hdr_acq0_first(instr_i);
+      acq0_step_q  <= hdr_acq0_step(instr_i);
+      index_q      <= instr_index_i;
+      fine_q       <= fine_i;
+    end
+  end
+
+  logic is_bank, is_pe, is_param;
+  assign is_bank  = kind_q == 2'(LoadDstBank);
+  assign is_pe    = kind_q == 2'(LoadDstPeCache);
+  assign is_param = kind_q == 2'(LoadDstParam);
+
+  // Beats per row: whole words, or ceil(row_words * 8 / BeatBytes) entries.
+  logic [BeatsWidth-1:0] row_beats;
+  always_comb begin
+    if (is_param) begin
+      row_beats = BeatsWidth'((32'(row_words_q) + ParamSlots - 1) / ParamSlots);
+    end else begin
+      row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
+    end
+  end
+
+  // ---------------------------------------------------------------- checks
+  // StCheck registers the products (DSP-friendly), StCheck2 compares.
+  logic [39:0] ext_span_q;     // (rows - 1) * ext_row_stride
+  logic [31:0] dst_span_q;     // (destination rows - 1) * dst_row_stride
+  logic [15:0] rows_m1, dst_rows_m1;
+  logic [40:0] ext_end;        // one past the last byte read
+  logic [32:0] dst_end;        // one past the last unit written
+  logic [32:0] dst_depth;
+  logic        illegal, unsupported;
+
+  assign rows_m1     = rows_q - 16'd1;
+  assign dst_rows_m1 = (is_pe && pe_step_q) ? (rows_m1 >> LgPes) : rows_m1;
+
+  always_ff @(posedge clk_i) begin
+    ext_span_q <= 40'(rows_m1) * 40'(ext_stride_q);
+    dst_span_q <= 32'(dst_rows_m1) * 32'(dst_stride_q);
+  end
+
+  assign ext_end = 41'(ext_addr_q) + 41'(ext_span_q) + (41'(row_beats) << BeatShift);
+  assign dst_end = 33'(dst_addr_q) + 33'(dst_span_q) + 33'(row_words_q);
+
+  always_comb begin
+    unique case (kind_q)
+      2'(LoadDstBank):    dst_depth = 33'(BankDepth);
+      2'(LoadDstPeCache): dst_depth = 33'(PeCacheDepth);
+      default:            dst_depth = 33'(ParamDepth);
+    endcase
+  end
+
+  assign illegal = rows_q == '0 || row_words_q == '0 || !(is_bank || is_pe || is_param) ||
+                   (pe_step_q && !is_pe) || (is_param && dst_id_q != '0);
+  assign unsupported = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
+                       (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes) ||
+                       dst_end > dst_depth || ext_end > (41'(1) << AW);
+
+  // ---------------------------------------------------------------- dependencies
+  logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
+  logic sync_busy, sync_waiting;
+
+  strata_dep_sync #(
+    .AmountWidth (16)
+  ) u_sync (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .abort_i        (abort_i || state_q == StError),
+    .start_valid_i  (state_q == StStart),
+    .start_ready_o  (sync_start_ready),
+    .fine_i         (fine_q),
+    .acq0_i         (acq0_q),
+    .acq1_i         (acq1_q),
+    .rel0_i         (rel0_q),
+    .rel1_i         (rel1_q),
+    .acq0_first_i   (acq0_first_q),
+    .acq0_step_i    (acq0_step_q),
+    .step_valid_i   (step_valid),
+    .step_ready_o   (step_ready),
+    .step_done_i    (step_done),
+    .finish_valid_i (finish_valid),
+    .finish_ready_o (finish_ready),
+    .acq_req_o      (acq_req_o),
+    .acq_amount_o   (acq_amount_o),
+    .acq_grant_i    (acq_grant_i),
+    .rel_valid_o    (rel_valid_o),
+    .rel_amount_o   (rel_amount_o),
+    .busy_o         (sync_busy),
+    .waiting_o      (sync_waiting)
+  );
+
+  // ---------------------------------------------------------------- read requests
+  logic                  ar_valid_d, ar_valid_q;
+  logic [AW-1:0]         ar_addr_d, ar_addr_q;        // next burst address
+  logic [AW-1:0]         ar_out_addr_d, ar_out_addr_q;
+  logic [7:0]            ar_len_d, ar_len_q;
+  logic [AW-1:0]         row_start_d, row_start_q;    // current row's first byte
+  logic [BeatsWidth-1:0] ar_left_d, ar_left_q;        // beats of the row not yet requested
+  logic [16:0]           ar_row_d, ar_row_q;          // rows fully requested
+  logic                  row_acq_d, row_acq_q;        // step acquired for the current row
+  logic [CredWidth-1:0]  cred_d, cred_q;              // buffer beats reserved
+  logic [CredWidth-1:0]  outst_d, outst_q;            // beats requested, not yet received
+  logic [12:0]           to_4k;
+  logic [BeatsWidth-1:0] burst;                       // beats of the next burst
+  logic                  ar_issue, ar_slot, ar_done, running, pop, r_fire;
+
+  assign running  = state_q == StRun;
+  assign ar_done  = ar_row_q == 17'(rows_q);
+  assign ar_slot  = !ar_valid_q || arready_i;
+  assign to_4k    = (13'h1000 - {1'b0, ar_addr_q[11:0]}) >> BeatShift;
+
+  always_comb begin
+    burst = ar_left_q;
+    if (burst > BeatsWidth'(MaxBurst)) burst = BeatsWidth'(MaxBurst);
+    if (burst > BeatsWidth'(to_4k))    burst = BeatsWidth'(to_4k);
+  end
+
+  // Step r is requested before row r's first burst.
+  assign step_valid = running && !ar_done && !row_acq_q;
+  assign ar_issue   = running && !ar_done && (row_acq_q || step_ready) && ar_slot &&
+                      32'(cred_q) + 32'(burst) <= BufDepth;
+  assign r_fire     = rvalid_i && rready_o;
+
+  always_comb begin
+    ar_valid_d    = ar_valid_q && !arready_i;
+    ar_out_addr_d = ar_out_addr_q;
+    ar_len_d      = ar_len_q;
+    ar_addr_d     = ar_addr_q;
+    row_start_d   = row_start_q;
+    ar_left_d     = ar_left_q;
+    ar_row_d      = ar_row_q;
+    row_acq_d     = row_acq_q || (step_valid && step_ready);
+    if (ar_issue) begin
+      ar_valid_d    = 1'b1;
+      ar_out_addr_d = ar_addr_q;
+      ar_len_d      = 8'(burst - BeatsWidth'(1));
+      if (burst == ar_left_q) begin
+        // Row complete: next row.
+        ar_row_d    = ar_row_q + 17'd1;
+        row_start_d = row_start_q + AW'(ext_stride_q);
+        ar_addr_d   = row_start_q + AW'(ext_stride_q);
+        ar_left_d   = row_beats;
+        row_acq_d   = 1'b0;
+      end else begin
+        ar_addr_d = ar_addr_q + (AW'(burst) << BeatShift);
+        ar_left_d = ar_left_q - burst;
+      end
+    end
+    if (state_q == StStart) begin
+      ar_row_d    = '0;
+      row_start_d = AW'(ext_addr_q);
+      ar_addr_d   = AW'(ext_addr_q);
+      ar_left_d   = row_beats;
+      row_acq_d   = 1'b0;
+    end
+  end
+
+  always_comb begin
+    cred_d  = cred_q + (ar_issue ? CredWidth'(burst) : '0) - CredWidth'(pop);
+    outst_d = outst_q + (ar_issue ? CredWidth'(burst) : '0) - CredWidth'(r_fire);
+    if (state_q == StDrain || state_q == StError) cred_d = '0;
+  end
+
+  assign arvalid_o = ar_valid_q;
+  assign araddr_o  = ar_out_addr_q;
+  assign arlen_o   = ar_len_q;
+
+  // ---------------------------------------------------------------- beat buffer
+  logic                    buf_in_ready, buf_out_valid, buf_flush, dropping, r_error;
+  logic [AxiDataWidth-1:0] beat;
+  logic [CredWidth-1:0]    unused_buf_count;
+  logic                    unused_rlast;
+
+  // Beats are dropped unless an instruction is running without error.
+  assign dropping     = !running;
+  assign buf_flush    = dropping;
+  assign rready_o     = dropping || buf_in_ready;
+  assign r_error      = r_fire && rresp_i != 2'b00 && running;
+  assign unused_rlast = rlast_i;  // bursts are counted in beats
+
+  strata_fifo_ram #(
+    .Width (AxiDataWidth),
+    .Depth (BufDepth)
+  ) u_beats (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .flush_i     (buf_flush),
+    .in_valid_i  (rvalid_i && !dropping),
+    .in_ready_o  (buf_in_ready),
+    .in_data_i   (rdata_i),
+    .out_valid_o (buf_out_valid),
+    .out_ready_i (pop),
+    .out_data_o  (beat),
+    .count_o     (unused_buf_count)
+  );
+
+  // ---------------------------------------------------------------- beats -> units
+  logic                     wr_valid_d, wr_valid_q, wr_fire, wr_free;
+  logic [1:0]               wr_kind_d, wr_kind_q;
+  logic [5:0]               wr_id_d, wr_id_q;
+  logic [15:0]              wr_addr_d, wr_addr_q;
+  logic [WordWidth-1:0]     wr_data_d, wr_data_q;
+  logic                     wr_row_last_d, wr_row_last_q;  // last unit of its row
+  logic                     wr_last_d, wr_last_q;          // last unit of the instruction
+  logic [15:0]              d_row_d, d_row_q;              // row of the next unit
+  logic [15:0]              d_unit_d, d_unit_q;            // unit of the row
+  logic [16:0]              d_row_addr_d, d_row_addr_q;    // destination address of unit 0
+  logic [5:0]               d_pe_d, d_pe_q;                // PE of the row (pe_step)
+  logic [PeIdxWidth-1:0]    d_pe_cnt_d, d_pe_cnt_q;        // rows since the address stepped
+  logic [GbeatWidth-1:0]    gbeat_d, gbeat_q;              // beat of the word being gathered
+  logic [SlotWidth-1:0]     slot_d, slot_q;                // entry of the beat (PARAM)
+  logic [WordWidth-1:0]     gather_d, gather_q;            // beats gathered so far
+  logic                     produce, unit_row_last, unit_last, split_mode;
+  logic [WordWidth-1:0]     unit_data;
+  logic                     d_done_d, d_done_q;            // every unit produced
+
+  assign wr_free       = !wr_valid_q || wr_fire;
+  assign split_mode    = is_param && ParamSlots > 1;
+  assign unit_row_last = d_unit_q == row_words_q - 16'd1;
+  assign unit_last     = unit_row_last && d_row_q == rows_q - 16'd1;
+
+  // A unit is produced when its last beat (or its slot) is available and the
+  // write register is free; beats before a word's last are popped into the
+  // gather register without waiting.
+  always_comb begin
+    produce = 1'b0;
+    pop     = 1'b0;
+    if (running && !d_done_q && buf_out_valid) begin
+      if (split_mode) begin
+        produce = wr_free;
+        pop     = produce && (32'(slot_q) == ParamSlots - 1 || unit_row_last);
+      end else if (!is_param && 32'(gbeat_q) != WordBeats - 1) begin
+        pop = 1'b1;
+      end else begin
+        produce = wr_free;
+        pop     = produce;
+      end
+    end
+  end
+
+  // The unit's data: the gathered beats below the current one (words), or
+  // the current beat's slot (parameter entries).
+  always_comb begin
+    unit_data = '0;
+    if (is_param) begin
+      unit_data[63:0] = beat[32'(slot_q) * 64 +: 64];
+    end else begin
+      unit_data = gather_q;
+      unit_data[(WordBeats - 1) * AxiDataWidth +: AxiDataWidth] = beat;
+    end
+  end
+
+  always_comb begin
+    gather_d = gather_q;
+    gbeat_d  = gbeat_q;
+    slot_d   = slot_q;
+    if (pop && !is_param) begin
+      gather_d[32'(gbeat_q) * AxiDataWidth +: AxiDataWidth] = beat;
+      gbeat_d = (32'(gbeat_q) == WordBeats - 1) ? '0 : gbeat_q + GbeatWidth'(1);
+    end
+    if (produce && split_mode) slot_d = pop ? '0 : slot_q + SlotWidth'(1);
+    if (state_q == StStart) begin
+      gbeat_d = '0;
+      slot_d  = '0;
+    end
+  end
+
+  always_comb begin
+    d_row_d      = d_row_q;
+    d_unit_d     = d_unit_q;
+    d_row_addr_d = d_row_addr_q;
+    d_pe_d       = d_pe_q;
+    d_pe_cnt_d   = d_pe_cnt_q;
+    d_done_d     = d_done_q;
+    if (produce) begin
+      if (unit_row_last) begin
+        d_unit_d = '0;
+        d_row_d  = d_row_q + 16'd1;
+        d_done_d = unit_last;
+        if (is_pe && pe_step_q) begin
+          d_pe_d = (32'(d_pe_q) == Pes - 1) ? '0 : d_pe_q + 6'd1;
+          if (32'(d_pe_cnt_q) == Pes - 1) begin
+            d_pe_cnt_d   = '0;
+            d_row_addr_d = d_row_addr_q + 17'(dst_stride_q);
+          end else begin
+            d_pe_cnt_d = d_pe_cnt_q + PeIdxWidth'(1);
+          end
+        end else begin
+          d_row_addr_d = d_row_addr_q + 17'(dst_stride_q);
+        end
+      end else begin
+        d_unit_d = d_unit_q + 16'd1;
+      end
+    end
+    if (state_q == StStart) begin
+      d_row_d      = '0;
+      d_unit_d     = '0;
+      d_row_addr_d = 17'(dst_addr_q);
+      d_pe_d       = dst_id_q;
+      d_pe_cnt_d   = '0;
+      d_done_d     = 1'b0;
+    end
+  end
+
+  always_comb begin
+    wr_valid_d    = wr_valid_q && !wr_fire;
+    wr_kind_d     = wr_kind_q;
+    wr_id_d       = wr_id_q;
+    wr_addr_d     = wr_addr_q;
+    wr_data_d     = wr_data_q;
+    wr_row_last_d = wr_row_last_q;
+    wr_last_d     = wr_last_q;
+    if (produce) begin
+      wr_valid_d    = 1'b1;
+      wr_kind_d     = kind_q;
+      wr_id_d       = d_pe_q;
+      wr_addr_d     = 16'(d_row_addr_q + 17'(d_unit_q));
+      wr_data_d     = unit_data;
+      wr_row_last_d = unit_row_last;
+      wr_last_d     = unit_last;
+    end
+    if (!running) wr_valid_d = 1'b0;
+  end
+
+  always_comb begin
+    unique case (wr_kind_q)
+      2'(LoadDstBank):    wr_fire = wr_valid_q && bank_ready_i;
+      2'(LoadDstPeCache): wr_fire = wr_valid_q && pe_ready_i;
+      default:            wr_fire = wr_valid_q && param_ready_i;
+    endcase
+  end
+
+  assign bank_valid_o    = wr_valid_q && wr_kind_q == 2'(LoadDstBank);
+  assign bank_o          = BankIdxWidth'(wr_id_q);
+  assign bank_addr_o     = BankAddrWidth'(wr_addr_q);
+  assign bank_data_o     = wr_data_q;
+  assign pe_valid_o      = wr_valid_q && wr_kind_q == 2'(LoadDstPeCache);
+  assign pe_o            = PeIdxWidth'(wr_id_q);
+  assign pe_addr_o       = CacheAddrWidth'(wr_addr_q);
+  assign pe_data_o       = wr_data_q;
+  assign param_valid_o   = wr_valid_q && wr_kind_q == 2'(LoadDstParam);
+  assign param_channel_o = ParamIdxWidth'(wr_addr_q);
+  assign param_data_o    = wr_data_q[63:0];
+
+  // A row is done when its last unit is written.
+  assign step_done    = running && wr_fire && wr_row_last_q;
+
+  // ---------------------------------------------------------------- control
+  logic      err_d, err_q;
+  err_code_e err_code_d, err_code_q;
+  logic      all_written;
+
+  assign all_written  = d_done_q && !wr_valid_q;
+  assign finish_valid = state_q == StFinish;
+
+  always_comb begin
+    state_d    = state_q;
+    err_d      = err_q;
+    err_code_d = err_code_q;
+    unique case (state_q)
+      StIdle:   if (take) state_d = StCheck;
+      StCheck:  state_d = StCheck2;
+      StCheck2: begin
+        if (illegal || unsupported) begin
+          state_d    = StError;
+          err_d      = 1'b1;
+          err_code_d = illegal ? ErrIllegalInstr : ErrUnsupported;
+        end else begin
+          state_d = StStart;
+        end
+      end
+      StStart:  if (sync_start_ready) state_d = StRun;
+      StRun: begin
+        if (r_error) begin
+          state_d    = StError;
+          err_d      = 1'b1;
+          err_code_d = ErrAxiRead;
+        end else if (all_written && ar_done) begin
+          state_d = StFinish;
+        end
+      end
+      StFinish: if (finish_ready) state_d = StIdle;
+      StError:  ;
+      StDrain:  if (!ar_valid_q && outst_q == '0) state_d = StIdle;
+      default:  state_d = StIdle;
+    endcase
+    // Abort (held by the controller until every client is idle): drain once.
+    if (abort_i && state_q != StIdle && state_q != StDrain) state_d = StDrain;
+    if (abort_i) err_d = 1'b0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q    <= StIdle;
+      err_q      <= 1'b0;
+      err_code_q <= ErrNone;
+      ar_valid_q <= 1'b0;
+      cred_q     <= '0;
+      outst_q    <= '0;
+      wr_valid_q <= 1'b0;
+    end else begin
+      state_q    <= state_d;
+      err_q      <= err_d;
+      err_code_q <= err_code_d;
+      ar_valid_q <= ar_valid_d;
+      cred_q     <= cred_d;
+      outst_q    <= outst_d;
+      wr_valid_q <= wr_valid_d;
+    end
+  end
+
+  // Datapath and counters: qualified by the state.
+  always_ff @(posedge clk_i) begin
+    ar_addr_q     <= ar_addr_d;
+    ar_out_addr_q <= ar_out_addr_d;
+    ar_len_q      <= ar_len_d;
+    row_start_q   <= row_start_d;
+    ar_left_q     <= ar_left_d;
+    ar_row_q      <= ar_row_d;
+    row_acq_q     <= row_acq_d;
+    wr_kind_q     <= wr_kind_d;
+    wr_id_q       <= wr_id_d;
+    wr_addr_q     <= wr_addr_d;
+    wr_data_q     <= wr_data_d;
+    wr_row_last_q <= wr_row_last_d;
+    wr_last_q     <= wr_last_d;
+    d_row_q       <= d_row_d;
+    d_unit_q      <= d_unit_d;
+    d_row_addr_q  <= d_row_addr_d;
+    d_pe_q        <= d_pe_d;
+    d_pe_cnt_q    <= d_pe_cnt_d;
+    d_done_q      <= d_done_d;
+    gbeat_q       <= gbeat_d;
+    slot_q        <= slot_d;
+    gather_q      <= gather_d;
+  end
+
+  assign idle_o      = state_q == StIdle;
+  assign busy_o      = state_q != StIdle && state_q != StDrain && state_q != StError;
+  assign dep_wait_o  = sync_waiting;
+  assign mem_wait_o  = running && !sync_waiting && !wr_valid_q && !d_done_q && !buf_out_valid;
+  assign retire_o    = state_q == StFinish && finish_ready;
+  assign index_o     = index_q;
+  assign err_o       = err_q;
+  assign err_code_o  = err_code_q;
+  assign err_index_o = index_q;
+
+  // ---------------------------------------------------------------- checks
+  logic unused_sync_busy, unused_wr_last;
+  assign unused_sync_busy = sync_busy;
+  assign unused_wr_last   = wr_last_q;
+
+  `STRATA_ASSERT_STREAM(load_ar, clk_i, rst_ni, arvalid_o, arready_i, {araddr_o, arlen_o})
+  `STRATA_ASSERT_STREAM(load_bank, clk_i, rst_ni, bank_valid_o, bank_ready_i,
+                        {bank_o, bank_addr_o, bank_data_o})
+  `STRATA_ASSERT_STREAM(load_pe, clk_i, rst_ni, pe_valid_o, pe_ready_i, {pe_o, pe_addr_o, pe_data_o})
+  `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
+                        {param_channel_o, param_data_o})
+  `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
+  `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
+  `STRATA_ASSERT(load_cred_range, clk_i, rst_ni, 32'(cred_q) <= BufDepth)
+  // A burst never crosses a 4 KB boundary.
+  `STRATA_ASSERT(load_4k, clk_i, rst_ni,
+                 !arvalid_o || 32'(araddr_o[11:0]) + (32'(arlen_o) + 1) * BeatBytes <= 4096)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (AxiDataWidth >= 64 && AxiDataWidth <= 1024 && 2 ** $clog2(AxiDataWidth) == AxiDataWidth)
+      else $fatal(1, "strata_load_engine: AxiDataWidth must be a power of two >= 64");
+    assert (WordWidth % AxiDataWidth == 0)
+      else $fatal(1, "strata_load_engine: N * 8 must be a multiple of AxiDataWidth");
+    assert (2 ** LgPes == Pes && Pes <= 64)
+      else $fatal(1, "strata_load_engine: P must be a power of two <= 64");
+    assert (MaxBurst >= 1 && MaxBurst <= 256 && BufDepth >= MaxBurst && BufDepth >= 4)
+      else $fatal(1, "strata_load_engine: MaxBurst 1..256 and BufDepth >= MaxBurst");
+    assert (Banks <= 64 && BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 &&
+            AxiAddrWidth >= 12 && AxiAddrWidth <= 40)
+      else $fatal(1, "strata_load_engine: memory sizes exceed the instruction fields");
+  end
+`endif
+
+endmodule : strata_load_engine

@@ -1,0 +1,546 @@
+// STORE engine (docs/isa.md, STORE): copies rows x row_words N-byte words
+// from a bank to external memory with AXI4 write bursts.
+//
+// Per instruction: accept from the store queue, check the fields (two
+// cycles), start the dependency sequencer (strata_dep_sync: C2S per step),
+// then run three decoupled processes:
+//   bank reads: word w of row r from bank src_id at src_addr +
+//     r * src_row_stride + w, one per cycle while the data FIFO has room for
+//     the word and the read in flight; row r is acquired as step r before its
+//     first read (completion mode: everything at step 0); in fine-grained mode
+//     a row whose words have all been read releases one S2C unit.
+//   AW: row r goes to ext_addr + r * ext_row_stride as INCR bursts of at most
+//     MaxBurst beats that never cross a 4 KB boundary, once row r is acquired
+//     (so W data follows without waiting for a dependency) and while fewer
+//     than MaxOutstanding bursts wait for their response.
+//   W: the words leave the FIFO as WordWidth / AxiDataWidth beats each (low
+//     beat first), WSTRB all ones, WLAST on each burst's last beat, bursts in
+//     AW order.
+// The instruction finishes when every word has been read and every W beat
+// sent: the data has left for the bus, so the rest of S2C and all of S2L (rel1)
+// are released then (seeds/004), and the next STORE may start while write
+// responses are still outstanding. Each response is matched to the
+// instruction of its burst (index FIFO): BRESP != OKAY is error AXI_WRITE
+// with that instruction's index. idle_o needs every response back, so END
+// completes only with all writes acknowledged.
+// Checks (error held until abort_i; nothing is read or written):
+//   rows = 0, row_words = 0                                  -> ILLEGAL_INSTR
+//   ext_addr / ext_row_stride not multiples of the beat, src_id >= Banks, a
+//   source range past BankDepth, an external range past 2^AxiAddrWidth
+//                                                            -> UNSUPPORTED
+// On an error or abort_i no new burst or bank read starts; bursts whose AW
+// was issued are completed with WSTRB = 0 beats (memory is left unchanged by
+// them), and idle_o returns when every response is back.
+// Throughput: one W beat per cycle (one word per WordWidth / AxiDataWidth
+// cycles). Restriction: WordWidth is a multiple of AxiDataWidth.
+`include "strata_assert.svh"
+
+module strata_store_engine
+  import strata_csr_pkg::*;
+  import strata_isa_pkg::*;
+#(
+  parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,  // W beat bits
+  parameter int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,  // byte address bits
+  parameter int unsigned Lanes          = strata_cfg_pkg::Lanes,         // N: bytes per word
+  parameter int unsigned Banks          = strata_cfg_pkg::Banks,         // banks
+  parameter int unsigned BankDepth      = strata_cfg_pkg::BankDepth,     // words per bank
+  parameter int unsigned MaxBurst       = 16,  // beats per burst, 1..256
+  parameter int unsigned MaxOutstanding = 16,  // bursts waiting for BRESP, >= 1
+  parameter int unsigned DataDepth      = 4,   // words buffered between bank and W, >= 2
+  localparam int unsigned WordWidth     = Lanes * 8,
+  localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
+  localparam int unsigned BankAddrWidth = $clog2(BankDepth)
+) (
+  input  logic                       clk_i,           // clock
+  input  logic                       rst_ni,          // synchronous reset, active low
+  input  logic                       abort_i,         // stop, complete issued bursts, go idle
+  input  logic                       fine_i,          // fine-grained dependency mode
+  // instruction queue
+  input  logic                       instr_valid_i,   // a STORE is waiting
+  output logic                       instr_ready_o,   // taken
+  input  instr_t                     instr_i,         // the instruction
+  input  logic [15:0]                instr_index_i,   // its fetch index
+  // semaphores (edge 0: C2S / S2C, edge 1: unused / S2L)
+  output logic [1:0]                 acq_req_o,       // acquire request
+  output logic [1:0][15:0]           acq_amount_o,    // units
+  input  logic [1:0]                 acq_grant_i,     // granted
+  output logic [1:0]                 rel_valid_o,     // release
+  output logic [1:0][15:0]           rel_amount_o,    // units
+  // bank read port (strata_banks)
+  output logic                       bank_req_valid_o, // read request
+  input  logic                       bank_req_ready_i, // taken
+  output logic [BankIdxWidth-1:0]    bank_o,           // bank
+  output logic [BankAddrWidth-1:0]   bank_addr_o,      // word address
+  input  logic                       bank_rsp_valid_i, // word of the request one cycle earlier
+  input  logic [WordWidth-1:0]       bank_rsp_data_i,  // word
+  // AXI write channels (ID fixed by the top)
+  output logic                       awvalid_o,       // burst address
+  input  logic                       awready_i,       // taken
+  output logic [AxiAddrWidth-1:0]    awaddr_o,        // first byte
+  output logic [7:0]                 awlen_o,         // beats - 1
+  output logic                       wvalid_o,        // write beat
+  input  logic                       wready_i,        // taken
+  output logic [AxiDataWidth-1:0]    wdata_o,         // beat data
+  output logic [AxiDataWidth/8-1:0]  wstrb_o,         // all ones (all zeros after an abort)
+  output logic                       wlast_o,         // last beat of the burst
+  input  logic                       bvalid_i,        // write response
+  output logic                       bready_o,        // always 1
+  input  logic [1:0]                 bresp_i,         // response
+  // status
+  output logic                       idle_o,          // no instruction, no write outstanding
+  output logic                       busy_o,          // executing an instruction
+  output logic                       dep_wait_o,      // waiting on a semaphore
+  output logic                       mem_wait_o,      // AW or W waits for the bus
+  output logic                       retire_o,        // an instruction finished (pulse)
+  output logic [15:0]                index_o,         // index of the current instruction
+  output logic                       err_o,           // error (held until abort)
+  output err_code_e                  err_code_o,      // its code
+  output logic [15:0]                err_index_o      // its instruction index
+);
+
+  localparam int unsigned BeatBytes  = AxiDataWidth / 8;
+  localparam int unsigned BeatShift  = $clog2(BeatBytes);
+  localparam int unsigned WordBeats  = WordWidth / AxiDataWidth;
+  localparam int unsigned WbeatWidth = (WordBeats > 1) ? $clog2(WordBeats) : 1;
+  localparam int unsigned BeatsWidth = 24;
+  localparam int unsigned OutWidth   = $clog2(MaxOutstanding + 1);
+  localparam int unsigned DataCntW   = $clog2(DataDepth + 1);
+  localparam int unsigned AW         = AxiAddrWidth;
+
+  typedef enum logic [2:0] {
+    StIdle,
+    StCheck,
+    StCheck2,
+    StStart,
+    StRun,
+    StFinish,
+    StError,  // error reported: complete issued bursts, wait for abort
+    StDrain   // abort: complete issued bursts and responses, then idle
+  } state_e;
+
+  state_e state_d, state_q;
+
+  // ---------------------------------------------------------------- instruction fields
+  logic [39:0] ext_addr_q;
+  logic [23:0] ext_stride_q;
+  logic [15:0] rows_q, row_words_q, src_addr_q, src_stride_q, index_q;
+  logic [5:0]  src_id_q;
+  logic [15:0] acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
+  logic        fine_q;
+  logic        take;
+
+  assign instr_ready_o = state_q == StIdle && !abort_i;
+  assign take          = instr_valid_i && instr_ready_o;
+
+  always_ff @(posedge clk_i) begin
+    if (take) begin
+      ext_addr_q   <= store_ext_addr(instr_i);
+      ext_stride_q <= store_ext_row_stride(instr_i);
+      rows_q       <= store_rows(instr_i);
+      row_words_q  <= store_row_words(instr_i);
+      src_id_q     <= store_src_id(instr_i);
+      src_addr_q   <= store_src_addr(instr_i);
+      src_stride_q <= store_src_row_stride(instr_i);
+      acq0_q       <= hdr_acq0(instr_i);
+      acq1_q       <= hdr_acq1(instr_i);
+      rel0_q       <= hdr_rel0(instr_i);
+      rel1_q       <= hdr_rel1(instr_i);
+      acq0_first_q <= hdr_acq0_first(instr_i);
+      acq0_step_q  <= hdr_acq0_step(instr_i);
+      index_q      <= instr_index_i;
+      fine_q       <= fine_i;
+    end
+  end
+
+  logic [BeatsWidth-1:0] row_beats;
+  assign row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
+
+  // ---------------------------------------------------------------- checks
+  logic [39:0] ext_span_q;
+  logic [31:0] src_span_q;
+  logic [BeatsWidth+16-1:0] w_total_q;  // beats of the instruction
+  logic [15:0] rows_m1;
+  logic [40:0] ext_end;
+  logic [32:0] src_end;
+  logic        illegal, unsupported;
+
+  assign rows_m1 = rows_q - 16'd1;
+
+  always_ff @(posedge clk_i) begin
+    ext_span_q <= 40'(rows_m1) * 40'(ext_stride_q);
+    src_span_q <= 32'(rows_m1) * 32'(src_stride_q);
+    w_total_q  <= (BeatsWidth + 16)'(rows_q) * (BeatsWidth + 16)'(row_beats);
+  end
+
+  assign ext_end     = 41'(ext_addr_q) + 41'(ext_span_q) + (41'(row_beats) << BeatShift);
+  assign src_end     = 33'(src_addr_q) + 33'(src_span_q) + 33'(row_words_q);
+  assign illegal     = rows_q == '0 || row_words_q == '0;
+  assign unsupported = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
+                       32'(src_id_q) >= Banks || src_end > 33'(BankDepth) ||
+                       ext_end > (41'(1) << AW);
+
+  // ---------------------------------------------------------------- dependencies
+  logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
+  logic sync_busy, sync_waiting;
+
+  strata_dep_sync #(
+    .AmountWidth (16)
+  ) u_sync (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .abort_i        (abort_i || state_q == StError),
+    .start_valid_i  (state_q == StStart),
+    .start_ready_o  (sync_start_ready),
+    .fine_i         (fine_q),
+    .acq0_i         (acq0_q),
+    .acq1_i         (acq1_q),
+    .rel0_i         (rel0_q),
+    .rel1_i         (rel1_q),
+    .acq0_first_i   (acq0_first_q),
+    .acq0_step_i    (acq0_step_q),
+    .step_valid_i   (step_valid),
+    .step_ready_o   (step_ready),
+    .step_done_i    (step_done),
+    .finish_valid_i (finish_valid),
+    .finish_ready_o (finish_ready),
+    .acq_req_o      (acq_req_o),
+    .acq_amount_o   (acq_amount_o),
+    .acq_grant_i    (acq_grant_i),
+    .rel_valid_o    (rel_valid_o),
+    .rel_amount_o   (rel_amount_o),
+    .busy_o         (sync_busy),
+    .waiting_o      (sync_waiting)
+  );
+
+  logic running, quiesce;
+  assign running = state_q == StRun;
+  assign quiesce = state_q == StError || state_q == StDrain;  // complete issued bursts only
+
+  // ---------------------------------------------------------------- bank reads
+  logic [15:0]         rd_row_d, rd_row_q;          // row being read
+  logic [15:0]         rd_word_d, rd_word_q;        // next word of the row
+  logic [16:0]         rd_row_addr_d, rd_row_addr_q;
+  logic                rd_acq_d, rd_acq_q;          // step acquired for rd_row_q
+  logic                rd_done_d, rd_done_q;        // every word requested
+  logic                rd_inflight_q;               // a response arrives this cycle
+  logic                rd_row_end_q;                // ... and it is a row's last word
+  logic                rd_fire, rd_room, rd_last_word;
+  logic [DataCntW-1:0] data_count;
+  logic                data_push, data_pop, data_valid, unused_data_ready;
+  logic [WordWidth-1:0] data_word;
+
+  assign rd_room      = 32'(data_count) + 32'(rd_inflight_q) < DataDepth;
+  assign rd_last_word = rd_word_q == row_words_q - 16'd1;
+  assign step_valid   = running && !rd_done_q && !rd_acq_q;
+  assign bank_req_valid_o = running && !rd_done_q && (rd_acq_q || step_ready) && rd_room;
+  assign bank_o       = BankIdxWidth'(src_id_q);
+  assign bank_addr_o  = BankAddrWidth'(rd_row_addr_q + 17'(rd_word_q));
+  assign rd_fire      = bank_req_valid_o && bank_req_ready_i;
+
+  always_comb begin
+    rd_row_d      = rd_row_q;
+    rd_word_d     = rd_word_q;
+    rd_row_addr_d = rd_row_addr_q;
+    rd_acq_d      = rd_acq_q || (step_valid && step_ready);
+    rd_done_d     = rd_done_q;
+    if (rd_fire) begin
+      if (rd_last_word) begin
+        rd_word_d     = '0;
+        rd_row_d      = rd_row_q + 16'd1;
+        rd_row_addr_d = rd_row_addr_q + 17'(src_stride_q);
+        rd_acq_d      = 1'b0;
+        rd_done_d     = rd_row_q == rows_q - 16'd1;
+      end else begin
+        rd_word_d = rd_word_q + 16'd1;
+      end
+    end
+    if (state_q == StStart) begin
+      rd_row_d      = '0;
+      rd_word_d     = '0;
+      rd_row_addr_d = 17'(src_addr_q);
+      rd_acq_d      = 1'b0;
+      rd_done_d     = 1'b0;
+    end
+  end
+
+  // A row is read once its last word's response is in.
+  assign step_done = running && rd_inflight_q && rd_row_end_q;
+  assign data_push = bank_rsp_valid_i && running;
+
+  strata_fifo #(
+    .Width (WordWidth),
+    .Depth (DataDepth)
+  ) u_data (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni && !quiesce),
+    .in_valid_i  (data_push),
+    .in_ready_o  (unused_data_ready),
+    .in_data_i   (bank_rsp_data_i),
+    .out_valid_o (data_valid),
+    .out_ready_i (data_pop),
+    .out_data_o  (data_word),
+    .count_o     (data_count)
+  );
+
+  // ---------------------------------------------------------------- AW
+  logic                  aw_valid_d, aw_valid_q;
+  logic [AW-1:0]         aw_addr_d, aw_addr_q;          // next burst address
+  logic [AW-1:0]         aw_out_addr_d, aw_out_addr_q;
+  logic [7:0]            aw_len_d, aw_len_q;
+  logic [AW-1:0]         row_start_d, row_start_q;
+  logic [BeatsWidth-1:0] aw_left_d, aw_left_q;
+  logic [15:0]           aw_row_d, aw_row_q;
+  logic                  aw_done_d, aw_done_q;          // every burst issued
+  logic [OutWidth-1:0]   pend_d, pend_q;                // bursts waiting for BRESP
+  logic [12:0]           to_4k;
+  logic [BeatsWidth-1:0] burst;
+  logic                  aw_issue, aw_row_ok, b_fire, lens_ready, idx_ready;
+
+  assign to_4k = (13'h1000 - {1'b0, aw_addr_q[11:0]}) >> BeatShift;
+
+  always_comb begin
+    burst = aw_left_q;
+    if (burst > BeatsWidth'(MaxBurst)) burst = BeatsWidth'(MaxBurst);
+    if (burst > BeatsWidth'(to_4k))    burst = BeatsWidth'(to_4k);
+  end
+
+  // A row's bursts are announced only once the row is acquired (its data can
+  // follow at once): an AW whose W beats wait for a dependency would hold the
+  // write channel of the interconnect.
+  assign aw_row_ok = aw_row_q < rd_row_q || (aw_row_q == rd_row_q && rd_acq_q);
+  assign aw_issue  = running && !aw_done_q && aw_row_ok && (!aw_valid_q || awready_i) &&
+                     32'(pend_q) < MaxOutstanding && lens_ready && idx_ready;
+  assign b_fire   = bvalid_i && bready_o;
+
+  always_comb begin
+    aw_valid_d    = aw_valid_q && !awready_i;
+    aw_out_addr_d = aw_out_addr_q;
+    aw_len_d      = aw_len_q;
+    aw_addr_d     = aw_addr_q;
+    row_start_d   = row_start_q;
+    aw_left_d     = aw_left_q;
+    aw_row_d      = aw_row_q;
+    aw_done_d     = aw_done_q;
+    if (aw_issue) begin
+      aw_valid_d    = 1'b1;
+      aw_out_addr_d = aw_addr_q;
+      aw_len_d      = 8'(burst - BeatsWidth'(1));
+      if (burst == aw_left_q) begin
+        aw_row_d    = aw_row_q + 16'd1;
+        aw_done_d   = aw_row_q == rows_q - 16'd1;
+        row_start_d = row_start_q + AW'(ext_stride_q);
+        aw_addr_d   = row_start_q + AW'(ext_stride_q);
+        aw_left_d   = row_beats;
+      end else begin
+        aw_addr_d = aw_addr_q + (AW'(burst) << BeatShift);
+        aw_left_d = aw_left_q - burst;
+      end
+    end
+    if (state_q == StStart) begin
+      aw_row_d    = '0;
+      aw_done_d   = 1'b0;
+      row_start_d = AW'(ext_addr_q);
+      aw_addr_d   = AW'(ext_addr_q);
+      aw_left_d   = row_beats;
+    end
+  end
+
+  assign pend_d   = pend_q + OutWidth'(aw_issue) - OutWidth'(b_fire);
+  assign awvalid_o = aw_valid_q;
+  assign awaddr_o  = aw_out_addr_q;
+  assign awlen_o   = aw_len_q;
+
+  // Burst lengths for WLAST, instruction indices for BRESP, in AW order.
+  logic       lens_valid, w_fire, w_burst_end, idx_valid;
+  logic [7:0] lens_len;
+  logic [15:0] b_index;
+  logic [OutWidth-1:0] unused_lens_count, unused_idx_count;
+
+  strata_fifo #(
+    .Width (8),
+    .Depth (MaxOutstanding)
+  ) u_lens (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (aw_issue),
+    .in_ready_o  (lens_ready),
+    .in_data_i   (8'(burst - BeatsWidth'(1))),
+    .out_valid_o (lens_valid),
+    .out_ready_i (w_fire && w_burst_end),
+    .out_data_o  (lens_len),
+    .count_o     (unused_lens_count)
+  );
+
+  strata_fifo #(
+    .Width (16),
+    .Depth (MaxOutstanding)
+  ) u_index (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (aw_issue),
+    .in_ready_o  (idx_ready),
+    .in_data_i   (index_q),
+    .out_valid_o (idx_valid),
+    .out_ready_i (b_fire),
+    .out_data_o  (b_index),
+    .count_o     (unused_idx_count)
+  );
+
+  // ---------------------------------------------------------------- W
+  logic [7:0]            w_beat_d, w_beat_q;   // beat within the burst
+  logic [WbeatWidth-1:0] w_wbeat_d, w_wbeat_q; // beat within the word
+  logic [BeatsWidth+16-1:0] w_sent_d, w_sent_q;  // beats of this instruction sent
+  assign w_burst_end = w_beat_q == lens_len;
+  // Normal beats need data; after an error or abort, issued bursts complete
+  // with empty beats.
+  assign wvalid_o    = lens_valid && (quiesce || data_valid);
+  assign w_fire      = wvalid_o && wready_i;
+  assign wdata_o     = quiesce ? '0 : data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
+  assign wstrb_o     = quiesce ? '0 : '1;
+  assign wlast_o     = w_burst_end;
+  assign data_pop    = w_fire && !quiesce && 32'(w_wbeat_q) == WordBeats - 1;
+
+  always_comb begin
+    w_beat_d  = w_beat_q;
+    w_wbeat_d = w_wbeat_q;
+    w_sent_d  = w_sent_q;
+    if (w_fire) begin
+      w_beat_d  = w_burst_end ? 8'd0 : w_beat_q + 8'd1;
+      w_wbeat_d = (32'(w_wbeat_q) == WordBeats - 1) ? '0 : w_wbeat_q + WbeatWidth'(1);
+      w_sent_d  = w_sent_q + 1'b1;
+    end
+    if (state_q == StStart) w_sent_d = '0;
+    if (quiesce) w_wbeat_d = '0;
+  end
+
+  // ---------------------------------------------------------------- B
+  logic      err_d, err_q, b_error;
+  err_code_e err_code_d, err_code_q;
+  logic [15:0] err_index_d, err_index_q;
+
+  assign bready_o = 1'b1;
+  assign b_error  = b_fire && bresp_i != 2'b00;
+
+  // ---------------------------------------------------------------- control
+  logic all_sent;
+  assign all_sent     = rd_done_q && aw_done_q && w_sent_q == w_total_q;
+  assign finish_valid = state_q == StFinish;
+
+  always_comb begin
+    state_d     = state_q;
+    err_d       = err_q;
+    err_code_d  = err_code_q;
+    err_index_d = err_index_q;
+    unique case (state_q)
+      StIdle:   if (take) state_d = StCheck;
+      StCheck:  state_d = StCheck2;
+      StCheck2: begin
+        if (illegal || unsupported) begin
+          state_d     = StError;
+          err_d       = 1'b1;
+          err_code_d  = illegal ? ErrIllegalInstr : ErrUnsupported;
+          err_index_d = index_q;
+        end else begin
+          state_d = StStart;
+        end
+      end
+      StStart:  if (sync_start_ready) state_d = StRun;
+      StRun:    if (all_sent) state_d = StFinish;
+      StFinish: if (finish_ready) state_d = StIdle;
+      StError:  ;
+      StDrain:  if (!aw_valid_q && !lens_valid && pend_q == '0) state_d = StIdle;
+      default:  state_d = StIdle;
+    endcase
+    // A write error (of this or an earlier instruction) stops the engine.
+    if (b_error && !err_q && state_q != StDrain) begin
+      state_d     = StError;
+      err_d       = 1'b1;
+      err_code_d  = ErrAxiWrite;
+      err_index_d = b_index;
+    end
+    // Abort (held by the controller until every client is idle): drain once;
+    // an idle engine with responses outstanding drains them too.
+    if (abort_i && state_q != StDrain && !(state_q == StIdle && pend_q == '0 && !lens_valid)) begin
+      state_d = StDrain;
+    end
+    if (abort_i) err_d = 1'b0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q       <= StIdle;
+      err_q         <= 1'b0;
+      err_code_q    <= ErrNone;
+      aw_valid_q    <= 1'b0;
+      pend_q        <= '0;
+      rd_inflight_q <= 1'b0;
+      w_beat_q      <= 8'd0;
+      w_wbeat_q     <= '0;
+    end else begin
+      state_q       <= state_d;
+      err_q         <= err_d;
+      err_code_q    <= err_code_d;
+      aw_valid_q    <= aw_valid_d;
+      pend_q        <= pend_d;
+      rd_inflight_q <= rd_fire;
+      w_beat_q      <= w_beat_d;
+      w_wbeat_q     <= w_wbeat_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    err_index_q   <= err_index_d;
+    rd_row_q      <= rd_row_d;
+    rd_word_q     <= rd_word_d;
+    rd_row_addr_q <= rd_row_addr_d;
+    rd_acq_q      <= rd_acq_d;
+    rd_done_q     <= rd_done_d;
+    rd_row_end_q  <= rd_fire && rd_last_word;
+    aw_addr_q     <= aw_addr_d;
+    aw_out_addr_q <= aw_out_addr_d;
+    aw_len_q      <= aw_len_d;
+    row_start_q   <= row_start_d;
+    aw_left_q     <= aw_left_d;
+    aw_row_q      <= aw_row_d;
+    aw_done_q     <= aw_done_d;
+    w_sent_q      <= w_sent_d;
+  end
+
+  assign idle_o      = state_q == StIdle && pend_q == '0 && !lens_valid && !aw_valid_q;
+  assign busy_o      = state_q inside {StCheck, StCheck2, StStart, StRun, StFinish};
+  assign dep_wait_o  = sync_waiting;
+  assign mem_wait_o  = (awvalid_o && !awready_i) || (wvalid_o && !wready_i);
+  assign retire_o    = state_q == StFinish && finish_ready;
+  assign index_o     = index_q;
+  assign err_o       = err_q;
+  assign err_code_o  = err_code_q;
+  assign err_index_o = err_index_q;
+
+  // ---------------------------------------------------------------- checks
+  logic unused_sync_busy, unused_idx_valid;
+  assign unused_sync_busy = sync_busy;
+  assign unused_idx_valid = idx_valid;
+
+  `STRATA_ASSERT_STREAM(store_aw, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})
+  `STRATA_ASSERT_STREAM(store_w, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
+  `STRATA_ASSERT_STREAM(store_rd, clk_i, rst_ni, bank_req_valid_o, bank_req_ready_i,
+                        {bank_o, bank_addr_o})
+  `STRATA_ASSERT(store_b_expected, clk_i, rst_ni, !bvalid_i || (pend_q != '0 && idx_valid))
+  `STRATA_ASSERT(store_data_room, clk_i, rst_ni, !data_push || unused_data_ready)
+  `STRATA_ASSERT(store_4k, clk_i, rst_ni,
+                 !awvalid_o || 32'(awaddr_o[11:0]) + (32'(awlen_o) + 1) * BeatBytes <= 4096)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (AxiDataWidth >= 8 && AxiDataWidth <= 1024 && 2 ** $clog2(AxiDataWidth) == AxiDataWidth)
+      else $fatal(1, "strata_store_engine: AxiDataWidth must be a power of two");
+    assert (WordWidth % AxiDataWidth == 0)
+      else $fatal(1, "strata_store_engine: N * 8 must be a multiple of AxiDataWidth");
+    assert (MaxBurst >= 1 && MaxBurst <= 256 && MaxOutstanding >= 1 && DataDepth >= 2)
+      else $fatal(1, "strata_store_engine: MaxBurst 1..256, MaxOutstanding >= 1, DataDepth >= 2");
+    assert (Banks <= 64 && BankDepth <= 65536 && AxiAddrWidth >= 12 && AxiAddrWidth <= 40)
+      else $fatal(1, "strata_store_engine: memory sizes exceed the instruction fields");
+  end
+`endif
+
+endmodule : strata_store_engine

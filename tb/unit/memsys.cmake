@@ -1,0 +1,49 @@
+# Memory-system benches (engineer memsys): CSR block, dependency semaphores,
+# and the memory system end to end (CSRs, controller, fetch, semaphores, AXI
+# read arbiter, load and store engines, banks) against the C++ AXI memory
+# model (tb/common/axi_mem_model.hpp). Included by tb/CMakeLists.txt.
+set(STRATA_MEMSYS_PKGS
+  ${STRATA_RTL_DIR}/strata_csr_pkg.sv
+  ${STRATA_RTL_DIR}/strata_isa_pkg.sv
+)
+
+# The committed register-map views must match config/registers.yaml.
+add_test(NAME registers_in_sync
+         COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/gen_registers.py --check
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(registers_in_sync PROPERTIES LABELS "lint")
+
+strata_bench(strata_csr_tests
+  TOP strata_csr_tb_top
+  RTL ${STRATA_MEMSYS_PKGS}
+      ${STRATA_RTL_DIR}/strata_csr.sv
+      ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_csr_tb_top.sv
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_csr_test.cpp)
+
+strata_bench(strata_dep_sems_tests
+  TOP strata_dep_sems
+  RTL ${STRATA_RTL_DIR}/strata_dep_sems.sv
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_dep_sems_test.cpp
+  PARAMS -GSemWidth=20)
+
+strata_bench(strata_memsys_tests
+  TOP strata_memsys_tb_top
+  RTL ${STRATA_MEMSYS_PKGS}
+      ${STRATA_RTL_DIR}/strata_fifo.sv
+      ${STRATA_RTL_DIR}/strata_fifo_ram.sv
+      ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
+      ${STRATA_RTL_DIR}/strata_csr.sv
+      ${STRATA_RTL_DIR}/strata_controller.sv
+      ${STRATA_RTL_DIR}/strata_perf_counters.sv
+      ${STRATA_RTL_DIR}/strata_fetch.sv
+      ${STRATA_RTL_DIR}/strata_dep_sems.sv
+      ${STRATA_RTL_DIR}/strata_dep_sync.sv
+      ${STRATA_RTL_DIR}/strata_axi_rd_arbiter.sv
+      ${STRATA_RTL_DIR}/strata_load_engine.sv
+      ${STRATA_RTL_DIR}/strata_store_engine.sv
+      ${STRATA_RTL_DIR}/strata_banks.sv
+      ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_tb_top.sv
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
+  PARAMS -GSemWidth=17)
+# 17-bit semaphores: overflow (an error) is reachable with three releases.
+target_compile_definitions(strata_memsys_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17)

@@ -1,0 +1,609 @@
+// Bench infrastructure for the memory system (tb/unit/strata_memsys_tb_top.sv):
+//   - Instr: a 512-bit instruction built field by field from the generated
+//     descriptors of strata/isa_fields.hpp;
+//   - RefMachine: the program-order reference (external memory, banks, PE
+//     caches, parameter RAM) that LOAD / STORE and the compute stand-in's
+//     COMPUTE are checked against;
+//   - ComputeStandIn: plays the compute engine on the top's cp_ / cw_ / cr_
+//     ports (queue, semaphores, bank ports, status), with its own simple
+//     COMPUTE semantics (a 2D bank-to-bank copy with each byte XOR 0x5A);
+//   - MemsysBench: the fixture (AXI memory model, CSR driver, stand-in, PE /
+//     parameter write recorders, run_program with a cycle timeout).
+#pragma once
+
+#include <Vstrata_memsys_tb_top.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "axi_mem_model.hpp"
+#include "axil_driver.hpp"
+#include "sim_fixture.hpp"
+#include "strata/csr_map.hpp"
+#include "strata/hw_config.hpp"
+#include "strata/isa_fields.hpp"
+
+namespace strata::tb {
+
+using Vtop = Vstrata_memsys_tb_top;
+
+inline constexpr int kWordBytes = hw::kLanes;            // N
+inline constexpr int kBeatBytes = hw::kAxiDataWidth / 8;
+inline constexpr int kParamBytes = 8;
+inline constexpr uint64_t kInstrBytes = isa::kInstrBytes;
+
+// Background contents of external memory never written: a hash of the address.
+inline uint8_t background_byte(uint64_t addr) {
+  uint64_t x = addr * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  return static_cast<uint8_t>(x * 0xBF58476D1CE4E5B9ull >> 56);
+}
+
+// ---------------------------------------------------------------------------
+
+struct Instr {
+  std::array<uint64_t, isa::kInstrWords> w{};
+
+  Instr& set(const isa::Field& f, uint64_t v) {
+    for (int i = 0; i < f.width; ++i) {
+      const int b = f.lsb + i;
+      const uint64_t bit = (v >> i) & 1;
+      w[b / 64] = (w[b / 64] & ~(uint64_t{1} << (b % 64))) | (bit << (b % 64));
+    }
+    return *this;
+  }
+  uint64_t get(const isa::Field& f) const {
+    uint64_t v = 0;
+    for (int i = 0; i < f.width; ++i) {
+      const int b = f.lsb + i;
+      v |= ((w[b / 64] >> (b % 64)) & 1) << i;
+    }
+    return v;
+  }
+  Instr& bit(int b, bool v) {
+    w[b / 64] = (w[b / 64] & ~(uint64_t{1} << (b % 64))) | (uint64_t{v} << (b % 64));
+    return *this;
+  }
+  isa::Opcode op() const { return static_cast<isa::Opcode>(get(isa::hdr::kOpcode)); }
+  Instr& deps(uint64_t acq0, uint64_t acq1, uint64_t rel0, uint64_t rel1) {
+    return set(isa::hdr::kAcq0, acq0).set(isa::hdr::kAcq1, acq1).set(isa::hdr::kRel0, rel0).set(
+        isa::hdr::kRel1, rel1);
+  }
+  Instr& fine(uint64_t first, uint64_t step) {
+    return set(isa::hdr::kAcq0First, first).set(isa::hdr::kAcq0Step, step);
+  }
+};
+
+struct LoadSpec {
+  uint64_t ext_addr = 0, ext_stride = 0;
+  int rows = 1, row_words = 1;
+  isa::LoadDst kind = isa::LoadDst::kBank;
+  int dst_id = 0;
+  bool pe_step = false;
+  int dst_addr = 0, dst_stride = 0;
+};
+
+struct StoreSpec {
+  uint64_t ext_addr = 0, ext_stride = 0;
+  int rows = 1, row_words = 1;
+  int src_id = 0, src_addr = 0, src_stride = 0;
+};
+
+// The stand-in's COMPUTE: rows x words of bank in_id from in_base (rows
+// in_stride apart) to bank dst_id from dst_base (rows dst_stride apart), each
+// byte XOR 0x5A. rows = 0: a pure dependency relay. Encoded in the COMPUTE
+// fields in_id, in_base, in_h (rows), in_w (words), in_groups (in_stride),
+// dst_id, dst_base, dst_row_stride; delay = out_w (extra busy cycles).
+struct CopySpec {
+  int in_id = 0, in_base = 0, rows = 0, words = 0, in_stride = 0;
+  int dst_id = 0, dst_base = 0, dst_stride = 0;
+  int delay = 0;
+};
+
+inline Instr load_instr(const LoadSpec& s) {
+  using namespace isa::load;
+  Instr i;
+  i.set(isa::hdr::kOpcode, uint64_t(isa::Opcode::kLoad))
+      .set(kExtAddr, s.ext_addr)
+      .set(kExtRowStride, s.ext_stride)
+      .set(kRows, s.rows)
+      .set(kRowWords, s.row_words)
+      .set(kDstKind, uint64_t(s.kind))
+      .set(kDstId, s.dst_id)
+      .set(kDstPeStep, s.pe_step)
+      .set(kDstAddr, s.dst_addr)
+      .set(kDstRowStride, s.dst_stride);
+  return i;
+}
+
+inline Instr store_instr(const StoreSpec& s) {
+  using namespace isa::store;
+  Instr i;
+  i.set(isa::hdr::kOpcode, uint64_t(isa::Opcode::kStore))
+      .set(kExtAddr, s.ext_addr)
+      .set(kExtRowStride, s.ext_stride)
+      .set(kRows, s.rows)
+      .set(kRowWords, s.row_words)
+      .set(kSrcId, s.src_id)
+      .set(kSrcAddr, s.src_addr)
+      .set(kSrcRowStride, s.src_stride);
+  return i;
+}
+
+inline Instr compute_instr(const CopySpec& s) {
+  using namespace isa::compute;
+  Instr i;
+  i.set(isa::hdr::kOpcode, uint64_t(isa::Opcode::kCompute))
+      .set(kMode, uint64_t(isa::ComputeMode::kPool))
+      .set(kInId, s.in_id)
+      .set(kInBase, s.in_base)
+      .set(kInH, s.rows)
+      .set(kInW, s.words)
+      .set(kInGroups, s.in_stride)
+      .set(kOutW, s.delay)
+      .set(kDstId, s.dst_id)
+      .set(kDstBase, s.dst_base)
+      .set(kDstRowStride, s.dst_stride);
+  return i;
+}
+
+inline CopySpec decode_copy(const Instr& i) {
+  using namespace isa::compute;
+  CopySpec s;
+  s.in_id = static_cast<int>(i.get(kInId));
+  s.in_base = static_cast<int>(i.get(kInBase));
+  s.rows = static_cast<int>(i.get(kInH));
+  s.words = static_cast<int>(i.get(kInW));
+  s.in_stride = static_cast<int>(i.get(kInGroups));
+  s.delay = static_cast<int>(i.get(kOutW));
+  s.dst_id = static_cast<int>(i.get(kDstId));
+  s.dst_base = static_cast<int>(i.get(kDstBase));
+  s.dst_stride = static_cast<int>(i.get(kDstRowStride));
+  return s;
+}
+
+inline Instr end_instr() {
+  Instr i;
+  i.set(isa::hdr::kOpcode, uint64_t(isa::Opcode::kEnd));
+  return i;
+}
+
+inline Instr config_instr() {
+  using namespace isa::config;
+  Instr i;
+  i.set(isa::hdr::kOpcode, uint64_t(isa::Opcode::kConfig))
+      .set(kVersion, hw::kVersion)
+      .set(kPes, hw::kPes)
+      .set(kLanes, hw::kLanes)
+      .set(kBanks, hw::kBanks)
+      .set(kBankDepth, hw::kBankDepth)
+      .set(kPeCacheDepth, hw::kPeCacheDepth)
+      .set(kParamDepth, hw::kParamDepth);
+  return i;
+}
+
+// ---------------------------------------------------------------------------
+
+// Program-order reference of LOAD, STORE and the stand-in COMPUTE.
+class RefMachine {
+ public:
+  using Word = std::vector<uint8_t>;
+
+  RefMachine() { ext.set_background(background_byte); }
+
+  SparseMemory ext;
+  std::map<std::pair<int, int>, Word> bank;      // (bank, addr) -> word, written words only
+  std::map<std::pair<int, int>, Word> pe_cache;  // (pe, addr) -> word
+  std::map<int, Word> param;                     // channel -> 8 bytes
+
+  void execute(const Instr& i) {
+    switch (i.op()) {
+      case isa::Opcode::kLoad: load(i); break;
+      case isa::Opcode::kStore: store(i); break;
+      case isa::Opcode::kCompute: copy(decode_copy(i)); break;
+      default: break;
+    }
+  }
+
+  void load(const Instr& i) {
+    using namespace isa::load;
+    const auto kind = static_cast<isa::LoadDst>(i.get(kDstKind));
+    const int rows = static_cast<int>(i.get(kRows)), words = static_cast<int>(i.get(kRowWords));
+    const int unit = kind == isa::LoadDst::kParam ? kParamBytes : kWordBytes;
+    for (int r = 0; r < rows; ++r) {
+      const uint64_t src = i.get(kExtAddr) + uint64_t(r) * i.get(kExtRowStride);
+      for (int w = 0; w < words; ++w) {
+        Word v = ext.read_block(src + uint64_t(w) * unit, unit);
+        const int id = static_cast<int>(i.get(kDstId));
+        const int base = static_cast<int>(i.get(kDstAddr)), stride = static_cast<int>(i.get(kDstRowStride));
+        if (kind == isa::LoadDst::kBank) {
+          bank[{id, base + r * stride + w}] = v;
+        } else if (kind == isa::LoadDst::kParam) {
+          param[base + r * stride + w] = v;
+        } else if (i.get(kDstPeStep)) {
+          pe_cache[{(id + r) % hw::kPes, base + (r / hw::kPes) * stride + w}] = v;
+        } else {
+          pe_cache[{id, base + r * stride + w}] = v;
+        }
+      }
+    }
+  }
+
+  void store(const Instr& i) {
+    using namespace isa::store;
+    const int rows = static_cast<int>(i.get(kRows)), words = static_cast<int>(i.get(kRowWords));
+    for (int r = 0; r < rows; ++r) {
+      const uint64_t dst = i.get(kExtAddr) + uint64_t(r) * i.get(kExtRowStride);
+      for (int w = 0; w < words; ++w) {
+        const auto key = std::make_pair(static_cast<int>(i.get(kSrcId)),
+                                        static_cast<int>(i.get(kSrcAddr) + r * i.get(kSrcRowStride)) + w);
+        const auto it = bank.find(key);
+        if (it == bank.end()) {
+          ADD_FAILURE() << "test bug: STORE reads bank " << key.first << " word " << key.second
+                        << " that nothing wrote";
+          continue;
+        }
+        ext.write_block(dst + uint64_t(w) * kWordBytes, it->second);
+      }
+    }
+  }
+
+  void copy(const CopySpec& s) {
+    for (int r = 0; r < s.rows; ++r) {
+      for (int w = 0; w < s.words; ++w) {
+        const auto it = bank.find({s.in_id, s.in_base + r * s.in_stride + w});
+        if (it == bank.end()) {
+          ADD_FAILURE() << "test bug: COMPUTE reads an unwritten bank word";
+          continue;
+        }
+        Word v = it->second;
+        for (auto& b : v) b ^= 0x5A;
+        bank[{s.dst_id, s.dst_base + r * s.dst_stride + w}] = v;
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+// The compute engine's part, played by the bench (completion-granular:
+// acquires acq1 then acq0 up front, copies, releases rel0 and rel1 at the end).
+class ComputeStandIn {
+ public:
+  explicit ComputeStandIn(std::mt19937_64& rng) : rng_(rng) {}
+
+  double gap = 0.0;  // probability of an idle cycle in the copy / of not taking an instruction
+  int executed = 0;
+
+  // Extra releases the test schedules: (cycle >= at) -> release `amount` on edge.
+  struct Release {
+    uint64_t at;
+    int edge;
+    uint16_t amount;
+  };
+  std::deque<Release> scheduled;
+  std::vector<uint64_t> released_at;  // cycles scheduled releases went out
+
+  void drive(Vtop& d, uint64_t cycle) {
+    d.cp_instr_ready_i = state_ == St::kIdle && !Throttle(gap).stall(rng_);
+    d.cp_acq_req_i = 0;
+    d.cp_acq_amount_i = 0;
+    if (state_ == St::kAcq1) {
+      d.cp_acq_req_i = 2;
+      d.cp_acq_amount_i = uint32_t(acq1_) << 16;
+    } else if (state_ == St::kAcq0) {
+      d.cp_acq_req_i = 1;
+      d.cp_acq_amount_i = acq0_;
+    }
+    d.cp_rel_valid_i = 0;
+    d.cp_rel_amount_i = 0;
+    d.cp_retire_i = 0;
+    if (state_ == St::kRelease) {
+      d.cp_rel_valid_i = (rel0_ ? 1 : 0) | (rel1_ ? 2 : 0);
+      d.cp_rel_amount_i = rel0_ | (uint32_t(rel1_) << 16);
+      d.cp_retire_i = 1;
+    } else if (!scheduled.empty() && scheduled.front().at <= cycle) {
+      const Release& r = scheduled.front();
+      d.cp_rel_valid_i = 1u << r.edge;
+      d.cp_rel_amount_i = uint32_t(r.amount) << (16 * r.edge);
+      sched_fired_ = true;
+    }
+    // Copy: one read request, then the write of its word two cycles later.
+    d.cr_req_valid_i = 0;
+    d.cw_valid_i = 0;
+    if (state_ == St::kCopy) {
+      if (phase_ == 0 && !Throttle(gap).stall(rng_)) {
+        d.cr_req_valid_i = 1;
+        d.cr_bank_i = spec_.in_id;
+        d.cr_addr_i = spec_.in_base + row_ * spec_.in_stride + word_;
+      } else if (phase_ == 2) {
+        d.cw_valid_i = 1;
+        d.cw_bank_i = spec_.dst_id;
+        d.cw_addr_i = spec_.dst_base + row_ * spec_.dst_stride + word_;
+        port_set_bytes(d.cw_data_i, data_.data(), kWordBytes);
+      }
+    }
+    d.cp_idle_i = state_ == St::kIdle;
+    d.cp_busy_i = state_ != St::kIdle;
+    d.cp_dep_wait_i = state_ == St::kAcq0 || state_ == St::kAcq1;
+    d.cp_index_i = index_;
+    d.cp_err_i = 0;
+    d.cp_err_code_i = 0;
+    d.cp_err_index_i = 0;
+    d.cp_mac_active_i = 0;
+    d.cp_macs_i = 0;
+    d.cp_stall_out_i = 0;
+  }
+
+  void sample(Vtop& d, uint64_t cycle) {
+    if (sched_fired_) {
+      released_at.push_back(cycle);
+      scheduled.pop_front();
+      sched_fired_ = false;
+    }
+    if (d.abort_o) {
+      state_ = St::kIdle;
+      return;
+    }
+    switch (state_) {
+      case St::kIdle:
+        if (d.cp_instr_valid_o && d.cp_instr_ready_i) {
+          Instr i;
+          for (int w = 0; w < isa::kInstrWords; ++w) {
+            i.w[w] = uint64_t(d.cp_instr_o[2 * w]) | (uint64_t(d.cp_instr_o[2 * w + 1]) << 32);
+          }
+          spec_ = decode_copy(i);
+          acq0_ = static_cast<uint16_t>(i.get(isa::hdr::kAcq0));
+          acq1_ = static_cast<uint16_t>(i.get(isa::hdr::kAcq1));
+          rel0_ = static_cast<uint16_t>(i.get(isa::hdr::kRel0));
+          rel1_ = static_cast<uint16_t>(i.get(isa::hdr::kRel1));
+          index_ = d.cp_index_o;
+          row_ = word_ = phase_ = 0;
+          delay_ = spec_.delay;
+          state_ = acq1_ ? St::kAcq1 : acq0_ ? St::kAcq0 : next_after_acquire();
+        }
+        break;
+      case St::kAcq1:
+        if (d.cp_acq_grant_o & 2) state_ = acq0_ ? St::kAcq0 : next_after_acquire();
+        break;
+      case St::kAcq0:
+        if (d.cp_acq_grant_o & 1) state_ = next_after_acquire();
+        break;
+      case St::kCopy:
+        if (phase_ == 0 && d.cr_req_valid_i && d.cr_req_ready_o) {
+          phase_ = 1;
+        } else if (phase_ == 1) {
+          EXPECT_TRUE(d.cr_rsp_valid_o) << "bank read response one cycle after the request";
+          data_.assign(kWordBytes, 0);
+          port_get_bytes(d.cr_rsp_data_o, data_.data(), kWordBytes);
+          for (auto& b : data_) b ^= 0x5A;
+          phase_ = 2;
+        } else if (phase_ == 2 && d.cw_valid_i && d.cw_ready_o) {
+          phase_ = 0;
+          if (++word_ == spec_.words) {
+            word_ = 0;
+            if (++row_ == spec_.rows) state_ = St::kDelay;
+          }
+        }
+        break;
+      case St::kDelay:
+        if (delay_-- <= 0) state_ = St::kRelease;
+        break;
+      case St::kRelease:
+        ++executed;
+        state_ = St::kIdle;
+        break;
+    }
+  }
+
+ private:
+  enum class St { kIdle, kAcq1, kAcq0, kCopy, kDelay, kRelease };
+  St next_after_acquire() const { return spec_.rows > 0 && spec_.words > 0 ? St::kCopy : St::kDelay; }
+
+  std::mt19937_64& rng_;
+  St state_ = St::kIdle;
+  CopySpec spec_;
+  uint16_t acq0_ = 0, acq1_ = 0, rel0_ = 0, rel1_ = 0, index_ = 0;
+  int row_ = 0, word_ = 0, phase_ = 0, delay_ = 0;
+  std::vector<uint8_t> data_;
+  bool sched_fired_ = false;
+};
+
+// ---------------------------------------------------------------------------
+
+struct RunResult {
+  bool finished = false;  // IRQ seen before the timeout
+  uint32_t status = 0;
+  csr::ErrorCode code = csr::ErrorCode::kNone;
+  uint16_t index = 0;
+  uint64_t cycles = 0;   // end of the START write to the interrupt
+  bool done() const { return finished && (status & csr::kStatusDone) && !(status & csr::kStatusError); }
+};
+
+class MemsysBench : public SimFixture<Vtop> {
+ protected:
+  static constexpr uint64_t kProgBase = 0x00F00000;  // programs live here
+
+  void SetUp() override {
+    SimFixture::SetUp();
+    mem_.set_background(background_byte);
+    axi_ = std::make_unique<AxiMemModel<Vtop>>(dut(), mem_, rng());
+    csr_ = std::make_unique<AxilDriver<Vtop>>(dut(), [this] { step(); }, rng());
+    cp_ = std::make_unique<ComputeStandIn>(rng());
+    reset();
+  }
+
+  void TearDown() override {
+    if (axi_ && !::testing::Test::HasFatalFailure()) axi_->check_idle();
+    SimFixture::TearDown();
+  }
+
+  // One cycle of every agent.
+  void step() {
+    auto& d = dut();
+    axi_->drive();
+    csr_->drive();
+    cp_->drive(d, cycle());
+    d.pe_ready_i = !pe_throttle_.stall(rng());
+    d.param_ready_i = !param_throttle_.stall(rng());
+    settle();
+    axi_->sample();
+    csr_->sample();
+    cp_->sample(d, cycle());
+    if (d.pe_valid_o && d.pe_ready_i) {
+      std::vector<uint8_t> v(kWordBytes);
+      port_get_bytes(d.pe_data_o, v.data(), kWordBytes);
+      pe_writes_[{int(d.pe_o), int(d.pe_addr_o)}] = v;
+      ++pe_write_count_;
+    }
+    if (d.param_valid_o && d.param_ready_i) {
+      std::vector<uint8_t> v(kParamBytes);
+      port_get_bytes(d.param_data_o, v.data(), kParamBytes);
+      param_writes_[int(d.param_channel_o)] = v;
+      ++param_write_count_;
+    }
+    if (d.m_axi_awvalid && d.m_axi_awready) aw_cycles_.push_back(cycle());
+    if (d.m_axi_bvalid && d.m_axi_bready) b_cycles_.push_back(cycle());
+    if (d.m_axi_arvalid && d.m_axi_arready && d.m_axi_arid == 1) load_ar_cycles_.push_back(cycle());
+    if (monitor_) monitor_();
+    tick();
+  }
+
+  void steps(int n) {
+    for (int i = 0; i < n; ++i) step();
+  }
+
+  void write_program(const std::vector<Instr>& prog, uint64_t base) {
+    for (std::size_t k = 0; k < prog.size(); ++k) {
+      for (int w = 0; w < isa::kInstrWords; ++w) {
+        for (int b = 0; b < 8; ++b) {
+          mem_.write(base + k * kInstrBytes + 8 * w + b, static_cast<uint8_t>(prog[k].w[w] >> (8 * b)));
+        }
+      }
+    }
+  }
+
+  // Starts a program (base, limit) without waiting.
+  void start(uint64_t base, uint32_t limit, bool fine = false) {
+    csr_->write(csr::kInstrBaseLo, static_cast<uint32_t>(base));
+    csr_->write(csr::kInstrBaseHi, static_cast<uint32_t>(base >> 32));
+    csr_->write(csr::kInstrLimit, limit);
+    csr_->write(csr::kIrqEnable, csr::kIrqEnableDone | csr::kIrqEnableError);
+    csr_->write(csr::kCtrl, csr::kCtrlStart | (fine ? csr::kCtrlFineGrain : 0));
+  }
+
+  // Waits for the interrupt, reads the status, acknowledges the interrupt.
+  RunResult wait_done(uint64_t timeout, uint64_t started) {
+    RunResult r;
+    for (uint64_t i = 0; i < timeout && !dut().irq_o; ++i) step();
+    r.finished = dut().irq_o;
+    r.cycles = cycle() - started;
+    if (!r.finished) {
+      ADD_FAILURE() << "no interrupt within " << timeout << " cycles (STRATA_SEED=" << seed() << ")";
+      return r;
+    }
+    r.status = csr_->read(csr::kStatus);
+    const uint32_t ec = csr_->read(csr::kErrorCode);
+    r.code = static_cast<csr::ErrorCode>(ec & csr::kErrorCodeCode);
+    r.index = static_cast<uint16_t>(ec >> csr::kErrorCodeIndexLsb);
+    csr_->write(csr::kIrqStatus, csr::kIrqStatusDone | csr::kIrqStatusError);
+    step();
+    EXPECT_FALSE(dut().irq_o) << "interrupt cleared by W1C";
+    EXPECT_EQ(r.status & csr::kStatusBusy, 0u) << "not busy after the interrupt";
+    return r;
+  }
+
+  // Writes the program at kProgBase (limit = its length unless given), runs it.
+  RunResult run(const std::vector<Instr>& prog, bool fine = false, uint64_t timeout = 400000,
+                std::optional<uint32_t> limit = {}) {
+    write_program(prog, kProgBase);
+    start(kProgBase, limit.value_or(static_cast<uint32_t>(prog.size())), fine);
+    return wait_done(timeout, cycle());
+  }
+
+  // Executes the program on the reference (program order).
+  void reference(const std::vector<Instr>& prog) {
+    for (const auto& i : prog) ref_.execute(i);
+  }
+
+  // External memory, PE caches and parameter RAM equal the reference.
+  void expect_matches_reference(const std::string& ctx) {
+    auto pages = ref_.ext.pages();
+    for (uint64_t p : mem_.pages()) pages.push_back(p);
+    std::sort(pages.begin(), pages.end());
+    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+    int bad = 0;
+    for (uint64_t p : pages) {
+      for (uint64_t a = p * SparseMemory::kPage; a < (p + 1) * SparseMemory::kPage; ++a) {
+        if (a >= kProgBase && a < kProgBase + 0x100000) continue;  // programs
+        if (mem_.read(a) != ref_.ext.read(a) && ++bad <= 8) {
+          ADD_FAILURE() << ctx << ": external byte 0x" << std::hex << a << " expected 0x"
+                        << int(ref_.ext.read(a)) << " got 0x" << int(mem_.read(a)) << std::dec
+                        << " (STRATA_SEED=" << seed() << ")";
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0) << ctx << ": mismatching external bytes";
+    EXPECT_EQ(pe_writes_.size(), ref_.pe_cache.size()) << ctx << ": PE cache words written";
+    for (const auto& [key, v] : ref_.pe_cache) {
+      const auto it = pe_writes_.find(key);
+      if (it == pe_writes_.end()) {
+        ADD_FAILURE() << ctx << ": PE " << key.first << " word " << key.second << " not written";
+      } else if (it->second != v) {
+        ADD_FAILURE() << ctx << ": PE " << key.first << " word " << key.second << " expected "
+                      << hex_bytes(v) << " got " << hex_bytes(it->second) << " (STRATA_SEED="
+                      << seed() << ")";
+      }
+    }
+    EXPECT_EQ(param_writes_.size(), ref_.param.size()) << ctx << ": parameter entries written";
+    for (const auto& [ch, v] : ref_.param) {
+      const auto it = param_writes_.find(ch);
+      if (it == param_writes_.end()) {
+        ADD_FAILURE() << ctx << ": parameter channel " << ch << " not written";
+      } else if (it->second != v) {
+        ADD_FAILURE() << ctx << ": parameter channel " << ch << " expected " << hex_bytes(v)
+                      << " got " << hex_bytes(it->second) << " (STRATA_SEED=" << seed() << ")";
+      }
+    }
+  }
+
+  static std::string hex_bytes(const std::vector<uint8_t>& v) {
+    std::string s;
+    for (auto it = v.rbegin(); it != v.rend(); ++it) s += fmt::format("{:02x}", *it);
+    return s;
+  }
+
+  // Semaphore count (L2C, C2S, C2L, S2C, S2L = 0..4) from the debug port
+  // (SemWidth bits each; tb/unit/memsys.cmake sets both).
+  uint64_t sem(int s) {
+    uint64_t v = 0;
+    for (int b = 0; b < STRATA_BENCH_SEM_WIDTH; ++b) {
+      const int bit = s * STRATA_BENCH_SEM_WIDTH + b;
+      v |= uint64_t((dut().sem_count_o[bit / 32] >> (bit % 32)) & 1) << b;
+    }
+    return v;
+  }
+
+  SparseMemory mem_;
+  RefMachine ref_;
+  std::unique_ptr<AxiMemModel<Vtop>> axi_;
+  std::unique_ptr<AxilDriver<Vtop>> csr_;
+  std::unique_ptr<ComputeStandIn> cp_;
+  Throttle pe_throttle_, param_throttle_;
+  std::map<std::pair<int, int>, std::vector<uint8_t>> pe_writes_;
+  std::map<int, std::vector<uint8_t>> param_writes_;
+  uint64_t pe_write_count_ = 0, param_write_count_ = 0;
+  std::vector<uint64_t> aw_cycles_, b_cycles_, load_ar_cycles_;
+  std::function<void()> monitor_;
+};
+
+}  // namespace strata::tb

@@ -1,0 +1,528 @@
+// Bench top of the memory system: the blocks of strata_top except the compute
+// engine, wired as strata_top wires them (docs/architecture.md, RTL structure):
+//   strata_csr, strata_controller, strata_perf_counters, strata_fetch,
+//   strata_dep_sems, strata_axi_rd_arbiter, strata_load_engine,
+//   strata_store_engine, strata_banks.
+// Every compute-engine-facing connection is a port of this top (prefix cp_ /
+// cw_ / cr_ / pe_ / param_), so a bench can play the compute engine (or tie
+// it off) and run LOAD / STORE / END programs end to end. AXI4 master: ID 0 =
+// instruction fetch and all writes, ID 1 = loads. All ports are packed
+// vectors (Verilator-friendly).
+module strata_memsys_tb_top
+  import strata_csr_pkg::*;
+  import strata_isa_pkg::*;
+#(
+  parameter int unsigned WatchdogCycles = 4096,  // deadlock detection time
+  parameter int unsigned SemWidth       = 32,    // semaphore counter bits
+  localparam int unsigned AxiDataWidth  = strata_cfg_pkg::AxiDataWidth,
+  localparam int unsigned AxiAddrWidth  = strata_cfg_pkg::AxiAddrWidth,
+  localparam int unsigned Banks         = strata_cfg_pkg::Banks,
+  localparam int unsigned BankDepth     = strata_cfg_pkg::BankDepth,
+  localparam int unsigned Pes           = strata_cfg_pkg::Pes,
+  localparam int unsigned WordWidth     = strata_cfg_pkg::Lanes * strata_cfg_pkg::DataWidth,
+  localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
+  localparam int unsigned BankAddrWidth = $clog2(BankDepth),
+  localparam int unsigned PeIdxWidth    = (Pes > 1) ? $clog2(Pes) : 1,
+  localparam int unsigned CacheAddrWidth = $clog2(strata_cfg_pkg::PeCacheDepth),
+  localparam int unsigned ParamIdxWidth = $clog2(strata_cfg_pkg::ParamDepth),
+  localparam int unsigned IncWidth      = 16
+) (
+  input  logic                       clk_i,             // clock
+  input  logic                       rst_ni,            // synchronous reset, active low
+  // AXI4-Lite slave (CSRs)
+  input  logic                       s_axil_awvalid,    // write address valid
+  output logic                       s_axil_awready,    // write address ready
+  input  logic [CsrAddrWidth-1:0]    s_axil_awaddr,     // write address
+  input  logic                       s_axil_wvalid,     // write data valid
+  output logic                       s_axil_wready,     // write data ready
+  input  logic [31:0]                s_axil_wdata,      // write data
+  input  logic [3:0]                 s_axil_wstrb,      // write strobes
+  output logic                       s_axil_bvalid,     // write response valid
+  input  logic                       s_axil_bready,     // write response ready
+  output logic [1:0]                 s_axil_bresp,      // write response
+  input  logic                       s_axil_arvalid,    // read address valid
+  output logic                       s_axil_arready,    // read address ready
+  input  logic [CsrAddrWidth-1:0]    s_axil_araddr,     // read address
+  output logic                       s_axil_rvalid,     // read data valid
+  input  logic                       s_axil_rready,     // read data ready
+  output logic [31:0]                s_axil_rdata,      // read data
+  output logic [1:0]                 s_axil_rresp,      // read response
+  output logic                       irq_o,             // interrupt
+  // AXI4 master
+  output logic                       m_axi_arvalid,     // AR
+  input  logic                       m_axi_arready,
+  output logic [0:0]                 m_axi_arid,
+  output logic [AxiAddrWidth-1:0]    m_axi_araddr,
+  output logic [7:0]                 m_axi_arlen,
+  output logic [2:0]                 m_axi_arsize,
+  output logic [1:0]                 m_axi_arburst,
+  input  logic                       m_axi_rvalid,      // R
+  output logic                       m_axi_rready,
+  input  logic [0:0]                 m_axi_rid,
+  input  logic [AxiDataWidth-1:0]    m_axi_rdata,
+  input  logic [1:0]                 m_axi_rresp,
+  input  logic                       m_axi_rlast,
+  output logic                       m_axi_awvalid,     // AW
+  input  logic                       m_axi_awready,
+  output logic [0:0]                 m_axi_awid,
+  output logic [AxiAddrWidth-1:0]    m_axi_awaddr,
+  output logic [7:0]                 m_axi_awlen,
+  output logic [2:0]                 m_axi_awsize,
+  output logic [1:0]                 m_axi_awburst,
+  output logic                       m_axi_wvalid,      // W
+  input  logic                       m_axi_wready,
+  output logic [AxiDataWidth-1:0]    m_axi_wdata,
+  output logic [AxiDataWidth/8-1:0]  m_axi_wstrb,
+  output logic                       m_axi_wlast,
+  input  logic                       m_axi_bvalid,      // B
+  output logic                       m_axi_bready,
+  input  logic [0:0]                 m_axi_bid,
+  input  logic [1:0]                 m_axi_bresp,
+  // compute engine stand-in: instruction queue
+  output logic                       cp_instr_valid_o,  // COMPUTE instruction available
+  input  logic                       cp_instr_ready_i,  // taken
+  output instr_t                     cp_instr_o,        // instruction
+  output logic [15:0]                cp_index_o,        // its fetch index
+  // semaphores (edge 0: L2C / C2S, edge 1: S2C / C2L)
+  input  logic [1:0]                 cp_acq_req_i,      // acquire request
+  input  logic [31:0]                cp_acq_amount_i,   // {edge 1, edge 0} units
+  output logic [1:0]                 cp_acq_grant_o,    // granted
+  input  logic [1:0]                 cp_rel_valid_i,    // release
+  input  logic [31:0]                cp_rel_amount_i,   // {edge 1, edge 0} units
+  // bank ports
+  input  logic                       cw_valid_i,        // compute bank write
+  output logic                       cw_ready_o,
+  input  logic [BankIdxWidth-1:0]    cw_bank_i,
+  input  logic [BankAddrWidth-1:0]   cw_addr_i,
+  input  logic [WordWidth-1:0]       cw_data_i,
+  input  logic                       cr_req_valid_i,    // compute bank read
+  output logic                       cr_req_ready_o,
+  input  logic [BankIdxWidth-1:0]    cr_bank_i,
+  input  logic [BankAddrWidth-1:0]   cr_addr_i,
+  output logic                       cr_rsp_valid_o,
+  output logic [WordWidth-1:0]       cr_rsp_data_o,
+  // load engine -> PE caches and parameter RAM
+  output logic                       pe_valid_o,        // PE cache write
+  input  logic                       pe_ready_i,
+  output logic [PeIdxWidth-1:0]      pe_o,
+  output logic [CacheAddrWidth-1:0]  pe_addr_o,
+  output logic [WordWidth-1:0]       pe_data_o,
+  output logic                       param_valid_o,     // parameter RAM write
+  input  logic                       param_ready_i,
+  output logic [ParamIdxWidth-1:0]   param_channel_o,
+  output logic [63:0]                param_data_o,
+  // compute engine status and performance strobes
+  input  logic                       cp_idle_i,         // idle, nothing outstanding
+  input  logic                       cp_busy_i,         // executing
+  input  logic                       cp_dep_wait_i,     // waiting on a semaphore
+  input  logic [15:0]                cp_index_i,        // current instruction index
+  input  logic                       cp_err_i,          // error (held until abort)
+  input  logic [7:0]                 cp_err_code_i,     // its code
+  input  logic [15:0]                cp_err_index_i,    // its index
+  input  logic                       cp_retire_i,       // instruction finished (pulse)
+  input  logic                       cp_mac_active_i,   // a beat entered the PE array
+  input  logic [IncWidth-1:0]        cp_macs_i,         // useful MACs this cycle
+  input  logic                       cp_stall_out_i,    // result path back-pressure
+  output logic                       abort_o,           // controller abort (to the compute engine)
+  output logic                       clear_o,           // controller clear (run start)
+  output logic                       fine_grain_o,      // mode of the run
+  output logic [5*SemWidth-1:0]      sem_count_o        // L2C, C2S, C2L, S2C, S2L (debug)
+);
+
+  // ---------------------------------------------------------------- CSRs + control
+  logic        start, fine_grain_csr, busy, done, error, done_set, error_set;
+  logic [63:6] instr_base;
+  logic [31:0] instr_limit;
+  err_code_e   err_code;
+  logic [15:0] err_index;
+  logic [NumPerfCounters*64-1:0] counters;
+  logic        clear, abort, fine;
+
+  strata_csr u_csr (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .s_awvalid_i  (s_axil_awvalid),
+    .s_awready_o  (s_axil_awready),
+    .s_awaddr_i   (s_axil_awaddr),
+    .s_wvalid_i   (s_axil_wvalid),
+    .s_wready_o   (s_axil_wready),
+    .s_wdata_i    (s_axil_wdata),
+    .s_wstrb_i    (s_axil_wstrb),
+    .s_bvalid_o   (s_axil_bvalid),
+    .s_bready_i   (s_axil_bready),
+    .s_bresp_o    (s_axil_bresp),
+    .s_arvalid_i  (s_axil_arvalid),
+    .s_arready_o  (s_axil_arready),
+    .s_araddr_i   (s_axil_araddr),
+    .s_rvalid_o   (s_axil_rvalid),
+    .s_rready_i   (s_axil_rready),
+    .s_rdata_o    (s_axil_rdata),
+    .s_rresp_o    (s_axil_rresp),
+    .start_o      (start),
+    .fine_grain_o (fine_grain_csr),
+    .instr_base_o (instr_base),
+    .instr_limit_o(instr_limit),
+    .busy_i       (busy),
+    .done_i       (done),
+    .error_i      (error),
+    .err_code_i   (err_code),
+    .err_index_i  (err_index),
+    .done_set_i   (done_set),
+    .error_set_i  (error_set),
+    .counters_i   (counters),
+    .irq_o        (irq_o)
+  );
+
+  logic        f_idle, f_end, f_blocked, f_err, f_retire;
+  err_code_e   f_err_code;
+  logic [15:0] f_err_index;
+  logic [2:0]  q_empty;
+  logic [2:0]  eng_idle, eng_busy, eng_wait, eng_err;
+  logic [2:0][15:0] eng_index, eng_err_index;
+  err_code_e [2:0]  eng_err_code;
+  logic        sem_overflow;
+
+  strata_controller #(
+    .WatchdogCycles (WatchdogCycles)
+  ) u_ctrl (
+    .clk_i             (clk_i),
+    .rst_ni            (rst_ni),
+    .start_i           (start),
+    .fine_grain_i      (fine_grain_csr),
+    .fetch_idle_i      (f_idle),
+    .fetch_end_i       (f_end),
+    .fetch_blocked_i   (f_blocked),
+    .fetch_err_i       (f_err),
+    .fetch_err_code_i  (f_err_code),
+    .fetch_err_index_i (f_err_index),
+    .eng_queue_empty_i (q_empty),
+    .eng_idle_i        (eng_idle),
+    .eng_busy_i        (eng_busy),
+    .eng_dep_wait_i    (eng_wait),
+    .eng_index_i       (eng_index),
+    .eng_err_i         (eng_err),
+    .eng_err_code_i    (eng_err_code),
+    .eng_err_index_i   (eng_err_index),
+    .sem_overflow_i    (sem_overflow),
+    .clear_o           (clear),
+    .abort_o           (abort),
+    .fine_grain_o      (fine),
+    .busy_o            (busy),
+    .done_o            (done),
+    .error_o           (error),
+    .err_code_o        (err_code),
+    .err_index_o       (err_index),
+    .done_set_o        (done_set),
+    .error_set_o       (error_set)
+  );
+
+  assign abort_o      = abort;
+  assign clear_o      = clear;
+  assign fine_grain_o = fine;
+
+  // ---------------------------------------------------------------- fetch + queues
+  logic                    f_arvalid, f_arready, f_rvalid, f_rready, f_rlast;
+  logic [AxiAddrWidth-1:0] f_araddr;
+  logic [7:0]              f_arlen;
+  logic [AxiDataWidth-1:0] f_rdata;
+  logic [1:0]              f_rresp;
+  logic                    ld_q_valid, ld_q_ready, st_q_valid, st_q_ready;
+  instr_t                  ld_q_instr, st_q_instr;
+  logic [15:0]             ld_q_index, st_q_index;
+
+  strata_fetch u_fetch (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .clear_i       (clear),
+    .abort_i       (abort),
+    .base_i        (instr_base),
+    .limit_i       (instr_limit),
+    .arvalid_o     (f_arvalid),
+    .arready_i     (f_arready),
+    .araddr_o      (f_araddr),
+    .arlen_o       (f_arlen),
+    .rvalid_i      (f_rvalid),
+    .rready_o      (f_rready),
+    .rdata_i       (f_rdata),
+    .rresp_i       (f_rresp),
+    .rlast_i       (f_rlast),
+    .ld_valid_o    (ld_q_valid),
+    .ld_ready_i    (ld_q_ready),
+    .ld_instr_o    (ld_q_instr),
+    .ld_index_o    (ld_q_index),
+    .cp_valid_o    (cp_instr_valid_o),
+    .cp_ready_i    (cp_instr_ready_i),
+    .cp_instr_o    (cp_instr_o),
+    .cp_index_o    (cp_index_o),
+    .st_valid_o    (st_q_valid),
+    .st_ready_i    (st_q_ready),
+    .st_instr_o    (st_q_instr),
+    .st_index_o    (st_q_index),
+    .queue_empty_o (q_empty),
+    .idle_o        (f_idle),
+    .end_o         (f_end),
+    .blocked_o     (f_blocked),
+    .err_o         (f_err),
+    .err_code_o    (f_err_code),
+    .err_index_o   (f_err_index),
+    .retire_o      (f_retire)
+  );
+
+  // ---------------------------------------------------------------- semaphores
+  logic [1:0]       ld_acq_req, ld_acq_grant, ld_rel_valid;
+  logic [1:0][15:0] ld_acq_amount, ld_rel_amount;
+  logic [1:0]       st_acq_req, st_acq_grant, st_rel_valid;
+  logic [1:0][15:0] st_acq_amount, st_rel_amount;
+
+  strata_dep_sems #(
+    .SemWidth (SemWidth)
+  ) u_sems (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .clear_i         (clear),
+    .abort_i         (abort),
+    .ld_acq_req_i    (ld_acq_req),
+    .ld_acq_amount_i (ld_acq_amount),
+    .ld_acq_grant_o  (ld_acq_grant),
+    .ld_rel_valid_i  (ld_rel_valid),
+    .ld_rel_amount_i (ld_rel_amount),
+    .cp_acq_req_i    (cp_acq_req_i),
+    .cp_acq_amount_i (cp_acq_amount_i),
+    .cp_acq_grant_o  (cp_acq_grant_o),
+    .cp_rel_valid_i  (cp_rel_valid_i),
+    .cp_rel_amount_i (cp_rel_amount_i),
+    .st_acq_req_i    (st_acq_req),
+    .st_acq_amount_i (st_acq_amount),
+    .st_acq_grant_o  (st_acq_grant),
+    .st_rel_valid_i  (st_rel_valid),
+    .st_rel_amount_i (st_rel_amount),
+    .count_o         (sem_count_o),
+    .overflow_o      (sem_overflow)
+  );
+
+  // ---------------------------------------------------------------- AXI read sharing
+  logic                    l_arvalid, l_arready, l_rvalid, l_rready, l_rlast;
+  logic [AxiAddrWidth-1:0] l_araddr;
+  logic [7:0]              l_arlen;
+  logic [AxiDataWidth-1:0] l_rdata;
+  logic [1:0]              l_rresp;
+
+  strata_axi_rd_arbiter u_rd_arb (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .f_arvalid_i (f_arvalid),
+    .f_arready_o (f_arready),
+    .f_araddr_i  (f_araddr),
+    .f_arlen_i   (f_arlen),
+    .f_rvalid_o  (f_rvalid),
+    .f_rready_i  (f_rready),
+    .f_rdata_o   (f_rdata),
+    .f_rresp_o   (f_rresp),
+    .f_rlast_o   (f_rlast),
+    .l_arvalid_i (l_arvalid),
+    .l_arready_o (l_arready),
+    .l_araddr_i  (l_araddr),
+    .l_arlen_i   (l_arlen),
+    .l_rvalid_o  (l_rvalid),
+    .l_rready_i  (l_rready),
+    .l_rdata_o   (l_rdata),
+    .l_rresp_o   (l_rresp),
+    .l_rlast_o   (l_rlast),
+    .m_arvalid_o (m_axi_arvalid),
+    .m_arready_i (m_axi_arready),
+    .m_arid_o    (m_axi_arid),
+    .m_araddr_o  (m_axi_araddr),
+    .m_arlen_o   (m_axi_arlen),
+    .m_arsize_o  (m_axi_arsize),
+    .m_arburst_o (m_axi_arburst),
+    .m_rvalid_i  (m_axi_rvalid),
+    .m_rready_o  (m_axi_rready),
+    .m_rid_i     (m_axi_rid),
+    .m_rdata_i   (m_axi_rdata),
+    .m_rresp_i   (m_axi_rresp),
+    .m_rlast_i   (m_axi_rlast)
+  );
+
+  // ---------------------------------------------------------------- engines + banks
+  logic                     lw_valid, lw_ready;
+  logic [BankIdxWidth-1:0]  lw_bank;
+  logic [BankAddrWidth-1:0] lw_addr;
+  logic [WordWidth-1:0]     lw_data;
+  logic                     ld_busy, ld_wait, ld_mem_wait, ld_retire;
+  logic                     sr_req_valid, sr_req_ready, sr_rsp_valid;
+  logic [BankIdxWidth-1:0]  sr_bank;
+  logic [BankAddrWidth-1:0] sr_addr;
+  logic [WordWidth-1:0]     sr_rsp_data;
+  logic                     st_busy, st_wait, st_mem_wait, st_retire;
+
+  strata_load_engine u_load (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .abort_i         (abort),
+    .fine_i          (fine),
+    .instr_valid_i   (ld_q_valid),
+    .instr_ready_o   (ld_q_ready),
+    .instr_i         (ld_q_instr),
+    .instr_index_i   (ld_q_index),
+    .acq_req_o       (ld_acq_req),
+    .acq_amount_o    (ld_acq_amount),
+    .acq_grant_i     (ld_acq_grant),
+    .rel_valid_o     (ld_rel_valid),
+    .rel_amount_o    (ld_rel_amount),
+    .arvalid_o       (l_arvalid),
+    .arready_i       (l_arready),
+    .araddr_o        (l_araddr),
+    .arlen_o         (l_arlen),
+    .rvalid_i        (l_rvalid),
+    .rready_o        (l_rready),
+    .rdata_i         (l_rdata),
+    .rresp_i         (l_rresp),
+    .rlast_i         (l_rlast),
+    .bank_valid_o    (lw_valid),
+    .bank_ready_i    (lw_ready),
+    .bank_o          (lw_bank),
+    .bank_addr_o     (lw_addr),
+    .bank_data_o     (lw_data),
+    .pe_valid_o      (pe_valid_o),
+    .pe_ready_i      (pe_ready_i),
+    .pe_o            (pe_o),
+    .pe_addr_o       (pe_addr_o),
+    .pe_data_o       (pe_data_o),
+    .param_valid_o   (param_valid_o),
+    .param_ready_i   (param_ready_i),
+    .param_channel_o (param_channel_o),
+    .param_data_o    (param_data_o),
+    .idle_o          (eng_idle[0]),
+    .busy_o          (ld_busy),
+    .dep_wait_o      (ld_wait),
+    .mem_wait_o      (ld_mem_wait),
+    .retire_o        (ld_retire),
+    .index_o         (eng_index[0]),
+    .err_o           (eng_err[0]),
+    .err_code_o      (eng_err_code[0]),
+    .err_index_o     (eng_err_index[0])
+  );
+
+  strata_store_engine u_store (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .abort_i          (abort),
+    .fine_i           (fine),
+    .instr_valid_i    (st_q_valid),
+    .instr_ready_o    (st_q_ready),
+    .instr_i          (st_q_instr),
+    .instr_index_i    (st_q_index),
+    .acq_req_o        (st_acq_req),
+    .acq_amount_o     (st_acq_amount),
+    .acq_grant_i      (st_acq_grant),
+    .rel_valid_o      (st_rel_valid),
+    .rel_amount_o     (st_rel_amount),
+    .bank_req_valid_o (sr_req_valid),
+    .bank_req_ready_i (sr_req_ready),
+    .bank_o           (sr_bank),
+    .bank_addr_o      (sr_addr),
+    .bank_rsp_valid_i (sr_rsp_valid),
+    .bank_rsp_data_i  (sr_rsp_data),
+    .awvalid_o        (m_axi_awvalid),
+    .awready_i        (m_axi_awready),
+    .awaddr_o         (m_axi_awaddr),
+    .awlen_o          (m_axi_awlen),
+    .wvalid_o         (m_axi_wvalid),
+    .wready_i         (m_axi_wready),
+    .wdata_o          (m_axi_wdata),
+    .wstrb_o          (m_axi_wstrb),
+    .wlast_o          (m_axi_wlast),
+    .bvalid_i         (m_axi_bvalid),
+    .bready_o         (m_axi_bready),
+    .bresp_i          (m_axi_bresp),
+    .idle_o           (eng_idle[2]),
+    .busy_o           (st_busy),
+    .dep_wait_o       (st_wait),
+    .mem_wait_o       (st_mem_wait),
+    .retire_o         (st_retire),
+    .index_o          (eng_index[2]),
+    .err_o            (eng_err[2]),
+    .err_code_o       (eng_err_code[2]),
+    .err_index_o      (eng_err_index[2])
+  );
+
+  assign m_axi_awid    = 1'b0;
+  assign m_axi_awsize  = 3'($clog2(AxiDataWidth / 8));
+  assign m_axi_awburst = 2'b01;  // INCR
+  logic unused_bid;
+  assign unused_bid    = m_axi_bid;  // one write ID
+
+  // The compute engine's status.
+  assign eng_idle[1]      = cp_idle_i;
+  assign eng_index[1]     = cp_index_i;
+  assign eng_err[1]       = cp_err_i;
+  assign eng_err_code[1]  = err_code_e'(cp_err_code_i);
+  assign eng_err_index[1] = cp_err_index_i;
+  assign eng_busy         = {st_busy, cp_busy_i, ld_busy};
+  assign eng_wait         = {st_wait, cp_dep_wait_i, ld_wait};
+
+  strata_banks u_banks (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .lw_valid_i     (lw_valid),
+    .lw_ready_o     (lw_ready),
+    .lw_bank_i      (lw_bank),
+    .lw_addr_i      (lw_addr),
+    .lw_data_i      (lw_data),
+    .cw_valid_i     (cw_valid_i),
+    .cw_ready_o     (cw_ready_o),
+    .cw_bank_i      (cw_bank_i),
+    .cw_addr_i      (cw_addr_i),
+    .cw_data_i      (cw_data_i),
+    .cr_req_valid_i (cr_req_valid_i),
+    .cr_req_ready_o (cr_req_ready_o),
+    .cr_bank_i      (cr_bank_i),
+    .cr_addr_i      (cr_addr_i),
+    .cr_rsp_valid_o (cr_rsp_valid_o),
+    .cr_rsp_data_o  (cr_rsp_data_o),
+    .sr_req_valid_i (sr_req_valid),
+    .sr_req_ready_o (sr_req_ready),
+    .sr_bank_i      (sr_bank),
+    .sr_addr_i      (sr_addr),
+    .sr_rsp_valid_o (sr_rsp_valid),
+    .sr_rsp_data_o  (sr_rsp_data)
+  );
+
+  // ---------------------------------------------------------------- performance counters
+  localparam int unsigned BeatBytes = AxiDataWidth / 8;
+  logic [NumPerfCounters-1:0][IncWidth-1:0] inc;
+
+  always_comb begin
+    inc = '0;
+    inc[PERF_CYCLES_IDX]            = IncWidth'(1);
+    inc[PERF_LOAD_BUSY_IDX]         = IncWidth'(ld_busy);
+    inc[PERF_COMPUTE_BUSY_IDX]      = IncWidth'(cp_busy_i);
+    inc[PERF_STORE_BUSY_IDX]        = IncWidth'(st_busy);
+    inc[PERF_MAC_ACTIVE_IDX]        = IncWidth'(cp_mac_active_i);
+    inc[PERF_MACS_IDX]              = cp_macs_i;
+    inc[PERF_STALL_COMPUTE_DEP_IDX] = IncWidth'(cp_dep_wait_i);
+    inc[PERF_STALL_COMPUTE_OUT_IDX] = IncWidth'(cp_stall_out_i);
+    inc[PERF_STALL_LOAD_DEP_IDX]    = IncWidth'(ld_wait);
+    inc[PERF_STALL_LOAD_MEM_IDX]    = IncWidth'(ld_mem_wait);
+    inc[PERF_STALL_STORE_DEP_IDX]   = IncWidth'(st_wait);
+    inc[PERF_STALL_STORE_MEM_IDX]   = IncWidth'(st_mem_wait);
+    inc[PERF_INSTRUCTIONS_IDX]      = IncWidth'(ld_retire) + IncWidth'(cp_retire_i) +
+                                      IncWidth'(st_retire) + IncWidth'(f_retire);
+    inc[PERF_READ_BYTES_IDX]        = (m_axi_rvalid && m_axi_rready) ? IncWidth'(BeatBytes) : '0;
+    inc[PERF_WRITE_BYTES_IDX]       = (m_axi_wvalid && m_axi_wready && |m_axi_wstrb) ?
+                                      IncWidth'(BeatBytes) : '0;
+  end
+
+  strata_perf_counters #(
+    .NumCounters (NumPerfCounters),
+    .IncWidth    (IncWidth)
+  ) u_perf (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .clear_i  (clear),
+    .enable_i (busy),
+    .inc_i    (inc),
+    .count_o  (counters)
+  );
+
+endmodule : strata_memsys_tb_top
