@@ -1,0 +1,121 @@
+// The Strata compiler (docs/compiler.md): turns a validated network into a
+// program for one hardware target — the instructions of docs/isa.md and the
+// external memory image they run on (instructions, parameters, weights, and
+// space for the inputs and outputs) — plus the description of where each
+// image's input goes and its output comes from, so that write_input() and
+// read_output() are all a backend (ISA simulator, RTL bench, board) needs.
+//
+// Lowering in brief: conv/fc + a following max/avg pool + clamps fuse into one
+// COMPUTE per pass; standalone pools and clamps become POOL computes; flatten
+// is free; the first convolution's input is reordered on the host when that
+// saves beats; convolutions run per image, fully-connected layers in batch
+// mode (PE i = image i); every instruction carries the dependency counts of
+// both modes (completion and fine-grained). What the target cannot run is a
+// strata::Error naming the layer and the limit.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/hw_target.hpp"
+#include "strata/isa.hpp"
+#include "strata/network.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata {
+
+// First-layer input reordering (docs/architecture.md): each word holds
+// kernel x C horizontally adjacent taps and the layer runs as a kernel x 1
+// convolution. kAuto reorders when that needs fewer PE-array beats.
+enum class Reorder { kAuto, kNever, kAlways };
+
+struct CompileOptions {
+  int batch = 1;                  // images per run, 1..P
+  Reorder reorder = Reorder::kAuto;
+};
+
+// A named, 64-byte aligned region of the external memory image.
+struct MemRegion {
+  std::string name;  // "instructions", "params", "weights", "input0", ..., "output0" / "output"
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+// How the input images sit in external memory.
+enum class InputLayout {
+  kMap,        // [group][row][col] words, lane = channel % N (channels >= C zero)
+  kReordered,  // [group][row][out col] words, lane g*N + l = kx * C + c of tap x*stride - pad + kx
+  kFeatures,   // the C*H*W input flattened, N per word (the first layer is fully connected)
+};
+
+struct InputPlacement {
+  InputLayout layout = InputLayout::kMap;
+  Shape shape;                       // network input [C][H][W]
+  std::vector<uint64_t> image_addr;  // byte address of each image's region
+  int64_t groups = 0;                // words per pixel (kFeatures: words per image)
+  int64_t rows = 0;                  // kMap / kReordered: rows of the map
+  int64_t cols = 0;                  // kMap: W; kReordered: output width of the first layer
+  int kernel = 0;                    // kReordered: first layer's kernel, stride and pad
+  int stride = 0;
+  int pad = 0;
+};
+
+// How the outputs come back.
+enum class OutputLayout {
+  kMap,      // per image, [group][row][col] words of the last layer's map
+  kNeurons,  // one region for the batch: neuron o of image i at byte o * N + i
+};
+
+struct OutputPlacement {
+  OutputLayout layout = OutputLayout::kMap;
+  Shape shape;                       // the network's output shape (after any flatten)
+  Shape map_shape;                   // [C][H][W] as computed (before flatten)
+  std::vector<uint64_t> image_addr;  // kMap: per image; kNeurons: one address
+  int64_t groups = 0;                // kMap: channel groups
+};
+
+// One fused operation of the program, for listings and reports.
+struct CompiledOp {
+  std::string name;                 // "conv1+pool1+relu1"
+  std::string kind;                 // "conv", "fc", "pool"
+  std::string detail;               // geometry and the decisions taken
+  std::vector<size_t> layers;       // indices into Network::layers
+  int tag = 0;                      // header tag of its instructions (first layer's index)
+  int64_t macs = 0;                 // useful MACs per image (padded taps excluded)
+};
+
+struct Program {
+  HwTarget target;
+  std::string network;
+  int batch = 1;
+  std::vector<isa::Instruction> instructions;  // CONFIG first, END last
+  std::vector<uint8_t> image;                  // external memory: instructions at 0, ...
+  std::vector<MemRegion> regions;
+  InputPlacement input;
+  OutputPlacement output;
+  std::vector<CompiledOp> ops;
+  std::vector<std::string> notes;              // lowering decisions, one line each
+  std::array<int64_t, isa::kEdges> units{};    // dependency units per edge (released = acquired)
+
+  const MemRegion& region(const std::string& name) const;  // throws strata::Error if absent
+};
+
+// Compiles `net` (parameters loaded) for `target`. Throws strata::Error naming
+// the layer and the limit for anything the target cannot run.
+Program compile(const Network& net, const HwTarget& target, const CompileOptions& options = {});
+
+// Writes image `image` (0..batch-1), a [C][H][W] tensor of the network's input
+// shape, into `memory` (a copy of program.image or a device's memory).
+void write_input(const Program& program, std::vector<uint8_t>& memory, int image,
+                 const Tensor<int8_t>& input);
+
+// Reads image `image`'s output (the network's output shape) from `memory`.
+Tensor<int8_t> read_output(const Program& program, const std::vector<uint8_t>& memory, int image);
+
+// Human-readable listing: target, regions, input/output placement, ops,
+// notes and every instruction (index, address, disassembly).
+std::string listing(const Program& program);
+
+}  // namespace strata

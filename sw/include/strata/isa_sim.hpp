@@ -1,0 +1,120 @@
+// Functional simulator of the Strata ISA (docs/isa.md): the reference the RTL
+// accelerator is compared with, instruction by instruction.
+//
+// IsaSim executes a program from a byte image of external memory with models
+// of the banks, PE caches and parameter RAM, using the numerics.hpp rules
+// (bias, requantisation, clamp, pooling with the valid-element rules). It
+// executes in program order, then checks the dependency bookkeeping on a
+// model of the three engines' queues and the five semaphores, in both modes:
+//   - deadlock: every engine waiting for units that can never arrive;
+//   - races: every pair of accesses to the same word by two engines, one of
+//     them a write, must be ordered by the semaphores (happens-before through
+//     the acquired units), step by step in fine-grained mode.
+// Decode and range errors stop the run with the error codes of
+// config/registers.yaml and the index of the failing instruction.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/hw_target.hpp"
+#include "strata/isa.hpp"
+
+namespace strata {
+
+// ERROR_CODE.CODE values (config/registers.yaml, error_codes).
+enum class SimError : uint8_t {
+  kNone = 0,
+  kIllegalInstr = 1,
+  kUnsupported = 2,
+  kAxiRead = 3,
+  kAxiWrite = 4,
+  kBusyStart = 5,
+  kNoEnd = 6,
+  kDeadlock = 7,
+};
+const char* sim_error_name(SimError e);  // "ILLEGAL_INSTR", ... as in registers.yaml
+
+struct SimOptions {
+  uint64_t instr_base = 0;       // INSTR_BASE (64-byte aligned)
+  uint32_t instr_limit = 65535;  // INSTR_LIMIT: most instructions fetched without END
+  bool fine_grain = false;       // CTRL.FINE_GRAIN: the mode whose deadlock is an error
+  bool check_dependencies = true;  // run the engine/semaphore model (both modes)
+  int queue_depth = 4;           // instructions each engine's queue holds (>= 1)
+  uint64_t onchip_seed = 0;      // initial banks/caches/params: 0 = zeros, else seeded noise
+};
+
+// Two accesses to the same word by different engines, at least one a write,
+// that the semaphores do not order.
+struct Race {
+  std::string kind;     // "RAW", "WAR" or "WAW"
+  std::string memory;   // "bank 2", "pe 5 cache", "param", "external"
+  uint64_t address = 0;  // word (bank, cache), channel (param) or byte (external)
+  int64_t first = 0;    // instruction index of the earlier access (program order)
+  int64_t second = 0;   // instruction index of the later access
+};
+
+// Outcome of the engine/semaphore model in one mode.
+struct DependencyCheck {
+  bool ran = false;
+  bool deadlock = false;
+  int64_t deadlock_index = -1;  // earliest instruction still waiting
+  std::string deadlock_detail;
+  int64_t race_count = 0;
+  std::vector<Race> races;      // the first few (kMaxRacesKept)
+  std::array<int64_t, isa::kEdges> released{};
+  std::array<int64_t, isa::kEdges> acquired{};
+  std::array<int64_t, isa::kEdges> max_outstanding{};
+  bool balanced() const { return released == acquired; }
+  bool clean() const { return ran && !deadlock && race_count == 0; }
+};
+
+// Work of one executed instruction (for reports and RTL comparisons).
+struct InstrStats {
+  int64_t index = 0;
+  isa::Opcode opcode = isa::Opcode::kIllegal;
+  int64_t tag = 0;
+  int64_t beats = 0;        // COMPUTE: words broadcast into the PE array (P x N MACs each)
+  int64_t pool_words = 0;   // COMPUTE POOL: words streamed through the pooling unit
+  int64_t words = 0;        // words written (LOAD/COMPUTE) or read (STORE)
+  int64_t ext_bytes = 0;    // LOAD/STORE: external bytes transferred
+};
+
+struct SimResult {
+  SimError error = SimError::kNone;
+  int64_t error_index = -1;     // instruction index (fetch order) of the error
+  std::string message;          // what was wrong, for people
+  int64_t instructions = 0;     // instructions executed (END included)
+  std::vector<InstrStats> stats;
+  int64_t beats = 0;            // sum of InstrStats::beats
+  int64_t acc_wraps = 0;        // accumulations that left int32 (the hardware wraps)
+  int64_t uninitialized_reads = 0;  // on-chip words read before anything wrote them
+  DependencyCheck completion;   // CTRL.FINE_GRAIN = 0
+  DependencyCheck fine;         // CTRL.FINE_GRAIN = 1
+  bool ok() const { return error == SimError::kNone; }
+};
+
+inline constexpr size_t kMaxRacesKept = 16;
+
+class IsaSim {
+ public:
+  explicit IsaSim(HwTarget target);  // validates the target
+  const HwTarget& target() const { return target_; }
+
+  // Runs the program at options.instr_base over `memory` (external memory,
+  // byte 0 = address 0; STOREs write into it). Errors of the program are
+  // reported in the result; only a misuse of the API (a misaligned
+  // instr_base, queue_depth < 1) throws strata::Error.
+  SimResult run(std::vector<uint8_t>& memory, const SimOptions& options = {}) const;
+
+ private:
+  HwTarget target_;
+};
+
+// One line per problem of a result that is not clean: the error, a deadlock or
+// races in either mode, unbalanced edges. Empty when everything is fine.
+std::string describe_problems(const SimResult& r);
+
+}  // namespace strata

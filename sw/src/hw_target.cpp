@@ -1,0 +1,155 @@
+// HwTarget: defaults from hw_config.hpp, loading from a configuration YAML.
+#include "strata/hw_target.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "strata/error.hpp"
+#include "strata/hw_config.hpp"
+
+namespace strata {
+namespace {
+
+// Keys of a configuration file (scripts/gen_config.py) that the target does not
+// use but that must have the value the compiler and simulator are written for.
+const std::map<std::string, int> kFixedKeys = {
+    {"data_width", 8}, {"acc_width", 32}, {"mult_width", 16}, {"shift_width", 6}, {"max_shift", 47}};
+
+int line_of(const YAML::Node& n) { return n.Mark().is_null() ? 0 : n.Mark().line + 1; }
+
+void require_range(const std::string& what, int64_t v, int64_t lo, int64_t hi,
+                   const std::string& why, const ErrorContext& where) {
+  if (v < lo || v > hi) {
+    throw Error(fmt::format("{} = {} is outside {}..{} ({})", what, v, lo, hi, why), where);
+  }
+}
+
+}  // namespace
+
+HwTarget HwTarget::defaults() {
+  HwTarget t;
+  t.name = hw::kConfigName;
+  t.version = hw::kVersion;
+  t.pes = hw::kPes;
+  t.lanes = hw::kLanes;
+  t.banks = hw::kBanks;
+  t.bank_depth = hw::kBankDepth;
+  t.pe_cache_depth = hw::kPeCacheDepth;
+  t.param_depth = hw::kParamDepth;
+  t.axi_data_width = hw::kAxiDataWidth;
+  t.axi_addr_width = hw::kAxiAddrWidth;
+  t.max_kernel = hw::kMaxKernel;
+  t.max_pool_kernel = hw::kMaxPoolKernel;
+  t.max_image_width = hw::kMaxImageWidth;
+  return t;
+}
+
+void HwTarget::validate() const {
+  const ErrorContext where{name.empty() ? std::string("target") : "target '" + name + "'", 0, ""};
+  require_range("pes", pes, 1, 64, "PE ids are 6 bits", where);
+  require_range("lanes", lanes, 1, 64, "one word is N bytes", where);
+  if (pes != lanes) {
+    throw Error(fmt::format("pes = {} and lanes = {}: this version requires P = N (one output "
+                            "pixel of a pass is one bank word)",
+                            pes, lanes),
+                where);
+  }
+  require_range("version", version, 0, 65535, "16-bit CONFIG field", where);
+  require_range("banks", banks, 2, 64, "bank ids are 6 bits; a layer needs two banks", where);
+  require_range("bank_depth", bank_depth, 1, 65536, "16-bit word addresses", where);
+  require_range("pe_cache_depth", pe_cache_depth, 1, 65536, "16-bit word addresses", where);
+  require_range("param_depth", param_depth, 1, 65536, "16-bit channel indices", where);
+  if (axi_data_width != 32 && axi_data_width != 64 && axi_data_width != 128 &&
+      axi_data_width != 256 && axi_data_width != 512) {
+    throw Error(fmt::format("axi_data_width = {} must be 32, 64, 128, 256 or 512", axi_data_width),
+                where);
+  }
+  if (lanes % beat_bytes() != 0) {
+    throw Error(fmt::format("a word of lanes = {} bytes must be a whole number of AXI beats "
+                            "(axi_data_width = {} bits): every word then starts on a beat",
+                            lanes, axi_data_width),
+                where);
+  }
+  require_range("axi_addr_width", axi_addr_width, 16, 40, "40-bit external address fields", where);
+  require_range("max_kernel", max_kernel, 1, 15, "4-bit kernel fields", where);
+  require_range("max_pool_kernel", max_pool_kernel, 1, 15, "4-bit pooling fields", where);
+  require_range("max_image_width", max_image_width, 1, 65535, "16-bit widths", where);
+}
+
+HwTarget HwTarget::from_yaml(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error("cannot open hardware configuration (no such file)", ErrorContext{path, 0, ""});
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("YAML error: {}", e.msg),
+                ErrorContext{path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});
+  }
+  if (!root.IsMap()) throw Error("a hardware configuration must be a mapping", {path, 0, ""});
+
+  HwTarget t;
+  const std::map<std::string, int*> ints = {
+      {"version", &t.version},
+      {"pes", &t.pes},
+      {"lanes", &t.lanes},
+      {"banks", &t.banks},
+      {"bank_depth", &t.bank_depth},
+      {"pe_cache_depth", &t.pe_cache_depth},
+      {"param_depth", &t.param_depth},
+      {"axi_data_width", &t.axi_data_width},
+      {"axi_addr_width", &t.axi_addr_width},
+      {"max_kernel", &t.max_kernel},
+      {"max_pool_kernel", &t.max_pool_kernel},
+      {"max_image_width", &t.max_image_width},
+  };
+  std::set<std::string> seen;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const ErrorContext where{path, line_of(kv.first), ""};
+    seen.insert(key);
+    if (key == "name") {
+      t.name = kv.second.as<std::string>();
+      continue;
+    }
+    const auto it = ints.find(key);
+    const auto fixed = kFixedKeys.find(key);
+    if (it == ints.end() && fixed == kFixedKeys.end()) {
+      throw Error(fmt::format("unknown key '{}'", key), where);
+    }
+    int64_t value = 0;
+    try {
+      value = kv.second.as<int64_t>();
+    } catch (const YAML::Exception&) {
+      throw Error(fmt::format("'{}' must be an integer", key), where);
+    }
+    if (it != ints.end()) {
+      if (value < 0 || value > (int64_t{1} << 30)) {
+        throw Error(fmt::format("'{}' = {} is out of range", key, value), where);
+      }
+      *it->second = static_cast<int>(value);
+    } else if (value != fixed->second) {
+      throw Error(fmt::format("'{}' = {}: the compiler and simulator support only {}", key, value,
+                              fixed->second),
+                  where);
+    }
+  }
+  for (const auto& [key, ptr] : ints) {
+    if (seen.count(key) == 0) throw Error(fmt::format("missing key '{}'", key), {path, 0, ""});
+  }
+  if (t.name.empty()) t.name = std::filesystem::path(path).stem().string();
+  try {
+    t.validate();
+  } catch (const Error& e) {
+    throw Error(e.message(), ErrorContext{path, 0, ""});
+  }
+  return t;
+}
+
+}  // namespace strata

@@ -1,0 +1,496 @@
+// Instruction fields, per-opcode encode/decode and the disassembler (isa.hpp).
+#include "strata/isa.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+
+namespace strata::isa {
+namespace {
+
+constexpr int kWordBits = 64;
+
+uint64_t low_mask(int width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
+
+void expect_opcode(const Instruction& instr, Opcode op) {
+  const uint64_t got = instr.opcode_value();
+  if (got != static_cast<uint64_t>(op)) {
+    const char* name = opcode_name(got);
+    throw Error(fmt::format("instruction has opcode {} ({}), expected {}", got,
+                            name != nullptr ? name : "unknown",
+                            opcode_name(static_cast<uint64_t>(op))));
+  }
+}
+
+Instruction with_opcode(Opcode op, const Header& hdr) {
+  Instruction instr;
+  instr.set(hdr::kOpcode, static_cast<int64_t>(op));
+  encode_header(instr, hdr);
+  return instr;
+}
+
+std::string enum_text(const char* name, uint64_t value) {
+  return name != nullptr ? std::string(name) : fmt::format("?{}", value);
+}
+
+// " | L2C 12 (first 4, step 2), S2C 1 -> C2S 16, C2L 1 | tag 3": the non-zero
+// dependency counts named by their edges.
+std::string deps_text(const Instruction& instr) {
+  const auto op = static_cast<Opcode>(instr.opcode_value());
+  const EdgeSlots slots = edge_slots(op);
+  const Header h = decode_header(instr);
+  std::vector<std::string> acq, rel;
+  const auto name = [](const std::optional<Edge>& e, const char* fallback) {
+    return e ? std::string(edge_name(*e)) : std::string(fallback);
+  };
+  if (h.acq0 != 0 || h.acq0_first != 0 || h.acq0_step != 0) {
+    std::string s = fmt::format("{} {}", name(slots.acq0, "acq0"), h.acq0);
+    if (h.acq0_first != h.acq0 || h.acq0_step != 0) {
+      s += fmt::format(" (first {}, step {})", h.acq0_first, h.acq0_step);
+    }
+    acq.push_back(s);
+  }
+  if (h.acq1 != 0) acq.push_back(fmt::format("{} {}", name(slots.acq1, "acq1"), h.acq1));
+  if (h.rel0 != 0) rel.push_back(fmt::format("{} {}", name(slots.rel0, "rel0"), h.rel0));
+  if (h.rel1 != 0) rel.push_back(fmt::format("{} {}", name(slots.rel1, "rel1"), h.rel1));
+  std::string out;
+  if (!acq.empty() || !rel.empty()) {
+    out += " | wait ";
+    out += acq.empty() ? "-" : fmt::format("{}", fmt::join(acq, ", "));
+    out += " -> signal ";
+    out += rel.empty() ? "-" : fmt::format("{}", fmt::join(rel, ", "));
+  }
+  if (h.tag != 0) out += fmt::format(" | tag {}", h.tag);
+  return out;
+}
+
+std::string load_text(const Instruction& instr) {
+  const LoadInstr l = decode_load(instr);
+  const uint64_t kind = instr.raw(load::kDstKind);
+  std::string dst;
+  switch (kind) {
+    case static_cast<uint64_t>(LoadDst::kBank):
+      dst = fmt::format("b{}[{}]", l.dst_id, l.dst_addr);
+      break;
+    case static_cast<uint64_t>(LoadDst::kPeCache):
+      dst = l.dst_pe_step ? fmt::format("pe{}+r[{}]", l.dst_id, l.dst_addr)
+                          : fmt::format("pe{}[{}]", l.dst_id, l.dst_addr);
+      break;
+    case static_cast<uint64_t>(LoadDst::kParam):
+      dst = fmt::format("param[{}]", l.dst_addr);
+      break;
+    default:
+      dst = enum_text(load_dst_name(kind), kind);
+  }
+  return fmt::format("LOAD    {} <- ext 0x{:x} {}x{}w (ext row {} B, dst row {})", dst,
+                     l.ext_addr, l.rows, l.row_words, l.ext_row_stride, l.dst_row_stride);
+}
+
+std::string store_text(const Instruction& instr) {
+  const StoreInstr s = decode_store(instr);
+  return fmt::format("STORE   b{}[{}] {}x{}w (src row {}) -> ext 0x{:x} (ext row {} B)", s.src_id,
+                     s.src_addr, s.rows, s.row_words, s.src_row_stride, s.ext_addr,
+                     s.ext_row_stride);
+}
+
+std::string pool_text(const Instruction& instr, const ComputeInstr& c) {
+  const uint64_t op = instr.raw(compute::kPoolOp);
+  return fmt::format("{}pool k{} s{} p{}{} -> {}x{} post[{},{}]",
+                     op == static_cast<uint64_t>(PoolOp::kAvg) ? "avg" : "max", c.pool_k,
+                     c.pool_s, c.pool_pad, c.pool_ceil ? " ceil" : "", c.pool_out_h,
+                     c.pool_out_w, c.post_lo, c.post_hi);
+}
+
+std::string compute_dst_text(const Instruction& instr, const ComputeInstr& c, bool groups) {
+  const uint64_t kind = instr.raw(compute::kDstKind);
+  std::string s;
+  switch (kind) {
+    case static_cast<uint64_t>(ComputeDst::kBank):
+      s = fmt::format("b{}[{}]", c.dst_id, c.dst_base);
+      break;
+    case static_cast<uint64_t>(ComputeDst::kPeCache):
+      s = fmt::format("pe{}[{}]", c.dst_id, c.dst_base);
+      break;
+    case static_cast<uint64_t>(ComputeDst::kPeTranspose):
+      return fmt::format("transpose pe*[{}]", c.dst_base);
+    default:
+      return fmt::format("{}[{}]", enum_text(compute_dst_name(kind), kind), c.dst_base);
+  }
+  if (c.mode != ComputeMode::kFc) s += fmt::format(" row {}", c.dst_row_stride);
+  if (groups) s += fmt::format(" group {}", c.dst_group_stride);
+  return s;
+}
+
+std::string compute_text(const Instruction& instr) {
+  const ComputeInstr c = decode_compute(instr);
+  const uint64_t mode = instr.raw(compute::kMode);
+  switch (mode) {
+    case static_cast<uint64_t>(ComputeMode::kConv): {
+      std::string s = fmt::format(
+          "COMPUTE CONV b{}[{}] {}x{} g{} k{}x{} s{},{} p{},{} -> {}x{} w[{}] prm[{}] "
+          "clamp[{},{}]",
+          c.in_id, c.in_base, c.in_h, c.in_w, c.in_groups, c.kernel_h, c.kernel_w, c.stride_h,
+          c.stride_w, c.pad_h, c.pad_w, c.out_h, c.out_w, c.cache_base, c.param_base, c.clamp_lo,
+          c.clamp_hi);
+      if (c.pool_en) s += fmt::format(" {}", pool_text(instr, c));
+      return fmt::format("{} -> {}", s, compute_dst_text(instr, c, false));
+    }
+    case static_cast<uint64_t>(ComputeMode::kFc):
+      return fmt::format("COMPUTE FC   b{}[{}] g{} x {} neurons x[{}] prm[{}] clamp[{},{}] -> {}",
+                         c.in_id, c.in_base, c.in_groups, c.out_h, c.cache_base, c.param_base,
+                         c.clamp_lo, c.clamp_hi, compute_dst_text(instr, c, false));
+    case static_cast<uint64_t>(ComputeMode::kPool):
+      return fmt::format("COMPUTE POOL b{}[{}] {}x{} g{} {} -> {}", c.in_id, c.in_base, c.in_h,
+                         c.in_w, c.in_groups, pool_text(instr, c),
+                         compute_dst_text(instr, c, true));
+    default:
+      return fmt::format("COMPUTE {}", enum_text(compute_mode_name(mode), mode));
+  }
+}
+
+}  // namespace
+
+const char* engine_name(Engine e) {
+  switch (e) {
+    case Engine::kLoad: return "load";
+    case Engine::kCompute: return "compute";
+    case Engine::kStore: return "store";
+  }
+  return "?";
+}
+
+const char* edge_name(Edge e) {
+  switch (e) {
+    case Edge::kL2C: return "L2C";
+    case Edge::kC2S: return "C2S";
+    case Edge::kC2L: return "C2L";
+    case Edge::kS2C: return "S2C";
+    case Edge::kS2L: return "S2L";
+  }
+  return "?";
+}
+
+Engine edge_producer(Edge e) {
+  switch (e) {
+    case Edge::kL2C: return Engine::kLoad;
+    case Edge::kC2S:
+    case Edge::kC2L: return Engine::kCompute;
+    case Edge::kS2C:
+    case Edge::kS2L: return Engine::kStore;
+  }
+  return Engine::kLoad;
+}
+
+Engine edge_consumer(Edge e) {
+  switch (e) {
+    case Edge::kL2C:
+    case Edge::kS2C: return Engine::kCompute;
+    case Edge::kC2S: return Engine::kStore;
+    case Edge::kC2L:
+    case Edge::kS2L: return Engine::kLoad;
+  }
+  return Engine::kLoad;
+}
+
+EdgeSlots edge_slots(Opcode op) {
+  switch (op) {
+    case Opcode::kLoad: return {Edge::kC2L, Edge::kS2L, Edge::kL2C, std::nullopt};
+    case Opcode::kCompute: return {Edge::kL2C, Edge::kS2C, Edge::kC2S, Edge::kC2L};
+    case Opcode::kStore: return {Edge::kC2S, std::nullopt, Edge::kS2C, Edge::kS2L};
+    default: return {};
+  }
+}
+
+std::optional<Engine> engine_of(Opcode op) {
+  switch (op) {
+    case Opcode::kLoad: return Engine::kLoad;
+    case Opcode::kCompute: return Engine::kCompute;
+    case Opcode::kStore: return Engine::kStore;
+    default: return std::nullopt;
+  }
+}
+
+uint64_t Instruction::raw(const Field& f) const {
+  const int word = f.lsb / kWordBits;
+  const int bit = f.lsb % kWordBits;
+  uint64_t v = words[word] >> bit;
+  if (bit + f.width > kWordBits) v |= words[word + 1] << (kWordBits - bit);
+  return v & low_mask(f.width);
+}
+
+int64_t Instruction::get(const Field& f) const {
+  const uint64_t v = raw(f);
+  if (f.is_signed && f.width < 64 && ((v >> (f.width - 1)) & 1) != 0) {
+    return static_cast<int64_t>(v | ~low_mask(f.width));
+  }
+  return static_cast<int64_t>(v);
+}
+
+void Instruction::set(const Field& f, int64_t value) {
+  const int64_t lo = f.is_signed ? -(int64_t{1} << (f.width - 1)) : 0;
+  const int64_t hi = f.is_signed ? (int64_t{1} << (f.width - 1)) - 1
+                                 : static_cast<int64_t>(low_mask(std::min(f.width, 63)));
+  if (value < lo || value > hi) {
+    throw Error(fmt::format("field '{}' ({} bits, {}) cannot hold {} (range {}..{})", f.name,
+                            f.width, f.is_signed ? "signed" : "unsigned", value, lo, hi));
+  }
+  const uint64_t bits = static_cast<uint64_t>(value) & low_mask(f.width);
+  const int word = f.lsb / kWordBits;
+  const int bit = f.lsb % kWordBits;
+  const uint64_t mask = low_mask(f.width);
+  words[word] = (words[word] & ~(mask << bit)) | (bits << bit);
+  if (bit + f.width > kWordBits) {
+    const int shift = kWordBits - bit;
+    words[word + 1] = (words[word + 1] & ~(mask >> shift)) | (bits >> shift);
+  }
+}
+
+bool Instruction::reserved_bits_clear() const {
+  const std::array<uint64_t, kInstrWords>* used = nullptr;
+  switch (opcode_value()) {
+    case static_cast<uint64_t>(Opcode::kLoad): used = &load::kUsedMask; break;
+    case static_cast<uint64_t>(Opcode::kCompute): used = &compute::kUsedMask; break;
+    case static_cast<uint64_t>(Opcode::kStore): used = &store::kUsedMask; break;
+    case static_cast<uint64_t>(Opcode::kEnd): used = &end::kUsedMask; break;
+    case static_cast<uint64_t>(Opcode::kConfig): used = &config::kUsedMask; break;
+    default: return false;
+  }
+  for (int i = 0; i < kInstrWords; ++i) {
+    if ((words[i] & ~(*used)[i]) != 0) return false;
+  }
+  return true;
+}
+
+void Instruction::to_bytes(uint8_t* out) const {
+  for (int w = 0; w < kInstrWords; ++w) {
+    for (int b = 0; b < 8; ++b) out[w * 8 + b] = static_cast<uint8_t>(words[w] >> (8 * b));
+  }
+}
+
+Instruction Instruction::from_bytes(const uint8_t* in) {
+  Instruction instr;
+  for (int w = 0; w < kInstrWords; ++w) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; --b) v = (v << 8) | in[w * 8 + b];
+    instr.words[w] = v;
+  }
+  return instr;
+}
+
+Header decode_header(const Instruction& instr) {
+  Header h;
+  h.acq0 = instr.get(hdr::kAcq0);
+  h.acq1 = instr.get(hdr::kAcq1);
+  h.rel0 = instr.get(hdr::kRel0);
+  h.rel1 = instr.get(hdr::kRel1);
+  h.acq0_first = instr.get(hdr::kAcq0First);
+  h.acq0_step = instr.get(hdr::kAcq0Step);
+  h.tag = instr.get(hdr::kTag);
+  return h;
+}
+
+void encode_header(Instruction& instr, const Header& h) {
+  instr.set(hdr::kAcq0, h.acq0);
+  instr.set(hdr::kAcq1, h.acq1);
+  instr.set(hdr::kRel0, h.rel0);
+  instr.set(hdr::kRel1, h.rel1);
+  instr.set(hdr::kAcq0First, h.acq0_first);
+  instr.set(hdr::kAcq0Step, h.acq0_step);
+  instr.set(hdr::kTag, h.tag);
+}
+
+Instruction encode(const LoadInstr& l) {
+  Instruction i = with_opcode(Opcode::kLoad, l.hdr);
+  i.set(load::kExtAddr, l.ext_addr);
+  i.set(load::kExtRowStride, l.ext_row_stride);
+  i.set(load::kRows, l.rows);
+  i.set(load::kRowWords, l.row_words);
+  i.set(load::kDstKind, static_cast<int64_t>(l.dst_kind));
+  i.set(load::kDstId, l.dst_id);
+  i.set(load::kDstPeStep, l.dst_pe_step ? 1 : 0);
+  i.set(load::kDstAddr, l.dst_addr);
+  i.set(load::kDstRowStride, l.dst_row_stride);
+  return i;
+}
+
+Instruction encode(const StoreInstr& s) {
+  Instruction i = with_opcode(Opcode::kStore, s.hdr);
+  i.set(store::kExtAddr, s.ext_addr);
+  i.set(store::kExtRowStride, s.ext_row_stride);
+  i.set(store::kRows, s.rows);
+  i.set(store::kRowWords, s.row_words);
+  i.set(store::kSrcId, s.src_id);
+  i.set(store::kSrcAddr, s.src_addr);
+  i.set(store::kSrcRowStride, s.src_row_stride);
+  return i;
+}
+
+Instruction encode(const ComputeInstr& c) {
+  Instruction i = with_opcode(Opcode::kCompute, c.hdr);
+  i.set(compute::kMode, static_cast<int64_t>(c.mode));
+  i.set(compute::kInId, c.in_id);
+  i.set(compute::kInBase, c.in_base);
+  i.set(compute::kInH, c.in_h);
+  i.set(compute::kInW, c.in_w);
+  i.set(compute::kInGroups, c.in_groups);
+  i.set(compute::kKernelH, c.kernel_h);
+  i.set(compute::kKernelW, c.kernel_w);
+  i.set(compute::kStrideH, c.stride_h);
+  i.set(compute::kStrideW, c.stride_w);
+  i.set(compute::kPadH, c.pad_h);
+  i.set(compute::kPadW, c.pad_w);
+  i.set(compute::kOutH, c.out_h);
+  i.set(compute::kOutW, c.out_w);
+  i.set(compute::kCacheBase, c.cache_base);
+  i.set(compute::kParamBase, c.param_base);
+  i.set(compute::kClampLo, c.clamp_lo);
+  i.set(compute::kClampHi, c.clamp_hi);
+  i.set(compute::kPoolEn, c.pool_en ? 1 : 0);
+  i.set(compute::kPoolOp, static_cast<int64_t>(c.pool_op));
+  i.set(compute::kPoolCeil, c.pool_ceil ? 1 : 0);
+  i.set(compute::kPoolK, c.pool_k);
+  i.set(compute::kPoolS, c.pool_s);
+  i.set(compute::kPoolPad, c.pool_pad);
+  i.set(compute::kPoolOutH, c.pool_out_h);
+  i.set(compute::kPoolOutW, c.pool_out_w);
+  i.set(compute::kDstKind, static_cast<int64_t>(c.dst_kind));
+  i.set(compute::kDstId, c.dst_id);
+  i.set(compute::kDstBase, c.dst_base);
+  i.set(compute::kDstRowStride, c.dst_row_stride);
+  i.set(compute::kDstGroupStride, c.dst_group_stride);
+  i.set(compute::kPostLo, c.post_lo);
+  i.set(compute::kPostHi, c.post_hi);
+  return i;
+}
+
+Instruction encode(const EndInstr& e) { return with_opcode(Opcode::kEnd, e.hdr); }
+
+Instruction encode(const ConfigInstr& c) {
+  Instruction i = with_opcode(Opcode::kConfig, c.hdr);
+  i.set(config::kVersion, c.version);
+  i.set(config::kPes, c.pes);
+  i.set(config::kLanes, c.lanes);
+  i.set(config::kBanks, c.banks);
+  i.set(config::kBankDepth, c.bank_depth);
+  i.set(config::kPeCacheDepth, c.pe_cache_depth);
+  i.set(config::kParamDepth, c.param_depth);
+  return i;
+}
+
+LoadInstr decode_load(const Instruction& i) {
+  expect_opcode(i, Opcode::kLoad);
+  LoadInstr l;
+  l.hdr = decode_header(i);
+  l.ext_addr = i.get(load::kExtAddr);
+  l.ext_row_stride = i.get(load::kExtRowStride);
+  l.rows = i.get(load::kRows);
+  l.row_words = i.get(load::kRowWords);
+  l.dst_kind = static_cast<LoadDst>(i.raw(load::kDstKind));
+  l.dst_id = i.get(load::kDstId);
+  l.dst_pe_step = i.raw(load::kDstPeStep) != 0;
+  l.dst_addr = i.get(load::kDstAddr);
+  l.dst_row_stride = i.get(load::kDstRowStride);
+  return l;
+}
+
+StoreInstr decode_store(const Instruction& i) {
+  expect_opcode(i, Opcode::kStore);
+  StoreInstr s;
+  s.hdr = decode_header(i);
+  s.ext_addr = i.get(store::kExtAddr);
+  s.ext_row_stride = i.get(store::kExtRowStride);
+  s.rows = i.get(store::kRows);
+  s.row_words = i.get(store::kRowWords);
+  s.src_id = i.get(store::kSrcId);
+  s.src_addr = i.get(store::kSrcAddr);
+  s.src_row_stride = i.get(store::kSrcRowStride);
+  return s;
+}
+
+ComputeInstr decode_compute(const Instruction& i) {
+  expect_opcode(i, Opcode::kCompute);
+  ComputeInstr c;
+  c.hdr = decode_header(i);
+  c.mode = static_cast<ComputeMode>(i.raw(compute::kMode));
+  c.in_id = i.get(compute::kInId);
+  c.in_base = i.get(compute::kInBase);
+  c.in_h = i.get(compute::kInH);
+  c.in_w = i.get(compute::kInW);
+  c.in_groups = i.get(compute::kInGroups);
+  c.kernel_h = i.get(compute::kKernelH);
+  c.kernel_w = i.get(compute::kKernelW);
+  c.stride_h = i.get(compute::kStrideH);
+  c.stride_w = i.get(compute::kStrideW);
+  c.pad_h = i.get(compute::kPadH);
+  c.pad_w = i.get(compute::kPadW);
+  c.out_h = i.get(compute::kOutH);
+  c.out_w = i.get(compute::kOutW);
+  c.cache_base = i.get(compute::kCacheBase);
+  c.param_base = i.get(compute::kParamBase);
+  c.clamp_lo = i.get(compute::kClampLo);
+  c.clamp_hi = i.get(compute::kClampHi);
+  c.pool_en = i.raw(compute::kPoolEn) != 0;
+  c.pool_op = static_cast<PoolOp>(i.raw(compute::kPoolOp));
+  c.pool_ceil = i.raw(compute::kPoolCeil) != 0;
+  c.pool_k = i.get(compute::kPoolK);
+  c.pool_s = i.get(compute::kPoolS);
+  c.pool_pad = i.get(compute::kPoolPad);
+  c.pool_out_h = i.get(compute::kPoolOutH);
+  c.pool_out_w = i.get(compute::kPoolOutW);
+  c.dst_kind = static_cast<ComputeDst>(i.raw(compute::kDstKind));
+  c.dst_id = i.get(compute::kDstId);
+  c.dst_base = i.get(compute::kDstBase);
+  c.dst_row_stride = i.get(compute::kDstRowStride);
+  c.dst_group_stride = i.get(compute::kDstGroupStride);
+  c.post_lo = i.get(compute::kPostLo);
+  c.post_hi = i.get(compute::kPostHi);
+  return c;
+}
+
+EndInstr decode_end(const Instruction& i) {
+  expect_opcode(i, Opcode::kEnd);
+  return EndInstr{decode_header(i)};
+}
+
+ConfigInstr decode_config(const Instruction& i) {
+  expect_opcode(i, Opcode::kConfig);
+  ConfigInstr c;
+  c.hdr = decode_header(i);
+  c.version = i.get(config::kVersion);
+  c.pes = i.get(config::kPes);
+  c.lanes = i.get(config::kLanes);
+  c.banks = i.get(config::kBanks);
+  c.bank_depth = i.get(config::kBankDepth);
+  c.pe_cache_depth = i.get(config::kPeCacheDepth);
+  c.param_depth = i.get(config::kParamDepth);
+  return c;
+}
+
+std::string disassemble(const Instruction& instr) {
+  const uint64_t op = instr.opcode_value();
+  std::string text;
+  switch (op) {
+    case static_cast<uint64_t>(Opcode::kLoad): text = load_text(instr); break;
+    case static_cast<uint64_t>(Opcode::kCompute): text = compute_text(instr); break;
+    case static_cast<uint64_t>(Opcode::kStore): text = store_text(instr); break;
+    case static_cast<uint64_t>(Opcode::kEnd): text = "END"; break;
+    case static_cast<uint64_t>(Opcode::kConfig): {
+      const ConfigInstr c = decode_config(instr);
+      text = fmt::format("CONFIG  version {} P {} N {} banks {} x {} cache {} params {}",
+                         c.version, c.pes, c.lanes, c.banks, c.bank_depth, c.pe_cache_depth,
+                         c.param_depth);
+      break;
+    }
+    default:
+      return fmt::format("ILLEGAL opcode {} (words {:016x} ...)", op, instr.words[0]);
+  }
+  text += deps_text(instr);
+  if (!instr.reserved_bits_clear()) text += " | RESERVED BITS SET";
+  return text;
+}
+
+}  // namespace strata::isa

@@ -1,0 +1,1104 @@
+// The ISA simulator (isa_sim.hpp): a functional model executed in program
+// order that records, per instruction and per step, which on-chip words and
+// external bytes it reads and writes; then a model of the three engines, their
+// queues and the five semaphores replays those steps in both dependency modes
+// to find deadlocks and unordered conflicting accesses (vector clocks).
+#include "strata/isa_sim.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "strata/error.hpp"
+#include "strata/numerics.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata {
+namespace {
+
+using isa::ComputeDst;
+using isa::ComputeMode;
+using isa::Edge;
+using isa::Engine;
+using isa::Header;
+using isa::Instruction;
+using isa::LoadDst;
+using isa::Opcode;
+using isa::PoolOp;
+
+// A stop of the run with an error code (caught in IsaSim::run).
+struct Fault {
+  SimError code;
+  std::string message;
+};
+
+[[noreturn]] void fault(SimError code, std::string message) { throw Fault{code, std::move(message)}; }
+
+void require(bool ok, SimError code, const std::string& message) {
+  if (!ok) fault(code, message);
+}
+
+// ---- access traces -------------------------------------------------------------------------
+
+enum class Mem : uint8_t { kBank, kCache, kParam, kExt };
+
+struct Access {
+  Mem mem;
+  uint32_t id;     // bank or PE index
+  bool write;
+  uint64_t begin;  // words (bank, cache), channels (param) or bytes (external)
+  uint64_t end;
+};
+
+struct Step {
+  std::vector<Access> accesses;
+  int64_t releases = 0;  // result rows completed by this step (rel0 units in fine mode)
+};
+
+struct Trace {
+  int64_t index = 0;
+  Engine engine = Engine::kLoad;
+  Opcode opcode = Opcode::kLoad;
+  Header hdr;
+  std::vector<Step> steps;
+};
+
+constexpr uint64_t kExtGranule = 8;  // bytes per shadow entry of external memory
+
+// ---- the machine ---------------------------------------------------------------------------
+
+struct Param {
+  int32_t bias = 0;
+  uint16_t mult = 0;
+  uint8_t shift = 0;
+};
+
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p) { return (in + 2 * p - k) / s + 1; }
+
+// Rows of a pooling window r of the pooled map: [first, last] clipped to the input.
+int64_t pool_last_row(int64_t r, int64_t k, int64_t s, int64_t p, int64_t in) {
+  return std::min(in - 1, r * s - p + k - 1);
+}
+
+class Machine {
+ public:
+  Machine(const HwTarget& t, std::vector<uint8_t>& mem, const SimOptions& o, SimResult& res)
+      : t_(t), n_(t.lanes), p_(t.pes), mem_(mem), res_(res),
+        banks_(static_cast<size_t>(t.banks) * t.bank_depth * t.lanes),
+        caches_(static_cast<size_t>(t.pes) * t.pe_cache_depth * t.lanes),
+        params_(static_cast<size_t>(t.param_depth)),
+        bank_written_(static_cast<size_t>(t.banks) * t.bank_depth),
+        cache_written_(static_cast<size_t>(t.pes) * t.pe_cache_depth),
+        param_written_(static_cast<size_t>(t.param_depth)) {
+    if (o.onchip_seed != 0) {
+      std::mt19937_64 rng(o.onchip_seed);
+      for (int8_t& b : banks_) b = static_cast<int8_t>(rng());
+      for (int8_t& b : caches_) b = static_cast<int8_t>(rng());
+      for (Param& q : params_) {
+        q.bias = static_cast<int32_t>(rng() % 2001) - 1000;
+        q.mult = static_cast<uint16_t>(rng());
+        q.shift = static_cast<uint8_t>(rng() % (kMaxShift + 1));
+      }
+    }
+  }
+
+  void load(const Instruction& in, Trace& tr, InstrStats& st);
+  void store(const Instruction& in, Trace& tr, InstrStats& st);
+  void compute(const Instruction& in, Trace& tr, InstrStats& st);
+
+ private:
+  int8_t* bank_word(int64_t b, int64_t a) { return &banks_[(b * t_.bank_depth + a) * n_]; }
+  int8_t* cache_word(int64_t p, int64_t a) { return &caches_[(p * t_.pe_cache_depth + a) * n_]; }
+
+  void note_bank_read(int64_t b, int64_t a, int64_t words) {
+    for (int64_t i = 0; i < words; ++i) {
+      if (!bank_written_[b * t_.bank_depth + a + i]) ++res_.uninitialized_reads;
+    }
+  }
+  void note_cache_read(int64_t p, int64_t a, int64_t words) {
+    for (int64_t i = 0; i < words; ++i) {
+      if (!cache_written_[p * t_.pe_cache_depth + a + i]) ++res_.uninitialized_reads;
+    }
+  }
+  void mark_bank(int64_t b, int64_t a, int64_t words) {
+    std::fill_n(bank_written_.begin() + b * t_.bank_depth + a, words, true);
+  }
+  void mark_cache(int64_t p, int64_t a, int64_t words) {
+    std::fill_n(cache_written_.begin() + p * t_.pe_cache_depth + a, words, true);
+  }
+
+  // External range [addr, addr + bytes) of a transfer: aligned, addressable, present.
+  void check_ext(uint64_t addr, uint64_t stride, uint64_t rows, uint64_t row_bytes, bool write) {
+    const uint64_t beat = static_cast<uint64_t>(t_.beat_bytes());
+    require(addr % beat == 0, SimError::kUnsupported,
+            fmt::format("external address 0x{:x} is not a multiple of the {}-byte AXI beat", addr,
+                        beat));
+    require(stride % beat == 0, SimError::kUnsupported,
+            fmt::format("external row stride {} is not a multiple of the {}-byte AXI beat", stride,
+                        beat));
+    const uint64_t end = addr + (rows - 1) * stride + row_bytes;
+    require(end <= (uint64_t{1} << t_.axi_addr_width), SimError::kUnsupported,
+            fmt::format("external range ends at 0x{:x}, beyond the {}-bit address space", end,
+                        t_.axi_addr_width));
+    require(end <= mem_.size(), write ? SimError::kAxiWrite : SimError::kAxiRead,
+            fmt::format("external range [0x{:x}, 0x{:x}) is past the end of memory (0x{:x} bytes): "
+                        "the AXI slave answers DECERR",
+                        addr, end, mem_.size()));
+  }
+
+  void execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
+  void execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
+  void execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
+  void check_pool(const isa::ComputeInstr& c, int64_t in_h, int64_t in_w);
+  void write_result_row(const isa::ComputeInstr& c, int64_t row_addr, const Tensor<int8_t>& map,
+                        int64_t r, Step& step);
+
+  const HwTarget& t_;
+  const int64_t n_;
+  const int64_t p_;
+  std::vector<uint8_t>& mem_;
+  SimResult& res_;
+  std::vector<int8_t> banks_;
+  std::vector<int8_t> caches_;
+  std::vector<Param> params_;
+  std::vector<bool> bank_written_;
+  std::vector<bool> cache_written_;
+  std::vector<bool> param_written_;
+};
+
+void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
+  const isa::LoadInstr l = isa::decode_load(in);
+  const uint64_t kind = in.raw(isa::load::kDstKind);
+  require(l.rows >= 1 && l.row_words >= 1, SimError::kIllegalInstr,
+          fmt::format("LOAD with rows = {} and row_words = {} (both must be >= 1)", l.rows,
+                      l.row_words));
+  require(isa::load_dst_name(kind) != nullptr, SimError::kIllegalInstr,
+          fmt::format("LOAD dst_kind {} is not defined", kind));
+  const bool param = l.dst_kind == LoadDst::kParam;
+  const int64_t entry = param ? 8 : n_;
+  const int64_t row_bytes = l.row_words * entry;
+  // Destination range first (UNSUPPORTED), then the external one.
+  int64_t depth = 0;
+  std::string what;
+  int64_t last_row_base = l.dst_addr + (l.rows - 1) * l.dst_row_stride;
+  switch (l.dst_kind) {
+    case LoadDst::kBank:
+      require(l.dst_id < t_.banks, SimError::kUnsupported,
+              fmt::format("LOAD into bank {}, the configuration has {} banks", l.dst_id, t_.banks));
+      depth = t_.bank_depth;
+      what = fmt::format("bank {}", l.dst_id);
+      break;
+    case LoadDst::kPeCache:
+      require(l.dst_id < p_, SimError::kUnsupported,
+              fmt::format("LOAD into PE {}, the configuration has {} PEs", l.dst_id, p_));
+      depth = t_.pe_cache_depth;
+      what = "PE cache";
+      if (l.dst_pe_step) last_row_base = l.dst_addr + ((l.rows - 1) / p_) * l.dst_row_stride;
+      break;
+    case LoadDst::kParam:
+      depth = t_.param_depth;
+      what = "parameter RAM";
+      break;
+  }
+  require(last_row_base + l.row_words <= depth, SimError::kUnsupported,
+          fmt::format("LOAD writes {} up to word {}, past its depth {}", what,
+                      last_row_base + l.row_words - 1, depth));
+  check_ext(static_cast<uint64_t>(l.ext_addr), static_cast<uint64_t>(l.ext_row_stride),
+            static_cast<uint64_t>(l.rows), static_cast<uint64_t>(row_bytes), false);
+
+  if (param) {  // every entry is checked before any is written
+    for (int64_t r = 0; r < l.rows; ++r) {
+      for (int64_t w = 0; w < l.row_words; ++w) {
+        const uint8_t* e = &mem_[l.ext_addr + r * l.ext_row_stride + w * 8];
+        require(e[6] <= kMaxShift && e[7] == 0, SimError::kUnsupported,
+                fmt::format("parameter entry for channel {} has shift {} and byte 7 = {} (shift "
+                            "must be <= {}, byte 7 zero)",
+                            l.dst_addr + r * l.dst_row_stride + w, e[6], e[7], kMaxShift));
+      }
+    }
+  }
+  tr.steps.resize(static_cast<size_t>(l.rows));
+  for (int64_t r = 0; r < l.rows; ++r) {
+    const uint64_t src = static_cast<uint64_t>(l.ext_addr + r * l.ext_row_stride);
+    Step& s = tr.steps[static_cast<size_t>(r)];
+    s.accesses.push_back({Mem::kExt, 0, false, src, src + static_cast<uint64_t>(row_bytes)});
+    s.releases = 1;
+    if (param) {
+      const int64_t ch = l.dst_addr + r * l.dst_row_stride;
+      for (int64_t w = 0; w < l.row_words; ++w) {
+        const uint8_t* e = &mem_[src + w * 8];
+        Param& q = params_[ch + w];
+        q.bias = static_cast<int32_t>(uint32_t{e[0]} | uint32_t{e[1]} << 8 |
+                                      uint32_t{e[2]} << 16 | uint32_t{e[3]} << 24);
+        q.mult = static_cast<uint16_t>(e[4] | e[5] << 8);
+        q.shift = e[6];
+        param_written_[ch + w] = true;
+      }
+      s.accesses.push_back({Mem::kParam, 0, true, static_cast<uint64_t>(ch),
+                            static_cast<uint64_t>(ch + l.row_words)});
+      continue;
+    }
+    int64_t pe = l.dst_id;
+    int64_t addr = l.dst_addr + r * l.dst_row_stride;
+    if (l.dst_kind == LoadDst::kPeCache && l.dst_pe_step) {
+      pe = (l.dst_id + r) % p_;
+      addr = l.dst_addr + (r / p_) * l.dst_row_stride;
+    }
+    int8_t* dst = l.dst_kind == LoadDst::kBank ? bank_word(l.dst_id, addr) : cache_word(pe, addr);
+    std::copy_n(reinterpret_cast<const int8_t*>(&mem_[src]), row_bytes, dst);
+    if (l.dst_kind == LoadDst::kBank) {
+      mark_bank(l.dst_id, addr, l.row_words);
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(l.dst_id), true,
+                            static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + l.row_words)});
+    } else {
+      mark_cache(pe, addr, l.row_words);
+      s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), true,
+                            static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + l.row_words)});
+    }
+  }
+  st.words = l.rows * l.row_words;
+  st.ext_bytes = l.rows * row_bytes;
+}
+
+void Machine::store(const Instruction& in, Trace& tr, InstrStats& st) {
+  const isa::StoreInstr s = isa::decode_store(in);
+  require(s.rows >= 1 && s.row_words >= 1, SimError::kIllegalInstr,
+          fmt::format("STORE with rows = {} and row_words = {} (both must be >= 1)", s.rows,
+                      s.row_words));
+  require(s.src_id < t_.banks, SimError::kUnsupported,
+          fmt::format("STORE from bank {}, the configuration has {} banks", s.src_id, t_.banks));
+  const int64_t last = s.src_addr + (s.rows - 1) * s.src_row_stride + s.row_words;
+  require(last <= t_.bank_depth, SimError::kUnsupported,
+          fmt::format("STORE reads bank {} up to word {}, past its depth {}", s.src_id, last - 1,
+                      t_.bank_depth));
+  const int64_t row_bytes = s.row_words * n_;
+  check_ext(static_cast<uint64_t>(s.ext_addr), static_cast<uint64_t>(s.ext_row_stride),
+            static_cast<uint64_t>(s.rows), static_cast<uint64_t>(row_bytes), true);
+  tr.steps.resize(static_cast<size_t>(s.rows));
+  for (int64_t r = 0; r < s.rows; ++r) {
+    const int64_t addr = s.src_addr + r * s.src_row_stride;
+    const uint64_t dst = static_cast<uint64_t>(s.ext_addr + r * s.ext_row_stride);
+    note_bank_read(s.src_id, addr, s.row_words);
+    const int8_t* src = bank_word(s.src_id, addr);
+    std::copy_n(src, row_bytes, reinterpret_cast<int8_t*>(&mem_[dst]));
+    Step& step = tr.steps[static_cast<size_t>(r)];
+    step.accesses.push_back({Mem::kBank, static_cast<uint32_t>(s.src_id), false,
+                             static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + s.row_words)});
+    step.accesses.push_back({Mem::kExt, 0, true, dst, dst + static_cast<uint64_t>(row_bytes)});
+    step.releases = 1;
+  }
+  st.words = s.rows * s.row_words;
+  st.ext_bytes = s.rows * row_bytes;
+}
+
+void Machine::check_pool(const isa::ComputeInstr& c, int64_t in_h, int64_t in_w) {
+  require(c.pool_k >= 1 && c.pool_k <= t_.max_pool_kernel, SimError::kUnsupported,
+          fmt::format("pooling window {} outside 1..MaxPoolKernel = {}", c.pool_k,
+                      t_.max_pool_kernel));
+  require(c.pool_s >= 1, SimError::kUnsupported, "pooling stride 0");
+  require(c.pool_pad < c.pool_k, SimError::kUnsupported,
+          fmt::format("pooling pad {} not below the window {}", c.pool_pad, c.pool_k));
+  require(in_w <= t_.max_image_width, SimError::kUnsupported,
+          fmt::format("pooling input width {} exceeds MaxImageWidth = {}", in_w,
+                      t_.max_image_width));
+  require(in_h + 2 * c.pool_pad >= c.pool_k && in_w + 2 * c.pool_pad >= c.pool_k,
+          SimError::kUnsupported,
+          fmt::format("pooling window {} larger than the padded {}x{} input", c.pool_k, in_h,
+                      in_w));
+  require(c.post_lo <= c.post_hi, SimError::kUnsupported,
+          fmt::format("post-pooling clamp [{}, {}] has lo > hi", c.post_lo, c.post_hi));
+  const PoolGeometry g{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
+                       static_cast<int>(c.pool_pad), c.pool_ceil};
+  const int64_t ho = pool_out_size(static_cast<int>(in_h), g);
+  const int64_t wo = pool_out_size(static_cast<int>(in_w), g);
+  require(ho == c.pool_out_h && wo == c.pool_out_w, SimError::kUnsupported,
+          fmt::format("pool_out {}x{} does not follow from the {}x{} input (expected {}x{})",
+                      c.pool_out_h, c.pool_out_w, in_h, in_w, ho, wo));
+}
+
+// Writes result row r of `map` [P][R][C] to the destination at `row_addr`.
+void Machine::write_result_row(const isa::ComputeInstr& c, int64_t row_addr,
+                               const Tensor<int8_t>& map, int64_t r, Step& step) {
+  const int64_t cols = map.dim(2);
+  const bool bank = c.dst_kind == ComputeDst::kBank;
+  for (int64_t x = 0; x < cols; ++x) {
+    int8_t* w = bank ? bank_word(c.dst_id, row_addr + x) : cache_word(c.dst_id, row_addr + x);
+    for (int64_t lane = 0; lane < n_; ++lane) w[lane] = map(lane, r, x);
+  }
+  if (bank) {
+    mark_bank(c.dst_id, row_addr, cols);
+    step.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.dst_id), true,
+                             static_cast<uint64_t>(row_addr), static_cast<uint64_t>(row_addr + cols)});
+  } else {
+    mark_cache(c.dst_id, row_addr, cols);
+    step.accesses.push_back({Mem::kCache, static_cast<uint32_t>(c.dst_id), true,
+                             static_cast<uint64_t>(row_addr), static_cast<uint64_t>(row_addr + cols)});
+  }
+}
+
+void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
+  const isa::ComputeInstr c = isa::decode_compute(in);
+  const uint64_t mode = in.raw(isa::compute::kMode);
+  const uint64_t dst = in.raw(isa::compute::kDstKind);
+  require(isa::compute_mode_name(mode) != nullptr, SimError::kIllegalInstr,
+          fmt::format("COMPUTE mode {} is not defined", mode));
+  require(isa::compute_dst_name(dst) != nullptr, SimError::kIllegalInstr,
+          fmt::format("COMPUTE dst_kind {} is not defined", dst));
+  require(c.in_id < t_.banks, SimError::kUnsupported,
+          fmt::format("COMPUTE reads bank {}, the configuration has {} banks", c.in_id, t_.banks));
+  switch (c.mode) {
+    case ComputeMode::kConv: execute_conv(c, tr, st); break;
+    case ComputeMode::kFc: execute_fc(c, tr, st); break;
+    case ComputeMode::kPool: execute_pool(c, tr, st); break;
+  }
+}
+
+bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 < b1 && b0 < a1; }
+
+void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
+  const int64_t g_count = c.in_groups;
+  require(c.in_h >= 1 && c.in_w >= 1 && g_count >= 1, SimError::kUnsupported,
+          fmt::format("CONV input {}x{} with {} groups", c.in_h, c.in_w, g_count));
+  require(c.kernel_h >= 1 && c.kernel_h <= t_.max_kernel && c.kernel_w >= 1 &&
+              c.kernel_w <= t_.max_kernel,
+          SimError::kUnsupported,
+          fmt::format("CONV kernel {}x{} outside 1..MaxKernel = {}", c.kernel_h, c.kernel_w,
+                      t_.max_kernel));
+  require(c.stride_h >= 1 && c.stride_w >= 1, SimError::kUnsupported, "CONV stride 0");
+  require(c.pad_h < c.kernel_h && c.pad_w < c.kernel_w, SimError::kUnsupported,
+          fmt::format("CONV pad {},{} not below the kernel {}x{}", c.pad_h, c.pad_w, c.kernel_h,
+                      c.kernel_w));
+  require(c.in_h + 2 * c.pad_h >= c.kernel_h && c.in_w + 2 * c.pad_w >= c.kernel_w,
+          SimError::kUnsupported, "CONV kernel larger than the padded input");
+  const int64_t oh = conv_out(c.in_h, c.kernel_h, c.stride_h, c.pad_h);
+  const int64_t ow = conv_out(c.in_w, c.kernel_w, c.stride_w, c.pad_w);
+  require(oh == c.out_h && ow == c.out_w, SimError::kUnsupported,
+          fmt::format("CONV out {}x{} does not follow from the input (expected {}x{})", c.out_h,
+                      c.out_w, oh, ow));
+  const int64_t in_words = g_count * c.in_h * c.in_w;
+  require(c.in_base + in_words <= t_.bank_depth, SimError::kUnsupported,
+          fmt::format("CONV input [{}, {}) past the bank depth {}", c.in_base, c.in_base + in_words,
+                      t_.bank_depth));
+  const int64_t taps = c.kernel_h * c.kernel_w * g_count;
+  require(c.cache_base + taps <= t_.pe_cache_depth, SimError::kUnsupported,
+          fmt::format("CONV weights [{}, {}) past the PE cache depth {}", c.cache_base,
+                      c.cache_base + taps, t_.pe_cache_depth));
+  require(c.param_base + p_ <= t_.param_depth, SimError::kUnsupported,
+          fmt::format("CONV channels [{}, {}) past the parameter RAM depth {}", c.param_base,
+                      c.param_base + p_, t_.param_depth));
+  require(c.clamp_lo <= c.clamp_hi, SimError::kUnsupported,
+          fmt::format("clamp [{}, {}] has lo > hi", c.clamp_lo, c.clamp_hi));
+  int64_t rows = oh, cols = ow;
+  if (c.pool_en) {
+    check_pool(c, oh, ow);
+    rows = c.pool_out_h;
+    cols = c.pool_out_w;
+  }
+  const int64_t dst_end = c.dst_base + (rows - 1) * c.dst_row_stride + cols;
+  if (c.dst_kind == ComputeDst::kBank) {
+    require(c.dst_id < t_.banks, SimError::kUnsupported,
+            fmt::format("CONV writes bank {}, the configuration has {} banks", c.dst_id, t_.banks));
+    require(dst_end <= t_.bank_depth, SimError::kUnsupported,
+            fmt::format("CONV results up to word {} past the bank depth {}", dst_end - 1,
+                        t_.bank_depth));
+    require(!(c.dst_id == c.in_id && overlaps(c.dst_base, dst_end, c.in_base, c.in_base + in_words)),
+            SimError::kUnsupported, "CONV destination overlaps its input in the same bank");
+  } else if (c.dst_kind == ComputeDst::kPeCache) {
+    require(c.dst_id < p_, SimError::kUnsupported,
+            fmt::format("CONV writes PE {}, the configuration has {} PEs", c.dst_id, p_));
+    require(dst_end <= t_.pe_cache_depth, SimError::kUnsupported,
+            fmt::format("CONV results up to word {} past the PE cache depth {}", dst_end - 1,
+                        t_.pe_cache_depth));
+    require(!overlaps(c.dst_base, dst_end, c.cache_base, c.cache_base + taps),
+            SimError::kUnsupported, "CONV destination overlaps its weights in the PE cache");
+  } else {
+    fault(SimError::kUnsupported, "CONV cannot write PE_TRANSPOSE (FC only)");
+  }
+
+  // Accumulate every output pixel: only taps inside the image (padding filter).
+  Tensor<int8_t> out({n_, oh, ow});
+  int64_t beats = 0;
+  for (int64_t ch = 0; ch < p_; ++ch) {
+    if (!param_written_[c.param_base + ch]) ++res_.uninitialized_reads;
+  }
+  for (int64_t pe = 0; pe < p_; ++pe) note_cache_read(pe, c.cache_base, taps);
+  std::vector<int64_t> acc(static_cast<size_t>(p_));
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const int64_t y0 = oy * c.stride_h - c.pad_h;
+    const int64_t ky0 = std::max<int64_t>(0, -y0), ky1 = std::min(c.kernel_h, c.in_h - y0);
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      const int64_t x0 = ox * c.stride_w - c.pad_w;
+      const int64_t kx0 = std::max<int64_t>(0, -x0), kx1 = std::min(c.kernel_w, c.in_w - x0);
+      for (int64_t pe = 0; pe < p_; ++pe) acc[pe] = params_[c.param_base + pe].bias;
+      for (int64_t ky = ky0; ky < ky1; ++ky) {
+        for (int64_t kx = kx0; kx < kx1; ++kx) {
+          for (int64_t g = 0; g < g_count; ++g) {
+            const int64_t a = c.in_base + (g * c.in_h + y0 + ky) * c.in_w + x0 + kx;
+            const int8_t* x = bank_word(c.in_id, a);
+            const int64_t wa = c.cache_base + (ky * c.kernel_w + kx) * g_count + g;
+            for (int64_t pe = 0; pe < p_; ++pe) {
+              const int8_t* w = cache_word(pe, wa);
+              int64_t dot = 0;
+              for (int64_t lane = 0; lane < n_; ++lane) dot += int64_t{w[lane]} * x[lane];
+              acc[pe] += dot;
+            }
+            ++beats;
+          }
+        }
+      }
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        const Param& q = params_[c.param_base + pe];
+        if (acc[pe] < INT32_MIN || acc[pe] > INT32_MAX) ++res_.acc_wraps;
+        const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc[pe]));
+        out(pe, oy, ox) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
+                                     static_cast<int>(c.clamp_hi));
+      }
+    }
+    for (int64_t g = 0; g < g_count; ++g) {
+      note_bank_read(c.in_id, c.in_base + (g * c.in_h + y0 + ky0) * c.in_w,
+                     (ky1 - ky0) * c.in_w);
+    }
+  }
+  Tensor<int8_t> result = out;
+  if (c.pool_en) {
+    const PoolGeometry g{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
+                         static_cast<int>(c.pool_pad), c.pool_ceil};
+    result = clamp(c.pool_op == PoolOp::kAvg ? avgpool(out, g) : maxpool(out, g),
+                   static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
+  }
+
+  // Steps: one per convolution output row; result rows written when complete.
+  tr.steps.resize(static_cast<size_t>(oh));
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    Step& s = tr.steps[static_cast<size_t>(oy)];
+    const int64_t y0 = oy * c.stride_h - c.pad_h;
+    const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + c.kernel_h);
+    for (int64_t g = 0; g < g_count; ++g) {
+      const int64_t a = c.in_base + (g * c.in_h + r0) * c.in_w;
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
+                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + (r1 - r0) * c.in_w)});
+    }
+    if (oy == 0 || oy == oh - 1) {  // operands read throughout: first and last step suffice
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
+                              static_cast<uint64_t>(c.cache_base),
+                              static_cast<uint64_t>(c.cache_base + taps)});
+      }
+      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
+                            static_cast<uint64_t>(c.param_base + p_)});
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad, oh) : r;
+    Step& s = tr.steps[static_cast<size_t>(done)];
+    write_result_row(c, c.dst_base + r * c.dst_row_stride, result, r, s);
+    ++s.releases;
+  }
+  st.beats = beats;
+  st.words = rows * cols;
+}
+
+void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
+  const int64_t g_count = c.in_groups;
+  require(g_count >= 1 && c.out_h >= 1 && c.out_w == 1, SimError::kUnsupported,
+          fmt::format("FC with {} groups, out_h {} and out_w {} (out_w must be 1)", g_count,
+                      c.out_h, c.out_w));
+  require(!c.pool_en, SimError::kUnsupported, "FC cannot pool (pool_en = 1)");
+  require(c.in_base + c.out_h * g_count <= t_.bank_depth, SimError::kUnsupported,
+          fmt::format("FC weights [{}, {}) past the bank depth {}", c.in_base,
+                      c.in_base + c.out_h * g_count, t_.bank_depth));
+  require(c.cache_base + g_count <= t_.pe_cache_depth, SimError::kUnsupported,
+          fmt::format("FC features [{}, {}) past the PE cache depth {}", c.cache_base,
+                      c.cache_base + g_count, t_.pe_cache_depth));
+  require(c.param_base + c.out_h <= t_.param_depth, SimError::kUnsupported,
+          fmt::format("FC channels [{}, {}) past the parameter RAM depth {}", c.param_base,
+                      c.param_base + c.out_h, t_.param_depth));
+  require(c.clamp_lo <= c.clamp_hi, SimError::kUnsupported,
+          fmt::format("clamp [{}, {}] has lo > hi", c.clamp_lo, c.clamp_hi));
+  const int64_t out_words = (c.out_h + n_ - 1) / n_;
+  if (c.dst_kind == ComputeDst::kBank) {
+    require(c.dst_id < t_.banks, SimError::kUnsupported,
+            fmt::format("FC writes bank {}, the configuration has {} banks", c.dst_id, t_.banks));
+    require(c.dst_base + c.out_h <= t_.bank_depth, SimError::kUnsupported,
+            fmt::format("FC results up to word {} past the bank depth {}",
+                        c.dst_base + c.out_h - 1, t_.bank_depth));
+    require(!(c.dst_id == c.in_id && overlaps(c.dst_base, c.dst_base + c.out_h, c.in_base,
+                                              c.in_base + c.out_h * g_count)),
+            SimError::kUnsupported, "FC destination overlaps its weights in the same bank");
+  } else if (c.dst_kind == ComputeDst::kPeTranspose) {
+    require(c.dst_base + out_words <= t_.pe_cache_depth, SimError::kUnsupported,
+            fmt::format("FC transposed results up to word {} past the PE cache depth {}",
+                        c.dst_base + out_words - 1, t_.pe_cache_depth));
+    require(!overlaps(c.dst_base, c.dst_base + out_words, c.cache_base, c.cache_base + g_count),
+            SimError::kUnsupported, "FC transposed results overlap its features");
+  } else {
+    fault(SimError::kUnsupported, "FC cannot write PE_CACHE (use BANK or PE_TRANSPOSE)");
+  }
+  note_bank_read(c.in_id, c.in_base, c.out_h * g_count);
+  for (int64_t pe = 0; pe < p_; ++pe) note_cache_read(pe, c.cache_base, g_count);
+
+  std::vector<int8_t> results(static_cast<size_t>(c.out_h * p_));
+  for (int64_t o = 0; o < c.out_h; ++o) {
+    if (!param_written_[c.param_base + o]) ++res_.uninitialized_reads;
+    const Param& q = params_[c.param_base + o];
+    for (int64_t pe = 0; pe < p_; ++pe) {
+      int64_t acc = q.bias;
+      for (int64_t t = 0; t < g_count; ++t) {
+        const int8_t* w = bank_word(c.in_id, c.in_base + o * g_count + t);
+        const int8_t* x = cache_word(pe, c.cache_base + t);
+        for (int64_t lane = 0; lane < n_; ++lane) acc += int64_t{w[lane]} * x[lane];
+      }
+      if (acc < INT32_MIN || acc > INT32_MAX) ++res_.acc_wraps;
+      const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc));
+      results[o * p_ + pe] = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
+                                        static_cast<int>(c.clamp_hi));
+    }
+  }
+  tr.steps.resize(static_cast<size_t>(c.out_h));
+  for (int64_t o = 0; o < c.out_h; ++o) {
+    Step& s = tr.steps[static_cast<size_t>(o)];
+    const int64_t wa = c.in_base + o * g_count;
+    s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
+                          static_cast<uint64_t>(wa), static_cast<uint64_t>(wa + g_count)});
+    s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base + o),
+                          static_cast<uint64_t>(c.param_base + o + 1)});
+    if (o == 0 || o == c.out_h - 1) {
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
+                              static_cast<uint64_t>(c.cache_base),
+                              static_cast<uint64_t>(c.cache_base + g_count)});
+      }
+    }
+    if (c.dst_kind == ComputeDst::kBank) {
+      int8_t* w = bank_word(c.dst_id, c.dst_base + o);
+      for (int64_t lane = 0; lane < n_; ++lane) w[lane] = lane < p_ ? results[o * p_ + lane] : 0;
+      mark_bank(c.dst_id, c.dst_base + o, 1);
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.dst_id), true,
+                            static_cast<uint64_t>(c.dst_base + o),
+                            static_cast<uint64_t>(c.dst_base + o + 1)});
+    } else {
+      const int64_t word = c.dst_base + o / n_;
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        int8_t* w = cache_word(pe, word);
+        if (o % n_ == 0) std::fill_n(w, n_, int8_t{0});  // unused bytes of a last word stay 0
+        w[o % n_] = results[o * p_ + pe];
+        mark_cache(pe, word, 1);
+        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), true,
+                              static_cast<uint64_t>(word), static_cast<uint64_t>(word + 1)});
+      }
+    }
+    s.releases = 1;
+  }
+  st.beats = c.out_h * g_count;
+  st.words = c.dst_kind == ComputeDst::kBank ? c.out_h : out_words * p_;
+}
+
+void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
+  const int64_t g_count = c.in_groups;
+  require(c.in_h >= 1 && c.in_w >= 1 && g_count >= 1, SimError::kUnsupported,
+          fmt::format("POOL input {}x{} with {} groups", c.in_h, c.in_w, g_count));
+  require(c.pool_en, SimError::kUnsupported, "POOL with pool_en = 0");
+  require(c.out_h == c.in_h && c.out_w == c.in_w, SimError::kUnsupported,
+          fmt::format("POOL out {}x{} must equal the input {}x{}", c.out_h, c.out_w, c.in_h,
+                      c.in_w));
+  check_pool(c, c.in_h, c.in_w);
+  const int64_t plane = c.in_h * c.in_w;
+  require(c.in_base + g_count * plane <= t_.bank_depth, SimError::kUnsupported,
+          fmt::format("POOL input [{}, {}) past the bank depth {}", c.in_base,
+                      c.in_base + g_count * plane, t_.bank_depth));
+  const int64_t rows = c.pool_out_h, cols = c.pool_out_w;
+  const int64_t dst_end =
+      c.dst_base + (g_count - 1) * c.dst_group_stride + (rows - 1) * c.dst_row_stride + cols;
+  if (c.dst_kind == ComputeDst::kBank) {
+    require(c.dst_id < t_.banks, SimError::kUnsupported,
+            fmt::format("POOL writes bank {}, the configuration has {} banks", c.dst_id, t_.banks));
+    require(dst_end <= t_.bank_depth, SimError::kUnsupported,
+            fmt::format("POOL results up to word {} past the bank depth {}", dst_end - 1,
+                        t_.bank_depth));
+    require(!(c.dst_id == c.in_id &&
+              overlaps(c.dst_base, dst_end, c.in_base, c.in_base + g_count * plane)),
+            SimError::kUnsupported, "POOL destination overlaps its input in the same bank");
+  } else if (c.dst_kind == ComputeDst::kPeCache) {
+    require(c.dst_id < p_, SimError::kUnsupported,
+            fmt::format("POOL writes PE {}, the configuration has {} PEs", c.dst_id, p_));
+    require(dst_end <= t_.pe_cache_depth, SimError::kUnsupported,
+            fmt::format("POOL results up to word {} past the PE cache depth {}", dst_end - 1,
+                        t_.pe_cache_depth));
+  } else {
+    fault(SimError::kUnsupported, "POOL cannot write PE_TRANSPOSE (FC only)");
+  }
+  const PoolGeometry geo{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
+                         static_cast<int>(c.pool_pad), c.pool_ceil};
+  tr.steps.resize(static_cast<size_t>(g_count * c.in_h));
+  for (int64_t g = 0; g < g_count; ++g) {
+    const int64_t base = c.in_base + g * plane;
+    note_bank_read(c.in_id, base, plane);
+    Tensor<int8_t> map({n_, c.in_h, c.in_w});
+    for (int64_t y = 0; y < c.in_h; ++y) {
+      for (int64_t x = 0; x < c.in_w; ++x) {
+        const int8_t* w = bank_word(c.in_id, base + y * c.in_w + x);
+        for (int64_t lane = 0; lane < n_; ++lane) map(lane, y, x) = w[lane];
+      }
+      Step& s = tr.steps[static_cast<size_t>(g * c.in_h + y)];
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
+                            static_cast<uint64_t>(base + y * c.in_w),
+                            static_cast<uint64_t>(base + (y + 1) * c.in_w)});
+    }
+    const Tensor<int8_t> pooled = clamp(c.pool_op == PoolOp::kAvg ? avgpool(map, geo)
+                                                                  : maxpool(map, geo),
+                                        static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t done = pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad, c.in_h);
+      Step& s = tr.steps[static_cast<size_t>(g * c.in_h + done)];
+      write_result_row(c, c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride, pooled, r,
+                       s);
+      ++s.releases;
+    }
+  }
+  st.pool_words = g_count * plane;
+  st.words = g_count * rows * cols;
+}
+
+// ---- dependency model ----------------------------------------------------------------------
+
+using Clock = std::array<int64_t, isa::kEngines>;
+
+struct Shadow {
+  int32_t w_instr = -1;
+  int32_t w_event = -1;
+  int8_t w_engine = -1;
+  std::array<int32_t, isa::kEngines> r_event{-1, -1, -1};
+  std::array<int32_t, isa::kEngines> r_instr{-1, -1, -1};
+};
+
+class DependencyModel {
+ public:
+  DependencyModel(const HwTarget& t, const std::vector<Trace>& traces, size_t ext_bytes,
+                  bool fine, int queue_depth)
+      : t_(t), traces_(traces), fine_(fine), depth_(queue_depth),
+        bank_(static_cast<size_t>(t.banks) * t.bank_depth),
+        cache_(static_cast<size_t>(t.pes) * t.pe_cache_depth),
+        param_(static_cast<size_t>(t.param_depth)),
+        ext_(ext_bytes / kExtGranule + 1) {
+    for (size_t i = 0; i < traces.size(); ++i) {
+      queues_[static_cast<int>(traces[i].engine)].push_back(i);
+    }
+  }
+
+  DependencyCheck run();
+
+ private:
+  struct EngineState {
+    size_t pos = 0;    // index into the engine's queue
+    int phase = 0;     // 0 waiting to start, 1 executing steps, 2 finishing
+    size_t step = 0;
+    int64_t acquired0 = 0;
+    int64_t released0 = 0;
+    int32_t event = -1;
+    Clock clock{-1, -1, -1};
+    int64_t in_flight = 0;  // fetched, not finished
+  };
+
+  bool advance(int e);
+  bool can_take(std::optional<Edge> edge, int64_t units) const {
+    return units == 0 || (edge && sem_[static_cast<int>(*edge)] >= units);
+  }
+  void acquire(int e, std::optional<Edge> edge, int64_t units);
+  void release(int e, std::optional<Edge> edge, int64_t units);
+  void perform(int e, const Trace& tr, const Step& step);
+  void touch(int e, const Trace& tr, Shadow& s, bool write, const Access& a, uint64_t addr);
+  std::string waiting_text(int e) const;
+
+  const HwTarget& t_;
+  const std::vector<Trace>& traces_;
+  const bool fine_;
+  const int depth_;
+  std::array<std::vector<size_t>, isa::kEngines> queues_;
+  std::array<EngineState, isa::kEngines> eng_;
+  size_t fetched_ = 0;  // traces handed to the queues (program order)
+  std::array<int64_t, isa::kEdges> sem_{};
+  std::array<std::vector<Clock>, isa::kEdges> release_clock_;
+  std::vector<Shadow> bank_, cache_, param_, ext_;
+  DependencyCheck out_;
+  std::set<std::tuple<std::string, int64_t, int64_t>> race_keys_;
+};
+
+void DependencyModel::acquire(int e, std::optional<Edge> edge, int64_t units) {
+  if (units == 0) return;
+  const int k = static_cast<int>(*edge);
+  sem_[k] -= units;
+  out_.acquired[k] += units;
+  const Clock& c = release_clock_[k][static_cast<size_t>(out_.acquired[k] - 1)];
+  Clock& mine = eng_[e].clock;
+  for (int i = 0; i < isa::kEngines; ++i) mine[i] = std::max(mine[i], c[i]);
+}
+
+void DependencyModel::release(int e, std::optional<Edge> edge, int64_t units) {
+  if (units == 0) return;
+  const int k = static_cast<int>(*edge);
+  for (int64_t i = 0; i < units; ++i) release_clock_[k].push_back(eng_[e].clock);
+  sem_[k] += units;
+  out_.released[k] += units;
+  out_.max_outstanding[k] = std::max(out_.max_outstanding[k], sem_[k]);
+}
+
+std::string memory_name(const Access& a) {
+  switch (a.mem) {
+    case Mem::kBank: return fmt::format("bank {}", a.id);
+    case Mem::kCache: return fmt::format("pe {} cache", a.id);
+    case Mem::kParam: return "param";
+    case Mem::kExt: return "external";
+  }
+  return "?";
+}
+
+void DependencyModel::touch(int e, const Trace& tr, Shadow& s, bool write, const Access& a,
+                            uint64_t addr) {
+  const Clock& clk = eng_[e].clock;
+  const auto record = [&](const char* kind, int32_t first) {
+    const std::string memory = memory_name(a);
+    const auto key = std::make_tuple(std::string(kind) + " " + memory, int64_t{first}, tr.index);
+    if (race_keys_.insert(key).second) {
+      ++out_.race_count;
+      if (out_.races.size() < kMaxRacesKept) {
+        out_.races.push_back(Race{kind, memory, addr, first, tr.index});
+      }
+    }
+  };
+  if (s.w_engine >= 0 && s.w_engine != e && clk[s.w_engine] < s.w_event) {
+    record(write ? "WAW" : "RAW", s.w_instr);
+  }
+  const int32_t now = eng_[e].event;
+  if (!write) {
+    s.r_event[e] = now;
+    s.r_instr[e] = static_cast<int32_t>(tr.index);
+    return;
+  }
+  for (int other = 0; other < isa::kEngines; ++other) {
+    if (other != e && s.r_event[other] >= 0 && clk[other] < s.r_event[other]) {
+      record("WAR", s.r_instr[other]);
+    }
+  }
+  s.w_engine = static_cast<int8_t>(e);
+  s.w_event = now;
+  s.w_instr = static_cast<int32_t>(tr.index);
+  s.r_event = {-1, -1, -1};
+}
+
+void DependencyModel::perform(int e, const Trace& tr, const Step& step) {
+  EngineState& st = eng_[e];
+  ++st.event;
+  st.clock[e] = st.event;
+  for (const Access& a : step.accesses) {
+    for (uint64_t i = a.begin; i < a.end;) {
+      switch (a.mem) {
+        case Mem::kBank:
+          touch(e, tr, bank_[a.id * t_.bank_depth + i], a.write, a, i);
+          ++i;
+          break;
+        case Mem::kCache:
+          touch(e, tr, cache_[a.id * t_.pe_cache_depth + i], a.write, a, i);
+          ++i;
+          break;
+        case Mem::kParam:
+          touch(e, tr, param_[i], a.write, a, i);
+          ++i;
+          break;
+        case Mem::kExt:
+          touch(e, tr, ext_[i / kExtGranule], a.write, a, i);
+          i = (i / kExtGranule + 1) * kExtGranule;
+          break;
+      }
+    }
+  }
+}
+
+bool DependencyModel::advance(int e) {
+  EngineState& st = eng_[e];
+  const auto& queue = queues_[e];
+  if (st.pos >= queue.size()) return false;
+  const size_t k = queue[st.pos];
+  if (k >= fetched_) return false;
+  const Trace& tr = traces_[k];
+  const Header& h = tr.hdr;
+  const isa::EdgeSlots slots = isa::edge_slots(tr.opcode);
+  switch (st.phase) {
+    case 0: {
+      const int64_t first = fine_ ? h.acq0_first : h.acq0;
+      if (!can_take(slots.acq0, first) || !can_take(slots.acq1, h.acq1)) return false;
+      acquire(e, slots.acq1, h.acq1);
+      acquire(e, slots.acq0, first);
+      st.acquired0 = first;
+      st.released0 = 0;
+      st.step = 0;
+      st.phase = tr.steps.empty() ? 2 : 1;
+      return true;
+    }
+    case 1: {
+      if (fine_ && st.step > 0) {
+        const int64_t need = std::min(h.acq0_step, h.acq0 - st.acquired0);
+        if (!can_take(slots.acq0, need)) return false;
+        acquire(e, slots.acq0, need);
+        st.acquired0 += need;
+      }
+      const Step& step = tr.steps[st.step];
+      perform(e, tr, step);
+      if (fine_) {
+        const int64_t n = std::min(step.releases, h.rel0 - st.released0);
+        release(e, slots.rel0, n);
+        st.released0 += n;
+      }
+      if (++st.step == tr.steps.size()) st.phase = 2;
+      return true;
+    }
+    default: {
+      const int64_t rest = h.acq0 - st.acquired0;
+      if (!can_take(slots.acq0, rest)) return false;
+      acquire(e, slots.acq0, rest);
+      st.acquired0 = h.acq0;
+      release(e, slots.rel0, h.rel0 - st.released0);
+      release(e, slots.rel1, h.rel1);
+      st.phase = 0;
+      ++st.pos;
+      --st.in_flight;
+      return true;
+    }
+  }
+}
+
+std::string DependencyModel::waiting_text(int e) const {
+  const EngineState& st = eng_[e];
+  const auto& queue = queues_[e];
+  if (st.pos >= queue.size()) return fmt::format("{} idle", isa::engine_name(Engine(e)));
+  const Trace& tr = traces_[queue[st.pos]];
+  if (queue[st.pos] >= fetched_) {
+    return fmt::format("{}: instruction {} not fetched (the fetcher is blocked)",
+                       isa::engine_name(Engine(e)), tr.index);
+  }
+  const isa::EdgeSlots slots = isa::edge_slots(tr.opcode);
+  const auto sem = [&](std::optional<Edge> edge) { return edge ? sem_[static_cast<int>(*edge)] : 0; };
+  const auto name = [](std::optional<Edge> edge) { return edge ? isa::edge_name(*edge) : "-"; };
+  return fmt::format("{}: instruction {} waits for acq0 {} / acq1 {} units of {} / {} "
+                     "(semaphores hold {} / {})",
+                     isa::engine_name(Engine(e)), tr.index, tr.hdr.acq0 - st.acquired0,
+                     st.phase == 0 ? tr.hdr.acq1 : 0, name(slots.acq0), name(slots.acq1),
+                     sem(slots.acq0), sem(slots.acq1));
+}
+
+DependencyCheck DependencyModel::run() {
+  out_.ran = true;
+  for (;;) {
+    while (fetched_ < traces_.size()) {
+      EngineState& st = eng_[static_cast<int>(traces_[fetched_].engine)];
+      if (st.in_flight >= depth_) break;
+      ++st.in_flight;
+      ++fetched_;
+    }
+    bool progress = false;
+    for (int e = 0; e < isa::kEngines; ++e) {
+      while (advance(e)) progress = true;
+    }
+    if (progress) continue;
+    bool done = fetched_ == traces_.size();
+    for (int e = 0; e < isa::kEngines; ++e) done = done && eng_[e].pos == queues_[e].size();
+    if (done) break;
+    out_.deadlock = true;
+    int64_t earliest = -1;
+    std::vector<std::string> parts;
+    for (int e = 0; e < isa::kEngines; ++e) {
+      if (eng_[e].pos < queues_[e].size()) {
+        const int64_t idx = traces_[queues_[e][eng_[e].pos]].index;
+        if (earliest < 0 || idx < earliest) earliest = idx;
+      }
+      parts.push_back(waiting_text(e));
+    }
+    out_.deadlock_index = earliest;
+    out_.deadlock_detail = fmt::format("{}", fmt::join(parts, "; "));
+    break;
+  }
+  return out_;
+}
+
+}  // namespace
+
+const char* sim_error_name(SimError e) {
+  switch (e) {
+    case SimError::kNone: return "NONE";
+    case SimError::kIllegalInstr: return "ILLEGAL_INSTR";
+    case SimError::kUnsupported: return "UNSUPPORTED";
+    case SimError::kAxiRead: return "AXI_READ";
+    case SimError::kAxiWrite: return "AXI_WRITE";
+    case SimError::kBusyStart: return "BUSY_START";
+    case SimError::kNoEnd: return "NO_END";
+    case SimError::kDeadlock: return "DEADLOCK";
+  }
+  return "?";
+}
+
+IsaSim::IsaSim(HwTarget target) : target_(std::move(target)) { target_.validate(); }
+
+namespace {
+
+// Header rules every opcode shares (ILLEGAL_INSTR).
+void check_header(const Instruction& in, Opcode op) {
+  const Header h = isa::decode_header(in);
+  const isa::EdgeSlots slots = isa::edge_slots(op);
+  const char* name = isa::opcode_name(static_cast<uint64_t>(op));
+  const auto zero = [&](std::optional<Edge> slot, int64_t v, const char* field) {
+    require(slot.has_value() || v == 0, SimError::kIllegalInstr,
+            fmt::format("{} has {} = {} (must be 0: {} has no such dependency edge)", name, field,
+                        v, name));
+  };
+  zero(slots.acq0, h.acq0, "acq0");
+  zero(slots.acq0, h.acq0_first, "acq0_first");
+  zero(slots.acq0, h.acq0_step, "acq0_step");
+  zero(slots.acq1, h.acq1, "acq1");
+  zero(slots.rel0, h.rel0, "rel0");
+  zero(slots.rel1, h.rel1, "rel1");
+  require(h.acq0_first <= h.acq0, SimError::kIllegalInstr,
+          fmt::format("{} has acq0_first = {} > acq0 = {}", name, h.acq0_first, h.acq0));
+}
+
+void check_config(const isa::ConfigInstr& c, const HwTarget& t) {
+  const auto equal = [&](const char* what, int64_t got, int64_t want) {
+    require(got == want, SimError::kUnsupported,
+            fmt::format("program compiled for {} = {}, this configuration has {}", what, got,
+                        want));
+  };
+  const auto at_most = [&](const char* what, int64_t got, int64_t have) {
+    require(got <= have, SimError::kUnsupported,
+            fmt::format("program compiled for {} = {}, this configuration has only {}", what, got,
+                        have));
+  };
+  equal("version", c.version, t.version);
+  equal("P", c.pes, t.pes);
+  equal("N", c.lanes, t.lanes);
+  at_most("banks", c.banks, t.banks);
+  at_most("bank_depth", c.bank_depth, t.bank_depth);
+  at_most("pe_cache_depth", c.pe_cache_depth, t.pe_cache_depth);
+  at_most("param_depth", c.param_depth, t.param_depth);
+}
+
+}  // namespace
+
+SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) const {
+  if (options.instr_base % isa::kInstrBytes != 0) {
+    throw Error(fmt::format("instr_base 0x{:x} is not 64-byte aligned", options.instr_base));
+  }
+  if (options.queue_depth < 1) throw Error("queue_depth must be at least 1");
+  SimResult res;
+  Machine machine(target_, memory, options, res);
+  std::vector<Trace> traces;
+  int64_t index = 0;
+  try {
+    for (;; ++index) {
+      require(index < options.instr_limit, SimError::kNoEnd,
+              fmt::format("{} instructions fetched without an END (INSTR_LIMIT)",
+                          options.instr_limit));
+      const uint64_t addr = options.instr_base + static_cast<uint64_t>(index) * isa::kInstrBytes;
+      require(addr + isa::kInstrBytes <= memory.size(), SimError::kAxiRead,
+              fmt::format("instruction fetch at 0x{:x} is past the end of memory (0x{:x} bytes)",
+                          addr, memory.size()));
+      const Instruction in = Instruction::from_bytes(&memory[addr]);
+      const uint64_t op_value = in.opcode_value();
+      const char* op_name = isa::opcode_name(op_value);
+      require(op_name != nullptr && op_value != static_cast<uint64_t>(Opcode::kIllegal),
+              SimError::kIllegalInstr, fmt::format("opcode {} is not an instruction", op_value));
+      require(in.reserved_bits_clear(), SimError::kIllegalInstr,
+              fmt::format("{} has reserved bits set", op_name));
+      const auto op = static_cast<Opcode>(op_value);
+      check_header(in, op);
+      require(index > 0 || op == Opcode::kConfig, SimError::kIllegalInstr,
+              fmt::format("the first instruction is {}, not CONFIG", op_name));
+      InstrStats st;
+      st.index = index;
+      st.opcode = op;
+      st.tag = in.get(isa::hdr::kTag);
+      if (op == Opcode::kConfig) {
+        check_config(isa::decode_config(in), target_);
+        res.stats.push_back(st);
+        continue;
+      }
+      if (op == Opcode::kEnd) {
+        res.stats.push_back(st);
+        break;
+      }
+      Trace tr;
+      tr.index = index;
+      tr.opcode = op;
+      tr.engine = *isa::engine_of(op);
+      tr.hdr = isa::decode_header(in);
+      switch (op) {
+        case Opcode::kLoad: machine.load(in, tr, st); break;
+        case Opcode::kStore: machine.store(in, tr, st); break;
+        default: machine.compute(in, tr, st); break;
+      }
+      res.beats += st.beats;
+      res.stats.push_back(st);
+      traces.push_back(std::move(tr));
+    }
+  } catch (const Fault& f) {
+    res.error = f.code;
+    res.error_index = index;
+    res.message = f.message;
+    res.instructions = index;
+    return res;
+  }
+  res.instructions = index + 1;
+  if (options.check_dependencies) {
+    res.completion = DependencyModel(target_, traces, memory.size(), false, options.queue_depth).run();
+    res.fine = DependencyModel(target_, traces, memory.size(), true, options.queue_depth).run();
+    const DependencyCheck& chosen = options.fine_grain ? res.fine : res.completion;
+    if (chosen.deadlock) {
+      res.error = SimError::kDeadlock;
+      res.error_index = chosen.deadlock_index;
+      res.message = fmt::format("{} mode deadlock: {}", options.fine_grain ? "fine-grained"
+                                                                            : "completion",
+                                chosen.deadlock_detail);
+    }
+  }
+  return res;
+}
+
+std::string describe_problems(const SimResult& r) {
+  std::vector<std::string> lines;
+  if (!r.ok()) {
+    lines.push_back(fmt::format("error {} at instruction {}: {}", sim_error_name(r.error),
+                                r.error_index, r.message));
+  }
+  const std::pair<const char*, const DependencyCheck*> modes[] = {{"completion", &r.completion},
+                                                                   {"fine-grained", &r.fine}};
+  for (const auto& [mode, d] : modes) {
+    if (!d->ran) continue;
+    if (d->deadlock) {
+      lines.push_back(fmt::format("{} mode: deadlock at instruction {}: {}", mode,
+                                  d->deadlock_index, d->deadlock_detail));
+    }
+    for (const Race& race : d->races) {
+      lines.push_back(fmt::format("{} mode: {} race on {} address {}: instruction {} and {} are "
+                                  "not ordered by the semaphores",
+                                  mode, race.kind, race.memory, race.address, race.first,
+                                  race.second));
+    }
+    if (d->race_count > static_cast<int64_t>(d->races.size())) {
+      lines.push_back(fmt::format("{} mode: {} races in all", mode, d->race_count));
+    }
+    if (!d->deadlock && !d->balanced()) {
+      for (int e = 0; e < isa::kEdges; ++e) {
+        if (d->released[e] != d->acquired[e]) {
+          lines.push_back(fmt::format("{} mode: edge {} released {} units, acquired {}", mode,
+                                      isa::edge_name(Edge(e)), d->released[e], d->acquired[e]));
+        }
+      }
+    }
+  }
+  return fmt::format("{}", fmt::join(lines, "\n"));
+}
+
+}  // namespace strata

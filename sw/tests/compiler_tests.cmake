@@ -1,0 +1,20 @@
+# ISA, compiler and ISA simulator tests (label unit), and the check that the
+# generated ISA views match config/isa.yaml (label lint). Included from
+# sw/CMakeLists.txt.
+add_executable(strata_compiler_tests
+  ${CMAKE_CURRENT_LIST_DIR}/isa_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compiler_test.cpp
+)
+target_link_libraries(strata_compiler_tests PRIVATE strata_core GTest::gtest_main)
+target_compile_definitions(strata_compiler_tests PRIVATE
+  STRATA_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+  STRATA_PYTHON="${STRATA_PYTHON}")
+target_compile_options(strata_compiler_tests PRIVATE -Wall -Wextra -Wpedantic)
+gtest_discover_tests(strata_compiler_tests PROPERTIES LABELS "unit" DISCOVERY_TIMEOUT 60)
+
+# The committed rtl/strata_isa_pkg.sv, sw/include/strata/isa_fields.hpp and the
+# field tables of docs/isa.md must match config/isa.yaml.
+add_test(NAME isa_in_sync
+         COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/gen_isa.py --check
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(isa_in_sync PROPERTIES LABELS "lint")

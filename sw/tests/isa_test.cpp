@@ -1,0 +1,939 @@
+// The instruction set in C++ (isa.hpp), the generated field tables, the
+// hardware target, and the ISA simulator on hand-assembled programs: every
+// error code, deadlock and race detection.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <bit>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/hw_config.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/isa.hpp"
+#include "strata/isa_sim.hpp"
+#include "strata/numerics.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace isa;
+
+const fs::path kSource = STRATA_SOURCE_DIR;
+
+struct Section {
+  std::string name;  // "header" or the opcode in lower case
+  const Field* fields;
+  size_t count;
+};
+
+std::vector<Section> sections() {
+  return {{"header", hdr::kFields.data(), hdr::kFields.size()},
+          {"load", load::kFields.data(), load::kFields.size()},
+          {"compute", compute::kFields.data(), compute::kFields.size()},
+          {"store", store::kFields.data(), store::kFields.size()},
+          {"end", end::kFields.data(), end::kFields.size()},
+          {"config", config::kFields.data(), config::kFields.size()}};
+}
+
+int64_t field_max(const Field& f) {
+  return f.is_signed ? (int64_t{1} << (f.width - 1)) - 1
+                     : static_cast<int64_t>((f.width >= 63 ? ~uint64_t{0} >> 1
+                                                           : (uint64_t{1} << f.width) - 1));
+}
+int64_t field_min(const Field& f) { return f.is_signed ? -(int64_t{1} << (f.width - 1)) : 0; }
+
+int popcount(const Instruction& in) {
+  int n = 0;
+  for (uint64_t w : in.words) n += std::popcount(w);
+  return n;
+}
+
+// ---- generated tables vs config/isa.yaml -------------------------------------------------
+
+TEST(IsaFields, MatchConfigIsaYaml) {
+  const YAML::Node root = YAML::LoadFile((kSource / "config/isa.yaml").string());
+  EXPECT_EQ(root["instruction_bits"].as<int>(), kInstrBits);
+  for (const auto& op : root["opcodes"]) {
+    const char* name = opcode_name(op.second.as<uint64_t>());
+    ASSERT_NE(name, nullptr) << op.first.as<std::string>();
+    EXPECT_EQ(name, op.first.as<std::string>());
+  }
+  for (const Section& s : sections()) {
+    const YAML::Node list = root[s.name];
+    ASSERT_TRUE(list.IsSequence()) << s.name;
+    ASSERT_EQ(list.size(), s.count) << s.name;
+    for (size_t i = 0; i < s.count; ++i) {
+      const Field& f = s.fields[i];
+      EXPECT_EQ(list[i]["name"].as<std::string>(), f.name) << s.name;
+      EXPECT_EQ(list[i]["lsb"].as<int>(), f.lsb) << s.name << "." << f.name;
+      EXPECT_EQ(list[i]["width"].as<int>(), f.width) << s.name << "." << f.name;
+      EXPECT_EQ(list[i]["signed"] ? list[i]["signed"].as<bool>() : false, f.is_signed)
+          << s.name << "." << f.name;
+    }
+  }
+  EXPECT_EQ(root["enums"]["compute_dst"]["PE_TRANSPOSE"].as<int>(),
+            static_cast<int>(ComputeDst::kPeTranspose));
+  EXPECT_EQ(root["enums"]["pool_op"]["AVG"].as<int>(), static_cast<int>(PoolOp::kAvg));
+}
+
+// The used-bit masks agree with the descriptors: a bit inside a field of the
+// opcode or the header keeps the instruction legal, any other bit does not.
+TEST(IsaFields, ReservedBitsAreExactlyTheBitsNoFieldUses) {
+  const std::map<std::string, Opcode> ops = {{"load", Opcode::kLoad},
+                                             {"compute", Opcode::kCompute},
+                                             {"store", Opcode::kStore},
+                                             {"end", Opcode::kEnd},
+                                             {"config", Opcode::kConfig}};
+  for (const Section& s : sections()) {
+    if (s.name == "header") continue;
+    const Opcode op = ops.at(s.name);
+    std::vector<bool> used(kInstrBits, false);
+    for (const Section& part : {sections()[0], s}) {
+      for (size_t i = 0; i < part.count; ++i) {
+        for (int b = 0; b < part.fields[i].width; ++b) used[part.fields[i].lsb + b] = true;
+      }
+    }
+    for (int b = hdr::kOpcode.width; b < kInstrBits; ++b) {
+      Instruction in;
+      in.set(hdr::kOpcode, static_cast<int64_t>(op));
+      in.words[b / 64] |= uint64_t{1} << (b % 64);
+      EXPECT_EQ(in.reserved_bits_clear(), used[b]) << s.name << " bit " << b;
+    }
+  }
+  Instruction zero;
+  EXPECT_FALSE(zero.reserved_bits_clear()) << "opcode 0 (ILLEGAL) is never legal";
+}
+
+// ---- field access --------------------------------------------------------------------------
+
+TEST(Instruction, EveryFieldRoundTripsItsExtremes) {
+  for (const Section& s : sections()) {
+    for (size_t i = 0; i < s.count; ++i) {
+      const Field& f = s.fields[i];
+      for (const int64_t v : {field_max(f), field_min(f), int64_t{1}, field_max(f) / 3}) {
+        Instruction in;
+        in.set(f, v);
+        EXPECT_EQ(in.get(f), v) << s.name << "." << f.name;
+        // Nothing outside the field changed.
+        for (size_t j = 0; j < s.count; ++j) {
+          if (j != i) {
+            EXPECT_EQ(in.get(s.fields[j]), 0) << s.name << "." << s.fields[j].name;
+          }
+        }
+      }
+      Instruction all_ones;
+      all_ones.set(f, f.is_signed ? -1 : field_max(f));
+      EXPECT_EQ(popcount(all_ones), std::min(f.width, 63) + (f.width == 64 ? 1 : 0))
+          << s.name << "." << f.name;
+      EXPECT_EQ(all_ones.raw(f), f.width >= 64 ? ~uint64_t{0} : (uint64_t{1} << f.width) - 1);
+    }
+  }
+}
+
+TEST(Instruction, RandomValuesInEveryFieldAtOnce) {
+  std::mt19937_64 rng(7);
+  for (const Section& s : sections()) {
+    for (int trial = 0; trial < 200; ++trial) {
+      Instruction in;
+      std::vector<int64_t> values;
+      for (size_t i = 0; i < s.count; ++i) {
+        const Field& f = s.fields[i];
+        const int64_t v = std::uniform_int_distribution<int64_t>(field_min(f), field_max(f))(rng);
+        in.set(f, v);
+        values.push_back(v);
+      }
+      for (size_t i = 0; i < s.count; ++i) {
+        EXPECT_EQ(in.get(s.fields[i]), values[i]) << s.name << "." << s.fields[i].name;
+      }
+      uint8_t bytes[kInstrBytes];
+      in.to_bytes(bytes);
+      EXPECT_EQ(Instruction::from_bytes(bytes), in);
+    }
+  }
+}
+
+TEST(Instruction, SetRejectsValuesThatDoNotFit) {
+  for (const Section& s : sections()) {
+    for (size_t i = 0; i < s.count; ++i) {
+      const Field& f = s.fields[i];
+      Instruction in;
+      const int64_t too_big = field_max(f) + 1;
+      const int64_t too_small = field_min(f) - 1;
+      for (const int64_t v : {too_big, too_small}) {
+        try {
+          in.set(f, v);
+          ADD_FAILURE() << s.name << "." << f.name << " accepted " << v;
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find(std::string("'") + f.name + "'"),
+                    std::string::npos)
+              << e.what();
+        }
+      }
+      EXPECT_EQ(in, Instruction{}) << "a rejected set() must not change the instruction";
+    }
+  }
+}
+
+TEST(Instruction, BytesAreLittleEndianWordZeroFirst) {
+  Instruction in;
+  in.set(hdr::kOpcode, 3);
+  in.set(hdr::kAcq0, 0x1234);
+  in.set(compute::kPostHi, -2);  // bits 463:456
+  uint8_t b[kInstrBytes];
+  in.to_bytes(b);
+  EXPECT_EQ(b[0], 0x03);
+  EXPECT_EQ(b[2], 0x34);
+  EXPECT_EQ(b[3], 0x12);
+  EXPECT_EQ(b[57], 0xFE);
+  EXPECT_EQ(in.get(compute::kPostHi), -2);
+}
+
+// ---- per-opcode structs --------------------------------------------------------------------
+
+template <typename T>
+int64_t pick(std::mt19937_64& rng, const Field& f) {
+  return std::uniform_int_distribution<int64_t>(field_min(f), field_max(f))(rng);
+}
+
+Header random_header(std::mt19937_64& rng) {
+  Header h;
+  h.acq0 = pick<int>(rng, hdr::kAcq0);
+  h.acq1 = pick<int>(rng, hdr::kAcq1);
+  h.rel0 = pick<int>(rng, hdr::kRel0);
+  h.rel1 = pick<int>(rng, hdr::kRel1);
+  h.acq0_first = pick<int>(rng, hdr::kAcq0First);
+  h.acq0_step = pick<int>(rng, hdr::kAcq0Step);
+  h.tag = pick<int>(rng, hdr::kTag);
+  return h;
+}
+
+TEST(Instruction, EncodeDecodeRoundTripsEveryOpcode) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    LoadInstr l;
+    l.hdr = random_header(rng);
+    l.ext_addr = pick<int>(rng, load::kExtAddr);
+    l.ext_row_stride = pick<int>(rng, load::kExtRowStride);
+    l.rows = pick<int>(rng, load::kRows);
+    l.row_words = pick<int>(rng, load::kRowWords);
+    l.dst_kind = static_cast<LoadDst>(trial % 3);
+    l.dst_id = pick<int>(rng, load::kDstId);
+    l.dst_pe_step = trial % 2 == 0;
+    l.dst_addr = pick<int>(rng, load::kDstAddr);
+    l.dst_row_stride = pick<int>(rng, load::kDstRowStride);
+    EXPECT_EQ(decode_load(encode(l)), l);
+
+    StoreInstr s;
+    s.hdr = random_header(rng);
+    s.ext_addr = pick<int>(rng, store::kExtAddr);
+    s.ext_row_stride = pick<int>(rng, store::kExtRowStride);
+    s.rows = pick<int>(rng, store::kRows);
+    s.row_words = pick<int>(rng, store::kRowWords);
+    s.src_id = pick<int>(rng, store::kSrcId);
+    s.src_addr = pick<int>(rng, store::kSrcAddr);
+    s.src_row_stride = pick<int>(rng, store::kSrcRowStride);
+    EXPECT_EQ(decode_store(encode(s)), s);
+
+    ComputeInstr c;
+    c.hdr = random_header(rng);
+    c.mode = static_cast<ComputeMode>(trial % 3);
+    c.in_id = pick<int>(rng, compute::kInId);
+    c.in_base = pick<int>(rng, compute::kInBase);
+    c.in_h = pick<int>(rng, compute::kInH);
+    c.in_w = pick<int>(rng, compute::kInW);
+    c.in_groups = pick<int>(rng, compute::kInGroups);
+    c.kernel_h = pick<int>(rng, compute::kKernelH);
+    c.kernel_w = pick<int>(rng, compute::kKernelW);
+    c.stride_h = pick<int>(rng, compute::kStrideH);
+    c.stride_w = pick<int>(rng, compute::kStrideW);
+    c.pad_h = pick<int>(rng, compute::kPadH);
+    c.pad_w = pick<int>(rng, compute::kPadW);
+    c.out_h = pick<int>(rng, compute::kOutH);
+    c.out_w = pick<int>(rng, compute::kOutW);
+    c.cache_base = pick<int>(rng, compute::kCacheBase);
+    c.param_base = pick<int>(rng, compute::kParamBase);
+    c.clamp_lo = pick<int>(rng, compute::kClampLo);
+    c.clamp_hi = pick<int>(rng, compute::kClampHi);
+    c.pool_en = trial % 2 == 1;
+    c.pool_op = static_cast<PoolOp>(trial % 2);
+    c.pool_ceil = trial % 4 < 2;
+    c.pool_k = pick<int>(rng, compute::kPoolK);
+    c.pool_s = pick<int>(rng, compute::kPoolS);
+    c.pool_pad = pick<int>(rng, compute::kPoolPad);
+    c.pool_out_h = pick<int>(rng, compute::kPoolOutH);
+    c.pool_out_w = pick<int>(rng, compute::kPoolOutW);
+    c.dst_kind = static_cast<ComputeDst>(trial % 3);
+    c.dst_id = pick<int>(rng, compute::kDstId);
+    c.dst_base = pick<int>(rng, compute::kDstBase);
+    c.dst_row_stride = pick<int>(rng, compute::kDstRowStride);
+    c.dst_group_stride = pick<int>(rng, compute::kDstGroupStride);
+    c.post_lo = pick<int>(rng, compute::kPostLo);
+    c.post_hi = pick<int>(rng, compute::kPostHi);
+    EXPECT_EQ(decode_compute(encode(c)), c);
+
+    ConfigInstr g;
+    g.hdr = random_header(rng);
+    g.version = pick<int>(rng, config::kVersion);
+    g.pes = pick<int>(rng, config::kPes);
+    g.lanes = pick<int>(rng, config::kLanes);
+    g.banks = pick<int>(rng, config::kBanks);
+    g.bank_depth = pick<int>(rng, config::kBankDepth);
+    g.pe_cache_depth = pick<int>(rng, config::kPeCacheDepth);
+    g.param_depth = pick<int>(rng, config::kParamDepth);
+    EXPECT_EQ(decode_config(encode(g)), g);
+
+    EndInstr e{random_header(rng)};
+    EXPECT_EQ(decode_end(encode(e)), e);
+    EXPECT_TRUE(encode(l).reserved_bits_clear());
+    EXPECT_TRUE(encode(c).reserved_bits_clear());
+    EXPECT_TRUE(encode(s).reserved_bits_clear());
+  }
+}
+
+TEST(Instruction, EncodeRejectsStructValuesThatDoNotFit) {
+  LoadInstr l;
+  l.rows = 70000;
+  EXPECT_THROW(encode(l), Error);
+  ComputeInstr c;
+  c.clamp_lo = -129;
+  EXPECT_THROW(encode(c), Error);
+  c.clamp_lo = 0;
+  c.kernel_h = 16;
+  EXPECT_THROW(encode(c), Error);
+  StoreInstr s;
+  s.ext_addr = int64_t{1} << 40;
+  EXPECT_THROW(encode(s), Error);
+  EndInstr e;
+  e.hdr.acq0 = -1;
+  EXPECT_THROW(encode(e), Error);
+}
+
+TEST(Instruction, DecodeChecksTheOpcode) {
+  EXPECT_THROW(decode_load(encode(StoreInstr{})), Error);
+  EXPECT_THROW(decode_compute(encode(EndInstr{})), Error);
+  EXPECT_THROW(decode_store(Instruction{}), Error);
+}
+
+// ---- edges ---------------------------------------------------------------------------------
+
+TEST(IsaEdges, SlotsFollowTheDocsTable) {
+  const EdgeSlots l = edge_slots(Opcode::kLoad);
+  EXPECT_EQ(l.acq0, Edge::kC2L);
+  EXPECT_EQ(l.acq1, Edge::kS2L);
+  EXPECT_EQ(l.rel0, Edge::kL2C);
+  EXPECT_FALSE(l.rel1.has_value());
+  const EdgeSlots c = edge_slots(Opcode::kCompute);
+  EXPECT_EQ(c.acq0, Edge::kL2C);
+  EXPECT_EQ(c.acq1, Edge::kS2C);
+  EXPECT_EQ(c.rel0, Edge::kC2S);
+  EXPECT_EQ(c.rel1, Edge::kC2L);
+  const EdgeSlots s = edge_slots(Opcode::kStore);
+  EXPECT_EQ(s.acq0, Edge::kC2S);
+  EXPECT_FALSE(s.acq1.has_value());
+  EXPECT_EQ(s.rel0, Edge::kS2C);
+  EXPECT_EQ(s.rel1, Edge::kS2L);
+  for (Opcode op : {Opcode::kLoad, Opcode::kCompute, Opcode::kStore}) {
+    const EdgeSlots e = edge_slots(op);
+    const Engine me = *engine_of(op);
+    for (auto slot : {e.acq0, e.acq1}) {
+      if (slot) {
+        EXPECT_EQ(edge_consumer(*slot), me) << edge_name(*slot);
+      }
+    }
+    for (auto slot : {e.rel0, e.rel1}) {
+      if (slot) {
+        EXPECT_EQ(edge_producer(*slot), me) << edge_name(*slot);
+      }
+    }
+  }
+  for (Opcode op : {Opcode::kEnd, Opcode::kConfig}) {
+    const EdgeSlots e = edge_slots(op);
+    EXPECT_FALSE(e.acq0 || e.acq1 || e.rel0 || e.rel1);
+    EXPECT_FALSE(engine_of(op).has_value());
+  }
+}
+
+// ---- disassembler --------------------------------------------------------------------------
+
+void expect_contains(const std::string& text, const std::vector<std::string>& parts) {
+  for (const std::string& p : parts) {
+    EXPECT_NE(text.find(p), std::string::npos) << "missing '" << p << "' in: " << text;
+  }
+}
+
+TEST(Disassembler, OneReadableLinePerOpcode) {
+  LoadInstr l;
+  l.hdr.rel0 = 32;
+  l.hdr.acq1 = 1;
+  l.hdr.tag = 4;
+  l.ext_addr = 0x1c40;
+  l.ext_row_stride = 256;
+  l.rows = 32;
+  l.row_words = 32;
+  l.dst_kind = LoadDst::kBank;
+  l.dst_id = 2;
+  l.dst_addr = 16;
+  l.dst_row_stride = 32;
+  const std::string ld = disassemble(encode(l));
+  expect_contains(ld, {"LOAD", "b2[16]", "0x1c40", "32x32w", "S2L 1", "L2C 32", "tag 4"});
+  EXPECT_EQ(ld.find('\n'), std::string::npos);
+
+  ComputeInstr c;
+  c.hdr.acq0 = 32;
+  c.hdr.acq0_first = 3;
+  c.hdr.acq0_step = 1;
+  c.mode = ComputeMode::kConv;
+  c.in_id = 1;
+  c.in_h = c.in_w = 32;
+  c.in_groups = 2;
+  c.kernel_h = 5;
+  c.kernel_w = 1;
+  c.stride_h = c.stride_w = 1;
+  c.pad_h = 2;
+  c.out_h = c.out_w = 32;
+  c.clamp_lo = 0;
+  c.pool_en = true;
+  c.pool_op = PoolOp::kAvg;
+  c.pool_ceil = true;
+  c.pool_k = 3;
+  c.pool_s = 2;
+  c.pool_out_h = c.pool_out_w = 16;
+  c.dst_id = 3;
+  c.dst_row_stride = 16;
+  const std::string cv = disassemble(encode(c));
+  expect_contains(cv, {"COMPUTE CONV", "b1[0] 32x32 g2 k5x1", "p2,0", "clamp[0,127]",
+                       "avgpool k3 s2 p0 ceil -> 16x16", "-> b3[0] row 16",
+                       "L2C 32 (first 3, step 1)"});
+  c.mode = ComputeMode::kFc;
+  c.dst_kind = ComputeDst::kPeTranspose;
+  expect_contains(disassemble(encode(c)), {"COMPUTE FC", "transpose"});
+  c.mode = ComputeMode::kPool;
+  c.dst_kind = ComputeDst::kPeCache;
+  expect_contains(disassemble(encode(c)), {"COMPUTE POOL", "pe3[0]", "group"});
+
+  StoreInstr s;
+  s.src_id = 1;
+  s.rows = 4;
+  s.row_words = 8;
+  s.ext_addr = 0x400;
+  expect_contains(disassemble(encode(s)), {"STORE", "b1[0] 4x8w", "ext 0x400"});
+  expect_contains(disassemble(encode(EndInstr{})), {"END"});
+  ConfigInstr g;
+  g.pes = g.lanes = 8;
+  expect_contains(disassemble(encode(g)), {"CONFIG", "P 8 N 8"});
+
+  Instruction bad;
+  bad.set(hdr::kOpcode, 9);
+  expect_contains(disassemble(bad), {"ILLEGAL opcode 9"});
+  Instruction odd = encode(s);
+  odd.words[7] |= uint64_t{1} << 63;
+  expect_contains(disassemble(odd), {"RESERVED BITS SET"});
+  Instruction kind = encode(l);
+  kind.set(load::kDstKind, 3);
+  expect_contains(disassemble(kind), {"?3"});
+}
+
+// ---- error codes and the hardware target -----------------------------------------------------
+
+TEST(IsaSimErrors, CodesMatchConfigRegistersYaml) {
+  const YAML::Node codes = YAML::LoadFile((kSource / "config/registers.yaml").string())["error_codes"];
+  ASSERT_TRUE(codes.IsMap());
+  int count = 0;
+  for (const auto& kv : codes) {
+    const auto value = kv.second.as<int>();
+    EXPECT_EQ(sim_error_name(static_cast<SimError>(value)), kv.first.as<std::string>());
+    ++count;
+  }
+  EXPECT_EQ(count, 8);
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           fmt::format("strata_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  fs::path dir_;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+using HwTargetTest = TempDir;
+
+TEST_F(HwTargetTest, DefaultsAreTheGeneratedConfiguration) {
+  const HwTarget d = HwTarget::defaults();
+  EXPECT_EQ(d.pes, hw::kPes);
+  EXPECT_EQ(d.lanes, hw::kLanes);
+  EXPECT_EQ(d.banks, hw::kBanks);
+  EXPECT_EQ(d.bank_depth, hw::kBankDepth);
+  EXPECT_EQ(d.param_depth, hw::kParamDepth);
+  EXPECT_EQ(d.axi_data_width, hw::kAxiDataWidth);
+  EXPECT_EQ(HwTarget::from_yaml((kSource / "config/default.yaml").string()), d);
+  EXPECT_NO_THROW(d.validate());
+}
+
+TEST_F(HwTargetTest, LoadsAnotherConfigurationWithoutRebuilding) {
+  std::string text = read_text(kSource / "config/default.yaml");
+  text = std::regex_replace(text, std::regex("\nname: default"), "\nname: p16n16");
+  text = std::regex_replace(text, std::regex("\nlanes: 8 "), "\nlanes: 16 ");
+  text = std::regex_replace(text, std::regex("\npes: 8 "), "\npes: 16 ");
+  const HwTarget t = HwTarget::from_yaml(write("p16n16.yaml", text));
+  EXPECT_EQ(t.name, "p16n16");
+  EXPECT_EQ(t.pes, 16);
+  EXPECT_EQ(t.lanes, 16);
+  EXPECT_EQ(t.bank_depth, hw::kBankDepth);
+}
+
+TEST_F(HwTargetTest, RejectsBadConfigurationsNamingFileAndProblem) {
+  const std::string base = read_text(kSource / "config/default.yaml");
+  const auto expect_error = [&](const std::string& text, const std::string& part) {
+    const std::string path = write("bad.yaml", text);
+    try {
+      HwTarget::from_yaml(path);
+      ADD_FAILURE() << "accepted: " << part;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.where().file, path);
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  expect_error(std::regex_replace(base, std::regex("\nbanks: 4"), ""), "missing key 'banks'");
+  expect_error(base + "colour: blue\n", "unknown key 'colour'");
+  expect_error(std::regex_replace(base, std::regex("\nlanes: 8 "), "\nlanes: 16 "), "P = N");
+  expect_error(std::regex_replace(base, std::regex("\ndata_width: 8 "), "\ndata_width: 16 "),
+               "data_width");
+  expect_error(std::regex_replace(base, std::regex("\nbanks: 4"), "\nbanks: 1"), "banks = 1");
+  expect_error(std::regex_replace(base, std::regex("\naxi_data_width: 64"), "\naxi_data_width: 48"),
+               "axi_data_width = 48");
+  expect_error(std::regex_replace(base, std::regex("\naxi_data_width: 64"), "\naxi_data_width: 128"),
+               "whole number of AXI beats");
+  expect_error(std::regex_replace(base, std::regex("\nbank_depth: 4096"), "\nbank_depth: x"),
+               "'bank_depth' must be an integer");
+  expect_error("- 1\n- 2\n", "mapping");
+  EXPECT_THROW(HwTarget::from_yaml((dir_ / "missing.yaml").string()), Error);
+}
+
+// ---- gen_isa.py checks ---------------------------------------------------------------------
+
+using GenIsaTest = TempDir;
+
+// Runs gen_isa.py --check on an edited copy of config/isa.yaml.
+std::pair<int, std::string> run_gen_isa(const std::string& yaml_path) {
+  const std::string cmd = fmt::format("cd '{}' && '{}' scripts/gen_isa.py --check --source '{}' 2>&1",
+                                      kSource.string(), STRATA_PYTHON, yaml_path);
+  std::string out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return {-1, "popen failed"};
+  char buf[512];
+  while (fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST_F(GenIsaTest, RejectsInconsistentEncodings) {
+  const std::string base = read_text(kSource / "config/isa.yaml");
+  const auto [ok, ok_out] = run_gen_isa(write("same.yaml", base));
+  EXPECT_EQ(ok, 0) << ok_out;
+  const struct {
+    std::string from, to, message;
+  } cases[] = {
+      {"lsb: 208, width: 16, doc: \"words per row (>= 1): N-byte",
+       "lsb: 200, width: 16, doc: \"words per row (>= 1): N-byte", "overlap"},
+      {"{name: post_hi,         lsb: 456", "{name: post_hi,         lsb: 508",
+       "outside the 512-bit instruction"},
+      {"{name: tag,        lsb: 112", "{name: tag,        lsb: 120", "reaches into the payload"},
+      {"{name: mode,            lsb: 128", "{name: mode,            lsb: 100", "overlaps the header"},
+      {"CONFIG: 5 ", "CONFIG: 17 ", "does not fit"},
+      {"compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 2}",
+       "compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 4}", "does not fit 2 bits"},
+      {"pool_op:        {MAX: 0, AVG: 1}", "pool_op:        {MAX: 0, AVG: 2}", "sv_types"},
+  };
+  for (const auto& c : cases) {
+    const size_t at = base.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    std::string text = base;
+    text.replace(at, c.from.size(), c.to);
+    const auto [code, out] = run_gen_isa(write("bad.yaml", text));
+    EXPECT_EQ(code, 1) << c.message << ": " << out;
+    EXPECT_NE(out.find(c.message), std::string::npos) << out;
+  }
+}
+
+// ---- the simulator on hand-assembled programs ----------------------------------------------
+
+// A small image: one 8-channel 6x6 input, a 3x3 pad-1 convolution with 8
+// output channels and ReLU, then a 2x2 max pool, stored back.
+struct TinyConv {
+  static constexpr int64_t kH = 6, kW = 6, kC = 8, kK = 3;
+  HwTarget t = HwTarget::defaults();
+  Tensor<int8_t> input{{kC, kH, kW}};
+  Tensor<int8_t> weights{{kC, kC, kK, kK}};
+  Tensor<int32_t> bias{{kC}};
+  Requant rq;
+  // memory layout
+  static constexpr uint64_t kParams = 0x400, kWeights = 0x800, kInput = 0x1000, kOutput = 0x1800;
+  std::vector<uint8_t> memory = std::vector<uint8_t>(0x2000, 0);
+  std::vector<Instruction> program;
+
+  TinyConv() {
+    std::mt19937_64 rng(5);
+    for (auto& v : input.values()) v = static_cast<int8_t>(rng() % 256 - 128);
+    for (auto& v : weights.values()) v = static_cast<int8_t>(rng() % 31 - 15);
+    for (auto& v : bias.values()) v = static_cast<int32_t>(rng() % 2001) - 1000;
+    rq.multiplier.assign(kC, 300);
+    rq.shift.assign(kC, 12);
+    rq.lo = 0;
+    rq.hi = 127;
+    for (int64_t c = 0; c < kC; ++c) {
+      uint8_t* e = &memory[kParams + c * 8];
+      const auto b = static_cast<uint32_t>(bias(c));
+      for (int i = 0; i < 4; ++i) e[i] = static_cast<uint8_t>(b >> (8 * i));
+      e[4] = static_cast<uint8_t>(rq.multiplier[c]);
+      e[5] = static_cast<uint8_t>(rq.multiplier[c] >> 8);
+      e[6] = rq.shift[c];
+      // PE c: word (ky*3+kx) holds w[c][lane][ky][kx]
+      for (int64_t ky = 0; ky < kK; ++ky) {
+        for (int64_t kx = 0; kx < kK; ++kx) {
+          for (int64_t lane = 0; lane < kC; ++lane) {
+            memory[kWeights + (c * 9 + ky * 3 + kx) * 8 + lane] =
+                static_cast<uint8_t>(weights(c, lane, ky, kx));
+          }
+        }
+      }
+      for (int64_t y = 0; y < kH; ++y) {
+        for (int64_t x = 0; x < kW; ++x) {
+          memory[kInput + (y * kW + x) * 8 + c] = static_cast<uint8_t>(input(c, y, x));
+        }
+      }
+    }
+    ConfigInstr cfg;
+    cfg.version = t.version;
+    cfg.pes = t.pes;
+    cfg.lanes = t.lanes;
+    cfg.banks = t.banks;
+    cfg.bank_depth = t.bank_depth;
+    cfg.pe_cache_depth = t.pe_cache_depth;
+    cfg.param_depth = t.param_depth;
+    LoadInstr lp;  // params: 1 row of 8 entries
+    lp.ext_addr = kParams;
+    lp.ext_row_stride = 64;
+    lp.rows = 1;
+    lp.row_words = 8;
+    lp.dst_kind = LoadDst::kParam;
+    lp.hdr.rel0 = 1;
+    LoadInstr lw;  // weights: row r = PE r, 9 words
+    lw.ext_addr = kWeights;
+    lw.ext_row_stride = 72;
+    lw.rows = 8;
+    lw.row_words = 9;
+    lw.dst_kind = LoadDst::kPeCache;
+    lw.dst_pe_step = true;
+    lw.dst_row_stride = 9;
+    lw.hdr.rel0 = 8;
+    LoadInstr li;  // input: 6 rows of 6 words into bank 0
+    li.ext_addr = kInput;
+    li.ext_row_stride = 48;
+    li.rows = 6;
+    li.row_words = 6;
+    li.dst_row_stride = 6;
+    li.hdr.rel0 = 6;
+    ComputeInstr c;
+    c.hdr = {15, 0, 3, 0, 11, 1, 0};  // acq0 15: params 1 + weights 8 + input rows 6
+    c.mode = ComputeMode::kConv;
+    c.in_id = 0;
+    c.in_h = kH;
+    c.in_w = kW;
+    c.in_groups = 1;
+    c.kernel_h = c.kernel_w = 3;
+    c.stride_h = c.stride_w = 1;
+    c.pad_h = c.pad_w = 1;
+    c.out_h = c.out_w = 6;
+    c.clamp_lo = 0;
+    c.clamp_hi = 127;
+    c.pool_en = true;
+    c.pool_op = PoolOp::kMax;
+    c.pool_k = 2;
+    c.pool_s = 2;
+    c.pool_out_h = c.pool_out_w = 3;
+    c.dst_kind = ComputeDst::kBank;
+    c.dst_id = 1;
+    c.dst_row_stride = 3;
+    StoreInstr s;
+    s.hdr.acq0 = 3;
+    s.hdr.acq0_first = 1;
+    s.hdr.acq0_step = 1;
+    s.src_id = 1;
+    s.rows = 3;
+    s.row_words = 3;
+    s.src_row_stride = 3;
+    s.ext_addr = kOutput;
+    s.ext_row_stride = 24;
+    program = {encode(cfg), encode(lp), encode(lw), encode(li), encode(c), encode(s),
+               encode(EndInstr{})};
+  }
+
+  void place() {
+    for (size_t i = 0; i < program.size(); ++i) program[i].to_bytes(&memory[i * kInstrBytes]);
+  }
+  SimResult run(const SimOptions& o = {}) {
+    place();
+    return IsaSim(t).run(memory, o);
+  }
+  Tensor<int8_t> expected() const {
+    return maxpool(requantize(conv2d_acc(input, weights, bias, {3, 1, 1}), rq), {2, 2, 0, false});
+  }
+  Tensor<int8_t> output() const {
+    Tensor<int8_t> out({kC, 3, 3});
+    for (int64_t c = 0; c < kC; ++c) {
+      for (int64_t y = 0; y < 3; ++y) {
+        for (int64_t x = 0; x < 3; ++x) {
+          out(c, y, x) = static_cast<int8_t>(memory[kOutput + (y * 3 + x) * 8 + c]);
+        }
+      }
+    }
+    return out;
+  }
+};
+
+TEST(IsaSim, HandAssembledConvolutionMatchesTheGoldenModel) {
+  TinyConv tc;
+  const SimResult r = tc.run();
+  ASSERT_TRUE(r.ok()) << describe_problems(r);
+  EXPECT_TRUE(r.completion.clean()) << describe_problems(r);
+  EXPECT_TRUE(r.fine.clean()) << describe_problems(r);
+  EXPECT_TRUE(r.completion.balanced());
+  EXPECT_EQ(r.instructions, 7);
+  const Tensor<int8_t> want = tc.expected();
+  const Tensor<int8_t> got = tc.output();
+  for (int64_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "element " << i;
+  // Beats: taps inside the image only (corners 4, edges 6, inside 9) for one group.
+  EXPECT_EQ(r.stats[4].beats, 4 * 4 + 16 * 6 + 16 * 9);
+  EXPECT_EQ(r.beats, r.stats[4].beats);
+  EXPECT_EQ(r.uninitialized_reads, 0);
+}
+
+TEST(IsaSim, ResultDoesNotDependOnOnChipMemoryContents) {
+  TinyConv a, b;
+  SimOptions o;
+  o.onchip_seed = 12345;
+  ASSERT_TRUE(a.run().ok());
+  ASSERT_TRUE(b.run(o).ok());
+  EXPECT_EQ(a.output(), b.output());
+}
+
+// Runs `tc` after `edit` and expects error `code` at instruction `index`.
+void expect_sim_error(const std::function<void(TinyConv&)>& edit, SimError code, int64_t index,
+                      const std::string& part) {
+  TinyConv tc;
+  edit(tc);
+  const SimResult r = tc.run();
+  EXPECT_EQ(r.error, code) << "expected '" << part << "', got " << sim_error_name(r.error) << ": "
+                           << r.message;
+  EXPECT_EQ(r.error_index, index) << r.message;
+  EXPECT_NE(r.message.find(part), std::string::npos) << r.message;
+}
+
+TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
+  expect_sim_error([](TinyConv& t) { t.program[3].set(hdr::kOpcode, 9); },
+                   SimError::kIllegalInstr, 3, "opcode 9");
+  expect_sim_error([](TinyConv& t) { t.program[2] = Instruction{}; }, SimError::kIllegalInstr, 2,
+                   "opcode 0");
+  expect_sim_error([](TinyConv& t) { t.program[4].words[7] |= uint64_t{1} << 60; },
+                   SimError::kIllegalInstr, 4, "reserved bits");
+  expect_sim_error([](TinyConv& t) { t.program[0].words[0] |= 1 << 5; }, SimError::kIllegalInstr,
+                   0, "reserved bits");
+  expect_sim_error([](TinyConv& t) { t.program.erase(t.program.begin()); },
+                   SimError::kIllegalInstr, 0, "not CONFIG");
+  expect_sim_error([](TinyConv& t) { t.program[3].set(load::kRows, 0); }, SimError::kIllegalInstr,
+                   3, "rows = 0");
+  expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstKind, 3); },
+                   SimError::kIllegalInstr, 3, "dst_kind 3");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kMode, 3); },
+                   SimError::kIllegalInstr, 4, "mode 3");
+  expect_sim_error([](TinyConv& t) { t.program[1].set(hdr::kRel1, 1); }, SimError::kIllegalInstr,
+                   1, "rel1 = 1");
+  expect_sim_error([](TinyConv& t) { t.program[5].set(hdr::kAcq1, 2); }, SimError::kIllegalInstr,
+                   5, "acq1 = 2");
+  expect_sim_error([](TinyConv& t) { t.program[6].set(hdr::kAcq0, 1); }, SimError::kIllegalInstr,
+                   6, "END has acq0");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(hdr::kAcq0First, 16); },
+                   SimError::kIllegalInstr, 4, "acq0_first = 16 > acq0 = 15");
+}
+
+TEST(IsaSim, FieldsTheConfigurationCannotRunAreUnsupported) {
+  expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstId, 4); }, SimError::kUnsupported,
+                   3, "bank 4, the configuration has 4 banks");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kInId, 7); },
+                   SimError::kUnsupported, 4, "bank 7");
+  expect_sim_error([](TinyConv& t) { t.program[5].set(store::kSrcId, 63); },
+                   SimError::kUnsupported, 5, "bank 63");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kDstId, 5); },
+                   SimError::kUnsupported, 4, "bank 5");
+  expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstAddr, 4095); },
+                   SimError::kUnsupported, 3, "past its depth 4096");
+  expect_sim_error(
+      [](TinyConv& t) {
+        t.program[4].set(compute::kKernelH, 9);
+        t.program[4].set(compute::kKernelW, 9);
+      },
+      SimError::kUnsupported, 4, "MaxKernel = 7");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kOutH, 5); },
+                   SimError::kUnsupported, 4, "does not follow");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPoolK, 4); },
+                   SimError::kUnsupported, 4, "MaxPoolKernel = 3");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPoolOutW, 4); },
+                   SimError::kUnsupported, 4, "pool_out");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kClampHi, -1); },
+                   SimError::kUnsupported, 4, "lo > hi");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kDstId, 0); },
+                   SimError::kUnsupported, 4, "overlaps its input");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kDstKind, 2); },
+                   SimError::kUnsupported, 4, "PE_TRANSPOSE");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kParamBase, 510); },
+                   SimError::kUnsupported, 4, "parameter RAM");
+  expect_sim_error([](TinyConv& t) { t.program[3].set(load::kExtAddr, 0x1004); },
+                   SimError::kUnsupported, 3, "AXI beat");
+  expect_sim_error([](TinyConv& t) { t.program[0].set(config::kPes, 16); },
+                   SimError::kUnsupported, 0, "P = 16");
+  expect_sim_error([](TinyConv& t) { t.program[0].set(config::kBankDepth, 8192); },
+                   SimError::kUnsupported, 0, "bank_depth = 8192");
+  expect_sim_error([](TinyConv& t) { t.memory[TinyConv::kParams + 6] = 48; },
+                   SimError::kUnsupported, 1, "shift 48");
+}
+
+TEST(IsaSim, BusErrorsAndRunawayPrograms) {
+  expect_sim_error([](TinyConv& t) { t.program[3].set(load::kExtAddr, 0x1ff8); },
+                   SimError::kAxiRead, 3, "past the end of memory");
+  expect_sim_error([](TinyConv& t) { t.program[5].set(store::kExtAddr, 0x1ff0); },
+                   SimError::kAxiWrite, 5, "past the end of memory");
+  {  // a program without END that runs into the end of memory
+    TinyConv tc;
+    tc.place();
+    const uint64_t base = tc.memory.size() - 6 * kInstrBytes;
+    for (size_t i = 0; i < 6; ++i) tc.program[i].to_bytes(&tc.memory[base + i * kInstrBytes]);
+    SimOptions o;
+    o.instr_base = base;
+    const SimResult r = IsaSim(tc.t).run(tc.memory, o);
+    EXPECT_EQ(r.error, SimError::kAxiRead) << r.message;
+    EXPECT_EQ(r.error_index, 6);
+    EXPECT_NE(r.message.find("instruction fetch"), std::string::npos) << r.message;
+  }
+  TinyConv tc;
+  tc.place();
+  SimOptions o;
+  o.instr_limit = 5;
+  const SimResult r = IsaSim(tc.t).run(tc.memory, o);
+  EXPECT_EQ(r.error, SimError::kNoEnd);
+  EXPECT_EQ(r.error_index, 5);
+}
+
+TEST(IsaSim, DeadlockIsReportedWithTheWaitingInstruction) {
+  TinyConv tc;
+  tc.program[4].set(hdr::kAcq0, 16);  // one unit more than the loads release
+  tc.program[4].set(hdr::kAcq0First, 16);
+  tc.program[4].set(hdr::kAcq0Step, 0);
+  const SimResult r = tc.run();
+  EXPECT_EQ(r.error, SimError::kDeadlock);
+  EXPECT_EQ(r.error_index, 4);
+  EXPECT_TRUE(r.completion.deadlock);
+  EXPECT_TRUE(r.fine.deadlock);
+  EXPECT_NE(r.message.find("compute: instruction 4 waits"), std::string::npos) << r.message;
+}
+
+TEST(IsaSim, DeadlockErrorComesFromTheSelectedMode) {
+  TinyConv tc;
+  tc.program[5].set(hdr::kAcq0Step, 0);  // the store's later rows acquire nothing, and
+  tc.program[5].set(hdr::kAcq0, 4);      // it waits for one unit more than exists
+  SimOptions fine;
+  fine.fine_grain = true;
+  const SimResult r = tc.run(fine);
+  EXPECT_EQ(r.error, SimError::kDeadlock);
+  EXPECT_EQ(r.error_index, 5);
+  EXPECT_NE(r.message.find("fine-grained mode deadlock"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("store: instruction 5 waits for acq0 3"), std::string::npos)
+      << r.message;
+}
+
+TEST(IsaSim, MissingDependenciesAreRaces) {
+  TinyConv tc;
+  for (size_t i = 1; i <= 5; ++i) encode_header(tc.program[i], Header{});
+  const SimResult r = tc.run();
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_GT(r.completion.race_count, 0);
+  EXPECT_GT(r.fine.race_count, 0);
+  bool raw_input = false, raw_store = false;
+  for (const Race& race : r.completion.races) {
+    raw_input = raw_input || (race.kind == "RAW" && race.memory == "bank 0" && race.first == 3 &&
+                              race.second == 4);
+    raw_store = raw_store || (race.kind == "RAW" && race.memory == "bank 1" && race.first == 4 &&
+                              race.second == 5);
+  }
+  EXPECT_TRUE(raw_input) << describe_problems(r);
+  EXPECT_TRUE(raw_store) << describe_problems(r);
+  // The functional result is still the program-order one.
+  EXPECT_EQ(tc.output(), tc.expected());
+}
+
+TEST(IsaSim, EarlyStartThatIsTooEarlyIsARaceOnlyInFineGrainedMode) {
+  TinyConv tc;
+  // Needs params + weights + 2 input rows (11 units) for its first output row.
+  tc.program[4].set(hdr::kAcq0First, 10);
+  const SimResult r = tc.run();
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_TRUE(r.completion.clean()) << describe_problems(r);
+  EXPECT_GT(r.fine.race_count, 0);
+  ASSERT_FALSE(r.fine.races.empty());
+  EXPECT_EQ(r.fine.races[0].kind, "RAW");
+  EXPECT_EQ(r.fine.races[0].memory, "bank 0");
+  EXPECT_EQ(r.fine.races[0].address, 6u);  // the first word of input row 1
+}
+
+TEST(IsaSim, UnbalancedReleasesAreReported) {
+  TinyConv tc;
+  tc.program[4].set(hdr::kRel1, 1);  // a C2L unit no load ever takes
+  const SimResult r = tc.run();
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r.completion.balanced());
+  EXPECT_NE(describe_problems(r).find("edge C2L released 1 units, acquired 0"), std::string::npos)
+      << describe_problems(r);
+}
+
+TEST(IsaSim, ApiMisuseThrows) {
+  TinyConv tc;
+  SimOptions o;
+  o.instr_base = 8;
+  EXPECT_THROW(IsaSim(tc.t).run(tc.memory, o), Error);
+  o.instr_base = 0;
+  o.queue_depth = 0;
+  EXPECT_THROW(IsaSim(tc.t).run(tc.memory, o), Error);
+  HwTarget bad = HwTarget::defaults();
+  bad.lanes = 16;
+  EXPECT_THROW(IsaSim{bad}, Error);
+}
+
+}  // namespace
+}  // namespace strata
