@@ -1,0 +1,473 @@
+// Decoder and checker of one COMPUTE instruction (docs/isa.md, COMPUTE and
+// Errors): captures the instruction, checks every field against the
+// configuration and derives the effective walk / write / pooling geometry of
+// strata_compute_pkg::ce_cfg_t.
+//
+// Checks (code_o when done_o pulses; held until the next start):
+//   ILLEGAL_INSTR: opcode not COMPUTE, a reserved bit set, mode or dst_kind
+//     undefined, acq0_first > acq0.
+//   UNSUPPORTED (per mode, as strata::IsaSim): in_id >= Banks; zero sizes;
+//     kernel 0 or > MaxKernel, stride 0, pad >= kernel, kernel larger than the
+//     padded input; out_h / out_w that do not follow from the input; input,
+//     weight / feature, parameter and destination ranges past their memories;
+//     clamp lo > hi; pooling window 0 or > MaxPoolKernel, pool stride 0, pool
+//     pad >= window, pooling input wider than MaxImageWidth, pool_out_* that do
+//     not follow; a destination kind the mode does not have; a destination that
+//     overlaps the streamed input (same bank) or the cached operand.
+// No division anywhere: an output size m + 1 is checked as the pair of
+// inequalities that define it (floor: m*s + k <= D < m*s + s + k with
+// D = dim + 2p; ceil: the window generator's "another window" rule).
+//
+// Resources: ONE registered 17 x 17 multiplier (one DSP) computes the 17
+// products of the checks and of the walk geometry in sequence, then two
+// compare stages. Latency: start_i to done_o = 17 + 2 + 2 + 1 = 22 cycles;
+// negligible against the thousands of cycles of a layer.
+`include "strata_assert.svh"
+
+module strata_compute_decode
+  import strata_csr_pkg::*;
+  import strata_isa_pkg::*;
+  import strata_compute_pkg::*;
+#(
+  parameter int unsigned Pes           = strata_cfg_pkg::Pes,            // P
+  parameter int unsigned Lanes         = strata_cfg_pkg::Lanes,          // N
+  parameter int unsigned Banks         = strata_cfg_pkg::Banks,          // banks
+  parameter int unsigned BankDepth     = strata_cfg_pkg::BankDepth,      // words per bank
+  parameter int unsigned PeCacheDepth  = strata_cfg_pkg::PeCacheDepth,   // words per PE cache
+  parameter int unsigned ParamDepth    = strata_cfg_pkg::ParamDepth,     // parameter channels
+  parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // conv kernel side
+  parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
+  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth   // pooling input width
+) (
+  input  logic      clk_i,    // clock
+  input  logic      rst_ni,   // synchronous reset, active low
+  input  logic      start_i,  // capture instr_i and check it (while idle)
+  input  instr_t    instr_i,  // the instruction
+  output logic      busy_o,   // checking
+  output logic      done_o,   // pulse: code_o and cfg_o are valid (held until the next start)
+  output err_code_e code_o,   // ErrNone, ErrIllegalInstr or ErrUnsupported
+  output ce_cfg_t   cfg_o     // derived geometry (meaningful when code_o == ErrNone)
+);
+
+  localparam int unsigned NumSteps = 17;
+  localparam int unsigned CntWidth = 5;
+  localparam int unsigned OpWidth  = 17;
+  localparam int unsigned PWidth   = 2 * OpWidth;
+  localparam int unsigned W        = 36;  // comparison arithmetic
+  localparam int unsigned LgLanes  = $clog2(Lanes);
+
+  typedef logic [W-1:0] wide_t;
+
+  // Product slots.
+  localparam int unsigned SPlane   = 0;   // in_h * in_w
+  localparam int unsigned STaps    = 1;   // kernel_h * kernel_w * G (FC: G)
+  localparam int unsigned SKwg     = 2;   // kernel_w * G (effective)
+  localparam int unsigned SRowOff0 = 3;   // pad_h * kernel_w * G
+  localparam int unsigned SRowStep = 4;   // stride_h * kernel_w * G
+  localparam int unsigned SColOff0 = 5;   // pad_w * G
+  localparam int unsigned SColStep = 6;   // stride_w * G
+  localparam int unsigned SRowAdv  = 7;   // stride_h * image row words
+  localparam int unsigned SPadOff  = 8;   // pad_h * image row words
+  localparam int unsigned SConvMh  = 9;   // (out_h - 1) * stride_h
+  localparam int unsigned SConvMw  = 10;  // (out_w - 1) * stride_w
+  localparam int unsigned SPoolMh  = 11;  // (pool_out_h - 1) * pool_s
+  localparam int unsigned SPoolMw  = 12;  // (pool_out_w - 1) * pool_s
+  localparam int unsigned SDstRows = 13;  // (result rows - 1) * dst_row_stride
+  localparam int unsigned SDstGrps = 14;  // POOL: (G - 1) * dst_group_stride
+  localparam int unsigned SVRows   = 15;  // POOL: G * in_h
+  localparam int unsigned SInWords = 16;  // G * in_h * in_w (FC: out_h * G); after SPlane
+
+  typedef enum logic [2:0] {
+    StIdle,
+    StMul,    // products in sequence
+    StCmp1,   // individual checks
+    StCmp2,   // combined code and geometry
+    StDone    // done_o
+  } state_e;
+
+  state_e state_d, state_q;
+  logic [CntWidth-1:0] cnt_d, cnt_q;
+
+  // ---------------------------------------------------------------- captured fields
+  logic        illegal_q;
+  logic [1:0]  mode_q, dst_kind_q;
+  logic [5:0]  in_id_q, dst_id_q;
+  logic [15:0] in_base_q, in_h_q, in_w_q, groups_q, out_h_q, out_w_q, cache_base_q;
+  logic [15:0] param_base_q, pool_out_h_q, pool_out_w_q, dst_base_q, dst_row_stride_q;
+  logic [15:0] dst_group_stride_q;
+  logic [3:0]  kh_q, kw_q, sh_q, sw_q, ph_q, pw_q, pk_q, ps_q, pp_q;
+  logic signed [7:0] clamp_lo_q, clamp_hi_q, post_lo_q, post_hi_q;
+  logic        pool_en_q, pool_avg_q, pool_ceil_q;
+
+  logic take, illegal_d;
+  assign take = start_i && state_q == StIdle;
+
+  assign illegal_d = hdr_opcode(instr_i) != OpCompute || !reserved_bits_clear(instr_i) ||
+                     instr_i[ComputeModeLsb +: ComputeModeWidth] == 2'd3 ||
+                     instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3 ||
+                     hdr_acq0_first(instr_i) > hdr_acq0(instr_i);
+
+  always_ff @(posedge clk_i) begin
+    if (take) begin
+      illegal_q          <= illegal_d;
+      mode_q             <= instr_i[ComputeModeLsb +: ComputeModeWidth];
+      dst_kind_q         <= instr_i[ComputeDstKindLsb +: ComputeDstKindWidth];
+      in_id_q            <= compute_in_id(instr_i);
+      in_base_q          <= compute_in_base(instr_i);
+      in_h_q             <= compute_in_h(instr_i);
+      in_w_q             <= compute_in_w(instr_i);
+      groups_q           <= compute_in_groups(instr_i);
+      kh_q               <= compute_kernel_h(instr_i);
+      kw_q               <= compute_kernel_w(instr_i);
+      sh_q               <= compute_stride_h(instr_i);
+      sw_q               <= compute_stride_w(instr_i);
+      ph_q               <= compute_pad_h(instr_i);
+      pw_q               <= compute_pad_w(instr_i);
+      out_h_q            <= compute_out_h(instr_i);
+      out_w_q            <= compute_out_w(instr_i);
+      cache_base_q       <= compute_cache_base(instr_i);
+      param_base_q       <= compute_param_base(instr_i);
+      clamp_lo_q         <= compute_clamp_lo(instr_i);
+      clamp_hi_q         <= compute_clamp_hi(instr_i);
+      pool_en_q          <= compute_pool_en(instr_i);
+      pool_avg_q         <= compute_pool_op(instr_i) == strata_pkg::PoolAvg;
+      pool_ceil_q        <= compute_pool_ceil(instr_i);
+      pk_q               <= compute_pool_k(instr_i);
+      ps_q               <= compute_pool_s(instr_i);
+      pp_q               <= compute_pool_pad(instr_i);
+      pool_out_h_q       <= compute_pool_out_h(instr_i);
+      pool_out_w_q       <= compute_pool_out_w(instr_i);
+      dst_id_q           <= compute_dst_id(instr_i);
+      dst_base_q         <= compute_dst_base(instr_i);
+      dst_row_stride_q   <= compute_dst_row_stride(instr_i);
+      dst_group_stride_q <= compute_dst_group_stride(instr_i);
+      post_lo_q          <= compute_post_lo(instr_i);
+      post_hi_q          <= compute_post_hi(instr_i);
+    end
+  end
+
+  logic is_conv, is_fc, is_pool, pooled;
+  assign is_conv = mode_q == 2'(ComputeModeConv);
+  assign is_fc   = mode_q == 2'(ComputeModeFc);
+  assign is_pool = mode_q == 2'(ComputeModePool);
+  assign pooled  = is_pool || (is_conv && pool_en_q);
+
+  // Effective walk geometry (FC and POOL are 1x1 convolutions).
+  logic [3:0]  kh_e, kw_e, sh_e, sw_e, ph_e, pw_e;
+  logic [15:0] gw_e, inw_e, res_rows, res_cols;
+  assign kh_e  = is_conv ? kh_q : 4'd1;
+  assign kw_e  = is_conv ? kw_q : 4'd1;
+  assign sh_e  = is_conv ? sh_q : 4'd1;
+  assign sw_e  = is_conv ? sw_q : 4'd1;
+  assign ph_e  = is_conv ? ph_q : 4'd0;
+  assign pw_e  = is_conv ? pw_q : 4'd0;
+  assign gw_e  = is_pool ? 16'd1 : groups_q;
+  assign inw_e = is_fc ? groups_q : in_w_q;
+  // Result rows / columns per group.
+  assign res_rows = pooled ? pool_out_h_q : out_h_q;
+  assign res_cols = pooled ? pool_out_w_q : out_w_q;
+
+  // ---------------------------------------------------------------- shared multiplier
+  logic [PWidth-1:0]  res_q [NumSteps];
+  logic [OpWidth-1:0] op_a, op_b, op_a_q, op_b_q, plane_sat;
+  logic [PWidth-1:0]  prod_q;
+
+  assign plane_sat = (res_q[SPlane][PWidth-1:OpWidth] != '0) ? '1 : res_q[SPlane][OpWidth-1:0];
+
+  always_comb begin
+    op_a = '0;
+    op_b = '0;
+    unique case (32'(cnt_q))
+      SPlane:   begin op_a = 17'(in_h_q);                 op_b = 17'(in_w_q);  end
+      STaps:    begin op_a = is_pool ? '0 : 17'(kh_e * kw_e); op_b = 17'(groups_q); end
+      SKwg:     begin op_a = 17'(kw_e);                   op_b = 17'(gw_e);    end
+      SRowOff0: begin op_a = 17'(ph_e * kw_e);            op_b = 17'(gw_e);    end
+      SRowStep: begin op_a = 17'(sh_e * kw_e);            op_b = 17'(gw_e);    end
+      SColOff0: begin op_a = 17'(pw_e);                   op_b = 17'(gw_e);    end
+      SColStep: begin op_a = 17'(sw_e);                   op_b = 17'(gw_e);    end
+      SRowAdv:  begin op_a = 17'(sh_e);                   op_b = 17'(inw_e);   end
+      SPadOff:  begin op_a = 17'(ph_e);                   op_b = 17'(inw_e);   end
+      SConvMh:  begin op_a = 17'(out_h_q - 16'd1);        op_b = 17'(sh_q);    end
+      SConvMw:  begin op_a = 17'(out_w_q - 16'd1);        op_b = 17'(sw_q);    end
+      SPoolMh:  begin op_a = 17'(pool_out_h_q - 16'd1);   op_b = 17'(ps_q);    end
+      SPoolMw:  begin op_a = 17'(pool_out_w_q - 16'd1);   op_b = 17'(ps_q);    end
+      SDstRows: begin op_a = is_fc ? '0 : 17'(res_rows - 16'd1); op_b = 17'(dst_row_stride_q); end
+      SDstGrps: begin op_a = is_pool ? 17'(groups_q - 16'd1) : '0;
+                      op_b = 17'(dst_group_stride_q); end
+      SVRows:   begin op_a = 17'(groups_q);               op_b = 17'(in_h_q);  end
+      SInWords: begin
+        op_a = is_fc ? 17'(out_h_q) : 17'(groups_q);
+        op_b = is_fc ? 17'(groups_q) : plane_sat;
+      end
+      default: ;
+    endcase
+  end
+
+  // Registered operands and product (the DSP's input and output registers).
+  always_ff @(posedge clk_i) begin
+    op_a_q <= op_a;
+    op_b_q <= op_b;
+    prod_q <= op_a_q * op_b_q;
+  end
+
+  // The product of step k is in prod_q two cycles after cnt_q == k.
+  always_ff @(posedge clk_i) begin
+    if (state_q == StMul && cnt_q >= CntWidth'(2)) res_q[cnt_q - CntWidth'(2)] <= prod_q;
+  end
+
+  // ---------------------------------------------------------------- checks (stage 1)
+  function automatic wide_t wd(logic [PWidth-1:0] v);
+    return W'(v);
+  endfunction
+
+  logic [OpWidth-1:0] plane;
+  wide_t taps, conv_mh, conv_mw, pool_mh, pool_mw, dst_rows, dst_grps, in_words;
+  wide_t in_end, dst_end, fc_words, cache_end;
+  wide_t dh2, dw2, ph_dim, pw_dim, pool_h2, pool_w2;
+  logic [15:0] pool_dim_h, pool_dim_w;
+
+  assign plane    = res_q[SPlane][OpWidth-1:0];  // walk: only used when it fits (checked)
+  assign taps     = wd(res_q[STaps]);
+  assign conv_mh  = wd(res_q[SConvMh]);
+  assign conv_mw  = wd(res_q[SConvMw]);
+  assign pool_mh  = wd(res_q[SPoolMh]);
+  assign pool_mw  = wd(res_q[SPoolMw]);
+  assign dst_rows = wd(res_q[SDstRows]);
+  assign dst_grps = wd(res_q[SDstGrps]);
+  assign in_words = wd(res_q[SInWords]);
+  assign in_end   = W'(in_base_q) + in_words;
+  assign fc_words = (W'(out_h_q) + W'(Lanes) - W'(1)) >> LgLanes;
+  assign cache_end = W'(cache_base_q) + (is_fc ? W'(groups_q) : taps);
+  always_comb begin
+    if (is_fc) begin
+      dst_end = W'(dst_base_q) + ((dst_kind_q == 2'(ComputeDstPeTranspose)) ? fc_words
+                                                                             : W'(out_h_q));
+    end else begin
+      dst_end = W'(dst_base_q) + dst_grps + dst_rows + W'(res_cols);
+    end
+  end
+
+  // Padded sizes.
+  assign dh2 = W'(in_h_q) + W'(ph_q) + W'(ph_q);
+  assign dw2 = W'(in_w_q) + W'(pw_q) + W'(pw_q);
+  assign pool_dim_h = is_conv ? out_h_q : in_h_q;
+  assign pool_dim_w = is_conv ? out_w_q : in_w_q;
+  assign ph_dim  = W'(pool_dim_h) + W'(pp_q);
+  assign pw_dim  = W'(pool_dim_w) + W'(pp_q);
+  assign pool_h2 = ph_dim + W'(pp_q);
+  assign pool_w2 = pw_dim + W'(pp_q);
+
+  // Output size m + 1 of a floor-mode window walk over a padded size d2.
+  function automatic logic floor_ok(logic [15:0] count, wide_t ms, logic [3:0] k, logic [3:0] s,
+                                    wide_t d2);
+    return count != '0 && ms + W'(k) <= d2 && ms + W'(s) + W'(k) > d2;
+  endfunction
+
+  // Ceil mode (strata_window_gen's rule: window m exists, window m + 1 not).
+  function automatic logic ceil_ok(logic [15:0] count, wide_t ms, logic [3:0] k, logic [3:0] s,
+                                   wide_t d1, wide_t d2);
+    logic exists, next;
+    exists = count == 16'd1 || (ms + W'(k) < d2 + W'(s) && ms < d1);
+    next   = ms + W'(k) < d2 && ms + W'(s) < d1;
+    return count != '0 && exists && !next;
+  endfunction
+
+  function automatic logic overlap(wide_t a0, wide_t a1, wide_t b0, wide_t b1);
+    return a0 < b1 && b0 < a1;
+  endfunction
+
+  logic u_in_id, u_conv, u_fc, u_pool_mode, u_pool, u_dst;
+  logic u_in_id_q, u_conv_q, u_fc_q, u_pool_mode_q, u_pool_q, u_dst_q;
+
+  always_comb begin
+    u_in_id = 32'(in_id_q) >= Banks;
+
+    // CONV geometry and operand ranges.
+    u_conv = in_h_q == '0 || in_w_q == '0 || groups_q == '0 ||
+             kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
+             sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
+             W'(kh_q) > dh2 || W'(kw_q) > dw2 ||
+             !floor_ok(out_h_q, conv_mh, kh_q, sh_q, dh2) ||
+             !floor_ok(out_w_q, conv_mw, kw_q, sw_q, dw2) ||
+             in_end > W'(BankDepth) || cache_end > W'(PeCacheDepth) ||
+             W'(param_base_q) + W'(Pes) > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
+
+    // FC.
+    u_fc = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1 || pool_en_q ||
+           in_end > W'(BankDepth) || cache_end > W'(PeCacheDepth) ||
+           W'(param_base_q) + W'(out_h_q) > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
+
+    // POOL's own fields.
+    u_pool_mode = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q ||
+                  out_h_q != in_h_q || out_w_q != in_w_q || in_end > W'(BankDepth);
+
+    // The pooling unit (CONV with pool_en, POOL).
+    u_pool = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 || pp_q >= pk_q ||
+             32'(pool_dim_w) > MaxImageWidth || W'(pk_q) > pool_h2 || W'(pk_q) > pool_w2 ||
+             post_lo_q > post_hi_q;
+    if (pool_ceil_q) begin
+      u_pool = u_pool || !ceil_ok(pool_out_h_q, pool_mh, pk_q, ps_q, ph_dim, pool_h2) ||
+                         !ceil_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pw_dim, pool_w2);
+    end else begin
+      u_pool = u_pool || !floor_ok(pool_out_h_q, pool_mh, pk_q, ps_q, pool_h2) ||
+                         !floor_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pool_w2);
+    end
+
+    // Destination: kind allowed for the mode, index, range, no overlap.
+    u_dst = 1'b0;
+    unique case (dst_kind_q)
+      2'(ComputeDstBank): begin
+        u_dst = 32'(dst_id_q) >= Banks || dst_end > W'(BankDepth) ||
+                (dst_id_q == in_id_q && overlap(W'(dst_base_q), dst_end, W'(in_base_q), in_end));
+      end
+      2'(ComputeDstPeCache): begin
+        u_dst = is_fc || 32'(dst_id_q) >= Pes || dst_end > W'(PeCacheDepth) ||
+                (is_conv && overlap(W'(dst_base_q), dst_end, W'(cache_base_q), cache_end));
+      end
+      2'(ComputeDstPeTranspose): begin
+        u_dst = !is_fc || dst_end > W'(PeCacheDepth) ||
+                overlap(W'(dst_base_q), dst_end, W'(cache_base_q), cache_end);
+      end
+      default: u_dst = 1'b1;
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (state_q == StCmp1) begin
+      u_in_id_q     <= u_in_id;
+      u_conv_q      <= u_conv;
+      u_fc_q        <= u_fc;
+      u_pool_mode_q <= u_pool_mode;
+      u_pool_q      <= u_pool;
+      u_dst_q       <= u_dst;
+    end
+  end
+
+  // ---------------------------------------------------------------- result (stage 2)
+  logic      unsupported;
+  err_code_e code_d, code_q;
+  ce_cfg_t   cfg_d, cfg_q;
+
+  always_comb begin
+    unique case (mode_q)
+      2'(ComputeModeConv): unsupported = u_conv_q || (pool_en_q && u_pool_q);
+      2'(ComputeModeFc):   unsupported = u_fc_q;
+      default:             unsupported = u_pool_mode_q || u_pool_q;
+    endcase
+    unsupported = unsupported || u_in_id_q || u_dst_q;
+    code_d = illegal_q ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
+  end
+
+  always_comb begin
+    cfg_d = '0;
+    cfg_d.fc        = is_fc;
+    cfg_d.pool_only = is_pool;
+    cfg_d.clamp_lo  = clamp_lo_q;
+    cfg_d.clamp_hi  = clamp_hi_q;
+    cfg_d.in_id     = in_id_q;
+
+    cfg_d.walk.rows_m1      = is_pool ? 17'(res_q[SVRows]) - 17'd1 : 17'(out_h_q) - 17'd1;
+    cfg_d.walk.cols_m1      = is_fc ? 16'd0 : (is_pool ? in_w_q : out_w_q) - 16'd1;
+    cfg_d.walk.img_h        = is_pool ? 17'(res_q[SVRows]) : (is_fc ? 17'(out_h_q) : 17'(in_h_q));
+    cfg_d.walk.img_w        = is_fc ? 16'd1 : in_w_q;
+    cfg_d.walk.kernel_h     = kh_e;
+    cfg_d.walk.kernel_w     = kw_e;
+    cfg_d.walk.stride_h     = sh_e;
+    cfg_d.walk.stride_w     = sw_e;
+    cfg_d.walk.pad_h        = ph_e;
+    cfg_d.walk.pad_w        = pw_e;
+    cfg_d.walk.groups_m1    = gw_e - 16'd1;
+    cfg_d.walk.group_step   = is_fc ? 17'd1 : plane;
+    cfg_d.walk.row_adv      = 20'(res_q[SRowAdv]);
+    cfg_d.walk.pad_off      = 20'(res_q[SPadOff]);
+    cfg_d.walk.base         = in_base_q;
+    cfg_d.walk.cache_base   = cache_base_q;
+    cfg_d.walk.kw_groups    = 17'(res_q[SKwg]);
+    cfg_d.walk.row_off0     = 20'(res_q[SRowOff0]);
+    cfg_d.walk.row_off_step = 20'(res_q[SRowStep]);
+    cfg_d.walk.col_off0     = 20'(res_q[SColOff0]);
+    cfg_d.walk.col_off_step = 20'(res_q[SColStep]);
+    cfg_d.walk.param_base   = param_base_q;
+
+    cfg_d.wr.kind         = wr_kind_e'(dst_kind_q);
+    cfg_d.wr.dst_id       = dst_id_q;
+    cfg_d.wr.base         = dst_base_q;
+    cfg_d.wr.row_stride   = is_fc ? 16'd1 : dst_row_stride_q;
+    cfg_d.wr.group_stride = dst_group_stride_q;
+    cfg_d.wr.rows_m1      = (is_fc ? out_h_q : res_rows) - 16'd1;
+    cfg_d.wr.cols_m1      = is_fc ? 16'd0 : res_cols - 16'd1;
+    cfg_d.wr.groups_m1    = is_pool ? groups_q - 16'd1 : 16'd0;
+    cfg_d.wr.neurons_m1   = out_h_q - 16'd1;
+
+    cfg_d.pool.enable    = pooled;
+    cfg_d.pool.from_bank = is_pool;
+    cfg_d.pool.frames_m1 = is_pool ? groups_q - 16'd1 : 16'd0;
+    cfg_d.pool.height    = pool_dim_h;
+    cfg_d.pool.width     = pool_dim_w;
+    cfg_d.pool.kernel    = pk_q;
+    cfg_d.pool.stride    = ps_q;
+    cfg_d.pool.pad       = pp_q;
+    cfg_d.pool.ceil_mode = pool_ceil_q;
+    cfg_d.pool.op_avg    = pool_avg_q;
+    cfg_d.pool.post_lo   = post_lo_q;
+    cfg_d.pool.post_hi   = post_hi_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (state_q == StCmp2) begin
+      code_q <= code_d;
+      cfg_q  <= cfg_d;
+    end
+  end
+
+  // ---------------------------------------------------------------- sequence
+  always_comb begin
+    state_d = state_q;
+    cnt_d   = cnt_q;
+    unique case (state_q)
+      StIdle: begin
+        if (take) begin
+          state_d = StMul;
+          cnt_d   = '0;
+        end
+      end
+      StMul: begin
+        cnt_d = cnt_q + CntWidth'(1);
+        if (32'(cnt_q) == NumSteps + 1) state_d = StCmp1;
+      end
+      StCmp1: state_d = StCmp2;
+      StCmp2: state_d = StDone;
+      StDone: state_d = StIdle;
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      cnt_q   <= '0;
+    end else begin
+      state_q <= state_d;
+      cnt_q   <= cnt_d;
+    end
+  end
+
+  assign busy_o = state_q != StIdle;
+  assign done_o = state_q == StDone;
+  assign code_o = code_q;
+  assign cfg_o  = cfg_q;
+
+  // The SInWords step reads the plane product: it must come three steps later.
+  `STRATA_ASSERT(decode_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (SInWords >= SPlane + 3 && NumSteps + 2 < 2 ** CntWidth)
+      else $fatal(1, "strata_compute_decode: product schedule");
+    assert (Lanes == 2 ** LgLanes) else $fatal(1, "strata_compute_decode: Lanes must be 2^k");
+    assert (BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 && Banks <= 64)
+      else $fatal(1, "strata_compute_decode: memories exceed the instruction fields");
+  end
+`endif
+
+endmodule : strata_compute_decode

@@ -1,0 +1,764 @@
+// COMPUTE engine (docs/isa.md, COMPUTE; docs/architecture.md, RTL structure):
+// executes CONV, FC (batch) and POOL instructions from the compute queue.
+//
+//   instr -> strata_compute_decode (checks, geometry; ILLEGAL_INSTR /
+//            UNSUPPORTED held until abort_i)
+//         -> strata_dep_sync (L2C / S2C acquired, C2S / C2L released; steps:
+//            output rows, FC neurons, POOL input rows of each group)
+//   strata_conv_walker (padding-skip address walk, one beat per cycle)
+//     -> bank read request (issued ahead: up to ReadDepth beats in flight or
+//        buffered, so the bank latency is hidden and responses are always
+//        absorbed) -> operand FIFO
+//     -> strata_pe_array (P PEs, operand broadcast, caches written by the load
+//        engine and by this engine's PE_CACHE / PE_TRANSPOSE results)
+//     -> strata_requant (P lanes: M, S of channel param_base + p; FC: of the
+//        neuron's channel in every lane) -> [strata_window_gen + strata_pool,
+//        post clamp] -> strata_dst_writer (bank, PE cache, transpose)
+//   POOL: operand FIFO -> strata_window_gen + strata_pool (no PE array).
+//   strata_param_ram: bias / M / S, P banks by channel mod P; CONV reads the P
+//   channels once per instruction, FC one channel per neuron (with the first
+//   beat; bias and M/S then travel in small FIFOs beside the beats).
+//
+// Throughput: one beat (P x N MACs) per cycle sustained, across windows and
+// rows (no bubble between output pixels); the result path takes one result
+// per cycle, so only a stalled destination can slow the array. Per
+// instruction: 22 cycles of checks (one shared multiplier), one start cycle,
+// then the walk; the pipeline drains before the next instruction.
+// Abort (abort_i, from the controller): every state returns to idle after the
+// bank reads in flight have answered; the datapath blocks are then cleared
+// by a one-cycle local reset (PE caches and parameter RAM keep their contents).
+// Streams follow strata_pkg's rules; the bank read response has no ready (a
+// request is only issued with room for its answer).
+`include "strata_assert.svh"
+
+module strata_compute_engine
+  import strata_csr_pkg::*;
+  import strata_isa_pkg::*;
+  import strata_compute_pkg::*;
+  import strata_cfg_pkg::AccWidth, strata_cfg_pkg::MultWidth, strata_cfg_pkg::ShiftWidth;
+  import strata_pkg::*;
+#(
+  parameter int unsigned Pes           = strata_cfg_pkg::Pes,            // P (= N)
+  parameter int unsigned Lanes         = strata_cfg_pkg::Lanes,          // N
+  parameter int unsigned Banks         = strata_cfg_pkg::Banks,          // banks
+  parameter int unsigned BankDepth     = strata_cfg_pkg::BankDepth,      // words per bank
+  parameter int unsigned PeCacheDepth  = strata_cfg_pkg::PeCacheDepth,   // words per PE cache
+  parameter int unsigned ParamDepth    = strata_cfg_pkg::ParamDepth,     // parameter channels
+  parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // conv kernel side
+  parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
+  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling row length
+  parameter int unsigned ReadDepth     = 4,   // bank reads in flight + buffered, >= 3
+  parameter int unsigned IncWidth      = 16,  // macs_o bits
+  localparam int unsigned WordWidth      = Lanes * 8,
+  localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
+  localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
+  localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
+  localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
+  localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth)
+) (
+  input  logic                      clk_i,            // clock
+  input  logic                      rst_ni,           // synchronous reset, active low
+  input  logic                      abort_i,          // controller abort: stop, drain, go idle
+  input  logic                      fine_i,           // fine-grained dependency mode (CSR)
+  // instruction queue
+  input  logic                      instr_valid_i,    // a COMPUTE is waiting
+  output logic                      instr_ready_o,    // taken
+  input  instr_t                    instr_i,          // the instruction
+  input  logic [15:0]               instr_index_i,    // its fetch index
+  // semaphores (edge 0: L2C in / C2S out, edge 1: S2C in / C2L out)
+  output logic [1:0]                acq_req_o,        // acquire request
+  output logic [1:0][15:0]          acq_amount_o,     // units
+  input  logic [1:0]                acq_grant_i,      // granted (pulse)
+  output logic [1:0]                rel_valid_o,      // release (pulse)
+  output logic [1:0][15:0]          rel_amount_o,     // units
+  // bank read port (strata_banks compute read)
+  output logic                      rd_req_valid_o,   // read request
+  input  logic                      rd_req_ready_i,   // taken
+  output logic [BankIdxWidth-1:0]   rd_bank_o,        // bank
+  output logic [BankAddrWidth-1:0]  rd_addr_o,        // word
+  input  logic                      rd_rsp_valid_i,   // word of an earlier request (in order)
+  input  logic [WordWidth-1:0]      rd_rsp_data_i,    // word
+  // bank write port (strata_banks compute write)
+  output logic                      wr_valid_o,       // write request
+  input  logic                      wr_ready_i,       // written
+  output logic [BankIdxWidth-1:0]   wr_bank_o,        // bank
+  output logic [BankAddrWidth-1:0]  wr_addr_o,        // word
+  output logic [WordWidth-1:0]      wr_data_o,        // word
+  // PE cache write port (load engine)
+  input  logic                      pe_valid_i,       // word to write
+  output logic                      pe_ready_o,       // written
+  input  logic [PeIdxWidth-1:0]     pe_i,             // PE
+  input  logic [CacheAddrWidth-1:0] pe_addr_i,        // word
+  input  logic [WordWidth-1:0]      pe_data_i,        // word
+  // parameter RAM write port (load engine)
+  input  logic                      param_valid_i,    // entry to write
+  output logic                      param_ready_o,    // written (always 1)
+  input  logic [ParamIdxWidth-1:0]  param_channel_i,  // channel
+  input  logic [63:0]               param_data_i,     // bias (bytes 0-3), M (4-5), S (6)
+  // status
+  output logic                      idle_o,           // no instruction, nothing outstanding
+  output logic                      busy_o,           // executing an instruction
+  output logic                      dep_wait_o,       // waiting on a semaphore
+  output logic                      retire_o,         // an instruction finished (pulse)
+  output logic [15:0]               index_o,          // index of the current instruction
+  output logic                      err_o,            // error (held until abort)
+  output err_code_e                 err_code_o,       // its code
+  output logic [15:0]               err_index_o,      // its instruction index
+  output logic                      mac_active_o,     // a beat entered the PE array
+  output logic [IncWidth-1:0]       macs_o,           // MACs this cycle (P x N per beat)
+  output logic                      stall_out_o       // an operand waits for the result path
+);
+
+  localparam int unsigned SideWidth = CacheAddrWidth + 2;
+  localparam int unsigned CntWidth  = $clog2(ReadDepth + 1);
+  localparam int unsigned ParWidth  = AccWidth + MultWidth + ShiftWidth;
+  localparam int unsigned MsWidth   = MultWidth + ShiftWidth;
+  localparam int unsigned UnitWidth = $clog2(Lanes + 1);
+  localparam int unsigned MsDepth   = 16;   // FC neurons between array input and requant
+  localparam int unsigned PendWidth = 8;    // row releases waiting for a step_done cycle
+
+  typedef enum logic [2:0] {
+    StIdle,
+    StDecode,  // strata_compute_decode checks
+    StStart,   // dependency sequencer, walker, writer, parameters
+    StRun,     // walk and results
+    StFinish,  // remaining acquisitions, releases
+    StError,   // error reported, waiting for abort
+    StAbort    // abort: bank reads in flight answer, then the datapath is cleared
+  } state_e;
+
+  state_e state_d, state_q;
+
+  // ---------------------------------------------------------------- instruction
+  logic        take;
+  logic [15:0] index_q, acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
+  logic        fine_q;
+
+  assign instr_ready_o = state_q == StIdle && !abort_i;
+  assign take          = instr_valid_i && instr_ready_o;
+
+  always_ff @(posedge clk_i) begin
+    if (take) begin
+      index_q      <= instr_index_i;
+      acq0_q       <= hdr_acq0(instr_i);
+      acq1_q       <= hdr_acq1(instr_i);
+      rel0_q       <= hdr_rel0(instr_i);
+      rel1_q       <= hdr_rel1(instr_i);
+      acq0_first_q <= hdr_acq0_first(instr_i);
+      acq0_step_q  <= hdr_acq0_step(instr_i);
+      fine_q       <= fine_i;
+    end
+  end
+
+  // Datapath blocks are cleared by reset and at the end of an abort.
+  logic flush_q, dp_rst_n;
+  assign dp_rst_n = rst_ni && !flush_q;
+
+  // ---------------------------------------------------------------- decode
+  logic      dec_busy, dec_done;
+  err_code_e dec_code;
+  ce_cfg_t   cfg;
+
+  strata_compute_decode #(
+    .Pes           (Pes),
+    .Lanes         (Lanes),
+    .Banks         (Banks),
+    .BankDepth     (BankDepth),
+    .PeCacheDepth  (PeCacheDepth),
+    .ParamDepth    (ParamDepth),
+    .MaxKernel     (MaxKernel),
+    .MaxPoolKernel (MaxPoolKernel),
+    .MaxImageWidth (MaxImageWidth)
+  ) u_decode (
+    .clk_i   (clk_i),
+    .rst_ni  (dp_rst_n),
+    .start_i (take),
+    .instr_i (instr_i),
+    .busy_o  (dec_busy),
+    .done_o  (dec_done),
+    .code_o  (dec_code),
+    .cfg_o   (cfg)
+  );
+
+  // ---------------------------------------------------------------- dependencies
+  logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
+  logic sync_busy, sync_waiting;
+
+  strata_dep_sync #(
+    .AmountWidth (16)
+  ) u_sync (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .abort_i        (abort_i),
+    .start_valid_i  (state_q == StStart),
+    .start_ready_o  (sync_start_ready),
+    .fine_i         (fine_q),
+    .acq0_i         (acq0_q),
+    .acq1_i         (acq1_q),
+    .rel0_i         (rel0_q),
+    .rel1_i         (rel1_q),
+    .acq0_first_i   (acq0_first_q),
+    .acq0_step_i    (acq0_step_q),
+    .step_valid_i   (step_valid),
+    .step_ready_o   (step_ready),
+    .step_done_i    (step_done),
+    .finish_valid_i (finish_valid),
+    .finish_ready_o (finish_ready),
+    .acq_req_o      (acq_req_o),
+    .acq_amount_o   (acq_amount_o),
+    .acq_grant_i    (acq_grant_i),
+    .rel_valid_o    (rel_valid_o),
+    .rel_amount_o   (rel_amount_o),
+    .busy_o         (sync_busy),
+    .waiting_o      (sync_waiting)
+  );
+
+  logic running, starting;
+  assign running  = state_q == StRun;
+  assign starting = state_q == StStart && sync_start_ready;
+
+  // ---------------------------------------------------------------- address walk
+  logic                      walk_busy, walk_step_valid, beat_valid, beat_ready;
+  logic [BankAddrWidth-1:0]  beat_addr;
+  logic [CacheAddrWidth-1:0] beat_cache;
+  logic                      beat_first, beat_last;
+  logic [ParamIdxWidth-1:0]  beat_param;
+
+  strata_conv_walker #(
+    .BankAddrWidth  (BankAddrWidth),
+    .CacheAddrWidth (CacheAddrWidth),
+    .ParamIdxWidth  (ParamIdxWidth)
+  ) u_walker (
+    .clk_i        (clk_i),
+    .rst_ni       (dp_rst_n),
+    .start_i      (starting),
+    .cfg_i        (cfg.walk),
+    .busy_o       (walk_busy),
+    .step_valid_o (walk_step_valid),
+    .step_ready_i (step_ready && running),
+    .beat_valid_o (beat_valid),
+    .beat_ready_i (beat_ready),
+    .beat_addr_o  (beat_addr),
+    .beat_cache_o (beat_cache),
+    .beat_first_o (beat_first),
+    .beat_last_o  (beat_last),
+    .beat_param_o (beat_param)
+  );
+
+  assign step_valid = running && walk_step_valid;
+
+  // ---------------------------------------------------------------- bank reads
+  // side: the beat's cache address, first, last (pushed with the request);
+  // data: the bank word (pushed with the response). Both pop together, so
+  // side holds the requests in flight plus the buffered words: its room is the
+  // read credit.
+  logic                 side_ready, side_valid, data_valid, unused_data_ready, rd_fire, op_fire;
+  logic [SideWidth-1:0] side_head;
+  logic [CntWidth-1:0]  side_count, data_count;
+  logic [WordWidth-1:0] data_head;
+  logic [2:0]           rd_out_d, rd_out_q;  // requests without a response yet
+
+  assign rd_req_valid_o = running && beat_valid && side_ready;
+  assign beat_ready     = running && rd_req_ready_i && side_ready;
+  assign rd_bank_o      = BankIdxWidth'(cfg.in_id);
+  assign rd_addr_o      = beat_addr;
+  assign rd_fire        = rd_req_valid_o && rd_req_ready_i;
+  assign rd_out_d       = rd_out_q + 3'(rd_fire) - 3'(rd_rsp_valid_i);
+
+  strata_fifo #(
+    .Width (SideWidth),
+    .Depth (ReadDepth)
+  ) u_side (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (rd_fire),
+    .in_ready_o  (side_ready),
+    .in_data_i   ({beat_cache, beat_first, beat_last}),
+    .out_valid_o (side_valid),
+    .out_ready_i (op_fire),
+    .out_data_o  (side_head),
+    .count_o     (side_count)
+  );
+
+  strata_fifo #(
+    .Width (WordWidth),
+    .Depth (ReadDepth)
+  ) u_data (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (rd_rsp_valid_i && state_q != StAbort),
+    .in_ready_o  (unused_data_ready),
+    .in_data_i   (rd_rsp_data_i),
+    .out_valid_o (data_valid),
+    .out_ready_i (op_fire),
+    .out_data_o  (data_head),
+    .count_o     (data_count)
+  );
+
+  logic [CacheAddrWidth-1:0] op_cache;
+  logic                      op_first, op_last;
+  assign {op_cache, op_first, op_last} = side_head;
+
+  // ---------------------------------------------------------------- parameters
+  logic                  par_rd, par_rd_all, fc_rd_q;
+  logic [ParamIdxWidth-1:0] par_base;
+  acc_t   [Pes-1:0]      par_bias;
+  mult_t  [Pes-1:0]      par_mult;
+  shift_t [Pes-1:0]      par_shift;
+
+  // CONV: the P channels once, at the start; FC: a neuron's channel with its
+  // first beat's bank request.
+  assign par_rd     = (starting && !cfg.fc && !cfg.pool_only) || (rd_fire && cfg.fc && beat_first);
+  assign par_rd_all = !cfg.fc;
+  assign par_base   = cfg.fc ? beat_param : ParamIdxWidth'(cfg.walk.param_base);
+
+  strata_param_ram #(
+    .Pes        (Pes),
+    .ParamDepth (ParamDepth)
+  ) u_params (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .wr_valid_i (param_valid_i),
+    .wr_ready_o (param_ready_o),
+    .wr_ch_i    (param_channel_i),
+    .wr_data_i  (param_data_i),
+    .rd_i       (par_rd),
+    .rd_all_i   (par_rd_all),
+    .rd_base_i  (par_base),
+    .bias_o     (par_bias),
+    .mult_o     (par_mult),
+    .shift_o    (par_shift)
+  );
+
+  always_ff @(posedge clk_i) begin
+    if (!dp_rst_n) fc_rd_q <= 1'b0;
+    else           fc_rd_q <= rd_fire && cfg.fc && beat_first;
+  end
+
+  // FC: the neuron's {bias, M, S} from its first beat until its last beat
+  // enters the array (at most one neuron per buffered beat, plus one).
+  logic                fcp_valid, unused_fcp_ready;
+  logic [ParWidth-1:0] fcp_head;
+  logic [$clog2(ReadDepth + 2)-1:0] unused_fcp_count;
+  acc_t                fc_bias;
+  mult_t               fc_mult;
+  shift_t              fc_shift;
+
+  strata_fifo #(
+    .Width (ParWidth),
+    .Depth (ReadDepth + 1)
+  ) u_fc_param (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (fc_rd_q),
+    .in_ready_o  (unused_fcp_ready),
+    .in_data_i   ({par_shift[0], par_mult[0], par_bias[0]}),
+    .out_valid_o (fcp_valid),
+    .out_ready_i (op_fire && cfg.fc && op_last),
+    .out_data_o  (fcp_head),
+    .count_o     (unused_fcp_count)
+  );
+
+  assign {fc_shift, fc_mult, fc_bias} = fcp_head;
+
+  // FC: M, S of each neuron whose last beat entered the array, until its
+  // result is requantised.
+  logic               ms_ready, ms_valid, rq_fire;
+  logic [MsWidth-1:0] ms_head;
+  logic [$clog2(MsDepth+1)-1:0] unused_ms_count;
+
+  strata_fifo #(
+    .Width (MsWidth),
+    .Depth (MsDepth)
+  ) u_fc_ms (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (op_fire && cfg.fc && op_last),
+    .in_ready_o  (ms_ready),
+    .in_data_i   ({fc_shift, fc_mult}),
+    .out_valid_o (ms_valid),
+    .out_ready_i (rq_fire && cfg.fc),
+    .out_data_o  (ms_head),
+    .count_o     (unused_ms_count)
+  );
+
+  // ---------------------------------------------------------------- PE array
+  logic                      pe_in_valid, pe_in_ready, pe_res_valid, pe_res_ready, pe_err;
+  acc_t [Pes-1:0]            pe_bias, pe_acc;
+  logic                      cache_we;
+  logic [Pes-1:0]            cache_mask;
+  logic [CacheAddrWidth-1:0] cache_waddr;
+  logic [WordWidth-1:0]      cache_wdata;
+
+  // An FC last beat also needs room for its M, S (never lacking in practice).
+  assign pe_in_valid = running && !cfg.pool_only && data_valid &&
+                       !(cfg.fc && op_last && !ms_ready);
+  always_comb begin
+    for (int p = 0; p < Pes; p++) pe_bias[p] = cfg.fc ? fc_bias : par_bias[p];
+  end
+
+  strata_pe_array #(
+    .Pes        (Pes),
+    .Lanes      (Lanes),
+    .CacheDepth (PeCacheDepth)
+  ) u_pe_array (
+    .clk_i           (clk_i),
+    .rst_ni          (dp_rst_n),
+    .cache_we_i      (cache_we),
+    .cache_pe_mask_i (cache_mask),
+    .cache_waddr_i   (cache_waddr),
+    .cache_wdata_i   (cache_wdata),
+    .in_valid_i      (pe_in_valid),
+    .in_ready_o      (pe_in_ready),
+    .in_op_i         (data_head),
+    .in_addr_i       (op_cache),
+    .in_first_i      (op_first),
+    .in_last_i       (op_last),
+    .in_bias_i       (pe_bias),
+    .res_valid_o     (pe_res_valid),
+    .res_ready_i     (pe_res_ready),
+    .res_acc_o       (pe_acc),
+    .err_o           (pe_err)
+  );
+
+  // ---------------------------------------------------------------- requantisation
+  logic           rq_valid, rq_ready, unused_rq_err;
+  mult_t  [Pes-1:0] rq_mult;
+  shift_t [Pes-1:0] rq_shift;
+  logic [WordWidth-1:0] rq_data;
+
+  always_comb begin
+    for (int p = 0; p < Pes; p++) begin
+      rq_mult[p]  = cfg.fc ? ms_head[0 +: MultWidth] : par_mult[p];
+      rq_shift[p] = cfg.fc ? ms_head[MultWidth +: ShiftWidth] : par_shift[p];
+    end
+  end
+
+  strata_requant #(
+    .Channels (Pes)
+  ) u_requant (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (pe_res_valid),
+    .in_ready_o  (pe_res_ready),
+    .in_acc_i    (pe_acc),
+    .in_mult_i   (rq_mult),
+    .in_shift_i  (rq_shift),
+    .in_lo_i     (cfg.clamp_lo),
+    .in_hi_i     (cfg.clamp_hi),
+    .out_valid_o (rq_valid),
+    .out_ready_i (rq_ready),
+    .out_data_o  (rq_data),
+    .err_o       (unused_rq_err)
+  );
+
+  assign rq_fire = pe_res_valid && pe_res_ready;
+
+  // ---------------------------------------------------------------- pooling
+  localparam int unsigned PoolKw   = $clog2(MaxPoolKernel + 1);
+  localparam int unsigned PoolTaps = MaxPoolKernel * MaxPoolKernel;
+
+  logic                          wg_cfg_valid, wg_cfg_ready, wg_cfg_error, wg_busy;
+  logic                          wg_in_valid, wg_in_ready;
+  logic [WordWidth-1:0]          wg_in_data;
+  logic                          win_valid, win_ready;
+  logic [PoolTaps*WordWidth-1:0] win_data;
+  logic [PoolTaps-1:0]           win_mask;
+  logic [15:0]                   frames_d, frames_q;   // frames configured so far
+  logic                          cfg_more_d, cfg_more_q;
+
+  assign wg_cfg_valid = running && cfg_more_q;
+  assign wg_in_valid  = running && (cfg.pool.from_bank ? data_valid
+                                                       : (cfg.pool.enable && rq_valid));
+  assign wg_in_data   = cfg.pool.from_bank ? data_head : rq_data;
+
+  always_comb begin
+    frames_d   = frames_q;
+    cfg_more_d = cfg_more_q;
+    if (wg_cfg_valid && wg_cfg_ready) begin
+      frames_d   = frames_q + 16'd1;
+      cfg_more_d = frames_q != cfg.pool.frames_m1;
+    end
+    if (starting) begin
+      frames_d   = '0;
+      cfg_more_d = cfg.pool.enable;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!dp_rst_n) begin
+      frames_q   <= '0;
+      cfg_more_q <= 1'b0;
+    end else begin
+      frames_q   <= frames_d;
+      cfg_more_q <= cfg_more_d;
+    end
+  end
+
+  logic [$clog2(PoolTaps+1)-1:0] unused_win_count;
+  logic [((MaxPoolKernel > 1) ? $clog2(MaxPoolKernel) : 1)-1:0] unused_ky_lo, unused_ky_hi;
+  logic [((MaxPoolKernel > 1) ? $clog2(MaxPoolKernel) : 1)-1:0] unused_kx_lo, unused_kx_hi;
+  logic [15:0] unused_win_oy, unused_win_ox;
+  logic        unused_win_first, unused_win_last;
+
+  strata_window_gen #(
+    .Lanes         (Pes),
+    .DataWidth     (8),
+    .MaxKernel     (MaxPoolKernel),
+    .MaxImageWidth (MaxImageWidth)
+  ) u_window_gen (
+    .clk_i        (clk_i),
+    .rst_ni       (dp_rst_n),
+    .cfg_valid_i  (wg_cfg_valid),
+    .cfg_ready_o  (wg_cfg_ready),
+    .cfg_height_i (cfg.pool.height),
+    .cfg_width_i  (cfg.pool.width),
+    .cfg_kernel_i (PoolKw'(cfg.pool.kernel)),
+    .cfg_stride_i (cfg.pool.stride),
+    .cfg_pad_i    (PoolKw'(cfg.pool.pad)),
+    .cfg_ceil_i   (cfg.pool.ceil_mode),
+    .cfg_error_o  (wg_cfg_error),
+    .busy_o       (wg_busy),
+    .in_valid_i   (wg_in_valid),
+    .in_ready_o   (wg_in_ready),
+    .in_data_i    (wg_in_data),
+    .win_valid_o  (win_valid),
+    .win_ready_i  (win_ready),
+    .win_data_o   (win_data),
+    .win_mask_o   (win_mask),
+    .win_count_o  (unused_win_count),
+    .win_ky_lo_o  (unused_ky_lo),
+    .win_ky_hi_o  (unused_ky_hi),
+    .win_kx_lo_o  (unused_kx_lo),
+    .win_kx_hi_o  (unused_kx_hi),
+    .win_oy_o     (unused_win_oy),
+    .win_ox_o     (unused_win_ox),
+    .win_first_o  (unused_win_first),
+    .win_last_o   (unused_win_last)
+  );
+
+  logic                 pool_valid, pool_ready;
+  logic [WordWidth-1:0] pool_data, post_data;
+  logic                 unused_pool_user;
+
+  strata_pool #(
+    .Lanes     (Pes),
+    .DataWidth (8),
+    .Kernel    (MaxPoolKernel),
+    .UserWidth (1)
+  ) u_pool (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (win_valid),
+    .in_ready_o  (win_ready),
+    .in_op_i     (cfg.pool.op_avg ? PoolAvg : PoolMax),
+    .in_taps_i   (win_data),
+    .in_mask_i   (win_mask),
+    .in_user_i   (1'b0),
+    .out_valid_o (pool_valid),
+    .out_ready_i (pool_ready),
+    .out_data_o  (pool_data),
+    .out_user_o  (unused_pool_user)
+  );
+
+  // Clamp after pooling, per lane.
+  for (genvar p = 0; p < Pes; p++) begin : g_post
+    data_t v;
+    assign v = data_t'(pool_data[p*8 +: 8]);
+    assign post_data[p*8 +: 8] = (v < data_t'(cfg.pool.post_lo)) ? cfg.pool.post_lo :
+                                 (v > data_t'(cfg.pool.post_hi)) ? cfg.pool.post_hi : v;
+  end
+
+  // ---------------------------------------------------------------- operand consumer
+  logic                      res_valid, res_ready;
+  logic [WordWidth-1:0]      res_data;
+
+  assign op_fire = cfg.pool_only ? (wg_in_valid && wg_in_ready) : (pe_in_valid && pe_in_ready);
+  assign rq_ready = cfg.pool.enable ? (running && wg_in_ready) : res_ready;
+
+  // ---------------------------------------------------------------- destination
+  logic                      wcache_valid, wcache_ready;
+  logic [Pes-1:0]            wcache_mask;
+  logic [CacheAddrWidth-1:0] wcache_addr;
+  logic [WordWidth-1:0]      wcache_data;
+  logic                      wrel_valid, writer_busy;
+  logic [UnitWidth-1:0]      wrel_units;
+
+  assign res_valid  = cfg.pool.enable ? pool_valid : (running && rq_valid);
+  assign res_data   = cfg.pool.enable ? post_data : rq_data;
+  assign pool_ready = res_ready;
+
+  strata_dst_writer #(
+    .Pes            (Pes),
+    .Lanes          (Lanes),
+    .BankIdxWidth   (BankIdxWidth),
+    .BankAddrWidth  (BankAddrWidth),
+    .CacheAddrWidth (CacheAddrWidth)
+  ) u_writer (
+    .clk_i         (clk_i),
+    .rst_ni        (dp_rst_n),
+    .start_i       (starting),
+    .cfg_i         (cfg.wr),
+    .busy_o        (writer_busy),
+    .in_valid_i    (res_valid),
+    .in_ready_o    (res_ready),
+    .in_data_i     (res_data),
+    .bank_valid_o  (wr_valid_o),
+    .bank_ready_i  (wr_ready_i),
+    .bank_o        (wr_bank_o),
+    .bank_addr_o   (wr_addr_o),
+    .bank_data_o   (wr_data_o),
+    .cache_valid_o (wcache_valid),
+    .cache_ready_i (wcache_ready),
+    .cache_mask_o  (wcache_mask),
+    .cache_addr_o  (wcache_addr),
+    .cache_data_o  (wcache_data),
+    .rel_valid_o   (wrel_valid),
+    .rel_units_o   (wrel_units)
+  );
+
+  // PE cache write port: this engine's results and the load engine's words,
+  // round robin when both want it (either side waits at most one write).
+  logic prio_d, prio_q;  // 1: the result writer goes first on a conflict
+
+  assign pe_ready_o   = !(wcache_valid && prio_q);
+  assign wcache_ready = !pe_valid_i || prio_q;
+  assign prio_d       = (wcache_valid && pe_valid_i) ? !prio_q : prio_q;
+  assign cache_we     = (wcache_valid && wcache_ready) || (pe_valid_i && pe_ready_o);
+  assign cache_mask   = (wcache_valid && wcache_ready) ? wcache_mask : (Pes'(1) << pe_i);
+  assign cache_waddr  = (wcache_valid && wcache_ready) ? wcache_addr : pe_addr_i;
+  assign cache_wdata  = (wcache_valid && wcache_ready) ? wcache_data : pe_data_i;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) prio_q <= 1'b0;
+    else         prio_q <= prio_d;
+  end
+
+  // Fine-grained releases: one rel0 unit per result row written, one per
+  // cycle (strata_dep_sync's step_done).
+  logic [PendWidth-1:0] pend_d, pend_q;
+
+  assign step_done = running && pend_q != '0;
+  always_comb begin
+    pend_d = pend_q - PendWidth'(step_done);
+    if (wrel_valid && fine_q) pend_d = pend_d + PendWidth'(wrel_units);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!dp_rst_n) pend_q <= '0;
+    else           pend_q <= pend_d;
+  end
+
+  // ---------------------------------------------------------------- control
+  logic      err_d, err_q, all_done;
+  err_code_e err_code_d, err_code_q;
+  logic [15:0] err_index_d, err_index_q;
+
+  assign all_done     = !walk_busy && !writer_busy && pend_q == '0;
+  assign finish_valid = state_q == StFinish;
+
+  always_comb begin
+    state_d     = state_q;
+    err_d       = err_q;
+    err_code_d  = err_code_q;
+    err_index_d = err_index_q;
+    unique case (state_q)
+      StIdle:   if (take) state_d = StDecode;
+      StDecode: begin
+        if (dec_done) begin
+          if (dec_code != ErrNone) begin
+            state_d     = StError;
+            err_d       = 1'b1;
+            err_code_d  = dec_code;
+            err_index_d = index_q;
+          end else begin
+            state_d = StStart;
+          end
+        end
+      end
+      StStart:  if (sync_start_ready) state_d = StRun;
+      StRun:    if (all_done) state_d = StFinish;
+      StFinish: if (finish_ready) state_d = StIdle;
+      StError:  ;
+      StAbort:  if (rd_out_q == '0 && !rd_rsp_valid_i) state_d = StIdle;
+      default:  state_d = StIdle;
+    endcase
+    if (abort_i && state_q != StIdle && state_q != StAbort) state_d = StAbort;
+    if (abort_i) err_d = 1'b0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q    <= StIdle;
+      err_q      <= 1'b0;
+      err_code_q <= ErrNone;
+      rd_out_q   <= '0;
+      flush_q    <= 1'b0;
+    end else begin
+      state_q    <= state_d;
+      err_q      <= err_d;
+      err_code_q <= err_code_d;
+      rd_out_q   <= rd_out_d;
+      flush_q    <= state_q == StAbort && state_d == StIdle;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    err_index_q <= err_index_d;
+  end
+
+  // ---------------------------------------------------------------- status
+  assign idle_o       = state_q == StIdle && !flush_q;
+  assign busy_o       = state_q inside {StDecode, StStart, StRun, StFinish};
+  assign dep_wait_o   = sync_waiting;
+  assign retire_o     = state_q == StFinish && finish_ready;
+  assign index_o      = index_q;
+  assign err_o        = err_q;
+  assign err_code_o   = err_code_q;
+  assign err_index_o  = err_index_q;
+  assign mac_active_o = pe_in_valid && pe_in_ready;
+  assign macs_o       = mac_active_o ? IncWidth'(Pes * Lanes) : '0;
+  assign stall_out_o  = running && data_valid &&
+                        (cfg.pool_only ? !wg_in_ready : (pe_in_valid && !pe_in_ready));
+
+  // ---------------------------------------------------------------- checks
+  logic unused_sync_busy, unused_dec_busy, unused_wg_busy, unused_side_valid;
+  logic [CntWidth-1:0] unused_side_count;
+  assign unused_sync_busy  = sync_busy;
+  assign unused_dec_busy   = dec_busy;
+  assign unused_wg_busy    = wg_busy;
+  assign unused_side_valid = side_valid;
+  assign unused_side_count = side_count;
+
+  logic ok_n;  // assertions are off during reset and abort
+  assign ok_n = rst_ni && !abort_i && state_q != StAbort;
+
+  `STRATA_ASSERT_STREAM(ce_instr, clk_i, ok_n, instr_valid_i, instr_ready_o,
+                        {instr_i, instr_index_i})
+  `STRATA_ASSERT_STREAM(ce_rd_req, clk_i, ok_n, rd_req_valid_o, rd_req_ready_i,
+                        {rd_bank_o, rd_addr_o})
+  `STRATA_ASSERT_STREAM(ce_pe_wr, clk_i, ok_n, pe_valid_i, pe_ready_o, {pe_i, pe_addr_i, pe_data_i})
+  // Responses never overrun the buffers: a request is issued only with room.
+  `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
+  `STRATA_ASSERT(ce_rsp_expected, clk_i, ok_n, !rd_rsp_valid_i || rd_out_q != '0)
+  `STRATA_ASSERT(ce_data_le_side, clk_i, ok_n, data_count <= side_count)
+  // FC: a neuron's parameters are there when its beats reach the array, and
+  // its M, S when its result reaches the requantiser.
+  `STRATA_ASSERT(ce_fc_param, clk_i, ok_n, !(cfg.fc && pe_in_valid) || fcp_valid)
+  `STRATA_ASSERT(ce_fc_ms, clk_i, ok_n, !(cfg.fc && pe_res_valid) || ms_valid)
+  // Beats are well framed and the window generator accepts every frame.
+  `STRATA_ASSERT(ce_pe_err, clk_i, ok_n, !pe_err)
+  `STRATA_ASSERT(ce_wg_cfg, clk_i, ok_n, !wg_cfg_error)
+  `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Pes == Lanes) else $fatal(1, "strata_compute_engine: this version requires P = N");
+    assert (Pes == 2 ** $clog2(Pes)) else $fatal(1, "strata_compute_engine: P must be 2^k");
+    assert (ReadDepth >= 3 && ReadDepth <= 7)
+      else $fatal(1, "strata_compute_engine: ReadDepth must be 3..7");
+    assert (Pes * Lanes < 2 ** IncWidth) else $fatal(1, "strata_compute_engine: IncWidth");
+  end
+`endif
+
+endmodule : strata_compute_engine

@@ -1,0 +1,95 @@
+// Types shared by the blocks of the COMPUTE engine (strata_compute_engine):
+// the decoded, checked form of one COMPUTE instruction as the decoder
+// (strata_compute_decode) hands it to the address walker (strata_conv_walker),
+// the destination writer (strata_dst_writer) and the datapath.
+//
+// All three modes run on one walker (docs/rtl-blocks.md, "Compute engine"):
+// FC is a 1x1 convolution over an out_h x 1 "image" whose rows are in_groups
+// words apart, POOL a 1x1 convolution over in_groups * in_h rows of in_w
+// words; the decoder fills in the effective geometry, so the walker has no
+// mode of its own.
+package strata_compute_pkg;
+
+  // Walker signed address arithmetic: wide enough for in_base - pad_h * in_w
+  // (down to -15 * 65535) and every intermediate of a legal walk.
+  localparam int unsigned WalkAddrWidth = 24;
+
+  typedef logic signed [WalkAddrWidth-1:0] walk_addr_t;
+
+  // Address walk of one instruction (effective geometry, see above).
+  typedef struct packed {
+    logic [16:0] rows_m1;       // output rows - 1 (POOL: in_groups * in_h - 1)
+    logic [15:0] cols_m1;       // output columns - 1
+    logic [16:0] img_h;         // image rows (taps at rows >= img_h are padding)
+    logic [15:0] img_w;         // image columns = bank words between image rows
+    logic [3:0]  kernel_h;      // kernel rows (walked taps: the valid rectangle only)
+    logic [3:0]  kernel_w;      // kernel columns
+    logic [3:0]  stride_h;      // vertical stride
+    logic [3:0]  stride_w;      // horizontal stride
+    logic [3:0]  pad_h;         // top padding
+    logic [3:0]  pad_w;         // left padding
+    logic [15:0] groups_m1;     // beats per tap - 1 (channel groups)
+    logic [16:0] group_step;    // bank words between two groups of a tap (CONV: in_h * in_w)
+    logic [19:0] row_adv;       // bank words between two output rows' first image rows
+    logic [19:0] pad_off;       // pad_h * img_w: image row -pad_h is at base - pad_off
+    logic [15:0] base;          // bank word of image row 0, column 0, group 0
+    logic [15:0] cache_base;    // cache word of tap (0, 0), group 0
+    logic [16:0] kw_groups;     // cache words between two tap rows (kernel_w * groups)
+    logic [19:0] row_off0;      // pad_h * kernel_w * groups (cache skip of the top padding)
+    logic [19:0] row_off_step;  // stride_h * kernel_w * groups
+    logic [19:0] col_off0;      // pad_w * groups (cache skip of the left padding)
+    logic [19:0] col_off_step;  // stride_w * groups
+    logic [15:0] param_base;    // parameter channel of output row 0 (FC: neuron 0)
+  } walk_cfg_t;
+
+  // Destination kinds (the ISA's compute_dst values).
+  typedef enum logic [1:0] {
+    WrBank      = 2'd0,  // a bank
+    WrPeCache   = 2'd1,  // one PE's cache
+    WrTranspose = 2'd2   // FC: N neurons transposed into every PE's cache
+  } wr_kind_e;
+
+  // Result writes of one instruction: result (g, r, c) goes to word
+  // base + g * group_stride + r * row_stride + c; PE_TRANSPOSE collects N
+  // results (neurons) and writes word base + o / N of every PE.
+  typedef struct packed {
+    wr_kind_e    kind;          // destination memory
+    logic [5:0]  dst_id;        // bank or PE
+    logic [15:0] base;          // first word
+    logic [15:0] row_stride;    // words between result rows
+    logic [15:0] group_stride;  // words between result groups (POOL)
+    logic [15:0] rows_m1;       // result rows per group - 1 (FC BANK: neurons - 1)
+    logic [15:0] cols_m1;       // result columns - 1
+    logic [15:0] groups_m1;     // groups - 1 (POOL: in_groups - 1, else 0)
+    logic [15:0] neurons_m1;    // PE_TRANSPOSE: neurons - 1
+  } wr_cfg_t;
+
+  // Frames of the window generator + pooling unit.
+  typedef struct packed {
+    logic        enable;        // results pass through the pooling unit
+    logic        from_bank;     // POOL: the unit reads the bank stream (no PE array)
+    logic [15:0] frames_m1;     // frames - 1 (POOL: in_groups - 1)
+    logic [15:0] height;        // frame rows
+    logic [15:0] width;         // frame columns
+    logic [3:0]  kernel;        // window side
+    logic [3:0]  stride;        // window step
+    logic [3:0]  pad;           // padding
+    logic        ceil_mode;     // Caffe ceil mode
+    logic        op_avg;        // 1: average, 0: maximum
+    logic [7:0]  post_lo;       // clamp after pooling (signed)
+    logic [7:0]  post_hi;
+  } pool_cfg_t;
+
+  // Everything the engine needs to run one checked instruction.
+  typedef struct packed {
+    logic        fc;            // FC: one parameter channel per neuron, broadcast
+    logic        pool_only;     // POOL: no PE array, no requantisation
+    logic [7:0]  clamp_lo;      // requantisation clamp (signed)
+    logic [7:0]  clamp_hi;
+    logic [5:0]  in_id;         // bank of the streamed operand
+    walk_cfg_t   walk;
+    wr_cfg_t     wr;
+    pool_cfg_t   pool;
+  } ce_cfg_t;
+
+endpackage : strata_compute_pkg

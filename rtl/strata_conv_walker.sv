@@ -1,0 +1,289 @@
+// Address walker (AGU) of the COMPUTE engine: turns one instruction's
+// geometry (strata_compute_pkg::walk_cfg_t) into the stream of beats of a
+// convolution, one per cycle: for each output pixel (oy, ox) in raster order,
+// only the taps inside the image (docs/isa.md, COMPUTE),
+//   ky in [max(0, pad_h - oy*stride_h), min(kernel_h, img_h + pad_h - oy*stride_h))
+//   kx likewise, and every group g (innermost),
+// the bank word base + g*group_step + iy*img_w + ix and the cache word
+// cache_base + (ky*kernel_w + kx)*groups + g, with first (the window's first
+// beat) and last (its last). FC and POOL arrive as 1x1 convolutions (see
+// strata_compute_pkg), so the walker has no mode.
+//
+// Padding filter (seeds/001): padded taps cost no cycle. A window starts at
+// its first valid tap (the kernel-address jump: the cache address starts at
+// cache_base + ky_lo*kernel_w*groups + kx_lo*groups) and ends at its last
+// valid tap (the early window end). No multiplier: every address is a running
+// sum; the skipped-tap offsets of the first rows and columns are running
+// values (pad - o*stride) * step that are only used while they are positive.
+//
+// Structure: "next window" registers hold the position of the window after
+// the current one (image row / column of its tap (0, 0), the virtual bank
+// address of that row, the cache skips); when the current window's last beat
+// is taken, the next window's bounds and start addresses are computed from
+// them in that cycle and loaded, so consecutive windows follow without a gap.
+// Dependencies: before the first beat of each output row, the walker requests
+// a step (step_valid_o) from strata_dep_sync; the beat stream waits for it.
+// Latency: start_i to the first beat_valid_o: 2 cycles. Throughput: one beat
+// per cycle while beat_ready_i, including across windows and rows.
+// Invariant: for a configuration the decoder accepted, every beat address is
+// inside [base, base + groups*img_h*img_w) and every cache address inside the
+// instruction's weight range (asserted by the bench, not re-checked here).
+`include "strata_assert.svh"
+
+module strata_conv_walker
+  import strata_compute_pkg::*;
+#(
+  parameter int unsigned BankAddrWidth  = $clog2(strata_cfg_pkg::BankDepth),     // bank word bits
+  parameter int unsigned CacheAddrWidth = $clog2(strata_cfg_pkg::PeCacheDepth),  // cache word bits
+  parameter int unsigned ParamIdxWidth  = $clog2(strata_cfg_pkg::ParamDepth)     // channel bits
+) (
+  input  logic                      clk_i,          // clock
+  input  logic                      rst_ni,         // synchronous reset, active low
+  input  logic                      start_i,        // begin a walk (while idle)
+  input  walk_cfg_t                 cfg_i,          // geometry, stable while busy
+  output logic                      busy_o,         // beats remain
+  // dependency steps: one per output row, before its first beat
+  output logic                      step_valid_o,   // the next row needs its step
+  input  logic                      step_ready_i,   // its units are held
+  // beats
+  output logic                      beat_valid_o,   // a beat is offered
+  input  logic                      beat_ready_i,   // taken
+  output logic [BankAddrWidth-1:0]  beat_addr_o,    // bank word
+  output logic [CacheAddrWidth-1:0] beat_cache_o,   // cache word
+  output logic                      beat_first_o,   // first beat of an output pixel
+  output logic                      beat_last_o,    // last beat of an output pixel
+  output logic [ParamIdxWidth-1:0]  beat_param_o    // parameter channel of the output row
+);
+
+  localparam int unsigned AW = WalkAddrWidth;
+  localparam int unsigned PW = 18;  // signed image coordinates (-15 .. 65536)
+
+  typedef logic signed [PW-1:0] pos_t;
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StPrime,  // load the first window
+    StWalk
+  } state_e;
+
+  state_e state_d, state_q;
+
+  // ---------------------------------------------------------------- next window
+  logic [16:0] oy_n_d, oy_n_q;        // output row of the next window
+  logic [15:0] ox_n_d, ox_n_q;        // output column
+  pos_t        iy0_n_d, iy0_n_q;      // image row of its tap row 0 (oy*stride_h - pad_h)
+  pos_t        ix0_n_d, ix0_n_q;      // image column of tap column 0
+  walk_addr_t  vrow_n_d, vrow_n_q;    // base + iy0 * img_w (virtual, may be < 0)
+  walk_addr_t  nro_n_d, nro_n_q;      // -iy0 * kernel_w * groups (used while iy0 < 0)
+  walk_addr_t  nco_n_d, nco_n_q;      // -ix0 * groups (used while ix0 < 0)
+  logic [15:0] ch_n_d, ch_n_q;        // parameter channel of row oy
+  logic        more_n_d, more_n_q;    // the next window exists
+
+  // Bounds and start addresses of the next window (from its registers).
+  logic [3:0]  kx_lo_n, ky_lo_n, kx_last_n, ky_last_n;
+  walk_addr_t  a_start_n, c_start_n;
+  pos_t        kx_room, ky_room;
+
+  always_comb begin
+    kx_lo_n = (ix0_n_q < 0) ? 4'(-ix0_n_q) : 4'd0;
+    ky_lo_n = (iy0_n_q < 0) ? 4'(-iy0_n_q) : 4'd0;
+    kx_room = pos_t'({2'b00, cfg_i.img_w}) - ix0_n_q;  // taps left of the right edge
+    ky_room = pos_t'({1'b0, cfg_i.img_h}) - iy0_n_q;
+    kx_last_n = (kx_room < pos_t'(cfg_i.kernel_w)) ? 4'(kx_room - pos_t'(1))
+                                                   : cfg_i.kernel_w - 4'd1;
+    ky_last_n = (ky_room < pos_t'(cfg_i.kernel_h)) ? 4'(ky_room - pos_t'(1))
+                                                   : cfg_i.kernel_h - 4'd1;
+    a_start_n = ((iy0_n_q < 0) ? AW'(cfg_i.base) : vrow_n_q) +
+                ((ix0_n_q < 0) ? '0 : AW'(ix0_n_q));
+    c_start_n = AW'(cfg_i.cache_base) + ((iy0_n_q < 0) ? nro_n_q : '0) +
+                ((ix0_n_q < 0) ? nco_n_q : '0);
+  end
+
+  // ---------------------------------------------------------------- current window
+  logic [3:0]  ky_d, ky_q, kx_d, kx_q, kx_lo_d, kx_lo_q, ky_last_d, ky_last_q;
+  logic [3:0]  kx_last_d, kx_last_q;
+  logic [15:0] g_d, g_q;
+  walk_addr_t  a_row_d, a_row_q;    // bank word of (ky, kx_lo, g = 0)
+  walk_addr_t  a_tap_d, a_tap_q;    // bank word of (ky, kx, g = 0)
+  walk_addr_t  a_beat_d, a_beat_q;  // bank word of the beat
+  walk_addr_t  c_row_d, c_row_q;    // cache word of (ky, kx_lo, g = 0)
+  walk_addr_t  c_beat_d, c_beat_q;  // cache word of the beat
+  logic [15:0] ch_d, ch_q;
+  logic        first_d, first_q;    // the next beat is the window's first
+  logic        row_first_d, row_first_q;  // the window starts an output row
+  logic        acq_d, acq_q;        // the row's step has been acquired
+
+  logic g_end, kx_end, ky_end, beat_last, fire, load, step_fire;
+
+  assign g_end     = g_q == cfg_i.groups_m1;
+  assign kx_end    = kx_q == kx_last_q;
+  assign ky_end    = ky_q == ky_last_q;
+  assign beat_last = g_end && kx_end && ky_end;
+  assign step_valid_o = state_q == StWalk && row_first_q && !acq_q;
+  assign step_fire    = step_valid_o && step_ready_i;
+  assign beat_valid_o = state_q == StWalk && (!row_first_q || acq_q || step_ready_i);
+  assign fire         = beat_valid_o && beat_ready_i;
+  // A window is loaded after the previous one's last beat (or to begin).
+  assign load         = state_q == StPrime || (fire && beat_last && more_n_q);
+
+  always_comb begin
+    state_d     = state_q;
+    oy_n_d      = oy_n_q;
+    ox_n_d      = ox_n_q;
+    iy0_n_d     = iy0_n_q;
+    ix0_n_d     = ix0_n_q;
+    vrow_n_d    = vrow_n_q;
+    nro_n_d     = nro_n_q;
+    nco_n_d     = nco_n_q;
+    ch_n_d      = ch_n_q;
+    more_n_d    = more_n_q;
+    ky_d        = ky_q;
+    kx_d        = kx_q;
+    kx_lo_d     = kx_lo_q;
+    ky_last_d   = ky_last_q;
+    kx_last_d   = kx_last_q;
+    g_d         = g_q;
+    a_row_d     = a_row_q;
+    a_tap_d     = a_tap_q;
+    a_beat_d    = a_beat_q;
+    c_row_d     = c_row_q;
+    c_beat_d    = c_beat_q;
+    ch_d        = ch_q;
+    first_d     = first_q;
+    row_first_d = row_first_q;
+    acq_d       = acq_q || step_fire;
+
+    // Beat advance within the window: g innermost, then kx, then ky.
+    if (fire) begin
+      first_d = 1'b0;
+      if (!g_end) begin
+        g_d      = g_q + 16'd1;
+        a_beat_d = a_beat_q + AW'(cfg_i.group_step);
+        c_beat_d = c_beat_q + AW'(1);
+      end else if (!kx_end) begin
+        g_d      = '0;
+        kx_d     = kx_q + 4'd1;
+        a_tap_d  = a_tap_q + AW'(1);
+        a_beat_d = a_tap_q + AW'(1);
+        c_beat_d = c_beat_q + AW'(1);   // taps of a row are contiguous in the cache
+      end else if (!ky_end) begin
+        g_d      = '0;
+        kx_d     = kx_lo_q;
+        ky_d     = ky_q + 4'd1;
+        a_row_d  = a_row_q + AW'(cfg_i.img_w);
+        a_tap_d  = a_row_q + AW'(cfg_i.img_w);
+        a_beat_d = a_row_q + AW'(cfg_i.img_w);
+        c_row_d  = c_row_q + AW'(cfg_i.kw_groups);
+        c_beat_d = c_row_q + AW'(cfg_i.kw_groups);
+      end else if (!more_n_q) begin
+        state_d = StIdle;
+      end
+    end
+
+    // Load the next window and advance the next-window position.
+    if (load) begin
+      state_d     = StWalk;
+      ky_d        = ky_lo_n;
+      kx_d        = kx_lo_n;
+      kx_lo_d     = kx_lo_n;
+      ky_last_d   = ky_last_n;
+      kx_last_d   = kx_last_n;
+      g_d         = '0;
+      a_row_d     = a_start_n;
+      a_tap_d     = a_start_n;
+      a_beat_d    = a_start_n;
+      c_row_d     = c_start_n;
+      c_beat_d    = c_start_n;
+      ch_d        = ch_n_q;
+      first_d     = 1'b1;
+      row_first_d = ox_n_q == '0;
+      if (ox_n_q == '0) acq_d = 1'b0;
+      if (ox_n_q == cfg_i.cols_m1) begin
+        more_n_d = oy_n_q != cfg_i.rows_m1;
+        ox_n_d   = '0;
+        ix0_n_d  = -pos_t'(cfg_i.pad_w);
+        nco_n_d  = AW'(cfg_i.col_off0);
+        oy_n_d   = oy_n_q + 17'd1;
+        iy0_n_d  = iy0_n_q + pos_t'(cfg_i.stride_h);
+        vrow_n_d = vrow_n_q + AW'(cfg_i.row_adv);
+        nro_n_d  = nro_n_q - AW'(cfg_i.row_off_step);
+        ch_n_d   = ch_n_q + 16'd1;
+      end else begin
+        ox_n_d  = ox_n_q + 16'd1;
+        ix0_n_d = ix0_n_q + pos_t'(cfg_i.stride_w);
+        nco_n_d = nco_n_q - AW'(cfg_i.col_off_step);
+      end
+    end
+
+    if (start_i && state_q == StIdle) begin
+      state_d  = StPrime;
+      oy_n_d   = '0;
+      ox_n_d   = '0;
+      iy0_n_d  = -pos_t'(cfg_i.pad_h);
+      ix0_n_d  = -pos_t'(cfg_i.pad_w);
+      vrow_n_d = AW'(cfg_i.base) - AW'(cfg_i.pad_off);
+      nro_n_d  = AW'(cfg_i.row_off0);
+      nco_n_d  = AW'(cfg_i.col_off0);
+      ch_n_d   = cfg_i.param_base;
+      more_n_d = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      acq_q   <= 1'b0;
+    end else begin
+      state_q <= state_d;
+      acq_q   <= acq_d;
+    end
+  end
+
+  // Counters and addresses: qualified by the state.
+  always_ff @(posedge clk_i) begin
+    oy_n_q      <= oy_n_d;
+    ox_n_q      <= ox_n_d;
+    iy0_n_q     <= iy0_n_d;
+    ix0_n_q     <= ix0_n_d;
+    vrow_n_q    <= vrow_n_d;
+    nro_n_q     <= nro_n_d;
+    nco_n_q     <= nco_n_d;
+    ch_n_q      <= ch_n_d;
+    more_n_q    <= more_n_d;
+    ky_q        <= ky_d;
+    kx_q        <= kx_d;
+    kx_lo_q     <= kx_lo_d;
+    ky_last_q   <= ky_last_d;
+    kx_last_q   <= kx_last_d;
+    g_q         <= g_d;
+    a_row_q     <= a_row_d;
+    a_tap_q     <= a_tap_d;
+    a_beat_q    <= a_beat_d;
+    c_row_q     <= c_row_d;
+    c_beat_q    <= c_beat_d;
+    ch_q        <= ch_d;
+    first_q     <= first_d;
+    row_first_q <= row_first_d;
+  end
+
+  assign busy_o       = state_q != StIdle;
+  assign beat_addr_o  = BankAddrWidth'(a_beat_q);
+  assign beat_cache_o = CacheAddrWidth'(c_beat_q);
+  assign beat_first_o = first_q;
+  assign beat_last_o  = beat_last;
+  assign beat_param_o = ParamIdxWidth'(ch_q);
+
+  `STRATA_ASSERT_STREAM(walker_beat, clk_i, rst_ni, beat_valid_o, beat_ready_i,
+                        {beat_addr_o, beat_cache_o, beat_first_o, beat_last_o, beat_param_o})
+  // A walked tap is inside the image: the bank address is not negative.
+  `STRATA_ASSERT(walker_addr_positive, clk_i, rst_ni, !beat_valid_o || a_beat_q >= 0)
+  `STRATA_ASSERT(walker_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (BankAddrWidth <= 16 && CacheAddrWidth <= 16 && ParamIdxWidth <= 16)
+      else $fatal(1, "strata_conv_walker: address widths exceed the instruction fields");
+  end
+`endif
+
+endmodule : strata_conv_walker

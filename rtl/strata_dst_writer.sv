@@ -1,0 +1,268 @@
+// Destination writer of the COMPUTE engine (docs/isa.md, COMPUTE): takes
+// the result words of one instruction in order and writes them.
+//   BANK / PE_CACHE: result (g, r, c) (group, row, column, raster order) to
+//     word base + g*group_stride + r*row_stride + c of bank dst_id or of PE
+//     dst_id's cache (running addresses, no multiplier).
+//   PE_TRANSPOSE (FC): results are neurons o, lane p = image p. Lanes neurons
+//     are collected in a Lanes x Pes byte matrix, then written as Pes words:
+//     PE p's cache word base + o div Lanes holds byte (o mod Lanes) = lane p of
+//     neuron o. The matrix is a shift register: each write takes byte 0 of
+//     every collected word and shifts them right by one byte, so after Pes
+//     writes it is zero again and the bytes of neurons a partial last group
+//     does not have are written as zeros. Requires Pes = Lanes.
+// Dependencies: rel_valid_o pulses when a result row is written (the
+// handshake of its last word; PE_TRANSPOSE: the last of a group's Pes words),
+// with the number of rows (neurons) it completes; the engine turns them into
+// strata_dep_sync steps (fine-grained mode).
+// Latency: one cycle from an accepted result to its write request (the output
+// register). Throughput: one word per cycle (BANK / PE_CACHE); PE_TRANSPOSE
+// takes Lanes results in Lanes cycles and then writes Pes words in Pes cycles
+// without accepting results meanwhile (FC layers take in_groups >= 1 beats
+// per neuron, so this halves the rate only at in_groups = 1).
+`include "strata_assert.svh"
+
+module strata_dst_writer
+  import strata_compute_pkg::*;
+#(
+  parameter int unsigned Pes            = strata_cfg_pkg::Pes,    // P
+  parameter int unsigned Lanes          = strata_cfg_pkg::Lanes,  // N (bytes per word)
+  parameter int unsigned BankIdxWidth   = 2,                      // bank index bits
+  parameter int unsigned BankAddrWidth  = 12,                     // bank word bits
+  parameter int unsigned CacheAddrWidth = 10,                     // cache word bits
+  localparam int unsigned WordWidth = Lanes * 8,
+  localparam int unsigned UnitWidth = $clog2(Lanes + 1)
+) (
+  input  logic                      clk_i,          // clock
+  input  logic                      rst_ni,         // synchronous reset, active low
+  input  logic                      start_i,        // begin an instruction (while idle)
+  input  wr_cfg_t                   cfg_i,          // stable while busy
+  output logic                      busy_o,         // results still to be written
+  // results, in order
+  input  logic                      in_valid_i,     // result word offered
+  output logic                      in_ready_o,     // taken
+  input  logic [WordWidth-1:0]      in_data_i,      // lane p at bits p*8
+  // bank write port (strata_banks compute write)
+  output logic                      bank_valid_o,   // write request
+  input  logic                      bank_ready_i,   // written
+  output logic [BankIdxWidth-1:0]   bank_o,         // bank
+  output logic [BankAddrWidth-1:0]  bank_addr_o,    // word
+  output logic [WordWidth-1:0]      bank_data_o,    // data
+  // PE cache write request (to the engine's cache port arbiter)
+  output logic                      cache_valid_o,  // write request
+  input  logic                      cache_ready_i,  // written
+  output logic [Pes-1:0]            cache_mask_o,   // PE (one-hot)
+  output logic [CacheAddrWidth-1:0] cache_addr_o,   // word
+  output logic [WordWidth-1:0]      cache_data_o,   // data
+  // result rows written
+  output logic                      rel_valid_o,    // pulse: rows completed
+  output logic [UnitWidth-1:0]      rel_units_o     // how many
+);
+
+  localparam int unsigned PeWidth = (Pes > 1) ? $clog2(Pes) : 1;
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StRun,    // taking results
+    StEmit,   // PE_TRANSPOSE: writing a group's Pes words
+    StDrain   // every result taken, last write pending
+  } state_e;
+
+  state_e state_d, state_q;
+
+  // ---------------------------------------------------------------- output register
+  logic                   out_valid_d, out_valid_q;
+  logic                   out_bank_q;     // to the bank port (else the cache port)
+  logic [15:0]            out_addr_q;
+  logic [Pes-1:0]         out_mask_q;
+  logic [WordWidth-1:0]   out_data_q;
+  logic [UnitWidth-1:0]   out_units_q;    // rows this write completes
+  logic                   out_fire, out_free, out_load;
+  logic [15:0]            ld_addr;
+  logic [Pes-1:0]         ld_mask;
+  logic [WordWidth-1:0]   ld_data;
+  logic [UnitWidth-1:0]   ld_units;
+
+  assign out_fire = out_valid_q && (out_bank_q ? bank_ready_i : cache_ready_i);
+  assign out_free = !out_valid_q || out_fire;
+
+  // ---------------------------------------------------------------- addressing
+  logic [15:0] c_d, c_q, r_d, r_q, g_d, g_q;
+  logic [15:0] addr_d, addr_q, row_d, row_q, grp_d, grp_q;
+  logic        transpose, in_fire, last_in;
+
+  // ---------------------------------------------------------------- transpose matrix
+  logic [Lanes-1:0][WordWidth-1:0] mat_d, mat_q;
+  logic [UnitWidth-1:0]            n_d, n_q;        // neurons collected in the group
+  logic [15:0]                     o_d, o_q;        // neurons taken so far
+  logic [PeWidth-1:0]              p_d, p_q;        // PE of the next emitted word
+  logic                            emit_now;        // group complete: emit before taking more
+  logic [WordWidth-1:0]            column;
+
+  assign transpose  = cfg_i.kind == WrTranspose;
+  assign emit_now   = n_q == UnitWidth'(Lanes);
+  assign in_ready_o = state_q == StRun && out_free && !(transpose && emit_now);
+  assign in_fire    = in_valid_i && in_ready_o;
+  for (genvar j = 0; j < Lanes; j++) begin : g_column
+    assign column[j*8 +: 8] = mat_q[j][7:0];
+  end
+
+  assign last_in = transpose ? (o_q == cfg_i.neurons_m1)
+                             : (c_q == cfg_i.cols_m1 && r_q == cfg_i.rows_m1 &&
+                                g_q == cfg_i.groups_m1);
+
+  always_comb begin
+    state_d     = state_q;
+    c_d         = c_q;
+    r_d         = r_q;
+    g_d         = g_q;
+    addr_d      = addr_q;
+    row_d       = row_q;
+    grp_d       = grp_q;
+    mat_d       = mat_q;
+    n_d         = n_q;
+    o_d         = o_q;
+    p_d         = p_q;
+    out_load    = 1'b0;
+    ld_addr     = addr_q;
+    ld_mask     = '0;
+    ld_data     = in_data_i;
+    ld_units    = '0;
+
+    unique case (state_q)
+      StIdle: ;
+      StRun: begin
+        if (in_fire && transpose) begin
+          mat_d[n_q] = in_data_i;
+          n_d        = n_q + UnitWidth'(1);
+          o_d        = o_q + 16'd1;
+          if (last_in) state_d = StEmit;
+        end else if (transpose && emit_now) begin
+          state_d = StEmit;
+        end else if (in_fire) begin
+          out_load = 1'b1;
+          ld_addr  = addr_q;
+          ld_mask  = Pes'(1) << cfg_i.dst_id[PeWidth-1:0];
+          ld_units = UnitWidth'(c_q == cfg_i.cols_m1);
+          if (c_q != cfg_i.cols_m1) begin
+            c_d    = c_q + 16'd1;
+            addr_d = addr_q + 16'd1;
+          end else if (r_q != cfg_i.rows_m1) begin
+            c_d    = '0;
+            r_d    = r_q + 16'd1;
+            row_d  = row_q + cfg_i.row_stride;
+            addr_d = row_q + cfg_i.row_stride;
+          end else begin
+            c_d    = '0;
+            r_d    = '0;
+            g_d    = g_q + 16'd1;
+            grp_d  = grp_q + cfg_i.group_stride;
+            row_d  = grp_q + cfg_i.group_stride;
+            addr_d = grp_q + cfg_i.group_stride;
+          end
+          if (last_in) state_d = StDrain;
+        end
+      end
+      StEmit: begin
+        if (out_free) begin
+          out_load = 1'b1;
+          ld_addr  = addr_q;
+          ld_mask  = Pes'(1) << p_q;
+          ld_data  = column;
+          for (int j = 0; j < Lanes; j++) mat_d[j] = mat_q[j] >> 8;
+          if (32'(p_q) == Pes - 1) begin
+            ld_units = n_q;
+            n_d      = '0;
+            p_d      = '0;
+            addr_d   = addr_q + 16'd1;
+            state_d  = (o_q == cfg_i.neurons_m1 + 16'd1) ? StDrain : StRun;
+          end else begin
+            p_d = p_q + PeWidth'(1);
+          end
+        end
+      end
+      StDrain: if (out_free) state_d = StIdle;
+      default: state_d = StIdle;
+    endcase
+
+    if (start_i && state_q == StIdle) begin
+      state_d = StRun;
+      c_d     = '0;
+      r_d     = '0;
+      g_d     = '0;
+      addr_d  = cfg_i.base;
+      row_d   = cfg_i.base;
+      grp_d   = cfg_i.base;
+      mat_d   = '0;
+      n_d     = '0;
+      o_d     = '0;
+      p_d     = '0;
+    end
+  end
+
+  always_comb begin
+    out_valid_d = out_valid_q && !out_fire;
+    if (out_load) out_valid_d = 1'b1;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q     <= StIdle;
+      out_valid_q <= 1'b0;
+    end else begin
+      state_q     <= state_d;
+      out_valid_q <= out_valid_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    c_q    <= c_d;
+    r_q    <= r_d;
+    g_q    <= g_d;
+    addr_q <= addr_d;
+    row_q  <= row_d;
+    grp_q  <= grp_d;
+    mat_q  <= mat_d;
+    n_q    <= n_d;
+    o_q    <= o_d;
+    p_q    <= p_d;
+    if (out_load) begin
+      out_bank_q  <= cfg_i.kind == WrBank;
+      out_addr_q  <= ld_addr;
+      out_mask_q  <= ld_mask;
+      out_data_q  <= ld_data;
+      out_units_q <= ld_units;
+    end
+  end
+
+  assign busy_o        = state_q != StIdle;
+  assign bank_valid_o  = out_valid_q && out_bank_q;
+  assign bank_o        = BankIdxWidth'(cfg_i.dst_id);
+  assign bank_addr_o   = BankAddrWidth'(out_addr_q);
+  assign bank_data_o   = out_data_q;
+  assign cache_valid_o = out_valid_q && !out_bank_q;
+  assign cache_mask_o  = out_mask_q;
+  assign cache_addr_o  = CacheAddrWidth'(out_addr_q);
+  assign cache_data_o  = out_data_q;
+  assign rel_valid_o   = out_fire && out_units_q != '0;
+  assign rel_units_o   = out_units_q;
+
+  // Addresses are kept in the ISA's 16 bits; the decoder checked that they fit
+  // the memory, so the bits above the port widths are zero.
+  logic [15:0] unused_addr;
+  assign unused_addr = out_addr_q;
+
+  `STRATA_ASSERT_STREAM(writer_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)
+  `STRATA_ASSERT_STREAM(writer_bank, clk_i, rst_ni, bank_valid_o, bank_ready_i,
+                        {bank_o, bank_addr_o, bank_data_o})
+  `STRATA_ASSERT_STREAM(writer_cache, clk_i, rst_ni, cache_valid_o, cache_ready_i,
+                        {cache_mask_o, cache_addr_o, cache_data_o})
+  `STRATA_ASSERT(writer_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Pes == Lanes) else $fatal(1, "strata_dst_writer: PE_TRANSPOSE needs Pes = Lanes");
+    assert (Pes == 2 ** PeWidth || Pes == 1) else $fatal(1, "strata_dst_writer: Pes must be 2^k");
+  end
+`endif
+
+endmodule : strata_dst_writer

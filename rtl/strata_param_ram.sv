@@ -1,0 +1,126 @@
+// Parameter RAM of the COMPUTE engine (docs/isa.md, machine model):
+// ParamDepth channels of {bias int32, M uint16, S}, written one channel per
+// cycle by the load engine, read P consecutive channels per cycle.
+//
+// Organisation: Pes banks (strata_ram_1r1w), channel c in bank c mod Pes at
+// word c div Pes, so any Pes consecutive channels base .. base + Pes - 1 sit
+// in Pes different banks and are read in one cycle (CONV: the Pes output
+// channels of a pass, whatever param_base). A read of one channel (FC: the
+// channel of one neuron) enables only its bank. Output lane p is channel
+// base + p of the last read: the bank outputs rotated by base mod Pes. The
+// outputs hold until the next read (the RAM output registers are not
+// re-enabled), so a CONV pass reads its channels once.
+// Write data is the load engine's 8-byte entry: bias in bytes 0-3, M in 4-5,
+// S in byte 6 (the low ShiftWidth bits are kept; the load engine rejects
+// S > 47 and a non-zero byte 7). Stored: 32 + 16 + ShiftWidth bits a channel.
+// Latency: read data one cycle after rd_i. Throughput: one write and one read
+// per cycle, always ready (the write port never waits).
+`include "strata_assert.svh"
+
+module strata_param_ram
+  import strata_cfg_pkg::AccWidth, strata_cfg_pkg::MultWidth, strata_cfg_pkg::ShiftWidth;
+  import strata_pkg::*;
+#(
+  parameter int unsigned Pes        = strata_cfg_pkg::Pes,         // banks = channels per read
+  parameter int unsigned ParamDepth = strata_cfg_pkg::ParamDepth,  // channels
+  localparam int unsigned ChWidth   = $clog2(ParamDepth),
+  localparam int unsigned LgPes     = $clog2(Pes)
+) (
+  input  logic                clk_i,      // clock
+  input  logic                rst_ni,     // synchronous reset, active low (assertions only)
+  // write port (load engine)
+  input  logic                wr_valid_i, // entry to write
+  output logic                wr_ready_o, // always 1
+  input  logic [ChWidth-1:0]  wr_ch_i,    // channel
+  input  logic [63:0]         wr_data_i,  // bias (bytes 0-3), M (4-5), S (6)
+  // read port
+  input  logic                rd_i,       // read channels rd_base_i .. (+ Pes - 1 if rd_all_i)
+  input  logic                rd_all_i,   // all Pes lanes (else lane 0 only)
+  input  logic [ChWidth-1:0]  rd_base_i,  // first channel
+  output acc_t   [Pes-1:0]    bias_o,     // lane p: channel rd_base + p of the last read
+  output mult_t  [Pes-1:0]    mult_o,
+  output shift_t [Pes-1:0]    shift_o
+);
+
+  localparam int unsigned Width     = AccWidth + MultWidth + ShiftWidth;
+  localparam int unsigned ParamBits = 48 + ShiftWidth;  // entry bits that are stored
+  localparam int unsigned BankDepth = (ParamDepth + Pes - 1) / Pes;
+  localparam int unsigned BankAw    = (BankDepth > 1) ? $clog2(BankDepth) : 1;
+  localparam int unsigned RotWidth  = (Pes > 1) ? LgPes : 1;
+
+  typedef struct packed {
+    shift_t shift;
+    mult_t  mult;
+    acc_t   bias;
+  } entry_t;
+
+  entry_t                wr_entry;
+  logic [RotWidth-1:0]   wr_bank, rd_rot, rd_rot_q;
+  entry_t [Pes-1:0]      rdata;
+
+  assign wr_ready_o = 1'b1;
+  assign wr_entry   = '{shift: wr_data_i[48 +: ShiftWidth], mult: wr_data_i[32 +: MultWidth],
+                        bias: wr_data_i[0 +: AccWidth]};
+
+  if (Pes > 1) begin : g_rot
+    assign wr_bank = wr_ch_i[LgPes-1:0];
+    assign rd_rot  = rd_base_i[LgPes-1:0];
+  end else begin : g_single
+    assign wr_bank = 1'b0;
+    assign rd_rot  = 1'b0;
+  end
+
+  for (genvar b = 0; b < Pes; b++) begin : g_bank
+    logic [RotWidth-1:0] lane;       // lane of the read this bank serves
+    logic [ChWidth:0]    ch;         // channel it reads
+    logic                re;
+
+    assign lane = RotWidth'(b) - rd_rot;
+    assign ch   = (ChWidth + 1)'(rd_base_i) + (ChWidth + 1)'(lane);
+    assign re   = rd_i && (rd_all_i || lane == '0);
+
+    strata_ram_1r1w #(
+      .Width ($bits(entry_t)),
+      .Depth (BankDepth)
+    ) u_ram (
+      .clk_i   (clk_i),
+      .we_i    (wr_valid_i && wr_bank == RotWidth'(b)),
+      .waddr_i (BankAw'(wr_ch_i >> LgPes)),
+      .wdata_i (wr_entry),
+      .re_i    (re),
+      .raddr_i (BankAw'(ch >> LgPes)),
+      .rdata_o (rdata[b])
+    );
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rd_i) rd_rot_q <= rd_rot;
+  end
+
+  for (genvar p = 0; p < Pes; p++) begin : g_lane
+    logic [RotWidth-1:0] bank;
+    entry_t              e;
+    assign bank       = RotWidth'(p) + rd_rot_q;
+    assign e          = rdata[bank];
+    assign bias_o[p]  = e.bias;
+    assign mult_o[p]  = e.mult;
+    assign shift_o[p] = e.shift;
+  end
+
+  // Byte 7 and the top bits of byte 6 are zero in a legal entry (the load
+  // engine checks them); they are not stored.
+  logic [63-ParamBits:0] unused_wr_bits;
+  assign unused_wr_bits = wr_data_i[63:ParamBits];
+
+  `STRATA_ASSERT(param_wr_range, clk_i, rst_ni, !wr_valid_i || 32'(wr_ch_i) < ParamDepth)
+
+`ifndef SYNTHESIS
+  initial begin
+    assert (Pes >= 1 && Pes == 2 ** LgPes) else $fatal(1, "strata_param_ram: Pes must be 2^k");
+    assert (ParamDepth >= 2 * Pes)
+      else $fatal(1, "strata_param_ram: ParamDepth must be >= 2 * Pes");
+    assert (Width <= 64) else $fatal(1, "strata_param_ram: entry wider than 64 bits");
+  end
+`endif
+
+endmodule : strata_param_ram
