@@ -18,7 +18,8 @@
 // places both register levels inside the DSP block. Subtracting 2^(D-1)
 // again is an inversion of the top bit of the 8-bit quotient.
 //
-// Latency: tree stages + 2 (4 for 3x3). Throughput: one window per cycle.
+// Latency: max(1, ceil(log2(Kernel^2))) tree stages + 2 (6 for 3x3).
+// Throughput: one window per cycle.
 `include "strata_assert.svh"
 
 module strata_avgpool #(

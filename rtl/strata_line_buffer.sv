@@ -2,7 +2,9 @@
 // vector (Lanes x DataWidth) per word, read one full kernel column per cycle.
 //
 // Organisation: Rows = 2^ceil(log2(MaxKernel + 1)) banks, each a
-// strata_ram_1r1w of MaxImageWidth words. Image row y lives in bank
+// strata_ram_1r1w of 2^ceil(log2(MaxImageWidth)) words (a power of two, so
+// that every column address is in range: the walker may read a padding
+// column whose data it then ignores). Image row y lives in bank
 // (y mod Rows) at address x, so a row is written with the bank index shifted
 // by one per row (a ring). A read presents one column address to every bank
 // and the slot of the window's top row; the banks' outputs are rotated so that
@@ -19,7 +21,7 @@ module strata_line_buffer #(
   parameter int unsigned Lanes         = strata_cfg_pkg::Lanes,          // channels per pixel
   parameter int unsigned DataWidth     = strata_cfg_pkg::DataWidth,      // bits per channel
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // rows read per column
-  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // words per bank
+  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // longest row (pixels)
   localparam int unsigned PixelWidth = Lanes * DataWidth,
   localparam int unsigned SlotWidth  = $clog2(MaxKernel + 1),
   localparam int unsigned Rows       = 2 ** SlotWidth,
@@ -42,7 +44,7 @@ module strata_line_buffer #(
   for (genvar b = 0; b < Rows; b++) begin : g_bank
     strata_ram_1r1w #(
       .Width (PixelWidth),
-      .Depth (MaxImageWidth)
+      .Depth (2 ** AddrWidth)
     ) u_ram (
       .clk_i   (clk_i),
       .we_i    (we_i && (wslot_i == SlotWidth'(b))),

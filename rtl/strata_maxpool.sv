@@ -7,8 +7,9 @@
 // window's elements trickle in one per cycle, is not needed: the window
 // generator's line buffer and window register already assemble the window.
 //
-// Latency: ceil(log2(Kernel^2) / 2) cycles (2 for 3x3). Throughput: one
-// window per cycle. User is carried alongside (position, frame flags).
+// Latency: max(1, ceil(log2(Kernel^2))) cycles (4 for 3x3), one register per
+// tree level. Throughput: one window per cycle. User is carried alongside
+// (position, frame flags).
 `include "strata_assert.svh"
 
 module strata_maxpool #(

@@ -9,7 +9,7 @@
 // most the avg unit's latency, once per change of operation). Selector: the
 // output of the unit that holds the windows in flight.
 //
-// Latency: 2 cycles (max) or 4 cycles (avg) for 3x3 windows. Throughput: one
+// Latency: 4 cycles (max) or 6 cycles (avg) for 3x3 windows. Throughput: one
 // window per cycle while the operation stays the same.
 `include "strata_assert.svh"
 

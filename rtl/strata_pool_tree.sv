@@ -6,7 +6,8 @@
 // (the most negative OutWidth value for max, 0 for sum), so they never change
 // the result. The tree is binary, ceil(log2(Taps)) levels; a pipeline register
 // follows every LevelsPerStage levels and the last level (one register
-// if Taps = 1). Each register stage is a valid/ready slot that fills bubbles,
+// if Taps = 1). The default, a register after every level, leaves one
+// compare-and-select or one add between flip-flops. Each register stage is a valid/ready slot that fills bubbles,
 // so the tree takes one window per cycle when the output is not stalled.
 // User is carried alongside unchanged.
 //
@@ -22,7 +23,7 @@ module strata_pool_tree #(
                                                * strata_cfg_pkg::MaxPoolKernel,  // window taps
   parameter int unsigned          OutWidth   = InWidth,  // signed result bits (sum: grow)
   parameter int unsigned          UserWidth  = 1,        // sideband bits
-  parameter int unsigned          LevelsPerStage = 2,    // tree levels between registers
+  parameter int unsigned          LevelsPerStage = 1,    // tree levels between registers
   localparam int unsigned Levels = (Taps > 1) ? $clog2(Taps) : 0
 ) (
   input  logic                        clk_i,       // clock

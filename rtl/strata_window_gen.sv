@@ -26,9 +26,13 @@
 //     wx = ox * s - p are emitted; the shifts that only fill the register
 //     (k - 1 - p at each row start) are dropped, and with s > k the columns
 //     between two windows are skipped (the column address jumps).
-//   A column is read as soon as it is in the buffer (the bottom image row of
+//   A column is used as soon as it is in the buffer (the bottom image row of
 //     the window has been written up to that column), so output row oy runs
-//     concurrently with the arrival of its last input row.
+//     concurrently with the arrival of its last input row. For Fmax the
+//     walker's decisions are single compares against registers (per-frame
+//     limits set at the configuration handshake, per-row values updated when
+//     the walker moves to the next row), and the line buffer is read whenever
+//     stage 1 can take a column, whether or not the walker issues one.
 //
 // Latency: a window is presented 3 cycles after the handshake of the last
 //   pixel it needs (1 cycle pointer update, 1 RAM read, 1 shift).
@@ -110,16 +114,34 @@ module strata_window_gen #(
     return pos_t'({2'b00, v});
   endfunction
 
-  // Does another window follow the one starting at `start` along a dimension
-  // of `dim` pixels? (pool_out_size, one step at a time: no division.)
-  function automatic logic more_windows(pos_t start, pos_t dim, pos_t k, pos_t s, pos_t p,
-                                        logic ceil_mode);
-    if (ceil_mode) begin
-      // Next start (start + s) still counted by ceil((dim + 2p - k) / s) and
-      // starts inside the input or its left padding.
-      return (start + k < dim + p) && (start + s < dim);
+  // Along a dimension of `dim` pixels, another window follows the one that
+  // starts at `start` exactly when start < next_limit(...) (pool_out_size one
+  // step at a time, no division). Floor: the next window ends inside the
+  // padded input, start + s + k <= dim + p. Ceil: the next start is still
+  // counted by ceil((dim + 2p - k) / s), start + k < dim + p, and lies inside
+  // the input or its left padding, start + s < dim.
+  function automatic pos_t next_limit(pos_t dim, pos_t k, pos_t s, pos_t p, logic ceil_mode);
+    pos_t a, b;
+    if (!ceil_mode) return dim + p - k - s + pos_t'(1);
+    a = dim + p - k;
+    b = dim - s;
+    return (a < b) ? a : b;
+  endfunction
+
+  // Lowest image row of a window whose top row is `top`.
+  function automatic pos_t lowest_row(pos_t top, pos_t k_minus_1, pos_t h_minus_1);
+    return (top + k_minus_1 < h_minus_1) ? top + k_minus_1 : h_minus_1;
+  endfunction
+
+  // a * b for small a, b, as shift-and-add (a tap count: LUTs, not a DSP).
+  function automatic logic [CountWidth-1:0] small_mul(logic [KernelWidth-1:0] a,
+                                                      logic [KernelWidth-1:0] b);
+    logic [CountWidth-1:0] r;
+    r = '0;
+    for (int unsigned i = 0; i < KernelWidth; i++) begin
+      if (a[i]) r += CountWidth'(b) << i;
     end
-    return start + s + k <= dim + p;
+    return r;
   endfunction
 
   function automatic logic [KernelWidth-1:0] popcount(logic [MaxKernel-1:0] v);
@@ -162,9 +184,20 @@ module strata_window_gen #(
   // Write side: position of the next pixel to arrive.
   logic [DimWidth-1:0] wr_x_d, wr_x_q, wr_y_d, wr_y_q;
 
+  // Per-frame constants of the walker, derived at the configuration handshake
+  // so that the per-cycle decisions are single compares: the next-window
+  // limits of each dimension, the column jump between windows (s > k), the
+  // column that completes a row's first window (k - 1 - p), s + k - 1, H - 1.
+  pos_t h_lim_d, h_lim_q, w_lim_d, w_lim_q, skip_d, skip_q, first_emit_d, first_emit_q;
+  pos_t row_step_d, row_step_q, h_last_d, h_last_q;
+
   // Read walker: window top row wy, window left column wx, next column c to
-  // shift in, output position (oy, ox); row_start: clear the window first.
-  pos_t                wy_d, wy_q, wx_d, wx_q, col_d, col_q;
+  // shift in, the column c that completes the window, output position
+  // (oy, ox); per output row: its lowest image row (gates the reads) and the
+  // first image row the write side may not yet overwrite (wy + Rows);
+  // row_start: clear the window register first.
+  pos_t                wy_d, wy_q, wx_d, wx_q, col_d, col_q, emit_col_d, emit_col_q;
+  pos_t                y_low_d, y_low_q, free_lim_d, free_lim_q;
   logic [DimWidth-1:0] oy_d, oy_q, ox_d, ox_q;
   logic                row_start_d, row_start_q;
   logic                walk_done_d, walk_done_q;
@@ -189,7 +222,7 @@ module strata_window_gen #(
   // ---------------------------------------------------------------------------
   // Configuration check.
 
-  pos_t cfg_h, cfg_w, cfg_k, cfg_p;
+  pos_t cfg_h, cfg_w, cfg_k, cfg_s, cfg_p;
   logic cfg_ok, cfg_fire, cfg_kernel_fits;
 
   if (2 ** KernelWidth - 1 > MaxKernel) begin : g_kernel_check
@@ -202,6 +235,7 @@ module strata_window_gen #(
     cfg_h = pos_of(cfg_height_i);
     cfg_w = pos_of(cfg_width_i);
     cfg_k = pos_t'(cfg_kernel_i);
+    cfg_s = pos_t'(cfg_stride_i);
     cfg_p = pos_t'(cfg_pad_i);
     cfg_ok = (cfg_height_i != '0) && (cfg_width_i != '0)
           && (32'(cfg_width_i) <= MaxImageWidth)
@@ -218,8 +252,8 @@ module strata_window_gen #(
   // ---------------------------------------------------------------------------
   // Walker (issue stage).
 
-  pos_t k, s, p, h, w, wr_x, wr_y, y_bottom, emit_col, skip;
-  logic col_in, col_ready, emit, last_col, last_row, issue;
+  pos_t k, s, p, h, w, wr_x, wr_y;
+  logic col_in, col_ready, emit, last_col, last_row, issue, s1_accept;
   logic s1_fire;
   logic [MaxKernel-1:0] rows_valid;
 
@@ -231,17 +265,14 @@ module strata_window_gen #(
     w    = pos_of(width_q);
     wr_x = pos_of(wr_x_q);
     wr_y = pos_of(wr_y_q);
-    skip = (s > k) ? s - k : pos_t'(0);
 
-    emit_col = wx_q + k - pos_t'(1);
-    emit     = (col_q == emit_col);
-    last_col = !more_windows(wx_q, w, k, s, p, ceil_q);
-    last_row = !more_windows(wy_q, h, k, s, p, ceil_q);
+    emit     = (col_q == emit_col_q);
+    last_col = !(wx_q < w_lim_q);
+    last_row = !(wy_q < h_lim_q);
 
-    // The lowest image row of the window gates the read of column c.
-    y_bottom  = (wy_q + k - pos_t'(1) < h) ? wy_q + k - pos_t'(1) : h - pos_t'(1);
+    // Column c may be read once the window's lowest image row holds it.
     col_in    = (col_q < w);
-    col_ready = !col_in || (wr_y > y_bottom) || ((wr_y == y_bottom) && (wr_x > col_q));
+    col_ready = !col_in || (wr_y > y_low_q) || ((wr_y == y_low_q) && (wr_x > col_q));
 
     for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
       rows_valid[ky] = (pos_t'(ky) < k) && (wy_q + pos_t'(ky) >= pos_t'(0))
@@ -249,8 +280,9 @@ module strata_window_gen #(
     end
   end
 
-  assign s1_fire = s1_valid_q && (!out_valid_q || win_ready_i);
-  assign issue   = (state_q == StRun) && !walk_done_q && col_ready && (!s1_valid_q || s1_fire);
+  assign s1_fire   = s1_valid_q && (!out_valid_q || win_ready_i);
+  assign s1_accept = (state_q == StRun) && (!s1_valid_q || s1_fire);
+  assign issue     = s1_accept && !walk_done_q && col_ready;
 
   // ---------------------------------------------------------------------------
   // Write side.
@@ -260,8 +292,7 @@ module strata_window_gen #(
   always_comb begin
     in_ready_o = 1'b0;
     unique case (state_q)
-      StRun:   in_ready_o = (wr_y_q < height_q)
-                         && (walk_done_q || (wr_y < wy_q + pos_t'(Rows)));
+      StRun:   in_ready_o = (wr_y_q < height_q) && (walk_done_q || (wr_y < free_lim_q));
       StDrain: in_ready_o = (wr_y_q < height_q);
       StIdle:  in_ready_o = 1'b0;
       default: in_ready_o = 1'b0;
@@ -287,7 +318,7 @@ module strata_window_gen #(
     .wslot_i (wr_y_q[SlotWidth-1:0]),
     .waddr_i (wr_x_q[AddrWidth-1:0]),
     .wdata_i (in_data_i),
-    .re_i    (issue && col_in),
+    .re_i    (s1_accept),
     .raddr_i (col_q[AddrWidth-1:0]),
     .rtop_i  (wy_q[SlotWidth-1:0]),
     .rcol_o  (lb_col)
@@ -307,9 +338,18 @@ module strata_window_gen #(
     ceil_d      = ceil_q;
     wr_x_d      = wr_x_q;
     wr_y_d      = wr_y_q;
+    h_lim_d      = h_lim_q;
+    w_lim_d      = w_lim_q;
+    skip_d       = skip_q;
+    first_emit_d = first_emit_q;
+    row_step_d   = row_step_q;
+    h_last_d     = h_last_q;
     wy_d        = wy_q;
     wx_d        = wx_q;
     col_d       = col_q;
+    emit_col_d  = emit_col_q;
+    y_low_d     = y_low_q;
+    free_lim_d  = free_lim_q;
     oy_d        = oy_q;
     ox_d        = ox_q;
     row_start_d = row_start_q;
@@ -325,9 +365,18 @@ module strata_window_gen #(
       err_d       = !cfg_ok;
       wr_x_d      = '0;
       wr_y_d      = '0;
+      h_lim_d      = next_limit(cfg_h, cfg_k, cfg_s, cfg_p, cfg_ceil_i);
+      w_lim_d      = next_limit(cfg_w, cfg_k, cfg_s, cfg_p, cfg_ceil_i);
+      skip_d       = (cfg_s > cfg_k) ? cfg_s - cfg_k : pos_t'(0);
+      first_emit_d = cfg_k - pos_t'(1) - cfg_p;
+      row_step_d   = cfg_s + cfg_k - pos_t'(1);
+      h_last_d     = cfg_h - pos_t'(1);
       wy_d        = -cfg_p;
       wx_d        = -cfg_p;
       col_d       = '0;
+      emit_col_d  = cfg_k - pos_t'(1) - cfg_p;
+      y_low_d     = lowest_row(-cfg_p, cfg_k - pos_t'(1), cfg_h - pos_t'(1));
+      free_lim_d  = pos_t'(Rows) - cfg_p;
       oy_d        = '0;
       ox_d        = '0;
       row_start_d = 1'b1;
@@ -353,15 +402,19 @@ module strata_window_gen #(
       if (!emit) begin
         col_d = col_q + pos_t'(1);
       end else if (!last_col) begin
-        wx_d  = wx_q + s;
-        ox_d  = ox_q + DimWidth'(1);
-        col_d = col_q + pos_t'(1) + skip;
+        wx_d       = wx_q + s;
+        ox_d       = ox_q + DimWidth'(1);
+        col_d      = col_q + pos_t'(1) + skip_q;
+        emit_col_d = emit_col_q + s;
       end else if (!last_row) begin
         wy_d        = wy_q + s;
         oy_d        = oy_q + DimWidth'(1);
         wx_d        = -p;
         ox_d        = '0;
         col_d       = '0;
+        emit_col_d  = first_emit_q;
+        y_low_d     = lowest_row(wy_q, row_step_q, h_last_q);
+        free_lim_d  = free_lim_q + s;
         row_start_d = 1'b1;
       end else begin
         walk_done_d = 1'b1;
@@ -438,9 +491,18 @@ module strata_window_gen #(
       ceil_q      <= 1'b0;
       wr_x_q      <= '0;
       wr_y_q      <= '0;
+      h_lim_q      <= '0;
+      w_lim_q      <= '0;
+      skip_q       <= '0;
+      first_emit_q <= '0;
+      row_step_q   <= '0;
+      h_last_q     <= '0;
       wy_q        <= '0;
       wx_q        <= '0;
       col_q       <= '0;
+      emit_col_q  <= '0;
+      y_low_q     <= '0;
+      free_lim_q  <= '0;
       oy_q        <= '0;
       ox_q        <= '0;
       row_start_q <= 1'b1;
@@ -459,9 +521,18 @@ module strata_window_gen #(
       ceil_q      <= ceil_d;
       wr_x_q      <= wr_x_d;
       wr_y_q      <= wr_y_d;
+      h_lim_q      <= h_lim_d;
+      w_lim_q      <= w_lim_d;
+      skip_q       <= skip_d;
+      first_emit_q <= first_emit_d;
+      row_step_q   <= row_step_d;
+      h_last_q     <= h_last_d;
       wy_q        <= wy_d;
       wx_q        <= wx_d;
       col_q       <= col_d;
+      emit_col_q  <= emit_col_d;
+      y_low_q     <= y_low_d;
+      free_lim_q  <= free_lim_d;
       oy_q        <= oy_d;
       ox_q        <= ox_d;
       row_start_q <= row_start_d;
@@ -510,7 +581,7 @@ module strata_window_gen #(
   assign win_ox_o    = out_ox_q;
   assign win_first_o = out_first_q;
   assign win_last_o  = out_last_q;
-  assign win_count_o = CountWidth'(popcount(out_rows_q)) * CountWidth'(popcount(cols_q));
+  assign win_count_o = small_mul(popcount(out_rows_q), popcount(cols_q));
   assign win_ky_lo_o = first_set(out_rows_q);
   assign win_ky_hi_o = last_set(out_rows_q);
   assign win_kx_lo_o = first_set(cols_q);
@@ -540,6 +611,10 @@ module strata_window_gen #(
   // The line buffer never overwrites a row a pending window still needs.
   `STRATA_ASSERT(wg_no_overwrite, clk_i, rst_ni,
                  !lb_we || walk_done_q || (wr_y < wy_q + pos_t'(Rows)))
+  // The registered per-row values follow the walker.
+  `STRATA_ASSERT(wg_row_values, clk_i, rst_ni, (state_q != StRun) || walk_done_q
+                 || ((free_lim_q == wy_q + pos_t'(Rows)) && (emit_col_q == wx_q + k - pos_t'(1))
+                     && (y_low_q == lowest_row(wy_q, k - pos_t'(1), h - pos_t'(1)))))
 
 `ifndef SYNTHESIS
   initial begin

@@ -26,6 +26,16 @@ constexpr int kUnitTaps = kUnitKernel * kUnitKernel;
 
 enum class Op { kMax = 0, kAvg = 1 };  // strata_pkg::pool_op_e encoding
 
+// Documented latencies (window handshake -> result valid): one register per
+// adder/comparator tree level, plus the avg unit's two multiplier stages.
+constexpr uint64_t tree_levels(int taps) {
+  uint64_t l = 0;
+  while ((1 << l) < taps) ++l;
+  return l == 0 ? 1 : l;
+}
+constexpr uint64_t kMaxPoolLatency = tree_levels(kUnitTaps);      // 4 for 3x3
+constexpr uint64_t kAvgPoolLatency = tree_levels(kUnitTaps) + 2;  // 6 for 3x3
+
 struct UnitWindow {
   std::vector<int8_t> taps;  // [tap][lane]
   uint32_t mask = 0;         // bit t: tap t valid

@@ -19,7 +19,6 @@ namespace strata::tb {
 namespace {
 
 constexpr unsigned kUserWidth = 16;  // bench parameter -GUserWidth=16
-constexpr uint64_t kLatency = 4;     // 2 adder-tree stages + multiplier in/out registers
 
 class StrataAvgpool : public PoolUnitBench<Vstrata_avgpool> {
  protected:
@@ -182,7 +181,7 @@ TEST_F(StrataAvgpool, LatencyAndThroughput) {
   reset();
   const auto w = random_windows(1000);
   const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
-  expect_full_rate(run, w.size(), kLatency);
+  expect_full_rate(run, w.size(), kAvgPoolLatency);
 }
 
 TEST_F(StrataAvgpool, EmptyWindowIsFlagged) { empty_window_is_flagged(); }

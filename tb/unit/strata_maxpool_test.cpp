@@ -14,7 +14,6 @@ namespace strata::tb {
 namespace {
 
 constexpr unsigned kUserWidth = 16;  // bench parameter -GUserWidth=16
-constexpr uint64_t kLatency = 2;     // ceil(log2(9) / 2) register stages
 
 class StrataMaxpool : public PoolUnitBench<Vstrata_maxpool> {
  protected:
@@ -106,7 +105,7 @@ TEST_F(StrataMaxpool, LatencyAndThroughput) {
   reset();
   const auto w = random_windows(1000);
   const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
-  expect_full_rate(run, w.size(), kLatency);
+  expect_full_rate(run, w.size(), kMaxPoolLatency);
 }
 
 TEST_F(StrataMaxpool, EmptyWindowIsFlagged) { empty_window_is_flagged(); }

@@ -13,8 +13,6 @@ namespace strata::tb {
 namespace {
 
 constexpr unsigned kUserWidth = 16;  // bench parameter -GUserWidth=16
-constexpr uint64_t kMaxLatency = 2;
-constexpr uint64_t kAvgLatency = 4;
 
 class StrataPool : public PoolUnitBench<Vstrata_pool> {
  protected:
@@ -52,7 +50,7 @@ TEST_F(StrataPool, LatencyThroughputAndSwitchCost) {
     std::vector<UnitWindow> w;
     for (int i = 0; i < 500; ++i) w.push_back(random_window(rng(), op, 0xffff));
     const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
-    expect_full_rate(run, w.size(), op == Op::kMax ? kMaxLatency : kAvgLatency);
+    expect_full_rate(run, w.size(), op == Op::kMax ? kMaxPoolLatency : kAvgPoolLatency);
   }
   // 100 avg windows then 100 max windows back to back: the first max window
   // enters the cycle after the last avg result left.
@@ -61,7 +59,7 @@ TEST_F(StrataPool, LatencyThroughputAndSwitchCost) {
   const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
   ASSERT_EQ(run.in_cycles.size(), w.size());
   EXPECT_EQ(run.in_cycles[100], run.out_cycles[99] + 1);
-  EXPECT_EQ(run.in_cycles[100] - run.in_cycles[99], kAvgLatency + 1);
+  EXPECT_EQ(run.in_cycles[100] - run.in_cycles[99], kAvgPoolLatency + 1);
 }
 
 }  // namespace
