@@ -146,6 +146,8 @@ package strata_isa_pkg;
   localparam int unsigned ComputePostLoWidth = 8;
   localparam int unsigned ComputePostHiLsb = 456;
   localparam int unsigned ComputePostHiWidth = 8;
+  localparam int unsigned ComputeDstLaneLsb = 464;
+  localparam int unsigned ComputeDstLaneWidth = 6;
 
   // STORE payload
   localparam int unsigned StoreExtAddrLsb = 128;
@@ -383,6 +385,10 @@ package strata_isa_pkg;
   function automatic logic signed [7:0] compute_post_hi(instr_t instr);
     return $signed(instr[ComputePostHiLsb +: ComputePostHiWidth]);
   endfunction
+  // PE_TRANSPOSE: byte of word dst_base that neuron 0 goes to (< N)
+  function automatic logic [5:0] compute_dst_lane(instr_t instr);
+    return instr[ComputeDstLaneLsb +: ComputeDstLaneWidth];
+  endfunction
 
   // external byte address of row 0 (multiple of the beat size)
   function automatic logic [39:0] store_ext_addr(instr_t instr);
@@ -449,7 +455,7 @@ package strata_isa_pkg;
     64'h000001ffffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ComputeUsedMask = {
-    64'h000000000000ffff, 64'hffffffffffff3f03, 64'hffffffff000fff07, 64'hffffffffffffffff,
+    64'h00000000003fffff, 64'hffffffffffff3f03, 64'hffffffff000fff07, 64'hffffffffffffffff,
     64'hffff00ffffffffff, 64'hffffffffffff3f03, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t StoreUsedMask = {

@@ -447,12 +447,6 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
                              q.fc_words, op.fc_in, t.bank_depth));
       }
       q.tile = std::min<int64_t>(op.out_c, t.bank_depth / q.fc_words);
-      if (q.dst == Dst::kTranspose && q.tile < op.out_c) q.tile = q.tile / n * n;
-      if (q.tile < 1) {
-        fail(op, fmt::format("a tile of {} neurons ({} words each) does not fit a bank of {} "
-                             "words",
-                             n, q.fc_words, t.bank_depth));
-      }
       if (q.dst == Dst::kBank && op.out_c > t.bank_depth) {
         fail(op, fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
       }
@@ -781,7 +775,7 @@ class Emitter {
         if (c.dst_kind == ComputeDst::kBank) {
           unit.push_back({Space::kBank, c.dst_id, c.dst_base + o, c.dst_base + o + 1});
         } else {
-          const int64_t word = c.dst_base + o / n_;
+          const int64_t word = c.dst_base + (c.dst_lane + o) / n_;
           for (int64_t pe = 0; pe < p_; ++pe) unit.push_back({Space::kCache, pe, word, word + 1});
         }
         for (const Span& s : unit) step.push_back({s, true});
@@ -979,21 +973,29 @@ Emission emit(const Network& net, const std::vector<Op>& ops, const Plan& pl, co
       const OpPlan& q = pl.ops[k];
       std::vector<Emit> pending;
       const int64_t in_bank = k == 0 ? take_bank({}) : cur_bank;
-      if (k == 0) {
-        LoadInstr l;
-        l.hdr.tag = q.tag;
-        l.ext_addr = static_cast<int64_t>(d.inputs[img]);
-        l.ext_row_stride = q.map_w * n;
-        l.rows = q.g_in * q.map_h;
-        l.row_words = q.map_w;
-        l.dst_kind = LoadDst::kBank;
-        l.dst_id = in_bank;
-        l.dst_addr = 0;
-        l.dst_row_stride = q.map_w;
-        pending.push_back(em.load(l, q.name));
-      }
       const int64_t out_bank = q.dst == Dst::kBank ? take_bank({in_bank}) : -1;
       const int64_t param_base = param_load(q, pending);
+      // The input, external layout [row][group][col]: image row y holds the
+      // words of every group, so a compute can start once its first rows are in
+      // (one load per row when there are several groups, bank layout
+      // [group][row][col]).
+      std::vector<Emit> input_loads;
+      if (k == 0) {
+        const int64_t per_load = q.g_in == 1 ? q.map_h : 1;
+        for (int64_t y = 0; y < q.map_h; y += per_load) {
+          LoadInstr l;
+          l.hdr.tag = q.tag;
+          l.ext_addr = static_cast<int64_t>(d.inputs[img]) + y * q.g_in * q.map_w * n;
+          l.ext_row_stride = q.map_w * n;
+          l.rows = q.g_in == 1 ? q.map_h : q.g_in;
+          l.row_words = q.map_w;
+          l.dst_kind = LoadDst::kBank;
+          l.dst_id = in_bank;
+          l.dst_addr = y * q.map_w;
+          l.dst_row_stride = q.g_in == 1 ? q.map_w : q.map_h * q.map_w;
+          input_loads.push_back(em.load(l, q.name));
+        }
+      }
       const int64_t plane = op.out_h * op.out_w;
       for (int64_t pass = 0; pass < q.passes; ++pass) {
         Job job;
@@ -1064,6 +1066,8 @@ Emission emit(const Network& net, const std::vector<Op>& ops, const Plan& pl, co
           c.dst_id = img;
           c.dst_base = q.next_feat_base + group_base;
         }
+        for (Emit& e : input_loads) job.loads.push_back(std::move(e));
+        input_loads.clear();
         job.compute = em.compute(c, q.name);
         if (q.is_final) {
           const int64_t groups = op.kind == OpKind::kConv ? 1 : q.out_groups;
@@ -1145,6 +1149,7 @@ Emission emit(const Network& net, const std::vector<Op>& ops, const Plan& pl, co
       } else {
         c.dst_kind = ComputeDst::kPeTranspose;
         c.dst_base = q.next_feat_base + o0 / n;
+        c.dst_lane = o0 % n;
       }
       job.compute = em.compute(c, q.name);
       if (q.is_final) {
@@ -1198,12 +1203,13 @@ Opcode opcode_of(const AnyInstr& v) {
 
 bool releases_per_step(Edge e) { return e == Edge::kL2C || e == Edge::kC2S || e == Edge::kS2C; }
 
-// For every instruction and each of its incoming edges: the latest earlier
-// instruction of the producing engine that conflicts with it. If no earlier
-// consumer already waited for that one (or a later one), it releases its
-// units on the edge (rel0 edges: one per step, i.e. per row; rel1 edges: one)
-// and this instruction acquires them. Fine-grained: the units the consumer's
-// first step needs, then the most any later step needs per step.
+// For every instruction and each of its incoming edges: the earlier
+// instructions of the producing engine that conflict with it (touch a word it
+// touches, one of the two writing), after the last one an earlier consumer
+// already waited for. Each of them releases its units on the edge (rel0 edges:
+// one per row; rel1 edges: one) and this instruction acquires them all.
+// Fine-grained: the units the consumer's first step needs, then the most any
+// later step needs per step.
 std::array<int64_t, isa::kEdges> dependencies(std::vector<Emit>& emits) {
   std::array<int64_t, isa::kEdges> covered;
   covered.fill(-1);
@@ -1224,46 +1230,46 @@ std::array<int64_t, isa::kEdges> dependencies(std::vector<Emit>& emits) {
         }
       }
       if (jmax < 0) continue;
-      Emit& prod = emits[jmax];
-      const int64_t count = releases_per_step(*slot) ? static_cast<int64_t>(prod.units.size()) : 1;
-      const isa::EdgeSlots pslots = isa::edge_slots(opcode_of(prod.instr));
-      isa::Header& ph = header_of(prod.instr);
-      if (pslots.rel0 == slot) {
-        ph.rel0 = count;
-      } else {
-        ph.rel1 = count;
-      }
+      // Every producer in (covered, jmax] that conflicts releases its units;
+      // the consumer acquires all of them.
       isa::Header& h = header_of(consumer.instr);
+      std::vector<int64_t> need(consumer.steps.size(), 0);
+      int64_t count = 0;
+      for (int64_t j = covered[e] + 1; j <= jmax; ++j) {
+        Emit& prod = emits[j];
+        if (prod.engine != producer || !conflict(prod, consumer)) continue;
+        const int64_t n_units =
+            releases_per_step(*slot) ? static_cast<int64_t>(prod.units.size()) : 1;
+        const isa::EdgeSlots pslots = isa::edge_slots(opcode_of(prod.instr));
+        isa::Header& ph = header_of(prod.instr);
+        (pslots.rel0 == slot ? ph.rel0 : ph.rel1) = n_units;
+        // Fine-grained: the first consumer step that touches the data of
+        // each producer unit needs the units up to that one.
+        if (which == 0 && consumer.engine != Engine::kLoad && releases_per_step(*slot)) {
+          for (size_t u = 0; u < prod.units.size(); ++u) {
+            for (size_t s = 0; s < consumer.steps.size(); ++s) {
+              bool hit = false;
+              for (const Touch& t : consumer.steps[s]) {
+                for (const Span& w : prod.units[u]) hit = hit || overlap(t.span, w);
+              }
+              if (hit) {
+                need[s] = std::max(need[s], count + static_cast<int64_t>(u) + 1);
+                break;
+              }
+            }
+          }
+        }
+        count += n_units;
+      }
       if (which == 1) {
         h.acq1 = count;
       } else {
         h.acq0 = count;
         h.acq0_first = count;
         h.acq0_step = 0;
-        if (consumer.engine != Engine::kLoad) {
-          // Units each consumer step needs: the producer's units it reads or
-          // overwrites, and 1 for data of conflicting earlier producers that
-          // finished before this producer started.
-          std::vector<int64_t> need(consumer.steps.size(), 0);
-          for (int64_t j = covered[e] + 1; j <= jmax; ++j) {
-            const Emit& other = emits[j];
-            if (other.engine != producer || !conflict(other, consumer)) continue;
-            for (size_t u = 0; u < other.units.size(); ++u) {
-              const int64_t unit = j == jmax ? static_cast<int64_t>(u) + 1 : 1;
-              for (size_t s = 0; s < consumer.steps.size(); ++s) {
-                bool hit = false;
-                for (const Touch& t : consumer.steps[s]) {
-                  for (const Span& w : other.units[u]) hit = hit || overlap(t.span, w);
-                }
-                if (hit) {
-                  need[s] = std::max(need[s], unit);
-                  break;
-                }
-              }
-            }
-          }
+        if (consumer.engine != Engine::kLoad && !need.empty()) {
           for (size_t s = 1; s < need.size(); ++s) need[s] = std::max(need[s], need[s - 1]);
-          const int64_t first = need.empty() ? count : need[0];
+          const int64_t first = need[0];
           int64_t step = 0;
           for (size_t s = 1; s < need.size(); ++s) {
             step = std::max<int64_t>(step, ceil_div(need[s] - first, static_cast<int64_t>(s)));
@@ -1494,7 +1500,7 @@ void write_input(const Program& prog, std::vector<uint8_t>& memory, int image,
       for (int64_t g = 0; g < in.groups; ++g) {
         for (int64_t y = 0; y < h; ++y) {
           for (int64_t x = 0; x < w; ++x) {
-            uint8_t* word = base + ((g * h + y) * w + x) * n;
+            uint8_t* word = base + ((y * in.groups + g) * w + x) * n;
             for (int64_t lane = 0; lane < n; ++lane) {
               const int64_t c = g * n + lane;
               word[lane] = c < c_count ? static_cast<uint8_t>(input(c, y, x)) : 0;
@@ -1507,7 +1513,7 @@ void write_input(const Program& prog, std::vector<uint8_t>& memory, int image,
       for (int64_t g = 0; g < in.groups; ++g) {
         for (int64_t y = 0; y < h; ++y) {
           for (int64_t x = 0; x < in.cols; ++x) {
-            uint8_t* word = base + ((g * h + y) * in.cols + x) * n;
+            uint8_t* word = base + ((y * in.groups + g) * in.cols + x) * n;
             for (int64_t lane = 0; lane < n; ++lane) {
               const int64_t idx = g * n + lane;
               const int64_t kx = idx / c_count, c = idx % c_count;
@@ -1557,7 +1563,7 @@ std::string listing(const Program& prog) {
   for (const MemRegion& r : prog.regions) {
     s += fmt::format("#   {:<14} 0x{:08x}  {:>9} bytes\n", r.name, r.offset, r.size);
   }
-  const char* layouts[] = {"map [group][row][col]", "reordered [group][row][out col]",
+  const char* layouts[] = {"map [row][group][col]", "reordered [row][group][out col]",
                            "flattened features"};
   s += fmt::format("# input {}: {}, {} word{} per pixel\n", shape_text(prog.input.shape),
                    layouts[static_cast<int>(prog.input.layout)], prog.input.groups,

@@ -116,7 +116,7 @@ std::string compute_dst_text(const Instruction& instr, const ComputeInstr& c, bo
       s = fmt::format("pe{}[{}]", c.dst_id, c.dst_base);
       break;
     case static_cast<uint64_t>(ComputeDst::kPeTranspose):
-      return fmt::format("transpose pe*[{}]", c.dst_base);
+      return fmt::format("transpose pe*[{}].{}", c.dst_base, c.dst_lane);
     default:
       return fmt::format("{}[{}]", enum_text(compute_dst_name(kind), kind), c.dst_base);
   }
@@ -364,6 +364,7 @@ Instruction encode(const ComputeInstr& c) {
   i.set(compute::kDstGroupStride, c.dst_group_stride);
   i.set(compute::kPostLo, c.post_lo);
   i.set(compute::kPostHi, c.post_hi);
+  i.set(compute::kDstLane, c.dst_lane);
   return i;
 }
 
@@ -448,6 +449,7 @@ ComputeInstr decode_compute(const Instruction& i) {
   c.dst_group_stride = i.get(compute::kDstGroupStride);
   c.post_lo = i.get(compute::kPostLo);
   c.post_hi = i.get(compute::kPostHi);
+  c.dst_lane = i.get(compute::kDstLane);
   return c;
 }
 

@@ -521,7 +521,8 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
                       c.param_base + c.out_h, t_.param_depth));
   require(c.clamp_lo <= c.clamp_hi, SimError::kUnsupported,
           fmt::format("clamp [{}, {}] has lo > hi", c.clamp_lo, c.clamp_hi));
-  const int64_t out_words = (c.out_h + n_ - 1) / n_;
+  // PE_TRANSPOSE: neuron o goes to byte (dst_lane + o) % N of word dst_base + (dst_lane + o) / N.
+  const int64_t out_words = (c.dst_lane + c.out_h + n_ - 1) / n_;
   if (c.dst_kind == ComputeDst::kBank) {
     require(c.dst_id < t_.banks, SimError::kUnsupported,
             fmt::format("FC writes bank {}, the configuration has {} banks", c.dst_id, t_.banks));
@@ -532,6 +533,8 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
                                               c.in_base + c.out_h * g_count)),
             SimError::kUnsupported, "FC destination overlaps its weights in the same bank");
   } else if (c.dst_kind == ComputeDst::kPeTranspose) {
+    require(c.dst_lane < n_, SimError::kUnsupported,
+            fmt::format("FC dst_lane {} is not below N = {}", c.dst_lane, n_));
     require(c.dst_base + out_words <= t_.pe_cache_depth, SimError::kUnsupported,
             fmt::format("FC transposed results up to word {} past the PE cache depth {}",
                         c.dst_base + out_words - 1, t_.pe_cache_depth));
@@ -583,11 +586,12 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
                             static_cast<uint64_t>(c.dst_base + o),
                             static_cast<uint64_t>(c.dst_base + o + 1)});
     } else {
-      const int64_t word = c.dst_base + o / n_;
+      const int64_t at = c.dst_lane + o;
+      const int64_t word = c.dst_base + at / n_;
       for (int64_t pe = 0; pe < p_; ++pe) {
         int8_t* w = cache_word(pe, word);
-        if (o % n_ == 0) std::fill_n(w, n_, int8_t{0});  // unused bytes of a last word stay 0
-        w[o % n_] = results[o * p_ + pe];
+        w[at % n_] = results[o * p_ + pe];
+        if (o == c.out_h - 1) std::fill(w + at % n_ + 1, w + n_, int8_t{0});
         mark_cache(pe, word, 1);
         s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), true,
                               static_cast<uint64_t>(word), static_cast<uint64_t>(word + 1)});

@@ -9,9 +9,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,29 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kSource = STRATA_SOURCE_DIR;
+
+// Files written by a test, removed at the end of it.
+class TempFiles {
+ public:
+  TempFiles() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           fmt::format("strata_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~TempFiles() { fs::remove_all(dir_); }
+  TempFiles(const TempFiles&) = delete;
+  TempFiles& operator=(const TempFiles&) = delete;
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+ private:
+  fs::path dir_;
+};
 
 HwTarget p16n16() {
   HwTarget t = HwTarget::defaults();
@@ -68,18 +94,18 @@ std::vector<Tensor<int8_t>> split(const Tensor<int8_t>& batch) {
   return images;
 }
 
-struct Run {
+struct SimRun {
   SimResult sim;
   std::vector<Tensor<int8_t>> outputs;
 };
 
-Run run_program(const Program& prog, const std::vector<Tensor<int8_t>>& images,
+SimRun run_program(const Program& prog, const std::vector<Tensor<int8_t>>& images,
                 const SimOptions& options = {}) {
   std::vector<uint8_t> memory = prog.image;
   for (size_t i = 0; i < images.size(); ++i) {
     write_input(prog, memory, static_cast<int>(i), images[i]);
   }
-  Run r;
+  SimRun r;
   r.sim = IsaSim(prog.target).run(memory, options);
   if (r.sim.ok()) {
     for (size_t i = 0; i < images.size(); ++i) {
@@ -131,7 +157,7 @@ Program check_network(const Network& net, const HwTarget& target,
   o.batch = static_cast<int>(images.size());
   o.reorder = reorder;
   const Program prog = compile(net, target, o);
-  const Run r = run_program(prog, images);
+  const SimRun r = run_program(prog, images);
   expect_clean(prog, r.sim, where);
   if (!r.sim.ok()) return prog;
   for (size_t i = 0; i < images.size(); ++i) {
@@ -181,6 +207,505 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"strided_net", 3, true, false},
                       ExampleCase{"strided_net", 3, true, true}),
     case_name);
+
+// ---- the trained digits model: all 1797 images in batches of P --------------------------------
+
+TEST(Digits, AllImagesInBatchesOfPMatchTheGoldenModelAndTheExpectedPredictions) {
+  const fs::path dir = kSource / "examples" / "digits";
+  const Network net = load_network((dir / "digits.yaml").string());
+  const Tensor<int8_t> all = load_npy<int8_t>((dir / "images.npy").string());
+  const Tensor<int32_t> expected = load_npy<int32_t>((dir / "expected_predictions.npy").string());
+  const auto images = split(all);
+  ASSERT_EQ(images.size(), 1797u);
+  ASSERT_EQ(expected.size(), 1797);
+  const HwTarget target = HwTarget::defaults();
+  const int p = target.pes;
+  CompileOptions full;
+  full.batch = p;
+  const Program prog_full = compile(net, target, full);
+  CompileOptions rest;
+  rest.batch = static_cast<int>(images.size() % p);
+  const Program prog_rest = compile(net, target, rest);
+  int64_t wrong_outputs = 0, wrong_predictions = 0;
+  for (size_t first = 0; first < images.size(); first += p) {
+    const size_t count = std::min<size_t>(p, images.size() - first);
+    const Program& prog = count == static_cast<size_t>(p) ? prog_full : prog_rest;
+    SimOptions o;
+    o.check_dependencies = first == 0 || count != static_cast<size_t>(p);
+    const std::vector<Tensor<int8_t>> chunk(images.begin() + first, images.begin() + first + count);
+    const SimRun r = run_program(prog, chunk, o);
+    if (o.check_dependencies) expect_clean(prog, r.sim, fmt::format("batch at {}", first));
+    ASSERT_TRUE(r.sim.ok()) << describe_problems(r.sim);
+    for (size_t i = 0; i < count; ++i) {
+      const Tensor<int8_t>& out = r.outputs[i];
+      if (out != run_network(net, chunk[i])) {
+        if (wrong_outputs++ == 0) ADD_FAILURE() << "image " << first + i << " differs from golden";
+      }
+      int best = 0;
+      for (int64_t k = 1; k < out.size(); ++k) {
+        if (out[k] > out[best]) best = static_cast<int>(k);
+      }
+      if (best != expected[static_cast<int64_t>(first + i)]) ++wrong_predictions;
+    }
+  }
+  EXPECT_EQ(wrong_outputs, 0);
+  EXPECT_EQ(wrong_predictions, 0);
+}
+
+// ---- lowering decisions ------------------------------------------------------------------
+
+TEST(Compiler, ReorderingTheFirstLayerNeverChangesTheResult) {
+  const Network net = generated_example("cifar10_quick", 1);
+  const auto images = split(random_images(net.input_shape, 2, 77));
+  const Program plain = check_network(net, HwTarget::defaults(), images, "never", Reorder::kNever);
+  const Program reordered =
+      check_network(net, HwTarget::defaults(), images, "always", Reorder::kAlways);
+  const Program automatic = check_network(net, HwTarget::defaults(), images, "auto");
+  EXPECT_EQ(plain.input.layout, InputLayout::kMap);
+  EXPECT_EQ(reordered.input.layout, InputLayout::kReordered);
+  EXPECT_EQ(automatic.input.layout, InputLayout::kReordered) << "5x5 taps x 3 channels: fewer beats";
+  EXPECT_EQ(reordered.input.groups, 2);  // 15 taps x channels in 8-lane words
+  // The first convolution runs as 5x1 over the reordered 32 x 32 map.
+  const isa::ComputeInstr* first = nullptr;
+  isa::ComputeInstr c;
+  for (const isa::Instruction& in : reordered.instructions) {
+    if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kCompute)) {
+      c = isa::decode_compute(in);
+      first = &c;
+      break;
+    }
+  }
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(c.kernel_h, 5);
+  EXPECT_EQ(c.kernel_w, 1);
+  EXPECT_EQ(c.pad_w, 0);
+  EXPECT_EQ(c.in_groups, 2);
+  // Fewer PE-array beats with the reordered input.
+  std::vector<uint8_t> m1 = plain.image, m2 = reordered.image;
+  const SimResult r1 = IsaSim(plain.target).run(m1);
+  const SimResult r2 = IsaSim(reordered.target).run(m2);
+  EXPECT_LT(r2.beats, r1.beats);
+}
+
+TEST(Compiler, PlainLayoutWhenReorderingDoesNotSaveBeats) {
+  // 1x1 convolution: one tap, reordering cannot help.
+  Network net = generated_example("strided_net", 3);
+  const auto images = split(random_images(net.input_shape, 1, 5));
+  const Program prog = check_network(net, HwTarget::defaults(), images, "strided");
+  EXPECT_EQ(prog.input.layout, InputLayout::kReordered);  // conv1 3x3 s2 on 3 channels
+  bool gap_note = false;
+  for (const std::string& n : prog.notes) {
+    gap_note = gap_note || n.find("identity weights, M = 1, S = 4") != std::string::npos;
+  }
+  EXPECT_TRUE(gap_note) << "the 4x4 global average pool runs as a convolution";
+}
+
+TEST(Compiler, FusionMovesClampsAndFreesFlatten) {
+  const Network net = generated_example("cifar10_quick", 1);
+  const Program prog = compile(net, HwTarget::defaults());
+  ASSERT_EQ(prog.ops.size(), 5u);
+  EXPECT_EQ(prog.ops[0].name, "conv1+pool1+relu1");
+  EXPECT_NE(prog.ops[0].detail.find("clamp [0, 127], maxpool 3/2/0 ceil"), std::string::npos)
+      << prog.ops[0].detail;
+  EXPECT_EQ(prog.ops[1].name, "conv2+pool2");
+  EXPECT_EQ(prog.ops[3].kind, "fc");
+  const Network strided = generated_example("strided_net", 3);
+  const Program sp = compile(strided, HwTarget::defaults());
+  EXPECT_EQ(sp.ops.back().name, "fc");
+  EXPECT_EQ(sp.ops[sp.ops.size() - 2].name, "gap+flat");
+}
+
+// A conv on an 8-channel 8x8 input: the dependency numbers of docs/compiler.md.
+TEST(Compiler, FineGrainedCountsOfAFirstLayer) {
+  TempFiles files;
+  const std::string yaml = files.write("one.yaml", R"(name: one
+input: [8, 8, 8]
+layers:
+  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1, requant: {multiplier: 1, shift: 8}}
+)");
+  Network net = load_network(yaml, LoadOptions{"", false});
+  GenOptions go;
+  generate_parameters(net, go, random_images(net.input_shape, 1, 1));
+  const Program prog = compile(net, HwTarget::defaults());
+  isa::Header h;
+  isa::Header store;
+  for (const isa::Instruction& in : prog.instructions) {
+    if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kCompute)) h = isa::decode_header(in);
+    if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kStore)) store = isa::decode_header(in);
+  }
+  // params (1 row) + weights (8 rows, one per PE) + input (8 rows).
+  EXPECT_EQ(h.acq0, 17);
+  EXPECT_EQ(h.acq0_first, 1 + 8 + 2);  // k - pad = 2 input rows for output row 0
+  EXPECT_EQ(h.acq0_step, 1);           // then stride rows per output row
+  EXPECT_EQ(h.rel0, 8);                // one C2S unit per output row
+  EXPECT_EQ(store.acq0, 8);
+  EXPECT_EQ(store.acq0_first, 1);
+  EXPECT_EQ(store.acq0_step, 1);
+  const auto images = split(random_images(net.input_shape, 1, 3));
+  check_network(net, HwTarget::defaults(), images, "one conv");
+}
+
+// ---- target variants: allocation paths ----------------------------------------------------
+
+struct TargetCase {
+  std::string name;
+  std::function<void(HwTarget&)> edit;
+  std::string note;  // a note the program must carry
+};
+
+TEST(Compiler, EveryAllocationPathComputesTheSameResults) {
+  const std::vector<TargetCase> cases = {
+      {"resident weights", [](HwTarget& t) { t.pe_cache_depth = 4096; }, "resident"},
+      {"one weight slot", [](HwTarget& t) { t.pe_cache_depth = 300; }, "through 1 slot"},
+      {"params per use", [](HwTarget& t) { t.param_depth = 72; }, "loaded before each use"},
+      {"two banks", [](HwTarget& t) { t.banks = 2; }, ""},
+      {"small banks", [](HwTarget& t) { t.bank_depth = 2048; }, "tiles of 16"},
+      {"32-bit AXI", [](HwTarget& t) { t.axi_data_width = 32; }, ""},
+  };
+  const Network net = generated_example("cifar10_quick", 1);
+  const auto images = split(random_images(net.input_shape, 3, 9));
+  for (const TargetCase& c : cases) {
+    HwTarget t = HwTarget::defaults();
+    c.edit(t);
+    const Program prog = check_network(net, t, images, c.name);
+    if (c.note.empty()) continue;
+    bool found = false;
+    for (const std::string& n : prog.notes) found = found || n.find(c.note) != std::string::npos;
+    EXPECT_TRUE(found) << c.name << ": no note with '" << c.note << "'";
+  }
+}
+
+TEST(Compiler, ProgramsRunWithAQueueOfOneInstructionPerEngine) {
+  const Network net = generated_example("lenet5", 2);
+  const auto images = split(random_images(net.input_shape, 4, 2));
+  CompileOptions o;
+  o.batch = 4;
+  const Program prog = compile(net, HwTarget::defaults(), o);
+  SimOptions so;
+  so.queue_depth = 1;
+  const SimRun r = run_program(prog, images, so);
+  expect_clean(prog, r.sim, "queue depth 1");
+}
+
+// ---- I/O description ---------------------------------------------------------------------
+
+TEST(Compiler, InputAndOutputAccessCheckTheirArguments) {
+  const Network net = generated_example("lenet5", 2);
+  CompileOptions o;
+  o.batch = 2;
+  const Program prog = compile(net, HwTarget::defaults(), o);
+  std::vector<uint8_t> memory = prog.image;
+  const Tensor<int8_t> good(net.input_shape);
+  EXPECT_THROW(write_input(prog, memory, 2, good), Error);
+  EXPECT_THROW(write_input(prog, memory, -1, good), Error);
+  EXPECT_THROW(write_input(prog, memory, 0, Tensor<int8_t>({1, 32, 31})), Error);
+  std::vector<uint8_t> small(100);
+  EXPECT_THROW(write_input(prog, small, 0, good), Error);
+  EXPECT_THROW(read_output(prog, small, 0), Error);
+  EXPECT_THROW(read_output(prog, memory, 5), Error);
+  EXPECT_NO_THROW(write_input(prog, memory, 1, good));
+  EXPECT_EQ(read_output(prog, memory, 1).shape(), net.output_shape());
+  EXPECT_THROW(prog.region("nothing"), Error);
+  for (const MemRegion& r : prog.regions) EXPECT_EQ(r.offset % 64, 0u) << r.name;
+  EXPECT_EQ(prog.region("instructions").offset, 0u);
+  EXPECT_EQ(prog.region("instructions").size, prog.instructions.size() * isa::kInstrBytes);
+  EXPECT_LT(prog.region("params").offset, prog.region("weights").offset);
+  EXPECT_LT(prog.region("weights").offset, prog.region("input0").offset);
+  EXPECT_LT(prog.region("input1").offset, prog.region("output").offset);
+}
+
+TEST(Compiler, ListingShowsRegionsOpsAndEveryInstruction) {
+  const Network net = generated_example("lenet5", 2);
+  const Program prog = compile(net, HwTarget::defaults());
+  const std::string text = listing(prog);
+  for (const std::string& part : {"network 'lenet5'", "instructions", "params", "weights",
+                                  "input0", "output", "c1+s2", "f7", "CONFIG", "END"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part;
+  }
+  for (size_t i = 0; i < prog.instructions.size(); ++i) {
+    EXPECT_NE(text.find(isa::disassemble(prog.instructions[i])), std::string::npos) << i;
+  }
+}
+
+// ---- random networks -----------------------------------------------------------------------
+
+// A random valid network: conv / pool / clamp stacks with random geometry
+// (padding, stride 2, ceil mode, 1x1 kernels, few and many channels, the
+// 4x4 average pool that runs as a convolution), then fully-connected layers.
+std::string random_network(std::mt19937_64& rng, const std::string& name) {
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int c = pick(0, 2) == 0 ? pick(1, 3) : pick(1, 20);
+  int h = pick(1, 14), w = pick(1, 14);
+  std::string out = fmt::format("name: {}\ninput: [{}, {}, {}]\nlayers:\n", name, c, h, w);
+  const auto activation = [&]() -> std::string {
+    switch (pick(0, 2)) {
+      case 0: return "none";
+      case 1: return "relu";
+      default: {
+        const int lo = pick(-128, 40);
+        return fmt::format("{{clamp: [{}, {}]}}", lo, pick(lo, 127));
+      }
+    }
+  };
+  const int count = pick(1, 6);
+  bool fc = false;
+  for (int i = 0; i < count; ++i) {
+    const std::string ln = fmt::format("l{}", i);
+    const int kind = fc ? pick(6, 9) : pick(0, 9);
+    if (kind <= 3) {  // convolution
+      const int k = pick(0, 3) == 0 ? 1 : pick(1, 5);
+      const int s = pick(1, 2);
+      int pad = pick(0, k - 1);
+      if (h + 2 * pad < k || w + 2 * pad < k) pad = k - 1;
+      const int oc = pick(0, 4) == 0 ? pick(9, 24) : pick(1, 12);
+      out += fmt::format("  - {{name: {}, type: conv, out_channels: {}, kernel: {}, stride: {}, "
+                         "pad: {}, activation: {}}}\n",
+                         ln, oc, k, s, pad, activation());
+      h = (h + 2 * pad - k) / s + 1;
+      w = (w + 2 * pad - k) / s + 1;
+      c = oc;
+    }
+    if (kind <= 5 && (kind >= 4 || pick(0, 2) == 0)) {  // pooling, often right after a conv
+      const bool avg = pick(0, 1) == 1;
+      if (avg && h >= 4 && w >= 4 && pick(0, 3) == 0) {  // too big for the pooling unit
+        out += fmt::format("  - {{name: {}p, type: avgpool, kernel: 4}}\n", ln);
+        h = (h - 4) / 4 + 1;
+        w = (w - 4) / 4 + 1;
+        continue;
+      }
+      const int k = pick(1, 3), s = pick(1, 3);
+      int pad = pick(0, k - 1);
+      if (h + 2 * pad < k || w + 2 * pad < k) pad = k - 1;
+      const bool ceil = pick(0, 1) == 1;
+      out += fmt::format("  - {{name: {}p, type: {}, kernel: {}, stride: {}, pad: {}, ceil_mode: "
+                         "{}}}\n",
+                         ln, avg ? "avgpool" : "maxpool", k, s, pad, ceil ? "true" : "false");
+      const PoolGeometry g{k, s, pad, ceil};
+      h = pool_out_size(h, g);
+      w = pool_out_size(w, g);
+    } else if (kind <= 5) {
+      continue;
+    } else if (kind == 6) {
+      out += fmt::format("  - {{name: {}, type: relu}}\n", ln);
+    } else if (kind == 7) {
+      const int lo = pick(-128, 60);
+      out += fmt::format("  - {{name: {}, type: clamp, lo: {}, hi: {}}}\n", ln, lo, pick(lo, 127));
+    } else {  // fully connected, sometimes after an explicit flatten
+      if (!fc && pick(0, 1) == 1) out += fmt::format("  - {{name: {}f, type: flatten}}\n", ln);
+      const int features = pick(1, 40);
+      out += fmt::format("  - {{name: {}, type: fc, out_features: {}, activation: {}}}\n", ln,
+                         features, activation());
+      fc = true;
+      c = features;
+      h = w = 1;
+    }
+  }
+  return out;
+}
+
+// Seeds that once failed; they run first, every time.
+const std::vector<uint64_t> kRegressionSeeds = {
+    1298,  // FC tile of 7 neurons before another FC: transposed tiles off word boundaries
+};
+
+TEST(RandomNetworks, CompiledAndSimulatedEqualTheGoldenModel) {
+  const uint64_t base = test_seed(20240601);
+  constexpr int kNetworks = 300;
+  std::cout << "[ SEED     ] RandomNetworks STRATA_SEED=" << base << std::endl;
+  std::vector<uint64_t> seeds = kRegressionSeeds;
+  for (int i = 0; i < kNetworks; ++i) seeds.push_back(base + static_cast<uint64_t>(i));
+  TempFiles files;
+  int64_t compiled = 0, ops = 0, reordered = 0, multi_pass = 0, fused_pool = 0;
+  for (const uint64_t seed : seeds) {
+    std::mt19937_64 rng(seed);
+    const std::string text = random_network(rng, "random");
+    const std::string path = files.write(fmt::format("net_{}.yaml", seed), text);
+    const std::string where = fmt::format("seed {} (STRATA_SEED={}):\n{}", seed, seed, text);
+    try {
+      Network net = load_network(path, LoadOptions{"", false});
+      GenOptions go;
+      go.seed = seed;
+      go.images = 2;
+      generate_parameters(net, go, random_images(net.input_shape, go.images, seed));
+      const HwTarget target = seed % 4 == 3 ? p16n16() : HwTarget::defaults();
+      const int batch = 1 + static_cast<int>(rng() % static_cast<uint64_t>(target.pes));
+      const Reorder reorder = static_cast<Reorder>(rng() % 3);
+      const auto images = split(random_images(net.input_shape, batch, seed + 7));
+      const Program prog = check_network(net, target, images, where, reorder);
+      ++compiled;
+      ops += static_cast<int64_t>(prog.ops.size());
+      reordered += prog.input.layout == InputLayout::kReordered ? 1 : 0;
+      for (const CompiledOp& op : prog.ops) {
+        multi_pass += op.detail.find("passes") != std::string::npos ? 1 : 0;
+        fused_pool += op.kind == "conv" && op.detail.find("pool ") != std::string::npos ? 1 : 0;
+      }
+    } catch (const Error& e) {
+      ADD_FAILURE() << where << "\n" << e.what();
+    }
+    if (::testing::Test::HasFailure()) break;  // one network's report is enough
+  }
+  std::cout << "[ COVERAGE ] " << compiled << " networks, " << ops << " ops, " << reordered
+            << " with a reordered input, " << multi_pass << " multi-pass convolutions, "
+            << fused_pool << " convolutions with a fused pool" << std::endl;
+  // The generator must keep exercising what it is for.
+  EXPECT_EQ(compiled, static_cast<int64_t>(seeds.size()));
+  EXPECT_GT(reordered, 10);
+  EXPECT_GT(multi_pass, 10);
+  EXPECT_GT(fused_pool, 10);
+}
+
+// ---- what the target cannot run ----------------------------------------------------------
+
+struct LimitCase {
+  std::string name;
+  std::string yaml;                         // the layers (input line included)
+  std::function<void(HwTarget&)> target;    // edits of the default target
+  std::string layer;                        // the layer the error names ("" = none)
+  std::vector<std::string> parts;           // substrings of the message
+  int batch = 1;
+};
+
+TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
+  const auto none = [](HwTarget&) {};
+  const std::vector<LimitCase> cases = {
+      {"kernel", "input: [4, 12, 12]\nlayers:\n  - {name: big, type: conv, out_channels: 4, kernel: 9}\n",
+       none, "big", {"kernel 9 exceeds the target's max_kernel 7"}},
+      {"input map", "input: [1, 20, 20]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 3}\n",
+       [](HwTarget& t) { t.bank_depth = 256; }, "c",
+       {"input feature map [1][20][20] needs 400 words", "bank_depth"}},
+      {"output map", "input: [8, 10, 10]\nlayers:\n  - {name: wide, type: conv, out_channels: 64, kernel: 1}\n",
+       [](HwTarget& t) { t.bank_depth = 512; }, "wide",
+       {"output feature map [64][10][10] needs 800 words", "bank_depth"}},
+      {"weights per pass", "input: [8, 6, 6]\nlayers:\n  - {name: w5, type: conv, out_channels: 8, kernel: 5, pad: 2}\n",
+       [](HwTarget& t) { t.pe_cache_depth = 16; }, "w5",
+       {"the weights of one pass need 25 words in every PE cache, 16 are free"}},
+      {"pool width", "input: [8, 4, 80]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - {name: p, type: maxpool, kernel: 2}\n",
+       none, "p", {"pooling input width 80 exceeds the target's max_image_width 64"}},
+      {"pool kernel", "input: [8, 8, 8]\nlayers:\n  - {name: p4, type: maxpool, kernel: 4}\n", none,
+       "p4", {"pooling window 4 exceeds the target's max_pool_kernel 3"}},
+      {"avg pool kernel, cut windows", "input: [8, 7, 7]\nlayers:\n  - {name: a4, type: avgpool, kernel: 4, stride: 2, ceil_mode: true}\n",
+       none, "a4", {"pooling window 4 exceeds the target's max_pool_kernel 3", "power-of-two"}},
+      {"channels", "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 24, kernel: 1}\n",
+       [](HwTarget& t) { t.param_depth = 16; }, "many",
+       {"24 output channels need 24 parameter entries, the parameter RAM holds 16 (param_depth)"}},
+      {"fc features", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
+       [](HwTarget& t) { t.pe_cache_depth = 64; }, "f",
+       {"features of the fully-connected layers need 100 + 0 words", "pe_cache_depth"}},
+      {"fc neuron", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
+       [](HwTarget& t) { t.bank_depth = 64; }, "f", {"one neuron's weights need 100 words"}},
+      {"conv after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
+       none, "c", {"a convolution after a fully-connected layer is not supported"}},
+      {"pool after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: maxpool, kernel: 1}\n",
+       none, "p", {"pooling after a fully-connected layer is not supported"}},
+      {"conv after flatten", "input: [2, 3, 3]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
+       none, "c", {"after flatten"}},
+      {"batch above P", "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
+       none, "", {"batch 9 is outside 1..8"}, 9},
+      {"batch 0", "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
+       none, "", {"batch 0 is outside 1..8"}, 0},
+  };
+  TempFiles files;
+  for (const LimitCase& c : cases) {
+    const std::string path = files.write("limit.yaml", "name: limit\n" + c.yaml);
+    Network net = load_network(path, LoadOptions{"", false});
+    GenOptions go;
+    go.images = 1;
+    generate_parameters(net, go, random_images(net.input_shape, 1, 1));
+    HwTarget t = HwTarget::defaults();
+    c.target(t);
+    CompileOptions o;
+    o.batch = c.batch;
+    try {
+      compile(net, t, o);
+      ADD_FAILURE() << c.name << ": compiled";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.where().layer, c.layer) << c.name << ": " << what;
+      EXPECT_EQ(e.where().file, path) << c.name << ": " << what;
+      if (!c.layer.empty()) {
+        int line = 0;
+        for (const Layer& l : net.layers) {
+          if (l.name == c.layer) line = l.line;
+        }
+        EXPECT_EQ(e.where().line, line) << c.name << ": " << what;
+      }
+      for (const std::string& part : c.parts) {
+        EXPECT_NE(what.find(part), std::string::npos) << c.name << ": '" << part << "' not in "
+                                                      << what;
+      }
+    }
+  }
+}
+
+TEST(CompilerLimits, ParametersMustBeLoaded) {
+  const Network net = load_network((kSource / "examples/lenet5.yaml").string(),
+                                   LoadOptions{"", false});
+  try {
+    compile(net, HwTarget::defaults());
+    ADD_FAILURE() << "compiled without weights";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where().layer, "c1");
+    EXPECT_NE(std::string(e.what()).find("parameters not loaded"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CompilerLimits, AnInvalidTargetIsRejected) {
+  const Network net = generated_example("lenet5", 2);
+  HwTarget t = HwTarget::defaults();
+  t.lanes = 16;
+  EXPECT_THROW(compile(net, t), Error);
+}
+
+// A fully-connected layer whose tiles hold fewer than N neurons, feeding
+// another one: the transposed results of a tile continue mid-word (dst_lane).
+TEST(Compiler, TransposedTilesThatDoNotStartOnAWordBoundary) {
+  TempFiles files;
+  const std::string path = files.write("tiles.yaml", R"(name: tiles
+input: [18, 15, 12]
+layers:
+  - {name: f1, type: fc, out_features: 30, activation: relu}
+  - {name: f2, type: fc, out_features: 9}
+)");
+  Network net = load_network(path, LoadOptions{"", false});
+  GenOptions go;
+  go.images = 2;
+  generate_parameters(net, go, random_images(net.input_shape, 2, 4));
+  const auto images = split(random_images(net.input_shape, 5, 8));
+  const Program prog = check_network(net, HwTarget::defaults(), images, "tiles");
+  std::set<int64_t> lanes;
+  for (const isa::Instruction& in : prog.instructions) {
+    if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
+    const isa::ComputeInstr c = isa::decode_compute(in);
+    if (c.dst_kind == isa::ComputeDst::kPeTranspose) lanes.insert(c.dst_lane);
+  }
+  // 3240 features = 405 words per neuron: 10 neurons per 4096-word bank.
+  EXPECT_EQ(lanes, (std::set<int64_t>{0, 2, 4}));
+}
+
+// Networks whose first op is not a convolution: pooling, a clamp, a
+// fully-connected layer on the raw input, and a network that only flattens.
+TEST(Compiler, NetworksThatDoNotStartWithAConvolution) {
+  const std::vector<std::string> nets = {
+      "input: [12, 9, 9]\nlayers:\n  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}\n  - {name: c, type: conv, out_channels: 5, kernel: 3, pad: 1}\n",
+      "input: [3, 7, 5]\nlayers:\n  - {name: r, type: clamp, lo: -20, hi: 90}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: f, type: fc, out_features: 7}\n",
+      "input: [3, 7, 5]\nlayers:\n  - {name: r, type: relu}\n  - {name: a, type: avgpool, kernel: 3, pad: 1, stride: 1}\n",
+      "input: [20, 2, 3]\nlayers:\n  - {name: f1, type: fc, out_features: 30, activation: relu}\n  - {name: f2, type: fc, out_features: 9}\n  - {name: r, type: clamp, lo: -5, hi: 5}\n",
+      "input: [2, 3, 4]\nlayers:\n  - {name: fl, type: flatten}\n",
+      "input: [9, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 9, kernel: 3, pad: 1}\n  - {name: fl, type: flatten}\n",
+  };
+  TempFiles files;
+  for (size_t i = 0; i < nets.size(); ++i) {
+    const std::string path = files.write(fmt::format("n{}.yaml", i), "name: n\n" + nets[i]);
+    Network net = load_network(path, LoadOptions{"", false});
+    GenOptions go;
+    go.images = 2;
+    generate_parameters(net, go, random_images(net.input_shape, 2, i + 1));
+    for (const HwTarget& t : {HwTarget::defaults(), p16n16()}) {
+      const auto images = split(random_images(net.input_shape, 3, i + 10));
+      check_network(net, t, images, fmt::format("network {} on {}:\n{}", i, t.name, nets[i]));
+    }
+  }
+}
 
 }  // namespace
 }  // namespace strata

@@ -282,6 +282,7 @@ TEST(Instruction, EncodeDecodeRoundTripsEveryOpcode) {
     c.dst_group_stride = pick<int>(rng, compute::kDstGroupStride);
     c.post_lo = pick<int>(rng, compute::kPostLo);
     c.post_hi = pick<int>(rng, compute::kPostHi);
+    c.dst_lane = pick<int>(rng, compute::kDstLane);
     EXPECT_EQ(decode_compute(encode(c)), c);
 
     ConfigInstr g;

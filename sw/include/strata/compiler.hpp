@@ -45,8 +45,9 @@ struct MemRegion {
 
 // How the input images sit in external memory.
 enum class InputLayout {
-  kMap,        // [group][row][col] words, lane = channel % N (channels >= C zero)
-  kReordered,  // [group][row][out col] words, lane g*N + l = kx * C + c of tap x*stride - pad + kx
+  kMap,        // [row][group][col] words, lane = channel % N (channels >= C zero)
+  kReordered,  // [row][group][out col] words: lane l of group g holds channel c of input
+               // column x*stride - pad + kx where g*N + l = kx*C + c (zero outside)
   kFeatures,   // the C*H*W input flattened, N per word (the first layer is fully connected)
 };
 

@@ -129,6 +129,7 @@ struct ComputeInstr {
   int64_t dst_group_stride = 0;
   int64_t post_lo = -128;
   int64_t post_hi = 127;
+  int64_t dst_lane = 0;
   bool operator==(const ComputeInstr&) const = default;
 };
 

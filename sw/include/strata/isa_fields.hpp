@@ -176,13 +176,14 @@ inline constexpr Field kDstRowStride{"dst_row_stride", 416, 16, false};  // word
 inline constexpr Field kDstGroupStride{"dst_group_stride", 432, 16, false};  // POOL: words between channel groups
 inline constexpr Field kPostLo{"post_lo", 448, 8, true};  // clamp after pooling, low bound
 inline constexpr Field kPostHi{"post_hi", 456, 8, true};  // clamp after pooling, high bound
-inline constexpr std::array<Field, 33> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadH, kPadW, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kPoolK, kPoolS, kPoolPad, kPoolOutH, kPoolOutW, kDstKind, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi}};
+inline constexpr Field kDstLane{"dst_lane", 464, 6, false};  // PE_TRANSPOSE: byte of word dst_base that neuron 0 goes to (< N)
+inline constexpr std::array<Field, 34> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadH, kPadW, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kPoolK, kPoolS, kPoolPad, kPoolOutH, kPoolOutW, kDstKind, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi, kDstLane}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
     0xffffffffffff3f03ull, 0xffff00ffffffffffull,
     0xffffffffffffffffull, 0xffffffff000fff07ull,
-    0xffffffffffff3f03ull, 0x000000000000ffffull,
+    0xffffffffffff3f03ull, 0x00000000003fffffull,
 }};
 }  // namespace compute
 
