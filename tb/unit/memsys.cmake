@@ -26,24 +26,40 @@ strata_bench(strata_dep_sems_tests
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_dep_sems_test.cpp
   PARAMS -GSemWidth=20)
 
+set(STRATA_MEMSYS_RTL
+  ${STRATA_MEMSYS_PKGS}
+  ${STRATA_RTL_DIR}/strata_fifo.sv
+  ${STRATA_RTL_DIR}/strata_fifo_ram.sv
+  ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
+  ${STRATA_RTL_DIR}/strata_csr.sv
+  ${STRATA_RTL_DIR}/strata_controller.sv
+  ${STRATA_RTL_DIR}/strata_perf_counters.sv
+  ${STRATA_RTL_DIR}/strata_fetch.sv
+  ${STRATA_RTL_DIR}/strata_dep_sems.sv
+  ${STRATA_RTL_DIR}/strata_dep_sync.sv
+  ${STRATA_RTL_DIR}/strata_axi_rd_arbiter.sv
+  ${STRATA_RTL_DIR}/strata_load_engine.sv
+  ${STRATA_RTL_DIR}/strata_store_engine.sv
+  ${STRATA_RTL_DIR}/strata_banks.sv
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_tb_top.sv
+)
+
+# Default configuration; 17-bit semaphores so that overflow (an error) is
+# reachable with three releases.
 strata_bench(strata_memsys_tests
   TOP strata_memsys_tb_top
-  RTL ${STRATA_MEMSYS_PKGS}
-      ${STRATA_RTL_DIR}/strata_fifo.sv
-      ${STRATA_RTL_DIR}/strata_fifo_ram.sv
-      ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
-      ${STRATA_RTL_DIR}/strata_csr.sv
-      ${STRATA_RTL_DIR}/strata_controller.sv
-      ${STRATA_RTL_DIR}/strata_perf_counters.sv
-      ${STRATA_RTL_DIR}/strata_fetch.sv
-      ${STRATA_RTL_DIR}/strata_dep_sems.sv
-      ${STRATA_RTL_DIR}/strata_dep_sync.sv
-      ${STRATA_RTL_DIR}/strata_axi_rd_arbiter.sv
-      ${STRATA_RTL_DIR}/strata_load_engine.sv
-      ${STRATA_RTL_DIR}/strata_store_engine.sv
-      ${STRATA_RTL_DIR}/strata_banks.sv
-      ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_tb_top.sv
+  RTL ${STRATA_MEMSYS_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
   PARAMS -GSemWidth=17)
-# 17-bit semaphores: overflow (an error) is reachable with three releases.
 target_compile_definitions(strata_memsys_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17)
+
+# Wide configuration: N = 32 (256-bit words) on a 128-bit AXI bus, so a word
+# is two beats, a beat holds two parameter entries and an instruction is four
+# beats: the gather / split paths the default configuration does not use.
+strata_bench(strata_memsys_wide_tests
+  TOP strata_memsys_tb_top
+  RTL ${STRATA_MEMSYS_RTL}
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
+  PARAMS -GSemWidth=17 -GLanes=32 -GAxiDataWidth=128)
+target_compile_definitions(strata_memsys_wide_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17
+  STRATA_BENCH_LANES=32 STRATA_BENCH_AXI_BITS=128 STRATA_MEMSYS_SUITE=StrataMemsysN32Axi128)

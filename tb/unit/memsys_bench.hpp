@@ -36,8 +36,17 @@ namespace strata::tb {
 
 using Vtop = Vstrata_memsys_tb_top;
 
-inline constexpr int kWordBytes = hw::kLanes;            // N
-inline constexpr int kBeatBytes = hw::kAxiDataWidth / 8;
+// The configuration the bench top was built with (tb/unit/memsys.cmake sets
+// these when it overrides the top's Lanes / AxiDataWidth).
+#ifndef STRATA_BENCH_LANES
+#define STRATA_BENCH_LANES hw::kLanes
+#endif
+#ifndef STRATA_BENCH_AXI_BITS
+#define STRATA_BENCH_AXI_BITS hw::kAxiDataWidth
+#endif
+inline constexpr int kLanes = STRATA_BENCH_LANES;
+inline constexpr int kWordBytes = kLanes;  // N
+inline constexpr int kBeatBytes = STRATA_BENCH_AXI_BITS / 8;
 inline constexpr int kParamBytes = 8;
 inline constexpr uint64_t kInstrBytes = isa::kInstrBytes;
 
@@ -183,7 +192,7 @@ inline Instr config_instr() {
   i.set(isa::hdr::kOpcode, uint64_t(isa::Opcode::kConfig))
       .set(kVersion, hw::kVersion)
       .set(kPes, hw::kPes)
-      .set(kLanes, hw::kLanes)
+      .set(isa::config::kLanes, tb::kLanes)
       .set(kBanks, hw::kBanks)
       .set(kBankDepth, hw::kBankDepth)
       .set(kPeCacheDepth, hw::kPeCacheDepth)

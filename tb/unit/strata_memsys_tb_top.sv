@@ -7,19 +7,21 @@
 // cw_ / cr_ / pe_ / param_), so a bench can play the compute engine (or tie
 // it off) and run LOAD / STORE / END programs end to end. AXI4 master: ID 0 =
 // instruction fetch and all writes, ID 1 = loads. All ports are packed
-// vectors (Verilator-friendly).
+// vectors (Verilator-friendly). Lanes and AxiDataWidth can be overridden to
+// check other configurations (every block takes them as parameters).
 module strata_memsys_tb_top
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
 #(
   parameter int unsigned WatchdogCycles = 4096,  // deadlock detection time
   parameter int unsigned SemWidth       = 32,    // semaphore counter bits
-  localparam int unsigned AxiDataWidth  = strata_cfg_pkg::AxiDataWidth,
+  parameter int unsigned Lanes          = strata_cfg_pkg::Lanes,         // N (word bytes)
+  parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,  // AXI beat bits
   localparam int unsigned AxiAddrWidth  = strata_cfg_pkg::AxiAddrWidth,
   localparam int unsigned Banks         = strata_cfg_pkg::Banks,
   localparam int unsigned BankDepth     = strata_cfg_pkg::BankDepth,
   localparam int unsigned Pes           = strata_cfg_pkg::Pes,
-  localparam int unsigned WordWidth     = strata_cfg_pkg::Lanes * strata_cfg_pkg::DataWidth,
+  localparam int unsigned WordWidth     = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth    = (Pes > 1) ? $clog2(Pes) : 1,
@@ -138,7 +140,10 @@ module strata_memsys_tb_top
   logic [NumPerfCounters*64-1:0] counters;
   logic        clear, abort, fine;
 
-  strata_csr u_csr (
+  strata_csr #(
+    .Lanes        (Lanes),
+    .AxiDataWidth (AxiDataWidth)
+  ) u_csr (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .s_awvalid_i  (s_axil_awvalid),
@@ -230,7 +235,10 @@ module strata_memsys_tb_top
   instr_t                  ld_q_instr, st_q_instr;
   logic [15:0]             ld_q_index, st_q_index;
 
-  strata_fetch u_fetch (
+  strata_fetch #(
+    .AxiDataWidth (AxiDataWidth),
+    .Lanes        (Lanes)
+  ) u_fetch (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .clear_i       (clear),
@@ -307,7 +315,9 @@ module strata_memsys_tb_top
   logic [AxiDataWidth-1:0] l_rdata;
   logic [1:0]              l_rresp;
 
-  strata_axi_rd_arbiter u_rd_arb (
+  strata_axi_rd_arbiter #(
+    .AxiDataWidth (AxiDataWidth)
+  ) u_rd_arb (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .f_arvalid_i (f_arvalid),
@@ -355,7 +365,10 @@ module strata_memsys_tb_top
   logic [WordWidth-1:0]     sr_rsp_data;
   logic                     st_busy, st_wait, st_mem_wait, st_retire;
 
-  strata_load_engine u_load (
+  strata_load_engine #(
+    .AxiDataWidth (AxiDataWidth),
+    .Lanes        (Lanes)
+  ) u_load (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
     .abort_i         (abort),
@@ -403,7 +416,10 @@ module strata_memsys_tb_top
     .err_index_o     (eng_err_index[0])
   );
 
-  strata_store_engine u_store (
+  strata_store_engine #(
+    .AxiDataWidth (AxiDataWidth),
+    .Lanes        (Lanes)
+  ) u_store (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
     .abort_i          (abort),
@@ -461,7 +477,9 @@ module strata_memsys_tb_top
   assign eng_busy         = {st_busy, cp_busy_i, ld_busy};
   assign eng_wait         = {st_wait, cp_dep_wait_i, ld_wait};
 
-  strata_banks u_banks (
+  strata_banks #(
+    .WordWidth (WordWidth)
+  ) u_banks (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .lw_valid_i     (lw_valid),

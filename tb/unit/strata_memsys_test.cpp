@@ -15,6 +15,12 @@
 
 #include "memsys_bench.hpp"
 
+// Built once per configuration (tb/unit/memsys.cmake); the suite is named
+// after it.
+#ifndef STRATA_MEMSYS_SUITE
+#define STRATA_MEMSYS_SUITE StrataMemsys
+#endif
+
 namespace strata::tb {
 namespace {
 
@@ -24,7 +30,7 @@ constexpr uint64_t kSrcArea = 0x00100000;  // LOAD sources
 constexpr uint64_t kDstArea = 0x04000000;  // STORE destinations
 constexpr int kSlotWords = hw::kBankDepth / 2;
 
-class StrataMemsys : public MemsysBench {
+class STRATA_MEMSYS_SUITE : public MemsysBench {
  protected:
   // A beat-aligned external address; sometimes just below a 4 KB boundary so
   // that rows cross it.
@@ -38,14 +44,20 @@ class StrataMemsys : public MemsysBench {
 
   // Tiles of LOAD -> COMPUTE (stand-in copy or relay) -> STORE, double
   // buffered: tile t uses bank slot t % 2, so LOAD t+1 overlaps COMPUTE t and
-  // STORE t. Dependencies (docs/isa.md): LOAD rel L2C; COMPUTE acq L2C, rel
-  // C2S and C2L; STORE acq C2S, rel S2C and S2L; from tile 2 on, LOAD acquires
-  // C2L + S2L and COMPUTE S2C of the tile that used the slot before. Each
-  // dependency covers a whole region, so in fine-grained mode every unit is
-  // needed before the first step (acq0_first = acq0). Emitted
-  // software-pipelined: L0, then per tile t: L(t+1), C(t), S(t).
+  // STORE t. Dependencies (docs/isa.md), with counts that are right in both
+  // modes (a producer releases one rel0 unit per row in fine-grained mode;
+  // the stand-in compute releases everything at its end):
+  //   LOAD t:    rel0 L2C = rows; from tile 2 on acq0 C2L = 1 (first 1) and
+  //              acq1 S2L = 1 (the tile that used the slot before);
+  //   COMPUTE t: acq0 L2C = rows (first = rows: it reads the whole tile),
+  //              from tile 2 on acq1 S2C = rows of tile t-2; rel0 C2S = rows,
+  //              rel1 C2L = 1;
+  //   STORE t:   acq0 C2S = rows, one more per row (first 1, step 1);
+  //              rel0 S2C = rows, rel1 S2L = 1.
+  // Emitted software-pipelined: L0, then per tile t: L(t+1), C(t), S(t).
   std::vector<Instr> random_tiles(int tiles, int max_rows, int max_words) {
     std::vector<Instr> loads, computes, stores;
+    std::vector<int> rows_of;
     for (int t = 0; t < tiles; ++t) {
       const int slot = (t % 2) * kSlotWords;
       const bool later = t >= 2;
@@ -61,7 +73,7 @@ class StrataMemsys : public MemsysBench {
       l.dst_id = static_cast<int>(rand_int(0, hw::kBanks - 1));
       const int span = (l.rows - 1) * l.dst_stride + l.row_words;
       l.dst_addr = slot + static_cast<int>(rand_int(0, half - span));
-      loads.push_back(load_instr(l).deps(later, later, 1, 0).fine(later, 0));
+      loads.push_back(load_instr(l).deps(later, later, l.rows, 0).fine(later, 0));
 
       CopySpec c;
       StoreSpec s;
@@ -87,10 +99,12 @@ class StrataMemsys : public MemsysBench {
         s.src_stride = l.dst_stride;
       }
       c.delay = static_cast<int>(rand_int(0, 30));
-      computes.push_back(compute_instr(c).deps(1, later, 1, 1).fine(1, 0));
+      const int s2c = later ? rows_of[t - 2] : 0;
+      computes.push_back(compute_instr(c).deps(l.rows, s2c, l.rows, 1).fine(l.rows, 0));
       s.ext_stride = row_bytes + uint64_t(rand_int(0, 4)) * kBeatBytes;
       s.ext_addr = ext_addr(kDstArea, 0x200000);
-      stores.push_back(store_instr(s).deps(1, 0, 1, 1).fine(1, 0));
+      stores.push_back(store_instr(s).deps(l.rows, 0, l.rows, 1).fine(1, 1));
+      rows_of.push_back(l.rows);
     }
     std::vector<Instr> prog{loads[0]};
     for (int t = 0; t < tiles; ++t) {
@@ -148,7 +162,7 @@ class StrataMemsys : public MemsysBench {
   }
 };
 
-TEST_F(StrataMemsys, LoadStoreRoundTrip) {
+TEST_F(STRATA_MEMSYS_SUITE, LoadStoreRoundTrip) {
   LoadSpec l = small_load();
   StoreSpec s;
   s.ext_addr = kDstArea;
@@ -163,14 +177,13 @@ TEST_F(StrataMemsys, LoadStoreRoundTrip) {
   EXPECT_EQ(cp_->executed, 1);
 }
 
-class StrataMemsysRandom : public StrataMemsys,
-                           public ::testing::WithParamInterface<double> {};
+class MemsysRandom : public STRATA_MEMSYS_SUITE, public ::testing::WithParamInterface<double> {};
 
 // Random 2D programs (4 KB-crossing rows, many outstanding bursts) under
 // random stalls on every channel: ARREADY, AWREADY, WREADY low, R / B gaps,
 // interleaved R beats of fetch and load, PE / parameter back-pressure, gaps
 // in the compute stand-in. Probability 0: full rate.
-TEST_P(StrataMemsysRandom, TiledProgramsMatchReference) {
+TEST_P(MemsysRandom, TiledProgramsMatchReference) {
   const double p = GetParam();
   auto& c = axi_->config();
   c.ar_stall = c.aw_stall = c.w_stall = c.r_gap = c.b_gap = p;
@@ -189,13 +202,15 @@ TEST_P(StrataMemsysRandom, TiledProgramsMatchReference) {
   EXPECT_GE(axi_->stats().max_reads_outstanding, 2u) << "several reads in flight";
 }
 
-INSTANTIATE_TEST_SUITE_P(Stalls, StrataMemsysRandom, ::testing::Values(0.0, 0.2, 0.5),
-                         [](const auto& info) {
-                           return fmt::format("Stall{}", static_cast<int>(info.param * 100));
-                         });
+// (One macro level more, so the prefix is the suite's expanded name.)
+#define MEMSYS_INSTANTIATE(prefix, ...) INSTANTIATE_TEST_SUITE_P(prefix, __VA_ARGS__)
+MEMSYS_INSTANTIATE(STRATA_MEMSYS_SUITE, MemsysRandom, ::testing::Values(0.0, 0.2, 0.5),
+                   [](const auto& info) {
+                     return fmt::format("Stall{}", static_cast<int>(info.param * 100));
+                   });
 
 // Same programs in fine-grained mode: the result is identical.
-TEST_F(StrataMemsys, TiledProgramsFineGrained) {
+TEST_F(STRATA_MEMSYS_SUITE, TiledProgramsFineGrained) {
   axi_->config().r_gap = 0.1;
   for (int round = 0; round < 2; ++round) {
     run_and_check(random_tiles(10, 6, 40), fmt::format("fine round {}", round), true);
@@ -203,12 +218,12 @@ TEST_F(StrataMemsys, TiledProgramsFineGrained) {
 }
 
 // More than 1000 single transfers in one run (random LOAD + STORE pairs).
-TEST_F(StrataMemsys, ThousandTransfers) {
+TEST_F(STRATA_MEMSYS_SUITE, ThousandTransfers) {
   axi_->config().read_latency = 20;
   run_and_check(random_tiles(520, 2, 6), "1040 transfers");
 }
 
-TEST_F(StrataMemsys, PeCacheAndParameterLoads) {
+TEST_F(STRATA_MEMSYS_SUITE, PeCacheAndParameterLoads) {
   pe_throttle_ = Throttle(0.3);
   param_throttle_ = Throttle(0.3);
   std::vector<Instr> prog;
@@ -222,6 +237,7 @@ TEST_F(StrataMemsys, PeCacheAndParameterLoads) {
     l.ext_addr = ext_addr(kSrcArea, 0x80000);
     if (k % 3 == 2) {
       l.kind = isa::LoadDst::kParam;
+      while (l.rows * l.row_words > hw::kParamDepth) --l.rows;
       l.dst_stride = l.row_words;
       l.dst_addr = static_cast<int>(rand_int(0, hw::kParamDepth - l.rows * l.row_words));
     } else {
@@ -245,7 +261,7 @@ TEST_F(StrataMemsys, PeCacheAndParameterLoads) {
 
 // 64 KB LOAD (all PE caches, one row per PE) at 60 cycles of read latency,
 // no stalls: beats per cycle from the first load AR to the last load beat.
-TEST_F(StrataMemsys, LoadBandwidth) {
+TEST_F(STRATA_MEMSYS_SUITE, LoadBandwidth) {
   LoadSpec l;
   l.kind = isa::LoadDst::kPeCache;
   l.pe_step = true;
@@ -274,7 +290,7 @@ TEST_F(StrataMemsys, LoadBandwidth) {
 }
 
 // Counters after a known program: exact byte and instruction counts.
-TEST_F(StrataMemsys, PerformanceCounters) {
+TEST_F(STRATA_MEMSYS_SUITE, PerformanceCounters) {
   const auto prog = random_tiles(4, 4, 16);
   uint64_t load_bytes = 0, store_bytes = 0;
   for (const auto& i : prog) {
@@ -317,7 +333,7 @@ TEST_F(StrataMemsys, PerformanceCounters) {
 
 // A LOAD releases one L2C unit per written row in fine-grained mode, and all
 // of them at the end in completion mode.
-TEST_F(StrataMemsys, LoadReleasesPerRowWhenFineGrained) {
+TEST_F(STRATA_MEMSYS_SUITE, LoadReleasesPerRowWhenFineGrained) {
   for (bool fine : {false, true}) {
     LoadSpec l;
     l.rows = 4;
@@ -343,7 +359,7 @@ TEST_F(StrataMemsys, LoadReleasesPerRowWhenFineGrained) {
 
 // A STORE acquires C2S per row in fine-grained mode: its first write burst
 // goes out after the first unit is released, long before the last.
-TEST_F(StrataMemsys, StoreStartsWithFirstRowWhenFineGrained) {
+TEST_F(STRATA_MEMSYS_SUITE, StoreStartsWithFirstRowWhenFineGrained) {
   for (bool fine : {false, true}) {
     LoadSpec l = small_load();
     l.rows = 4;
@@ -353,9 +369,10 @@ TEST_F(StrataMemsys, StoreStartsWithFirstRowWhenFineGrained) {
     s.rows = 4;
     s.row_words = 4;
     s.src_stride = 4;
-    // The load fills the bank first (L2C to a relay compute that releases
-    // nothing); the bench releases C2S one unit every 400 cycles.
-    std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 0, 0),
+    // The load fills the bank first (one L2C unit per row to a relay compute
+    // that needs all four and releases nothing); the bench releases C2S one
+    // unit every 400 cycles.
+    std::vector<Instr> prog{load_instr(l).deps(0, 0, 4, 0), compute_instr({}).deps(4, 0, 0, 0).fine(4, 0),
                             store_instr(s).deps(4, 0, 0, 0).fine(1, 1), end_instr()};
     write_program(prog, kProgBase);
     aw_cycles_.clear();
@@ -381,7 +398,7 @@ TEST_F(StrataMemsys, StoreStartsWithFirstRowWhenFineGrained) {
 
 // S2L is released when the store's data has left for the bus (seeds/004):
 // a LOAD waiting on it issues its reads before the store's write responses.
-TEST_F(StrataMemsys, LoadAfterStoreStartsBeforeWriteResponses) {
+TEST_F(STRATA_MEMSYS_SUITE, LoadAfterStoreStartsBeforeWriteResponses) {
   axi_->config().write_latency = 300;
   LoadSpec l = small_load();
   StoreSpec s;
@@ -407,24 +424,24 @@ TEST_F(StrataMemsys, LoadAfterStoreStartsBeforeWriteResponses) {
 
 // ---------------------------------------------------------------- errors
 
-TEST_F(StrataMemsys, IllegalOpcode) {
+TEST_F(STRATA_MEMSYS_SUITE, IllegalOpcode) {
   Instr bad;
   bad.set(isa::hdr::kOpcode, 9);
   expect_error_then_recover({load_instr(small_load()), bad, end_instr()},
                             ErrorCode::kIllegalInstr, 1, "opcode 9");
 }
 
-TEST_F(StrataMemsys, AllZeroInstructionIsIllegal) {
+TEST_F(STRATA_MEMSYS_SUITE, AllZeroInstructionIsIllegal) {
   expect_error_then_recover({load_instr(small_load()), load_instr(small_load()), Instr{}},
                             ErrorCode::kIllegalInstr, 2, "all-zero instruction");
 }
 
-TEST_F(StrataMemsys, ReservedBitSet) {
+TEST_F(STRATA_MEMSYS_SUITE, ReservedBitSet) {
   expect_error_then_recover({load_instr(small_load()).bit(300, true), end_instr()},
                             ErrorCode::kIllegalInstr, 0, "reserved bit 300 of a LOAD");
 }
 
-TEST_F(StrataMemsys, DependencyFieldRules) {
+TEST_F(STRATA_MEMSYS_SUITE, DependencyFieldRules) {
   expect_error_then_recover({end_instr().deps(0, 0, 1, 0)}, ErrorCode::kIllegalInstr, 0,
                             "END with rel0");
   expect_error_then_recover({load_instr(small_load()).deps(0, 0, 0, 1), end_instr()},
@@ -440,7 +457,7 @@ TEST_F(StrataMemsys, DependencyFieldRules) {
                             ErrorCode::kIllegalInstr, 0, "acq0_first > acq0");
 }
 
-TEST_F(StrataMemsys, LoadFieldChecks) {
+TEST_F(STRATA_MEMSYS_SUITE, LoadFieldChecks) {
   LoadSpec l = small_load();
   l.rows = 0;
   expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kIllegalInstr, 0, "rows 0");
@@ -476,7 +493,7 @@ TEST_F(StrataMemsys, LoadFieldChecks) {
   expect_error_then_recover({kind3, end_instr()}, ErrorCode::kIllegalInstr, 0, "dst_kind 3");
 }
 
-TEST_F(StrataMemsys, StoreFieldChecks) {
+TEST_F(STRATA_MEMSYS_SUITE, StoreFieldChecks) {
   StoreSpec s;
   s.ext_addr = kDstArea;
   s.src_id = hw::kBanks;
@@ -488,7 +505,7 @@ TEST_F(StrataMemsys, StoreFieldChecks) {
                             "store row_words 0");
 }
 
-TEST_F(StrataMemsys, ConfigInstruction) {
+TEST_F(STRATA_MEMSYS_SUITE, ConfigInstruction) {
   // A matching CONFIG retires; a different P is UNSUPPORTED.
   run_and_check({config_instr(), end_instr()}, "matching CONFIG");
   Instr c = config_instr();
@@ -499,7 +516,7 @@ TEST_F(StrataMemsys, ConfigInstruction) {
   expect_error_then_recover({c, end_instr()}, ErrorCode::kUnsupported, 0, "CONFIG deeper banks");
 }
 
-TEST_F(StrataMemsys, AxiReadErrorOnFetch) {
+TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorOnFetch) {
   std::vector<Instr> prog{load_instr(small_load()), load_instr(small_load()),
                           load_instr(small_load()), end_instr()};
   axi_->add_error_region({kProgBase + 2 * kInstrBytes + 8, kProgBase + 2 * kInstrBytes + 16,
@@ -507,7 +524,7 @@ TEST_F(StrataMemsys, AxiReadErrorOnFetch) {
   expect_error_then_recover(prog, ErrorCode::kAxiRead, 2, "SLVERR on instruction 2");
 }
 
-TEST_F(StrataMemsys, AxiReadErrorBeyondEndIsIgnored) {
+TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorBeyondEndIsIgnored) {
   // Instructions prefetched after END are never decoded: no error.
   std::vector<Instr> prog{end_instr(), load_instr(small_load()), load_instr(small_load())};
   axi_->add_error_region({kProgBase + kInstrBytes, kProgBase + 3 * kInstrBytes,
@@ -516,7 +533,7 @@ TEST_F(StrataMemsys, AxiReadErrorBeyondEndIsIgnored) {
   EXPECT_TRUE(r.done()) << csr::to_string(r.code);
 }
 
-TEST_F(StrataMemsys, AxiReadErrorOnLoad) {
+TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorOnLoad) {
   LoadSpec l = small_load();
   l.ext_addr = kSrcArea + 0x3000;
   axi_->add_error_region({kSrcArea + 0x3000 + 8, kSrcArea + 0x3000 + 9, AxiResp::kDecErr, true,
@@ -525,7 +542,7 @@ TEST_F(StrataMemsys, AxiReadErrorOnLoad) {
                             ErrorCode::kAxiRead, 1, "DECERR on a load beat");
 }
 
-TEST_F(StrataMemsys, AxiWriteError) {
+TEST_F(STRATA_MEMSYS_SUITE, AxiWriteError) {
   StoreSpec s;
   s.ext_addr = kDstArea + 0x5000;
   s.ext_stride = 64 * kWordBytes;
@@ -544,7 +561,7 @@ TEST_F(StrataMemsys, AxiWriteError) {
   expect_error_then_recover(prog, ErrorCode::kAxiWrite, 2, "SLVERR on a store burst");
 }
 
-TEST_F(StrataMemsys, StartWhileBusy) {
+TEST_F(STRATA_MEMSYS_SUITE, StartWhileBusy) {
   LoadSpec l;
   l.kind = isa::LoadDst::kPeCache;
   l.pe_step = true;
@@ -570,13 +587,13 @@ TEST_F(StrataMemsys, StartWhileBusy) {
   run_and_check(random_tiles(3, 3, 10), "after BUSY_START");
 }
 
-TEST_F(StrataMemsys, NoEndWithinLimit) {
+TEST_F(STRATA_MEMSYS_SUITE, NoEndWithinLimit) {
   std::vector<Instr> prog(6, load_instr(small_load()));
   expect_error_then_recover(prog, ErrorCode::kNoEnd, 3, "limit 3 without END", 3u);
   expect_error_then_recover({end_instr()}, ErrorCode::kNoEnd, 0, "limit 0", 0u);
 }
 
-TEST_F(StrataMemsys, DeadlockDetected) {
+TEST_F(STRATA_MEMSYS_SUITE, DeadlockDetected) {
   StoreSpec s;
   s.ext_addr = kDstArea;
   // The STORE waits for C2S that nothing produces; fetch reaches END.
@@ -586,7 +603,7 @@ TEST_F(StrataMemsys, DeadlockDetected) {
   EXPECT_GT(cycle() - t0, 4096u) << "watchdog time";
 }
 
-TEST_F(StrataMemsys, DeadlockWithFetchBlocked) {
+TEST_F(STRATA_MEMSYS_SUITE, DeadlockWithFetchBlocked) {
   // Three loads waiting for C2L fill the load queue and block the fetcher.
   std::vector<Instr> prog;
   for (int k = 0; k < 6; ++k) prog.push_back(load_instr(small_load()).deps(1, 0, 0, 0));
@@ -594,7 +611,7 @@ TEST_F(StrataMemsys, DeadlockWithFetchBlocked) {
   expect_error_then_recover(prog, ErrorCode::kDeadlock, 0, "loads wait for C2L forever");
 }
 
-TEST_F(StrataMemsys, SemaphoreOverflow) {
+TEST_F(STRATA_MEMSYS_SUITE, SemaphoreOverflow) {
   expect_rtl_errors(true);  // strata_dep_sems asserts on overflow by design
   StoreSpec s;
   s.ext_addr = kDstArea;
