@@ -398,11 +398,11 @@ def git_source(sources):
     def git(*argv):
         out = subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True,
                              check=False)
-        return out.stdout.strip() if out.returncode == 0 else ""
+        return out.stdout.rstrip() if out.returncode == 0 else ""
 
     inside = [f for f in sources if not f.startswith("..")]
     status = git("status", "--porcelain", "--", *inside) if inside else ""
-    changed = sorted(line[3:] for line in status.splitlines())
+    changed = sorted(line[3:] for line in status.splitlines() if len(line) > 3)
     return {"commit": git("rev-parse", "--short", "HEAD") or "unknown", "sources": sources,
             "rtl_changed": changed}
 
