@@ -18,14 +18,16 @@
 // strata_act_stager); the result is the dense dot product in fewer beats.
 //
 // Pipeline (edges after the accepting edge E0):
-//   E0 cache read issued, beat registered        E1 multiplier inputs (+ stager)
-//   E2 products                                  E3.. adder tree (TreeStages)
-//   E(3+TreeStages) accumulate, result pushed on `last`
-// Latency: a last beat accepted at E0 shows on res_valid_o 4 + TreeStages
+//   E0 cache read issued, beat registered   E1 cache output register (BRAM
+//   output register on FPGAs with one: it hides the BRAM clock-to-out)
+//   E2 multiplier inputs (+ stager)         E3 products
+//   E4.. adder tree (TreeStages)            E(4+TreeStages) accumulate, result
+//   pushed on `last`
+// Latency: a last beat accepted at E0 shows on res_valid_o 5 + TreeStages
 // cycles later. Throughput: one beat per cycle (Lanes MACs per cycle) while the
 // result stream is drained.
 // Back-pressure: credit based. The pipeline never stalls; a beat with `last`
-// is accepted only while a slot in the result FIFO (depth 5 + TreeStages, the
+// is accepted only while a slot in the result FIFO (depth 6 + TreeStages, the
 // pipeline depth plus two) is free, so in_ready_o depends on no input and
 // res_ready_i has no combinational path to in_ready_o. (Beats are refused
 // whenever no slot is free, `last` or not: ready stays payload-independent.)
@@ -74,7 +76,7 @@ module strata_pe
 
   localparam int unsigned TreeLevels  = (Lanes > 1) ? $clog2(Lanes) : 0;
   localparam int unsigned SumWidth    = ProdWidth + TreeLevels;
-  localparam int unsigned ResultDepth = 5 + TreeStages;
+  localparam int unsigned ResultDepth = 6 + TreeStages;
   localparam int unsigned OpBits      = Lanes * DataWidth;
 
   typedef struct packed {
@@ -159,51 +161,46 @@ module strata_pe
   end
 
   // ---------------------------------------------------------------------------
-  // Stage 2: multiplier input registers. a = streamed side (through the stager
-  // when Sparse), b = cached side (zero for an out-of-range address).
+  // Stage 2: cache output register, beat delayed alongside.
   logic valid_q2;
+  logic [OpVectors-1:0][Lanes-1:0][DataWidth-1:0] op_q2;
   ctl_t ctl_q2;
-  logic [Lanes-1:0][DataWidth-1:0] a_q2, b_d, b_q2;
-
-  assign b_d = raddr_ok_q1 ? cache_rdata[OpBits-1:0] : '0;
-
-  if (Sparse) begin : g_sparse
-    strata_act_stager #(
-      .Lanes (Lanes)
-    ) u_stager (
-      .clk_i    (clk_i),
-      .window_i (op_q1),
-      .sel_i    (cache_rdata[CacheWidth-1:OpBits]),
-      .act_o    (a_q2)
-    );
-  end else begin : g_dense
-    always_ff @(posedge clk_i) begin
-      a_q2 <= op_q1[0];
-    end
-  end
+  logic [CacheWidth-1:0] cache_q2;
+  logic raddr_ok_q2;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) valid_q2 <= 1'b0;
     else         valid_q2 <= valid_q1;
   end
   always_ff @(posedge clk_i) begin
-    b_q2   <= b_d;
-    ctl_q2 <= ctl_q1;
+    op_q2       <= op_q1;
+    ctl_q2      <= ctl_q1;
+    cache_q2    <= cache_rdata;
+    raddr_ok_q2 <= raddr_ok_q1;
   end
 
   // ---------------------------------------------------------------------------
-  // Stage 3: products (int8 x int8 -> 16-bit signed), registered.
+  // Stage 3: multiplier input registers. a = streamed side (through the stager
+  // when Sparse), b = cached side (zero for an out-of-range address).
   logic valid_q3;
   ctl_t ctl_q3;
-  logic [Lanes-1:0][ProdWidth-1:0] prod_d, prod_q3;
+  logic [Lanes-1:0][DataWidth-1:0] a_q3, b_d, b_q3;
 
-  for (genvar n = 0; n < Lanes; n++) begin : g_mul
-    data_t a, b;
-    logic signed [ProdWidth-1:0] p;
-    assign a = a_q2[n];
-    assign b = b_q2[n];
-    assign p = a * b;
-    assign prod_d[n] = p;
+  assign b_d = raddr_ok_q2 ? cache_q2[OpBits-1:0] : '0;
+
+  if (Sparse) begin : g_sparse
+    strata_act_stager #(
+      .Lanes (Lanes)
+    ) u_stager (
+      .clk_i    (clk_i),
+      .window_i (op_q2),
+      .sel_i    (cache_q2[CacheWidth-1:OpBits]),
+      .act_o    (a_q3)
+    );
+  end else begin : g_dense
+    always_ff @(posedge clk_i) begin
+      a_q3 <= op_q2[0];
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -211,8 +208,32 @@ module strata_pe
     else         valid_q3 <= valid_q2;
   end
   always_ff @(posedge clk_i) begin
-    prod_q3 <= prod_d;
-    ctl_q3  <= ctl_q2;
+    b_q3   <= b_d;
+    ctl_q3 <= ctl_q2;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Stage 4: products (int8 x int8 -> 16-bit signed), registered.
+  logic valid_q4;
+  ctl_t ctl_q4;
+  logic [Lanes-1:0][ProdWidth-1:0] prod_d, prod_q4;
+
+  for (genvar n = 0; n < Lanes; n++) begin : g_mul
+    data_t a, b;
+    logic signed [ProdWidth-1:0] p;
+    assign a = a_q3[n];
+    assign b = b_q3[n];
+    assign p = a * b;
+    assign prod_d[n] = p;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q4 <= 1'b0;
+    else         valid_q4 <= valid_q3;
+  end
+  always_ff @(posedge clk_i) begin
+    prod_q4 <= prod_d;
+    ctl_q4  <= ctl_q3;
   end
 
   // ---------------------------------------------------------------------------
@@ -229,9 +250,9 @@ module strata_pe
   ) u_tree (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
-    .valid_i (valid_q3),
-    .sb_i    (ctl_q3),
-    .data_i  (prod_q3),
+    .valid_i (valid_q4),
+    .sb_i    (ctl_q4),
+    .data_i  (prod_q4),
     .valid_o (valid_t),
     .sb_o    (ctl_sum),
     .sum_o   (sum_t)

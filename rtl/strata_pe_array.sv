@@ -12,7 +12,7 @@
 // other addresses. Bias: one value per PE in the beat (in_bias_i[p]), sampled
 // with a `first` beat (conv: bias of PE p's channel; FC: the same value in
 // every lane).
-// Latency: that of strata_pe (4 + TreeStages cycles from accepting a `last`
+// Latency: that of strata_pe (5 + TreeStages cycles from accepting a `last`
 // beat to res_valid_o). Throughput: one beat per cycle, Pes * Lanes MACs per
 // cycle, while the result stream is drained. Back-pressure: credit based (see
 // strata_pe); every PE sees the same handshakes, so all PEs hold the same

@@ -11,20 +11,23 @@
 //   E1 partial products acc[31:16] * M (signed 16 x 17) and acc[15:0] * M
 //      (unsigned 16 x 16): each fits one DSP multiplier (18x18, 18x25, 27x27)
 //   E2 exact 48-bit product acc * M = (hi << 16) + lo
-//   E3 narrowing shift of u = 2 * acc * M by S: the 9 low bits of u >>> S and
+//   E3 narrowing shift of u = 2 * acc * M by the shift bits of weight 32, 16, 8
+//   E4 ... by the bits of weight 4, 2, 1: the 9 low bits of u >>> S and
 //      whether u >>> S fits 9 bits (see below)
-//   E4 round, saturate to int8, clamp to [lo, hi], result pushed
+//   E5 round and saturate to int8
+//   E6 clamp to [lo, hi]
+//   E7 result pushed into the result FIFO (no logic in front of its write port)
 // Rounding after the shift: for s >= 1, (v + 2^(s-1)) >> s equals
 // ((v >> (s-1)) + 1) >> 1, i.e. ((u >> s) + 1) >> 1 with u = 2v; for s = 0 it
-// is (u >> 0) >> 1. So only a 10-bit add remains and no 2^(s-1) decoder.
+// is (u >> 0) >> 1. So only a 9-bit add remains and no 2^(s-1) decoder.
 // Narrowing shifter: the result is int8, so after the shift bits of weight 32,
 // 16, ..., 1 are applied (in that order) a value that no longer fits 8 + 2^k
 // bits (k = remaining shift bits) can never reach the 9-bit range: it is
 // flagged as overflow and only 8 + 2^k bits are kept (49 -> 40 -> 24 -> 16 ->
 // 12 -> 10 -> 9 bits), a fraction of a full-width barrel shifter.
-// Latency: 5 cycles from the accepting edge to out_valid_o. Throughput: one
+// Latency: 8 cycles from the accepting edge to out_valid_o. Throughput: one
 // beat (Channels results) per cycle while the output is drained.
-// Back-pressure: credit based like strata_pe (result FIFO of 6 = pipeline
+// Back-pressure: credit based like strata_pe (result FIFO of 9 = pipeline
 // depth + 2; in_ready_o depends on no input, no enable on the datapath).
 // Errors (sticky err_o, cleared by reset; results still come out, one per beat):
 //   S > MaxShift (the shift saturates at MaxShift) and lo > hi (the result is
@@ -57,9 +60,12 @@ module strata_requant
   localparam int unsigned HiWidth     = AccWidth - LoWidth;    // signed high half
   localparam int unsigned PpHiWidth   = HiWidth + MultWidth + 1;
   localparam int unsigned PpLoWidth   = LoWidth + MultWidth;
-  localparam int unsigned ScaledWidth   = AccWidth + MultWidth;  // acc * M, signed
+  localparam int unsigned ScaledWidth = AccWidth + MultWidth;  // acc * M, signed
   localparam int unsigned RoundWidth  = DataWidth + 1;         // u >>> S before rounding
-  localparam int unsigned ResultDepth = 6;
+  localparam int unsigned ShiftSplit  = 3;   // shift bits >= 3 in stage 4, the rest in 5
+  localparam int unsigned ClampStage  = 6;   // stage of sat_q6, which the clamp reads
+  localparam int unsigned PushStage   = 7;   // valid_q[PushStage] pushes y_q
+  localparam int unsigned ResultDepth = PushStage + 2;
   localparam data_t DATA_MAX = {1'b0, {(DataWidth - 1){1'b1}}};
   localparam data_t DATA_MIN = {1'b1, {(DataWidth - 1){1'b0}}};
   localparam logic signed [RoundWidth-1:0] ROUND_MAX = RoundWidth'(DATA_MAX);
@@ -98,37 +104,23 @@ module strata_requant
   assign err_o = err_q;
 
   // ---------------------------------------------------------------------------
-  // Control pipeline shared by the channels: valid bits (reset) and the clamp.
-  logic  valid_q1, valid_q2, valid_q3, valid_q4;
-  data_t lo_q1, hi_q1, lo_q2, hi_q2, lo_q3, hi_q3, lo_q4, hi_q4;
+  // Control pipeline shared by the channels: valid bits (reset) for stages
+  // 1..PushStage and the beat's clamp bounds up to the clamp stage.
+  logic [PushStage:1] valid_q;
+  data_t [ClampStage:1] lo_q, hi_q;
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      valid_q1 <= 1'b0;
-      valid_q2 <= 1'b0;
-      valid_q3 <= 1'b0;
-      valid_q4 <= 1'b0;
-    end else begin
-      valid_q1 <= fire;
-      valid_q2 <= valid_q1;
-      valid_q3 <= valid_q2;
-      valid_q4 <= valid_q3;
-    end
+    if (!rst_ni) valid_q <= '0;
+    else         valid_q <= {valid_q[PushStage-1:1], fire};
   end
   always_ff @(posedge clk_i) begin
-    lo_q1 <= in_lo_i;
-    hi_q1 <= in_hi_i;
-    lo_q2 <= lo_q1;
-    hi_q2 <= hi_q1;
-    lo_q3 <= lo_q2;
-    hi_q3 <= hi_q2;
-    lo_q4 <= lo_q3;
-    hi_q4 <= hi_q3;
+    lo_q <= {lo_q[ClampStage-1:1], in_lo_i};
+    hi_q <= {hi_q[ClampStage-1:1], in_hi_i};
   end
 
   // ---------------------------------------------------------------------------
   // Datapath, one copy per channel.
-  data_t [Channels-1:0] y_d;
+  data_t [Channels-1:0] y_d, y_q;
 
   for (genvar c = 0; c < Channels; c++) begin : g_channel
     // Stage 1: multiplier inputs; the shift saturates at MaxShift.
@@ -164,7 +156,7 @@ module strata_requant
 
     // Stage 3: the exact product acc * M.
     logic signed [ScaledWidth-1:0] prod_d, prod_q3;
-    shift_t                      shift_q3;
+    shift_t                        shift_q3;
 
     assign prod_d = (ScaledWidth'(pp_hi_q2) <<< LoWidth) + $signed(ScaledWidth'(pp_lo_q2));
 
@@ -173,54 +165,94 @@ module strata_requant
       shift_q3 <= shift_q2;
     end
 
-    // Stage 4: narrowing shift of u = 2 * prod by S, most significant shift
-    // bit first. g_shift[k] applies bit k; its output keeps Width(k) bits.
+    // Stages 4 and 5: narrowing shift of u = 2 * prod by S, most significant
+    // shift bit first. g_shift[k] applies shift bit k and keeps
+    // width_after(k) bits; a register follows g_shift[ShiftSplit].
+    shift_t shift_q4;
+    logic   sign_q4, sign_q5, round_q4, round_q5;
+
+    always_ff @(posedge clk_i) begin
+      shift_q4 <= shift_q3;
+      sign_q4  <= prod_q3[ScaledWidth-1];
+      sign_q5  <= sign_q4;
+      round_q4 <= (shift_q3 != '0);
+      round_q5 <= round_q4;
+    end
+
     for (genvar k = ShiftWidth; k >= 0; k--) begin : g_shift
       localparam int unsigned WOut = width_after(k);
-      logic signed [WOut-1:0] w;
-      logic                   ovf;
+      logic signed [WOut-1:0] w_d, w;  // w: what the next (lower) bit sees
+      logic                   ovf_d, ovf;
 
       if (k == ShiftWidth) begin : g_input
-        assign w   = {prod_q3, 1'b0};
-        assign ovf = 1'b0;
+        assign w_d   = {prod_q3, 1'b0};
+        assign ovf_d = 1'b0;
       end else begin : g_stage
         localparam int unsigned WIn = width_after(k + 1);
+        logic                  bit_k;
         logic signed [WIn-1:0] shifted;
         logic                  fits;
 
-        assign shifted = shift_q3[k] ? (g_shift[k+1].w >>> (1 << k)) : g_shift[k+1].w;
+        assign bit_k   = (k >= ShiftSplit) ? shift_q3[k] : shift_q4[k];
+        assign shifted = bit_k ? (g_shift[k+1].w >>> (1 << k)) : g_shift[k+1].w;
         // With the bit set the value always fits (it lost 2^k bits); without,
         // the bits above WOut-1 must all repeat the sign.
-        assign fits = (shifted[WIn-1:WOut-1] == {(WIn - WOut + 1){shifted[WIn-1]}});
-        assign w    = shifted[WOut-1:0];
-        assign ovf  = g_shift[k+1].ovf || !fits;
+        assign fits  = (shifted[WIn-1:WOut-1] == {(WIn - WOut + 1){shifted[WIn-1]}});
+        assign w_d   = shifted[WOut-1:0];
+        assign ovf_d = g_shift[k+1].ovf || !fits;
+      end
+
+      if (k == ShiftSplit) begin : g_reg
+        logic signed [WOut-1:0] w_q;
+        logic                   ovf_q;
+
+        always_ff @(posedge clk_i) begin
+          w_q   <= w_d;
+          ovf_q <= ovf_d;
+        end
+        assign w   = w_q;
+        assign ovf = ovf_q;
+      end else begin : g_wire
+        assign w   = w_d;
+        assign ovf = ovf_d;
       end
     end
 
-    logic signed [RoundWidth-1:0] t_q4;
-    logic                         ovf_q4, sign_q4, round_q4;
+    logic signed [RoundWidth-1:0] t_q5;
+    logic                         ovf_q5;
 
     always_ff @(posedge clk_i) begin
-      t_q4     <= g_shift[0].w;
-      ovf_q4   <= g_shift[0].ovf;
-      sign_q4  <= prod_q3[ScaledWidth-1];
-      round_q4 <= (shift_q3 != '0);
+      t_q5   <= g_shift[0].w;
+      ovf_q5 <= g_shift[0].ovf;
     end
 
-    // Stage 5 (into the result FIFO): round, saturate to int8, clamp.
+    // Stage 6: round and saturate to int8.
     logic signed [RoundWidth-1:0] rounded;  // (t + round) >> 1: -128 .. 128 if no overflow
-    data_t                        sat;
+    data_t                        sat_d, sat_q6;
 
-    assign rounded = (t_q4 >>> 1) + $signed(RoundWidth'(t_q4[0] && round_q4));
+    assign rounded = (t_q5 >>> 1) + $signed(RoundWidth'(t_q5[0] && round_q5));
 
     always_comb begin
-      if (ovf_q4)                                        sat = sign_q4 ? DATA_MIN : DATA_MAX;
-      else if (rounded > ROUND_MAX)                      sat = DATA_MAX;
-      else                                               sat = rounded[DataWidth-1:0];
-      if (sat > hi_q4)      y_d[c] = hi_q4;
-      else if (sat < lo_q4) y_d[c] = lo_q4;
-      else                  y_d[c] = sat;
+      if (ovf_q5)                   sat_d = sign_q5 ? DATA_MIN : DATA_MAX;
+      else if (rounded > ROUND_MAX) sat_d = DATA_MAX;
+      else                          sat_d = rounded[DataWidth-1:0];
     end
+
+    always_ff @(posedge clk_i) begin
+      sat_q6 <= sat_d;
+    end
+
+    // Stage 7: clamp to [lo, hi].
+    always_comb begin
+      if (sat_q6 > hi_q[ClampStage])      y_d[c] = hi_q[ClampStage];
+      else if (sat_q6 < lo_q[ClampStage]) y_d[c] = lo_q[ClampStage];
+      else                                y_d[c] = sat_q6;
+    end
+  end
+
+  // Registered results: the FIFO's write port sees no logic in front of it.
+  always_ff @(posedge clk_i) begin
+    y_q <= y_d;
   end
 
   strata_credit_fifo #(
@@ -231,8 +263,8 @@ module strata_requant
     .rst_ni      (rst_ni),
     .credit_o    (credit),
     .reserve_i   (fire),
-    .push_i      (valid_q4),
-    .push_data_i (y_d),
+    .push_i      (valid_q[PushStage]),
+    .push_data_i (y_q),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

@@ -56,8 +56,8 @@ struct ComputeConfig {
   // The RTL's documented figures (strata_pe header): adder-tree register stages,
   // latency from the accepting edge to res_valid_o, result FIFO slots.
   static constexpr int kTreeStages = (clog2(kLanes) + 1) / 2;
-  static constexpr int kLatency = 4 + kTreeStages;
-  static constexpr int kResultDepth = 5 + kTreeStages;
+  static constexpr int kLatency = 5 + kTreeStages;
+  static constexpr int kResultDepth = 6 + kTreeStages;
 };
 
 // One compute beat. op holds kOpVectors * kLanes values (vector 0 first);

@@ -24,8 +24,8 @@ namespace strata::tb {
 namespace {
 
 constexpr int C = STRATA_BENCH_CHANNELS;
-constexpr int kLatency = 5;      // documented: accepting edge -> out_valid_o
-constexpr int kResultDepth = 6;  // documented: result FIFO slots
+constexpr int kLatency = 8;      // documented: accepting edge -> out_valid_o
+constexpr int kResultDepth = 9;  // documented: result FIFO slots
 
 struct RqBeat {
   std::vector<int32_t> acc = std::vector<int32_t>(C, 0);
