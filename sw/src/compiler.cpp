@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -1549,6 +1552,22 @@ Tensor<int8_t> read_output(const Program& prog, const std::vector<uint8_t>& memo
     }
   }
   return map.reshaped(out.shape);
+}
+
+void save_program(const Program& prog, const std::string& image_path,
+                  const std::string& listing_path) {
+  const auto write = [](const std::string& path, const char* data, size_t size) {
+    std::ofstream out(path, std::ios::binary);
+    if (out) out.write(data, static_cast<std::streamsize>(size));
+    if (!out) {
+      throw Error(fmt::format("cannot write: {}", std::strerror(errno)), ErrorContext{path, 0, ""});
+    }
+  };
+  write(image_path, reinterpret_cast<const char*>(prog.image.data()), prog.image.size());
+  if (!listing_path.empty()) {
+    const std::string text = listing(prog);
+    write(listing_path, text.data(), text.size());
+  }
 }
 
 std::string listing(const Program& prog) {

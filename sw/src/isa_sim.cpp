@@ -1105,4 +1105,65 @@ std::string describe_problems(const SimResult& r) {
   return fmt::format("{}", fmt::join(lines, "\n"));
 }
 
+Tensor<int8_t> run_isa_backend(const Network& net, const HwTarget& target,
+                               const Tensor<int8_t>& input, IsaRunSummary* summary) {
+  const Shape& want = net.input_shape;
+  const bool batched = input.rank() == 4;
+  const bool ok = input.shape() == want ||
+                  (batched && input.dim(0) >= 1 &&
+                   Shape(input.shape().begin() + 1, input.shape().end()) == want);
+  if (!ok) {
+    throw Error(fmt::format("input has shape [{}], network '{}' expects [{}] or [N, {}]",
+                            fmt::join(input.shape(), ", "), net.name, fmt::join(want, ", "),
+                            fmt::join(want, ", ")));
+  }
+  const int64_t count = batched ? input.dim(0) : 1;
+  const int64_t per_image = shape_elements(want);
+  const Shape out_shape = net.output_shape();
+  const int64_t per_output = shape_elements(out_shape);
+  Shape result_shape = out_shape;
+  if (batched) result_shape.insert(result_shape.begin(), count);
+  Tensor<int8_t> result(result_shape);
+  IsaRunSummary sum;
+  std::map<int, Program> programs;
+  const IsaSim sim(target);
+  for (int64_t first = 0; first < count; first += target.pes) {
+    const int batch = static_cast<int>(std::min<int64_t>(target.pes, count - first));
+    auto it = programs.find(batch);
+    const bool fresh = it == programs.end();
+    if (fresh) {
+      CompileOptions o;
+      o.batch = batch;
+      it = programs.emplace(batch, compile(net, target, o)).first;
+      sum.image_bytes = std::max<int64_t>(sum.image_bytes, static_cast<int64_t>(it->second.image.size()));
+    }
+    const Program& prog = it->second;
+    std::vector<uint8_t> memory = prog.image;
+    for (int i = 0; i < batch; ++i) {
+      const int8_t* src = input.data() + (first + i) * per_image;
+      write_input(prog, memory, i, Tensor<int8_t>(want, std::vector<int8_t>(src, src + per_image)));
+    }
+    SimOptions options;
+    options.check_dependencies = fresh;  // the same program has the same dependencies
+    const SimResult r = sim.run(memory, options);
+    const bool clean = r.ok() && (!fresh || (r.completion.clean() && r.fine.clean() &&
+                                             r.completion.balanced()));
+    if (!clean) {
+      throw Error(fmt::format("ISA simulation of network '{}' (images {}..{}) failed:\n{}",
+                              net.name, first, first + batch - 1, describe_problems(r)));
+    }
+    for (int i = 0; i < batch; ++i) {
+      const Tensor<int8_t> out = read_output(prog, memory, i);
+      std::copy(out.values().begin(), out.values().end(),
+                result.values().begin() + (first + i) * per_output);
+    }
+    ++sum.runs;
+    sum.instructions += r.instructions;
+    sum.beats += r.beats;
+  }
+  sum.programs = static_cast<int64_t>(programs.size());
+  if (summary != nullptr) *summary = sum;
+  return result;
+}
+
 }  // namespace strata

@@ -5,8 +5,10 @@
 // limit rejected with an error naming the layer.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -51,6 +53,7 @@ class TempFiles {
     std::ofstream(p) << text;
     return p.string();
   }
+  const fs::path& dir() const { return dir_; }
 
  private:
   fs::path dir_;
@@ -418,7 +421,7 @@ TEST(Compiler, ListingShowsRegionsOpsAndEveryInstruction) {
   const Network net = generated_example("lenet5", 2);
   const Program prog = compile(net, HwTarget::defaults());
   const std::string text = listing(prog);
-  for (const std::string& part : {"network 'lenet5'", "instructions", "params", "weights",
+  for (const char* part : {"network 'lenet5'", "instructions", "params", "weights",
                                   "input0", "output", "c1+s2", "f7", "CONFIG", "END"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part;
   }
@@ -705,6 +708,98 @@ TEST(Compiler, NetworksThatDoNotStartWithAConvolution) {
       check_network(net, t, images, fmt::format("network {} on {}:\n{}", i, t.name, nets[i]));
     }
   }
+}
+
+// ---- the command line: strata compile, strata run --backend isa ------------------------------
+
+struct Command {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Command run_cli(const std::string& args) {
+  Command c;
+  const std::string cmd = fmt::format("'{}' {} 2>&1", STRATA_CLI, args);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return c;
+  char buf[512];
+  while (fgets(buf, sizeof buf, pipe) != nullptr) c.output += buf;
+  const int status = pclose(pipe);
+  c.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return c;
+}
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Cli, CompileWritesTheMemoryImageAndAListing) {
+  TempFiles files;
+  const fs::path& root = files.dir();
+  const std::string yaml = (kSource / "examples/lenet5.yaml").string();
+  ASSERT_EQ(run_cli(fmt::format("gen '{}' --seed 2 --out '{}'", yaml, (root / "w").string())).status,
+            0);
+  const Command c = run_cli(fmt::format("compile '{}' --weights '{}' --batch 3 --out '{}' "
+                                        "--listing '{}'",
+                                        yaml, (root / "w").string(), (root / "p.bin").string(),
+                                        (root / "p.txt").string()));
+  ASSERT_EQ(c.status, 0) << c.output;
+  EXPECT_NE(c.output.find("batch 3"), std::string::npos) << c.output;
+  // The image is exactly what the library compiles for the same network.
+  const Network net = load_network(yaml, LoadOptions{(root / "w").string(), true});
+  CompileOptions o;
+  o.batch = 3;
+  const Program prog = compile(net, HwTarget::defaults(), o);
+  EXPECT_EQ(read_bytes((root / "p.bin").string()), prog.image);
+  const std::vector<uint8_t> text = read_bytes((root / "p.txt").string());
+  EXPECT_EQ(std::string(text.begin(), text.end()), listing(prog));
+
+  // Another target from its YAML, without rebuilding.
+  std::ifstream def(kSource / "config/default.yaml");
+  std::string cfg((std::istreambuf_iterator<char>(def)), {});
+  cfg = std::regex_replace(cfg, std::regex("\nlanes: 8 "), "\nlanes: 16 ");
+  cfg = std::regex_replace(cfg, std::regex("\npes: 8 "), "\npes: 16 ");
+  const std::string target = files.write("p16.yaml", cfg);
+  const Command c16 = run_cli(fmt::format("compile '{}' --weights '{}' --target '{}' --batch 16 "
+                                          "--out '{}'",
+                                          yaml, (root / "w").string(), target,
+                                          (root / "p16.bin").string()));
+  ASSERT_EQ(c16.status, 0) << c16.output;
+  EXPECT_NE(c16.output.find("(P 16, N 16), batch 16"), std::string::npos) << c16.output;
+
+  const Command bad = run_cli(fmt::format("compile '{}' --weights '{}' --batch 9 --out '{}'", yaml,
+                                          (root / "w").string(), (root / "x.bin").string()));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("strata: error:"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("batch 9 is outside 1..8"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(root / "x.bin"));
+}
+
+TEST(Cli, RunWithTheIsaBackendEqualsTheGoldenBackend) {
+  TempFiles files;
+  const fs::path& root = files.dir();
+  const std::string yaml = (kSource / "examples/strided_net.yaml").string();
+  const std::string w = (root / "w").string();
+  ASSERT_EQ(run_cli(fmt::format("gen '{}' --seed 3 --images 11 --out '{}'", yaml, w)).status, 0);
+  // 11 images: one batch of 8 and one of 3.
+  const std::string input = (root / "w" / "images.npy").string();
+  const Command isa = run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}' "
+                                          "--backend isa",
+                                          yaml, w, input, (root / "isa.npy").string()));
+  ASSERT_EQ(isa.status, 0) << isa.output;
+  EXPECT_NE(isa.output.find("2 runs of 2 programs"), std::string::npos) << isa.output;
+  const Command golden = run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}'",
+                                             yaml, w, input, (root / "golden.npy").string()));
+  ASSERT_EQ(golden.status, 0) << golden.output;
+  EXPECT_EQ(load_npy<int8_t>((root / "isa.npy").string()),
+            load_npy<int8_t>((root / "golden.npy").string()));
+  const Command dump = run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}' "
+                                           "--backend isa --dump-dir '{}'",
+                                           yaml, w, input, (root / "o.npy").string(),
+                                           (root / "d").string()));
+  EXPECT_EQ(dump.status, 1);
+  EXPECT_NE(dump.output.find("--dump-dir needs --backend golden"), std::string::npos) << dump.output;
 }
 
 }  // namespace

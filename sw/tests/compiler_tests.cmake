@@ -8,7 +8,9 @@ add_executable(strata_compiler_tests
 target_link_libraries(strata_compiler_tests PRIVATE strata_core GTest::gtest_main)
 target_compile_definitions(strata_compiler_tests PRIVATE
   STRATA_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-  STRATA_PYTHON="${STRATA_PYTHON}")
+  STRATA_PYTHON="${STRATA_PYTHON}"
+  STRATA_CLI="$<TARGET_FILE:strata>")
+add_dependencies(strata_compiler_tests strata)
 target_compile_options(strata_compiler_tests PRIVATE -Wall -Wextra -Wpedantic)
 gtest_discover_tests(strata_compiler_tests PROPERTIES LABELS "unit" DISCOVERY_TIMEOUT 60)
 

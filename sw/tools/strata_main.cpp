@@ -1,7 +1,10 @@
 // `strata`: the command line of the Strata tool flow.
 //   strata info NET.yaml [--weights DIR]          per-layer table and totals
-//   strata run  NET.yaml --input X --output Y     run a network (golden model)
+//   strata run  NET.yaml --input X --output Y     run a network (golden model or
+//               [--backend isa] [--target CFG]    the ISA simulator)
 //   strata gen  NET.yaml --seed S --out DIR       random calibrated parameters
+//   strata compile NET.yaml --out prog.bin        accelerator program (memory image)
+//               [--target CFG] [--batch B] [--listing prog.txt]
 // Exit codes: 0 success, 1 error (bad network, files, data), 2 usage error.
 // Every error is one line on stderr: "strata: error: <what>".
 #include <fmt/format.h>
@@ -16,9 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "strata/compiler.hpp"
 #include "strata/error.hpp"
 #include "strata/gen.hpp"
 #include "strata/golden.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "strata/tensor.hpp"
@@ -140,7 +146,12 @@ struct RunArgs {
   std::string weights;
   std::string backend = "golden";
   std::string dump_dir;
+  std::string target;  // hardware configuration YAML for --backend isa ("" = default)
 };
+
+HwTarget load_target(const std::string& path) {
+  return path.empty() ? HwTarget::defaults() : HwTarget::from_yaml(path);
+}
 
 void create_parent(const std::string& file) {
   const fs::path parent = fs::path(file).parent_path();
@@ -156,8 +167,15 @@ int cmd_run(const RunArgs& a) {
   if (a.backend == "rtl") {
     throw Error(
         "RTL backend not built yet: the accelerator is not part of this build; use "
-        "--backend golden");
+        "--backend golden or isa");
   }
+  if (a.backend == "isa" && !a.dump_dir.empty()) {
+    throw Error("--dump-dir needs --backend golden (the ISA backend gives the final output only)");
+  }
+  if (a.backend != "isa" && !a.target.empty()) {
+    throw Error("--target applies to --backend isa only");
+  }
+  const HwTarget target = a.backend == "isa" ? load_target(a.target) : HwTarget{};
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
   std::error_code ec;
   if (!fs::is_regular_file(a.input, ec)) {
@@ -193,17 +211,27 @@ int cmd_run(const RunArgs& a) {
 
   fmt::print("network {} ({}), backend {}, input {} {}\n\n", net.name, net.source_file, a.backend,
              a.input, shape_str(input.shape()));
-  fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", "#", "name", "type", "out", "MACs",
-             "fnv1a32");
-  const auto observer = [&](size_t i, const Layer& l, const Tensor<int8_t>& out) {
-    fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", i, l.name, type_label(l),
-               shape_str(l.out_shape), l.macs() * n,
-               fmt::format("{:#010x}", fnv1a32(out.values())));
-    if (!a.dump_dir.empty()) {
-      save_npy((fs::path(a.dump_dir) / fmt::format("{:02}_{}.npy", i, l.name)).string(), out);
-    }
-  };
-  const Tensor<int8_t> output = run_network(net, input, observer);
+  Tensor<int8_t> output;
+  if (a.backend == "isa") {
+    IsaRunSummary s;
+    output = run_isa_backend(net, target, input, &s);
+    fmt::print("ISA simulator, target '{}' (P {}, N {}): {} run{} of {} program{}, {} "
+               "instructions, {} PE-array beats; dependencies checked in both modes\n",
+               target.name, target.pes, target.lanes, s.runs, s.runs == 1 ? "" : "s", s.programs,
+               s.programs == 1 ? "" : "s", s.instructions, s.beats);
+  } else {
+    fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", "#", "name", "type", "out", "MACs",
+               "fnv1a32");
+    const auto observer = [&](size_t i, const Layer& l, const Tensor<int8_t>& out) {
+      fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", i, l.name, type_label(l),
+                 shape_str(l.out_shape), l.macs() * n,
+                 fmt::format("{:#010x}", fnv1a32(out.values())));
+      if (!a.dump_dir.empty()) {
+        save_npy((fs::path(a.dump_dir) / fmt::format("{:02}_{}.npy", i, l.name)).string(), out);
+      }
+    };
+    output = run_network(net, input, observer);
+  }
   save_npy(a.output, output);
   fmt::print("\ntotal MACs {} ({} image{})\n", net.macs() * n, n, n == 1 ? "" : "s");
   fmt::print("output {} {}\n", a.output, shape_str(output.shape()));
@@ -229,6 +257,34 @@ int cmd_run(const RunArgs& a) {
                  top.size() > shown ? ", ..." : "");
     }
   }
+  return 0;
+}
+
+// ---- compile ---------------------------------------------------------------
+
+struct CompileArgs {
+  std::string network;
+  std::string weights;
+  std::string target;
+  std::string out;
+  std::string listing;
+  CompileOptions options;
+};
+
+int cmd_compile(const CompileArgs& a) {
+  const Network net = load_network(a.network, LoadOptions{a.weights, true});
+  const HwTarget target = load_target(a.target);
+  const Program prog = compile(net, target, a.options);
+  create_parent(a.out);
+  if (!a.listing.empty()) create_parent(a.listing);
+  save_program(prog, a.out, a.listing);
+  fmt::print("network {} -> {} instructions for target '{}' (P {}, N {}), batch {}\n", net.name,
+             prog.instructions.size(), target.name, target.pes, target.lanes, prog.batch);
+  for (const MemRegion& r : prog.regions) {
+    fmt::print("  {:<14} 0x{:08x}  {:>9} bytes\n", r.name, r.offset, r.size);
+  }
+  fmt::print("wrote {} ({} bytes){}\n", a.out, prog.image.size(),
+             a.listing.empty() ? "" : fmt::format(" and {}", a.listing));
   return 0;
 }
 
@@ -291,9 +347,14 @@ int run_main(int argc, char** argv) {
       ->required();
   run_cmd->add_option("--output", run.output, "Output .npy file to write")->required();
   run_cmd->add_option("--weights", run.weights, "Directory of the .npy parameter files");
-  run_cmd->add_option("--backend", run.backend, "golden (C++ model) or rtl")
-      ->check(CLI::IsMember({"golden", "rtl"}))
+  run_cmd
+      ->add_option("--backend", run.backend,
+                   "golden (C++ model), isa (compiled, run on the ISA simulator) or rtl")
+      ->check(CLI::IsMember({"golden", "isa", "rtl"}))
       ->capture_default_str();
+  run_cmd->add_option("--target", run.target,
+                      "Hardware configuration YAML for --backend isa (default: config/default.yaml "
+                      "as built)");
   run_cmd->add_option("--dump-dir", run.dump_dir,
                       "Write every layer's output as <NN>_<layer>.npy into this directory");
 
@@ -318,6 +379,21 @@ int run_main(int argc, char** argv) {
       ->check(CLI::Range(-128, 127))
       ->capture_default_str();
 
+  CompileArgs comp;
+  CLI::App* compile_cmd = app.add_subcommand(
+      "compile", "Compile a network into an accelerator program (external memory image)");
+  compile_cmd->add_option("network", comp.network, "Network description (YAML)")->required();
+  compile_cmd->add_option("--weights", comp.weights, "Directory of the .npy parameter files");
+  compile_cmd->add_option("--target", comp.target,
+                          "Hardware configuration YAML (default: config/default.yaml as built)");
+  compile_cmd->add_option("--batch", comp.options.batch, "Images per run (1..P)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  compile_cmd->add_option("--out", comp.out, "Memory image to write (instructions at byte 0)")
+      ->required();
+  compile_cmd->add_option("--listing", comp.listing,
+                          "Disassembly listing with the memory map and I/O placement");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -328,6 +404,7 @@ int run_main(int argc, char** argv) {
 
   if (info_cmd->parsed()) return cmd_info(info);
   if (run_cmd->parsed()) return cmd_run(run);
+  if (compile_cmd->parsed()) return cmd_compile(comp);
   return cmd_gen(gen);
 }
 

@@ -119,4 +119,10 @@ Tensor<int8_t> read_output(const Program& program, const std::vector<uint8_t>& m
 // notes and every instruction (index, address, disassembly).
 std::string listing(const Program& program);
 
+// Writes program.image (the external memory image, instructions at byte 0) to
+// `image_path` and, unless `listing_path` is empty, listing(program) to it.
+// Throws strata::Error naming the file when it cannot be written.
+void save_program(const Program& program, const std::string& image_path,
+                  const std::string& listing_path = "");
+
 }  // namespace strata

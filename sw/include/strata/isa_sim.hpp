@@ -19,8 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "strata/compiler.hpp"
 #include "strata/hw_target.hpp"
 #include "strata/isa.hpp"
+#include "strata/network.hpp"
+#include "strata/tensor.hpp"
 
 namespace strata {
 
@@ -116,5 +119,20 @@ class IsaSim {
 // One line per problem of a result that is not clean: the error, a deadlock or
 // races in either mode, unbalanced edges. Empty when everything is fine.
 std::string describe_problems(const SimResult& r);
+
+// The ISA backend of `strata run`: compiles `net` for `target` (batches of up
+// to P images), runs each batch on the simulator and reads the outputs back.
+// `input` is one image [C][H][W] (output [...]) or a batch [N][C][H][W]
+// (output [N][...]). A simulator error, deadlock, race or unbalanced edge is a
+// strata::Error (the result could not be trusted on the hardware).
+struct IsaRunSummary {
+  int64_t programs = 0;       // distinct batch sizes compiled
+  int64_t runs = 0;           // simulator runs
+  int64_t instructions = 0;   // instructions executed, all runs
+  int64_t beats = 0;          // PE-array beats, all runs
+  int64_t image_bytes = 0;    // memory image of the largest program
+};
+Tensor<int8_t> run_isa_backend(const Network& net, const HwTarget& target,
+                               const Tensor<int8_t>& input, IsaRunSummary* summary = nullptr);
 
 }  // namespace strata
