@@ -53,8 +53,8 @@ RESET_PORT = "rst_ni"
 
 # Default top when --top is not given: the first of these that exists in rtl/,
 # i.e. the largest block written so far (the whole accelerator once it exists).
-DEFAULT_TOPS = ("strata_top", "strata_pe_array", "strata_pe", "strata_requant",
-                "strata_ram_1r1w")
+DEFAULT_TOPS = ("strata_top", "strata_compute_engine", "strata_pe_array", "strata_pe",
+                "strata_requant", "strata_ram_1r1w")
 
 # Per target: Yosys synthesis command and, for ECP5, the place-and-route device.
 TARGETS = {
