@@ -72,3 +72,14 @@ strata_bench(strata_requant_test
       ${STRATA_RTL_DIR}/strata_requant.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_requant_test.cpp)
 target_compile_definitions(strata_requant_test PRIVATE STRATA_BENCH_CHANNELS=${STRATA_CFG_PES})
+
+# strata_pe_array with the activation stagers (Sparse = 1): 4 PEs whose
+# different pruned weights share one packed cycle sequence.
+strata_bench(strata_pe_array_sparse_test
+  TOP strata_pe_array
+  RTL ${STRATA_PE_ARRAY_RTL}
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_array_sparse_test.cpp
+  PARAMS -GPes=4 -GLanes=${STRATA_CFG_LANES} -GCacheDepth=64 -GSparse=1'b1)
+target_compile_definitions(strata_pe_array_sparse_test PRIVATE
+  STRATA_BENCH_PES=4 STRATA_BENCH_LANES=${STRATA_CFG_LANES} STRATA_BENCH_DEPTH=64
+  STRATA_BENCH_SPARSE=1)
