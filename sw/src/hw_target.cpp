@@ -28,6 +28,65 @@ void require_range(const std::string& what, int64_t v, int64_t lo, int64_t hi,
   }
 }
 
+HwTarget parse_target(const YAML::Node& root, const std::string& path) {
+  HwTarget t;
+  const std::map<std::string, int*> ints = {
+      {"version", &t.version},
+      {"pes", &t.pes},
+      {"lanes", &t.lanes},
+      {"banks", &t.banks},
+      {"bank_depth", &t.bank_depth},
+      {"pe_cache_depth", &t.pe_cache_depth},
+      {"param_depth", &t.param_depth},
+      {"axi_data_width", &t.axi_data_width},
+      {"axi_addr_width", &t.axi_addr_width},
+      {"max_kernel", &t.max_kernel},
+      {"max_pool_kernel", &t.max_pool_kernel},
+      {"max_image_width", &t.max_image_width},
+  };
+  std::set<std::string> seen;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const ErrorContext where{path, line_of(kv.first), ""};
+    seen.insert(key);
+    if (key == "name") {
+      t.name = kv.second.as<std::string>();
+      continue;
+    }
+    const auto it = ints.find(key);
+    const auto fixed = kFixedKeys.find(key);
+    if (it == ints.end() && fixed == kFixedKeys.end()) {
+      throw Error(fmt::format("unknown key '{}'", key), where);
+    }
+    int64_t value = 0;
+    try {
+      value = kv.second.as<int64_t>();
+    } catch (const YAML::Exception&) {
+      throw Error(fmt::format("'{}' must be an integer", key), where);
+    }
+    if (it != ints.end()) {
+      if (value < 0 || value > (int64_t{1} << 30)) {
+        throw Error(fmt::format("'{}' = {} is out of range", key, value), where);
+      }
+      *it->second = static_cast<int>(value);
+    } else if (value != fixed->second) {
+      throw Error(fmt::format("'{}' = {}: the compiler and simulator support only {}", key, value,
+                              fixed->second),
+                  where);
+    }
+  }
+  for (const auto& [key, ptr] : ints) {
+    if (seen.count(key) == 0) throw Error(fmt::format("missing key '{}'", key), {path, 0, ""});
+  }
+  if (t.name.empty()) t.name = std::filesystem::path(path).stem().string();
+  try {
+    t.validate();
+  } catch (const Error& e) {
+    throw Error(e.message(), ErrorContext{path, 0, ""});
+  }
+  return t;
+}
+
 }  // namespace
 
 HwTarget HwTarget::defaults() {
@@ -94,62 +153,12 @@ HwTarget HwTarget::from_yaml(const std::string& path) {
   }
   if (!root.IsMap()) throw Error("a hardware configuration must be a mapping", {path, 0, ""});
 
-  HwTarget t;
-  const std::map<std::string, int*> ints = {
-      {"version", &t.version},
-      {"pes", &t.pes},
-      {"lanes", &t.lanes},
-      {"banks", &t.banks},
-      {"bank_depth", &t.bank_depth},
-      {"pe_cache_depth", &t.pe_cache_depth},
-      {"param_depth", &t.param_depth},
-      {"axi_data_width", &t.axi_data_width},
-      {"axi_addr_width", &t.axi_addr_width},
-      {"max_kernel", &t.max_kernel},
-      {"max_pool_kernel", &t.max_pool_kernel},
-      {"max_image_width", &t.max_image_width},
-  };
-  std::set<std::string> seen;
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    const ErrorContext where{path, line_of(kv.first), ""};
-    seen.insert(key);
-    if (key == "name") {
-      t.name = kv.second.as<std::string>();
-      continue;
-    }
-    const auto it = ints.find(key);
-    const auto fixed = kFixedKeys.find(key);
-    if (it == ints.end() && fixed == kFixedKeys.end()) {
-      throw Error(fmt::format("unknown key '{}'", key), where);
-    }
-    int64_t value = 0;
-    try {
-      value = kv.second.as<int64_t>();
-    } catch (const YAML::Exception&) {
-      throw Error(fmt::format("'{}' must be an integer", key), where);
-    }
-    if (it != ints.end()) {
-      if (value < 0 || value > (int64_t{1} << 30)) {
-        throw Error(fmt::format("'{}' = {} is out of range", key, value), where);
-      }
-      *it->second = static_cast<int>(value);
-    } else if (value != fixed->second) {
-      throw Error(fmt::format("'{}' = {}: the compiler and simulator support only {}", key, value,
-                              fixed->second),
-                  where);
-    }
-  }
-  for (const auto& [key, ptr] : ints) {
-    if (seen.count(key) == 0) throw Error(fmt::format("missing key '{}'", key), {path, 0, ""});
-  }
-  if (t.name.empty()) t.name = std::filesystem::path(path).stem().string();
   try {
-    t.validate();
-  } catch (const Error& e) {
-    throw Error(e.message(), ErrorContext{path, 0, ""});
+    return parse_target(root, path);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("invalid hardware configuration: {}", e.msg),
+                ErrorContext{path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});
   }
-  return t;
 }
 
 }  // namespace strata

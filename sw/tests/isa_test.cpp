@@ -535,6 +535,8 @@ TEST_F(HwTargetTest, RejectsBadConfigurationsNamingFileAndProblem) {
   expect_error(std::regex_replace(base, std::regex("\nbank_depth: 4096"), "\nbank_depth: x"),
                "'bank_depth' must be an integer");
   expect_error("- 1\n- 2\n", "mapping");
+  expect_error(std::regex_replace(base, std::regex("\nname: default"), "\nname: [a, b]"),
+               "invalid hardware configuration");
   EXPECT_THROW(HwTarget::from_yaml((dir_ / "missing.yaml").string()), Error);
 }
 
@@ -934,6 +936,68 @@ TEST(IsaSim, ApiMisuseThrows) {
   HwTarget bad = HwTarget::defaults();
   bad.lanes = 16;
   EXPECT_THROW(IsaSim{bad}, Error);
+}
+
+// Random instructions (valid opcodes, random fields biased to small values,
+// sometimes random dependency counts): the simulator always ends with a
+// result — an error code with the index of the failing instruction, or a run
+// to END — never an exception or a crash.
+TEST(IsaSim, RandomProgramsNeverCrashTheSimulator) {
+  std::mt19937_64 rng(99);
+  const HwTarget t = HwTarget::defaults();
+  const IsaSim sim(t);
+  std::map<SimError, int> outcomes;
+  const auto small = [&](const Field& f) -> int64_t {
+    const int bits = std::uniform_int_distribution<int>(0, std::min(f.width, 14))(rng);
+    const int64_t v = bits == 0 ? 0 : static_cast<int64_t>(rng() & ((uint64_t{1} << bits) - 1));
+    if (f.is_signed) return std::clamp<int64_t>(v - (int64_t{1} << (bits > 0 ? bits - 1 : 0)),
+                                                field_min(f), field_max(f));
+    return std::min(v, field_max(f));
+  };
+  const std::vector<std::pair<Opcode, Section>> kinds = {
+      {Opcode::kLoad, sections()[1]}, {Opcode::kCompute, sections()[2]},
+      {Opcode::kStore, sections()[3]}, {Opcode::kConfig, sections()[5]}};
+  for (int trial = 0; trial < 1500; ++trial) {
+    std::vector<uint8_t> memory(1 << 16);
+    for (size_t i = 0x2000; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(rng());
+    ConfigInstr cfg;
+    cfg.version = t.version;
+    cfg.pes = t.pes;
+    cfg.lanes = t.lanes;
+    cfg.banks = t.banks;
+    cfg.bank_depth = t.bank_depth;
+    cfg.pe_cache_depth = t.pe_cache_depth;
+    cfg.param_depth = t.param_depth;
+    std::vector<Instruction> prog = {encode(cfg)};
+    const int count = std::uniform_int_distribution<int>(1, 8)(rng);
+    for (int k = 0; k < count; ++k) {
+      const auto& [op, sec] = kinds[rng() % kinds.size()];
+      Instruction in;
+      in.set(hdr::kOpcode, static_cast<int64_t>(op));
+      for (size_t f = 0; f < sec.count; ++f) in.set(sec.fields[f], small(sec.fields[f]));
+      if (rng() % 4 == 0) {
+        for (const Field& f : {hdr::kAcq0, hdr::kAcq1, hdr::kRel0, hdr::kRel1}) {
+          in.set(f, static_cast<int64_t>(rng() % 3));
+        }
+      }
+      if (rng() % 50 == 0) in.words[rng() % kInstrWords] ^= uint64_t{1} << (rng() % 64);
+      prog.push_back(in);
+    }
+    prog.push_back(encode(EndInstr{}));
+    for (size_t i = 0; i < prog.size(); ++i) prog[i].to_bytes(&memory[i * kInstrBytes]);
+    SimResult r;
+    ASSERT_NO_THROW(r = sim.run(memory)) << "trial " << trial;
+    ++outcomes[r.error];
+    if (!r.ok()) {
+      EXPECT_GE(r.error_index, 0) << "trial " << trial;
+      EXPECT_LT(r.error_index, static_cast<int64_t>(prog.size())) << "trial " << trial;
+      EXPECT_FALSE(r.message.empty()) << "trial " << trial;
+    }
+  }
+  // The generator reaches both completed runs and the decode / range errors.
+  EXPECT_GT(outcomes[SimError::kNone], 0);
+  EXPECT_GT(outcomes[SimError::kIllegalInstr], 0);
+  EXPECT_GT(outcomes[SimError::kUnsupported], 0);
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ const char* sim_error_name(SimError e);  // "ILLEGAL_INSTR", ... as in registers
 
 struct SimOptions {
   uint64_t instr_base = 0;       // INSTR_BASE (64-byte aligned)
-  uint32_t instr_limit = 65535;  // INSTR_LIMIT: most instructions fetched without END
+  uint32_t instr_limit = 0xFFFFFFFFu;  // INSTR_LIMIT: most instructions fetched without END
   bool fine_grain = false;       // CTRL.FINE_GRAIN: the mode whose deadlock is an error
   bool check_dependencies = true;  // run the engine/semaphore model (both modes)
   int queue_depth = 4;           // instructions each engine's queue holds (>= 1)
