@@ -13,8 +13,12 @@
 // cycle, like any other. Only real pixels are stored: padding never occupies a
 // word (the window generator masks it).
 //
-// Latency: rcol_o is valid the cycle after re_i and holds until the next
-// re_i. Throughput: one write and one column read per cycle, independent.
+// Latency: two cycles. re_i reads the column into the RAMs' read registers;
+// load_i (in the next cycle or later, before the next re_i) copies them into
+// the output register, and rcol_o shows that column, rotated, from the cycle
+// after load_i until the next load_i. The output register keeps the block
+// RAMs' slow clock-to-out away from the rotation multiplexers. Throughput:
+// one write and one column read per cycle, independent.
 // Invariant (caller): a read must not target a (bank, address) written in the
 // same cycle; the RAM returns the old word then (read-first).
 module strata_line_buffer #(
@@ -33,13 +37,15 @@ module strata_line_buffer #(
   input  logic [AddrWidth-1:0]            waddr_i,  // image column
   input  logic [PixelWidth-1:0]           wdata_i,  // pixel vector
   input  logic                            re_i,     // read one column of every bank
+  input  logic                            load_i,   // capture the column read into rcol_o
   input  logic [AddrWidth-1:0]            raddr_i,  // image column to read
   input  logic [SlotWidth-1:0]            rtop_i,   // bank of tap row 0 (top row mod Rows)
-  output logic [MaxKernel*PixelWidth-1:0] rcol_o    // tap row ky at [ky*PixelWidth +: PixelWidth]
+  output logic [MaxKernel*PixelWidth-1:0] rcol_o    // tap row ky at ky*PixelWidth (2 cycles)
 );
 
   logic [PixelWidth-1:0] bank_rdata [Rows];
-  logic [SlotWidth-1:0]  rtop_q;
+  logic [PixelWidth-1:0] bank_q [Rows];
+  logic [SlotWidth-1:0]  rtop_q, rtop_q2;
 
   for (genvar b = 0; b < Rows; b++) begin : g_bank
     strata_ram_1r1w #(
@@ -56,16 +62,23 @@ module strata_line_buffer #(
     );
   end
 
-  // The rotation amount travels with the read, like the RAM's own output
-  // register (datapath register: no reset, enabled by the read).
+  // The rotation amount travels with the read (datapath registers: no
+  // reset, enabled like the data they qualify).
   always_ff @(posedge clk_i) begin
     if (re_i) rtop_q <= rtop_i;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (load_i) begin
+      bank_q  <= bank_rdata;
+      rtop_q2 <= rtop_q;
+    end
   end
 
   // Barrel rotation: tap row ky reads bank (top + ky) mod Rows.
   always_comb begin
     for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
-      rcol_o[ky*PixelWidth +: PixelWidth] = bank_rdata[rtop_q + SlotWidth'(ky)];
+      rcol_o[ky*PixelWidth +: PixelWidth] = bank_q[rtop_q2 + SlotWidth'(ky)];
     end
   end
 

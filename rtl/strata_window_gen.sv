@@ -34,8 +34,9 @@
 //     the walker moves to the next row), and the line buffer is read whenever
 //     stage 1 can take a column, whether or not the walker issues one.
 //
-// Latency: a window is presented 3 cycles after the handshake of the last
-//   pixel it needs (1 cycle pointer update, 1 RAM read, 1 shift).
+// Latency: a window is presented 4 cycles after the handshake of the last
+//   pixel it needs (pointer update, RAM read, line-buffer output register,
+//   shift).
 // Throughput: one column per cycle, i.e. one window per cycle at stride 1;
 //   an output row takes (k - p) + (Wo - 1) * min(s, k) cycles; input and
 //   output overlap, so a frame takes about max(H * W, sum of row walks) plus
@@ -202,11 +203,25 @@ module strata_window_gen #(
   logic                row_start_d, row_start_q;
   logic                walk_done_d, walk_done_q;
 
-  // Stage 1: the column read from the line buffer (arrives one cycle later).
-  logic                 s1_valid_d, s1_valid_q;
-  logic                 s1_col_in_q, s1_emit_q, s1_clear_q, s1_first_q, s1_last_q;
-  logic [MaxKernel-1:0] s1_rows_q;
-  logic [DimWidth-1:0]  s1_oy_q, s1_ox_q;
+  // What travels with a column read: column inside the image, the shift
+  // completes a window (emit), clear the window register first (row start),
+  // the window's valid tap rows, its position and frame flags.
+  typedef struct packed {
+    logic                 col_in;
+    logic                 emit;
+    logic                 clear;
+    logic                 first;
+    logic                 last;
+    logic [MaxKernel-1:0] rows;
+    logic [DimWidth-1:0]  oy;
+    logic [DimWidth-1:0]  ox;
+  } col_meta_t;
+
+  // Stage 1: the line buffer's RAMs hold the column read (one cycle after
+  // the issue); stage 2: the line buffer's output register holds it (two
+  // cycles after), then it is shifted into the window register.
+  logic      s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q;
+  col_meta_t s1_meta_d, s1_meta_q, s2_meta_q;
 
   // Window register (column kx holds tap column kx) and its column-valid bits.
   column_t              win_d [MaxKernel];
@@ -254,7 +269,7 @@ module strata_window_gen #(
 
   pos_t k, s, p, h, w, wr_x, wr_y;
   logic col_in, col_ready, emit, last_col, last_row, issue, s1_accept;
-  logic s1_fire;
+  logic s1_move, s2_fire;
   logic [MaxKernel-1:0] rows_valid;
 
   always_comb begin
@@ -280,9 +295,21 @@ module strata_window_gen #(
     end
   end
 
-  assign s1_fire   = s1_valid_q && (!out_valid_q || win_ready_i);
-  assign s1_accept = (state_q == StRun) && (!s1_valid_q || s1_fire);
+  assign s2_fire   = s2_valid_q && (!out_valid_q || win_ready_i);
+  assign s1_move   = s1_valid_q && (!s2_valid_q || s2_fire);
+  assign s1_accept = (state_q == StRun) && (!s1_valid_q || s1_move);
   assign issue     = s1_accept && !walk_done_q && col_ready;
+
+  always_comb begin
+    s1_meta_d.col_in = col_in;
+    s1_meta_d.emit   = emit;
+    s1_meta_d.clear  = row_start_q;
+    s1_meta_d.first  = (oy_q == '0) && (ox_q == '0);
+    s1_meta_d.last   = last_row && last_col;
+    s1_meta_d.rows   = rows_valid;
+    s1_meta_d.oy     = oy_q;
+    s1_meta_d.ox     = ox_q;
+  end
 
   // ---------------------------------------------------------------------------
   // Write side.
@@ -319,6 +346,7 @@ module strata_window_gen #(
     .waddr_i (wr_x_q[AddrWidth-1:0]),
     .wdata_i (in_data_i),
     .re_i    (s1_accept),
+    .load_i  (s1_move),
     .raddr_i (col_q[AddrWidth-1:0]),
     .rtop_i  (wy_q[SlotWidth-1:0]),
     .rcol_o  (lb_col)
@@ -423,7 +451,9 @@ module strata_window_gen #(
 
     unique case (state_q)
       StRun: begin
-        if (walk_done_q && !s1_valid_q && !out_valid_q && (wr_y_q == height_q)) state_d = StIdle;
+        if (walk_done_q && !s1_valid_q && !s2_valid_q && !out_valid_q && (wr_y_q == height_q)) begin
+          state_d = StIdle;
+        end
       end
       StDrain: begin
         if (wr_y_q == height_q) state_d = StIdle;
@@ -435,10 +465,11 @@ module strata_window_gen #(
 
   // Stage 1 and the window register.
   always_comb begin
-    s1_valid_d = issue ? 1'b1 : (s1_fire ? 1'b0 : s1_valid_q);
+    s1_valid_d = issue ? 1'b1 : (s1_move ? 1'b0 : s1_valid_q);
+    s2_valid_d = s1_move ? 1'b1 : (s2_fire ? 1'b0 : s2_valid_q);
 
-    if (s1_fire) begin
-      out_valid_d = s1_emit_q;
+    if (s2_fire) begin
+      out_valid_d = s2_meta_q.emit;
     end else if (win_ready_i) begin
       out_valid_d = 1'b0;
     end else begin
@@ -450,7 +481,7 @@ module strata_window_gen #(
   // (invalid) contents. A row start first clears every column-valid bit:
   // the p left padding columns are then in place without a cycle each.
   logic [MaxKernel-1:0] base_cols;
-  assign base_cols = s1_clear_q ? '0 : cols_q;
+  assign base_cols = s2_meta_q.clear ? '0 : cols_q;
 
   for (genvar kx = 0; kx < MaxKernel; kx++) begin : g_win_col
     column_t right_col;   // column kx + 1 (this column itself for the last one)
@@ -465,7 +496,7 @@ module strata_window_gen #(
     always_comb begin
       if (32'(kx) + 32'd1 == 32'(kernel_q)) begin
         win_d[kx]  = lb_col;
-        cols_d[kx] = s1_col_in_q;
+        cols_d[kx] = s2_meta_q.col_in;
       end else if (32'(kx) + 32'd1 < 32'(kernel_q)) begin
         win_d[kx]  = right_col;
         cols_d[kx] = right_valid;
@@ -508,6 +539,7 @@ module strata_window_gen #(
       row_start_q <= 1'b1;
       walk_done_q <= 1'b1;
       s1_valid_q  <= 1'b0;
+      s2_valid_q  <= 1'b0;
       out_valid_q <= 1'b0;
       cols_q      <= '0;
     end else begin
@@ -538,36 +570,32 @@ module strata_window_gen #(
       row_start_q <= row_start_d;
       walk_done_q <= walk_done_d;
       s1_valid_q  <= s1_valid_d;
+      s2_valid_q  <= s2_valid_d;
       out_valid_q <= out_valid_d;
-      if (s1_fire) cols_q <= cols_d;
+      if (s2_fire) cols_q <= cols_d;
     end
   end
 
   // Datapath registers: no reset, qualified by the valid bits above.
   always_ff @(posedge clk_i) begin
-    if (issue) begin
-      s1_col_in_q <= col_in;
-      s1_emit_q   <= emit;
-      s1_clear_q  <= row_start_q;
-      s1_rows_q   <= rows_valid;
-      s1_oy_q     <= oy_q;
-      s1_ox_q     <= ox_q;
-      s1_first_q  <= (oy_q == '0) && (ox_q == '0);
-      s1_last_q   <= last_row && last_col;
-    end
+    if (issue) s1_meta_q <= s1_meta_d;
   end
 
   always_ff @(posedge clk_i) begin
-    if (s1_fire) win_q <= win_d;
+    if (s1_move) s2_meta_q <= s1_meta_q;
   end
 
   always_ff @(posedge clk_i) begin
-    if (s1_fire && s1_emit_q) begin
-      out_rows_q  <= s1_rows_q;
-      out_oy_q    <= s1_oy_q;
-      out_ox_q    <= s1_ox_q;
-      out_first_q <= s1_first_q;
-      out_last_q  <= s1_last_q;
+    if (s2_fire) win_q <= win_d;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s2_fire && s2_meta_q.emit) begin
+      out_rows_q  <= s2_meta_q.rows;
+      out_oy_q    <= s2_meta_q.oy;
+      out_ox_q    <= s2_meta_q.ox;
+      out_first_q <= s2_meta_q.first;
+      out_last_q  <= s2_meta_q.last;
     end
   end
 
