@@ -80,13 +80,15 @@ module strata_dep_sems #(
   end
 
   for (genvar s = 0; s < NumSems; s++) begin : g_sem
-    logic [SemWidth:0] sum;  // one extra bit to see the overflow
-    assign grant[s] = acq_req[s] && !abort_i && count_q[s] >= SemWidth'(acq_amount[s]);
-    assign sum = {1'b0, count_q[s]}
+    logic [SemWidth-1:0] count;  // this semaphore's count (named for waveforms)
+    logic [SemWidth:0]   sum;    // one extra bit to see the overflow
+    assign count    = count_q[s];
+    assign grant[s] = acq_req[s] && !abort_i && count >= SemWidth'(acq_amount[s]);
+    assign sum = {1'b0, count}
                + (rel_valid[s] ? (SemWidth + 1)'(rel_amount[s]) : '0)
                - (grant[s] ? (SemWidth + 1)'(acq_amount[s]) : '0);
     assign over[s] = sum[SemWidth];
-    assign count_d[s] = clear_i ? '0 : (over[s] ? count_q[s] : sum[SemWidth-1:0]);
+    assign count_d[s] = clear_i ? '0 : (over[s] ? count : sum[SemWidth-1:0]);
   end
 
   assign overflow_d = !clear_i && (overflow_q || |over);
