@@ -26,11 +26,11 @@
 // Latency: a last beat accepted at E0 shows on res_valid_o 5 + TreeStages
 // cycles later. Throughput: one beat per cycle (Lanes MACs per cycle) while the
 // result stream is drained.
-// Back-pressure: credit based. The pipeline never stalls; a beat with `last`
-// is accepted only while a slot in the result FIFO (depth 6 + TreeStages, the
-// pipeline depth plus two) is free, so in_ready_o depends on no input and
-// res_ready_i has no combinational path to in_ready_o. (Beats are refused
-// whenever no slot is free, `last` or not: ready stays payload-independent.)
+// Back-pressure: credit based. The pipeline never stalls; every `last` beat
+// reserves a slot of the result FIFO (depth 6 + TreeStages, the pipeline depth
+// plus two) and beats are accepted only while a slot is free (`last` or not,
+// so ready does not look at the payload): in_ready_o depends on no input and
+// res_ready_i has no combinational path to in_ready_o.
 // Errors (sticky err_o, cleared by reset; the PE keeps running):
 //   - a beat without `first` while no accumulation is open (it is treated as a
 //     first beat), or with `first` while one is open (the open one is dropped);
