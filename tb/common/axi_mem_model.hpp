@@ -26,7 +26,7 @@
 //     burst's last beat, VALID held and payload stable until READY on AR, AW
 //     and W, no W beat without a burst to belong to at the end (check_idle());
 //   - counters (AxiMemStats): beats, bytes, bursts, busy cycles, first AR and
-//     last R cycle per ID, most reads outstanding.
+//     first / last R cycle per ID, first / last W cycle, most bursts outstanding.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -166,7 +166,9 @@ struct AxiMemStats {
   unsigned max_reads_outstanding = 0;
   unsigned max_writes_outstanding = 0;
   std::map<uint32_t, uint64_t> first_ar_cycle;  // per ID
+  std::map<uint32_t, uint64_t> first_r_cycle;   // per ID
   std::map<uint32_t, uint64_t> last_r_cycle;    // per ID
+  uint64_t first_w_cycle = 0, last_w_cycle = 0; // of W handshakes (valid when write_beats > 0)
   std::map<uint32_t, uint64_t> beats_by_id;     // R beats per ID
 };
 
@@ -418,6 +420,7 @@ class AxiMemModel {
     stats_.read_bytes += beat_bytes_;
     ++stats_.r_busy_cycles;
     ++stats_.beats_by_id[it->id];
+    stats_.first_r_cycle.try_emplace(it->id, cycle_);
     stats_.last_r_cycle[it->id] = cycle_;
     if (it->sent == it->beats) reads_.erase(it);
     r_cur_.reset();
@@ -444,6 +447,8 @@ class AxiMemModel {
     append(beat.strb, d.m_axi_wstrb);
     beat.last = d.m_axi_wlast;
     w_early_.push_back(std::move(beat));
+    if (stats_.write_beats == 0) stats_.first_w_cycle = cycle_;
+    stats_.last_w_cycle = cycle_;
     ++stats_.write_beats;
     ++stats_.w_busy_cycles;
   }

@@ -287,6 +287,31 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadBandwidth) {
   EXPECT_GE(bw, 0.9);
   EXPECT_GE(double(beats) / double(busy), 0.9);
   EXPECT_GE(st.max_reads_outstanding, 4u) << "60 beats in flight need >= 4 bursts of 16";
+  // Once data flows, one beat every cycle: the credits never run out.
+  EXPECT_EQ(st.last_r_cycle.at(1) - st.first_r_cycle.at(1) + 1, beats) << "gaps in the R stream";
+}
+
+// A long STORE without stalls sends one W beat per cycle from its first to
+// its last beat (bank reads, data FIFO, bursts and responses keep up).
+TEST_F(STRATA_MEMSYS_SUITE, StoreWriteThroughput) {
+  LoadSpec l = small_load();
+  l.rows = 2;
+  l.row_words = 1000;
+  l.dst_stride = 1000;
+  l.ext_stride = 1000 * kWordBytes;
+  StoreSpec s;
+  s.ext_addr = kDstArea + 0x40;  // unaligned to 4 KB: bursts are split there
+  s.ext_stride = 1000 * kWordBytes;
+  s.rows = 2;
+  s.row_words = 1000;
+  s.src_stride = 1000;
+  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
+                          store_instr(s).deps(1, 0, 0, 0), end_instr()};
+  run_and_check(prog, "2000-word store");
+  const auto& st = axi_->stats();
+  const uint64_t beats = 2000u * kWordBytes / kBeatBytes;
+  ASSERT_EQ(st.write_beats, beats);
+  EXPECT_EQ(st.last_w_cycle - st.first_w_cycle + 1, beats) << "gaps in the W stream";
 }
 
 // Counters after a known program: exact byte and instruction counts.
