@@ -10,7 +10,8 @@
 //   - byte-addressed sparse memory (SparseMemory, 4 KB pages; unwritten
 //     bytes read as a background function of the address, 0 by default);
 //   - read data is captured at the AR handshake and returned read_latency
-//     cycles later, one beat per cycle at most, several bursts outstanding
+//     cycles later, one beat per r_interval cycles at most (default 1; W
+//     likewise with w_interval), several bursts outstanding
 //     (max_reads); with interleave, beats of bursts with different IDs are
 //     mixed in random order (same-ID bursts stay in order, as AXI requires);
 //   - a write burst is committed to memory when its B response is presented,
@@ -139,6 +140,8 @@ struct AxiMemConfig {
   unsigned max_reads = 64;      // read bursts accepted and not finished (ARREADY low beyond)
   unsigned max_writes = 64;     // write bursts accepted and not answered
   unsigned max_burst = 16;      // longest legal burst (beats)
+  unsigned r_interval = 1;      // bandwidth: at most one R beat every r_interval cycles
+  unsigned w_interval = 1;      // ... one W beat (WREADY) every w_interval cycles
   double ar_stall = 0.0;        // probability of ARREADY low in a cycle
   double aw_stall = 0.0;        // ... AWREADY
   double w_stall = 0.0;         // ... WREADY
@@ -194,7 +197,7 @@ class AxiMemModel {
     auto& d = dut_;
     d.m_axi_arready = reads_.size() < cfg_.max_reads && !chance(cfg_.ar_stall);
     d.m_axi_awready = writes_.size() < cfg_.max_writes && !chance(cfg_.aw_stall);
-    d.m_axi_wready = !chance(cfg_.w_stall);
+    d.m_axi_wready = !chance(cfg_.w_stall) && cycle_ >= next_w_cycle_;
     drive_r();
     drive_b();
   }
@@ -390,7 +393,7 @@ class AxiMemModel {
         if (!cfg_.interleave) break;  // strictly in acceptance order
       }
       // Without interleaving a started burst finishes first; with it, any due burst.
-      if (!cand.empty() && !chance(cfg_.r_gap)) {
+      if (!cand.empty() && cycle_ >= next_r_cycle_ && !chance(cfg_.r_gap)) {
         std::size_t pick = 0;
         if (cfg_.interleave) {
           pick = std::uniform_int_distribution<std::size_t>(0, cand.size() - 1)(rng_);
@@ -419,6 +422,7 @@ class AxiMemModel {
     ++stats_.read_beats;
     stats_.read_bytes += beat_bytes_;
     ++stats_.r_busy_cycles;
+    next_r_cycle_ = cycle_ + cfg_.r_interval;
     ++stats_.beats_by_id[it->id];
     stats_.first_r_cycle.try_emplace(it->id, cycle_);
     stats_.last_r_cycle[it->id] = cycle_;
@@ -451,6 +455,7 @@ class AxiMemModel {
     stats_.last_w_cycle = cycle_;
     ++stats_.write_beats;
     ++stats_.w_busy_cycles;
+    next_w_cycle_ = cycle_ + cfg_.w_interval;
   }
 
   // W beats go to the oldest write burst still missing data.
@@ -516,6 +521,7 @@ class AxiMemModel {
   bool b_hold_ = false;
   Prev ar_prev_, aw_prev_, w_prev_;
   uint64_t next_seq_ = 0;
+  uint64_t next_r_cycle_ = 0, next_w_cycle_ = 0;  // bandwidth limits
   uint64_t cycle_ = 0;
   int protocol_errors_ = 0;
 };

@@ -291,6 +291,29 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadBandwidth) {
   EXPECT_EQ(st.last_r_cycle.at(1) - st.first_r_cycle.at(1) + 1, beats) << "gaps in the R stream";
 }
 
+// With the memory's bandwidth halved (a beat every other cycle on R and W)
+// the engines follow it exactly: the load's beats and the store's beats
+// arrive every second cycle, and the data is still right.
+TEST_F(STRATA_MEMSYS_SUITE, HalfBandwidthMemory) {
+  axi_->config().r_interval = 2;
+  axi_->config().w_interval = 2;
+  LoadSpec l = small_load();
+  l.rows = 1;
+  l.row_words = 512;
+  l.ext_stride = 512 * kWordBytes;
+  StoreSpec s;
+  s.ext_addr = kDstArea;
+  s.ext_stride = 512 * kWordBytes;
+  s.row_words = 512;
+  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
+                          store_instr(s).deps(1, 0, 0, 0), end_instr()};
+  run_and_check(prog, "half bandwidth");
+  const auto& st = axi_->stats();
+  const uint64_t beats = 512u * kWordBytes / kBeatBytes;
+  EXPECT_EQ(st.last_r_cycle.at(1) - st.first_r_cycle.at(1) + 1, 2 * beats - 1);
+  EXPECT_EQ(st.last_w_cycle - st.first_w_cycle + 1, 2 * beats - 1);
+}
+
 // A long STORE without stalls sends one W beat per cycle from its first to
 // its last beat (bank reads, data FIFO, bursts and responses keep up).
 TEST_F(STRATA_MEMSYS_SUITE, StoreWriteThroughput) {
