@@ -215,8 +215,12 @@ TEST_F(StrataCsr, RandomAccessesMatchModel) {
     err_code_ = static_cast<uint8_t>(rand_int(0, 7));
     err_index_ = static_cast<uint16_t>(rand_int(0, 0xFFFF));
     for (auto& c : counters_) c = (uint64_t(rand_int(0, 0xFFFFFFFF)) << 32) | rand_int(0, 0xFFFFFFFF);
+    // IRQ events in a cycle of their own (an event in the cycle a read is
+    // decoded is seen by the next read only; InterruptEventWinsOverClear
+    // covers the cycle-exact cases).
     if (rand_int(0, 9) == 0) done_pulse_ = true;
     if (rand_int(0, 9) == 0) error_pulse_ = true;
+    step();
     if (rand_int(0, 1)) {
       const auto data = static_cast<uint32_t>(rand_int(0, 0xFFFFFFFF));
       const auto strb = static_cast<uint8_t>(rand_int(0, 15));
@@ -231,8 +235,10 @@ TEST_F(StrataCsr, RandomAccessesMatchModel) {
     }
     check_irq(ctx);
   }
+  // At least one START among them.
+  bus_->write(csr::kCtrl, csr::kCtrlStart);
+  model_write(csr::kCtrl, csr::kCtrlStart, 0xF);
   EXPECT_EQ(starts_, want_starts_) << "start_o pulses";
-  EXPECT_GT(want_starts_, 0);
 }
 
 TEST_F(StrataCsr, UnmappedAddressesAnswerSlverrAndChangeNothing) {
