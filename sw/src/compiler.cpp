@@ -15,9 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <optional>
-#include <set>
 #include <variant>
 
 #include "strata/error.hpp"
@@ -639,7 +637,6 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
     }
     pad_to(pl.weights, kRegionAlign);
   }
-  (void)net;
   return pl;
 }
 
@@ -865,8 +862,7 @@ struct Emission {
   DataLayout data;
 };
 
-Emission emit(const Network& net, const std::vector<Op>& ops, const Plan& pl, const HwTarget& t,
-              int batch) {
+Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int batch) {
   const int64_t n = t.lanes, p = t.pes;
   Emitter em(t);
   Emission out;
@@ -1188,7 +1184,6 @@ Emission emit(const Network& net, const std::vector<Op>& ops, const Plan& pl, co
       for (Emit& e : jobs[j + 1].loads) seq.push_back(std::move(e));
     }
   }
-  (void)net;
   return out;
 }
 
@@ -1380,7 +1375,7 @@ Program compile(const Network& net, const HwTarget& target, const CompileOptions
   const int64_t n = target.lanes;
   std::vector<Op> ops = lower(net, target);
   const Plan pl = plan(net, ops, target, options);
-  Emission em = emit(net, ops, pl, target, options.batch);
+  Emission em = emit(ops, pl, target, options.batch);
   Program prog;
   prog.target = target;
   prog.network = net.name;
