@@ -198,7 +198,11 @@ module strata_pe
       .act_o    (a_q3)
     );
   end else begin : g_dense
-    always_ff @(posedge clk_i) begin
+    // `keep`: in an array every PE's copy of this register holds the same
+    // broadcast operand; merged into one, it would drive all PEs' multipliers
+    // through long routes (seen with Yosys on ECP5). One copy per PE keeps the
+    // broadcast fan-out on register-to-register paths.
+    (* keep *) always_ff @(posedge clk_i) begin
       a_q3 <= op_q2[0];
     end
   end
