@@ -188,8 +188,8 @@ module strata_load_engine
 
   // ---------------------------------------------------------------- checks
   // StCheck registers the products (DSP-friendly), StCheck2 compares.
-  logic [39:0] ext_span_q;     // (rows - 1) * ext_row_stride
-  logic [31:0] dst_span_q;     // (destination rows - 1) * dst_row_stride
+  logic [39:0] ext_span_d, ext_span_q;  // (rows - 1) * ext_row_stride
+  logic [31:0] dst_span_d, dst_span_q;  // (destination rows - 1) * dst_row_stride
   logic [15:0] rows_m1, dst_rows_m1;
   logic [40:0] ext_end;        // one past the last byte read
   logic [32:0] dst_end;        // one past the last unit written
@@ -199,9 +199,12 @@ module strata_load_engine
   assign rows_m1     = rows_q - 16'd1;
   assign dst_rows_m1 = (is_pe && pe_step_q) ? (rows_m1 >> LgPes) : rows_m1;
 
+  assign ext_span_d = 40'(rows_m1) * 40'(ext_stride_q);
+  assign dst_span_d = 32'(dst_rows_m1) * 32'(dst_stride_q);
+
   always_ff @(posedge clk_i) begin
-    ext_span_q <= 40'(rows_m1) * 40'(ext_stride_q);
-    dst_span_q <= 32'(dst_rows_m1) * 32'(dst_stride_q);
+    ext_span_q <= ext_span_d;
+    dst_span_q <= dst_span_d;
   end
 
   assign ext_end = 41'(ext_addr_q) + 41'(ext_span_q) + (41'(row_beats) << BeatShift);

@@ -156,9 +156,9 @@ module strata_store_engine
   assign row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
 
   // ---------------------------------------------------------------- checks
-  logic [39:0] ext_span_q;
-  logic [31:0] src_span_q;
-  logic [BeatsWidth+16-1:0] w_total_q;  // beats of the instruction
+  logic [39:0] ext_span_d, ext_span_q;
+  logic [31:0] src_span_d, src_span_q;
+  logic [BeatsWidth+16-1:0] w_total_d, w_total_q;  // beats of the instruction
   logic [15:0] rows_m1;
   logic [40:0] ext_end;
   logic [32:0] src_end;
@@ -166,10 +166,14 @@ module strata_store_engine
 
   assign rows_m1 = rows_q - 16'd1;
 
+  assign ext_span_d = 40'(rows_m1) * 40'(ext_stride_q);
+  assign src_span_d = 32'(rows_m1) * 32'(src_stride_q);
+  assign w_total_d  = (BeatsWidth + 16)'(rows_q) * (BeatsWidth + 16)'(row_beats);
+
   always_ff @(posedge clk_i) begin
-    ext_span_q <= 40'(rows_m1) * 40'(ext_stride_q);
-    src_span_q <= 32'(rows_m1) * 32'(src_stride_q);
-    w_total_q  <= (BeatsWidth + 16)'(rows_q) * (BeatsWidth + 16)'(row_beats);
+    ext_span_q <= ext_span_d;
+    src_span_q <= src_span_d;
+    w_total_q  <= w_total_d;
   end
 
   assign ext_end     = 41'(ext_addr_q) + 41'(ext_span_q) + (41'(row_beats) << BeatShift);
@@ -223,7 +227,7 @@ module strata_store_engine
   logic                rd_acq_d, rd_acq_q;          // step acquired for rd_row_q
   logic                rd_done_d, rd_done_q;        // every word requested
   logic                rd_inflight_q;               // a response arrives this cycle
-  logic                rd_row_end_q;                // ... and it is a row's last word
+  logic                rd_row_end_d, rd_row_end_q;  // ... and it is a row's last word
   logic                rd_fire, rd_room, rd_last_word;
   logic [DataCntW-1:0] data_count;
   logic                data_push, data_pop, data_valid, unused_data_ready;
@@ -236,6 +240,7 @@ module strata_store_engine
   assign bank_o       = BankIdxWidth'(src_id_q);
   assign bank_addr_o  = BankAddrWidth'(rd_row_addr_q + 17'(rd_word_q));
   assign rd_fire      = bank_req_valid_o && bank_req_ready_i;
+  assign rd_row_end_d = rd_fire && rd_last_word;
 
   always_comb begin
     rd_row_d      = rd_row_q;
@@ -495,7 +500,7 @@ module strata_store_engine
     rd_row_addr_q <= rd_row_addr_d;
     rd_acq_q      <= rd_acq_d;
     rd_done_q     <= rd_done_d;
-    rd_row_end_q  <= rd_fire && rd_last_word;
+    rd_row_end_q  <= rd_row_end_d;
     aw_addr_q     <= aw_addr_d;
     aw_out_addr_q <= aw_out_addr_d;
     aw_len_q      <= aw_len_d;
