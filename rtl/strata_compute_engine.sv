@@ -654,7 +654,11 @@ module strata_compute_engine
   err_code_e err_code_d, err_code_q;
   logic [15:0] err_index_d, err_index_q;
 
-  assign all_done     = !walk_busy && !writer_busy && pend_q == '0;
+  // Done when every result is written and, with pooling, the window generator
+  // has taken every pixel of every frame (windows may end before the last
+  // rows and columns of a frame, which are then still on their way).
+  assign all_done     = !walk_busy && !writer_busy && pend_q == '0 &&
+                        (!cfg.pool.enable || (!cfg_more_q && !wg_busy));
   assign finish_valid = state_q == StFinish;
 
   always_comb begin
@@ -722,13 +726,9 @@ module strata_compute_engine
                         (cfg.pool_only ? !wg_in_ready : (pe_in_valid && !pe_in_ready));
 
   // ---------------------------------------------------------------- checks
-  logic unused_sync_busy, unused_dec_busy, unused_wg_busy, unused_side_valid;
-  logic [CntWidth-1:0] unused_side_count;
+  logic unused_sync_busy, unused_dec_busy;
   assign unused_sync_busy  = sync_busy;
   assign unused_dec_busy   = dec_busy;
-  assign unused_wg_busy    = wg_busy;
-  assign unused_side_valid = side_valid;
-  assign unused_side_count = side_count;
 
   logic ok_n;  // assertions are off during reset and abort
   assign ok_n = rst_ni && !abort_i && state_q != StAbort;
@@ -749,6 +749,10 @@ module strata_compute_engine
   // Beats are well framed and the window generator accepts every frame.
   `STRATA_ASSERT(ce_pe_err, clk_i, ok_n, !pe_err)
   `STRATA_ASSERT(ce_wg_cfg, clk_i, ok_n, !wg_cfg_error)
+  // Nothing of the instruction is left behind when it retires.
+  `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
+                 (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
+                  !pool_valid))
   `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
 
 `ifndef SYNTHESIS

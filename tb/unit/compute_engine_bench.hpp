@@ -1,0 +1,971 @@
+// Bench infrastructure of the COMPUTE engine (tb/unit/strata_compute_engine_tb_top.sv):
+//   - Memories: the bench's view of the banks, PE caches and parameter RAM;
+//   - ConvLayer / FcLayer / PoolLayer: one instruction's geometry, its
+//     isa::ComputeInstr (encoded with strata/isa.hpp) and its expected results
+//     from strata/numerics.hpp (conv2d_acc, fc_acc, requantize, maxpool,
+//     avgpool, clamp);
+//   - ComputeEngineBench: the fixture: fills banks / caches / parameters
+//     through the ports, runs one instruction with a semaphore model, random
+//     back-pressure and input gaps, concurrent load-engine cache writes and an
+//     emulated load engine feeding L2C units; records every bank read, bank
+//     write, PE cache write and release; reads results back through the store
+//     port; every wait has a cycle budget.
+#pragma once
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Vstrata_compute_engine_tb_top.h"
+#include "sim_fixture.hpp"
+#include "strata/hw_config.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/isa.hpp"
+#include "strata/isa_sim.hpp"
+#include "strata/numerics.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata::tb {
+
+using Vtop = Vstrata_compute_engine_tb_top;
+
+inline constexpr int kP = hw::kPes;
+inline constexpr int kN = hw::kLanes;
+inline constexpr int kBanks = hw::kBanks;
+inline constexpr int kBankDepth = hw::kBankDepth;
+inline constexpr int kCacheDepth = hw::kPeCacheDepth;
+inline constexpr int kParamDepth = hw::kParamDepth;
+static_assert(kP == kN, "the engine requires P = N");
+static_assert(kN * 8 == 64, "the bench packs words into 64 bits");
+
+using Word = std::array<int8_t, kN>;
+
+inline uint64_t pack(const Word& w) {
+  uint64_t v = 0;
+  for (int l = 0; l < kN; ++l) v |= uint64_t(uint8_t(w[l])) << (8 * l);
+  return v;
+}
+
+inline Word unpack(uint64_t v) {
+  Word w{};
+  for (int l = 0; l < kN; ++l) w[l] = int8_t(uint8_t(v >> (8 * l)));
+  return w;
+}
+
+struct Param {
+  int32_t bias = 0;
+  uint16_t mult = 0;
+  uint8_t shift = 0;
+  // The parameter RAM entry of docs/isa.md: bias bytes 0-3, M 4-5, S 6.
+  uint64_t entry() const {
+    return uint64_t(uint32_t(bias)) | uint64_t(mult) << 32 | uint64_t(shift) << 48;
+  }
+};
+
+// The bench's view of the engine's memories (what it wrote or saw written).
+struct Memories {
+  std::vector<std::vector<Word>> bank =
+      std::vector<std::vector<Word>>(kBanks, std::vector<Word>(kBankDepth));
+  std::vector<std::vector<Word>> cache =
+      std::vector<std::vector<Word>>(kP, std::vector<Word>(kCacheDepth));
+  std::vector<Param> param = std::vector<Param>(kParamDepth);
+};
+
+// Expected result words: one per destination word (BANK / PE_CACHE: that word;
+// PE_TRANSPOSE: one per PE and word).
+struct Expected {
+  bool bank = true;          // destination is a bank (else PE caches)
+  int id = 0;                // bank (BANK) or PE (PE_CACHE); PE_TRANSPOSE: -1
+  struct Item {
+    int pe = 0;              // PE of the word (PE_CACHE / PE_TRANSPOSE)
+    int addr = 0;            // word address
+    int group = 0, row = 0, col = 0;  // position (FC: row = neuron / word)
+    Word word{};
+  };
+  std::vector<Item> items;
+  int rows = 0;              // result rows (rel0 units in fine-grained mode)
+};
+
+inline int conv_out(int in, int k, int s, int p) { return (in + 2 * p - k) / s + 1; }
+
+// Requantisation parameters that keep typical results inside int8 for a dot
+// product over `terms` int8 x int8 products.
+inline Param random_param(std::mt19937_64& rng, int terms) {
+  std::uniform_int_distribution<int> bias(-3000, 3000), mult(1, 65535), jitter(-2, 2);
+  Param q;
+  q.bias = bias(rng);
+  q.mult = uint16_t(mult(rng));
+  const double spread = 128.0 * 128.0 * std::sqrt(double(std::max(terms, 1))) / 4.0;
+  int s = int(std::lround(std::log2(spread * q.mult / 64.0))) + jitter(rng);
+  q.shift = uint8_t(std::clamp(s, 0, kMaxShift));
+  return q;
+}
+
+// ---------------------------------------------------------------------------
+
+struct ConvLayer {
+  int in_h = 1, in_w = 1, groups = 1;
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int in_id = 0, in_base = 0, cache_base = 0, param_base = 0;
+  int clamp_lo = -128, clamp_hi = 127;
+  bool pool = false, avg = false, ceil_mode = false;
+  int pk = 1, ps = 1, pp = 0, post_lo = -128, post_hi = 127;
+  isa::ComputeDst dst = isa::ComputeDst::kBank;
+  int dst_id = 0, dst_base = 0, dst_row_stride = 0;
+
+  int out_h() const { return conv_out(in_h, kh, sh, ph); }
+  int out_w() const { return conv_out(in_w, kw, sw, pw); }
+  PoolGeometry pool_geometry() const { return PoolGeometry{pk, ps, pp, ceil_mode}; }
+  int res_h() const { return pool ? pool_out_size(out_h(), pool_geometry()) : out_h(); }
+  int res_w() const { return pool ? pool_out_size(out_w(), pool_geometry()) : out_w(); }
+  int taps() const { return kh * kw * groups; }
+  int in_words() const { return groups * in_h * in_w; }
+
+  std::string str() const {
+    std::string s = fmt::format("CONV {}x{}x{}g k{}x{} s{},{} p{},{} -> {}x{}", in_h, in_w, groups,
+                                kh, kw, sh, sw, ph, pw, out_h(), out_w());
+    if (pool) {
+      s += fmt::format(" {}pool k{} s{} p{}{} -> {}x{}", avg ? "avg" : "max", pk, ps, pp,
+                       ceil_mode ? " ceil" : "", res_h(), res_w());
+    }
+    s += fmt::format(" clamp[{},{}] {} {} @{}", clamp_lo, clamp_hi,
+                     dst == isa::ComputeDst::kBank ? "bank" : "pe", dst_id, dst_base);
+    return s;
+  }
+
+  isa::ComputeInstr instr() const {
+    isa::ComputeInstr c;
+    c.mode = isa::ComputeMode::kConv;
+    c.in_id = in_id;
+    c.in_base = in_base;
+    c.in_h = in_h;
+    c.in_w = in_w;
+    c.in_groups = groups;
+    c.kernel_h = kh;
+    c.kernel_w = kw;
+    c.stride_h = sh;
+    c.stride_w = sw;
+    c.pad_h = ph;
+    c.pad_w = pw;
+    c.out_h = out_h();
+    c.out_w = out_w();
+    c.cache_base = cache_base;
+    c.param_base = param_base;
+    c.clamp_lo = clamp_lo;
+    c.clamp_hi = clamp_hi;
+    c.pool_en = pool;
+    if (pool) {
+      c.pool_op = avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
+      c.pool_ceil = ceil_mode;
+      c.pool_k = pk;
+      c.pool_s = ps;
+      c.pool_pad = pp;
+      c.pool_out_h = res_h();
+      c.pool_out_w = res_w();
+      c.post_lo = post_lo;
+      c.post_hi = post_hi;
+    }
+    c.dst_kind = dst;
+    c.dst_id = dst_id;
+    c.dst_base = dst_base;
+    c.dst_row_stride = dst_row_stride;
+    return c;
+  }
+
+  // Beats the padding-skipping walk takes: valid taps x groups per pixel.
+  int64_t beats() const {
+    int64_t rows = 0, cols = 0;
+    for (int oy = 0; oy < out_h(); ++oy) {
+      const int y0 = oy * sh - ph;
+      rows += std::min(kh, in_h - y0) - std::max(0, -y0);
+    }
+    for (int ox = 0; ox < out_w(); ++ox) {
+      const int x0 = ox * sw - pw;
+      cols += std::min(kw, in_w - x0) - std::max(0, -x0);
+    }
+    return rows * cols * groups;
+  }
+
+  // Conv accumulators [P][out_h][out_w] of the data in `m`, walking every tap
+  // inside the image (docs/isa.md); equal to strata::conv2d_acc when the
+  // kernel, stride and padding are square (checked by the caller).
+  Tensor<int32_t> acc(const Memories& m) const {
+    Tensor<int32_t> a({kP, out_h(), out_w()});
+    for (int p = 0; p < kP; ++p) {
+      for (int oy = 0; oy < out_h(); ++oy) {
+        for (int ox = 0; ox < out_w(); ++ox) {
+          int64_t s = m.param[param_base + p].bias;
+          for (int ky = 0; ky < kh; ++ky) {
+            const int iy = oy * sh - ph + ky;
+            if (iy < 0 || iy >= in_h) continue;
+            for (int kx = 0; kx < kw; ++kx) {
+              const int ix = ox * sw - pw + kx;
+              if (ix < 0 || ix >= in_w) continue;
+              for (int g = 0; g < groups; ++g) {
+                const Word& x = m.bank[in_id][in_base + (g * in_h + iy) * in_w + ix];
+                const Word& w = m.cache[p][cache_base + (ky * kw + kx) * groups + g];
+                for (int l = 0; l < kN; ++l) s += int64_t(x[l]) * w[l];
+              }
+            }
+          }
+          a(p, oy, ox) = int32_t(s);
+        }
+      }
+    }
+    return a;
+  }
+
+  // The same accumulators from strata::conv2d_acc (square geometry only).
+  Tensor<int32_t> golden_acc(const Memories& m) const {
+    const int c_in = groups * kN;
+    Tensor<int8_t> in({c_in, in_h, in_w});
+    for (int g = 0; g < groups; ++g) {
+      for (int y = 0; y < in_h; ++y) {
+        for (int x = 0; x < in_w; ++x) {
+          const Word& w = m.bank[in_id][in_base + (g * in_h + y) * in_w + x];
+          for (int l = 0; l < kN; ++l) in(g * kN + l, y, x) = w[l];
+        }
+      }
+    }
+    Tensor<int8_t> wt({kP, c_in, kh, kw});
+    Tensor<int32_t> bias({kP});
+    for (int p = 0; p < kP; ++p) {
+      bias(p) = m.param[param_base + p].bias;
+      for (int ky = 0; ky < kh; ++ky) {
+        for (int kx = 0; kx < kw; ++kx) {
+          for (int g = 0; g < groups; ++g) {
+            const Word& w = m.cache[p][cache_base + (ky * kw + kx) * groups + g];
+            for (int l = 0; l < kN; ++l) wt(p, g * kN + l, ky, kx) = w[l];
+          }
+        }
+      }
+    }
+    return conv2d_acc(in, wt, bias, ConvGeometry{kh, sh, ph});
+  }
+
+  Expected expected(const Memories& m) const {
+    const Tensor<int32_t> a = acc(m);
+    Tensor<int8_t> y({kP, out_h(), out_w()});
+    for (int p = 0; p < kP; ++p) {
+      const Param& q = m.param[param_base + p];
+      for (int oy = 0; oy < out_h(); ++oy) {
+        for (int ox = 0; ox < out_w(); ++ox) {
+          y(p, oy, ox) = requantize(a(p, oy, ox), q.mult, q.shift, clamp_lo, clamp_hi);
+        }
+      }
+    }
+    if (pool) {
+      y = clamp(avg ? avgpool(y, pool_geometry()) : maxpool(y, pool_geometry()), post_lo,
+                post_hi);
+    }
+    Expected e;
+    e.bank = dst == isa::ComputeDst::kBank;
+    e.id = dst_id;
+    e.rows = res_h();
+    for (int r = 0; r < res_h(); ++r) {
+      for (int c = 0; c < res_w(); ++c) {
+        Expected::Item it;
+        it.pe = dst_id;
+        it.addr = dst_base + r * dst_row_stride + c;
+        it.row = r;
+        it.col = c;
+        for (int p = 0; p < kP; ++p) it.word[p] = y(p, r, c);
+        e.items.push_back(it);
+      }
+    }
+    return e;
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+struct FcLayer {
+  int groups = 1, neurons = 1;
+  int in_id = 0, in_base = 0, cache_base = 0, param_base = 0;
+  int clamp_lo = -128, clamp_hi = 127;
+  isa::ComputeDst dst = isa::ComputeDst::kBank;
+  int dst_id = 0, dst_base = 0;
+
+  std::string str() const {
+    return fmt::format("FC {} groups -> {} neurons clamp[{},{}] {} {} @{}", groups, neurons,
+                       clamp_lo, clamp_hi,
+                       dst == isa::ComputeDst::kBank ? "bank" : "transpose", dst_id, dst_base);
+  }
+  int out_words() const { return (neurons + kN - 1) / kN; }
+
+  isa::ComputeInstr instr() const {
+    isa::ComputeInstr c;
+    c.mode = isa::ComputeMode::kFc;
+    c.in_id = in_id;
+    c.in_base = in_base;
+    c.in_groups = groups;
+    c.out_h = neurons;
+    c.out_w = 1;
+    c.cache_base = cache_base;
+    c.param_base = param_base;
+    c.clamp_lo = clamp_lo;
+    c.clamp_hi = clamp_hi;
+    c.dst_kind = dst;
+    c.dst_id = dst_id;
+    c.dst_base = dst_base;
+    return c;
+  }
+
+  // y[o][p]: neuron o of image p, from strata::fc_acc and requantize.
+  Tensor<int8_t> outputs(const Memories& m) const {
+    const int n_in = groups * kN;
+    Tensor<int8_t> w({neurons, n_in});
+    Tensor<int32_t> bias({neurons});
+    for (int o = 0; o < neurons; ++o) {
+      bias(o) = m.param[param_base + o].bias;
+      for (int t = 0; t < groups; ++t) {
+        const Word& wd = m.bank[in_id][in_base + o * groups + t];
+        for (int l = 0; l < kN; ++l) w(o, t * kN + l) = wd[l];
+      }
+    }
+    Tensor<int8_t> y({neurons, kP});
+    for (int p = 0; p < kP; ++p) {
+      Tensor<int8_t> x({n_in});
+      for (int t = 0; t < groups; ++t) {
+        for (int l = 0; l < kN; ++l) x(t * kN + l) = m.cache[p][cache_base + t][l];
+      }
+      const Tensor<int32_t> a = fc_acc(x, w, bias);
+      for (int o = 0; o < neurons; ++o) {
+        const Param& q = m.param[param_base + o];
+        y(o, p) = requantize(a[o], q.mult, q.shift, clamp_lo, clamp_hi);
+      }
+    }
+    return y;
+  }
+
+  Expected expected(const Memories& m) const {
+    const Tensor<int8_t> y = outputs(m);
+    Expected e;
+    e.bank = dst == isa::ComputeDst::kBank;
+    e.id = e.bank ? dst_id : -1;
+    e.rows = neurons;
+    if (e.bank) {
+      for (int o = 0; o < neurons; ++o) {
+        Expected::Item it;
+        it.addr = dst_base + o;
+        it.row = o;
+        for (int p = 0; p < kP; ++p) it.word[p] = y(o, p);
+        e.items.push_back(it);
+      }
+      return e;
+    }
+    for (int wd = 0; wd < out_words(); ++wd) {
+      for (int p = 0; p < kP; ++p) {
+        Expected::Item it;
+        it.pe = p;
+        it.addr = dst_base + wd;
+        it.row = wd;
+        for (int b = 0; b < kN; ++b) {
+          const int o = wd * kN + b;
+          it.word[b] = o < neurons ? y(o, p) : int8_t{0};
+        }
+        e.items.push_back(it);
+      }
+    }
+    return e;
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+struct PoolLayer {
+  int in_h = 1, in_w = 1, groups = 1;
+  int in_id = 0, in_base = 0;
+  bool avg = false, ceil_mode = false;
+  int pk = 1, ps = 1, pp = 0, post_lo = -128, post_hi = 127;
+  isa::ComputeDst dst = isa::ComputeDst::kBank;
+  int dst_id = 0, dst_base = 0, dst_row_stride = 0, dst_group_stride = 0;
+
+  PoolGeometry geometry() const { return PoolGeometry{pk, ps, pp, ceil_mode}; }
+  int res_h() const { return pool_out_size(in_h, geometry()); }
+  int res_w() const { return pool_out_size(in_w, geometry()); }
+  int in_words() const { return groups * in_h * in_w; }
+
+  std::string str() const {
+    return fmt::format("POOL {}x{}x{}g {} k{} s{} p{}{} -> {}x{} post[{},{}] {} {} @{}", in_h,
+                       in_w, groups, avg ? "avg" : "max", pk, ps, pp, ceil_mode ? " ceil" : "",
+                       res_h(), res_w(), post_lo, post_hi,
+                       dst == isa::ComputeDst::kBank ? "bank" : "pe", dst_id, dst_base);
+  }
+
+  isa::ComputeInstr instr() const {
+    isa::ComputeInstr c;
+    c.mode = isa::ComputeMode::kPool;
+    c.in_id = in_id;
+    c.in_base = in_base;
+    c.in_h = in_h;
+    c.in_w = in_w;
+    c.in_groups = groups;
+    c.out_h = in_h;
+    c.out_w = in_w;
+    c.pool_en = true;
+    c.pool_op = avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
+    c.pool_ceil = ceil_mode;
+    c.pool_k = pk;
+    c.pool_s = ps;
+    c.pool_pad = pp;
+    c.pool_out_h = res_h();
+    c.pool_out_w = res_w();
+    c.post_lo = post_lo;
+    c.post_hi = post_hi;
+    c.dst_kind = dst;
+    c.dst_id = dst_id;
+    c.dst_base = dst_base;
+    c.dst_row_stride = dst_row_stride;
+    c.dst_group_stride = dst_group_stride;
+    return c;
+  }
+
+  Expected expected(const Memories& m) const {
+    Expected e;
+    e.bank = dst == isa::ComputeDst::kBank;
+    e.id = dst_id;
+    e.rows = groups * res_h();
+    for (int g = 0; g < groups; ++g) {
+      Tensor<int8_t> x({kN, in_h, in_w});
+      for (int y = 0; y < in_h; ++y) {
+        for (int c = 0; c < in_w; ++c) {
+          const Word& w = m.bank[in_id][in_base + (g * in_h + y) * in_w + c];
+          for (int l = 0; l < kN; ++l) x(l, y, c) = w[l];
+        }
+      }
+      const Tensor<int8_t> r =
+          clamp(avg ? avgpool(x, geometry()) : maxpool(x, geometry()), post_lo, post_hi);
+      for (int y = 0; y < res_h(); ++y) {
+        for (int c = 0; c < res_w(); ++c) {
+          Expected::Item it;
+          it.pe = dst_id;
+          it.addr = dst_base + g * dst_group_stride + y * dst_row_stride + c;
+          it.group = g;
+          it.row = y;
+          it.col = c;
+          for (int l = 0; l < kN; ++l) it.word[l] = r(l, y, c);
+          e.items.push_back(it);
+        }
+      }
+    }
+    return e;
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+// How one instruction is run.
+struct RunOptions {
+  double instr_gap = 0.0;   // probability of withholding the instruction a cycle
+  double rd_stall = 0.0;    // probability of refusing a bank read request
+  double wr_stall = 0.0;    // probability of refusing a bank write
+  double grant_gap = 0.0;   // probability of withholding a grant that could be given
+  double pe_gap = 0.0;      // load-engine cache writes: probability of a gap
+  bool fine = false;        // CTRL.FINE_GRAIN
+  bool background_pe = false;  // load-engine writes into PE caches during the run
+  int bg_addr_lo = 0, bg_addr_hi = 0;  // their address range [lo, hi)
+  bool expect_error = false;
+  uint64_t budget = 0;      // cycle budget (0: from the work)
+  std::optional<uint64_t> abort_at;  // raise abort this many cycles after the take
+};
+
+// A unit the emulated load / store engine releases once its bank writes are done.
+struct Feed {
+  int edge = 0;                        // 0: L2C, 1: S2C
+  int units = 1;
+  int delay = 0;                       // cycles after the previous feed completed
+  std::vector<std::pair<int, int>> words;  // (bank, addr) to write from `data`
+  std::vector<Word> data;
+};
+
+struct BankWrite {
+  uint64_t cycle;
+  int bank, addr;
+  Word word;
+};
+struct CacheWrite {
+  uint64_t cycle;
+  unsigned mask;
+  int addr;
+  Word word;
+  bool engine;  // written by the engine (else by the load engine)
+};
+struct BankRead {
+  uint64_t cycle;
+  int bank, addr;
+};
+struct Release {
+  uint64_t cycle;
+  int edge, amount;
+};
+
+struct RunResult {
+  bool retired = false;
+  bool error = false;
+  int code = 0, err_index = -1;
+  uint64_t take = 0, done = 0;   // take and retire (or error) cycles
+  uint64_t first_beat = 0, last_beat = 0, beats = 0, macs = 0;
+  uint64_t stall_cycles = 0, dep_wait_cycles = 0;
+  std::vector<BankRead> reads;
+  std::vector<BankWrite> writes;
+  std::vector<CacheWrite> cache_writes;
+  std::vector<Release> releases;
+  std::array<int64_t, 2> acquired{};  // per incoming edge
+  std::array<int64_t, 2> released{};  // C2S, C2L
+  uint64_t cycles() const { return done - take; }
+};
+
+// A valid/ready source with random gaps: a gap may only come before a word is
+// offered; once offered, valid stays up until the handshake.
+class Offer {
+ public:
+  explicit Offer(double gap) : th_(gap) {}
+  bool drive(std::mt19937_64& rng, bool have) {
+    if (!on_ && have && !th_.stall(rng)) on_ = true;
+    return on_ && have;
+  }
+  void fired() { on_ = false; }
+
+ private:
+  Throttle th_;
+  bool on_ = false;
+};
+
+class ComputeEngineBench : public SimFixture<Vtop> {
+ protected:
+  void SetUp() override {
+    SimFixture::SetUp();
+    idle_inputs();
+    reset();
+  }
+
+  void idle_inputs() {
+    auto& d = dut();
+    d.abort_i = 0;
+    d.fine_i = 0;
+    d.instr_valid_i = 0;
+    d.instr_index_i = 0;
+    d.acq_grant_i = 0;
+    d.rd_stall_i = 0;
+    d.wr_stall_i = 0;
+    d.lw_valid_i = 0;
+    d.sr_req_valid_i = 0;
+    d.pe_valid_i = 0;
+    d.param_valid_i = 0;
+  }
+
+  std::string where() const { return fmt::format("STRATA_SEED={} cycle {}", seed(), cycle()); }
+
+  // ---- filling the memories through the ports ----------------------------
+  void fill_bank(int bank, int addr, const std::vector<Word>& words, double gap = 0.0) {
+    auto& d = dut();
+    Offer src(gap);
+    size_t i = 0;
+    const uint64_t limit = cycle() + 20 * words.size() + 100;
+    while (i < words.size()) {
+      const bool v = src.drive(rng(), true);
+      d.lw_valid_i = v;
+      d.lw_bank_i = bank;
+      d.lw_addr_i = addr + int(i);
+      d.lw_data_i = pack(words[i]);
+      settle();
+      if (v && d.lw_ready_o) {
+        mem_.bank[bank][addr + i] = words[i];
+        ++i;
+        src.fired();
+      }
+      tick();
+      ASSERT_LT(cycle(), limit) << "bank fill timed out, " << where();
+    }
+    d.lw_valid_i = 0;
+  }
+
+  void fill_cache(int pe, int addr, const std::vector<Word>& words, double gap = 0.0) {
+    auto& d = dut();
+    Offer src(gap);
+    size_t i = 0;
+    const uint64_t limit = cycle() + 20 * words.size() + 100;
+    while (i < words.size()) {
+      const bool v = src.drive(rng(), true);
+      d.pe_valid_i = v;
+      d.pe_i = pe;
+      d.pe_addr_i = addr + int(i);
+      d.pe_data_i = pack(words[i]);
+      settle();
+      if (v && d.pe_ready_o) {
+        mem_.cache[pe][addr + i] = words[i];
+        ++i;
+        src.fired();
+      }
+      tick();
+      ASSERT_LT(cycle(), limit) << "cache fill timed out, " << where();
+    }
+    d.pe_valid_i = 0;
+  }
+
+  void fill_params(int ch, const std::vector<Param>& params, double gap = 0.0) {
+    auto& d = dut();
+    Offer src(gap);
+    size_t i = 0;
+    const uint64_t limit = cycle() + 20 * params.size() + 100;
+    while (i < params.size()) {
+      const bool v = src.drive(rng(), true);
+      d.param_valid_i = v;
+      d.param_channel_i = ch + int(i);
+      d.param_data_i = params[i].entry();
+      settle();
+      if (v && d.param_ready_o) {
+        mem_.param[ch + i] = params[i];
+        ++i;
+        src.fired();
+      }
+      tick();
+      ASSERT_LT(cycle(), limit) << "parameter fill timed out, " << where();
+    }
+    d.param_valid_i = 0;
+  }
+
+  // Words read back through the store read port.
+  std::vector<Word> read_bank(int bank, int addr, int count) {
+    auto& d = dut();
+    std::vector<Word> out;
+    int issued = 0;
+    const uint64_t limit = cycle() + 4 * uint64_t(count) + 100;
+    while (int(out.size()) < count) {
+      d.sr_req_valid_i = issued < count;
+      d.sr_bank_i = bank;
+      d.sr_addr_i = addr + issued;
+      settle();
+      if (d.sr_rsp_valid_o) out.push_back(unpack(d.sr_rsp_data_o));
+      if (d.sr_req_valid_i && d.sr_req_ready_o) ++issued;
+      tick();
+      if (cycle() > limit) {
+        ADD_FAILURE() << "bank read-back timed out, " << where();
+        break;
+      }
+    }
+    d.sr_req_valid_i = 0;
+    return out;
+  }
+
+  std::vector<Word> random_words(int count) {
+    std::vector<Word> v(count);
+    for (Word& w : v) {
+      for (auto& b : w) b = int8_t(rand_int(-128, 127));
+    }
+    return v;
+  }
+
+  // ---- running one instruction -------------------------------------------
+  static void set_instr(Vtop& d, const isa::Instruction& in) {
+    for (int w = 0; w < isa::kInstrWords; ++w) {
+      d.instr_i[2 * w] = uint32_t(in.words[w]);
+      d.instr_i[2 * w + 1] = uint32_t(in.words[w] >> 32);
+    }
+  }
+
+  // Runs `in` to its retirement (or error); `feeds` are released in order by
+  // the emulated load / store engines; on_read / on_release check ordering.
+  RunResult run(const isa::Instruction& in, const RunOptions& o, std::deque<Feed> feeds = {},
+                const std::function<void(const BankRead&, const RunResult&)>& on_read = {},
+                const std::function<void(const Release&, const RunResult&)>& on_release = {}) {
+    auto& d = dut();
+    RunResult r;
+    Throttle rd_th(o.rd_stall), wr_th(o.wr_stall), grant_th(o.grant_gap);
+    Offer instr_src(o.instr_gap), bg_src(o.pe_gap);
+    const uint16_t index = next_index_++;
+    bool taken = false, aborting = false;
+    uint64_t budget = o.budget != 0 ? o.budget : 200000;
+    const uint64_t start = cycle();
+    // Background load-engine traffic into the caches.
+    struct Bg {
+      int pe, addr;
+      Word word;
+    };
+    std::deque<Bg> bg;
+    if (o.background_pe) {
+      for (int i = 0; i < 64; ++i) {
+        Bg b{int(rand_int(0, kP - 1)), int(rand_int(o.bg_addr_lo, o.bg_addr_hi - 1)), {}};
+        for (auto& x : b.word) x = int8_t(rand_int(-128, 127));
+        bg.push_back(b);
+      }
+    }
+    // Feed state: the current feed's next word and the cycle it may start.
+    size_t feed_word = 0;
+    uint64_t feed_ready = cycle() + (feeds.empty() ? 0 : feeds.front().delay);
+
+    d.fine_i = o.fine;
+    while (true) {
+      // Drive.
+      const bool offer = instr_src.drive(rng(), !taken);
+      d.instr_valid_i = offer;
+      set_instr(d, in);
+      d.instr_index_i = index;
+      d.rd_stall_i = rd_th.stall(rng());
+      d.wr_stall_i = wr_th.stall(rng());
+      d.abort_i = aborting;
+      const bool bg_v = bg_src.drive(rng(), !bg.empty());
+      d.pe_valid_i = bg_v;
+      if (!bg.empty()) {
+        d.pe_i = bg.front().pe;
+        d.pe_addr_i = bg.front().addr;
+        d.pe_data_i = pack(bg.front().word);
+      }
+      const bool feed_v = !feeds.empty() && cycle() >= feed_ready &&
+                          feed_word < feeds.front().words.size();
+      d.lw_valid_i = feed_v;
+      if (feed_v) {
+        d.lw_bank_i = feeds.front().words[feed_word].first;
+        d.lw_addr_i = feeds.front().words[feed_word].second;
+        d.lw_data_i = pack(feeds.front().data[feed_word]);
+      }
+      d.acq_grant_i = 0;
+      settle();
+      // Semaphores: grant what is held (combinational, as strata_dep_sems).
+      unsigned grant = 0;
+      for (int e = 0; e < 2; ++e) {
+        const int64_t amount = (d.acq_amount_o >> (16 * e)) & 0xFFFF;
+        if (((d.acq_req_o >> e) & 1) && sem_[e] >= amount && !grant_th.stall(rng())) {
+          grant |= 1u << e;
+        }
+      }
+      if (grant != 0) {
+        d.acq_grant_i = grant;
+        settle();
+      }
+
+      // Sample.
+      if (offer && d.instr_ready_o) {
+        taken = true;
+        r.take = cycle();
+        if (o.abort_at) budget = std::min<uint64_t>(budget, *o.abort_at + 2000);
+      }
+      for (int e = 0; e < 2; ++e) {
+        if ((grant >> e) & 1) {
+          const int64_t amount = (d.acq_amount_o >> (16 * e)) & 0xFFFF;
+          sem_[e] -= amount;
+          r.acquired[e] += amount;
+        }
+      }
+      if (d.obs_rd_fire_o) {
+        r.reads.push_back({cycle(), int(d.obs_rd_bank_o), int(d.obs_rd_addr_o)});
+        if (on_read) on_read(r.reads.back(), r);
+      }
+      if (d.obs_wr_fire_o) {
+        const BankWrite w{cycle(), int(d.obs_wr_bank_o), int(d.obs_wr_addr_o),
+                          unpack(d.obs_wr_data_o)};
+        r.writes.push_back(w);
+        mem_.bank[w.bank][w.addr] = w.word;
+      }
+      const bool bg_fire = bg_v && d.pe_ready_o;
+      if (d.obs_cache_we_o) {
+        CacheWrite w{cycle(), unsigned(d.obs_cache_mask_o), int(d.obs_cache_addr_o),
+                     unpack(d.obs_cache_data_o), true};
+        if (bg_fire) {
+          const Bg& b = bg.front();
+          w.engine = false;
+          EXPECT_TRUE(w.mask == (1u << b.pe) && w.addr == b.addr && w.word == b.word)
+              << "load-engine cache write not passed through unchanged, " << where();
+        }
+        for (int p = 0; p < kP; ++p) {
+          if ((w.mask >> p) & 1) mem_.cache[p][w.addr] = w.word;
+        }
+        r.cache_writes.push_back(w);
+      } else {
+        EXPECT_FALSE(bg_fire) << "load-engine cache write accepted but not written, " << where();
+      }
+      if (bg_fire) {
+        bg.pop_front();
+        bg_src.fired();
+      }
+      if (feed_v && d.lw_ready_o) {
+        const auto [b, a] = feeds.front().words[feed_word];
+        mem_.bank[b][a] = feeds.front().data[feed_word];
+        ++feed_word;
+      }
+      if (!feeds.empty() && cycle() >= feed_ready &&
+          feed_word == feeds.front().words.size()) {
+        sem_[feeds.front().edge] += feeds.front().units;
+        feeds.pop_front();
+        feed_word = 0;
+        feed_ready = cycle() + 1 + (feeds.empty() ? 0 : feeds.front().delay);
+      }
+      for (int e = 0; e < 2; ++e) {
+        if ((d.rel_valid_o >> e) & 1) {
+          const int amount = int((d.rel_amount_o >> (16 * e)) & 0xFFFF);
+          r.released[e] += amount;
+          r.releases.push_back({cycle(), e, amount});
+          if (on_release) on_release(r.releases.back(), r);
+        }
+      }
+      if (d.mac_active_o) {
+        if (r.beats == 0) r.first_beat = cycle();
+        r.last_beat = cycle();
+        ++r.beats;
+        r.macs += d.macs_o;
+      }
+      if (d.stall_out_o) ++r.stall_cycles;
+      if (d.dep_wait_o) ++r.dep_wait_cycles;
+      const bool retire = d.retire_o;
+      const bool error = d.err_o;
+      if (retire) {
+        EXPECT_EQ(d.index_o, index) << "retired instruction index, " << where();
+      }
+      tick();
+
+      if (aborting && d.idle_o) break;
+      if (!aborting && o.abort_at && taken && cycle() - r.take >= *o.abort_at) aborting = true;
+      if (!aborting && retire) {
+        r.retired = true;
+        r.done = cycle();
+        break;
+      }
+      if (!aborting && error) {
+        r.error = true;
+        r.code = d.err_code_o;
+        r.err_index = d.err_index_o;
+        r.done = cycle();
+        EXPECT_TRUE(o.expect_error) << "unexpected error code " << r.code << ", " << where();
+        break;
+      }
+      if (cycle() - start > budget) {
+        ADD_FAILURE() << "instruction timed out after " << budget << " cycles (taken "
+                      << taken << ", beats " << r.beats << "), " << where();
+        break;
+      }
+    }
+    // Back to quiet inputs; the load-engine traffic finishes after the run.
+    d.instr_valid_i = 0;
+    d.abort_i = 0;
+    d.rd_stall_i = 0;
+    d.wr_stall_i = 0;
+    d.lw_valid_i = 0;
+    d.acq_grant_i = 0;
+    const uint64_t limit = cycle() + 50 * bg.size() + 100;
+    while (!bg.empty() && cycle() < limit) {
+      d.pe_valid_i = 1;
+      d.pe_i = bg.front().pe;
+      d.pe_addr_i = bg.front().addr;
+      d.pe_data_i = pack(bg.front().word);
+      settle();
+      if (d.pe_ready_o) {
+        EXPECT_TRUE(d.obs_cache_we_o) << where();
+        mem_.cache[bg.front().pe][bg.front().addr] = bg.front().word;
+        bg.pop_front();
+      }
+      tick();
+    }
+    EXPECT_TRUE(bg.empty()) << "load-engine cache writes stuck, " << where();
+    d.pe_valid_i = 0;
+    settle();
+    return r;
+  }
+
+  // Gives the semaphores what the instruction's header asks for.
+  void provide(const isa::Header& h) {
+    sem_[0] += h.acq0;
+    sem_[1] += h.acq1;
+  }
+
+  // ---- checking -----------------------------------------------------------
+  // Every expected word is in place (banks: read back through the store port)
+  // and the engine wrote nothing else. Returns the number of words compared.
+  int check(const std::string& what, const Expected& e, const RunResult& r) {
+    int failures = 0;
+    auto report = [&](const Expected::Item& it, int lane, int got) {
+      if (++failures > 8) return;
+      ADD_FAILURE() << what << ": " << (e.bank ? "bank " : "PE ") << (e.bank ? e.id : it.pe)
+                    << " word " << it.addr << " (group " << it.group << ", row " << it.row
+                    << ", col " << it.col << "), channel/lane " << lane << ": expected "
+                    << int(it.word[lane]) << ", actual " << got << ", STRATA_SEED=" << seed();
+    };
+    // Stray or repeated writes.
+    std::map<std::pair<int, int>, int> want;  // (id, addr) -> writes expected
+    for (const auto& it : e.items) want[{e.bank ? e.id : it.pe, it.addr}] = 1;
+    std::map<std::pair<int, int>, int> seen;
+    if (e.bank) {
+      for (const auto& w : r.writes) ++seen[{w.bank, w.addr}];
+      EXPECT_TRUE(std::none_of(r.cache_writes.begin(), r.cache_writes.end(),
+                               [](const CacheWrite& w) { return w.engine; }))
+          << what << ": a bank destination wrote a PE cache, STRATA_SEED=" << seed();
+    } else {
+      EXPECT_TRUE(r.writes.empty()) << what << ": a PE destination wrote a bank, STRATA_SEED="
+                                    << seed();
+      for (const auto& w : r.cache_writes) {
+        if (!w.engine) continue;
+        for (int p = 0; p < kP; ++p) {
+          if ((w.mask >> p) & 1) ++seen[{p, w.addr}];
+        }
+      }
+    }
+    for (const auto& [key, n] : seen) {
+      if (!want.count(key)) {
+        ADD_FAILURE() << what << ": stray write to " << (e.bank ? "bank " : "PE ") << key.first
+                      << " word " << key.second << ", STRATA_SEED=" << seed();
+      } else if (n != 1) {
+        ADD_FAILURE() << what << ": " << (e.bank ? "bank " : "PE ") << key.first << " word "
+                      << key.second << " written " << n << " times, STRATA_SEED=" << seed();
+      }
+    }
+    for (const auto& [key, n] : want) {
+      if (!seen.count(key)) {
+        ADD_FAILURE() << what << ": " << (e.bank ? "bank " : "PE ") << key.first << " word "
+                      << key.second << " never written, STRATA_SEED=" << seed();
+      }
+    }
+    // Contents.
+    for (const auto& it : e.items) {
+      Word got;
+      if (e.bank) {
+        got = read_bank(e.id, it.addr, 1).at(0);
+        if (got != mem_.bank[e.id][it.addr]) {
+          ADD_FAILURE() << what << ": bank " << e.id << " word " << it.addr
+                        << " differs from the write seen on the port, STRATA_SEED=" << seed();
+        }
+      } else {
+        got = mem_.cache[it.pe][it.addr];
+      }
+      for (int l = 0; l < kN; ++l) {
+        if (got[l] != it.word[l]) report(it, l, got[l]);
+      }
+    }
+    return int(e.items.size());
+  }
+
+  // IsaSim's verdict on one COMPUTE (CONFIG, COMPUTE, END; no dependency model).
+  static SimError isa_sim_verdict(const isa::Instruction& c) {
+    isa::ConfigInstr cfg;
+    cfg.version = hw::kVersion;
+    cfg.pes = hw::kPes;
+    cfg.lanes = hw::kLanes;
+    cfg.banks = hw::kBanks;
+    cfg.bank_depth = hw::kBankDepth;
+    cfg.pe_cache_depth = hw::kPeCacheDepth;
+    cfg.param_depth = hw::kParamDepth;
+    std::vector<uint8_t> mem(4096);
+    isa::encode(cfg).to_bytes(&mem[0]);
+    c.to_bytes(&mem[64]);
+    isa::encode(isa::EndInstr{}).to_bytes(&mem[128]);
+    SimOptions o;
+    o.check_dependencies = false;
+    o.onchip_seed = 1;
+    return IsaSim(HwTarget::defaults()).run(mem, o).error;
+  }
+
+  Memories mem_;
+  std::array<int64_t, 2> sem_{};  // L2C, S2C units available
+  uint16_t next_index_ = 0;
+};
+
+}  // namespace strata::tb

@@ -1,0 +1,1079 @@
+// COMPUTE engine bench (tb/unit/strata_compute_engine_tb_top.sv: engine +
+// strata_banks). Instructions are built with strata/isa.hpp; banks, PE caches
+// and parameters are filled through the engine's and the banks' ports; every
+// result word is compared, channel by channel, with a reference from
+// strata/numerics.hpp (conv2d_acc / fc_acc, requantize, maxpool / avgpool,
+// clamp) and read back through the store port; stray and repeated writes are
+// errors. Covered: random convolutions (kernel 1..5 with kernel_h != kernel_w,
+// stride 1..2, pad < kernel, 1..4 groups, inputs 1..16) with fused max / avg
+// pooling (floor and ceil), BANK and PE_CACHE destinations; FC batch to BANK
+// and PE_TRANSPOSE (partial last word); POOL; random back-pressure on both
+// bank ports, gaps on the instruction, grants, and load-engine cache writes
+// competing for the PE cache port; completion and fine-grained dependencies
+// (an emulated load engine writes each row only when it releases its unit);
+// every decode error class against strata::IsaSim's verdict, abort at any
+// point; the PE array utilisation of a 16x16x32 -> 32, 5x5 pad 2 layer.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "compute_engine_bench.hpp"
+
+namespace strata::tb {
+namespace {
+
+constexpr int kHalfBank = kBankDepth / 2;
+constexpr int kWeightArea = 400;   // PE cache words [0, 400): weights / features
+constexpr int kBgLo = 400;         // [400, 512): load-engine traffic during runs
+constexpr int kBgHi = 512;
+constexpr int kPeDstLo = 512;      // [512, depth): PE_CACHE / PE_TRANSPOSE results
+
+using isa::ComputeDst;
+
+class StrataComputeEngine : public ComputeEngineBench {
+ protected:
+  int clamp_pick(int& lo, int& hi) {
+    switch (rand_int(0, 2)) {
+      case 0: lo = -128; hi = 127; break;
+      case 1: lo = 0; hi = 127; break;
+      default:
+        lo = int(rand_int(-128, 100));
+        hi = int(rand_int(lo, 127));
+        break;
+    }
+    return lo;
+  }
+
+  ConvLayer random_conv(bool pool, bool pe_dst, int max_in = 16) {
+    ConvLayer l;
+    l.kh = int(rand_int(1, 5));
+    l.kw = rand_int(0, 2) == 0 ? int(rand_int(1, 5)) : l.kh;
+    l.sh = int(rand_int(1, 2));
+    l.sw = rand_int(0, 3) == 0 ? int(rand_int(1, 2)) : l.sh;
+    l.ph = int(rand_int(0, l.kh - 1));
+    l.pw = int(rand_int(0, l.kw - 1));
+    l.in_h = int(rand_int(std::max(1, l.kh - 2 * l.ph), max_in));
+    l.in_w = int(rand_int(std::max(1, l.kw - 2 * l.pw), max_in));
+    l.groups = int(rand_int(1, 4));
+    l.in_id = int(rand_int(0, kBanks - 1));
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.cache_base = int(rand_int(0, kWeightArea - l.taps()));
+    l.param_base = int(rand_int(0, kParamDepth - kP));
+    clamp_pick(l.clamp_lo, l.clamp_hi);
+    if (pool) {
+      l.pool = true;
+      l.avg = rand_int(0, 1) == 1;
+      l.ceil_mode = rand_int(0, 1) == 1;
+      do {
+        l.pk = int(rand_int(1, hw::kMaxPoolKernel));
+        l.pp = int(rand_int(0, l.pk - 1));
+      } while (l.out_h() + 2 * l.pp < l.pk || l.out_w() + 2 * l.pp < l.pk);
+      l.ps = int(rand_int(1, 3));
+      clamp_pick(l.post_lo, l.post_hi);
+    }
+    l.dst_row_stride = l.res_w() + int(rand_int(0, 3));
+    const int span = (l.res_h() - 1) * l.dst_row_stride + l.res_w();
+    if (pe_dst) {
+      l.dst = ComputeDst::kPeCache;
+      l.dst_id = int(rand_int(0, kP - 1));
+      l.dst_base = int(rand_int(kPeDstLo, kCacheDepth - span));
+    } else {
+      l.dst_id = int(rand_int(0, kBanks - 1));
+      l.dst_base = l.dst_id == l.in_id ? int(rand_int(kHalfBank, kBankDepth - span))
+                                       : int(rand_int(0, kBankDepth - span));
+    }
+    return l;
+  }
+
+  // Input, weights and parameters of a layer, through the ports.
+  void load_conv(const ConvLayer& l, double gap = 0.0) {
+    fill_bank(l.in_id, l.in_base, random_words(l.in_words()), gap);
+    for (int p = 0; p < kP; ++p) fill_cache(p, l.cache_base, random_words(l.taps()), gap);
+    std::vector<Param> q;
+    for (int p = 0; p < kP; ++p) q.push_back(random_param(rng(), l.kh * l.kw * l.groups * kN));
+    // Corners of the requantiser now and then: M = 0, S = 0, S = 47.
+    if (rand_int(0, 3) == 0) q[rand_int(0, kP - 1)].mult = 0;
+    if (rand_int(0, 3) == 0) q[rand_int(0, kP - 1)].shift = 0;
+    if (rand_int(0, 3) == 0) q[rand_int(0, kP - 1)].shift = kMaxShift;
+    fill_params(l.param_base, q, gap);
+  }
+
+  // The bench's reference agrees with strata::conv2d_acc where that applies.
+  void check_reference(const ConvLayer& l) {
+    if (l.kh != l.kw || l.sh != l.sw || l.ph != l.pw) return;
+    EXPECT_EQ(l.acc(mem_), l.golden_acc(mem_))
+        << "bench reference differs from strata::conv2d_acc for " << l.str();
+  }
+
+  // Runs a layer with default dependencies (acq/rel 1 each) and checks it.
+  int run_conv(const ConvLayer& l, const RunOptions& o, const std::string& tag) {
+    check_reference(l);
+    EXPECT_EQ(isa_sim_verdict(isa::encode(l.instr())), SimError::kNone)
+        << "IsaSim rejects " << l.str();
+    const Expected e = l.expected(mem_);
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {1, 1, 1, 1, 1, 0, 7};
+    provide(c.hdr);
+    RunOptions ro = o;
+    ro.bg_addr_lo = kBgLo;
+    ro.bg_addr_hi = kBgHi;
+    ro.budget = 40 * uint64_t(l.beats() + 200 + l.out_h() * l.out_w() * 4);
+    const RunResult r = run(isa::encode(c), ro);
+    EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
+    EXPECT_EQ(int64_t(r.beats), l.beats()) << tag << " " << l.str() << " beats";
+    EXPECT_EQ(int64_t(r.reads.size()), l.beats()) << tag << " " << l.str() << " reads";
+    EXPECT_EQ(r.macs, r.beats * kP * kN) << tag << " MAC count";
+    EXPECT_EQ(r.released[0], 1);
+    EXPECT_EQ(r.released[1], 1);
+    // Every read is inside the input.
+    for (const auto& rd : r.reads) {
+      if (rd.bank != l.in_id || rd.addr < l.in_base || rd.addr >= l.in_base + l.in_words()) {
+        ADD_FAILURE() << tag << " " << l.str() << ": read of bank " << rd.bank << " word "
+                      << rd.addr << " outside the input, STRATA_SEED=" << seed();
+        break;
+      }
+    }
+    return check(tag + " " + l.str(), e, r);
+  }
+
+  int conv_batch(int layers, double pool_share, double pe_share, const RunOptions& o,
+                 double fill_gap = 0.0) {
+    int words = 0;
+    for (int i = 0; i < layers && !HasFailure(); ++i) {
+      const bool pool = std::uniform_real_distribution<>(0, 1)(rng()) < pool_share;
+      const bool pe = std::uniform_real_distribution<>(0, 1)(rng()) < pe_share;
+      const ConvLayer l = random_conv(pool, pe);
+      load_conv(l, fill_gap);
+      words += run_conv(l, o, fmt::format("layer {}", i));
+    }
+    return words;
+  }
+
+  FcLayer random_fc(bool transpose) {
+    FcLayer l;
+    l.groups = int(rand_int(1, 8));
+    l.neurons = int(rand_int(1, 40));
+    l.in_id = int(rand_int(0, kBanks - 1));
+    l.in_base = int(rand_int(0, kHalfBank - l.neurons * l.groups));
+    l.cache_base = int(rand_int(0, kWeightArea - l.groups));
+    l.param_base = int(rand_int(0, kParamDepth - l.neurons));
+    clamp_pick(l.clamp_lo, l.clamp_hi);
+    if (transpose) {
+      l.dst = ComputeDst::kPeTranspose;
+      l.dst_id = int(rand_int(0, 63));  // ignored
+      l.dst_base = int(rand_int(kPeDstLo, kCacheDepth - l.out_words()));
+    } else {
+      l.dst_id = int(rand_int(0, kBanks - 1));
+      l.dst_base = l.dst_id == l.in_id ? int(rand_int(kHalfBank, kBankDepth - l.neurons))
+                                       : int(rand_int(0, kBankDepth - l.neurons));
+    }
+    return l;
+  }
+
+  void load_fc(const FcLayer& l, bool features = true) {
+    fill_bank(l.in_id, l.in_base, random_words(l.neurons * l.groups));
+    if (features) {
+      for (int p = 0; p < kP; ++p) fill_cache(p, l.cache_base, random_words(l.groups));
+    }
+    std::vector<Param> q;
+    for (int o = 0; o < l.neurons; ++o) q.push_back(random_param(rng(), l.groups * kN));
+    fill_params(l.param_base, q);
+  }
+
+  int run_fc(const FcLayer& l, const RunOptions& o, const std::string& tag) {
+    EXPECT_EQ(isa_sim_verdict(isa::encode(l.instr())), SimError::kNone)
+        << "IsaSim rejects " << l.str();
+    const Expected e = l.expected(mem_);
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {2, 1, 3, 2, 2, 0, 9};
+    provide(c.hdr);
+    RunOptions ro = o;
+    ro.bg_addr_lo = kBgLo;
+    ro.bg_addr_hi = kBgHi;
+    ro.budget = 40 * uint64_t(l.neurons * l.groups + 300);
+    const RunResult r = run(isa::encode(c), ro);
+    EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
+    EXPECT_EQ(int64_t(r.beats), int64_t(l.neurons) * l.groups) << tag << " beats";
+    EXPECT_EQ(r.released[0], 3);
+    EXPECT_EQ(r.released[1], 2);
+    return check(tag + " " + l.str(), e, r);
+  }
+
+  PoolLayer random_pool(bool pe_dst) {
+    PoolLayer l;
+    l.in_h = int(rand_int(1, 16));
+    l.in_w = int(rand_int(1, 16));
+    l.groups = int(rand_int(1, 4));
+    do {
+      l.pk = int(rand_int(1, hw::kMaxPoolKernel));
+      l.pp = int(rand_int(0, l.pk - 1));
+    } while (l.in_h + 2 * l.pp < l.pk || l.in_w + 2 * l.pp < l.pk);
+    l.ps = int(rand_int(1, 3));
+    l.avg = rand_int(0, 1) == 1;
+    l.ceil_mode = rand_int(0, 1) == 1;
+    clamp_pick(l.post_lo, l.post_hi);
+    l.in_id = int(rand_int(0, kBanks - 1));
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.dst_row_stride = l.res_w() + int(rand_int(0, 2));
+    l.dst_group_stride = l.res_h() * l.dst_row_stride + int(rand_int(0, 5));
+    const int span = (l.groups - 1) * l.dst_group_stride + (l.res_h() - 1) * l.dst_row_stride +
+                     l.res_w();
+    if (pe_dst && span <= kCacheDepth - kPeDstLo) {
+      l.dst = ComputeDst::kPeCache;
+      l.dst_id = int(rand_int(0, kP - 1));
+      l.dst_base = int(rand_int(kPeDstLo, kCacheDepth - span));
+    } else {
+      l.dst_id = int(rand_int(0, kBanks - 1));
+      l.dst_base = l.dst_id == l.in_id ? int(rand_int(kHalfBank, kBankDepth - span))
+                                       : int(rand_int(0, kBankDepth - span));
+    }
+    return l;
+  }
+
+  int run_pool(const PoolLayer& l, const RunOptions& o, const std::string& tag) {
+    EXPECT_EQ(isa_sim_verdict(isa::encode(l.instr())), SimError::kNone)
+        << "IsaSim rejects " << l.str();
+    const Expected e = l.expected(mem_);
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {1, 1, 1, 1, 1, 0, 3};
+    provide(c.hdr);
+    RunOptions ro = o;
+    ro.bg_addr_lo = kBgLo;
+    ro.bg_addr_hi = kBgHi;
+    ro.budget = 60 * uint64_t(l.in_words() + 300);
+    const RunResult r = run(isa::encode(c), ro);
+    EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
+    EXPECT_EQ(r.beats, 0u) << "POOL uses no MAC";
+    EXPECT_EQ(int(r.reads.size()), l.in_words()) << tag << " " << l.str() << " reads";
+    return check(tag + " " + l.str(), e, r);
+  }
+
+  // A small valid convolution, loaded, for runs after errors and aborts.
+  ConvLayer small_conv() {
+    ConvLayer l;
+    l.in_h = 6;
+    l.in_w = 5;
+    l.groups = 2;
+    l.kh = 3;
+    l.kw = 3;
+    l.ph = 1;
+    l.pw = 1;
+    l.in_id = 1;
+    l.in_base = 100;
+    l.cache_base = 20;
+    l.param_base = 40;
+    l.dst_id = 2;
+    l.dst_base = 300;
+    l.dst_row_stride = 5;
+    return l;
+  }
+
+  RunOptions stressed() {
+    RunOptions o;
+    o.instr_gap = 0.5;
+    o.rd_stall = 0.3;
+    o.wr_stall = 0.3;
+    o.grant_gap = 0.3;
+    o.background_pe = true;
+    o.pe_gap = 0.5;
+    return o;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Convolution.
+
+TEST_F(StrataComputeEngine, ConvRandomFullRate) {
+  const int words = conv_batch(40, 0.3, 0.25, RunOptions{});
+  std::cout << "[ CHECKED  ] " << words << " result words (x " << kP << " channels)" << std::endl;
+  EXPECT_GE(words, 1000);
+}
+
+TEST_F(StrataComputeEngine, ConvRandomBackPressure) {
+  const int words = conv_batch(24, 0.3, 0.25, stressed(), 0.3);
+  std::cout << "[ CHECKED  ] " << words << " result words" << std::endl;
+  EXPECT_GE(words, 200);
+}
+
+TEST_F(StrataComputeEngine, ConvRandomHeavyStall) {
+  RunOptions o = stressed();
+  o.rd_stall = 0.8;
+  o.wr_stall = 0.8;
+  o.pe_gap = 0.1;
+  conv_batch(8, 0.5, 0.3, o);
+}
+
+TEST_F(StrataComputeEngine, ConvPooledAllModes) {
+  // Max and avg, floor and ceil, every window and pad, on odd sizes.
+  int words = 0, i = 0;
+  for (bool avg : {false, true}) {
+    for (bool ceil_mode : {false, true}) {
+      for (int k = 1; k <= hw::kMaxPoolKernel; ++k) {
+        for (int s = 1; s <= 3; ++s) {
+          ConvLayer l = random_conv(false, false, 9);
+          l.pool = true;
+          l.avg = avg;
+          l.ceil_mode = ceil_mode;
+          l.pk = k;
+          l.ps = s;
+          l.pp = int(rand_int(0, k - 1));
+          if (l.out_h() + 2 * l.pp < k || l.out_w() + 2 * l.pp < k) continue;
+          l.dst_row_stride = l.res_w();
+          l.dst_id = l.in_id ^ 1;
+          l.dst_base = int(rand_int(0, kBankDepth - l.res_h() * l.res_w()));
+          load_conv(l);
+          words += run_conv(l, RunOptions{}, fmt::format("pooled {}", i++));
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+  EXPECT_GE(words, 50);
+}
+
+TEST_F(StrataComputeEngine, ConvEdgeShapes) {
+  // 1x1 images, 1x1 kernels, kernels as tall as the padded input, the first
+  // layer's reordered k x 1 form, stride 2 with pad, 16 x 16 x 4 groups.
+  struct Shape {
+    int h, w, g, kh, kw, sh, sw, ph, pw;
+  };
+  const Shape shapes[] = {
+      {1, 1, 1, 1, 1, 1, 1, 0, 0}, {1, 1, 4, 3, 3, 1, 1, 1, 1}, {1, 1, 1, 5, 5, 2, 2, 4, 4},
+      {7, 1, 2, 5, 1, 1, 1, 2, 0}, {16, 16, 1, 5, 1, 1, 1, 2, 0}, {16, 16, 4, 5, 5, 1, 1, 2, 2},
+      {9, 9, 3, 5, 5, 2, 2, 2, 2}, {2, 16, 1, 4, 3, 2, 1, 3, 0}, {16, 2, 2, 1, 5, 2, 2, 0, 4},
+      {5, 5, 1, 5, 5, 1, 1, 0, 0},
+  };
+  int i = 0;
+  for (const Shape& s : shapes) {
+    ConvLayer l = random_conv(false, false);
+    l.in_h = s.h;
+    l.in_w = s.w;
+    l.groups = s.g;
+    l.kh = s.kh;
+    l.kw = s.kw;
+    l.sh = s.sh;
+    l.sw = s.sw;
+    l.ph = s.ph;
+    l.pw = s.pw;
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.cache_base = int(rand_int(0, kWeightArea - l.taps()));
+    l.dst_row_stride = l.out_w();
+    l.dst_id = l.in_id ^ 1;
+    l.dst_base = int(rand_int(0, kBankDepth - l.out_h() * l.out_w()));
+    load_conv(l);
+    run_conv(l, RunOptions{}, fmt::format("shape {}", i++));
+    if (HasFailure()) return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// FC and POOL.
+
+TEST_F(StrataComputeEngine, FcBatchBank) {
+  int words = 0;
+  for (int i = 0; i < 10 && !HasFailure(); ++i) {
+    const FcLayer l = random_fc(false);
+    load_fc(l);
+    words += run_fc(l, RunOptions{}, fmt::format("fc {}", i));
+  }
+  EXPECT_GE(words, 50);
+}
+
+TEST_F(StrataComputeEngine, FcBatchTranspose) {
+  // Neuron counts around multiples of N: full words and a partial last word
+  // (zero bytes), in_groups = 1 (one neuron per cycle) included.
+  const int counts[] = {1, kN - 1, kN, kN + 1, 2 * kN, 3 * kN + 5};
+  int i = 0;
+  for (int n : counts) {
+    FcLayer l = random_fc(true);
+    l.neurons = n;
+    l.groups = i == 0 ? 1 : int(rand_int(1, 6));
+    if (i == 2) l.groups = 1;
+    l.in_base = int(rand_int(0, kHalfBank - l.neurons * l.groups));
+    l.cache_base = int(rand_int(0, kWeightArea - l.groups));
+    l.param_base = int(rand_int(0, kParamDepth - l.neurons));
+    l.dst_base = int(rand_int(kPeDstLo, kCacheDepth - l.out_words()));
+    load_fc(l);
+    run_fc(l, RunOptions{}, fmt::format("fc transpose {}", i++));
+    if (HasFailure()) return;
+  }
+}
+
+TEST_F(StrataComputeEngine, FcRandomBackPressure) {
+  for (int i = 0; i < 10 && !HasFailure(); ++i) {
+    const FcLayer l = random_fc(rand_int(0, 1) == 1);
+    load_fc(l);
+    run_fc(l, stressed(), fmt::format("fc {}", i));
+  }
+}
+
+TEST_F(StrataComputeEngine, PoolMode) {
+  int words = 0;
+  for (int i = 0; i < 16 && !HasFailure(); ++i) {
+    const PoolLayer l = random_pool(rand_int(0, 3) == 0);
+    fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+    words += run_pool(l, i % 2 == 0 ? RunOptions{} : stressed(), fmt::format("pool {}", i));
+  }
+  EXPECT_GE(words, 100);
+}
+
+TEST_F(StrataComputeEngine, StandaloneClamp) {
+  // POOL with a 1x1 window: the standalone clamp of docs/isa.md.
+  PoolLayer l = random_pool(false);
+  l.pk = 1;
+  l.ps = 1;
+  l.pp = 0;
+  l.ceil_mode = false;
+  l.post_lo = -20;
+  l.post_hi = 33;
+  l.dst_row_stride = l.in_w;
+  l.dst_group_stride = l.in_h * l.in_w;
+  l.dst_id = l.in_id ^ 2;
+  l.dst_base = 0;
+  fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+  run_pool(l, RunOptions{}, "clamp");
+}
+
+// CONV results into every PE's cache (batch features), then an FC layer reads
+// them: the PE_CACHE destination feeds the next layer.
+TEST_F(StrataComputeEngine, PeCacheFeedsFc) {
+  ConvLayer conv = random_conv(true, true, 8);
+  conv.kh = conv.kw = 3;
+  conv.sh = conv.sw = 1;
+  conv.ph = conv.pw = 1;
+  conv.in_h = conv.in_w = 6;
+  conv.pool = true;
+  conv.pk = 2;
+  conv.ps = 2;
+  conv.pp = 0;
+  conv.ceil_mode = false;
+  conv.dst_row_stride = conv.res_w();
+  conv.cache_base = 0;
+  const int feat = conv.res_h() * conv.res_w();  // FC groups
+  conv.dst_base = 300;
+  for (int p = 0; p < kP && !HasFailure(); ++p) {
+    conv.dst_id = p;
+    conv.in_base = int(rand_int(0, kHalfBank - conv.in_words()));
+    load_conv(conv);
+    run_conv(conv, p % 2 ? stressed() : RunOptions{}, fmt::format("image {}", p));
+  }
+  FcLayer fc = random_fc(false);
+  fc.groups = feat;
+  fc.cache_base = 300;
+  fc.in_base = 0;
+  fc.neurons = 20;
+  fc.param_base = 100;
+  load_fc(fc, false);  // the features are the convolutions' results
+  run_fc(fc, RunOptions{}, "fc on the conv features");
+}
+
+// ---------------------------------------------------------------------------
+// Throughput: a 16x16x32 -> 32 layer, 5x5 kernel, pad 2, as four passes of P
+// output channels with no stall anywhere.
+
+TEST_F(StrataComputeEngine, ConvThroughput) {
+  ConvLayer l;
+  l.in_h = l.in_w = 16;
+  l.groups = 32 / kN;
+  l.kh = l.kw = 5;
+  l.ph = l.pw = 2;
+  l.in_id = 0;
+  l.in_base = 0;
+  l.dst_id = 1;
+  l.dst_row_stride = 16;
+  l.clamp_lo = 0;
+  fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+  uint64_t beats = 0, cycles = 0;
+  const int passes = 32 / kP;
+  for (int pass = 0; pass < passes && !HasFailure(); ++pass) {
+    l.cache_base = pass * l.taps();
+    l.param_base = pass * kP;
+    l.dst_base = pass * 256;
+    for (int p = 0; p < kP; ++p) fill_cache(p, l.cache_base, random_words(l.taps()));
+    std::vector<Param> q;
+    for (int p = 0; p < kP; ++p) q.push_back(random_param(rng(), l.taps() * kN));
+    fill_params(l.param_base, q);
+    const Expected e = l.expected(mem_);
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {1, 0, 1, 0, 1, 0, 0};
+    provide(c.hdr);
+    RunOptions o;
+    o.budget = 100000;
+    const RunResult r = run(isa::encode(c), o);
+    ASSERT_TRUE(r.retired);
+    check(fmt::format("pass {}", pass), e, r);
+    EXPECT_EQ(int64_t(r.beats), l.beats());
+    // One beat every cycle from the first to the last: no bubble between
+    // taps, windows or rows.
+    EXPECT_EQ(r.last_beat - r.first_beat + 1, r.beats) << "beats are not back to back";
+    EXPECT_EQ(r.stall_cycles, 0u);
+    beats += r.beats;
+    cycles += r.cycles();
+    std::cout << fmt::format("[ MEASURED ] pass {}: {} beats in {} cycles (take to retire), "
+                             "first beat {} cycles after the take, drain {} cycles",
+                             pass, r.beats, r.cycles(), r.first_beat - r.take,
+                             r.done - r.last_beat)
+              << std::endl;
+  }
+  const double util = double(beats) / double(cycles);
+  std::cout << fmt::format("[ MEASURED ] conv 16x16x32 -> 32, 5x5 pad 2: {} beats ({} MACs) in "
+                           "{} cycles: {:.4f} beats/cycle (PE array utilisation {:.2f} %)",
+                           beats, beats * kP * kN, cycles, util, 100.0 * util)
+            << std::endl;
+  RecordProperty("beats_per_cycle", fmt::format("{:.4f}", util));
+  EXPECT_EQ(beats, uint64_t(passes) * 21904u);  // 74 x 74 valid taps x 4 groups per pass
+  EXPECT_GE(util, 0.95);
+}
+
+// ---------------------------------------------------------------------------
+// Dependencies.
+
+// Completion mode: nothing is read before both acquisitions, everything is
+// released after the last write, with the header's amounts.
+TEST_F(StrataComputeEngine, CompletionDependencies) {
+  const ConvLayer l = small_conv();
+  load_conv(l);
+  const Expected e = l.expected(mem_);
+  isa::ComputeInstr c = l.instr();
+  c.hdr = {5, 3, 7, 2, 0, 0, 1};
+  std::deque<Feed> feeds;
+  feeds.push_back({1, 3, 150, {}, {}});
+  feeds.push_back({0, 2, 50, {}, {}});
+  feeds.push_back({0, 3, 80, {}, {}});
+  uint64_t acquired_at = 0;
+  const RunResult r = run(
+      isa::encode(c), RunOptions{}, feeds,
+      [&](const BankRead& rd, const RunResult& rr) {
+        if (rr.acquired[0] != 5 || rr.acquired[1] != 3) {
+          ADD_FAILURE() << "read of word " << rd.addr << " at cycle " << rd.cycle
+                        << " before the acquisitions (L2C " << rr.acquired[0] << ", S2C "
+                        << rr.acquired[1] << "), STRATA_SEED=" << seed();
+        }
+        if (acquired_at == 0) acquired_at = rd.cycle;
+      },
+      [&](const Release& rel, const RunResult& rr) {
+        EXPECT_FALSE(rr.writes.empty());
+        EXPECT_EQ(rr.writes.size(), e.items.size())
+            << "release at cycle " << rel.cycle << " before the last write";
+      });
+  ASSERT_TRUE(r.retired);
+  check("completion", e, r);
+  EXPECT_EQ(r.released[0], 7);
+  EXPECT_EQ(r.released[1], 2);
+  EXPECT_EQ(r.releases.size(), 2u) << "completion mode releases once per edge";
+  EXPECT_GT(r.dep_wait_cycles, 200u) << "dep_wait_o while waiting for the units";
+}
+
+// Fine-grained CONV: the emulated load engine writes input row y (all groups)
+// and then releases one L2C unit; the engine must start on the first rows and
+// release a C2S unit per result row, each after that row is written.
+TEST_F(StrataComputeEngine, FineGrainedConv) {
+  for (int iter = 0; iter < 6 && !HasFailure(); ++iter) {
+    ConvLayer l = random_conv(iter % 2 == 1, false, 12);
+    l.in_h = std::max(l.in_h, 6);
+    l.dst_row_stride = l.res_w() + 1;
+    l.dst_base = l.dst_id == l.in_id ? kHalfBank : 0;
+    load_conv(l);  // the input region now holds stale data
+    // The real rows, written only by the feeds.
+    std::vector<std::vector<Word>> rows(l.in_h);
+    std::deque<Feed> feeds;
+    for (int y = 0; y < l.in_h; ++y) {
+      Feed f;
+      f.edge = 0;
+      f.units = 1;
+      f.delay = int(rand_int(0, 40));
+      for (int g = 0; g < l.groups; ++g) {
+        const auto w = random_words(l.in_w);
+        for (int x = 0; x < l.in_w; ++x) {
+          f.words.push_back({l.in_id, l.in_base + (g * l.in_h + y) * l.in_w + x});
+          f.data.push_back(w[x]);
+        }
+      }
+      feeds.push_back(f);
+    }
+    Memories final_mem = mem_;
+    for (const Feed& f : feeds) {
+      for (size_t i = 0; i < f.words.size(); ++i) {
+        final_mem.bank[f.words[i].first][f.words[i].second] = f.data[i];
+      }
+    }
+    const Expected e = l.expected(final_mem);
+    isa::ComputeInstr c = l.instr();
+    c.hdr.acq0 = l.in_h;
+    c.hdr.acq0_first = std::min(l.in_h, l.kh - l.ph);
+    c.hdr.acq0_step = l.sh;
+    c.hdr.acq1 = 1;
+    c.hdr.rel0 = l.res_h();
+    c.hdr.rel1 = 1;
+    sem_[1] += 1;
+    RunOptions o;
+    o.fine = true;
+    o.rd_stall = 0.2;
+    o.wr_stall = 0.4;
+    o.budget = 200000;
+    int64_t min_acquired = l.in_h;
+    const int res_w = l.res_w();
+    const RunResult r = run(
+        isa::encode(c), o, feeds,
+        [&](const BankRead& rd, const RunResult& rr) {
+          const int y = ((rd.addr - l.in_base) / l.in_w) % l.in_h;
+          if (y >= rr.acquired[0]) {
+            ADD_FAILURE() << l.str() << ": read of input row " << y << " with only "
+                          << rr.acquired[0] << " rows acquired, STRATA_SEED=" << seed();
+          }
+          min_acquired = std::min(min_acquired, rr.acquired[0]);
+        },
+        [&](const Release& rel, const RunResult& rr) {
+          if (rel.edge != 0) return;
+          // Result rows completely written so far.
+          std::map<int, int> cols;
+          for (const auto& w : rr.writes) ++cols[(w.addr - l.dst_base) / l.dst_row_stride];
+          int complete = 0;
+          while (cols.count(complete) && cols[complete] == res_w) ++complete;
+          if (rr.released[0] > complete) {
+            ADD_FAILURE() << l.str() << ": " << rr.released[0] << " C2S units released with "
+                          << complete << " result rows written, STRATA_SEED=" << seed();
+          }
+        });
+    ASSERT_TRUE(r.retired) << l.str();
+    check(fmt::format("fine {} {}", iter, l.str()), e, r);
+    EXPECT_EQ(r.released[0], l.res_h());
+    EXPECT_EQ(r.released[1], 1);
+    EXPECT_EQ(r.acquired[0], l.in_h);
+    // It really overlapped: it read before the last row was loaded, and
+    // released result rows one by one.
+    EXPECT_LT(min_acquired, l.in_h) << l.str() << " waited for every row";
+    if (l.res_h() >= 3) {
+      int c2s = 0;
+      for (const auto& rel : r.releases) c2s += rel.edge == 0;
+      EXPECT_GE(c2s, l.res_h() - 1) << "C2S not released row by row";
+    }
+  }
+}
+
+// Fine-grained FC: one L2C unit per neuron's weights, one C2S unit per neuron.
+TEST_F(StrataComputeEngine, FineGrainedFc) {
+  for (int iter = 0; iter < 4 && !HasFailure(); ++iter) {
+    FcLayer l = random_fc(iter % 2 == 1);
+    l.neurons = int(rand_int(5, 30));
+    l.in_base = 0;
+    l.param_base = 0;
+    if (!(iter % 2)) l.dst_base = l.dst_id == l.in_id ? kHalfBank : 0;
+    l.dst_base = l.dst == ComputeDst::kBank ? l.dst_base : kPeDstLo;
+    load_fc(l);
+    std::deque<Feed> feeds;
+    for (int o = 0; o < l.neurons; ++o) {
+      Feed f;
+      f.delay = int(rand_int(0, 30));
+      const auto w = random_words(l.groups);
+      for (int t = 0; t < l.groups; ++t) {
+        f.words.push_back({l.in_id, l.in_base + o * l.groups + t});
+        f.data.push_back(w[t]);
+      }
+      feeds.push_back(f);
+    }
+    Memories final_mem = mem_;
+    for (const Feed& f : feeds) {
+      for (size_t i = 0; i < f.words.size(); ++i) {
+        final_mem.bank[f.words[i].first][f.words[i].second] = f.data[i];
+      }
+    }
+    const Expected e = l.expected(final_mem);
+    isa::ComputeInstr c = l.instr();
+    c.hdr.acq0 = l.neurons;
+    c.hdr.acq0_first = 1;
+    c.hdr.acq0_step = 1;
+    c.hdr.rel0 = l.neurons;
+    RunOptions o;
+    o.fine = true;
+    o.wr_stall = 0.4;
+    const RunResult r = run(
+        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
+          const int neuron = (rd.addr - l.in_base) / l.groups;
+          if (neuron >= rr.acquired[0]) {
+            ADD_FAILURE() << l.str() << ": weights of neuron " << neuron << " read with "
+                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
+          }
+        });
+    ASSERT_TRUE(r.retired) << l.str();
+    check(fmt::format("fine fc {}", iter), e, r);
+    EXPECT_EQ(r.released[0], l.neurons);
+    int c2s = 0;
+    for (const auto& rel : r.releases) c2s += rel.edge == 0;
+    EXPECT_GE(c2s, l.dst == ComputeDst::kBank ? l.neurons - 1 : l.out_words() - 1);
+  }
+}
+
+// Fine-grained POOL: one L2C unit per input row, in (group, row) order.
+TEST_F(StrataComputeEngine, FineGrainedPool) {
+  for (int iter = 0; iter < 4 && !HasFailure(); ++iter) {
+    PoolLayer l = random_pool(false);
+    fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+    std::deque<Feed> feeds;
+    for (int row = 0; row < l.groups * l.in_h; ++row) {
+      Feed f;
+      f.delay = int(rand_int(0, 20));
+      const auto w = random_words(l.in_w);
+      for (int x = 0; x < l.in_w; ++x) {
+        f.words.push_back({l.in_id, l.in_base + row * l.in_w + x});
+        f.data.push_back(w[x]);
+      }
+      feeds.push_back(f);
+    }
+    Memories final_mem = mem_;
+    for (const Feed& f : feeds) {
+      for (size_t i = 0; i < f.words.size(); ++i) {
+        final_mem.bank[f.words[i].first][f.words[i].second] = f.data[i];
+      }
+    }
+    const Expected e = l.expected(final_mem);
+    isa::ComputeInstr c = l.instr();
+    c.hdr.acq0 = l.groups * l.in_h;
+    c.hdr.acq0_first = 1;
+    c.hdr.acq0_step = 1;
+    c.hdr.rel0 = l.groups * l.res_h();
+    RunOptions o;
+    o.fine = true;
+    const RunResult r = run(
+        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
+          const int row = (rd.addr - l.in_base) / l.in_w;
+          if (row >= rr.acquired[0]) {
+            ADD_FAILURE() << l.str() << ": input row " << row << " read with "
+                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
+          }
+        });
+    ASSERT_TRUE(r.retired) << l.str();
+    check(fmt::format("fine pool {}", iter), e, r);
+    EXPECT_EQ(r.released[0], l.groups * l.res_h());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Errors and abort.
+
+struct ErrorCase {
+  const char* what;
+  SimError code;
+  std::function<void(isa::ComputeInstr&)> edit;  // on the valid base instruction
+  std::function<void(isa::Instruction&)> raw;    // or on its bits
+};
+
+TEST_F(StrataComputeEngine, DecodeErrors) {
+  using M = isa::ComputeMode;
+  const auto U = SimError::kUnsupported;
+  const auto I = SimError::kIllegalInstr;
+  auto fc = [](isa::ComputeInstr& c) {
+    c.mode = M::kFc;
+    c.in_groups = 4;
+    c.out_h = 10;
+    c.out_w = 1;
+    c.pool_en = false;
+  };
+  auto pool = [](isa::ComputeInstr& c) {
+    c.mode = M::kPool;
+    c.out_h = c.in_h;
+    c.out_w = c.in_w;
+    c.pool_en = true;
+    c.pool_k = 2;
+    c.pool_s = 2;
+    c.pool_pad = 0;
+    c.pool_out_h = 3;
+    c.pool_out_w = 3;
+    c.dst_row_stride = 3;
+    c.dst_group_stride = 9;
+  };
+  const std::vector<ErrorCase> cases = {
+      {"reserved bit", I, {}, [](isa::Instruction& in) { in.words[2] |= uint64_t{1} << 2; }},
+      {"reserved header bit", I, {}, [](isa::Instruction& in) { in.words[0] |= 1u << 7; }},
+      {"mode 3", I, {}, [](isa::Instruction& in) { in.set(isa::compute::kMode, 3); }},
+      {"dst_kind 3", I, {}, [](isa::Instruction& in) { in.set(isa::compute::kDstKind, 3); }},
+      {"acq0_first > acq0", I, [](auto& c) { c.hdr.acq0_first = c.hdr.acq0 + 1; }, {}},
+      {"in_id >= Banks", U, [](auto& c) { c.in_id = kBanks; }, {}},
+      {"in_groups 0", U, [](auto& c) { c.in_groups = 0; }, {}},
+      {"in_h 0", U, [](auto& c) { c.in_h = 0; }, {}},
+      {"kernel 0", U, [](auto& c) { c.kernel_w = 0; }, {}},
+      {"kernel > MaxKernel", U,
+       [](auto& c) {
+         c.kernel_h = hw::kMaxKernel + 1;
+         c.pad_h = 0;
+         c.in_h = 12;
+         c.out_h = 12 - hw::kMaxKernel;
+       },
+       {}},
+      {"stride 0", U, [](auto& c) { c.stride_h = 0; }, {}},
+      {"pad >= kernel", U, [](auto& c) { c.pad_w = c.kernel_w; }, {}},
+      {"kernel larger than the padded input", U,
+       [](auto& c) {
+         c.in_h = 2;
+         c.kernel_h = 5;
+         c.pad_h = 1;
+         c.out_h = 1;
+       },
+       {}},
+      {"out_h wrong", U, [](auto& c) { c.out_h += 1; }, {}},
+      {"out_w wrong", U, [](auto& c) { c.out_w -= 1; }, {}},
+      {"input past the bank", U, [](auto& c) { c.in_base = kBankDepth - 10; }, {}},
+      {"weights past the cache", U, [](auto& c) { c.cache_base = kCacheDepth - 5; }, {}},
+      {"channels past the parameter RAM", U, [](auto& c) { c.param_base = kParamDepth - 3; },
+       {}},
+      {"clamp lo > hi", U, [](auto& c) { c.clamp_lo = 5; c.clamp_hi = 4; }, {}},
+      {"pool window > MaxPoolKernel", U,
+       [](auto& c) {
+         c.pool_en = true;
+         c.pool_k = hw::kMaxPoolKernel + 1;
+         c.pool_s = 1;
+         c.pool_out_h = c.out_h - hw::kMaxPoolKernel;
+         c.pool_out_w = c.out_w - hw::kMaxPoolKernel;
+       },
+       {}},
+      {"pool stride 0", U,
+       [](auto& c) {
+         c.pool_en = true;
+         c.pool_k = 2;
+         c.pool_s = 0;
+         c.pool_out_h = c.pool_out_w = 1;
+       },
+       {}},
+      {"pool pad >= window", U,
+       [](auto& c) {
+         c.pool_en = true;
+         c.pool_k = 2;
+         c.pool_s = 2;
+         c.pool_pad = 2;
+         c.pool_out_h = c.pool_out_w = 4;
+       },
+       {}},
+      {"pool_out wrong", U,
+       [](auto& c) {
+         c.pool_en = true;
+         c.pool_k = 2;
+         c.pool_s = 2;
+         c.pool_out_h = 3;
+         c.pool_out_w = 4;  // 6 -> 3
+       },
+       {}},
+      {"pool_out ceil wrong", U,
+       [](auto& c) {
+         c.pool_en = true;
+         c.pool_k = 3;
+         c.pool_s = 2;
+         c.pool_ceil = true;
+         c.pool_out_h = 3;
+         c.pool_out_w = 2;  // 6 -> 3 in ceil mode
+       },
+       {}},
+      {"post clamp lo > hi", U,
+       [](auto& c) {
+         c.pool_en = true;
+         c.pool_k = 2;
+         c.pool_s = 2;
+         c.pool_out_h = c.pool_out_w = 3;
+         c.post_lo = 1;
+         c.post_hi = 0;
+       },
+       {}},
+      {"pooling input wider than MaxImageWidth", U,
+       [](auto& c) {
+         c.in_groups = 1;
+         c.in_h = 2;
+         c.in_w = hw::kMaxImageWidth + 1;
+         c.kernel_h = c.kernel_w = 1;
+         c.pad_h = c.pad_w = 0;
+         c.out_h = 2;
+         c.out_w = hw::kMaxImageWidth + 1;
+         c.cache_base = 0;
+         c.pool_en = true;
+         c.pool_k = 1;
+         c.pool_s = 1;
+         c.pool_out_h = 2;
+         c.pool_out_w = hw::kMaxImageWidth + 1;
+         c.dst_row_stride = 100;
+       },
+       {}},
+      {"CONV to PE_TRANSPOSE", U, [](auto& c) { c.dst_kind = ComputeDst::kPeTranspose; }, {}},
+      {"dst bank >= Banks", U, [](auto& c) { c.dst_id = kBanks; }, {}},
+      {"dst past the bank", U, [](auto& c) { c.dst_base = kBankDepth - 20; }, {}},
+      {"dst overlaps the input", U,
+       [](auto& c) {
+         c.dst_id = c.in_id;
+         c.dst_base = c.in_base + 10;
+       },
+       {}},
+      {"dst PE >= P", U,
+       [](auto& c) {
+         c.dst_kind = ComputeDst::kPeCache;
+         c.dst_id = kP;
+         c.dst_base = 600;
+       },
+       {}},
+      {"dst PE cache overlaps the weights", U,
+       [](auto& c) {
+         c.dst_kind = ComputeDst::kPeCache;
+         c.dst_id = 3;
+         c.dst_base = c.cache_base + 5;
+       },
+       {}},
+      {"dst past the PE cache", U,
+       [](auto& c) {
+         c.dst_kind = ComputeDst::kPeCache;
+         c.dst_base = kCacheDepth - 10;
+       },
+       {}},
+      {"FC out_w 2", U, [&](auto& c) { fc(c); c.out_w = 2; }, {}},
+      {"FC with pooling", U, [&](auto& c) { fc(c); c.pool_en = true; }, {}},
+      {"FC to PE_CACHE", U, [&](auto& c) { fc(c); c.dst_kind = ComputeDst::kPeCache; }, {}},
+      {"FC channels past the parameter RAM", U,
+       [&](auto& c) {
+         fc(c);
+         c.param_base = kParamDepth - 9;
+       },
+       {}},
+      {"FC transpose past the cache", U,
+       [&](auto& c) {
+         fc(c);
+         c.dst_kind = ComputeDst::kPeTranspose;
+         c.dst_base = kCacheDepth - 1;
+       },
+       {}},
+      {"FC transpose overlaps the features", U,
+       [&](auto& c) {
+         fc(c);
+         c.dst_kind = ComputeDst::kPeTranspose;
+         c.dst_base = c.cache_base + 2;
+       },
+       {}},
+      {"POOL with out_h != in_h", U, [&](auto& c) { pool(c); c.out_h += 1; }, {}},
+      {"POOL without pool_en", U, [&](auto& c) { pool(c); c.pool_en = false; }, {}},
+      {"POOL to PE_TRANSPOSE", U,
+       [&](auto& c) {
+         pool(c);
+         c.dst_kind = ComputeDst::kPeTranspose;
+       },
+       {}},
+      {"POOL groups past the bank", U,
+       [&](auto& c) {
+         pool(c);
+         c.dst_group_stride = 4000;
+       },
+       {}},
+  };
+
+  // The base: a valid 6x6 x 2 groups, 3x3 pad 1 convolution.
+  ConvLayer base = small_conv();
+  base.in_h = base.in_w = 6;
+  base.dst_row_stride = 6;
+  load_conv(base);
+  isa::ComputeInstr good = base.instr();
+  good.hdr = {2, 1, 1, 1, 1, 0, 0};
+  ASSERT_EQ(isa_sim_verdict(isa::encode(good)), SimError::kNone);
+  {
+    isa::ComputeInstr f = good;
+    fc(f);
+    ASSERT_EQ(isa_sim_verdict(isa::encode(f)), SimError::kNone) << "FC base";
+    isa::ComputeInstr p = good;
+    pool(p);
+    ASSERT_EQ(isa_sim_verdict(isa::encode(p)), SimError::kNone) << "POOL base";
+  }
+
+  for (const ErrorCase& ec : cases) {
+    isa::ComputeInstr c = good;
+    if (ec.edit) ec.edit(c);
+    isa::Instruction in = isa::encode(c);
+    if (ec.raw) ec.raw(in);
+    EXPECT_EQ(isa_sim_verdict(in), ec.code) << ec.what << ": IsaSim disagrees with the case";
+    RunOptions o;
+    o.expect_error = true;
+    o.budget = 200;
+    const uint16_t index = next_index_;
+    const RunResult r = run(in, o);
+    ASSERT_TRUE(r.error) << ec.what << ": no error, STRATA_SEED=" << seed();
+    EXPECT_EQ(r.code, int(ec.code)) << ec.what;
+    EXPECT_EQ(r.err_index, index) << ec.what;
+    EXPECT_TRUE(r.reads.empty() && r.writes.empty()) << ec.what << ": touched a bank";
+    EXPECT_EQ(r.acquired[0] + r.acquired[1], 0) << ec.what << ": acquired units";
+    // The error is held until abort; abort returns to idle.
+    auto& d = dut();
+    for (int i = 0; i < 20; ++i) {
+      settle();
+      EXPECT_TRUE(d.err_o && !d.instr_ready_o && !d.idle_o) << ec.what << " not held";
+      tick();
+    }
+    d.abort_i = 1;
+    tick();
+    d.abort_i = 0;
+    int n = 0;
+    for (; n < 20 && !d.idle_o; ++n) tick();
+    settle();
+    EXPECT_TRUE(d.idle_o && !d.err_o) << ec.what << ": not idle after abort";
+  }
+  std::cout << "[ CHECKED  ] " << cases.size() << " decode error cases" << std::endl;
+
+  // And a good instruction still works.
+  run_conv(base, RunOptions{}, "after the errors");
+}
+
+TEST_F(StrataComputeEngine, AbortAnywhere) {
+  ConvLayer l = random_conv(true, false, 12);
+  l.in_h = l.in_w = 12;
+  l.groups = 3;
+  l.kh = l.kw = 3;
+  l.ph = l.pw = 1;
+  l.sh = l.sw = 1;
+  l.pk = 2;
+  l.pp = 0;
+  l.ps = 2;
+  l.dst_row_stride = l.res_w();
+  l.in_base = 0;
+  l.cache_base = 0;
+  l.dst_id = l.in_id ^ 1;
+  l.dst_base = 0;
+  load_conv(l);
+  const uint64_t points[] = {1, 5, 21, 24, 30, 200, 900, uint64_t(l.beats()), 4000};
+  for (uint64_t at : points) {
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {1, 1, 1, 1, 1, 0, 0};
+    provide(c.hdr);
+    RunOptions o = stressed();
+    o.abort_at = at;
+    o.background_pe = false;
+    const RunResult r = run(isa::encode(c), o);
+    EXPECT_FALSE(r.error) << "abort at " << at;
+    auto& d = dut();
+    settle();
+    EXPECT_TRUE(d.idle_o && !d.busy_o) << "abort at " << at << ": not idle";
+    // Quiet afterwards: no bank access, no cache write.
+    for (int i = 0; i < 30; ++i) {
+      settle();
+      EXPECT_FALSE(d.obs_rd_fire_o || d.obs_wr_fire_o || d.obs_cache_we_o)
+          << "activity after the abort at " << at;
+      tick();
+    }
+    sem_ = {};
+    // The same layer then runs correctly.
+    run_conv(l, RunOptions{}, fmt::format("after an abort at {}", at));
+    if (HasFailure()) return;
+  }
+}
+
+// An abort while the engine waits for its units releases nothing.
+TEST_F(StrataComputeEngine, AbortWhileWaiting) {
+  const ConvLayer l = small_conv();
+  load_conv(l);
+  isa::ComputeInstr c = l.instr();
+  c.hdr = {3, 1, 1, 1, 1, 0, 0};
+  RunOptions o;
+  o.abort_at = 100;
+  const RunResult r = run(isa::encode(c), o);
+  EXPECT_TRUE(r.reads.empty());
+  EXPECT_TRUE(r.releases.empty());
+  EXPECT_GT(r.dep_wait_cycles, 50u);
+  run_conv(l, RunOptions{}, "after abort while waiting");
+}
+
+}  // namespace
+}  // namespace strata::tb
