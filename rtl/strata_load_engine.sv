@@ -180,7 +180,7 @@ module strata_load_engine
   logic [BeatsWidth-1:0] row_beats;
   always_comb begin
     if (is_param) begin
-      row_beats = BeatsWidth'((32'(row_words_q) + ParamSlots - 1) / ParamSlots);
+      row_beats = BeatsWidth'((32'(row_words_q) + ParamSlots - 1) >> $clog2(ParamSlots));
     end else begin
       row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
     end
