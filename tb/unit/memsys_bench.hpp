@@ -285,7 +285,8 @@ class RefMachine {
 // ---------------------------------------------------------------------------
 
 // The compute engine's part, played by the bench (completion-granular:
-// acquires acq1 then acq0 up front, copies, releases rel0 and rel1 at the end).
+// acquires acq1 then acq0 up front, copies at up to one word per cycle,
+// releases rel0 and rel1 at the end).
 class ComputeStandIn {
  public:
   explicit ComputeStandIn(std::mt19937_64& rng) : rng_(rng) {}
@@ -326,19 +327,22 @@ class ComputeStandIn {
       d.cp_rel_amount_i = uint32_t(r.amount) << (16 * r.edge);
       sched_fired_ = true;
     }
-    // Copy: one read request, then the write of its word two cycles later.
+    // Copy, pipelined: a read request per cycle (random gaps), each word
+    // written from a queue as soon as its response is in (one per cycle).
     d.cr_req_valid_i = 0;
     d.cw_valid_i = 0;
     if (state_ == St::kCopy) {
-      if (phase_ == 0 && !Throttle(gap).stall(rng_)) {
+      if (reads_ < total() && !Throttle(gap).stall(rng_)) {
         d.cr_req_valid_i = 1;
         d.cr_bank_i = spec_.in_id;
-        d.cr_addr_i = spec_.in_base + row_ * spec_.in_stride + word_;
-      } else if (phase_ == 2) {
+        d.cr_addr_i = spec_.in_base + (reads_ / spec_.words) * spec_.in_stride + reads_ % spec_.words;
+      }
+      if (!wq_.empty()) {
+        const int k = wq_.front().first;
         d.cw_valid_i = 1;
         d.cw_bank_i = spec_.dst_id;
-        d.cw_addr_i = spec_.dst_base + row_ * spec_.dst_stride + word_;
-        port_set_bytes(d.cw_data_i, data_.data(), kWordBytes);
+        d.cw_addr_i = spec_.dst_base + (k / spec_.words) * spec_.dst_stride + k % spec_.words;
+        port_set_bytes(d.cw_data_i, wq_.front().second.data(), kWordBytes);
       }
     }
     d.cp_idle_i = state_ == St::kIdle;
@@ -376,7 +380,9 @@ class ComputeStandIn {
           rel0_ = static_cast<uint16_t>(i.get(isa::hdr::kRel0));
           rel1_ = static_cast<uint16_t>(i.get(isa::hdr::kRel1));
           index_ = d.cp_index_o;
-          row_ = word_ = phase_ = 0;
+          reads_ = written_ = 0;
+          rsp_due_ = -1;
+          wq_.clear();
           delay_ = spec_.delay;
           state_ = acq1_ ? St::kAcq1 : acq0_ ? St::kAcq0 : next_after_acquire();
         }
@@ -388,20 +394,18 @@ class ComputeStandIn {
         if (d.cp_acq_grant_o & 1) state_ = next_after_acquire();
         break;
       case St::kCopy:
-        if (phase_ == 0 && d.cr_req_valid_i && d.cr_req_ready_o) {
-          phase_ = 1;
-        } else if (phase_ == 1) {
+        if (rsp_due_ >= 0) {
           EXPECT_TRUE(d.cr_rsp_valid_o) << "bank read response one cycle after the request";
-          data_.assign(kWordBytes, 0);
-          port_get_bytes(d.cr_rsp_data_o, data_.data(), kWordBytes);
-          for (auto& b : data_) b ^= 0x5A;
-          phase_ = 2;
-        } else if (phase_ == 2 && d.cw_valid_i && d.cw_ready_o) {
-          phase_ = 0;
-          if (++word_ == spec_.words) {
-            word_ = 0;
-            if (++row_ == spec_.rows) state_ = St::kDelay;
-          }
+          std::vector<uint8_t> v(kWordBytes);
+          port_get_bytes(d.cr_rsp_data_o, v.data(), kWordBytes);
+          for (auto& b : v) b ^= 0x5A;
+          wq_.emplace_back(rsp_due_, std::move(v));
+          rsp_due_ = -1;
+        }
+        if (d.cr_req_valid_i && d.cr_req_ready_o) rsp_due_ = reads_++;
+        if (d.cw_valid_i && d.cw_ready_o) {
+          wq_.pop_front();
+          if (++written_ == total()) state_ = St::kDelay;
         }
         break;
       case St::kDelay:
@@ -416,14 +420,15 @@ class ComputeStandIn {
 
  private:
   enum class St { kIdle, kAcq1, kAcq0, kCopy, kDelay, kRelease };
-  St next_after_acquire() const { return spec_.rows > 0 && spec_.words > 0 ? St::kCopy : St::kDelay; }
+  St next_after_acquire() const { return total() > 0 ? St::kCopy : St::kDelay; }
+  int total() const { return spec_.rows * spec_.words; }
 
   std::mt19937_64& rng_;
   St state_ = St::kIdle;
   CopySpec spec_;
   uint16_t acq0_ = 0, acq1_ = 0, rel0_ = 0, rel1_ = 0, index_ = 0;
-  int row_ = 0, word_ = 0, phase_ = 0, delay_ = 0;
-  std::vector<uint8_t> data_;
+  int reads_ = 0, written_ = 0, rsp_due_ = -1, delay_ = 0;
+  std::deque<std::pair<int, std::vector<uint8_t>>> wq_;  // (word index, data) to write
   bool sched_fired_ = false;
 };
 
