@@ -28,15 +28,18 @@
 //     between two windows are skipped (the column address jumps).
 //   A column is used as soon as it is in the buffer (the bottom image row of
 //     the window has been written up to that column), so output row oy runs
-//     concurrently with the arrival of its last input row. For Fmax the
-//     walker's decisions are single compares against registers (per-frame
-//     limits set at the configuration handshake, per-row values updated when
-//     the walker moves to the next row), and the line buffer is read whenever
-//     stage 1 can take a column, whether or not the walker issues one.
+//     concurrently with the arrival of its last input row.
+//   Timing: three setup cycles after the configuration handshake check the
+//     configuration and derive per-frame limits from registers; afterwards
+//     every per-cycle decision of the walker reads a register (emit counter,
+//     last-window flags, column-in-image flag) and every per-window or
+//     per-row update is an adder with a compare in parallel. The line buffer
+//     is read whenever stage 1 can take a column, whether or not the walker
+//     issues one (an unused read is simply not captured).
 //
 // Latency: a window is presented 4 cycles after the handshake of the last
 //   pixel it needs (pointer update, RAM read, line-buffer output register,
-//   shift).
+//   shift); the first input pixel is taken 4 cycles after the configuration.
 // Throughput: one column per cycle, i.e. one window per cycle at stride 1;
 //   an output row takes (k - p) + (Wo - 1) * min(s, k) cycles; input and
 //   output overlap, so a frame takes about max(H * W, sum of row walks) plus
@@ -102,10 +105,13 @@ module strata_window_gen #(
   typedef logic signed [PosWidth-1:0] pos_t;
   typedef logic [MaxKernel*PixelWidth-1:0] column_t;  // one window column, tap row ky at ky
 
-  typedef enum logic [1:0] {
-    StIdle,   // waiting for a configuration
-    StRun,    // taking pixels and emitting windows
-    StDrain   // illegal configuration: taking and dropping the frame's pixels
+  typedef enum logic [2:0] {
+    StIdle,    // waiting for a configuration
+    StCheck,   // setup 1: legality, first derived values
+    StLimits,  // setup 2: next-window limits
+    StStart,   // setup 3: flags of the first window
+    StRun,     // taking pixels and emitting windows
+    StDrain    // illegal configuration: taking and dropping the frame's pixels
   } state_e;
 
   // ---------------------------------------------------------------------------
@@ -115,34 +121,8 @@ module strata_window_gen #(
     return pos_t'({2'b00, v});
   endfunction
 
-  // Along a dimension of `dim` pixels, another window follows the one that
-  // starts at `start` exactly when start < next_limit(...) (pool_out_size one
-  // step at a time, no division). Floor: the next window ends inside the
-  // padded input, start + s + k <= dim + p. Ceil: the next start is still
-  // counted by ceil((dim + 2p - k) / s), start + k < dim + p, and lies inside
-  // the input or its left padding, start + s < dim.
-  function automatic pos_t next_limit(pos_t dim, pos_t k, pos_t s, pos_t p, logic ceil_mode);
-    pos_t a, b;
-    if (!ceil_mode) return dim + p - k - s + pos_t'(1);
-    a = dim + p - k;
-    b = dim - s;
+  function automatic pos_t min_pos(pos_t a, pos_t b);
     return (a < b) ? a : b;
-  endfunction
-
-  // Lowest image row of a window whose top row is `top`.
-  function automatic pos_t lowest_row(pos_t top, pos_t k_minus_1, pos_t h_minus_1);
-    return (top + k_minus_1 < h_minus_1) ? top + k_minus_1 : h_minus_1;
-  endfunction
-
-  // a * b for small a, b, as shift-and-add (a tap count: LUTs, not a DSP).
-  function automatic logic [CountWidth-1:0] small_mul(logic [KernelWidth-1:0] a,
-                                                      logic [KernelWidth-1:0] b);
-    logic [CountWidth-1:0] r;
-    r = '0;
-    for (int unsigned i = 0; i < KernelWidth; i++) begin
-      if (a[i]) r += CountWidth'(b) << i;
-    end
-    return r;
   endfunction
 
   function automatic logic [KernelWidth-1:0] popcount(logic [MaxKernel-1:0] v);
@@ -170,13 +150,24 @@ module strata_window_gen #(
     return idx;
   endfunction
 
+  // a * b for small a, b, as shift-and-add (a tap count: LUTs, not a DSP).
+  function automatic logic [CountWidth-1:0] small_mul(logic [KernelWidth-1:0] a,
+                                                      logic [KernelWidth-1:0] b);
+    logic [CountWidth-1:0] r;
+    r = '0;
+    for (int unsigned i = 0; i < KernelWidth; i++) begin
+      if (a[i]) r += CountWidth'(b) << i;
+    end
+    return r;
+  endfunction
+
   // ---------------------------------------------------------------------------
   // Registers.
 
   state_e state_d, state_q;
   logic   err_d, err_q;
 
-  // Frame configuration.
+  // Frame configuration, as taken at the handshake.
   logic [DimWidth-1:0]    height_d, height_q, width_d, width_q;
   logic [KernelWidth-1:0] kernel_d, kernel_q, pad_d, pad_q;
   logic [StrideWidth-1:0] stride_d, stride_q;
@@ -185,27 +176,53 @@ module strata_window_gen #(
   // Write side: position of the next pixel to arrive.
   logic [DimWidth-1:0] wr_x_d, wr_x_q, wr_y_d, wr_y_q;
 
-  // Per-frame constants of the walker, derived at the configuration handshake
-  // so that the per-cycle decisions are single compares: the next-window
-  // limits of each dimension, the column jump between windows (s > k), the
-  // column that completes a row's first window (k - 1 - p), s + k - 1, H - 1.
-  pos_t h_lim_d, h_lim_q, w_lim_d, w_lim_q, skip_d, skip_q, first_emit_d, first_emit_q;
-  pos_t row_step_d, row_step_q, h_last_d, h_last_q;
+  // Per-frame constants of the walker (setup cycles). Along each dimension
+  // another window follows the one starting at `start` exactly when
+  // start < lim (pool_out_size one step at a time, no division):
+  //   floor: start + s + k <= dim + p       -> lim = dim + p - k - s + 1
+  //   ceil:  start + k < dim + p (still counted by ceil((dim + 2p - k) / s))
+  //          and start + s < dim (starts inside the input or left padding)
+  //                                         -> lim = min(dim + p - k, dim - s)
+  // lim_ms = lim - s answers the same question for the window after next;
+  // skip: column jump between windows (s > k); first_cnt / step_cnt: shifts
+  // to a row's first window / to the next window, minus one; w_m1 and
+  // w_m1_skip: col < them keeps the next column inside the image.
+  pos_t h_lim_d, h_lim_q, w_lim_d, w_lim_q, h_lim_ms_d, h_lim_ms_q, w_lim_ms_d, w_lim_ms_q;
+  pos_t skip_d, skip_q, h_last_d, h_last_q, h_last_ms_d, h_last_ms_q;
+  pos_t w_m1_d, w_m1_q, w_m1_skip_d, w_m1_skip_q;
+  logic [KernelWidth-1:0] first_cnt_d, first_cnt_q, step_cnt_d, step_cnt_q;
+  logic                   first_last_col_d, first_last_col_q;
 
-  // Read walker: window top row wy, window left column wx, next column c to
-  // shift in, the column c that completes the window, output position
-  // (oy, ox); per output row: its lowest image row (gates the reads) and the
-  // first image row the write side may not yet overwrite (wy + Rows);
-  // row_start: clear the window register first.
-  pos_t                wy_d, wy_q, wx_d, wx_q, col_d, col_q, emit_col_d, emit_col_q;
-  pos_t                y_low_d, y_low_q, free_lim_d, free_lim_q;
-  logic [DimWidth-1:0] oy_d, oy_q, ox_d, ox_q;
-  logic                row_start_d, row_start_q;
-  logic                walk_done_d, walk_done_q;
+  // Read walker: window top row wy, window left column wx, next column to
+  // shift in (col), shifts left to the next window (emit_cnt), output
+  // position (oy, ox). Flags of the current column / window / row: col_in
+  // (col < W), last_col, last_row. Per output row: bot = wy + k - 1, its
+  // clamp y_low = min(bot, H - 1) (the image row that gates the reads),
+  // free_lim = wy + Rows (rows the write side may fill); row_start: clear
+  // the window register first.
+  pos_t                   wy_d, wy_q, wx_d, wx_q, col_d, col_q;
+  pos_t                   bot_d, bot_q, y_low_d, y_low_q, free_lim_d, free_lim_q;
+  logic [KernelWidth-1:0] emit_cnt_d, emit_cnt_q;
+  logic [DimWidth-1:0]    oy_d, oy_q, ox_d, ox_q;
+  logic                   col_in_d, col_in_q, last_col_d, last_col_q, last_row_d, last_row_q;
+  logic                   row_start_d, row_start_q;
+  logic                   walk_done_d, walk_done_q;
 
   // What travels with a column read: column inside the image, the shift
   // completes a window (emit), clear the window register first (row start),
-  // the window's valid tap rows, its position and frame flags.
+  // frame flags, position; the window's top row in stage 1, turned into its
+  // valid tap rows on the way to stage 2.
+  typedef struct packed {
+    logic                col_in;
+    logic                emit;
+    logic                clear;
+    logic                first;
+    logic                last;
+    pos_t                wy;
+    logic [DimWidth-1:0] oy;
+    logic [DimWidth-1:0] ox;
+  } s1_meta_t;
+
   typedef struct packed {
     logic                 col_in;
     logic                 emit;
@@ -215,13 +232,14 @@ module strata_window_gen #(
     logic [MaxKernel-1:0] rows;
     logic [DimWidth-1:0]  oy;
     logic [DimWidth-1:0]  ox;
-  } col_meta_t;
+  } s2_meta_t;
 
   // Stage 1: the line buffer's RAMs hold the column read (one cycle after
   // the issue); stage 2: the line buffer's output register holds it (two
   // cycles after), then it is shifted into the window register.
-  logic      s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q;
-  col_meta_t s1_meta_d, s1_meta_q, s2_meta_q;
+  logic     s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q;
+  s1_meta_t s1_meta_d, s1_meta_q;
+  s2_meta_t s2_meta_d, s2_meta_q;
 
   // Window register (column kx holds tap column kx) and its column-valid bits.
   column_t              win_d [MaxKernel];
@@ -235,42 +253,10 @@ module strata_window_gen #(
   logic [DimWidth-1:0]  out_oy_q, out_ox_q;
 
   // ---------------------------------------------------------------------------
-  // Configuration check.
-
-  pos_t cfg_h, cfg_w, cfg_k, cfg_s, cfg_p;
-  logic cfg_ok, cfg_fire, cfg_kernel_fits;
-
-  if (2 ** KernelWidth - 1 > MaxKernel) begin : g_kernel_check
-    assign cfg_kernel_fits = (32'(cfg_kernel_i) <= MaxKernel);
-  end else begin : g_kernel_any
-    assign cfg_kernel_fits = 1'b1;  // every encodable kernel side is supported
-  end
-
-  always_comb begin
-    cfg_h = pos_of(cfg_height_i);
-    cfg_w = pos_of(cfg_width_i);
-    cfg_k = pos_t'(cfg_kernel_i);
-    cfg_s = pos_t'(cfg_stride_i);
-    cfg_p = pos_t'(cfg_pad_i);
-    cfg_ok = (cfg_height_i != '0) && (cfg_width_i != '0)
-          && (32'(cfg_width_i) <= MaxImageWidth)
-          && (cfg_kernel_i != '0) && cfg_kernel_fits
-          && (cfg_stride_i != '0)
-          && (cfg_pad_i < cfg_kernel_i)
-          && (cfg_k <= cfg_h + cfg_p + cfg_p)
-          && (cfg_k <= cfg_w + cfg_p + cfg_p);
-  end
-
-  assign cfg_ready_o = (state_q == StIdle);
-  assign cfg_fire    = cfg_valid_i && cfg_ready_o;
-
-  // ---------------------------------------------------------------------------
-  // Walker (issue stage).
+  // Configuration values as signed positions (registered configuration).
 
   pos_t k, s, p, h, w, wr_x, wr_y;
-  logic col_in, col_ready, emit, last_col, last_row, issue, s1_accept;
-  logic s1_move, s2_fire;
-  logic [MaxKernel-1:0] rows_valid;
+  logic cfg_ok, kernel_fits, cfg_fire;
 
   always_comb begin
     k    = pos_t'(kernel_q);
@@ -280,20 +266,29 @@ module strata_window_gen #(
     w    = pos_of(width_q);
     wr_x = pos_of(wr_x_q);
     wr_y = pos_of(wr_y_q);
-
-    emit     = (col_q == emit_col_q);
-    last_col = !(wx_q < w_lim_q);
-    last_row = !(wy_q < h_lim_q);
-
-    // Column c may be read once the window's lowest image row holds it.
-    col_in    = (col_q < w);
-    col_ready = !col_in || (wr_y > y_low_q) || ((wr_y == y_low_q) && (wr_x > col_q));
-
-    for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
-      rows_valid[ky] = (pos_t'(ky) < k) && (wy_q + pos_t'(ky) >= pos_t'(0))
-                    && (wy_q + pos_t'(ky) < h);
-    end
   end
+
+  if (2 ** KernelWidth - 1 > MaxKernel) begin : g_kernel_check
+    assign kernel_fits = (32'(kernel_q) <= MaxKernel);
+  end else begin : g_kernel_any
+    assign kernel_fits = 1'b1;  // every encodable kernel side is supported
+  end
+
+  assign cfg_ok = (height_q != '0) && (width_q != '0) && (32'(width_q) <= MaxImageWidth)
+               && (kernel_q != '0) && kernel_fits && (stride_q != '0) && (pad_q < kernel_q)
+               && (k <= h + p + p) && (k <= w + p + p);
+
+  assign cfg_ready_o = (state_q == StIdle);
+  assign cfg_fire    = cfg_valid_i && cfg_ready_o;
+
+  // ---------------------------------------------------------------------------
+  // Walker (issue stage): every decision reads registers.
+
+  logic emit, col_ready, issue, s1_accept, s1_move, s2_fire;
+
+  assign emit      = (emit_cnt_q == '0);
+  // Column col may be read once the window's lowest image row holds it.
+  assign col_ready = !col_in_q || (wr_y > y_low_q) || ((wr_y == y_low_q) && (wr_x > col_q));
 
   assign s2_fire   = s2_valid_q && (!out_valid_q || win_ready_i);
   assign s1_move   = s1_valid_q && (!s2_valid_q || s2_fire);
@@ -301,14 +296,26 @@ module strata_window_gen #(
   assign issue     = s1_accept && !walk_done_q && col_ready;
 
   always_comb begin
-    s1_meta_d.col_in = col_in;
+    s1_meta_d.col_in = col_in_q;
     s1_meta_d.emit   = emit;
     s1_meta_d.clear  = row_start_q;
     s1_meta_d.first  = (oy_q == '0) && (ox_q == '0);
-    s1_meta_d.last   = last_row && last_col;
-    s1_meta_d.rows   = rows_valid;
+    s1_meta_d.last   = last_row_q && last_col_q;
+    s1_meta_d.wy     = wy_q;
     s1_meta_d.oy     = oy_q;
     s1_meta_d.ox     = ox_q;
+
+    s2_meta_d.col_in = s1_meta_q.col_in;
+    s2_meta_d.emit   = s1_meta_q.emit;
+    s2_meta_d.clear  = s1_meta_q.clear;
+    s2_meta_d.first  = s1_meta_q.first;
+    s2_meta_d.last   = s1_meta_q.last;
+    s2_meta_d.oy     = s1_meta_q.oy;
+    s2_meta_d.ox     = s1_meta_q.ox;
+    for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
+      s2_meta_d.rows[ky] = (pos_t'(ky) < k) && (s1_meta_q.wy + pos_t'(ky) >= pos_t'(0))
+                        && (s1_meta_q.wy + pos_t'(ky) < h);
+    end
   end
 
   // ---------------------------------------------------------------------------
@@ -321,7 +328,7 @@ module strata_window_gen #(
     unique case (state_q)
       StRun:   in_ready_o = (wr_y_q < height_q) && (walk_done_q || (wr_y < free_lim_q));
       StDrain: in_ready_o = (wr_y_q < height_q);
-      StIdle:  in_ready_o = 1'b0;
+      StIdle, StCheck, StLimits, StStart: in_ready_o = 1'b0;
       default: in_ready_o = 1'b0;
     endcase
   end
@@ -356,65 +363,113 @@ module strata_window_gen #(
   // Next state.
 
   always_comb begin
-    state_d     = state_q;
-    err_d       = err_q;
-    height_d    = height_q;
-    width_d     = width_q;
-    kernel_d    = kernel_q;
-    stride_d    = stride_q;
-    pad_d       = pad_q;
-    ceil_d      = ceil_q;
-    wr_x_d      = wr_x_q;
-    wr_y_d      = wr_y_q;
-    h_lim_d      = h_lim_q;
-    w_lim_d      = w_lim_q;
-    skip_d       = skip_q;
-    first_emit_d = first_emit_q;
-    row_step_d   = row_step_q;
-    h_last_d     = h_last_q;
-    wy_d        = wy_q;
-    wx_d        = wx_q;
-    col_d       = col_q;
-    emit_col_d  = emit_col_q;
-    y_low_d     = y_low_q;
-    free_lim_d  = free_lim_q;
-    oy_d        = oy_q;
-    ox_d        = ox_q;
-    row_start_d = row_start_q;
-    walk_done_d = walk_done_q;
+    state_d          = state_q;
+    err_d            = err_q;
+    height_d         = height_q;
+    width_d          = width_q;
+    kernel_d         = kernel_q;
+    stride_d         = stride_q;
+    pad_d            = pad_q;
+    ceil_d           = ceil_q;
+    wr_x_d           = wr_x_q;
+    wr_y_d           = wr_y_q;
+    h_lim_d          = h_lim_q;
+    w_lim_d          = w_lim_q;
+    h_lim_ms_d       = h_lim_ms_q;
+    w_lim_ms_d       = w_lim_ms_q;
+    skip_d           = skip_q;
+    h_last_d         = h_last_q;
+    h_last_ms_d      = h_last_ms_q;
+    w_m1_d           = w_m1_q;
+    w_m1_skip_d      = w_m1_skip_q;
+    first_cnt_d      = first_cnt_q;
+    step_cnt_d       = step_cnt_q;
+    first_last_col_d = first_last_col_q;
+    wy_d             = wy_q;
+    wx_d             = wx_q;
+    col_d            = col_q;
+    bot_d            = bot_q;
+    y_low_d          = y_low_q;
+    free_lim_d       = free_lim_q;
+    emit_cnt_d       = emit_cnt_q;
+    oy_d             = oy_q;
+    ox_d             = ox_q;
+    col_in_d         = col_in_q;
+    last_col_d       = last_col_q;
+    last_row_d       = last_row_q;
+    row_start_d      = row_start_q;
+    walk_done_d      = walk_done_q;
 
-    if (cfg_fire) begin
-      height_d    = cfg_height_i;
-      width_d     = cfg_width_i;
-      kernel_d    = cfg_kernel_i;
-      stride_d    = cfg_stride_i;
-      pad_d       = cfg_pad_i;
-      ceil_d      = cfg_ceil_i;
-      err_d       = !cfg_ok;
-      wr_x_d      = '0;
-      wr_y_d      = '0;
-      h_lim_d      = next_limit(cfg_h, cfg_k, cfg_s, cfg_p, cfg_ceil_i);
-      w_lim_d      = next_limit(cfg_w, cfg_k, cfg_s, cfg_p, cfg_ceil_i);
-      skip_d       = (cfg_s > cfg_k) ? cfg_s - cfg_k : pos_t'(0);
-      first_emit_d = cfg_k - pos_t'(1) - cfg_p;
-      row_step_d   = cfg_s + cfg_k - pos_t'(1);
-      h_last_d     = cfg_h - pos_t'(1);
-      wy_d        = -cfg_p;
-      wx_d        = -cfg_p;
-      col_d       = '0;
-      emit_col_d  = cfg_k - pos_t'(1) - cfg_p;
-      y_low_d     = lowest_row(-cfg_p, cfg_k - pos_t'(1), cfg_h - pos_t'(1));
-      free_lim_d  = pos_t'(Rows) - cfg_p;
-      oy_d        = '0;
-      ox_d        = '0;
-      row_start_d = 1'b1;
-      walk_done_d = 1'b0;
-      if (cfg_ok) begin
-        state_d = StRun;
-      end else if ((cfg_height_i != '0) && (cfg_width_i != '0)) begin
-        state_d = StDrain;
+    unique case (state_q)
+      StIdle: begin
+        if (cfg_fire) begin
+          height_d = cfg_height_i;
+          width_d  = cfg_width_i;
+          kernel_d = cfg_kernel_i;
+          stride_d = cfg_stride_i;
+          pad_d    = cfg_pad_i;
+          ceil_d   = cfg_ceil_i;
+          wr_x_d   = '0;
+          wr_y_d   = '0;
+          state_d  = StCheck;
+        end
       end
-    end
+      StCheck: begin
+        err_d       = !cfg_ok;
+        h_lim_d     = h + p - k;  // ceil candidate a (floor: before "- s + 1")
+        w_lim_d     = w + p - k;
+        h_lim_ms_d  = h - s;      // ceil candidate b
+        w_lim_ms_d  = w - s;
+        skip_d      = (s > k) ? s - k : pos_t'(0);
+        h_last_d    = h - pos_t'(1);
+        w_m1_d      = w - pos_t'(1);
+        first_cnt_d = kernel_q - KernelWidth'(1) - pad_q;
+        step_cnt_d  = ((s < k) ? KernelWidth'(stride_q) : kernel_q) - KernelWidth'(1);
+        wy_d        = -p;
+        wx_d        = -p;
+        col_d       = '0;
+        bot_d       = k - pos_t'(1) - p;
+        free_lim_d  = pos_t'(Rows) - p;
+        oy_d        = '0;
+        ox_d        = '0;
+        col_in_d    = 1'b1;
+        row_start_d = 1'b1;
+        walk_done_d = 1'b0;
+        if (cfg_ok) begin
+          state_d = StLimits;
+        end else if ((height_q != '0) && (width_q != '0)) begin
+          state_d = StDrain;
+        end else begin
+          state_d = StIdle;
+        end
+      end
+      StLimits: begin
+        h_lim_d     = ceil_q ? min_pos(h_lim_q, h_lim_ms_q) : h_lim_q - s + pos_t'(1);
+        w_lim_d     = ceil_q ? min_pos(w_lim_q, w_lim_ms_q) : w_lim_q - s + pos_t'(1);
+        h_last_ms_d = h_last_q - s;
+        w_m1_skip_d = w_m1_q - skip_q;
+        y_low_d     = min_pos(bot_q, h_last_q);
+        emit_cnt_d  = first_cnt_q;
+        state_d     = StStart;
+      end
+      StStart: begin
+        h_lim_ms_d       = h_lim_q - s;
+        w_lim_ms_d       = w_lim_q - s;
+        first_last_col_d = !(wx_q < w_lim_q);
+        last_col_d       = !(wx_q < w_lim_q);
+        last_row_d       = !(wy_q < h_lim_q);
+        state_d          = StRun;
+      end
+      StRun: begin
+        if (walk_done_q && !s1_valid_q && !s2_valid_q && !out_valid_q && (wr_y_q == height_q)) begin
+          state_d = StIdle;
+        end
+      end
+      StDrain: begin
+        if (wr_y_q == height_q) state_d = StIdle;
+      end
+      default: state_d = StIdle;
+    endcase
 
     if (in_fire) begin
       if (wr_x_q == width_q - DimWidth'(1)) begin
@@ -425,45 +480,42 @@ module strata_window_gen #(
       end
     end
 
+    // Each update: an adder for the new position, the compare that gives
+    // its flag on the old one in parallel.
     if (issue) begin
       row_start_d = 1'b0;
       if (!emit) begin
-        col_d = col_q + pos_t'(1);
-      end else if (!last_col) begin
+        col_d      = col_q + pos_t'(1);
+        col_in_d   = col_q < w_m1_q;
+        emit_cnt_d = emit_cnt_q - KernelWidth'(1);
+      end else if (!last_col_q) begin
         wx_d       = wx_q + s;
         ox_d       = ox_q + DimWidth'(1);
         col_d      = col_q + pos_t'(1) + skip_q;
-        emit_col_d = emit_col_q + s;
-      end else if (!last_row) begin
+        col_in_d   = col_q < w_m1_skip_q;
+        emit_cnt_d = step_cnt_q;
+        last_col_d = !(wx_q < w_lim_ms_q);
+      end else if (!last_row_q) begin
         wy_d        = wy_q + s;
         oy_d        = oy_q + DimWidth'(1);
         wx_d        = -p;
         ox_d        = '0;
         col_d       = '0;
-        emit_col_d  = first_emit_q;
-        y_low_d     = lowest_row(wy_q, row_step_q, h_last_q);
+        col_in_d    = 1'b1;
+        emit_cnt_d  = first_cnt_q;
+        last_col_d  = first_last_col_q;
+        last_row_d  = !(wy_q < h_lim_ms_q);
+        bot_d       = bot_q + s;
+        y_low_d     = (bot_q < h_last_ms_q) ? bot_q + s : h_last_q;
         free_lim_d  = free_lim_q + s;
         row_start_d = 1'b1;
       end else begin
         walk_done_d = 1'b1;
       end
     end
-
-    unique case (state_q)
-      StRun: begin
-        if (walk_done_q && !s1_valid_q && !s2_valid_q && !out_valid_q && (wr_y_q == height_q)) begin
-          state_d = StIdle;
-        end
-      end
-      StDrain: begin
-        if (wr_y_q == height_q) state_d = StIdle;
-      end
-      StIdle: ;
-      default: state_d = StIdle;
-    endcase
   end
 
-  // Stage 1 and the window register.
+  // Stage valid bits and the output valid.
   always_comb begin
     s1_valid_d = issue ? 1'b1 : (s1_move ? 1'b0 : s1_valid_q);
     s2_valid_d = s1_move ? 1'b1 : (s2_fire ? 1'b0 : s2_valid_q);
@@ -512,66 +564,86 @@ module strata_window_gen #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      state_q     <= StIdle;
-      err_q       <= 1'b0;
-      height_q    <= '0;
-      width_q     <= '0;
-      kernel_q    <= '0;
-      stride_q    <= '0;
-      pad_q       <= '0;
-      ceil_q      <= 1'b0;
-      wr_x_q      <= '0;
-      wr_y_q      <= '0;
-      h_lim_q      <= '0;
-      w_lim_q      <= '0;
-      skip_q       <= '0;
-      first_emit_q <= '0;
-      row_step_q   <= '0;
-      h_last_q     <= '0;
-      wy_q        <= '0;
-      wx_q        <= '0;
-      col_q       <= '0;
-      emit_col_q  <= '0;
-      y_low_q     <= '0;
-      free_lim_q  <= '0;
-      oy_q        <= '0;
-      ox_q        <= '0;
-      row_start_q <= 1'b1;
-      walk_done_q <= 1'b1;
-      s1_valid_q  <= 1'b0;
-      s2_valid_q  <= 1'b0;
-      out_valid_q <= 1'b0;
-      cols_q      <= '0;
+      state_q          <= StIdle;
+      err_q            <= 1'b0;
+      height_q         <= '0;
+      width_q          <= '0;
+      kernel_q         <= '0;
+      stride_q         <= '0;
+      pad_q            <= '0;
+      ceil_q           <= 1'b0;
+      wr_x_q           <= '0;
+      wr_y_q           <= '0;
+      h_lim_q          <= '0;
+      w_lim_q          <= '0;
+      h_lim_ms_q       <= '0;
+      w_lim_ms_q       <= '0;
+      skip_q           <= '0;
+      h_last_q         <= '0;
+      h_last_ms_q      <= '0;
+      w_m1_q           <= '0;
+      w_m1_skip_q      <= '0;
+      first_cnt_q      <= '0;
+      step_cnt_q       <= '0;
+      first_last_col_q <= 1'b0;
+      wy_q             <= '0;
+      wx_q             <= '0;
+      col_q            <= '0;
+      bot_q            <= '0;
+      y_low_q          <= '0;
+      free_lim_q       <= '0;
+      emit_cnt_q       <= '0;
+      oy_q             <= '0;
+      ox_q             <= '0;
+      col_in_q         <= 1'b0;
+      last_col_q       <= 1'b0;
+      last_row_q       <= 1'b0;
+      row_start_q      <= 1'b1;
+      walk_done_q      <= 1'b1;
+      s1_valid_q       <= 1'b0;
+      s2_valid_q       <= 1'b0;
+      out_valid_q      <= 1'b0;
+      cols_q           <= '0;
     end else begin
-      state_q     <= state_d;
-      err_q       <= err_d;
-      height_q    <= height_d;
-      width_q     <= width_d;
-      kernel_q    <= kernel_d;
-      stride_q    <= stride_d;
-      pad_q       <= pad_d;
-      ceil_q      <= ceil_d;
-      wr_x_q      <= wr_x_d;
-      wr_y_q      <= wr_y_d;
-      h_lim_q      <= h_lim_d;
-      w_lim_q      <= w_lim_d;
-      skip_q       <= skip_d;
-      first_emit_q <= first_emit_d;
-      row_step_q   <= row_step_d;
-      h_last_q     <= h_last_d;
-      wy_q        <= wy_d;
-      wx_q        <= wx_d;
-      col_q       <= col_d;
-      emit_col_q  <= emit_col_d;
-      y_low_q     <= y_low_d;
-      free_lim_q  <= free_lim_d;
-      oy_q        <= oy_d;
-      ox_q        <= ox_d;
-      row_start_q <= row_start_d;
-      walk_done_q <= walk_done_d;
-      s1_valid_q  <= s1_valid_d;
-      s2_valid_q  <= s2_valid_d;
-      out_valid_q <= out_valid_d;
+      state_q          <= state_d;
+      err_q            <= err_d;
+      height_q         <= height_d;
+      width_q          <= width_d;
+      kernel_q         <= kernel_d;
+      stride_q         <= stride_d;
+      pad_q            <= pad_d;
+      ceil_q           <= ceil_d;
+      wr_x_q           <= wr_x_d;
+      wr_y_q           <= wr_y_d;
+      h_lim_q          <= h_lim_d;
+      w_lim_q          <= w_lim_d;
+      h_lim_ms_q       <= h_lim_ms_d;
+      w_lim_ms_q       <= w_lim_ms_d;
+      skip_q           <= skip_d;
+      h_last_q         <= h_last_d;
+      h_last_ms_q      <= h_last_ms_d;
+      w_m1_q           <= w_m1_d;
+      w_m1_skip_q      <= w_m1_skip_d;
+      first_cnt_q      <= first_cnt_d;
+      step_cnt_q       <= step_cnt_d;
+      first_last_col_q <= first_last_col_d;
+      wy_q             <= wy_d;
+      wx_q             <= wx_d;
+      col_q            <= col_d;
+      bot_q            <= bot_d;
+      y_low_q          <= y_low_d;
+      free_lim_q       <= free_lim_d;
+      emit_cnt_q       <= emit_cnt_d;
+      oy_q             <= oy_d;
+      ox_q             <= ox_d;
+      col_in_q         <= col_in_d;
+      last_col_q       <= last_col_d;
+      last_row_q       <= last_row_d;
+      row_start_q      <= row_start_d;
+      walk_done_q      <= walk_done_d;
+      s1_valid_q       <= s1_valid_d;
+      s2_valid_q       <= s2_valid_d;
+      out_valid_q      <= out_valid_d;
       if (s2_fire) cols_q <= cols_d;
     end
   end
@@ -582,7 +654,7 @@ module strata_window_gen #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (s1_move) s2_meta_q <= s1_meta_q;
+    if (s1_move) s2_meta_q <= s2_meta_d;
   end
 
   always_ff @(posedge clk_i) begin
@@ -639,10 +711,15 @@ module strata_window_gen #(
   // The line buffer never overwrites a row a pending window still needs.
   `STRATA_ASSERT(wg_no_overwrite, clk_i, rst_ni,
                  !lb_we || walk_done_q || (wr_y < wy_q + pos_t'(Rows)))
-  // The registered per-row values follow the walker.
-  `STRATA_ASSERT(wg_row_values, clk_i, rst_ni, (state_q != StRun) || walk_done_q
-                 || ((free_lim_q == wy_q + pos_t'(Rows)) && (emit_col_q == wx_q + k - pos_t'(1))
-                     && (y_low_q == lowest_row(wy_q, k - pos_t'(1), h - pos_t'(1)))))
+  // The registered values follow their definitions at every step of the walk.
+  `STRATA_ASSERT(wg_walk_values, clk_i, rst_ni, (state_q != StRun) || walk_done_q
+                 || ((free_lim_q == wy_q + pos_t'(Rows))
+                     && (bot_q == wy_q + k - pos_t'(1))
+                     && (y_low_q == min_pos(wy_q + k - pos_t'(1), h - pos_t'(1)))
+                     && (pos_t'(emit_cnt_q) == wx_q + k - pos_t'(1) - col_q)
+                     && (col_in_q == (col_q < w))
+                     && (last_col_q == !(wx_q < w_lim_q))
+                     && (last_row_q == !(wy_q < h_lim_q))))
 
 `ifndef SYNTHESIS
   initial begin

@@ -81,7 +81,7 @@ class StrataPoolE2e : public SimFixture<Vstrata_pool_e2e_tb_top> {
     };
     skip_empty();
     size_t cfg_frame = 0;
-    bool check_error_flag = false;
+    int error_flag_delay = 0;  // cfg_error_o is settled 2 cycles after the handshake
     int failures = 0;
     const uint64_t start = cycle();
     while (out_frame < frames.size() || !cfg_src.empty() || !px_src.empty() || d.busy_o) {
@@ -103,14 +103,13 @@ class StrataPoolE2e : public SimFixture<Vstrata_pool_e2e_tb_top> {
       d.out_ready_i = sink.ready(rng());
       settle();
 
-      if (check_error_flag) {
+      if (error_flag_delay > 0 && --error_flag_delay == 0) {
         timing[cfg_frame].error_flag = d.cfg_error_o;
-        check_error_flag = false;
       }
       const bool cfg_fire = cfg_v && d.cfg_ready_o;
       const bool in_fire = in_v && d.in_ready_o;
       if (cfg_fire) {
-        check_error_flag = true;
+        error_flag_delay = 2;
         cfg_frame = cfg_src.front();
         timing[cfg_frame].cfg_cycle = cycle();
       }

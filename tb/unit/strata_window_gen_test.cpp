@@ -117,7 +117,7 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
     size_t cur_frame = 0;       // frame whose configuration was taken last
     bool any_cfg = false;
     size_t next_window = 0;     // index into expected[cur_frame]
-    bool check_error_flag = false;
+    int error_flag_delay = 0;  // cfg_error_o is settled 2 cycles after the handshake
     int failures = 0;
     const uint64_t start = cycle();
 
@@ -146,12 +146,11 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
       settle();
 
       // Sample point.
-      if (check_error_flag) {
+      if (error_flag_delay > 0 && --error_flag_delay == 0) {
         stats[cur_frame].error_flag = d.cfg_error_o;
         EXPECT_EQ(bool(d.cfg_error_o), !frames[cur_frame].legal)
             << "cfg_error_o after the configuration of frame " << cur_frame << " ("
             << frames[cur_frame].g.str() << "), STRATA_SEED=" << seed();
-        check_error_flag = false;
       }
       if (frames_done && !d.busy_o && !cfg_v) break;
       const bool cfg_fire = cfg_v && d.cfg_ready_o;
@@ -167,7 +166,7 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
         any_cfg = true;
         next_window = 0;
         stats[cur_frame].cfg_cycle = cycle();
-        check_error_flag = true;
+        error_flag_delay = 2;
       }
       if (win_fire) {
         if (!any_cfg || next_window >= expected[cur_frame].size()) {
