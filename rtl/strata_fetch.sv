@@ -141,6 +141,10 @@ module strata_fetch
   logic                    buf_in_ready, buf_out_valid, buf_out_ready, buf_flush;
   logic [AxiDataWidth:0]   buf_out;  // {error, data}
   logic                    draining; // stopped: beats are dropped
+  logic [$clog2(BufDepth + 1)-1:0] unused_buf_count;
+  logic                    unused_rlast;
+
+  assign unused_rlast = rlast_i;  // bursts have a fixed length; beats are counted
 
   assign draining  = !active_q;
   assign buf_flush = draining || clear_i;
@@ -161,9 +165,6 @@ module strata_fetch
     .out_data_o  (buf_out),
     .count_o     (unused_buf_count)
   );
-  logic [$clog2(BufDepth + 1)-1:0] unused_buf_count;
-  logic                            unused_rlast;
-  assign unused_rlast = rlast_i;  // bursts have a fixed length; beats are counted
 
   // ---------------------------------------------------------------- assembly / decode
   instr_t                  dec_d, dec_q;
