@@ -881,8 +881,17 @@ class ComputeEngineBench : public SimFixture<Vtop> {
   // ---- checking -----------------------------------------------------------
   // Every expected word is in place (banks: read back through the store port)
   // and the engine wrote nothing else. Returns the number of words compared.
-  int check(const std::string& what, const Expected& e, const RunResult& r) {
+  int check(const std::string& what, const Expected& e, const RunResult& r,
+            const isa::Instruction* sim_instr = nullptr) {
     int failures = 0;
+    // strata::IsaSim on the same memories (bank destinations).
+    std::vector<Word> sim;
+    if (sim_instr != nullptr && e.bank) {
+      std::string problem;
+      sim = isa_sim_bank(sim_memories_, *sim_instr, e.id, &problem);
+      EXPECT_TRUE(problem.empty()) << what << ": IsaSim: " << problem;
+      if (!problem.empty()) sim.clear();
+    }
     auto report = [&](const Expected::Item& it, int lane, int got) {
       if (++failures > 8) return;
       ADD_FAILURE() << what << ": " << (e.bank ? "bank " : "PE ") << (e.bank ? e.id : it.pe)
@@ -939,8 +948,106 @@ class ComputeEngineBench : public SimFixture<Vtop> {
       for (int l = 0; l < kN; ++l) {
         if (got[l] != it.word[l]) report(it, l, got[l]);
       }
+      if (!sim.empty() && sim[it.addr] != it.word) {
+        if (++failures <= 8) {
+          ADD_FAILURE() << what << ": strata::IsaSim disagrees with the numerics reference at "
+                        << "bank " << e.id << " word " << it.addr << " (row " << it.row
+                        << ", col " << it.col << "), STRATA_SEED=" << seed();
+        }
+      }
     }
     return int(e.items.size());
+  }
+
+  // The destination bank after strata::IsaSim ran `compute` on the bench's
+  // view of every bank, PE cache and parameter (loaded with LOAD instructions
+  // from an external memory image), read out with a STORE. The reference of
+  // docs/isa.md, independent of the bench's own reference.
+  static std::vector<Word> isa_sim_bank(const Memories& m, const isa::Instruction& compute,
+                                        int dst_bank, std::string* problem) {
+    constexpr uint64_t kBankBytes = uint64_t(kBankDepth) * kN;
+    constexpr uint64_t kCacheBytes = uint64_t(kCacheDepth) * kN;
+    const uint64_t caches = kBanks * kBankBytes;
+    const uint64_t params = caches + kP * kCacheBytes;
+    const uint64_t out = params + uint64_t(kParamDepth) * 8;
+    const uint64_t prog = out + kBankBytes;
+    std::vector<uint8_t> mem(prog + 16 * isa::kInstrBytes);
+    for (int b = 0; b < kBanks; ++b) {
+      for (int a = 0; a < kBankDepth; ++a) {
+        std::copy_n(reinterpret_cast<const uint8_t*>(m.bank[b][a].data()), kN,
+                    &mem[b * kBankBytes + uint64_t(a) * kN]);
+      }
+    }
+    for (int p = 0; p < kP; ++p) {
+      for (int a = 0; a < kCacheDepth; ++a) {
+        std::copy_n(reinterpret_cast<const uint8_t*>(m.cache[p][a].data()), kN,
+                    &mem[caches + p * kCacheBytes + uint64_t(a) * kN]);
+      }
+    }
+    for (int c = 0; c < kParamDepth; ++c) {
+      const uint64_t e = m.param[c].entry();
+      for (int i = 0; i < 8; ++i) mem[params + uint64_t(c) * 8 + i] = uint8_t(e >> (8 * i));
+    }
+    std::vector<isa::Instruction> program;
+    isa::ConfigInstr cfg;
+    cfg.version = hw::kVersion;
+    cfg.pes = hw::kPes;
+    cfg.lanes = hw::kLanes;
+    cfg.banks = hw::kBanks;
+    cfg.bank_depth = hw::kBankDepth;
+    cfg.pe_cache_depth = hw::kPeCacheDepth;
+    cfg.param_depth = hw::kParamDepth;
+    program.push_back(isa::encode(cfg));
+    for (int b = 0; b < kBanks; ++b) {
+      isa::LoadInstr l;
+      l.ext_addr = int64_t(b * kBankBytes);
+      l.ext_row_stride = int64_t(kBankBytes);
+      l.rows = 1;
+      l.row_words = kBankDepth;
+      l.dst_kind = isa::LoadDst::kBank;
+      l.dst_id = b;
+      program.push_back(isa::encode(l));
+    }
+    isa::LoadInstr lc;  // row r -> PE r
+    lc.ext_addr = int64_t(caches);
+    lc.ext_row_stride = int64_t(kCacheBytes);
+    lc.rows = kP;
+    lc.row_words = kCacheDepth;
+    lc.dst_kind = isa::LoadDst::kPeCache;
+    lc.dst_pe_step = true;
+    program.push_back(isa::encode(lc));
+    isa::LoadInstr lp;
+    lp.ext_addr = int64_t(params);
+    lp.ext_row_stride = kParamDepth * 8;
+    lp.rows = 1;
+    lp.row_words = kParamDepth;
+    lp.dst_kind = isa::LoadDst::kParam;
+    program.push_back(isa::encode(lp));
+    program.push_back(compute);
+    isa::StoreInstr st;
+    st.ext_addr = int64_t(out);
+    st.ext_row_stride = int64_t(kBankBytes);
+    st.rows = 1;
+    st.row_words = kBankDepth;
+    st.src_id = dst_bank;
+    program.push_back(isa::encode(st));
+    program.push_back(isa::encode(isa::EndInstr{}));
+    for (size_t i = 0; i < program.size(); ++i) {
+      program[i].to_bytes(&mem[prog + i * isa::kInstrBytes]);
+    }
+    SimOptions o;
+    o.instr_base = prog;
+    o.check_dependencies = false;
+    const SimResult r = IsaSim(HwTarget::defaults()).run(mem, o);
+    std::vector<Word> bank(kBankDepth);
+    if (!r.ok()) {
+      *problem = describe_problems(r);
+      return bank;
+    }
+    for (int a = 0; a < kBankDepth; ++a) {
+      std::copy_n(&mem[out + uint64_t(a) * kN], kN, reinterpret_cast<uint8_t*>(bank[a].data()));
+    }
+    return bank;
   }
 
   // IsaSim's verdict on one COMPUTE (CONFIG, COMPUTE, END; no dependency model).
@@ -964,6 +1071,7 @@ class ComputeEngineBench : public SimFixture<Vtop> {
   }
 
   Memories mem_;
+  Memories sim_memories_;         // the memories an instruction started from (IsaSim)
   std::array<int64_t, 2> sem_{};  // L2C, S2C units available
   uint16_t next_index_ = 0;
 };

@@ -123,6 +123,7 @@ class StrataComputeEngine : public ComputeEngineBench {
     ro.bg_addr_lo = kBgLo;
     ro.bg_addr_hi = kBgHi;
     ro.budget = 40 * uint64_t(l.beats() + 200 + l.out_h() * l.out_w() * 4);
+    sim_memories_ = mem_;
     const RunResult r = run(isa::encode(c), ro);
     EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
     EXPECT_EQ(int64_t(r.beats), l.beats()) << tag << " " << l.str() << " beats";
@@ -138,7 +139,8 @@ class StrataComputeEngine : public ComputeEngineBench {
         break;
       }
     }
-    return check(tag + " " + l.str(), e, r);
+    const isa::Instruction in = isa::encode(c);
+    return check(tag + " " + l.str(), e, r, &in);
   }
 
   int conv_batch(int layers, double pool_share, double pe_share, const RunOptions& o,
@@ -196,12 +198,14 @@ class StrataComputeEngine : public ComputeEngineBench {
     ro.bg_addr_lo = kBgLo;
     ro.bg_addr_hi = kBgHi;
     ro.budget = 40 * uint64_t(l.neurons * l.groups + 300);
+    sim_memories_ = mem_;
     const RunResult r = run(isa::encode(c), ro);
     EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
     EXPECT_EQ(int64_t(r.beats), int64_t(l.neurons) * l.groups) << tag << " beats";
     EXPECT_EQ(r.released[0], 3);
     EXPECT_EQ(r.released[1], 2);
-    return check(tag + " " + l.str(), e, r);
+    const isa::Instruction in = isa::encode(c);
+    return check(tag + " " + l.str(), e, r, &in);
   }
 
   PoolLayer random_pool(bool pe_dst) {
@@ -246,11 +250,13 @@ class StrataComputeEngine : public ComputeEngineBench {
     ro.bg_addr_lo = kBgLo;
     ro.bg_addr_hi = kBgHi;
     ro.budget = 60 * uint64_t(l.in_words() + 300);
+    sim_memories_ = mem_;
     const RunResult r = run(isa::encode(c), ro);
     EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
     EXPECT_EQ(r.beats, 0u) << "POOL uses no MAC";
     EXPECT_EQ(int(r.reads.size()), l.in_words()) << tag << " " << l.str() << " reads";
-    return check(tag + " " + l.str(), e, r);
+    const isa::Instruction in = isa::encode(c);
+    return check(tag + " " + l.str(), e, r, &in);
   }
 
   // A small valid convolution, loaded, for runs after errors and aborts.
@@ -504,9 +510,11 @@ TEST_F(StrataComputeEngine, ConvThroughput) {
     provide(c.hdr);
     RunOptions o;
     o.budget = 100000;
+    sim_memories_ = mem_;
     const RunResult r = run(isa::encode(c), o);
     ASSERT_TRUE(r.retired);
-    check(fmt::format("pass {}", pass), e, r);
+    const isa::Instruction in = isa::encode(c);
+    check(fmt::format("pass {}", pass), e, r, &in);
     EXPECT_EQ(int64_t(r.beats), l.beats());
     // One beat every cycle from the first to the last: no bubble between
     // taps, windows or rows.
@@ -641,7 +649,9 @@ TEST_F(StrataComputeEngine, FineGrainedConv) {
           }
         });
     ASSERT_TRUE(r.retired) << l.str();
-    check(fmt::format("fine {} {}", iter, l.str()), e, r);
+    sim_memories_ = final_mem;
+    const isa::Instruction in = isa::encode(c);
+    check(fmt::format("fine {} {}", iter, l.str()), e, r, &in);
     EXPECT_EQ(r.released[0], l.res_h());
     EXPECT_EQ(r.released[1], 1);
     EXPECT_EQ(r.acquired[0], l.in_h);
@@ -701,7 +711,9 @@ TEST_F(StrataComputeEngine, FineGrainedFc) {
           }
         });
     ASSERT_TRUE(r.retired) << l.str();
-    check(fmt::format("fine fc {}", iter), e, r);
+    sim_memories_ = final_mem;
+    const isa::Instruction in = isa::encode(c);
+    check(fmt::format("fine fc {}", iter), e, r, &in);
     EXPECT_EQ(r.released[0], l.neurons);
     int c2s = 0;
     for (const auto& rel : r.releases) c2s += rel.edge == 0;
@@ -748,7 +760,9 @@ TEST_F(StrataComputeEngine, FineGrainedPool) {
           }
         });
     ASSERT_TRUE(r.retired) << l.str();
-    check(fmt::format("fine pool {}", iter), e, r);
+    sim_memories_ = final_mem;
+    const isa::Instruction in = isa::encode(c);
+    check(fmt::format("fine pool {}", iter), e, r, &in);
     EXPECT_EQ(r.released[0], l.groups * l.res_h());
   }
 }
