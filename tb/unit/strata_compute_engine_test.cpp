@@ -538,6 +538,115 @@ TEST_F(StrataComputeEngine, ConvThroughput) {
   EXPECT_GE(util, 0.95);
 }
 
+// Full-rate properties of the other shapes, no stall anywhere: FC beats are
+// back to back across neurons, a pooled convolution keeps the array busy, and
+// POOL streams one pixel per cycle within a frame. Figures are printed.
+TEST_F(StrataComputeEngine, OtherThroughput) {
+  auto report = [&](const std::string& what, const RunResult& r, uint64_t work) {
+    std::cout << fmt::format("[ MEASURED ] {}: {} beats, {} reads in {} cycles (take to retire): "
+                             "{:.4f} per cycle",
+                             what, r.beats, r.reads.size(), r.cycles(),
+                             double(work) / double(r.cycles()))
+              << std::endl;
+  };
+  RunOptions o;
+  o.budget = 100000;
+  {  // FC 128 inputs -> 64 neurons for 8 images, BANK.
+    FcLayer l;
+    l.groups = 16;
+    l.neurons = 64;
+    l.in_id = 0;
+    l.dst_id = 1;
+    load_fc(l);
+    const Expected e = l.expected(mem_);
+    isa::ComputeInstr c = l.instr();
+    sim_memories_ = mem_;
+    const RunResult r = run(isa::encode(c), o);
+    ASSERT_TRUE(r.retired);
+    const isa::Instruction in = isa::encode(c);
+    check("fc throughput", e, r, &in);
+    EXPECT_EQ(r.beats, 1024u);
+    EXPECT_EQ(r.last_beat - r.first_beat + 1, r.beats) << "FC beats are not back to back";
+    report("FC 128 -> 64 x 8 images (16 groups), BANK", r, r.beats);
+  }
+  {  // FC with one group per neuron into PE_TRANSPOSE: the documented half rate.
+    FcLayer l;
+    l.groups = 1;
+    l.neurons = 64;
+    l.in_id = 0;
+    l.cache_base = 0;
+    l.param_base = 64;
+    l.dst = ComputeDst::kPeTranspose;
+    l.dst_base = kPeDstLo;
+    load_fc(l);
+    const Expected e = l.expected(mem_);
+    const RunResult r = run(isa::encode(l.instr()), o);
+    ASSERT_TRUE(r.retired);
+    check("fc transpose throughput", e, r);
+    EXPECT_LE(r.cycles(), 2 * r.beats + 60) << "PE_TRANSPOSE slower than half rate";
+    report("FC 8 -> 64 x 8 images (1 group), PE_TRANSPOSE", r, r.beats);
+  }
+  {  // cifar10_quick conv1 shape after input reordering: 32x32, 5x1 kernel,
+     // then max pool 3x3 s2 ceil.
+    ConvLayer l;
+    l.in_h = l.in_w = 32;
+    l.groups = 1;
+    l.kh = 5;
+    l.kw = 1;
+    l.ph = 2;
+    l.in_id = 2;
+    l.cache_base = 0;
+    l.param_base = 0;
+    l.pool = true;
+    l.pk = 3;
+    l.ps = 2;
+    l.ceil_mode = true;
+    l.clamp_lo = 0;
+    l.dst_id = 3;
+    l.dst_base = 0;
+    l.dst_row_stride = 16;
+    load_conv(l);
+    const Expected e = l.expected(mem_);
+    isa::ComputeInstr c = l.instr();
+    sim_memories_ = mem_;
+    const RunResult r = run(isa::encode(c), o);
+    ASSERT_TRUE(r.retired);
+    const isa::Instruction in = isa::encode(c);
+    check("pooled conv throughput", e, r, &in);
+    EXPECT_EQ(int64_t(r.beats), l.beats());
+    EXPECT_EQ(r.last_beat - r.first_beat + 1, r.beats) << "pooled conv beats not back to back";
+    EXPECT_GE(double(r.beats) / double(r.cycles()), 0.95);
+    report("CONV 32x32 k5x1 p2 + maxpool 3x3 s2 ceil -> 16x16", r, r.beats);
+  }
+  {  // POOL 16x16 x 4 groups, avg 3x3 s2 ceil.
+    PoolLayer l;
+    l.in_h = l.in_w = 16;
+    l.groups = 4;
+    l.avg = true;
+    l.pk = 3;
+    l.ps = 2;
+    l.ceil_mode = true;
+    l.in_id = 0;
+    l.in_base = 0;
+    l.dst_id = 1;
+    l.dst_base = 0;
+    l.dst_row_stride = l.res_w();
+    l.dst_group_stride = l.res_h() * l.res_w();
+    fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+    const Expected e = l.expected(mem_);
+    isa::ComputeInstr c = l.instr();
+    sim_memories_ = mem_;
+    const RunResult r = run(isa::encode(c), o);
+    ASSERT_TRUE(r.retired);
+    const isa::Instruction in = isa::encode(c);
+    check("pool throughput", e, r, &in);
+    // One pixel per cycle within a frame; frames do not overlap in the
+    // window generator (its tail: the last output row's walk).
+    EXPECT_LE(r.cycles(), uint64_t(l.in_words()) + uint64_t(l.groups) * 40 + 60);
+    report("POOL 16x16 x 4 groups, avg 3x3 s2 ceil -> 8x8", r, r.reads.size());
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Dependencies.
 
