@@ -185,11 +185,11 @@ module strata_window_gen #(
   //                                         -> lim = min(dim + p - k, dim - s)
   // lim_ms = lim - s answers the same question for the window after next;
   // skip: column jump between windows (s > k); first_cnt / step_cnt: shifts
-  // to a row's first window / to the next window, minus one; w_m1 and
-  // w_m1_skip: col < them keeps the next column inside the image.
+  // to a row's first window / to the next window, minus one; w_m1 = W - 1:
+  // col < w_m1 keeps the next column inside the image.
   pos_t h_lim_d, h_lim_q, w_lim_d, w_lim_q, h_lim_ms_d, h_lim_ms_q, w_lim_ms_d, w_lim_ms_q;
   pos_t skip_d, skip_q, h_last_d, h_last_q, h_last_ms_d, h_last_ms_q;
-  pos_t w_m1_d, w_m1_q, w_m1_skip_d, w_m1_skip_q;
+  pos_t w_m1_d, w_m1_q;
   logic [KernelWidth-1:0] first_cnt_d, first_cnt_q, step_cnt_d, step_cnt_q;
   logic                   first_last_col_d, first_last_col_q;
 
@@ -381,7 +381,6 @@ module strata_window_gen #(
     h_last_d         = h_last_q;
     h_last_ms_d      = h_last_ms_q;
     w_m1_d           = w_m1_q;
-    w_m1_skip_d      = w_m1_skip_q;
     first_cnt_d      = first_cnt_q;
     step_cnt_d       = step_cnt_q;
     first_last_col_d = first_last_col_q;
@@ -447,7 +446,6 @@ module strata_window_gen #(
         h_lim_d     = ceil_q ? min_pos(h_lim_q, h_lim_ms_q) : h_lim_q - s + pos_t'(1);
         w_lim_d     = ceil_q ? min_pos(w_lim_q, w_lim_ms_q) : w_lim_q - s + pos_t'(1);
         h_last_ms_d = h_last_q - s;
-        w_m1_skip_d = w_m1_q - skip_q;
         y_low_d     = min_pos(bot_q, h_last_q);
         emit_cnt_d  = first_cnt_q;
         state_d     = StStart;
@@ -492,7 +490,11 @@ module strata_window_gen #(
         wx_d       = wx_q + s;
         ox_d       = ox_q + DimWidth'(1);
         col_d      = col_q + pos_t'(1) + skip_q;
-        col_in_d   = col_q < w_m1_skip_q;
+        // Same test as without a jump: a following window starts inside the
+        // image (ceil: start + s < W; floor: start + s <= W + p - k < W),
+        // so after a jump (skip > 0) both col + 1 + skip < W and
+        // col < W - 1 hold.
+        col_in_d   = col_q < w_m1_q;
         emit_cnt_d = step_cnt_q;
         last_col_d = !(wx_q < w_lim_ms_q);
       end else if (!last_row_q) begin
@@ -582,7 +584,6 @@ module strata_window_gen #(
       h_last_q         <= '0;
       h_last_ms_q      <= '0;
       w_m1_q           <= '0;
-      w_m1_skip_q      <= '0;
       first_cnt_q      <= '0;
       step_cnt_q       <= '0;
       first_last_col_q <= 1'b0;
@@ -623,7 +624,6 @@ module strata_window_gen #(
       h_last_q         <= h_last_d;
       h_last_ms_q      <= h_last_ms_d;
       w_m1_q           <= w_m1_d;
-      w_m1_skip_q      <= w_m1_skip_d;
       first_cnt_q      <= first_cnt_d;
       step_cnt_q       <= step_cnt_d;
       first_last_col_q <= first_last_col_d;
