@@ -738,6 +738,8 @@ module strata_compute_engine
   `STRATA_ASSERT_STREAM(ce_rd_req, clk_i, ok_n, rd_req_valid_o, rd_req_ready_i,
                         {rd_bank_o, rd_addr_o})
   `STRATA_ASSERT_STREAM(ce_pe_wr, clk_i, ok_n, pe_valid_i, pe_ready_o, {pe_i, pe_addr_i, pe_data_i})
+  `STRATA_ASSERT_STREAM(ce_param_wr, clk_i, ok_n, param_valid_i, param_ready_o,
+                        {param_channel_i, param_data_i})
   // Responses never overrun the buffers: a request is issued only with room.
   `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
   `STRATA_ASSERT(ce_rsp_expected, clk_i, ok_n, !rd_rsp_valid_i || rd_out_q != '0)
