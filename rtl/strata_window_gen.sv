@@ -257,6 +257,8 @@ module strata_window_gen #(
 
   pos_t k, s, p, h, w, wr_x, wr_y;
   logic cfg_ok, kernel_fits, cfg_fire;
+  // k - 2p in a few bits: "k <= H + 2p" becomes one compare with H.
+  logic signed [KernelWidth+2:0] k_minus_2p;
 
   always_comb begin
     k    = pos_t'(kernel_q);
@@ -274,9 +276,10 @@ module strata_window_gen #(
     assign kernel_fits = 1'b1;  // every encodable kernel side is supported
   end
 
+  assign k_minus_2p = $signed({3'b000, kernel_q}) - $signed({2'b00, pad_q, 1'b0});
   assign cfg_ok = (height_q != '0) && (width_q != '0) && (32'(width_q) <= MaxImageWidth)
                && (kernel_q != '0) && kernel_fits && (stride_q != '0) && (pad_q < kernel_q)
-               && (k <= h + p + p) && (k <= w + p + p);
+               && (pos_t'(k_minus_2p) <= h) && (pos_t'(k_minus_2p) <= w);
 
   assign cfg_ready_o = (state_q == StIdle);
   assign cfg_fire    = cfg_valid_i && cfg_ready_o;
