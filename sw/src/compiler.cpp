@@ -448,6 +448,9 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
                              q.fc_words, op.fc_in, t.bank_depth));
       }
       q.tile = std::min<int64_t>(op.out_c, t.bank_depth / q.fc_words);
+      // Tiles of whole N-neuron words: each tile's transposed results then start
+      // at lane 0 of a PE-cache word (dst_lane = 0) and are written as full words.
+      if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
       if (q.dst == Dst::kBank && op.out_c > t.bank_depth) {
         fail(op, fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
       }

@@ -41,13 +41,13 @@ set(STRATA_MEMSYS_RTL
   ${STRATA_RTL_DIR}/strata_load_engine.sv
   ${STRATA_RTL_DIR}/strata_store_engine.sv
   ${STRATA_RTL_DIR}/strata_banks.sv
-  ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_tb_top.sv
+  ${STRATA_RTL_DIR}/strata_memsys.sv
 )
 
 # Default configuration; 17-bit semaphores so that overflow (an error) is
 # reachable with three releases.
 strata_bench(strata_memsys_tests
-  TOP strata_memsys_tb_top
+  TOP strata_memsys
   RTL ${STRATA_MEMSYS_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
   PARAMS -GSemWidth=17)
@@ -57,7 +57,7 @@ target_compile_definitions(strata_memsys_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17
 # is two beats, a beat holds two parameter entries and an instruction is four
 # beats: the gather / split paths the default configuration does not use.
 strata_bench(strata_memsys_wide_tests
-  TOP strata_memsys_tb_top
+  TOP strata_memsys
   RTL ${STRATA_MEMSYS_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
   PARAMS -GSemWidth=17 -GLanes=32 -GAxiDataWidth=128)

@@ -1,4 +1,4 @@
-// Bench infrastructure for the memory system (tb/unit/strata_memsys_tb_top.sv):
+// Bench infrastructure for the memory system (rtl/strata_memsys.sv):
 //   - Instr: a 512-bit instruction built field by field from the generated
 //     descriptors of strata/isa_fields.hpp;
 //   - RefMachine: the program-order reference (external memory, banks, PE
@@ -11,7 +11,7 @@
 //     parameter write recorders, run_program with a cycle timeout).
 #pragma once
 
-#include <Vstrata_memsys_tb_top.h>
+#include <Vstrata_memsys.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@
 
 namespace strata::tb {
 
-using Vtop = Vstrata_memsys_tb_top;
+using Vtop = Vstrata_memsys;
 
 // The configuration the bench top was built with (tb/unit/memsys.cmake sets
 // these when it overrides the top's Lanes / AxiDataWidth).

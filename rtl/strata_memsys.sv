@@ -1,15 +1,15 @@
-// Bench top of the memory system: the blocks of strata_top except the compute
-// engine, wired as strata_top wires them (docs/architecture.md, RTL structure):
+// Memory system and control of the accelerator: every block of strata_top
+// except the compute engine, wired as docs/architecture.md ("RTL structure")
+// describes:
 //   strata_csr, strata_controller, strata_perf_counters, strata_fetch,
 //   strata_dep_sems, strata_axi_rd_arbiter, strata_load_engine,
 //   strata_store_engine, strata_banks.
-// Every compute-engine-facing connection is a port of this top (prefix cp_ /
-// cw_ / cr_ / pe_ / param_), so a bench can play the compute engine (or tie
-// it off) and run LOAD / STORE / END programs end to end. AXI4 master: ID 0 =
-// instruction fetch and all writes, ID 1 = loads. All ports are packed
-// vectors (Verilator-friendly). Lanes and AxiDataWidth can be overridden to
-// check other configurations (every block takes them as parameters).
-module strata_memsys_tb_top
+// The compute engine's connections are ports (prefix cp_ / cw_ / cr_ / pe_ /
+// param_): strata_top attaches strata_compute_engine to them, and the memory
+// system bench plays the compute engine on them. AXI4 master: ID 0 =
+// instruction fetch and all writes, ID 1 = loads. All ports are packed vectors.
+// Latency and throughput are those of the blocks (see each block's header).
+module strata_memsys
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
 #(
@@ -543,4 +543,4 @@ module strata_memsys_tb_top
     .count_o  (counters)
   );
 
-endmodule : strata_memsys_tb_top
+endmodule : strata_memsys

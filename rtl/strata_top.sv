@@ -1,0 +1,258 @@
+// Strata accelerator top: the memory system and control (strata_memsys: CSRs,
+// controller, fetch, semaphores, load and store engines, banks, AXI) with the
+// COMPUTE engine (strata_compute_engine: PE array, requantiser, pooling path,
+// PE caches, parameter RAM) attached to its compute ports.
+// Interfaces: AXI4-Lite CSR slave (config/registers.yaml, docs/registers.md),
+// AXI4 master to external memory (ID 0 = instruction fetch and all writes,
+// ID 1 = loads; INCR bursts that never cross 4 KB), level interrupt irq_o.
+// Programs: docs/isa.md; configuration: strata_cfg_pkg (P = N required).
+module strata_top
+  import strata_csr_pkg::*;
+  import strata_isa_pkg::*;
+#(
+  parameter int unsigned WatchdogCycles = 4096,  // cycles without progress before DEADLOCK
+  localparam int unsigned Lanes          = strata_cfg_pkg::Lanes,
+  localparam int unsigned Pes            = strata_cfg_pkg::Pes,
+  localparam int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,
+  localparam int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,
+  localparam int unsigned Banks          = strata_cfg_pkg::Banks,
+  localparam int unsigned WordWidth      = Lanes * strata_cfg_pkg::DataWidth,
+  localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
+  localparam int unsigned BankAddrWidth  = $clog2(strata_cfg_pkg::BankDepth),
+  localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
+  localparam int unsigned CacheAddrWidth = $clog2(strata_cfg_pkg::PeCacheDepth),
+  localparam int unsigned ParamIdxWidth  = $clog2(strata_cfg_pkg::ParamDepth),
+  localparam int unsigned IncWidth       = 16
+) (
+  input  logic                       clk_i,             // clock
+  input  logic                       rst_ni,            // synchronous reset, active low
+  // AXI4-Lite slave (CSRs)
+  input  logic                       s_axil_awvalid,    // write address valid
+  output logic                       s_axil_awready,    // write address ready
+  input  logic [CsrAddrWidth-1:0]    s_axil_awaddr,     // write address
+  input  logic                       s_axil_wvalid,     // write data valid
+  output logic                       s_axil_wready,     // write data ready
+  input  logic [31:0]                s_axil_wdata,      // write data
+  input  logic [3:0]                 s_axil_wstrb,      // write strobes
+  output logic                       s_axil_bvalid,     // write response valid
+  input  logic                       s_axil_bready,     // write response ready
+  output logic [1:0]                 s_axil_bresp,      // write response
+  input  logic                       s_axil_arvalid,    // read address valid
+  output logic                       s_axil_arready,    // read address ready
+  input  logic [CsrAddrWidth-1:0]    s_axil_araddr,     // read address
+  output logic                       s_axil_rvalid,     // read data valid
+  input  logic                       s_axil_rready,     // read data ready
+  output logic [31:0]                s_axil_rdata,      // read data
+  output logic [1:0]                 s_axil_rresp,      // read response
+  output logic                       irq_o,             // interrupt
+  // AXI4 master
+  output logic                       m_axi_arvalid,     // AR
+  input  logic                       m_axi_arready,
+  output logic [0:0]                 m_axi_arid,
+  output logic [AxiAddrWidth-1:0]    m_axi_araddr,
+  output logic [7:0]                 m_axi_arlen,
+  output logic [2:0]                 m_axi_arsize,
+  output logic [1:0]                 m_axi_arburst,
+  input  logic                       m_axi_rvalid,      // R
+  output logic                       m_axi_rready,
+  input  logic [0:0]                 m_axi_rid,
+  input  logic [AxiDataWidth-1:0]    m_axi_rdata,
+  input  logic [1:0]                 m_axi_rresp,
+  input  logic                       m_axi_rlast,
+  output logic                       m_axi_awvalid,     // AW
+  input  logic                       m_axi_awready,
+  output logic [0:0]                 m_axi_awid,
+  output logic [AxiAddrWidth-1:0]    m_axi_awaddr,
+  output logic [7:0]                 m_axi_awlen,
+  output logic [2:0]                 m_axi_awsize,
+  output logic [1:0]                 m_axi_awburst,
+  output logic                       m_axi_wvalid,      // W
+  input  logic                       m_axi_wready,
+  output logic [AxiDataWidth-1:0]    m_axi_wdata,
+  output logic [AxiDataWidth/8-1:0]  m_axi_wstrb,
+  output logic                       m_axi_wlast,
+  input  logic                       m_axi_bvalid,      // B
+  output logic                       m_axi_bready,
+  input  logic [0:0]                 m_axi_bid,
+  input  logic [1:0]                 m_axi_bresp
+);
+
+  // Compute engine <-> memory system.
+  logic                      cp_instr_valid, cp_instr_ready;
+  instr_t                    cp_instr;
+  logic [15:0]               cp_index;
+  logic [1:0]                cp_acq_req, cp_acq_grant, cp_rel_valid;
+  logic [1:0][15:0]          cp_acq_amount, cp_rel_amount;
+  logic                      cw_valid, cw_ready, cr_req_valid, cr_req_ready, cr_rsp_valid;
+  logic [BankIdxWidth-1:0]   cw_bank, cr_bank;
+  logic [BankAddrWidth-1:0]  cw_addr, cr_addr;
+  logic [WordWidth-1:0]      cw_data, cr_rsp_data;
+  logic                      pe_valid, pe_ready, param_valid, param_ready;
+  logic [PeIdxWidth-1:0]     pe;
+  logic [CacheAddrWidth-1:0] pe_addr;
+  logic [WordWidth-1:0]      pe_data;
+  logic [ParamIdxWidth-1:0]  param_channel;
+  logic [63:0]               param_data;
+  logic                      cp_idle, cp_busy, cp_dep_wait, cp_err, cp_retire;
+  logic                      cp_mac_active, cp_stall_out;
+  logic [15:0]               cp_cur_index, cp_err_index;
+  err_code_e                 cp_err_code;
+  logic [IncWidth-1:0]       cp_macs;
+  logic                      abort, clear, fine;
+  logic [5*32-1:0]           sem_count;
+
+  strata_memsys #(
+    .WatchdogCycles (WatchdogCycles),
+    .Lanes          (Lanes),
+    .AxiDataWidth   (AxiDataWidth)
+  ) u_memsys (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .s_axil_awvalid   (s_axil_awvalid),
+    .s_axil_awready   (s_axil_awready),
+    .s_axil_awaddr    (s_axil_awaddr),
+    .s_axil_wvalid    (s_axil_wvalid),
+    .s_axil_wready    (s_axil_wready),
+    .s_axil_wdata     (s_axil_wdata),
+    .s_axil_wstrb     (s_axil_wstrb),
+    .s_axil_bvalid    (s_axil_bvalid),
+    .s_axil_bready    (s_axil_bready),
+    .s_axil_bresp     (s_axil_bresp),
+    .s_axil_arvalid   (s_axil_arvalid),
+    .s_axil_arready   (s_axil_arready),
+    .s_axil_araddr    (s_axil_araddr),
+    .s_axil_rvalid    (s_axil_rvalid),
+    .s_axil_rready    (s_axil_rready),
+    .s_axil_rdata     (s_axil_rdata),
+    .s_axil_rresp     (s_axil_rresp),
+    .irq_o            (irq_o),
+    .m_axi_arvalid    (m_axi_arvalid),
+    .m_axi_arready    (m_axi_arready),
+    .m_axi_arid       (m_axi_arid),
+    .m_axi_araddr     (m_axi_araddr),
+    .m_axi_arlen      (m_axi_arlen),
+    .m_axi_arsize     (m_axi_arsize),
+    .m_axi_arburst    (m_axi_arburst),
+    .m_axi_rvalid     (m_axi_rvalid),
+    .m_axi_rready     (m_axi_rready),
+    .m_axi_rid        (m_axi_rid),
+    .m_axi_rdata      (m_axi_rdata),
+    .m_axi_rresp      (m_axi_rresp),
+    .m_axi_rlast      (m_axi_rlast),
+    .m_axi_awvalid    (m_axi_awvalid),
+    .m_axi_awready    (m_axi_awready),
+    .m_axi_awid       (m_axi_awid),
+    .m_axi_awaddr     (m_axi_awaddr),
+    .m_axi_awlen      (m_axi_awlen),
+    .m_axi_awsize     (m_axi_awsize),
+    .m_axi_awburst    (m_axi_awburst),
+    .m_axi_wvalid     (m_axi_wvalid),
+    .m_axi_wready     (m_axi_wready),
+    .m_axi_wdata      (m_axi_wdata),
+    .m_axi_wstrb      (m_axi_wstrb),
+    .m_axi_wlast      (m_axi_wlast),
+    .m_axi_bvalid     (m_axi_bvalid),
+    .m_axi_bready     (m_axi_bready),
+    .m_axi_bid        (m_axi_bid),
+    .m_axi_bresp      (m_axi_bresp),
+    .cp_instr_valid_o (cp_instr_valid),
+    .cp_instr_ready_i (cp_instr_ready),
+    .cp_instr_o       (cp_instr),
+    .cp_index_o       (cp_index),
+    .cp_acq_req_i     (cp_acq_req),
+    .cp_acq_amount_i  (cp_acq_amount),
+    .cp_acq_grant_o   (cp_acq_grant),
+    .cp_rel_valid_i   (cp_rel_valid),
+    .cp_rel_amount_i  (cp_rel_amount),
+    .cw_valid_i       (cw_valid),
+    .cw_ready_o       (cw_ready),
+    .cw_bank_i        (cw_bank),
+    .cw_addr_i        (cw_addr),
+    .cw_data_i        (cw_data),
+    .cr_req_valid_i   (cr_req_valid),
+    .cr_req_ready_o   (cr_req_ready),
+    .cr_bank_i        (cr_bank),
+    .cr_addr_i        (cr_addr),
+    .cr_rsp_valid_o   (cr_rsp_valid),
+    .cr_rsp_data_o    (cr_rsp_data),
+    .pe_valid_o       (pe_valid),
+    .pe_ready_i       (pe_ready),
+    .pe_o             (pe),
+    .pe_addr_o        (pe_addr),
+    .pe_data_o        (pe_data),
+    .param_valid_o    (param_valid),
+    .param_ready_i    (param_ready),
+    .param_channel_o  (param_channel),
+    .param_data_o     (param_data),
+    .cp_idle_i        (cp_idle),
+    .cp_busy_i        (cp_busy),
+    .cp_dep_wait_i    (cp_dep_wait),
+    .cp_index_i       (cp_cur_index),
+    .cp_err_i         (cp_err),
+    .cp_err_code_i    (cp_err_code),
+    .cp_err_index_i   (cp_err_index),
+    .cp_retire_i      (cp_retire),
+    .cp_mac_active_i  (cp_mac_active),
+    .cp_macs_i        (cp_macs),
+    .cp_stall_out_i   (cp_stall_out),
+    .abort_o          (abort),
+    .clear_o          (clear),
+    .fine_grain_o     (fine),
+    .sem_count_o      (sem_count)
+  );
+
+  strata_compute_engine #(
+    .Pes   (Pes),
+    .Lanes (Lanes)
+  ) u_compute (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .abort_i         (abort),
+    .fine_i          (fine),
+    .instr_valid_i   (cp_instr_valid),
+    .instr_ready_o   (cp_instr_ready),
+    .instr_i         (cp_instr),
+    .instr_index_i   (cp_index),
+    .acq_req_o       (cp_acq_req),
+    .acq_amount_o    (cp_acq_amount),
+    .acq_grant_i     (cp_acq_grant),
+    .rel_valid_o     (cp_rel_valid),
+    .rel_amount_o    (cp_rel_amount),
+    .rd_req_valid_o  (cr_req_valid),
+    .rd_req_ready_i  (cr_req_ready),
+    .rd_bank_o       (cr_bank),
+    .rd_addr_o       (cr_addr),
+    .rd_rsp_valid_i  (cr_rsp_valid),
+    .rd_rsp_data_i   (cr_rsp_data),
+    .wr_valid_o      (cw_valid),
+    .wr_ready_i      (cw_ready),
+    .wr_bank_o       (cw_bank),
+    .wr_addr_o       (cw_addr),
+    .wr_data_o       (cw_data),
+    .pe_valid_i      (pe_valid),
+    .pe_ready_o      (pe_ready),
+    .pe_i            (pe),
+    .pe_addr_i       (pe_addr),
+    .pe_data_i       (pe_data),
+    .param_valid_i   (param_valid),
+    .param_ready_o   (param_ready),
+    .param_channel_i (param_channel),
+    .param_data_i    (param_data),
+    .idle_o          (cp_idle),
+    .busy_o          (cp_busy),
+    .dep_wait_o      (cp_dep_wait),
+    .retire_o        (cp_retire),
+    .index_o         (cp_cur_index),
+    .err_o           (cp_err),
+    .err_code_o      (cp_err_code),
+    .err_index_o     (cp_err_index),
+    .mac_active_o    (cp_mac_active),
+    .macs_o          (cp_macs),
+    .stall_out_o     (cp_stall_out)
+  );
+
+  logic unused_sem_count, unused_clear;
+  assign unused_sem_count = ^sem_count;  // debug view, not used at the top
+  assign unused_clear     = clear;       // the compute engine is cleared by abort and reset
+
+endmodule : strata_top

@@ -1,0 +1,28 @@
+# Whole-accelerator benches: strata_top Verilated once into the runner library
+# strata_rtl_runner (also the RTL backend of `strata run --backend rtl`), and
+# the whole-network tests (ctest label "network").
+set(STRATA_TOP_RTL
+  ${STRATA_RTL_DIR}/strata_csr_pkg.sv
+  ${STRATA_RTL_DIR}/strata_isa_pkg.sv
+  ${STRATA_RTL_DIR}/strata_compute_pkg.sv)
+file(GLOB STRATA_TOP_MODULES ${STRATA_RTL_DIR}/strata_*.sv)
+list(FILTER STRATA_TOP_MODULES EXCLUDE REGEX "_pkg\\.sv$")
+list(APPEND STRATA_TOP_RTL ${STRATA_TOP_MODULES})
+
+add_library(strata_rtl_runner STATIC ${CMAKE_CURRENT_SOURCE_DIR}/network/accel_runner.cpp)
+target_include_directories(strata_rtl_runner PUBLIC
+  ${CMAKE_CURRENT_SOURCE_DIR}/network ${CMAKE_CURRENT_SOURCE_DIR}/common)
+target_link_libraries(strata_rtl_runner PUBLIC strata_core GTest::gtest)
+target_compile_definitions(strata_rtl_runner PUBLIC
+  STRATA_WAVE_DIR_DEFAULT="${STRATA_WAVE_DIR}"
+  STRATA_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+verilate(strata_rtl_runner
+  TOP_MODULE strata_top
+  PREFIX Vstrata_top
+  SOURCES ${STRATA_RTL_PKGS} ${STRATA_TOP_RTL}
+  TRACE_FST
+  VERILATOR_ARGS --assert -Wall --x-assign unique --x-initial unique -I${STRATA_RTL_DIR})
+
+add_executable(strata_top_tests ${CMAKE_CURRENT_SOURCE_DIR}/network/strata_top_test.cpp)
+target_link_libraries(strata_top_tests PRIVATE strata_rtl_runner GTest::gtest_main)
+gtest_discover_tests(strata_top_tests PROPERTIES LABELS "network" DISCOVERY_TIMEOUT 120)

@@ -1,0 +1,309 @@
+// Whole-network tests of the accelerator (strata_top): every example network
+// and the trained digits model compiled by the Strata compiler, run on the
+// Verilated RTL against the C++ AXI memory model, and compared element by
+// element with the golden model. On a mismatch the bench runs the network's
+// prefixes to name the first layer whose RTL output differs, with channel,
+// row, column, expected and actual values. Also: random memory stalls, and the
+// robustness cases (illegal instruction, AXI read and write errors, START
+// while busy), each followed by a good run on the same accelerator.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accel_runner.hpp"
+#include "sim_fixture.hpp"
+#include "strata/compiler.hpp"
+#include "strata/error.hpp"
+#include "strata/gen.hpp"
+#include "strata/golden.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/network.hpp"
+#include "strata/npy.hpp"
+
+namespace strata::tb {
+namespace {
+
+const std::string kSource = STRATA_SOURCE_DIR;
+
+// A network with generated parameters (seeded), as `strata gen` makes them.
+Network example_network(const std::string& name, uint64_t seed) {
+  LoadOptions lo;
+  lo.load_weights = false;
+  Network net = load_network(kSource + "/examples/" + name + ".yaml", lo);
+  GenOptions go;
+  go.seed = seed;
+  generate_parameters(net, go, random_images(net.input_shape, go.images, seed));
+  return net;
+}
+
+Tensor<int8_t> image_of(const Tensor<int8_t>& batch, int64_t i) {
+  Shape shape(batch.shape().begin() + 1, batch.shape().end());
+  const int64_t n = shape_elements(shape);
+  std::vector<int8_t> v(batch.data() + i * n, batch.data() + (i + 1) * n);
+  return Tensor<int8_t>(shape, std::move(v));
+}
+
+// First difference between two tensors of the same [C][H][W] shape, as text.
+std::optional<std::string> first_difference(const Tensor<int8_t>& want, const Tensor<int8_t>& got) {
+  if (want.shape() != got.shape()) return std::string("shape differs");
+  const int64_t h = want.rank() == 3 ? want.dim(1) : 1, w = want.rank() == 3 ? want.dim(2) : 1;
+  for (int64_t i = 0; i < want.size(); ++i) {
+    if (want[i] != got[i]) {
+      return fmt::format("channel {}, row {}, column {}: expected {}, got {}", i / (h * w),
+                         i / w % h, i % w, want[i], got[i]);
+    }
+  }
+  return std::nullopt;
+}
+
+class StrataTop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = test_seed();
+    std::cout << "[ SEED     ] STRATA_SEED=" << seed_ << std::endl;
+  }
+
+  RunnerOptions options(double stall = 0.0) const {
+    RunnerOptions o;
+    o.seed = seed_;
+    o.stall = stall;
+    if (trace_requested()) {
+      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+      o.trace_path = fmt::format("{}/{}_{}.fst", STRATA_WAVE_DIR_DEFAULT, info->test_suite_name(),
+                                 info->name());
+    }
+    return o;
+  }
+
+  // Runs `inputs` on the RTL and the golden model; every element must agree.
+  // On a mismatch, names the first layer whose output differs.
+  void expect_bit_exact(const Network& net, const std::vector<Tensor<int8_t>>& inputs,
+                        double stall = 0.0, int max_reports = 3) {
+    CompileOptions co;
+    co.batch = static_cast<int>(inputs.size());
+    const Program program = compile(net, HwTarget::defaults(), co);
+    AccelRunner runner(options(stall));
+    std::vector<Tensor<int8_t>> outputs;
+    const RunReport r = runner.run_program(program, inputs, outputs);
+    ASSERT_TRUE(r.finished) << net.name << ": no interrupt (STRATA_SEED=" << seed_ << ")";
+    ASSERT_EQ(r.error, csr::ErrorCode::kNone)
+        << net.name << ": error " << csr::to_string(r.error) << " at instruction "
+        << r.error_index;
+    ASSERT_EQ(runner.protocol_errors(), 0);
+    ASSERT_EQ(outputs.size(), inputs.size());
+    int wrong = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor<int8_t> want = run_network(net, inputs[i]);
+      if (auto d = first_difference(want, outputs[i])) {
+        ADD_FAILURE() << net.name << " image " << i << " output: " << *d
+                      << " (STRATA_SEED=" << seed_ << ")";
+        if (++wrong <= max_reports) locate_first_wrong_layer(net, inputs[i]);
+      }
+    }
+    std::cout << fmt::format("[ RTL      ] {} batch {}: {} cycles, stall {}\n", net.name,
+                             inputs.size(), r.cycles, stall);
+  }
+
+  // Runs growing prefixes of the network on the RTL to find the first layer
+  // whose output differs from the golden model.
+  void locate_first_wrong_layer(const Network& net, const Tensor<int8_t>& input) {
+    std::vector<Tensor<int8_t>> golden;
+    run_network(net, input, [&](size_t, const Layer&, const Tensor<int8_t>& out) {
+      golden.push_back(out);
+    });
+    for (size_t k = 1; k <= net.layers.size(); ++k) {
+      Network prefix = net;
+      prefix.layers.resize(k);
+      std::vector<Tensor<int8_t>> out;
+      try {
+        const Program p = compile(prefix, HwTarget::defaults(), {});
+        AccelRunner runner(options());
+        const RunReport r = runner.run_program(p, {input}, out);
+        if (!r.finished || r.error != csr::ErrorCode::kNone) {
+          ADD_FAILURE() << "  prefix ending at layer '" << net.layers[k - 1].name
+                        << "' did not complete on the RTL";
+          return;
+        }
+      } catch (const strata::Error&) {
+        continue;  // a prefix the compiler cannot end at (e.g. inside a fused group)
+      }
+      const Tensor<int8_t> want = golden[k - 1].reshaped(out[0].shape());
+      if (auto d = first_difference(want, out[0])) {
+        ADD_FAILURE() << "  first wrong layer: '" << net.layers[k - 1].name << "' ("
+                      << layer_type_name(net.layers[k - 1].type) << "), " << *d;
+        return;
+      }
+    }
+  }
+
+  uint64_t seed_ = 1;
+};
+
+TEST_F(StrataTop, ConfigurationReadback) {
+  AccelRunner runner(options());
+  const HwTarget t = HwTarget::defaults();
+  EXPECT_EQ(runner.read_csr(csr::kId), 0x53545241u);
+  EXPECT_EQ(runner.read_csr(csr::kCfgPes), static_cast<uint32_t>(t.pes));
+  EXPECT_EQ(runner.read_csr(csr::kCfgLanes), static_cast<uint32_t>(t.lanes));
+  EXPECT_EQ(runner.read_csr(csr::kCfgBanks), static_cast<uint32_t>(t.banks));
+  EXPECT_EQ(runner.read_csr(csr::kCfgBankDepth), static_cast<uint32_t>(t.bank_depth));
+}
+
+TEST_F(StrataTop, Cifar10QuickBitExact) {
+  const Network net = example_network("cifar10_quick", 1);
+  expect_bit_exact(net, {random_images(net.input_shape, 1, seed_).reshaped(net.input_shape)});
+}
+
+TEST_F(StrataTop, Lenet5BitExact) {
+  const Network net = example_network("lenet5", 2);
+  expect_bit_exact(net, {random_images(net.input_shape, 1, seed_).reshaped(net.input_shape)});
+}
+
+TEST_F(StrataTop, StridedNetBitExact) {
+  const Network net = example_network("strided_net", 3);
+  expect_bit_exact(net, {random_images(net.input_shape, 1, seed_).reshaped(net.input_shape)});
+}
+
+TEST_F(StrataTop, Cifar10QuickBatchUnderRandomStalls) {
+  const Network net = example_network("cifar10_quick", 1);
+  const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
+  expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1)}, 0.25);
+}
+
+// The digits model classifies all 1797 images on the RTL exactly as the
+// golden model does (batches of P images).
+TEST_F(StrataTop, DigitsAllImagesMatchGolden) {
+  const Network net = load_network(kSource + "/examples/digits/digits.yaml");
+  const auto images = load_npy<int8_t>(kSource + "/examples/digits/images.npy");
+  const auto expected = load_npy<int32_t>(kSource + "/examples/digits/expected_predictions.npy");
+  const HwTarget target = HwTarget::defaults();
+  const int64_t n = images.dim(0);
+  ASSERT_EQ(n, 1797);
+  AccelRunner runner(options());
+  std::vector<Program> programs(target.pes + 1);
+  int64_t mismatches = 0, correct_vs_expected = 0;
+  uint64_t cycles = 0;
+  for (int64_t first = 0; first < n; first += target.pes) {
+    const int batch = static_cast<int>(std::min<int64_t>(target.pes, n - first));
+    if (programs[batch].instructions.empty()) {
+      CompileOptions co;
+      co.batch = batch;
+      programs[batch] = compile(net, target, co);
+    }
+    std::vector<Tensor<int8_t>> inputs, outputs;
+    for (int b = 0; b < batch; ++b) inputs.push_back(image_of(images, first + b));
+    const RunReport r = runner.run_program(programs[batch], inputs, outputs);
+    ASSERT_TRUE(r.finished && r.error == csr::ErrorCode::kNone)
+        << "batch at image " << first << ": " << csr::to_string(r.error);
+    cycles += r.cycles;
+    for (int b = 0; b < batch; ++b) {
+      const Tensor<int8_t> want = run_network(net, inputs[b]);
+      if (want != outputs[b] && ++mismatches <= 5) {
+        ADD_FAILURE() << "image " << first + b << ": " << *first_difference(want, outputs[b]);
+      }
+      int best = 0;
+      for (int c = 1; c < outputs[b].size(); ++c) {
+        if (outputs[b][c] > outputs[b][best]) best = c;
+      }
+      correct_vs_expected += best == expected[first + b];
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(correct_vs_expected, n) << "RTL predictions equal to the numpy integer pipeline's";
+  std::cout << fmt::format("[ RTL      ] digits: {} images, {} cycles, {:.0f} cycles/image\n", n,
+                           cycles, double(cycles) / n);
+}
+
+// --- robustness: each error is reported, and the next run is correct -------
+
+class StrataTopErrors : public StrataTop {
+ protected:
+  void SetUp() override {
+    StrataTop::SetUp();
+    net_ = load_network(kSource + "/examples/digits/digits.yaml");
+    program_ = compile(net_, HwTarget::defaults(), {});
+    images_ = load_npy<int8_t>(kSource + "/examples/digits/images.npy");
+    memory_ = program_.image;
+    write_input(program_, memory_, 0, image_of(images_, 0));
+  }
+
+  // A good run afterwards on the same accelerator gives the golden output.
+  void expect_recovers(AccelRunner& runner) {
+    std::vector<Tensor<int8_t>> out;
+    const RunReport r = runner.run_program(program_, {image_of(images_, 1)}, out);
+    ASSERT_TRUE(r.finished);
+    ASSERT_EQ(r.error, csr::ErrorCode::kNone) << csr::to_string(r.error);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], run_network(net_, image_of(images_, 1)));
+  }
+
+  uint32_t count() const { return static_cast<uint32_t>(program_.instructions.size()); }
+
+  Network net_;
+  Program program_;
+  Tensor<int8_t> images_;
+  std::vector<uint8_t> memory_;
+};
+
+TEST_F(StrataTopErrors, IllegalOpcode) {
+  AccelRunner runner(options());
+  std::vector<uint8_t> bad = memory_;
+  const size_t k = 2;  // a LOAD or COMPUTE in the middle of the program
+  bad[k * isa::kInstrBytes] = 0x0F;  // opcode 15 does not exist
+  const RunReport r = runner.run(bad, count());
+  ASSERT_TRUE(r.finished) << "hang on an illegal instruction";
+  EXPECT_TRUE(r.status & csr::kStatusError);
+  EXPECT_EQ(r.error, csr::ErrorCode::kIllegalInstr);
+  EXPECT_EQ(r.error_index, k);
+  expect_recovers(runner);
+}
+
+TEST_F(StrataTopErrors, AxiReadErrorOnWeights) {
+  AccelRunner runner(options());
+  const MemRegion& w = program_.region("weights");
+  runner.add_read_error(w.offset, w.offset + 64);
+  const RunReport r = runner.run(memory_, count());
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.error, csr::ErrorCode::kAxiRead);
+  runner.clear_errors();
+  expect_recovers(runner);
+}
+
+TEST_F(StrataTopErrors, AxiWriteErrorOnOutput) {
+  AccelRunner runner(options());
+  runner.add_write_error(program_.output.image_addr[0], program_.output.image_addr[0] + 8);
+  const RunReport r = runner.run(memory_, count());
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.error, csr::ErrorCode::kAxiWrite);
+  runner.clear_errors();
+  expect_recovers(runner);
+}
+
+TEST_F(StrataTopErrors, StartWhileBusy) {
+  AccelRunner runner(options());
+  const RunReport r = runner.run_with_second_start(memory_, count(), 200);
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.error, csr::ErrorCode::kBusyStart);
+  expect_recovers(runner);
+}
+
+TEST_F(StrataTopErrors, ProgramForAnotherConfigurationIsRefused) {
+  HwTarget big = HwTarget::defaults();
+  big.bank_depth *= 2;  // a program compiled for deeper banks than this hardware has
+  const Program p = compile(net_, big, {});
+  std::vector<uint8_t> mem = p.image;
+  write_input(p, mem, 0, image_of(images_, 0));
+  AccelRunner runner(options());
+  const RunReport r = runner.run(mem, static_cast<uint32_t>(p.instructions.size()));
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.error, csr::ErrorCode::kUnsupported);
+  expect_recovers(runner);
+}
+
+}  // namespace
+}  // namespace strata::tb
