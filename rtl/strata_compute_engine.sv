@@ -24,6 +24,8 @@
 // per cycle, so only a stalled destination can slow the array. Per
 // instruction: 22 cycles of checks (one shared multiplier), one start cycle,
 // then the walk; the pipeline drains before the next instruction.
+// Latency (no stall, units held): first beat into the array 27 cycles after
+// the instruction is taken; retirement 19 cycles after the last beat.
 // Abort (abort_i, from the controller): every state returns to idle after the
 // bank reads in flight have answered; the datapath blocks are then cleared
 // by a one-cycle local reset (PE caches and parameter RAM keep their contents).
@@ -131,10 +133,13 @@ module strata_compute_engine
 
   // ---------------------------------------------------------------- instruction
   logic        take;
+  logic        flush_q, dp_rst_n;  // local reset of the datapath at the end of an abort
   logic [15:0] index_q, acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
   logic        fine_q;
 
-  assign instr_ready_o = state_q == StIdle && !abort_i;
+  // Not in the cycle of the local reset that ends an abort (it would clear
+  // the decoder as it takes the instruction).
+  assign instr_ready_o = state_q == StIdle && !abort_i && !flush_q;
   assign take          = instr_valid_i && instr_ready_o;
 
   always_ff @(posedge clk_i) begin
@@ -151,7 +156,6 @@ module strata_compute_engine
   end
 
   // Datapath blocks are cleared by reset and at the end of an abort.
-  logic flush_q, dp_rst_n;
   assign dp_rst_n = rst_ni && !flush_q;
 
   // ---------------------------------------------------------------- decode

@@ -1214,6 +1214,31 @@ TEST_F(StrataComputeEngine, AbortAnywhere) {
   }
 }
 
+// A one-cycle abort pulse, with the next instruction offered from the very
+// next cycle: it is taken only once the engine is idle again, and runs.
+TEST_F(StrataComputeEngine, AbortPulseThenNextInstruction) {
+  const ConvLayer l = small_conv();
+  load_conv(l);
+  auto& d = dut();
+  for (int at : {3, 12, 30}) {
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {1, 0, 1, 0, 1, 0, 0};  // no unit given: it waits after decoding
+    set_instr(d, isa::encode(c));
+    d.instr_index_i = next_index_++;
+    d.instr_valid_i = 1;
+    settle();
+    ASSERT_TRUE(d.instr_ready_o);
+    tick();
+    d.instr_valid_i = 0;
+    for (int i = 0; i < at; ++i) tick();
+    d.abort_i = 1;
+    tick();
+    d.abort_i = 0;
+    run_conv(l, RunOptions{}, fmt::format("after an abort pulse at {}", at));
+    if (HasFailure()) return;
+  }
+}
+
 // An abort while the engine waits for its units releases nothing.
 TEST_F(StrataComputeEngine, AbortWhileWaiting) {
   const ConvLayer l = small_conv();
