@@ -52,7 +52,7 @@ FAMILY_CELLS = {
 
 # nextpnr-ecp5 utilisation entries worth a column (bel type -> label).
 PNR_BELS = {
-    "TRELLIS_COMB": "LUT4 (TRELLIS_COMB)",
+    "TRELLIS_COMB": "TRELLIS_COMB (LUT4 slots, incl. carry and LUT RAM)",
     "TRELLIS_FF": "FF (TRELLIS_FF)",
     "TRELLIS_RAMW": "LUTRAM write ports",
     "MULT18X18D": "MULT18X18D",
