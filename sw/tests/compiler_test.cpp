@@ -661,10 +661,12 @@ TEST(CompilerLimits, AnInvalidTargetIsRejected) {
 
 // A fully-connected layer whose tiles hold fewer than N neurons, feeding
 // another one: the transposed results of a tile continue mid-word (dst_lane).
-TEST(Compiler, TransposedTilesThatDoNotStartOnAWordBoundary) {
+// FC -> FC through PE_TRANSPOSE: tiles of at least N neurons are whole words
+// (dst_lane 0); only a neuron's weights too large for N per bank make tiles
+// of fewer than N neurons, which start inside a word (dst_lane != 0).
+std::set<int64_t> transpose_lanes(const std::string& input, uint64_t seed) {
   TempFiles files;
-  const std::string path = files.write("tiles.yaml", R"(name: tiles
-input: [18, 15, 12]
+  const std::string path = files.write("tiles.yaml", "name: tiles\ninput: " + input + R"(
 layers:
   - {name: f1, type: fc, out_features: 30, activation: relu}
   - {name: f2, type: fc, out_features: 9}
@@ -672,8 +674,8 @@ layers:
   Network net = load_network(path, LoadOptions{"", false});
   GenOptions go;
   go.images = 2;
-  generate_parameters(net, go, random_images(net.input_shape, 2, 4));
-  const auto images = split(random_images(net.input_shape, 5, 8));
+  generate_parameters(net, go, random_images(net.input_shape, 2, seed));
+  const auto images = split(random_images(net.input_shape, 5, seed + 4));
   const Program prog = check_network(net, HwTarget::defaults(), images, "tiles");
   std::set<int64_t> lanes;
   for (const isa::Instruction& in : prog.instructions) {
@@ -681,8 +683,19 @@ layers:
     const isa::ComputeInstr c = isa::decode_compute(in);
     if (c.dst_kind == isa::ComputeDst::kPeTranspose) lanes.insert(c.dst_lane);
   }
-  // 3240 features = 405 words per neuron: 10 neurons per 4096-word bank.
-  EXPECT_EQ(lanes, (std::set<int64_t>{0, 2, 4}));
+  return lanes;
+}
+
+TEST(Compiler, TransposedTilesAreWholeWordsWhenTheyHoldNNeurons) {
+  // 3240 features = 405 words per neuron: 10 neurons per 4096-word bank, so
+  // tiles of 8 neurons.
+  EXPECT_EQ(transpose_lanes("[18, 15, 12]", 4), (std::set<int64_t>{0}));
+}
+
+TEST(Compiler, TransposedTilesThatDoNotStartOnAWordBoundary) {
+  // 4320 features = 540 words per neuron: 7 neurons per bank; tiles start at
+  // neurons 0, 7, 14, 21, 28.
+  EXPECT_EQ(transpose_lanes("[18, 15, 16]", 4), (std::set<int64_t>{0, 4, 5, 6, 7}));
 }
 
 // Networks whose first op is not a convolution: pooling, a clamp, a
