@@ -128,7 +128,12 @@ module strata_memsys
   output logic                       abort_o,           // controller abort (to the compute engine)
   output logic                       clear_o,           // controller clear (run start)
   output logic                       fine_grain_o,      // mode of the run
-  output logic [5*SemWidth-1:0]      sem_count_o        // L2C, C2S, C2L, S2C, S2L (debug)
+  output logic [5*SemWidth-1:0]      sem_count_o,       // L2C, C2S, C2L, S2C, S2L (debug)
+  // debug trace (strata_top's trace port): what the performance counters count
+  output logic                       trace_count_o,     // the counters count this cycle
+  output logic [2:0]                 trace_retire_o,    // retire: [0] load [1] store [2] fetch
+  output logic [2*16-1:0]            trace_index_o,     // load [15:0], store [31:16] index
+  output logic [5:0]                 trace_state_o      // load busy/dep/mem, store busy/dep/mem
 );
 
   // ---------------------------------------------------------------- CSRs + control
@@ -530,6 +535,12 @@ module strata_memsys
     inc[PERF_WRITE_BYTES_IDX]       = (m_axi_wvalid && m_axi_wready && |m_axi_wstrb) ?
                                       IncWidth'(BeatBytes) : '0;
   end
+
+  // Debug trace: the per-cycle terms of the counters above, for strata_top's trace port.
+  assign trace_count_o  = busy && !clear;
+  assign trace_retire_o = {f_retire, st_retire, ld_retire};
+  assign trace_index_o  = {eng_index[2], eng_index[0]};
+  assign trace_state_o  = {st_mem_wait, st_wait, st_busy, ld_mem_wait, ld_wait, ld_busy};
 
   strata_perf_counters #(
     .NumCounters (NumPerfCounters),

@@ -74,7 +74,17 @@ module strata_top
   input  logic                       m_axi_bvalid,      // B
   output logic                       m_axi_bready,
   input  logic [0:0]                 m_axi_bid,
-  input  logic [1:0]                 m_axi_bresp
+  input  logic [1:0]                 m_axi_bresp,
+  // Debug trace port (docs/registers.md, "Trace port"): observation only, leave unconnected
+  // or give it to an ILA. The runner samples it each cycle to split the performance counters
+  // by layer. State bits: [0] load busy [1] load dep wait [2] load mem wait [3] compute busy
+  // [4] compute dep wait [5] compute stall out [6] MAC active [7] store busy
+  // [8] store dep wait [9] store mem wait.
+  output logic                       trace_count_o,     // the performance counters count
+  output logic [3:0]                 trace_retire_o,    // retire: load, compute, store, fetch
+  output logic [3*16-1:0]            trace_index_o,     // load, compute, store instr. index
+  output logic [9:0]                 trace_state_o,     // engine state bits (above)
+  output logic [IncWidth-1:0]        trace_macs_o       // useful MACs this cycle
 );
 
   // Compute engine <-> memory system.
@@ -100,6 +110,9 @@ module strata_top
   logic [IncWidth-1:0]       cp_macs;
   logic                      abort, clear, fine;
   logic [5*32-1:0]           sem_count;
+  logic [2:0]                ms_retire;
+  logic [2*16-1:0]           ms_index;
+  logic [5:0]                ms_state;
 
   strata_memsys #(
     .WatchdogCycles (WatchdogCycles),
@@ -198,7 +211,11 @@ module strata_top
     .abort_o          (abort),
     .clear_o          (clear),
     .fine_grain_o     (fine),
-    .sem_count_o      (sem_count)
+    .sem_count_o      (sem_count),
+    .trace_count_o    (trace_count_o),
+    .trace_retire_o   (ms_retire),
+    .trace_index_o    (ms_index),
+    .trace_state_o    (ms_state)
   );
 
   strata_compute_engine #(
@@ -250,6 +267,13 @@ module strata_top
     .macs_o          (cp_macs),
     .stall_out_o     (cp_stall_out)
   );
+
+  // Debug trace port: the memory system's terms and the compute engine's, regrouped.
+  assign trace_retire_o = {ms_retire[2], ms_retire[1], cp_retire, ms_retire[0]};
+  assign trace_index_o  = {ms_index[31:16], cp_cur_index, ms_index[15:0]};
+  assign trace_state_o  = {ms_state[5:3], cp_mac_active, cp_stall_out, cp_dep_wait, cp_busy,
+                           ms_state[2:0]};
+  assign trace_macs_o   = cp_macs;
 
   logic unused_sem_count, unused_clear;
   assign unused_sem_count = ^sem_count;  // debug view, not used at the top
