@@ -21,7 +21,7 @@
 //     each with its own probability per cycle;
 //   - error injection: address regions that answer SLVERR or DECERR to reads
 //     and/or writes (a failed write changes nothing);
-//   - protocol checks, each a test failure (ADD_FAILURE) with the cycle:
+//   - protocol checks, each a failure (bench_check.hpp) with the cycle:
 //     INCR only, full-width beats, aligned addresses, burst length <=
 //     max_burst, no burst crossing a 4 KB boundary, WLAST exactly on each
 //     burst's last beat, VALID held and payload stable until READY on AR, AW
@@ -30,7 +30,6 @@
 //     first / last R cycle per ID, first / last W cycle, most bursts outstanding.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <verilated.h>
 
 #include <algorithm>
@@ -46,6 +45,8 @@
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
+
+#include "bench_check.hpp"
 
 namespace strata::tb {
 
@@ -189,6 +190,8 @@ class AxiMemModel {
   int beat_bytes() const { return beat_bytes_; }
   uint64_t cycle() const { return cycle_; }
   int protocol_errors() const { return protocol_errors_; }
+  // Where protocol violations are reported (bench_check.hpp).
+  void set_failure_handler(FailureHandler handler) { on_failure_ = std::move(handler); }
   std::size_t reads_outstanding() const { return reads_.size(); }
   std::size_t writes_outstanding() const { return writes_.size() + bq_.size(); }
 
@@ -289,7 +292,8 @@ class AxiMemModel {
     // Every violation counts; the first few are reported (a stuck bus would
     // repeat the same one every cycle).
     if (++protocol_errors_ <= 10) {
-      ADD_FAILURE() << "AXI protocol (memory model, cycle " << cycle_ << "): " << what;
+      report_failure(on_failure_,
+                     "AXI protocol (memory model, cycle " + std::to_string(cycle_) + "): " + what);
     }
   }
 
@@ -524,6 +528,7 @@ class AxiMemModel {
   uint64_t next_r_cycle_ = 0, next_w_cycle_ = 0;  // bandwidth limits
   uint64_t cycle_ = 0;
   int protocol_errors_ = 0;
+  FailureHandler on_failure_;
 };
 
 }  // namespace strata::tb

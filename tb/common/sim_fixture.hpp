@@ -12,12 +12,18 @@
 //                    (valid && ready) that will fire at the next edge;
 //   4. tick():      falling edge, then rising edge (registers update).
 // The DUT's clock port must be clk_i and its reset rst_ni (active low).
+//
+// Coverage builds (cmake -DSTRATA_COVERAGE=ON) write each test's line and
+// toggle counts in teardown, see write_coverage() below.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +31,8 @@
 #include <memory>
 #include <random>
 #include <string>
+
+#include "throttle.hpp"
 
 namespace strata::tb {
 
@@ -41,18 +49,26 @@ inline bool trace_requested() {
   return s != nullptr && *s != '\0' && std::string(s) != "0";
 }
 
-// Bernoulli "is the stream idle this cycle" source for random gaps and
-// back-pressure. probability 0 disables it.
-class Throttle {
- public:
-  explicit Throttle(double probability = 0.0) : p_(probability) {}
-  bool stall(std::mt19937_64& rng) { return p_ > 0.0 && dist_(rng) < p_; }
-  double probability() const { return p_; }
-
- private:
-  double p_;
-  std::uniform_real_distribution<double> dist_{0.0, 1.0};
-};
+// Coverage builds only (Verilated with --coverage-line --coverage-toggle, so
+// VM_COVERAGE is 1): writes the line and toggle counts of `ctx` to
+// $STRATA_COVERAGE_DIR (default ./coverage) as <tag>_<pid>_<n>.dat, one file
+// per model, so parallel processes and successive tests never overwrite each
+// other; scripts/regress merges them with verilator_coverage. Call it after
+// final() and before the context is destroyed. A no-op in normal builds.
+inline void write_coverage(VerilatedContext& ctx, const std::string& tag) {
+#if VM_COVERAGE
+  static std::atomic<unsigned> written{0};
+  const char* dir_env = std::getenv("STRATA_COVERAGE_DIR");
+  const std::filesystem::path dir = dir_env != nullptr && *dir_env != '\0' ? dir_env : "coverage";
+  std::filesystem::create_directories(dir);
+  const std::string file =
+      tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(written++) + ".dat";
+  ctx.coveragep()->write((dir / file).string().c_str());
+#else
+  (void)ctx;
+  (void)tag;
+#endif
+}
 
 template <class Model>
 class SimFixture : public ::testing::Test {
@@ -82,6 +98,7 @@ class SimFixture : public ::testing::Test {
 
   void TearDown() override {
     if (dut_) dut_->final();
+    if (ctx_) write_coverage(*ctx_, test_name_);
     if (trace_) trace_->close();
     trace_.reset();
     dut_.reset();
