@@ -13,7 +13,10 @@
 //     clamp lo > hi; pooling window 0 or > MaxPoolKernel, pool stride 0, pool
 //     pad >= window, pooling input wider than MaxImageWidth, pool_out_* that do
 //     not follow; a destination kind the mode does not have; a destination that
-//     overlaps the streamed input (same bank) or the cached operand.
+//     overlaps the streamed input (same bank) or the cached operand;
+//     PE_TRANSPOSE with dst_lane != 0 (this implementation writes whole
+//     PE-cache words; strata::IsaSim models the byte-masked write, the
+//     compiler emits it only when fewer than N neurons fit a bank).
 // No division anywhere: an output size m + 1 is checked as the pair of
 // inequalities that define it (floor: m*s + k <= D < m*s + s + k with
 // D = dim + 2p; ceil: the window generator's "another window" rule).
@@ -95,6 +98,7 @@ module strata_compute_decode
   logic [15:0] in_base_q, in_h_q, in_w_q, groups_q, out_h_q, out_w_q, cache_base_q;
   logic [15:0] param_base_q, pool_out_h_q, pool_out_w_q, dst_base_q, dst_row_stride_q;
   logic [15:0] dst_group_stride_q;
+  logic [5:0]  dst_lane_q;
   logic [3:0]  kh_q, kw_q, sh_q, sw_q, ph_q, pw_q, pk_q, ps_q, pp_q;
   logic signed [7:0] clamp_lo_q, clamp_hi_q, post_lo_q, post_hi_q;
   logic        pool_en_q, pool_avg_q, pool_ceil_q;
@@ -141,6 +145,7 @@ module strata_compute_decode
       dst_base_q         <= compute_dst_base(instr_i);
       dst_row_stride_q   <= compute_dst_row_stride(instr_i);
       dst_group_stride_q <= compute_dst_group_stride(instr_i);
+      dst_lane_q         <= compute_dst_lane(instr_i);
       post_lo_q          <= compute_post_lo(instr_i);
       post_hi_q          <= compute_post_hi(instr_i);
     end
@@ -325,7 +330,9 @@ module strata_compute_decode
                 (is_conv && overlap(W'(dst_base_q), dst_end, W'(cache_base_q), cache_end));
       end
       2'(ComputeDstPeTranspose): begin
-        u_dst = !is_fc || dst_end > W'(PeCacheDepth) ||
+        // dst_lane != 0 (a tile continuing a word mid-way) needs byte-masked
+        // PE-cache writes, which this implementation does not have.
+        u_dst = !is_fc || dst_lane_q != '0 || dst_end > W'(PeCacheDepth) ||
                 overlap(W'(dst_base_q), dst_end, W'(cache_base_q), cache_end);
       end
       default: u_dst = 1'b1;

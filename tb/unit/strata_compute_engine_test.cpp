@@ -1099,6 +1099,16 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.dst_base = c.cache_base + 2;
        },
        {}},
+      // IsaSim models the byte-masked write; the RTL writes whole words only.
+      {"FC transpose with dst_lane != 0", U,
+       [&](auto& c) {
+         fc(c);
+         c.dst_kind = ComputeDst::kPeTranspose;
+         c.dst_base = 700;
+         c.dst_lane = 3;
+       },
+       {},
+       false},
       {"POOL with out_h != in_h", U, [&](auto& c) { pool(c); c.out_h += 1; }, {}},
       {"POOL without pool_en", U, [&](auto& c) { pool(c); c.pool_en = false; }, {}},
       {"POOL to PE_TRANSPOSE", U,
@@ -1127,6 +1137,10 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
     isa::ComputeInstr f = good;
     fc(f);
     ASSERT_EQ(isa_sim_verdict(isa::encode(f)), SimError::kNone) << "FC base";
+    f.dst_kind = ComputeDst::kPeTranspose;
+    f.dst_base = 700;
+    f.dst_lane = 3;
+    ASSERT_EQ(isa_sim_verdict(isa::encode(f)), SimError::kNone) << "FC dst_lane 3 in IsaSim";
     isa::ComputeInstr p = good;
     pool(p);
     ASSERT_EQ(isa_sim_verdict(isa::encode(p)), SimError::kNone) << "POOL base";
