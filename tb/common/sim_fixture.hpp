@@ -14,16 +14,13 @@
 // The DUT's clock port must be clk_i and its reset rst_ni (active low).
 //
 // Coverage builds (cmake -DSTRATA_COVERAGE=ON) write each test's line and
-// toggle counts in teardown, see write_coverage() below.
+// toggle counts in teardown (write_coverage, sim_coverage.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -32,6 +29,7 @@
 #include <random>
 #include <string>
 
+#include "sim_coverage.hpp"
 #include "throttle.hpp"
 
 namespace strata::tb {
@@ -47,27 +45,6 @@ inline uint64_t test_seed() {
 inline bool trace_requested() {
   const char* s = std::getenv("STRATA_TRACE");
   return s != nullptr && *s != '\0' && std::string(s) != "0";
-}
-
-// Coverage builds only (Verilated with --coverage-line --coverage-toggle, so
-// VM_COVERAGE is 1): writes the line and toggle counts of `ctx` to
-// $STRATA_COVERAGE_DIR (default ./coverage) as <tag>_<pid>_<n>.dat, one file
-// per model, so parallel processes and successive tests never overwrite each
-// other; scripts/regress merges them with verilator_coverage. Call it after
-// final() and before the context is destroyed. A no-op in normal builds.
-inline void write_coverage(VerilatedContext& ctx, const std::string& tag) {
-#if VM_COVERAGE
-  static std::atomic<unsigned> written{0};
-  const char* dir_env = std::getenv("STRATA_COVERAGE_DIR");
-  const std::filesystem::path dir = dir_env != nullptr && *dir_env != '\0' ? dir_env : "coverage";
-  std::filesystem::create_directories(dir);
-  const std::string file =
-      tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(written++) + ".dat";
-  ctx.coveragep()->write((dir / file).string().c_str());
-#else
-  (void)ctx;
-  (void)tag;
-#endif
 }
 
 template <class Model>

@@ -21,8 +21,10 @@ verilate(strata_rtl_runner
   PREFIX Vstrata_top
   SOURCES ${STRATA_RTL_PKGS} ${STRATA_TOP_RTL}
   TRACE_FST
-  VERILATOR_ARGS --assert -Wall --x-assign unique --x-initial unique -I${STRATA_RTL_DIR})
+  VERILATOR_ARGS --assert -Wall --x-assign unique --x-initial unique -I${STRATA_RTL_DIR}
+                 ${STRATA_VERILATOR_COVERAGE_ARGS})
 
 add_executable(strata_top_tests ${CMAKE_CURRENT_SOURCE_DIR}/network/strata_top_test.cpp)
 target_link_libraries(strata_top_tests PRIVATE strata_rtl_runner GTest::gtest_main)
-gtest_discover_tests(strata_top_tests PROPERTIES LABELS "network" DISCOVERY_TIMEOUT 120)
+# Label random too: every test draws its images and stalls from STRATA_SEED.
+gtest_discover_tests(strata_top_tests PROPERTIES LABELS "network;random" DISCOVERY_TIMEOUT 120)
