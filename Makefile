@@ -4,6 +4,7 @@
 #   make setup   install what a fresh Debian 12 machine lacks (idempotent)
 #   make lint    Verilator -Wall lint of rtl/
 #   make wave TEST=<Suite.Test>   run one bench test with an FST trace
+#   make regress [SEEDS=N] [LABELS=..] [SHARD=i/n] [COVERAGE=1]   nightly regression
 .PHONY: all setup build test demo lint wave clean regen-data
 
 BUILD   ?= build
@@ -61,3 +62,22 @@ synth:
 	  --out $(BUILD)/synth/$(or $(TARGET),ecp5)
 # The test suite holds synth-labelled tests: `make test` installs the FPGA tools too.
 test: export STRATA_SETUP_FPGA := 1
+
+# Nightly regression (docs/regression.md): every test labelled random runs
+# with SEEDS seeds, the others once; JUnit, summary.md and failing_seeds.txt in
+# $(REGRESS_OUT)/latest/. COVERAGE=1 builds and runs $(BUILD)-cov (Verilator
+# line/toggle coverage, HTML report); SHARD=i/n runs one of n parts (merge the
+# parts with scripts/regress --merge); RERUN=<failing_seeds.txt> re-runs a list.
+#   make regress [SEEDS=N] [LABELS=unit,network] [SHARD=i/n] [COVERAGE=1]
+#                [BASE_SEED=B] [RERUN=file]
+.PHONY: regress
+REGRESS_BUILD = $(if $(filter 1,$(COVERAGE)),$(BUILD)-cov,$(BUILD))
+REGRESS_OUT ?= $(BUILD)/regress
+regress: setup
+	cmake -S . -B $(REGRESS_BUILD) -DCMAKE_BUILD_TYPE=Release \
+	  -DSTRATA_COVERAGE=$(if $(filter 1,$(COVERAGE)),ON,OFF) $(CMAKE_FLAGS)
+	cmake --build $(REGRESS_BUILD) -j $(JOBS)
+	/usr/bin/python3 scripts/regress --build $(REGRESS_BUILD) --out $(REGRESS_OUT) \
+	  --jobs $(JOBS) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(LABELS),--labels $(LABELS)) \
+	  $(if $(SHARD),--shard $(SHARD)) $(if $(BASE_SEED),--base-seed $(BASE_SEED)) \
+	  $(if $(filter 1,$(COVERAGE)),--coverage) $(if $(RERUN),--rerun $(RERUN))
