@@ -12,12 +12,15 @@ target_compile_definitions(strata_compiler_tests PRIVATE
   STRATA_CLI="$<TARGET_FILE:strata>")
 add_dependencies(strata_compiler_tests strata)
 target_compile_options(strata_compiler_tests PRIVATE -Wall -Wextra -Wpedantic)
-# RandomNetworks draws its networks from STRATA_SEED: label random too, so the
-# nightly regression (scripts/regress) runs it with several seeds.
 gtest_discover_tests(strata_compiler_tests PROPERTIES LABELS "unit" DISCOVERY_TIMEOUT 60
   TEST_FILTER "-RandomNetworks.*")
-gtest_discover_tests(strata_compiler_tests PROPERTIES LABELS "unit;random" DISCOVERY_TIMEOUT 60
-  TEST_FILTER "RandomNetworks.*")
+# RandomNetworks draws its networks from STRATA_SEED: label random too, so the
+# nightly regression (scripts/regress) runs it with several seeds.
+add_test(NAME RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel
+         COMMAND strata_compiler_tests
+                 --gtest_filter=RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel)
+set_tests_properties(RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel PROPERTIES
+  LABELS "unit;random")
 
 # The committed rtl/strata_isa_pkg.sv, sw/include/strata/isa_fields.hpp and the
 # field tables of docs/isa.md must match config/isa.yaml.

@@ -27,4 +27,5 @@ verilate(strata_rtl_runner
 add_executable(strata_top_tests ${CMAKE_CURRENT_SOURCE_DIR}/network/strata_top_test.cpp)
 target_link_libraries(strata_top_tests PRIVATE strata_rtl_runner GTest::gtest_main)
 # Label random too: every test draws its images and stalls from STRATA_SEED.
-gtest_discover_tests(strata_top_tests PROPERTIES LABELS "network;random" DISCOVERY_TIMEOUT 120)
+gtest_discover_tests(strata_top_tests DISCOVERY_TIMEOUT 120)
+strata_discovered_labels(strata_top_tests network random)
