@@ -2,13 +2,22 @@
 // the external memory is the C++ AXI4 memory model (tb/common/axi_mem_model.hpp,
 // default 60-cycle read latency, one beat per cycle), the CPU side is the
 // AXI4-Lite driver (tb/common/axil_driver.hpp). Used by the whole-network
-// benches (tb/network/) and by `strata run --backend rtl`.
+// benches (tb/network/) and by `strata run --backend rtl` / `strata bench`;
+// it needs no test framework (failed bench checks land in RunReport).
+//
+// Every cycle the runner samples strata_top's debug trace port and splits
+// what the performance counters count by layer (instruction tag): a cycle
+// belongs to the layer of the COMPUTE instruction that retires next in
+// program order (after the last COMPUTE: to that COMPUTE's layer, so the final
+// STOREs and END belong to the last layer). The per-layer sums therefore add
+// up to the counters exactly; RunReport::trace_total is that sum.
 //
 // One AccelRunner owns one VerilatedContext and one model for its lifetime;
 // runs may follow each other (the accelerator is left ready for the next
 // start, which the robustness tests rely on).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -17,6 +26,7 @@
 
 #include "strata/compiler.hpp"
 #include "strata/csr_map.hpp"
+#include "strata/hw_target.hpp"
 #include "strata/tensor.hpp"
 
 namespace strata::tb {
@@ -30,6 +40,27 @@ struct RunnerOptions {
   std::string trace_path;         // FST file ("" = no trace)
 };
 
+// Performance figures in csr::kPerfCounters order (PERF_CYCLES first).
+using PerfCounts = std::array<uint64_t, csr::kPerfCounters.size()>;
+
+// Index of a counter (csr::kPerf*) in PerfCounts; kPerfCounters.size() if none.
+constexpr size_t perf_slot(uint32_t offset) {
+  for (size_t i = 0; i < csr::kPerfCounters.size(); ++i) {
+    if (csr::kPerfCounters[i] == offset) return i;
+  }
+  return csr::kPerfCounters.size();
+}
+// The same, throwing strata::Error for an offset that is not a counter.
+size_t perf_index(uint32_t offset);
+
+// What the trace port showed for one layer (instruction tag) of a run.
+struct LayerCounts {
+  int tag = 0;           // header tag of its COMPUTE instructions
+  PerfCounts counts{};   // the counters' per-cycle terms summed over the layer's cycles
+  uint64_t computes = 0; // COMPUTE instructions of the layer that retired
+  uint64_t get(uint32_t offset) const { return counts[perf_index(offset)]; }
+};
+
 // What a run reports: completion, error status and the performance counters.
 struct RunReport {
   bool finished = false;          // the interrupt arrived before the timeout
@@ -37,16 +68,27 @@ struct RunReport {
   csr::ErrorCode error = csr::ErrorCode::kNone;
   uint16_t error_index = 0;       // instruction that failed
   uint64_t cycles = 0;            // bench cycles from START to the interrupt
-  std::vector<uint64_t> counters; // csr::kPerfCounters order
+  std::vector<uint64_t> counters; // csr::kPerfCounters order, read over AXI4-Lite
+  std::vector<LayerCounts> layers;  // per tag, in order of the first COMPUTE of each
+  PerfCounts trace_total{};       // sum of `layers` (all counted cycles)
+  std::vector<std::string> bench_errors;  // AXI protocol, CSR responses, RTL assertions,
+                                          // trace port out of order (empty when clean)
   uint64_t counter(uint32_t offset) const;
 };
 
 class AccelRunner {
  public:
+  // The model of the configuration the build's RTL package describes
+  // (config/default.yaml), or of `target` when a model was built for it;
+  // a target without a built model is a strata::Error naming the built ones.
   explicit AccelRunner(const RunnerOptions& options = {});
+  AccelRunner(const HwTarget& target, const RunnerOptions& options);
   ~AccelRunner();
   AccelRunner(const AccelRunner&) = delete;
   AccelRunner& operator=(const AccelRunner&) = delete;
+
+  // Names of the hardware configurations with a built model ("default", ...).
+  static std::vector<std::string> built_configurations();
 
   // Loads `memory` (program image; instructions at byte 0) into the memory
   // model, starts the program, waits for the interrupt (or the timeout) and
@@ -74,9 +116,12 @@ class AccelRunner {
   // Configuration registers as read over AXI4-Lite.
   uint32_t read_csr(uint32_t offset);
 
+  // The model's interface, one implementation per built configuration
+  // (accel_model.hpp).
+  class Model;
+
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Model> impl_;
 };
 
 }  // namespace strata::tb
