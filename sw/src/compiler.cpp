@@ -1568,6 +1568,52 @@ void save_program(const Program& prog, const std::string& image_path,
   }
 }
 
+std::vector<OpWork> op_work(const Program& prog) {
+  std::vector<OpWork> work(prog.ops.size());
+  const int64_t n = prog.target.lanes;
+  const auto op_of = [&](int64_t tag) -> OpWork* {
+    for (size_t k = 0; k < prog.ops.size(); ++k) {
+      if (prog.ops[k].tag == tag) return &work[k];
+    }
+    return nullptr;
+  };
+  // Taps of a window row (or column) inside the input: what the walker visits.
+  const auto inside = [](int64_t o, int64_t in, int64_t k, int64_t s, int64_t p) {
+    const int64_t y0 = o * s - p;
+    return std::max<int64_t>(0, std::min(k, in - y0) - std::max<int64_t>(0, -y0));
+  };
+  for (const isa::Instruction& in : prog.instructions) {
+    const auto op = static_cast<isa::Opcode>(in.opcode_value());
+    OpWork* w = op_of(isa::decode_header(in).tag);
+    if (w == nullptr) continue;
+    if (op == isa::Opcode::kLoad) {
+      const isa::LoadInstr l = isa::decode_load(in);
+      w->load_bytes += l.rows * l.row_words * n;
+    } else if (op == isa::Opcode::kStore) {
+      const isa::StoreInstr st = isa::decode_store(in);
+      w->store_bytes += st.rows * st.row_words * n;
+    } else if (op == isa::Opcode::kCompute) {
+      const isa::ComputeInstr c = isa::decode_compute(in);
+      ++w->computes;
+      if (c.mode == isa::ComputeMode::kConv) {
+        int64_t rows = 0, cols = 0;
+        for (int64_t oy = 0; oy < c.out_h; ++oy) {
+          rows += inside(oy, c.in_h, c.kernel_h, c.stride_h, c.pad_h);
+        }
+        for (int64_t ox = 0; ox < c.out_w; ++ox) {
+          cols += inside(ox, c.in_w, c.kernel_w, c.stride_w, c.pad_w);
+        }
+        w->beats += rows * cols * c.in_groups;
+        w->dense_beats += c.out_h * c.out_w * c.kernel_h * c.kernel_w * c.in_groups;
+      } else if (c.mode == isa::ComputeMode::kFc) {
+        w->beats += c.out_h * c.in_groups;
+        w->dense_beats += c.out_h * c.in_groups;
+      }
+    }
+  }
+  return work;
+}
+
 std::string listing(const Program& prog) {
   const HwTarget& t = prog.target;
   std::string s;

@@ -1,11 +1,16 @@
 // `strata`: the command line of the Strata tool flow.
 //   strata info NET.yaml [--weights DIR]          per-layer table and totals
-//   strata run  NET.yaml --input X --output Y     run a network (golden model or
-//               [--backend isa] [--target CFG]    the ISA simulator)
+//   strata run  NET.yaml --input X --output Y     run a network: golden model,
+//               [--backend golden|isa|rtl]        ISA simulator or the Verilated
+//               [--target CFG] [--check]          accelerator (rtl: --check compares
+//               [--trace FILE] [--mode M]         with the golden model)
+//   strata bench NET.yaml [--batch B] [--json]    RTL cycles, MACs, utilisation, stalls,
+//               [--mode fine|completion|both]     bytes per layer, both scheduling modes
 //   strata gen  NET.yaml --seed S --out DIR       random calibrated parameters
 //   strata compile NET.yaml --out prog.bin        accelerator program (memory image)
 //               [--target CFG] [--batch B] [--listing prog.txt]
-// Exit codes: 0 success, 1 error (bad network, files, data), 2 usage error.
+// Exit codes: 0 success, 1 error (bad network, files, data, a failed or hung
+// RTL run), 2 usage error, 3 the RTL output differs from the golden model.
 // Every error is one line on stderr: "strata: error: <what>".
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,6 +33,16 @@
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "strata/tensor.hpp"
+
+#ifdef STRATA_HAVE_RTL
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+
+#include "accel_runner.hpp"
+#endif
 
 namespace strata {
 namespace {
@@ -137,17 +152,7 @@ int cmd_info(const InfoArgs& a) {
   return 0;
 }
 
-// ---- run -------------------------------------------------------------------
-
-struct RunArgs {
-  std::string network;
-  std::string input;
-  std::string output;
-  std::string weights;
-  std::string backend = "golden";
-  std::string dump_dir;
-  std::string target;  // hardware configuration YAML for --backend isa ("" = default)
-};
+// ---- shared ------------------------------------------------------------------
 
 HwTarget load_target(const std::string& path) {
   return path.empty() ? HwTarget::defaults() : HwTarget::from_yaml(path);
@@ -163,19 +168,544 @@ void create_parent(const std::string& file) {
   }
 }
 
+// ---- RTL backend (run --backend rtl, bench) -----------------------------------
+
+// Options of a run on the Verilated accelerator.
+struct RtlArgs {
+  explicit RtlArgs(std::string default_mode) : mode(std::move(default_mode)) {}
+  std::string mode;            // run: fine | completion; bench: also both
+  double stall = 0.0;          // probability of a memory-model stall per channel and cycle
+  unsigned latency = 60;       // memory read latency, cycles
+  uint64_t seed = 1;           // memory-model stalls, initial X values, random images
+  uint64_t timeout = 20000000; // cycles before a run counts as hung
+  std::string trace;           // FST file of the (first) run, "" = none
+};
+
+void add_rtl_options(CLI::App* cmd, RtlArgs& a, bool both) {
+  cmd->add_option("--mode", a.mode,
+                  both ? "Scheduling mode (CTRL.FINE_GRAIN): fine, completion or both"
+                       : "Scheduling mode (CTRL.FINE_GRAIN) of --backend rtl: fine or "
+                         "completion")
+      ->check(both ? CLI::IsMember({"fine", "completion", "both"})
+                   : CLI::IsMember({"fine", "completion"}))
+      ->capture_default_str();
+  cmd->add_option("--stall", a.stall,
+                  "RTL: probability of a random memory stall per AXI channel and cycle")
+      ->check(CLI::Range(0.0, 0.9))
+      ->capture_default_str();
+  cmd->add_option("--latency", a.latency, "RTL: memory read latency in cycles")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--seed", a.seed, "RTL: seed of the memory stalls and initial X values")
+      ->capture_default_str();
+  cmd->add_option("--timeout", a.timeout, "RTL: cycles before a run counts as hung")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
+      ->capture_default_str();
+  cmd->add_option("--trace", a.trace,
+                  "RTL: write an FST waveform of the run (GTKWave layout: "
+                  "tb/waves/strata_top.gtkw)");
+}
+
+#ifdef STRATA_HAVE_RTL
+
+namespace tbr = strata::tb;
+
+// What one scheduling mode gave, summed over the runs (one per batch of up to P images).
+struct RtlResult {
+  bool fine = true;
+  int64_t runs = 0;
+  std::vector<Tensor<int8_t>> outputs;          // one per image, network output shape
+  tbr::PerfCounts counters{};                   // the CSR performance counters
+  std::vector<tbr::PerfCounts> per_op;          // trace port split, per program op
+  std::vector<OpWork> work;                     // compiler figures, per program op
+  double seconds = 0.0;                         // host time of the simulation
+  int64_t mismatches = 0;                       // elements that differ from the golden model
+  std::string first_mismatch;                   // where the first one is
+};
+
+uint64_t perf(const tbr::PerfCounts& c, uint32_t offset) { return c[tbr::perf_index(offset)]; }
+
+// Runs `images` (each [C][H][W]) on the accelerator model of `target`, in
+// batches of up to P images, in one scheduling mode. A run that hangs, stops
+// with an error or trips a bench check is a strata::Error naming what happened.
+RtlResult run_rtl(const Network& net, const HwTarget& target,
+                  const std::vector<Tensor<int8_t>>& images, const RtlArgs& a, bool fine,
+                  bool trace) {
+  tbr::RunnerOptions o;
+  o.seed = a.seed;
+  o.read_latency = a.latency;
+  o.stall = a.stall;
+  o.fine_grain = fine;
+  o.timeout = a.timeout;
+  if (trace) o.trace_path = a.trace;
+  tbr::AccelRunner runner(target, o);
+  RtlResult res;
+  res.fine = fine;
+  std::map<int, Program> programs;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t first = 0; first < images.size(); first += static_cast<size_t>(target.pes)) {
+    const int batch = static_cast<int>(std::min<size_t>(target.pes, images.size() - first));
+    auto it = programs.find(batch);
+    if (it == programs.end()) {
+      CompileOptions co;
+      co.batch = batch;
+      it = programs.emplace(batch, compile(net, target, co)).first;
+    }
+    const Program& prog = it->second;
+    const std::vector<Tensor<int8_t>> in(images.begin() + static_cast<std::ptrdiff_t>(first),
+                                         images.begin() + static_cast<std::ptrdiff_t>(first) +
+                                             batch);
+    std::vector<Tensor<int8_t>> out;
+    const tbr::RunReport r = runner.run_program(prog, in, out);
+    const std::string what = fmt::format("RTL run of '{}' (images {}..{}, {} mode)", net.name,
+                                         first, first + static_cast<size_t>(batch) - 1,
+                                         fine ? "fine-grained" : "completion");
+    if (!r.finished) {
+      throw Error(fmt::format("{} did not finish within {} cycles (timeout): the accelerator "
+                              "hung or --timeout is too small",
+                              what, a.timeout));
+    }
+    if (r.error != csr::ErrorCode::kNone) {
+      throw Error(fmt::format("{} stopped with error {} at instruction {}", what,
+                              csr::to_string(r.error), r.error_index));
+    }
+    if (!r.bench_errors.empty()) {
+      throw Error(fmt::format("{}: bench check failed: {}", what, r.bench_errors.front()));
+    }
+    for (size_t c = 0; c < r.trace_total.size(); ++c) {
+      if (r.trace_total[c] != r.counters[c]) {
+        throw Error(fmt::format("{}: the trace port sums to {} for counter 0x{:x}, the counter "
+                                "reads {}",
+                                what, r.trace_total[c], csr::kPerfCounters[c], r.counters[c]));
+      }
+    }
+    if (res.per_op.empty()) {
+      res.per_op.resize(prog.ops.size());
+      res.work.resize(prog.ops.size());
+    }
+    for (const tbr::LayerCounts& l : r.layers) {
+      size_t k = 0;
+      while (k < prog.ops.size() && prog.ops[k].tag != l.tag) ++k;
+      if (k == prog.ops.size()) {
+        throw Error(fmt::format("{}: COMPUTE instructions with tag {}, which is no op's", what,
+                                l.tag));
+      }
+      for (size_t c = 0; c < l.counts.size(); ++c) res.per_op[k][c] += l.counts[c];
+    }
+    const std::vector<OpWork> w = op_work(prog);
+    for (size_t k = 0; k < w.size(); ++k) {
+      res.work[k].beats += w[k].beats;
+      res.work[k].dense_beats += w[k].dense_beats;
+      res.work[k].load_bytes += w[k].load_bytes;
+      res.work[k].store_bytes += w[k].store_bytes;
+      res.work[k].computes += w[k].computes;
+    }
+    for (size_t c = 0; c < r.counters.size(); ++c) res.counters[c] += r.counters[c];
+    for (Tensor<int8_t>& t : out) res.outputs.push_back(std::move(t));
+    ++res.runs;
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+// Compares every element of the RTL outputs with the golden model's.
+void check_against_golden(RtlResult& res, const std::vector<Tensor<int8_t>>& golden) {
+  res.mismatches = 0;
+  for (size_t i = 0; i < golden.size(); ++i) {
+    const Tensor<int8_t>& want = golden[i];
+    const Tensor<int8_t>& got = res.outputs.at(i);
+    if (want.shape() != got.shape()) {
+      throw Error(fmt::format("RTL output of image {} has shape {}, the golden model's {}", i,
+                              shape_str(got.shape()), shape_str(want.shape())));
+    }
+    const int64_t h = want.rank() == 3 ? want.dim(1) : 1, w = want.rank() == 3 ? want.dim(2) : 1;
+    for (int64_t e = 0; e < want.size(); ++e) {
+      if (want[e] == got[e]) continue;
+      if (res.mismatches++ == 0) {
+        res.first_mismatch = fmt::format(
+            "image {}, output channel {}, row {}, column {} (element {}): expected {}, got {}", i,
+            e / (h * w), e / w % h, e % w, e, want[e], got[e]);
+      }
+    }
+  }
+}
+
+std::vector<Tensor<int8_t>> split_images(const Tensor<int8_t>& input, const Shape& image) {
+  if (input.shape() == image) return {input};
+  std::vector<Tensor<int8_t>> v;
+  const int64_t n = shape_elements(image);
+  for (int64_t i = 0; i < input.dim(0); ++i) {
+    std::vector<int8_t> e(input.data() + i * n, input.data() + (i + 1) * n);
+    v.emplace_back(image, std::move(e));
+  }
+  return v;
+}
+
+Tensor<int8_t> join_outputs(const std::vector<Tensor<int8_t>>& outs, bool batch) {
+  if (!batch) return outs.front();
+  Shape shape = outs.front().shape();
+  shape.insert(shape.begin(), static_cast<int64_t>(outs.size()));
+  std::vector<int8_t> v;
+  for (const Tensor<int8_t>& t : outs) v.insert(v.end(), t.values().begin(), t.values().end());
+  return Tensor<int8_t>(shape, std::move(v));
+}
+
+double utilisation(int64_t macs, const HwTarget& t, uint64_t cycles) {
+  return cycles == 0 ? 0.0 : double(macs) / (double(t.macs_per_beat()) * double(cycles));
+}
+
+void print_trace_note(const std::string& trace) {
+  if (trace.empty()) return;
+  fmt::print("trace   {} (FST); view: gtkwave {} {}\n", trace, trace, STRATA_GTKW_LAYOUT);
+}
+
+#endif  // STRATA_HAVE_RTL
+
+// ---- bench -----------------------------------------------------------------
+
+struct BenchArgs {
+  std::string network;
+  std::string weights;
+  std::string input;    // "" = random images (seed --seed)
+  std::string target;   // hardware configuration YAML ("" = default)
+  int batch = 1;
+  bool json = false;    // --json given
+  std::string json_path;  // "" with --json = stdout
+  RtlArgs rtl{"both"};
+};
+
+#ifdef STRATA_HAVE_RTL
+
+// Stall causes and busy terms: JSON key and counter.
+struct Term {
+  const char* key;
+  uint32_t offset;
+};
+constexpr Term kStalls[] = {
+    {"compute_dep", csr::kPerfStallComputeDep}, {"compute_out", csr::kPerfStallComputeOut},
+    {"load_dep", csr::kPerfStallLoadDep},       {"load_mem", csr::kPerfStallLoadMem},
+    {"store_dep", csr::kPerfStallStoreDep},     {"store_mem", csr::kPerfStallStoreMem}};
+constexpr Term kBusy[] = {{"load", csr::kPerfLoadBusy},
+                          {"compute", csr::kPerfComputeBusy},
+                          {"store", csr::kPerfStoreBusy}};
+
+nlohmann::ordered_json counters_json(const tbr::PerfCounts& c, const Term* terms, size_t count) {
+  nlohmann::ordered_json j;
+  for (size_t i = 0; i < count; ++i) j[terms[i].key] = perf(c, terms[i].offset);
+  return j;
+}
+
+// Whole-run figures of one mode.
+nlohmann::ordered_json mode_json(const RtlResult& r, int64_t macs, int64_t images,
+                                 const HwTarget& t) {
+  const uint64_t cycles = perf(r.counters, csr::kPerfCycles);
+  nlohmann::ordered_json j;
+  j["mode"] = r.fine ? "fine" : "completion";
+  j["runs"] = r.runs;
+  j["cycles"] = cycles;
+  j["cycles_per_image"] = double(cycles) / double(images);
+  j["macs"] = macs;
+  j["utilization"] = utilisation(macs, t, cycles);
+  j["mismatches"] = r.mismatches;
+  j["mac_active_cycles"] = perf(r.counters, csr::kPerfMacActive);
+  j["rtl_macs"] = perf(r.counters, csr::kPerfMacs);
+  j["stalls"] = counters_json(r.counters, kStalls, std::size(kStalls));
+  j["busy"] = counters_json(r.counters, kBusy, std::size(kBusy));
+  j["axi_bytes"] = {{"read", perf(r.counters, csr::kPerfReadBytes)},
+                    {"write", perf(r.counters, csr::kPerfWriteBytes)}};
+  j["instructions"] = perf(r.counters, csr::kPerfInstructions);
+  j["host_seconds"] = r.seconds;
+  return j;
+}
+
+nlohmann::ordered_json layer_json(const CompiledOp& op, const tbr::PerfCounts& c,
+                                  const OpWork& w, int64_t images, const HwTarget& t) {
+  const uint64_t cycles = perf(c, csr::kPerfCycles);
+  const int64_t macs = op.macs * images;
+  nlohmann::ordered_json j;
+  j["name"] = op.name;
+  j["kind"] = op.kind;
+  j["tag"] = op.tag;
+  j["cycles"] = cycles;
+  j["cycles_per_image"] = double(cycles) / double(images);
+  j["macs"] = macs;
+  j["utilization"] = utilisation(macs, t, cycles);
+  j["mac_active_cycles"] = perf(c, csr::kPerfMacActive);
+  j["rtl_macs"] = perf(c, csr::kPerfMacs);
+  j["stalls"] = counters_json(c, kStalls, std::size(kStalls));
+  j["busy"] = counters_json(c, kBusy, std::size(kBusy));
+  j["bytes"] = {{"load", w.load_bytes}, {"store", w.store_bytes}};
+  j["axi_bytes"] = {{"read", perf(c, csr::kPerfReadBytes)},
+                    {"write", perf(c, csr::kPerfWriteBytes)}};
+  j["beats"] = w.beats;
+  j["dense_beats"] = w.dense_beats;
+  j["skipped_beats"] = w.dense_beats - w.beats;
+  j["computes"] = w.computes;
+  return j;
+}
+
+void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
+                       const HwTarget& t) {
+  fmt::print("{:>2}  {:<22} {:<4} {:>9} {:>10} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
+             "{:>7} {:>8} {:>8}\n",
+             "#", "layer (fused op)", "kind", "cycles", "MACs", "util%", "beats", "skipped",
+             "C-dep", "C-out", "L-dep", "L-mem", "S-dep", "S-mem", "load B", "store B");
+  tbr::PerfCounts sum{};
+  OpWork wsum;
+  for (size_t k = 0; k < shape.ops.size(); ++k) {
+    const tbr::PerfCounts& c = r.per_op[k];
+    const OpWork& w = r.work[k];
+    const uint64_t cycles = perf(c, csr::kPerfCycles);
+    fmt::print("{:>2}  {:<22} {:<4} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} "
+               "{:>7} {:>7} {:>8} {:>8}\n",
+               k, shape.ops[k].name, shape.ops[k].kind, cycles, shape.ops[k].macs * images,
+               100.0 * utilisation(shape.ops[k].macs * images, t, cycles), w.beats,
+               w.dense_beats - w.beats, perf(c, csr::kPerfStallComputeDep),
+               perf(c, csr::kPerfStallComputeOut), perf(c, csr::kPerfStallLoadDep),
+               perf(c, csr::kPerfStallLoadMem), perf(c, csr::kPerfStallStoreDep),
+               perf(c, csr::kPerfStallStoreMem), w.load_bytes, w.store_bytes);
+    for (size_t i = 0; i < c.size(); ++i) sum[i] += c[i];
+    wsum.beats += w.beats;
+    wsum.dense_beats += w.dense_beats;
+    wsum.load_bytes += w.load_bytes;
+    wsum.store_bytes += w.store_bytes;
+  }
+  int64_t macs = 0;
+  for (const CompiledOp& op : shape.ops) macs += op.macs * images;
+  const uint64_t cycles = perf(sum, csr::kPerfCycles);
+  fmt::print("    {:<22} {:<4} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
+             "{:>7} {:>8} {:>8}\n",
+             "total", "", cycles, macs, 100.0 * utilisation(macs, t, cycles), wsum.beats,
+             wsum.dense_beats - wsum.beats, perf(sum, csr::kPerfStallComputeDep),
+             perf(sum, csr::kPerfStallComputeOut), perf(sum, csr::kPerfStallLoadDep),
+             perf(sum, csr::kPerfStallLoadMem), perf(sum, csr::kPerfStallStoreDep),
+             perf(sum, csr::kPerfStallStoreMem), wsum.load_bytes, wsum.store_bytes);
+}
+
+#endif  // STRATA_HAVE_RTL
+
+// Exit status 3: the RTL output differs from the golden model.
+struct MismatchError : Error {
+  using Error::Error;
+};
+
+int cmd_bench(const BenchArgs& a) {
+#ifndef STRATA_HAVE_RTL
+  (void)a;
+  throw Error("strata bench needs the RTL backend, and this strata was built without it "
+              "(STRATA_BUILD_RTL=OFF)");
+#else
+  const Network net = load_network(a.network, LoadOptions{a.weights, true});
+  const HwTarget target = load_target(a.target);
+  std::vector<Tensor<int8_t>> images;
+  std::string source;
+  if (!a.input.empty()) {
+    Tensor<int8_t> input;
+    try {
+      input = load_npy<int8_t>(a.input);
+    } catch (const Error& e) {
+      throw Error(fmt::format("input: {}", e.what()));
+    }
+    const Shape& want = net.input_shape;
+    if (!(input.shape() == want ||
+          (input.rank() == 4 && Shape(input.shape().begin() + 1, input.shape().end()) == want))) {
+      throw Error(fmt::format("input '{}' has shape {}, network '{}' expects {} or [N, {}]",
+                              a.input, shape_str(input.shape()), net.name, shape_str(want),
+                              fmt::join(want, ", ")));
+    }
+    images = split_images(input, want);
+    source = a.input;
+  } else {
+    images = split_images(random_images(net.input_shape, a.batch, a.rtl.seed),
+                          net.input_shape);
+    source = fmt::format("random images, seed {}", a.rtl.seed);
+  }
+  const auto n = static_cast<int64_t>(images.size());
+  const CompileOptions co;
+  const Program shape = compile(net, target, co);  // the op list (the same for every batch)
+  std::vector<Tensor<int8_t>> golden;
+  for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));
+
+  std::vector<bool> modes;
+  if (a.rtl.mode != "completion") modes.push_back(true);
+  if (a.rtl.mode != "fine") modes.push_back(false);
+  std::vector<RtlResult> results;
+  for (size_t m = 0; m < modes.size(); ++m) {
+    results.push_back(run_rtl(net, target, images, a.rtl, modes[m], m == 0 && !a.rtl.trace.empty()));
+    check_against_golden(results.back(), golden);
+  }
+  const RtlResult& main = results.front();
+  const int64_t macs = net.macs() * n;
+  const uint64_t cycles = perf(main.counters, csr::kPerfCycles);
+
+  nlohmann::ordered_json j;
+  j["network"] = net.name;
+  j["source"] = net.source_file;
+  j["config"] = {{"name", target.name},
+                 {"pes", target.pes},
+                 {"lanes", target.lanes},
+                 {"macs_per_cycle", target.macs_per_beat()},
+                 {"memory",
+                  {{"model", "AXI4 memory model (tb/common/axi_mem_model.hpp)"},
+                   {"read_latency", a.rtl.latency},
+                   {"beat_bits", target.axi_data_width},
+                   {"beats_per_cycle", 1},
+                   {"stall", a.rtl.stall}}},
+                 {"mode", main.fine ? "fine" : "completion"},
+                 {"modes", a.rtl.mode},
+                 {"batch", n},
+                 {"images", source},
+                 {"seed", a.rtl.seed}};
+  j["images"] = n;
+  j["cycles"] = cycles;
+  j["cycles_per_image"] = double(cycles) / double(n);
+  j["macs"] = macs;
+  j["utilization"] = utilisation(macs, target, cycles);
+  int64_t mismatches = 0;
+  for (const RtlResult& r : results) mismatches += r.mismatches;
+  j["mismatches"] = mismatches;
+  int64_t beats = 0, dense = 0;
+  for (const OpWork& w : main.work) {
+    beats += w.beats;
+    dense += w.dense_beats;
+  }
+  j["padding"] = {{"beats", beats}, {"dense_beats", dense}, {"skipped_beats", dense - beats}};
+  nlohmann::ordered_json by_mode;
+  for (const RtlResult& r : results) by_mode[r.fine ? "fine" : "completion"] = mode_json(r, macs, n, target);
+  j["modes"] = by_mode;
+  if (results.size() == 2) {
+    const double c_fine = double(perf(results[0].counters, csr::kPerfCycles));
+    const double c_comp = double(perf(results[1].counters, csr::kPerfCycles));
+    j["fine_speedup"] = c_comp / c_fine;
+  }
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < shape.ops.size(); ++k) {
+    layers.push_back(layer_json(shape.ops[k], main.per_op[k], main.work[k], n, target));
+  }
+  j["layers"] = layers;
+
+  const bool json_stdout = a.json && a.json_path.empty();
+  if (json_stdout) {
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("network {} ({}), target '{}' (P {}, N {}, {} MACs/cycle)\n", net.name,
+               net.source_file, target.name, target.pes, target.lanes, target.macs_per_beat());
+    fmt::print("memory  {}-cycle read latency, one {}-bit beat per cycle, stall {}\n",
+               a.rtl.latency, target.axi_data_width, a.rtl.stall);
+    fmt::print("images  {} ({})\n\n", n, source);
+    fmt::print("{} mode, per layer (cycles from the RTL's trace port; stall columns: cycles "
+               "each engine waited, by cause):\n",
+               main.fine ? "fine-grained (CTRL.FINE_GRAIN = 1)" : "completion-granular");
+    print_layer_table(shape, main, n, target);
+    fmt::print("\n{:<12} {:>10} {:>12} {:>12} {:>7} {:>11}\n", "mode", "cycles", "cycles/image",
+               "MACs", "util%", "mismatches");
+    for (const RtlResult& r : results) {
+      const uint64_t c = perf(r.counters, csr::kPerfCycles);
+      fmt::print("{:<12} {:>10} {:>12.0f} {:>12} {:>7.1f} {:>11}\n",
+                 r.fine ? "fine" : "completion", c, double(c) / double(n), macs,
+                 100.0 * utilisation(macs, target, c), r.mismatches);
+    }
+    if (results.size() == 2) {
+      fmt::print("fine-grained early start: {:.3f}x the speed of completion-granular "
+                 "scheduling\n",
+                 j["fine_speedup"].get<double>());
+    }
+    fmt::print("padded taps skipped: {} of {} PE-array beats ({:.1f} %), {} cycles at one beat "
+               "per cycle\n",
+               dense - beats, dense, dense == 0 ? 0.0 : 100.0 * double(dense - beats) / double(dense),
+               dense - beats);
+    print_trace_note(a.rtl.trace);
+  }
+  if (a.json && !a.json_path.empty()) {
+    create_parent(a.json_path);
+    std::ofstream f(a.json_path);
+    f << j.dump(2) << "\n";
+    if (!f) throw Error("cannot write the JSON report", ErrorContext{a.json_path, 0, ""});
+    fmt::print("wrote {}\n", a.json_path);
+  }
+  for (const RtlResult& r : results) {
+    if (r.mismatches > 0) {
+      throw MismatchError(fmt::format("RTL output differs from the golden model in {} element{} "
+                                      "({} mode); first: {}",
+                                      r.mismatches, r.mismatches == 1 ? "" : "s",
+                                      r.fine ? "fine" : "completion", r.first_mismatch));
+    }
+  }
+  return 0;
+#endif
+}
+
+// ---- run -------------------------------------------------------------------
+
+struct RunArgs {
+  std::string network;
+  std::string input;
+  std::string output;
+  std::string weights;
+  std::string backend = "golden";
+  std::string dump_dir;
+  std::string target;  // hardware configuration YAML for --backend isa / rtl ("" = default)
+  bool check = false;  // rtl: compare every element with the golden model
+  RtlArgs rtl{"fine"};
+};
+
+// The RTL backend of `run`: the output, and how it compares with the golden model.
+struct RtlRunOutcome {
+  Tensor<int8_t> output;
+  int64_t mismatches = 0;
+  std::string first_mismatch;
+};
+
+RtlRunOutcome run_rtl_backend(const Network& net, const HwTarget& target,
+                              const Tensor<int8_t>& input, bool batch, const RunArgs& a) {
+#ifndef STRATA_HAVE_RTL
+  (void)net;
+  (void)target;
+  (void)input;
+  (void)batch;
+  (void)a;
+  throw Error("RTL backend not built: this strata was built without Verilator "
+              "(STRATA_BUILD_RTL=OFF); use --backend golden or isa");
+#else
+  const std::vector<Tensor<int8_t>> images = split_images(input, net.input_shape);
+  const bool fine = a.rtl.mode != "completion";
+  RtlResult res = run_rtl(net, target, images, a.rtl, fine, !a.rtl.trace.empty());
+  const auto n = static_cast<int64_t>(images.size());
+  const uint64_t cycles = perf(res.counters, csr::kPerfCycles);
+  fmt::print("RTL accelerator, target '{}' (P {}, N {}), {} scheduling, {}-cycle memory "
+             "latency, stall {}: {} run{}, {} cycles ({:.0f} per image), MAC utilisation "
+             "{:.1f} %, {:.2f} s\n",
+             target.name, target.pes, target.lanes, fine ? "fine-grained" : "completion",
+             a.rtl.latency, a.rtl.stall, res.runs, res.runs == 1 ? "" : "s", cycles,
+             double(cycles) / double(n), 100.0 * utilisation(net.macs() * n, target, cycles),
+             res.seconds);
+  if (a.check) {
+    std::vector<Tensor<int8_t>> golden;
+    for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));
+    check_against_golden(res, golden);
+    int64_t elements = 0;
+    for (const Tensor<int8_t>& g : golden) elements += g.size();
+    fmt::print("check   {} output elements compared with the golden model: {} mismatches\n",
+               elements, res.mismatches);
+  }
+  print_trace_note(a.rtl.trace);
+  return {join_outputs(res.outputs, batch), res.mismatches, res.first_mismatch};
+#endif
+}
+
 int cmd_run(const RunArgs& a) {
-  if (a.backend == "rtl") {
-    throw Error(
-        "RTL backend not built yet: the accelerator is not part of this build; use "
-        "--backend golden or isa");
+  if (a.backend != "golden" && !a.dump_dir.empty()) {
+    throw Error(fmt::format("--dump-dir needs --backend golden (the {} backend gives the final "
+                            "output only)",
+                            a.backend));
   }
-  if (a.backend == "isa" && !a.dump_dir.empty()) {
-    throw Error("--dump-dir needs --backend golden (the ISA backend gives the final output only)");
+  if (a.backend == "golden" && !a.target.empty()) {
+    throw Error("--target applies to --backend isa and rtl only");
   }
-  if (a.backend != "isa" && !a.target.empty()) {
-    throw Error("--target applies to --backend isa only");
+  if (a.backend != "rtl" && (a.check || !a.rtl.trace.empty())) {
+    throw Error("--check and --trace apply to --backend rtl only");
   }
-  const HwTarget target = a.backend == "isa" ? load_target(a.target) : HwTarget{};
+  const HwTarget target = a.backend != "golden" ? load_target(a.target) : HwTarget{};
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
   std::error_code ec;
   if (!fs::is_regular_file(a.input, ec)) {
@@ -212,7 +742,11 @@ int cmd_run(const RunArgs& a) {
   fmt::print("network {} ({}), backend {}, input {} {}\n\n", net.name, net.source_file, a.backend,
              a.input, shape_str(input.shape()));
   Tensor<int8_t> output;
-  if (a.backend == "isa") {
+  RtlRunOutcome rtl;
+  if (a.backend == "rtl") {
+    rtl = run_rtl_backend(net, target, input, batch, a);
+    output = rtl.output;
+  } else if (a.backend == "isa") {
     IsaRunSummary s;
     output = run_isa_backend(net, target, input, &s);
     fmt::print("ISA simulator, target '{}' (P {}, N {}): {} run{} of {} program{}, {} "
@@ -256,6 +790,12 @@ int cmd_run(const RunArgs& a) {
                  fmt::join(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
                  top.size() > shown ? ", ..." : "");
     }
+  }
+  if (rtl.mismatches > 0) {
+    throw MismatchError(fmt::format("RTL output differs from the golden model in {} element{}; "
+                                    "first: {}",
+                                    rtl.mismatches, rtl.mismatches == 1 ? "" : "s",
+                                    rtl.first_mismatch));
   }
   return 0;
 }
@@ -328,8 +868,8 @@ int cmd_gen(const GenArgs& a) {
 
 int run_main(int argc, char** argv) {
   CLI::App app{
-      "Strata: CNN inference accelerator tool flow (network info, golden-model runs, "
-      "parameter generation)",
+      "Strata: CNN inference accelerator tool flow (network info, runs on the golden model, "
+      "the ISA simulator and the RTL, benchmarks, parameter generation, compilation)",
       "strata"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "strata 0.1.0");
@@ -352,11 +892,35 @@ int run_main(int argc, char** argv) {
                    "golden (C++ model), isa (compiled, run on the ISA simulator) or rtl")
       ->check(CLI::IsMember({"golden", "isa", "rtl"}))
       ->capture_default_str();
-  run_cmd->add_option("--target", run.target,
-                      "Hardware configuration YAML for --backend isa (default: config/default.yaml "
-                      "as built)");
+  run_cmd->add_option("--target,--config", run.target,
+                      "Hardware configuration YAML for --backend isa or rtl (default: "
+                      "config/default.yaml as built)");
   run_cmd->add_option("--dump-dir", run.dump_dir,
                       "Write every layer's output as <NN>_<layer>.npy into this directory");
+  run_cmd->add_flag("--check", run.check,
+                    "--backend rtl: compare every output element with the golden model (exit "
+                    "status 3 when any differs)");
+  add_rtl_options(run_cmd, run.rtl, false);
+
+  BenchArgs bench;
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "Run a network on the RTL accelerator and report cycles, MACs, utilisation, "
+               "stalls and bytes per layer (every run checked against the golden model)");
+  bench_cmd->add_option("network", bench.network, "Network description (YAML)")->required();
+  bench_cmd->add_option("--weights", bench.weights, "Directory of the .npy parameter files");
+  bench_cmd->add_option("--input", bench.input,
+                        "int8 .npy input, [C][H][W] or [N][C][H][W] (default: --batch random "
+                        "images drawn with --seed)");
+  bench_cmd->add_option("--batch", bench.batch, "Random images to run (P per run at most)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  bench_cmd->add_option("--target,--config", bench.target,
+                        "Hardware configuration YAML (default: config/default.yaml as built)");
+  bench_cmd
+      ->add_option("--json", bench.json_path,
+                   "Write the report as JSON: to FILE, or alone on stdout without FILE")
+      ->expected(0, 1);
+  add_rtl_options(bench_cmd, bench.rtl, true);
 
   GenArgs gen;
   CLI::App* gen_cmd =
@@ -404,6 +968,13 @@ int run_main(int argc, char** argv) {
 
   if (info_cmd->parsed()) return cmd_info(info);
   if (run_cmd->parsed()) return cmd_run(run);
+  if (bench_cmd->parsed()) {
+    bench.json = bench_cmd->count("--json") > 0;
+    if (!bench.input.empty() && bench_cmd->count("--batch") > 0) {
+      throw Error("--batch and --input exclude each other (the input file sets the batch)");
+    }
+    return cmd_bench(bench);
+  }
   if (compile_cmd->parsed()) return cmd_compile(comp);
   return cmd_gen(gen);
 }
@@ -414,6 +985,10 @@ int run_main(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return strata::run_main(argc, argv);
+  } catch (const strata::MismatchError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "strata: error: {}\n", e.what());
+    return 3;
   } catch (const strata::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "strata: error: {}\n", e.what());

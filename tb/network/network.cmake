@@ -35,7 +35,7 @@ gtest_discover_tests(strata_top_tests DISCOVERY_TIMEOUT 120)
 strata_discovered_labels(strata_top_tests network random)
 
 # The RTL backend of the command line (`strata run --backend rtl`, `strata bench`).
-target_link_libraries(strata PRIVATE strata_rtl_runner)
+target_link_libraries(strata PRIVATE strata_rtl_runner nlohmann_json::nlohmann_json)
 target_compile_definitions(strata PRIVATE STRATA_HAVE_RTL
   STRATA_GTKW_LAYOUT="${CMAKE_SOURCE_DIR}/tb/waves/strata_top.gtkw")
 

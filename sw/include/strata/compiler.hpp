@@ -115,6 +115,20 @@ void write_input(const Program& program, std::vector<uint8_t>& memory, int image
 // Reads image `image`'s output (the network's output shape) from `memory`.
 Tensor<int8_t> read_output(const Program& program, const std::vector<uint8_t>& memory, int image);
 
+// Work of one op of a program, summed over its instructions (by header tag):
+// what `strata bench` reports next to the RTL's cycles.
+struct OpWork {
+  int64_t beats = 0;        // PE-array beats as the hardware walks them (padded taps skipped)
+  int64_t dense_beats = 0;  // beats a walk over every tap, padded ones included, would take
+  int64_t load_bytes = 0;   // external bytes its LOADs read
+  int64_t store_bytes = 0;  // external bytes its STOREs write
+  int64_t computes = 0;     // its COMPUTE instructions
+};
+
+// One entry per program.ops (same order), for the whole program (all `batch`
+// images). Instructions whose tag is no op's (CONFIG, END) count nowhere.
+std::vector<OpWork> op_work(const Program& program);
+
 // Human-readable listing: target, regions, input/output placement, ops,
 // notes and every instruction (index, address, disassembly).
 std::string listing(const Program& program);
