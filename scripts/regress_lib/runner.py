@@ -113,8 +113,10 @@ class Runner:
         timeout = test.timeout or self.default_timeout
         start = time.monotonic()
         if not test.command:
-            return Result(item.test, item.seed, label, FAILED, 0.0,
-                          "ctest lists no command (executable not built?)", log=str(rel_log))
+            message = "ctest lists no command (executable not built?)"
+            log_path.write_text(message + "\n")
+            return Result(item.test, item.seed, label, FAILED, 0.0, message, tail=message,
+                          log=str(rel_log))
         with open(log_path, "wb") as log:
             log.write(f"$ {' '.join(test.command)}\n# cwd {test.cwd}, STRATA_SEED="
                       f"{item.seed_text}\n".encode())
