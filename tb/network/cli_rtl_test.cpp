@@ -13,10 +13,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "strata/compiler.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "strata/tensor.hpp"
 
@@ -81,6 +85,35 @@ class CliRtl : public ::testing::Test {
     }
   }
 
+  // Writes `text` to dir/name and returns the path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+
+  // A configuration file like config/default.yaml with half-deep banks (no model is built
+  // for it).
+  std::string small_config() const {
+    std::string text = slurp(kSource + "/config/default.yaml");
+    const auto set = [&](const std::string& key, const std::string& value) {
+      const size_t at = text.find("\n" + key + ":");
+      const size_t end = text.find('\n', at + 1);
+      text.replace(at + 1, end - at - 1, key + ": " + value);
+    };
+    set("name", "shallow");
+    set("bank_depth", "2048");
+    return write("shallow.yaml", text);
+  }
+
+  // `strata bench ... --json` on stdout, parsed.
+  json bench_json(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"bench", kLenet, "--weights", kLenetWeights, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Outcome r = strata(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out);
+  }
+
   static std::string quote(const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -104,6 +137,168 @@ TEST_F(CliRtl, RunRtlMatchesGoldenBackend) {
   EXPECT_TRUE(contains(rtl.out, "cycles")) << rtl.out;
   EXPECT_EQ(slurp(path("rtl.npy")), slurp(path("golden.npy")));
   EXPECT_FALSE(slurp(path("rtl.npy")).empty());
+}
+
+// `bench --json`: every field; the per-layer split (from the trace port) adds up
+// to the whole-run CSR counters, cycles and stalls by cause alike; utilisation
+// is useful MACs / (P x N x cycles); the PE array takes exactly the compiler's
+// beats; both scheduling modes are reported and bit-exact.
+TEST_F(CliRtl, BenchJsonFieldsAndCrossChecks) {
+  const json j = bench_json({});
+  const HwTarget t = HwTarget::defaults();
+  const Network net = load_network(kLenet, LoadOptions{kLenetWeights, true});
+  const Program prog = compile(net, t, {});
+
+  EXPECT_EQ(j.at("network"), "lenet5");
+  const json& cfg = j.at("config");
+  EXPECT_EQ(cfg.at("pes"), t.pes);
+  EXPECT_EQ(cfg.at("lanes"), t.lanes);
+  EXPECT_EQ(cfg.at("memory").at("read_latency"), 60);
+  EXPECT_EQ(cfg.at("memory").at("beat_bits"), t.axi_data_width);
+  EXPECT_EQ(cfg.at("memory").at("beats_per_cycle"), 1);
+  EXPECT_EQ(cfg.at("mode"), "fine");
+  EXPECT_EQ(j.at("mismatches"), 0);
+  EXPECT_EQ(j.at("images"), 1);
+
+  const auto cycles = j.at("cycles").get<uint64_t>();
+  const auto macs = j.at("macs").get<int64_t>();
+  EXPECT_EQ(macs, net.macs());
+  EXPECT_GT(cycles, 0u);
+  EXPECT_DOUBLE_EQ(j.at("utilization").get<double>(),
+                   double(macs) / (double(t.pes) * t.lanes * double(cycles)));
+
+  for (const char* mode : {"fine", "completion"}) {
+    SCOPED_TRACE(mode);
+    const json& m = j.at("modes").at(mode);
+    EXPECT_EQ(m.at("mismatches"), 0);
+    EXPECT_GT(m.at("cycles").get<uint64_t>(), 0u);
+    EXPECT_DOUBLE_EQ(m.at("utilization").get<double>(),
+                     double(macs) / (double(t.pes) * t.lanes * m.at("cycles").get<double>()));
+  }
+  const json& fine = j.at("modes").at("fine");
+  EXPECT_EQ(fine.at("cycles").get<uint64_t>(), cycles);
+  EXPECT_DOUBLE_EQ(j.at("fine_speedup").get<double>(),
+                   j.at("modes").at("completion").at("cycles").get<double>() / double(cycles));
+
+  // Per layer: one entry per compiled op, sums equal to the counters.
+  const json& layers = j.at("layers");
+  ASSERT_EQ(layers.size(), prog.ops.size());
+  const std::vector<OpWork> work = op_work(prog);
+  uint64_t sum_cycles = 0, sum_mac_active = 0;
+  int64_t sum_macs = 0;
+  std::map<std::string, uint64_t> stalls, busy;
+  for (size_t k = 0; k < layers.size(); ++k) {
+    const json& l = layers[k];
+    SCOPED_TRACE(prog.ops[k].name);
+    EXPECT_EQ(l.at("name"), prog.ops[k].name);
+    EXPECT_EQ(l.at("tag"), prog.ops[k].tag);
+    EXPECT_EQ(l.at("macs").get<int64_t>(), prog.ops[k].macs);
+    const auto c = l.at("cycles").get<uint64_t>();
+    EXPECT_GT(c, 0u);
+    EXPECT_DOUBLE_EQ(l.at("utilization").get<double>(),
+                     double(prog.ops[k].macs) / (double(t.pes) * t.lanes * double(c)));
+    // Padded taps cost nothing: the PE array takes exactly the compiler's beats.
+    EXPECT_EQ(l.at("mac_active_cycles").get<int64_t>(), work[k].beats);
+    EXPECT_EQ(l.at("beats").get<int64_t>(), work[k].beats);
+    EXPECT_EQ(l.at("skipped_beats").get<int64_t>(), work[k].dense_beats - work[k].beats);
+    EXPECT_EQ(l.at("bytes").at("load").get<int64_t>(), work[k].load_bytes);
+    EXPECT_EQ(l.at("bytes").at("store").get<int64_t>(), work[k].store_bytes);
+    sum_cycles += c;
+    sum_macs += l.at("macs").get<int64_t>();
+    sum_mac_active += l.at("mac_active_cycles").get<uint64_t>();
+    for (const auto& [cause, v] : l.at("stalls").items()) stalls[cause] += v.get<uint64_t>();
+    for (const auto& [engine, v] : l.at("busy").items()) busy[engine] += v.get<uint64_t>();
+  }
+  EXPECT_EQ(sum_cycles, cycles);
+  EXPECT_EQ(sum_macs, macs);
+  EXPECT_EQ(sum_mac_active, fine.at("mac_active_cycles").get<uint64_t>());
+  ASSERT_EQ(stalls.size(), 6u);
+  for (const auto& [cause, v] : fine.at("stalls").items()) {
+    EXPECT_EQ(stalls[cause], v.get<uint64_t>()) << "stall cause " << cause;
+  }
+  ASSERT_EQ(busy.size(), 3u);
+  for (const auto& [engine, v] : fine.at("busy").items()) {
+    EXPECT_EQ(busy[engine], v.get<uint64_t>()) << "busy " << engine;
+  }
+  EXPECT_GT(stalls["load_mem"], 0u) << "a 60-cycle memory must make the load engine wait";
+}
+
+// --json FILE keeps the table on stdout; --mode fine runs one mode only; a
+// batch reports per-image figures.
+TEST_F(CliRtl, BenchTableJsonFileOneModeAndBatch) {
+  const Outcome r = strata({"bench", kLenet, "--weights", kLenetWeights, "--mode", "fine",
+                            "--batch", "3", "--json", path("bench.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "total")) << r.out;
+  EXPECT_TRUE(contains(r.out, "c1+s2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "padded taps skipped")) << r.out;
+  const json j = json::parse(slurp(path("bench.json")));
+  EXPECT_EQ(j.at("images"), 3);
+  EXPECT_EQ(j.at("mismatches"), 0);
+  EXPECT_TRUE(j.at("modes").contains("fine"));
+  EXPECT_FALSE(j.at("modes").contains("completion"));
+  EXPECT_FALSE(j.contains("fine_speedup"));
+  EXPECT_DOUBLE_EQ(j.at("cycles_per_image").get<double>(), j.at("cycles").get<double>() / 3.0);
+  EXPECT_EQ(j.at("macs").get<int64_t>(),
+            3 * load_network(kLenet, LoadOptions{kLenetWeights, false}).macs());
+}
+
+// --trace writes an FST of the run and names the GTKWave layout, which exists.
+TEST_F(CliRtl, RunRtlTraceWritesFst) {
+  const Outcome r = strata({"run", kLenet, "--weights", kLenetWeights, "--input",
+                            kLenetWeights + "/input.npy", "--output", path("y.npy"), "--backend",
+                            "rtl", "--trace", path("run.fst")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(path("run.fst")));
+  EXPECT_GT(fs::file_size(path("run.fst")), 10000u);
+  EXPECT_TRUE(contains(r.out, "strata_top.gtkw")) << r.out;
+  EXPECT_TRUE(fs::exists(kSource + "/tb/waves/strata_top.gtkw"));
+}
+
+// Bad options, a configuration without a built model, missing weights, a
+// network the configuration cannot run and a hung run: one clear error line.
+TEST_F(CliRtl, ErrorsAreClear) {
+  const std::vector<std::string> bench = {"bench", kLenet, "--weights", kLenetWeights};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = bench;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  expect_failure(strata(with({"--mode", "sideways"})), 2, {"sideways"});
+  expect_failure(strata(with({"--batch", "0"})), 2, {"batch"});
+  expect_failure(strata(with({"--stall", "2"})), 2, {"stall"});
+  expect_failure(strata(with({"--latency", "0"})), 2, {"latency"});
+  expect_failure(strata(with({"--batch", "2", "--input", kLenetWeights + "/input.npy"})), 1,
+                 {"--batch and --input"});
+  expect_failure(strata({"run", kLenet, "--weights", kLenetWeights, "--input",
+                         kLenetWeights + "/input.npy", "--output", path("y.npy"), "--check"}),
+                 1, {"--backend rtl only"});
+
+  // A configuration the build has no RTL model for.
+  const std::string shallow = small_config();
+  expect_failure(strata(with({"--config", shallow})), 1,
+                 {"no RTL model is built for configuration 'shallow'", "built: default"});
+  expect_failure(strata({"run", kLenet, "--weights", kLenetWeights, "--input",
+                         kLenetWeights + "/input.npy", "--output", path("y.npy"), "--backend",
+                         "rtl", "--target", shallow}),
+                 1, {"no RTL model is built"});
+  EXPECT_FALSE(fs::exists(path("y.npy")));
+
+  // Missing weights.
+  expect_failure(strata({"bench", kLenet, "--weights", path("nowhere")}), 1,
+                 {"layer 'c1'", "not found"});
+
+  // A network the configuration cannot run (kernel 9 > max_kernel 7).
+  write("big.yaml",
+        "name: big_kernel\ninput: [1, 16, 16]\nlayers:\n"
+        "  - {name: wide, type: conv, out_channels: 4, kernel: 9}\n");
+  ASSERT_EQ(strata({"gen", path("big.yaml"), "--seed", "1", "--out", path("bigw")}).code, 0);
+  expect_failure(strata({"bench", path("big.yaml"), "--weights", path("bigw")}), 1,
+                 {"wide", "max_kernel"});
+
+  // A run that does not finish in time is reported as hung, with the limit.
+  const Outcome hung = strata(with({"--timeout", "1000"}));
+  expect_failure(hung, 1, {"did not finish within 1000 cycles (timeout)"});
 }
 
 }  // namespace
