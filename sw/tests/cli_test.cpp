@@ -22,7 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kCifar = std::string(STRATA_SOURCE_DIR) + "/examples/cifar10_quick.yaml";
+const std::string kSource = STRATA_SOURCE_DIR;
+const std::string kCifar = kSource + "/examples/cifar10_quick.yaml";
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -252,11 +253,30 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
                          "--output", path("y.npy")}),
                  1, {"layer 'conv1'", "weights file", "not found"});
 
-  // The RTL backend does not exist yet.
-  const Outcome rtl = strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy",
-                              "--output", path("y.npy"), "--backend", "rtl"});
-  expect_failure(rtl, 1, {"RTL backend not built yet"});
-  EXPECT_TRUE(rtl.out.empty()) << rtl.out;
+  // Options of the other backends are refused before anything runs.
+  const std::vector<std::string> good_run = {"run", kCifar, "--weights", w, "--input",
+                                             w + "/input.npy", "--output", path("y.npy")};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = good_run;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  expect_failure(strata(with({"--check"})), 1, {"--check and --trace apply to --backend rtl"});
+  expect_failure(strata(with({"--backend", "isa", "--trace", path("t.fst")})), 1,
+                 {"--backend rtl only"});
+  expect_failure(strata(with({"--backend", "rtl", "--dump-dir", path("d")})), 1,
+                 {"--dump-dir needs --backend golden"});
+  expect_failure(strata(with({"--target", kSource + "/config/default.yaml"})), 1,
+                 {"--target applies to --backend isa and rtl only"});
+  EXPECT_FALSE(fs::exists(path("y.npy")));
+  EXPECT_FALSE(fs::exists(path("t.fst")));
+
+#ifndef STRATA_HAVE_RTL
+  // A build without Verilator has no RTL backend, and says so.
+  const Outcome rtl = strata(with({"--backend", "rtl"}));
+  expect_failure(rtl, 1, {"RTL backend not built", "STRATA_BUILD_RTL=OFF"});
+  expect_failure(strata({"bench", kCifar, "--weights", w}), 1, {"STRATA_BUILD_RTL=OFF"});
+#endif
 }
 
 TEST_F(Cli, UsageErrorsExitWithTwo) {
@@ -272,6 +292,12 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
                  {"sparsity"});
   expect_failure(strata({"gen", kCifar, "--seed", "one", "--out", path("g")}), 2, {"seed"});
   expect_failure(strata({"info", kCifar, "--bogus"}), 2, {"--bogus"});
+  expect_failure(strata({"run", kCifar, "--input", "x.npy", "--output", "y.npy", "--backend",
+                         "rtl", "--mode", "both"}),
+                 2, {"both"});
+  expect_failure(strata({"bench", kCifar, "--mode", "eager"}), 2, {"eager"});
+  expect_failure(strata({"bench", kCifar, "--batch", "0"}), 2, {"batch"});
+  expect_failure(strata({"bench"}), 2, {"network"});
   EXPECT_FALSE(fs::exists(path("g")));
 
   const Outcome help = strata({"--help"});
@@ -281,6 +307,13 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   const Outcome run_help = strata({"run", "--help"});
   EXPECT_EQ(run_help.code, 0);
   EXPECT_TRUE(contains(run_help.out, "--dump-dir")) << run_help.out;
+  EXPECT_TRUE(contains(run_help.out, "--check")) << run_help.out;
+  const Outcome bench_help = strata({"bench", "--help"});
+  EXPECT_EQ(bench_help.code, 0);
+  for (const char* option : {"--batch", "--mode", "--json", "--stall", "--latency", "--seed",
+                             "--weights", "--config", "--timeout", "--trace"}) {
+    EXPECT_TRUE(contains(bench_help.out, option)) << option << " in: " << bench_help.out;
+  }
 }
 
 }  // namespace

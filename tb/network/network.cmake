@@ -38,6 +38,8 @@ strata_discovered_labels(strata_top_tests network random)
 target_link_libraries(strata PRIVATE strata_rtl_runner nlohmann_json::nlohmann_json)
 target_compile_definitions(strata PRIVATE STRATA_HAVE_RTL
   STRATA_GTKW_LAYOUT="${CMAKE_SOURCE_DIR}/tb/waves/strata_top.gtkw")
+# The command line's own tests then expect the RTL backend to be there.
+target_compile_definitions(strata_cli_tests PRIVATE STRATA_HAVE_RTL)
 
 # The command line on the RTL: run --backend rtl, bench --json, their errors.
 add_executable(strata_cli_rtl_tests ${CMAKE_CURRENT_SOURCE_DIR}/network/cli_rtl_test.cpp)
