@@ -219,6 +219,49 @@ TEST_F(StrataTop, DigitsAllImagesMatchGolden) {
                            cycles, double(cycles) / n);
 }
 
+// The trace port's per-layer split of a run adds up to the CSR performance
+// counters exactly, every counter, in both scheduling modes; per layer, the PE
+// array takes exactly the beats the compiler counted (padded taps cost no
+// cycle) and every COMPUTE retires in program order.
+TEST_F(StrataTop, TraceSplitEqualsCountersPerLayer) {
+  for (const auto& [name, seed] : {std::pair<const char*, uint64_t>{"strided_net", 3},
+                                   std::pair<const char*, uint64_t>{"lenet5", 2}}) {
+    const Network net = example_network(name, seed);
+    const Program program = compile(net, HwTarget::defaults(), {});
+    const std::vector<OpWork> work = op_work(program);
+    const Tensor<int8_t> image = random_images(net.input_shape, 1, seed_).reshaped(net.input_shape);
+    for (const bool fine : {false, true}) {
+      SCOPED_TRACE(fmt::format("{}, {} mode", name, fine ? "fine" : "completion"));
+      RunnerOptions o = options();
+      o.fine_grain = fine;
+      AccelRunner runner(o);
+      std::vector<Tensor<int8_t>> out;
+      const RunReport r = runner.run_program(program, {image}, out);
+      ASSERT_TRUE(r.finished && r.error == csr::ErrorCode::kNone) << csr::to_string(r.error);
+      EXPECT_TRUE(r.bench_errors.empty()) << r.bench_errors.front();
+      ASSERT_EQ(out.size(), 1u);
+      EXPECT_EQ(out[0], run_network(net, image));
+      ASSERT_EQ(r.counters.size(), csr::kPerfCounters.size());
+      PerfCounts sum{};
+      for (const LayerCounts& l : r.layers) {
+        for (size_t c = 0; c < sum.size(); ++c) sum[c] += l.counts[c];
+      }
+      for (size_t c = 0; c < sum.size(); ++c) {
+        EXPECT_EQ(sum[c], r.counters[c]) << fmt::format("counter 0x{:x}", csr::kPerfCounters[c]);
+        EXPECT_EQ(r.trace_total[c], r.counters[c]);
+      }
+      ASSERT_EQ(r.layers.size(), program.ops.size());
+      for (size_t k = 0; k < program.ops.size(); ++k) {
+        SCOPED_TRACE(program.ops[k].name);
+        EXPECT_EQ(r.layers[k].tag, program.ops[k].tag);
+        EXPECT_GT(r.layers[k].get(csr::kPerfCycles), 0u);
+        EXPECT_EQ(r.layers[k].get(csr::kPerfMacActive), static_cast<uint64_t>(work[k].beats));
+        EXPECT_EQ(r.layers[k].computes, static_cast<uint64_t>(work[k].computes));
+      }
+    }
+  }
+}
+
 // --- robustness: each error is reported, and the next run is correct -------
 
 class StrataTopErrors : public StrataTop {
