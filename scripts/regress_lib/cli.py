@@ -144,9 +144,13 @@ def _coverage_meta(rep: coverage.Report, source_dir: pathlib.Path) -> dict:
         rows.append({"file": name, "line": fc.line.text(), "toggle": fc.toggle.text(),
                      "line_points": [fc.line.covered, fc.line.total],
                      "toggle_points": [fc.toggle.covered, fc.toggle.total]})
+    seen = {r["file"] for r in rows}
+    unseen = [str(p.relative_to(source_dir)) for p in sorted((source_dir / "rtl").glob("*.sv"))
+              if not p.name.endswith("_pkg.sv")
+              and str(p.relative_to(source_dir)) not in seen]
     rows.sort(key=lambda r: (not r["file"].startswith("rtl/"), r["file"]))
     t = rep.rtl_total
-    return {"line": t.line.text(), "toggle": t.toggle.text(),
+    return {"line": t.line.text(), "toggle": t.toggle.text(), "not_simulated": unseen,
             "line_percent": t.line.percent, "toggle_percent": t.toggle.percent,
             "html": rep.html, "toggle_html": rep.toggle_html, "annotate": rep.annotate,
             "files": rows}

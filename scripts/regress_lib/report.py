@@ -169,7 +169,7 @@ def write_summary(path: pathlib.Path, meta: dict, results: list[Result]) -> None
     elif "note" in cov:
         out.append(f"{cov['note']}\n")
     else:
-        out.append(f"Verilator points over every file in rtl/, all benches: line "
+        out.append(f"Verilator points over the files in rtl/ these runs simulated: line "
                    f"**{cov['line']}**, toggle **{cov['toggle']}**. "
                    f"Report: `{cov.get('html') or 'genhtml not installed'}` "
                    f"(toggle: `{cov.get('toggle_html') or '-'}`), "
@@ -177,6 +177,9 @@ def write_summary(path: pathlib.Path, meta: dict, results: list[Result]) -> None
         out.append("| file | line | toggle |\n|---|---:|---:|\n")
         for f in cov["files"]:
             out.append(f"| {f['file']} | {f['line']} | {f['toggle']} |\n")
+        if cov.get("not_simulated"):
+            out.append(f"\nNot simulated by any of these runs (no points, not in the total): "
+                       f"{', '.join(cov['not_simulated'])}.\n")
 
     bad = [r for r in results if not r.ok]
     out.append("\n## Failing seeds\n\n")
