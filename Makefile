@@ -1,5 +1,5 @@
 # Strata: the short commands a user types. CMake does the real work in build/.
-#   make demo    run cifar10_quick through Strata and print the per-layer table
+#   make demo    cifar10_quick: golden model, RTL (checked), per-layer cycles table [TRACE=1]
 #   make test    build everything and run the whole test suite (ctest)
 #   make setup   install what a fresh Debian 12 machine lacks (idempotent)
 #   make lint    Verilator -Wall lint of rtl/
@@ -28,11 +28,25 @@ build: setup $(BUILD)/CMakeCache.txt
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# make demo [TRACE=1]: golden model, then the Verilated accelerator checked
+# element by element against it, then the per-layer benchmark (both scheduling
+# modes). TRACE=1 also writes an FST of the RTL run (GTKWave layout:
+# tb/waves/strata_top.gtkw).
+TRACE ?= 0
+DEMO_FST := $(BUILD)/waves/demo_cifar10_quick.fst
+
 demo: build
 	$(STRATA) gen $(DEMO_NET) --seed 1 --out $(DEMO_DIR)
 	$(STRATA) info $(DEMO_NET) --weights $(DEMO_DIR)
 	$(STRATA) run $(DEMO_NET) --weights $(DEMO_DIR) \
-	  --input $(DEMO_DIR)/input.npy --output $(BUILD)/demo_output.npy
+	  --input $(DEMO_DIR)/input.npy --output $(BUILD)/demo_golden.npy
+	$(STRATA) run $(DEMO_NET) --weights $(DEMO_DIR) --backend rtl --check \
+	  --input $(DEMO_DIR)/input.npy --output $(BUILD)/demo_output.npy \
+	  $(if $(filter-out 0,$(TRACE)),--trace $(DEMO_FST))
+	cmp $(BUILD)/demo_golden.npy $(BUILD)/demo_output.npy
+	@echo "RTL output file identical to the golden model's"
+	$(STRATA) bench $(DEMO_NET) --weights $(DEMO_DIR) --input $(DEMO_DIR)/input.npy \
+	  --json $(BUILD)/demo_bench.json
 
 lint: build
 	cd $(BUILD) && ctest -L lint --output-on-failure

@@ -237,7 +237,10 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   o.stall = a.stall;
   o.fine_grain = fine;
   o.timeout = a.timeout;
-  if (trace) o.trace_path = a.trace;
+  if (trace) {
+    create_parent(a.trace);
+    o.trace_path = a.trace;
+  }
   tbr::AccelRunner runner(target, o);
   RtlResult res;
   res.fine = fine;
