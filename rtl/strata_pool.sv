@@ -9,8 +9,15 @@
 // most the avg unit's latency, once per change of operation). Selector: the
 // output of the unit that holds the windows in flight.
 //
-// Latency: 4 cycles (max) or 6 cycles (avg) for 3x3 windows. Throughput: one
-// window per cycle while the operation stays the same.
+// Back-pressure is credit based (strata_credit_fifo): the units never stall,
+// a window is taken only while a slot of the output buffer is free, and its
+// result waits there. So out_ready_i has no combinational path to in_ready_o
+// (which reads registers and in_op_i only): the ready chain through the
+// units' register stages does not reach back into the window generator.
+//
+// Latency: 5 cycles (max) or 7 cycles (avg) for 3x3 windows (the unit, then
+// the output buffer). Throughput: one window per cycle while the operation
+// stays the same.
 `include "strata_assert.svh"
 
 module strata_pool #(
@@ -37,14 +44,19 @@ module strata_pool #(
 
   import strata_pkg::*;
 
-  // Windows in flight are bounded by the avg unit's register stages (tree
-  // stages + 2); count with room to spare.
+  // Windows inside the units are bounded by the avg unit's register stages
+  // (tree stages + 2, its latency); count with room to spare. A window
+  // reserved at edge 0 is pushed at edge MaxInFlight at the latest, so
+  // MaxInFlight + 2 output slots keep the full rate (strata_credit_fifo).
   localparam int unsigned MaxInFlight   = ((Taps > 1) ? $clog2(Taps) : 1) + 2;
   localparam int unsigned InFlightWidth = $clog2(MaxInFlight + 2);
+  localparam int unsigned OutDepth      = MaxInFlight + 2;
+  localparam int unsigned OutWidth      = Lanes * DataWidth + UserWidth;
 
   pool_op_e                 cur_op_d, cur_op_q;
   logic [InFlightWidth-1:0] in_flight_d, in_flight_q;
-  logic                     may_enter, in_fire, out_fire;
+  logic                     may_enter, in_fire, credit, push;
+  logic [OutWidth-1:0]      push_data;
 
   logic                         max_in_valid, max_in_ready, max_out_valid, max_out_ready;
   logic                         avg_in_valid, avg_in_ready, avg_out_valid, avg_out_ready;
@@ -53,22 +65,21 @@ module strata_pool #(
 
   // Dispatcher.
   assign may_enter    = (in_op_i == cur_op_q) || (in_flight_q == '0);
-  assign max_in_valid = in_valid_i && may_enter && (in_op_i == PoolMax);
-  assign avg_in_valid = in_valid_i && may_enter && (in_op_i == PoolAvg);
-  assign in_ready_o   = may_enter && ((in_op_i == PoolMax) ? max_in_ready : avg_in_ready);
+  assign max_in_valid = in_valid_i && may_enter && credit && (in_op_i == PoolMax);
+  assign avg_in_valid = in_valid_i && may_enter && credit && (in_op_i == PoolAvg);
+  assign in_ready_o   = may_enter && credit;
   assign in_fire      = in_valid_i && in_ready_o;
 
-  // Selector: only the unit of cur_op_q can hold windows.
-  assign out_valid_o   = (cur_op_q == PoolMax) ? max_out_valid : avg_out_valid;
-  assign out_data_o    = (cur_op_q == PoolMax) ? max_data : avg_data;
-  assign out_user_o    = (cur_op_q == PoolMax) ? max_user : avg_user;
-  assign max_out_ready = out_ready_i && (cur_op_q == PoolMax);
-  assign avg_out_ready = out_ready_i && (cur_op_q == PoolAvg);
-  assign out_fire      = out_valid_o && out_ready_i;
+  // Selector: only the unit of cur_op_q can hold windows. The units never
+  // stall (their results have reserved room in the output buffer).
+  assign push          = (cur_op_q == PoolMax) ? max_out_valid : avg_out_valid;
+  assign push_data     = (cur_op_q == PoolMax) ? {max_user, max_data} : {avg_user, avg_data};
+  assign max_out_ready = 1'b1;
+  assign avg_out_ready = 1'b1;
 
   always_comb begin
     cur_op_d    = in_fire ? in_op_i : cur_op_q;
-    in_flight_d = in_flight_q + InFlightWidth'(in_fire) - InFlightWidth'(out_fire);
+    in_flight_d = in_flight_q + InFlightWidth'(in_fire) - InFlightWidth'(push);
   end
 
   always_ff @(posedge clk_i) begin
@@ -119,6 +130,22 @@ module strata_pool #(
     .out_user_o  (avg_user)
   );
 
+  // Output buffer: one slot reserved per window taken.
+  strata_credit_fifo #(
+    .Width (OutWidth),
+    .Depth (OutDepth)
+  ) u_out (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .credit_o    (credit),
+    .reserve_i   (in_fire),
+    .push_i      (push),
+    .push_data_i (push_data),
+    .out_valid_o (out_valid_o),
+    .out_ready_i (out_ready_i),
+    .out_data_o  ({out_user_o, out_data_o})
+  );
+
   `STRATA_ASSERT_STREAM(pool_in, clk_i, rst_ni, in_valid_i, in_ready_o,
                         {in_op_i, in_taps_i, in_mask_i, in_user_i})
   `STRATA_ASSERT_STREAM(pool_out, clk_i, rst_ni, out_valid_o, out_ready_i,
@@ -127,6 +154,8 @@ module strata_pool #(
   // windows.
   `STRATA_ASSERT(pool_one_unit_busy, clk_i, rst_ni,
                  (cur_op_q == PoolMax) ? !avg_out_valid : !max_out_valid)
+  // With their outputs never stalled, both units take a window every cycle.
+  `STRATA_ASSERT(pool_units_ready, clk_i, rst_ni, max_in_ready && avg_in_ready)
   `STRATA_ASSERT(pool_in_flight_bound, clk_i, rst_ni, 32'(in_flight_q) <= MaxInFlight)
 
 `ifndef SYNTHESIS
