@@ -5,6 +5,8 @@ One YAML file (config/default.yaml) is the source; this script writes
   rtl/strata_cfg_pkg.sv              package strata_cfg_pkg (localparams)
   sw/include/strata/hw_config.hpp    namespace strata::hw (constexpr)
 With --check it writes nothing and exits 1 when a committed file differs.
+With --sv-out FILE it writes only the package, to FILE: how the build makes
+the package of a further configuration (CMake option STRATA_RTL_CONFIGS).
 """
 import argparse
 import pathlib
@@ -80,9 +82,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("config", nargs="?", default="config/default.yaml")
     ap.add_argument("--check", action="store_true", help="compare, do not write")
+    ap.add_argument("--sv-out", type=pathlib.Path,
+                    help="write only the SystemVerilog package, to this file")
     args = ap.parse_args()
     src = pathlib.Path(args.config)
     cfg = load(ROOT / src)
+    if args.sv_out:
+        args.sv_out.parent.mkdir(parents=True, exist_ok=True)
+        text = render_sv(cfg, src.name if src.is_absolute() else src)
+        if not args.sv_out.exists() or args.sv_out.read_text() != text:
+            args.sv_out.write_text(text)
+        return 0
     outputs = {
         ROOT / "rtl/strata_cfg_pkg.sv": render_sv(cfg, src),
         ROOT / "sw/include/strata/hw_config.hpp": render_hpp(cfg, src),
