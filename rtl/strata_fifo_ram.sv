@@ -83,9 +83,13 @@ module strata_fifo_ram #(
     end
   end
 
+  // The RAM never reads the word it writes: a read needs a word in the RAM
+  // (ram_count_q != 0, so rptr_q != wptr_q unless it is full) and a push needs
+  // room (a full RAM takes no push).
   strata_ram_1r1w #(
-    .Width (Width),
-    .Depth (Depth)
+    .Width     (Width),
+    .Depth     (Depth),
+    .ReadFirst (1'b0)
   ) u_ram (
     .clk_i   (clk_i),
     .we_i    (push),

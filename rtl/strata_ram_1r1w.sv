@@ -1,12 +1,18 @@
 // Simple dual-port RAM: one write port, one read port, one clock.
 // Synchronous read with one cycle of latency (rdata_o is valid the cycle after
 // re_i), so it maps onto block RAM (DP16KD, RAMB18/36, M10K) without a
-// read-side register. Reading an address in the same cycle it is written
-// returns the OLD data (read-first); callers must not rely on bypass.
+// read-side register. ReadFirst = 1: reading an address in the same cycle it
+// is written returns the OLD data; callers must not rely on bypass. Block RAMs
+// whose two ports do not guarantee that (ECP5 DP16KD) get emulation logic on
+// the read data for it (Yosys: a bypass multiplexer and registers).
+// ReadFirst = 0: the caller never reads the address it writes in the same
+// cycle (asserted in simulation); the array carries Yosys's no_rw_check
+// attribute, so the block RAM's output reaches rdata_o with no logic.
 // No reset on the array; contents are undefined until written.
 module strata_ram_1r1w #(
   parameter int unsigned Width = 64,   // bits per word
   parameter int unsigned Depth = 1024, // words
+  parameter bit          ReadFirst = 1'b1,  // same-address read and write: old data
   localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1
 ) (
   input  logic                 clk_i,    // clock
@@ -18,15 +24,28 @@ module strata_ram_1r1w #(
   output logic [Width-1:0]     rdata_o   // read data, one cycle after re_i
 );
 
-  logic [Width-1:0] mem_q [Depth];
   logic [Width-1:0] rdata_q;
 
-  always_ff @(posedge clk_i) begin
-    if (we_i) mem_q[waddr_i] <= wdata_i;
-  end
+  if (ReadFirst) begin : g_read_first
+    logic [Width-1:0] mem_q [Depth];
 
-  always_ff @(posedge clk_i) begin
-    if (re_i) rdata_q <= mem_q[raddr_i];
+    always_ff @(posedge clk_i) begin
+      if (we_i) mem_q[waddr_i] <= wdata_i;
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (re_i) rdata_q <= mem_q[raddr_i];
+    end
+  end else begin : g_no_rw_check
+    (* no_rw_check *) logic [Width-1:0] mem_q [Depth];
+
+    always_ff @(posedge clk_i) begin
+      if (we_i) mem_q[waddr_i] <= wdata_i;
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (re_i) rdata_q <= mem_q[raddr_i];
+    end
   end
 
   assign rdata_o = rdata_q;
@@ -39,6 +58,10 @@ module strata_ram_1r1w #(
   always_ff @(posedge clk_i) begin
     if (we_i) assert (32'(waddr_i) < Depth) else $error("%m: write address %0d >= %0d", waddr_i, Depth);
     if (re_i) assert (32'(raddr_i) < Depth) else $error("%m: read address %0d >= %0d", raddr_i, Depth);
+    if (!ReadFirst && we_i && re_i) begin
+      assert (waddr_i != raddr_i)
+        else $error("%m: address %0d read and written in one cycle (ReadFirst = 0)", raddr_i);
+    end
   end
 `endif
 
