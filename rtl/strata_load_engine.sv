@@ -1,7 +1,7 @@
 // LOAD engine (docs/isa.md, LOAD): copies rows x row_words units from
 // external memory into a bank, the PE caches or the parameter RAM.
 //
-// Per instruction: accept from the load queue, check the fields (two cycles),
+// Per instruction: accept from the load queue, check the fields (three cycles),
 // start the dependency sequencer (strata_dep_sync: S2L up front, C2L per
 // step), then run two decoupled processes until every unit is written:
 //   read requests: row by row (row r at ext_addr + r * ext_row_stride), each
@@ -48,7 +48,7 @@ module strata_load_engine
   parameter int unsigned BankDepth    = strata_cfg_pkg::BankDepth,     // words per bank
   parameter int unsigned PeCacheDepth = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
   parameter int unsigned ParamDepth   = strata_cfg_pkg::ParamDepth,    // parameter channels
-  parameter int unsigned MaxBurst     = 16,   // beats per burst, 1..256
+  parameter int unsigned MaxBurst     = 16,   // beats per burst, a power of two, 2..256
   parameter int unsigned BufDepth     = 128,  // beat buffer (beats in flight), >= MaxBurst
   localparam int unsigned WordWidth      = Lanes * 8,
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
@@ -121,11 +121,17 @@ module strata_load_engine
   localparam int unsigned LgPes      = $clog2(Pes);
   localparam int unsigned BeatsWidth = 24;  // beats per row: row_words * WordBeats < 2^24
   localparam int unsigned AW         = AxiAddrWidth;
+  // Destination index and address bits of a unit (bank / PE / parameter channel).
+  localparam int unsigned WrIdWidth   = (BankIdxWidth > PeIdxWidth) ? BankIdxWidth : PeIdxWidth;
+  localparam int unsigned WrAddrWidth = (BankAddrWidth > CacheAddrWidth) ?
+      ((BankAddrWidth > ParamIdxWidth) ? BankAddrWidth : ParamIdxWidth) :
+      ((CacheAddrWidth > ParamIdxWidth) ? CacheAddrWidth : ParamIdxWidth);
 
-  typedef enum logic [2:0] {
+  typedef enum logic [3:0] {
     StIdle,
-    StCheck,    // products of the range checks
-    StCheck2,   // comparisons
+    StCheck,    // products and partial sums of the range checks
+    StCheck2,   // range ends
+    StCheck3,   // comparisons
     StStart,    // dependency sequencer start
     StRun,
     StFinish,   // remaining acquisitions and the releases
@@ -187,28 +193,49 @@ module strata_load_engine
   end
 
   // ---------------------------------------------------------------- checks
-  // StCheck registers the products (DSP-friendly), StCheck2 compares.
-  logic [39:0] ext_span_d, ext_span_q;  // (rows - 1) * ext_row_stride
-  logic [31:0] dst_span_d, dst_span_q;  // (destination rows - 1) * dst_row_stride
-  logic [15:0] rows_m1, dst_rows_m1;
-  logic [40:0] ext_end;        // one past the last byte read
-  logic [32:0] dst_end;        // one past the last unit written
+  // The multiplier inputs are registered at the take (rows - 1 and the
+  // strides); StCheck registers the products (each at most 18 x 18 bits, one
+  // DSP, the 24-bit stride in two halves) and the row-end partial sums,
+  // StCheck2 the range ends, StCheck3 compares.
+  logic [15:0] rows_m1_q, dst_rows_m1_q;      // (destination) rows - 1
+  logic [15:0] take_rows_m1;
+  logic [27:0] ext_span_lo_d, ext_span_lo_q;  // (rows - 1) * ext_row_stride[11:0]
+  logic [27:0] ext_span_hi_d, ext_span_hi_q;  // (rows - 1) * ext_row_stride[23:12]
+  logic [31:0] dst_span_d, dst_span_q;        // (destination rows - 1) * dst_row_stride
+  logic [41:0] ext_row_end_d, ext_row_end_q;  // ext_addr + bytes per row
+  logic [32:0] dst_row_end_d, dst_row_end_q;  // dst_addr + units per row
+  logic [41:0] ext_end_d, ext_end_q;          // one past the last byte read
+  logic [32:0] dst_end_d, dst_end_q;          // one past the last unit written
   logic [32:0] dst_depth;
   logic        illegal, unsupported;
 
-  assign rows_m1     = rows_q - 16'd1;
-  assign dst_rows_m1 = (is_pe && pe_step_q) ? (rows_m1 >> LgPes) : rows_m1;
-
-  assign ext_span_d = 40'(rows_m1) * 40'(ext_stride_q);
-  assign dst_span_d = 32'(dst_rows_m1) * 32'(dst_stride_q);
+  assign take_rows_m1 = load_rows(instr_i) - 16'd1;
 
   always_ff @(posedge clk_i) begin
-    ext_span_q <= ext_span_d;
-    dst_span_q <= dst_span_d;
+    if (take) begin
+      rows_m1_q     <= take_rows_m1;
+      dst_rows_m1_q <= (instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 2'(LoadDstPeCache) &&
+                        load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
+    end
   end
 
-  assign ext_end = 41'(ext_addr_q) + 41'(ext_span_q) + (41'(row_beats) << BeatShift);
-  assign dst_end = 33'(dst_addr_q) + 33'(dst_span_q) + 33'(row_words_q);
+  assign ext_span_lo_d = 28'(rows_m1_q) * 28'(ext_stride_q[11:0]);
+  assign ext_span_hi_d = 28'(rows_m1_q) * 28'(ext_stride_q[23:12]);
+  assign dst_span_d    = 32'(dst_rows_m1_q) * 32'(dst_stride_q);
+  assign ext_row_end_d = 42'(ext_addr_q) + (42'(row_beats) << BeatShift);
+  assign dst_row_end_d = 33'(dst_addr_q) + 33'(row_words_q);
+  assign ext_end_d     = ext_row_end_q + 42'(ext_span_lo_q) + (42'(ext_span_hi_q) << 12);
+  assign dst_end_d     = dst_row_end_q + 33'(dst_span_q);
+
+  always_ff @(posedge clk_i) begin
+    ext_span_lo_q <= ext_span_lo_d;
+    ext_span_hi_q <= ext_span_hi_d;
+    dst_span_q    <= dst_span_d;
+    ext_row_end_q <= ext_row_end_d;
+    dst_row_end_q <= dst_row_end_d;
+    ext_end_q     <= ext_end_d;
+    dst_end_q     <= dst_end_d;
+  end
 
   always_comb begin
     unique case (kind_q)
@@ -222,7 +249,7 @@ module strata_load_engine
                    (pe_step_q && !is_pe) || (is_param && dst_id_q != '0);
   assign unsupported = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
                        (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes) ||
-                       dst_end > dst_depth || ext_end > (41'(1) << AW);
+                       dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
 
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
@@ -258,74 +285,78 @@ module strata_load_engine
   );
 
   // ---------------------------------------------------------------- read requests
+  localparam int unsigned BurstWidth = $clog2(MaxBurst + 1);
+
   logic                  ar_valid_d, ar_valid_q;
-  logic [AW-1:0]         ar_addr_d, ar_addr_q;        // next burst address
   logic [AW-1:0]         ar_out_addr_d, ar_out_addr_q;
   logic [7:0]            ar_len_d, ar_len_q;
-  logic [AW-1:0]         row_start_d, row_start_q;    // current row's first byte
-  logic [BeatsWidth-1:0] ar_left_d, ar_left_q;        // beats of the row not yet requested
-  logic [16:0]           ar_row_d, ar_row_q;          // rows fully requested
   logic                  row_acq_d, row_acq_q;        // step acquired for the current row
   logic [CredWidth-1:0]  cred_d, cred_q;              // buffer beats reserved
   logic [CredWidth-1:0]  outst_d, outst_q;            // beats requested, not yet received
-  logic [12:0]           to_4k;
-  logic [BeatsWidth-1:0] burst;                       // beats of the next burst
+  logic                  gen_done, gen_valid, gen_row_last;
+  logic [AW-1:0]         gen_addr;
+  logic [BurstWidth-1:0] gen_beats;                   // beats of the next burst
+  logic [7:0]            gen_len;                     // its AXLEN
+  logic [15:0]           unused_gen_row;
   logic                  ar_issue, ar_slot, ar_done, running, pop, r_fire;
 
   assign running  = state_q == StRun;
-  assign ar_done  = ar_row_q == 17'(rows_q);
+  assign ar_done  = gen_done;
   assign ar_slot  = !ar_valid_q || arready_i;
-  assign to_4k    = (13'h1000 - {1'b0, ar_addr_q[11:0]}) >> BeatShift;
 
-  always_comb begin
-    burst = ar_left_q;
-    if (burst > BeatsWidth'(MaxBurst)) burst = BeatsWidth'(MaxBurst);
-    if (burst > BeatsWidth'(to_4k))    burst = BeatsWidth'(to_4k);
-  end
+  // Bursts of each row (registered, one per cycle): the issue decision below
+  // only selects the generator's next precomputed burst.
+  strata_burst_gen #(
+    .AddrWidth   (AW),
+    .BeatBytes   (BeatBytes),
+    .MaxBurst    (MaxBurst),
+    .BeatsWidth  (BeatsWidth),
+    .RowsWidth   (16),
+    .StrideWidth (24)
+  ) u_bursts (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .start_i     (state_q == StStart),
+    .base_i      (AW'(ext_addr_q)),
+    .stride_i    (ext_stride_q),
+    .rows_i      (rows_q),
+    .row_beats_i (row_beats),
+    .next_i      (ar_issue),
+    .done_o      (gen_done),
+    .valid_o     (gen_valid),
+    .addr_o      (gen_addr),
+    .beats_o     (gen_beats),
+    .len_o       (gen_len),
+    .row_o       (unused_gen_row),
+    .row_last_o  (gen_row_last)
+  );
 
-  // Step r is requested before row r's first burst.
+  // Step r is requested before row r's first burst, which waits for the
+  // registered grant (row_acq_q): the semaphore's grant path never reaches the
+  // AR logic, at the cost of one cycle between the last burst of a row and the
+  // first of the next.
   assign step_valid = running && !ar_done && !row_acq_q;
-  assign ar_issue   = running && !ar_done && (row_acq_q || step_ready) && ar_slot &&
-                      32'(cred_q) + 32'(burst) <= BufDepth;
+  assign ar_issue   = running && gen_valid && row_acq_q && ar_slot &&
+                      32'(cred_q) + 32'(gen_beats) <= BufDepth;
   assign r_fire     = rvalid_i && rready_o;
 
   always_comb begin
     ar_valid_d    = ar_valid_q && !arready_i;
     ar_out_addr_d = ar_out_addr_q;
     ar_len_d      = ar_len_q;
-    ar_addr_d     = ar_addr_q;
-    row_start_d   = row_start_q;
-    ar_left_d     = ar_left_q;
-    ar_row_d      = ar_row_q;
     row_acq_d     = row_acq_q || (step_valid && step_ready);
     if (ar_issue) begin
       ar_valid_d    = 1'b1;
-      ar_out_addr_d = ar_addr_q;
-      ar_len_d      = 8'(burst - BeatsWidth'(1));
-      if (burst == ar_left_q) begin
-        // Row complete: next row.
-        ar_row_d    = ar_row_q + 17'd1;
-        row_start_d = row_start_q + AW'(ext_stride_q);
-        ar_addr_d   = row_start_q + AW'(ext_stride_q);
-        ar_left_d   = row_beats;
-        row_acq_d   = 1'b0;
-      end else begin
-        ar_addr_d = ar_addr_q + (AW'(burst) << BeatShift);
-        ar_left_d = ar_left_q - burst;
-      end
+      ar_out_addr_d = gen_addr;
+      ar_len_d      = gen_len;
+      if (gen_row_last) row_acq_d = 1'b0;  // next row
     end
-    if (state_q == StStart) begin
-      ar_row_d    = '0;
-      row_start_d = AW'(ext_addr_q);
-      ar_addr_d   = AW'(ext_addr_q);
-      ar_left_d   = row_beats;
-      row_acq_d   = 1'b0;
-    end
+    if (state_q == StStart) row_acq_d = 1'b0;
   end
 
   always_comb begin
-    cred_d  = cred_q + (ar_issue ? CredWidth'(burst) : '0) - CredWidth'(pop);
-    outst_d = outst_q + (ar_issue ? CredWidth'(burst) : '0) - CredWidth'(r_fire);
+    cred_d  = cred_q + (ar_issue ? CredWidth'(gen_beats) : '0) - CredWidth'(pop);
+    outst_d = outst_q + (ar_issue ? CredWidth'(gen_beats) : '0) - CredWidth'(r_fire);
     if (state_q == StDrain || state_q == StError) cred_d = '0;
   end
 
@@ -363,13 +394,12 @@ module strata_load_engine
   );
 
   // ---------------------------------------------------------------- beats -> units
-  logic                     wr_valid_d, wr_valid_q, wr_fire, wr_free;
-  logic [1:0]               wr_kind_d, wr_kind_q;
-  logic [5:0]               wr_id_d, wr_id_q;
-  logic [15:0]              wr_addr_d, wr_addr_q;
-  logic [WordWidth-1:0]     wr_data_d, wr_data_q;
-  logic                     wr_row_last_d, wr_row_last_q;  // last unit of its row
-  logic                     wr_last_d, wr_last_q;          // last unit of the instruction
+  logic                     wr_valid, wr_fire, wr_free;    // output slice head
+  logic [1:0]               wr_kind;
+  logic [WrIdWidth-1:0]     wr_id;
+  logic [WrAddrWidth-1:0]   wr_addr;
+  logic [WordWidth-1:0]     wr_data;
+  logic                     wr_row_last;                   // last unit of its row
   logic [15:0]              d_row_d, d_row_q;              // row of the next unit
   logic [15:0]              d_unit_d, d_unit_q;            // unit of the row
   logic [16:0]              d_row_addr_d, d_row_addr_q;    // destination address of unit 0
@@ -382,13 +412,12 @@ module strata_load_engine
   logic [WordWidth-1:0]     unit_data;
   logic                     d_done_d, d_done_q;            // every unit produced
 
-  assign wr_free       = !wr_valid_q || wr_fire;
   assign split_mode    = is_param && ParamSlots > 1;
   assign unit_row_last = d_unit_q == row_words_q - 16'd1;
   assign unit_last     = unit_row_last && d_row_q == rows_q - 16'd1;
 
   // A unit is produced when its last beat (or its slot) is available and the
-  // write register is free; beats before a word's last are popped into the
+  // output slice has room; beats before a word's last are popped into the
   // gather register without waiting.
   always_comb begin
     produce = 1'b0;
@@ -470,55 +499,57 @@ module strata_load_engine
     end
   end
 
-  always_comb begin
-    wr_valid_d    = wr_valid_q && !wr_fire;
-    wr_kind_d     = wr_kind_q;
-    wr_id_d       = wr_id_q;
-    wr_addr_d     = wr_addr_q;
-    wr_data_d     = wr_data_q;
-    wr_row_last_d = wr_row_last_q;
-    wr_last_d     = wr_last_q;
-    if (produce) begin
-      wr_valid_d    = 1'b1;
-      wr_kind_d     = kind_q;
-      wr_id_d       = d_pe_q;
-      wr_addr_d     = 16'(d_row_addr_q + 17'(d_unit_q));
-      wr_data_d     = unit_data;
-      wr_row_last_d = unit_row_last;
-      wr_last_d     = unit_last;
-    end
-    if (!running) wr_valid_d = 1'b0;
-  end
+  // Units leave through a two-entry register slice (full rate): a
+  // destination's ready reaches only the slice's fill level, never the beat
+  // buffer or the unit counters. Emptied when the instruction stops running.
+  localparam int unsigned SliceWidth = 2 + WrIdWidth + WrAddrWidth + WordWidth + 1;
+  logic [1:0] unused_slice_count;
+
+  strata_fifo #(
+    .Width (SliceWidth),
+    .Depth (2)
+  ) u_wr_slice (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni && running),
+    .in_valid_i  (produce),
+    .in_ready_o  (wr_free),
+    .in_data_i   ({kind_q, WrIdWidth'(d_pe_q), WrAddrWidth'(d_row_addr_q + 17'(d_unit_q)),
+                   unit_data, unit_row_last}),
+    .out_valid_o (wr_valid),
+    .out_ready_i (wr_fire),
+    .out_data_o  ({wr_kind, wr_id, wr_addr, wr_data, wr_row_last}),
+    .count_o     (unused_slice_count)
+  );
 
   always_comb begin
-    unique case (wr_kind_q)
-      2'(LoadDstBank):    wr_fire = wr_valid_q && bank_ready_i;
-      2'(LoadDstPeCache): wr_fire = wr_valid_q && pe_ready_i;
-      default:            wr_fire = wr_valid_q && param_ready_i;
+    unique case (wr_kind)
+      2'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
+      2'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
+      default:            wr_fire = wr_valid && param_ready_i;
     endcase
   end
 
-  assign bank_valid_o    = wr_valid_q && wr_kind_q == 2'(LoadDstBank);
-  assign bank_o          = BankIdxWidth'(wr_id_q);
-  assign bank_addr_o     = BankAddrWidth'(wr_addr_q);
-  assign bank_data_o     = wr_data_q;
-  assign pe_valid_o      = wr_valid_q && wr_kind_q == 2'(LoadDstPeCache);
-  assign pe_o            = PeIdxWidth'(wr_id_q);
-  assign pe_addr_o       = CacheAddrWidth'(wr_addr_q);
-  assign pe_data_o       = wr_data_q;
-  assign param_valid_o   = wr_valid_q && wr_kind_q == 2'(LoadDstParam);
-  assign param_channel_o = ParamIdxWidth'(wr_addr_q);
-  assign param_data_o    = wr_data_q[63:0];
+  assign bank_valid_o    = wr_valid && wr_kind == 2'(LoadDstBank);
+  assign bank_o          = BankIdxWidth'(wr_id);
+  assign bank_addr_o     = BankAddrWidth'(wr_addr);
+  assign bank_data_o     = wr_data;
+  assign pe_valid_o      = wr_valid && wr_kind == 2'(LoadDstPeCache);
+  assign pe_o            = PeIdxWidth'(wr_id);
+  assign pe_addr_o       = CacheAddrWidth'(wr_addr);
+  assign pe_data_o       = wr_data;
+  assign param_valid_o   = wr_valid && wr_kind == 2'(LoadDstParam);
+  assign param_channel_o = ParamIdxWidth'(wr_addr);
+  assign param_data_o    = wr_data[63:0];
 
   // A row is done when its last unit is written.
-  assign step_done    = running && wr_fire && wr_row_last_q;
+  assign step_done    = running && wr_fire && wr_row_last;
 
   // ---------------------------------------------------------------- control
   logic      err_d, err_q;
   err_code_e err_code_d, err_code_q;
   logic      all_written;
 
-  assign all_written  = d_done_q && !wr_valid_q;
+  assign all_written  = d_done_q && !wr_valid;
   assign finish_valid = state_q == StFinish;
 
   always_comb begin
@@ -528,7 +559,8 @@ module strata_load_engine
     unique case (state_q)
       StIdle:   if (take) state_d = StCheck;
       StCheck:  state_d = StCheck2;
-      StCheck2: begin
+      StCheck2: state_d = StCheck3;
+      StCheck3: begin
         if (illegal || unsupported) begin
           state_d    = StError;
           err_d      = 1'b1;
@@ -565,7 +597,6 @@ module strata_load_engine
       ar_valid_q <= 1'b0;
       cred_q     <= '0;
       outst_q    <= '0;
-      wr_valid_q <= 1'b0;
     end else begin
       state_q    <= state_d;
       err_q      <= err_d;
@@ -573,25 +604,14 @@ module strata_load_engine
       ar_valid_q <= ar_valid_d;
       cred_q     <= cred_d;
       outst_q    <= outst_d;
-      wr_valid_q <= wr_valid_d;
     end
   end
 
   // Datapath and counters: qualified by the state.
   always_ff @(posedge clk_i) begin
-    ar_addr_q     <= ar_addr_d;
     ar_out_addr_q <= ar_out_addr_d;
     ar_len_q      <= ar_len_d;
-    row_start_q   <= row_start_d;
-    ar_left_q     <= ar_left_d;
-    ar_row_q      <= ar_row_d;
     row_acq_q     <= row_acq_d;
-    wr_kind_q     <= wr_kind_d;
-    wr_id_q       <= wr_id_d;
-    wr_addr_q     <= wr_addr_d;
-    wr_data_q     <= wr_data_d;
-    wr_row_last_q <= wr_row_last_d;
-    wr_last_q     <= wr_last_d;
     d_row_q       <= d_row_d;
     d_unit_q      <= d_unit_d;
     d_row_addr_q  <= d_row_addr_d;
@@ -606,7 +626,7 @@ module strata_load_engine
   assign idle_o      = state_q == StIdle;
   assign busy_o      = state_q != StIdle && state_q != StDrain && state_q != StError;
   assign dep_wait_o  = sync_waiting;
-  assign mem_wait_o  = running && !sync_waiting && !wr_valid_q && !d_done_q && !buf_out_valid;
+  assign mem_wait_o  = running && !sync_waiting && !wr_valid && !d_done_q && !buf_out_valid;
   assign retire_o    = state_q == StFinish && finish_ready;
   assign index_o     = index_q;
   assign err_o       = err_q;
@@ -614,9 +634,8 @@ module strata_load_engine
   assign err_index_o = index_q;
 
   // ---------------------------------------------------------------- checks
-  logic unused_sync_busy, unused_wr_last;
+  logic unused_sync_busy;
   assign unused_sync_busy = sync_busy;
-  assign unused_wr_last   = wr_last_q;
 
   `STRATA_ASSERT_STREAM(load_ar, clk_i, rst_ni, arvalid_o, arready_i, {araddr_o, arlen_o})
   `STRATA_ASSERT_STREAM(load_bank, clk_i, rst_ni, bank_valid_o, bank_ready_i,
@@ -639,8 +658,9 @@ module strata_load_engine
       else $fatal(1, "strata_load_engine: N * 8 must be a multiple of AxiDataWidth");
     assert (2 ** LgPes == Pes && Pes <= 64)
       else $fatal(1, "strata_load_engine: P must be a power of two <= 64");
-    assert (MaxBurst >= 1 && MaxBurst <= 256 && BufDepth >= MaxBurst && BufDepth >= 4)
-      else $fatal(1, "strata_load_engine: MaxBurst 1..256 and BufDepth >= MaxBurst");
+    assert (MaxBurst >= 2 && MaxBurst <= 256 && 2 ** $clog2(MaxBurst) == MaxBurst &&
+            BufDepth >= MaxBurst && BufDepth >= 4)
+      else $fatal(1, "strata_load_engine: MaxBurst a power of two 2..256, BufDepth >= MaxBurst");
     assert (Banks <= 64 && BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 &&
             AxiAddrWidth >= 12 && AxiAddrWidth <= 40)
       else $fatal(1, "strata_load_engine: memory sizes exceed the instruction fields");
