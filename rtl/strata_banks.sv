@@ -2,15 +2,21 @@
 // WordWidth bits (one word = N int8 lanes), with four client ports:
 //   load write (lw), compute write (cw), compute read (cr), store read (sr).
 // Each bank has one write and one read port. A read and a write of different
-// clients may use the same bank in the same cycle (read-first: the read sees
-// the old word). Two writers of one bank, or two readers, are arbitrated with
-// fixed priority: compute wins, the loser sees ready = 0 that cycle (ready
-// depends combinationally on the other client's valid and bank, never on its
-// own valid).
-// Reads: a request (valid/ready) returns its word on rsp_valid exactly one
-// cycle after the handshake, in order; the client must take it (it issues no
-// more requests than it can absorb). Throughput: one read and one write per
-// client per cycle when there is no conflict.
+// clients may use the same bank in the same cycle, at different addresses: the
+// dependency semaphores order every producer and consumer of a word, so a
+// word is never read in the cycle it is written (asserted in simulation by
+// strata_ram_1r1w, ReadFirst = 0: no read-first emulation logic on ECP5).
+// Two writers of one bank, or two readers, are arbitrated with fixed
+// priority: compute wins, the loser sees ready = 0 that cycle (ready depends
+// combinationally on the other client's valid and bank, never on its own
+// valid).
+// Reads: a request (valid/ready) returns its word on rsp_valid exactly two
+// cycles after the handshake, in order; the client must take it (it issues no
+// more requests than it can absorb). The second cycle is a register on each
+// RAM's output (flip-flops beside the block RAM; a vendor tool may use the
+// block RAM's own output register): its clock-to-out and the routing through the bank
+// multiplexer are then in different cycles. Throughput: one read and one
+// write per client per cycle when there is no conflict.
 `include "strata_assert.svh"
 
 module strata_banks #(
@@ -39,21 +45,21 @@ module strata_banks #(
   output logic                    cr_req_ready_o,  // always accepted
   input  logic [BankIdxWidth-1:0] cr_bank_i,       // bank
   input  logic [AddrWidth-1:0]    cr_addr_i,       // word address
-  output logic                    cr_rsp_valid_o,  // word of the request one cycle earlier
+  output logic                    cr_rsp_valid_o,  // word of the request two cycles earlier
   output logic [WordWidth-1:0]    cr_rsp_data_o,   // word
   // store engine read port
   input  logic                    sr_req_valid_i,  // read request
   output logic                    sr_req_ready_o,  // accepted (no compute read of that bank)
   input  logic [BankIdxWidth-1:0] sr_bank_i,       // bank
   input  logic [AddrWidth-1:0]    sr_addr_i,       // word address
-  output logic                    sr_rsp_valid_o,  // word of the request one cycle earlier
+  output logic                    sr_rsp_valid_o,  // word of the request two cycles earlier
   output logic [WordWidth-1:0]    sr_rsp_data_o    // word
 );
 
   logic                    lw_fire, cw_fire, cr_fire, sr_fire;
-  logic                    cr_rsp_q, sr_rsp_q;
-  logic [BankIdxWidth-1:0] cr_bank_q, sr_bank_q;
-  logic [WordWidth-1:0]    rdata [Banks];
+  logic [1:0]              cr_rsp_q, sr_rsp_q;    // a request 1 / 2 cycles ago
+  logic [BankIdxWidth-1:0] cr_bank_q, sr_bank_q, cr_bank_q2, sr_bank_q2;
+  logic [WordWidth-1:0]    rdata_q2 [Banks];      // registered RAM outputs
 
   assign cw_ready_o     = 1'b1;
   assign cr_req_ready_o = 1'b1;
@@ -67,7 +73,7 @@ module strata_banks #(
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     logic                 we, re, cw_hit, cr_hit;
     logic [AddrWidth-1:0] waddr, raddr;
-    logic [WordWidth-1:0] wdata;
+    logic [WordWidth-1:0] wdata, rdata;
 
     assign cw_hit = cw_fire && cw_bank_i == BankIdxWidth'(b);
     assign cr_hit = cr_fire && cr_bank_i == BankIdxWidth'(b);
@@ -78,8 +84,9 @@ module strata_banks #(
     assign raddr  = cr_hit ? cr_addr_i : sr_addr_i;
 
     strata_ram_1r1w #(
-      .Width (WordWidth),
-      .Depth (BankDepth)
+      .Width     (WordWidth),
+      .Depth     (BankDepth),
+      .ReadFirst (1'b0)
     ) u_ram (
       .clk_i   (clk_i),
       .we_i    (we),
@@ -87,29 +94,35 @@ module strata_banks #(
       .wdata_i (wdata),
       .re_i    (re),
       .raddr_i (raddr),
-      .rdata_o (rdata[b])
+      .rdata_o (rdata)
     );
-  end
 
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      cr_rsp_q <= 1'b0;
-      sr_rsp_q <= 1'b0;
-    end else begin
-      cr_rsp_q <= cr_fire;
-      sr_rsp_q <= sr_fire;
+    always_ff @(posedge clk_i) begin
+      rdata_q2[b] <= rdata;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    cr_bank_q <= cr_bank_i;
-    sr_bank_q <= sr_bank_i;
+    if (!rst_ni) begin
+      cr_rsp_q <= '0;
+      sr_rsp_q <= '0;
+    end else begin
+      cr_rsp_q <= {cr_rsp_q[0], cr_fire};
+      sr_rsp_q <= {sr_rsp_q[0], sr_fire};
+    end
   end
 
-  assign cr_rsp_valid_o = cr_rsp_q;
-  assign sr_rsp_valid_o = sr_rsp_q;
-  assign cr_rsp_data_o  = rdata[cr_bank_q];
-  assign sr_rsp_data_o  = rdata[sr_bank_q];
+  always_ff @(posedge clk_i) begin
+    cr_bank_q  <= cr_bank_i;
+    sr_bank_q  <= sr_bank_i;
+    cr_bank_q2 <= cr_bank_q;
+    sr_bank_q2 <= sr_bank_q;
+  end
+
+  assign cr_rsp_valid_o = cr_rsp_q[1];
+  assign sr_rsp_valid_o = sr_rsp_q[1];
+  assign cr_rsp_data_o  = rdata_q2[cr_bank_q2];
+  assign sr_rsp_data_o  = rdata_q2[sr_bank_q2];
 
   `STRATA_ASSERT_STREAM(banks_lw, clk_i, rst_ni, lw_valid_i, lw_ready_o,
                         {lw_bank_i, lw_addr_i, lw_data_i})

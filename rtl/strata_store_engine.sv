@@ -1,13 +1,14 @@
 // STORE engine (docs/isa.md, STORE): copies rows x row_words N-byte words
 // from a bank to external memory with AXI4 write bursts.
 //
-// Per instruction: accept from the store queue, check the fields (two
+// Per instruction: accept from the store queue, check the fields (three
 // cycles), start the dependency sequencer (strata_dep_sync: C2S per step),
 // then run three decoupled processes:
 //   bank reads: word w of row r from bank src_id at src_addr +
 //     r * src_row_stride + w, one per cycle while the data FIFO has room for
-//     the word and the read in flight; row r is acquired as step r before its
-//     first read (completion mode: everything at step 0); in fine-grained mode
+//     the word and the reads in flight; row r is acquired as step r before its
+//     first read, one row ahead of the reads (completion mode: everything at
+//     step 0); in fine-grained mode
 //     a row whose words have all been read releases one S2C unit.
 //   AW: row r goes to ext_addr + r * ext_row_stride as INCR bursts of at most
 //     MaxBurst beats that never cross a 4 KB boundary, once row r is acquired
@@ -44,9 +45,9 @@ module strata_store_engine
   parameter int unsigned Lanes          = strata_cfg_pkg::Lanes,         // N: bytes per word
   parameter int unsigned Banks          = strata_cfg_pkg::Banks,         // banks
   parameter int unsigned BankDepth      = strata_cfg_pkg::BankDepth,     // words per bank
-  parameter int unsigned MaxBurst       = 16,  // beats per burst, 1..256
+  parameter int unsigned MaxBurst       = 16,  // beats per burst, a power of two, 2..256
   parameter int unsigned MaxOutstanding = 16,  // bursts waiting for BRESP, >= 1
-  parameter int unsigned DataDepth      = 4,   // words buffered between bank and W, >= 2
+  parameter int unsigned DataDepth      = 4,   // words buffered between bank and W, >= 4
   localparam int unsigned WordWidth     = Lanes * 8,
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth = $clog2(BankDepth)
@@ -71,7 +72,7 @@ module strata_store_engine
   input  logic                       bank_req_ready_i, // taken
   output logic [BankIdxWidth-1:0]    bank_o,           // bank
   output logic [BankAddrWidth-1:0]   bank_addr_o,      // word address
-  input  logic                       bank_rsp_valid_i, // word of the request one cycle earlier
+  input  logic                       bank_rsp_valid_i, // word of the request two cycles earlier
   input  logic [WordWidth-1:0]       bank_rsp_data_i,  // word
   // AXI write channels (ID fixed by the top)
   output logic                       awvalid_o,       // burst address
@@ -107,10 +108,11 @@ module strata_store_engine
   localparam int unsigned DataCntW   = $clog2(DataDepth + 1);
   localparam int unsigned AW         = AxiAddrWidth;
 
-  typedef enum logic [2:0] {
+  typedef enum logic [3:0] {
     StIdle,
-    StCheck,
-    StCheck2,
+    StCheck,   // products and partial sums of the range checks
+    StCheck2,  // range ends
+    StCheck3,  // comparisons
     StStart,
     StRun,
     StFinish,
@@ -156,32 +158,52 @@ module strata_store_engine
   assign row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
 
   // ---------------------------------------------------------------- checks
-  logic [39:0] ext_span_d, ext_span_q;
-  logic [31:0] src_span_d, src_span_q;
-  logic [BeatsWidth+16-1:0] w_total_d, w_total_q;  // beats of the instruction
-  logic [15:0] rows_m1;
-  logic [40:0] ext_end;
-  logic [32:0] src_end;
+  // The multiplier inputs are registered at the take (rows - 1 and the
+  // strides); StCheck registers the products (each at most 18 x 18 bits, one
+  // DSP, the 24-bit stride in two halves) and the row-end partial sums,
+  // StCheck2 the range ends, StCheck3 compares.
+  localparam int unsigned TotalWidth = BeatsWidth + 16;
+  logic [15:0] rows_m1_q;                     // rows - 1
+  logic [27:0] ext_span_lo_d, ext_span_lo_q;  // (rows - 1) * ext_row_stride[11:0]
+  logic [27:0] ext_span_hi_d, ext_span_hi_q;  // (rows - 1) * ext_row_stride[23:12]
+  logic [31:0] src_span_d, src_span_q;        // (rows - 1) * src_row_stride
+  logic [31:0] words_d, words_q;              // rows * row_words
+  logic [TotalWidth-1:0] w_total;             // beats of the instruction
+  logic [41:0] ext_row_end_d, ext_row_end_q;  // ext_addr + bytes per row
+  logic [32:0] src_row_end_d, src_row_end_q;  // src_addr + words per row
+  logic [41:0] ext_end_d, ext_end_q;          // one past the last byte written
+  logic [32:0] src_end_d, src_end_q;          // one past the last word read
   logic        illegal, unsupported;
 
-  assign rows_m1 = rows_q - 16'd1;
-
-  assign ext_span_d = 40'(rows_m1) * 40'(ext_stride_q);
-  assign src_span_d = 32'(rows_m1) * 32'(src_stride_q);
-  assign w_total_d  = (BeatsWidth + 16)'(rows_q) * (BeatsWidth + 16)'(row_beats);
-
   always_ff @(posedge clk_i) begin
-    ext_span_q <= ext_span_d;
-    src_span_q <= src_span_d;
-    w_total_q  <= w_total_d;
+    if (take) rows_m1_q <= store_rows(instr_i) - 16'd1;
   end
 
-  assign ext_end     = 41'(ext_addr_q) + 41'(ext_span_q) + (41'(row_beats) << BeatShift);
-  assign src_end     = 33'(src_addr_q) + 33'(src_span_q) + 33'(row_words_q);
+  assign ext_span_lo_d = 28'(rows_m1_q) * 28'(ext_stride_q[11:0]);
+  assign ext_span_hi_d = 28'(rows_m1_q) * 28'(ext_stride_q[23:12]);
+  assign src_span_d    = 32'(rows_m1_q) * 32'(src_stride_q);
+  assign words_d       = 32'(rows_q) * 32'(row_words_q);
+  assign w_total       = TotalWidth'(words_q) << $clog2(WordBeats);
+  assign ext_row_end_d = 42'(ext_addr_q) + (42'(row_beats) << BeatShift);
+  assign src_row_end_d = 33'(src_addr_q) + 33'(row_words_q);
+  assign ext_end_d     = ext_row_end_q + 42'(ext_span_lo_q) + (42'(ext_span_hi_q) << 12);
+  assign src_end_d     = src_row_end_q + 33'(src_span_q);
+
+  always_ff @(posedge clk_i) begin
+    ext_span_lo_q <= ext_span_lo_d;
+    ext_span_hi_q <= ext_span_hi_d;
+    src_span_q    <= src_span_d;
+    words_q       <= words_d;
+    ext_row_end_q <= ext_row_end_d;
+    src_row_end_q <= src_row_end_d;
+    ext_end_q     <= ext_end_d;
+    src_end_q     <= src_end_d;
+  end
+
   assign illegal     = rows_q == '0 || row_words_q == '0;
   assign unsupported = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
-                       32'(src_id_q) >= Banks || src_end > 33'(BankDepth) ||
-                       ext_end > (41'(1) << AW);
+                       32'(src_id_q) >= Banks || src_end_q > 33'(BankDepth) ||
+                       ext_end_q > (42'(1) << AW);
 
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
@@ -221,55 +243,83 @@ module strata_store_engine
   assign quiesce = state_q == StError || state_q == StDrain;  // complete issued bursts only
 
   // ---------------------------------------------------------------- bank reads
+  // Rows are acquired one ahead of the reads (at most two rows held: the one
+  // being read and the next), so a row change costs no read cycle although
+  // a read waits for the registered grant: the semaphore's grant path never
+  // reaches the bank port. Counters run down to registered zero tests and the
+  // read address is a register (no adder or comparator before the port).
+  logic [15:0]         rd_rows_left_d, rd_rows_left_q;  // rows after rd_row_q
   logic [15:0]         rd_row_d, rd_row_q;          // row being read
-  logic [15:0]         rd_word_d, rd_word_q;        // next word of the row
-  logic [16:0]         rd_row_addr_d, rd_row_addr_q;
-  logic                rd_acq_d, rd_acq_q;          // step acquired for rd_row_q
+  logic [15:0]         rd_left_d, rd_left_q;        // words of the row after the next one
+  logic [16:0]         rd_row_addr_d, rd_row_addr_q;  // first word of the row
+  logic [16:0]         rd_addr_d, rd_addr_q;        // next word to read
+  logic [1:0]          acq_cnt_d, acq_cnt_q;        // rows acquired, not completely read
+  logic [15:0]         acq_rows_d, acq_rows_q;      // rows not acquired yet
+  logic                acq_more_d, acq_more_q;      // acq_rows_q != 0
   logic                rd_done_d, rd_done_q;        // every word requested
-  logic                rd_inflight_q;               // a response arrives this cycle
-  logic                rd_row_end_d, rd_row_end_q;  // ... and it is a row's last word
+  logic [1:0]          rd_inflight_q;               // reads 1 / 2 cycles ago (bit 1: the
+                                                    // response arrives this cycle)
+  logic [1:0]          rd_row_end_q;                // ... and it is a row's last word
+  logic                rd_row_end, rd_acq, step_fire;
   logic                rd_fire, rd_room, rd_last_word;
   logic [DataCntW-1:0] data_count;
   logic                data_push, data_pop, data_valid, unused_data_ready;
   logic [WordWidth-1:0] data_word;
 
-  assign rd_room      = 32'(data_count) + 32'(rd_inflight_q) < DataDepth;
-  assign rd_last_word = rd_word_q == row_words_q - 16'd1;
-  assign step_valid   = running && !rd_done_q && !rd_acq_q;
-  assign bank_req_valid_o = running && !rd_done_q && (rd_acq_q || step_ready) && rd_room;
+  assign rd_room      = 32'(data_count) + 32'(rd_inflight_q[0]) + 32'(rd_inflight_q[1]) <
+                        DataDepth;
+  assign rd_last_word = rd_left_q == '0;
+  assign rd_acq       = acq_cnt_q != 2'd0;  // rd_row_q is acquired
+  assign step_valid   = running && acq_more_q && acq_cnt_q != 2'd2;
+  assign step_fire    = step_valid && step_ready;
+  assign bank_req_valid_o = running && !rd_done_q && rd_acq && rd_room;
   assign bank_o       = BankIdxWidth'(src_id_q);
-  assign bank_addr_o  = BankAddrWidth'(rd_row_addr_q + 17'(rd_word_q));
+  assign bank_addr_o  = BankAddrWidth'(rd_addr_q);
   assign rd_fire      = bank_req_valid_o && bank_req_ready_i;
-  assign rd_row_end_d = rd_fire && rd_last_word;
+  assign rd_row_end   = rd_fire && rd_last_word;
 
   always_comb begin
-    rd_row_d      = rd_row_q;
-    rd_word_d     = rd_word_q;
-    rd_row_addr_d = rd_row_addr_q;
-    rd_acq_d      = rd_acq_q || (step_valid && step_ready);
-    rd_done_d     = rd_done_q;
+    rd_rows_left_d = rd_rows_left_q;
+    rd_row_d       = rd_row_q;
+    rd_left_d      = rd_left_q;
+    rd_row_addr_d  = rd_row_addr_q;
+    rd_addr_d      = rd_addr_q;
+    rd_done_d      = rd_done_q;
+    acq_cnt_d      = acq_cnt_q + 2'(step_fire) - 2'(rd_row_end);
+    acq_rows_d     = acq_rows_q;
+    acq_more_d     = acq_more_q;
+    if (step_fire) begin
+      acq_rows_d = acq_rows_q - 16'd1;
+      acq_more_d = acq_rows_q != 16'd1;
+    end
     if (rd_fire) begin
       if (rd_last_word) begin
-        rd_word_d     = '0;
-        rd_row_d      = rd_row_q + 16'd1;
-        rd_row_addr_d = rd_row_addr_q + 17'(src_stride_q);
-        rd_acq_d      = 1'b0;
-        rd_done_d     = rd_row_q == rows_q - 16'd1;
+        rd_rows_left_d = rd_rows_left_q - 16'd1;
+        rd_row_d       = rd_row_q + 16'd1;
+        rd_left_d      = row_words_q - 16'd1;
+        rd_row_addr_d  = rd_row_addr_q + 17'(src_stride_q);
+        rd_addr_d      = rd_row_addr_q + 17'(src_stride_q);
+        rd_done_d      = rd_rows_left_q == '0;
       end else begin
-        rd_word_d = rd_word_q + 16'd1;
+        rd_left_d = rd_left_q - 16'd1;
+        rd_addr_d = rd_addr_q + 17'd1;
       end
     end
     if (state_q == StStart) begin
-      rd_row_d      = '0;
-      rd_word_d     = '0;
-      rd_row_addr_d = 17'(src_addr_q);
-      rd_acq_d      = 1'b0;
-      rd_done_d     = 1'b0;
+      rd_rows_left_d = rows_m1_q;
+      rd_row_d       = '0;
+      rd_left_d      = row_words_q - 16'd1;
+      rd_row_addr_d  = 17'(src_addr_q);
+      rd_addr_d      = 17'(src_addr_q);
+      rd_done_d      = 1'b0;
+      acq_cnt_d      = '0;
+      acq_rows_d     = rows_q;
+      acq_more_d     = 1'b1;  // rows >= 1 (checked)
     end
   end
 
   // A row is read once its last word's response is in.
-  assign step_done = running && rd_inflight_q && rd_row_end_q;
+  assign step_done = running && rd_inflight_q[1] && rd_row_end_q[1];
   assign data_push = bank_rsp_valid_i && running;
 
   strata_fifo #(
@@ -288,32 +338,54 @@ module strata_store_engine
   );
 
   // ---------------------------------------------------------------- AW
+  localparam int unsigned BurstWidth = $clog2(MaxBurst + 1);
+
   logic                  aw_valid_d, aw_valid_q;
-  logic [AW-1:0]         aw_addr_d, aw_addr_q;          // next burst address
   logic [AW-1:0]         aw_out_addr_d, aw_out_addr_q;
   logic [7:0]            aw_len_d, aw_len_q;
-  logic [AW-1:0]         row_start_d, row_start_q;
-  logic [BeatsWidth-1:0] aw_left_d, aw_left_q;
-  logic [15:0]           aw_row_d, aw_row_q;
-  logic                  aw_done_d, aw_done_q;          // every burst issued
+  logic                  aw_done;                       // every burst issued
   logic [OutWidth-1:0]   pend_d, pend_q;                // bursts waiting for BRESP
-  logic [12:0]           to_4k;
-  logic [BeatsWidth-1:0] burst;
+  logic                  gen_done, gen_valid, unused_gen_row_last;
+  logic [AW-1:0]         gen_addr;
+  logic [BurstWidth-1:0] unused_gen_beats;
+  logic [15:0]           aw_row;                        // its row
+  logic [7:0]            burst_len;                     // AWLEN of the next burst
   logic                  aw_issue, aw_row_ok, b_fire, lens_ready, idx_ready;
 
-  assign to_4k = (13'h1000 - {1'b0, aw_addr_q[11:0]}) >> BeatShift;
+  // Bursts of each row (registered, one per cycle): the issue decision below
+  // only selects the generator's next precomputed burst.
+  strata_burst_gen #(
+    .AddrWidth   (AW),
+    .BeatBytes   (BeatBytes),
+    .MaxBurst    (MaxBurst),
+    .BeatsWidth  (BeatsWidth),
+    .RowsWidth   (16),
+    .StrideWidth (24)
+  ) u_bursts (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .start_i     (state_q == StStart),
+    .base_i      (AW'(ext_addr_q)),
+    .stride_i    (ext_stride_q),
+    .rows_i      (rows_q),
+    .row_beats_i (row_beats),
+    .next_i      (aw_issue),
+    .done_o      (gen_done),
+    .valid_o     (gen_valid),
+    .addr_o      (gen_addr),
+    .beats_o     (unused_gen_beats),
+    .len_o       (burst_len),
+    .row_o       (aw_row),
+    .row_last_o  (unused_gen_row_last)
+  );
 
-  always_comb begin
-    burst = aw_left_q;
-    if (burst > BeatsWidth'(MaxBurst)) burst = BeatsWidth'(MaxBurst);
-    if (burst > BeatsWidth'(to_4k))    burst = BeatsWidth'(to_4k);
-  end
+  assign aw_done   = gen_done;
 
   // A row's bursts are announced only once the row is acquired (its data can
   // follow at once): an AW whose W beats wait for a dependency would hold the
   // write channel of the interconnect.
-  assign aw_row_ok = aw_row_q < rd_row_q || (aw_row_q == rd_row_q && rd_acq_q);
-  assign aw_issue  = running && !aw_done_q && aw_row_ok && (!aw_valid_q || awready_i) &&
+  assign aw_row_ok = aw_row < rd_row_q || (aw_row == rd_row_q && rd_acq);
+  assign aw_issue  = running && gen_valid && aw_row_ok && (!aw_valid_q || awready_i) &&
                      32'(pend_q) < MaxOutstanding && lens_ready && idx_ready;
   assign b_fire   = bvalid_i && bready_o;
 
@@ -321,32 +393,10 @@ module strata_store_engine
     aw_valid_d    = aw_valid_q && !awready_i;
     aw_out_addr_d = aw_out_addr_q;
     aw_len_d      = aw_len_q;
-    aw_addr_d     = aw_addr_q;
-    row_start_d   = row_start_q;
-    aw_left_d     = aw_left_q;
-    aw_row_d      = aw_row_q;
-    aw_done_d     = aw_done_q;
     if (aw_issue) begin
       aw_valid_d    = 1'b1;
-      aw_out_addr_d = aw_addr_q;
-      aw_len_d      = 8'(burst - BeatsWidth'(1));
-      if (burst == aw_left_q) begin
-        aw_row_d    = aw_row_q + 16'd1;
-        aw_done_d   = aw_row_q == rows_q - 16'd1;
-        row_start_d = row_start_q + AW'(ext_stride_q);
-        aw_addr_d   = row_start_q + AW'(ext_stride_q);
-        aw_left_d   = row_beats;
-      end else begin
-        aw_addr_d = aw_addr_q + (AW'(burst) << BeatShift);
-        aw_left_d = aw_left_q - burst;
-      end
-    end
-    if (state_q == StStart) begin
-      aw_row_d    = '0;
-      aw_done_d   = 1'b0;
-      row_start_d = AW'(ext_addr_q);
-      aw_addr_d   = AW'(ext_addr_q);
-      aw_left_d   = row_beats;
+      aw_out_addr_d = gen_addr;
+      aw_len_d      = burst_len;
     end
   end
 
@@ -369,7 +419,7 @@ module strata_store_engine
     .rst_ni      (rst_ni),
     .in_valid_i  (aw_issue),
     .in_ready_o  (lens_ready),
-    .in_data_i   (8'(burst - BeatsWidth'(1))),
+    .in_data_i   (burst_len),
     .out_valid_o (lens_valid),
     .out_ready_i (w_fire && w_burst_end),
     .out_data_o  (lens_len),
@@ -428,7 +478,7 @@ module strata_store_engine
 
   // ---------------------------------------------------------------- control
   logic all_sent;
-  assign all_sent     = rd_done_q && aw_done_q && w_sent_q == w_total_q;
+  assign all_sent     = rd_done_q && aw_done && w_sent_q == w_total;
   assign finish_valid = state_q == StFinish;
 
   always_comb begin
@@ -439,7 +489,8 @@ module strata_store_engine
     unique case (state_q)
       StIdle:   if (take) state_d = StCheck;
       StCheck:  state_d = StCheck2;
-      StCheck2: begin
+      StCheck2: state_d = StCheck3;
+      StCheck3: begin
         if (illegal || unsupported) begin
           state_d     = StError;
           err_d       = 1'b1;
@@ -478,7 +529,7 @@ module strata_store_engine
       err_code_q    <= ErrNone;
       aw_valid_q    <= 1'b0;
       pend_q        <= '0;
-      rd_inflight_q <= 1'b0;
+      rd_inflight_q <= '0;
       w_beat_q      <= 8'd0;
       w_wbeat_q     <= '0;
     end else begin
@@ -487,7 +538,7 @@ module strata_store_engine
       err_code_q    <= err_code_d;
       aw_valid_q    <= aw_valid_d;
       pend_q        <= pend_d;
-      rd_inflight_q <= rd_fire;
+      rd_inflight_q <= {rd_inflight_q[0], rd_fire};
       w_beat_q      <= w_beat_d;
       w_wbeat_q     <= w_wbeat_d;
     end
@@ -495,24 +546,23 @@ module strata_store_engine
 
   always_ff @(posedge clk_i) begin
     err_index_q   <= err_index_d;
+    rd_rows_left_q <= rd_rows_left_d;
     rd_row_q      <= rd_row_d;
-    rd_word_q     <= rd_word_d;
+    rd_left_q     <= rd_left_d;
     rd_row_addr_q <= rd_row_addr_d;
-    rd_acq_q      <= rd_acq_d;
+    rd_addr_q     <= rd_addr_d;
+    acq_cnt_q     <= acq_cnt_d;
+    acq_rows_q    <= acq_rows_d;
+    acq_more_q    <= acq_more_d;
     rd_done_q     <= rd_done_d;
-    rd_row_end_q  <= rd_row_end_d;
-    aw_addr_q     <= aw_addr_d;
+    rd_row_end_q  <= {rd_row_end_q[0], rd_row_end};
     aw_out_addr_q <= aw_out_addr_d;
     aw_len_q      <= aw_len_d;
-    row_start_q   <= row_start_d;
-    aw_left_q     <= aw_left_d;
-    aw_row_q      <= aw_row_d;
-    aw_done_q     <= aw_done_d;
     w_sent_q      <= w_sent_d;
   end
 
   assign idle_o      = state_q == StIdle && pend_q == '0 && !lens_valid && !aw_valid_q;
-  assign busy_o      = state_q inside {StCheck, StCheck2, StStart, StRun, StFinish};
+  assign busy_o      = state_q inside {StCheck, StCheck2, StCheck3, StStart, StRun, StFinish};
   assign dep_wait_o  = sync_waiting;
   assign mem_wait_o  = (awvalid_o && !awready_i) || (wvalid_o && !wready_i);
   assign retire_o    = state_q == StFinish && finish_ready;
@@ -541,8 +591,9 @@ module strata_store_engine
       else $fatal(1, "strata_store_engine: AxiDataWidth must be a power of two");
     assert (WordWidth % AxiDataWidth == 0)
       else $fatal(1, "strata_store_engine: N * 8 must be a multiple of AxiDataWidth");
-    assert (MaxBurst >= 1 && MaxBurst <= 256 && MaxOutstanding >= 1 && DataDepth >= 2)
-      else $fatal(1, "strata_store_engine: MaxBurst 1..256, MaxOutstanding >= 1, DataDepth >= 2");
+    assert (MaxBurst >= 2 && MaxBurst <= 256 && 2 ** $clog2(MaxBurst) == MaxBurst &&
+            MaxOutstanding >= 1 && DataDepth >= 4)
+      else $fatal(1, "strata_store_engine: MaxBurst a power of two 2..256, MaxOutstanding >= 1, DataDepth >= 4");
     assert (Banks <= 64 && BankDepth <= 65536 && AxiAddrWidth >= 12 && AxiAddrWidth <= 40)
       else $fatal(1, "strata_store_engine: memory sizes exceed the instruction fields");
   end

@@ -381,7 +381,7 @@ class ComputeStandIn {
           rel1_ = static_cast<uint16_t>(i.get(isa::hdr::kRel1));
           index_ = d.cp_index_o;
           reads_ = written_ = 0;
-          rsp_due_ = -1;
+          rsp_due_ = {-1, -1};
           wq_.clear();
           delay_ = spec_.delay;
           state_ = acq1_ ? St::kAcq1 : acq0_ ? St::kAcq0 : next_after_acquire();
@@ -394,15 +394,20 @@ class ComputeStandIn {
         if (d.cp_acq_grant_o & 1) state_ = next_after_acquire();
         break;
       case St::kCopy:
-        if (rsp_due_ >= 0) {
-          EXPECT_TRUE(d.cr_rsp_valid_o) << "bank read response one cycle after the request";
-          std::vector<uint8_t> v(kWordBytes);
-          port_get_bytes(d.cr_rsp_data_o, v.data(), kWordBytes);
-          for (auto& b : v) b ^= 0x5A;
-          wq_.emplace_back(rsp_due_, std::move(v));
-          rsp_due_ = -1;
+        {
+          // Read k's word arrives two cycles after its request (strata_banks).
+          const int due = rsp_due_[1];
+          rsp_due_ = {-1, rsp_due_[0]};
+          EXPECT_EQ(bool(d.cr_rsp_valid_o), due >= 0)
+              << "bank read response exactly two cycles after the request";
+          if (due >= 0) {
+            std::vector<uint8_t> v(kWordBytes);
+            port_get_bytes(d.cr_rsp_data_o, v.data(), kWordBytes);
+            for (auto& b : v) b ^= 0x5A;
+            wq_.emplace_back(due, std::move(v));
+          }
+          if (d.cr_req_valid_i && d.cr_req_ready_o) rsp_due_[0] = reads_++;
         }
-        if (d.cr_req_valid_i && d.cr_req_ready_o) rsp_due_ = reads_++;
         if (d.cw_valid_i && d.cw_ready_o) {
           wq_.pop_front();
           if (++written_ == total()) state_ = St::kDelay;
@@ -427,7 +432,8 @@ class ComputeStandIn {
   St state_ = St::kIdle;
   CopySpec spec_;
   uint16_t acq0_ = 0, acq1_ = 0, rel0_ = 0, rel1_ = 0, index_ = 0;
-  int reads_ = 0, written_ = 0, rsp_due_ = -1, delay_ = 0;
+  int reads_ = 0, written_ = 0, delay_ = 0;
+  std::array<int, 2> rsp_due_{-1, -1};  // read index requested 1 / 2 cycles ago, or -1
   std::deque<std::pair<int, std::vector<uint8_t>>> wq_;  // (word index, data) to write
   bool sched_fired_ = false;
 };
