@@ -13,7 +13,8 @@
 //   a dependency field that must be 0 (END/CONFIG: all six; LOAD rel1;
 //   STORE acq1) or acq0_first > acq0                           -> ILLEGAL_INSTR
 //   CONFIG not matching this configuration                     -> UNSUPPORTED
-// then LOAD / COMPUTE / STORE go to their queue (strata_fifo, QueueDepth
+// (the results are registered: one cycle after the last beat), then LOAD /
+// COMPUTE / STORE go to their queue (strata_fifo, QueueDepth
 // entries, in program order), CONFIG retires, END stops fetching (end_o).
 // The instruction at index INSTR_LIMIT - 1 dispatched without an END is error
 // NO_END with index INSTR_LIMIT (INSTR_LIMIT = 0: at once, index 0).
@@ -22,7 +23,7 @@
 // Stop (END, error or abort_i): no new AR; beats still to come are absorbed
 // and dropped; idle_o once no AR is pending and every beat has arrived. The
 // queues are emptied by clear_i and abort_i (not by END: they hold the program).
-// Throughput: one instruction per 512 / AxiDataWidth + 1 cycles when the
+// Throughput: one instruction per 512 / AxiDataWidth + 2 cycles when the
 // beats are buffered; latency from START: the memory latency plus that.
 // Indices are the low 16 bits of the fetch index.
 `include "strata_assert.svh"
@@ -98,38 +99,46 @@ module strata_fetch
   logic        err_d, err_q;
   err_code_e   err_code_d, err_code_q;
   logic [15:0] err_index_d, err_index_q;
-  logic [63:0] base_d, base_q;
   logic [31:0] limit_d, limit_q;
+  logic        limit_zero_d, limit_zero_q;  // limit_q == 0
   logic        stop;                    // any reason to stop this cycle
 
   // ---------------------------------------------------------------- AR issue
   logic                    ar_valid_d, ar_valid_q;
   logic [AxiAddrWidth-1:0] ar_addr_d, ar_addr_q;
-  logic [31:0]             issued_d, issued_q;        // instructions requested
+  logic [AxiAddrWidth-1:0] next_addr_d, next_addr_q;  // address of the next instruction to read
+  logic [31:0]             to_issue_d, to_issue_q;    // instructions below the limit not requested
+  logic                    more_d, more_q;            // to_issue_q != 0
   logic [CreditWidth-1:0]  credits_d, credits_q;      // instructions in flight or buffered
   logic [OutstWidth-1:0]   outst_d, outst_q;          // beats requested, not yet received
   logic                    ar_fire, ar_new, r_fire, instr_consumed;
 
   assign ar_fire  = ar_valid_q && arready_i;
-  assign ar_new   = active_q && !stop && (!ar_valid_q || arready_i) && issued_q < limit_q &&
+  assign ar_new   = active_q && !stop && (!ar_valid_q || arready_i) && more_q &&
                     (32'(credits_q) < PrefetchInstrs);
   assign r_fire   = rvalid_i && rready_o;
 
   always_comb begin
-    ar_valid_d = ar_valid_q && !arready_i;
-    ar_addr_d  = ar_addr_q;
-    issued_d   = issued_q;
+    ar_valid_d  = ar_valid_q && !arready_i;
+    ar_addr_d   = ar_addr_q;
+    next_addr_d = next_addr_q;
+    to_issue_d  = to_issue_q;
+    more_d      = more_q;
     if (ar_new) begin
-      ar_valid_d = 1'b1;
-      ar_addr_d  = AxiAddrWidth'(base_q + 64'({issued_q, 6'd0}));
-      issued_d   = issued_q + 32'd1;
+      ar_valid_d  = 1'b1;
+      ar_addr_d   = next_addr_q;
+      next_addr_d = next_addr_q + AxiAddrWidth'(64);
+      to_issue_d  = to_issue_q - 32'd1;
+      more_d      = to_issue_q != 32'd1;
     end
     credits_d = credits_q + CreditWidth'(ar_new) - CreditWidth'(instr_consumed);
     outst_d   = outst_q + (ar_fire ? OutstWidth'(BeatsPerInstr) : '0) - OutstWidth'(r_fire);
     if (clear_i) begin
-      ar_valid_d = ar_valid_q && !arready_i;  // an AR already raised stays until taken
-      issued_d   = 32'd0;
-      credits_d  = '0;
+      ar_valid_d  = ar_valid_q && !arready_i;  // an AR already raised stays until taken
+      next_addr_d = AxiAddrWidth'({base_i, 6'd0});
+      to_issue_d  = limit_i;
+      more_d      = limit_i != 32'd0;
+      credits_d   = '0;
     end
   end
 
@@ -240,16 +249,49 @@ module strata_fetch
     end
   end
 
+  // The checks of dec_q are registered (chk_*): an instruction is dispatched
+  // or reported the cycle after it is complete, so the wide checks never reach
+  // the queues, the error state or the AR logic in the same cycle.
+  logic       chk_valid_d, chk_valid_q;  // chk_* describe dec_q
+  logic       chk_fail_q;
+  err_code_e  chk_code_q;
+  logic       chk_load_q, chk_compute_q, chk_store_q, chk_end_q, chk_retire_q;
+  logic       chk_last_q;                // dec_q is at INSTR_LIMIT - 1
+  logic       chk_stop_q;                // taking dec_q stops fetching (END or the limit)
+
+  assign chk_valid_d = dec_valid_q && !dec_take && !clear_i && !draining;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) chk_valid_q <= 1'b0;
+    else         chk_valid_q <= chk_valid_d;
+  end
+
+  always_ff @(posedge clk_i) begin
+    chk_fail_q    <= check_fail;
+    chk_code_q    <= check_code;
+    chk_load_q    <= op == OpLoad;
+    chk_compute_q <= op == OpCompute;
+    chk_store_q   <= op == OpStore;
+    chk_end_q     <= op == OpEnd;
+    chk_retire_q  <= op == OpEnd || op == OpConfig;
+    chk_last_q    <= dec_idx_q + 32'd1 == limit_q;
+    chk_stop_q    <= op == OpEnd || dec_idx_q + 32'd1 == limit_q;
+  end
+
   // Dispatch.
   logic dec_ok, last_allowed;
-  assign dec_ok       = dec_valid_q && active_q && !check_fail;
-  assign q_in_valid   = {dec_ok && op == OpStore, dec_ok && op == OpCompute, dec_ok && op == OpLoad};
+  assign dec_ok       = chk_valid_q && active_q && !chk_fail_q;
+  assign q_in_valid   = {dec_ok && chk_store_q, dec_ok && chk_compute_q, dec_ok && chk_load_q};
   assign dispatch     = |(q_in_valid & q_in_ready);
-  assign dec_take     = dispatch || (dec_ok && (op == OpEnd || op == OpConfig));
+  assign dec_take     = dispatch || (dec_ok && chk_retire_q);
   assign blocked_o    = |(q_in_valid & ~q_in_ready);
-  assign retire_o     = dec_ok && (op == OpEnd || op == OpConfig);
+  assign retire_o     = dec_ok && chk_retire_q;
   // Reaching the limit without END: the instruction at limit - 1 was not END.
-  assign last_allowed = dec_idx_q + 32'd1 == limit_q;
+  assign last_allowed = chk_last_q;
+
+  // Any reason to stop (the cases below), from registered flags in few levels.
+  assign stop = active_q && (limit_zero_q || (chk_valid_q && chk_fail_q) ||
+                             (dec_take && chk_stop_q) || abort_i);
 
   always_comb begin
     active_d    = active_q;
@@ -257,28 +299,22 @@ module strata_fetch
     err_d       = err_q;
     err_code_d  = err_code_q;
     err_index_d = err_index_q;
-    stop        = 1'b0;
     if (active_q) begin
-      if (limit_q == 32'd0) begin
+      if (limit_zero_q) begin
         err_d       = 1'b1;
         err_code_d  = ErrNoEnd;
         err_index_d = 16'd0;
-        stop        = 1'b1;
-      end else if (dec_valid_q && check_fail) begin
+      end else if (chk_valid_q && chk_fail_q) begin
         err_d       = 1'b1;
-        err_code_d  = check_code;
+        err_code_d  = chk_code_q;
         err_index_d = dec_idx_q[15:0];
-        stop        = 1'b1;
-      end else if (dec_take && op == OpEnd) begin
+      end else if (dec_take && chk_end_q) begin
         end_d = 1'b1;
-        stop  = 1'b1;
       end else if (dec_take && last_allowed) begin
         err_d       = 1'b1;
         err_code_d  = ErrNoEnd;
         err_index_d = 16'(limit_q);
-        stop        = 1'b1;
       end
-      if (abort_i) stop = 1'b1;
     end
     if (stop) active_d = 1'b0;
     if (clear_i) begin
@@ -290,10 +326,8 @@ module strata_fetch
     end
   end
 
-  always_comb begin
-    base_d  = clear_i ? {base_i, 6'd0} : base_q;
-    limit_d = clear_i ? limit_i : limit_q;
-  end
+  assign limit_d      = clear_i ? limit_i : limit_q;
+  assign limit_zero_d = clear_i ? limit_i == 32'd0 : limit_zero_q;
 
   // ---------------------------------------------------------------- queues
   logic [2:0]             q_out_valid, q_out_ready;
@@ -339,14 +373,15 @@ module strata_fetch
       err_code_q  <= ErrNone;
       err_index_q <= 16'd0;
       ar_valid_q  <= 1'b0;
-      issued_q    <= 32'd0;
+      to_issue_q  <= 32'd0;
+      more_q      <= 1'b0;
       credits_q   <= '0;
       outst_q     <= '0;
       dec_valid_q <= 1'b0;
       beat_q      <= '0;
       dec_idx_q   <= 32'd0;
-      base_q      <= 64'd0;
       limit_q     <= 32'd0;
+      limit_zero_q <= 1'b1;
     end else begin
       active_q    <= active_d;
       end_q       <= end_d;
@@ -354,19 +389,21 @@ module strata_fetch
       err_code_q  <= err_code_d;
       err_index_q <= err_index_d;
       ar_valid_q  <= ar_valid_d;
-      issued_q    <= issued_d;
+      to_issue_q  <= to_issue_d;
+      more_q      <= more_d;
       credits_q   <= credits_d;
       outst_q     <= outst_d;
       dec_valid_q <= dec_valid_d;
       beat_q      <= beat_d;
       dec_idx_q   <= dec_idx_d;
-      base_q      <= base_d;
       limit_q     <= limit_d;
+      limit_zero_q <= limit_zero_d;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    ar_addr_q  <= ar_addr_d;
+    ar_addr_q   <= ar_addr_d;
+    next_addr_q <= next_addr_d;
     dec_q      <= dec_d;
     dec_rerr_q <= dec_rerr_d;
   end
