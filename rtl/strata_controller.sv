@@ -87,7 +87,7 @@ module strata_controller
   err_code_e    err_code;
   logic [15:0]  err_index;
   logic         all_idle, finished, stuck, deadlock;
-  logic [15:0]  wait_index;
+  logic [15:0]  wait_index, wait_index_q;  // smallest waiting index (registered: stable while stuck)
 
   always_comb begin
     err_any   = 1'b1;
@@ -111,7 +111,7 @@ module strata_controller
       err_index = 16'hFFFF;
     end else if (deadlock) begin
       err_code  = ErrDeadlock;
-      err_index = wait_index;
+      err_index = wait_index_q;
     end else if (start_i) begin
       err_code  = ErrBusyStart;
       err_index = 16'hFFFF;
@@ -207,6 +207,13 @@ module strata_controller
       error_set_q <= error_set_d;
       wd_q        <= wd_d;
     end
+  end
+
+  // A deadlock needs WatchdogCycles >= 2 stuck cycles, in which the waiting
+  // engines and their indices do not change: last cycle's minimum is exact,
+  // and the index comparisons stay out of the error path.
+  always_ff @(posedge clk_i) begin
+    wait_index_q <= wait_index;
   end
 
   assign clear_o      = clear_q;

@@ -79,14 +79,19 @@ module strata_dep_sems #(
     rel_valid[S2L] = st_rel_valid_i[1];  rel_amount[S2L] = st_rel_amount_i[1];
   end
 
+  // The new count is computed for both outcomes of the acquire (in parallel
+  // with the comparison), and the grant only selects one: the comparator and
+  // the adders are not in series.
   for (genvar s = 0; s < NumSems; s++) begin : g_sem
-    logic [SemWidth-1:0] count;  // this semaphore's count (named for waveforms)
-    logic [SemWidth:0]   sum;    // one extra bit to see the overflow
+    logic [SemWidth-1:0] count;     // this semaphore's count (named for waveforms)
+    logic [SemWidth:0]   sum_keep;  // count + release (one extra bit to see the overflow)
+    logic [SemWidth:0]   sum_take;  // count + release - acquire
+    logic [SemWidth:0]   sum;
     assign count    = count_q[s];
     assign grant[s] = acq_req[s] && !abort_i && count >= SemWidth'(acq_amount[s]);
-    assign sum = {1'b0, count}
-               + (rel_valid[s] ? (SemWidth + 1)'(rel_amount[s]) : '0)
-               - (grant[s] ? (SemWidth + 1)'(acq_amount[s]) : '0);
+    assign sum_keep = {1'b0, count} + (rel_valid[s] ? (SemWidth + 1)'(rel_amount[s]) : '0);
+    assign sum_take = sum_keep - (SemWidth + 1)'(acq_amount[s]);
+    assign sum      = grant[s] ? sum_take : sum_keep;
     assign over[s] = sum[SemWidth];
     assign count_d[s] = clear_i ? '0 : (over[s] ? count : sum[SemWidth-1:0]);
   end

@@ -68,6 +68,8 @@ module strata_dep_sync #(
   logic [W-1:0] need_d, need_q;          // edge-0 units needed before the next step
   logic [W-1:0] held_d, held_q;          // edge-0 units acquired so far
   logic [W-1:0] released_d, released_q;  // rel0 units released so far
+  logic         all_held_d, all_held_q;  // held_q >= acq0_q (registered: the finish
+                                         // handshake and its releases need no comparator)
   logic [W-1:0] target;                  // what the current request must reach
   logic         want0;                   // step or finish asks for edge-0 units
   logic         step_fire, finish_fire, step_rel, grant0;
@@ -83,7 +85,7 @@ module strata_dep_sync #(
   assign target      = finish_valid_i ? acq0_q : need_q;
   assign grant0      = acq_req_o[0] && acq_grant_i[0];
   assign step_ready_o   = state_q == StRun && (held_q >= need_q || grant0);
-  assign finish_ready_o = state_q == StRun && (held_q >= acq0_q || grant0);
+  assign finish_ready_o = state_q == StRun && (all_held_q || grant0);
   assign step_fire   = step_valid_i && step_ready_o;
   assign finish_fire = finish_valid_i && finish_ready_o;
   assign step_rel    = state_q == StRun && fine_q && step_done_i && released_q < rel0_q;
@@ -92,7 +94,7 @@ module strata_dep_sync #(
   always_comb begin
     acq_req_o       = '0;
     acq_amount_o    = '0;
-    acq_req_o[0]    = want0 && held_q < target;
+    acq_req_o[0]    = want0 && (finish_valid_i ? !all_held_q : held_q < need_q);
     acq_amount_o[0] = target - held_q;
     acq_req_o[1]    = state_q == StAcq1;
     acq_amount_o[1] = acq1_q;
@@ -123,7 +125,12 @@ module strata_dep_sync #(
     need_d     = need_q;
     held_d     = held_q;
     released_d = released_q;
-    if (grant0) held_d = target;
+    all_held_d = all_held_q;
+    if (grant0) begin
+      // held becomes acq0 (finish) or need_q (step; need_q <= acq0_q).
+      held_d     = target;
+      all_held_d = finish_valid_i || need_q == acq0_q;
+    end
     if (step_rel) released_d = released_q + W'(1);
     if (step_fire && fine_q) need_d = sat_add(need_q, step_q, acq0_q);
     unique case (state_q)
@@ -138,6 +145,7 @@ module strata_dep_sync #(
           need_d     = fine_i ? ((acq0_first_i < acq0_i) ? acq0_first_i : acq0_i) : acq0_i;
           held_d     = '0;
           released_d = '0;
+          all_held_d = acq0_i == '0;
           state_d    = (acq1_i != '0) ? StAcq1 : StRun;
         end
       end
@@ -164,12 +172,15 @@ module strata_dep_sync #(
     need_q     <= need_d;
     held_q     <= held_d;
     released_q <= released_d;
+    all_held_q <= all_held_d;
   end
 
   assign busy_o    = state_q != StIdle;
   assign waiting_o = |acq_req_o;
 
   `STRATA_ASSERT(dep_sync_excl, clk_i, rst_ni, !(step_valid_i && finish_valid_i))
+  `STRATA_ASSERT(dep_sync_all_held, clk_i, rst_ni,
+                 state_q != StRun || all_held_q == (held_q >= acq0_q))
   `STRATA_ASSERT(dep_sync_idle_use, clk_i, rst_ni,
                  state_q != StIdle || !(step_valid_i || finish_valid_i || step_done_i))
 
