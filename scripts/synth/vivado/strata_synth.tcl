@@ -50,7 +50,7 @@ read_xdc constraints/strata_xilinx.xdc
 
 set args [list -top $top -part $part -mode out_of_context -include_dirs rtl \
                -verilog_define SYNTHESIS]
-if {[llength $generics] > 0} { lappend args -generic $generics }
+foreach g $generics { lappend args -generic $g }
 synth_design {*}$args
 if {$period ne ""} {
   create_clock -name clk_i -period $period [get_ports clk_i]
