@@ -32,14 +32,17 @@
 //   Timing: three setup cycles after the configuration handshake check the
 //     configuration and derive per-frame limits from registers; afterwards
 //     every per-cycle decision of the walker reads a register (emit counter,
-//     last-window flags, column-in-image flag) and every per-window or
-//     per-row update is an adder with a compare in parallel. The line buffer
+//     last-window flags, column-in-image flag, column-ready flag, the
+//     latter computed a cycle ahead for each position the walker can move
+//     to) and every per-window or per-row update is an adder with a compare
+//     in parallel. The line buffer
 //     is read whenever stage 1 can take a column, whether or not the walker
 //     issues one (an unused read is simply not captured).
 //
-// Latency: a window is presented 4 cycles after the handshake of the last
-//   pixel it needs (pointer update, RAM read, line-buffer output register,
-//   shift); the first input pixel is taken 4 cycles after the configuration.
+// Latency: a window is presented 5 cycles after the handshake of the last
+//   pixel it needs (pointer update, column-ready flag, RAM read, line-buffer
+//   output register, shift); the first input pixel is taken 4 cycles after
+//   the configuration.
 // Throughput: one column per cycle, i.e. one window per cycle at stride 1;
 //   an output row takes (k - p) + (Wo - 1) * min(s, k) cycles; input and
 //   output overlap, so a frame takes about max(H * W, sum of row walks) plus
@@ -101,6 +104,10 @@ module strata_window_gen #(
   localparam int unsigned Rows      = 2 ** SlotWidth;
   localparam int unsigned AddrWidth = $clog2(MaxImageWidth);
   localparam int unsigned PosWidth  = DimWidth + 2;  // signed image coordinates, padding < 0
+  // Column compares of the readiness flags: a column the walker reads never
+  // exceeds W + k - 2 (asserted) and the write column is below W, so a few
+  // bits hold both (short carry chains).
+  localparam int unsigned ColWidth  = $clog2(MaxImageWidth + MaxKernel + 1);
 
   typedef logic signed [PosWidth-1:0] pos_t;
   typedef logic [MaxKernel*PixelWidth-1:0] column_t;  // one window column, tap row ky at ky
@@ -202,6 +209,13 @@ module strata_window_gen #(
   // the window register first.
   pos_t                   wy_d, wy_q, wx_d, wx_q, col_d, col_q;
   pos_t                   bot_d, bot_q, y_low_d, y_low_q, free_lim_d, free_lim_q;
+  // Next row's values ahead of time: bot_s = bot + s and bot_lt = (bot_s <
+  // H - 1), so the next y_low = bot_lt ? bot_s : H - 1 is a multiplexer.
+  pos_t                   bot_s_d, bot_s_q;
+  logic                   bot_lt_d, bot_lt_q;
+  // col_ok: the column the walker issues next is in the line buffer
+  // (registered, see "Walker").
+  logic                   col_ok_d, col_ok_q;
   logic [KernelWidth-1:0] emit_cnt_d, emit_cnt_q;
   logic [DimWidth-1:0]    oy_d, oy_q, ox_d, ox_q;
   logic                   col_in_d, col_in_q, last_col_d, last_col_q, last_row_d, last_row_q;
@@ -289,14 +303,39 @@ module strata_window_gen #(
 
   logic emit, col_ready, issue, s1_accept, s1_move, s2_fire;
 
-  assign emit      = (emit_cnt_q == '0);
+  typedef logic [ColWidth-1:0] col_t;
+
   // Column col may be read once the window's lowest image row holds it.
-  assign col_ready = !col_in_q || (wr_y > y_low_q) || ((wr_y == y_low_q) && (wr_x > col_q));
+  function automatic logic col_avail(col_t c, pos_t ylow, logic in_image, col_t x, pos_t y);
+    return !in_image || (y > ylow) || ((y == ylow) && (x > c));
+  endfunction
+
+  col_t col_n, wr_x_n;
+  assign col_n     = col_t'(col_q);
+  assign wr_x_n    = col_t'(wr_x_q);
+  assign emit      = (emit_cnt_q == '0);
+  assign col_ready = col_avail(col_n, y_low_q, col_in_q, wr_x_n, wr_y);
 
   assign s2_fire   = s2_valid_q && (!out_valid_q || win_ready_i);
   assign s1_move   = s1_valid_q && (!s2_valid_q || s2_fire);
   assign s1_accept = (state_q == StRun) && (!s1_valid_q || s1_move);
-  assign issue     = s1_accept && !walk_done_q && col_ready;
+  assign issue     = s1_accept && !walk_done_q && col_ok_q;
+
+  // col_ok_q is col_ready one cycle ahead, so the issue decision (which
+  // enables every walker register) waits for no compare: the four
+  // positions the walker can move to are all registers or a register plus
+  // a register, each is compared with the write position of this cycle (a
+  // pixel arriving now is seen one cycle later: readiness only grows within
+  // a frame, so a late view is safe), and the issue terms pick one.
+  pos_t y_low_row;
+  logic ok_same, ok_inc, ok_jump, ok_row;
+  assign y_low_row = bot_lt_q ? bot_s_q : h_last_q;
+  assign ok_same   = col_ready;
+  assign ok_inc    = col_avail(col_n + col_t'(1), y_low_q, col_q < w_m1_q, wr_x_n, wr_y);
+  assign ok_jump   = col_avail(col_n + col_t'(1) + col_t'(skip_q), y_low_q, col_q < w_m1_q, wr_x_n,
+                               wr_y);
+  assign ok_row    = col_avail(col_t'(0), y_low_row, 1'b1, wr_x_n, wr_y);
+  assign col_ok_d  = !issue ? ok_same : (!emit ? ok_inc : (!last_col_q ? ok_jump : ok_row));
 
   always_comb begin
     s1_meta_d.col_in = col_in_q;
@@ -391,6 +430,8 @@ module strata_window_gen #(
     wx_d             = wx_q;
     col_d            = col_q;
     bot_d            = bot_q;
+    bot_s_d          = bot_s_q;
+    bot_lt_d         = bot_lt_q;
     y_low_d          = y_low_q;
     free_lim_d       = free_lim_q;
     emit_cnt_d       = emit_cnt_q;
@@ -431,6 +472,7 @@ module strata_window_gen #(
         wx_d        = -p;
         col_d       = '0;
         bot_d       = k - pos_t'(1) - p;
+        bot_s_d     = k - pos_t'(1) - p + s;
         free_lim_d  = pos_t'(Rows) - p;
         oy_d        = '0;
         ox_d        = '0;
@@ -450,6 +492,7 @@ module strata_window_gen #(
         w_lim_d     = ceil_q ? min_pos(w_lim_q, w_lim_ms_q) : w_lim_q - s + pos_t'(1);
         h_last_ms_d = h_last_q - s;
         y_low_d     = min_pos(bot_q, h_last_q);
+        bot_lt_d    = bot_s_q < h_last_q;
         emit_cnt_d  = first_cnt_q;
         state_d     = StStart;
       end
@@ -510,8 +553,10 @@ module strata_window_gen #(
         emit_cnt_d  = first_cnt_q;
         last_col_d  = first_last_col_q;
         last_row_d  = !(wy_q < h_lim_ms_q);
-        bot_d       = bot_q + s;
-        y_low_d     = (bot_q < h_last_ms_q) ? bot_q + s : h_last_q;
+        bot_d       = bot_s_q;
+        bot_s_d     = bot_s_q + s;
+        bot_lt_d    = bot_s_q < h_last_ms_q;
+        y_low_d     = y_low_row;
         free_lim_d  = free_lim_q + s;
         row_start_d = 1'b1;
       end else begin
@@ -594,6 +639,9 @@ module strata_window_gen #(
       wx_q             <= '0;
       col_q            <= '0;
       bot_q            <= '0;
+      bot_s_q          <= '0;
+      bot_lt_q         <= 1'b0;
+      col_ok_q         <= 1'b0;
       y_low_q          <= '0;
       free_lim_q       <= '0;
       emit_cnt_q       <= '0;
@@ -634,6 +682,9 @@ module strata_window_gen #(
       wx_q             <= wx_d;
       col_q            <= col_d;
       bot_q            <= bot_d;
+      bot_s_q          <= bot_s_d;
+      bot_lt_q         <= bot_lt_d;
+      col_ok_q         <= col_ok_d;
       y_low_q          <= y_low_d;
       free_lim_q       <= free_lim_d;
       emit_cnt_q       <= emit_cnt_d;
@@ -714,10 +765,18 @@ module strata_window_gen #(
   // The line buffer never overwrites a row a pending window still needs.
   `STRATA_ASSERT(wg_no_overwrite, clk_i, rst_ni,
                  !lb_we || walk_done_q || (wr_y < wy_q + pos_t'(Rows)))
+  // The registered readiness never runs ahead of the write side (checked
+  // at full width), and the columns fit the short compares.
+  `STRATA_ASSERT(wg_col_ok_safe, clk_i, rst_ni, (state_q != StRun) || walk_done_q || !col_ok_q
+                 || !col_in_q || (wr_y > y_low_q) || ((wr_y == y_low_q) && (wr_x > col_q)))
+  `STRATA_ASSERT(wg_col_width, clk_i, rst_ni, (state_q != StRun) || walk_done_q
+                 || (col_q >= pos_t'(0) && col_q < pos_t'(2 ** ColWidth)))
   // The registered values follow their definitions at every step of the walk.
   `STRATA_ASSERT(wg_walk_values, clk_i, rst_ni, (state_q != StRun) || walk_done_q
                  || ((free_lim_q == wy_q + pos_t'(Rows))
                      && (bot_q == wy_q + k - pos_t'(1))
+                     && (bot_s_q == bot_q + s)
+                     && (bot_lt_q == (bot_s_q < h - pos_t'(1)))
                      && (y_low_q == min_pos(wy_q + k - pos_t'(1), h - pos_t'(1)))
                      && (pos_t'(emit_cnt_q) == wx_q + k - pos_t'(1) - col_q)
                      && (col_in_q == (col_q < w))
