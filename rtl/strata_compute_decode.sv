@@ -22,9 +22,10 @@
 // D = dim + 2p; ceil: the window generator's "another window" rule).
 //
 // Resources: ONE registered 17 x 17 multiplier (one DSP) computes the 17
-// products of the checks and of the walk geometry in sequence, then two
-// compare stages. Latency: start_i to done_o = 17 + 2 + 2 + 1 = 22 cycles;
-// negligible against the thousands of cycles of a layer.
+// products of the checks and of the walk geometry in sequence, then a stage
+// of sums (registered, so no adder chain feeds a compare chain in one
+// cycle) and two compare stages. Latency: start_i to done_o = 17 + 2 + 3 + 1
+// = 23 cycles; negligible against the thousands of cycles of a layer.
 `include "strata_assert.svh"
 
 module strata_compute_decode
@@ -83,6 +84,7 @@ module strata_compute_decode
   typedef enum logic [2:0] {
     StIdle,
     StMul,    // products in sequence
+    StSum,    // end addresses and padded sizes
     StCmp1,   // individual checks
     StCmp2,   // combined code and geometry
     StDone    // done_o
@@ -281,6 +283,23 @@ module strata_compute_decode
     return a0 < b1 && b0 < a1;
   endfunction
 
+  // The sums, registered in StSum: the checks of StCmp1 compare registers.
+  wide_t in_end_q, dst_end_q, cache_end_q, dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q;
+
+  always_ff @(posedge clk_i) begin
+    if (state_q == StSum) begin
+      in_end_q    <= in_end;
+      dst_end_q   <= dst_end;
+      cache_end_q <= cache_end;
+      dh2_q       <= dh2;
+      dw2_q       <= dw2;
+      ph_dim_q    <= ph_dim;
+      pw_dim_q    <= pw_dim;
+      pool_h2_q   <= pool_h2;
+      pool_w2_q   <= pool_w2;
+    end
+  end
+
   logic u_in_id, u_conv, u_fc, u_pool_mode, u_pool, u_dst;
   logic u_in_id_q, u_conv_q, u_fc_q, u_pool_mode_q, u_pool_q, u_dst_q;
 
@@ -291,49 +310,50 @@ module strata_compute_decode
     u_conv = in_h_q == '0 || in_w_q == '0 || groups_q == '0 ||
              kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
              sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
-             W'(kh_q) > dh2 || W'(kw_q) > dw2 ||
-             !floor_ok(out_h_q, conv_mh, kh_q, sh_q, dh2) ||
-             !floor_ok(out_w_q, conv_mw, kw_q, sw_q, dw2) ||
-             in_end > W'(BankDepth) || cache_end > W'(PeCacheDepth) ||
+             W'(kh_q) > dh2_q || W'(kw_q) > dw2_q ||
+             !floor_ok(out_h_q, conv_mh, kh_q, sh_q, dh2_q) ||
+             !floor_ok(out_w_q, conv_mw, kw_q, sw_q, dw2_q) ||
+             in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
              W'(param_base_q) + W'(Pes) > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
 
     // FC.
     u_fc = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1 || pool_en_q ||
-           in_end > W'(BankDepth) || cache_end > W'(PeCacheDepth) ||
+           in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
            W'(param_base_q) + W'(out_h_q) > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
 
     // POOL's own fields.
     u_pool_mode = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q ||
-                  out_h_q != in_h_q || out_w_q != in_w_q || in_end > W'(BankDepth);
+                  out_h_q != in_h_q || out_w_q != in_w_q || in_end_q > W'(BankDepth);
 
     // The pooling unit (CONV with pool_en, POOL).
     u_pool = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 || pp_q >= pk_q ||
-             32'(pool_dim_w) > MaxImageWidth || W'(pk_q) > pool_h2 || W'(pk_q) > pool_w2 ||
+             32'(pool_dim_w) > MaxImageWidth || W'(pk_q) > pool_h2_q || W'(pk_q) > pool_w2_q ||
              post_lo_q > post_hi_q;
     if (pool_ceil_q) begin
-      u_pool = u_pool || !ceil_ok(pool_out_h_q, pool_mh, pk_q, ps_q, ph_dim, pool_h2) ||
-                         !ceil_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pw_dim, pool_w2);
+      u_pool = u_pool || !ceil_ok(pool_out_h_q, pool_mh, pk_q, ps_q, ph_dim_q, pool_h2_q) ||
+                         !ceil_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pw_dim_q, pool_w2_q);
     end else begin
-      u_pool = u_pool || !floor_ok(pool_out_h_q, pool_mh, pk_q, ps_q, pool_h2) ||
-                         !floor_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pool_w2);
+      u_pool = u_pool || !floor_ok(pool_out_h_q, pool_mh, pk_q, ps_q, pool_h2_q) ||
+                         !floor_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pool_w2_q);
     end
 
     // Destination: kind allowed for the mode, index, range, no overlap.
     u_dst = 1'b0;
     unique case (dst_kind_q)
       2'(ComputeDstBank): begin
-        u_dst = 32'(dst_id_q) >= Banks || dst_end > W'(BankDepth) ||
-                (dst_id_q == in_id_q && overlap(W'(dst_base_q), dst_end, W'(in_base_q), in_end));
+        u_dst = 32'(dst_id_q) >= Banks || dst_end_q > W'(BankDepth) ||
+                (dst_id_q == in_id_q &&
+                 overlap(W'(dst_base_q), dst_end_q, W'(in_base_q), in_end_q));
       end
       2'(ComputeDstPeCache): begin
-        u_dst = is_fc || 32'(dst_id_q) >= Pes || dst_end > W'(PeCacheDepth) ||
-                (is_conv && overlap(W'(dst_base_q), dst_end, W'(cache_base_q), cache_end));
+        u_dst = is_fc || 32'(dst_id_q) >= Pes || dst_end_q > W'(PeCacheDepth) ||
+                (is_conv && overlap(W'(dst_base_q), dst_end_q, W'(cache_base_q), cache_end_q));
       end
       2'(ComputeDstPeTranspose): begin
         // dst_lane != 0 (a tile continuing a word mid-way) needs byte-masked
         // PE-cache writes, which this implementation does not have.
-        u_dst = !is_fc || dst_lane_q != '0 || dst_end > W'(PeCacheDepth) ||
-                overlap(W'(dst_base_q), dst_end, W'(cache_base_q), cache_end);
+        u_dst = !is_fc || dst_lane_q != '0 || dst_end_q > W'(PeCacheDepth) ||
+                overlap(W'(dst_base_q), dst_end_q, W'(cache_base_q), cache_end_q);
       end
       default: u_dst = 1'b1;
     endcase
@@ -440,8 +460,9 @@ module strata_compute_decode
       end
       StMul: begin
         cnt_d = cnt_q + CntWidth'(1);
-        if (32'(cnt_q) == NumSteps + 1) state_d = StCmp1;
+        if (32'(cnt_q) == NumSteps + 1) state_d = StSum;
       end
+      StSum:  state_d = StCmp1;
       StCmp1: state_d = StCmp2;
       StCmp2: state_d = StDone;
       StDone: state_d = StIdle;

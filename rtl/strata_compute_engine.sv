@@ -13,7 +13,8 @@
 //        engine and by this engine's PE_CACHE / PE_TRANSPOSE results)
 //     -> strata_requant (P lanes: M, S of channel param_base + p; FC: of the
 //        neuron's channel in every lane) -> [strata_window_gen + strata_pool,
-//        post clamp] -> strata_dst_writer (bank, PE cache, transpose)
+//        post clamp] -> result register slice -> strata_dst_writer (bank,
+//        PE cache, transpose)
 //   POOL: operand FIFO -> strata_window_gen + strata_pool (no PE array).
 //   strata_param_ram: bias / M / S, P banks by channel mod P; CONV reads the P
 //   channels once per instruction, FC one channel per neuron (with the first
@@ -22,10 +23,14 @@
 // Throughput: one beat (P x N MACs) per cycle sustained, across windows and
 // rows (no bubble between output pixels); the result path takes one result
 // per cycle, so only a stalled destination can slow the array. Per
-// instruction: 22 cycles of checks (one shared multiplier), one start cycle,
+// instruction: 23 cycles of checks (one shared multiplier), one start cycle,
 // then the walk; the pipeline drains before the next instruction.
-// Latency (no stall, units held): first beat into the array 27 cycles after
-// the instruction is taken; retirement 19 cycles after the last beat.
+// Latency (no stall, units held): first beat into the array 28 cycles after
+// the instruction is taken; retirement 20 cycles after the last beat.
+// Timing: no ready chain crosses two blocks. The writer's ready (it follows
+// the bank write port) stops at the result slice, the pooling unit's
+// internal readies at its credit-based output buffer; the window generator
+// and the requantiser see registered readies.
 // Abort (abort_i, from the controller): every state returns to idle after the
 // bank reads in flight have answered; the datapath blocks are then cleared
 // by a one-cycle local reset (PE caches and parameter RAM keep their contents).
@@ -592,6 +597,29 @@ module strata_compute_engine
   assign res_data   = cfg.pool.enable ? post_data : rq_data;
   assign pool_ready = res_ready;
 
+  // Register slice in front of the writer: its ready (which follows the bank
+  // write port's ready) and its group counters stop here instead of running
+  // back through the pooling unit, the window generator and the requantiser
+  // (the engine's critical path). Full rate; one cycle more per result.
+  logic                 wres_valid, wres_ready;
+  logic [WordWidth-1:0] wres_data;
+  logic [1:0]           unused_wres_count;
+
+  strata_fifo #(
+    .Width (WordWidth),
+    .Depth (2)
+  ) u_res_slice (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (res_valid),
+    .in_ready_o  (res_ready),
+    .in_data_i   (res_data),
+    .out_valid_o (wres_valid),
+    .out_ready_i (wres_ready),
+    .out_data_o  (wres_data),
+    .count_o     (unused_wres_count)
+  );
+
   strata_dst_writer #(
     .Pes            (Pes),
     .Lanes          (Lanes),
@@ -604,9 +632,9 @@ module strata_compute_engine
     .start_i       (starting),
     .cfg_i         (cfg.wr),
     .busy_o        (writer_busy),
-    .in_valid_i    (res_valid),
-    .in_ready_o    (res_ready),
-    .in_data_i     (res_data),
+    .in_valid_i    (wres_valid),
+    .in_ready_o    (wres_ready),
+    .in_data_i     (wres_data),
     .bank_valid_o  (wr_valid_o),
     .bank_ready_i  (wr_ready_i),
     .bank_o        (wr_bank_o),
@@ -661,7 +689,7 @@ module strata_compute_engine
   // Done when every result is written and, with pooling, the window generator
   // has taken every pixel of every frame (windows may end before the last
   // rows and columns of a frame, which are then still on their way).
-  assign all_done     = !walk_busy && !writer_busy && pend_q == '0 &&
+  assign all_done     = !walk_busy && !writer_busy && !wres_valid && pend_q == '0 &&
                         (!cfg.pool.enable || (!cfg_more_q && !wg_busy));
   assign finish_valid = state_q == StFinish;
 
@@ -758,7 +786,7 @@ module strata_compute_engine
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
-                  !pool_valid))
+                  !pool_valid && !wres_valid))
   `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
 
 `ifndef SYNTHESIS
