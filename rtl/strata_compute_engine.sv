@@ -309,7 +309,7 @@ module strata_compute_engine
   assign {op_cache, op_first, op_last} = side_head;
 
   // ---------------------------------------------------------------- parameters
-  logic                  par_rd, par_rd_all, fc_rd_q;
+  logic                  par_rd, par_rd_all, fc_rd_q, fc_rd_q2;
   logic [ParamIdxWidth-1:0] par_base;
   acc_t   [Pes-1:0]      par_bias;
   mult_t  [Pes-1:0]      par_mult;
@@ -339,9 +339,17 @@ module strata_compute_engine
     .shift_o    (par_shift)
   );
 
+  // FC: the neuron's entry leaves the parameter RAM two cycles after the
+  // read, no later than its first bank word (the bank read takes two cycles
+  // too; ce_fc_param checks it).
   always_ff @(posedge clk_i) begin
-    if (!dp_rst_n) fc_rd_q <= 1'b0;
-    else           fc_rd_q <= rd_fire && cfg.fc && beat_first;
+    if (!dp_rst_n) begin
+      fc_rd_q  <= 1'b0;
+      fc_rd_q2 <= 1'b0;
+    end else begin
+      fc_rd_q  <= rd_fire && cfg.fc && beat_first;
+      fc_rd_q2 <= fc_rd_q;
+    end
   end
 
   // FC: the neuron's {bias, M, S} from its first beat until its last beat
@@ -359,7 +367,7 @@ module strata_compute_engine
   ) u_fc_param (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n),
-    .in_valid_i  (fc_rd_q),
+    .in_valid_i  (fc_rd_q2),
     .in_ready_o  (unused_fcp_ready),
     .in_data_i   ({par_shift[0], par_mult[0], par_bias[0]}),
     .out_valid_o (fcp_valid),

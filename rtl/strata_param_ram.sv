@@ -7,14 +7,15 @@
 // in Pes different banks and are read in one cycle (CONV: the Pes output
 // channels of a pass, whatever param_base). A read of one channel (FC: the
 // channel of one neuron) enables only its bank. Output lane p is channel
-// base + p of the last read: the bank outputs rotated by base mod Pes. The
-// outputs hold until the next read (the RAM output registers are not
-// re-enabled), so a CONV pass reads its channels once.
+// base + p of the last read: the bank outputs rotated by base mod Pes, then
+// an output register (the block RAM's clock-to-out and the rotation stay in
+// their own cycle, away from the requantiser and the PE bias inputs). The
+// outputs hold until the next read, so a CONV pass reads its channels once.
 // Write data is the load engine's 8-byte entry: bias in bytes 0-3, M in 4-5,
 // S in byte 6 (the low ShiftWidth bits are kept; the load engine rejects
 // S > 47 and a non-zero byte 7). Stored: 32 + 16 + ShiftWidth bits a channel.
-// Latency: read data one cycle after rd_i. Throughput: one write and one read
-// per cycle, always ready (the write port never waits).
+// Latency: read data two cycles after rd_i. Throughput: one write and one
+// read per cycle, always ready (the write port never waits).
 `include "strata_assert.svh"
 
 module strata_param_ram
@@ -27,7 +28,7 @@ module strata_param_ram
   localparam int unsigned LgPes     = $clog2(Pes)
 ) (
   input  logic                clk_i,      // clock
-  input  logic                rst_ni,     // synchronous reset, active low (assertions only)
+  input  logic                rst_ni,     // synchronous reset, active low
   // write port (load engine)
   input  logic                wr_valid_i, // entry to write
   output logic                wr_ready_o, // always 1
@@ -56,7 +57,8 @@ module strata_param_ram
 
   entry_t                wr_entry;
   logic [RotWidth-1:0]   wr_bank, rd_rot, rd_rot_q;
-  entry_t [Pes-1:0]      rdata;
+  entry_t [Pes-1:0]      rdata, out_d, out_q;
+  logic                  rd_q;
 
   assign wr_ready_o = 1'b1;
   assign wr_entry   = '{shift: wr_data_i[48 +: ShiftWidth], mult: wr_data_i[32 +: MultWidth],
@@ -99,12 +101,20 @@ module strata_param_ram
 
   for (genvar p = 0; p < Pes; p++) begin : g_lane
     logic [RotWidth-1:0] bank;
-    entry_t              e;
     assign bank       = RotWidth'(p) + rd_rot_q;
-    assign e          = rdata[bank];
-    assign bias_o[p]  = e.bias;
-    assign mult_o[p]  = e.mult;
-    assign shift_o[p] = e.shift;
+    assign out_d[p]   = rdata[bank];
+    assign bias_o[p]  = out_q[p].bias;
+    assign mult_o[p]  = out_q[p].mult;
+    assign shift_o[p] = out_q[p].shift;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) rd_q <= 1'b0;
+    else         rd_q <= rd_i;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rd_q) out_q <= out_d;
   end
 
   // Byte 7 and the top bits of byte 6 are zero in a legal entry (the load
