@@ -24,9 +24,12 @@
 // rows (no bubble between output pixels); the result path takes one result
 // per cycle, so only a stalled destination can slow the array. Per
 // instruction: 23 cycles of checks (one shared multiplier), one start cycle,
-// then the walk; the pipeline drains before the next instruction.
-// Latency (no stall, units held): first beat into the array 28 cycles after
-// the instruction is taken; retirement 20 cycles after the last beat.
+// then the walk; the pipeline drains before the next instruction. The checks
+// of the next instruction run while the current one executes (decode slot),
+// so a queued instruction starts one idle cycle after the previous retires.
+// Latency (no stall, units held): first beat into the array 29 cycles after
+// the instruction is taken (when the engine was empty); retirement 20 cycles
+// after the last beat.
 // Timing: no ready chain crosses two blocks. The writer's ready (it follows
 // the bank write port) stops at the result slice, the pooling unit's
 // internal readies at its credit-based output buffer; the window generator
@@ -125,8 +128,7 @@ module strata_compute_engine
   localparam int unsigned PendWidth = 8;    // row releases waiting for a step_done cycle
 
   typedef enum logic [2:0] {
-    StIdle,
-    StDecode,  // strata_compute_decode checks
+    StIdle,    // no instruction launched (the decode slot may hold or check one)
     StStart,   // dependency sequencer, walker, writer, parameters
     StRun,     // walk and results
     StFinish,  // remaining acquisitions, releases
@@ -137,26 +139,53 @@ module strata_compute_engine
   state_e state_d, state_q;
 
   // ---------------------------------------------------------------- instruction
-  logic        take;
+  // Decode slot: the next instruction is taken from the queue and checked
+  // while the current one runs (the checks take 23 cycles), so back-to-back
+  // instructions lose no time to decoding. It launches (header fields and
+  // the decoded configuration copied to the current-instruction registers)
+  // when the engine is idle; a decode error is reported only then, in
+  // program order.
+  typedef enum logic [1:0] {
+    SlotEmpty,
+    SlotDecode,  // strata_compute_decode checks
+    SlotReady    // checked: dec_code / dec_cfg valid
+  } slot_e;
+
+  slot_e       slot_d, slot_q;
+  logic        take, launch;
   logic        flush_q, dp_rst_n;  // local reset of the datapath at the end of an abort
+  logic [15:0] nx_index_q, nx_acq0_q, nx_acq1_q, nx_rel0_q, nx_rel1_q;
+  logic [15:0] nx_acq0_first_q, nx_acq0_step_q;
+  logic        nx_fine_q;
   logic [15:0] index_q, acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
   logic        fine_q;
 
   // Not in the cycle of the local reset that ends an abort (it would clear
-  // the decoder as it takes the instruction).
-  assign instr_ready_o = state_q == StIdle && !abort_i && !flush_q;
+  // the decoder as it takes the instruction), nor while an error is held.
+  assign instr_ready_o = slot_q == SlotEmpty && !(state_q inside {StError, StAbort}) &&
+                         !abort_i && !flush_q;
   assign take          = instr_valid_i && instr_ready_o;
 
   always_ff @(posedge clk_i) begin
     if (take) begin
-      index_q      <= instr_index_i;
-      acq0_q       <= hdr_acq0(instr_i);
-      acq1_q       <= hdr_acq1(instr_i);
-      rel0_q       <= hdr_rel0(instr_i);
-      rel1_q       <= hdr_rel1(instr_i);
-      acq0_first_q <= hdr_acq0_first(instr_i);
-      acq0_step_q  <= hdr_acq0_step(instr_i);
-      fine_q       <= fine_i;
+      nx_index_q      <= instr_index_i;
+      nx_acq0_q       <= hdr_acq0(instr_i);
+      nx_acq1_q       <= hdr_acq1(instr_i);
+      nx_rel0_q       <= hdr_rel0(instr_i);
+      nx_rel1_q       <= hdr_rel1(instr_i);
+      nx_acq0_first_q <= hdr_acq0_first(instr_i);
+      nx_acq0_step_q  <= hdr_acq0_step(instr_i);
+      nx_fine_q       <= fine_i;
+    end
+    if (launch) begin
+      index_q      <= nx_index_q;
+      acq0_q       <= nx_acq0_q;
+      acq1_q       <= nx_acq1_q;
+      rel0_q       <= nx_rel0_q;
+      rel1_q       <= nx_rel1_q;
+      acq0_first_q <= nx_acq0_first_q;
+      acq0_step_q  <= nx_acq0_step_q;
+      fine_q       <= nx_fine_q;
     end
   end
 
@@ -166,7 +195,8 @@ module strata_compute_engine
   // ---------------------------------------------------------------- decode
   logic      dec_busy, dec_done;
   err_code_e dec_code;
-  ce_cfg_t   cfg;
+  ce_cfg_t   dec_cfg;  // of the instruction in the decode slot
+  ce_cfg_t   cfg;      // of the launched instruction (stable until the next launch)
 
   strata_compute_decode #(
     .Pes           (Pes),
@@ -186,8 +216,33 @@ module strata_compute_engine
     .busy_o  (dec_busy),
     .done_o  (dec_done),
     .code_o  (dec_code),
-    .cfg_o   (cfg)
+    .cfg_o   (dec_cfg)
   );
+
+  // Checked: in the decoder's done cycle or any later one.
+  logic checked;
+  assign checked = slot_q == SlotReady || (slot_q == SlotDecode && dec_done);
+  assign launch  = state_q == StIdle && checked && dec_code == ErrNone && !abort_i;
+
+  always_comb begin
+    slot_d = slot_q;
+    unique case (slot_q)
+      SlotEmpty:  if (take) slot_d = SlotDecode;
+      SlotDecode: if (launch) slot_d = SlotEmpty; else if (dec_done) slot_d = SlotReady;
+      SlotReady:  if (launch) slot_d = SlotEmpty;
+      default:    slot_d = SlotEmpty;
+    endcase
+    if (abort_i) slot_d = SlotEmpty;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) slot_q <= SlotEmpty;
+    else         slot_q <= slot_d;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (launch) cfg <= dec_cfg;
+  end
 
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
@@ -707,14 +762,13 @@ module strata_compute_engine
     err_code_d  = err_code_q;
     err_index_d = err_index_q;
     unique case (state_q)
-      StIdle:   if (take) state_d = StDecode;
-      StDecode: begin
-        if (dec_done) begin
+      StIdle: begin
+        if (checked && !abort_i) begin
           if (dec_code != ErrNone) begin
             state_d     = StError;
             err_d       = 1'b1;
             err_code_d  = dec_code;
-            err_index_d = index_q;
+            err_index_d = nx_index_q;
           end else begin
             state_d = StStart;
           end
@@ -727,7 +781,11 @@ module strata_compute_engine
       StAbort:  if (rd_out_q == '0 && !rd_rsp_valid_i) state_d = StIdle;
       default:  state_d = StIdle;
     endcase
-    if (abort_i && state_q != StIdle && state_q != StAbort) state_d = StAbort;
+    // An instruction in the decode slot is dropped too (the local reset at
+    // the end of the abort clears the decoder).
+    if (abort_i && (state_q != StIdle || slot_q != SlotEmpty) && state_q != StAbort) begin
+      state_d = StAbort;
+    end
     if (abort_i) err_d = 1'b0;
   end
 
@@ -752,8 +810,9 @@ module strata_compute_engine
   end
 
   // ---------------------------------------------------------------- status
-  assign idle_o       = state_q == StIdle && !flush_q;
-  assign busy_o       = state_q inside {StDecode, StStart, StRun, StFinish};
+  assign idle_o       = state_q == StIdle && slot_q == SlotEmpty && !flush_q;
+  assign busy_o       = state_q inside {StStart, StRun, StFinish} ||
+                        (state_q == StIdle && slot_q != SlotEmpty);
   assign dep_wait_o   = sync_waiting;
   assign retire_o     = state_q == StFinish && finish_ready;
   assign index_o      = index_q;

@@ -1253,6 +1253,55 @@ TEST_F(StrataComputeEngine, AbortPulseThenNextInstruction) {
   }
 }
 
+// The decode slot: the next instruction is taken and checked while the
+// current one runs, so a queued instruction retires one walk (plus the
+// pipeline drain) after the previous one instead of also paying the checks.
+TEST_F(StrataComputeEngine, DecodeSlotHidesTheChecks) {
+  ConvLayer l = random_conv(false, false, 8);
+  load_conv(l);
+  isa::ComputeInstr c = l.instr();
+  c.hdr = {};  // no dependencies: nothing to wait for
+  const isa::Instruction in = isa::encode(c);
+  const RunResult alone = run(in, RunOptions{});
+  ASSERT_TRUE(alone.retired && !alone.error);
+  const uint64_t decode = 23;  // checks (strata_compute_decode)
+  ASSERT_GT(alone.cycles(), decode + alone.beats) << "the lone run should include the checks";
+
+  auto& d = dut();
+  d.fine_i = 0;
+  d.acq_grant_i = 0;
+  d.rd_stall_i = 0;
+  d.wr_stall_i = 0;
+  d.pe_valid_i = 0;
+  d.lw_valid_i = 0;
+  d.abort_i = 0;
+  int taken = 0;
+  std::vector<uint64_t> takes, retires;
+  for (uint64_t n = 0; retires.size() < 2 && n < 4 * alone.cycles() + 200; ++n) {
+    d.instr_valid_i = taken < 2;
+    set_instr(d, in);
+    d.instr_index_i = next_index_;
+    settle();
+    if (d.instr_valid_i && d.instr_ready_o) {
+      ++taken;
+      ++next_index_;
+      takes.push_back(cycle());
+    }
+    if (d.retire_o) retires.push_back(cycle());
+    EXPECT_FALSE(d.err_o) << "error code " << int(d.err_code_o);
+    tick();
+  }
+  d.instr_valid_i = 0;
+  ASSERT_EQ(retires.size(), 2u) << "two queued instructions did not both retire";
+  ASSERT_EQ(takes.size(), 2u);
+  EXPECT_LT(takes[1], retires[0]) << "the second instruction was not taken while the first ran";
+  const uint64_t gap = retires[1] - retires[0];
+  std::cout << fmt::format("[ MEASURED ] alone {} cycles (take to retire); queued: the second "
+                           "retires {} cycles after the first ({} beats)\n",
+                           alone.cycles(), gap, alone.beats);
+  EXPECT_LE(gap + decode, alone.cycles() + 1) << "the checks were not hidden";
+}
+
 // An abort while the engine waits for its units releases nothing.
 TEST_F(StrataComputeEngine, AbortWhileWaiting) {
   const ConvLayer l = small_conv();
