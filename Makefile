@@ -5,7 +5,8 @@
 #   make lint    Verilator -Wall lint of rtl/
 #   make wave TEST=<Suite.Test>   run one bench test with an FST trace
 #   make regress [SEEDS=N] [LABELS=..] [SHARD=i/n] [COVERAGE=1]   nightly regression
-.PHONY: all setup build test demo lint wave clean regen-data
+#   make perf    the figures of docs/performance.md (bench JSON + utilisation plot)
+.PHONY: all setup build test demo lint wave clean regen-data perf
 
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
@@ -47,6 +48,17 @@ demo: build
 	@echo "RTL output file identical to the golden model's"
 	$(STRATA) bench $(DEMO_NET) --weights $(DEMO_DIR) --input $(DEMO_DIR)/input.npy \
 	  --json $(BUILD)/demo_bench.json
+
+# docs/performance.md: cifar10_quick benchmarks (both scheduling modes) at
+# batch 1 and 8, and the per-layer utilisation plot made from their JSON.
+PERF_DIR := $(BUILD)/perf
+perf: build
+	$(STRATA) gen $(DEMO_NET) --seed 1 --out $(DEMO_DIR)
+	mkdir -p $(PERF_DIR)
+	$(STRATA) bench $(DEMO_NET) --weights $(DEMO_DIR) --batch 1 --json $(PERF_DIR)/cifar10_quick_b1.json
+	$(STRATA) bench $(DEMO_NET) --weights $(DEMO_DIR) --batch 8 --json $(PERF_DIR)/cifar10_quick_b8.json
+	/usr/bin/python3 scripts/plot_utilization.py docs/performance_utilization.png \
+	  $(PERF_DIR)/cifar10_quick_b1.json $(PERF_DIR)/cifar10_quick_b8.json
 
 lint: build
 	cd $(BUILD) && ctest -L lint --output-on-failure
