@@ -534,7 +534,8 @@ int cmd_bench(const BenchArgs& a) {
   if (a.rtl.mode != "fine") modes.push_back(false);
   std::vector<RtlResult> results;
   for (size_t m = 0; m < modes.size(); ++m) {
-    results.push_back(run_rtl(net, target, images, a.rtl, modes[m], m == 0 && !a.rtl.trace.empty()));
+    const bool trace = m == 0 && !a.rtl.trace.empty();
+    results.push_back(run_rtl(net, target, images, a.rtl, modes[m], trace));
     check_against_golden(results.back(), golden);
   }
   const RtlResult& main = results.front();
@@ -574,7 +575,9 @@ int cmd_bench(const BenchArgs& a) {
   }
   j["padding"] = {{"beats", beats}, {"dense_beats", dense}, {"skipped_beats", dense - beats}};
   nlohmann::ordered_json by_mode;
-  for (const RtlResult& r : results) by_mode[r.fine ? "fine" : "completion"] = mode_json(r, macs, n, target);
+  for (const RtlResult& r : results) {
+    by_mode[r.fine ? "fine" : "completion"] = mode_json(r, macs, n, target);
+  }
   j["modes"] = by_mode;
   if (results.size() == 2) {
     const double c_fine = double(perf(results[0].counters, csr::kPerfCycles));
@@ -615,7 +618,8 @@ int cmd_bench(const BenchArgs& a) {
     }
     fmt::print("padded taps skipped: {} of {} PE-array beats ({:.1f} %), {} cycles at one beat "
                "per cycle\n",
-               dense - beats, dense, dense == 0 ? 0.0 : 100.0 * double(dense - beats) / double(dense),
+               dense - beats, dense,
+               dense == 0 ? 0.0 : 100.0 * double(dense - beats) / double(dense),
                dense - beats);
     print_trace_note(a.rtl.trace);
   }

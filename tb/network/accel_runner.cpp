@@ -40,10 +40,10 @@ namespace {
 
 std::vector<BuiltModel> built_models() {
   std::vector<BuiltModel> v;
-  v.push_back({"default", [] { return HwTarget::defaults(); },
-               [](const RunnerOptions& o, const HwTarget& t) -> std::unique_ptr<AccelRunner::Model> {
-                 return std::make_unique<ModelSim<Vstrata_top>>(o, t);
-               }});
+  const MakeModel make_default = [](const RunnerOptions& o, const HwTarget& t) {
+    return std::unique_ptr<AccelRunner::Model>(std::make_unique<ModelSim<Vstrata_top>>(o, t));
+  };
+  v.push_back({"default", [] { return HwTarget::defaults(); }, make_default});
   add_configured_models(v);
   return v;
 }

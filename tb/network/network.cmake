@@ -74,8 +74,10 @@ foreach(cfg IN LISTS STRATA_RTL_CONFIGS)
   target_link_libraries(strata_rtl_runner PUBLIC strata_rtl_model_${cfg})
   string(APPEND models_inc "std::unique_ptr<AccelRunner::Model> make_model_${cfg}(\n"
                            "    const RunnerOptions& options, const HwTarget& target);\n")
-  string(APPEND models_add "  v.push_back({\"${cfg}\", [] { return HwTarget::from_yaml(\"${cfg_yaml}\"); },\n"
-                           "               make_model_${cfg}});\n")
+  string(APPEND models_add
+         "  v.push_back({\"${cfg}\",\n"
+         "               [] { return HwTarget::from_yaml(\"${cfg_yaml}\"); },\n"
+         "               make_model_${cfg}});\n")
 endforeach()
 string(APPEND models_inc "inline void add_configured_models(std::vector<BuiltModel>& v) {\n"
                          "${models_add}  (void)v;\n}\n}  // namespace strata::tb\n")

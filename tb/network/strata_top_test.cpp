@@ -262,6 +262,43 @@ TEST_F(StrataTop, TraceSplitEqualsCountersPerLayer) {
   }
 }
 
+// Every further configuration the build has a model of (CMake option
+// STRATA_RTL_CONFIGS, e.g. p16n16) runs cifar10_quick and lenet5 bit-exact,
+// compiled for that configuration; its model reports its own P and N.
+TEST_F(StrataTop, FurtherConfigurationsBitExact) {
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  ASSERT_FALSE(built.empty());
+  EXPECT_EQ(built.front(), "default");
+  if (built.size() == 1) GTEST_SKIP() << "no further configuration built (STRATA_RTL_CONFIGS)";
+  for (size_t c = 1; c < built.size(); ++c) {
+    const HwTarget target = HwTarget::from_yaml(kSource + "/config/" + built[c] + ".yaml");
+    for (const auto& [name, seed] : {std::pair<const char*, uint64_t>{"cifar10_quick", 1},
+                                     std::pair<const char*, uint64_t>{"lenet5", 2}}) {
+      SCOPED_TRACE(fmt::format("{} on {}", name, built[c]));
+      const Network net = example_network(name, seed);
+      const Program program = compile(net, target, {});
+      const Tensor<int8_t> image =
+          random_images(net.input_shape, 1, seed_).reshaped(net.input_shape);
+      AccelRunner runner(target, options());
+      EXPECT_EQ(runner.read_csr(csr::kCfgPes), static_cast<uint32_t>(target.pes));
+      EXPECT_EQ(runner.read_csr(csr::kCfgLanes), static_cast<uint32_t>(target.lanes));
+      std::vector<Tensor<int8_t>> out;
+      const RunReport r = runner.run_program(program, {image}, out);
+      ASSERT_TRUE(r.finished) << "no interrupt (STRATA_SEED=" << seed_ << ")";
+      ASSERT_EQ(r.error, csr::ErrorCode::kNone) << csr::to_string(r.error) << " at "
+                                                << r.error_index;
+      EXPECT_TRUE(r.bench_errors.empty()) << r.bench_errors.front();
+      ASSERT_EQ(out.size(), 1u);
+      const Tensor<int8_t> want = run_network(net, image);
+      if (auto d = first_difference(want, out[0])) {
+        ADD_FAILURE() << *d << " (STRATA_SEED=" << seed_ << ")";
+      }
+      std::cout << fmt::format("[ RTL      ] {} on {}: {} cycles\n", name, built[c],
+                               r.counter(csr::kPerfCycles));
+    }
+  }
+}
+
 // --- robustness: each error is reported, and the next run is correct -------
 
 class StrataTopErrors : public StrataTop {
