@@ -4,7 +4,8 @@
 // PE caches, parameter RAM) attached to its compute ports.
 // Interfaces: AXI4-Lite CSR slave (config/registers.yaml, docs/registers.md),
 // AXI4 master to external memory (ID 0 = instruction fetch and all writes,
-// ID 1 = loads; INCR bursts that never cross 4 KB), level interrupt irq_o.
+// ID 1 = loads; INCR bursts that never cross 4 KB), level interrupt irq_o, and an
+// output-only debug trace port (trace_*_o; docs/architecture.md).
 // Programs: docs/isa.md; configuration: strata_cfg_pkg (P = N required).
 module strata_top
   import strata_csr_pkg::*;
@@ -75,11 +76,11 @@ module strata_top
   output logic                       m_axi_bready,
   input  logic [0:0]                 m_axi_bid,
   input  logic [1:0]                 m_axi_bresp,
-  // Debug trace port (docs/registers.md, "Trace port"): observation only, leave unconnected
-  // or give it to an ILA. The runner samples it each cycle to split the performance counters
-  // by layer. State bits: [0] load busy [1] load dep wait [2] load mem wait [3] compute busy
-  // [4] compute dep wait [5] compute stall out [6] MAC active [7] store busy
-  // [8] store dep wait [9] store mem wait.
+  // Debug trace port (docs/architecture.md, "Debug trace port"): observation only, leave
+  // unconnected or give it to an ILA. The runner samples it each cycle to split the
+  // performance counters by layer. State bits: [0] load busy [1] load dep wait
+  // [2] load mem wait [3] compute busy [4] compute dep wait [5] compute stall out
+  // [6] MAC active [7] store busy [8] store dep wait [9] store mem wait.
   output logic                       trace_count_o,     // the performance counters count
   output logic [3:0]                 trace_retire_o,    // retire: load, compute, store, fetch
   output logic [3*16-1:0]            trace_index_o,     // load, compute, store instr. index

@@ -43,7 +43,7 @@ class AccelRunner::Model {
   virtual uint32_t read_csr(uint32_t offset) = 0;
 };
 
-// Bits of strata_top's trace_state_o (rtl/strata_top.sv, docs/registers.md).
+// Bits of strata_top's trace_state_o (rtl/strata_top.sv, docs/architecture.md).
 namespace trace_bit {
 inline constexpr unsigned kLoadBusy = 0, kLoadDep = 1, kLoadMem = 2, kComputeBusy = 3,
                           kComputeDep = 4, kComputeOut = 5, kMacActive = 6, kStoreBusy = 7,
