@@ -925,9 +925,13 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   int slot_turn = 0;
 
   std::vector<Job> jobs;
-  Job preamble;
+  // Resident parameters and weights: those of the first op lead the program;
+  // the later ops' (`late`) follow the first job's loads (the input), so the
+  // first layer does not wait for every layer's weights to stream in.
+  Job preamble, late;
   if (pl.params_resident) {
-    for (const OpPlan& q : pl.ops) {
+    for (size_t k = 0; k < pl.ops.size(); ++k) {
+      const OpPlan& q = pl.ops[k];
       if (q.param_entries == 0) continue;
       LoadInstr l;
       l.hdr.tag = q.tag;
@@ -938,7 +942,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.dst_kind = LoadDst::kParam;
       l.dst_addr = q.param_base;
       l.dst_row_stride = q.param_entries;
-      preamble.loads.push_back(em.load(l, q.name));
+      (k == 0 ? preamble : late).loads.push_back(em.load(l, q.name));
     }
   }
   if (pl.weights_resident) {
@@ -956,7 +960,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.dst_pe_step = true;
       l.dst_addr = q.cache_base;
       l.dst_row_stride = q.per_pass;
-      preamble.loads.push_back(em.load(l, q.name));
+      (k == 0 ? preamble : late).loads.push_back(em.load(l, q.name));
     }
   }
   jobs.push_back(std::move(preamble));
@@ -1169,6 +1173,11 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       }
       jobs.push_back(std::move(job));
     }
+  }
+
+  if (!late.loads.empty()) {
+    jobs.insert(jobs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(2, jobs.size())),
+                std::move(late));
   }
 
   // Program order: the loads of job j + 1 go before the compute of job j (one
