@@ -999,6 +999,14 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
   SimResult res;
   Machine machine(target_, memory, options, res);
   std::vector<Trace> traces;
+  // Fetch: every instruction up to END is checked in program order (as the
+  // fetcher does); LOAD, COMPUTE and STORE are queued per engine.
+  struct Pending {
+    Instruction in;
+    Opcode op = Opcode::kLoad;
+    size_t stat = 0;  // its entry in res.stats
+  };
+  std::vector<Pending> pending;
   int64_t index = 0;
   try {
     for (;; ++index) {
@@ -1033,19 +1041,8 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
         res.stats.push_back(st);
         break;
       }
-      Trace tr;
-      tr.index = index;
-      tr.opcode = op;
-      tr.engine = *isa::engine_of(op);
-      tr.hdr = isa::decode_header(in);
-      switch (op) {
-        case Opcode::kLoad: machine.load(in, tr, st); break;
-        case Opcode::kStore: machine.store(in, tr, st); break;
-        default: machine.compute(in, tr, st); break;
-      }
-      res.beats += st.beats;
+      pending.push_back({in, op, res.stats.size()});
       res.stats.push_back(st);
-      traces.push_back(std::move(tr));
     }
   } catch (const Fault& f) {
     res.error = f.code;
@@ -1054,6 +1051,70 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
     res.instructions = index;
     return res;
   }
+
+  // Execute in an order the semaphores allow, as completion-granular hardware
+  // would: repeatedly the earliest engine head (program order) whose
+  // acquisitions are all available, releasing its units when done. The
+  // compiler may place an instruction ahead of the producers it waits for
+  // (docs/compiler.md, dispatch order), so program order itself need not be
+  // a legal sequential order. If no head can start (a deadlock, which the
+  // dependency model reports), the rest runs in program order.
+  std::array<std::vector<size_t>, isa::kEngines> queue;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    queue[static_cast<int>(*isa::engine_of(pending[i].op))].push_back(i);
+  }
+  std::array<size_t, isa::kEngines> head{};
+  std::array<int64_t, isa::kEdges> sem{};
+  int64_t current = -1;
+  try {
+    for (size_t done = 0; done < pending.size(); ++done) {
+      size_t pick = pending.size();
+      size_t fallback = pending.size();
+      for (int e = 0; e < isa::kEngines; ++e) {
+        if (head[e] == queue[e].size()) continue;
+        const size_t i = queue[e][head[e]];
+        fallback = std::min(fallback, i);
+        const isa::Header h = isa::decode_header(pending[i].in);
+        const isa::EdgeSlots sl = isa::edge_slots(pending[i].op);
+        const bool ok0 = h.acq0 == 0 || (sl.acq0 && sem[static_cast<int>(*sl.acq0)] >= h.acq0);
+        const bool ok1 = h.acq1 == 0 || (sl.acq1 && sem[static_cast<int>(*sl.acq1)] >= h.acq1);
+        if (ok0 && ok1) pick = std::min(pick, i);
+      }
+      if (pick == pending.size()) pick = fallback;
+      const Pending& pd = pending[pick];
+      const int e = static_cast<int>(*isa::engine_of(pd.op));
+      ++head[e];
+      InstrStats& st = res.stats[pd.stat];
+      current = st.index;
+      const isa::Header h = isa::decode_header(pd.in);
+      const isa::EdgeSlots sl = isa::edge_slots(pd.op);
+      if (sl.acq0) sem[static_cast<int>(*sl.acq0)] -= h.acq0;
+      if (sl.acq1) sem[static_cast<int>(*sl.acq1)] -= h.acq1;
+      Trace tr;
+      tr.index = st.index;
+      tr.opcode = pd.op;
+      tr.engine = *isa::engine_of(pd.op);
+      tr.hdr = h;
+      switch (pd.op) {
+        case Opcode::kLoad: machine.load(pd.in, tr, st); break;
+        case Opcode::kStore: machine.store(pd.in, tr, st); break;
+        default: machine.compute(pd.in, tr, st); break;
+      }
+      if (sl.rel0) sem[static_cast<int>(*sl.rel0)] += h.rel0;
+      if (sl.rel1) sem[static_cast<int>(*sl.rel1)] += h.rel1;
+      res.beats += st.beats;
+      traces.push_back(std::move(tr));
+    }
+  } catch (const Fault& f) {
+    res.error = f.code;
+    res.error_index = current;
+    res.message = f.message;
+    res.instructions = index + 1;
+    return res;
+  }
+  // The dependency model takes the traces in program order.
+  std::sort(traces.begin(), traces.end(),
+            [](const Trace& a, const Trace& b) { return a.index < b.index; });
   res.instructions = index + 1;
   if (options.check_dependencies) {
     res.completion = DependencyModel(target_, traces, memory.size(), false, options.queue_depth).run();
