@@ -370,9 +370,26 @@ module strata_compute_engine
   mult_t  [Pes-1:0]      par_mult;
   shift_t [Pes-1:0]      par_shift;
 
-  // CONV: the P channels once, at the start; FC: a neuron's channel with its
-  // first beat's bank request.
-  assign par_rd     = (starting && !cfg.fc && !cfg.pool_only) || (rd_fire && cfg.fc && beat_first);
+  // CONV: the P channels once, when the first step's units are granted (the
+  // parameter LOAD is one of the producers those units stand for: reading at
+  // the start could see entries still being written); the first beat enters
+  // the array at least three cycles later (bank read, operand FIFO), after
+  // the two-cycle read (ce_conv_param checks it). FC: a neuron's channel with
+  // its first beat's bank request.
+  logic conv_par_d, conv_par_q;  // CONV parameters not read yet
+  logic conv_rd, conv_rd_q;       // read now; a cycle ago
+  assign conv_rd    = conv_par_q && step_valid && step_ready;
+  assign conv_par_d = starting ? (!cfg.fc && !cfg.pool_only) : (conv_par_q && !conv_rd);
+  always_ff @(posedge clk_i) begin
+    if (!dp_rst_n) begin
+      conv_par_q <= 1'b0;
+      conv_rd_q  <= 1'b0;
+    end else begin
+      conv_par_q <= conv_par_d;
+      conv_rd_q  <= conv_rd;
+    end
+  end
+  assign par_rd     = conv_rd || (rd_fire && cfg.fc && beat_first);
   assign par_rd_all = !cfg.fc;
   assign par_base   = cfg.fc ? beat_param : ParamIdxWidth'(cfg.walk.param_base);
 
@@ -854,6 +871,7 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !wres_valid))
+  `STRATA_ASSERT(ce_conv_param, clk_i, ok_n, !(pe_in_valid && (conv_par_q || conv_rd_q)))
   `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
 
 `ifndef SYNTHESIS
