@@ -21,48 +21,24 @@ namespace strata {
 namespace {
 
 namespace fs = std::filesystem;
+using test::contains;
+using test::Outcome;
+using test::slurp;
 
 const std::string kSource = STRATA_SOURCE_DIR;
 const std::string kCifar = kSource + "/examples/cifar10_quick.yaml";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-struct Outcome {
-  int code = -1;  // exit code; -1 if the process died from a signal
-  std::string out;
-  std::string err;
-};
-
 class Cli : public test::TempDirTest {
  protected:
   Outcome strata(const std::vector<std::string>& args) {
-    std::string cmd = quote(STRATA_CLI);
-    for (const std::string& a : args) cmd += " " + quote(a);
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    cmd += " > " + quote(out.string()) + " 2> " + quote(err.string()) + " < /dev/null";
-    const int status = std::system(cmd.c_str());
-    Outcome r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return test::run_command(STRATA_CLI, args, dir_);
   }
 
   // A failure: the exit code, and exactly one stderr line "strata: error: ..."
   // containing every part.
   void expect_failure(const Outcome& r, int code, const std::vector<std::string>& parts) {
-    EXPECT_EQ(r.code, code) << r.err;
-    EXPECT_EQ(r.err.rfind("strata: error: ", 0), 0u) << r.err;
+    test::expect_cli_failure(r, code, parts);
     if (code == 1) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    for (const std::string& p : parts)
-      EXPECT_TRUE(contains(r.err, p)) << "missing '" << p << "' in: " << r.err;
   }
 
   // Generates cifar10_quick parameters into dir/<sub> (seed 1).
@@ -70,12 +46,6 @@ class Cli : public test::TempDirTest {
     const Outcome r = strata({"gen", kCifar, "--seed", seed, "--out", path(sub)});
     EXPECT_EQ(r.code, 0) << r.err;
     return path(sub);
-  }
-
-  static std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
   }
 };
 

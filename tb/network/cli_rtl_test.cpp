@@ -23,72 +23,30 @@
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "strata/tensor.hpp"
+#include "sw_test_util.hpp"
 
 namespace strata {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using test::contains;
+using test::Outcome;
+using test::slurp;
 
 const std::string kSource = STRATA_SOURCE_DIR;
 const std::string kLenet = kSource + "/examples/lenet5.yaml";
 // Parameters generated at build time (sw/CMakeLists.txt, examples target).
 const std::string kLenetWeights = std::string(STRATA_BINARY_DIR) + "/examples/lenet5";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-struct Outcome {
-  int code = -1;  // exit code; -1 if the process died from a signal
-  std::string out;
-  std::string err;
-};
-
-class CliRtl : public ::testing::Test {
+class CliRtl : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           fmt::format("strata_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   Outcome strata(const std::vector<std::string>& args) {
-    std::string cmd = quote(STRATA_CLI);
-    for (const std::string& a : args) cmd += " " + quote(a);
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    cmd += " > " + quote(out.string()) + " 2> " + quote(err.string()) + " < /dev/null";
-    const int status = std::system(cmd.c_str());
-    Outcome r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return test::run_command(STRATA_CLI, args, dir_);
   }
 
-  // A failure: the exit code and one "strata: error: ..." line with every part.
   static void expect_failure(const Outcome& r, int code, const std::vector<std::string>& parts) {
-    EXPECT_EQ(r.code, code) << r.err;
-    EXPECT_EQ(r.err.rfind("strata: error: ", 0), 0u) << r.err;
-    for (const std::string& p : parts) {
-      EXPECT_TRUE(contains(r.err, p)) << "missing '" << p << "' in: " << r.err;
-    }
-  }
-
-  // Writes `text` to dir/name and returns the path.
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
+    test::expect_cli_failure(r, code, parts);
   }
 
   // A configuration file like config/default.yaml with half-deep banks (no model is built
@@ -113,14 +71,6 @@ class CliRtl : public ::testing::Test {
     EXPECT_EQ(r.code, 0) << r.err;
     return json::parse(r.out);
   }
-
-  static std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-  }
-
-  fs::path dir_;
 };
 
 // `run --backend rtl --check` passes and writes the same .npy as the golden

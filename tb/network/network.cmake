@@ -102,6 +102,7 @@ target_compile_definitions(strata_cli_tests PRIVATE STRATA_HAVE_RTL)
 add_executable(strata_cli_rtl_tests ${CMAKE_CURRENT_SOURCE_DIR}/network/cli_rtl_test.cpp)
 target_link_libraries(strata_cli_rtl_tests PRIVATE strata_core GTest::gtest_main
                       nlohmann_json::nlohmann_json)
+target_include_directories(strata_cli_rtl_tests PRIVATE ${CMAKE_SOURCE_DIR}/sw/tests)
 target_compile_definitions(strata_cli_rtl_tests PRIVATE
   STRATA_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
   STRATA_BINARY_DIR="${CMAKE_BINARY_DIR}"
