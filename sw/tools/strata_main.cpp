@@ -498,7 +498,17 @@ int cmd_bench(const BenchArgs& a) {
   throw Error("strata bench needs the RTL backend, and this strata was built without it "
               "(STRATA_BUILD_RTL=OFF)");
 #else
-  const Network net = load_network(a.network, LoadOptions{a.weights, true});
+  // Without --weights: the parameters `strata gen --seed 1` would write (cycle
+  // counts do not depend on parameter values; every run is still checked
+  // against the golden model with the same parameters).
+  Network net;
+  if (a.weights.empty()) {
+    net = load_network(a.network, LoadOptions{"", false});
+    GenOptions g;
+    generate_parameters(net, g, random_images(net.input_shape, g.images, g.seed));
+  } else {
+    net = load_network(a.network, LoadOptions{a.weights, true});
+  }
   const HwTarget target = load_target(a.target);
   std::vector<Tensor<int8_t>> images;
   std::string source;
@@ -545,6 +555,8 @@ int cmd_bench(const BenchArgs& a) {
   nlohmann::ordered_json j;
   j["network"] = net.name;
   j["source"] = net.source_file;
+  j["parameters"] = a.weights.empty() ? std::string("generated, seed 1 (strata gen --seed 1)")
+                                      : a.weights;
   j["config"] = {{"name", target.name},
                  {"pes", target.pes},
                  {"lanes", target.lanes},
@@ -598,6 +610,8 @@ int cmd_bench(const BenchArgs& a) {
                net.source_file, target.name, target.pes, target.lanes, target.macs_per_beat());
     fmt::print("memory  {}-cycle read latency, one {}-bit beat per cycle, stall {}\n",
                a.rtl.latency, target.axi_data_width, a.rtl.stall);
+    fmt::print("params  {}\n", a.weights.empty() ? "generated, seed 1 (strata gen --seed 1)"
+                                                  : a.weights);
     fmt::print("images  {} ({})\n\n", n, source);
     fmt::print("{} mode, per layer (cycles from the RTL's trace port; stall columns: cycles "
                "each engine waited, by cause):\n",
@@ -914,7 +928,9 @@ int run_main(int argc, char** argv) {
       "bench", "Run a network on the RTL accelerator and report cycles, MACs, utilisation, "
                "stalls and bytes per layer (every run checked against the golden model)");
   bench_cmd->add_option("network", bench.network, "Network description (YAML)")->required();
-  bench_cmd->add_option("--weights", bench.weights, "Directory of the .npy parameter files");
+  bench_cmd->add_option("--weights", bench.weights,
+                        "Directory of the .npy parameter files (default: the parameters "
+                        "`strata gen --seed 1` makes)");
   bench_cmd->add_option("--input", bench.input,
                         "int8 .npy input, [C][H][W] or [N][C][H][W] (default: --batch random "
                         "images drawn with --seed)");

@@ -194,6 +194,20 @@ TEST_F(CliRtl, BenchTableJsonFileOneModeAndBatch) {
 }
 
 // --trace writes an FST of the run and names the GTKWave layout, which exists.
+// Without --weights, bench uses the parameters `strata gen --seed 1` makes: the
+// same cycles as with those files (build/examples/lenet5 was made that way).
+TEST_F(CliRtl, BenchWithoutWeightsGeneratesSeedOne) {
+  const Outcome r = strata({"bench", kLenet, "--mode", "fine", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json generated = json::parse(r.out);
+  EXPECT_EQ(generated.at("mismatches").get<int64_t>(), 0);
+  EXPECT_TRUE(contains(generated.at("parameters").get<std::string>(), "seed 1"));
+  const json files = bench_json({"--mode", "fine"});
+  EXPECT_EQ(files.at("parameters").get<std::string>(), kLenetWeights);
+  EXPECT_EQ(generated.at("cycles"), files.at("cycles"));
+  EXPECT_EQ(generated.at("macs"), files.at("macs"));
+}
+
 TEST_F(CliRtl, RunRtlTraceWritesFst) {
   const Outcome r = strata({"run", kLenet, "--weights", kLenetWeights, "--input",
                             kLenetWeights + "/input.npy", "--output", path("y.npy"), "--backend",
