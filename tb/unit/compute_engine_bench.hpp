@@ -570,48 +570,45 @@ class ComputeEngineBench : public SimFixture<Vtop> {
   // ---- filling the memories through the ports ----------------------------
   void fill_bank(int bank, int addr, const std::vector<Word>& words, double gap = 0.0) {
     auto& d = dut();
-    Offer src(gap);
-    size_t i = 0;
-    const uint64_t limit = cycle() + 20 * words.size() + 100;
-    while (i < words.size()) {
-      const bool v = src.drive(rng(), true);
-      d.lw_valid_i = v;
+    fill_port(words, gap, "bank", d.lw_valid_i, d.lw_ready_o, [&](size_t i) {
       d.lw_bank_i = bank;
       d.lw_addr_i = addr + int(i);
       d.lw_data_i = pack(words[i]);
-      settle();
-      if (v && d.lw_ready_o) {
-        mem_.bank[bank][addr + i] = words[i];
-        ++i;
-        src.fired();
-      }
-      tick();
-      ASSERT_LT(cycle(), limit) << "bank fill timed out, " << where();
-    }
-    d.lw_valid_i = 0;
+    }, [&](size_t i) { mem_.bank[bank][addr + i] = words[i]; });
   }
 
   void fill_cache(int pe, int addr, const std::vector<Word>& words, double gap = 0.0) {
     auto& d = dut();
+    fill_port(words, gap, "cache", d.pe_valid_i, d.pe_ready_o, [&](size_t i) {
+      d.pe_i = pe;
+      d.pe_addr_i = addr + int(i);
+      d.pe_data_i = pack(words[i]);
+    }, [&](size_t i) { mem_.cache[pe][addr + i] = words[i]; });
+  }
+
+  // Offers words[i] on a valid/ready write port (random gaps), `drive(i)` sets
+  // its address and data, `written(i)` updates the bench's view on the handshake.
+  template <typename Valid, typename Ready>
+  void fill_port(const std::vector<Word>& words, double gap, const char* what, Valid& valid,
+                 const Ready& ready, const std::function<void(size_t)>& drive,
+                 const std::function<void(size_t)>& written) {
     Offer src(gap);
     size_t i = 0;
     const uint64_t limit = cycle() + 20 * words.size() + 100;
     while (i < words.size()) {
       const bool v = src.drive(rng(), true);
-      d.pe_valid_i = v;
-      d.pe_i = pe;
-      d.pe_addr_i = addr + int(i);
-      d.pe_data_i = pack(words[i]);
+      valid = v;
+      drive(i);
       settle();
-      if (v && d.pe_ready_o) {
-        mem_.cache[pe][addr + i] = words[i];
+      if (v && ready) {
+        written(i);
         ++i;
         src.fired();
       }
       tick();
-      ASSERT_LT(cycle(), limit) << "cache fill timed out, " << where();
+      ASSERT_LT(cycle(), limit) << what << " fill timed out, " << where();
     }
-    d.pe_valid_i = 0;
+    valid = 0;
   }
 
   void fill_params(int ch, const std::vector<Param>& params, double gap = 0.0) {
