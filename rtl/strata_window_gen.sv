@@ -34,8 +34,11 @@
 //     every per-cycle decision of the walker reads a register (emit counter,
 //     last-window flags, column-in-image flag, column-ready flag, the
 //     latter computed a cycle ahead for each position the walker can move
-//     to) and every per-window or per-row update is an adder with a compare
-//     in parallel. The line buffer
+//     to; those positions, col + 1 and col + 1 + skip, their in-image flag
+//     and the next row's lowest image row are registers as well, so the
+//     flag's next state is a compare of registers and a multiplexer) and
+//     every per-window or per-row update is an adder with a compare in
+//     parallel. The line buffer
 //     is read whenever stage 1 can take a column, whether or not the walker
 //     issues one (an unused read is simply not captured).
 //
@@ -209,16 +212,21 @@ module strata_window_gen #(
   // the window register first.
   pos_t                   wy_d, wy_q, wx_d, wx_q, col_d, col_q;
   pos_t                   bot_d, bot_q, y_low_d, y_low_q, free_lim_d, free_lim_q;
-  // Next row's values ahead of time: bot_s = bot + s and bot_lt = (bot_s <
-  // H - 1), so the next y_low = bot_lt ? bot_s : H - 1 is a multiplexer.
-  pos_t                   bot_s_d, bot_s_q;
-  logic                   bot_lt_d, bot_lt_q;
+  // Next row's values ahead of time: bot_s = bot + s and its clamp y_low_nx
+  // = min(bot_s, H - 1), the next row's y_low.
+  pos_t                   bot_s_d, bot_s_q, y_low_nx_d, y_low_nx_q;
   // col_ok: the column the walker issues next is in the line buffer
   // (registered, see "Walker").
   logic                   col_ok_d, col_ok_q;
   logic [KernelWidth-1:0] emit_cnt_d, emit_cnt_q;
   logic [DimWidth-1:0]    oy_d, oy_q, ox_d, ox_q;
   logic                   col_in_d, col_in_q, last_col_d, last_col_q, last_row_d, last_row_q;
+  // The columns the walker can move to next, in a few bits (col + 1 and
+  // col + 1 + skip), and nxt_in = (col + 1 < W), the in-image flag of both:
+  // the column-ready compares read registers, no adder in front of them.
+  // skip1 = skip + 1 and w_gt1 = (W > 1) are per-frame constants.
+  logic [ColWidth-1:0]    col_inc_d, col_inc_q, col_jump_d, col_jump_q, skip1_d, skip1_q;
+  logic                   nxt_in_d, nxt_in_q, w_gt1_d, w_gt1_q;
   logic                   row_start_d, row_start_q;
   logic                   walk_done_d, walk_done_q;
 
@@ -327,14 +335,11 @@ module strata_window_gen #(
   // a register, each is compared with the write position of this cycle (a
   // pixel arriving now is seen one cycle later: readiness only grows within
   // a frame, so a late view is safe), and the issue terms pick one.
-  pos_t y_low_row;
   logic ok_same, ok_inc, ok_jump, ok_row;
-  assign y_low_row = bot_lt_q ? bot_s_q : h_last_q;
   assign ok_same   = col_ready;
-  assign ok_inc    = col_avail(col_n + col_t'(1), y_low_q, col_q < w_m1_q, wr_x_n, wr_y);
-  assign ok_jump   = col_avail(col_n + col_t'(1) + col_t'(skip_q), y_low_q, col_q < w_m1_q, wr_x_n,
-                               wr_y);
-  assign ok_row    = col_avail(col_t'(0), y_low_row, 1'b1, wr_x_n, wr_y);
+  assign ok_inc    = col_avail(col_inc_q, y_low_q, nxt_in_q, wr_x_n, wr_y);
+  assign ok_jump   = col_avail(col_jump_q, y_low_q, nxt_in_q, wr_x_n, wr_y);
+  assign ok_row    = col_avail(col_t'(0), y_low_nx_q, 1'b1, wr_x_n, wr_y);
   assign col_ok_d  = !issue ? ok_same : (!emit ? ok_inc : (!last_col_q ? ok_jump : ok_row));
 
   always_comb begin
@@ -431,7 +436,12 @@ module strata_window_gen #(
     col_d            = col_q;
     bot_d            = bot_q;
     bot_s_d          = bot_s_q;
-    bot_lt_d         = bot_lt_q;
+    y_low_nx_d       = y_low_nx_q;
+    col_inc_d        = col_inc_q;
+    col_jump_d       = col_jump_q;
+    skip1_d          = skip1_q;
+    nxt_in_d         = nxt_in_q;
+    w_gt1_d          = w_gt1_q;
     y_low_d          = y_low_q;
     free_lim_d       = free_lim_q;
     emit_cnt_d       = emit_cnt_q;
@@ -492,8 +502,13 @@ module strata_window_gen #(
         w_lim_d     = ceil_q ? min_pos(w_lim_q, w_lim_ms_q) : w_lim_q - s + pos_t'(1);
         h_last_ms_d = h_last_q - s;
         y_low_d     = min_pos(bot_q, h_last_q);
-        bot_lt_d    = bot_s_q < h_last_q;
+        y_low_nx_d  = min_pos(bot_s_q, h_last_q);
         emit_cnt_d  = first_cnt_q;
+        col_inc_d   = col_t'(1);
+        col_jump_d  = col_t'(skip_q) + col_t'(1);
+        skip1_d     = col_t'(skip_q) + col_t'(1);
+        nxt_in_d    = w_m1_q > pos_t'(0);
+        w_gt1_d     = w_m1_q > pos_t'(0);
         state_d     = StStart;
       end
       StStart: begin
@@ -530,17 +545,23 @@ module strata_window_gen #(
       row_start_d = 1'b0;
       if (!emit) begin
         col_d      = col_q + pos_t'(1);
-        col_in_d   = col_q < w_m1_q;
+        col_inc_d  = col_inc_q + col_t'(1);
+        col_jump_d = col_jump_q + col_t'(1);
+        col_in_d   = nxt_in_q;
+        nxt_in_d   = col_inc_q < col_t'(w_m1_q);
         emit_cnt_d = emit_cnt_q - KernelWidth'(1);
       end else if (!last_col_q) begin
         wx_d       = wx_q + s;
         ox_d       = ox_q + DimWidth'(1);
         col_d      = col_q + pos_t'(1) + skip_q;
+        col_inc_d  = col_jump_q + col_t'(1);
+        col_jump_d = col_jump_q + skip1_q;
         // Same test as without a jump: a following window starts inside the
         // image (ceil: start + s < W; floor: start + s <= W + p - k < W),
         // so after a jump (skip > 0) both col + 1 + skip < W and
         // col < W - 1 hold.
-        col_in_d   = col_q < w_m1_q;
+        col_in_d   = nxt_in_q;
+        nxt_in_d   = col_jump_q < col_t'(w_m1_q);
         emit_cnt_d = step_cnt_q;
         last_col_d = !(wx_q < w_lim_ms_q);
       end else if (!last_row_q) begin
@@ -549,14 +570,17 @@ module strata_window_gen #(
         wx_d        = -p;
         ox_d        = '0;
         col_d       = '0;
+        col_inc_d   = col_t'(1);
+        col_jump_d  = skip1_q;
         col_in_d    = 1'b1;
+        nxt_in_d    = w_gt1_q;
         emit_cnt_d  = first_cnt_q;
         last_col_d  = first_last_col_q;
         last_row_d  = !(wy_q < h_lim_ms_q);
         bot_d       = bot_s_q;
         bot_s_d     = bot_s_q + s;
-        bot_lt_d    = bot_s_q < h_last_ms_q;
-        y_low_d     = y_low_row;
+        y_low_nx_d  = (bot_s_q < h_last_ms_q) ? bot_s_q + s : h_last_q;
+        y_low_d     = y_low_nx_q;
         free_lim_d  = free_lim_q + s;
         row_start_d = 1'b1;
       end else begin
@@ -640,7 +664,12 @@ module strata_window_gen #(
       col_q            <= '0;
       bot_q            <= '0;
       bot_s_q          <= '0;
-      bot_lt_q         <= 1'b0;
+      y_low_nx_q       <= '0;
+      col_inc_q        <= '0;
+      col_jump_q       <= '0;
+      skip1_q          <= '0;
+      nxt_in_q         <= 1'b0;
+      w_gt1_q          <= 1'b0;
       col_ok_q         <= 1'b0;
       y_low_q          <= '0;
       free_lim_q       <= '0;
@@ -683,7 +712,12 @@ module strata_window_gen #(
       col_q            <= col_d;
       bot_q            <= bot_d;
       bot_s_q          <= bot_s_d;
-      bot_lt_q         <= bot_lt_d;
+      y_low_nx_q       <= y_low_nx_d;
+      col_inc_q        <= col_inc_d;
+      col_jump_q       <= col_jump_d;
+      skip1_q          <= skip1_d;
+      nxt_in_q         <= nxt_in_d;
+      w_gt1_q          <= w_gt1_d;
       col_ok_q         <= col_ok_d;
       y_low_q          <= y_low_d;
       free_lim_q       <= free_lim_d;
@@ -776,7 +810,12 @@ module strata_window_gen #(
                  || ((free_lim_q == wy_q + pos_t'(Rows))
                      && (bot_q == wy_q + k - pos_t'(1))
                      && (bot_s_q == bot_q + s)
-                     && (bot_lt_q == (bot_s_q < h - pos_t'(1)))
+                     && (y_low_nx_q == min_pos(bot_s_q, h - pos_t'(1)))
+                     && (col_inc_q == col_t'(col_q + pos_t'(1)))
+                     && (col_jump_q == col_t'(col_q + pos_t'(1) + skip_q))
+                     && (skip1_q == col_t'(skip_q + pos_t'(1)))
+                     && (nxt_in_q == (col_q < w_m1_q))
+                     && (w_gt1_q == (w > pos_t'(1)))
                      && (y_low_q == min_pos(wy_q + k - pos_t'(1), h - pos_t'(1)))
                      && (pos_t'(emit_cnt_q) == wx_q + k - pos_t'(1) - col_q)
                      && (col_in_q == (col_q < w))
