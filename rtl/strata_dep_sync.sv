@@ -5,20 +5,30 @@
 // Sequence per instruction (the engine drives start, step and finish):
 //   start:  latch acq0/acq1/rel0/rel1/acq0_first/acq0_step and the mode;
 //           acquire acq1 on edge 1 (always up front);
-//   step k: before the engine starts step k (a row), acquire on edge 0 until
-//           need(k) units are held: need = acq0 in completion mode, and
+//   step k: the engine may start step k (a row) once need(k) units of edge 0
+//           are held: need = acq0 in completion mode, and
 //           min(acq0, acq0_first + k * acq0_step) in fine-grained mode;
 //   step done (fine-grained): release one unit of rel0 while fewer than rel0
 //           have been released;
 //   finish: acquire the rest of acq0, then release what is left of rel0 and
 //           all of rel1 in the cycle finish_ready_o is high.
+// Acquire ahead: the units of the next step are requested as soon as the
+// previous step has started, not when the engine asks for it, so they are
+// usually held by then. That is safe: every semaphore has one consumer, and
+// the instruction acquires need(k) units before it finishes anyway.
 // Zero amounts cost no request. Requests are valid/ready streams into
-// strata_dep_sems (the amount stays stable until the grant). Requests for a
-// step are made only while the engine asks for it, so a request's amount never
-// changes while it waits. abort_i returns to idle at once (nothing released).
-// Latency: a step (or the finish) is accepted in the cycle it is asked for when
-// its units are held or granted in that cycle (ready follows the grant
-// combinationally; the grant depends on the registered count only).
+// strata_dep_sems (the amount stays stable until the grant).
+// abort_i returns to idle at once (nothing released).
+// Timing: the request and its amount come from registers (the gaps to the
+// next step's and to the whole acq0 are kept as registers beside the held
+// count), and step_ready_o / finish_ready_o are registered flags, so no
+// comparison or subtraction crosses from the engine through the semaphores
+// and back in one cycle. Latency: a granted request makes the step (or the
+// finish) ready the next cycle; a step whose units are already held is
+// accepted in the cycle it is asked for. After a step starts, the next
+// step's request is raised the following cycle: consecutive fine-grained
+// steps are at least two cycles apart.
+// waiting_o: the engine asks for a step or the finish that is not ready.
 `include "strata_assert.svh"
 
 module strata_dep_sync #(
@@ -68,34 +78,35 @@ module strata_dep_sync #(
   logic [W-1:0] need_d, need_q;          // edge-0 units needed before the next step
   logic [W-1:0] held_d, held_q;          // edge-0 units acquired so far
   logic [W-1:0] released_d, released_q;  // rel0 units released so far
-  logic         all_held_d, all_held_q;  // held_q >= acq0_q (registered: the finish
-                                         // handshake and its releases need no comparator)
-  logic [W-1:0] target;                  // what the current request must reach
-  logic         want0;                   // step or finish asks for edge-0 units
+  // Registered views of held_q (exact, asserted below):
+  logic         need_met_d, need_met_q;  // held_q >= need_q
+  logic         all_held_d, all_held_q;  // held_q >= acq0_q
+  logic [W-1:0] need_gap_d, need_gap_q;  // need_q - held_q while !need_met_q
+  logic [W-1:0] all_gap_d, all_gap_q;    // acq0_q - held_q
+  logic         req_need, req_all;       // request the next step's / all remaining units
   logic         step_fire, finish_fire, step_rel, grant0;
+  logic [W-1:0] step_gap;                // units the next step adds: min(step, acq0 - need)
+  logic [W-1:0] first_need;              // need of step 0
 
-  // min(limit, a + b) without overflow.
-  function automatic logic [W-1:0] sat_add(logic [W-1:0] a, logic [W-1:0] b, logic [W-1:0] limit);
-    logic [W:0] s;
-    s = {1'b0, a} + {1'b0, b};
-    return (s > {1'b0, limit}) ? limit : s[W-1:0];
-  endfunction
+  assign step_ready_o   = state_q == StRun && need_met_q;
+  assign finish_ready_o = state_q == StRun && all_held_q;
+  assign step_fire      = step_valid_i && step_ready_o;
+  assign finish_fire    = finish_valid_i && finish_ready_o;
+  assign step_rel       = state_q == StRun && fine_q && step_done_i && released_q < rel0_q;
+  assign start_ready_o  = state_q == StIdle;
 
-  assign want0       = state_q == StRun && (step_valid_i || finish_valid_i);
-  assign target      = finish_valid_i ? acq0_q : need_q;
-  assign grant0      = acq_req_o[0] && acq_grant_i[0];
-  assign step_ready_o   = state_q == StRun && (held_q >= need_q || grant0);
-  assign finish_ready_o = state_q == StRun && (all_held_q || grant0);
-  assign step_fire   = step_valid_i && step_ready_o;
-  assign finish_fire = finish_valid_i && finish_ready_o;
-  assign step_rel    = state_q == StRun && fine_q && step_done_i && released_q < rel0_q;
-  assign start_ready_o = state_q == StIdle;
+  // The next step's units as soon as they are missing; the rest of acq0 when
+  // the finish asks for it and the current step's units are held (so a
+  // waiting request's amount never changes).
+  assign req_need = state_q == StRun && !need_met_q;
+  assign req_all  = state_q == StRun && need_met_q && finish_valid_i && !all_held_q;
+  assign grant0   = acq_grant_i[0] && (req_need || req_all);
 
   always_comb begin
     acq_req_o       = '0;
     acq_amount_o    = '0;
-    acq_req_o[0]    = want0 && (finish_valid_i ? !all_held_q : held_q < need_q);
-    acq_amount_o[0] = target - held_q;
+    acq_req_o[0]    = req_need || req_all;
+    acq_amount_o[0] = need_met_q ? all_gap_q : need_gap_q;
     acq_req_o[1]    = state_q == StAcq1;
     acq_amount_o[1] = acq1_q;
   end
@@ -114,6 +125,12 @@ module strata_dep_sync #(
     end
   end
 
+  // A fine-grained step starts with held_q == need_q (held never passes the
+  // current need before the finish), so the next need is need_q + step_gap
+  // and its gap to held_q is step_gap itself.
+  assign step_gap   = (step_q < all_gap_q) ? step_q : all_gap_q;
+  assign first_need = fine_i ? ((acq0_first_i < acq0_i) ? acq0_first_i : acq0_i) : acq0_i;
+
   always_comb begin
     state_d    = state_q;
     fine_d     = fine_q;
@@ -125,14 +142,24 @@ module strata_dep_sync #(
     need_d     = need_q;
     held_d     = held_q;
     released_d = released_q;
+    need_met_d = need_met_q;
     all_held_d = all_held_q;
+    need_gap_d = need_gap_q;
+    all_gap_d  = all_gap_q;
     if (grant0) begin
-      // held becomes acq0 (finish) or need_q (step; need_q <= acq0_q).
-      held_d     = target;
-      all_held_d = finish_valid_i || need_q == acq0_q;
+      // held becomes need_q (step request) or acq0_q (finish request).
+      held_d     = need_met_q ? acq0_q : need_q;
+      need_met_d = 1'b1;
+      need_gap_d = '0;
+      all_gap_d  = need_met_q ? '0 : all_gap_q - need_gap_q;
+      all_held_d = need_met_q || all_gap_q == need_gap_q;
     end
     if (step_rel) released_d = released_q + W'(1);
-    if (step_fire && fine_q) need_d = sat_add(need_q, step_q, acq0_q);
+    if (step_fire && fine_q) begin
+      need_d     = need_q + step_gap;
+      need_gap_d = step_gap;
+      need_met_d = step_gap == '0;
+    end
     unique case (state_q)
       StIdle: begin
         if (start_valid_i) begin
@@ -142,10 +169,13 @@ module strata_dep_sync #(
           rel0_d     = rel0_i;
           rel1_d     = rel1_i;
           step_d     = acq0_step_i;
-          need_d     = fine_i ? ((acq0_first_i < acq0_i) ? acq0_first_i : acq0_i) : acq0_i;
+          need_d     = first_need;
           held_d     = '0;
           released_d = '0;
+          need_met_d = first_need == '0;
           all_held_d = acq0_i == '0;
+          need_gap_d = first_need;
+          all_gap_d  = acq0_i;
           state_d    = (acq1_i != '0) ? StAcq1 : StRun;
         end
       end
@@ -172,15 +202,24 @@ module strata_dep_sync #(
     need_q     <= need_d;
     held_q     <= held_d;
     released_q <= released_d;
+    need_met_q <= need_met_d;
     all_held_q <= all_held_d;
+    need_gap_q <= need_gap_d;
+    all_gap_q  <= all_gap_d;
   end
 
   assign busy_o    = state_q != StIdle;
-  assign waiting_o = |acq_req_o;
+  assign waiting_o = (step_valid_i && !step_ready_o) || (finish_valid_i && !finish_ready_o);
 
   `STRATA_ASSERT(dep_sync_excl, clk_i, rst_ni, !(step_valid_i && finish_valid_i))
   `STRATA_ASSERT(dep_sync_all_held, clk_i, rst_ni,
                  state_q != StRun || all_held_q == (held_q >= acq0_q))
+  `STRATA_ASSERT(dep_sync_need_met, clk_i, rst_ni,
+                 state_q != StRun || need_met_q == (held_q >= need_q))
+  `STRATA_ASSERT(dep_sync_gaps, clk_i, rst_ni, state_q != StRun ||
+                 (all_gap_q == acq0_q - held_q && need_q <= acq0_q &&
+                  (need_met_q || need_gap_q == need_q - held_q)))
+  `STRATA_ASSERT(dep_sync_step_held, clk_i, rst_ni, !(step_fire && fine_q) || held_q == need_q)
   `STRATA_ASSERT(dep_sync_idle_use, clk_i, rst_ni,
                  state_q != StIdle || !(step_valid_i || finish_valid_i || step_done_i))
 
