@@ -6,6 +6,10 @@
 // of level l-1 (an odd element passes through) and is InWidth + l bits wide, so
 // each adder is only as wide as its operands need. Stages register stages are
 // spread evenly over the levels, the last one after the final level.
+// RegisterFirst = 1 (with Stages >= 2): the first register follows level 1 and
+// the other Stages - 1 are spread over levels 2..Levels; for addends that come
+// straight from DSP output registers, whose routes to the fabric are long, so
+// only one adder sits on those routes.
 // Latency: Stages cycles (0 = purely combinational). Throughput: one vector
 // per cycle. No enable and no stall: the tree always advances; valid_i and the
 // user sideband sb_i travel with the data and leave with sum_o (valid is reset,
@@ -17,6 +21,7 @@ module strata_adder_tree #(
   parameter int unsigned InWidth = 16,  // bits per addend (signed)
   parameter int unsigned Stages  = 2,   // register stages, 0..Levels
   parameter int unsigned SbWidth = 1,   // sideband bits carried with the sum
+  parameter bit          RegisterFirst = 1'b0,  // 1: a register right after level 1
   localparam int unsigned Levels   = (Inputs > 1) ? $clog2(Inputs) : 0,
   localparam int unsigned OutWidth = InWidth + Levels
 ) (
@@ -39,7 +44,14 @@ module strata_adder_tree #(
 
   // A register follows level l when the stage index floor(l * Stages / Levels)
   // steps up there; this places exactly Stages registers, the last at l = Levels.
+  // RegisterFirst: level 1 is registered and the same rule spreads Stages - 1
+  // registers over the Levels - 1 levels after it.
   function automatic bit registered_at(int unsigned level);
+    if (RegisterFirst && Stages >= 2) begin
+      return (level == 1) || ((level > 1) &&
+             (((level - 1) * (Stages - 1)) / (Levels - 1) !=
+              ((level - 2) * (Stages - 1)) / (Levels - 1)));
+    end
     return (Levels > 0) && (level > 0) &&
            ((level * Stages) / Levels != ((level - 1) * Stages) / Levels);
   endfunction

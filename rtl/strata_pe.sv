@@ -6,7 +6,9 @@
 //   conv:     cache = this PE's output-channel weights, stream = activations
 //   FC batch: cache = this PE's image features,        stream = weights
 // The cache is filled through its write port (cache_*), by a loader, before or
-// while computing (writes to addresses not being read are safe at any time).
+// while computing (writes to addresses not being read are safe at any time;
+// writing the word a beat reads in the same cycle is not allowed, asserted in
+// simulation by the cache RAM).
 // Each compute beat brings the streamed operand vector, the cache address of
 // the operand it meets, and `first` / `last`: `first` starts a new accumulation
 // at the beat's bias (in_bias_i, sampled with the first beat); `last` emits the
@@ -23,6 +25,13 @@
 //   E2 multiplier inputs (+ stager)         E3 products
 //   E4.. adder tree (TreeStages)            E(4+TreeStages) accumulate, result
 //   pushed on `last`
+// Timing (FPGA): the multiplier input and product registers (E2, E3) are those
+// of strata_pe_mul, i.e. the DSP block's own registers (on ECP5 an explicit
+// MULT18X18D with REG_INPUTA/B and REG_OUTPUT; each PE of an array keeps its
+// copy of the broadcast operand inside its DSPs). The adder tree's first
+// register follows its first level (RegisterFirst), so the long routes out of
+// the DSPs carry one adder. The cache is a ReadFirst = 0 RAM (no bypass logic
+// between the block RAM and the cache output register).
 // Latency: a last beat accepted at E0 shows on res_valid_o 5 + TreeStages
 // cycles later. Throughput: one beat per cycle (Lanes MACs per cycle) while the
 // result stream is drained.
@@ -130,9 +139,13 @@ module strata_pe
 
   assign err_o = err_q;
 
+  // ReadFirst = 0: the loader never writes the word a beat reads in the same
+  // cycle (the contract above; asserted in the RAM), so the block RAM's output
+  // needs no read-first bypass logic before the cache output register.
   strata_ram_1r1w #(
-    .Width (CacheWidth),
-    .Depth (CacheDepth)
+    .Width     (CacheWidth),
+    .Depth     (CacheDepth),
+    .ReadFirst (1'b0)
   ) u_cache (
     .clk_i   (clk_i),
     .we_i    (cache_we_i && waddr_ok),
@@ -180,64 +193,54 @@ module strata_pe
   end
 
   // ---------------------------------------------------------------------------
-  // Stage 3: multiplier input registers. a = streamed side (through the stager
-  // when Sparse), b = cached side (zero for an out-of-range address).
-  logic valid_q3;
-  ctl_t ctl_q3;
-  logic [Lanes-1:0][DataWidth-1:0] a_q3, b_d, b_q3;
+  // Stages 3 and 4: multiplier input registers and products (int8 x int8 ->
+  // 16-bit signed), both inside strata_pe_mul (in the DSP block on FPGAs).
+  // a = streamed side (through the stager when Sparse), b = cached side (zero
+  // for an out-of-range address).
+  logic valid_q3, valid_q4;
+  ctl_t ctl_q3, ctl_q4;
+  logic [Lanes-1:0][DataWidth-1:0] a_d, b_d;
+  logic [Lanes-1:0][ProdWidth-1:0] prod_q4;
 
   assign b_d = raddr_ok_q2 ? cache_q2[OpBits-1:0] : '0;
 
   if (Sparse) begin : g_sparse
+    // The stager's output register is the a-side input register (RegA = 0).
     strata_act_stager #(
       .Lanes (Lanes)
     ) u_stager (
       .clk_i    (clk_i),
       .window_i (op_q2),
       .sel_i    (cache_q2[CacheWidth-1:OpBits]),
-      .act_o    (a_q3)
+      .act_o    (a_d)
     );
   end else begin : g_dense
-    // `keep`: in an array every PE's copy of this register holds the same
-    // broadcast operand; merged into one, it would drive all PEs' multipliers
-    // through long routes (seen with Yosys on ECP5). One copy per PE keeps the
-    // broadcast fan-out on register-to-register paths.
-    (* keep *) always_ff @(posedge clk_i) begin
-      a_q3 <= op_q2[0];
-    end
+    assign a_d = op_q2[0];
   end
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) valid_q3 <= 1'b0;
-    else         valid_q3 <= valid_q2;
-  end
-  always_ff @(posedge clk_i) begin
-    b_q3   <= b_d;
-    ctl_q3 <= ctl_q2;
-  end
-
-  // ---------------------------------------------------------------------------
-  // Stage 4: products (int8 x int8 -> 16-bit signed), registered.
-  logic valid_q4;
-  ctl_t ctl_q4;
-  logic [Lanes-1:0][ProdWidth-1:0] prod_d, prod_q4;
 
   for (genvar n = 0; n < Lanes; n++) begin : g_mul
-    data_t a, b;
-    logic signed [ProdWidth-1:0] p;
-    assign a = a_q3[n];
-    assign b = b_q3[n];
-    assign p = a * b;
-    assign prod_d[n] = p;
+    strata_pe_mul #(
+      .RegA (!Sparse)
+    ) u_mul (
+      .clk_i (clk_i),
+      .a_i   (a_d[n]),
+      .b_i   (b_d[n]),
+      .p_o   (prod_q4[n])
+    );
   end
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) valid_q4 <= 1'b0;
-    else         valid_q4 <= valid_q3;
+    if (!rst_ni) begin
+      valid_q3 <= 1'b0;
+      valid_q4 <= 1'b0;
+    end else begin
+      valid_q3 <= valid_q2;
+      valid_q4 <= valid_q3;
+    end
   end
   always_ff @(posedge clk_i) begin
-    prod_q4 <= prod_d;
-    ctl_q4  <= ctl_q3;
+    ctl_q3 <= ctl_q2;
+    ctl_q4 <= ctl_q3;
   end
 
   // ---------------------------------------------------------------------------
@@ -247,10 +250,11 @@ module strata_pe
   logic signed [SumWidth-1:0]  sum_t;
 
   strata_adder_tree #(
-    .Inputs  (Lanes),
-    .InWidth (ProdWidth),
-    .Stages  (TreeStages),
-    .SbWidth ($bits(ctl_t))
+    .Inputs        (Lanes),
+    .InWidth       (ProdWidth),
+    .Stages        (TreeStages),
+    .SbWidth       ($bits(ctl_t)),
+    .RegisterFirst (1'b1)  // the addends come from DSP output registers
   ) u_tree (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),

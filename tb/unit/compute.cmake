@@ -22,6 +22,7 @@ set(STRATA_PE_RTL
   ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
   ${STRATA_RTL_DIR}/strata_adder_tree.sv
   ${STRATA_RTL_DIR}/strata_act_stager.sv
+  ${STRATA_RTL_DIR}/strata_pe_mul.sv
   ${STRATA_RTL_DIR}/strata_pe.sv
 )
 
