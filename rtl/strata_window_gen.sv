@@ -31,16 +31,20 @@
 //     concurrently with the arrival of its last input row.
 //   Timing: three setup cycles after the configuration handshake check the
 //     configuration and derive per-frame limits from registers; afterwards
-//     every per-cycle decision of the walker reads a register (emit counter,
-//     last-window flags, column-in-image flag, column-ready flag, the
-//     latter computed a cycle ahead for each position the walker can move
-//     to; those positions, col + 1 and col + 1 + skip, their in-image flag
-//     and the next row's lowest image row are registers as well, so the
-//     flag's next state is a compare of registers and a multiplexer) and
-//     every per-window or per-row update is an adder with a compare in
-//     parallel. The line buffer
-//     is read whenever stage 1 can take a column, whether or not the walker
-//     issues one (an unused read is simply not captured).
+//     every per-cycle decision reads a register. Walker: emit counter,
+//     last-window flags, column-in-image flag, and the column-ready flag,
+//     computed a cycle ahead for the current column and for the position
+//     the next issue moves to (adv_q: col + 1, col + 1 +
+//     skip or the next row's column 0, kept for every state of the walk with
+//     its in-image flag and the last-column flag after the next jump).
+//     Write side: last-column, rows-left and room (wr_y < wy + Rows) flags,
+//     so in_ready_o is two flags and a state. Every per-window or per-row
+//     update is an adder with its flag's compare in parallel, and a
+//     registered flag's assertion checks it against its definition. The
+//     output mask, tap count and valid rectangle are registered with the
+//     window. The line buffer is read whenever stage 1 can take a column,
+//     whether or not the walker issues one (an unused read is simply not
+//     captured).
 //
 // Latency: a window is presented 5 cycles after the handshake of the last
 //   pixel it needs (pointer update, column-ready flag, RAM read, line-buffer
@@ -160,6 +164,16 @@ module strata_window_gen #(
     return idx;
   endfunction
 
+  // Tap t = ky * MaxKernel + kx is valid iff its row and its column are.
+  function automatic logic [Taps-1:0] tap_mask(logic [MaxKernel-1:0] rows,
+                                               logic [MaxKernel-1:0] cols);
+    logic [Taps-1:0] m;
+    for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
+      for (int unsigned kx = 0; kx < MaxKernel; kx++) m[ky*MaxKernel + kx] = rows[ky] && cols[kx];
+    end
+    return m;
+  endfunction
+
   // a * b for small a, b, as shift-and-add (a tap count: LUTs, not a DSP).
   function automatic logic [CountWidth-1:0] small_mul(logic [KernelWidth-1:0] a,
                                                       logic [KernelWidth-1:0] b);
@@ -185,6 +199,13 @@ module strata_window_gen #(
 
   // Write side: position of the next pixel to arrive.
   logic [DimWidth-1:0] wr_x_d, wr_x_q, wr_y_d, wr_y_q;
+  // Its registered flags, so in_ready_o and the position update read no
+  // compare: x_last = (wr_x == W - 1), more = (wr_y < H), and room_ok =
+  // (wr_y < free_lim) with room = free_lim - wr_y >= 0, the rows the write
+  // side may still start; w_m2 = W - 2 and w_one = (W == 1) update x_last.
+  logic                wr_x_last_d, wr_x_last_q, wr_more_d, wr_more_q, room_ok_d, room_ok_q;
+  logic                w_one_d, w_one_q;
+  pos_t                room_d, room_q, w_m2_d, w_m2_q;
 
   // Per-frame constants of the walker (setup cycles). Along each dimension
   // another window follows the one starting at `start` exactly when
@@ -227,6 +248,22 @@ module strata_window_gen #(
   // skip1 = skip + 1 and w_gt1 = (W > 1) are per-frame constants.
   logic [ColWidth-1:0]    col_inc_d, col_inc_q, col_jump_d, col_jump_q, skip1_d, skip1_q;
   logic                   nxt_in_d, nxt_in_q, w_gt1_d, w_gt1_q;
+  // The position the next issue moves the walker to (adv_*): its column, its
+  // in-image flag and whether it starts the next row (then y_low_nx is the
+  // row that gates it). Kept for the state after every issue, so the
+  // column-ready flag of an issue is one compare, not a choice among four.
+  typedef struct packed {
+    logic                row;
+    logic                in;
+    logic [ColWidth-1:0] col;
+  } adv_t;
+  adv_t                   adv_d, adv_q;
+  // jump_last = !(wx < w_lim - s): the last-column flag after the next jump
+  // (the next window is the row's last), kept per window like last_col;
+  // w_lim_ms2 = w_lim - 2s updates it at a jump, row_jump_last (its value
+  // at wx = -p, i.e. !(s - p < w_lim); sp = s - p) at a row start.
+  logic                   jump_last_d, jump_last_q, row_jump_last_d, row_jump_last_q;
+  pos_t                   w_lim_ms2_d, w_lim_ms2_q, sp_d, sp_q;
   logic                   row_start_d, row_start_q;
   logic                   walk_done_d, walk_done_q;
 
@@ -268,11 +305,18 @@ module strata_window_gen #(
   column_t              win_q [MaxKernel];
   logic [MaxKernel-1:0] cols_d, cols_q;
 
-  // Output: the window register is the output register.
-  logic                 out_valid_d, out_valid_q;
-  logic                 out_first_q, out_last_q;
-  logic [MaxKernel-1:0] out_rows_q;
-  logic [DimWidth-1:0]  out_oy_q, out_ox_q;
+  // Output: the window register is the output register. The tap mask, the
+  // tap count and the valid rectangle are registered with it (computed from
+  // the window's rows and the column-valid bits it is loaded with), so no
+  // output is logic behind the column-valid bits, and each mask bit gates
+  // the Lanes x DataWidth data bits of one tap only.
+  logic                   out_valid_d, out_valid_q;
+  logic                   out_first_q, out_last_q;
+  logic [MaxKernel-1:0]   out_rows_q;
+  logic [DimWidth-1:0]    out_oy_q, out_ox_q;
+  logic [Taps-1:0]        out_mask_q;
+  logic [CountWidth-1:0]  out_count_q;
+  logic [TapIdxWidth-1:0] out_ky_lo_q, out_ky_hi_q, out_kx_lo_q, out_kx_hi_q;
 
   // ---------------------------------------------------------------------------
   // Configuration values as signed positions (registered configuration).
@@ -318,6 +362,18 @@ module strata_window_gen #(
     return !in_image || (y > ylow) || ((y == ylow) && (x > c));
   endfunction
 
+  // Where the walker moves at its next issue, given the state it is in: a
+  // window's last shift of a row's last window starts the next row, another
+  // window's last shift jumps, any other shift goes on by one column.
+  function automatic adv_t advance(logic emit_now, logic last_col_now, col_t inc, col_t jump,
+                                   logic nxt_in);
+    adv_t a;
+    a.row = emit_now && last_col_now;
+    a.in  = a.row || nxt_in;
+    a.col = a.row ? col_t'(0) : (emit_now ? jump : inc);
+    return a;
+  endfunction
+
   col_t col_n, wr_x_n;
   assign col_n     = col_t'(col_q);
   assign wr_x_n    = col_t'(wr_x_q);
@@ -330,17 +386,34 @@ module strata_window_gen #(
   assign issue     = s1_accept && !walk_done_q && col_ok_q;
 
   // col_ok_q is col_ready one cycle ahead, so the issue decision (which
-  // enables every walker register) waits for no compare: the four
-  // positions the walker can move to are all registers or a register plus
-  // a register, each is compared with the write position of this cycle (a
-  // pixel arriving now is seen one cycle later: readiness only grows within
-  // a frame, so a late view is safe), and the issue terms pick one.
-  logic ok_same, ok_inc, ok_jump, ok_row;
+  // enables every walker register) waits for no compare: the position an
+  // issue moves to (adv_q, a register) and the current one are each
+  // compared with the write position of this cycle (a pixel arriving now is
+  // seen one cycle later: readiness only grows within a frame, so a late
+  // view is safe), and the issue picks one.
+  logic ok_same, ok_adv;
   assign ok_same   = col_ready;
-  assign ok_inc    = col_avail(col_inc_q, y_low_q, nxt_in_q, wr_x_n, wr_y);
-  assign ok_jump   = col_avail(col_jump_q, y_low_q, nxt_in_q, wr_x_n, wr_y);
-  assign ok_row    = col_avail(col_t'(0), y_low_nx_q, 1'b1, wr_x_n, wr_y);
-  assign col_ok_d  = !issue ? ok_same : (!emit ? ok_inc : (!last_col_q ? ok_jump : ok_row));
+  assign ok_adv    = !adv_q.in
+                  || (adv_q.row ? (wr_y > y_low_nx_q) : (wr_y > y_low_q))
+                  || ((adv_q.row ? (wr_y == y_low_nx_q) : (wr_y == y_low_q))
+                      && (wr_x_n > adv_q.col));
+  assign col_ok_d  = issue ? ok_adv : ok_same;
+
+  // The next adv_q for each way an issue can move the walker, from
+  // registers: the new state's emit flag (the counter reaches 0), last-column
+  // flag, and candidate columns (the same sums the column registers take).
+  col_t inc_inc, jump_inc, jump_jump;
+  logic inc_in, jump_in, jump_last;
+  adv_t adv_inc, adv_jump, adv_row;
+  assign inc_inc   = col_inc_q + col_t'(1);
+  assign jump_inc  = col_jump_q + col_t'(1);
+  assign jump_jump = col_jump_q + skip1_q;
+  assign inc_in    = col_inc_q < col_t'(w_m1_q);
+  assign jump_in   = col_jump_q < col_t'(w_m1_q);
+  assign jump_last = jump_last_q;
+  assign adv_inc   = advance(emit_cnt_q == KernelWidth'(1), last_col_q, inc_inc, jump_inc, inc_in);
+  assign adv_jump  = advance(step_cnt_q == '0, jump_last, jump_inc, jump_jump, jump_in);
+  assign adv_row   = advance(first_cnt_q == '0, first_last_col_q, col_t'(1), skip1_q, w_gt1_q);
 
   always_comb begin
     s1_meta_d.col_in = col_in_q;
@@ -368,19 +441,21 @@ module strata_window_gen #(
   // ---------------------------------------------------------------------------
   // Write side.
 
-  logic in_fire, lb_we;
+  logic in_fire, lb_we, row_in, row_walk;
 
   always_comb begin
     in_ready_o = 1'b0;
     unique case (state_q)
-      StRun:   in_ready_o = (wr_y_q < height_q) && (walk_done_q || (wr_y < free_lim_q));
-      StDrain: in_ready_o = (wr_y_q < height_q);
+      StRun:   in_ready_o = wr_more_q && (walk_done_q || room_ok_q);
+      StDrain: in_ready_o = wr_more_q;
       StIdle, StCheck, StLimits, StStart: in_ready_o = 1'b0;
       default: in_ready_o = 1'b0;
     endcase
   end
 
-  assign in_fire = in_valid_i && in_ready_o;
+  assign in_fire  = in_valid_i && in_ready_o;
+  assign row_in   = in_fire && wr_x_last_q && (state_q == StRun);
+  assign row_walk = issue && emit && last_col_q && !last_row_q;
   assign lb_we   = in_fire && (state_q == StRun);
 
   // ---------------------------------------------------------------------------
@@ -442,8 +517,19 @@ module strata_window_gen #(
     skip1_d          = skip1_q;
     nxt_in_d         = nxt_in_q;
     w_gt1_d          = w_gt1_q;
+    adv_d            = adv_q;
+    jump_last_d      = jump_last_q;
+    row_jump_last_d  = row_jump_last_q;
+    w_lim_ms2_d      = w_lim_ms2_q;
+    sp_d             = sp_q;
     y_low_d          = y_low_q;
     free_lim_d       = free_lim_q;
+    wr_x_last_d      = wr_x_last_q;
+    wr_more_d        = wr_more_q;
+    room_ok_d        = room_ok_q;
+    room_d           = room_q;
+    w_one_d          = w_one_q;
+    w_m2_d           = w_m2_q;
     emit_cnt_d       = emit_cnt_q;
     oy_d             = oy_q;
     ox_d             = ox_q;
@@ -473,6 +559,7 @@ module strata_window_gen #(
         w_lim_d     = w + p - k;
         h_lim_ms_d  = h - s;      // ceil candidate b
         w_lim_ms_d  = w - s;
+        sp_d        = s - p;
         skip_d      = (s > k) ? s - k : pos_t'(0);
         h_last_d    = h - pos_t'(1);
         w_m1_d      = w - pos_t'(1);
@@ -484,6 +571,12 @@ module strata_window_gen #(
         bot_d       = k - pos_t'(1) - p;
         bot_s_d     = k - pos_t'(1) - p + s;
         free_lim_d  = pos_t'(Rows) - p;
+        room_d      = pos_t'(Rows) - p;
+        room_ok_d   = pos_t'(Rows) > p;
+        wr_more_d   = height_q != '0;
+        wr_x_last_d = width_q == DimWidth'(1);
+        w_one_d     = width_q == DimWidth'(1);
+        w_m2_d      = w - pos_t'(2);
         oy_d        = '0;
         ox_d        = '0;
         col_in_d    = 1'b1;
@@ -514,29 +607,49 @@ module strata_window_gen #(
       StStart: begin
         h_lim_ms_d       = h_lim_q - s;
         w_lim_ms_d       = w_lim_q - s;
+        w_lim_ms2_d      = w_lim_q - (s <<< 1);
+        row_jump_last_d  = !(sp_q < w_lim_q);
+        jump_last_d      = !(sp_q < w_lim_q);
         first_last_col_d = !(wx_q < w_lim_q);
         last_col_d       = !(wx_q < w_lim_q);
         last_row_d       = !(wy_q < h_lim_q);
+        adv_d            = advance(first_cnt_q == '0, !(wx_q < w_lim_q), col_inc_q, col_jump_q,
+                                   nxt_in_q);
         state_d          = StRun;
       end
       StRun: begin
-        if (walk_done_q && !s1_valid_q && !s2_valid_q && !out_valid_q && (wr_y_q == height_q)) begin
+        if (walk_done_q && !s1_valid_q && !s2_valid_q && !out_valid_q && !wr_more_q) begin
           state_d = StIdle;
         end
       end
       StDrain: begin
-        if (wr_y_q == height_q) state_d = StIdle;
+        if (!wr_more_q) state_d = StIdle;
       end
       default: state_d = StIdle;
     endcase
 
     if (in_fire) begin
-      if (wr_x_q == width_q - DimWidth'(1)) begin
-        wr_x_d = '0;
-        wr_y_d = wr_y_q + DimWidth'(1);
+      if (wr_x_last_q) begin
+        wr_x_d      = '0;
+        wr_y_d      = wr_y_q + DimWidth'(1);
+        wr_x_last_d = w_one_q;
+        wr_more_d   = wr_y < h_last_q;
       end else begin
-        wr_x_d = wr_x_q + DimWidth'(1);
+        wr_x_d      = wr_x_q + DimWidth'(1);
+        wr_x_last_d = wr_x == w_m2_q;
       end
+    end
+
+    // The rows the write side may start: one fewer when an input row is
+    // complete, s more when the walker starts its next output row. room >= 0
+    // (asserted), so with s >= 1 a walker row start always leaves room.
+    if (row_in || row_walk) begin
+      room_d = room_q - pos_t'(row_in) + (row_walk ? s : pos_t'(0));
+      unique case ({row_in, row_walk})
+        2'b10:   room_ok_d = room_q > pos_t'(1);
+        2'b01:   room_ok_d = 1'b1;
+        default: room_ok_d = room_ok_q || (stride_q > StrideWidth'(1));
+      endcase
     end
 
     // Each update: an adder for the new position, the compare that gives
@@ -545,25 +658,28 @@ module strata_window_gen #(
       row_start_d = 1'b0;
       if (!emit) begin
         col_d      = col_q + pos_t'(1);
-        col_inc_d  = col_inc_q + col_t'(1);
-        col_jump_d = col_jump_q + col_t'(1);
+        col_inc_d  = inc_inc;
+        col_jump_d = jump_inc;
         col_in_d   = nxt_in_q;
-        nxt_in_d   = col_inc_q < col_t'(w_m1_q);
+        nxt_in_d   = inc_in;
         emit_cnt_d = emit_cnt_q - KernelWidth'(1);
+        adv_d      = adv_inc;
       end else if (!last_col_q) begin
-        wx_d       = wx_q + s;
-        ox_d       = ox_q + DimWidth'(1);
-        col_d      = col_q + pos_t'(1) + skip_q;
-        col_inc_d  = col_jump_q + col_t'(1);
-        col_jump_d = col_jump_q + skip1_q;
+        wx_d        = wx_q + s;
+        ox_d        = ox_q + DimWidth'(1);
+        col_d       = col_q + pos_t'(1) + skip_q;
+        col_inc_d   = jump_inc;
+        col_jump_d  = jump_jump;
         // Same test as without a jump: a following window starts inside the
         // image (ceil: start + s < W; floor: start + s <= W + p - k < W),
         // so after a jump (skip > 0) both col + 1 + skip < W and
         // col < W - 1 hold.
-        col_in_d   = nxt_in_q;
-        nxt_in_d   = col_jump_q < col_t'(w_m1_q);
-        emit_cnt_d = step_cnt_q;
-        last_col_d = !(wx_q < w_lim_ms_q);
+        col_in_d    = nxt_in_q;
+        nxt_in_d    = jump_in;
+        emit_cnt_d  = step_cnt_q;
+        last_col_d  = jump_last;
+        jump_last_d = !(wx_q < w_lim_ms2_q);
+        adv_d       = adv_jump;
       end else if (!last_row_q) begin
         wy_d        = wy_q + s;
         oy_d        = oy_q + DimWidth'(1);
@@ -575,6 +691,8 @@ module strata_window_gen #(
         col_in_d    = 1'b1;
         nxt_in_d    = w_gt1_q;
         emit_cnt_d  = first_cnt_q;
+        adv_d       = adv_row;
+        jump_last_d = row_jump_last_q;
         last_col_d  = first_last_col_q;
         last_row_d  = !(wy_q < h_lim_ms_q);
         bot_d       = bot_s_q;
@@ -670,9 +788,20 @@ module strata_window_gen #(
       skip1_q          <= '0;
       nxt_in_q         <= 1'b0;
       w_gt1_q          <= 1'b0;
+      adv_q            <= '0;
+      jump_last_q      <= 1'b0;
+      row_jump_last_q  <= 1'b0;
+      w_lim_ms2_q      <= '0;
+      sp_q             <= '0;
       col_ok_q         <= 1'b0;
       y_low_q          <= '0;
       free_lim_q       <= '0;
+      wr_x_last_q      <= 1'b0;
+      wr_more_q        <= 1'b0;
+      room_ok_q        <= 1'b0;
+      room_q           <= '0;
+      w_one_q          <= 1'b0;
+      w_m2_q           <= '0;
       emit_cnt_q       <= '0;
       oy_q             <= '0;
       ox_q             <= '0;
@@ -718,9 +847,20 @@ module strata_window_gen #(
       skip1_q          <= skip1_d;
       nxt_in_q         <= nxt_in_d;
       w_gt1_q          <= w_gt1_d;
+      adv_q            <= adv_d;
+      jump_last_q      <= jump_last_d;
+      row_jump_last_q  <= row_jump_last_d;
+      w_lim_ms2_q      <= w_lim_ms2_d;
+      sp_q             <= sp_d;
       col_ok_q         <= col_ok_d;
       y_low_q          <= y_low_d;
       free_lim_q       <= free_lim_d;
+      wr_x_last_q      <= wr_x_last_d;
+      wr_more_q        <= wr_more_d;
+      room_ok_q        <= room_ok_d;
+      room_q           <= room_d;
+      w_one_q          <= w_one_d;
+      w_m2_q           <= w_m2_d;
       emit_cnt_q       <= emit_cnt_d;
       oy_q             <= oy_d;
       ox_q             <= ox_d;
@@ -752,6 +892,12 @@ module strata_window_gen #(
   always_ff @(posedge clk_i) begin
     if (s2_fire && s2_meta_q.emit) begin
       out_rows_q  <= s2_meta_q.rows;
+      out_mask_q  <= tap_mask(s2_meta_q.rows, cols_d);
+      out_count_q <= small_mul(popcount(s2_meta_q.rows), popcount(cols_d));
+      out_ky_lo_q <= first_set(s2_meta_q.rows);
+      out_ky_hi_q <= last_set(s2_meta_q.rows);
+      out_kx_lo_q <= first_set(cols_d);
+      out_kx_hi_q <= last_set(cols_d);
       out_oy_q    <= s2_meta_q.oy;
       out_ox_q    <= s2_meta_q.ox;
       out_first_q <= s2_meta_q.first;
@@ -769,18 +915,18 @@ module strata_window_gen #(
   assign win_ox_o    = out_ox_q;
   assign win_first_o = out_first_q;
   assign win_last_o  = out_last_q;
-  assign win_count_o = small_mul(popcount(out_rows_q), popcount(cols_q));
-  assign win_ky_lo_o = first_set(out_rows_q);
-  assign win_ky_hi_o = last_set(out_rows_q);
-  assign win_kx_lo_o = first_set(cols_q);
-  assign win_kx_hi_o = last_set(cols_q);
+  assign win_count_o = out_count_q;
+  assign win_ky_lo_o = out_ky_lo_q;
+  assign win_ky_hi_o = out_ky_hi_q;
+  assign win_kx_lo_o = out_kx_lo_q;
+  assign win_kx_hi_o = out_kx_hi_q;
+  assign win_mask_o  = out_mask_q;
 
   always_comb begin
     for (int unsigned ky = 0; ky < MaxKernel; ky++) begin
       for (int unsigned kx = 0; kx < MaxKernel; kx++) begin
-        win_mask_o[ky*MaxKernel + kx] = out_rows_q[ky] && cols_q[kx];
         win_data_o[(ky*MaxKernel + kx)*PixelWidth +: PixelWidth] =
-            (out_rows_q[ky] && cols_q[kx]) ? win_q[kx][ky*PixelWidth +: PixelWidth] : '0;
+            out_mask_q[ky*MaxKernel + kx] ? win_q[kx][ky*PixelWidth +: PixelWidth] : '0;
       end
     end
   end
@@ -794,11 +940,29 @@ module strata_window_gen #(
   `STRATA_ASSERT_STREAM(wg_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)
   `STRATA_ASSERT_STREAM(wg_win, clk_i, rst_ni, win_valid_o, win_ready_i,
                         {win_data_o, win_mask_o, win_oy_o, win_ox_o, win_first_o, win_last_o})
+  // The registered mask, count and rectangle of the window on the output are
+  // those of its rows and column-valid bits.
+  `STRATA_ASSERT(wg_out_flags, clk_i, rst_ni, !out_valid_q
+                 || ((out_mask_q == tap_mask(out_rows_q, cols_q))
+                     && (out_count_q == small_mul(popcount(out_rows_q), popcount(cols_q)))
+                     && (out_ky_lo_q == first_set(out_rows_q))
+                     && (out_ky_hi_q == last_set(out_rows_q))
+                     && (out_kx_lo_q == first_set(cols_q))
+                     && (out_kx_hi_q == last_set(cols_q))))
   // Every emitted window holds at least one image pixel (legal configurations).
   `STRATA_ASSERT(wg_win_nonempty, clk_i, rst_ni, !win_valid_o || (win_mask_o != '0))
   // The line buffer never overwrites a row a pending window still needs.
   `STRATA_ASSERT(wg_no_overwrite, clk_i, rst_ni,
                  !lb_we || walk_done_q || (wr_y < wy_q + pos_t'(Rows)))
+  // The write side's registered flags follow their definitions.
+  `STRATA_ASSERT(wg_write_flags, clk_i, rst_ni, ((state_q != StRun) && (state_q != StDrain))
+                 || ((wr_x_last_q == (wr_x_q == width_q - DimWidth'(1)))
+                     && (wr_more_q == (wr_y_q < height_q))
+                     && (w_one_q == (width_q == DimWidth'(1)))
+                     && (w_m2_q == w - pos_t'(2))))
+  `STRATA_ASSERT(wg_room, clk_i, rst_ni, (state_q != StRun) || walk_done_q
+                 || ((room_q == free_lim_q - wr_y) && (room_q >= pos_t'(0))
+                     && (room_ok_q == (wr_y < free_lim_q))))
   // The registered readiness never runs ahead of the write side (checked
   // at full width), and the columns fit the short compares.
   `STRATA_ASSERT(wg_col_ok_safe, clk_i, rst_ni, (state_q != StRun) || walk_done_q || !col_ok_q
@@ -816,6 +980,9 @@ module strata_window_gen #(
                      && (skip1_q == col_t'(skip_q + pos_t'(1)))
                      && (nxt_in_q == (col_q < w_m1_q))
                      && (w_gt1_q == (w > pos_t'(1)))
+                     && (jump_last_q == !(wx_q < w_lim_q - s))
+                     && (row_jump_last_q == !(-p < w_lim_q - s))
+                     && (adv_q == advance(emit, last_col_q, col_inc_q, col_jump_q, nxt_in_q))
                      && (y_low_q == min_pos(wy_q + k - pos_t'(1), h - pos_t'(1)))
                      && (pos_t'(emit_cnt_q) == wx_q + k - pos_t'(1) - col_q)
                      && (col_in_q == (col_q < w))
