@@ -4,7 +4,9 @@
 //
 // Taps whose mask bit is 0 enter the tree as the identity of the operation
 // (the most negative OutWidth value for max, 0 for sum), so they never change
-// the result. The tree is binary, ceil(log2(Taps)) levels; a pipeline register
+// the result; the max tree applies the masks in its first level instead: the
+// compare reads the raw taps and the masks steer only the select after it
+// (no multiplexer in front of the carry chain). The tree is binary, ceil(log2(Taps)) levels; a pipeline register
 // follows every LevelsPerStage levels and the last level (one register
 // if Taps = 1). The default, a register after every level, leaves one
 // compare-and-select or one add between flip-flops. Each register stage is a valid/ready slot that fills bubbles,
@@ -58,6 +60,19 @@ module strata_pool_tree #(
     return a + b;
   endfunction
 
+  // First max level: the larger of the taps whose mask bit is set (Identity
+  // if neither is). The compare reads the raw taps, so no mask multiplexer
+  // precedes its carry chain; the masks only steer the select after it.
+  function automatic val_t max_masked(val_t a, logic a_ok, val_t b, logic b_ok);
+    if (a_ok && (!b_ok || (a > b))) return a;
+    if (b_ok) return b;
+    return Identity;
+  endfunction
+
+  // The max tree applies the masks in its first level (above) when it has
+  // one; the leaves then carry the raw taps.
+  localparam bit MaskInLevel1 = (Op == strata_pkg::PoolMax) && (Levels >= 1);
+
   // Per level: the values after the level's (optional) register, with their
   // valid bit and sideband; ready: level l can take new values; ready_next:
   // the level after it can.
@@ -78,7 +93,7 @@ module strata_pool_tree #(
       always_comb begin
         for (int unsigned t = 0; t < N; t++) begin
           for (int unsigned ln = 0; ln < Lanes; ln++) begin
-            v_d[t][ln] = in_mask_i[t]
+            v_d[t][ln] = (in_mask_i[t] || MaskInLevel1)
                          ? val_t'($signed(in_taps_i[(t*Lanes + ln)*InWidth +: InWidth]))
                          : Identity;
           end
@@ -91,7 +106,14 @@ module strata_pool_tree #(
       always_comb begin
         for (int unsigned i = 0; i < N; i++) begin
           for (int unsigned ln = 0; ln < Lanes; ln++) begin
-            if (2 * i + 1 < M) begin
+            if (MaskInLevel1 && (l == 1)) begin
+              if (2 * i + 1 < M) begin
+                v_d[i][ln] = max_masked(g_level[0].v[2*i][ln], in_mask_i[2*i],
+                                        g_level[0].v[2*i+1][ln], in_mask_i[2*i+1]);
+              end else begin
+                v_d[i][ln] = in_mask_i[2*i] ? g_level[0].v[2*i][ln] : Identity;
+              end
+            end else if (2 * i + 1 < M) begin
               v_d[i][ln] = combine(g_level[l-1].v[2*i][ln], g_level[l-1].v[2*i+1][ln]);
             end else begin
               v_d[i][ln] = g_level[l-1].v[2*i][ln];
