@@ -10,13 +10,19 @@
 // priority: compute wins, the loser sees ready = 0 that cycle (ready depends
 // combinationally on the other client's valid and bank, never on its own
 // valid).
+// Compute reads pass a request register first (cr_req_ready_o is always 1):
+// the compute engine's walker and handshake logic then end at flip-flops
+// here, and the RAM address multiplexers and the store read port's ready
+// start from them, instead of one path running from the compute engine's
+// state through the arbitration into every bank's address pins.
 // Reads: a request (valid/ready) returns its word on rsp_valid exactly two
-// cycles after the handshake, in order; the client must take it (it issues no
-// more requests than it can absorb). The second cycle is a register on each
-// RAM's output (flip-flops beside the block RAM; a vendor tool may use the
-// block RAM's own output register): its clock-to-out and the routing through the bank
-// multiplexer are then in different cycles. Throughput: one read and one
-// write per client per cycle when there is no conflict.
+// cycles (store port) or three cycles (compute port: the request register)
+// after the handshake, in order; the client must take it (it issues no more
+// requests than it can absorb). The last cycle is a register on each RAM's
+// output (flip-flops beside the block RAM; a vendor tool may use the block
+// RAM's own output register): its clock-to-out and the routing through the
+// bank multiplexer are then in different cycles. Throughput: one read and
+// one write per client per cycle when there is no conflict.
 `include "strata_assert.svh"
 
 module strata_banks #(
@@ -45,7 +51,7 @@ module strata_banks #(
   output logic                    cr_req_ready_o,  // always accepted
   input  logic [BankIdxWidth-1:0] cr_bank_i,       // bank
   input  logic [AddrWidth-1:0]    cr_addr_i,       // word address
-  output logic                    cr_rsp_valid_o,  // word of the request two cycles earlier
+  output logic                    cr_rsp_valid_o,  // word of the request three cycles earlier
   output logic [WordWidth-1:0]    cr_rsp_data_o,   // word
   // store engine read port
   input  logic                    sr_req_valid_i,  // read request
@@ -57,17 +63,20 @@ module strata_banks #(
 );
 
   logic                    lw_fire, cw_fire, cr_fire, sr_fire;
-  logic [1:0]              cr_rsp_q, sr_rsp_q;    // a request 1 / 2 cycles ago
+  logic                    cr_valid_q;            // registered compute read request
+  logic [BankIdxWidth-1:0] cr_req_bank_q;
+  logic [AddrWidth-1:0]    cr_req_addr_q;
+  logic [1:0]              cr_rsp_q, sr_rsp_q;    // a RAM read 1 / 2 cycles ago
   logic [BankIdxWidth-1:0] cr_bank_q, sr_bank_q, cr_bank_q2, sr_bank_q2;
   logic [WordWidth-1:0]    rdata_q2 [Banks];      // registered RAM outputs
 
   assign cw_ready_o     = 1'b1;
   assign cr_req_ready_o = 1'b1;
   assign lw_ready_o     = !(cw_valid_i && cw_bank_i == lw_bank_i);
-  assign sr_req_ready_o = !(cr_req_valid_i && cr_bank_i == sr_bank_i);
+  assign sr_req_ready_o = !(cr_valid_q && cr_req_bank_q == sr_bank_i);
   assign lw_fire        = lw_valid_i && lw_ready_o;
   assign cw_fire        = cw_valid_i;
-  assign cr_fire        = cr_req_valid_i;
+  assign cr_fire        = cr_valid_q;
   assign sr_fire        = sr_req_valid_i && sr_req_ready_o;
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
@@ -76,12 +85,12 @@ module strata_banks #(
     logic [WordWidth-1:0] wdata, rdata;
 
     assign cw_hit = cw_fire && cw_bank_i == BankIdxWidth'(b);
-    assign cr_hit = cr_fire && cr_bank_i == BankIdxWidth'(b);
+    assign cr_hit = cr_fire && cr_req_bank_q == BankIdxWidth'(b);
     assign we     = cw_hit || (lw_fire && lw_bank_i == BankIdxWidth'(b));
     assign waddr  = cw_hit ? cw_addr_i : lw_addr_i;
     assign wdata  = cw_hit ? cw_data_i : lw_data_i;
     assign re     = cr_hit || (sr_fire && sr_bank_i == BankIdxWidth'(b));
-    assign raddr  = cr_hit ? cr_addr_i : sr_addr_i;
+    assign raddr  = cr_hit ? cr_req_addr_q : sr_addr_i;
 
     strata_ram_1r1w #(
       .Width     (WordWidth),
@@ -104,19 +113,23 @@ module strata_banks #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      cr_rsp_q <= '0;
-      sr_rsp_q <= '0;
+      cr_valid_q <= 1'b0;
+      cr_rsp_q   <= '0;
+      sr_rsp_q   <= '0;
     end else begin
-      cr_rsp_q <= {cr_rsp_q[0], cr_fire};
-      sr_rsp_q <= {sr_rsp_q[0], sr_fire};
+      cr_valid_q <= cr_req_valid_i;
+      cr_rsp_q   <= {cr_rsp_q[0], cr_fire};
+      sr_rsp_q   <= {sr_rsp_q[0], sr_fire};
     end
   end
 
   always_ff @(posedge clk_i) begin
-    cr_bank_q  <= cr_bank_i;
-    sr_bank_q  <= sr_bank_i;
-    cr_bank_q2 <= cr_bank_q;
-    sr_bank_q2 <= sr_bank_q;
+    cr_req_bank_q <= cr_bank_i;
+    cr_req_addr_q <= cr_addr_i;
+    cr_bank_q     <= cr_req_bank_q;
+    sr_bank_q     <= sr_bank_i;
+    cr_bank_q2    <= cr_bank_q;
+    sr_bank_q2    <= sr_bank_q;
   end
 
   assign cr_rsp_valid_o = cr_rsp_q[1];

@@ -27,7 +27,7 @@
 // then the walk; the pipeline drains before the next instruction. The checks
 // of the next instruction run while the current one executes (decode slot),
 // so a queued instruction starts one idle cycle after the previous retires.
-// Latency (no stall, units held): first beat into the array 29 cycles after
+// Latency (no stall, units held): first beat into the array 30 cycles after
 // the instruction is taken (when the engine was empty); retirement 20 cycles
 // after the last beat.
 // Timing: no ready chain crosses two blocks. The writer's ready (it follows
@@ -57,7 +57,7 @@ module strata_compute_engine
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // conv kernel side
   parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling row length
-  parameter int unsigned ReadDepth     = 4,   // bank reads in flight + buffered, >= 3
+  parameter int unsigned ReadDepth     = 5,   // bank reads in flight + buffered, >= 3
   parameter int unsigned IncWidth      = 16,  // macs_o bits
   localparam int unsigned WordWidth      = Lanes * 8,
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,

@@ -381,7 +381,7 @@ class ComputeStandIn {
           rel1_ = static_cast<uint16_t>(i.get(isa::hdr::kRel1));
           index_ = d.cp_index_o;
           reads_ = written_ = 0;
-          rsp_due_ = {-1, -1};
+          rsp_due_ = {-1, -1, -1};
           wq_.clear();
           delay_ = spec_.delay;
           state_ = acq1_ ? St::kAcq1 : acq0_ ? St::kAcq0 : next_after_acquire();
@@ -395,11 +395,12 @@ class ComputeStandIn {
         break;
       case St::kCopy:
         {
-          // Read k's word arrives two cycles after its request (strata_banks).
-          const int due = rsp_due_[1];
-          rsp_due_ = {-1, rsp_due_[0]};
+          // Read k's word arrives three cycles after its request (strata_banks:
+          // request register, RAM, output register).
+          const int due = rsp_due_[2];
+          rsp_due_ = {-1, rsp_due_[0], rsp_due_[1]};
           EXPECT_EQ(bool(d.cr_rsp_valid_o), due >= 0)
-              << "bank read response exactly two cycles after the request";
+              << "bank read response exactly three cycles after the request";
           if (due >= 0) {
             std::vector<uint8_t> v(kWordBytes);
             port_get_bytes(d.cr_rsp_data_o, v.data(), kWordBytes);
@@ -433,7 +434,7 @@ class ComputeStandIn {
   CopySpec spec_;
   uint16_t acq0_ = 0, acq1_ = 0, rel0_ = 0, rel1_ = 0, index_ = 0;
   int reads_ = 0, written_ = 0, delay_ = 0;
-  std::array<int, 2> rsp_due_{-1, -1};  // read index requested 1 / 2 cycles ago, or -1
+  std::array<int, 3> rsp_due_{-1, -1, -1};  // read index requested 1 / 2 / 3 cycles ago, or -1
   std::deque<std::pair<int, std::vector<uint8_t>>> wq_;  // (word index, data) to write
   bool sched_fired_ = false;
 };
