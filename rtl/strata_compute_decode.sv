@@ -24,8 +24,11 @@
 // Resources: ONE registered 17 x 17 multiplier (one DSP) computes the 17
 // products of the checks and of the walk geometry in sequence, then a stage
 // of sums (registered, so no adder chain feeds a compare chain in one
-// cycle) and two compare stages. Latency: start_i to done_o = 17 + 2 + 3 + 1
-// = 23 cycles; negligible against the thousands of cycles of a layer.
+// cycle) and two compare stages. The multiplier's operands that need
+// arithmetic (small products, "minus one", the mode's choices) are registers
+// computed from the captured fields, so its operand multiplexer only selects.
+// Latency: start_i to done_o = 17 + 2 + 3 + 1 = 23 cycles; negligible against
+// the thousands of cycles of a layer.
 `include "strata_assert.svh"
 
 module strata_compute_decode
@@ -181,29 +184,62 @@ module strata_compute_decode
 
   assign plane_sat = (res_q[SPlane][PWidth-1:OpWidth] != '0) ? '1 : res_q[SPlane][OpWidth-1:0];
 
+  // Operands that need arithmetic (small products, "minus one", the mode's
+  // choices) are registered from the captured fields, so the operand
+  // multiplexer only selects registers. They are valid from the second
+  // StMul cycle (cnt_q = 1), the first step that uses one (asserted).
+  logic [16:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q, ph_e_q;
+  logic [16:0] pw_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q, pool_mw_a_q;
+  logic [16:0] dst_rows_a_q, dst_grps_a_q, in_words_a_q;
+  logic        derived_ok_q;  // the registers above follow the captured fields
+
+  always_ff @(posedge clk_i) begin
+    taps_k_q        <= is_pool ? '0 : 17'(kh_e * kw_e);
+    row_off_k_q     <= 17'(ph_e * kw_e);
+    row_step_k_q    <= 17'(sh_e * kw_e);
+    kw_g_q          <= 17'(kw_e);
+    gw_e_q          <= 17'(gw_e);
+    inw_e_q         <= 17'(inw_e);
+    sh_e_q          <= 17'(sh_e);
+    ph_e_q          <= 17'(ph_e);
+    pw_e_q          <= 17'(pw_e);
+    sw_e_q          <= 17'(sw_e);
+    conv_mh_a_q     <= 17'(out_h_q - 16'd1);
+    conv_mw_a_q     <= 17'(out_w_q - 16'd1);
+    pool_mh_a_q     <= 17'(pool_out_h_q - 16'd1);
+    pool_mw_a_q     <= 17'(pool_out_w_q - 16'd1);
+    dst_rows_a_q    <= is_fc ? '0 : 17'(res_rows - 16'd1);
+    dst_grps_a_q    <= is_pool ? 17'(groups_q - 16'd1) : '0;
+    in_words_a_q    <= is_fc ? 17'(out_h_q) : 17'(groups_q);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) derived_ok_q <= 1'b0;
+    else         derived_ok_q <= !take;
+  end
+
   always_comb begin
     op_a = '0;
     op_b = '0;
     unique case (32'(cnt_q))
-      SPlane:   begin op_a = 17'(in_h_q);                 op_b = 17'(in_w_q);  end
-      STaps:    begin op_a = is_pool ? '0 : 17'(kh_e * kw_e); op_b = 17'(groups_q); end
-      SKwg:     begin op_a = 17'(kw_e);                   op_b = 17'(gw_e);    end
-      SRowOff0: begin op_a = 17'(ph_e * kw_e);            op_b = 17'(gw_e);    end
-      SRowStep: begin op_a = 17'(sh_e * kw_e);            op_b = 17'(gw_e);    end
-      SColOff0: begin op_a = 17'(pw_e);                   op_b = 17'(gw_e);    end
-      SColStep: begin op_a = 17'(sw_e);                   op_b = 17'(gw_e);    end
-      SRowAdv:  begin op_a = 17'(sh_e);                   op_b = 17'(inw_e);   end
-      SPadOff:  begin op_a = 17'(ph_e);                   op_b = 17'(inw_e);   end
-      SConvMh:  begin op_a = 17'(out_h_q - 16'd1);        op_b = 17'(sh_q);    end
-      SConvMw:  begin op_a = 17'(out_w_q - 16'd1);        op_b = 17'(sw_q);    end
-      SPoolMh:  begin op_a = 17'(pool_out_h_q - 16'd1);   op_b = 17'(ps_q);    end
-      SPoolMw:  begin op_a = 17'(pool_out_w_q - 16'd1);   op_b = 17'(ps_q);    end
-      SDstRows: begin op_a = is_fc ? '0 : 17'(res_rows - 16'd1); op_b = 17'(dst_row_stride_q); end
-      SDstGrps: begin op_a = is_pool ? 17'(groups_q - 16'd1) : '0;
-                      op_b = 17'(dst_group_stride_q); end
-      SVRows:   begin op_a = 17'(groups_q);               op_b = 17'(in_h_q);  end
+      SPlane:   begin op_a = 17'(in_h_q);   op_b = 17'(in_w_q);             end
+      STaps:    begin op_a = taps_k_q;      op_b = 17'(groups_q);           end
+      SKwg:     begin op_a = kw_g_q;        op_b = gw_e_q;                  end
+      SRowOff0: begin op_a = row_off_k_q;   op_b = gw_e_q;                  end
+      SRowStep: begin op_a = row_step_k_q;  op_b = gw_e_q;                  end
+      SColOff0: begin op_a = pw_e_q;        op_b = gw_e_q;                  end
+      SColStep: begin op_a = sw_e_q;        op_b = gw_e_q;                  end
+      SRowAdv:  begin op_a = sh_e_q;        op_b = inw_e_q;                 end
+      SPadOff:  begin op_a = ph_e_q;        op_b = inw_e_q;                 end
+      SConvMh:  begin op_a = conv_mh_a_q;   op_b = 17'(sh_q);               end
+      SConvMw:  begin op_a = conv_mw_a_q;   op_b = 17'(sw_q);               end
+      SPoolMh:  begin op_a = pool_mh_a_q;   op_b = 17'(ps_q);               end
+      SPoolMw:  begin op_a = pool_mw_a_q;   op_b = 17'(ps_q);               end
+      SDstRows: begin op_a = dst_rows_a_q;  op_b = 17'(dst_row_stride_q);   end
+      SDstGrps: begin op_a = dst_grps_a_q;  op_b = 17'(dst_group_stride_q); end
+      SVRows:   begin op_a = 17'(groups_q); op_b = 17'(in_h_q);             end
       SInWords: begin
-        op_a = is_fc ? 17'(out_h_q) : 17'(groups_q);
+        op_a = in_words_a_q;
         op_b = is_fc ? 17'(groups_q) : plane_sat;
       end
       default: ;
@@ -487,6 +523,21 @@ module strata_compute_decode
 
   // The SInWords step reads the plane product: it must come three steps later.
   `STRATA_ASSERT(decode_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
+  // The registered operands are used only once they follow the captured fields.
+  `STRATA_ASSERT(decode_derived_ready, clk_i, rst_ni,
+                 !(state_q == StMul && cnt_q != '0) || derived_ok_q)
+  `STRATA_ASSERT(decode_derived_exact, clk_i, rst_ni, !derived_ok_q ||
+                 (taps_k_q == (is_pool ? '0 : 17'(kh_e * kw_e)) &&
+                  row_off_k_q == 17'(ph_e * kw_e) && row_step_k_q == 17'(sh_e * kw_e) &&
+                  kw_g_q == 17'(kw_e) && gw_e_q == 17'(gw_e) && inw_e_q == 17'(inw_e) &&
+                  sh_e_q == 17'(sh_e) && ph_e_q == 17'(ph_e) && pw_e_q == 17'(pw_e) &&
+                  sw_e_q == 17'(sw_e) && conv_mh_a_q == 17'(out_h_q - 16'd1) &&
+                  conv_mw_a_q == 17'(out_w_q - 16'd1) &&
+                  pool_mh_a_q == 17'(pool_out_h_q - 16'd1) &&
+                  pool_mw_a_q == 17'(pool_out_w_q - 16'd1) &&
+                  dst_rows_a_q == (is_fc ? '0 : 17'(res_rows - 16'd1)) &&
+                  dst_grps_a_q == (is_pool ? 17'(groups_q - 16'd1) : '0) &&
+                  in_words_a_q == (is_fc ? 17'(out_h_q) : 17'(groups_q))))
 
 `ifndef SYNTHESIS
   initial begin
