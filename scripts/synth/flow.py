@@ -377,6 +377,9 @@ def place_and_route(runner, speeds, seed, lpf):
             "--speed", speed, "--json", runner.path("netlist.json"), "--lpf", tool_path(lpf),
             # the harness pins need no fixed location: nextpnr picks them
             "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", str(seed),
+            # router2 (nextpnr-ecp5's default is router1): it routed the whole
+            # accelerator in 634 s at speed 8 (docs/fpga.md)
+            "--router", "router2",
             "--report", runner.path(rep),
         ], f"pnr_speed{speed}.log")
         results[speed] = json.loads((runner.out / rep).read_text())
