@@ -148,7 +148,7 @@ module strata_avgpool #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (a_ready && tree_valid) begin
+    if (a_ready) begin  // a_valid_q qualifies the data
       x_q      <= x_d;
       r_q      <= recip_rom[tree_n];
       a_user_q <= tree_user[UserWidth-1:0];
@@ -156,7 +156,7 @@ module strata_avgpool #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (b_ready && a_valid_q) begin
+    if (b_ready) begin  // b_valid_q qualifies the data
       p_q      <= p_d;
       b_user_q <= a_user_q;
     end

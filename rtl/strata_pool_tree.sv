@@ -9,8 +9,11 @@
 // (no multiplexer in front of the carry chain). The tree is binary, ceil(log2(Taps)) levels; a pipeline register
 // follows every LevelsPerStage levels and the last level (one register
 // if Taps = 1). The default, a register after every level, leaves one
-// compare-and-select or one add between flip-flops. Each register stage is a valid/ready slot that fills bubbles,
-// so the tree takes one window per cycle when the output is not stalled.
+// compare-and-select or one add between flip-flops. Each register stage is a
+// valid/ready slot that fills bubbles, so the tree takes one window per cycle
+// when the output is not stalled; its data registers load whenever the slot
+// is ready, valid or not (valid_q qualifies them), so the input valid drives
+// no data register's enable (none at all when the output never stalls).
 // User is carried alongside unchanged.
 //
 // Latency: Stages = max(1, ceil(Levels / LevelsPerStage)) cycles.
@@ -126,15 +129,14 @@ module strata_pool_tree #(
     end
 
     if (registered(l)) begin : g_reg
-      logic valid_q, load;
+      logic valid_q;
       assign ready = !valid_q || ready_next;
-      assign load  = ready && valid_d;
       always_ff @(posedge clk_i) begin
         if (!rst_ni) valid_q <= 1'b0;
         else if (ready) valid_q <= valid_d;
       end
       always_ff @(posedge clk_i) begin
-        if (load) begin
+        if (ready) begin  // valid_q qualifies the data: no valid in the enable
           v    <= v_d;
           user <= user_d;
         end
