@@ -114,8 +114,20 @@ module strata_conv_walker
   logic        acq_d, acq_q;        // the row's step has been acquired
 
   logic g_end, kx_end, ky_end, beat_last, fire, load, step_fire;
+  // g_q == groups_m1 as a registered flag (exact, asserted): the window's
+  // last beat, which loads the next window into some 200 flip-flops, then
+  // waits for no 16-bit comparison. Its next value compares g_q with
+  // groups_m1 - 1, a register of the configuration (stable during a walk).
+  logic        g_end_d, g_end_q;
+  logic [15:0] groups_m2_q;   // groups_m1 - 1
+  logic        one_group_q;   // groups_m1 == 0
 
-  assign g_end     = g_q == cfg_i.groups_m1;
+  always_ff @(posedge clk_i) begin
+    groups_m2_q <= cfg_i.groups_m1 - 16'd1;
+    one_group_q <= cfg_i.groups_m1 == '0;
+  end
+
+  assign g_end     = g_end_q;
   assign kx_end    = kx_q == kx_last_q;
   assign ky_end    = ky_q == ky_last_q;
   assign beat_last = g_end && kx_end && ky_end;
@@ -152,22 +164,26 @@ module strata_conv_walker
     first_d     = first_q;
     row_first_d = row_first_q;
     acq_d       = acq_q || step_fire;
+    g_end_d     = g_end_q;
 
     // Beat advance within the window: g innermost, then kx, then ky.
     if (fire) begin
       first_d = 1'b0;
       if (!g_end) begin
         g_d      = g_q + 16'd1;
+        g_end_d  = g_q == groups_m2_q;
         a_beat_d = a_beat_q + AW'(cfg_i.group_step);
         c_beat_d = c_beat_q + AW'(1);
       end else if (!kx_end) begin
         g_d      = '0;
+        g_end_d  = one_group_q;
         kx_d     = kx_q + 4'd1;
         a_tap_d  = a_tap_q + AW'(1);
         a_beat_d = a_tap_q + AW'(1);
         c_beat_d = c_beat_q + AW'(1);   // taps of a row are contiguous in the cache
       end else if (!ky_end) begin
         g_d      = '0;
+        g_end_d  = one_group_q;
         kx_d     = kx_lo_q;
         ky_d     = ky_q + 4'd1;
         a_row_d  = a_row_q + AW'(cfg_i.img_w);
@@ -189,6 +205,7 @@ module strata_conv_walker
       ky_last_d   = ky_last_n;
       kx_last_d   = kx_last_n;
       g_d         = '0;
+      g_end_d     = one_group_q;
       a_row_d     = a_start_n;
       a_tap_d     = a_start_n;
       a_beat_d    = a_start_n;
@@ -256,6 +273,7 @@ module strata_conv_walker
     ky_last_q   <= ky_last_d;
     kx_last_q   <= kx_last_d;
     g_q         <= g_d;
+    g_end_q     <= g_end_d;
     a_row_q     <= a_row_d;
     a_tap_q     <= a_tap_d;
     a_beat_q    <= a_beat_d;
@@ -278,6 +296,13 @@ module strata_conv_walker
   // A walked tap is inside the image: the bank address is not negative.
   `STRATA_ASSERT(walker_addr_positive, clk_i, rst_ni, !beat_valid_o || a_beat_q >= 0)
   `STRATA_ASSERT(walker_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
+  // The registered group-end flag and its configuration registers are exact
+  // whenever a beat can be taken (cfg_i is stable from before start_i).
+  `STRATA_ASSERT(walker_g_end, clk_i, rst_ni,
+                 state_q != StWalk || g_end_q == (g_q == cfg_i.groups_m1))
+  `STRATA_ASSERT(walker_groups_regs, clk_i, rst_ni, state_q == StIdle ||
+                 (groups_m2_q == cfg_i.groups_m1 - 16'd1 &&
+                  one_group_q == (cfg_i.groups_m1 == '0)))
 
 `ifndef SYNTHESIS
   initial begin
