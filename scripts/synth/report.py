@@ -202,7 +202,8 @@ def markdown(rep):
     if "device" in rep:
         lines.append(f"| device | {rep['device']['part']} {rep['device']['package']}, "
                      f"speed grades {', '.join(rep['pnr'])} |")
-        lines.append(f"| constraints | `{rep['constraints']}`, nextpnr seed {rep['seed']} |")
+        router = f", {rep['router']}" if rep.get("router") else ""
+        lines.append(f"| constraints | `{rep['constraints']}`, nextpnr seed {rep['seed']}{router} |")
     lines.append("| run time | " + ", ".join(f"{k} {v} s" for k, v in rep["runtime_s"].items())
                  + " |")
     lines += [

@@ -79,6 +79,10 @@ class Errors(unittest.TestCase):
         self.expect_error(["--target", "xilinx", "--top", "strata_fifo", "--speeds", "8"],
                           "--speeds applies to ecp5")
 
+    def test_unknown_router(self):
+        self.expect_error(["--top", "strata_fifo", "--router", "router3"],
+                          "invalid choice: 'router3'", "router1", "router2")
+
     def test_default_top_needs_a_block(self):
         with self.assertRaisesRegex(flow.FlowError, "no default top found"):
             flow.choose_top(FIXTURES, None)
