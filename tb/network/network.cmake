@@ -5,7 +5,9 @@ set(STRATA_TOP_RTL
   ${STRATA_RTL_DIR}/strata_csr_pkg.sv
   ${STRATA_RTL_DIR}/strata_isa_pkg.sv
   ${STRATA_RTL_DIR}/strata_compute_pkg.sv)
-file(GLOB STRATA_TOP_MODULES ${STRATA_RTL_DIR}/strata_*.sv)
+# CONFIGURE_DEPENDS: a new rtl/ file re-runs CMake, so the Verilated model
+# (and its generated file list) includes it in an incremental build.
+file(GLOB STRATA_TOP_MODULES CONFIGURE_DEPENDS ${STRATA_RTL_DIR}/strata_*.sv)
 list(FILTER STRATA_TOP_MODULES EXCLUDE REGEX "_pkg\\.sv$")
 list(APPEND STRATA_TOP_RTL ${STRATA_TOP_MODULES})
 
