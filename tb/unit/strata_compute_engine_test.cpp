@@ -1268,13 +1268,7 @@ TEST_F(StrataComputeEngine, DecodeSlotHidesTheChecks) {
   ASSERT_GT(alone.cycles(), decode + alone.beats) << "the lone run should include the checks";
 
   auto& d = dut();
-  d.fine_i = 0;
-  d.acq_grant_i = 0;
-  d.rd_stall_i = 0;
-  d.wr_stall_i = 0;
-  d.pe_valid_i = 0;
-  d.lw_valid_i = 0;
-  d.abort_i = 0;
+  idle_inputs();
   int taken = 0;
   std::vector<uint64_t> takes, retires;
   for (uint64_t n = 0; retires.size() < 2 && n < 4 * alone.cycles() + 200; ++n) {
