@@ -364,7 +364,7 @@ module strata_compute_engine
   assign {op_cache, op_first, op_last} = side_head;
 
   // ---------------------------------------------------------------- parameters
-  logic                  par_rd, par_rd_all, fc_rd_q, fc_rd_q2;
+  logic                  par_rd, fc_rd_q, fc_rd_q2;
   logic [ParamIdxWidth-1:0] par_base;
   acc_t   [Pes-1:0]      par_bias;
   mult_t  [Pes-1:0]      par_mult;
@@ -390,7 +390,6 @@ module strata_compute_engine
     end
   end
   assign par_rd     = conv_rd || (rd_fire && cfg.fc && beat_first);
-  assign par_rd_all = !cfg.fc;
   assign par_base   = cfg.fc ? beat_param : ParamIdxWidth'(cfg.walk.param_base);
 
   strata_param_ram #(
@@ -404,7 +403,6 @@ module strata_compute_engine
     .wr_ch_i    (param_channel_i),
     .wr_data_i  (param_data_i),
     .rd_i       (par_rd),
-    .rd_all_i   (par_rd_all),
     .rd_base_i  (par_base),
     .bias_o     (par_bias),
     .mult_o     (par_mult),

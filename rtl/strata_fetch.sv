@@ -111,11 +111,18 @@ module strata_fetch
   logic                    more_d, more_q;            // to_issue_q != 0
   logic [CreditWidth-1:0]  credits_d, credits_q;      // instructions in flight or buffered
   logic [OutstWidth-1:0]   outst_d, outst_q;          // beats requested, not yet received
-  logic                    ar_fire, ar_new, r_fire, instr_consumed;
+  logic                    ar_fire, ar_adv, ar_new, r_fire, instr_consumed;
 
+  // ar_adv: the AR slot is free and an instruction may be requested; ar_new:
+  // it is (no reason to stop this cycle). The address and count registers
+  // advance on ar_adv alone, so the stop logic (decode checks, dispatch)
+  // reaches only ar_valid_q and the credits, not their ~160 clock enables.
+  // Advancing them in the cycle fetching stops is harmless: nothing reads
+  // them until clear_i reloads them.
   assign ar_fire  = ar_valid_q && arready_i;
-  assign ar_new   = active_q && !stop && (!ar_valid_q || arready_i) && more_q &&
+  assign ar_adv   = active_q && (!ar_valid_q || arready_i) && more_q &&
                     (32'(credits_q) < PrefetchInstrs);
+  assign ar_new   = ar_adv && !stop;
   assign r_fire   = rvalid_i && rready_o;
 
   always_comb begin
@@ -124,8 +131,8 @@ module strata_fetch
     next_addr_d = next_addr_q;
     to_issue_d  = to_issue_q;
     more_d      = more_q;
-    if (ar_new) begin
-      ar_valid_d  = 1'b1;
+    if (ar_new) ar_valid_d = 1'b1;
+    if (ar_adv) begin
       ar_addr_d   = next_addr_q;
       next_addr_d = next_addr_q + AxiAddrWidth'(64);
       to_issue_d  = to_issue_q - 32'd1;

@@ -5,12 +5,16 @@
 // Organisation: Pes banks (strata_ram_1r1w), channel c in bank c mod Pes at
 // word c div Pes, so any Pes consecutive channels base .. base + Pes - 1 sit
 // in Pes different banks and are read in one cycle (CONV: the Pes output
-// channels of a pass, whatever param_base). A read of one channel (FC: the
-// channel of one neuron) enables only its bank. Output lane p is channel
+// channels of a pass, whatever param_base; FC uses lane 0, the channel of one
+// neuron, and ignores the others). Output lane p is channel
 // base + p of the last read: the bank outputs rotated by base mod Pes, then
 // an output register (the block RAM's clock-to-out and the rotation stay in
 // their own cycle, away from the requantiser and the PE bias inputs). The
 // outputs hold until the next read, so a CONV pass reads its channels once.
+// The banks read every cycle (their read enable is tied high, so no request
+// logic reaches the block RAM's clock enable); rd_i only decides which read
+// the output register keeps. Each bank is 2^k words deep (BankDepth rounded
+// up, free in block RAM), so every address a bank is given is in range.
 // Write data is the load engine's 8-byte entry: bias in bytes 0-3, M in 4-5,
 // S in byte 6 (the low ShiftWidth bits are kept; the load engine rejects
 // S > 47 and a non-zero byte 7). Stored: 32 + 16 + ShiftWidth bits a channel.
@@ -35,8 +39,7 @@ module strata_param_ram
   input  logic [ChWidth-1:0]  wr_ch_i,    // channel
   input  logic [63:0]         wr_data_i,  // bias (bytes 0-3), M (4-5), S (6)
   // read port
-  input  logic                rd_i,       // read channels rd_base_i .. (+ Pes - 1 if rd_all_i)
-  input  logic                rd_all_i,   // all Pes lanes (else lane 0 only)
+  input  logic                rd_i,       // read channels rd_base_i .. rd_base_i + Pes - 1
   input  logic [ChWidth-1:0]  rd_base_i,  // first channel
   output acc_t   [Pes-1:0]    bias_o,     // lane p: channel rd_base + p of the last read
   output mult_t  [Pes-1:0]    mult_o,
@@ -45,8 +48,9 @@ module strata_param_ram
 
   localparam int unsigned Width     = AccWidth + MultWidth + ShiftWidth;
   localparam int unsigned ParamBits = 48 + ShiftWidth;  // entry bits that are stored
-  localparam int unsigned BankDepth = (ParamDepth + Pes - 1) / Pes;
-  localparam int unsigned BankAw    = (BankDepth > 1) ? $clog2(BankDepth) : 1;
+  localparam int unsigned BankUsed  = (ParamDepth + Pes - 1) / Pes;  // words a bank holds
+  localparam int unsigned BankAw    = (BankUsed > 1) ? $clog2(BankUsed) : 1;
+  localparam int unsigned BankDepth = 2 ** BankAw;                     // words it has
   localparam int unsigned RotWidth  = (Pes > 1) ? LgPes : 1;
 
   typedef struct packed {
@@ -75,11 +79,9 @@ module strata_param_ram
   for (genvar b = 0; b < Pes; b++) begin : g_bank
     logic [RotWidth-1:0] lane;       // lane of the read this bank serves
     logic [ChWidth:0]    ch;         // channel it reads
-    logic                re;
 
     assign lane = RotWidth'(b) - rd_rot;
     assign ch   = (ChWidth + 1)'(rd_base_i) + (ChWidth + 1)'(lane);
-    assign re   = rd_i && (rd_all_i || lane == '0);
 
     strata_ram_1r1w #(
       .Width ($bits(entry_t)),
@@ -89,7 +91,7 @@ module strata_param_ram
       .we_i    (wr_valid_i && wr_bank == RotWidth'(b)),
       .waddr_i (BankAw'(wr_ch_i >> LgPes)),
       .wdata_i (wr_entry),
-      .re_i    (re),
+      .re_i    (1'b1),
       .raddr_i (BankAw'(ch >> LgPes)),
       .rdata_o (rdata[b])
     );
