@@ -8,8 +8,10 @@
 // Acquire is a valid/ready handshake: acq_req (valid) with a stable amount is
 // granted (acq_grant, one cycle) when the counter holds at least that amount,
 // and the amount is subtracted that cycle. A release adds its amount the cycle
-// rel_valid is high (no handshake). Latency: a release is visible to a grant
-// the next cycle; a grant depends on the registered count only.
+// rel_valid is high (no handshake). Releases are registered on arrival (the
+// engines sit far apart on an FPGA: a release travels one cycle, then the
+// counter adds it), so a release is visible to a grant two cycles later; a
+// grant depends on the registered count only.
 // While abort_i is high nothing is granted and requests may be withdrawn.
 // clear_i (start of a run) zeroes every counter. A count that would exceed
 // 2^SemWidth - 1 is an error: the counter keeps its value, overflow_o rises and
@@ -56,8 +58,8 @@ module strata_dep_sems #(
   localparam int unsigned S2C = 3;
   localparam int unsigned S2L = 4;
 
-  logic [NumSems-1:0]                  acq_req, grant, rel_valid, over;
-  logic [NumSems-1:0][AmountWidth-1:0] acq_amount, rel_amount;
+  logic [NumSems-1:0]                  acq_req, grant, over;
+  logic [NumSems-1:0][AmountWidth-1:0] acq_amount, rel_add;
   logic [NumSems-1:0][SemWidth-1:0]    count_d, count_q;
   logic                                overflow_d, overflow_q;
   logic                                live;  // not in reset, clear or abort (for checks)
@@ -65,18 +67,32 @@ module strata_dep_sems #(
   // An abort withdraws waiting requests: the stream rule holds outside it.
   assign live = rst_ni && !clear_i && !abort_i;
 
-  // Who acquires and who releases each semaphore.
+  // Who acquires and who releases each semaphore (releases: before their
+  // input register).
+  logic [NumSems-1:0]                  rel_valid_in;
+  logic [NumSems-1:0][AmountWidth-1:0] rel_amount_in;
+
   always_comb begin
     acq_req[L2C] = cp_acq_req_i[0];  acq_amount[L2C] = cp_acq_amount_i[0];
     acq_req[C2S] = st_acq_req_i[0];  acq_amount[C2S] = st_acq_amount_i[0];
     acq_req[C2L] = ld_acq_req_i[0];  acq_amount[C2L] = ld_acq_amount_i[0];
     acq_req[S2C] = cp_acq_req_i[1];  acq_amount[S2C] = cp_acq_amount_i[1];
     acq_req[S2L] = ld_acq_req_i[1];  acq_amount[S2L] = ld_acq_amount_i[1];
-    rel_valid[L2C] = ld_rel_valid_i[0];  rel_amount[L2C] = ld_rel_amount_i[0];
-    rel_valid[C2S] = cp_rel_valid_i[0];  rel_amount[C2S] = cp_rel_amount_i[0];
-    rel_valid[C2L] = cp_rel_valid_i[1];  rel_amount[C2L] = cp_rel_amount_i[1];
-    rel_valid[S2C] = st_rel_valid_i[0];  rel_amount[S2C] = st_rel_amount_i[0];
-    rel_valid[S2L] = st_rel_valid_i[1];  rel_amount[S2L] = st_rel_amount_i[1];
+    rel_valid_in[L2C] = ld_rel_valid_i[0];  rel_amount_in[L2C] = ld_rel_amount_i[0];
+    rel_valid_in[C2S] = cp_rel_valid_i[0];  rel_amount_in[C2S] = cp_rel_amount_i[0];
+    rel_valid_in[C2L] = cp_rel_valid_i[1];  rel_amount_in[C2L] = cp_rel_amount_i[1];
+    rel_valid_in[S2C] = st_rel_valid_i[0];  rel_amount_in[S2C] = st_rel_amount_i[0];
+    rel_valid_in[S2L] = st_rel_valid_i[1];  rel_amount_in[S2L] = st_rel_amount_i[1];
+  end
+
+  // The release register holds the amount to add (0: no release). A release
+  // in the cycle of clear_i is dropped, as the counters it would have reached
+  // are zeroed that cycle.
+  for (genvar s = 0; s < NumSems; s++) begin : g_rel
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni || clear_i || !rel_valid_in[s]) rel_add[s] <= '0;
+      else                                        rel_add[s] <= rel_amount_in[s];
+    end
   end
 
   // The new count is computed for both outcomes of the acquire (in parallel
@@ -89,7 +105,7 @@ module strata_dep_sems #(
     logic [SemWidth:0]   sum;
     assign count    = count_q[s];
     assign grant[s] = acq_req[s] && !abort_i && count >= SemWidth'(acq_amount[s]);
-    assign sum_keep = {1'b0, count} + (rel_valid[s] ? (SemWidth + 1)'(rel_amount[s]) : '0);
+    assign sum_keep = {1'b0, count} + (SemWidth + 1)'(rel_add[s]);
     assign sum_take = sum_keep - (SemWidth + 1)'(acq_amount[s]);
     assign sum      = grant[s] ? sum_take : sum_keep;
     assign over[s] = sum[SemWidth];
