@@ -15,6 +15,11 @@
 // here, and the RAM address multiplexers and the store read port's ready
 // start from them, instead of one path running from the compute engine's
 // state through the arbitration into every bank's address pins.
+// Writes pass a register too, after the arbitration (lw_ready_o still
+// depends only on the compute write's valid and bank): the RAM is written
+// the cycle after the handshake. The dependency semaphores release a word's
+// consumer no earlier than that (a release reaches a grant two cycles after
+// it is made, strata_dep_sems), so no read sees a word before its write.
 // Reads: a request (valid/ready) returns its word on rsp_valid exactly two
 // cycles (store port) or three cycles (compute port: the request register)
 // after the handshake, in order; the client must take it (it issues no more
@@ -69,6 +74,10 @@ module strata_banks #(
   logic [1:0]              cr_rsp_q, sr_rsp_q;    // a RAM read 1 / 2 cycles ago
   logic [BankIdxWidth-1:0] cr_bank_q, sr_bank_q, cr_bank_q2, sr_bank_q2;
   logic [WordWidth-1:0]    rdata_q2 [Banks];      // registered RAM outputs
+  logic                    lw_q, cw_q;            // registered writes (after arbitration)
+  logic [BankIdxWidth-1:0] lw_bank_q, cw_bank_q;
+  logic [AddrWidth-1:0]    lw_addr_q, cw_addr_q;
+  logic [WordWidth-1:0]    lw_data_q, cw_data_q;
 
   assign cw_ready_o     = 1'b1;
   assign cr_req_ready_o = 1'b1;
@@ -84,11 +93,11 @@ module strata_banks #(
     logic [AddrWidth-1:0] waddr, raddr;
     logic [WordWidth-1:0] wdata, rdata;
 
-    assign cw_hit = cw_fire && cw_bank_i == BankIdxWidth'(b);
+    assign cw_hit = cw_q && cw_bank_q == BankIdxWidth'(b);
     assign cr_hit = cr_fire && cr_req_bank_q == BankIdxWidth'(b);
-    assign we     = cw_hit || (lw_fire && lw_bank_i == BankIdxWidth'(b));
-    assign waddr  = cw_hit ? cw_addr_i : lw_addr_i;
-    assign wdata  = cw_hit ? cw_data_i : lw_data_i;
+    assign we     = cw_hit || (lw_q && lw_bank_q == BankIdxWidth'(b));
+    assign waddr  = cw_hit ? cw_addr_q : lw_addr_q;
+    assign wdata  = cw_hit ? cw_data_q : lw_data_q;
     assign re     = cr_hit || (sr_fire && sr_bank_i == BankIdxWidth'(b));
     assign raddr  = cr_hit ? cr_req_addr_q : sr_addr_i;
 
@@ -116,14 +125,24 @@ module strata_banks #(
       cr_valid_q <= 1'b0;
       cr_rsp_q   <= '0;
       sr_rsp_q   <= '0;
+      lw_q       <= 1'b0;
+      cw_q       <= 1'b0;
     end else begin
       cr_valid_q <= cr_req_valid_i;
+      lw_q       <= lw_fire;
+      cw_q       <= cw_fire;
       cr_rsp_q   <= {cr_rsp_q[0], cr_fire};
       sr_rsp_q   <= {sr_rsp_q[0], sr_fire};
     end
   end
 
   always_ff @(posedge clk_i) begin
+    lw_bank_q     <= lw_bank_i;
+    lw_addr_q     <= lw_addr_i;
+    lw_data_q     <= lw_data_i;
+    cw_bank_q     <= cw_bank_i;
+    cw_addr_q     <= cw_addr_i;
+    cw_data_q     <= cw_data_i;
     cr_req_bank_q <= cr_bank_i;
     cr_req_addr_q <= cr_addr_i;
     cr_bank_q     <= cr_req_bank_q;
@@ -141,6 +160,8 @@ module strata_banks #(
                         {lw_bank_i, lw_addr_i, lw_data_i})
   `STRATA_ASSERT_STREAM(banks_sr, clk_i, rst_ni, sr_req_valid_i, sr_req_ready_o,
                         {sr_bank_i, sr_addr_i})
+  // The registered writes never collide (the arbitration above).
+  `STRATA_ASSERT(banks_w_one, clk_i, rst_ni, !(lw_q && cw_q && lw_bank_q == cw_bank_q))
   `STRATA_ASSERT(banks_lw_range, clk_i, rst_ni, !lw_valid_i || 32'(lw_bank_i) < Banks)
   `STRATA_ASSERT(banks_cw_range, clk_i, rst_ni, !cw_valid_i || 32'(cw_bank_i) < Banks)
   `STRATA_ASSERT(banks_cr_range, clk_i, rst_ni, !cr_req_valid_i || 32'(cr_bank_i) < Banks)

@@ -472,10 +472,10 @@ module strata_compute_engine
   // ---------------------------------------------------------------- PE array
   logic                      pe_in_valid, pe_in_ready, pe_res_valid, pe_res_ready, pe_err;
   acc_t [Pes-1:0]            pe_bias, pe_acc;
-  logic                      cache_we;
-  logic [Pes-1:0]            cache_mask;
-  logic [CacheAddrWidth-1:0] cache_waddr;
-  logic [WordWidth-1:0]      cache_wdata;
+  logic                      cache_we, cache_we_q;  // PE cache write: arbitrated, registered
+  logic [Pes-1:0]            cache_mask, cache_mask_q;
+  logic [CacheAddrWidth-1:0] cache_waddr, cache_waddr_q;
+  logic [WordWidth-1:0]      cache_wdata, cache_wdata_q;
 
   // An FC last beat also needs room for its M, S (never lacking in practice).
   assign pe_in_valid = running && !cfg.pool_only && data_valid &&
@@ -491,10 +491,10 @@ module strata_compute_engine
   ) u_pe_array (
     .clk_i           (clk_i),
     .rst_ni          (dp_rst_n),
-    .cache_we_i      (cache_we),
-    .cache_pe_mask_i (cache_mask),
-    .cache_waddr_i   (cache_waddr),
-    .cache_wdata_i   (cache_wdata),
+    .cache_we_i      (cache_we_q),
+    .cache_pe_mask_i (cache_mask_q),
+    .cache_waddr_i   (cache_waddr_q),
+    .cache_wdata_i   (cache_wdata_q),
     .in_valid_i      (pe_in_valid),
     .in_ready_o      (pe_in_ready),
     .in_op_i         (data_head),
@@ -742,6 +742,23 @@ module strata_compute_engine
   always_ff @(posedge clk_i) begin
     if (!rst_ni) prio_q <= 1'b0;
     else         prio_q <= prio_d;
+  end
+
+  // The arbitrated write is registered before it fans out to the Pes caches
+  // (the load engine's handshake and this arbitration end at flip-flops; the
+  // caches' block RAM address and data pins start from them). A cache word
+  // is written the cycle after the handshake: its readers are released no
+  // earlier (a release reaches a grant two cycles after it is made), and
+  // this engine's own result words are read by a later instruction only.
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) cache_we_q <= 1'b0;
+    else         cache_we_q <= cache_we;
+  end
+
+  always_ff @(posedge clk_i) begin
+    cache_mask_q  <= cache_mask;
+    cache_waddr_q <= cache_waddr;
+    cache_wdata_q <= cache_wdata;
   end
 
   // Fine-grained releases: one rel0 unit per result row written, one per

@@ -187,9 +187,11 @@ module strata_compute_engine_tb_top
   assign obs_wr_bank_o    = wr_bank;
   assign obs_wr_addr_o    = wr_addr;
   assign obs_wr_data_o    = wr_data;
-  assign obs_cache_we_o   = u_engine.u_pe_array.cache_we_i;
-  assign obs_cache_mask_o = u_engine.u_pe_array.cache_pe_mask_i;
-  assign obs_cache_addr_o = u_engine.u_pe_array.cache_waddr_i;
-  assign obs_cache_data_o = u_engine.u_pe_array.cache_wdata_i;
+  // The arbitrated write in its handshake cycle (the PE caches see it a cycle
+  // later, from the engine's write register; results check what they hold).
+  assign obs_cache_we_o   = u_engine.cache_we;
+  assign obs_cache_mask_o = u_engine.cache_mask;
+  assign obs_cache_addr_o = u_engine.cache_waddr;
+  assign obs_cache_data_o = u_engine.cache_wdata;
 
 endmodule : strata_compute_engine_tb_top
