@@ -364,7 +364,7 @@ module strata_compute_engine
   assign {op_cache, op_first, op_last} = side_head;
 
   // ---------------------------------------------------------------- parameters
-  logic                  par_rd, fc_rd_q, fc_rd_q2;
+  logic                  par_rd, par_rd_all, fc_rd_q, fc_rd_q2, fc_rd_q3;
   logic [ParamIdxWidth-1:0] par_base;
   acc_t   [Pes-1:0]      par_bias;
   mult_t  [Pes-1:0]      par_mult;
@@ -373,23 +373,26 @@ module strata_compute_engine
   // CONV: the P channels once, when the first step's units are granted (the
   // parameter LOAD is one of the producers those units stand for: reading at
   // the start could see entries still being written); the first beat enters
-  // the array at least three cycles later (bank read, operand FIFO), after
-  // the two-cycle read (ce_conv_param checks it). FC: a neuron's channel with
-  // its first beat's bank request.
+  // the array at least four cycles later (three-cycle bank read, operand
+  // FIFO), after the three-cycle read (ce_conv_param checks it). FC: a
+  // neuron's channel with its first beat's bank request.
   logic conv_par_d, conv_par_q;  // CONV parameters not read yet
-  logic conv_rd, conv_rd_q;       // read now; a cycle ago
+  logic conv_rd, conv_rd_q, conv_rd_q2;  // read now; one, two cycles ago
   assign conv_rd    = conv_par_q && step_valid && step_ready;
   assign conv_par_d = starting ? (!cfg.fc && !cfg.pool_only) : (conv_par_q && !conv_rd);
   always_ff @(posedge clk_i) begin
     if (!dp_rst_n) begin
       conv_par_q <= 1'b0;
       conv_rd_q  <= 1'b0;
+      conv_rd_q2 <= 1'b0;
     end else begin
       conv_par_q <= conv_par_d;
       conv_rd_q  <= conv_rd;
+      conv_rd_q2 <= conv_rd_q;
     end
   end
   assign par_rd     = conv_rd || (rd_fire && cfg.fc && beat_first);
+  assign par_rd_all = !cfg.fc;
   assign par_base   = cfg.fc ? beat_param : ParamIdxWidth'(cfg.walk.param_base);
 
   strata_param_ram #(
@@ -403,22 +406,25 @@ module strata_compute_engine
     .wr_ch_i    (param_channel_i),
     .wr_data_i  (param_data_i),
     .rd_i       (par_rd),
+    .rd_all_i   (par_rd_all),
     .rd_base_i  (par_base),
     .bias_o     (par_bias),
     .mult_o     (par_mult),
     .shift_o    (par_shift)
   );
 
-  // FC: the neuron's entry leaves the parameter RAM two cycles after the
-  // read, no later than its first bank word (the bank read takes two cycles
+  // FC: the neuron's entry leaves the parameter RAM three cycles after the
+  // read, no later than its first bank word (the bank read takes three cycles
   // too; ce_fc_param checks it).
   always_ff @(posedge clk_i) begin
     if (!dp_rst_n) begin
       fc_rd_q  <= 1'b0;
       fc_rd_q2 <= 1'b0;
+      fc_rd_q3 <= 1'b0;
     end else begin
       fc_rd_q  <= rd_fire && cfg.fc && beat_first;
       fc_rd_q2 <= fc_rd_q;
+      fc_rd_q3 <= fc_rd_q2;
     end
   end
 
@@ -437,7 +443,7 @@ module strata_compute_engine
   ) u_fc_param (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n),
-    .in_valid_i  (fc_rd_q2),
+    .in_valid_i  (fc_rd_q3),
     .in_ready_o  (unused_fcp_ready),
     .in_data_i   ({par_shift[0], par_mult[0], par_bias[0]}),
     .out_valid_o (fcp_valid),
@@ -886,7 +892,7 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !wres_valid))
-  `STRATA_ASSERT(ce_conv_param, clk_i, ok_n, !(pe_in_valid && (conv_par_q || conv_rd_q)))
+  `STRATA_ASSERT(ce_conv_param, clk_i, ok_n, !(pe_in_valid && (conv_par_q || conv_rd_q || conv_rd_q2)))
   `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
 
 `ifndef SYNTHESIS

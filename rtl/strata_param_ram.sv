@@ -5,20 +5,23 @@
 // Organisation: Pes banks (strata_ram_1r1w), channel c in bank c mod Pes at
 // word c div Pes, so any Pes consecutive channels base .. base + Pes - 1 sit
 // in Pes different banks and are read in one cycle (CONV: the Pes output
-// channels of a pass, whatever param_base; FC uses lane 0, the channel of one
-// neuron, and ignores the others). Output lane p is channel
+// channels of a pass, whatever param_base). A read of one channel (FC: the
+// channel of one neuron) enables only its bank. Output lane p is channel
 // base + p of the last read: the bank outputs rotated by base mod Pes, then
 // an output register (the block RAM's clock-to-out and the rotation stay in
 // their own cycle, away from the requantiser and the PE bias inputs). The
 // outputs hold until the next read, so a CONV pass reads its channels once.
-// The banks read every cycle (their read enable is tied high, so no request
-// logic reaches the block RAM's clock enable); rd_i only decides which read
-// the output register keeps. Each bank is 2^k words deep (BankDepth rounded
-// up, free in block RAM), so every address a bank is given is in range.
+// The read request (rd_i, rd_all_i, rd_base_i) is registered first: the
+// block RAMs' clock enables and addresses start from flip-flops, never from
+// the engine's grant logic or the walker (on an FPGA the banks sit far from
+// both). A read never meets a write of the same channel (the dependency
+// semaphores order the parameter LOAD before the COMPUTE that reads it), so
+// the banks are ReadFirst = 0: no read-first emulation logic on ECP5 (a
+// collision is an assertion failure in simulation).
 // Write data is the load engine's 8-byte entry: bias in bytes 0-3, M in 4-5,
 // S in byte 6 (the low ShiftWidth bits are kept; the load engine rejects
 // S > 47 and a non-zero byte 7). Stored: 32 + 16 + ShiftWidth bits a channel.
-// Latency: read data two cycles after rd_i. Throughput: one write and one
+// Latency: read data three cycles after rd_i. Throughput: one write and one
 // read per cycle, always ready (the write port never waits).
 `include "strata_assert.svh"
 
@@ -39,7 +42,8 @@ module strata_param_ram
   input  logic [ChWidth-1:0]  wr_ch_i,    // channel
   input  logic [63:0]         wr_data_i,  // bias (bytes 0-3), M (4-5), S (6)
   // read port
-  input  logic                rd_i,       // read channels rd_base_i .. rd_base_i + Pes - 1
+  input  logic                rd_i,       // read channels rd_base_i .. (+ Pes - 1 if rd_all_i)
+  input  logic                rd_all_i,   // all Pes lanes (else lane 0 only)
   input  logic [ChWidth-1:0]  rd_base_i,  // first channel
   output acc_t   [Pes-1:0]    bias_o,     // lane p: channel rd_base + p of the last read
   output mult_t  [Pes-1:0]    mult_o,
@@ -48,9 +52,8 @@ module strata_param_ram
 
   localparam int unsigned Width     = AccWidth + MultWidth + ShiftWidth;
   localparam int unsigned ParamBits = 48 + ShiftWidth;  // entry bits that are stored
-  localparam int unsigned BankUsed  = (ParamDepth + Pes - 1) / Pes;  // words a bank holds
-  localparam int unsigned BankAw    = (BankUsed > 1) ? $clog2(BankUsed) : 1;
-  localparam int unsigned BankDepth = 2 ** BankAw;                     // words it has
+  localparam int unsigned BankDepth = (ParamDepth + Pes - 1) / Pes;
+  localparam int unsigned BankAw    = (BankDepth > 1) ? $clog2(BankDepth) : 1;
   localparam int unsigned RotWidth  = (Pes > 1) ? LgPes : 1;
 
   typedef struct packed {
@@ -61,6 +64,8 @@ module strata_param_ram
 
   entry_t                wr_entry;
   logic [RotWidth-1:0]   wr_bank, rd_rot, rd_rot_q;
+  logic                  req_q, req_all_q;     // registered read request
+  logic [ChWidth-1:0]    req_base_q;
   entry_t [Pes-1:0]      rdata, out_d, out_q;
   logic                  rd_q;
 
@@ -70,7 +75,7 @@ module strata_param_ram
 
   if (Pes > 1) begin : g_rot
     assign wr_bank = wr_ch_i[LgPes-1:0];
-    assign rd_rot  = rd_base_i[LgPes-1:0];
+    assign rd_rot  = req_base_q[LgPes-1:0];
   end else begin : g_single
     assign wr_bank = 1'b0;
     assign rd_rot  = 1'b0;
@@ -79,26 +84,39 @@ module strata_param_ram
   for (genvar b = 0; b < Pes; b++) begin : g_bank
     logic [RotWidth-1:0] lane;       // lane of the read this bank serves
     logic [ChWidth:0]    ch;         // channel it reads
+    logic                re;
 
     assign lane = RotWidth'(b) - rd_rot;
-    assign ch   = (ChWidth + 1)'(rd_base_i) + (ChWidth + 1)'(lane);
+    assign ch   = (ChWidth + 1)'(req_base_q) + (ChWidth + 1)'(lane);
+    assign re   = req_q && (req_all_q || lane == '0);
 
     strata_ram_1r1w #(
-      .Width ($bits(entry_t)),
-      .Depth (BankDepth)
+      .Width     ($bits(entry_t)),
+      .Depth     (BankDepth),
+      .ReadFirst (1'b0)
     ) u_ram (
       .clk_i   (clk_i),
       .we_i    (wr_valid_i && wr_bank == RotWidth'(b)),
       .waddr_i (BankAw'(wr_ch_i >> LgPes)),
       .wdata_i (wr_entry),
-      .re_i    (1'b1),
+      .re_i    (re),
       .raddr_i (BankAw'(ch >> LgPes)),
       .rdata_o (rdata[b])
     );
   end
 
   always_ff @(posedge clk_i) begin
-    if (rd_i) rd_rot_q <= rd_rot;
+    if (!rst_ni) req_q <= 1'b0;
+    else         req_q <= rd_i;
+  end
+
+  always_ff @(posedge clk_i) begin
+    req_all_q  <= rd_all_i;
+    req_base_q <= rd_base_i;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (req_q) rd_rot_q <= rd_rot;
   end
 
   for (genvar p = 0; p < Pes; p++) begin : g_lane
@@ -112,7 +130,7 @@ module strata_param_ram
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) rd_q <= 1'b0;
-    else         rd_q <= rd_i;
+    else         rd_q <= req_q;
   end
 
   always_ff @(posedge clk_i) begin
