@@ -20,7 +20,9 @@
 // blocked on a full queue) and every engine is either idle with an empty queue
 // or waiting on a semaphore, and at least one waits, for WatchdogCycles cycles
 // in a row, the run stops with DEADLOCK; the index is the smallest instruction
-// index among the waiting engines.
+// index among the waiting engines. The watchdog's inputs are registered
+// first (they come from every engine, placed far apart on an FPGA; a deadlock
+// is declared one cycle later than the inputs show it).
 // Latency: START to clear_o one cycle; completion to DONE (and done_set_o) one
 // cycle. Status outputs are registers.
 `include "strata_assert.svh"
@@ -120,13 +122,26 @@ module strata_controller
     end
   end
 
-  // Watchdog: nothing can move and someone waits.
+  // Watchdog: nothing can move and someone waits (from registered inputs).
+  logic             wdi_end_q, wdi_blocked_q;
+  logic [2:0]       wdi_wait_q, wdi_busy_q, wdi_empty_q;
+  logic [2:0][15:0] wdi_index_q;
+
+  always_ff @(posedge clk_i) begin
+    wdi_end_q     <= fetch_end_i;
+    wdi_blocked_q <= fetch_blocked_i;
+    wdi_wait_q    <= eng_dep_wait_i;
+    wdi_busy_q    <= eng_busy_i;
+    wdi_empty_q   <= eng_queue_empty_i;
+    wdi_index_q   <= eng_index_i;
+  end
+
   always_comb begin
-    stuck      = (fetch_end_i || fetch_blocked_i) && (|eng_dep_wait_i);
+    stuck      = (wdi_end_q || wdi_blocked_q) && (|wdi_wait_q);
     wait_index = 16'hFFFF;
     for (int e = 0; e < 3; e++) begin
-      if (!(eng_dep_wait_i[e] || (!eng_busy_i[e] && eng_queue_empty_i[e]))) stuck = 1'b0;
-      if (eng_dep_wait_i[e] && eng_index_i[e] < wait_index) wait_index = eng_index_i[e];
+      if (!(wdi_wait_q[e] || (!wdi_busy_q[e] && wdi_empty_q[e]))) stuck = 1'b0;
+      if (wdi_wait_q[e] && wdi_index_q[e] < wait_index) wait_index = wdi_index_q[e];
     end
   end
 
