@@ -20,11 +20,13 @@
 // blocked on a full queue) and every engine is either idle with an empty queue
 // or waiting on a semaphore, and at least one waits, for WatchdogCycles cycles
 // in a row, the run stops with DEADLOCK; the index is the smallest instruction
-// index among the waiting engines. The watchdog's inputs are registered
-// first (they come from every engine, placed far apart on an FPGA; a deadlock
-// is declared one cycle later than the inputs show it).
-// Latency: START to clear_o one cycle; completion to DONE (and done_set_o) one
-// cycle. Status outputs are registers.
+// index among the waiting engines.
+// Every status input from the fetcher and the engines is registered first
+// (they come from blocks placed far apart on an FPGA, and the error priority
+// and completion logic then start from flip-flops): errors, completion and
+// deadlock are judged a cycle after the clients show them.
+// Latency: START to clear_o one cycle; completion to DONE (and done_set_o) two
+// cycles. Status outputs are registers.
 `include "strata_assert.svh"
 
 module strata_controller
@@ -84,6 +86,29 @@ module strata_controller
   logic [15:0]  index_d, index_q;
   logic [WdWidth-1:0] wd_d, wd_q;
 
+  // Registered status inputs (see the header).
+  logic             in_f_idle_q, in_f_end_q, in_f_err_q, in_overflow_q;
+  err_code_e        in_f_code_q;
+  logic [15:0]      in_f_index_q;
+  logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_err_q;
+  err_code_e [2:0]  in_e_code_q;
+  logic [2:0][15:0] in_e_index_q;
+  logic             clear_q2;  // clear_o was high two cycles ago
+
+  always_ff @(posedge clk_i) begin
+    in_f_idle_q   <= fetch_idle_i;
+    in_f_end_q    <= fetch_end_i;
+    in_f_err_q    <= fetch_err_i;
+    in_f_code_q   <= fetch_err_code_i;
+    in_f_index_q  <= fetch_err_index_i;
+    in_e_empty_q  <= eng_queue_empty_i;
+    in_e_idle_q   <= eng_idle_i;
+    in_e_err_q    <= eng_err_i;
+    in_e_code_q   <= eng_err_code_i;
+    in_e_index_q  <= eng_err_index_i;
+    in_overflow_q <= sem_overflow_i;
+  end
+
   // First error of this cycle, by priority.
   logic         err_any;
   err_code_e    err_code;
@@ -95,19 +120,19 @@ module strata_controller
     err_any   = 1'b1;
     err_code  = ErrNone;
     err_index = 16'd0;
-    if (fetch_err_i) begin
-      err_code  = fetch_err_code_i;
-      err_index = fetch_err_index_i;
-    end else if (eng_err_i[0]) begin
-      err_code  = eng_err_code_i[0];
-      err_index = eng_err_index_i[0];
-    end else if (eng_err_i[1]) begin
-      err_code  = eng_err_code_i[1];
-      err_index = eng_err_index_i[1];
-    end else if (eng_err_i[2]) begin
-      err_code  = eng_err_code_i[2];
-      err_index = eng_err_index_i[2];
-    end else if (sem_overflow_i) begin
+    if (in_f_err_q) begin
+      err_code  = in_f_code_q;
+      err_index = in_f_index_q;
+    end else if (in_e_err_q[0]) begin
+      err_code  = in_e_code_q[0];
+      err_index = in_e_index_q[0];
+    end else if (in_e_err_q[1]) begin
+      err_code  = in_e_code_q[1];
+      err_index = in_e_index_q[1];
+    end else if (in_e_err_q[2]) begin
+      err_code  = in_e_code_q[2];
+      err_index = in_e_index_q[2];
+    end else if (in_overflow_q) begin
       // A release that overflows a semaphore: the program's counts are wrong.
       err_code  = ErrIllegalInstr;
       err_index = 16'hFFFF;
@@ -123,31 +148,29 @@ module strata_controller
   end
 
   // Watchdog: nothing can move and someone waits (from registered inputs).
-  logic             wdi_end_q, wdi_blocked_q;
-  logic [2:0]       wdi_wait_q, wdi_busy_q, wdi_empty_q;
+  logic             wdi_blocked_q;
+  logic [2:0]       wdi_wait_q, wdi_busy_q;
   logic [2:0][15:0] wdi_index_q;
 
   always_ff @(posedge clk_i) begin
-    wdi_end_q     <= fetch_end_i;
     wdi_blocked_q <= fetch_blocked_i;
     wdi_wait_q    <= eng_dep_wait_i;
     wdi_busy_q    <= eng_busy_i;
-    wdi_empty_q   <= eng_queue_empty_i;
     wdi_index_q   <= eng_index_i;
   end
 
   always_comb begin
-    stuck      = (wdi_end_q || wdi_blocked_q) && (|wdi_wait_q);
+    stuck      = (in_f_end_q || wdi_blocked_q) && (|wdi_wait_q);
     wait_index = 16'hFFFF;
     for (int e = 0; e < 3; e++) begin
-      if (!(wdi_wait_q[e] || (!wdi_busy_q[e] && wdi_empty_q[e]))) stuck = 1'b0;
+      if (!(wdi_wait_q[e] || (!wdi_busy_q[e] && in_e_empty_q[e]))) stuck = 1'b0;
       if (wdi_wait_q[e] && wdi_index_q[e] < wait_index) wait_index = wdi_index_q[e];
     end
   end
 
   assign deadlock = stuck && wd_q == WdWidth'(WatchdogCycles - 1);
-  assign all_idle = fetch_idle_i && (&eng_idle_i);
-  assign finished = fetch_end_i && (&eng_queue_empty_i) && all_idle;
+  assign all_idle = in_f_idle_q && (&in_e_idle_q);
+  assign finished = in_f_end_q && (&in_e_empty_q) && all_idle;
 
   always_comb begin
     state_d     = state_q;
@@ -174,8 +197,9 @@ module strata_controller
       end
       StRun: begin
         // clear_o is high in the first Run cycle: clients still show the last
-        // run's state then, so nothing is judged before they are reset.
-        if (!clear_q) begin
+        // run's state then, and the registered inputs a cycle longer, so
+        // nothing is judged before they are reset.
+        if (!clear_q && !clear_q2) begin
           if (err_any) begin
             state_d = StDrain;
             code_d  = err_code;
@@ -207,6 +231,7 @@ module strata_controller
       code_q      <= ErrNone;
       index_q     <= 16'd0;
       clear_q     <= 1'b0;
+      clear_q2    <= 1'b0;
       done_set_q  <= 1'b0;
       error_set_q <= 1'b0;
       wd_q        <= '0;
@@ -218,6 +243,7 @@ module strata_controller
       code_q      <= code_d;
       index_q     <= index_d;
       clear_q     <= clear_d;
+      clear_q2    <= clear_q;
       done_set_q  <= done_set_d;
       error_set_q <= error_set_d;
       wd_q        <= wd_d;
