@@ -670,10 +670,15 @@ module strata_compute_engine
   assign rq_ready = cfg.pool.enable ? (running && wg_in_ready) : res_ready;
 
   // ---------------------------------------------------------------- destination
-  logic                      wcache_valid, wcache_ready;
+  logic                      wcache_valid, wcache_ready;  // after the writer's cache slice
   logic [Pes-1:0]            wcache_mask;
   logic [CacheAddrWidth-1:0] wcache_addr;
   logic [WordWidth-1:0]      wcache_data;
+  logic                      wr_cache_valid, wr_cache_ready;  // the writer's cache port
+  logic [Pes-1:0]            wr_cache_mask;
+  logic [CacheAddrWidth-1:0] wr_cache_addr;
+  logic [WordWidth-1:0]      wr_cache_data;
+  logic [1:0]                unused_cslice_count;
   logic                      wrel_valid, writer_busy;
   logic [UnitWidth-1:0]      wrel_units;
 
@@ -724,13 +729,32 @@ module strata_compute_engine
     .bank_o        (wr_bank_o),
     .bank_addr_o   (wr_addr_o),
     .bank_data_o   (wr_data_o),
-    .cache_valid_o (wcache_valid),
-    .cache_ready_i (wcache_ready),
-    .cache_mask_o  (wcache_mask),
-    .cache_addr_o  (wcache_addr),
-    .cache_data_o  (wcache_data),
+    .cache_valid_o (wr_cache_valid),
+    .cache_ready_i (wr_cache_ready),
+    .cache_mask_o  (wr_cache_mask),
+    .cache_addr_o  (wr_cache_addr),
+    .cache_data_o  (wr_cache_data),
     .rel_valid_o   (wrel_valid),
     .rel_units_o   (wrel_units)
+  );
+
+  // The writer's cache requests pass a register slice (its ready depends only
+  // on its fill level), so the load engine's pe_valid_i, through the
+  // arbitration below, never reaches the writer's handshake and the enables
+  // of its address counters and output register.
+  strata_fifo #(
+    .Width (Pes + CacheAddrWidth + WordWidth),
+    .Depth (2)
+  ) u_cache_slice (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (wr_cache_valid),
+    .in_ready_o  (wr_cache_ready),
+    .in_data_i   ({wr_cache_mask, wr_cache_addr, wr_cache_data}),
+    .out_valid_o (wcache_valid),
+    .out_ready_i (wcache_ready),
+    .out_data_o  ({wcache_mask, wcache_addr, wcache_data}),
+    .count_o     (unused_cslice_count)
   );
 
   // PE cache write port: this engine's results and the load engine's words,
@@ -787,11 +811,12 @@ module strata_compute_engine
   err_code_e err_code_d, err_code_q;
   logic [15:0] err_index_d, err_index_q;
 
-  // Done when every result is written and, with pooling, the window generator
-  // has taken every pixel of every frame (windows may end before the last
-  // rows and columns of a frame, which are then still on their way).
-  assign all_done     = !walk_busy && !writer_busy && !wres_valid && pend_q == '0 &&
-                        (!cfg.pool.enable || (!cfg_more_q && !wg_busy));
+  // Done when every result is written (the cache slice empty too) and, with
+  // pooling, the window generator has taken every pixel of every frame
+  // (windows may end before the last rows and columns of a frame, which are
+  // then still on their way).
+  assign all_done     = !walk_busy && !writer_busy && !wcache_valid && !wres_valid &&
+                        pend_q == '0 && (!cfg.pool.enable || (!cfg_more_q && !wg_busy));
   assign finish_valid = state_q == StFinish;
 
   always_comb begin
