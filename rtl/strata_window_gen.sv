@@ -164,6 +164,20 @@ module strata_window_gen #(
     return idx;
   endfunction
 
+  // Window columns kx with kx + 1 == kv (the column shifted in) and with
+  // kx + 1 < kv (the columns that shift).
+  function automatic logic [MaxKernel-1:0] kernel_at(logic [KernelWidth-1:0] kv);
+    logic [MaxKernel-1:0] m;
+    for (int unsigned kx = 0; kx < MaxKernel; kx++) m[kx] = (32'(kx) + 32'd1 == 32'(kv));
+    return m;
+  endfunction
+
+  function automatic logic [MaxKernel-1:0] kernel_in(logic [KernelWidth-1:0] kv);
+    logic [MaxKernel-1:0] m;
+    for (int unsigned kx = 0; kx < MaxKernel; kx++) m[kx] = (32'(kx) + 32'd1 < 32'(kv));
+    return m;
+  endfunction
+
   // Tap t = ky * MaxKernel + kx is valid iff its row and its column are.
   function automatic logic [Taps-1:0] tap_mask(logic [MaxKernel-1:0] rows,
                                                logic [MaxKernel-1:0] cols);
@@ -304,6 +318,12 @@ module strata_window_gen #(
   column_t              win_d [MaxKernel];
   column_t              win_q [MaxKernel];
   logic [MaxKernel-1:0] cols_d, cols_q;
+  // Kernel decode per window column, registered in the check cycle (a frame
+  // constant): k_at[kx] = (kx + 1 == k) takes the new column, k_in[kx] =
+  // (kx + 1 < k) shifts. Column kx of the window register loads only if one
+  // of them is set, so each column has its own enable (a 448-sink net, not
+  // one of 3136) and no compare with kernel_q drives the multiplexers.
+  logic [MaxKernel-1:0] k_at_d, k_at_q, k_in_d, k_in_q;
 
   // Output: the window register is the output register. The tap mask, the
   // tap count and the valid rectangle are registered with it (computed from
@@ -738,10 +758,10 @@ module strata_window_gen #(
       assign right_valid = base_cols[kx];
     end
     always_comb begin
-      if (32'(kx) + 32'd1 == 32'(kernel_q)) begin
+      if (k_at_q[kx]) begin
         win_d[kx]  = lb_col;
         cols_d[kx] = s2_meta_q.col_in;
-      end else if (32'(kx) + 32'd1 < 32'(kernel_q)) begin
+      end else if (k_in_q[kx]) begin
         win_d[kx]  = right_col;
         cols_d[kx] = right_valid;
       end else begin
@@ -749,7 +769,13 @@ module strata_window_gen #(
         cols_d[kx] = base_cols[kx];
       end
     end
+    always_ff @(posedge clk_i) begin
+      if (s2_fire && (k_at_q[kx] || k_in_q[kx])) win_q[kx] <= win_d[kx];
+    end
   end
+
+  assign k_at_d = (state_q == StCheck) ? kernel_at(kernel_q) : k_at_q;
+  assign k_in_d = (state_q == StCheck) ? kernel_in(kernel_q) : k_in_q;
 
   // ---------------------------------------------------------------------------
   // Flip-flops.
@@ -814,6 +840,8 @@ module strata_window_gen #(
       s2_valid_q       <= 1'b0;
       out_valid_q      <= 1'b0;
       cols_q           <= '0;
+      k_at_q           <= '0;
+      k_in_q           <= '0;
     end else begin
       state_q          <= state_d;
       err_q            <= err_d;
@@ -873,6 +901,8 @@ module strata_window_gen #(
       s2_valid_q       <= s2_valid_d;
       out_valid_q      <= out_valid_d;
       if (s2_fire) cols_q <= cols_d;
+      k_at_q           <= k_at_d;
+      k_in_q           <= k_in_d;
     end
   end
 
@@ -885,9 +915,6 @@ module strata_window_gen #(
     if (s1_move) s2_meta_q <= s2_meta_d;
   end
 
-  always_ff @(posedge clk_i) begin
-    if (s2_fire) win_q <= win_d;
-  end
 
   always_ff @(posedge clk_i) begin
     if (s2_fire && s2_meta_q.emit) begin
@@ -969,6 +996,9 @@ module strata_window_gen #(
                  || !col_in_q || (wr_y > y_low_q) || ((wr_y == y_low_q) && (wr_x > col_q)))
   `STRATA_ASSERT(wg_col_width, clk_i, rst_ni, (state_q != StRun) || walk_done_q
                  || (col_q >= pos_t'(0) && col_q < pos_t'(2 ** ColWidth)))
+  // The kernel decode is that of the frame's kernel.
+  `STRATA_ASSERT(wg_kernel_decode, clk_i, rst_ni, (state_q != StRun)
+                 || ((k_at_q == kernel_at(kernel_q)) && (k_in_q == kernel_in(kernel_q))))
   // The registered values follow their definitions at every step of the walk.
   `STRATA_ASSERT(wg_walk_values, clk_i, rst_ni, (state_q != StRun) || walk_done_q
                  || ((free_lim_q == wy_q + pos_t'(Rows))
