@@ -81,6 +81,7 @@ module strata_controller
 
   state_e       state_d, state_q;
   logic         done_d, done_q, error_d, error_q, fine_d, fine_q;
+  logic         abort_q;  // state_q == StDrain, as its own flip-flop (it reaches every client)
   logic         clear_d, clear_q, done_set_d, done_set_q, error_set_d, error_set_q;
   err_code_e    code_d, code_q;
   logic [15:0]  index_d, index_q;
@@ -232,6 +233,7 @@ module strata_controller
       index_q     <= 16'd0;
       clear_q     <= 1'b0;
       clear_q2    <= 1'b0;
+      abort_q     <= 1'b0;
       done_set_q  <= 1'b0;
       error_set_q <= 1'b0;
       wd_q        <= '0;
@@ -244,6 +246,7 @@ module strata_controller
       index_q     <= index_d;
       clear_q     <= clear_d;
       clear_q2    <= clear_q;
+      abort_q     <= state_d == StDrain;
       done_set_q  <= done_set_d;
       error_set_q <= error_set_d;
       wd_q        <= wd_d;
@@ -258,7 +261,7 @@ module strata_controller
   end
 
   assign clear_o      = clear_q;
-  assign abort_o      = state_q == StDrain;
+  assign abort_o      = abort_q;
   assign fine_grain_o = fine_q;
   assign busy_o       = state_q != StIdle;
   assign done_o       = done_q;
@@ -268,6 +271,7 @@ module strata_controller
   assign done_set_o   = done_set_q;
   assign error_set_o  = error_set_q;
 
+  `STRATA_ASSERT(ctrl_abort_reg, clk_i, rst_ni, abort_q == (state_q == StDrain))
   `STRATA_ASSERT(ctrl_status_excl, clk_i, rst_ni, !(done_q && error_q))
   `STRATA_ASSERT(ctrl_error_code, clk_i, rst_ni, !error_q || code_q != ErrNone)
 
