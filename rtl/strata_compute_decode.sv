@@ -281,14 +281,18 @@ module strata_compute_decode
   assign in_end   = W'(in_base_q) + in_words;
   assign fc_words = (W'(out_h_q) + W'(Lanes) - W'(1)) >> LgLanes;
   assign cache_end = W'(cache_base_q) + (is_fc ? W'(groups_q) : taps);
-  always_comb begin
-    if (is_fc) begin
-      dst_end = W'(dst_base_q) + ((dst_kind_q == 2'(ComputeDstPeTranspose)) ? fc_words
-                                                                             : W'(out_h_q));
-    end else begin
-      dst_end = W'(dst_base_q) + dst_grps + dst_rows + W'(res_cols);
-    end
+  // dst_end = dst_base + (FC: the words written; else the products + the
+  // result columns). The part that needs only captured fields is a register
+  // (like the operands above), so the mode's choices and the first addition
+  // are not in series with the products' sum in StSum.
+  wide_t dst_head, dst_head_q;
+  assign dst_head = W'(dst_base_q) +
+                    (!is_fc ? W'(res_cols) :
+                     (dst_kind_q == 2'(ComputeDstPeTranspose)) ? fc_words : W'(out_h_q));
+  always_ff @(posedge clk_i) begin
+    dst_head_q <= dst_head;
   end
+  assign dst_end = is_fc ? dst_head_q : dst_head_q + dst_grps + dst_rows;
 
   // Padded sizes.
   assign dh2 = W'(in_h_q) + W'(ph_q) + W'(ph_q);
@@ -537,7 +541,8 @@ module strata_compute_decode
                   pool_mw_a_q == 17'(pool_out_w_q - 16'd1) &&
                   dst_rows_a_q == (is_fc ? '0 : 17'(res_rows - 16'd1)) &&
                   dst_grps_a_q == (is_pool ? 17'(groups_q - 16'd1) : '0) &&
-                  in_words_a_q == (is_fc ? 17'(out_h_q) : 17'(groups_q))))
+                  in_words_a_q == (is_fc ? 17'(out_h_q) : 17'(groups_q)) &&
+                  dst_head_q == dst_head))
 
 `ifndef SYNTHESIS
   initial begin

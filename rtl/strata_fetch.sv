@@ -115,10 +115,11 @@ module strata_fetch
 
   // ar_adv: the AR slot is free and an instruction may be requested; ar_new:
   // it is (no reason to stop this cycle). The address and count registers
-  // advance on ar_adv alone, so the stop logic (decode checks, dispatch)
-  // reaches only ar_valid_q and the credits, not their ~160 clock enables.
+  // and the credits advance on ar_adv alone, so the stop logic (decode
+  // checks, dispatch) reaches only ar_valid_q, not their ~160 clock enables.
   // Advancing them in the cycle fetching stops is harmless: nothing reads
-  // them until clear_i reloads them.
+  // them until clear_i reloads them (no instruction is consumed while
+  // draining, so the credits stay within PrefetchInstrs).
   assign ar_fire  = ar_valid_q && arready_i;
   assign ar_adv   = active_q && (!ar_valid_q || arready_i) && more_q &&
                     (32'(credits_q) < PrefetchInstrs);
@@ -138,7 +139,7 @@ module strata_fetch
       to_issue_d  = to_issue_q - 32'd1;
       more_d      = to_issue_q != 32'd1;
     end
-    credits_d = credits_q + CreditWidth'(ar_new) - CreditWidth'(instr_consumed);
+    credits_d = credits_q + CreditWidth'(ar_adv) - CreditWidth'(instr_consumed);
     outst_d   = outst_q + (ar_fire ? OutstWidth'(BeatsPerInstr) : '0) - OutstWidth'(r_fire);
     if (clear_i) begin
       ar_valid_d  = ar_valid_q && !arready_i;  // an AR already raised stays until taken
