@@ -917,7 +917,8 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !wres_valid))
-  `STRATA_ASSERT(ce_conv_param, clk_i, ok_n, !(pe_in_valid && (conv_par_q || conv_rd_q || conv_rd_q2)))
+  `STRATA_ASSERT(ce_conv_param, clk_i, ok_n,
+                 !(pe_in_valid && (conv_par_q || conv_rd_q || conv_rd_q2)))
   `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
 
 `ifndef SYNTHESIS

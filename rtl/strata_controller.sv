@@ -87,27 +87,32 @@ module strata_controller
   logic [15:0]  index_d, index_q;
   logic [WdWidth-1:0] wd_d, wd_q;
 
-  // Registered status inputs (see the header).
-  logic             in_f_idle_q, in_f_end_q, in_f_err_q, in_overflow_q;
+  // Registered status inputs (see the header), for the error priority, the
+  // completion check and the watchdog.
+  logic             in_f_idle_q, in_f_end_q, in_f_blocked_q, in_f_err_q, in_overflow_q;
   err_code_e        in_f_code_q;
   logic [15:0]      in_f_index_q;
-  logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_err_q;
+  logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_busy_q, in_e_wait_q, in_e_err_q;
   err_code_e [2:0]  in_e_code_q;
-  logic [2:0][15:0] in_e_index_q;
+  logic [2:0][15:0] in_e_index_q, in_e_err_index_q;
   logic             clear_q2;  // clear_o was high two cycles ago
 
   always_ff @(posedge clk_i) begin
-    in_f_idle_q   <= fetch_idle_i;
-    in_f_end_q    <= fetch_end_i;
-    in_f_err_q    <= fetch_err_i;
-    in_f_code_q   <= fetch_err_code_i;
-    in_f_index_q  <= fetch_err_index_i;
-    in_e_empty_q  <= eng_queue_empty_i;
-    in_e_idle_q   <= eng_idle_i;
-    in_e_err_q    <= eng_err_i;
-    in_e_code_q   <= eng_err_code_i;
-    in_e_index_q  <= eng_err_index_i;
-    in_overflow_q <= sem_overflow_i;
+    in_f_idle_q      <= fetch_idle_i;
+    in_f_end_q       <= fetch_end_i;
+    in_f_blocked_q   <= fetch_blocked_i;
+    in_f_err_q       <= fetch_err_i;
+    in_f_code_q      <= fetch_err_code_i;
+    in_f_index_q     <= fetch_err_index_i;
+    in_e_empty_q     <= eng_queue_empty_i;
+    in_e_idle_q      <= eng_idle_i;
+    in_e_busy_q      <= eng_busy_i;
+    in_e_wait_q      <= eng_dep_wait_i;
+    in_e_index_q     <= eng_index_i;
+    in_e_err_q       <= eng_err_i;
+    in_e_code_q      <= eng_err_code_i;
+    in_e_err_index_q <= eng_err_index_i;
+    in_overflow_q    <= sem_overflow_i;
   end
 
   // First error of this cycle, by priority.
@@ -115,7 +120,7 @@ module strata_controller
   err_code_e    err_code;
   logic [15:0]  err_index;
   logic         all_idle, finished, stuck, deadlock;
-  logic [15:0]  wait_index, wait_index_q;  // smallest waiting index (registered: stable while stuck)
+  logic [15:0]  wait_index, wait_index_q;  // smallest waiting index (stable while stuck)
 
   always_comb begin
     err_any   = 1'b1;
@@ -126,13 +131,13 @@ module strata_controller
       err_index = in_f_index_q;
     end else if (in_e_err_q[0]) begin
       err_code  = in_e_code_q[0];
-      err_index = in_e_index_q[0];
+      err_index = in_e_err_index_q[0];
     end else if (in_e_err_q[1]) begin
       err_code  = in_e_code_q[1];
-      err_index = in_e_index_q[1];
+      err_index = in_e_err_index_q[1];
     end else if (in_e_err_q[2]) begin
       err_code  = in_e_code_q[2];
-      err_index = in_e_index_q[2];
+      err_index = in_e_err_index_q[2];
     end else if (in_overflow_q) begin
       // A release that overflows a semaphore: the program's counts are wrong.
       err_code  = ErrIllegalInstr;
@@ -149,23 +154,12 @@ module strata_controller
   end
 
   // Watchdog: nothing can move and someone waits (from registered inputs).
-  logic             wdi_blocked_q;
-  logic [2:0]       wdi_wait_q, wdi_busy_q;
-  logic [2:0][15:0] wdi_index_q;
-
-  always_ff @(posedge clk_i) begin
-    wdi_blocked_q <= fetch_blocked_i;
-    wdi_wait_q    <= eng_dep_wait_i;
-    wdi_busy_q    <= eng_busy_i;
-    wdi_index_q   <= eng_index_i;
-  end
-
   always_comb begin
-    stuck      = (in_f_end_q || wdi_blocked_q) && (|wdi_wait_q);
+    stuck      = (in_f_end_q || in_f_blocked_q) && (|in_e_wait_q);
     wait_index = 16'hFFFF;
     for (int e = 0; e < 3; e++) begin
-      if (!(wdi_wait_q[e] || (!wdi_busy_q[e] && in_e_empty_q[e]))) stuck = 1'b0;
-      if (wdi_wait_q[e] && wdi_index_q[e] < wait_index) wait_index = wdi_index_q[e];
+      if (!(in_e_wait_q[e] || (!in_e_busy_q[e] && in_e_empty_q[e]))) stuck = 1'b0;
+      if (in_e_wait_q[e] && in_e_index_q[e] < wait_index) wait_index = in_e_index_q[e];
     end
   end
 

@@ -6,9 +6,9 @@
 // (the most negative OutWidth value for max, 0 for sum), so they never change
 // the result; the max tree applies the masks in its first level instead: the
 // compare reads the raw taps and the masks steer only the select after it
-// (no multiplexer in front of the carry chain). The tree is binary, ceil(log2(Taps)) levels; a pipeline register
-// follows every LevelsPerStage levels and the last level (one register
-// if Taps = 1). The default, a register after every level, leaves one
+// (no multiplexer in front of the carry chain). The tree is binary,
+// ceil(log2(Taps)) levels; a pipeline register follows every LevelsPerStage
+// levels and the last level (one register if Taps = 1). The default, a register after every level, leaves one
 // compare-and-select or one add between flip-flops. Each register stage is a
 // valid/ready slot that fills bubbles, so the tree takes one window per cycle
 // when the output is not stalled; its data registers load whenever the slot
