@@ -46,10 +46,12 @@ module strata_fifo_ram #(
   endfunction
 
   assign in_ready_o = count_q < CountWidth'(Depth);
-  assign push       = in_valid_i && in_ready_o && !flush_i;
-  assign pop        = out_valid_o && out_ready_i && !flush_i;
+  // Nothing moves in reset (the counters are not yet valid, so a read and a
+  // write of one RAM word could otherwise coincide) or in a flush.
+  assign push       = in_valid_i && in_ready_o && live;
+  assign pop        = out_valid_o && out_ready_i && live;
   // Read the RAM when the output stage can take the word the cycle after.
-  assign ram_rd     = !flush_i && ram_count_q != '0 &&
+  assign ram_rd     = live && ram_count_q != '0 &&
                       (32'(out_count) + 32'(rd_inflight_q)) < OutDepth;
 
   always_comb begin
