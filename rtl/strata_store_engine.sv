@@ -13,7 +13,8 @@
 //   AW: row r goes to ext_addr + r * ext_row_stride as INCR bursts of at most
 //     MaxBurst beats that never cross a 4 KB boundary, once row r is acquired
 //     (so W data follows without waiting for a dependency) and while fewer
-//     than MaxOutstanding bursts wait for their response.
+//     than MaxOutstanding bursts wait for their response. Bursts leave through
+//     a 2-entry register slice, so AWREADY reaches no engine logic.
 //   W: the words leave the FIFO as WordWidth / AxiDataWidth beats each (low
 //     beat first), WSTRB all ones, WLAST on each burst's last beat, bursts in
 //     AW order.
@@ -339,18 +340,22 @@ module strata_store_engine
 
   // ---------------------------------------------------------------- AW
   localparam int unsigned BurstWidth = $clog2(MaxBurst + 1);
+  // Rows acquired but not yet fully announced on AW: at most the two rows
+  // the reads hold plus the rows read ahead of AW (each at least one word in
+  // the data FIFO or in flight, so fewer than DataDepth + 2).
+  localparam int unsigned AwRowsWidth = $clog2(DataDepth + 5);
 
-  logic                  aw_valid_d, aw_valid_q;
-  logic [AW-1:0]         aw_out_addr_d, aw_out_addr_q;
-  logic [7:0]            aw_len_d, aw_len_q;
-  logic                  aw_done;                       // every burst issued
-  logic [OutWidth-1:0]   pend_d, pend_q;                // bursts waiting for BRESP
-  logic                  gen_done, gen_valid, unused_gen_row_last;
-  logic [AW-1:0]         gen_addr;
-  logic [BurstWidth-1:0] unused_gen_beats;
-  logic [15:0]           aw_row;                        // its row
-  logic [7:0]            burst_len;                     // AWLEN of the next burst
-  logic                  aw_issue, aw_row_ok, b_fire, lens_ready, idx_ready;
+  logic                   aw_done;                       // every burst issued
+  logic [OutWidth-1:0]    pend_d, pend_q;                // bursts waiting for BRESP
+  logic                   gen_done, gen_valid, gen_row_last;
+  logic [AW-1:0]          gen_addr;
+  logic [BurstWidth-1:0]  unused_gen_beats;
+  logic [15:0]            aw_row;                        // row of the next burst
+  logic [7:0]             burst_len;                     // AWLEN of the next burst
+  logic [AwRowsWidth-1:0] aw_rows_d, aw_rows_q;          // acquired rows ahead of AW
+  logic                   aw_row_ok_d, aw_row_ok_q;      // aw_rows_q != 0
+  logic                   aw_issue, aw_slice_ready, b_fire, lens_ready, idx_ready;
+  logic [1:0]             unused_aw_count;
 
   // Bursts of each row (registered, one per cycle): the issue decision below
   // only selects the generator's next precomputed burst.
@@ -376,34 +381,42 @@ module strata_store_engine
     .beats_o     (unused_gen_beats),
     .len_o       (burst_len),
     .row_o       (aw_row),
-    .row_last_o  (unused_gen_row_last)
+    .row_last_o  (gen_row_last)
   );
 
   assign aw_done   = gen_done;
 
   // A row's bursts are announced only once the row is acquired (its data can
   // follow at once): an AW whose W beats wait for a dependency would hold the
-  // write channel of the interconnect.
-  assign aw_row_ok = aw_row < rd_row_q || (aw_row == rd_row_q && rd_acq);
-  assign aw_issue  = running && gen_valid && aw_row_ok && (!aw_valid_q || awready_i) &&
-                     32'(pend_q) < MaxOutstanding && lens_ready && idx_ready;
-  assign b_fire   = bvalid_i && bready_o;
-
+  // write channel of the interconnect. Rows are acquired and announced in
+  // order, so a count of acquired rows not yet announced, with a registered
+  // "not zero", stands for the row comparison (no 16-bit comparator before
+  // the issue decision, which enables every register of the generator).
   always_comb begin
-    aw_valid_d    = aw_valid_q && !awready_i;
-    aw_out_addr_d = aw_out_addr_q;
-    aw_len_d      = aw_len_q;
-    if (aw_issue) begin
-      aw_valid_d    = 1'b1;
-      aw_out_addr_d = gen_addr;
-      aw_len_d      = burst_len;
-    end
+    aw_rows_d = aw_rows_q + AwRowsWidth'(step_fire) - AwRowsWidth'(aw_issue && gen_row_last);
+    if (state_q == StStart) aw_rows_d = '0;
+    aw_row_ok_d = aw_rows_d != '0;
   end
 
+  assign aw_issue = running && gen_valid && aw_row_ok_q && aw_slice_ready &&
+                    32'(pend_q) < MaxOutstanding && lens_ready && idx_ready;
+  assign b_fire   = bvalid_i && bready_o;
   assign pend_d   = pend_q + OutWidth'(aw_issue) - OutWidth'(b_fire);
-  assign awvalid_o = aw_valid_q;
-  assign awaddr_o  = aw_out_addr_q;
-  assign awlen_o   = aw_len_q;
+
+  strata_fifo #(
+    .Width (AW + 8),
+    .Depth (2)
+  ) u_aw_slice (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (aw_issue),
+    .in_ready_o  (aw_slice_ready),
+    .in_data_i   ({gen_addr, burst_len}),
+    .out_valid_o (awvalid_o),
+    .out_ready_i (awready_i),
+    .out_data_o  ({awaddr_o, awlen_o}),
+    .count_o     (unused_aw_count)
+  );
 
   // Burst lengths for WLAST, instruction indices for BRESP, in AW order.
   logic       lens_valid, w_fire, w_burst_end, idx_valid;
@@ -504,7 +517,7 @@ module strata_store_engine
       StRun:    if (all_sent) state_d = StFinish;
       StFinish: if (finish_ready) state_d = StIdle;
       StError:  ;
-      StDrain:  if (!aw_valid_q && !lens_valid && pend_q == '0) state_d = StIdle;
+      StDrain:  if (!awvalid_o && !lens_valid && pend_q == '0) state_d = StIdle;
       default:  state_d = StIdle;
     endcase
     // A write error (of this or an earlier instruction) stops the engine.
@@ -527,7 +540,8 @@ module strata_store_engine
       state_q       <= StIdle;
       err_q         <= 1'b0;
       err_code_q    <= ErrNone;
-      aw_valid_q    <= 1'b0;
+      aw_rows_q     <= '0;
+      aw_row_ok_q   <= 1'b0;
       pend_q        <= '0;
       rd_inflight_q <= '0;
       w_beat_q      <= 8'd0;
@@ -536,7 +550,8 @@ module strata_store_engine
       state_q       <= state_d;
       err_q         <= err_d;
       err_code_q    <= err_code_d;
-      aw_valid_q    <= aw_valid_d;
+      aw_rows_q     <= aw_rows_d;
+      aw_row_ok_q   <= aw_row_ok_d;
       pend_q        <= pend_d;
       rd_inflight_q <= {rd_inflight_q[0], rd_fire};
       w_beat_q      <= w_beat_d;
@@ -556,12 +571,10 @@ module strata_store_engine
     acq_more_q    <= acq_more_d;
     rd_done_q     <= rd_done_d;
     rd_row_end_q  <= {rd_row_end_q[0], rd_row_end};
-    aw_out_addr_q <= aw_out_addr_d;
-    aw_len_q      <= aw_len_d;
     w_sent_q      <= w_sent_d;
   end
 
-  assign idle_o      = state_q == StIdle && pend_q == '0 && !lens_valid && !aw_valid_q;
+  assign idle_o      = state_q == StIdle && pend_q == '0 && !lens_valid && !awvalid_o;
   assign busy_o      = state_q inside {StCheck, StCheck2, StCheck3, StStart, StRun, StFinish};
   assign dep_wait_o  = sync_waiting;
   assign mem_wait_o  = (awvalid_o && !awready_i) || (wvalid_o && !wready_i);
@@ -580,6 +593,13 @@ module strata_store_engine
   `STRATA_ASSERT_STREAM(store_w, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
   `STRATA_ASSERT_STREAM(store_rd, clk_i, rst_ni, bank_req_valid_o, bank_req_ready_i,
                         {bank_o, bank_addr_o})
+  // The acquired-row count stands for "the burst's row is acquired": every
+  // row before the one being read, that row once acquired, and the next one
+  // when it is acquired too (two rows held).
+  `STRATA_ASSERT(store_aw_acquired, clk_i, rst_ni,
+                 !aw_issue || aw_row < rd_row_q || (aw_row == rd_row_q && rd_acq) ||
+                 (32'(aw_row) == 32'(rd_row_q) + 1 && acq_cnt_q == 2'd2))
+  `STRATA_ASSERT(store_aw_rows, clk_i, rst_ni, !(step_fire && aw_rows_q == '1))
   `STRATA_ASSERT(store_b_expected, clk_i, rst_ni, !bvalid_i || (pend_q != '0 && idx_valid))
   `STRATA_ASSERT(store_data_room, clk_i, rst_ni, !data_push || unused_data_ready)
   `STRATA_ASSERT(store_4k, clk_i, rst_ni,
