@@ -294,28 +294,49 @@ module strata_compute_decode
   end
   assign dst_end = is_fc ? dst_head_q : dst_head_q + dst_grps + dst_rows;
 
-  // Padded sizes.
-  assign dh2 = W'(in_h_q) + W'(ph_q) + W'(ph_q);
-  assign dw2 = W'(in_w_q) + W'(pw_q) + W'(pw_q);
+  // Padded sizes and the other sums of captured fields only: free-running
+  // registers like dst_head_q (the fields are stable for the 20 cycles before
+  // StSum), so no adder of them is in series with a later stage.
+  wide_t dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q, pool_h2_s_q, pool_w2_s_q;
+  wide_t param_end_q;
+  logic [4:0] conv_skh_q, conv_skw_q, pool_sk_q;  // stride + kernel
   assign pool_dim_h = is_conv ? out_h_q : in_h_q;
   assign pool_dim_w = is_conv ? out_w_q : in_w_q;
+  assign dh2     = W'(in_h_q) + W'(ph_q) + W'(ph_q);
+  assign dw2     = W'(in_w_q) + W'(pw_q) + W'(pw_q);
   assign ph_dim  = W'(pool_dim_h) + W'(pp_q);
   assign pw_dim  = W'(pool_dim_w) + W'(pp_q);
-  assign pool_h2 = ph_dim + W'(pp_q);
-  assign pool_w2 = pw_dim + W'(pp_q);
+  assign pool_h2 = W'(pool_dim_h) + W'({pp_q, 1'b0});
+  assign pool_w2 = W'(pool_dim_w) + W'({pp_q, 1'b0});
 
-  // Output size m + 1 of a floor-mode window walk over a padded size d2.
-  function automatic logic floor_ok(logic [15:0] count, wide_t ms, logic [3:0] k, logic [3:0] s,
-                                    wide_t d2);
-    return count != '0 && ms + W'(k) <= d2 && ms + W'(s) + W'(k) > d2;
+  always_ff @(posedge clk_i) begin
+    dh2_q       <= dh2;
+    dw2_q       <= dw2;
+    ph_dim_q    <= ph_dim;
+    pw_dim_q    <= pw_dim;
+    pool_h2_q   <= pool_h2;
+    pool_w2_q   <= pool_w2;
+    pool_h2_s_q <= pool_h2 + W'(ps_q);
+    pool_w2_s_q <= pool_w2 + W'(ps_q);
+    param_end_q <= W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes));
+    conv_skh_q  <= 5'(sh_q) + 5'(kh_q);
+    conv_skw_q  <= 5'(sw_q) + 5'(kw_q);
+    pool_sk_q   <= 5'(ps_q) + 5'(pk_q);
+  end
+
+  // Output size m + 1 of a floor-mode window walk over a padded size d2, from
+  // ms_k = m*s + k and ms_sk = m*s + s + k.
+  function automatic logic floor_ok(logic [15:0] count, wide_t ms_k, wide_t ms_sk, wide_t d2);
+    return count != '0 && ms_k <= d2 && ms_sk > d2;
   endfunction
 
-  // Ceil mode (strata_window_gen's rule: window m exists, window m + 1 not).
-  function automatic logic ceil_ok(logic [15:0] count, wide_t ms, logic [3:0] k, logic [3:0] s,
-                                   wide_t d1, wide_t d2);
+  // Ceil mode (strata_window_gen's rule: window m exists, window m + 1 not),
+  // from ms = m*s, ms_k = m*s + k, ms_s = m*s + s and d2_s = d2 + s.
+  function automatic logic ceil_ok(logic [15:0] count, wide_t ms, wide_t ms_k, wide_t ms_s,
+                                   wide_t d1, wide_t d2, wide_t d2_s);
     logic exists, next;
-    exists = count == 16'd1 || (ms + W'(k) < d2 + W'(s) && ms < d1);
-    next   = ms + W'(k) < d2 && ms + W'(s) < d1;
+    exists = count == 16'd1 || (ms_k < d2_s && ms < d1);
+    next   = ms_k < d2 && ms_s < d1;
     return count != '0 && exists && !next;
   endfunction
 
@@ -323,20 +344,30 @@ module strata_compute_decode
     return a0 < b1 && b0 < a1;
   endfunction
 
-  // The sums, registered in StSum: the checks of StCmp1 compare registers.
-  wide_t in_end_q, dst_end_q, cache_end_q, dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q;
+  // The sums with a product, registered in StSum: the checks of StCmp1
+  // compare registers.
+  wide_t in_end_q, dst_end_q, cache_end_q;
+  wide_t conv_mh_k_q, conv_mh_sk_q, conv_mw_k_q, conv_mw_sk_q;
+  wide_t pool_mh_q, pool_mh_k_q, pool_mh_s_q, pool_mh_sk_q;
+  wide_t pool_mw_q, pool_mw_k_q, pool_mw_s_q, pool_mw_sk_q;
 
   always_ff @(posedge clk_i) begin
     if (state_q == StSum) begin
-      in_end_q    <= in_end;
-      dst_end_q   <= dst_end;
-      cache_end_q <= cache_end;
-      dh2_q       <= dh2;
-      dw2_q       <= dw2;
-      ph_dim_q    <= ph_dim;
-      pw_dim_q    <= pw_dim;
-      pool_h2_q   <= pool_h2;
-      pool_w2_q   <= pool_w2;
+      in_end_q     <= in_end;
+      dst_end_q    <= dst_end;
+      cache_end_q  <= cache_end;
+      conv_mh_k_q  <= conv_mh + W'(kh_q);
+      conv_mh_sk_q <= conv_mh + W'(conv_skh_q);
+      conv_mw_k_q  <= conv_mw + W'(kw_q);
+      conv_mw_sk_q <= conv_mw + W'(conv_skw_q);
+      pool_mh_q    <= pool_mh;
+      pool_mh_k_q  <= pool_mh + W'(pk_q);
+      pool_mh_s_q  <= pool_mh + W'(ps_q);
+      pool_mh_sk_q <= pool_mh + W'(pool_sk_q);
+      pool_mw_q    <= pool_mw;
+      pool_mw_k_q  <= pool_mw + W'(pk_q);
+      pool_mw_s_q  <= pool_mw + W'(ps_q);
+      pool_mw_sk_q <= pool_mw + W'(pool_sk_q);
     end
   end
 
@@ -351,15 +382,15 @@ module strata_compute_decode
              kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
              sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
              W'(kh_q) > dh2_q || W'(kw_q) > dw2_q ||
-             !floor_ok(out_h_q, conv_mh, kh_q, sh_q, dh2_q) ||
-             !floor_ok(out_w_q, conv_mw, kw_q, sw_q, dw2_q) ||
+             !floor_ok(out_h_q, conv_mh_k_q, conv_mh_sk_q, dh2_q) ||
+             !floor_ok(out_w_q, conv_mw_k_q, conv_mw_sk_q, dw2_q) ||
              in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
-             W'(param_base_q) + W'(Pes) > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
+             param_end_q > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
 
     // FC.
     u_fc = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1 || pool_en_q ||
            in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
-           W'(param_base_q) + W'(out_h_q) > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
+           param_end_q > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
 
     // POOL's own fields.
     u_pool_mode = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q ||
@@ -370,11 +401,13 @@ module strata_compute_decode
              32'(pool_dim_w) > MaxImageWidth || W'(pk_q) > pool_h2_q || W'(pk_q) > pool_w2_q ||
              post_lo_q > post_hi_q;
     if (pool_ceil_q) begin
-      u_pool = u_pool || !ceil_ok(pool_out_h_q, pool_mh, pk_q, ps_q, ph_dim_q, pool_h2_q) ||
-                         !ceil_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pw_dim_q, pool_w2_q);
+      u_pool = u_pool || !ceil_ok(pool_out_h_q, pool_mh_q, pool_mh_k_q, pool_mh_s_q, ph_dim_q,
+                                  pool_h2_q, pool_h2_s_q) ||
+                         !ceil_ok(pool_out_w_q, pool_mw_q, pool_mw_k_q, pool_mw_s_q, pw_dim_q,
+                                  pool_w2_q, pool_w2_s_q);
     end else begin
-      u_pool = u_pool || !floor_ok(pool_out_h_q, pool_mh, pk_q, ps_q, pool_h2_q) ||
-                         !floor_ok(pool_out_w_q, pool_mw, pk_q, ps_q, pool_w2_q);
+      u_pool = u_pool || !floor_ok(pool_out_h_q, pool_mh_k_q, pool_mh_sk_q, pool_h2_q) ||
+                         !floor_ok(pool_out_w_q, pool_mw_k_q, pool_mw_sk_q, pool_w2_q);
     end
 
     // Destination: kind allowed for the mode, index, range, no overlap.
@@ -542,7 +575,13 @@ module strata_compute_decode
                   dst_rows_a_q == (is_fc ? '0 : 17'(res_rows - 16'd1)) &&
                   dst_grps_a_q == (is_pool ? 17'(groups_q - 16'd1) : '0) &&
                   in_words_a_q == (is_fc ? 17'(out_h_q) : 17'(groups_q)) &&
-                  dst_head_q == dst_head))
+                  dst_head_q == dst_head && dh2_q == dh2 && dw2_q == dw2 &&
+                  ph_dim_q == ph_dim && pw_dim_q == pw_dim && pool_h2_q == pool_h2 &&
+                  pool_w2_q == pool_w2 && pool_h2_s_q == pool_h2 + W'(ps_q) &&
+                  pool_w2_s_q == pool_w2 + W'(ps_q) &&
+                  param_end_q == W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes)) &&
+                  conv_skh_q == 5'(sh_q) + 5'(kh_q) && conv_skw_q == 5'(sw_q) + 5'(kw_q) &&
+                  pool_sk_q == 5'(ps_q) + 5'(pk_q)))
 
 `ifndef SYNTHESIS
   initial begin
