@@ -88,18 +88,33 @@ module strata_banks #(
   assign cr_fire        = cr_valid_q;
   assign sr_fire        = sr_req_valid_i && sr_req_ready_o;
 
+  // Per-bank hits of the registered requests, decoded before the registers:
+  // each RAM's write enable and multiplexer selects come from its own
+  // flip-flop, not from a bank-index comparison after one.
+  logic [Banks-1:0] cw_hit_q, lw_hit_q, cr_hit_q;
+
   for (genvar b = 0; b < Banks; b++) begin : g_bank
-    logic                 we, re, cw_hit, cr_hit;
+    logic                 we, re;
     logic [AddrWidth-1:0] waddr, raddr;
     logic [WordWidth-1:0] wdata, rdata;
 
-    assign cw_hit = cw_q && cw_bank_q == BankIdxWidth'(b);
-    assign cr_hit = cr_fire && cr_req_bank_q == BankIdxWidth'(b);
-    assign we     = cw_hit || (lw_q && lw_bank_q == BankIdxWidth'(b));
-    assign waddr  = cw_hit ? cw_addr_q : lw_addr_q;
-    assign wdata  = cw_hit ? cw_data_q : lw_data_q;
-    assign re     = cr_hit || (sr_fire && sr_bank_i == BankIdxWidth'(b));
-    assign raddr  = cr_hit ? cr_req_addr_q : sr_addr_i;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        cw_hit_q[b] <= 1'b0;
+        lw_hit_q[b] <= 1'b0;
+        cr_hit_q[b] <= 1'b0;
+      end else begin
+        cw_hit_q[b] <= cw_fire && cw_bank_i == BankIdxWidth'(b);
+        lw_hit_q[b] <= lw_fire && lw_bank_i == BankIdxWidth'(b);
+        cr_hit_q[b] <= cr_req_valid_i && cr_bank_i == BankIdxWidth'(b);
+      end
+    end
+
+    assign we    = cw_hit_q[b] || lw_hit_q[b];
+    assign waddr = cw_hit_q[b] ? cw_addr_q : lw_addr_q;
+    assign wdata = cw_hit_q[b] ? cw_data_q : lw_data_q;
+    assign re    = cr_hit_q[b] || (sr_fire && sr_bank_i == BankIdxWidth'(b));
+    assign raddr = cr_hit_q[b] ? cr_req_addr_q : sr_addr_i;
 
     strata_ram_1r1w #(
       .Width     (WordWidth),
@@ -160,8 +175,13 @@ module strata_banks #(
                         {lw_bank_i, lw_addr_i, lw_data_i})
   `STRATA_ASSERT_STREAM(banks_sr, clk_i, rst_ni, sr_req_valid_i, sr_req_ready_o,
                         {sr_bank_i, sr_addr_i})
-  // The registered writes never collide (the arbitration above).
+  // The registered writes never collide (the arbitration above), and the
+  // per-bank hits agree with the registered requests.
   `STRATA_ASSERT(banks_w_one, clk_i, rst_ni, !(lw_q && cw_q && lw_bank_q == cw_bank_q))
+  `STRATA_ASSERT(banks_hits, clk_i, rst_ni,
+                 cw_hit_q == (cw_q ? Banks'(1) << cw_bank_q : '0) &&
+                 lw_hit_q == (lw_q ? Banks'(1) << lw_bank_q : '0) &&
+                 cr_hit_q == (cr_valid_q ? Banks'(1) << cr_req_bank_q : '0))
   `STRATA_ASSERT(banks_lw_range, clk_i, rst_ni, !lw_valid_i || 32'(lw_bank_i) < Banks)
   `STRATA_ASSERT(banks_cw_range, clk_i, rst_ni, !cw_valid_i || 32'(cw_bank_i) < Banks)
   `STRATA_ASSERT(banks_cr_range, clk_i, rst_ni, !cr_req_valid_i || 32'(cr_bank_i) < Banks)

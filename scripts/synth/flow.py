@@ -368,7 +368,7 @@ def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
     return json.loads((runner.out / "stat.json").read_text())
 
 
-def place_and_route(runner, speeds, seed, lpf, router):
+def place_and_route(runner, speeds, seed, lpf, router, detailed=False):
     spec = TARGETS["ecp5"]
     results = {}
     for speed in speeds:
@@ -382,6 +382,8 @@ def place_and_route(runner, speeds, seed, lpf, router):
             # the whole accelerator in about 10 minutes (docs/fpga.md, Routers)
             "--router", router,
             "--report", runner.path(rep),
+            # per-net delays of every sink in the report (a larger JSON)
+            *(["--detailed-timing-report"] if detailed else []),
         ], f"pnr_speed{speed}.log")
         results[speed] = json.loads((runner.out / rep).read_text())
     return results
@@ -446,6 +448,9 @@ def main(argv=None):
     ap.add_argument("--speeds", default="", help="ECP5 speed grades, comma separated (8,6)")
     ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
     ap.add_argument("--lpf", help="ECP5 constraints (default constraints/strata_ecp5.lpf)")
+    ap.add_argument("--detailed-timing", action="store_true",
+                    help="nextpnr --detailed-timing-report: every sink's net delay in "
+                         "pnr_speed<N>.json (for timing work; the file grows to some 100 MB)")
     ap.add_argument("--router", default="router2", choices=ROUTERS,
                     help="nextpnr router (default router2, see docs/fpga.md)")
     ap.add_argument("--no-pnr", action="store_true", help="synthesis only")
@@ -485,7 +490,8 @@ def main(argv=None):
         wrapper_sv = out / f"{WRAPPER}.sv"
         wrapper_sv.write_text(wrapper)
         stat = synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv)
-        pnr = place_and_route(runner, speeds, args.seed, lpf, args.router) if speeds else {}
+        pnr = (place_and_route(runner, speeds, args.seed, lpf, args.router, args.detailed_timing)
+               if speeds else {})
         total = round(time.monotonic() - t0, 1)
 
         run = {
