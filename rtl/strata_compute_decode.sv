@@ -67,7 +67,7 @@ module strata_compute_decode
 
   // Product slots.
   localparam int unsigned SPlane   = 0;   // in_h * in_w
-  localparam int unsigned STaps    = 1;   // kernel_h * kernel_w * G (FC: G)
+  localparam int unsigned SVRows   = 1;   // POOL: G * in_h
   localparam int unsigned SKwg     = 2;   // kernel_w * G (effective)
   localparam int unsigned SRowOff0 = 3;   // pad_h * kernel_w * G
   localparam int unsigned SRowStep = 4;   // stride_h * kernel_w * G
@@ -81,7 +81,7 @@ module strata_compute_decode
   localparam int unsigned SPoolMw  = 12;  // (pool_out_w - 1) * pool_s
   localparam int unsigned SDstRows = 13;  // (result rows - 1) * dst_row_stride
   localparam int unsigned SDstGrps = 14;  // POOL: (G - 1) * dst_group_stride
-  localparam int unsigned SVRows   = 15;  // POOL: G * in_h
+  localparam int unsigned STaps    = 15;  // kernel_h * kernel_w * G (FC: G)
   localparam int unsigned SInWords = 16;  // G * in_h * in_w (FC: out_h * G); after SPlane
 
   typedef enum logic [2:0] {
@@ -186,17 +186,22 @@ module strata_compute_decode
 
   // Operands that need arithmetic (small products, "minus one", the mode's
   // choices) are registered from the captured fields, so the operand
-  // multiplexer only selects registers. They are valid from the second
-  // StMul cycle (cnt_q = 1), the first step that uses one (asserted).
+  // multiplexer only selects registers; the small products are a second
+  // register stage after the mode's choices (kh_e_q, kw_g_q, sh_e_q, ph_e_q).
+  // They are valid from the third StMul cycle (cnt_q = 2); steps 0 and 1 use
+  // captured fields only (asserted).
   logic [16:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q, ph_e_q;
   logic [16:0] pw_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q, pool_mw_a_q;
   logic [16:0] dst_rows_a_q, dst_grps_a_q, in_words_a_q;
-  logic        derived_ok_q;  // the registers above follow the captured fields
+  logic [3:0]  kh_e_q;
+  logic        derived1_q;    // the first stage follows the captured fields
+  logic        derived_ok_q;  // every register above follows them
 
   always_ff @(posedge clk_i) begin
-    taps_k_q        <= is_pool ? '0 : 17'(kh_e * kw_e);
-    row_off_k_q     <= 17'(ph_e * kw_e);
-    row_step_k_q    <= 17'(sh_e * kw_e);
+    kh_e_q          <= kh_e;
+    taps_k_q        <= is_pool ? '0 : 17'(kh_e_q * kw_g_q[3:0]);
+    row_off_k_q     <= 17'(ph_e_q[3:0] * kw_g_q[3:0]);
+    row_step_k_q    <= 17'(sh_e_q[3:0] * kw_g_q[3:0]);
     kw_g_q          <= 17'(kw_e);
     gw_e_q          <= 17'(gw_e);
     inw_e_q         <= 17'(inw_e);
@@ -214,8 +219,13 @@ module strata_compute_decode
   end
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) derived_ok_q <= 1'b0;
-    else         derived_ok_q <= !take;
+    if (!rst_ni) begin
+      derived1_q   <= 1'b0;
+      derived_ok_q <= 1'b0;
+    end else begin
+      derived1_q   <= !take;
+      derived_ok_q <= derived1_q && !take;
+    end
   end
 
   always_comb begin
@@ -562,7 +572,7 @@ module strata_compute_decode
   `STRATA_ASSERT(decode_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
   // The registered operands are used only once they follow the captured fields.
   `STRATA_ASSERT(decode_derived_ready, clk_i, rst_ni,
-                 !(state_q == StMul && cnt_q != '0) || derived_ok_q)
+                 !(state_q == StMul && cnt_q >= CntWidth'(2)) || derived_ok_q)
   `STRATA_ASSERT(decode_derived_exact, clk_i, rst_ni, !derived_ok_q ||
                  (taps_k_q == (is_pool ? '0 : 17'(kh_e * kw_e)) &&
                   row_off_k_q == 17'(ph_e * kw_e) && row_step_k_q == 17'(sh_e * kw_e) &&

@@ -141,10 +141,11 @@ module strata_compute_engine
   // ---------------------------------------------------------------- instruction
   // Decode slot: the next instruction is taken from the queue and checked
   // while the current one runs (the checks take 23 cycles), so back-to-back
-  // instructions lose no time to decoding. It launches (header fields and
-  // the decoded configuration copied to the current-instruction registers)
-  // when the engine is idle; a decode error is reported only then, in
-  // program order.
+  // instructions lose no time to decoding. It launches when the engine is
+  // idle (the current-instruction registers copy the slot's header fields
+  // and decoded configuration in every idle cycle, so they hold the launched
+  // instruction's from the launch on); a decode error is reported only then,
+  // in program order.
   typedef enum logic [1:0] {
     SlotEmpty,
     SlotDecode,  // strata_compute_decode checks
@@ -177,7 +178,10 @@ module strata_compute_engine
       nx_acq0_step_q  <= hdr_acq0_step(instr_i);
       nx_fine_q       <= fine_i;
     end
-    if (launch) begin
+    // Copied in every idle cycle, so also in the launch cycle: the enable of
+    // these and of cfg (some 500 flip-flops across the engine) is the idle
+    // decode of the state register alone, not the launch decision.
+    if (state_q == StIdle) begin
       index_q      <= nx_index_q;
       acq0_q       <= nx_acq0_q;
       acq1_q       <= nx_acq1_q;
@@ -196,7 +200,7 @@ module strata_compute_engine
   logic      dec_busy, dec_done;
   err_code_e dec_code;
   ce_cfg_t   dec_cfg;  // of the instruction in the decode slot
-  ce_cfg_t   cfg;      // of the launched instruction (stable until the next launch)
+  ce_cfg_t   cfg;      // of the launched instruction (stable until the engine is idle)
 
   strata_compute_decode #(
     .Pes           (Pes),
@@ -241,7 +245,7 @@ module strata_compute_engine
   end
 
   always_ff @(posedge clk_i) begin
-    if (launch) cfg <= dec_cfg;
+    if (state_q == StIdle) cfg <= dec_cfg;  // like the header fields above
   end
 
   // ---------------------------------------------------------------- dependencies
