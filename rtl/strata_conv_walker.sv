@@ -122,9 +122,18 @@ module strata_conv_walker
   logic [15:0] groups_m2_q;   // groups_m1 - 1
   logic        one_group_q;   // groups_m1 == 0
 
+  // Likewise ox_n_q == cols_m1 (the next window ends its output row) and
+  // ox_n_q == 0 (it starts one) are registered flags, so the row-advance
+  // enables of the next-window registers wait for no 16-bit comparison.
+  logic        ox_last_n_d, ox_last_n_q, ox_first_n_d, ox_first_n_q;
+  logic [15:0] cols_m2_q;     // cols_m1 - 1
+  logic        one_col_q;     // cols_m1 == 0
+
   always_ff @(posedge clk_i) begin
     groups_m2_q <= cfg_i.groups_m1 - 16'd1;
     one_group_q <= cfg_i.groups_m1 == '0;
+    cols_m2_q   <= cfg_i.cols_m1 - 16'd1;
+    one_col_q   <= cfg_i.cols_m1 == '0;
   end
 
   assign g_end     = g_end_q;
@@ -149,6 +158,8 @@ module strata_conv_walker
     nco_n_d     = nco_n_q;
     ch_n_d      = ch_n_q;
     more_n_d    = more_n_q;
+    ox_first_n_d = ox_first_n_q;
+    ox_last_n_d  = ox_last_n_q;
     ky_d        = ky_q;
     kx_d        = kx_q;
     kx_lo_d     = kx_lo_q;
@@ -213,22 +224,25 @@ module strata_conv_walker
       c_beat_d    = c_start_n;
       ch_d        = ch_n_q;
       first_d     = 1'b1;
-      row_first_d = ox_n_q == '0;
-      if (ox_n_q == '0) acq_d = 1'b0;
-      if (ox_n_q == cfg_i.cols_m1) begin
-        more_n_d = oy_n_q != cfg_i.rows_m1;
-        ox_n_d   = '0;
-        ix0_n_d  = -pos_t'(cfg_i.pad_w);
-        nco_n_d  = AW'(cfg_i.col_off0);
-        oy_n_d   = oy_n_q + 17'd1;
-        iy0_n_d  = iy0_n_q + pos_t'(cfg_i.stride_h);
-        vrow_n_d = vrow_n_q + AW'(cfg_i.row_adv);
-        nro_n_d  = nro_n_q - AW'(cfg_i.row_off_step);
-        ch_n_d   = ch_n_q + 16'd1;
+      row_first_d = ox_first_n_q;
+      if (ox_first_n_q) acq_d = 1'b0;
+      ox_first_n_d = ox_last_n_q;
+      if (ox_last_n_q) begin
+        more_n_d    = oy_n_q != cfg_i.rows_m1;
+        ox_last_n_d = one_col_q;
+        ox_n_d      = '0;
+        ix0_n_d     = -pos_t'(cfg_i.pad_w);
+        nco_n_d     = AW'(cfg_i.col_off0);
+        oy_n_d      = oy_n_q + 17'd1;
+        iy0_n_d     = iy0_n_q + pos_t'(cfg_i.stride_h);
+        vrow_n_d    = vrow_n_q + AW'(cfg_i.row_adv);
+        nro_n_d     = nro_n_q - AW'(cfg_i.row_off_step);
+        ch_n_d      = ch_n_q + 16'd1;
       end else begin
-        ox_n_d  = ox_n_q + 16'd1;
-        ix0_n_d = ix0_n_q + pos_t'(cfg_i.stride_w);
-        nco_n_d = nco_n_q - AW'(cfg_i.col_off_step);
+        ox_last_n_d = ox_n_q == cols_m2_q;
+        ox_n_d      = ox_n_q + 16'd1;
+        ix0_n_d     = ix0_n_q + pos_t'(cfg_i.stride_w);
+        nco_n_d     = nco_n_q - AW'(cfg_i.col_off_step);
       end
     end
 
@@ -236,6 +250,8 @@ module strata_conv_walker
       state_d  = StPrime;
       oy_n_d   = '0;
       ox_n_d   = '0;
+      ox_first_n_d = 1'b1;
+      ox_last_n_d  = cfg_i.cols_m1 == '0;
       iy0_n_d  = -pos_t'(cfg_i.pad_h);
       ix0_n_d  = -pos_t'(cfg_i.pad_w);
       vrow_n_d = AW'(cfg_i.base) - AW'(cfg_i.pad_off);
@@ -267,6 +283,8 @@ module strata_conv_walker
     nco_n_q     <= nco_n_d;
     ch_n_q      <= ch_n_d;
     more_n_q    <= more_n_d;
+    ox_first_n_q <= ox_first_n_d;
+    ox_last_n_q  <= ox_last_n_d;
     ky_q        <= ky_d;
     kx_q        <= kx_d;
     kx_lo_q     <= kx_lo_d;
@@ -302,7 +320,10 @@ module strata_conv_walker
                  state_q != StWalk || g_end_q == (g_q == cfg_i.groups_m1))
   `STRATA_ASSERT(walker_groups_regs, clk_i, rst_ni, state_q == StIdle ||
                  (groups_m2_q == cfg_i.groups_m1 - 16'd1 &&
-                  one_group_q == (cfg_i.groups_m1 == '0)))
+                  one_group_q == (cfg_i.groups_m1 == '0) &&
+                  cols_m2_q == cfg_i.cols_m1 - 16'd1 && one_col_q == (cfg_i.cols_m1 == '0)))
+  `STRATA_ASSERT(walker_ox_flags, clk_i, rst_ni, state_q == StIdle ||
+                 (ox_last_n_q == (ox_n_q == cfg_i.cols_m1) && ox_first_n_q == (ox_n_q == '0)))
 
 `ifndef SYNTHESIS
   initial begin
