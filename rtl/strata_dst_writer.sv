@@ -110,6 +110,11 @@ module strata_dst_writer
                              : (c_q == cfg_i.cols_m1 && r_q == cfg_i.rows_m1 &&
                                 g_q == cfg_i.groups_m1);
 
+  // The matrix is cleared the cycle after the start (no result can arrive
+  // in the start cycle: the writer is idle), from a flip-flop of its own:
+  // its 8 * N * N-bit clear does not wait for the engine's start decision.
+  logic started_q;
+
   always_comb begin
     state_d     = state_q;
     c_d         = c_q;
@@ -118,7 +123,7 @@ module strata_dst_writer
     addr_d      = addr_q;
     row_d       = row_q;
     grp_d       = grp_q;
-    mat_d       = mat_q;
+    mat_d       = started_q ? '0 : mat_q;
     n_d         = n_q;
     o_d         = o_q;
     p_d         = p_q;
@@ -192,7 +197,6 @@ module strata_dst_writer
       addr_d  = cfg_i.base;
       row_d   = cfg_i.base;
       grp_d   = cfg_i.base;
-      mat_d   = '0;
       n_d     = '0;
       o_d     = '0;
       p_d     = '0;
@@ -208,9 +212,11 @@ module strata_dst_writer
     if (!rst_ni) begin
       state_q     <= StIdle;
       out_valid_q <= 1'b0;
+      started_q   <= 1'b0;
     end else begin
       state_q     <= state_d;
       out_valid_q <= out_valid_d;
+      started_q   <= start_i && state_q == StIdle;
     end
   end
 
