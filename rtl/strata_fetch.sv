@@ -102,6 +102,7 @@ module strata_fetch
   logic [31:0] limit_d, limit_q;
   logic        limit_zero_d, limit_zero_q;  // limit_q == 0
   logic        stop;                    // any reason to stop this cycle
+  logic        noend_q;                 // the limit was reached without END last cycle
 
   // ---------------------------------------------------------------- AR issue
   logic                    ar_valid_d, ar_valid_q;
@@ -318,11 +319,15 @@ module strata_fetch
         err_index_d = dec_idx_q[15:0];
       end else if (dec_take && chk_end_q) begin
         end_d = 1'b1;
-      end else if (dec_take && last_allowed) begin
-        err_d       = 1'b1;
-        err_code_d  = ErrNoEnd;
-        err_index_d = 16'(limit_q);
       end
+    end
+    // Reported the cycle after the instruction at limit - 1 (not END) went to
+    // its queue: the error registers' enable does not wait for the queues'
+    // ready (fetch is stopped by then, so nothing else competes).
+    if (noend_q) begin
+      err_d       = 1'b1;
+      err_code_d  = ErrNoEnd;
+      err_index_d = 16'(limit_q);
     end
     if (stop) active_d = 1'b0;
     if (clear_i) begin
@@ -332,6 +337,12 @@ module strata_fetch
       err_code_d  = ErrNone;
       err_index_d = 16'd0;
     end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) noend_q <= 1'b0;
+    else         noend_q <= active_q && !limit_zero_q && !(chk_valid_q && chk_fail_q) &&
+                            dec_take && !chk_end_q && last_allowed && !clear_i;
   end
 
   assign limit_d      = clear_i ? limit_i : limit_q;
