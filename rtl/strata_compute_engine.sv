@@ -658,7 +658,14 @@ module strata_compute_engine
     .out_user_o  (unused_pool_user)
   );
 
-  // Clamp after pooling, per lane.
+  // Clamp after pooling, per lane, into a register slice of its own: the
+  // pooling unit's buffer read and the clamp's comparators end there instead
+  // of running on through the result multiplexer into the writer's slice.
+  // Full rate; one cycle more per pooled result.
+  logic                 post_valid;
+  logic [WordWidth-1:0] post_slice_data;
+  logic [1:0]           unused_post_count;
+
   for (genvar p = 0; p < Pes; p++) begin : g_post
     data_t v;
     assign v = data_t'(pool_data[p*8 +: 8]);
@@ -686,9 +693,23 @@ module strata_compute_engine
   logic                      wrel_valid, writer_busy;
   logic [UnitWidth-1:0]      wrel_units;
 
-  assign res_valid  = cfg.pool.enable ? pool_valid : (running && rq_valid);
-  assign res_data   = cfg.pool.enable ? post_data : rq_data;
-  assign pool_ready = res_ready;
+  strata_fifo #(
+    .Width (WordWidth),
+    .Depth (2)
+  ) u_post_slice (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n),
+    .in_valid_i  (pool_valid),
+    .in_ready_o  (pool_ready),
+    .in_data_i   (post_data),
+    .out_valid_o (post_valid),
+    .out_ready_i (res_ready),
+    .out_data_o  (post_slice_data),
+    .count_o     (unused_post_count)
+  );
+
+  assign res_valid  = cfg.pool.enable ? post_valid : (running && rq_valid);
+  assign res_data   = cfg.pool.enable ? post_slice_data : rq_data;
 
   // Register slice in front of the writer: its ready (which follows the bank
   // write port's ready) and its group counters stop here instead of running
@@ -920,7 +941,7 @@ module strata_compute_engine
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
-                  !pool_valid && !wres_valid))
+                  !pool_valid && !post_valid && !wres_valid))
   `STRATA_ASSERT(ce_conv_param, clk_i, ok_n,
                  !(pe_in_valid && (conv_par_q || conv_rd_q || conv_rd_q2)))
   `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
