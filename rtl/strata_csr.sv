@@ -4,8 +4,11 @@
 // into holding registers; the write is applied the cycle both are held and
 // BVALID rises the cycle after. One write and one read are in flight at most:
 // AWREADY / WREADY stay low while their holding register is full or the
-// response waits for BREADY. A read is decoded at the AR handshake and RVALID
-// rises the next cycle (read latency 1, one read per two cycles at most).
+// response waits for BREADY. A read's address is registered at the AR
+// handshake, decoded (register and counter multiplexer) the next cycle, and
+// RVALID rises the cycle after that (read latency 2, one read per three
+// cycles at most): the AXI-Lite address pins and the counter multiplexer are
+// in different cycles.
 // Unmapped addresses answer SLVERR (reads return 0, writes change nothing);
 // everything else answers OKAY. WSTRB selects the bytes written.
 //
@@ -199,17 +202,20 @@ module strata_csr
   logic [63:0]             perf_val;
   logic                    rd;
 
-  assign s_arready_o = !rvalid_q;
+  logic                    rd_pend_q;  // a read address is registered, decoded this cycle
+  logic [CsrAddrWidth-1:0] raddr_q;
+
+  assign s_arready_o = !rvalid_q && !rd_pend_q;
   assign rd          = s_arvalid_i && s_arready_o;
-  assign perf_hi     = s_araddr_i[2];
-  assign perf_idx    = PerfIdxWidth'((s_araddr_i - CSR_PERF_BASE_OFFSET) >> 3);
+  assign perf_hi     = raddr_q[2];
+  assign perf_idx    = PerfIdxWidth'((raddr_q - CSR_PERF_BASE_OFFSET) >> 3);
   assign perf_val    = counters_i[64 * 32'(perf_idx) +: 64];
 
   // Register contents seen by a read.
   always_comb begin
     read_hit = 1'b1;
     rword    = 32'd0;
-    unique case (s_araddr_i)
+    unique case (raddr_q)
       CSR_ID_OFFSET:            rword = CSR_ID_RESET;
       CSR_VERSION_OFFSET:       rword = 32'(strata_cfg_pkg::HwVersion);
       CSR_CTRL_OFFSET:          rword[CSR_CTRL_FINE_GRAIN_BIT] = fine_grain_q;
@@ -236,7 +242,7 @@ module strata_csr
       CSR_CFG_AXI_DATA_WIDTH_OFFSET: rword = 32'(AxiDataWidth);
       CSR_CFG_LIMITS_OFFSET: rword = {16'(MaxImageWidth), 8'(MaxPoolKernel), 8'(MaxKernel)};
       default: begin
-        if (is_counter(s_araddr_i)) begin
+        if (is_counter(raddr_q)) begin
           rword = perf_hi ? snap_q : perf_val[31:0];
         end else begin
           read_hit = 1'b0;
@@ -251,11 +257,11 @@ module strata_csr
     rresp_d  = rresp_q;
     snap_d   = snap_q;
     if (s_rvalid_o && s_rready_i) rvalid_d = 1'b0;
-    if (rd) begin
+    if (rd_pend_q) begin
       rvalid_d = 1'b1;
       rdata_d  = rword;
       rresp_d  = read_hit ? RespOkay : RespSlverr;
-      if (is_counter(s_araddr_i) && !perf_hi) snap_d = perf_val[63:32];
+      if (is_counter(raddr_q) && !perf_hi) snap_d = perf_val[63:32];
     end
   end
 
@@ -270,6 +276,7 @@ module strata_csr
       w_full_q     <= 1'b0;
       bvalid_q     <= 1'b0;
       rvalid_q     <= 1'b0;
+      rd_pend_q    <= 1'b0;
       fine_grain_q <= CSR_CTRL_RESET[CSR_CTRL_FINE_GRAIN_BIT];
       irq_enable_q <= CSR_IRQ_ENABLE_RESET[1:0];
       irq_status_q <= CSR_IRQ_STATUS_RESET[1:0];
@@ -283,6 +290,7 @@ module strata_csr
       w_full_q     <= w_full_d;
       bvalid_q     <= bvalid_d;
       rvalid_q     <= rvalid_d;
+      rd_pend_q    <= rd;
       fine_grain_q <= fine_grain_d;
       irq_enable_q <= irq_enable_d;
       irq_status_q <= irq_status_d;
@@ -302,6 +310,7 @@ module strata_csr
     bresp_q   <= bresp_d;
     rdata_q   <= rdata_d;
     rresp_q   <= rresp_d;
+    if (rd) raddr_q <= s_araddr_i;
   end
 
   assign start_o       = start_q;

@@ -290,7 +290,7 @@ TEST_F(StrataCsr, ResponseLatency) {
   EXPECT_EQ(cycle() - c0, 3u) << "write: handshake, apply, BVALID";
   const uint64_t c1 = cycle();
   EXPECT_EQ(bus_->read(csr::kInstrLimit), 99u);
-  EXPECT_EQ(cycle() - c1, 2u) << "read: AR handshake, RVALID";
+  EXPECT_EQ(cycle() - c1, 3u) << "read: AR handshake, decode, RVALID";
   EXPECT_EQ(dut().instr_limit_o, 99u);
 }
 
