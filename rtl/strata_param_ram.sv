@@ -21,7 +21,8 @@
 // Write data is the load engine's 8-byte entry: bias in bytes 0-3, M in 4-5,
 // S in byte 6 (the low ShiftWidth bits are kept; the load engine rejects
 // S > 47 and a non-zero byte 7). Stored: 32 + 16 + ShiftWidth bits a channel.
-// Latency: read data three cycles after rd_i. Throughput: one write and one
+// Latency: read data three cycles after rd_i; a write lands in its bank the
+// cycle after wr_valid_i. Throughput: one write and one
 // read per cycle, always ready (the write port never waits).
 `include "strata_assert.svh"
 
@@ -81,6 +82,24 @@ module strata_param_ram
     assign rd_rot  = 1'b0;
   end
 
+  // Writes are registered (bank decoded before the register): the load
+  // engine's write port ends at flip-flops here, and each bank's write enable,
+  // address and data pins start from them. A write lands the cycle after the
+  // handshake; the semaphores release the reading COMPUTE later than that.
+  logic [Pes-1:0]     wr_hit_q;
+  logic [ChWidth-1:0] wr_ch_q;
+  entry_t             wr_entry_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) wr_hit_q <= '0;
+    else         wr_hit_q <= wr_valid_i ? Pes'(1) << wr_bank : '0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    wr_ch_q    <= wr_ch_i;
+    wr_entry_q <= wr_entry;
+  end
+
   for (genvar b = 0; b < Pes; b++) begin : g_bank
     logic [RotWidth-1:0] lane;       // lane of the read this bank serves
     logic [ChWidth:0]    ch;         // channel it reads
@@ -96,9 +115,9 @@ module strata_param_ram
       .ReadFirst (1'b0)
     ) u_ram (
       .clk_i   (clk_i),
-      .we_i    (wr_valid_i && wr_bank == RotWidth'(b)),
-      .waddr_i (BankAw'(wr_ch_i >> LgPes)),
-      .wdata_i (wr_entry),
+      .we_i    (wr_hit_q[b]),
+      .waddr_i (BankAw'(wr_ch_q >> LgPes)),
+      .wdata_i (wr_entry_q),
       .re_i    (re),
       .raddr_i (BankAw'(ch >> LgPes)),
       .rdata_o (rdata[b])
