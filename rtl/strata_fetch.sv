@@ -103,6 +103,7 @@ module strata_fetch
   logic        limit_zero_d, limit_zero_q;  // limit_q == 0
   logic        stop;                    // any reason to stop this cycle
   logic        noend_q;                 // the limit was reached without END last cycle
+  logic        stop_pend_q;             // END or the last allowed instruction was taken
 
   // ---------------------------------------------------------------- AR issue
   logic                    ar_valid_d, ar_valid_q;
@@ -289,7 +290,7 @@ module strata_fetch
 
   // Dispatch.
   logic dec_ok, last_allowed;
-  assign dec_ok       = chk_valid_q && active_q && !chk_fail_q;
+  assign dec_ok       = chk_valid_q && active_q && !stop_pend_q && !chk_fail_q;
   assign q_in_valid   = {dec_ok && chk_store_q, dec_ok && chk_compute_q, dec_ok && chk_load_q};
   assign dispatch     = |(q_in_valid & q_in_ready);
   assign dec_take     = dispatch || (dec_ok && chk_retire_q);
@@ -299,8 +300,13 @@ module strata_fetch
   assign last_allowed = chk_last_q;
 
   // Any reason to stop (the cases below), from registered flags in few levels.
-  assign stop = active_q && (limit_zero_q || (chk_valid_q && chk_fail_q) ||
-                             (dec_take && chk_stop_q) || abort_i);
+  // Taking END (or the instruction at limit - 1) stops fetching the cycle
+  // after (stop_pend_q): the stop's fan-out (active_q, the AR valid) then
+  // does not wait for the engine queues' ready. In that cycle nothing more is
+  // decoded, dispatched or reported (an AR may still be issued: its beats
+  // are dropped while draining, like those of any AR in flight at a stop).
+  assign stop = active_q && (limit_zero_q || (chk_valid_q && chk_fail_q) || stop_pend_q ||
+                             abort_i);
 
   always_comb begin
     active_d    = active_q;
@@ -308,7 +314,7 @@ module strata_fetch
     err_d       = err_q;
     err_code_d  = err_code_q;
     err_index_d = err_index_q;
-    if (active_q) begin
+    if (active_q && !stop_pend_q) begin
       if (limit_zero_q) begin
         err_d       = 1'b1;
         err_code_d  = ErrNoEnd;
@@ -337,6 +343,11 @@ module strata_fetch
       err_code_d  = ErrNone;
       err_index_d = 16'd0;
     end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) stop_pend_q <= 1'b0;
+    else         stop_pend_q <= active_q && !stop_pend_q && dec_take && chk_stop_q && !clear_i;
   end
 
   always_ff @(posedge clk_i) begin

@@ -55,12 +55,26 @@ module strata_ram_1r1w #(
     assert (Width > 0 && Depth > 1) else $fatal(1, "strata_ram_1r1w: Width/Depth out of range");
   end
   // Out-of-range addresses are design bugs (Depth need not be a power of two).
+  // The first clock edge is not checked: callers drive the ports from
+  // registers that a synchronous reset clears only at that edge, so they
+  // still hold the simulator's random initial values (a write then is
+  // harmless: the contents are undefined until written).
+  bit checked_q = 1'b0;
+  always_ff @(posedge clk_i) checked_q <= 1'b1;
   always_ff @(posedge clk_i) begin
-    if (we_i) assert (32'(waddr_i) < Depth) else $error("%m: write address %0d >= %0d", waddr_i, Depth);
-    if (re_i) assert (32'(raddr_i) < Depth) else $error("%m: read address %0d >= %0d", raddr_i, Depth);
-    if (!ReadFirst && we_i && re_i) begin
-      assert (waddr_i != raddr_i)
-        else $error("%m: address %0d read and written in one cycle (ReadFirst = 0)", raddr_i);
+    if (checked_q) begin
+      if (we_i) begin
+        assert (32'(waddr_i) < Depth)
+          else $error("%m: write address %0d >= %0d", waddr_i, Depth);
+      end
+      if (re_i) begin
+        assert (32'(raddr_i) < Depth)
+          else $error("%m: read address %0d >= %0d", raddr_i, Depth);
+      end
+      if (!ReadFirst && we_i && re_i) begin
+        assert (waddr_i != raddr_i)
+          else $error("%m: address %0d read and written in one cycle (ReadFirst = 0)", raddr_i);
+      end
     end
   end
 `endif
