@@ -345,15 +345,20 @@ module strata_fetch
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) stop_pend_q <= 1'b0;
-    else         stop_pend_q <= active_q && !stop_pend_q && dec_take && chk_stop_q && !clear_i;
-  end
+  // The instruction that stops fetching (END or the one at limit - 1) is
+  // taken; dec_take already implies an active, unstopped fetcher and a
+  // checked instruction without error. Not END and at the limit: NO_END.
+  logic stop_take;
+  assign stop_take = dec_take && chk_stop_q && !clear_i;
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) noend_q <= 1'b0;
-    else         noend_q <= active_q && !limit_zero_q && !(chk_valid_q && chk_fail_q) &&
-                            dec_take && !chk_end_q && last_allowed && !clear_i;
+    if (!rst_ni) begin
+      stop_pend_q <= 1'b0;
+      noend_q     <= 1'b0;
+    end else begin
+      stop_pend_q <= stop_take;
+      noend_q     <= stop_take && !chk_end_q && last_allowed && !limit_zero_q;
+    end
   end
 
   assign limit_d      = clear_i ? limit_i : limit_q;

@@ -8,8 +8,9 @@
 // compare reads the raw taps and the masks steer only the select after it
 // (no multiplexer in front of the carry chain). The tree is binary,
 // ceil(log2(Taps)) levels; a pipeline register follows every LevelsPerStage
-// levels and the last level (one register if Taps = 1). The default, a register after every level, leaves one
-// compare-and-select or one add between flip-flops. Each register stage is a
+// levels and the last level (one register if Taps = 1). The default, a
+// register after every level, leaves one compare-and-select or one add
+// between flip-flops. Each register stage is a
 // valid/ready slot that fills bubbles, so the tree takes one window per cycle
 // when the output is not stalled; its data registers load whenever the slot
 // is ready, valid or not (valid_q qualifies them), so the input valid drives

@@ -915,7 +915,6 @@ module strata_window_gen #(
     if (s1_move) s2_meta_q <= s2_meta_d;
   end
 
-
   always_ff @(posedge clk_i) begin
     if (s2_fire && s2_meta_q.emit) begin
       out_rows_q  <= s2_meta_q.rows;
