@@ -17,7 +17,16 @@
 // state through the arbitration into every bank's address pins.
 // Writes pass a register too, after the arbitration (lw_ready_o still
 // depends only on the compute write's valid and bank): the RAM is written
-// the cycle after the handshake. The dependency semaphores release a word's
+// the cycle after the handshake. Each bank has its own write registers
+// (enable, address, data), loaded from the winning client's request, so the
+// RAM's write pins are driven straight from flip-flops. A bank is built from
+// Slices RAMs of SliceWidth bits (on ECP5, 4096 x 16 = four DP16KD), and
+// every slice has its own copy of the write enable, the write address and
+// the compute read hit and address: each copy drives the pins of a few
+// neighbouring block RAMs instead of one net reaching all of the bank's
+// blocks across the die. The copies carry the keep attribute: the open flow
+// keeps their flip-flops apart (scripts/synth/flow.py; Yosys would merge
+// identical registers), and Vivado keeps them too. The dependency semaphores release a word's
 // consumer no earlier than that (a release reaches a grant two cycles after
 // it is made, strata_dep_sems), so no read sees a word before its write.
 // Reads: a request (valid/ready) returns its word on rsp_valid exactly two
@@ -34,8 +43,11 @@ module strata_banks #(
   parameter int unsigned Banks     = strata_cfg_pkg::Banks,      // number of banks, >= 1
   parameter int unsigned BankDepth = strata_cfg_pkg::BankDepth,  // words per bank, >= 2
   parameter int unsigned WordWidth = strata_cfg_pkg::Lanes * strata_cfg_pkg::DataWidth,  // bits
+  // bits per RAM of a bank; divides WordWidth
+  parameter int unsigned SliceWidth = (WordWidth % 16 == 0) ? 16 : WordWidth,
   localparam int unsigned BankIdxWidth = (Banks > 1) ? $clog2(Banks) : 1,
-  localparam int unsigned AddrWidth    = $clog2(BankDepth)
+  localparam int unsigned AddrWidth    = $clog2(BankDepth),
+  localparam int unsigned Slices       = WordWidth / SliceWidth
 ) (
   input  logic                    clk_i,           // clock
   input  logic                    rst_ni,          // synchronous reset, active low
@@ -76,8 +88,6 @@ module strata_banks #(
   logic [WordWidth-1:0]    rdata_q2 [Banks];      // registered RAM outputs
   logic                    lw_q, cw_q;            // registered writes (after arbitration)
   logic [BankIdxWidth-1:0] lw_bank_q, cw_bank_q;
-  logic [AddrWidth-1:0]    lw_addr_q, cw_addr_q;
-  logic [WordWidth-1:0]    lw_data_q, cw_data_q;
 
   assign cw_ready_o     = 1'b1;
   assign cr_req_ready_o = 1'b1;
@@ -88,47 +98,65 @@ module strata_banks #(
   assign cr_fire        = cr_valid_q;
   assign sr_fire        = sr_req_valid_i && sr_req_ready_o;
 
-  // Per-bank hits of the registered requests, decoded before the registers:
-  // each RAM's write enable and multiplexer selects come from its own
-  // flip-flop, not from a bank-index comparison after one.
-  logic [Banks-1:0] cw_hit_q, lw_hit_q, cr_hit_q;
-
   for (genvar b = 0; b < Banks; b++) begin : g_bank
-    logic                 we, re;
-    logic [AddrWidth-1:0] waddr, raddr;
-    logic [WordWidth-1:0] wdata, rdata;
+    // This bank's share of the requests, decoded before the registers.
+    logic                 cw_sel, lw_sel, cr_sel, sr_hit;
+    logic [WordWidth-1:0] wdata_q, rdata;
+
+    assign cw_sel = cw_fire && cw_bank_i == BankIdxWidth'(b);
+    assign lw_sel = lw_fire && lw_bank_i == BankIdxWidth'(b);
+    assign cr_sel = cr_req_valid_i && cr_bank_i == BankIdxWidth'(b);
+    assign sr_hit = sr_fire && sr_bank_i == BankIdxWidth'(b);
 
     always_ff @(posedge clk_i) begin
-      if (!rst_ni) begin
-        cw_hit_q[b] <= 1'b0;
-        lw_hit_q[b] <= 1'b0;
-        cr_hit_q[b] <= 1'b0;
-      end else begin
-        cw_hit_q[b] <= cw_fire && cw_bank_i == BankIdxWidth'(b);
-        lw_hit_q[b] <= lw_fire && lw_bank_i == BankIdxWidth'(b);
-        cr_hit_q[b] <= cr_req_valid_i && cr_bank_i == BankIdxWidth'(b);
-      end
+      wdata_q <= cw_sel ? cw_data_i : lw_data_i;
     end
 
-    assign we    = cw_hit_q[b] || lw_hit_q[b];
-    assign waddr = cw_hit_q[b] ? cw_addr_q : lw_addr_q;
-    assign wdata = cw_hit_q[b] ? cw_data_q : lw_data_q;
-    assign re    = cr_hit_q[b] || (sr_fire && sr_bank_i == BankIdxWidth'(b));
-    assign raddr = cr_hit_q[b] ? cr_req_addr_q : sr_addr_i;
+    for (genvar s = 0; s < Slices; s++) begin : g_slice
+      (* keep *) logic                 we_q, cr_hit_q;  // write; compute read
+      (* keep *) logic [AddrWidth-1:0] waddr_q, cr_addr_q;
+      logic                 re;
+      logic [AddrWidth-1:0] raddr;
 
-    strata_ram_1r1w #(
-      .Width     (WordWidth),
-      .Depth     (BankDepth),
-      .ReadFirst (1'b0)
-    ) u_ram (
-      .clk_i   (clk_i),
-      .we_i    (we),
-      .waddr_i (waddr),
-      .wdata_i (wdata),
-      .re_i    (re),
-      .raddr_i (raddr),
-      .rdata_o (rdata)
-    );
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni) begin
+          we_q     <= 1'b0;
+          cr_hit_q <= 1'b0;
+        end else begin
+          we_q     <= cw_sel || lw_sel;
+          cr_hit_q <= cr_sel;
+        end
+      end
+
+      always_ff @(posedge clk_i) begin
+        waddr_q   <= cw_sel ? cw_addr_i : lw_addr_i;
+        cr_addr_q <= cr_addr_i;
+      end
+
+      assign re    = cr_hit_q || sr_hit;
+      assign raddr = cr_hit_q ? cr_addr_q : sr_addr_i;
+
+      strata_ram_1r1w #(
+        .Width     (SliceWidth),
+        .Depth     (BankDepth),
+        .ReadFirst (1'b0)
+      ) u_ram (
+        .clk_i   (clk_i),
+        .we_i    (we_q),
+        .waddr_i (waddr_q),
+        .wdata_i (wdata_q[s*SliceWidth +: SliceWidth]),
+        .re_i    (re),
+        .raddr_i (raddr),
+        .rdata_o (rdata[s*SliceWidth +: SliceWidth])
+      );
+
+      // Every copy agrees with the bank's registered requests.
+      `STRATA_ASSERT(banks_copies, clk_i, rst_ni,
+                     we_q == ((cw_q && cw_bank_q == BankIdxWidth'(b)) ||
+                              (lw_q && lw_bank_q == BankIdxWidth'(b))) &&
+                     cr_hit_q == (cr_valid_q && cr_req_bank_q == BankIdxWidth'(b)) &&
+                     cr_addr_q == cr_req_addr_q)
+    end
 
     always_ff @(posedge clk_i) begin
       rdata_q2[b] <= rdata;
@@ -153,11 +181,7 @@ module strata_banks #(
 
   always_ff @(posedge clk_i) begin
     lw_bank_q     <= lw_bank_i;
-    lw_addr_q     <= lw_addr_i;
-    lw_data_q     <= lw_data_i;
     cw_bank_q     <= cw_bank_i;
-    cw_addr_q     <= cw_addr_i;
-    cw_data_q     <= cw_data_i;
     cr_req_bank_q <= cr_bank_i;
     cr_req_addr_q <= cr_addr_i;
     cr_bank_q     <= cr_req_bank_q;
@@ -175,13 +199,8 @@ module strata_banks #(
                         {lw_bank_i, lw_addr_i, lw_data_i})
   `STRATA_ASSERT_STREAM(banks_sr, clk_i, rst_ni, sr_req_valid_i, sr_req_ready_o,
                         {sr_bank_i, sr_addr_i})
-  // The registered writes never collide (the arbitration above), and the
-  // per-bank hits agree with the registered requests.
+  // The registered writes never collide (the arbitration above).
   `STRATA_ASSERT(banks_w_one, clk_i, rst_ni, !(lw_q && cw_q && lw_bank_q == cw_bank_q))
-  `STRATA_ASSERT(banks_hits, clk_i, rst_ni,
-                 cw_hit_q == (cw_q ? Banks'(1) << cw_bank_q : '0) &&
-                 lw_hit_q == (lw_q ? Banks'(1) << lw_bank_q : '0) &&
-                 cr_hit_q == (cr_valid_q ? Banks'(1) << cr_req_bank_q : '0))
   `STRATA_ASSERT(banks_lw_range, clk_i, rst_ni, !lw_valid_i || 32'(lw_bank_i) < Banks)
   `STRATA_ASSERT(banks_cw_range, clk_i, rst_ni, !cw_valid_i || 32'(cw_bank_i) < Banks)
   `STRATA_ASSERT(banks_cr_range, clk_i, rst_ni, !cr_req_valid_i || 32'(cr_bank_i) < Banks)
@@ -189,8 +208,9 @@ module strata_banks #(
 
 `ifndef SYNTHESIS
   initial begin
-    assert (Banks >= 1 && Banks <= 64 && BankDepth >= 2 && WordWidth >= 8)
-      else $fatal(1, "strata_banks: Banks 1..64, BankDepth >= 2, WordWidth >= 8");
+    assert (Banks >= 1 && Banks <= 64 && BankDepth >= 2 && WordWidth >= 8 &&
+            SliceWidth >= 1 && WordWidth % SliceWidth == 0)
+      else $fatal(1, "strata_banks: Banks 1..64, BankDepth >= 2, WordWidth >= 8, SliceWidth divides WordWidth");
   end
 `endif
 

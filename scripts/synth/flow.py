@@ -357,6 +357,11 @@ def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
         # always_comb arrives as a combinational loop, which `check` reports.
         "check -assert",
         "select -assert-none t:$dlatch t:$adlatch t:$dlatchsr",
+        # A `(* keep *)` signal marks a deliberate register copy (strata_banks:
+        # one per group of block RAMs). read_slang puts the attribute on the
+        # wire only; on the driving cell it also stops opt_merge from merging
+        # the copies back into one flip-flop.
+        "setattr -set keep 1 a:keep %ci1",
         spec["synth"].format(top=WRAPPER),
         f"tee -q -o {runner.path('stat.json')} stat -json",
     ]
