@@ -17,8 +17,8 @@ Steps (every command and log is kept in the output directory):
               The top keeps its own hierarchy level, so its resources are
               reported apart from the harness.
   4. synth:   read_slang -DSYNTHESIS, structural checks (no logic loops or
-              latches, no multiple or missing drivers), synth_<family>,
-              `stat -json`.
+              latches, no multiple or missing drivers), keep on the drivers
+              of `(* keep *)` signals, synth_<family>, `stat -json`.
   5. pnr:     ECP5 only: nextpnr-ecp5 on LFE5U-85F CABGA381 for each speed
               grade, clock constraint from constraints/strata_ecp5.lpf.
   6. report:  report.json and report.md (scripts/synth/report.py).

