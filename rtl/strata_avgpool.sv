@@ -109,15 +109,13 @@ module strata_avgpool #(
 
   // ---------------------------------------------------------------------------
   // Divider array: stage A registers the multiplier operands, stage B the
-  // product (both inside the DSP block).
+  // product, both inside the DSP block (strata_dsp_mul, one per lane).
 
   logic                  a_valid_q, a_ready, b_valid_q, b_ready;
   logic [CountWidth-1:0] tree_n;
   logic [UserWidth-1:0]  a_user_q, b_user_q;
   logic [XBits-1:0]      x_d [Lanes];
-  logic [XBits-1:0]      x_q [Lanes];
-  recip_t                r_q;
-  logic [PWidth-1:0]     p_d [Lanes];
+  recip_t                r_d;
   logic [PWidth-1:0]     p_q [Lanes];
 
   assign tree_n     = tree_user[UserWidth +: CountWidth];
@@ -133,8 +131,25 @@ module strata_avgpool #(
       // u = sum + 2^(D-1) n >= 0 because every tap is >= -2^(D-1).
       u = UWidth'(sum + (SumWidth + 1)'(tree_n) * (SumWidth + 1)'(2 ** (DataWidth - 1)));
       x_d[ln] = {u, 1'b0} + XBits'(tree_n);
-      p_d[ln] = PWidth'(x_q[ln]) * PWidth'(r_q);
     end
+  end
+
+  assign r_d = recip_rom[tree_n];
+
+  for (genvar ln = 0; ln < Lanes; ln++) begin : g_div
+    strata_dsp_mul #(
+      .AWidth  (XBits),
+      .BWidth  (RWidth),
+      .ASigned (1'b0),
+      .BSigned (1'b0)
+    ) u_mul (
+      .clk_i    (clk_i),
+      .ce_in_i  (a_ready),  // a_valid_q qualifies the operands
+      .ce_out_i (b_ready),  // b_valid_q qualifies the product
+      .a_i      (x_d[ln]),
+      .b_i      (r_d),
+      .p_o      (p_q[ln])
+    );
   end
 
   always_ff @(posedge clk_i) begin
@@ -148,18 +163,8 @@ module strata_avgpool #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (a_ready) begin  // a_valid_q qualifies the data
-      x_q      <= x_d;
-      r_q      <= recip_rom[tree_n];
-      a_user_q <= tree_user[UserWidth-1:0];
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (b_ready) begin  // b_valid_q qualifies the data
-      p_q      <= p_d;
-      b_user_q <= a_user_q;
-    end
+    if (a_ready) a_user_q <= tree_user[UserWidth-1:0];
+    if (b_ready) b_user_q <= a_user_q;
   end
 
   // q = p >> F is in [0, 2^D - 1]; y = q - 2^(D-1) flips its top bit. The

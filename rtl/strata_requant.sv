@@ -8,8 +8,9 @@
 //
 // Pipeline (edges after the accepting edge E0):
 //   E0 operands registered (multiplier inputs)
-//   E1 partial products acc[31:16] * M (signed 16 x 17) and acc[15:0] * M
-//      (unsigned 16 x 16): each fits one DSP multiplier (18x18, 18x25, 27x27)
+//   E1 partial products acc[31:16] * M (signed 16 x unsigned 16) and
+//      acc[15:0] * M (unsigned 16 x 16): each fits one DSP multiplier (18x18,
+//      18x25, 27x27); strata_dsp_mul keeps the E0 and E1 registers inside it
 //   E2 exact 48-bit product acc * M = (hi << 16) + lo
 //   E3 narrowing shift of u = 2 * acc * M by the shift bits of weight 32, 16, 8
 //   E4 ... by the bits of weight 4, 2, 1: the 9 low bits of u >>> S and
@@ -58,7 +59,7 @@ module strata_requant
 
   localparam int unsigned LoWidth     = AccWidth / 2;          // unsigned low half of acc
   localparam int unsigned HiWidth     = AccWidth - LoWidth;    // signed high half
-  localparam int unsigned PpHiWidth   = HiWidth + MultWidth + 1;
+  localparam int unsigned PpHiWidth   = HiWidth + MultWidth;
   localparam int unsigned PpLoWidth   = LoWidth + MultWidth;
   localparam int unsigned ScaledWidth = AccWidth + MultWidth;  // acc * M, signed
   localparam int unsigned RoundWidth  = DataWidth + 1;         // u >>> S before rounding
@@ -123,36 +124,47 @@ module strata_requant
   data_t [Channels-1:0] y_d, y_q;
 
   for (genvar c = 0; c < Channels; c++) begin : g_channel
-    // Stage 1: multiplier inputs; the shift saturates at MaxShift.
-    acc_t   acc_q1;
-    mult_t  mult_q1;
-    shift_t shift_d, shift_q1;
+    // Stages 1 and 2: the partial products, each in one DSP block with its
+    // operand (stage 1) and product (stage 2) registers; the shift, which
+    // saturates at MaxShift, beside them.
+    shift_t                       shift_d, shift_q1, shift_q2;
+    logic signed [PpHiWidth-1:0]  pp_hi_q2;
+    logic [PpLoWidth-1:0]         pp_lo_q2;
 
     assign shift_d = (32'(in_shift_i[c]) > MaxShift) ? ShiftWidth'(MaxShift) : in_shift_i[c];
 
     always_ff @(posedge clk_i) begin
-      acc_q1   <= in_acc_i[c];
-      mult_q1  <= in_mult_i[c];
       shift_q1 <= shift_d;
-    end
-
-    // Stage 2: partial products.
-    logic signed [HiWidth-1:0]    acc_hi;
-    logic signed [MultWidth:0]    mult_s;      // M as a non-negative signed value
-    logic signed [PpHiWidth-1:0]  pp_hi_d, pp_hi_q2;
-    logic [PpLoWidth-1:0]         pp_lo_d, pp_lo_q2;
-    shift_t                       shift_q2;
-
-    assign acc_hi  = acc_q1[AccWidth-1:LoWidth];
-    assign mult_s  = {1'b0, mult_q1};
-    assign pp_hi_d = acc_hi * mult_s;
-    assign pp_lo_d = PpLoWidth'(acc_q1[LoWidth-1:0]) * PpLoWidth'(mult_q1);
-
-    always_ff @(posedge clk_i) begin
-      pp_hi_q2 <= pp_hi_d;
-      pp_lo_q2 <= pp_lo_d;
       shift_q2 <= shift_q1;
     end
+
+    strata_dsp_mul #(
+      .AWidth  (HiWidth),
+      .BWidth  (MultWidth),
+      .ASigned (1'b1),
+      .BSigned (1'b0)
+    ) u_mul_hi (
+      .clk_i    (clk_i),
+      .ce_in_i  (1'b1),
+      .ce_out_i (1'b1),
+      .a_i      (in_acc_i[c][AccWidth-1:LoWidth]),
+      .b_i      (in_mult_i[c]),
+      .p_o      (pp_hi_q2)
+    );
+
+    strata_dsp_mul #(
+      .AWidth  (LoWidth),
+      .BWidth  (MultWidth),
+      .ASigned (1'b0),
+      .BSigned (1'b0)
+    ) u_mul_lo (
+      .clk_i    (clk_i),
+      .ce_in_i  (1'b1),
+      .ce_out_i (1'b1),
+      .a_i      (in_acc_i[c][LoWidth-1:0]),
+      .b_i      (in_mult_i[c]),
+      .p_o      (pp_lo_q2)
+    );
 
     // Stage 3: the exact product acc * M.
     logic signed [ScaledWidth-1:0] prod_d, prod_q3;

@@ -149,6 +149,23 @@ class SynthCase(unittest.TestCase):
     def res(self, key):
         return self.report["resources"][key]
 
+    def netlist(self):
+        return json.loads((self.out / "netlist.json").read_text())["modules"][flow.WRAPPER]
+
+    def dsp_cells(self):
+        return [(name, cell) for name, cell in self.netlist()["cells"].items()
+                if cell["type"] == "MULT18X18D"]
+
+    def assert_dsp_registers(self, name, cell, reg_a="CLK0"):
+        """Input and output registers inside the DSP on the block's clock (so
+        nextpnr times the multiply register to register), no pipeline register."""
+        params = cell["parameters"]
+        for reg, want in (("REG_INPUTA_CLK", reg_a), ("REG_INPUTB_CLK", "CLK0"),
+                          ("REG_OUTPUT_CLK", "CLK0"), ("REG_PIPELINE_CLK", "NONE")):
+            self.assertEqual(params.get(reg, "NONE"), want, f"{name}: {reg}")
+        self.assertEqual(cell["connections"]["CLK0"], self.netlist()["ports"]["clk_i"]["bits"],
+                         name)
+
 
 class Ecp5Ram(SynthCase):
     """strata_ram_1r1w 64 x 1024: block RAM, not LUTs or flip-flops; P&R runs."""
@@ -207,6 +224,17 @@ class Ecp5Requant(SynthCase):
         generic = [c for c in self.report["cells_by_type"] if c.startswith("$")]
         self.assertEqual(generic, [])
 
+    def test_dsp_registers_enabled(self):
+        # rtl/strata_dsp_mul.sv: acc[31:16] x M signed (SIGNED = 1, M with a zero
+        # bit above it), acc[15:0] x M unsigned (SIGNED = 0)
+        signs = []
+        for name, cell in self.dsp_cells():
+            self.assert_dsp_registers(name, cell)
+            conns = cell["connections"]
+            self.assertEqual(conns["SIGNEDA"], conns["SIGNEDB"], name)
+            signs.append(conns["SIGNEDA"][0])
+        self.assertEqual(sorted(signs), ["0"] * self.channels + ["1"] * self.channels)
+
 
 class Ecp5Pe(SynthCase):
     """strata_pe: one MULT18X18D per int8 MAC with its input and output registers
@@ -217,13 +245,6 @@ class Ecp5Pe(SynthCase):
     args = ("--target", "ecp5", "--top", "strata_pe", "--params",
             f"Lanes={lanes} CacheDepth=16", "--no-pnr")
 
-    def netlist(self):
-        return json.loads((self.out / "netlist.json").read_text())["modules"][flow.WRAPPER]
-
-    def dsp_cells(self):
-        return [(name, cell) for name, cell in self.netlist()["cells"].items()
-                if cell["type"] == "MULT18X18D"]
-
     def test_one_dsp_per_mac(self):
         self.assertEqual(self.res("MULT18X18D"), self.lanes)
         self.assertEqual(len(self.dsp_cells()), self.lanes)
@@ -232,14 +253,11 @@ class Ecp5Pe(SynthCase):
 
     def test_dsp_registers_enabled(self):
         for name, cell in self.dsp_cells():
-            params = cell["parameters"]
-            for reg in ("REG_INPUTA_CLK", "REG_INPUTB_CLK", "REG_OUTPUT_CLK"):
-                self.assertEqual(params.get(reg), "CLK0", f"{name}: {reg}")
-            self.assertEqual(params.get("REG_PIPELINE_CLK"), "NONE", name)
-            # CLK0 is the block's clock; the registers always load (CE0 = 1, RST0 = 0)
+            self.assert_dsp_registers(name, cell)
+            # the registers always load (CE0 = CE1 = 1, RST0 = 0)
             conns = cell["connections"]
-            self.assertEqual(conns["CLK0"], self.netlist()["ports"]["clk_i"]["bits"], name)
             self.assertEqual(conns["CE0"], ["1"], name)
+            self.assertEqual(conns["CE1"], ["1"], name)
             self.assertEqual(conns["RST0"], ["0"], name)
             self.assertEqual(conns["SIGNEDA"], ["1"], name)
             self.assertEqual(conns["SIGNEDB"], ["1"], name)

@@ -22,6 +22,7 @@ set(STRATA_PE_RTL
   ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
   ${STRATA_RTL_DIR}/strata_adder_tree.sv
   ${STRATA_RTL_DIR}/strata_act_stager.sv
+  ${STRATA_RTL_DIR}/strata_dsp_mul.sv
   ${STRATA_RTL_DIR}/strata_pe_mul.sv
   ${STRATA_RTL_DIR}/strata_pe.sv
 )
@@ -44,7 +45,8 @@ foreach(reg_a 1 0)
   endif()
   strata_bench(${_name}
     TOP strata_pe_mul_tb_top
-    RTL ${STRATA_RTL_DIR}/strata_pe_mul.sv ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
+    RTL ${STRATA_RTL_DIR}/strata_dsp_mul.sv ${STRATA_RTL_DIR}/strata_pe_mul.sv
+        ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
     TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_test.cpp
     PARAMS -GRegA=1'b${reg_a})
   target_compile_definitions(${_name} PRIVATE STRATA_BENCH_REG_A=${reg_a})
@@ -85,7 +87,7 @@ target_compile_definitions(strata_pe_array_p16n16_test PRIVATE
 strata_bench(strata_requant_test
   TOP strata_requant
   RTL ${STRATA_RTL_DIR}/strata_fifo.sv ${STRATA_RTL_DIR}/strata_credit_fifo.sv
-      ${STRATA_RTL_DIR}/strata_requant.sv
+      ${STRATA_RTL_DIR}/strata_dsp_mul.sv ${STRATA_RTL_DIR}/strata_requant.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_requant_test.cpp)
 target_compile_definitions(strata_requant_test PRIVATE STRATA_BENCH_CHANNELS=${STRATA_CFG_PES})
 

@@ -11,6 +11,7 @@ set(STRATA_COMPUTE_ENGINE_RTL
   ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
   ${STRATA_RTL_DIR}/strata_adder_tree.sv
   ${STRATA_RTL_DIR}/strata_act_stager.sv
+  ${STRATA_RTL_DIR}/strata_dsp_mul.sv
   ${STRATA_RTL_DIR}/strata_pe_mul.sv
   ${STRATA_RTL_DIR}/strata_pe.sv
   ${STRATA_RTL_DIR}/strata_pe_array.sv

@@ -11,6 +11,7 @@ strata_bench(strata_window_gen_tests
   TESTS ${STRATA_POOL_UNIT_DIR}/strata_window_gen_test.cpp)
 
 set(STRATA_POOL_RTL
+  ${STRATA_RTL_DIR}/strata_dsp_mul.sv
   ${STRATA_RTL_DIR}/strata_pool_tree.sv
   ${STRATA_RTL_DIR}/strata_maxpool.sv
   ${STRATA_RTL_DIR}/strata_avgpool.sv
