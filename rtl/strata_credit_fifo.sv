@@ -12,6 +12,7 @@
 // D + 1, so Depth >= D + 2 keeps one reservation per cycle (full throughput)
 // while the output is drained every cycle; a smaller Depth still works but
 // throttles. Latency: a pushed word is visible the cycle after the push.
+// credit_o is a flip-flop of its own, loaded from the next reservation count.
 `include "strata_assert.svh"
 
 module strata_credit_fifo #(
@@ -35,7 +36,9 @@ module strata_credit_fifo #(
   logic                  fifo_ready;
   logic                  pop;
 
-  assign credit_o = (reserved_q < CountWidth'(Depth));
+  logic                  credit_q;                  // reserved_q < Depth, a flip-flop
+
+  assign credit_o = credit_q;
   assign pop      = out_valid_o && out_ready_i;
 
   always_comb begin
@@ -43,8 +46,13 @@ module strata_credit_fifo #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) reserved_q <= '0;
-    else         reserved_q <= reserved_d;
+    if (!rst_ni) begin
+      reserved_q <= '0;
+      credit_q   <= 1'b1;
+    end else begin
+      reserved_q <= reserved_d;
+      credit_q   <= reserved_d < CountWidth'(Depth);
+    end
   end
 
   strata_fifo #(
@@ -64,6 +72,7 @@ module strata_credit_fifo #(
 
   // Credits are never overdrawn, pushes always find room, and no word is
   // pushed that was not reserved.
+  `STRATA_ASSERT(credit_flag, clk_i, rst_ni, credit_q == (reserved_q < CountWidth'(Depth)))
   `STRATA_ASSERT(credit_reserve_ok, clk_i, rst_ni, !reserve_i || credit_o)
   `STRATA_ASSERT(credit_push_room, clk_i, rst_ni, !push_i || fifo_ready)
   `STRATA_ASSERT(credit_stored_le_reserved, clk_i, rst_ni, stored <= reserved_q)

@@ -2,6 +2,9 @@
 // Throughput: one push and one pop per cycle while not full. in_ready_o
 // depends only on the fill level (no combinational ready path), so Depth = 2
 // is a full-throughput register slice that cuts every path, valid and ready.
+// in_ready_o ("not full") and out_valid_o ("not empty") are flip-flops of
+// their own, loaded from the next fill level: a handshake that depends on
+// them starts at a register, not at a comparison of the count.
 // Latency: a pushed word is visible at the output the cycle after the push.
 // Storage is a register array: for shallow queues, not for bulk buffers.
 `include "strata_assert.svh"
@@ -28,9 +31,10 @@ module strata_fifo #(
   logic [PtrWidth-1:0]   wptr_d, wptr_q, rptr_d, rptr_q;
   logic [CountWidth-1:0] count_d, count_q;
   logic push, pop;
+  logic in_ready_q, out_valid_q;  // count_q < Depth, count_q != 0
 
-  assign in_ready_o  = (count_q < CountWidth'(Depth));
-  assign out_valid_o = (count_q != '0);
+  assign in_ready_o  = in_ready_q;
+  assign out_valid_o = out_valid_q;
   assign out_data_o  = mem_q[rptr_q];
   assign count_o     = count_q;
   assign push = in_valid_i && in_ready_o;
@@ -48,13 +52,17 @@ module strata_fifo #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      wptr_q  <= '0;
-      rptr_q  <= '0;
-      count_q <= '0;
+      wptr_q      <= '0;
+      rptr_q      <= '0;
+      count_q     <= '0;
+      in_ready_q  <= 1'b1;
+      out_valid_q <= 1'b0;
     end else begin
-      wptr_q  <= wptr_d;
-      rptr_q  <= rptr_d;
-      count_q <= count_d;
+      wptr_q      <= wptr_d;
+      rptr_q      <= rptr_d;
+      count_q     <= count_d;
+      in_ready_q  <= count_d < CountWidth'(Depth);
+      out_valid_q <= count_d != '0;
     end
   end
 
@@ -62,6 +70,8 @@ module strata_fifo #(
     if (push) mem_q[wptr_q] <= in_data_i;
   end
 
+  `STRATA_ASSERT(fifo_flags, clk_i, rst_ni,
+                 in_ready_q == (count_q < CountWidth'(Depth)) && out_valid_q == (count_q != '0))
   `STRATA_ASSERT_STREAM(fifo_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)
   `STRATA_ASSERT_STREAM(fifo_out, clk_i, rst_ni, out_valid_o, out_ready_i, out_data_o)
 
