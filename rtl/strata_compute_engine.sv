@@ -281,8 +281,11 @@ module strata_compute_engine
     .waiting_o      (sync_waiting)
   );
 
-  logic running, starting;
-  assign running  = state_q == StRun;
+  // running: state_q == StRun as a flip-flop of its own (loaded from
+  // state_d): the walker's, the operand FIFOs' and the result handshakes
+  // start at it instead of at a decode of the state register.
+  logic running, running_q, starting;
+  assign running  = running_q;
   assign starting = state_q == StStart && sync_start_ready;
 
   // ---------------------------------------------------------------- address walk
@@ -884,8 +887,10 @@ module strata_compute_engine
       err_code_q <= ErrNone;
       rd_out_q   <= '0;
       flush_q    <= 1'b0;
+      running_q  <= 1'b0;
     end else begin
       state_q    <= state_d;
+      running_q  <= state_d == StRun;
       err_q      <= err_d;
       err_code_q <= err_code_d;
       rd_out_q   <= rd_out_d;
@@ -939,6 +944,7 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_pe_err, clk_i, ok_n, !pe_err)
   `STRATA_ASSERT(ce_wg_cfg, clk_i, ok_n, !wg_cfg_error)
   // Nothing of the instruction is left behind when it retires.
+  `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !post_valid && !wres_valid))

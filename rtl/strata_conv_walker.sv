@@ -67,6 +67,8 @@ module strata_conv_walker
   } state_e;
 
   state_e state_d, state_q;
+  logic   walking_q;  // state_q == StWalk, a flip-flop of its own (the beat handshake
+                      // and its ~200-sink advance enables start at it)
 
   // ---------------------------------------------------------------- next window
   logic [16:0] oy_n_d, oy_n_q;        // output row of the next window
@@ -136,13 +138,18 @@ module strata_conv_walker
     one_col_q   <= cfg_i.cols_m1 == '0;
   end
 
+  // kx_q == kx_last_q and ky_q == ky_last_q likewise (exact while walking,
+  // asserted), each loaded with a comparison of the values its tap counter
+  // is loaded with: the window's last beat is an AND of three flip-flops.
+  logic        kx_end_d, kx_end_q, ky_end_d, ky_end_q;
+
   assign g_end     = g_end_q;
-  assign kx_end    = kx_q == kx_last_q;
-  assign ky_end    = ky_q == ky_last_q;
+  assign kx_end    = kx_end_q;
+  assign ky_end    = ky_end_q;
   assign beat_last = g_end && kx_end && ky_end;
-  assign step_valid_o = state_q == StWalk && row_first_q && !acq_q;
+  assign step_valid_o = walking_q && row_first_q && !acq_q;
   assign step_fire    = step_valid_o && step_ready_i;
-  assign beat_valid_o = state_q == StWalk && (!row_first_q || acq_q || step_ready_i);
+  assign beat_valid_o = walking_q && (!row_first_q || acq_q || step_ready_i);
   assign fire         = beat_valid_o && beat_ready_i;
   // A window is loaded after the previous one's last beat (or to begin).
   assign load         = state_q == StPrime || (fire && beat_last && more_n_q);
@@ -176,6 +183,8 @@ module strata_conv_walker
     row_first_d = row_first_q;
     acq_d       = acq_q || step_fire;
     g_end_d     = g_end_q;
+    kx_end_d    = kx_end_q;
+    ky_end_d    = ky_end_q;
 
     // Beat advance within the window: g innermost, then kx, then ky.
     if (fire) begin
@@ -189,6 +198,7 @@ module strata_conv_walker
         g_d      = '0;
         g_end_d  = one_group_q;
         kx_d     = kx_q + 4'd1;
+        kx_end_d = kx_q + 4'd1 == kx_last_q;
         a_tap_d  = a_tap_q + AW'(1);
         a_beat_d = a_tap_q + AW'(1);
         c_beat_d = c_beat_q + AW'(1);   // taps of a row are contiguous in the cache
@@ -196,7 +206,9 @@ module strata_conv_walker
         g_d      = '0;
         g_end_d  = one_group_q;
         kx_d     = kx_lo_q;
+        kx_end_d = kx_lo_q == kx_last_q;
         ky_d     = ky_q + 4'd1;
+        ky_end_d = ky_q + 4'd1 == ky_last_q;
         a_row_d  = a_row_q + AW'(cfg_i.img_w);
         a_tap_d  = a_row_q + AW'(cfg_i.img_w);
         a_beat_d = a_row_q + AW'(cfg_i.img_w);
@@ -215,6 +227,8 @@ module strata_conv_walker
       kx_lo_d     = kx_lo_n;
       ky_last_d   = ky_last_n;
       kx_last_d   = kx_last_n;
+      kx_end_d    = kx_lo_n == kx_last_n;
+      ky_end_d    = ky_lo_n == ky_last_n;
       g_d         = '0;
       g_end_d     = one_group_q;
       a_row_d     = a_start_n;
@@ -264,11 +278,13 @@ module strata_conv_walker
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      state_q <= StIdle;
-      acq_q   <= 1'b0;
+      state_q   <= StIdle;
+      walking_q <= 1'b0;
+      acq_q     <= 1'b0;
     end else begin
-      state_q <= state_d;
-      acq_q   <= acq_d;
+      state_q   <= state_d;
+      walking_q <= state_d == StWalk;
+      acq_q     <= acq_d;
     end
   end
 
@@ -292,6 +308,8 @@ module strata_conv_walker
     kx_last_q   <= kx_last_d;
     g_q         <= g_d;
     g_end_q     <= g_end_d;
+    kx_end_q    <= kx_end_d;
+    ky_end_q    <= ky_end_d;
     a_row_q     <= a_row_d;
     a_tap_q     <= a_tap_d;
     a_beat_q    <= a_beat_d;
@@ -309,6 +327,9 @@ module strata_conv_walker
   assign beat_last_o  = beat_last;
   assign beat_param_o = ParamIdxWidth'(ch_q);
 
+  `STRATA_ASSERT(walker_walking, clk_i, rst_ni, walking_q == (state_q == StWalk))
+  `STRATA_ASSERT(walker_tap_ends, clk_i, rst_ni, !walking_q ||
+                 (kx_end_q == (kx_q == kx_last_q) && ky_end_q == (ky_q == ky_last_q)))
   `STRATA_ASSERT_STREAM(walker_beat, clk_i, rst_ni, beat_valid_o, beat_ready_i,
                         {beat_addr_o, beat_cache_o, beat_first_o, beat_last_o, beat_param_o})
   // A walked tap is inside the image: the bank address is not negative.
