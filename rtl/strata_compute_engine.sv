@@ -376,15 +376,18 @@ module strata_compute_engine
   acc_t   [Pes-1:0]      par_bias;
   mult_t  [Pes-1:0]      par_mult;
   shift_t [Pes-1:0]      par_shift;
+  acc_t                  par0_bias;   // lane 0, the cycle before par_* load (FC)
+  mult_t                 par0_mult;
+  shift_t                par0_shift;
 
   // CONV: the P channels once, when the first step's units are granted (the
   // parameter LOAD is one of the producers those units stand for: reading at
   // the start could see entries still being written); the first beat enters
   // the array at least four cycles later (three-cycle bank read, operand
-  // FIFO), after the three-cycle read (ce_conv_param checks it). FC: a
-  // neuron's channel with its first beat's bank request.
+  // FIFO), when the four-cycle read has just completed (ce_conv_param checks
+  // it). FC: a neuron's channel with its first beat's bank request.
   logic conv_par_d, conv_par_q;  // CONV parameters not read yet
-  logic conv_rd, conv_rd_q, conv_rd_q2;  // read now; one, two cycles ago
+  logic conv_rd, conv_rd_q, conv_rd_q2, conv_rd_q3;  // read now; 1, 2, 3 cycles ago
   assign conv_rd    = conv_par_q && step_valid && step_ready;
   assign conv_par_d = starting ? (!cfg.fc && !cfg.pool_only) : (conv_par_q && !conv_rd);
   always_ff @(posedge clk_i) begin
@@ -392,10 +395,12 @@ module strata_compute_engine
       conv_par_q <= 1'b0;
       conv_rd_q  <= 1'b0;
       conv_rd_q2 <= 1'b0;
+      conv_rd_q3 <= 1'b0;
     end else begin
       conv_par_q <= conv_par_d;
       conv_rd_q  <= conv_rd;
       conv_rd_q2 <= conv_rd_q;
+      conv_rd_q3 <= conv_rd_q2;
     end
   end
   assign par_rd     = conv_rd || (rd_fire && cfg.fc && beat_first);
@@ -406,23 +411,26 @@ module strata_compute_engine
     .Pes        (Pes),
     .ParamDepth (ParamDepth)
   ) u_params (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .wr_valid_i (param_valid_i),
-    .wr_ready_o (param_ready_o),
-    .wr_ch_i    (param_channel_i),
-    .wr_data_i  (param_data_i),
-    .rd_i       (par_rd),
-    .rd_all_i   (par_rd_all),
-    .rd_base_i  (par_base),
-    .bias_o     (par_bias),
-    .mult_o     (par_mult),
-    .shift_o    (par_shift)
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .wr_valid_i    (param_valid_i),
+    .wr_ready_o    (param_ready_o),
+    .wr_ch_i       (param_channel_i),
+    .wr_data_i     (param_data_i),
+    .rd_i          (par_rd),
+    .rd_all_i      (par_rd_all),
+    .rd_base_i     (par_base),
+    .bias_o        (par_bias),
+    .mult_o        (par_mult),
+    .shift_o       (par_shift),
+    .lane0_bias_o  (par0_bias),
+    .lane0_mult_o  (par0_mult),
+    .lane0_shift_o (par0_shift)
   );
 
-  // FC: the neuron's entry leaves the parameter RAM three cycles after the
-  // read, no later than its first bank word (the bank read takes three cycles
-  // too; ce_fc_param checks it).
+  // FC: the neuron's entry leaves the parameter RAM (lane 0, before the
+  // output register) three cycles after the read, no later than its first
+  // bank word (the bank read takes three cycles too; ce_fc_param checks it).
   always_ff @(posedge clk_i) begin
     if (!dp_rst_n) begin
       fc_rd_q  <= 1'b0;
@@ -452,7 +460,7 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n),
     .in_valid_i  (fc_rd_q3),
     .in_ready_o  (unused_fcp_ready),
-    .in_data_i   ({par_shift[0], par_mult[0], par_bias[0]}),
+    .in_data_i   ({par0_shift, par0_mult, par0_bias}),
     .out_valid_o (fcp_valid),
     .out_ready_i (op_fire && cfg.fc && op_last),
     .out_data_o  (fcp_head),
@@ -949,7 +957,7 @@ module strata_compute_engine
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !post_valid && !wres_valid))
   `STRATA_ASSERT(ce_conv_param, clk_i, ok_n,
-                 !(pe_in_valid && (conv_par_q || conv_rd_q || conv_rd_q2)))
+                 !(pe_in_valid && (conv_par_q || conv_rd_q || conv_rd_q2 || conv_rd_q3)))
   `STRATA_ASSERT(ce_pend_range, clk_i, ok_n, pend_q < PendWidth'(2 ** PendWidth - Lanes - 1))
 
 `ifndef SYNTHESIS

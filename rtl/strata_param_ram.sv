@@ -7,10 +7,14 @@
 // in Pes different banks and are read in one cycle (CONV: the Pes output
 // channels of a pass, whatever param_base). A read of one channel (FC: the
 // channel of one neuron) enables only its bank. Output lane p is channel
-// base + p of the last read: the bank outputs rotated by base mod Pes, then
-// an output register (the block RAM's clock-to-out and the rotation stay in
-// their own cycle, away from the requantiser and the PE bias inputs). The
-// outputs hold until the next read, so a CONV pass reads its channels once.
+// base + p of the last read: each bank's output is registered beside its
+// block RAM (the block RAM's clock-to-out, 4.3 ns at ECP5 speed 8, and the
+// route to the rest of the engine are then in different cycles), rotated by
+// base mod Pes, and registered again (the outputs, away from the
+// requantiser and the PE bias inputs). The outputs hold until the next read,
+// so a CONV pass reads its channels once. Lane 0 of the rotation is also an
+// output of its own (lane0_*_o), valid one cycle before the outputs load: the
+// FC parameter queue takes it there.
 // The read request (rd_i, rd_all_i, rd_base_i) is registered first: the
 // block RAMs' clock enables and addresses start from flip-flops, never from
 // the engine's grant logic or the walker (on an FPGA the banks sit far from
@@ -21,8 +25,9 @@
 // Write data is the load engine's 8-byte entry: bias in bytes 0-3, M in 4-5,
 // S in byte 6 (the low ShiftWidth bits are kept; the load engine rejects
 // S > 47 and a non-zero byte 7). Stored: 32 + 16 + ShiftWidth bits a channel.
-// Latency: read data three cycles after rd_i; a write lands in its bank the
-// cycle after wr_valid_i. Throughput: one write and one
+// Latency: bias_o / mult_o / shift_o four cycles after rd_i, lane0_*_o three
+// cycles after it (for one cycle); a write lands in its bank the cycle after
+// wr_valid_i. Throughput: one write and one
 // read per cycle, always ready (the write port never waits).
 `include "strata_assert.svh"
 
@@ -48,7 +53,11 @@ module strata_param_ram
   input  logic [ChWidth-1:0]  rd_base_i,  // first channel
   output acc_t   [Pes-1:0]    bias_o,     // lane p: channel rd_base + p of the last read
   output mult_t  [Pes-1:0]    mult_o,
-  output shift_t [Pes-1:0]    shift_o
+  output shift_t [Pes-1:0]    shift_o,
+  // lane 0 of the read three cycles after rd_i (the outputs' next value)
+  output acc_t                lane0_bias_o,
+  output mult_t               lane0_mult_o,
+  output shift_t              lane0_shift_o
 );
 
   localparam int unsigned Width     = AccWidth + MultWidth + ShiftWidth;
@@ -64,11 +73,11 @@ module strata_param_ram
   } entry_t;
 
   entry_t                wr_entry;
-  logic [RotWidth-1:0]   wr_bank, rd_rot, rd_rot_q;
+  logic [RotWidth-1:0]   wr_bank, rd_rot, rd_rot_q, rd_rot_q2;
   logic                  req_q, req_all_q;     // registered read request
   logic [ChWidth-1:0]    req_base_q;
-  entry_t [Pes-1:0]      rdata, out_d, out_q;
-  logic                  rd_q;
+  entry_t [Pes-1:0]      rdata, rdata_q, out_d, out_q;
+  logic                  rd_q, rd_q2;          // RAM data / registered RAM data valid
 
   assign wr_ready_o = 1'b1;
   assign wr_entry   = '{shift: wr_data_i[48 +: ShiftWidth], mult: wr_data_i[32 +: MultWidth],
@@ -136,24 +145,35 @@ module strata_param_ram
 
   always_ff @(posedge clk_i) begin
     if (req_q) rd_rot_q <= rd_rot;
+    if (rd_q) rd_rot_q2 <= rd_rot_q;
+    rdata_q <= rdata;
   end
 
   for (genvar p = 0; p < Pes; p++) begin : g_lane
     logic [RotWidth-1:0] bank;
-    assign bank       = RotWidth'(p) + rd_rot_q;
-    assign out_d[p]   = rdata[bank];
+    assign bank       = RotWidth'(p) + rd_rot_q2;
+    assign out_d[p]   = rdata_q[bank];
     assign bias_o[p]  = out_q[p].bias;
     assign mult_o[p]  = out_q[p].mult;
     assign shift_o[p] = out_q[p].shift;
   end
 
+  assign lane0_bias_o  = out_d[0].bias;
+  assign lane0_mult_o  = out_d[0].mult;
+  assign lane0_shift_o = out_d[0].shift;
+
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) rd_q <= 1'b0;
-    else         rd_q <= req_q;
+    if (!rst_ni) begin
+      rd_q  <= 1'b0;
+      rd_q2 <= 1'b0;
+    end else begin
+      rd_q  <= req_q;
+      rd_q2 <= rd_q;
+    end
   end
 
   always_ff @(posedge clk_i) begin
-    if (rd_q) out_q <= out_d;
+    if (rd_q2) out_q <= out_d;
   end
 
   // Byte 7 and the top bits of byte 6 are zero in a legal entry (the load
