@@ -470,10 +470,25 @@ module strata_compute_engine
   assign {fc_shift, fc_mult, fc_bias} = fcp_head;
 
   // FC: M, S of each neuron whose last beat entered the array, until its
-  // result is requantised.
-  logic               ms_ready, ms_valid, rq_fire;
-  logic [MsWidth-1:0] ms_head;
-  logic [$clog2(MsDepth+1)-1:0] unused_ms_count;
+  // result is requantised. The push is registered (the cycle after the last
+  // beat's handshake), so the array's input handshake ends at two registers
+  // here instead of at the queue's write pointer and storage enables; a last
+  // beat therefore needs room for two entries, its own and one still on its
+  // way (ms_room).
+  logic                         ms_ready, ms_valid, ms_room, ms_push_q, rq_fire;
+  logic [MsWidth-1:0]           ms_head, ms_data_q;
+  logic [$clog2(MsDepth+1)-1:0] ms_count;
+
+  assign ms_room = 32'(ms_count) + 2 <= MsDepth;
+
+  always_ff @(posedge clk_i) begin
+    if (!dp_rst_n) ms_push_q <= 1'b0;
+    else           ms_push_q <= op_fire && cfg.fc && op_last;
+  end
+
+  always_ff @(posedge clk_i) begin
+    ms_data_q <= {fc_shift, fc_mult};
+  end
 
   strata_fifo #(
     .Width (MsWidth),
@@ -481,13 +496,13 @@ module strata_compute_engine
   ) u_fc_ms (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n),
-    .in_valid_i  (op_fire && cfg.fc && op_last),
+    .in_valid_i  (ms_push_q),
     .in_ready_o  (ms_ready),
-    .in_data_i   ({fc_shift, fc_mult}),
+    .in_data_i   (ms_data_q),
     .out_valid_o (ms_valid),
     .out_ready_i (rq_fire && cfg.fc),
     .out_data_o  (ms_head),
-    .count_o     (unused_ms_count)
+    .count_o     (ms_count)
   );
 
   // ---------------------------------------------------------------- PE array
@@ -500,7 +515,7 @@ module strata_compute_engine
 
   // An FC last beat also needs room for its M, S (never lacking in practice).
   assign pe_in_valid = running && !cfg.pool_only && data_valid &&
-                       !(cfg.fc && op_last && !ms_ready);
+                       !(cfg.fc && op_last && !ms_room);
   always_comb begin
     for (int p = 0; p < Pes; p++) pe_bias[p] = cfg.fc ? fc_bias : par_bias[p];
   end
@@ -947,6 +962,7 @@ module strata_compute_engine
   // FC: a neuron's parameters are there when its beats reach the array, and
   // its M, S when its result reaches the requantiser.
   `STRATA_ASSERT(ce_fc_param, clk_i, ok_n, !(cfg.fc && pe_in_valid) || fcp_valid)
+  `STRATA_ASSERT(ce_fc_ms_push, clk_i, ok_n, !ms_push_q || ms_ready)
   `STRATA_ASSERT(ce_fc_ms, clk_i, ok_n, !(cfg.fc && pe_res_valid) || ms_valid)
   // Beats are well framed and the window generator accepts every frame.
   `STRATA_ASSERT(ce_pe_err, clk_i, ok_n, !pe_err)
