@@ -113,7 +113,7 @@ module strata_compute_engine
   output logic [15:0]               index_o,          // index of the current instruction
   output logic                      err_o,            // error (held until abort)
   output err_code_e                 err_code_o,       // its code
-  output logic [15:0]               err_index_o,      // its instruction index
+  output logic [15:0]               err_index_o,      // its instruction index (with err_o)
   output logic                      mac_active_o,     // a beat entered the PE array
   output logic [IncWidth-1:0]       macs_o,           // MACs this cycle (P x N per beat)
   output logic                      stall_out_o       // an operand waits for the result path
@@ -874,7 +874,10 @@ module strata_compute_engine
     state_d     = state_q;
     err_d       = err_q;
     err_code_d  = err_code_q;
-    err_index_d = err_index_q;
+    // The index follows the decode slot while idle, so it holds the failing
+    // instruction's from the error on (err_index_o is read only with err_o),
+    // and its 16 enables wait for no decoder result.
+    err_index_d = (state_q == StIdle) ? nx_index_q : err_index_q;
     unique case (state_q)
       StIdle: begin
         if (checked && !abort_i) begin
@@ -882,7 +885,6 @@ module strata_compute_engine
             state_d     = StError;
             err_d       = 1'b1;
             err_code_d  = dec_code;
-            err_index_d = nx_index_q;
           end else begin
             state_d = StStart;
           end
