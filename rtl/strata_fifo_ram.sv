@@ -38,6 +38,9 @@ module strata_fifo_ram #(
   logic [Width-1:0]      ram_rdata;
   logic                  out_in_ready;
   logic                  live;  // not in reset and not flushing
+  // count_q < Depth and ram_count_q != 0 as flip-flops of their own, loaded
+  // from the next counts: the push and RAM-read handshakes start at them.
+  logic                  in_ready_q, ram_any_q;
 
   assign live = rst_ni && !flush_i;
 
@@ -45,13 +48,13 @@ module strata_fifo_ram #(
     return (32'(p) == Depth - 1) ? '0 : p + AddrWidth'(1);
   endfunction
 
-  assign in_ready_o = count_q < CountWidth'(Depth);
+  assign in_ready_o = in_ready_q;
   // Nothing moves in reset (the counters are not yet valid, so a read and a
   // write of one RAM word could otherwise coincide) or in a flush.
   assign push       = in_valid_i && in_ready_o && live;
   assign pop        = out_valid_o && out_ready_i && live;
   // Read the RAM when the output stage can take the word the cycle after.
-  assign ram_rd     = live && ram_count_q != '0 &&
+  assign ram_rd     = live && ram_any_q &&
                       (32'(out_count) + 32'(rd_inflight_q)) < OutDepth;
 
   always_comb begin
@@ -76,12 +79,16 @@ module strata_fifo_ram #(
       ram_count_q   <= '0;
       count_q       <= '0;
       rd_inflight_q <= 1'b0;
+      in_ready_q    <= 1'b1;
+      ram_any_q     <= 1'b0;
     end else begin
       wptr_q        <= wptr_d;
       rptr_q        <= rptr_d;
       ram_count_q   <= ram_count_d;
       count_q       <= count_d;
       rd_inflight_q <= rd_inflight_d;
+      in_ready_q    <= count_d < CountWidth'(Depth);
+      ram_any_q     <= ram_count_d != '0;
     end
   end
 
@@ -121,6 +128,8 @@ module strata_fifo_ram #(
   assign count_o = count_q;
 
   `STRATA_ASSERT_STREAM(fifo_ram_in, clk_i, live, in_valid_i, in_ready_o, in_data_i)
+  `STRATA_ASSERT(fifo_ram_flags, clk_i, rst_ni,
+                 in_ready_q == (count_q < CountWidth'(Depth)) && ram_any_q == (ram_count_q != '0))
   `STRATA_ASSERT(fifo_ram_out_room, clk_i, live, !rd_inflight_q || out_in_ready)
 
 `ifndef SYNTHESIS
