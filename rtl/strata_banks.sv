@@ -100,13 +100,16 @@ module strata_banks #(
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     // This bank's share of the requests, decoded before the registers.
-    logic                 cw_sel, lw_sel, cr_sel, sr_hit;
+    logic                 cw_sel, lw_sel, cr_sel, sr_req;
     logic [WordWidth-1:0] wdata_q, rdata;
 
     assign cw_sel = cw_fire && cw_bank_i == BankIdxWidth'(b);
     assign lw_sel = lw_fire && lw_bank_i == BankIdxWidth'(b);
     assign cr_sel = cr_req_valid_i && cr_bank_i == BankIdxWidth'(b);
-    assign sr_hit = sr_fire && sr_bank_i == BankIdxWidth'(b);
+    // A store request for this bank: its read enable needs no arbitration
+    // (a compute read of the bank enables the RAM anyway, and then the store
+    // sees ready = 0), so the enable does not wait for the store's ready.
+    assign sr_req = sr_req_valid_i && sr_bank_i == BankIdxWidth'(b);
 
     always_ff @(posedge clk_i) begin
       wdata_q <= cw_sel ? cw_data_i : lw_data_i;
@@ -133,7 +136,7 @@ module strata_banks #(
         cr_addr_q <= cr_addr_i;
       end
 
-      assign re    = cr_hit_q || sr_hit;
+      assign re    = cr_hit_q || sr_req;
       assign raddr = cr_hit_q ? cr_addr_q : sr_addr_i;
 
       strata_ram_1r1w #(

@@ -267,8 +267,20 @@ module strata_store_engine
   logic                data_push, data_pop, data_valid, unused_data_ready;
   logic [WordWidth-1:0] data_word;
 
-  assign rd_room      = 32'(data_count) + 32'(rd_inflight_q[0]) + 32'(rd_inflight_q[1]) <
-                        DataDepth;
+  // rd_room: data_count + reads in flight < DataDepth, as a flip-flop loaded
+  // from the next values (the data FIFO's next count: cleared by quiesce, +1
+  // for the response arriving now, -1 for a pop), so the bank read request
+  // starts at registers.
+  logic rd_room_q;
+  logic [DataCntW+1:0] rd_room_next;
+  assign rd_room_next = (quiesce ? '0 : (DataCntW + 2)'(data_count) + (DataCntW + 2)'(data_push) -
+                                        (DataCntW + 2)'(data_pop)) +
+                        (DataCntW + 2)'(rd_fire) + (DataCntW + 2)'(rd_inflight_q[0]);
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) rd_room_q <= 1'b1;
+    else         rd_room_q <= 32'(rd_room_next) < DataDepth;
+  end
+  assign rd_room      = rd_room_q;
   assign rd_last_word = rd_left_q == '0;
   assign rd_acq       = acq_cnt_q != 2'd0;  // rd_row_q is acquired
   assign step_valid   = running && acq_more_q && acq_cnt_q != 2'd2;
@@ -589,6 +601,8 @@ module strata_store_engine
   assign unused_sync_busy = sync_busy;
   assign unused_idx_valid = idx_valid;
 
+  `STRATA_ASSERT(store_rd_room, clk_i, rst_ni, rd_room_q ==
+                 (32'(data_count) + 32'(rd_inflight_q[0]) + 32'(rd_inflight_q[1]) < DataDepth))
   `STRATA_ASSERT_STREAM(store_aw, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})
   `STRATA_ASSERT_STREAM(store_w, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
   `STRATA_ASSERT_STREAM(store_rd, clk_i, rst_ni, bank_req_valid_o, bank_req_ready_i,
