@@ -513,9 +513,10 @@ module strata_compute_engine
   logic [CacheAddrWidth-1:0] cache_waddr, cache_waddr_q;
   logic [WordWidth-1:0]      cache_wdata, cache_wdata_q;
 
-  // An FC last beat also needs room for its M, S (never lacking in practice).
-  assign pe_in_valid = running && !cfg.pool_only && data_valid &&
-                       !(cfg.fc && op_last && !ms_room);
+  // An FC last beat also needs room for its M, S (never lacking in practice);
+  // every FC beat waits for it, so the handshake does not wait for op_last
+  // (read from the side FIFO's LUT RAM).
+  assign pe_in_valid = running && !cfg.pool_only && data_valid && !(cfg.fc && !ms_room);
   always_comb begin
     for (int p = 0; p < Pes; p++) pe_bias[p] = cfg.fc ? fc_bias : par_bias[p];
   end
