@@ -26,7 +26,7 @@
 // neighbouring block RAMs instead of one net reaching all of the bank's
 // blocks across the die. The copies carry the keep attribute: the open flow
 // keeps their flip-flops apart (scripts/synth/flow.py; Yosys would merge
-// identical registers), and Vivado keeps them too. The dependency semaphores release a word's
+// identical registers); vendor tools read the same attribute (not run here). The dependency semaphores release a word's
 // consumer no earlier than that (a release reaches a grant two cycles after
 // it is made, strata_dep_sems), so no read sees a word before its write.
 // Reads: a request (valid/ready) returns its word on rsp_valid exactly two
