@@ -17,18 +17,19 @@
 // state through the arbitration into every bank's address pins.
 // Writes pass a register too, after the arbitration (lw_ready_o still
 // depends only on the compute write's valid and bank): the RAM is written
-// the cycle after the handshake. Each bank has its own write registers
-// (enable, address, data), loaded from the winning client's request, so the
-// RAM's write pins are driven straight from flip-flops. A bank is built from
-// Slices RAMs of SliceWidth bits (on ECP5, 4096 x 16 = four DP16KD), and
-// every slice has its own copy of the write enable, the write address and
-// the compute read hit and address: each copy drives the pins of a few
-// neighbouring block RAMs instead of one net reaching all of the bank's
-// blocks across the die. The copies carry the keep attribute: the open flow
-// keeps their flip-flops apart (scripts/synth/flow.py; Yosys would merge
-// identical registers); vendor tools read the same attribute (not run here). The dependency semaphores release a word's
+// the cycle after the handshake. The dependency semaphores release a word's
 // consumer no earlier than that (a release reaches a grant two cycles after
 // it is made, strata_dep_sems), so no read sees a word before its write.
+// Each bank has its own write registers (enable, address, data), loaded from
+// the winning client's request, so the RAM's write pins are driven straight
+// from flip-flops. A bank is built from Slices RAMs of SliceWidth bits (on
+// ECP5, 4096 x 16 = four DP16KD), and every slice has its own copy of the
+// write enable, the write address and the compute read hit and address:
+// each copy drives the pins of a few neighbouring block RAMs instead of one
+// net reaching all of the bank's blocks across the die. The copies carry the
+// keep attribute: the open flow keeps their flip-flops apart
+// (scripts/synth/flow.py; Yosys would merge identical registers); vendor
+// tools read the same attribute (not run here).
 // Reads: a request (valid/ready) returns its word on rsp_valid exactly two
 // cycles (store port) or three cycles (compute port: the request register)
 // after the handshake, in order; the client must take it (it issues no more
