@@ -376,9 +376,7 @@ module strata_compute_engine
   acc_t   [Pes-1:0]      par_bias;
   mult_t  [Pes-1:0]      par_mult;
   shift_t [Pes-1:0]      par_shift;
-  acc_t                  par0_bias;   // lane 0, the cycle before par_* load (FC)
-  mult_t                 par0_mult;
-  shift_t                par0_shift;
+  logic [ParWidth-1:0]   par0;        // lane 0 {S, M, bias}, the cycle before par_* load (FC)
 
   // CONV: the P channels once, when the first step's units are granted (the
   // parameter LOAD is one of the producers those units stand for: reading at
@@ -411,21 +409,19 @@ module strata_compute_engine
     .Pes        (Pes),
     .ParamDepth (ParamDepth)
   ) u_params (
-    .clk_i         (clk_i),
-    .rst_ni        (rst_ni),
-    .wr_valid_i    (param_valid_i),
-    .wr_ready_o    (param_ready_o),
-    .wr_ch_i       (param_channel_i),
-    .wr_data_i     (param_data_i),
-    .rd_i          (par_rd),
-    .rd_all_i      (par_rd_all),
-    .rd_base_i     (par_base),
-    .bias_o        (par_bias),
-    .mult_o        (par_mult),
-    .shift_o       (par_shift),
-    .lane0_bias_o  (par0_bias),
-    .lane0_mult_o  (par0_mult),
-    .lane0_shift_o (par0_shift)
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .wr_valid_i (param_valid_i),
+    .wr_ready_o (param_ready_o),
+    .wr_ch_i    (param_channel_i),
+    .wr_data_i  (param_data_i),
+    .rd_i       (par_rd),
+    .rd_all_i   (par_rd_all),
+    .rd_base_i  (par_base),
+    .bias_o     (par_bias),
+    .mult_o     (par_mult),
+    .shift_o    (par_shift),
+    .lane0_o    (par0)
   );
 
   // FC: the neuron's entry leaves the parameter RAM (lane 0, before the
@@ -460,7 +456,7 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n),
     .in_valid_i  (fc_rd_q3),
     .in_ready_o  (unused_fcp_ready),
-    .in_data_i   ({par0_shift, par0_mult, par0_bias}),
+    .in_data_i   (par0),
     .out_valid_o (fcp_valid),
     .out_ready_i (op_fire && cfg.fc && op_last),
     .out_data_o  (fcp_head),

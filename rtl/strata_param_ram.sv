@@ -13,7 +13,7 @@
 // base mod Pes, and registered again (the outputs, away from the
 // requantiser and the PE bias inputs). The outputs hold until the next read,
 // so a CONV pass reads its channels once. Lane 0 of the rotation is also an
-// output of its own (lane0_*_o), valid one cycle before the outputs load: the
+// output of its own (lane0_o), valid one cycle before the outputs load: the
 // FC parameter queue takes it there.
 // The read request (rd_i, rd_all_i, rd_base_i) is registered first: the
 // block RAMs' clock enables and addresses start from flip-flops, never from
@@ -25,7 +25,7 @@
 // Write data is the load engine's 8-byte entry: bias in bytes 0-3, M in 4-5,
 // S in byte 6 (the low ShiftWidth bits are kept; the load engine rejects
 // S > 47 and a non-zero byte 7). Stored: 32 + 16 + ShiftWidth bits a channel.
-// Latency: bias_o / mult_o / shift_o four cycles after rd_i, lane0_*_o three
+// Latency: bias_o / mult_o / shift_o four cycles after rd_i, lane0_o three
 // cycles after it (for one cycle); a write lands in its bank the cycle after
 // wr_valid_i. Throughput: one write and one
 // read per cycle, always ready (the write port never waits).
@@ -54,10 +54,9 @@ module strata_param_ram
   output acc_t   [Pes-1:0]    bias_o,     // lane p: channel rd_base + p of the last read
   output mult_t  [Pes-1:0]    mult_o,
   output shift_t [Pes-1:0]    shift_o,
-  // lane 0 of the read three cycles after rd_i (the outputs' next value)
-  output acc_t                lane0_bias_o,
-  output mult_t               lane0_mult_o,
-  output shift_t              lane0_shift_o
+  // lane 0 of the read three cycles after rd_i (the outputs' next value):
+  // {shift, mult, bias}
+  output logic [AccWidth+MultWidth+ShiftWidth-1:0] lane0_o
 );
 
   localparam int unsigned Width     = AccWidth + MultWidth + ShiftWidth;
@@ -158,9 +157,7 @@ module strata_param_ram
     assign shift_o[p] = out_q[p].shift;
   end
 
-  assign lane0_bias_o  = out_d[0].bias;
-  assign lane0_mult_o  = out_d[0].mult;
-  assign lane0_shift_o = out_d[0].shift;
+  assign lane0_o = out_d[0];
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin

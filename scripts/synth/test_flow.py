@@ -276,9 +276,8 @@ class Ecp5Banks(SynthCase):
         self.assertEqual(self.res("DP16KD"), self.banks * self.slices)
 
     def test_address_nets_reach_one_block(self):
-        cells = json.loads((self.out / "netlist.json").read_text())["modules"][flow.WRAPPER]["cells"]
         blocks_of_net = {}
-        for name, cell in cells.items():
+        for name, cell in self.netlist()["cells"].items():
             if cell["type"] != "DP16KD":
                 continue
             for pin, bits in cell["connections"].items():
