@@ -15,7 +15,9 @@
 // with the number of rows (neurons) it completes; the engine turns them into
 // strata_dep_sync steps (fine-grained mode).
 // Latency: one cycle from an accepted result to its write request (the output
-// register). Throughput: one word per cycle (BANK / PE_CACHE); PE_TRANSPOSE
+// queue, a two-entry strata_fifo: its not-full flag is a flip-flop, so the
+// result handshake and the transpose matrix never wait for the bank or cache
+// port's ready). Throughput: one word per cycle (BANK / PE_CACHE); PE_TRANSPOSE
 // takes Lanes results in Lanes cycles and then writes Pes words in Pes cycles
 // without accepting results meanwhile (FC layers take in_groups >= 1 beats
 // per neuron, so this halves the rate only at in_groups = 1).
@@ -69,21 +71,41 @@ module strata_dst_writer
 
   state_e state_d, state_q;
 
-  // ---------------------------------------------------------------- output register
-  logic                   out_valid_d, out_valid_q;
-  logic                   out_bank_q;     // to the bank port (else the cache port)
-  logic [15:0]            out_addr_q;
-  logic [Pes-1:0]         out_mask_q;
-  logic [WordWidth-1:0]   out_data_q;
-  logic [UnitWidth-1:0]   out_units_q;    // rows this write completes
-  logic                   out_fire, out_free, out_load;
+  // ---------------------------------------------------------------- output queue
+  // Write requests wait in a two-entry queue. out_free (room for one more) is
+  // the queue's registered not-full flag.
+  typedef struct packed {
+    logic                 bank;    // to the bank port (else the cache port)
+    logic [15:0]          addr;
+    logic [Pes-1:0]       mask;
+    logic [WordWidth-1:0] data;
+    logic [UnitWidth-1:0] units;   // rows this write completes
+  } wr_req_t;
+
+  wr_req_t                out_q;
+  logic                   out_valid, out_fire, out_free, out_load;
+  logic [1:0]             out_count;
   logic [15:0]            ld_addr;
   logic [Pes-1:0]         ld_mask;
   logic [WordWidth-1:0]   ld_data;
   logic [UnitWidth-1:0]   ld_units;
 
-  assign out_fire = out_valid_q && (out_bank_q ? bank_ready_i : cache_ready_i);
-  assign out_free = !out_valid_q || out_fire;
+  strata_fifo #(
+    .Width ($bits(wr_req_t)),
+    .Depth (2)
+  ) u_out (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (out_load),
+    .in_ready_o  (out_free),
+    .in_data_i   ({cfg_i.kind == WrBank, ld_addr, ld_mask, ld_data, ld_units}),
+    .out_valid_o (out_valid),
+    .out_ready_i (out_q.bank ? bank_ready_i : cache_ready_i),
+    .out_data_o  (out_q),
+    .count_o     (out_count)
+  );
+
+  assign out_fire = out_valid && (out_q.bank ? bank_ready_i : cache_ready_i);
 
   // ---------------------------------------------------------------- addressing
   logic [15:0] c_d, c_q, r_d, r_q, g_d, g_q;
@@ -185,7 +207,8 @@ module strata_dst_writer
           end
         end
       end
-      StDrain: if (out_free) state_d = StIdle;
+      // Idle once the last queued write is taken.
+      StDrain: if (out_count == 2'd0 || (out_count == 2'd1 && out_fire)) state_d = StIdle;
       default: state_d = StIdle;
     endcase
 
@@ -203,19 +226,12 @@ module strata_dst_writer
     end
   end
 
-  always_comb begin
-    out_valid_d = out_valid_q && !out_fire;
-    if (out_load) out_valid_d = 1'b1;
-  end
-
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q     <= StIdle;
-      out_valid_q <= 1'b0;
       started_q   <= 1'b0;
     end else begin
       state_q     <= state_d;
-      out_valid_q <= out_valid_d;
       started_q   <= start_i && state_q == StIdle;
     end
   end
@@ -231,31 +247,24 @@ module strata_dst_writer
     n_q    <= n_d;
     o_q    <= o_d;
     p_q    <= p_d;
-    if (out_load) begin
-      out_bank_q  <= cfg_i.kind == WrBank;
-      out_addr_q  <= ld_addr;
-      out_mask_q  <= ld_mask;
-      out_data_q  <= ld_data;
-      out_units_q <= ld_units;
-    end
   end
 
   assign busy_o        = state_q != StIdle;
-  assign bank_valid_o  = out_valid_q && out_bank_q;
+  assign bank_valid_o  = out_valid && out_q.bank;
   assign bank_o        = BankIdxWidth'(cfg_i.dst_id);
-  assign bank_addr_o   = BankAddrWidth'(out_addr_q);
-  assign bank_data_o   = out_data_q;
-  assign cache_valid_o = out_valid_q && !out_bank_q;
-  assign cache_mask_o  = out_mask_q;
-  assign cache_addr_o  = CacheAddrWidth'(out_addr_q);
-  assign cache_data_o  = out_data_q;
-  assign rel_valid_o   = out_fire && out_units_q != '0;
-  assign rel_units_o   = out_units_q;
+  assign bank_addr_o   = BankAddrWidth'(out_q.addr);
+  assign bank_data_o   = out_q.data;
+  assign cache_valid_o = out_valid && !out_q.bank;
+  assign cache_mask_o  = out_q.mask;
+  assign cache_addr_o  = CacheAddrWidth'(out_q.addr);
+  assign cache_data_o  = out_q.data;
+  assign rel_valid_o   = out_fire && out_q.units != '0;
+  assign rel_units_o   = out_q.units;
 
   // Addresses are kept in the ISA's 16 bits; the decoder checked that they fit
   // the memory, so the bits above the port widths are zero.
   logic [15:0] unused_addr;
-  assign unused_addr = out_addr_q;
+  assign unused_addr = out_q.addr;
 
   `STRATA_ASSERT_STREAM(writer_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)
   `STRATA_ASSERT_STREAM(writer_bank, clk_i, rst_ni, bank_valid_o, bank_ready_i,
