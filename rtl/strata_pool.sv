@@ -12,7 +12,8 @@
 // Back-pressure is credit based (strata_credit_fifo): the units never stall,
 // a window is taken only while a slot of the output buffer is free, and its
 // result waits there. So out_ready_i has no combinational path to in_ready_o
-// (which reads registers and in_op_i only): the ready chain through the
+// (which reads flip-flops and in_op_i only: the output buffer's credit and
+// the units' empty flag): the ready chain through the
 // units' register stages does not reach back into the window generator.
 //
 // Latency: 5 cycles (max) or 7 cycles (avg) for 3x3 windows (the unit, then
@@ -55,6 +56,7 @@ module strata_pool #(
 
   pool_op_e                 cur_op_d, cur_op_q;
   logic [InFlightWidth-1:0] in_flight_d, in_flight_q;
+  logic                     empty_q;   // in_flight_q == 0, a flip-flop of its own
   logic                     may_enter, in_fire, credit, push;
   logic [OutWidth-1:0]      push_data;
 
@@ -64,7 +66,7 @@ module strata_pool #(
   logic [UserWidth-1:0]         max_user, avg_user;
 
   // Dispatcher.
-  assign may_enter    = (in_op_i == cur_op_q) || (in_flight_q == '0);
+  assign may_enter    = (in_op_i == cur_op_q) || empty_q;
   assign max_in_valid = in_valid_i && may_enter && credit && (in_op_i == PoolMax);
   assign avg_in_valid = in_valid_i && may_enter && credit && (in_op_i == PoolAvg);
   assign in_ready_o   = may_enter && credit;
@@ -86,9 +88,11 @@ module strata_pool #(
     if (!rst_ni) begin
       cur_op_q    <= PoolMax;
       in_flight_q <= '0;
+      empty_q     <= 1'b1;
     end else begin
       cur_op_q    <= cur_op_d;
       in_flight_q <= in_flight_d;
+      empty_q     <= in_flight_d == '0;
     end
   end
 
@@ -156,6 +160,7 @@ module strata_pool #(
                  (cur_op_q == PoolMax) ? !avg_out_valid : !max_out_valid)
   // With their outputs never stalled, both units take a window every cycle.
   `STRATA_ASSERT(pool_units_ready, clk_i, rst_ni, max_in_ready && avg_in_ready)
+  `STRATA_ASSERT(pool_empty_flag, clk_i, rst_ni, empty_q == (in_flight_q == '0))
   `STRATA_ASSERT(pool_in_flight_bound, clk_i, rst_ni, 32'(in_flight_q) <= MaxInFlight)
 
 `ifndef SYNTHESIS

@@ -42,14 +42,19 @@
 //     update is an adder with its flag's compare in parallel, and a
 //     registered flag's assertion checks it against its definition. The
 //     output mask, tap count and valid rectangle are registered with the
-//     window. The line buffer is read whenever stage 1 can take a column,
-//     whether or not the walker issues one (an unused read is simply not
-//     captured).
+//     window. The read pipeline (RAM read, line-buffer output register)
+//     never stalls: the walker issues a column only with a credit of the
+//     column queue behind it (strata_credit_fifo, a slot per column read or
+//     waiting), and the window register takes columns from that queue. So
+//     the output's ready reaches the window register's shift and the queue,
+//     never the walker's enable or the line buffer; the issue decision is
+//     four flip-flops. The line buffer is read every cycle (a read nobody
+//     issued is simply not used).
 //
-// Latency: a window is presented 5 cycles after the handshake of the last
+// Latency: a window is presented 6 cycles after the handshake of the last
 //   pixel it needs (pointer update, column-ready flag, RAM read, line-buffer
-//   output register, shift); the first input pixel is taken 4 cycles after
-//   the configuration.
+//   output register, column queue, shift); the first input pixel is taken 4
+//   cycles after the configuration.
 // Throughput: one column per cycle, i.e. one window per cycle at stride 1;
 //   an output row takes (k - p) + (Wo - 1) * min(s, k) cycles; input and
 //   output overlap, so a frame takes about max(H * W, sum of row walks) plus
@@ -309,10 +314,15 @@ module strata_window_gen #(
 
   // Stage 1: the line buffer's RAMs hold the column read (one cycle after
   // the issue); stage 2: the line buffer's output register holds it (two
-  // cycles after), then it is shifted into the window register.
-  logic     s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q;
+  // cycles after); then it waits in the column queue (reserved at the issue)
+  // until the window register shifts it in. Stages 1 and 2 never stall.
+  localparam int unsigned ColQueueDepth = 4;  // issue -> push takes 2 cycles: full rate
+  logic     s1_valid_q, s2_valid_q;
   s1_meta_t s1_meta_d, s1_meta_q;
   s2_meta_t s2_meta_d, s2_meta_q;
+  logic     col_credit, col_valid, shift;
+  s2_meta_t cq_meta;   // head of the column queue: its column's flags
+  column_t  cq_col;    // and its data
 
   // Window register (column kx holds tap column kx) and its column-valid bits.
   column_t              win_d [MaxKernel];
@@ -373,7 +383,7 @@ module strata_window_gen #(
   // ---------------------------------------------------------------------------
   // Walker (issue stage): every decision reads registers.
 
-  logic emit, col_ready, issue, s1_accept, s1_move, s2_fire;
+  logic emit, col_ready, issue;
 
   typedef logic [ColWidth-1:0] col_t;
 
@@ -400,10 +410,8 @@ module strata_window_gen #(
   assign emit      = (emit_cnt_q == '0);
   assign col_ready = col_avail(col_n, y_low_q, col_in_q, wr_x_n, wr_y);
 
-  assign s2_fire   = s2_valid_q && (!out_valid_q || win_ready_i);
-  assign s1_move   = s1_valid_q && (!s2_valid_q || s2_fire);
-  assign s1_accept = (state_q == StRun) && (!s1_valid_q || s1_move);
-  assign issue     = s1_accept && !walk_done_q && col_ok_q;
+  assign shift     = col_valid && (!out_valid_q || win_ready_i);
+  assign issue     = (state_q == StRun) && col_credit && !walk_done_q && col_ok_q;
 
   // col_ok_q is col_ready one cycle ahead, so the issue decision (which
   // enables every walker register) waits for no compare: the position an
@@ -494,11 +502,26 @@ module strata_window_gen #(
     .wslot_i (wr_y_q[SlotWidth-1:0]),
     .waddr_i (wr_x_q[AddrWidth-1:0]),
     .wdata_i (in_data_i),
-    .re_i    (s1_accept),
-    .load_i  (s1_move),
+    .re_i    (1'b1),        // every cycle: stage 1 never stalls
+    .load_i  (1'b1),        // stage 2 neither
     .raddr_i (col_q[AddrWidth-1:0]),
     .rtop_i  (wy_q[SlotWidth-1:0]),
     .rcol_o  (lb_col)
+  );
+
+  strata_credit_fifo #(
+    .Width ($bits(s2_meta_t) + $bits(column_t)),
+    .Depth (ColQueueDepth)
+  ) u_col_queue (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .credit_o    (col_credit),
+    .reserve_i   (issue),
+    .push_i      (s2_valid_q),
+    .push_data_i ({s2_meta_q, lb_col}),
+    .out_valid_o (col_valid),
+    .out_ready_i (shift),
+    .out_data_o  ({cq_meta, cq_col})
   );
 
   // ---------------------------------------------------------------------------
@@ -638,7 +661,8 @@ module strata_window_gen #(
         state_d          = StRun;
       end
       StRun: begin
-        if (walk_done_q && !s1_valid_q && !s2_valid_q && !out_valid_q && !wr_more_q) begin
+        if (walk_done_q && !s1_valid_q && !s2_valid_q && !col_valid && !out_valid_q &&
+            !wr_more_q) begin
           state_d = StIdle;
         end
       end
@@ -729,11 +753,8 @@ module strata_window_gen #(
 
   // Stage valid bits and the output valid.
   always_comb begin
-    s1_valid_d = issue ? 1'b1 : (s1_move ? 1'b0 : s1_valid_q);
-    s2_valid_d = s1_move ? 1'b1 : (s2_fire ? 1'b0 : s2_valid_q);
-
-    if (s2_fire) begin
-      out_valid_d = s2_meta_q.emit;
+    if (shift) begin
+      out_valid_d = cq_meta.emit;
     end else if (win_ready_i) begin
       out_valid_d = 1'b0;
     end else begin
@@ -745,7 +766,7 @@ module strata_window_gen #(
   // (invalid) contents. A row start first clears every column-valid bit:
   // the p left padding columns are then in place without a cycle each.
   logic [MaxKernel-1:0] base_cols;
-  assign base_cols = s2_meta_q.clear ? '0 : cols_q;
+  assign base_cols = cq_meta.clear ? '0 : cols_q;
 
   for (genvar kx = 0; kx < MaxKernel; kx++) begin : g_win_col
     column_t right_col;   // column kx + 1 (this column itself for the last one)
@@ -759,8 +780,8 @@ module strata_window_gen #(
     end
     always_comb begin
       if (k_at_q[kx]) begin
-        win_d[kx]  = lb_col;
-        cols_d[kx] = s2_meta_q.col_in;
+        win_d[kx]  = cq_col;
+        cols_d[kx] = cq_meta.col_in;
       end else if (k_in_q[kx]) begin
         win_d[kx]  = right_col;
         cols_d[kx] = right_valid;
@@ -770,7 +791,7 @@ module strata_window_gen #(
       end
     end
     always_ff @(posedge clk_i) begin
-      if (s2_fire && (k_at_q[kx] || k_in_q[kx])) win_q[kx] <= win_d[kx];
+      if (shift && (k_at_q[kx] || k_in_q[kx])) win_q[kx] <= win_d[kx];
     end
   end
 
@@ -897,37 +918,35 @@ module strata_window_gen #(
       last_row_q       <= last_row_d;
       row_start_q      <= row_start_d;
       walk_done_q      <= walk_done_d;
-      s1_valid_q       <= s1_valid_d;
-      s2_valid_q       <= s2_valid_d;
+      s1_valid_q       <= issue;
+      s2_valid_q       <= s1_valid_q;
       out_valid_q      <= out_valid_d;
-      if (s2_fire) cols_q <= cols_d;
+      if (shift) cols_q <= cols_d;
       k_at_q           <= k_at_d;
       k_in_q           <= k_in_d;
     end
   end
 
-  // Datapath registers: no reset, qualified by the valid bits above.
+  // Datapath registers: no reset, no enable (the stages never stall),
+  // qualified by the valid bits above.
   always_ff @(posedge clk_i) begin
-    if (issue) s1_meta_q <= s1_meta_d;
+    s1_meta_q <= s1_meta_d;
+    s2_meta_q <= s2_meta_d;
   end
 
   always_ff @(posedge clk_i) begin
-    if (s1_move) s2_meta_q <= s2_meta_d;
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (s2_fire && s2_meta_q.emit) begin
-      out_rows_q  <= s2_meta_q.rows;
-      out_mask_q  <= tap_mask(s2_meta_q.rows, cols_d);
-      out_count_q <= small_mul(popcount(s2_meta_q.rows), popcount(cols_d));
-      out_ky_lo_q <= first_set(s2_meta_q.rows);
-      out_ky_hi_q <= last_set(s2_meta_q.rows);
+    if (shift && cq_meta.emit) begin
+      out_rows_q  <= cq_meta.rows;
+      out_mask_q  <= tap_mask(cq_meta.rows, cols_d);
+      out_count_q <= small_mul(popcount(cq_meta.rows), popcount(cols_d));
+      out_ky_lo_q <= first_set(cq_meta.rows);
+      out_ky_hi_q <= last_set(cq_meta.rows);
       out_kx_lo_q <= first_set(cols_d);
       out_kx_hi_q <= last_set(cols_d);
-      out_oy_q    <= s2_meta_q.oy;
-      out_ox_q    <= s2_meta_q.ox;
-      out_first_q <= s2_meta_q.first;
-      out_last_q  <= s2_meta_q.last;
+      out_oy_q    <= cq_meta.oy;
+      out_ox_q    <= cq_meta.ox;
+      out_first_q <= cq_meta.first;
+      out_last_q  <= cq_meta.last;
     end
   end
 

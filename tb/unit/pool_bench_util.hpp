@@ -213,7 +213,7 @@ inline uint64_t pack_pixel(const Tensor<int8_t>& image, int y, int x, int data_w
 // the row walks are the limit (the first starts when input row k - 1 - p
 // arrives and they run back to back) or the input is (one pixel per cycle;
 // the output rows whose lowest image row is the last one walk after it).
-// Plus 9 cycles: 3 setup cycles, the first pixel's handshake and the 5
+// Plus 10 cycles: 3 setup cycles, the first pixel's handshake and the 6
 // cycles of latency from a pixel to the window that needs it.
 inline uint64_t window_gen_cycle_bound(const WindowGeometry& g) {
   const int ho = g.out_height(), wo = g.out_width();
@@ -225,7 +225,7 @@ inline uint64_t window_gen_cycle_bound(const WindowGeometry& g) {
   }
   const uint64_t pixels = uint64_t(g.height) * uint64_t(g.width);
   const uint64_t fill = uint64_t(std::min(g.kernel - 1 - g.pad, g.height - 1)) * uint64_t(g.width);
-  return std::max(pixels + tail_rows * row_walk, fill + uint64_t(ho) * row_walk) + 9;
+  return std::max(pixels + tail_rows * row_walk, fill + uint64_t(ho) * row_walk) + 10;
 }
 
 // Legal geometry for the window generator / pooling: p < k, k <= padded input.
