@@ -287,9 +287,7 @@ module strata_load_engine
   // ---------------------------------------------------------------- read requests
   localparam int unsigned BurstWidth = $clog2(MaxBurst + 1);
 
-  logic                  ar_valid_d, ar_valid_q;
-  logic [AW-1:0]         ar_out_addr_d, ar_out_addr_q;
-  logic [7:0]            ar_len_d, ar_len_q;
+  logic                  ar_valid;                    // the AR queue holds a burst
   logic                  row_acq_d, row_acq_q;        // step acquired for the current row
   logic [CredWidth-1:0]  cred_d, cred_q;              // buffer beats reserved
   logic [CredWidth-1:0]  outst_d, outst_q;            // beats requested, not yet received
@@ -302,7 +300,6 @@ module strata_load_engine
 
   assign running  = state_q == StRun;
   assign ar_done  = gen_done;
-  assign ar_slot  = !ar_valid_q || arready_i;
 
   // Bursts of each row (registered, one per cycle): the issue decision below
   // only selects the generator's next precomputed burst.
@@ -341,16 +338,8 @@ module strata_load_engine
   assign r_fire     = rvalid_i && rready_o;
 
   always_comb begin
-    ar_valid_d    = ar_valid_q && !arready_i;
-    ar_out_addr_d = ar_out_addr_q;
-    ar_len_d      = ar_len_q;
-    row_acq_d     = row_acq_q || (step_valid && step_ready);
-    if (ar_issue) begin
-      ar_valid_d    = 1'b1;
-      ar_out_addr_d = gen_addr;
-      ar_len_d      = gen_len;
-      if (gen_row_last) row_acq_d = 1'b0;  // next row
-    end
+    row_acq_d = row_acq_q || (step_valid && step_ready);
+    if (ar_issue && gen_row_last) row_acq_d = 1'b0;  // next row
     if (state_q == StStart) row_acq_d = 1'b0;
   end
 
@@ -360,9 +349,27 @@ module strata_load_engine
     if (state_q == StDrain || state_q == StError) cred_d = '0;
   end
 
-  assign arvalid_o = ar_valid_q;
-  assign araddr_o  = ar_out_addr_q;
-  assign arlen_o   = ar_len_q;
+  // Issued bursts wait in a two-entry queue (the AR output register): its
+  // not-full flag (ar_slot) is a flip-flop, so ARREADY reaches neither the
+  // issue decision nor the burst generator's enables. Full rate.
+  logic [1:0] unused_ar_count;
+
+  strata_fifo #(
+    .Width (AW + 8),
+    .Depth (2)
+  ) u_ar (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (ar_issue),
+    .in_ready_o  (ar_slot),
+    .in_data_i   ({gen_addr, gen_len}),
+    .out_valid_o (ar_valid),
+    .out_ready_i (arready_i),
+    .out_data_o  ({araddr_o, arlen_o}),
+    .count_o     (unused_ar_count)
+  );
+
+  assign arvalid_o = ar_valid;
 
   // ---------------------------------------------------------------- beat buffer
   logic                    buf_in_ready, buf_out_valid, buf_flush, dropping, r_error;
@@ -581,7 +588,7 @@ module strata_load_engine
       end
       StFinish: if (finish_ready) state_d = StIdle;
       StError:  ;
-      StDrain:  if (!ar_valid_q && outst_q == '0) state_d = StIdle;
+      StDrain:  if (!ar_valid && outst_q == '0) state_d = StIdle;
       default:  state_d = StIdle;
     endcase
     // Abort (held by the controller until every client is idle): drain once.
@@ -594,14 +601,12 @@ module strata_load_engine
       state_q    <= StIdle;
       err_q      <= 1'b0;
       err_code_q <= ErrNone;
-      ar_valid_q <= 1'b0;
       cred_q     <= '0;
       outst_q    <= '0;
     end else begin
       state_q    <= state_d;
       err_q      <= err_d;
       err_code_q <= err_code_d;
-      ar_valid_q <= ar_valid_d;
       cred_q     <= cred_d;
       outst_q    <= outst_d;
     end
@@ -609,8 +614,6 @@ module strata_load_engine
 
   // Datapath and counters: qualified by the state.
   always_ff @(posedge clk_i) begin
-    ar_out_addr_q <= ar_out_addr_d;
-    ar_len_q      <= ar_len_d;
     row_acq_q     <= row_acq_d;
     d_row_q       <= d_row_d;
     d_unit_q      <= d_unit_d;
