@@ -154,7 +154,7 @@ module strata_compute_engine
 
   slot_e       slot_d, slot_q;
   logic        take, launch;
-  logic        flush_q, dp_rst_n;  // local reset of the datapath at the end of an abort
+  logic        flush_d, flush_q;   // local reset of the datapath at the end of an abort
   logic [15:0] nx_index_q, nx_acq0_q, nx_acq1_q, nx_rel0_q, nx_rel1_q;
   logic [15:0] nx_acq0_first_q, nx_acq0_step_q;
   logic        nx_fine_q;
@@ -193,8 +193,27 @@ module strata_compute_engine
     end
   end
 
-  // Datapath blocks are cleared by reset and at the end of an abort.
-  assign dp_rst_n = rst_ni && !flush_q;
+  // Datapath blocks are cleared by reset and at the end of an abort (in the
+  // cycle of flush_q). The end-of-abort part is a flip-flop, one copy per
+  // group of blocks placed together (kept apart in synthesis: `keep`), and
+  // each group's reset is rst_ni and its own copy: no single LUT and no
+  // single net drives the reset inputs of the whole datapath.
+  localparam int unsigned DpRstFront   = 0;  // decode, walker, operand FIFOs, CONV params
+  localparam int unsigned DpRstFc      = 1;  // FC parameter path
+  localparam int unsigned DpRstPe      = 2;  // PE array
+  localparam int unsigned DpRstRequant = 3;  // requantiser
+  localparam int unsigned DpRstWindow  = 4;  // window generator
+  localparam int unsigned DpRstPool    = 5;  // pooling unit, clamp slice, frame counter
+  localparam int unsigned DpRstBack    = 6;  // result slice, writer, cache slice, pending count
+  localparam int unsigned DpRstCopies  = 7;
+  (* keep *) logic [DpRstCopies-1:0] dp_live_q;  // !flush_q, per group
+  logic [DpRstCopies-1:0]            dp_rst_n;
+
+  assign dp_rst_n = {DpRstCopies{rst_ni}} & dp_live_q;
+
+  always_ff @(posedge clk_i) begin
+    dp_live_q <= {DpRstCopies{!flush_d}};
+  end
 
   // ---------------------------------------------------------------- decode
   logic      dec_busy, dec_done;
@@ -214,7 +233,7 @@ module strata_compute_engine
     .MaxImageWidth (MaxImageWidth)
   ) u_decode (
     .clk_i   (clk_i),
-    .rst_ni  (dp_rst_n),
+    .rst_ni  (dp_rst_n[DpRstFront]),
     .start_i (take),
     .instr_i (instr_i),
     .busy_o  (dec_busy),
@@ -301,7 +320,7 @@ module strata_compute_engine
     .ParamIdxWidth  (ParamIdxWidth)
   ) u_walker (
     .clk_i        (clk_i),
-    .rst_ni       (dp_rst_n),
+    .rst_ni       (dp_rst_n[DpRstFront]),
     .start_i      (starting),
     .cfg_i        (cfg.walk),
     .busy_o       (walk_busy),
@@ -341,7 +360,7 @@ module strata_compute_engine
     .Depth (ReadDepth)
   ) u_side (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstFront]),
     .in_valid_i  (rd_fire),
     .in_ready_o  (side_ready),
     .in_data_i   ({beat_cache, beat_first, beat_last}),
@@ -356,7 +375,7 @@ module strata_compute_engine
     .Depth (ReadDepth)
   ) u_data (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstFront]),
     .in_valid_i  (rd_rsp_valid_i && state_q != StAbort),
     .in_ready_o  (unused_data_ready),
     .in_data_i   (rd_rsp_data_i),
@@ -389,7 +408,7 @@ module strata_compute_engine
   assign conv_rd    = conv_par_q && step_valid && step_ready;
   assign conv_par_d = starting ? (!cfg.fc && !cfg.pool_only) : (conv_par_q && !conv_rd);
   always_ff @(posedge clk_i) begin
-    if (!dp_rst_n) begin
+    if (!dp_rst_n[DpRstFront]) begin
       conv_par_q <= 1'b0;
       conv_rd_q  <= 1'b0;
       conv_rd_q2 <= 1'b0;
@@ -428,7 +447,7 @@ module strata_compute_engine
   // output register) three cycles after the read, no later than its first
   // bank word (the bank read takes three cycles too; ce_fc_param checks it).
   always_ff @(posedge clk_i) begin
-    if (!dp_rst_n) begin
+    if (!dp_rst_n[DpRstFront]) begin
       fc_rd_q  <= 1'b0;
       fc_rd_q2 <= 1'b0;
       fc_rd_q3 <= 1'b0;
@@ -453,7 +472,7 @@ module strata_compute_engine
     .Depth (ReadDepth + 1)
   ) u_fc_param (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstFc]),
     .in_valid_i  (fc_rd_q3),
     .in_ready_o  (unused_fcp_ready),
     .in_data_i   (par0),
@@ -478,7 +497,7 @@ module strata_compute_engine
   assign ms_room = 32'(ms_count) + 2 <= MsDepth;
 
   always_ff @(posedge clk_i) begin
-    if (!dp_rst_n) ms_push_q <= 1'b0;
+    if (!dp_rst_n[DpRstFc]) ms_push_q <= 1'b0;
     else           ms_push_q <= op_fire && cfg.fc && op_last;
   end
 
@@ -491,7 +510,7 @@ module strata_compute_engine
     .Depth (MsDepth)
   ) u_fc_ms (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstFc]),
     .in_valid_i  (ms_push_q),
     .in_ready_o  (ms_ready),
     .in_data_i   (ms_data_q),
@@ -523,7 +542,7 @@ module strata_compute_engine
     .CacheDepth (PeCacheDepth)
   ) u_pe_array (
     .clk_i           (clk_i),
-    .rst_ni          (dp_rst_n),
+    .rst_ni          (dp_rst_n[DpRstPe]),
     .cache_we_i      (cache_we_q),
     .cache_pe_mask_i (cache_mask_q),
     .cache_waddr_i   (cache_waddr_q),
@@ -558,7 +577,7 @@ module strata_compute_engine
     .Channels (Pes)
   ) u_requant (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstRequant]),
     .in_valid_i  (pe_res_valid),
     .in_ready_o  (pe_res_ready),
     .in_acc_i    (pe_acc),
@@ -606,7 +625,7 @@ module strata_compute_engine
   end
 
   always_ff @(posedge clk_i) begin
-    if (!dp_rst_n) begin
+    if (!dp_rst_n[DpRstPool]) begin
       frames_q   <= '0;
       cfg_more_q <= 1'b0;
     end else begin
@@ -628,7 +647,7 @@ module strata_compute_engine
     .MaxImageWidth (MaxImageWidth)
   ) u_window_gen (
     .clk_i        (clk_i),
-    .rst_ni       (dp_rst_n),
+    .rst_ni       (dp_rst_n[DpRstWindow]),
     .cfg_valid_i  (wg_cfg_valid),
     .cfg_ready_o  (wg_cfg_ready),
     .cfg_height_i (cfg.pool.height),
@@ -668,7 +687,7 @@ module strata_compute_engine
     .UserWidth (1)
   ) u_pool (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstPool]),
     .in_valid_i  (win_valid),
     .in_ready_o  (win_ready),
     .in_op_i     (cfg.pool.op_avg ? PoolAvg : PoolMax),
@@ -721,7 +740,7 @@ module strata_compute_engine
     .Depth (2)
   ) u_post_slice (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstPool]),
     .in_valid_i  (pool_valid),
     .in_ready_o  (pool_ready),
     .in_data_i   (post_data),
@@ -747,7 +766,7 @@ module strata_compute_engine
     .Depth (2)
   ) u_res_slice (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstBack]),
     .in_valid_i  (res_valid),
     .in_ready_o  (res_ready),
     .in_data_i   (res_data),
@@ -765,7 +784,7 @@ module strata_compute_engine
     .CacheAddrWidth (CacheAddrWidth)
   ) u_writer (
     .clk_i         (clk_i),
-    .rst_ni        (dp_rst_n),
+    .rst_ni        (dp_rst_n[DpRstBack]),
     .start_i       (starting),
     .cfg_i         (cfg.wr),
     .busy_o        (writer_busy),
@@ -795,7 +814,7 @@ module strata_compute_engine
     .Depth (2)
   ) u_cache_slice (
     .clk_i       (clk_i),
-    .rst_ni      (dp_rst_n),
+    .rst_ni      (dp_rst_n[DpRstBack]),
     .in_valid_i  (wr_cache_valid),
     .in_ready_o  (wr_cache_ready),
     .in_data_i   ({wr_cache_mask, wr_cache_addr, wr_cache_data}),
@@ -850,7 +869,7 @@ module strata_compute_engine
   end
 
   always_ff @(posedge clk_i) begin
-    if (!dp_rst_n) pend_q <= '0;
+    if (!dp_rst_n[DpRstBack]) pend_q <= '0;
     else           pend_q <= pend_d;
   end
 
@@ -902,6 +921,8 @@ module strata_compute_engine
     if (abort_i) err_d = 1'b0;
   end
 
+  assign flush_d = state_q == StAbort && state_d == StIdle;
+
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q    <= StIdle;
@@ -916,7 +937,7 @@ module strata_compute_engine
       err_q      <= err_d;
       err_code_q <= err_code_d;
       rd_out_q   <= rd_out_d;
-      flush_q    <= state_q == StAbort && state_d == StIdle;
+      flush_q    <= flush_d;
     end
   end
 
@@ -955,6 +976,7 @@ module strata_compute_engine
   `STRATA_ASSERT_STREAM(ce_param_wr, clk_i, ok_n, param_valid_i, param_ready_o,
                         {param_channel_i, param_data_i})
   // Responses never overrun the buffers: a request is issued only with room.
+  `STRATA_ASSERT(ce_dp_live, clk_i, rst_ni, dp_live_q == {DpRstCopies{!flush_q}})
   `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
   `STRATA_ASSERT(ce_rsp_expected, clk_i, ok_n, !rd_rsp_valid_i || rd_out_q != '0)
   `STRATA_ASSERT(ce_data_le_side, clk_i, ok_n, data_count <= side_count)
