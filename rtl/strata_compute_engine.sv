@@ -874,14 +874,17 @@ module strata_compute_engine
   end
 
   // ---------------------------------------------------------------- control
-  logic      err_d, err_q, all_done;
+  logic      err_d, err_q, all_done, all_done_q;
   err_code_e err_code_d, err_code_q;
   logic [15:0] err_index_d, err_index_q;
 
   // Done when every result is written (the cache slice empty too) and, with
   // pooling, the window generator has taken every pixel of every frame
   // (windows may end before the last rows and columns of a frame, which are
-  // then still on their way).
+  // then still on their way). The state machine reads it registered
+  // (all_done_q: done in the previous cycle of StRun; nothing enters the
+  // datapath once it is done, so it stays done): the busy flags of the
+  // blocks reach a flip-flop, not the state register and its fan-out.
   assign all_done     = !walk_busy && !writer_busy && !wcache_valid && !wres_valid &&
                         pend_q == '0 && (!cfg.pool.enable || (!cfg_more_q && !wg_busy));
   assign finish_valid = state_q == StFinish;
@@ -907,7 +910,7 @@ module strata_compute_engine
         end
       end
       StStart:  if (sync_start_ready) state_d = StRun;
-      StRun:    if (all_done) state_d = StFinish;
+      StRun:    if (all_done_q) state_d = StFinish;
       StFinish: if (finish_ready) state_d = StIdle;
       StError:  ;
       StAbort:  if (rd_out_q == '0 && !rd_rsp_valid_i) state_d = StIdle;
@@ -931,9 +934,11 @@ module strata_compute_engine
       rd_out_q   <= '0;
       flush_q    <= 1'b0;
       running_q  <= 1'b0;
+      all_done_q <= 1'b0;
     end else begin
       state_q    <= state_d;
       running_q  <= state_d == StRun;
+      all_done_q <= state_q == StRun && all_done;
       err_q      <= err_d;
       err_code_q <= err_code_d;
       rd_out_q   <= rd_out_d;
@@ -976,6 +981,7 @@ module strata_compute_engine
   `STRATA_ASSERT_STREAM(ce_param_wr, clk_i, ok_n, param_valid_i, param_ready_o,
                         {param_channel_i, param_data_i})
   // Responses never overrun the buffers: a request is issued only with room.
+  `STRATA_ASSERT(ce_done_stays, clk_i, rst_ni, !(state_q == StRun && all_done_q) || all_done)
   `STRATA_ASSERT(ce_dp_live, clk_i, rst_ni, dp_live_q == {DpRstCopies{!flush_q}})
   `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
   `STRATA_ASSERT(ce_rsp_expected, clk_i, ok_n, !rd_rsp_valid_i || rd_out_q != '0)
