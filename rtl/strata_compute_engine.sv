@@ -489,16 +489,24 @@ module strata_compute_engine
   // beat's handshake), so the array's input handshake ends at two registers
   // here instead of at the queue's write pointer and storage enables; a last
   // beat therefore needs room for two entries, its own and one still on its
-  // way (ms_room).
-  logic                         ms_ready, ms_valid, ms_room, ms_push_q, rq_fire;
-  logic [MsWidth-1:0]           ms_head, ms_data_q;
-  logic [$clog2(MsDepth+1)-1:0] ms_count;
+  // way (ms_room). The room flag is a flip-flop loaded from the queue's next
+  // fill level (asserted equal to the comparison of the level).
+  localparam int unsigned MsCountWidth = $clog2(MsDepth + 1);
+  logic                    ms_ready, ms_valid, ms_room, ms_push_q, rq_fire, ms_pop;
+  logic [MsWidth-1:0]      ms_head, ms_data_q;
+  logic [MsCountWidth-1:0] ms_count, ms_count_d;
 
-  assign ms_room = 32'(ms_count) + 2 <= MsDepth;
+  assign ms_pop     = ms_valid && rq_fire && cfg.fc;
+  assign ms_count_d = ms_count + MsCountWidth'(ms_push_q) - MsCountWidth'(ms_pop);
 
   always_ff @(posedge clk_i) begin
-    if (!dp_rst_n[DpRstFc]) ms_push_q <= 1'b0;
-    else           ms_push_q <= op_fire && cfg.fc && op_last;
+    if (!dp_rst_n[DpRstFc]) begin
+      ms_push_q <= 1'b0;
+      ms_room   <= 1'b1;
+    end else begin
+      ms_push_q <= op_fire && cfg.fc && op_last;
+      ms_room   <= 32'(ms_count_d) + 2 <= MsDepth;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -981,6 +989,7 @@ module strata_compute_engine
   `STRATA_ASSERT_STREAM(ce_param_wr, clk_i, ok_n, param_valid_i, param_ready_o,
                         {param_channel_i, param_data_i})
   // Responses never overrun the buffers: a request is issued only with room.
+  `STRATA_ASSERT(ce_ms_room, clk_i, ok_n, ms_room == (32'(ms_count) + 2 <= MsDepth))
   `STRATA_ASSERT(ce_done_stays, clk_i, rst_ni, !(state_q == StRun && all_done_q) || all_done)
   `STRATA_ASSERT(ce_dp_live, clk_i, rst_ni, dp_live_q == {DpRstCopies{!flush_q}})
   `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
