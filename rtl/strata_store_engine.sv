@@ -502,7 +502,10 @@ module strata_store_engine
   assign b_error  = b_fire && bresp_i != 2'b00;
 
   // ---------------------------------------------------------------- control
-  logic all_sent;
+  // All sent: registered (all_sent_q: sent in the previous cycle of StRun;
+  // nothing more is sent then, so it stays sent), so the 40-bit beat compare
+  // reaches a flip-flop, not the state register. One cycle per STORE.
+  logic all_sent, all_sent_q;
   assign all_sent     = rd_done_q && aw_done && w_sent_q == w_total;
   assign finish_valid = state_q == StFinish;
 
@@ -526,7 +529,7 @@ module strata_store_engine
         end
       end
       StStart:  if (sync_start_ready) state_d = StRun;
-      StRun:    if (all_sent) state_d = StFinish;
+      StRun:    if (all_sent_q) state_d = StFinish;
       StFinish: if (finish_ready) state_d = StIdle;
       StError:  ;
       StDrain:  if (!awvalid_o && !lens_valid && pend_q == '0) state_d = StIdle;
@@ -550,6 +553,7 @@ module strata_store_engine
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q       <= StIdle;
+      all_sent_q    <= 1'b0;
       err_q         <= 1'b0;
       err_code_q    <= ErrNone;
       aw_rows_q     <= '0;
@@ -560,6 +564,7 @@ module strata_store_engine
       w_wbeat_q     <= '0;
     end else begin
       state_q       <= state_d;
+      all_sent_q    <= state_q == StRun && all_sent;
       err_q         <= err_d;
       err_code_q    <= err_code_d;
       aw_rows_q     <= aw_rows_d;
@@ -601,6 +606,8 @@ module strata_store_engine
   assign unused_sync_busy = sync_busy;
   assign unused_idx_valid = idx_valid;
 
+  `STRATA_ASSERT(store_sent_stays, clk_i, rst_ni,
+                 !(state_q == StRun && all_sent_q) || all_sent)
   `STRATA_ASSERT(store_rd_room, clk_i, rst_ni, rd_room_q ==
                  (32'(data_count) + 32'(rd_inflight_q[0]) + 32'(rd_inflight_q[1]) < DataDepth))
   `STRATA_ASSERT_STREAM(store_aw, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})
