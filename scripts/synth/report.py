@@ -203,6 +203,10 @@ def markdown(rep):
         lines.append(f"| device | {rep['device']['part']} {rep['device']['package']}, "
                      f"speed grades {', '.join(rep['pnr'])} |")
         router = f", {rep['router']}" if rep.get("router") else ""
+        placer = rep.get("placer")
+        if placer:
+            router += (f", HeAP timing weight {placer['timing_weight']}, "
+                       f"criticality exponent {placer['crit_exp']}")
         lines.append(f"| constraints | `{rep['constraints']}`, nextpnr seed {rep['seed']}{router} |")
     lines.append("| run time | " + ", ".join(f"{k} {v} s" for k, v in rep["runtime_s"].items())
                  + " |")

@@ -84,6 +84,14 @@ class Errors(unittest.TestCase):
         self.expect_error(["--top", "strata_fifo", "--router", "router3"],
                           "invalid choice: 'router3'", "router1", "router2")
 
+    def test_bad_placer_settings(self):
+        self.expect_error(["--top", "strata_fifo", "--crit-exp", "0"],
+                          "--crit-exp >= 1 (got 30 and 0)")
+        self.expect_error(["--top", "strata_fifo", "--timing-weight", "-1"],
+                          "--timing-weight must be >= 0")
+        self.expect_error(["--top", "strata_fifo", "--timing-weight", "x"],
+                          "invalid int value: 'x'")
+
     def test_default_top_needs_a_block(self):
         with self.assertRaisesRegex(flow.FlowError, "no default top found"):
             flow.choose_top(FIXTURES, None)
@@ -201,11 +209,14 @@ class Ecp5Ram(SynthCase):
         self.assertIn(f'FREQUENCY PORT "clk_i" {clk["constraint_mhz"]:g} MHz', lpf)
         self.assertGreater(clk["fmax_mhz"], 20.0)
         self.assertIsNotNone(clk["critical_path"])
+        self.assertEqual(self.report["placer"], {"timing_weight": flow.PLACER_TIMING_WEIGHT,
+                                                 "crit_exp": flow.PLACER_CRIT_EXP})
 
     def test_report_markdown(self):
         md = (self.out / "report.md").read_text()
         self.assertIn("make synth TARGET=ecp5 TOP=strata_ram_1r1w", md)
         self.assertIn(f"| DP16KD | {self.res('DP16KD')} |", md)
+        self.assertIn(f"HeAP timing weight {flow.PLACER_TIMING_WEIGHT}", md)
         self.assertIn(f"**{self.report['pnr']['8']['clocks']['clk_i']['fmax_mhz']} MHz**", md)
 
 
