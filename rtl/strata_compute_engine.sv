@@ -28,7 +28,7 @@
 // of the next instruction run while the current one executes (decode slot),
 // so a queued instruction starts one idle cycle after the previous retires.
 // Latency (no stall, units held): first beat into the array 30 cycles after
-// the instruction is taken (when the engine was empty); retirement 20 cycles
+// the instruction is taken (when the engine was empty); retirement 21 cycles
 // after the last beat.
 // Timing: no ready chain crosses two blocks. The writer's ready (it follows
 // the bank write port) stops at the result slice, the pooling unit's
