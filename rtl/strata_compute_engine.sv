@@ -163,8 +163,11 @@ module strata_compute_engine
 
   // Not in the cycle of the local reset that ends an abort (it would clear
   // the decoder as it takes the instruction), nor while an error is held.
-  assign instr_ready_o = slot_q == SlotEmpty && !(state_q inside {StError, StAbort}) &&
-                         !abort_i && !flush_q;
+  // The slot / state / flush part is a flip-flop loaded from their next
+  // values (instr_ok_q, asserted equal), so the fetcher's compute queue sees
+  // a register and the abort input, not the state decode.
+  logic instr_ok_q;
+  assign instr_ready_o = instr_ok_q && !abort_i;
   assign take          = instr_valid_i && instr_ready_o;
 
   always_ff @(posedge clk_i) begin
@@ -259,8 +262,13 @@ module strata_compute_engine
   end
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) slot_q <= SlotEmpty;
-    else         slot_q <= slot_d;
+    if (!rst_ni) begin
+      slot_q     <= SlotEmpty;
+      instr_ok_q <= 1'b1;
+    end else begin
+      slot_q     <= slot_d;
+      instr_ok_q <= slot_d == SlotEmpty && !(state_d inside {StError, StAbort}) && !flush_d;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -990,6 +998,8 @@ module strata_compute_engine
                         {param_channel_i, param_data_i})
   // Responses never overrun the buffers: a request is issued only with room.
   `STRATA_ASSERT(ce_ms_room, clk_i, ok_n, ms_room == (32'(ms_count) + 2 <= MsDepth))
+  `STRATA_ASSERT(ce_instr_ok, clk_i, rst_ni, instr_ok_q ==
+                 (slot_q == SlotEmpty && !(state_q inside {StError, StAbort}) && !flush_q))
   `STRATA_ASSERT(ce_done_stays, clk_i, rst_ni, !(state_q == StRun && all_done_q) || all_done)
   `STRATA_ASSERT(ce_dp_live, clk_i, rst_ni, dp_live_q == {DpRstCopies{!flush_q}})
   `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
