@@ -197,10 +197,15 @@ module strata_compute_engine
   end
 
   // Datapath blocks are cleared by reset and at the end of an abort (in the
-  // cycle of flush_q). The end-of-abort part is a flip-flop, one copy per
-  // group of blocks placed together (kept apart in synthesis: `keep`), and
-  // each group's reset is rst_ni and its own copy: no single LUT and no
-  // single net drives the reset inputs of the whole datapath.
+  // cycle of flush_q). The datapath reset is a flip-flop per group of blocks
+  // placed together (copies kept apart in synthesis: `keep`), loaded with
+  // rst_ni && !flush_d: each group's reset net starts at its own flip-flop,
+  // with no LUT and no net shared with another group. It follows rst_ni one
+  // cycle late, which the reset's length covers (nothing reaches the
+  // datapath in the first cycle after reset: the queues are empty).
+  // Simulation starts it at 0, the power-up value of an FPGA flip-flop, so
+  // the first clock edge (before rst_ni has been sampled) finds the datapath
+  // in reset as on the FPGA, not in a random state.
   localparam int unsigned DpRstFront   = 0;  // decode, walker, operand FIFOs, CONV params
   localparam int unsigned DpRstFc      = 1;  // FC parameter path
   localparam int unsigned DpRstPe      = 2;  // PE array
@@ -209,14 +214,15 @@ module strata_compute_engine
   localparam int unsigned DpRstPool    = 5;  // pooling unit, clamp slice, frame counter
   localparam int unsigned DpRstBack    = 6;  // result slice, writer, cache slice, pending count
   localparam int unsigned DpRstCopies  = 7;
-  (* keep *) logic [DpRstCopies-1:0] dp_live_q;  // !flush_q, per group
-  logic [DpRstCopies-1:0]            dp_rst_n;
-
-  assign dp_rst_n = {DpRstCopies{rst_ni}} & dp_live_q;
+  (* keep *) logic [DpRstCopies-1:0] dp_rst_n;
 
   always_ff @(posedge clk_i) begin
-    dp_live_q <= {DpRstCopies{!flush_d}};
+    dp_rst_n <= {DpRstCopies{rst_ni && !flush_d}};
   end
+
+`ifndef SYNTHESIS
+  initial dp_rst_n = '0;
+`endif
 
   // ---------------------------------------------------------------- decode
   logic      dec_busy, dec_done;
@@ -1001,7 +1007,8 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_instr_ok, clk_i, rst_ni, instr_ok_q ==
                  (slot_q == SlotEmpty && !(state_q inside {StError, StAbort}) && !flush_q))
   `STRATA_ASSERT(ce_done_stays, clk_i, rst_ni, !(state_q == StRun && all_done_q) || all_done)
-  `STRATA_ASSERT(ce_dp_live, clk_i, rst_ni, dp_live_q == {DpRstCopies{!flush_q}})
+  `STRATA_ASSERT(ce_dp_rst, clk_i, rst_ni,
+                 !$past(rst_ni) || dp_rst_n == {DpRstCopies{!flush_q}})
   `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
   `STRATA_ASSERT(ce_rsp_expected, clk_i, ok_n, !rd_rsp_valid_i || rd_out_q != '0)
   `STRATA_ASSERT(ce_data_le_side, clk_i, ok_n, data_count <= side_count)
