@@ -137,6 +137,14 @@ module strata_dst_writer
   // its 8 * N * N-bit clear does not wait for the engine's start decision.
   logic started_q;
 
+  // Row enables of the matrix from flip-flops loaded from the next state,
+  // one copy per row (kept apart in synthesis): "row j takes the next
+  // result" (StRun, PE_TRANSPOSE, n = j) and "the matrix shifts" (StEmit).
+  // Each row's multiplexers then see its two flags, the input valid, the
+  // output queue's not-full flag and started_q, not the state and count
+  // decode (asserted equal to it).
+  (* keep *) logic [Lanes-1:0] row_take_q, row_emit_q;
+
   always_comb begin
     state_d     = state_q;
     c_d         = c_q;
@@ -145,7 +153,6 @@ module strata_dst_writer
     addr_d      = addr_q;
     row_d       = row_q;
     grp_d       = grp_q;
-    mat_d       = started_q ? '0 : mat_q;
     n_d         = n_q;
     o_d         = o_q;
     p_d         = p_q;
@@ -159,7 +166,6 @@ module strata_dst_writer
       StIdle: ;
       StRun: begin
         if (in_fire && transpose) begin
-          mat_d[n_q] = in_data_i;
           n_d        = n_q + UnitWidth'(1);
           o_d        = o_q + 16'd1;
           if (last_in) state_d = StEmit;
@@ -195,7 +201,6 @@ module strata_dst_writer
           ld_addr  = addr_q;
           ld_mask  = Pes'(1) << p_q;
           ld_data  = column;
-          for (int j = 0; j < Lanes; j++) mat_d[j] = mat_q[j] >> 8;
           if (32'(p_q) == Pes - 1) begin
             ld_units = n_q;
             n_d      = '0;
@@ -226,13 +231,31 @@ module strata_dst_writer
     end
   end
 
+  // The matrix: row j takes a result (priority over the clear of the start,
+  // which can coincide with the first result), is cleared, or shifts one
+  // byte per emitted word.
+  always_comb begin
+    for (int j = 0; j < Lanes; j++) begin
+      if (row_take_q[j] && in_valid_i && out_free) mat_d[j] = in_data_i;
+      else if (started_q)                        mat_d[j] = '0;
+      else if (row_emit_q[j] && out_free)         mat_d[j] = mat_q[j] >> 8;
+      else                                        mat_d[j] = mat_q[j];
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q     <= StIdle;
       started_q   <= 1'b0;
+      row_take_q  <= '0;
+      row_emit_q  <= '0;
     end else begin
       state_q     <= state_d;
       started_q   <= start_i && state_q == StIdle;
+      for (int j = 0; j < Lanes; j++) begin
+        row_take_q[j] <= state_d == StRun && transpose && n_d == UnitWidth'(j);
+        row_emit_q[j] <= state_d == StEmit;
+      end
     end
   end
 
@@ -271,6 +294,11 @@ module strata_dst_writer
                         {bank_o, bank_addr_o, bank_data_o})
   `STRATA_ASSERT_STREAM(writer_cache, clk_i, rst_ni, cache_valid_o, cache_ready_i,
                         {cache_mask_o, cache_addr_o, cache_data_o})
+  for (genvar j = 0; j < Lanes; j++) begin : g_row_flags
+    `STRATA_ASSERT(writer_row_flags, clk_i, rst_ni,
+                   row_take_q[j] == (state_q == StRun && transpose && n_q == UnitWidth'(j)) &&
+                   row_emit_q[j] == (state_q == StEmit))
+  end
   `STRATA_ASSERT(writer_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
 
 `ifndef SYNTHESIS
