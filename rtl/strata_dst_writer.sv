@@ -83,12 +83,16 @@ module strata_dst_writer
   } wr_req_t;
 
   wr_req_t                out_q;
-  logic                   out_valid, out_fire, out_free, out_load;
+  logic                   out_valid, out_ready, out_fire, out_free, out_load;
   logic [1:0]             out_count;
   logic [15:0]            ld_addr;
   logic [Pes-1:0]         ld_mask;
   logic [WordWidth-1:0]   ld_data;
   logic [UnitWidth-1:0]   ld_units;
+
+  // The head request goes to the bank port or to the cache port.
+  assign out_ready = out_q.bank ? bank_ready_i : cache_ready_i;
+  assign out_fire  = out_valid && out_ready;
 
   strata_fifo #(
     .Width ($bits(wr_req_t)),
@@ -100,12 +104,10 @@ module strata_dst_writer
     .in_ready_o  (out_free),
     .in_data_i   ({cfg_i.kind == WrBank, ld_addr, ld_mask, ld_data, ld_units}),
     .out_valid_o (out_valid),
-    .out_ready_i (out_q.bank ? bank_ready_i : cache_ready_i),
+    .out_ready_i (out_ready),
     .out_data_o  (out_q),
     .count_o     (out_count)
   );
-
-  assign out_fire = out_valid && (out_q.bank ? bank_ready_i : cache_ready_i);
 
   // ---------------------------------------------------------------- addressing
   logic [15:0] c_d, c_q, r_d, r_q, g_d, g_q;
