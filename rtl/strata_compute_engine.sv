@@ -214,15 +214,24 @@ module strata_compute_engine
   localparam int unsigned DpRstPool    = 5;  // pooling unit, clamp slice, frame counter
   localparam int unsigned DpRstBack    = 6;  // result slice, writer, cache slice, pending count
   localparam int unsigned DpRstCopies  = 7;
-  (* keep *) logic [DpRstCopies-1:0] dp_rst_n;
+  // Each copy is a flip-flop of its own generate block: Yosys merges the
+  // bits of one multi-bit register that have equal next values, whatever
+  // the keep attribute, but not kept cells of separate blocks.
+  logic [DpRstCopies-1:0] dp_rst_n;
 
-  always_ff @(posedge clk_i) begin
-    dp_rst_n <= {DpRstCopies{rst_ni && !flush_d}};
-  end
+  for (genvar c = 0; c < DpRstCopies; c++) begin : g_dp_rst
+    (* keep *) logic rst_n_q;
+
+    always_ff @(posedge clk_i) begin
+      rst_n_q <= rst_ni && !flush_d;
+    end
 
 `ifndef SYNTHESIS
-  initial dp_rst_n = '0;
+    initial rst_n_q = 1'b0;
 `endif
+
+    assign dp_rst_n[c] = rst_n_q;
+  end
 
   // ---------------------------------------------------------------- decode
   logic      dec_busy, dec_done;
@@ -362,8 +371,29 @@ module strata_compute_engine
   logic [WordWidth-1:0] data_head;
   logic [2:0]           rd_out_d, rd_out_q;  // requests without a response yet
 
-  assign rd_req_valid_o = running && beat_valid && side_ready;
-  assign beat_ready     = running && rd_req_ready_i && side_ready;
+  // running && side_ready is a flip-flop of its own loaded from their next
+  // values (walk_ready_q, kept, asserted equal): placed beside the walker it
+  // drives the walker's ~200 advance enables without the route from the side
+  // FIFO's not-full flag, which sits with the FIFO near the PE array. (In
+  // strata_top the bank port always accepts: rd_req_ready_i is constant 1.)
+  // The side FIFO's next not-full flag is selected as in strata_fifo.
+  (* keep *) logic walk_ready_q;
+  logic side_ready_d;
+
+  always_comb begin
+    side_ready_d = side_ready;
+    if (rd_fire && !op_fire) side_ready_d = side_count != CntWidth'(ReadDepth - 1);
+    if (op_fire && !rd_fire) side_ready_d = 1'b1;
+    if (!dp_rst_n[DpRstFront]) side_ready_d = 1'b1;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) walk_ready_q <= 1'b0;
+    else         walk_ready_q <= state_d == StRun && side_ready_d;
+  end
+
+  assign rd_req_valid_o = beat_valid && walk_ready_q;
+  assign beat_ready     = walk_ready_q && rd_req_ready_i;
   assign rd_bank_o      = BankIdxWidth'(cfg.in_id);
   assign rd_addr_o      = beat_addr;
   assign rd_fire        = rd_req_valid_o && rd_req_ready_i;
@@ -1022,6 +1052,7 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_wg_cfg, clk_i, ok_n, !wg_cfg_error)
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
+  `STRATA_ASSERT(ce_walk_ready, clk_i, rst_ni, walk_ready_q == (running && side_ready))
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !post_valid && !wres_valid))

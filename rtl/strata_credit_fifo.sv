@@ -12,7 +12,9 @@
 // D + 1, so Depth >= D + 2 keeps one reservation per cycle (full throughput)
 // while the output is drained every cycle; a smaller Depth still works but
 // throttles. Latency: a pushed word is visible the cycle after the push.
-// credit_o is a flip-flop of its own, loaded from the next reservation count.
+// credit_o is a flip-flop of its own, loaded from the next reservation count
+// (selected by reserve and pop from a comparison of the present count, as in
+// strata_fifo: no adder between the handshakes and the flag).
 `include "strata_assert.svh"
 
 module strata_credit_fifo #(
@@ -36,13 +38,16 @@ module strata_credit_fifo #(
   logic                  fifo_ready;
   logic                  pop;
 
-  logic                  credit_q;                  // reserved_q < Depth, a flip-flop
+  logic                  credit_d, credit_q;        // reserved_q < Depth, a flip-flop
 
   assign credit_o = credit_q;
   assign pop      = out_valid_o && out_ready_i;
 
   always_comb begin
     reserved_d = reserved_q + CountWidth'(reserve_i) - CountWidth'(pop);
+    credit_d   = credit_q;
+    if (reserve_i && !pop) credit_d = reserved_q != CountWidth'(Depth - 1);
+    if (pop && !reserve_i) credit_d = 1'b1;
   end
 
   always_ff @(posedge clk_i) begin
@@ -51,7 +56,7 @@ module strata_credit_fifo #(
       credit_q   <= 1'b1;
     end else begin
       reserved_q <= reserved_d;
-      credit_q   <= reserved_d < CountWidth'(Depth);
+      credit_q   <= credit_d;
     end
   end
 

@@ -145,7 +145,11 @@ module strata_dst_writer
   // Each row's multiplexers then see its two flags, the input valid, the
   // output queue's not-full flag and started_q, not the state and count
   // decode (asserted equal to it).
-  (* keep *) logic [Lanes-1:0] row_take_q, row_emit_q;
+  // Each copy is a flip-flop of its own generate block: Yosys merges the
+  // bits of one multi-bit register that have equal next values (all the
+  // row_emit_q copies), whatever the keep attribute, but not kept cells of
+  // separate blocks.
+  logic [Lanes-1:0] row_take_q, row_emit_q;
 
   always_comb begin
     state_d     = state_q;
@@ -249,16 +253,27 @@ module strata_dst_writer
     if (!rst_ni) begin
       state_q     <= StIdle;
       started_q   <= 1'b0;
-      row_take_q  <= '0;
-      row_emit_q  <= '0;
     end else begin
       state_q     <= state_d;
       started_q   <= start_i && state_q == StIdle;
-      for (int j = 0; j < Lanes; j++) begin
-        row_take_q[j] <= state_d == StRun && transpose && n_d == UnitWidth'(j);
-        row_emit_q[j] <= state_d == StEmit;
+    end
+  end
+
+  for (genvar j = 0; j < Lanes; j++) begin : g_row_copy
+    (* keep *) logic take_q, emit_q;
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        take_q <= 1'b0;
+        emit_q <= 1'b0;
+      end else begin
+        take_q <= state_d == StRun && transpose && n_d == UnitWidth'(j);
+        emit_q <= state_d == StEmit;
       end
     end
+
+    assign row_take_q[j] = take_q;
+    assign row_emit_q[j] = emit_q;
   end
 
   always_ff @(posedge clk_i) begin

@@ -165,8 +165,13 @@ module strata_fetch
 
   assign unused_rlast = rlast_i;  // bursts have a fixed length; beats are counted
 
+  // clear_i comes only while stopped (the controller starts a run from Idle,
+  // which it enters after the fetcher stopped; asserted), so the buffer and
+  // the decode register are already emptied by draining: clear_i is not
+  // among their flush terms, and the run-start pulse (with the reset it is
+  // merged with) does not reach the R handshake or the buffer count.
   assign draining  = !active_q;
-  assign buf_flush = draining || clear_i;
+  assign buf_flush = draining;
   assign rready_o  = draining || buf_in_ready;
 
   strata_fifo_ram #(
@@ -219,7 +224,7 @@ module strata_fetch
       dec_valid_d = 1'b0;
       dec_idx_d   = dec_idx_q + 32'd1;
     end
-    if (clear_i || draining) begin
+    if (draining) begin
       dec_valid_d = 1'b0;
       beat_d      = '0;
     end
@@ -269,7 +274,7 @@ module strata_fetch
   logic       chk_last_q;                // dec_q is at INSTR_LIMIT - 1
   logic       chk_stop_q;                // taking dec_q stops fetching (END or the limit)
 
-  assign chk_valid_d = dec_valid_q && !dec_take && !clear_i && !draining;
+  assign chk_valid_d = dec_valid_q && !dec_take && !draining;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) chk_valid_q <= 1'b0;
@@ -349,7 +354,7 @@ module strata_fetch
   // taken; dec_take already implies an active, unstopped fetcher and a
   // checked instruction without error. Not END and at the limit: NO_END.
   logic stop_take;
-  assign stop_take = dec_take && chk_stop_q && !clear_i;
+  assign stop_take = dec_take && chk_stop_q;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -451,6 +456,7 @@ module strata_fetch
 
   // ---------------------------------------------------------------- checks
   `STRATA_ASSERT_STREAM(fetch_ar, clk_i, rst_ni, arvalid_o, arready_i, {araddr_o, arlen_o})
+  `STRATA_ASSERT(fetch_clear_stopped, clk_i, rst_ni, !clear_i || !active_q)
   `STRATA_ASSERT(fetch_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
   `STRATA_ASSERT(fetch_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
   `STRATA_ASSERT(fetch_credit_range, clk_i, rst_ni, 32'(credits_q) <= PrefetchInstrs)

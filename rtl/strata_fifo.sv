@@ -4,7 +4,10 @@
 // is a full-throughput register slice that cuts every path, valid and ready.
 // in_ready_o ("not full") and out_valid_o ("not empty") are flip-flops of
 // their own, loaded from the next fill level: a handshake that depends on
-// them starts at a register, not at a comparison of the count.
+// them starts at a register, not at a comparison of the count. Their next
+// values are selected by push and pop from comparisons of the present count
+// (one LUT after the handshakes), not computed from the next count (an adder
+// carry chain after them).
 // Latency: a pushed word is visible at the output the cycle after the push.
 // Storage is a register array: for shallow queues, not for bulk buffers.
 `include "strata_assert.svh"
@@ -44,10 +47,24 @@ module strata_fifo #(
     return (32'(p) == Depth - 1) ? '0 : p + PtrWidth'(1);
   endfunction
 
+  // Flags of the next count: unchanged when push == pop; a push makes the
+  // FIFO non-empty and full if one entry was free; a pop makes it not full
+  // and empty if it held one word.
+  logic in_ready_d, out_valid_d;
+
   always_comb begin
     wptr_d  = push ? next_ptr(wptr_q) : wptr_q;
     rptr_d  = pop ? next_ptr(rptr_q) : rptr_q;
     count_d = count_q + CountWidth'(push) - CountWidth'(pop);
+    in_ready_d  = in_ready_q;
+    out_valid_d = out_valid_q;
+    if (push && !pop) begin
+      in_ready_d  = count_q != CountWidth'(Depth - 1);
+      out_valid_d = 1'b1;
+    end else if (pop && !push) begin
+      in_ready_d  = 1'b1;
+      out_valid_d = count_q != CountWidth'(1);
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -61,8 +78,8 @@ module strata_fifo #(
       wptr_q      <= wptr_d;
       rptr_q      <= rptr_d;
       count_q     <= count_d;
-      in_ready_q  <= count_d < CountWidth'(Depth);
-      out_valid_q <= count_d != '0;
+      in_ready_q  <= in_ready_d;
+      out_valid_q <= out_valid_d;
     end
   end
 

@@ -40,7 +40,9 @@ module strata_fifo_ram #(
   logic                  live;  // not in reset and not flushing
   // count_q < Depth and ram_count_q != 0 as flip-flops of their own, loaded
   // from the next counts: the push and RAM-read handshakes start at them.
-  logic                  in_ready_q, ram_any_q;
+  // Their next values are selected by the handshakes from comparisons of the
+  // present counts (as in strata_fifo), not computed from the adders' sums.
+  logic                  in_ready_d, in_ready_q, ram_any_d, ram_any_q;
 
   assign live = rst_ni && !flush_i;
 
@@ -63,12 +65,20 @@ module strata_fifo_ram #(
     ram_count_d   = ram_count_q + CountWidth'(push) - CountWidth'(ram_rd);
     count_d       = count_q + CountWidth'(push) - CountWidth'(pop);
     rd_inflight_d = ram_rd;
+    in_ready_d    = in_ready_q;
+    ram_any_d     = ram_any_q;
+    if (push && !pop) in_ready_d = count_q != CountWidth'(Depth - 1);
+    if (pop && !push) in_ready_d = 1'b1;
+    if (push && !ram_rd) ram_any_d = 1'b1;
+    if (ram_rd && !push) ram_any_d = ram_count_q != CountWidth'(1);
     if (flush_i) begin
       wptr_d        = '0;
       rptr_d        = '0;
       ram_count_d   = '0;
       count_d       = '0;
       rd_inflight_d = 1'b0;
+      in_ready_d    = 1'b1;
+      ram_any_d     = 1'b0;
     end
   end
 
@@ -87,8 +97,8 @@ module strata_fifo_ram #(
       ram_count_q   <= ram_count_d;
       count_q       <= count_d;
       rd_inflight_q <= rd_inflight_d;
-      in_ready_q    <= count_d < CountWidth'(Depth);
-      ram_any_q     <= ram_count_d != '0;
+      in_ready_q    <= in_ready_d;
+      ram_any_q     <= ram_any_d;
     end
   end
 
