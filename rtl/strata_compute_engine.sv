@@ -326,7 +326,13 @@ module strata_compute_engine
   // running: state_q == StRun as a flip-flop of its own (loaded from
   // state_d): the walker's, the operand FIFOs' and the result handshakes
   // start at it instead of at a decode of the state register.
+  // The blocks far apart each see a copy of their own (run_q, one generate
+  // block per copy so that synthesis keeps them apart, asserted equal):
+  // walker and step requests, PE array input, pooling input and
+  // requantiser, result path and releases.
   logic running, running_q, starting;
+  localparam int unsigned RunFront = 0, RunPe = 1, RunPool = 2, RunBack = 3, RunCopies = 4;
+  logic [RunCopies-1:0] run_q;
   assign running  = running_q;
   assign starting = state_q == StStart && sync_start_ready;
 
@@ -348,7 +354,7 @@ module strata_compute_engine
     .cfg_i        (cfg.walk),
     .busy_o       (walk_busy),
     .step_valid_o (walk_step_valid),
-    .step_ready_i (step_ready && running),
+    .step_ready_i (step_ready && run_q[RunFront]),
     .beat_valid_o (beat_valid),
     .beat_ready_i (beat_ready),
     .beat_addr_o  (beat_addr),
@@ -358,7 +364,7 @@ module strata_compute_engine
     .beat_param_o (beat_param)
   );
 
-  assign step_valid = running && walk_step_valid;
+  assign step_valid = run_q[RunFront] && walk_step_valid;
 
   // ---------------------------------------------------------------- bank reads
   // side: the beat's cache address, first, last (pushed with the request);
@@ -583,7 +589,7 @@ module strata_compute_engine
   // An FC last beat also needs room for its M, S (never lacking in practice);
   // every FC beat waits for it, so the handshake does not wait for op_last
   // (read from the side FIFO's LUT RAM).
-  assign pe_in_valid = running && !cfg.pool_only && data_valid && !(cfg.fc && !ms_room);
+  assign pe_in_valid = run_q[RunPe] && !cfg.pool_only && data_valid && !(cfg.fc && !ms_room);
   always_comb begin
     for (int p = 0; p < Pes; p++) pe_bias[p] = cfg.fc ? fc_bias : par_bias[p];
   end
@@ -658,8 +664,8 @@ module strata_compute_engine
   logic [15:0]                   frames_d, frames_q;   // frames configured so far
   logic                          cfg_more_d, cfg_more_q;
 
-  assign wg_cfg_valid = running && cfg_more_q;
-  assign wg_in_valid  = running && (cfg.pool.from_bank ? data_valid
+  assign wg_cfg_valid = run_q[RunPool] && cfg_more_q;
+  assign wg_in_valid  = run_q[RunPool] && (cfg.pool.from_bank ? data_valid
                                                        : (cfg.pool.enable && rq_valid));
   assign wg_in_data   = cfg.pool.from_bank ? data_head : rq_data;
 
@@ -772,7 +778,7 @@ module strata_compute_engine
   logic [WordWidth-1:0]      res_data;
 
   assign op_fire = cfg.pool_only ? (wg_in_valid && wg_in_ready) : (pe_in_valid && pe_in_ready);
-  assign rq_ready = cfg.pool.enable ? (running && wg_in_ready) : res_ready;
+  assign rq_ready = cfg.pool.enable ? (run_q[RunPool] && wg_in_ready) : res_ready;
 
   // ---------------------------------------------------------------- destination
   logic                      wcache_valid, wcache_ready;  // after the writer's cache slice
@@ -802,7 +808,7 @@ module strata_compute_engine
     .count_o     (unused_post_count)
   );
 
-  assign res_valid  = cfg.pool.enable ? post_valid : (running && rq_valid);
+  assign res_valid  = cfg.pool.enable ? post_valid : (run_q[RunBack] && rq_valid);
   assign res_data   = cfg.pool.enable ? post_slice_data : rq_data;
 
   // Register slice in front of the writer: its ready (which follows the bank
@@ -914,7 +920,7 @@ module strata_compute_engine
   // cycle (strata_dep_sync's step_done).
   logic [PendWidth-1:0] pend_d, pend_q;
 
-  assign step_done = running && pend_q != '0;
+  assign step_done = run_q[RunBack] && pend_q != '0;
   always_comb begin
     pend_d = pend_q - PendWidth'(step_done);
     if (wrel_valid && fine_q) pend_d = pend_d + PendWidth'(wrel_units);
@@ -1002,6 +1008,15 @@ module strata_compute_engine
     err_index_q <= err_index_d;
   end
 
+  for (genvar c = 0; c < RunCopies; c++) begin : g_run_copy
+    (* keep *) logic copy_q;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) copy_q <= 1'b0;
+      else         copy_q <= state_d == StRun;
+    end
+    assign run_q[c] = copy_q;
+  end
+
   // ---------------------------------------------------------------- status
   assign idle_o       = state_q == StIdle && slot_q == SlotEmpty && !flush_q;
   assign busy_o       = state_q inside {StStart, StRun, StFinish} ||
@@ -1052,6 +1067,7 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_wg_cfg, clk_i, ok_n, !wg_cfg_error)
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
+  `STRATA_ASSERT(ce_run_copies, clk_i, rst_ni, run_q == {RunCopies{running_q}})
   `STRATA_ASSERT(ce_walk_ready, clk_i, rst_ni, walk_ready_q == (running && side_ready))
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&

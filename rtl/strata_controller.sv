@@ -25,6 +25,10 @@
 // (they come from blocks placed far apart on an FPGA, and the error priority
 // and completion logic then start from flip-flops): errors, completion and
 // deadlock are judged a cycle after the clients show them.
+// clear_o and abort_o reach every client: each client gets its own copy, a
+// flip-flop of its own loaded from the next value (ClearCopies, AbortCopies;
+// kept apart in synthesis, asserted equal), which the placer puts beside the
+// client, instead of one flip-flop whose net crosses the die.
 // Latency: START to clear_o one cycle; completion to DONE (and done_set_o) two
 // cycles. Status outputs are registers.
 `include "strata_assert.svh"
@@ -32,7 +36,9 @@
 module strata_controller
   import strata_csr_pkg::*;
 #(
-  parameter int unsigned WatchdogCycles = 4096  // deadlock detection time, >= 2
+  parameter int unsigned WatchdogCycles = 4096,  // deadlock detection time, >= 2
+  parameter int unsigned ClearCopies    = 1,     // copies of clear_o, one per client
+  parameter int unsigned AbortCopies    = 1      // copies of abort_o, one per client
 ) (
   input  logic        clk_i,              // clock
   input  logic        rst_ni,             // synchronous reset, active low
@@ -58,8 +64,8 @@ module strata_controller
   // semaphores
   input  logic        sem_overflow_i,     // a semaphore would have overflowed
   // to every client
-  output logic        clear_o,            // one-cycle pulse at START: reset run state
-  output logic        abort_o,            // stop issuing, finish AXI transactions, go idle
+  output logic [ClearCopies-1:0] clear_o, // one-cycle pulse at START: reset run state
+  output logic [AbortCopies-1:0] abort_o, // stop issuing, finish AXI transactions, go idle
   output logic        fine_grain_o,       // mode of this run (latched at START)
   // status (to the CSRs)
   output logic        busy_o,             // STATUS.BUSY (Run or Drain)
@@ -81,7 +87,7 @@ module strata_controller
 
   state_e       state_d, state_q;
   logic         done_d, done_q, error_d, error_q, fine_d, fine_q;
-  logic         abort_q;  // state_q == StDrain, as its own flip-flop (it reaches every client)
+  logic         abort_q;  // state_q == StDrain (the copies of abort_o are checked against it)
   logic         clear_d, clear_q, done_set_d, done_set_q, error_set_d, error_set_q;
   err_code_e    code_d, code_q;
   logic [15:0]  index_d, index_q;
@@ -254,8 +260,26 @@ module strata_controller
     wait_index_q <= wait_index;
   end
 
-  assign clear_o      = clear_q;
-  assign abort_o      = abort_q;
+  // Per-client copies (one generate block each: Yosys would merge the equal
+  // bits of one multi-bit register).
+  for (genvar c = 0; c < ClearCopies; c++) begin : g_clear_copy
+    (* keep *) logic copy_q;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) copy_q <= 1'b0;
+      else         copy_q <= clear_d;
+    end
+    assign clear_o[c] = copy_q;
+  end
+
+  for (genvar c = 0; c < AbortCopies; c++) begin : g_abort_copy
+    (* keep *) logic copy_q;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) copy_q <= 1'b0;
+      else         copy_q <= state_d == StDrain;
+    end
+    assign abort_o[c] = copy_q;
+  end
+
   assign fine_grain_o = fine_q;
   assign busy_o       = state_q != StIdle;
   assign done_o       = done_q;
@@ -266,12 +290,16 @@ module strata_controller
   assign error_set_o  = error_set_q;
 
   `STRATA_ASSERT(ctrl_abort_reg, clk_i, rst_ni, abort_q == (state_q == StDrain))
+  `STRATA_ASSERT(ctrl_copies, clk_i, rst_ni,
+                 clear_o == {ClearCopies{clear_q}} && abort_o == {AbortCopies{abort_q}})
   `STRATA_ASSERT(ctrl_status_excl, clk_i, rst_ni, !(done_q && error_q))
   `STRATA_ASSERT(ctrl_error_code, clk_i, rst_ni, !error_q || code_q != ErrNone)
 
 `ifndef SYNTHESIS
   initial begin
     assert (WatchdogCycles >= 2) else $fatal(1, "strata_controller: WatchdogCycles must be >= 2");
+    assert (ClearCopies >= 1 && AbortCopies >= 1)
+      else $fatal(1, "strata_controller: ClearCopies and AbortCopies must be >= 1");
   end
 `endif
 

@@ -79,6 +79,10 @@ module strata_conv_walker
   walk_addr_t  nro_n_d, nro_n_q;      // -iy0 * kernel_w * groups (used while iy0 < 0)
   walk_addr_t  nco_n_d, nco_n_q;      // -ix0 * groups (used while ix0 < 0)
   logic [15:0] ch_n_d, ch_n_q;        // parameter channel of row oy
+  // Taps left of the right / bottom edge (img_w - ix0, img_h - iy0), running
+  // values beside ix0 and iy0 (asserted equal), so the window bounds compare
+  // registers with the kernel size instead of subtracting first.
+  pos_t        kx_room_n_d, kx_room_n_q, ky_room_n_d, ky_room_n_q;
   logic        more_n_d, more_n_q;    // the next window exists
 
   // Bounds and start addresses of the next window (from its registers).
@@ -89,8 +93,8 @@ module strata_conv_walker
   always_comb begin
     kx_lo_n = (ix0_n_q < 0) ? 4'(-ix0_n_q) : 4'd0;
     ky_lo_n = (iy0_n_q < 0) ? 4'(-iy0_n_q) : 4'd0;
-    kx_room = pos_t'({2'b00, cfg_i.img_w}) - ix0_n_q;  // taps left of the right edge
-    ky_room = pos_t'({1'b0, cfg_i.img_h}) - iy0_n_q;
+    kx_room = kx_room_n_q;
+    ky_room = ky_room_n_q;
     kx_last_n = (kx_room < pos_t'(cfg_i.kernel_w)) ? 4'(kx_room - pos_t'(1))
                                                    : cfg_i.kernel_w - 4'd1;
     ky_last_n = (ky_room < pos_t'(cfg_i.kernel_h)) ? 4'(ky_room - pos_t'(1))
@@ -131,7 +135,12 @@ module strata_conv_walker
   logic [15:0] cols_m2_q;     // cols_m1 - 1
   logic        one_col_q;     // cols_m1 == 0
 
+  // img_w + pad_w: the room of a row's first window (a register of the
+  // configuration, stable during a walk).
+  pos_t kx_room0_q;
+
   always_ff @(posedge clk_i) begin
+    kx_room0_q  <= pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_w);
     groups_m2_q <= cfg_i.groups_m1 - 16'd1;
     one_group_q <= cfg_i.groups_m1 == '0;
     cols_m2_q   <= cfg_i.cols_m1 - 16'd1;
@@ -164,6 +173,8 @@ module strata_conv_walker
     nro_n_d     = nro_n_q;
     nco_n_d     = nco_n_q;
     ch_n_d      = ch_n_q;
+    kx_room_n_d = kx_room_n_q;
+    ky_room_n_d = ky_room_n_q;
     more_n_d    = more_n_q;
     ox_first_n_d = ox_first_n_q;
     ox_last_n_d  = ox_last_n_q;
@@ -246,9 +257,11 @@ module strata_conv_walker
         ox_last_n_d = one_col_q;
         ox_n_d      = '0;
         ix0_n_d     = -pos_t'(cfg_i.pad_w);
+        kx_room_n_d = kx_room0_q;
         nco_n_d     = AW'(cfg_i.col_off0);
         oy_n_d      = oy_n_q + 17'd1;
         iy0_n_d     = iy0_n_q + pos_t'(cfg_i.stride_h);
+        ky_room_n_d = ky_room_n_q - pos_t'(cfg_i.stride_h);
         vrow_n_d    = vrow_n_q + AW'(cfg_i.row_adv);
         nro_n_d     = nro_n_q - AW'(cfg_i.row_off_step);
         ch_n_d      = ch_n_q + 16'd1;
@@ -256,6 +269,7 @@ module strata_conv_walker
         ox_last_n_d = ox_n_q == cols_m2_q;
         ox_n_d      = ox_n_q + 16'd1;
         ix0_n_d     = ix0_n_q + pos_t'(cfg_i.stride_w);
+        kx_room_n_d = kx_room_n_q - pos_t'(cfg_i.stride_w);
         nco_n_d     = nco_n_q - AW'(cfg_i.col_off_step);
       end
     end
@@ -268,6 +282,8 @@ module strata_conv_walker
       ox_last_n_d  = cfg_i.cols_m1 == '0;
       iy0_n_d  = -pos_t'(cfg_i.pad_h);
       ix0_n_d  = -pos_t'(cfg_i.pad_w);
+      ky_room_n_d = pos_t'({1'b0, cfg_i.img_h}) + pos_t'(cfg_i.pad_h);
+      kx_room_n_d = pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_w);
       vrow_n_d = AW'(cfg_i.base) - AW'(cfg_i.pad_off);
       nro_n_d  = AW'(cfg_i.row_off0);
       nco_n_d  = AW'(cfg_i.col_off0);
@@ -298,6 +314,8 @@ module strata_conv_walker
     nro_n_q     <= nro_n_d;
     nco_n_q     <= nco_n_d;
     ch_n_q      <= ch_n_d;
+    kx_room_n_q <= kx_room_n_d;
+    ky_room_n_q <= ky_room_n_d;
     more_n_q    <= more_n_d;
     ox_first_n_q <= ox_first_n_d;
     ox_last_n_q  <= ox_last_n_d;
@@ -328,6 +346,9 @@ module strata_conv_walker
   assign beat_param_o = ParamIdxWidth'(ch_q);
 
   `STRATA_ASSERT(walker_walking, clk_i, rst_ni, walking_q == (state_q == StWalk))
+  `STRATA_ASSERT(walker_rooms, clk_i, rst_ni, state_q == StIdle ||
+                 (kx_room_n_q == pos_t'({2'b00, cfg_i.img_w}) - ix0_n_q &&
+                  ky_room_n_q == pos_t'({1'b0, cfg_i.img_h}) - iy0_n_q))
   `STRATA_ASSERT(walker_tap_ends, clk_i, rst_ni, !walking_q ||
                  (kx_end_q == (kx_q == kx_last_q) && ky_end_q == (ky_q == ky_last_q)))
   `STRATA_ASSERT_STREAM(walker_beat, clk_i, rst_ni, beat_valid_o, beat_ready_i,

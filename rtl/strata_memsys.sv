@@ -143,7 +143,16 @@ module strata_memsys
   err_code_e   err_code;
   logic [15:0] err_index;
   logic [NumPerfCounters*64-1:0] counters;
-  logic        clear, abort, fine;
+  logic        fine;
+  // Copies of the controller's clear and abort, one per client (see
+  // strata_controller): the fetcher, the semaphores, the counters and trace;
+  // the fetcher, the semaphores, the load and store engines and the compute
+  // engine (abort_o).
+  localparam int unsigned ClrFetch = 0, ClrSems = 1, ClrPerf = 2, ClearCopies = 3;
+  localparam int unsigned AbtFetch = 0, AbtSems = 1, AbtLoad = 2, AbtStore = 3,
+                          AbtCompute = 4, AbortCopies = 5;
+  logic [ClearCopies-1:0] clear;
+  logic [AbortCopies-1:0] abort;
 
   strata_csr #(
     .Lanes        (Lanes),
@@ -193,7 +202,9 @@ module strata_memsys
   logic        sem_overflow;
 
   strata_controller #(
-    .WatchdogCycles (WatchdogCycles)
+    .WatchdogCycles (WatchdogCycles),
+    .ClearCopies    (ClearCopies),
+    .AbortCopies    (AbortCopies)
   ) u_ctrl (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
@@ -226,8 +237,8 @@ module strata_memsys
     .error_set_o       (error_set)
   );
 
-  assign abort_o      = abort;
-  assign clear_o      = clear;
+  assign abort_o      = abort[AbtCompute];
+  assign clear_o      = clear[ClrPerf];
   assign fine_grain_o = fine;
 
   // ---------------------------------------------------------------- fetch + queues
@@ -246,8 +257,8 @@ module strata_memsys
   ) u_fetch (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
-    .clear_i       (clear),
-    .abort_i       (abort),
+    .clear_i       (clear[ClrFetch]),
+    .abort_i       (abort[AbtFetch]),
     .base_i        (instr_base),
     .limit_i       (instr_limit),
     .arvalid_o     (f_arvalid),
@@ -292,8 +303,8 @@ module strata_memsys
   ) u_sems (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .clear_i         (clear),
-    .abort_i         (abort),
+    .clear_i         (clear[ClrSems]),
+    .abort_i         (abort[AbtSems]),
     .ld_acq_req_i    (ld_acq_req),
     .ld_acq_amount_i (ld_acq_amount),
     .ld_acq_grant_o  (ld_acq_grant),
@@ -376,7 +387,7 @@ module strata_memsys
   ) u_load (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .abort_i         (abort),
+    .abort_i         (abort[AbtLoad]),
     .fine_i          (fine),
     .instr_valid_i   (ld_q_valid),
     .instr_ready_o   (ld_q_ready),
@@ -427,7 +438,7 @@ module strata_memsys
   ) u_store (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
-    .abort_i          (abort),
+    .abort_i          (abort[AbtStore]),
     .fine_i           (fine),
     .instr_valid_i    (st_q_valid),
     .instr_ready_o    (st_q_ready),
@@ -537,7 +548,7 @@ module strata_memsys
   end
 
   // Debug trace: the per-cycle terms of the counters above, for strata_top's trace port.
-  assign trace_count_o  = busy && !clear;
+  assign trace_count_o  = busy && !clear[ClrPerf];
   assign trace_retire_o = {f_retire, st_retire, ld_retire};
   assign trace_index_o  = {eng_index[2], eng_index[0]};
   assign trace_state_o  = {st_mem_wait, st_wait, st_busy, ld_mem_wait, ld_wait, ld_busy};
@@ -548,7 +559,7 @@ module strata_memsys
   ) u_perf (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
-    .clear_i  (clear),
+    .clear_i  (clear[ClrPerf]),
     .enable_i (busy),
     .inc_i    (inc),
     .count_o  (counters)
