@@ -156,12 +156,21 @@ module strata_conv_walker
   assign kx_end    = kx_end_q;
   assign ky_end    = ky_end_q;
   assign beat_last = g_end && kx_end && ky_end;
+
+  // Flags of the next beat as flip-flops loaded from the next values
+  // (asserted equal), so that the handshake and the ~200 advance enables
+  // after it are one LUT each: free_q, a beat needs no step (walking, and not
+  // a row's first window or its step acquired); adv_*_q, what the beat
+  // advances (group, tap column, tap row, window: then the next one exists).
+  logic free_q, adv_g_q, adv_kx_q, adv_ky_q, adv_win_q, prime_q;
+  logic free_d, adv_g_d, adv_kx_d, adv_ky_d, adv_win_d;
+
   assign step_valid_o = walking_q && row_first_q && !acq_q;
   assign step_fire    = step_valid_o && step_ready_i;
-  assign beat_valid_o = walking_q && (!row_first_q || acq_q || step_ready_i);
+  assign beat_valid_o = free_q || (walking_q && step_ready_i);
   assign fire         = beat_valid_o && beat_ready_i;
   // A window is loaded after the previous one's last beat (or to begin).
-  assign load         = state_q == StPrime || (fire && beat_last && more_n_q);
+  assign load         = prime_q || (fire && adv_win_q);
 
   always_comb begin
     state_d     = state_q;
@@ -200,12 +209,12 @@ module strata_conv_walker
     // Beat advance within the window: g innermost, then kx, then ky.
     if (fire) begin
       first_d = 1'b0;
-      if (!g_end) begin
+      if (adv_g_q) begin
         g_d      = g_q + 16'd1;
         g_end_d  = g_q == groups_m2_q;
         a_beat_d = a_beat_q + AW'(cfg_i.group_step);
         c_beat_d = c_beat_q + AW'(1);
-      end else if (!kx_end) begin
+      end else if (adv_kx_q) begin
         g_d      = '0;
         g_end_d  = one_group_q;
         kx_d     = kx_q + 4'd1;
@@ -213,7 +222,7 @@ module strata_conv_walker
         a_tap_d  = a_tap_q + AW'(1);
         a_beat_d = a_tap_q + AW'(1);
         c_beat_d = c_beat_q + AW'(1);   // taps of a row are contiguous in the cache
-      end else if (!ky_end) begin
+      end else if (adv_ky_q) begin
         g_d      = '0;
         g_end_d  = one_group_q;
         kx_d     = kx_lo_q;
@@ -290,6 +299,12 @@ module strata_conv_walker
       ch_n_d   = cfg_i.param_base;
       more_n_d = 1'b1;
     end
+
+    free_d    = state_d == StWalk && (!row_first_d || acq_d);
+    adv_g_d   = !g_end_d;
+    adv_kx_d  = g_end_d && !kx_end_d;
+    adv_ky_d  = g_end_d && kx_end_d && !ky_end_d;
+    adv_win_d = g_end_d && kx_end_d && ky_end_d && more_n_d;
   end
 
   always_ff @(posedge clk_i) begin
@@ -297,10 +312,14 @@ module strata_conv_walker
       state_q   <= StIdle;
       walking_q <= 1'b0;
       acq_q     <= 1'b0;
+      free_q    <= 1'b0;
+      prime_q   <= 1'b0;
     end else begin
       state_q   <= state_d;
       walking_q <= state_d == StWalk;
       acq_q     <= acq_d;
+      free_q    <= free_d;
+      prime_q   <= state_d == StPrime;
     end
   end
 
@@ -326,6 +345,10 @@ module strata_conv_walker
     kx_last_q   <= kx_last_d;
     g_q         <= g_d;
     g_end_q     <= g_end_d;
+    adv_g_q     <= adv_g_d;
+    adv_kx_q    <= adv_kx_d;
+    adv_ky_q    <= adv_ky_d;
+    adv_win_q   <= adv_win_d;
     kx_end_q    <= kx_end_d;
     ky_end_q    <= ky_end_d;
     a_row_q     <= a_row_d;
@@ -346,6 +369,12 @@ module strata_conv_walker
   assign beat_param_o = ParamIdxWidth'(ch_q);
 
   `STRATA_ASSERT(walker_walking, clk_i, rst_ni, walking_q == (state_q == StWalk))
+  `STRATA_ASSERT(walker_flags, clk_i, rst_ni,
+                 free_q == (walking_q && (!row_first_q || acq_q)) &&
+                 prime_q == (state_q == StPrime) &&
+                 (!walking_q || (adv_g_q == !g_end && adv_kx_q == (g_end && !kx_end) &&
+                                 adv_ky_q == (g_end && kx_end && !ky_end) &&
+                                 adv_win_q == (beat_last && more_n_q))))
   `STRATA_ASSERT(walker_rooms, clk_i, rst_ni, state_q == StIdle ||
                  (kx_room_n_q == pos_t'({2'b00, cfg_i.img_w}) - ix0_n_q &&
                   ky_room_n_q == pos_t'({1'b0, cfg_i.img_h}) - iy0_n_q))

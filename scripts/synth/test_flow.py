@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import pathlib
+import re
 import subprocess
 import sys
 import unittest
@@ -301,6 +302,35 @@ class Ecp5Banks(SynthCase):
         self.assertEqual(shared, {})
 
 
+class Ecp5Copies(SynthCase):
+    """strata_controller with 3 clear and 5 abort copies: every copy is a
+    flip-flop of its own after Yosys (copies of one multi-bit register would
+    be merged into one, `keep` or not; each copy is a generate block)."""
+    clear_copies, abort_copies = 3, 5
+    name = "ecp5_copies"
+    args = ("--target", "ecp5", "--top", "strata_controller", "--params",
+            f"ClearCopies={clear_copies} AbortCopies={abort_copies}", "--no-pnr")
+
+    def copy_bits(self, block):
+        pattern = re.compile(rf"{block}\[(\d+)\]\.copy_q$")
+        bits = {}
+        for name, net in self.netlist()["netnames"].items():
+            m = pattern.search(name)
+            if m:
+                bits[int(m.group(1))] = tuple(net["bits"])
+        return bits
+
+    def test_clear_copies_apart(self):
+        bits = self.copy_bits("g_clear_copy")
+        self.assertEqual(sorted(bits), list(range(self.clear_copies)))
+        self.assertEqual(len(set(bits.values())), self.clear_copies, bits)
+
+    def test_abort_copies_apart(self):
+        bits = self.copy_bits("g_abort_copy")
+        self.assertEqual(sorted(bits), list(range(self.abort_copies)))
+        self.assertEqual(len(set(bits.values())), self.abort_copies, bits)
+
+
 class XilinxRequant(SynthCase):
     """strata_requant on 7-series: two DSP48E1 per channel, no block RAM."""
     channels = 1  # synth_xilinx is the slowest step of the suite
@@ -315,7 +345,7 @@ class XilinxRequant(SynthCase):
 
 
 SUITES = {c.__name__: c for c in (Errors, RtlErrors, Ecp5Ram, Ecp5Requant, Ecp5Pe,
-                                   Ecp5Banks, XilinxRequant)}
+                                   Ecp5Banks, Ecp5Copies, XilinxRequant)}
 
 
 def main():
