@@ -52,6 +52,12 @@ ROUTERS = ("router1", "router2")  # nextpnr-ecp5 --router
 # docs/fpga.md, "Placer settings").
 PLACER_TIMING_WEIGHT = 30
 PLACER_CRIT_EXP = 4
+# Time limit of one place-and-route run (per speed grade). router2 has no
+# iteration limit: on a congested placement it can keep rerouting for hours
+# (a strata_top run at speed 8 was still at ~1 000 overused wires after 217
+# iterations and 20 minutes). strata_top normally routes in 10 to 25 minutes
+# on the two-core machine, two runs in parallel.
+PNR_TIMEOUT = 3600.0
 SETUP_HINT = "run `STRATA_SETUP_FPGA=1 scripts/setup.sh` (or `make synth`) to install it"
 
 WRAPPER = "strata_synth_wrap"
@@ -181,7 +187,7 @@ class Runner:
         self.verbose = verbose
         self.times = {}
 
-    def run(self, step, argv, log_name):
+    def run(self, step, argv, log_name, timeout=None):
         log = self.out / log_name
         if self.verbose:
             print(f"synth: [{step}] {' '.join(str(a) for a in argv)}", flush=True)
@@ -189,8 +195,16 @@ class Runner:
             print(f"synth: [{step}] ... ", end="", flush=True)
         t0 = time.monotonic()
         with open(log, "w") as f:
-            proc = subprocess.run([str(a) for a in argv], stdout=f, stderr=subprocess.STDOUT,
-                                  cwd=ROOT, check=False)
+            try:
+                proc = subprocess.run([str(a) for a in argv], stdout=f, stderr=subprocess.STDOUT,
+                                      cwd=ROOT, check=False, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                if not self.verbose:
+                    print(f"stopped after {timeout:g} s", flush=True)
+                raise FlowError(f"{step} did not finish within {timeout:g} s and was stopped "
+                                f"(log: {log}); a router that does not converge keeps "
+                                "rerouting: try another --seed or --router, or a larger "
+                                "--pnr-timeout") from None
         elapsed = time.monotonic() - t0
         self.times[step] = round(elapsed, 1)
         if not self.verbose:
@@ -380,7 +394,7 @@ def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
     return json.loads((runner.out / "stat.json").read_text())
 
 
-def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False):
+def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False, timeout=None):
     spec = TARGETS["ecp5"]
     results = {}
     for speed in speeds:
@@ -398,7 +412,7 @@ def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False):
             "--report", runner.path(rep),
             # per-net delays of every sink in the report (a larger JSON)
             *(["--detailed-timing-report"] if detailed else []),
-        ], f"pnr_speed{speed}.log")
+        ], f"pnr_speed{speed}.log", timeout=timeout)
         results[speed] = json.loads((runner.out / rep).read_text())
     return results
 
@@ -473,6 +487,10 @@ def main(argv=None):
     ap.add_argument("--crit-exp", type=int, default=PLACER_CRIT_EXP,
                     help=f"nextpnr --placer-heap-critexp (default {PLACER_CRIT_EXP}; "
                          "nextpnr's own is 2)")
+    ap.add_argument("--pnr-timeout", type=float, default=PNR_TIMEOUT,
+                    help=f"seconds a place-and-route run may take before it is stopped "
+                         f"with an error (default {PNR_TIMEOUT:g}; strata_top takes "
+                         "10 to 25 minutes here)")
     ap.add_argument("--no-pnr", action="store_true", help="synthesis only")
     ap.add_argument("--rtl", default=str(ROOT / "rtl"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help="output directory (default build/synth/<target>)")
@@ -492,6 +510,8 @@ def main(argv=None):
         if args.timing_weight < 0 or args.crit_exp < 1:
             raise FlowError(f"--timing-weight must be >= 0 and --crit-exp >= 1 (got "
                             f"{args.timing_weight} and {args.crit_exp})")
+        if not args.pnr_timeout > 0:
+            raise FlowError(f"--pnr-timeout must be > 0 seconds (got {args.pnr_timeout:g})")
         lpf = pathlib.Path(args.lpf).resolve() if args.lpf else TARGETS["ecp5"]["constraints"]
         if speeds and not lpf.is_file():
             raise FlowError(f"constraints file '{lpf}' not found")
@@ -515,7 +535,7 @@ def main(argv=None):
         stat = synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv)
         placer = {"timing_weight": args.timing_weight, "crit_exp": args.crit_exp}
         pnr = (place_and_route(runner, speeds, args.seed, lpf, args.router, placer,
-                               args.detailed_timing) if speeds else {})
+                               args.detailed_timing, args.pnr_timeout) if speeds else {})
         total = round(time.monotonic() - t0, 1)
 
         run = {

@@ -93,6 +93,12 @@ class Errors(unittest.TestCase):
         self.expect_error(["--top", "strata_fifo", "--timing-weight", "x"],
                           "invalid int value: 'x'")
 
+    def test_bad_pnr_timeout(self):
+        self.expect_error(["--top", "strata_fifo", "--pnr-timeout", "0"],
+                          "--pnr-timeout must be > 0 seconds (got 0)")
+        self.expect_error(["--top", "strata_fifo", "--pnr-timeout", "-5"],
+                          "--pnr-timeout must be > 0 seconds (got -5)")
+
     def test_default_top_needs_a_block(self):
         with self.assertRaisesRegex(flow.FlowError, "no default top found"):
             flow.choose_top(FIXTURES, None)
@@ -182,6 +188,16 @@ class Ecp5Ram(SynthCase):
     name = "ecp5_ram"
     args = ("--target", "ecp5", "--top", "strata_ram_1r1w",
             "--params", f"Width={width} Depth={depth}", "--speeds", "8")
+
+    def test_pnr_time_limit(self):
+        # A place and route that outlasts --pnr-timeout is stopped: exit status
+        # 2, a message naming the step and the limit, no report.
+        out = self.out.parent / (self.name + "_timeout")
+        status, text = run_flow(*self.args, "--pnr-timeout", "0.2", out=out)
+        self.assertEqual(status, 2, text)
+        self.assertIn("pnr_speed8 did not finish within 0.2 s and was stopped", text)
+        self.assertNotIn("Traceback", text)
+        self.assertFalse((out / "report.json").exists())
 
     def test_maps_to_dp16kd(self):
         # DP16KD: 16 Kbit + parity = 1024 x 18; so ceil(64 / 18) = 4 blocks
