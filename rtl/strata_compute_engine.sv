@@ -742,7 +742,8 @@ module strata_compute_engine
     .Lanes     (Pes),
     .DataWidth (8),
     .Kernel    (MaxPoolKernel),
-    .UserWidth (1)
+    .UserWidth (1),
+    .OutClamp  (1'b1)
   ) u_pool (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstPool]),
@@ -755,23 +756,21 @@ module strata_compute_engine
     .out_valid_o (pool_valid),
     .out_ready_i (pool_ready),
     .out_data_o  (pool_data),
-    .out_user_o  (unused_pool_user)
+    .out_user_o  (unused_pool_user),
+    .clamp_lo_i  (cfg.pool.post_lo),
+    .clamp_hi_i  (cfg.pool.post_hi)
   );
 
-  // Clamp after pooling, per lane, into a register slice of its own: the
-  // pooling unit's buffer read and the clamp's comparators end there instead
-  // of running on through the result multiplexer into the writer's slice.
-  // Full rate; one cycle more per pooled result.
+  // The clamp after pooling is the pooling unit's output clamp (before its
+  // output buffer, so no comparator follows the buffer's LUT-RAM read); its
+  // results pass a register slice of their own, so the buffer read ends
+  // there instead of running on through the result multiplexer into the
+  // writer's slice. Full rate; one cycle more per pooled result.
   logic                 post_valid;
   logic [WordWidth-1:0] post_slice_data;
   logic [1:0]           unused_post_count;
 
-  for (genvar p = 0; p < Pes; p++) begin : g_post
-    data_t v;
-    assign v = data_t'(pool_data[p*8 +: 8]);
-    assign post_data[p*8 +: 8] = (v < data_t'(cfg.pool.post_lo)) ? cfg.pool.post_lo :
-                                 (v > data_t'(cfg.pool.post_hi)) ? cfg.pool.post_hi : v;
-  end
+  assign post_data = pool_data;
 
   // ---------------------------------------------------------------- operand consumer
   logic                      res_valid, res_ready;

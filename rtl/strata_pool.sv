@@ -16,6 +16,10 @@
 // the units' empty flag): the ready chain through the
 // units' register stages does not reach back into the window generator.
 //
+// Output clamp (OutClamp = 1): each pooled element is clamped to
+// [clamp_lo_i, clamp_hi_i] (signed) before it enters the output buffer, so a
+// client that clamps after pooling reads the buffer without comparators
+// behind its read port. The bounds must be stable while windows are inside.
 // Latency: 5 cycles (max) or 7 cycles (avg) for 3x3 windows (the unit, then
 // the output buffer). Throughput: one window per cycle while the operation
 // stays the same.
@@ -26,6 +30,7 @@ module strata_pool #(
   parameter int unsigned DataWidth = strata_cfg_pkg::DataWidth,      // signed element bits
   parameter int unsigned Kernel    = strata_cfg_pkg::MaxPoolKernel,  // window side (taps k x k)
   parameter int unsigned UserWidth = 1,                              // sideband bits
+  parameter bit          OutClamp  = 1'b0,                           // clamp the results
   localparam int unsigned Taps = Kernel * Kernel
 ) (
   input  logic                           clk_i,        // clock
@@ -40,7 +45,9 @@ module strata_pool #(
   output logic                           out_valid_o,  // pooled pixel vector offered
   input  logic                           out_ready_i,  // pooled pixel vector taken
   output logic [Lanes*DataWidth-1:0]     out_data_o,   // lane l at l*DataWidth
-  output logic [UserWidth-1:0]           out_user_o    // sideband of this window
+  output logic [UserWidth-1:0]           out_user_o,   // sideband of this window
+  input  logic [DataWidth-1:0]           clamp_lo_i,   // OutClamp: lower bound (signed)
+  input  logic [DataWidth-1:0]           clamp_hi_i    // OutClamp: upper bound (signed)
 );
 
   import strata_pkg::*;
@@ -59,6 +66,7 @@ module strata_pool #(
   logic                     empty_q;   // in_flight_q == 0, a flip-flop of its own
   logic                     may_enter, in_fire, credit, push;
   logic [OutWidth-1:0]      push_data;
+  logic [Lanes*DataWidth-1:0] clamped;  // the selected unit's result, clamped if OutClamp
 
   logic                         max_in_valid, max_in_ready, max_out_valid, max_out_ready;
   logic                         avg_in_valid, avg_in_ready, avg_out_valid, avg_out_ready;
@@ -75,7 +83,23 @@ module strata_pool #(
   // Selector: only the unit of cur_op_q can hold windows. The units never
   // stall (their results have reserved room in the output buffer).
   assign push          = (cur_op_q == PoolMax) ? max_out_valid : avg_out_valid;
-  assign push_data     = (cur_op_q == PoolMax) ? {max_user, max_data} : {avg_user, avg_data};
+  logic [Lanes*DataWidth-1:0] sel_data;
+  assign sel_data      = (cur_op_q == PoolMax) ? max_data : avg_data;
+  assign push_data     = {(cur_op_q == PoolMax) ? max_user : avg_user, clamped};
+  if (OutClamp) begin : g_clamp
+    typedef logic signed [DataWidth-1:0] elem_t;
+    for (genvar l = 0; l < Lanes; l++) begin : g_lane
+      elem_t v;
+      assign v = elem_t'(sel_data[l*DataWidth +: DataWidth]);
+      assign clamped[l*DataWidth +: DataWidth] =
+          (v < elem_t'(clamp_lo_i)) ? clamp_lo_i : (v > elem_t'(clamp_hi_i)) ? clamp_hi_i : v;
+    end
+  end else begin : g_no_clamp
+    logic [2*DataWidth-1:0] unused_bounds;
+    assign unused_bounds = {clamp_lo_i, clamp_hi_i};
+    assign clamped = sel_data;
+  end
+
   assign max_out_ready = 1'b1;
   assign avg_out_ready = 1'b1;
 

@@ -117,7 +117,9 @@ module strata_pool_e2e_tb_top #(
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o),
-    .out_user_o  (out_user)
+    .out_user_o  (out_user),
+    .clamp_lo_i  ('0),  // OutClamp off: no clamp after pooling here
+    .clamp_hi_i  ('0)
   );
 
   assign {out_first_o, out_last_o, out_oy_o, out_ox_o} = out_user;
