@@ -186,22 +186,18 @@ module strata_compute_decode
 
   // Operands that need arithmetic (small products, "minus one", the mode's
   // choices) are registered from the captured fields, so the operand
-  // multiplexer only selects registers; the small products are a second
-  // register stage after the mode's choices (kh_e_q, kw_g_q, sh_e_q, ph_e_q).
+  // multiplexer only selects registers; the small products (kernel_h,
+  // pad_h, stride_h times kernel_w) are DSP multipliers whose input and
+  // output registers are the two register stages after the mode's choices.
   // They are valid from the third StMul cycle (cnt_q = 2); steps 0 and 1 use
   // captured fields only (asserted).
   logic [16:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q, ph_e_q;
   logic [16:0] pw_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q, pool_mw_a_q;
   logic [16:0] dst_rows_a_q, dst_grps_a_q, in_words_a_q;
-  logic [3:0]  kh_e_q;
   logic        derived1_q;    // the first stage follows the captured fields
   logic        derived_ok_q;  // every register above follows them
 
   always_ff @(posedge clk_i) begin
-    kh_e_q          <= kh_e;
-    taps_k_q        <= is_pool ? '0 : 17'(kh_e_q * kw_g_q[3:0]);
-    row_off_k_q     <= 17'(ph_e_q[3:0] * kw_g_q[3:0]);
-    row_step_k_q    <= 17'(sh_e_q[3:0] * kw_g_q[3:0]);
     kw_g_q          <= 17'(kw_e);
     gw_e_q          <= 17'(gw_e);
     inw_e_q         <= 17'(inw_e);
@@ -217,6 +213,52 @@ module strata_compute_decode
     dst_grps_a_q    <= is_pool ? 17'(groups_q - 16'd1) : '0;
     in_words_a_q    <= is_fc ? 17'(out_h_q) : 17'(groups_q);
   end
+
+  // The small products are DSP multipliers with their input and output
+  // registers (strata_dsp_mul) fed from the mode's choices: the same two
+  // register stages as before (a register of the choice, then of the
+  // product), but a DSP placed far from the decoder is then reached and left
+  // register to register (567f6f9 at speed 8: choice register -> 2.80 ns
+  // route -> unregistered MULT18X18D -> 4.52 ns route -> taps_k_q, 10.79 ns,
+  // its critical path).
+  logic [7:0] taps_k_p, row_off_k_p, row_step_k_p;
+
+  strata_dsp_mul #(
+    .AWidth (4), .BWidth (4), .ASigned (1'b0), .BSigned (1'b0)
+  ) u_taps_k (
+    .clk_i    (clk_i),
+    .ce_in_i  (1'b1),
+    .ce_out_i (1'b1),
+    .a_i      (is_pool ? 4'd0 : kh_e),
+    .b_i      (kw_e),
+    .p_o      (taps_k_p)
+  );
+
+  strata_dsp_mul #(
+    .AWidth (4), .BWidth (4), .ASigned (1'b0), .BSigned (1'b0)
+  ) u_row_off_k (
+    .clk_i    (clk_i),
+    .ce_in_i  (1'b1),
+    .ce_out_i (1'b1),
+    .a_i      (ph_e),
+    .b_i      (kw_e),
+    .p_o      (row_off_k_p)
+  );
+
+  strata_dsp_mul #(
+    .AWidth (4), .BWidth (4), .ASigned (1'b0), .BSigned (1'b0)
+  ) u_row_step_k (
+    .clk_i    (clk_i),
+    .ce_in_i  (1'b1),
+    .ce_out_i (1'b1),
+    .a_i      (sh_e),
+    .b_i      (kw_e),
+    .p_o      (row_step_k_p)
+  );
+
+  assign taps_k_q     = 17'(taps_k_p);
+  assign row_off_k_q  = 17'(row_off_k_p);
+  assign row_step_k_q = 17'(row_step_k_p);
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
