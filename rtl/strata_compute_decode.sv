@@ -221,44 +221,28 @@ module strata_compute_decode
   // register to register (567f6f9 at speed 8: choice register -> 2.80 ns
   // route -> unregistered MULT18X18D -> 4.52 ns route -> taps_k_q, 10.79 ns,
   // its critical path).
-  logic [7:0] taps_k_p, row_off_k_p, row_step_k_p;
+  // Product k: small_a[k] * kw_e; 0 taps (kernel_h, 0 for POOL), 1 row
+  // offset (pad_h), 2 row step (stride_h).
+  logic [2:0][3:0] small_a;
+  logic [2:0][7:0] small_p;
+  assign small_a = {sh_e, ph_e, is_pool ? 4'd0 : kh_e};
 
-  strata_dsp_mul #(
-    .AWidth (4), .BWidth (4), .ASigned (1'b0), .BSigned (1'b0)
-  ) u_taps_k (
-    .clk_i    (clk_i),
-    .ce_in_i  (1'b1),
-    .ce_out_i (1'b1),
-    .a_i      (is_pool ? 4'd0 : kh_e),
-    .b_i      (kw_e),
-    .p_o      (taps_k_p)
-  );
+  for (genvar k = 0; k < 3; k++) begin : g_small_mul
+    strata_dsp_mul #(
+      .AWidth (4), .BWidth (4), .ASigned (1'b0), .BSigned (1'b0)
+    ) u_mul (
+      .clk_i    (clk_i),
+      .ce_in_i  (1'b1),
+      .ce_out_i (1'b1),
+      .a_i      (small_a[k]),
+      .b_i      (kw_e),
+      .p_o      (small_p[k])
+    );
+  end
 
-  strata_dsp_mul #(
-    .AWidth (4), .BWidth (4), .ASigned (1'b0), .BSigned (1'b0)
-  ) u_row_off_k (
-    .clk_i    (clk_i),
-    .ce_in_i  (1'b1),
-    .ce_out_i (1'b1),
-    .a_i      (ph_e),
-    .b_i      (kw_e),
-    .p_o      (row_off_k_p)
-  );
-
-  strata_dsp_mul #(
-    .AWidth (4), .BWidth (4), .ASigned (1'b0), .BSigned (1'b0)
-  ) u_row_step_k (
-    .clk_i    (clk_i),
-    .ce_in_i  (1'b1),
-    .ce_out_i (1'b1),
-    .a_i      (sh_e),
-    .b_i      (kw_e),
-    .p_o      (row_step_k_p)
-  );
-
-  assign taps_k_q     = 17'(taps_k_p);
-  assign row_off_k_q  = 17'(row_off_k_p);
-  assign row_step_k_q = 17'(row_step_k_p);
+  assign taps_k_q     = 17'(small_p[0]);
+  assign row_off_k_q  = 17'(small_p[1]);
+  assign row_step_k_q = 17'(small_p[2]);
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
