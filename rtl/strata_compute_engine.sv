@@ -198,8 +198,8 @@ module strata_compute_engine
 
   // Datapath blocks are cleared by reset and at the end of an abort (in the
   // cycle of flush_q). The datapath reset is a flip-flop per group of blocks
-  // placed together (copies kept apart in synthesis: `keep`), loaded with
-  // rst_ni && !flush_d: each group's reset net starts at its own flip-flop,
+  // placed together (strata_reg_copies), 0 in reset and loaded with !flush_d
+  // otherwise: each group's reset net starts at its own flip-flop,
   // with no LUT and no net shared with another group. It follows rst_ni one
   // cycle late, which the reset's length covers (nothing reaches the
   // datapath in the first cycle after reset: the queues are empty).
@@ -214,24 +214,14 @@ module strata_compute_engine
   localparam int unsigned DpRstPool    = 5;  // pooling unit, clamp slice, frame counter
   localparam int unsigned DpRstBack    = 6;  // result slice, writer, cache slice, pending count
   localparam int unsigned DpRstCopies  = 7;
-  // Each copy is a flip-flop of its own generate block: Yosys merges the
-  // bits of one multi-bit register that have equal next values, whatever
-  // the keep attribute, but not kept cells of separate blocks.
   logic [DpRstCopies-1:0] dp_rst_n;
 
-  for (genvar c = 0; c < DpRstCopies; c++) begin : g_dp_rst
-    (* keep *) logic rst_n_q;
-
-    always_ff @(posedge clk_i) begin
-      rst_n_q <= rst_ni && !flush_d;
-    end
-
-`ifndef SYNTHESIS
-    initial rst_n_q = 1'b0;
-`endif
-
-    assign dp_rst_n[c] = rst_n_q;
-  end
+  strata_reg_copies #(.Copies (DpRstCopies)) u_dp_rst (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (!flush_d),
+    .q_o    (dp_rst_n)
+  );
 
   // ---------------------------------------------------------------- decode
   logic      dec_busy, dec_done;
@@ -326,8 +316,8 @@ module strata_compute_engine
   // running: state_q == StRun as a flip-flop of its own (loaded from
   // state_d): the walker's, the operand FIFOs' and the result handshakes
   // start at it instead of at a decode of the state register.
-  // The blocks far apart each see a copy of their own (run_q, one generate
-  // block per copy so that synthesis keeps them apart, asserted equal):
+  // The blocks far apart each see a copy of their own (run_q,
+  // strata_reg_copies, asserted equal):
   // walker and step requests, PE array input, pooling input and
   // requantiser, result path and releases.
   logic running, running_q, starting;
@@ -1007,14 +997,12 @@ module strata_compute_engine
     err_index_q <= err_index_d;
   end
 
-  for (genvar c = 0; c < RunCopies; c++) begin : g_run_copy
-    (* keep *) logic copy_q;
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) copy_q <= 1'b0;
-      else         copy_q <= state_d == StRun;
-    end
-    assign run_q[c] = copy_q;
-  end
+  strata_reg_copies #(.Copies (RunCopies)) u_run_copies (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (state_d == StRun),
+    .q_o    (run_q)
+  );
 
   // ---------------------------------------------------------------- status
   assign idle_o       = state_q == StIdle && slot_q == SlotEmpty && !flush_q;

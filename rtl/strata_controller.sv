@@ -25,10 +25,10 @@
 // (they come from blocks placed far apart on an FPGA, and the error priority
 // and completion logic then start from flip-flops): errors, completion and
 // deadlock are judged a cycle after the clients show them.
-// clear_o and abort_o reach every client: each client gets its own copy, a
-// flip-flop of its own loaded from the next value (ClearCopies, AbortCopies;
-// kept apart in synthesis, asserted equal), which the placer puts beside the
-// client, instead of one flip-flop whose net crosses the die.
+// clear_o and abort_o reach every client: each client gets its own copy
+// (ClearCopies, AbortCopies; strata_reg_copies, asserted equal), which the
+// placer puts beside the client, instead of one flip-flop whose net crosses
+// the die.
 // Latency: START to clear_o one cycle; completion to DONE (and done_set_o) two
 // cycles. Status outputs are registers.
 `include "strata_assert.svh"
@@ -260,25 +260,19 @@ module strata_controller
     wait_index_q <= wait_index;
   end
 
-  // Per-client copies (one generate block each: Yosys would merge the equal
-  // bits of one multi-bit register).
-  for (genvar c = 0; c < ClearCopies; c++) begin : g_clear_copy
-    (* keep *) logic copy_q;
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) copy_q <= 1'b0;
-      else         copy_q <= clear_d;
-    end
-    assign clear_o[c] = copy_q;
-  end
+  strata_reg_copies #(.Copies (ClearCopies)) u_clear_copies (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (clear_d),
+    .q_o    (clear_o)
+  );
 
-  for (genvar c = 0; c < AbortCopies; c++) begin : g_abort_copy
-    (* keep *) logic copy_q;
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) copy_q <= 1'b0;
-      else         copy_q <= state_d == StDrain;
-    end
-    assign abort_o[c] = copy_q;
-  end
+  strata_reg_copies #(.Copies (AbortCopies)) u_abort_copies (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (state_d == StDrain),
+    .q_o    (abort_o)
+  );
 
   assign fine_grain_o = fine_q;
   assign busy_o       = state_q != StIdle;
@@ -298,8 +292,6 @@ module strata_controller
 `ifndef SYNTHESIS
   initial begin
     assert (WatchdogCycles >= 2) else $fatal(1, "strata_controller: WatchdogCycles must be >= 2");
-    assert (ClearCopies >= 1 && AbortCopies >= 1)
-      else $fatal(1, "strata_controller: ClearCopies and AbortCopies must be >= 1");
   end
 `endif
 

@@ -140,15 +140,11 @@ module strata_dst_writer
   logic started_q;
 
   // Row enables of the matrix from flip-flops loaded from the next state,
-  // one copy per row (kept apart in synthesis): "row j takes the next
-  // result" (StRun, PE_TRANSPOSE, n = j) and "the matrix shifts" (StEmit).
+  // one per row: "row j takes the next result" (StRun, PE_TRANSPOSE, n = j)
+  // and "the matrix shifts" (StEmit; a copy per row, strata_reg_copies).
   // Each row's multiplexers then see its two flags, the input valid, the
   // output queue's not-full flag and started_q, not the state and count
   // decode (asserted equal to it).
-  // Each copy is a flip-flop of its own generate block: Yosys merges the
-  // bits of one multi-bit register that have equal next values (all the
-  // row_emit_q copies), whatever the keep attribute, but not kept cells of
-  // separate blocks.
   logic [Lanes-1:0] row_take_q, row_emit_q;
 
   always_comb begin
@@ -253,28 +249,22 @@ module strata_dst_writer
     if (!rst_ni) begin
       state_q     <= StIdle;
       started_q   <= 1'b0;
+      row_take_q  <= '0;
     end else begin
       state_q     <= state_d;
       started_q   <= start_i && state_q == StIdle;
-    end
-  end
-
-  for (genvar j = 0; j < Lanes; j++) begin : g_row_copy
-    (* keep *) logic take_q, emit_q;
-
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) begin
-        take_q <= 1'b0;
-        emit_q <= 1'b0;
-      end else begin
-        take_q <= state_d == StRun && transpose && n_d == UnitWidth'(j);
-        emit_q <= state_d == StEmit;
+      for (int j = 0; j < Lanes; j++) begin
+        row_take_q[j] <= state_d == StRun && transpose && n_d == UnitWidth'(j);
       end
     end
-
-    assign row_take_q[j] = take_q;
-    assign row_emit_q[j] = emit_q;
   end
+
+  strata_reg_copies #(.Copies (Lanes)) u_row_emit (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (state_d == StEmit),
+    .q_o    (row_emit_q)
+  );
 
   always_ff @(posedge clk_i) begin
     c_q    <= c_d;

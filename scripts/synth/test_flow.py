@@ -319,16 +319,17 @@ class Ecp5Banks(SynthCase):
 
 
 class Ecp5Copies(SynthCase):
-    """strata_controller with 3 clear and 5 abort copies: every copy is a
-    flip-flop of its own after Yosys (copies of one multi-bit register would
-    be merged into one, `keep` or not; each copy is a generate block)."""
+    """strata_controller with 3 clear and 5 abort copies (strata_reg_copies):
+    every copy is a flip-flop of its own after Yosys (copies of one multi-bit
+    register would be merged into one, `keep` or not; each copy is a
+    generate block)."""
     clear_copies, abort_copies = 3, 5
     name = "ecp5_copies"
     args = ("--target", "ecp5", "--top", "strata_controller", "--params",
             f"ClearCopies={clear_copies} AbortCopies={abort_copies}", "--no-pnr")
 
-    def copy_bits(self, block):
-        pattern = re.compile(rf"{block}\[(\d+)\]\.copy_q$")
+    def copy_bits(self, instance):
+        pattern = re.compile(rf"{instance}\.g_copy\[(\d+)\]\.copy_q$")
         bits = {}
         for name, net in self.netlist()["netnames"].items():
             m = pattern.search(name)
@@ -337,12 +338,12 @@ class Ecp5Copies(SynthCase):
         return bits
 
     def test_clear_copies_apart(self):
-        bits = self.copy_bits("g_clear_copy")
+        bits = self.copy_bits("u_clear_copies")
         self.assertEqual(sorted(bits), list(range(self.clear_copies)))
         self.assertEqual(len(set(bits.values())), self.clear_copies, bits)
 
     def test_abort_copies_apart(self):
-        bits = self.copy_bits("g_abort_copy")
+        bits = self.copy_bits("u_abort_copies")
         self.assertEqual(sorted(bits), list(range(self.abort_copies)))
         self.assertEqual(len(set(bits.values())), self.abort_copies, bits)
 

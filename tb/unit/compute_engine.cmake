@@ -7,6 +7,7 @@ set(STRATA_COMPUTE_ENGINE_RTL
   ${STRATA_RTL_DIR}/strata_isa_pkg.sv
   ${STRATA_RTL_DIR}/strata_compute_pkg.sv
   ${STRATA_RTL_DIR}/strata_fifo.sv
+  ${STRATA_RTL_DIR}/strata_reg_copies.sv
   ${STRATA_RTL_DIR}/strata_credit_fifo.sv
   ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
   ${STRATA_RTL_DIR}/strata_adder_tree.sv
