@@ -362,19 +362,51 @@ module strata_compute_decode
 
   // Output size m + 1 of a floor-mode window walk over a padded size d2, from
   // ms_k = m*s + k and ms_sk = m*s + s + k.
-  function automatic logic floor_ok(logic [15:0] count, wide_t ms_k, wide_t ms_sk, wide_t d2);
-    return count != '0 && ms_k <= d2 && ms_sk > d2;
+  // (The count m + 1 is not 0: checked with the fields, uf_*_q below.)
+  function automatic logic floor_ok(wide_t ms_k, wide_t ms_sk, wide_t d2);
+    return ms_k <= d2 && ms_sk > d2;
   endfunction
 
   // Ceil mode (strata_window_gen's rule: window m exists, window m + 1 not),
-  // from ms = m*s, ms_k = m*s + k, ms_s = m*s + s and d2_s = d2 + s.
-  function automatic logic ceil_ok(logic [15:0] count, wide_t ms, wide_t ms_k, wide_t ms_s,
+  // from ms = m*s, ms_k = m*s + k, ms_s = m*s + s and d2_s = d2 + s; one:
+  // the count m + 1 is 1.
+  function automatic logic ceil_ok(logic one, wide_t ms, wide_t ms_k, wide_t ms_s,
                                    wide_t d1, wide_t d2, wide_t d2_s);
     logic exists, next;
-    exists = count == 16'd1 || (ms_k < d2_s && ms < d1);
+    exists = one || (ms_k < d2_s && ms < d1);
     next   = ms_k < d2 && ms_s < d1;
-    return count != '0 && exists && !next;
+    return exists && !next;
   endfunction
+
+  // The checks of captured fields alone, as free-running registers like
+  // dh2_q: the checks of StCmp1 OR them with comparisons of registers, so no
+  // captured field (some reach 40 sinks across the decoder) is in series
+  // with a comparison's carry chain.
+  logic uf_conv, uf_fc, uf_pool_mode, uf_pool;
+  logic uf_conv_q, uf_fc_q, uf_pool_mode_q, uf_pool_q, pool_h_one_q, pool_w_one_q;
+
+  always_comb begin
+    uf_conv = in_h_q == '0 || in_w_q == '0 || groups_q == '0 ||
+              kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
+              sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
+              out_h_q == '0 || out_w_q == '0 || clamp_lo_q > clamp_hi_q;
+    uf_fc = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1 || pool_en_q ||
+            clamp_lo_q > clamp_hi_q;
+    uf_pool_mode = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q ||
+                   out_h_q != in_h_q || out_w_q != in_w_q;
+    uf_pool = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 || pp_q >= pk_q ||
+              32'(pool_dim_w) > MaxImageWidth || post_lo_q > post_hi_q ||
+              pool_out_h_q == '0 || pool_out_w_q == '0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    uf_conv_q      <= uf_conv;
+    uf_fc_q        <= uf_fc;
+    uf_pool_mode_q <= uf_pool_mode;
+    uf_pool_q      <= uf_pool;
+    pool_h_one_q   <= pool_out_h_q == 16'd1;
+    pool_w_one_q   <= pool_out_w_q == 16'd1;
+  end
 
   function automatic logic overlap(wide_t a0, wide_t a1, wide_t b0, wide_t b1);
     return a0 < b1 && b0 < a1;
@@ -414,36 +446,29 @@ module strata_compute_decode
     u_in_id = 32'(in_id_q) >= Banks;
 
     // CONV geometry and operand ranges.
-    u_conv = in_h_q == '0 || in_w_q == '0 || groups_q == '0 ||
-             kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
-             sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
-             W'(kh_q) > dh2_q || W'(kw_q) > dw2_q ||
-             !floor_ok(out_h_q, conv_mh_k_q, conv_mh_sk_q, dh2_q) ||
-             !floor_ok(out_w_q, conv_mw_k_q, conv_mw_sk_q, dw2_q) ||
+    u_conv = uf_conv_q || W'(kh_q) > dh2_q || W'(kw_q) > dw2_q ||
+             !floor_ok(conv_mh_k_q, conv_mh_sk_q, dh2_q) ||
+             !floor_ok(conv_mw_k_q, conv_mw_sk_q, dw2_q) ||
              in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
-             param_end_q > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
+             param_end_q > W'(ParamDepth);
 
     // FC.
-    u_fc = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1 || pool_en_q ||
-           in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
-           param_end_q > W'(ParamDepth) || clamp_lo_q > clamp_hi_q;
+    u_fc = uf_fc_q || in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
+           param_end_q > W'(ParamDepth);
 
     // POOL's own fields.
-    u_pool_mode = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q ||
-                  out_h_q != in_h_q || out_w_q != in_w_q || in_end_q > W'(BankDepth);
+    u_pool_mode = uf_pool_mode_q || in_end_q > W'(BankDepth);
 
     // The pooling unit (CONV with pool_en, POOL).
-    u_pool = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 || pp_q >= pk_q ||
-             32'(pool_dim_w) > MaxImageWidth || W'(pk_q) > pool_h2_q || W'(pk_q) > pool_w2_q ||
-             post_lo_q > post_hi_q;
+    u_pool = uf_pool_q || W'(pk_q) > pool_h2_q || W'(pk_q) > pool_w2_q;
     if (pool_ceil_q) begin
-      u_pool = u_pool || !ceil_ok(pool_out_h_q, pool_mh_q, pool_mh_k_q, pool_mh_s_q, ph_dim_q,
+      u_pool = u_pool || !ceil_ok(pool_h_one_q, pool_mh_q, pool_mh_k_q, pool_mh_s_q, ph_dim_q,
                                   pool_h2_q, pool_h2_s_q) ||
-                         !ceil_ok(pool_out_w_q, pool_mw_q, pool_mw_k_q, pool_mw_s_q, pw_dim_q,
+                         !ceil_ok(pool_w_one_q, pool_mw_q, pool_mw_k_q, pool_mw_s_q, pw_dim_q,
                                   pool_w2_q, pool_w2_s_q);
     end else begin
-      u_pool = u_pool || !floor_ok(pool_out_h_q, pool_mh_k_q, pool_mh_sk_q, pool_h2_q) ||
-                         !floor_ok(pool_out_w_q, pool_mw_k_q, pool_mw_sk_q, pool_w2_q);
+      u_pool = u_pool || !floor_ok(pool_mh_k_q, pool_mh_sk_q, pool_h2_q) ||
+                         !floor_ok(pool_mw_k_q, pool_mw_sk_q, pool_w2_q);
     end
 
     // Destination: kind allowed for the mode, index, range, no overlap.
@@ -617,7 +642,10 @@ module strata_compute_decode
                   pool_w2_s_q == pool_w2 + W'(ps_q) &&
                   param_end_q == W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes)) &&
                   conv_skh_q == 5'(sh_q) + 5'(kh_q) && conv_skw_q == 5'(sw_q) + 5'(kw_q) &&
-                  pool_sk_q == 5'(ps_q) + 5'(pk_q)))
+                  pool_sk_q == 5'(ps_q) + 5'(pk_q) && uf_conv_q == uf_conv &&
+                  uf_fc_q == uf_fc && uf_pool_mode_q == uf_pool_mode && uf_pool_q == uf_pool &&
+                  pool_h_one_q == (pool_out_h_q == 16'd1) &&
+                  pool_w_one_q == (pool_out_w_q == 16'd1)))
 
 `ifndef SYNTHESIS
   initial begin

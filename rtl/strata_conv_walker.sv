@@ -23,6 +23,8 @@
 // them in that cycle and loaded, so consecutive windows follow without a gap.
 // Dependencies: before the first beat of each output row, the walker requests
 // a step (step_valid_o) from strata_dep_sync; the beat stream waits for it.
+// While idle, the next-window registers follow cfg_i (the first window), so
+// start_i reaches only the state register.
 // Latency: start_i to the first beat_valid_o: 2 cycles. Throughput: one beat
 // per cycle while beat_ready_i, including across windows and rows.
 // Invariant: for a configuration the decoder accepted, every beat address is
@@ -283,8 +285,11 @@ module strata_conv_walker
       end
     end
 
-    if (start_i && state_q == StIdle) begin
-      state_d  = StPrime;
+    // While idle, the next-window registers load the first window of the
+    // configuration every cycle (on the start's edge too, as a load at the
+    // start would), so a start only moves the state: it reaches no register
+    // but the state's, and the flags below do not depend on it.
+    if (state_q == StIdle) begin
       oy_n_d   = '0;
       ox_n_d   = '0;
       ox_first_n_d = 1'b1;
@@ -305,6 +310,8 @@ module strata_conv_walker
     adv_kx_d  = g_end_d && !kx_end_d;
     adv_ky_d  = g_end_d && kx_end_d && !ky_end_d;
     adv_win_d = g_end_d && kx_end_d && ky_end_d && more_n_d;
+
+    if (start_i && state_q == StIdle) state_d = StPrime;
   end
 
   always_ff @(posedge clk_i) begin
@@ -385,6 +392,16 @@ module strata_conv_walker
   // A walked tap is inside the image: the bank address is not negative.
   `STRATA_ASSERT(walker_addr_positive, clk_i, rst_ni, !beat_valid_o || a_beat_q >= 0)
   `STRATA_ASSERT(walker_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
+  // The next-window registers hold the first window when it is loaded.
+  `STRATA_ASSERT(walker_first_window, clk_i, rst_ni, !prime_q ||
+                 (oy_n_q == '0 && ox_n_q == '0 && ox_first_n_q && more_n_q &&
+                  ox_last_n_q == (cfg_i.cols_m1 == '0) &&
+                  iy0_n_q == -pos_t'(cfg_i.pad_h) && ix0_n_q == -pos_t'(cfg_i.pad_w) &&
+                  ky_room_n_q == pos_t'({1'b0, cfg_i.img_h}) + pos_t'(cfg_i.pad_h) &&
+                  kx_room_n_q == pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_w) &&
+                  vrow_n_q == AW'(cfg_i.base) - AW'(cfg_i.pad_off) &&
+                  nro_n_q == AW'(cfg_i.row_off0) && nco_n_q == AW'(cfg_i.col_off0) &&
+                  ch_n_q == cfg_i.param_base))
   // The registered group-end flag and its configuration registers are exact
   // whenever a beat can be taken (cfg_i is stable from before start_i).
   `STRATA_ASSERT(walker_g_end, clk_i, rst_ni,

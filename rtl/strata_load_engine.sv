@@ -419,9 +419,25 @@ module strata_load_engine
   logic [WordWidth-1:0]     unit_data;
   logic                     d_done_d, d_done_q;            // every unit produced
 
+  // d_unit_q == row_words - 1 and d_row_q == rows - 1 as registered flags
+  // (exact, asserted), loaded with comparisons against row_words - 2 and
+  // rows - 2 (free-running registers of the fields, captured at least three
+  // cycles before StStart): the enables of the unit and row counters wait
+  // for no 16-bit subtraction and comparison.
+  logic        row_end_d, row_end_q, rows_end_d, rows_end_q;
+  logic [15:0] row_words_m2_q, rows_m2_q;
+  logic        one_word_q, one_row_q;
+
+  always_ff @(posedge clk_i) begin
+    row_words_m2_q <= row_words_q - 16'd2;
+    rows_m2_q      <= rows_q - 16'd2;
+    one_word_q     <= row_words_q == 16'd1;
+    one_row_q      <= rows_q == 16'd1;
+  end
+
   assign split_mode    = is_param && ParamSlots > 1;
-  assign unit_row_last = d_unit_q == row_words_q - 16'd1;
-  assign unit_last     = unit_row_last && d_row_q == rows_q - 16'd1;
+  assign unit_row_last = row_end_q;
+  assign unit_last     = row_end_q && rows_end_q;
 
   // A unit is produced when its last beat (or its slot) is available and the
   // output slice has room; beats before a word's last are popped into the
@@ -476,11 +492,15 @@ module strata_load_engine
     d_pe_d       = d_pe_q;
     d_pe_cnt_d   = d_pe_cnt_q;
     d_done_d     = d_done_q;
+    row_end_d    = row_end_q;
+    rows_end_d   = rows_end_q;
     if (produce) begin
       if (unit_row_last) begin
-        d_unit_d = '0;
-        d_row_d  = d_row_q + 16'd1;
-        d_done_d = unit_last;
+        d_unit_d   = '0;
+        row_end_d  = one_word_q;
+        d_row_d    = d_row_q + 16'd1;
+        rows_end_d = d_row_q == rows_m2_q;
+        d_done_d   = unit_last;
         if (is_pe && pe_step_q) begin
           d_pe_d = (32'(d_pe_q) == Pes - 1) ? '0 : d_pe_q + 6'd1;
           if (32'(d_pe_cnt_q) == Pes - 1) begin
@@ -493,12 +513,15 @@ module strata_load_engine
           d_row_addr_d = d_row_addr_q + 17'(dst_stride_q);
         end
       end else begin
-        d_unit_d = d_unit_q + 16'd1;
+        d_unit_d  = d_unit_q + 16'd1;
+        row_end_d = d_unit_q == row_words_m2_q;
       end
     end
     if (state_q == StStart) begin
       d_row_d      = '0;
       d_unit_d     = '0;
+      row_end_d    = one_word_q;
+      rows_end_d   = one_row_q;
       d_row_addr_d = 17'(dst_addr_q);
       d_pe_d       = dst_id_q;
       d_pe_cnt_d   = '0;
@@ -621,6 +644,8 @@ module strata_load_engine
     d_pe_q        <= d_pe_d;
     d_pe_cnt_q    <= d_pe_cnt_d;
     d_done_q      <= d_done_d;
+    row_end_q     <= row_end_d;
+    rows_end_q    <= rows_end_d;
     gbeat_q       <= gbeat_d;
     slot_q        <= slot_d;
     gather_q      <= gather_d;
@@ -647,6 +672,9 @@ module strata_load_engine
   `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
                         {param_channel_o, param_data_o})
   `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
+  `STRATA_ASSERT(load_row_flags, clk_i, rst_ni, state_q != StRun ||
+                 (row_end_q == (d_unit_q == row_words_q - 16'd1) &&
+                  rows_end_q == (d_row_q == rows_q - 16'd1)))
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
   `STRATA_ASSERT(load_cred_range, clk_i, rst_ni, 32'(cred_q) <= BufDepth)
   // A burst never crosses a 4 KB boundary.
