@@ -534,10 +534,21 @@ module strata_compute_engine
   localparam int unsigned MsCountWidth = $clog2(MsDepth + 1);
   logic                    ms_ready, ms_valid, ms_room, ms_push_q, rq_fire, ms_pop;
   logic [MsWidth-1:0]      ms_head, ms_data_q;
-  logic [MsCountWidth-1:0] ms_count, ms_count_d;
+  logic [MsCountWidth-1:0] ms_count;
 
-  assign ms_pop     = ms_valid && rq_fire && cfg.fc;
-  assign ms_count_d = ms_count + MsCountWidth'(ms_push_q) - MsCountWidth'(ms_pop);
+  // The next fill level is ms_count + push - pop; the room flag's next value
+  // is selected by the push and the pop from comparisons of the present
+  // level (as strata_fifo's flags): the requantiser's handshake reaches a
+  // multiplexer's select, not an adder.
+  logic ms_room_d;
+  assign ms_pop = ms_valid && rq_fire && cfg.fc;
+  always_comb begin
+    unique case ({ms_push_q, ms_pop})
+      2'b10:   ms_room_d = 32'(ms_count) + 3 <= MsDepth;
+      2'b01:   ms_room_d = 32'(ms_count) + 1 <= MsDepth;
+      default: ms_room_d = 32'(ms_count) + 2 <= MsDepth;
+    endcase
+  end
 
   always_ff @(posedge clk_i) begin
     if (!dp_rst_n[DpRstFc]) begin
@@ -545,7 +556,7 @@ module strata_compute_engine
       ms_room   <= 1'b1;
     end else begin
       ms_push_q <= op_fire && cfg.fc && op_last;
-      ms_room   <= 32'(ms_count_d) + 2 <= MsDepth;
+      ms_room   <= ms_room_d;
     end
   end
 

@@ -162,11 +162,24 @@ module strata_controller
   // Watchdog: nothing can move and someone waits (from registered inputs).
   always_comb begin
     stuck      = (in_f_end_q || in_f_blocked_q) && (|in_e_wait_q);
-    wait_index = 16'hFFFF;
     for (int e = 0; e < 3; e++) begin
       if (!(in_e_wait_q[e] || (!in_e_busy_q[e] && in_e_empty_q[e]))) stuck = 1'b0;
-      if (in_e_wait_q[e] && in_e_index_q[e] < wait_index) wait_index = in_e_index_q[e];
     end
+  end
+
+  // Smallest index among the waiting engines (the first engine on a tie):
+  // three comparisons side by side and a selection, not three in series.
+  logic       lt10, lt20, lt21;  // index of engine 1 < engine 0, 2 < 0, 2 < 1
+  logic [2:0] wsel;
+  always_comb begin
+    lt10 = in_e_index_q[1] < in_e_index_q[0];
+    lt20 = in_e_index_q[2] < in_e_index_q[0];
+    lt21 = in_e_index_q[2] < in_e_index_q[1];
+    wsel[0] = in_e_wait_q[0] && !(in_e_wait_q[1] && lt10) && !(in_e_wait_q[2] && lt20);
+    wsel[1] = in_e_wait_q[1] && !(in_e_wait_q[0] && !lt10) && !(in_e_wait_q[2] && lt21);
+    wsel[2] = in_e_wait_q[2] && !(in_e_wait_q[0] && !lt20) && !(in_e_wait_q[1] && !lt21);
+    wait_index = wsel[0] ? in_e_index_q[0] : wsel[1] ? in_e_index_q[1] :
+                 wsel[2] ? in_e_index_q[2] : 16'hFFFF;
   end
 
   assign deadlock = stuck && wd_q == WdWidth'(WatchdogCycles - 1);
@@ -287,6 +300,18 @@ module strata_controller
   `STRATA_ASSERT(ctrl_copies, clk_i, rst_ni,
                  clear_o == {ClearCopies{clear_q}} && abort_o == {AbortCopies{abort_q}})
   `STRATA_ASSERT(ctrl_status_excl, clk_i, rst_ni, !(done_q && error_q))
+`ifndef SYNTHESIS
+  // The selection equals the running minimum over the engines in order.
+  function automatic logic [15:0] min_waiting();
+    logic [15:0] m;
+    m = 16'hFFFF;
+    for (int e = 0; e < 3; e++) begin
+      if (in_e_wait_q[e] && in_e_index_q[e] < m) m = in_e_index_q[e];
+    end
+    return m;
+  endfunction
+  `STRATA_ASSERT(ctrl_wait_index, clk_i, rst_ni, wait_index == min_waiting())
+`endif
   `STRATA_ASSERT(ctrl_error_code, clk_i, rst_ni, !error_q || code_q != ErrNone)
 
 `ifndef SYNTHESIS
