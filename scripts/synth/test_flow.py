@@ -229,6 +229,14 @@ class Ecp5Ram(SynthCase):
         self.assertEqual(self.report["placer"], {"timing_weight": flow.PLACER_TIMING_WEIGHT,
                                                  "crit_exp": flow.PLACER_CRIT_EXP})
 
+    def test_clock_on_its_pin(self):
+        # The LPF locates clk_i on G2 (a primary clock input, X0/Y47 PIOA):
+        # placed automatically it could land on a pin with no route to the
+        # global clock network.
+        log = (self.out / "pnr_speed8.log").read_text()
+        self.assertIn("pin 'clk_i$tr_io' constrained to Bel 'X0/Y47/PIOA'", log)
+        self.assertIn("promoting clock net clk_i$TRELLIS_IO_IN to global network", log)
+
     def test_report_markdown(self):
         md = (self.out / "report.md").read_text()
         self.assertIn("make synth TARGET=ecp5 TOP=strata_ram_1r1w", md)
