@@ -289,7 +289,7 @@ module strata_load_engine
 
   logic                  ar_valid;                    // the AR queue holds a burst
   logic                  row_acq_d, row_acq_q;        // step acquired for the current row
-  logic [CredWidth-1:0]  cred_d, cred_q;              // buffer beats reserved
+  logic [CredWidth-1:0]  room_d, room_q;              // buffer beats not reserved
   logic [CredWidth-1:0]  outst_d, outst_q;            // beats requested, not yet received
   logic                  gen_done, gen_valid, gen_row_last;
   logic [AW-1:0]         gen_addr;
@@ -333,8 +333,11 @@ module strata_load_engine
   // AR logic, at the cost of one cycle between the last burst of a row and the
   // first of the next.
   assign step_valid = running && !ar_done && !row_acq_q;
+  // The buffer's free beats (room_q, BufDepth minus the reserved ones) are
+  // counted down, so the credit check compares two registers (no adder in
+  // series with the comparison, the issue and its ~80 enables).
   assign ar_issue   = running && gen_valid && row_acq_q && ar_slot &&
-                      32'(cred_q) + 32'(gen_beats) <= BufDepth;
+                      CredWidth'(gen_beats) <= room_q;
   assign r_fire     = rvalid_i && rready_o;
 
   always_comb begin
@@ -344,9 +347,9 @@ module strata_load_engine
   end
 
   always_comb begin
-    cred_d  = cred_q + (ar_issue ? CredWidth'(gen_beats) : '0) - CredWidth'(pop);
+    room_d  = room_q - (ar_issue ? CredWidth'(gen_beats) : '0) + CredWidth'(pop);
     outst_d = outst_q + (ar_issue ? CredWidth'(gen_beats) : '0) - CredWidth'(r_fire);
-    if (state_q == StDrain || state_q == StError) cred_d = '0;
+    if (state_q == StDrain || state_q == StError) room_d = CredWidth'(BufDepth);
   end
 
   // Issued bursts wait in a two-entry queue (the AR output register): its
@@ -624,13 +627,13 @@ module strata_load_engine
       state_q    <= StIdle;
       err_q      <= 1'b0;
       err_code_q <= ErrNone;
-      cred_q     <= '0;
+      room_q     <= CredWidth'(BufDepth);
       outst_q    <= '0;
     end else begin
       state_q    <= state_d;
       err_q      <= err_d;
       err_code_q <= err_code_d;
-      cred_q     <= cred_d;
+      room_q     <= room_d;
       outst_q    <= outst_d;
     end
   end
@@ -676,7 +679,7 @@ module strata_load_engine
                  (row_end_q == (d_unit_q == row_words_q - 16'd1) &&
                   rows_end_q == (d_row_q == rows_q - 16'd1)))
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
-  `STRATA_ASSERT(load_cred_range, clk_i, rst_ni, 32'(cred_q) <= BufDepth)
+  `STRATA_ASSERT(load_room_range, clk_i, rst_ni, 32'(room_q) <= BufDepth)
   // A burst never crosses a 4 KB boundary.
   `STRATA_ASSERT(load_4k, clk_i, rst_ni,
                  !arvalid_o || 32'(araddr_o[11:0]) + (32'(arlen_o) + 1) * BeatBytes <= 4096)
