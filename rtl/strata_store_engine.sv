@@ -269,16 +269,18 @@ module strata_store_engine
 
   // rd_room: data_count + reads in flight < DataDepth, as a flip-flop loaded
   // from the next values (the data FIFO's next count: cleared by quiesce, +1
-  // for the response arriving now, -1 for a pop), so the bank read request
-  // starts at registers.
+  // for the response arriving now, -1 for a pop; plus the reads of this
+  // cycle and the last), so the bank read request starts at registers. The
+  // read of this cycle selects between two comparisons: the request's own
+  // handshake reaches no adder.
   logic rd_room_q;
-  logic [DataCntW+1:0] rd_room_next;
-  assign rd_room_next = (quiesce ? '0 : (DataCntW + 2)'(data_count) + (DataCntW + 2)'(data_push) -
-                                        (DataCntW + 2)'(data_pop)) +
-                        (DataCntW + 2)'(rd_fire) + (DataCntW + 2)'(rd_inflight_q[0]);
+  logic [DataCntW+1:0] rd_occ;  // the next count and last cycle's read
+  assign rd_occ = (quiesce ? '0 : (DataCntW + 2)'(data_count) + (DataCntW + 2)'(data_push) -
+                                  (DataCntW + 2)'(data_pop)) +
+                  (DataCntW + 2)'(rd_inflight_q[0]);
   always_ff @(posedge clk_i) begin
     if (!rst_ni) rd_room_q <= 1'b1;
-    else         rd_room_q <= 32'(rd_room_next) < DataDepth;
+    else         rd_room_q <= rd_fire ? 32'(rd_occ) + 1 < DataDepth : 32'(rd_occ) < DataDepth;
   end
   assign rd_room      = rd_room_q;
   assign rd_last_word = rd_left_q == '0;

@@ -687,12 +687,21 @@ module strata_window_gen #(
     // The rows the write side may start: one fewer when an input row is
     // complete, s more when the walker starts its next output row. room >= 0
     // (asserted), so with s >= 1 a walker row start always leaves room.
+    // The three sums are of registers only; the two events select one.
     if (row_in || row_walk) begin
-      room_d = room_q - pos_t'(row_in) + (row_walk ? s : pos_t'(0));
       unique case ({row_in, row_walk})
-        2'b10:   room_ok_d = room_q > pos_t'(1);
-        2'b01:   room_ok_d = 1'b1;
-        default: room_ok_d = room_ok_q || (stride_q > StrideWidth'(1));
+        2'b10: begin
+          room_d    = room_q - pos_t'(1);
+          room_ok_d = room_q > pos_t'(1);
+        end
+        2'b01: begin
+          room_d    = room_q + s;
+          room_ok_d = 1'b1;
+        end
+        default: begin
+          room_d    = room_q + s - pos_t'(1);
+          room_ok_d = room_ok_q || (stride_q > StrideWidth'(1));
+        end
       endcase
     end
 
