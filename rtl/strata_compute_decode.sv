@@ -381,31 +381,38 @@ module strata_compute_decode
   // The checks of captured fields alone, as free-running registers like
   // dh2_q: the checks of StCmp1 OR them with comparisons of registers, so no
   // captured field (some reach 40 sinks across the decoder) is in series
-  // with a comparison's carry chain.
-  logic uf_conv, uf_fc, uf_pool_mode, uf_pool;
+  // with a comparison's carry chain. Two stages (two groups of terms each,
+  // then their OR), like the small products: valid with derived_ok_q.
+  logic [1:0] uf_conv, uf_fc, uf_pool_mode, uf_pool;
+  logic [1:0] uf_conv_t_q, uf_fc_t_q, uf_pool_mode_t_q, uf_pool_t_q;
   logic uf_conv_q, uf_fc_q, uf_pool_mode_q, uf_pool_q, pool_h_one_q, pool_w_one_q;
 
   always_comb begin
-    uf_conv = in_h_q == '0 || in_w_q == '0 || groups_q == '0 ||
-              kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
-              sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
-              out_h_q == '0 || out_w_q == '0 || clamp_lo_q > clamp_hi_q;
-    uf_fc = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1 || pool_en_q ||
-            clamp_lo_q > clamp_hi_q;
-    uf_pool_mode = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q ||
-                   out_h_q != in_h_q || out_w_q != in_w_q;
-    uf_pool = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 || pp_q >= pk_q ||
-              32'(pool_dim_w) > MaxImageWidth || post_lo_q > post_hi_q ||
-              pool_out_h_q == '0 || pool_out_w_q == '0;
+    uf_conv[0] = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || out_h_q == '0 ||
+                 out_w_q == '0;
+    uf_conv[1] = kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
+                 sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
+                 clamp_lo_q > clamp_hi_q;
+    uf_fc[0] = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1;
+    uf_fc[1] = pool_en_q || clamp_lo_q > clamp_hi_q;
+    uf_pool_mode[0] = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q;
+    uf_pool_mode[1] = out_h_q != in_h_q || out_w_q != in_w_q;
+    uf_pool[0] = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 || pp_q >= pk_q ||
+                 post_lo_q > post_hi_q;
+    uf_pool[1] = 32'(pool_dim_w) > MaxImageWidth || pool_out_h_q == '0 || pool_out_w_q == '0;
   end
 
   always_ff @(posedge clk_i) begin
-    uf_conv_q      <= uf_conv;
-    uf_fc_q        <= uf_fc;
-    uf_pool_mode_q <= uf_pool_mode;
-    uf_pool_q      <= uf_pool;
-    pool_h_one_q   <= pool_out_h_q == 16'd1;
-    pool_w_one_q   <= pool_out_w_q == 16'd1;
+    uf_conv_t_q      <= uf_conv;
+    uf_fc_t_q        <= uf_fc;
+    uf_pool_mode_t_q <= uf_pool_mode;
+    uf_pool_t_q      <= uf_pool;
+    uf_conv_q        <= |uf_conv_t_q;
+    uf_fc_q          <= |uf_fc_t_q;
+    uf_pool_mode_q   <= |uf_pool_mode_t_q;
+    uf_pool_q        <= |uf_pool_t_q;
+    pool_h_one_q     <= pool_out_h_q == 16'd1;
+    pool_w_one_q     <= pool_out_w_q == 16'd1;
   end
 
   function automatic logic overlap(wide_t a0, wide_t a1, wide_t b0, wide_t b1);
@@ -642,8 +649,8 @@ module strata_compute_decode
                   pool_w2_s_q == pool_w2 + W'(ps_q) &&
                   param_end_q == W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes)) &&
                   conv_skh_q == 5'(sh_q) + 5'(kh_q) && conv_skw_q == 5'(sw_q) + 5'(kw_q) &&
-                  pool_sk_q == 5'(ps_q) + 5'(pk_q) && uf_conv_q == uf_conv &&
-                  uf_fc_q == uf_fc && uf_pool_mode_q == uf_pool_mode && uf_pool_q == uf_pool &&
+                  pool_sk_q == 5'(ps_q) + 5'(pk_q) && uf_conv_q == |uf_conv &&
+                  uf_fc_q == |uf_fc && uf_pool_mode_q == |uf_pool_mode && uf_pool_q == |uf_pool &&
                   pool_h_one_q == (pool_out_h_q == 16'd1) &&
                   pool_w_one_q == (pool_out_w_q == 16'd1)))
 

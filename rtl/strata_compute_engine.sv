@@ -385,7 +385,7 @@ module strata_compute_engine
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) walk_ready_q <= 1'b0;
-    else         walk_ready_q <= state_d == StRun && side_ready_d;
+    else         walk_ready_q <= run_d && side_ready_d;
   end
 
   assign rd_req_valid_o = beat_valid && walk_ready_q;
@@ -982,7 +982,16 @@ module strata_compute_engine
     if (abort_i) err_d = 1'b0;
   end
 
-  assign flush_d = state_q == StAbort && state_d == StIdle;
+  // The two next-state decodes that load far-placed copies (running and the
+  // datapath reset) written out from the transitions above (asserted equal
+  // to the decodes of state_d): a few registered inputs each, so the copies'
+  // data inputs do not wait for the whole next-state logic (its instruction
+  // checks, 457f6fd at speed 6: state_q -> decoder done -> 6.46 ns route ->
+  // next state -> running copies, 16.12 ns).
+  logic run_d;
+  assign run_d   = !abort_i && ((state_q == StStart && sync_start_ready) ||
+                                (state_q == StRun && !all_done_q));
+  assign flush_d = state_q == StAbort && rd_out_q == '0 && !rd_rsp_valid_i;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -995,7 +1004,7 @@ module strata_compute_engine
       all_done_q <= 1'b0;
     end else begin
       state_q    <= state_d;
-      running_q  <= state_d == StRun;
+      running_q  <= run_d;
       all_done_q <= state_q == StRun && all_done;
       err_q      <= err_d;
       err_code_q <= err_code_d;
@@ -1011,7 +1020,7 @@ module strata_compute_engine
   strata_reg_copies #(.Copies (RunCopies)) u_run_copies (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .d_i    (state_d == StRun),
+    .d_i    (run_d),
     .q_o    (run_q)
   );
 
@@ -1049,6 +1058,8 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_ms_room, clk_i, ok_n, ms_room == (32'(ms_count) + 2 <= MsDepth))
   `STRATA_ASSERT(ce_instr_ok, clk_i, rst_ni, instr_ok_q ==
                  (slot_q == SlotEmpty && !(state_q inside {StError, StAbort}) && !flush_q))
+  `STRATA_ASSERT(ce_next_decodes, clk_i, rst_ni, run_d == (state_d == StRun) &&
+                 flush_d == (state_q == StAbort && state_d == StIdle))
   `STRATA_ASSERT(ce_done_stays, clk_i, rst_ni, !(state_q == StRun && all_done_q) || all_done)
   `STRATA_ASSERT(ce_dp_rst, clk_i, rst_ni,
                  !$past(rst_ni) || dp_rst_n == {DpRstCopies{!flush_q}})
