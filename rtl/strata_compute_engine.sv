@@ -167,6 +167,8 @@ module strata_compute_engine
   // values (instr_ok_q, asserted equal), so the fetcher's compute queue sees
   // a register and the abort input, not the state decode.
   logic instr_ok_q;
+  localparam int unsigned BusyMisc = 0, BusyWalk = 1, BusyWr = 2, BusyPool = 3, BusyCopies = 4;
+  logic [BusyCopies-1:0] busy_q;
   assign instr_ready_o = instr_ok_q && !abort_i;
   assign take          = instr_valid_i && instr_ready_o;
 
@@ -182,9 +184,10 @@ module strata_compute_engine
       nx_fine_q       <= fine_i;
     end
     // Copied in every idle cycle, so also in the launch cycle: the enable of
-    // these and of cfg (some 500 flip-flops across the engine) is the idle
-    // decode of the state register alone, not the launch decision.
-    if (state_q == StIdle) begin
+    // these and of cfg (some 500 flip-flops across the engine) is "idle"
+    // alone, not the launch decision; it comes from flip-flops (busy_q
+    // below), a copy per group of these registers.
+    if (!busy_q[BusyMisc]) begin
       index_q      <= nx_index_q;
       acq0_q       <= nx_acq0_q;
       acq1_q       <= nx_acq1_q;
@@ -276,8 +279,17 @@ module strata_compute_engine
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (state_q == StIdle) cfg <= dec_cfg;  // like the header fields above
+  always_ff @(posedge clk_i) begin  // like the header fields above
+    if (!busy_q[BusyMisc]) begin
+      cfg.fc        <= dec_cfg.fc;
+      cfg.pool_only <= dec_cfg.pool_only;
+      cfg.clamp_lo  <= dec_cfg.clamp_lo;
+      cfg.clamp_hi  <= dec_cfg.clamp_hi;
+      cfg.in_id     <= dec_cfg.in_id;
+    end
+    if (!busy_q[BusyWalk]) cfg.walk <= dec_cfg.walk;
+    if (!busy_q[BusyWr])   cfg.wr   <= dec_cfg.wr;
+    if (!busy_q[BusyPool]) cfg.pool <= dec_cfg.pool;
   end
 
   // ---------------------------------------------------------------- dependencies
@@ -1017,6 +1029,20 @@ module strata_compute_engine
     err_index_q <= err_index_d;
   end
 
+  // busy_q: state_q != StIdle, one copy per group of the registers the idle
+  // cycles load (header fields, cfg's walk / writer / pool parts), loaded
+  // from the next state's idle decode written out like run_d (asserted).
+  logic idle_d;
+  assign idle_d = (state_q == StIdle && (slot_q == SlotEmpty || (!abort_i && !checked))) ||
+                  (state_q == StFinish && finish_ready && !abort_i) || flush_d;
+
+  strata_reg_copies #(.Copies (BusyCopies)) u_busy_copies (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (!idle_d),
+    .q_o    (busy_q)
+  );
+
   strata_reg_copies #(.Copies (RunCopies)) u_run_copies (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
@@ -1058,6 +1084,8 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_ms_room, clk_i, ok_n, ms_room == (32'(ms_count) + 2 <= MsDepth))
   `STRATA_ASSERT(ce_instr_ok, clk_i, rst_ni, instr_ok_q ==
                  (slot_q == SlotEmpty && !(state_q inside {StError, StAbort}) && !flush_q))
+  `STRATA_ASSERT(ce_busy_copies, clk_i, rst_ni,
+                 busy_q == {BusyCopies{state_q != StIdle}} && idle_d == (state_d == StIdle))
   `STRATA_ASSERT(ce_next_decodes, clk_i, rst_ni, run_d == (state_d == StRun) &&
                  flush_d == (state_q == StAbort && state_d == StIdle))
   `STRATA_ASSERT(ce_done_stays, clk_i, rst_ni, !(state_q == StRun && all_done_q) || all_done)
