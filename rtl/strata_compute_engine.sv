@@ -332,7 +332,7 @@ module strata_compute_engine
   // strata_reg_copies, asserted equal):
   // walker and step requests, PE array input, pooling input and
   // requantiser, result path and releases.
-  logic running, running_q, starting;
+  logic running, running_q, starting, run_d;  // run_d: next state is StRun (below)
   localparam int unsigned RunFront = 0, RunPe = 1, RunPool = 2, RunBack = 3, RunCopies = 4;
   logic [RunCopies-1:0] run_q;
   assign running  = running_q;
@@ -1005,7 +1005,6 @@ module strata_compute_engine
   // data inputs do not wait for the whole next-state logic (its instruction
   // checks, 457f6fd at speed 6: state_q -> decoder done -> 6.46 ns route ->
   // next state -> running copies, 16.12 ns).
-  logic run_d;
   assign run_d   = !abort_i && ((state_q == StStart && sync_start_ready) ||
                                 (state_q == StRun && !all_done_q));
   assign flush_d = state_q == StAbort && rd_out_q == '0 && !rd_rsp_valid_i;
