@@ -372,10 +372,7 @@ module strata_compute_engine
   // side: the beat's cache address, first, last (pushed with the request);
   // data: the bank word (pushed with the response). Both pop together, so
   // side holds the requests in flight plus the buffered words: its room is the
-  // read credit. Both heads are registers (RegHead): the cache address and
-  // the operand word reach the eight PEs' block RAMs and multipliers across
-  // the die from flip-flops, not from a LUT-RAM read (457f6fd at speed 6:
-  // side FIFO read -> PE cache ADB7, 14.12 ns).
+  // read credit.
   logic                 side_ready, side_valid, data_valid, unused_data_ready, rd_fire, op_fire;
   logic [SideWidth-1:0] side_head;
   logic [CntWidth-1:0]  side_count, data_count;
@@ -411,9 +408,8 @@ module strata_compute_engine
   assign rd_out_d       = rd_out_q + 3'(rd_fire) - 3'(rd_rsp_valid_i);
 
   strata_fifo #(
-    .Width   (SideWidth),
-    .Depth   (ReadDepth),
-    .RegHead (1'b1)
+    .Width (SideWidth),
+    .Depth (ReadDepth)
   ) u_side (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstFront]),
@@ -427,9 +423,8 @@ module strata_compute_engine
   );
 
   strata_fifo #(
-    .Width   (WordWidth),
-    .Depth   (ReadDepth),
-    .RegHead (1'b1)
+    .Width (WordWidth),
+    .Depth (ReadDepth)
   ) u_data (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstFront]),

@@ -8,10 +8,6 @@
 // values are selected by push and pop from comparisons of the present count
 // (one LUT after the handshakes), not computed from the next count (an adder
 // carry chain after them).
-// RegHead = 1: the oldest word comes from a register of its own, loaded with
-// the next oldest word (the entry after a pop, or the word pushed now when
-// it lands there), so the reader sees a flip-flop, not the storage's read
-// multiplexer (a LUT-RAM read on ECP5), at the same latency.
 // Latency: a pushed word is visible at the output the cycle after the push.
 // Storage is a register array: for shallow queues, not for bulk buffers.
 `include "strata_assert.svh"
@@ -19,7 +15,6 @@
 module strata_fifo #(
   parameter int unsigned Width = 8,  // payload bits
   parameter int unsigned Depth = 2,  // entries, >= 1
-  parameter bit          RegHead = 1'b0,  // the oldest word from a register (above)
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,      // clock
@@ -43,6 +38,7 @@ module strata_fifo #(
 
   assign in_ready_o  = in_ready_q;
   assign out_valid_o = out_valid_q;
+  assign out_data_o  = mem_q[rptr_q];
   assign count_o     = count_q;
   assign push = in_valid_i && in_ready_o;
   assign pop  = out_valid_o && out_ready_i;
@@ -89,30 +85,6 @@ module strata_fifo #(
 
   always_ff @(posedge clk_i) begin
     if (push) mem_q[wptr_q] <= in_data_i;
-  end
-
-  if (RegHead) begin : g_reg_head
-    // The entry that is the oldest after this cycle (rptr_d), or the word
-    // pushed now if it is written there (the FIFO is empty, or holds one
-    // word that is popped now). The pop selects between two reads.
-    logic [PtrWidth-1:0] rptr1;
-    logic [Width-1:0]    head_d, head_q;
-    assign rptr1 = next_ptr(rptr_q);
-    always_comb begin
-      if (pop) head_d = (push && wptr_q == rptr1) ? in_data_i : mem_q[rptr1];
-      else     head_d = (push && wptr_q == rptr_q) ? in_data_i : mem_q[rptr_q];
-    end
-    always_ff @(posedge clk_i) begin
-      head_q <= head_d;
-    end
-    assign out_data_o = head_q;
-`ifndef SYNTHESIS
-    logic [Width-1:0] oldest;  // the storage's oldest entry, for the check
-    assign oldest = mem_q[rptr_q];
-    `STRATA_ASSERT(fifo_reg_head, clk_i, rst_ni, !out_valid_q || head_q == oldest)
-`endif
-  end else begin : g_read_head
-    assign out_data_o = mem_q[rptr_q];
   end
 
   `STRATA_ASSERT(fifo_flags, clk_i, rst_ni,

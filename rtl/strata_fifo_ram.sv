@@ -1,8 +1,7 @@
 // Valid/ready FIFO in block RAM (first word fall-through), for bulk buffers.
 //
 // Storage: a strata_ram_1r1w of Depth words plus a 3-entry strata_fifo output
-// stage that hides the RAM's one-cycle read latency; its head is a register
-// (RegHead), so out_data_o leaves flip-flops. The total capacity is
+// stage that hides the RAM's one-cycle read latency. The total capacity is
 // exactly Depth words (in_ready_o = count_o < Depth, payload independent), so a
 // client may reserve space ahead of time by counting (credits).
 // Throughput: one push and one pop per cycle. Latency: a word pushed into an
@@ -122,9 +121,8 @@ module strata_fifo_ram #(
 
   // The output stage is reset by a flush too (its words are dropped).
   strata_fifo #(
-    .Width   (Width),
-    .Depth   (OutDepth),
-    .RegHead (1'b1)
+    .Width (Width),
+    .Depth (OutDepth)
   ) u_out (
     .clk_i       (clk_i),
     .rst_ni      (live),
