@@ -748,7 +748,7 @@ module strata_compute_engine
   );
 
   logic                 pool_valid, pool_ready;
-  logic [WordWidth-1:0] pool_data, post_data;
+  logic [WordWidth-1:0] pool_data;
   logic                 unused_pool_user;
 
   strata_pool #(
@@ -783,8 +783,6 @@ module strata_compute_engine
   logic [WordWidth-1:0] post_slice_data;
   logic [1:0]           unused_post_count;
 
-  assign post_data = pool_data;
-
   // ---------------------------------------------------------------- operand consumer
   logic                      res_valid, res_ready;
   logic [WordWidth-1:0]      res_data;
@@ -813,7 +811,7 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n[DpRstPool]),
     .in_valid_i  (pool_valid),
     .in_ready_o  (pool_ready),
-    .in_data_i   (post_data),
+    .in_data_i   (pool_data),
     .out_valid_o (post_valid),
     .out_ready_i (res_ready),
     .out_data_o  (post_slice_data),
