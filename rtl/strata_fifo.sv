@@ -10,11 +10,21 @@
 // carry chain after them).
 // Latency: a pushed word is visible at the output the cycle after the push.
 // Storage is a register array: for shallow queues, not for bulk buffers.
+// OutReg = 1 (default): the oldest word leaves a flip-flop (out_data_o is a
+// register, so a consumer across the die sees no memory read before its
+// route; Yosys maps the storage to LUT RAM, whose read would). The
+// storage then holds Depth - 1 words behind a one-word head register, and the
+// storage's read address is its own read pointer alone: the consumer's pop
+// reaches only the head's enable and the pointers, never a read address.
+// The head loads the storage's oldest word, or the word being pushed when
+// the storage is empty (same latency, same flags, same capacity; asserted).
+// OutReg = 0: the oldest word is read from the storage at the read pointer.
 `include "strata_assert.svh"
 
 module strata_fifo #(
   parameter int unsigned Width = 8,  // payload bits
   parameter int unsigned Depth = 2,  // entries, >= 1
+  parameter bit          OutReg = 1'b1,  // oldest word from a flip-flop (above)
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,      // clock
@@ -30,22 +40,15 @@ module strata_fifo #(
 
   localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1;
 
-  logic [Width-1:0]      mem_q [Depth];
-  logic [PtrWidth-1:0]   wptr_d, wptr_q, rptr_d, rptr_q;
   logic [CountWidth-1:0] count_d, count_q;
   logic push, pop;
   logic in_ready_q, out_valid_q;  // count_q < Depth, count_q != 0
 
   assign in_ready_o  = in_ready_q;
   assign out_valid_o = out_valid_q;
-  assign out_data_o  = mem_q[rptr_q];
   assign count_o     = count_q;
   assign push = in_valid_i && in_ready_o;
   assign pop  = out_valid_o && out_ready_i;
-
-  function automatic logic [PtrWidth-1:0] next_ptr(logic [PtrWidth-1:0] p);
-    return (32'(p) == Depth - 1) ? '0 : p + PtrWidth'(1);
-  endfunction
 
   // Flags of the next count: unchanged when push == pop; a push makes the
   // FIFO non-empty and full if one entry was free; a pop makes it not full
@@ -53,8 +56,6 @@ module strata_fifo #(
   logic in_ready_d, out_valid_d;
 
   always_comb begin
-    wptr_d  = push ? next_ptr(wptr_q) : wptr_q;
-    rptr_d  = pop ? next_ptr(rptr_q) : rptr_q;
     count_d = count_q + CountWidth'(push) - CountWidth'(pop);
     in_ready_d  = in_ready_q;
     out_valid_d = out_valid_q;
@@ -69,22 +70,102 @@ module strata_fifo #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      wptr_q      <= '0;
-      rptr_q      <= '0;
       count_q     <= '0;
       in_ready_q  <= 1'b1;
       out_valid_q <= 1'b0;
     end else begin
-      wptr_q      <= wptr_d;
-      rptr_q      <= rptr_d;
       count_q     <= count_d;
       in_ready_q  <= in_ready_d;
       out_valid_q <= out_valid_d;
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (push) mem_q[wptr_q] <= in_data_i;
+  if (!OutReg) begin : g_plain
+    // The oldest word is read from the storage at the read pointer.
+    logic [Width-1:0]    mem_q [Depth];
+    logic [PtrWidth-1:0] wptr_q, rptr_q;
+
+    assign out_data_o = mem_q[rptr_q];
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        wptr_q <= '0;
+        rptr_q <= '0;
+      end else begin
+        if (push) wptr_q <= (32'(wptr_q) == Depth - 1) ? '0 : wptr_q + PtrWidth'(1);
+        if (pop)  rptr_q <= (32'(rptr_q) == Depth - 1) ? '0 : rptr_q + PtrWidth'(1);
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (push) mem_q[wptr_q] <= in_data_i;
+    end
+  end else begin : g_out_reg
+    // Head register (valid = out_valid_q) in front of Depth - 1 stored words.
+    // Invariants: stored words only behind a valid head; head + stored = count.
+    localparam int unsigned StDepth = (Depth > 1) ? Depth - 1 : 1;
+    localparam int unsigned StPtrWidth = (StDepth > 1) ? $clog2(StDepth) : 1;
+
+    logic [Width-1:0]      head_q;
+    logic                  head_load;  // the head is empty or leaves this cycle
+    logic                  st_push, st_pop, st_any_q;
+    logic [CountWidth-1:0] st_count_q;
+    logic [Width-1:0]      st_head;
+
+    assign out_data_o = head_q;
+    assign head_load  = !out_valid_q || pop;
+    // The storage gives the head its oldest word; a push goes to the head
+    // only when the storage is empty and the head is free.
+    assign st_pop  = head_load && st_any_q;
+    assign st_push = push && !(head_load && !st_any_q);
+
+    if (Depth > 1) begin : g_store
+      logic [Width-1:0]      mem_q [StDepth];
+      logic [StPtrWidth-1:0] wptr_q, rptr_q;
+
+      assign st_head = mem_q[rptr_q];
+
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni) begin
+          wptr_q <= '0;
+          rptr_q <= '0;
+        end else begin
+          if (st_push) wptr_q <= (32'(wptr_q) == StDepth - 1) ? '0 : wptr_q + StPtrWidth'(1);
+          if (st_pop)  rptr_q <= (32'(rptr_q) == StDepth - 1) ? '0 : rptr_q + StPtrWidth'(1);
+        end
+      end
+
+      // Every push writes the free entry at the write pointer (free whenever
+      // a push is possible: count < Depth); only a push into the storage
+      // moves the pointer. The write enable is the producer's handshake alone.
+      always_ff @(posedge clk_i) begin
+        if (push) mem_q[wptr_q] <= in_data_i;
+      end
+    end else begin : g_no_store
+      assign st_head = in_data_i;
+    end
+
+    // Storage fill level and its "not empty" flag (next value selected by the
+    // storage's handshakes from a comparison of the present level).
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        st_count_q <= '0;
+        st_any_q   <= 1'b0;
+      end else begin
+        st_count_q <= st_count_q + CountWidth'(st_push) - CountWidth'(st_pop);
+        if (st_push && !st_pop)      st_any_q <= 1'b1;
+        else if (st_pop && !st_push) st_any_q <= st_count_q != CountWidth'(1);
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (head_load && (st_any_q || push)) head_q <= st_any_q ? st_head : in_data_i;
+    end
+
+    `STRATA_ASSERT(fifo_head_count, clk_i, rst_ni,
+                   st_any_q == (st_count_q != '0) &&
+                   32'(st_count_q) + 32'(out_valid_q) == 32'(count_q) &&
+                   (!st_any_q || out_valid_q))
   end
 
   `STRATA_ASSERT(fifo_flags, clk_i, rst_ni,
