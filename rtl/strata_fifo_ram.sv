@@ -43,6 +43,11 @@ module strata_fifo_ram #(
   // Their next values are selected by the handshakes from comparisons of the
   // present counts (as in strata_fifo), not computed from the adders' sums.
   logic                  in_ready_d, in_ready_q, ram_any_d, ram_any_q;
+  // Words in the output stage or on their way into it (out_count +
+  // rd_inflight_q), and "fewer than OutDepth" as a flip-flop of its own: the
+  // RAM read starts at registers, not at an adder and a comparison.
+  logic [1:0]            stage_used_d, stage_used_q;
+  logic                  stage_room_d, stage_room_q;
 
   assign live = rst_ni && !flush_i;
 
@@ -56,8 +61,7 @@ module strata_fifo_ram #(
   assign push       = in_valid_i && in_ready_o && live;
   assign pop        = out_valid_o && out_ready_i && live;
   // Read the RAM when the output stage can take the word the cycle after.
-  assign ram_rd     = live && ram_any_q &&
-                      (32'(out_count) + 32'(rd_inflight_q)) < OutDepth;
+  assign ram_rd     = live && ram_any_q && stage_room_q;
 
   always_comb begin
     wptr_d        = push ? next_ptr(wptr_q) : wptr_q;
@@ -71,6 +75,10 @@ module strata_fifo_ram #(
     if (pop && !push) in_ready_d = 1'b1;
     if (push && !ram_rd) ram_any_d = 1'b1;
     if (ram_rd && !push) ram_any_d = ram_count_q != CountWidth'(1);
+    stage_used_d = stage_used_q + 2'(ram_rd) - 2'(pop);
+    stage_room_d = stage_room_q;
+    if (ram_rd && !pop) stage_room_d = stage_used_q != 2'(OutDepth - 1);
+    if (pop && !ram_rd) stage_room_d = 1'b1;
     if (flush_i) begin
       wptr_d        = '0;
       rptr_d        = '0;
@@ -79,6 +87,8 @@ module strata_fifo_ram #(
       rd_inflight_d = 1'b0;
       in_ready_d    = 1'b1;
       ram_any_d     = 1'b0;
+      stage_used_d  = '0;
+      stage_room_d  = 1'b1;
     end
   end
 
@@ -91,6 +101,8 @@ module strata_fifo_ram #(
       rd_inflight_q <= 1'b0;
       in_ready_q    <= 1'b1;
       ram_any_q     <= 1'b0;
+      stage_used_q  <= '0;
+      stage_room_q  <= 1'b1;
     end else begin
       wptr_q        <= wptr_d;
       rptr_q        <= rptr_d;
@@ -99,6 +111,8 @@ module strata_fifo_ram #(
       rd_inflight_q <= rd_inflight_d;
       in_ready_q    <= in_ready_d;
       ram_any_q     <= ram_any_d;
+      stage_used_q  <= stage_used_d;
+      stage_room_q  <= stage_room_d;
     end
   end
 
@@ -141,6 +155,9 @@ module strata_fifo_ram #(
   `STRATA_ASSERT(fifo_ram_flags, clk_i, rst_ni,
                  in_ready_q == (count_q < CountWidth'(Depth)) && ram_any_q == (ram_count_q != '0))
   `STRATA_ASSERT(fifo_ram_out_room, clk_i, live, !rd_inflight_q || out_in_ready)
+  `STRATA_ASSERT(fifo_ram_stage_room, clk_i, live,
+                 32'(stage_used_q) == 32'(out_count) + 32'(rd_inflight_q) &&
+                 stage_room_q == (32'(stage_used_q) < OutDepth))
 
 `ifndef SYNTHESIS
   initial begin
