@@ -245,11 +245,25 @@ module strata_load_engine
     endcase
   end
 
-  assign illegal = rows_q == '0 || row_words_q == '0 || !(is_bank || is_pe || is_param) ||
-                   (pe_step_q && !is_pe) || (is_param && dst_id_q != '0);
-  assign unsupported = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
-                       (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes) ||
-                       dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
+  // The checks of the captured fields alone are free-running registers (the
+  // fields are stable from StCheck on, so the registers hold their checks from
+  // StCheck2 on; asserted in StCheck3): the error decision in StCheck3 starts
+  // at flip-flops. (Yosys had shared `row_words_q == 0` with the burst
+  // generator's `row_beats - 1` borrow, so the error code's enable ran
+  // through that carry chain.)
+  logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
+  assign illegal_d = rows_q == '0 || row_words_q == '0 || !(is_bank || is_pe || is_param) ||
+                     (pe_step_q && !is_pe) || (is_param && dst_id_q != '0);
+  assign unsup_fields_d = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
+                          (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes);
+  always_ff @(posedge clk_i) begin
+    illegal_q      <= illegal_d;
+    unsup_fields_q <= unsup_fields_d;
+  end
+  assign illegal     = illegal_q;
+  assign unsupported = unsup_fields_q || dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
+  `STRATA_ASSERT(load_field_checks, clk_i, rst_ni,
+                 state_q != StCheck3 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d))
 
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
