@@ -408,8 +408,9 @@ module strata_compute_engine
   assign rd_out_d       = rd_out_q + 3'(rd_fire) - 3'(rd_rsp_valid_i);
 
   strata_fifo #(
-    .Width (SideWidth),
-    .Depth (ReadDepth)
+    .Width  (SideWidth),
+    .Depth  (ReadDepth),
+    .OutReg (1'b1)  // the PE array's operands leave flip-flops
   ) u_side (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstFront]),
@@ -423,8 +424,9 @@ module strata_compute_engine
   );
 
   strata_fifo #(
-    .Width (WordWidth),
-    .Depth (ReadDepth)
+    .Width  (WordWidth),
+    .Depth  (ReadDepth),
+    .OutReg (1'b1)  // the PE array's operands leave flip-flops
   ) u_data (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstFront]),

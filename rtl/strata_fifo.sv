@@ -10,21 +10,23 @@
 // carry chain after them).
 // Latency: a pushed word is visible at the output the cycle after the push.
 // Storage is a register array: for shallow queues, not for bulk buffers.
-// OutReg = 1 (default): the oldest word leaves a flip-flop (out_data_o is a
-// register, so a consumer across the die sees no memory read before its
-// route; Yosys maps the storage to LUT RAM, whose read would). The
+// OutReg = 1: the oldest word leaves a flip-flop (out_data_o is a register,
+// so a consumer across the die sees no memory read before its route; Yosys
+// maps the storage to LUT RAM, whose read would). The
 // storage then holds Depth - 1 words behind a one-word head register, and the
 // storage's read address is its own read pointer alone: the consumer's pop
 // reaches only the head's enable and the pointers, never a read address.
 // The head loads the storage's oldest word, or the word being pushed when
 // the storage is empty (same latency, same flags, same capacity; asserted).
-// OutReg = 0: the oldest word is read from the storage at the read pointer.
+// OutReg = 0 (default): the oldest word is read from the storage at the read
+// pointer (fewer flip-flops and LUTs: the default everywhere was measured
+// slower, docs/fpga.md).
 `include "strata_assert.svh"
 
 module strata_fifo #(
   parameter int unsigned Width = 8,  // payload bits
   parameter int unsigned Depth = 2,  // entries, >= 1
-  parameter bit          OutReg = 1'b1,  // oldest word from a flip-flop (above)
+  parameter bit          OutReg = 1'b0,  // oldest word from a flip-flop (above)
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,      // clock
@@ -158,8 +160,11 @@ module strata_fifo #(
       end
     end
 
+    // The head's enable is the consumer's side alone (a head that stays
+    // empty loads a word nobody reads): the producer's push reaches only the
+    // head's data input, never the enable of Width flip-flops.
     always_ff @(posedge clk_i) begin
-      if (head_load && (st_any_q || push)) head_q <= st_any_q ? st_head : in_data_i;
+      if (head_load) head_q <= st_any_q ? st_head : in_data_i;
     end
 
     `STRATA_ASSERT(fifo_head_count, clk_i, rst_ni,

@@ -135,8 +135,9 @@ module strata_fifo_ram #(
 
   // The output stage is reset by a flush too (its words are dropped).
   strata_fifo #(
-    .Width (Width),
-    .Depth (OutDepth)
+    .Width  (Width),
+    .Depth  (OutDepth),
+    .OutReg (1'b1)  // out_data_o is a flip-flop (the clients sit far away)
   ) u_out (
     .clk_i       (clk_i),
     .rst_ni      (live),
