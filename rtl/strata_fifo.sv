@@ -10,17 +10,17 @@
 // carry chain after them).
 // Latency: a pushed word is visible at the output the cycle after the push.
 // Storage is a register array: for shallow queues, not for bulk buffers.
-// OutReg = 1: the oldest word leaves a flip-flop (out_data_o is a register,
-// so a consumer across the die sees no memory read before its route; Yosys
-// maps the storage to LUT RAM, whose read would). The
-// storage then holds Depth - 1 words behind a one-word head register, and the
-// storage's read address is its own read pointer alone: the consumer's pop
-// reaches only the head's enable and the pointers, never a read address.
-// The head loads the storage's oldest word, or the word being pushed when
-// the storage is empty (same latency, same flags, same capacity; asserted).
-// OutReg = 0 (default): the oldest word is read from the storage at the read
-// pointer (fewer flip-flops and LUTs: the default everywhere was measured
-// slower, docs/fpga.md).
+// OutReg = 0 (default): the oldest word is read from the storage (LUT RAM
+// after Yosys, asynchronous read) at the read pointer.
+// OutReg = 1: the oldest word leaves a head register (out_data_o is a
+// flip-flop, so a consumer across the die sees no memory read before its
+// route) in front of Depth - 1 stored words. The storage is read at its own
+// read pointer; the head's enable is the consumer's side alone, and the
+// producer's push reaches only the head's data input. The head loads the
+// storage's oldest word, or the word being pushed when the storage is empty:
+// same latency, flags and capacity as OutReg = 0 (asserted). It costs Width
+// flip-flops and a multiplexer; as the default of every FIFO it was measured
+// slower (docs/fpga.md), so it is set where a LUT-RAM read fed a far consumer.
 `include "strata_assert.svh"
 
 module strata_fifo #(
@@ -39,8 +39,6 @@ module strata_fifo #(
   output logic [Width-1:0]      out_data_o, // oldest word
   output logic [CountWidth-1:0] count_o     // words stored
 );
-
-  localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1;
 
   logic [CountWidth-1:0] count_d, count_q;
   logic push, pop;
@@ -82,37 +80,51 @@ module strata_fifo #(
     end
   end
 
-  if (!OutReg) begin : g_plain
-    // The oldest word is read from the storage at the read pointer.
-    logic [Width-1:0]    mem_q [Depth];
-    logic [PtrWidth-1:0] wptr_q, rptr_q;
+  // Storage: StDepth words in a register array (LUT RAM after Yosys), read
+  // at its own read pointer. Every push writes the entry at the write pointer
+  // (free whenever a push is possible: count < Depth), so the write enable is
+  // the producer's handshake alone; st_push / st_pop move the pointers.
+  localparam int unsigned StDepth = OutReg ? Depth - 1 : Depth;  // 0: no storage
+  localparam int unsigned StPtrWidth = (StDepth > 1) ? $clog2(StDepth) : 1;
 
-    assign out_data_o = mem_q[rptr_q];
+  logic             st_push, st_pop;
+  logic [Width-1:0] st_head;  // the storage's oldest word
+
+  if (StDepth > 0) begin : g_store
+    logic [Width-1:0]      mem_q [StDepth];
+    logic [StPtrWidth-1:0] wptr_q, rptr_q;
+
+    assign st_head = mem_q[rptr_q];
 
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
         wptr_q <= '0;
         rptr_q <= '0;
       end else begin
-        if (push) wptr_q <= (32'(wptr_q) == Depth - 1) ? '0 : wptr_q + PtrWidth'(1);
-        if (pop)  rptr_q <= (32'(rptr_q) == Depth - 1) ? '0 : rptr_q + PtrWidth'(1);
+        if (st_push) wptr_q <= (32'(wptr_q) == StDepth - 1) ? '0 : wptr_q + StPtrWidth'(1);
+        if (st_pop)  rptr_q <= (32'(rptr_q) == StDepth - 1) ? '0 : rptr_q + StPtrWidth'(1);
       end
     end
 
     always_ff @(posedge clk_i) begin
       if (push) mem_q[wptr_q] <= in_data_i;
     end
+  end else begin : g_no_store
+    assign st_head = in_data_i;
+  end
+
+  if (!OutReg) begin : g_plain
+    // The oldest word is read from the storage at the read pointer.
+    assign out_data_o = st_head;
+    assign st_push    = push;
+    assign st_pop     = pop;
   end else begin : g_out_reg
     // Head register (valid = out_valid_q) in front of Depth - 1 stored words.
     // Invariants: stored words only behind a valid head; head + stored = count.
-    localparam int unsigned StDepth = (Depth > 1) ? Depth - 1 : 1;
-    localparam int unsigned StPtrWidth = (StDepth > 1) ? $clog2(StDepth) : 1;
-
     logic [Width-1:0]      head_q;
     logic                  head_load;  // the head is empty or leaves this cycle
-    logic                  st_push, st_pop, st_any_q;
+    logic                  st_any_q;
     logic [CountWidth-1:0] st_count_q;
-    logic [Width-1:0]      st_head;
 
     assign out_data_o = head_q;
     assign head_load  = !out_valid_q || pop;
@@ -120,32 +132,6 @@ module strata_fifo #(
     // only when the storage is empty and the head is free.
     assign st_pop  = head_load && st_any_q;
     assign st_push = push && !(head_load && !st_any_q);
-
-    if (Depth > 1) begin : g_store
-      logic [Width-1:0]      mem_q [StDepth];
-      logic [StPtrWidth-1:0] wptr_q, rptr_q;
-
-      assign st_head = mem_q[rptr_q];
-
-      always_ff @(posedge clk_i) begin
-        if (!rst_ni) begin
-          wptr_q <= '0;
-          rptr_q <= '0;
-        end else begin
-          if (st_push) wptr_q <= (32'(wptr_q) == StDepth - 1) ? '0 : wptr_q + StPtrWidth'(1);
-          if (st_pop)  rptr_q <= (32'(rptr_q) == StDepth - 1) ? '0 : rptr_q + StPtrWidth'(1);
-        end
-      end
-
-      // Every push writes the free entry at the write pointer (free whenever
-      // a push is possible: count < Depth); only a push into the storage
-      // moves the pointer. The write enable is the producer's handshake alone.
-      always_ff @(posedge clk_i) begin
-        if (push) mem_q[wptr_q] <= in_data_i;
-      end
-    end else begin : g_no_store
-      assign st_head = in_data_i;
-    end
 
     // Storage fill level and its "not empty" flag (next value selected by the
     // storage's handshakes from a comparison of the present level).
