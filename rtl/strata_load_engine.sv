@@ -207,7 +207,7 @@ module strata_load_engine
   logic [41:0] ext_end_d, ext_end_q;          // one past the last byte read
   logic [32:0] dst_end_d, dst_end_q;          // one past the last unit written
   logic [32:0] dst_depth;
-  logic        illegal, unsupported;
+  logic        unsupported;
 
   assign take_rows_m1 = load_rows(instr_i) - 16'd1;
 
@@ -260,7 +260,6 @@ module strata_load_engine
     illegal_q      <= illegal_d;
     unsup_fields_q <= unsup_fields_d;
   end
-  assign illegal     = illegal_q;
   assign unsupported = unsup_fields_q || dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
   `STRATA_ASSERT(load_field_checks, clk_i, rst_ni,
                  state_q != StCheck3 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d))
@@ -608,10 +607,10 @@ module strata_load_engine
       StCheck:  state_d = StCheck2;
       StCheck2: state_d = StCheck3;
       StCheck3: begin
-        if (illegal || unsupported) begin
+        if (illegal_q || unsupported) begin
           state_d    = StError;
           err_d      = 1'b1;
-          err_code_d = illegal ? ErrIllegalInstr : ErrUnsupported;
+          err_code_d = illegal_q ? ErrIllegalInstr : ErrUnsupported;
         end else begin
           state_d = StStart;
         end
