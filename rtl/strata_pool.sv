@@ -7,7 +7,8 @@
 // window order: a window whose operation differs from that of the windows
 // still inside the units waits until they have left (a pipeline drain of at
 // most the avg unit's latency, once per change of operation). Selector: the
-// output of the unit that holds the windows in flight.
+// output of the unit that has a result, registered (select stage) before
+// the clamp and the output buffer.
 //
 // Back-pressure is credit based (strata_credit_fifo): the units never stall,
 // a window is taken only while a slot of the output buffer is free, and its
@@ -16,13 +17,19 @@
 // the units' empty flag): the ready chain through the
 // units' register stages does not reach back into the window generator.
 //
+// Select stage: the selected result is registered before the clamp, so
+// neither a unit's last register (the avg unit's is inside a DSP block, in a
+// column away from the fabric) nor the operation register starts a path
+// that ends at the output buffer's write port.
+//
 // Output clamp (OutClamp = 1): each pooled element is clamped to
-// [clamp_lo_i, clamp_hi_i] (signed) before it enters the output buffer, so a
-// client that clamps after pooling reads the buffer without comparators
-// behind its read port. The bounds must be stable while windows are inside.
-// Latency: 5 cycles (max) or 7 cycles (avg) for 3x3 windows (the unit, then
-// the output buffer). Throughput: one window per cycle while the operation
-// stays the same.
+// [clamp_lo_i, clamp_hi_i] (signed) between the select stage and the output
+// buffer, so a client that clamps after pooling reads the buffer without
+// comparators behind its read port. The bounds must be stable while windows
+// are inside.
+// Latency: 6 cycles (max) or 8 cycles (avg) for 3x3 windows (the unit, the
+// select stage, then the output buffer). Throughput: one window per cycle
+// while the operation stays the same.
 `include "strata_assert.svh"
 
 module strata_pool #(
@@ -54,19 +61,25 @@ module strata_pool #(
 
   // Windows inside the units are bounded by the avg unit's register stages
   // (tree stages + 2, its latency); count with room to spare. A window
-  // reserved at edge 0 is pushed at edge MaxInFlight at the latest, so
-  // MaxInFlight + 2 output slots keep the full rate (strata_credit_fifo).
+  // reserved at edge 0 leaves its unit at edge MaxInFlight at the latest and
+  // is pushed one edge later (select stage), so MaxInFlight + 3 output slots
+  // keep the full rate (strata_credit_fifo).
   localparam int unsigned MaxInFlight   = ((Taps > 1) ? $clog2(Taps) : 1) + 2;
   localparam int unsigned InFlightWidth = $clog2(MaxInFlight + 2);
-  localparam int unsigned OutDepth      = MaxInFlight + 2;
+  localparam int unsigned OutDepth      = MaxInFlight + 3;
   localparam int unsigned OutWidth      = Lanes * DataWidth + UserWidth;
 
   pool_op_e                 cur_op_d, cur_op_q;
   logic [InFlightWidth-1:0] in_flight_d, in_flight_q;
   logic                     empty_q;   // in_flight_q == 0, a flip-flop of its own
-  logic                     may_enter, in_fire, credit, push;
-  logic [OutWidth-1:0]      push_data;
-  logic [Lanes*DataWidth-1:0] clamped;  // the selected unit's result, clamped if OutClamp
+  logic                     may_enter, in_fire, credit, unit_done;
+  logic [Lanes*DataWidth-1:0] clamped;  // the select stage's result, clamped if OutClamp
+
+  // Select stage (data and sideband registers run free: sel_valid_q
+  // qualifies them).
+  logic                       sel_valid_q;
+  logic [Lanes*DataWidth-1:0] sel_data_q;
+  logic [UserWidth-1:0]       sel_user_q;
 
   logic                         max_in_valid, max_in_ready, max_out_valid, max_out_ready;
   logic                         avg_in_valid, avg_in_ready, avg_out_valid, avg_out_ready;
@@ -80,24 +93,33 @@ module strata_pool #(
   assign in_ready_o   = may_enter && credit;
   assign in_fire      = in_valid_i && in_ready_o;
 
-  // Selector: only the unit of cur_op_q can hold windows. The units never
-  // stall (their results have reserved room in the output buffer).
-  assign push          = (cur_op_q == PoolMax) ? max_out_valid : avg_out_valid;
-  logic [Lanes*DataWidth-1:0] sel_data;
-  assign sel_data      = (cur_op_q == PoolMax) ? max_data : avg_data;
-  assign push_data     = {(cur_op_q == PoolMax) ? max_user : avg_user, clamped};
+  // Selector: the unit with a result (only the unit of cur_op_q can hold
+  // windows, so at most one; asserted). The units never stall (their
+  // results have reserved room in the output buffer).
+  assign unit_done = max_out_valid || avg_out_valid;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) sel_valid_q <= 1'b0;
+    else         sel_valid_q <= unit_done;
+  end
+
+  always_ff @(posedge clk_i) begin
+    sel_data_q <= max_out_valid ? max_data : avg_data;
+    sel_user_q <= max_out_valid ? max_user : avg_user;
+  end
+
   if (OutClamp) begin : g_clamp
     typedef logic signed [DataWidth-1:0] elem_t;
     for (genvar l = 0; l < Lanes; l++) begin : g_lane
       elem_t v;
-      assign v = elem_t'(sel_data[l*DataWidth +: DataWidth]);
+      assign v = elem_t'(sel_data_q[l*DataWidth +: DataWidth]);
       assign clamped[l*DataWidth +: DataWidth] =
           (v < elem_t'(clamp_lo_i)) ? clamp_lo_i : (v > elem_t'(clamp_hi_i)) ? clamp_hi_i : v;
     end
   end else begin : g_no_clamp
     logic [2*DataWidth-1:0] unused_bounds;
     assign unused_bounds = {clamp_lo_i, clamp_hi_i};
-    assign clamped = sel_data;
+    assign clamped = sel_data_q;
   end
 
   assign max_out_ready = 1'b1;
@@ -105,7 +127,7 @@ module strata_pool #(
 
   always_comb begin
     cur_op_d    = in_fire ? in_op_i : cur_op_q;
-    in_flight_d = in_flight_q + InFlightWidth'(in_fire) - InFlightWidth'(push);
+    in_flight_d = in_flight_q + InFlightWidth'(in_fire) - InFlightWidth'(unit_done);
   end
 
   always_ff @(posedge clk_i) begin
@@ -158,7 +180,8 @@ module strata_pool #(
     .out_user_o  (avg_user)
   );
 
-  // Output buffer: one slot reserved per window taken.
+  // Output buffer: one slot reserved per window taken (held from the
+  // window's entry until its result leaves, through the select stage).
   strata_credit_fifo #(
     .Width (OutWidth),
     .Depth (OutDepth)
@@ -167,8 +190,8 @@ module strata_pool #(
     .rst_ni      (rst_ni),
     .credit_o    (credit),
     .reserve_i   (in_fire),
-    .push_i      (push),
-    .push_data_i (push_data),
+    .push_i      (sel_valid_q),
+    .push_data_i ({sel_user_q, clamped}),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  ({out_user_o, out_data_o})

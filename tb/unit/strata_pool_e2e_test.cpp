@@ -248,7 +248,8 @@ TEST_F(StrataPoolE2e, CyclesPerFrame) {
       const uint64_t cycles = t[0].last_out_cycle - t[0].cfg_cycle + 1;
       const uint64_t pixels = uint64_t(g.height) * g.width;
       const int wo = g.out_width(), ho = g.out_height();
-      const uint64_t latency = avg ? 7 : 5;  // strata_pool: avg / max unit (3x3) + output buffer
+      const uint64_t latency = avg ? 8 : 6;  // strata_pool: avg / max unit (3x3), select
+                                             // stage, output buffer
       const uint64_t bound = window_gen_cycle_bound(g) + latency;
       std::cout << fmt::format("[ CYCLES   ] {:<22} {} {:>6} cycles, {:>5} input beats, {:>4} "
                                "outputs, {:.3f} cycles/beat, bound {}",

@@ -14,10 +14,12 @@ namespace strata::tb {
 namespace {
 
 constexpr unsigned kUserWidth = 16;  // bench parameter -GUserWidth=16
-// strata_pool: the unit's latency plus one cycle in the output buffer, which
-// has tree levels + 4 slots (the avg unit's latency + 2).
+// strata_pool: the unit's latency, one cycle in the select stage and one in
+// the output buffer, which has tree levels + 5 slots (the avg unit's
+// latency + 3).
+constexpr uint64_t kSelectLatency = 1;
 constexpr uint64_t kBufferLatency = 1;
-constexpr size_t kOutSlots = size_t(kAvgPoolLatency) + 2;
+constexpr size_t kOutSlots = size_t(kAvgPoolLatency) + 3;
 
 class StrataPool : public PoolUnitBench<Vstrata_pool> {
  protected:
@@ -56,16 +58,18 @@ TEST_F(StrataPool, LatencyThroughputAndSwitchCost) {
     for (int i = 0; i < 500; ++i) w.push_back(random_window(rng(), op, 0xffff));
     const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
     expect_full_rate(run, w.size(),
-                     (op == Op::kMax ? kMaxPoolLatency : kAvgPoolLatency) + kBufferLatency);
+                     (op == Op::kMax ? kMaxPoolLatency : kAvgPoolLatency) + kSelectLatency +
+                         kBufferLatency);
   }
   // 100 avg windows then 100 max windows back to back: the first max window
   // enters once the last avg result has left the avg unit, i.e. in the cycle
-  // that result is offered at the output.
+  // that result is in the select stage, one cycle before it is offered at
+  // the output.
   std::vector<UnitWindow> w;
   for (int i = 0; i < 200; ++i) w.push_back(random_window(rng(), i < 100 ? Op::kAvg : Op::kMax, 0xffff));
   const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
   ASSERT_EQ(run.in_cycles.size(), w.size());
-  EXPECT_EQ(run.in_cycles[100], run.out_cycles[99]);
+  EXPECT_EQ(run.in_cycles[100] + kBufferLatency, run.out_cycles[99]);
   EXPECT_EQ(run.in_cycles[100] - run.in_cycles[99], kAvgPoolLatency + 1);
 }
 
