@@ -97,16 +97,32 @@ module strata_dep_sems #(
 
   // The new count is computed for both outcomes of the acquire (in parallel
   // with the comparison), and the grant only selects one: the comparator and
-  // the adders are not in series.
+  // the adders are not in series. count + release - acquire is one carry
+  // chain, not two: a carry-save stage (one LUT level) reduces the three
+  // operands count, release and ~acquire to two, and the free LSB of the
+  // shifted carries adds the 1 of the negation.
+  // Modulo 2^(SemWidth+1) that is count + release - acquire exactly, which
+  // is never negative when the acquire is granted (count >= acquire).
   for (genvar s = 0; s < NumSems; s++) begin : g_sem
     logic [SemWidth-1:0] count;     // this semaphore's count (named for waveforms)
     logic [SemWidth:0]   sum_keep;  // count + release (one extra bit to see the overflow)
     logic [SemWidth:0]   sum_take;  // count + release - acquire
     logic [SemWidth:0]   sum;
-    assign count    = count_q[s];
-    assign grant[s] = acq_req[s] && !abort_i && count >= SemWidth'(acq_amount[s]);
-    assign sum_keep = {1'b0, count} + (SemWidth + 1)'(rel_add[s]);
-    assign sum_take = sum_keep - (SemWidth + 1)'(acq_amount[s]);
+    logic [SemWidth:0]   op_count, op_rel, op_acq_n;  // the three operands of sum_take
+    logic [SemWidth:0]   csa_sum, csa_carry;          // their carry-save form
+    logic                unused_csa_top;              // carry of weight 2^(SemWidth+1)
+    assign count     = count_q[s];
+    assign grant[s]  = acq_req[s] && !abort_i && count >= SemWidth'(acq_amount[s]);
+    assign sum_keep  = {1'b0, count} + (SemWidth + 1)'(rel_add[s]);
+    assign op_count  = {1'b0, count};
+    assign op_rel    = (SemWidth + 1)'(rel_add[s]);
+    assign op_acq_n  = ~(SemWidth + 1)'(acq_amount[s]);
+    assign csa_sum   = op_count ^ op_rel ^ op_acq_n;
+    assign csa_carry = (op_count & op_rel) | (op_count & op_acq_n) | (op_rel & op_acq_n);
+    assign sum_take  = csa_sum + {csa_carry[SemWidth-1:0], 1'b1};
+    assign unused_csa_top = csa_carry[SemWidth];  // outside the sum (modulo 2^(SemWidth+1))
+    `STRATA_ASSERT(sem_take_exact, clk_i, rst_ni, !grant[s] ||
+                   sum_take == sum_keep - (SemWidth + 1)'(acq_amount[s]))
     assign sum      = grant[s] ? sum_take : sum_keep;
     assign over[s] = sum[SemWidth];
     assign count_d[s] = clear_i ? '0 : (over[s] ? count : sum[SemWidth-1:0]);
