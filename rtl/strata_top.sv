@@ -7,6 +7,8 @@
 // ID 1 = loads; INCR bursts that never cross 4 KB), level interrupt irq_o, and an
 // output-only debug trace port (trace_*_o; docs/architecture.md).
 // Programs: docs/isa.md; configuration: strata_cfg_pkg (P = N required).
+// Reset: synchronous, active low; the compute engine follows one cycle late
+// (a registered copy).
 module strata_top
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
@@ -114,6 +116,22 @@ module strata_top
   logic [2:0]                ms_retire;
   logic [2*16-1:0]           ms_index;
   logic [5:0]                ms_state;
+
+  // The compute engine's reset is a registered copy of rst_ni
+  // (strata_reg_copies): its reset net starts beside the engine (with the
+  // inverter an ECP5 flip-flop's active-high LSR needs), not at the memory
+  // system's reset net across the die. The engine leaves reset one cycle
+  // after the memory system, which cannot send it anything that early (an
+  // instruction needs a CSR START first). The memory system, with the
+  // AXI ports, follows rst_ni itself.
+  logic cp_rst_n;
+
+  strata_reg_copies #(.Copies (1)) u_cp_rst (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (1'b1),
+    .q_o    (cp_rst_n)
+  );
 
   strata_memsys #(
     .WatchdogCycles (WatchdogCycles),
@@ -224,7 +242,7 @@ module strata_top
     .Lanes (Lanes)
   ) u_compute (
     .clk_i           (clk_i),
-    .rst_ni          (rst_ni),
+    .rst_ni          (cp_rst_n),
     .abort_i         (abort),
     .fine_i          (fine),
     .instr_valid_i   (cp_instr_valid),
