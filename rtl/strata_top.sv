@@ -79,8 +79,9 @@ module strata_top
   input  logic [0:0]                 m_axi_bid,
   input  logic [1:0]                 m_axi_bresp,
   // Debug trace port (docs/architecture.md, "Debug trace port"): observation only, leave
-  // unconnected or give it to an ILA. The runner samples it each cycle to split the
-  // performance counters by layer. State bits: [0] load busy [1] load dep wait
+  // unconnected or give it to an ILA. Registered: it shows each cycle's terms one cycle
+  // later. The runner samples it each cycle to split the performance counters by layer.
+  // State bits: [0] load busy [1] load dep wait
   // [2] load mem wait [3] compute busy [4] compute dep wait [5] compute stall out
   // [6] MAC active [7] store busy [8] store dep wait [9] store mem wait.
   output logic                       trace_count_o,     // the performance counters count
@@ -113,6 +114,7 @@ module strata_top
   logic [IncWidth-1:0]       cp_macs;
   logic                      abort, clear, fine;
   logic [5*32-1:0]           sem_count;
+  logic                      ms_count;
   logic [2:0]                ms_retire;
   logic [2*16-1:0]           ms_index;
   logic [5:0]                ms_state;
@@ -231,7 +233,7 @@ module strata_top
     .clear_o          (clear),
     .fine_grain_o     (fine),
     .sem_count_o      (sem_count),
-    .trace_count_o    (trace_count_o),
+    .trace_count_o    (ms_count),
     .trace_retire_o   (ms_retire),
     .trace_index_o    (ms_index),
     .trace_state_o    (ms_state)
@@ -287,12 +289,27 @@ module strata_top
     .stall_out_o     (cp_stall_out)
   );
 
-  // Debug trace port: the memory system's terms and the compute engine's, regrouped.
-  assign trace_retire_o = {ms_retire[2], ms_retire[1], cp_retire, ms_retire[0]};
-  assign trace_index_o  = {ms_index[31:16], cp_cur_index, ms_index[15:0]};
-  assign trace_state_o  = {ms_state[5:3], cp_mac_active, cp_stall_out, cp_dep_wait, cp_busy,
-                           ms_state[2:0]};
-  assign trace_macs_o   = cp_macs;
+  // Debug trace port: the memory system's terms and the compute engine's,
+  // regrouped and registered (the port shows each cycle one cycle late, every
+  // bit alike). Registered, the port's logic is the engines' own: no output
+  // (to pins, an ILA or a test harness) pulls the engines' retire and state
+  // logic towards it, and an ILA samples flip-flops.
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      trace_count_o  <= 1'b0;
+      trace_retire_o <= '0;
+    end else begin
+      trace_count_o  <= ms_count;
+      trace_retire_o <= {ms_retire[2], ms_retire[1], cp_retire, ms_retire[0]};
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    trace_index_o <= {ms_index[31:16], cp_cur_index, ms_index[15:0]};
+    trace_state_o <= {ms_state[5:3], cp_mac_active, cp_stall_out, cp_dep_wait, cp_busy,
+                      ms_state[2:0]};
+    trace_macs_o  <= cp_macs;
+  end
 
   logic unused_sem_count, unused_clear;
   assign unused_sem_count = ^sem_count;  // debug view, not used at the top
