@@ -14,9 +14,12 @@
 // grant depends on the registered count only.
 // While abort_i is high nothing is granted and requests may be withdrawn.
 // clear_i (start of a run) zeroes every counter. A count that would exceed
-// 2^SemWidth - 1 is an error: the counter keeps its value, overflow_o rises and
-// stays high until clear_i (the controller stops the run; an assertion fires
-// too, since a well-formed program never releases that much).
+// 2^SemWidth - 1 is an error: the counter wraps (keeps the low SemWidth bits),
+// overflow_o rises the cycle after and stays high until clear_i (the
+// controller stops the run; an assertion fires too, since a well-formed
+// program never releases that much). Timing: the overflow bit of each
+// counter's sum goes to a flip-flop beside it (over_q) and nowhere else, not
+// into the count's own next value.
 `include "strata_assert.svh"
 
 module strata_dep_sems #(
@@ -59,6 +62,7 @@ module strata_dep_sems #(
   localparam int unsigned S2L = 4;
 
   logic [NumSems-1:0]                  acq_req, grant, over;
+  logic [NumSems-1:0]                  over_q;  // over, registered per counter
   logic [NumSems-1:0][AmountWidth-1:0] acq_amount, rel_add;
   logic [NumSems-1:0][SemWidth-1:0]    count_d, count_q;
   logic                                overflow_d, overflow_q;
@@ -125,17 +129,19 @@ module strata_dep_sems #(
                    sum_take == sum_keep - (SemWidth + 1)'(acq_amount[s]))
     assign sum      = grant[s] ? sum_take : sum_keep;
     assign over[s] = sum[SemWidth];
-    assign count_d[s] = clear_i ? '0 : (over[s] ? count : sum[SemWidth-1:0]);
+    assign count_d[s] = clear_i ? '0 : sum[SemWidth-1:0];
   end
 
-  assign overflow_d = !clear_i && (overflow_q || |over);
+  assign overflow_d = !clear_i && (overflow_q || |over_q);
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       count_q    <= '0;
+      over_q     <= '0;
       overflow_q <= 1'b0;
     end else begin
       count_q    <= count_d;
+      over_q     <= clear_i ? '0 : over;
       overflow_q <= overflow_d;
     end
   end

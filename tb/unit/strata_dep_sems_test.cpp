@@ -3,7 +3,8 @@
 // model (grant iff the registered count holds the amount; a release is
 // registered on arrival and reaches the count a cycle later), the acquire
 // stream rules under random gaps, clear (drops a release of its cycle), and
-// overflow (counter holds, overflow_o sticky until clear, assertion fires).
+// overflow (counter wraps, overflow_o the cycle after and sticky until clear,
+// assertion fires).
 #include <Vstrata_dep_sems.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -83,6 +84,7 @@ class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
     auto grant_port = [&](Engine e) -> CData {
       return e == kLoad ? d.ld_acq_grant_o : e == kCompute ? d.cp_acq_grant_o : d.st_acq_grant_o;
     };
+    bool over_now = false;
     for (int s = 0; s < kSems; ++s) {
       const Slot a = kAcquirer[s];
       const bool got = (grant_port(a.engine) >> a.edge) & 1;
@@ -92,14 +94,14 @@ class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
                            << " (STRATA_SEED=" << seed() << ")";
       granted_[s] = got;
       uint64_t next = model_[s] + pending_[s] - (want ? acq[s].amount : 0);
-      if (next > kSemMax) {
-        overflow_ = true;
-        next = model_[s];
-      }
-      model_[s] = clear ? 0 : next;
+      if (next > kSemMax) over_now = true;
+      model_[s] = clear ? 0 : (next & kSemMax);  // an overflowing count wraps
       pending_[s] = clear ? 0 : rel[s];  // a release in the cycle of a clear is dropped
     }
-    if (clear) overflow_ = false;
+    // overflow_o: one cycle after the count that overflowed (through the
+    // per-counter flag), sticky until clear.
+    overflow_ = !clear && (overflow_ || over_flag_);
+    over_flag_ = !clear && over_now;
     tick();
     for (int s = 0; s < kSems; ++s) {
       EXPECT_EQ(count(s), model_[s]) << kNames[s] << " count after cycle " << cycle();
@@ -141,6 +143,7 @@ class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
   std::array<uint16_t, kSems> pending_{};  // releases in the input register
   std::array<bool, kSems> granted_{};
   bool overflow_ = false;
+  bool over_flag_ = false;  // a count overflowed in the last cycle (RTL over_q)
 };
 
 TEST_F(StrataDepSems, RandomTrafficFullRate) { random_traffic(3000, 0.0, 7); }
@@ -167,7 +170,7 @@ TEST_F(StrataDepSems, LargeAmountsAndClear) {
   EXPECT_FALSE(granted_[kL2C]) << "nothing to acquire after clear";
 }
 
-TEST_F(StrataDepSems, OverflowHoldsAndIsSticky) {
+TEST_F(StrataDepSems, OverflowWrapsAndIsSticky) {
   expect_rtl_errors(true);  // the no_overflow assertion fires by design
   std::array<Req, kSems> none{};
   std::array<uint16_t, kSems> rel{};
@@ -178,10 +181,12 @@ TEST_F(StrataDepSems, OverflowHoldsAndIsSticky) {
   EXPECT_FALSE(dut().overflow_o);
   EXPECT_EQ(rtl_errors(), 0);
   rel.fill(0);
-  step(none, rel);  // it reaches the counter
-  EXPECT_TRUE(dut().overflow_o);
-  EXPECT_EQ(count(kS2C), uint64_t(to_fill) * 0xFFFF) << "the counter holds its value";
+  step(none, rel);  // it reaches the counter, which wraps
+  EXPECT_FALSE(dut().overflow_o) << "overflow_o follows a cycle later";
+  EXPECT_EQ(count(kS2C), (uint64_t(to_fill + 1) * 0xFFFF) & kSemMax) << "the counter wraps";
   EXPECT_GE(rtl_errors(), 1) << "the overflow assertion fired";
+  step(none, rel);
+  EXPECT_TRUE(dut().overflow_o);
   for (int i = 0; i < 3; ++i) step(none, rel);
   EXPECT_TRUE(dut().overflow_o) << "sticky";
   step(none, rel, /*clear=*/true);
