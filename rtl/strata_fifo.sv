@@ -110,6 +110,8 @@ module strata_fifo #(
       if (push) mem_q[wptr_q] <= in_data_i;
     end
   end else begin : g_no_store
+    logic unused_st_handshakes;  // no storage: nothing moves
+    assign unused_st_handshakes = st_push ^ st_pop;
     assign st_head = in_data_i;
   end
 
@@ -121,10 +123,10 @@ module strata_fifo #(
   end else begin : g_out_reg
     // Head register (valid = out_valid_q) in front of Depth - 1 stored words.
     // Invariants: stored words only behind a valid head; head + stored = count.
-    logic [Width-1:0]      head_q;
-    logic                  head_load;  // the head is empty or leaves this cycle
-    logic                  st_any_q;
-    logic [CountWidth-1:0] st_count_q;
+    // So the storage holds a word exactly when count_q >= 2.
+    logic [Width-1:0] head_q;
+    logic             head_load;  // the head is empty or leaves this cycle
+    logic             st_any_q;   // count_q >= 2, a flip-flop of its own
 
     assign out_data_o = head_q;
     assign head_load  = !out_valid_q || pop;
@@ -133,16 +135,16 @@ module strata_fifo #(
     assign st_pop  = head_load && st_any_q;
     assign st_push = push && !(head_load && !st_any_q);
 
-    // Storage fill level and its "not empty" flag (next value selected by the
-    // storage's handshakes from a comparison of the present level).
+    // The storage's "not empty" flag, selected like the FIFO's own flags by
+    // the FIFO's handshakes from a comparison of the present count: a push
+    // alone reaches two words from one, a pop alone leaves fewer than two
+    // from two.
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
-        st_count_q <= '0;
-        st_any_q   <= 1'b0;
+        st_any_q <= 1'b0;
       end else begin
-        st_count_q <= st_count_q + CountWidth'(st_push) - CountWidth'(st_pop);
-        if (st_push && !st_pop)      st_any_q <= 1'b1;
-        else if (st_pop && !st_push) st_any_q <= st_count_q != CountWidth'(1);
+        if (push && !pop)      st_any_q <= count_q != '0;
+        else if (pop && !push) st_any_q <= st_any_q && 32'(count_q) != 2;
       end
     end
 
@@ -154,9 +156,7 @@ module strata_fifo #(
     end
 
     `STRATA_ASSERT(fifo_head_count, clk_i, rst_ni,
-                   st_any_q == (st_count_q != '0) &&
-                   32'(st_count_q) + 32'(out_valid_q) == 32'(count_q) &&
-                   (!st_any_q || out_valid_q))
+                   st_any_q == (32'(count_q) >= 2) && (!st_any_q || out_valid_q))
   end
 
   `STRATA_ASSERT(fifo_flags, clk_i, rst_ni,
