@@ -6,12 +6,19 @@
 //   compute: acquire e0 = L2C, e1 = S2C;  release e0 = C2S, e1 = C2L
 //   store:   acquire e0 = C2S (e1 unused: acq1 = 0);  release e0 = S2C, e1 = S2L
 // Acquire is a valid/ready handshake: acq_req (valid) with a stable amount is
-// granted (acq_grant, one cycle) when the counter holds at least that amount,
-// and the amount is subtracted that cycle. A release adds its amount the cycle
+// granted (acq_grant, one cycle) the cycle after the registered count was
+// seen to hold at least that amount, and the amount is subtracted in the
+// cycle of the grant. The comparison loads a flip-flop per semaphore
+// (grant_q) and the grant is that flip-flop alone: nothing crosses from an
+// engine through the comparison and back into the engine in one cycle. It
+// is exact because each semaphore has one consumer: while its request waits
+// nothing else takes units, and releases only add, so a count that held the
+// amount still holds it a cycle later. The flip-flop is not loaded in the
+// cycle of a grant (the request it saw is done), so back-to-back acquires
+// on one semaphore are two cycles apart. A release adds its amount the cycle
 // rel_valid is high (no handshake). Releases are registered on arrival (the
 // engines sit far apart on an FPGA: a release travels one cycle, then the
-// counter adds it), so a release is visible to a grant two cycles later; a
-// grant depends on the registered count only.
+// counter adds it), so a release can make a grant three cycles later.
 // While abort_i is high nothing is granted and requests may be withdrawn.
 // clear_i (start of a run) zeroes every counter. A count that would exceed
 // 2^SemWidth - 1 is an error: the counter wraps (keeps the low SemWidth bits),
@@ -62,7 +69,8 @@ module strata_dep_sems #(
   localparam int unsigned S2L = 4;
 
   logic [NumSems-1:0]                  acq_req, grant, over;
-  logic [NumSems-1:0]                  over_q;  // over, registered per counter
+  logic [NumSems-1:0]                  grant_d, grant_q;  // the count holds the request's amount
+  logic [NumSems-1:0]                  over_q;            // over, registered per counter
   logic [NumSems-1:0][AmountWidth-1:0] acq_amount, rel_add;
   logic [NumSems-1:0][SemWidth-1:0]    count_d, count_q;
   logic                                overflow_d, overflow_q;
@@ -116,7 +124,14 @@ module strata_dep_sems #(
     logic [SemWidth:0]   csa_sum, csa_carry;          // their carry-save form
     logic                unused_csa_top;              // carry of weight 2^(SemWidth+1)
     assign count     = count_q[s];
-    assign grant[s]  = acq_req[s] && !abort_i && count >= SemWidth'(acq_amount[s]);
+    // The request waits at least a cycle: its comparison with this cycle's
+    // count loads grant_q, and a set grant_q is the grant (the request is
+    // still there: stream rule, or abort, which blocks the grant).
+    assign grant_d[s] = acq_req[s] && !grant[s] && !abort_i && !clear_i &&
+                        count >= SemWidth'(acq_amount[s]);
+    assign grant[s]   = grant_q[s] && !abort_i;
+    `STRATA_ASSERT(sem_grant_holds, clk_i, rst_ni, !grant[s] ||
+                   (acq_req[s] && count >= SemWidth'(acq_amount[s])))
     assign sum_keep  = {1'b0, count} + (SemWidth + 1)'(rel_add[s]);
     assign op_count  = {1'b0, count};
     assign op_rel    = (SemWidth + 1)'(rel_add[s]);
@@ -137,10 +152,12 @@ module strata_dep_sems #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       count_q    <= '0;
+      grant_q    <= '0;
       over_q     <= '0;
       overflow_q <= 1'b0;
     end else begin
       count_q    <= count_d;
+      grant_q    <= grant_d;
       over_q     <= clear_i ? '0 : over;
       overflow_q <= overflow_d;
     end

@@ -23,7 +23,9 @@
 // next step's and to the whole acq0 are kept as registers beside the held
 // count), and step_ready_o / finish_ready_o are registered flags, so no
 // comparison or subtraction crosses from the engine through the semaphores
-// and back in one cycle. Latency: a granted request makes the step (or the
+// and back in one cycle (strata_dep_sems grants from a flip-flop, and a
+// grant is taken as the grant of the standing request without looking at
+// the request again). Latency: a granted request makes the step (or the
 // finish) ready the next cycle; a step whose units are already held is
 // accepted in the cycle it is asked for. After a step starts, the next
 // step's request is raised the following cycle: consecutive fine-grained
@@ -100,7 +102,7 @@ module strata_dep_sync #(
   // waiting request's amount never changes).
   assign req_need = state_q == StRun && !need_met_q;
   assign req_all  = state_q == StRun && need_met_q && finish_valid_i && !all_held_q;
-  assign grant0   = acq_grant_i[0] && (req_need || req_all);
+  assign grant0   = acq_grant_i[0];  // only for a request (asserted below)
 
   always_comb begin
     acq_req_o       = '0;
@@ -219,6 +221,7 @@ module strata_dep_sync #(
   `STRATA_ASSERT(dep_sync_gaps, clk_i, rst_ni, state_q != StRun ||
                  (all_gap_q == acq0_q - held_q && need_q <= acq0_q &&
                   (need_met_q || need_gap_q == need_q - held_q)))
+  `STRATA_ASSERT(dep_sync_grant_req, clk_i, rst_ni, !acq_grant_i[0] || acq_req_o[0])
   `STRATA_ASSERT(dep_sync_step_held, clk_i, rst_ni, !(step_fire && fine_q) || held_q == need_q)
   `STRATA_ASSERT(dep_sync_idle_use, clk_i, rst_ni,
                  state_q != StIdle || !(step_valid_i || finish_valid_i || step_done_i))

@@ -729,7 +729,8 @@ class ComputeEngineBench : public SimFixture<Vtop> {
       }
       d.acq_grant_i = 0;
       settle();
-      // Semaphores: grant what is held (combinational, as strata_dep_sems).
+      // Semaphores: grant what is held, in the request's cycle (the earliest a
+      // grant may come; strata_dep_sems grants a cycle later).
       unsigned grant = 0;
       for (int e = 0; e < 2; ++e) {
         const int64_t amount = (d.acq_amount_o >> (16 * e)) & 0xFFFF;

@@ -1,7 +1,8 @@
 // strata_dep_sems bench (built with SemWidth = 20 so overflow is reachable):
 // random acquire / release traffic on all five semaphores against a C++
-// model (grant iff the registered count holds the amount; a release is
-// registered on arrival and reaches the count a cycle later), the acquire
+// model (a waiting request is granted the cycle after the registered count
+// held its amount; a release is registered on arrival and reaches the count
+// a cycle later), the acquire
 // stream rules under random gaps, clear (drops a release of its cycle), and
 // overflow (counter wraps, overflow_o the cycle after and sticky until clear,
 // assertion fires).
@@ -88,11 +89,13 @@ class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
     for (int s = 0; s < kSems; ++s) {
       const Slot a = kAcquirer[s];
       const bool got = (grant_port(a.engine) >> a.edge) & 1;
-      const bool want = acq[s].valid && model_[s] >= acq[s].amount;
+      const bool want = ready_[s];
+      ASSERT_TRUE(!want || acq[s].valid) << "a request waits until granted";
       EXPECT_EQ(got, want) << kNames[s] << " grant at cycle " << cycle() << ": count "
                            << model_[s] << " amount " << acq[s].amount
                            << " (STRATA_SEED=" << seed() << ")";
       granted_[s] = got;
+      ready_[s] = acq[s].valid && !want && !clear && model_[s] >= acq[s].amount;
       uint64_t next = model_[s] + pending_[s] - (want ? acq[s].amount : 0);
       if (next > kSemMax) over_now = true;
       model_[s] = clear ? 0 : (next & kSemMax);  // an overflowing count wraps
@@ -142,6 +145,7 @@ class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
   std::array<uint64_t, kSems> model_{};
   std::array<uint16_t, kSems> pending_{};  // releases in the input register
   std::array<bool, kSems> granted_{};
+  std::array<bool, kSems> ready_{};  // the count held the waiting request's amount (RTL grant_q)
   bool overflow_ = false;
   bool over_flag_ = false;  // a count overflowed in the last cycle (RTL over_q)
 };
@@ -154,11 +158,14 @@ TEST_F(StrataDepSems, LargeAmountsAndClear) {
   std::array<uint16_t, kSems> rel{};
   rel.fill(0xFFFF);
   for (int i = 0; i < 10; ++i) step(none, rel);
-  // A request for exactly the count is granted; one more is not.
+  // A request for exactly the count is granted, a cycle after it is seen.
   std::array<Req, kSems> acq{};
   for (int s = 0; s < kSems; ++s) acq[s] = {true, 0xFFFF};
   rel.fill(0);
   step(acq, rel);
+  for (int s = 0; s < kSems; ++s) EXPECT_FALSE(granted_[s]) << "not in the request's cycle";
+  step(acq, rel);
+  for (int s = 0; s < kSems; ++s) EXPECT_TRUE(granted_[s]);
   for (int s = 0; s < kSems; ++s) EXPECT_EQ(model_[s], 9u * 0xFFFF);
   rel.fill(5);
   step(none, rel, /*clear=*/true);  // releases in the cycle of a clear are dropped
