@@ -97,7 +97,7 @@ module strata_store_engine
   output logic [15:0]                index_o,         // index of the current instruction
   output logic                       err_o,           // error (held until abort)
   output err_code_e                  err_code_o,      // its code
-  output logic [15:0]                err_index_o      // its instruction index
+  output logic [15:0]                err_index_o      // its instruction index (with err_o)
 );
 
   localparam int unsigned BeatBytes  = AxiDataWidth / 8;
@@ -201,10 +201,22 @@ module strata_store_engine
     src_end_q     <= src_end_d;
   end
 
-  assign illegal     = rows_q == '0 || row_words_q == '0;
-  assign unsupported = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
-                       32'(src_id_q) >= Banks || src_end_q > 33'(BankDepth) ||
-                       ext_end_q > (42'(1) << AW);
+  // The checks of the captured fields alone are free-running registers (the
+  // fields are stable from StCheck on, so the registers hold their checks from
+  // StCheck2 on; asserted in StCheck3), as in strata_load_engine: the error
+  // decision in StCheck3 starts at flip-flops and the two range ends.
+  logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
+  assign illegal_d      = rows_q == '0 || row_words_q == '0;
+  assign unsup_fields_d = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
+                          32'(src_id_q) >= Banks;
+  always_ff @(posedge clk_i) begin
+    illegal_q      <= illegal_d;
+    unsup_fields_q <= unsup_fields_d;
+  end
+  assign illegal     = illegal_q;
+  assign unsupported = unsup_fields_q || src_end_q > 33'(BankDepth) || ext_end_q > (42'(1) << AW);
+  `STRATA_ASSERT(store_field_checks, clk_i, rst_ni,
+                 state_q != StCheck3 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d))
 
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
@@ -521,11 +533,13 @@ module strata_store_engine
       StCheck:  state_d = StCheck2;
       StCheck2: state_d = StCheck3;
       StCheck3: begin
+        // The index is loaded whether the checks fail or not (it only counts
+        // with err_q): its 16 enables do not wait for the range comparisons.
+        err_index_d = index_q;
         if (illegal || unsupported) begin
           state_d     = StError;
           err_d       = 1'b1;
           err_code_d  = illegal ? ErrIllegalInstr : ErrUnsupported;
-          err_index_d = index_q;
         end else begin
           state_d = StStart;
         end
