@@ -12,10 +12,12 @@
 //     -> strata_pe_array (P PEs, operand broadcast, caches written by the load
 //        engine and by this engine's PE_CACHE / PE_TRANSPOSE results)
 //     -> strata_requant (P lanes: M, S of channel param_base + p; FC: of the
-//        neuron's channel in every lane) -> [strata_window_gen + strata_pool,
-//        post clamp] -> result register slice -> strata_dst_writer (bank,
+//        neuron's channel in every lane) -> [strata_window_gen -> window
+//        slice -> strata_pool, post clamp] -> result register slice ->
+//        strata_dst_writer (bank,
 //        PE cache, transpose)
-//   POOL: operand FIFO -> strata_window_gen + strata_pool (no PE array).
+//   POOL: operand FIFO -> strata_window_gen -> window slice -> strata_pool
+//   (no PE array).
 //   strata_param_ram: bias / M / S, P banks by channel mod P; CONV reads the P
 //   channels once per instruction, FC one channel per neuron (with the first
 //   beat; bias and M/S then travel in small FIFOs beside the beats).
@@ -32,8 +34,9 @@
 // after the last beat.
 // Timing: no ready chain crosses two blocks. The writer's ready (it follows
 // the bank write port) stops at the result slice, the pooling unit's
-// internal readies at its credit-based output buffer; the window generator
-// and the requantiser see registered readies.
+// internal readies at its credit-based output buffer, its input ready at
+// the window slice; the window generator and the requantiser see registered
+// readies.
 // Abort (abort_i, from the controller): every state returns to idle after the
 // bank reads in flight have answered; the datapath blocks are then cleared
 // by a one-cycle local reset (PE caches and parameter RAM keep their contents).
@@ -749,6 +752,36 @@ module strata_compute_engine
     .win_last_o   (unused_win_last)
   );
 
+  // Window slice between the window generator and the pooling unit (they
+  // sit apart on an FPGA: the line buffer's RAM blocks on one side, the
+  // average unit's DSP blocks on the other). The pooling unit's ready stops
+  // at the slice's head register, and the window register's shift (an
+  // enable of 3 x 192 flip-flops) waits only for the slice's registered
+  // ready, not for a ready from across the die (5feb8ec at speed 6: pool
+  // ready -> 2.75 ns route -> shift -> 5.72 ns route -> window register
+  // enable, 12.71 ns). Full rate; one cycle more per window.
+  localparam int unsigned WinSliceWidth = PoolTaps * WordWidth + PoolTaps;
+  logic                          ws_valid, ws_ready;
+  logic [PoolTaps*WordWidth-1:0] ws_data;
+  logic [PoolTaps-1:0]           ws_mask;
+  logic [1:0]                    unused_ws_count;
+
+  strata_fifo #(
+    .Width  (WinSliceWidth),
+    .Depth  (2),
+    .OutReg (1'b1)
+  ) u_win_slice (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n[DpRstPool]),
+    .in_valid_i  (win_valid),
+    .in_ready_o  (win_ready),
+    .in_data_i   ({win_mask, win_data}),
+    .out_valid_o (ws_valid),
+    .out_ready_i (ws_ready),
+    .out_data_o  ({ws_mask, ws_data}),
+    .count_o     (unused_ws_count)
+  );
+
   logic                 pool_valid, pool_ready;
   logic [WordWidth-1:0] pool_data;
   logic                 unused_pool_user;
@@ -762,11 +795,11 @@ module strata_compute_engine
   ) u_pool (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstPool]),
-    .in_valid_i  (win_valid),
-    .in_ready_o  (win_ready),
+    .in_valid_i  (ws_valid),
+    .in_ready_o  (ws_ready),
     .in_op_i     (cfg.pool.op_avg ? PoolAvg : PoolMax),
-    .in_taps_i   (win_data),
-    .in_mask_i   (win_mask),
+    .in_taps_i   (ws_data),
+    .in_mask_i   (ws_mask),
     .in_user_i   (1'b0),
     .out_valid_o (pool_valid),
     .out_ready_i (pool_ready),
