@@ -270,9 +270,10 @@ module strata_fetch
   logic       chk_valid_d, chk_valid_q;  // chk_* describe dec_q
   logic       chk_fail_q;
   err_code_e  chk_code_q;
-  logic       chk_load_q, chk_compute_q, chk_store_q, chk_end_q, chk_retire_q;
+  logic       chk_end_q;
   logic       chk_last_q;                // dec_q is at INSTR_LIMIT - 1
   logic       chk_stop_q;                // taking dec_q stops fetching (END or the limit)
+  logic       stop_take;                 // the instruction that stops fetching is taken
 
   assign chk_valid_d = dec_valid_q && !dec_take && !draining;
 
@@ -284,23 +285,41 @@ module strata_fetch
   always_ff @(posedge clk_i) begin
     chk_fail_q    <= check_fail;
     chk_code_q    <= check_code;
-    chk_load_q    <= op == OpLoad;
-    chk_compute_q <= op == OpCompute;
-    chk_store_q   <= op == OpStore;
     chk_end_q     <= op == OpEnd;
-    chk_retire_q  <= op == OpEnd || op == OpConfig;
     chk_last_q    <= dec_idx_q + 32'd1 == limit_q;
     chk_stop_q    <= op == OpEnd || dec_idx_q + 32'd1 == limit_q;
   end
 
-  // Dispatch.
-  logic dec_ok, last_allowed;
-  assign dec_ok       = chk_valid_q && active_q && !stop_pend_q && !chk_fail_q;
-  assign q_in_valid   = {dec_ok && chk_store_q, dec_ok && chk_compute_q, dec_ok && chk_load_q};
+  // Dispatch. An instruction may leave the decode register when it is checked
+  // without error, fetching is active and not about to stop:
+  //   chk_valid_q && active_q && !stop_pend_q && !chk_fail_q.
+  // Each of those is a register, so the condition is one of its own, loaded
+  // from their next values, and split by destination (go_*_q): the queues'
+  // valid and the retire are flip-flops, and the take that advances the
+  // decode state is one LUT from them and the queues' ready (no check result,
+  // run state or stop term in front of its fan-out).
+  logic       go_d;                      // the condition above, next cycle
+  logic [2:0] go_queue_q;                // it holds and dec_q goes to store, compute, load
+  logic       go_retire_q;               // it holds and dec_q is END or CONFIG
+  logic       last_allowed;
+
+  assign go_d = chk_valid_d && active_d && !stop_take && !check_fail;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      go_queue_q  <= '0;
+      go_retire_q <= 1'b0;
+    end else begin
+      go_queue_q  <= {go_d && op == OpStore, go_d && op == OpCompute, go_d && op == OpLoad};
+      go_retire_q <= go_d && (op == OpEnd || op == OpConfig);
+    end
+  end
+
+  assign q_in_valid   = go_queue_q;
   assign dispatch     = |(q_in_valid & q_in_ready);
-  assign dec_take     = dispatch || (dec_ok && chk_retire_q);
+  assign dec_take     = dispatch || go_retire_q;
   assign blocked_o    = |(q_in_valid & ~q_in_ready);
-  assign retire_o     = dec_ok && chk_retire_q;
+  assign retire_o     = go_retire_q;
   // Reaching the limit without END: the instruction at limit - 1 was not END.
   assign last_allowed = chk_last_q;
 
@@ -328,10 +347,12 @@ module strata_fetch
         err_d       = 1'b1;
         err_code_d  = chk_code_q;
         err_index_d = dec_idx_q[15:0];
-      end else if (dec_take && chk_end_q) begin
-        end_d = 1'b1;
       end
     end
+    // A taken END: dec_take already implies an active, unstopped fetcher and
+    // a checked instruction without error (and INSTR_LIMIT = 0 fetches
+    // nothing; asserted), so it competes with neither case above.
+    if (dec_take && chk_end_q) end_d = 1'b1;
     // Reported the cycle after the instruction at limit - 1 (not END) went to
     // its queue: the error registers' enable does not wait for the queues'
     // ready (fetch is stopped by then, so nothing else competes).
@@ -351,9 +372,7 @@ module strata_fetch
   end
 
   // The instruction that stops fetching (END or the one at limit - 1) is
-  // taken; dec_take already implies an active, unstopped fetcher and a
-  // checked instruction without error. Not END and at the limit: NO_END.
-  logic stop_take;
+  // taken. Not END and at the limit: NO_END.
   assign stop_take = dec_take && chk_stop_q;
 
   always_ff @(posedge clk_i) begin
@@ -459,6 +478,9 @@ module strata_fetch
   `STRATA_ASSERT(fetch_clear_stopped, clk_i, rst_ni, !clear_i || !active_q)
   `STRATA_ASSERT(fetch_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
   `STRATA_ASSERT(fetch_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
+  `STRATA_ASSERT(fetch_take_ok, clk_i, rst_ni,
+                 !dec_take || (chk_valid_q && active_q && !stop_pend_q && !chk_fail_q &&
+                               !limit_zero_q))
   `STRATA_ASSERT(fetch_credit_range, clk_i, rst_ni, 32'(credits_q) <= PrefetchInstrs)
 
 `ifndef SYNTHESIS
