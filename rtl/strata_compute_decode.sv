@@ -97,7 +97,9 @@ module strata_compute_decode
   logic [CntWidth-1:0] cnt_d, cnt_q;
 
   // ---------------------------------------------------------------- captured fields
-  logic        illegal_q;
+  logic        illegal_q;           // opcode, reserved bits, mode, destination kind
+  logic [15:0] acq0_q, acq0_first_q;
+  logic        acq_order_q;         // acq0_first_q > acq0_q, from the cycle after the capture
   logic [1:0]  mode_q, dst_kind_q;
   logic [5:0]  in_id_q, dst_id_q;
   logic [15:0] in_base_q, in_h_q, in_w_q, groups_q, out_h_q, out_w_q, cache_base_q;
@@ -111,14 +113,24 @@ module strata_compute_decode
   logic take, illegal_d;
   assign take = start_i && state_q == StIdle;
 
-  assign illegal_d = hdr_opcode(instr_i) != OpCompute || !reserved_bits_clear(instr_i) ||
+  // The reserved bits are those of COMPUTE (any other opcode is illegal
+  // anyway). acq0_first > acq0 is compared from the captured fields
+  // (acq_order_q), not from instr_i: the instruction queue's read feeds no
+  // comparator's carry chain.
+  assign illegal_d = hdr_opcode(instr_i) != OpCompute ||
+                     (instr_i & ~ComputeUsedMask) != '0 ||
                      instr_i[ComputeModeLsb +: ComputeModeWidth] == 2'd3 ||
-                     instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3 ||
-                     hdr_acq0_first(instr_i) > hdr_acq0(instr_i);
+                     instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3;
+
+  always_ff @(posedge clk_i) begin
+    acq_order_q <= acq0_first_q > acq0_q;
+  end
 
   always_ff @(posedge clk_i) begin
     if (take) begin
       illegal_q          <= illegal_d;
+      acq0_q             <= hdr_acq0(instr_i);
+      acq0_first_q       <= hdr_acq0_first(instr_i);
       mode_q             <= instr_i[ComputeModeLsb +: ComputeModeWidth];
       dst_kind_q         <= instr_i[ComputeDstKindLsb +: ComputeDstKindWidth];
       in_id_q            <= compute_in_id(instr_i);
@@ -523,7 +535,7 @@ module strata_compute_decode
       default:             unsupported = u_pool_mode_q || u_pool_q;
     endcase
     unsupported = unsupported || u_in_id_q || u_dst_q;
-    code_d = illegal_q ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
+    code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
   end
 
   always_comb begin

@@ -642,10 +642,24 @@ module strata_compute_engine
   shift_t [Pes-1:0] rq_shift;
   logic [WordWidth-1:0] rq_data;
 
+  // The operand select of channel p (FC: the neuron's M, S; CONV: the
+  // channel's) reads a copy of cfg.fc of its own (rq_fc_q[p], strata_reg_copies
+  // loaded with cfg.fc's next value, asserted equal): each copy sits beside
+  // its channel's multipliers instead of one flip-flop driving every channel's
+  // select across the die.
+  logic [Pes-1:0] rq_fc_q;
+
+  strata_reg_copies #(.Copies (Pes)) u_rq_fc_copies (
+    .clk_i  (clk_i),
+    .rst_ni (1'b1),
+    .d_i    (busy_q[BusyMisc] ? cfg.fc : dec_cfg.fc),
+    .q_o    (rq_fc_q)
+  );
+
   always_comb begin
     for (int p = 0; p < Pes; p++) begin
-      rq_mult[p]  = cfg.fc ? ms_head[0 +: MultWidth] : par_mult[p];
-      rq_shift[p] = cfg.fc ? ms_head[MultWidth +: ShiftWidth] : par_shift[p];
+      rq_mult[p]  = rq_fc_q[p] ? ms_head[0 +: MultWidth] : par_mult[p];
+      rq_shift[p] = rq_fc_q[p] ? ms_head[MultWidth +: ShiftWidth] : par_shift[p];
     end
   end
 
@@ -1137,6 +1151,7 @@ module strata_compute_engine
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
   `STRATA_ASSERT(ce_run_copies, clk_i, rst_ni, run_q == {RunCopies{running_q}})
+  `STRATA_ASSERT(ce_rq_fc_copies, clk_i, rst_ni, rq_fc_q == {Pes{cfg.fc}})
   `STRATA_ASSERT(ce_walk_ready, clk_i, rst_ni, walk_ready_q == (running && side_ready))
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
