@@ -196,6 +196,10 @@ module strata_fetch
   logic                    dec_rerr_d, dec_rerr_q;     // one of its beats had RRESP != OKAY
   logic [BeatIdxWidth-1:0] beat_d, beat_q;
   logic [31:0]             dec_idx_d, dec_idx_q;       // fetch index of dec_q
+  logic [31:0]             next_idx_d, next_idx_q;     // fetch index of the next one assembled
+  // The index is loaded when an instruction is complete (from next_idx_q),
+  // not counted when it is taken: the take (after the queues' ready) then
+  // reaches a few flags, not 32 enables.
   logic                    dispatch, dec_take;
   logic                    check_fail;
   err_code_e               check_code;
@@ -210,25 +214,27 @@ module strata_fetch
     dec_rerr_d  = dec_rerr_q;
     beat_d      = beat_q;
     dec_idx_d   = dec_idx_q;
+    next_idx_d  = next_idx_q;
     if (buf_out_valid && buf_out_ready) begin
       dec_d[32'(beat_q) * AxiDataWidth +: AxiDataWidth] = buf_out[AxiDataWidth-1:0];
       dec_rerr_d = (beat_q == '0 ? 1'b0 : dec_rerr_q) || buf_out[AxiDataWidth];
       if (32'(beat_q) == BeatsPerInstr - 1) begin
         beat_d      = '0;
         dec_valid_d = 1'b1;
+        dec_idx_d   = next_idx_q;
+        next_idx_d  = next_idx_q + 32'd1;
       end else begin
         beat_d = beat_q + BeatIdxWidth'(1);
       end
     end
     if (dec_take) begin
       dec_valid_d = 1'b0;
-      dec_idx_d   = dec_idx_q + 32'd1;
     end
     if (draining) begin
       dec_valid_d = 1'b0;
       beat_d      = '0;
     end
-    if (clear_i) dec_idx_d = 32'd0;
+    if (clear_i) next_idx_d = 32'd0;
   end
 
   // Checks of the decoded instruction.
@@ -439,6 +445,7 @@ module strata_fetch
       dec_valid_q <= 1'b0;
       beat_q      <= '0;
       dec_idx_q   <= 32'd0;
+      next_idx_q  <= 32'd0;
       limit_q     <= 32'd0;
       limit_zero_q <= 1'b1;
     end else begin
@@ -455,6 +462,7 @@ module strata_fetch
       dec_valid_q <= dec_valid_d;
       beat_q      <= beat_d;
       dec_idx_q   <= dec_idx_d;
+      next_idx_q  <= next_idx_d;
       limit_q     <= limit_d;
       limit_zero_q <= limit_zero_d;
     end
