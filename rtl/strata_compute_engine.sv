@@ -335,11 +335,28 @@ module strata_compute_engine
   // strata_reg_copies, asserted equal):
   // walker and step requests, PE array input, pooling input and
   // requantiser, result path and releases.
-  logic running, running_q, starting, run_d;  // run_d: next state is StRun (below)
+  logic running, running_q, run_d;  // run_d: next state is StRun (below)
   localparam int unsigned RunFront = 0, RunPe = 1, RunPool = 2, RunBack = 3, RunCopies = 4;
   logic [RunCopies-1:0] run_q;
   assign running  = running_q;
-  assign starting = state_q == StStart && sync_start_ready;
+
+  // start_q: state_q == StStart, a flip-flop per group of the blocks the
+  // start loads (walker and CONV parameters, pooling frames, writer),
+  // loaded from launch (strata_reg_copies, asserted equal). The dependency
+  // side is always idle in StStart (it leaves idle only on this start and
+  // returns on the finish or an abort; asserted), so StStart lasts one cycle
+  // and the start needs no look at its ready: the blocks' counter loads
+  // begin at a register beside them, not at the state register's decode
+  // and the dependency side's state.
+  localparam int unsigned StartFront = 0, StartPool = 1, StartBack = 2, StartCopies = 3;
+  logic [StartCopies-1:0] start_q;
+
+  strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (launch),
+    .q_o    (start_q)
+  );
 
   // ---------------------------------------------------------------- address walk
   logic                      walk_busy, walk_step_valid, beat_valid, beat_ready;
@@ -355,7 +372,7 @@ module strata_compute_engine
   ) u_walker (
     .clk_i        (clk_i),
     .rst_ni       (dp_rst_n[DpRstFront]),
-    .start_i      (starting),
+    .start_i      (start_q[StartFront]),
     .cfg_i        (cfg.walk),
     .busy_o       (walk_busy),
     .step_valid_o (walk_step_valid),
@@ -463,7 +480,7 @@ module strata_compute_engine
   logic conv_par_d, conv_par_q;  // CONV parameters not read yet
   logic conv_rd, conv_rd_q, conv_rd_q2, conv_rd_q3;  // read now; 1, 2, 3 cycles ago
   assign conv_rd    = conv_par_q && step_valid && step_ready;
-  assign conv_par_d = starting ? (!cfg.fc && !cfg.pool_only) : (conv_par_q && !conv_rd);
+  assign conv_par_d = start_q[StartFront] ? (!cfg.fc && !cfg.pool_only) : (conv_par_q && !conv_rd);
   always_ff @(posedge clk_i) begin
     if (!dp_rst_n[DpRstFront]) begin
       conv_par_q <= 1'b0;
@@ -708,7 +725,7 @@ module strata_compute_engine
       frames_d   = frames_q + 16'd1;
       cfg_more_d = frames_q != cfg.pool.frames_m1;
     end
-    if (starting) begin
+    if (start_q[StartPool]) begin
       frames_d   = '0;
       cfg_more_d = cfg.pool.enable;
     end
@@ -902,7 +919,7 @@ module strata_compute_engine
   ) u_writer (
     .clk_i         (clk_i),
     .rst_ni        (dp_rst_n[DpRstBack]),
-    .start_i       (starting),
+    .start_i       (start_q[StartBack]),
     .cfg_i         (cfg.wr),
     .busy_o        (writer_busy),
     .in_valid_i    (wres_valid),
@@ -1026,7 +1043,7 @@ module strata_compute_engine
           end
         end
       end
-      StStart:  if (sync_start_ready) state_d = StRun;
+      StStart:  state_d = StRun;  // the dependency side is idle (asserted)
       StRun:    if (all_done_q) state_d = StFinish;
       StFinish: if (finish_ready) state_d = StIdle;
       StError:  ;
@@ -1047,8 +1064,7 @@ module strata_compute_engine
   // data inputs do not wait for the whole next-state logic (its instruction
   // checks, 457f6fd at speed 6: state_q -> decoder done -> 6.46 ns route ->
   // next state -> running copies, 16.12 ns).
-  assign run_d   = !abort_i && ((state_q == StStart && sync_start_ready) ||
-                                (state_q == StRun && !all_done_q));
+  assign run_d   = !abort_i && (state_q == StStart || (state_q == StRun && !all_done_q));
   assign flush_d = state_q == StAbort && rd_out_q == '0 && !rd_rsp_valid_i;
 
   always_ff @(posedge clk_i) begin
@@ -1151,6 +1167,9 @@ module strata_compute_engine
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
   `STRATA_ASSERT(ce_run_copies, clk_i, rst_ni, run_q == {RunCopies{running_q}})
+  `STRATA_ASSERT(ce_start_copies, clk_i, rst_ni,
+                 start_q == {StartCopies{state_q == StStart}} &&
+                 (state_q != StStart || sync_start_ready))
   `STRATA_ASSERT(ce_rq_fc_copies, clk_i, rst_ni, rq_fc_q == {Pes{cfg.fc}})
   `STRATA_ASSERT(ce_walk_ready, clk_i, rst_ni, walk_ready_q == (running && side_ready))
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
