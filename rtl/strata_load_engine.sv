@@ -264,6 +264,35 @@ module strata_load_engine
   `STRATA_ASSERT(load_field_checks, clk_i, rst_ni,
                  state_q != StCheck3 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d))
 
+  // ---------------------------------------------------------------- start and run
+  // start_q: state_q == StStart, a flip-flop per group of the blocks the
+  // start loads (dependency sequencer, burst generator and row flag, unit
+  // counters), loaded from the next state (strata_reg_copies, asserted
+  // equal). The dependency sequencer is always idle in StStart (it leaves
+  // idle only on this start and returns on the finish or an abort;
+  // asserted), so StStart lasts one cycle and needs no look at its ready:
+  // the loads begin at a register beside each block, not at the state
+  // register's decode and the sequencer's state (26a6fa2 at speed 8:
+  // state_q -> 5.89 ns route -> start ready -> u_sync.state_q, 11.32 ns).
+  // run_q: state_q == StRun, registered the same way.
+  localparam int unsigned StartSync = 0, StartFront = 1, StartBack = 2, StartCopies = 3;
+  logic [StartCopies-1:0] start_q;
+  logic                   run_q;
+
+  strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (state_d == StStart),
+    .q_o    (start_q)
+  );
+
+  strata_reg_copies #(.Copies (1)) u_run_copy (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (state_d == StRun),
+    .q_o    (run_q)
+  );
+
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
   logic sync_busy, sync_waiting;
@@ -274,7 +303,7 @@ module strata_load_engine
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i || state_q == StError),
-    .start_valid_i  (state_q == StStart),
+    .start_valid_i  (start_q[StartSync]),
     .start_ready_o  (sync_start_ready),
     .fine_i         (fine_q),
     .acq0_i         (acq0_q),
@@ -311,7 +340,7 @@ module strata_load_engine
   logic [15:0]           unused_gen_row;
   logic                  ar_issue, ar_slot, ar_done, running, pop, r_fire;
 
-  assign running  = state_q == StRun;
+  assign running  = run_q;
   assign ar_done  = gen_done;
 
   // Bursts of each row (registered, one per cycle): the issue decision below
@@ -326,7 +355,7 @@ module strata_load_engine
   ) u_bursts (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .start_i     (state_q == StStart),
+    .start_i     (start_q[StartFront]),
     .base_i      (AW'(ext_addr_q)),
     .stride_i    (ext_stride_q),
     .rows_i      (rows_q),
@@ -356,7 +385,7 @@ module strata_load_engine
   always_comb begin
     row_acq_d = row_acq_q || (step_valid && step_ready);
     if (ar_issue && gen_row_last) row_acq_d = 1'b0;  // next row
-    if (state_q == StStart) row_acq_d = 1'b0;
+    if (start_q[StartFront]) row_acq_d = 1'b0;
   end
 
   always_comb begin
@@ -495,7 +524,7 @@ module strata_load_engine
       gbeat_d = (32'(gbeat_q) == WordBeats - 1) ? '0 : gbeat_q + GbeatWidth'(1);
     end
     if (produce && split_mode) slot_d = pop ? '0 : slot_q + SlotWidth'(1);
-    if (state_q == StStart) begin
+    if (start_q[StartBack]) begin
       gbeat_d = '0;
       slot_d  = '0;
     end
@@ -533,7 +562,7 @@ module strata_load_engine
         row_end_d = d_unit_q == row_words_m2_q;
       end
     end
-    if (state_q == StStart) begin
+    if (start_q[StartBack]) begin
       d_row_d      = '0;
       d_unit_d     = '0;
       row_end_d    = one_word_q;
@@ -615,7 +644,7 @@ module strata_load_engine
           state_d = StStart;
         end
       end
-      StStart:  if (sync_start_ready) state_d = StRun;
+      StStart:  state_d = StRun;  // the dependency sequencer is idle (asserted)
       StRun: begin
         if (r_error) begin
           state_d    = StError;
@@ -687,6 +716,10 @@ module strata_load_engine
   `STRATA_ASSERT_STREAM(load_pe, clk_i, rst_ni, pe_valid_o, pe_ready_i, {pe_o, pe_addr_o, pe_data_o})
   `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
                         {param_channel_o, param_data_o})
+  `STRATA_ASSERT(load_start_copies, clk_i, rst_ni,
+                 start_q == {StartCopies{state_q == StStart}} &&
+                 (state_q != StStart || sync_start_ready))
+  `STRATA_ASSERT(load_run_copy, clk_i, rst_ni, run_q == (state_q == StRun))
   `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
   `STRATA_ASSERT(load_row_flags, clk_i, rst_ni, state_q != StRun ||
                  (row_end_q == (d_unit_q == row_words_q - 16'd1) &&

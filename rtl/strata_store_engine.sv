@@ -218,6 +218,35 @@ module strata_store_engine
   `STRATA_ASSERT(store_field_checks, clk_i, rst_ni,
                  state_q != StCheck3 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d))
 
+  // ---------------------------------------------------------------- start and run
+  // start_q: state_q == StStart, a flip-flop per group of the blocks the
+  // start loads (dependency sequencer, bank read counters, burst generator
+  // and AW row count, W counters), loaded from the next state
+  // (strata_reg_copies, asserted equal). The dependency sequencer is always
+  // idle in StStart (it leaves idle only on this start and returns on the
+  // finish, an error or an abort; asserted), so StStart lasts one cycle and
+  // needs no look at its ready: the loads begin at a register beside each
+  // block, not at the state register's decode. run_q: state_q == StRun,
+  // registered the same way.
+  localparam int unsigned StartSync = 0, StartRead = 1, StartAw = 2, StartW = 3,
+                          StartCopies = 4;
+  logic [StartCopies-1:0] start_q;
+  logic                   run_q;
+
+  strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (state_d == StStart),
+    .q_o    (start_q)
+  );
+
+  strata_reg_copies #(.Copies (1)) u_run_copy (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .d_i    (state_d == StRun),
+    .q_o    (run_q)
+  );
+
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
   logic sync_busy, sync_waiting;
@@ -228,7 +257,7 @@ module strata_store_engine
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i || state_q == StError),
-    .start_valid_i  (state_q == StStart),
+    .start_valid_i  (start_q[StartSync]),
     .start_ready_o  (sync_start_ready),
     .fine_i         (fine_q),
     .acq0_i         (acq0_q),
@@ -252,7 +281,7 @@ module strata_store_engine
   );
 
   logic running, quiesce;
-  assign running = state_q == StRun;
+  assign running = run_q;
   assign quiesce = state_q == StError || state_q == StDrain;  // complete issued bursts only
 
   // ---------------------------------------------------------------- bank reads
@@ -332,7 +361,7 @@ module strata_store_engine
         rd_addr_d = rd_addr_q + 17'd1;
       end
     end
-    if (state_q == StStart) begin
+    if (start_q[StartRead]) begin
       rd_rows_left_d = rows_m1_q;
       rd_row_d       = '0;
       rd_left_d      = row_words_q - 16'd1;
@@ -395,7 +424,7 @@ module strata_store_engine
   ) u_bursts (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .start_i     (state_q == StStart),
+    .start_i     (start_q[StartAw]),
     .base_i      (AW'(ext_addr_q)),
     .stride_i    (ext_stride_q),
     .rows_i      (rows_q),
@@ -420,12 +449,15 @@ module strata_store_engine
   // the issue decision, which enables every register of the generator).
   always_comb begin
     aw_rows_d = aw_rows_q + AwRowsWidth'(step_fire) - AwRowsWidth'(aw_issue && gen_row_last);
-    if (state_q == StStart) aw_rows_d = '0;
+    if (start_q[StartAw]) aw_rows_d = '0;
     aw_row_ok_d = aw_rows_d != '0;
   end
 
+  // Fewer than MaxOutstanding bursts wait for BRESP exactly when the index
+  // queue has room (it holds one entry per such burst; asserted), so the
+  // issue reads that queue's ready flip-flop, not a compare of pend_q.
   assign aw_issue = running && gen_valid && aw_row_ok_q && aw_slice_ready &&
-                    32'(pend_q) < MaxOutstanding && lens_ready && idx_ready;
+                    lens_ready && idx_ready;
   assign b_fire   = bvalid_i && bready_o;
   assign pend_d   = pend_q + OutWidth'(aw_issue) - OutWidth'(b_fire);
 
@@ -448,7 +480,7 @@ module strata_store_engine
   logic       lens_valid, w_fire, w_burst_end, idx_valid;
   logic [7:0] lens_len;
   logic [15:0] b_index;
-  logic [OutWidth-1:0] unused_lens_count, unused_idx_count;
+  logic [OutWidth-1:0] unused_lens_count, idx_count;
 
   strata_fifo #(
     .Width (8),
@@ -477,7 +509,7 @@ module strata_store_engine
     .out_valid_o (idx_valid),
     .out_ready_i (b_fire),
     .out_data_o  (b_index),
-    .count_o     (unused_idx_count)
+    .count_o     (idx_count)
   );
 
   // ---------------------------------------------------------------- W
@@ -503,7 +535,7 @@ module strata_store_engine
       w_wbeat_d = (32'(w_wbeat_q) == WordBeats - 1) ? '0 : w_wbeat_q + WbeatWidth'(1);
       w_sent_d  = w_sent_q + 1'b1;
     end
-    if (state_q == StStart) w_sent_d = '0;
+    if (start_q[StartW]) w_sent_d = '0;
     if (quiesce) w_wbeat_d = '0;
   end
 
@@ -544,7 +576,7 @@ module strata_store_engine
           state_d = StStart;
         end
       end
-      StStart:  if (sync_start_ready) state_d = StRun;
+      StStart:  state_d = StRun;  // the dependency sequencer is idle (asserted)
       StRun:    if (all_sent_q) state_d = StFinish;
       StFinish: if (finish_ready) state_d = StIdle;
       StError:  ;
@@ -637,6 +669,11 @@ module strata_store_engine
                  !aw_issue || aw_row < rd_row_q || (aw_row == rd_row_q && rd_acq) ||
                  (32'(aw_row) == 32'(rd_row_q) + 1 && acq_cnt_q == 2'd2))
   `STRATA_ASSERT(store_aw_rows, clk_i, rst_ni, !(step_fire && aw_rows_q == '1))
+  `STRATA_ASSERT(store_start_copies, clk_i, rst_ni,
+                 start_q == {StartCopies{state_q == StStart}} &&
+                 (state_q != StStart || sync_start_ready))
+  `STRATA_ASSERT(store_run_copy, clk_i, rst_ni, run_q == (state_q == StRun))
+  `STRATA_ASSERT(store_pend_index, clk_i, rst_ni, pend_q == idx_count)
   `STRATA_ASSERT(store_b_expected, clk_i, rst_ni, !bvalid_i || (pend_q != '0 && idx_valid))
   `STRATA_ASSERT(store_data_room, clk_i, rst_ni, !data_push || unused_data_ready)
   `STRATA_ASSERT(store_4k, clk_i, rst_ni,
