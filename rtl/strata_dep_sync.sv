@@ -90,9 +90,19 @@ module strata_dep_sync #(
   logic [W-1:0] step_gap;                // units the next step adds: min(step, acq0 - need)
   logic [W-1:0] first_need;              // need of step 0
 
-  assign step_ready_o   = state_q == StRun && need_met_q;
+  // step_ready_o leaves a flip-flop of its own (step_ready_q, kept, loaded
+  // from the next state and need_met_d; asserted equal to the decode below):
+  // the placer puts it beside the engine's step logic (the walker's advance
+  // enables in the compute engine), so need_met_q's route to it, across the
+  // die from the semaphores (496bca0 at speed 6: need_met_q -> 4.53 ns ->
+  // walker, 13.68 ns), is gone. The sequencer's own logic reads the decode.
+  (* keep *) logic step_ready_q;
+  logic            step_ready;          // state_q == StRun && need_met_q
+
+  assign step_ready     = state_q == StRun && need_met_q;
+  assign step_ready_o   = step_ready_q;
   assign finish_ready_o = state_q == StRun && all_held_q;
-  assign step_fire      = step_valid_i && step_ready_o;
+  assign step_fire      = step_valid_i && step_ready;
   assign finish_fire    = finish_valid_i && finish_ready_o;
   assign step_rel       = state_q == StRun && fine_q && step_done_i && released_q < rel0_q;
   assign start_ready_o  = state_q == StIdle;
@@ -189,8 +199,13 @@ module strata_dep_sync #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) state_q <= StIdle;
-    else         state_q <= state_d;
+    if (!rst_ni) begin
+      state_q      <= StIdle;
+      step_ready_q <= 1'b0;
+    end else begin
+      state_q      <= state_d;
+      step_ready_q <= state_d == StRun && need_met_d;
+    end
   end
 
   // Instruction fields and counters: qualified by the state.
@@ -211,8 +226,9 @@ module strata_dep_sync #(
   end
 
   assign busy_o    = state_q != StIdle;
-  assign waiting_o = (step_valid_i && !step_ready_o) || (finish_valid_i && !finish_ready_o);
+  assign waiting_o = (step_valid_i && !step_ready) || (finish_valid_i && !finish_ready_o);
 
+  `STRATA_ASSERT(dep_sync_step_ready, clk_i, rst_ni, step_ready_q == step_ready)
   `STRATA_ASSERT(dep_sync_excl, clk_i, rst_ni, !(step_valid_i && finish_valid_i))
   `STRATA_ASSERT(dep_sync_all_held, clk_i, rst_ni,
                  state_q != StRun || all_held_q == (held_q >= acq0_q))
