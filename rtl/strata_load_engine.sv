@@ -274,22 +274,25 @@ module strata_load_engine
   // the loads begin at a register beside each block, not at the state
   // register's decode and the sequencer's state (26a6fa2 at speed 8:
   // state_q -> 5.89 ns route -> start ready -> u_sync.state_q, 11.32 ns).
-  // run_q: state_q == StRun, registered the same way.
+  // run_q: state_q == StRun, registered the same way. The next values are
+  // written out from the transitions into StStart and StRun (start_d, run_d
+  // below; asserted equal to the next-state decodes), so run_d does not wait
+  // for the field checks' comparisons.
   localparam int unsigned StartSync = 0, StartFront = 1, StartBack = 2, StartCopies = 3;
   logic [StartCopies-1:0] start_q;
-  logic                   run_q;
+  logic                   start_d, run_d, run_q;
 
   strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .d_i    (state_d == StStart),
+    .d_i    (start_d),
     .q_o    (start_q)
   );
 
   strata_reg_copies #(.Copies (1)) u_run_copy (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .d_i    (state_d == StRun),
+    .d_i    (run_d),
     .q_o    (run_q)
   );
 
@@ -664,6 +667,12 @@ module strata_load_engine
     if (abort_i) err_d = 1'b0;
   end
 
+  // The transitions into StStart and StRun (asserted equal to the decodes of
+  // state_d): an abort wins over both.
+  assign start_d = state_q == StCheck3 && !illegal_q && !unsupported && !abort_i;
+  assign run_d   = (state_q == StStart ||
+                    (state_q == StRun && !r_error && !(all_written && ar_done))) && !abort_i;
+
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q    <= StIdle;
@@ -720,6 +729,8 @@ module strata_load_engine
                  start_q == {StartCopies{state_q == StStart}} &&
                  (state_q != StStart || sync_start_ready))
   `STRATA_ASSERT(load_run_copy, clk_i, rst_ni, run_q == (state_q == StRun))
+  `STRATA_ASSERT(load_start_run_d, clk_i, rst_ni,
+                 start_d == (state_d == StStart) && run_d == (state_d == StRun))
   `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
   `STRATA_ASSERT(load_row_flags, clk_i, rst_ni, state_q != StRun ||
                  (row_end_q == (d_unit_q == row_words_q - 16'd1) &&
