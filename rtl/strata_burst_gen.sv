@@ -33,7 +33,7 @@ module strata_burst_gen #(
   input  logic [StrideWidth-1:0] stride_i,     // bytes from one row to the next
   input  logic [RowsWidth-1:0]   rows_i,       // rows, >= 1
   input  logic [BeatsWidth-1:0]  row_beats_i,  // beats per row, >= 1
-  input  logic                   next_i,       // the current burst is taken
+  input  logic                   next_i,       // the current burst is taken (only with valid_o)
   output logic                   done_o,       // every burst of the transfer was taken
   output logic                   valid_o,      // a burst is left (valid_o = 0 and done_o = 0:
                                                // the first one is being computed)
@@ -154,7 +154,7 @@ module strata_burst_gen #(
     row_m1_d    = row_m1_q;
     row_big_d   = row_big_q;
     row_huge_d  = row_huge_q;
-    if (next_i && valid_q) begin
+    if (next_i) begin  // only with valid_q (asserted): the enables need not look at it
       if (row_last_q) begin
         valid_d     = !last_row_q;
         addr_d      = next_row_q;
@@ -240,6 +240,8 @@ module strata_burst_gen #(
   assign row_o      = row_q;
   assign row_last_o = row_last_q;
 
+  // A burst is taken only while one is valid.
+  `STRATA_ASSERT(burst_gen_next, clk_i, rst_ni, !next_i || valid_q)
   // A burst never crosses a 4 KB boundary and never passes its row's end.
   `STRATA_ASSERT(burst_gen_4k, clk_i, rst_ni,
                  !valid_q || 32'(addr_q[11:0]) + 32'(beats_q) * BeatBytes <= 4096)
