@@ -7,6 +7,7 @@ strata_bench(strata_window_gen_tests
   TOP strata_window_gen
   RTL ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
       ${STRATA_RTL_DIR}/strata_line_buffer.sv
+      ${STRATA_RTL_DIR}/strata_reg_copies.sv
       ${STRATA_RTL_DIR}/strata_window_gen.sv
   TESTS ${STRATA_POOL_UNIT_DIR}/strata_window_gen_test.cpp)
 
@@ -40,6 +41,7 @@ strata_bench(strata_pool_e2e_tests
   TOP strata_pool_e2e_tb_top
   RTL ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
       ${STRATA_RTL_DIR}/strata_line_buffer.sv
+      ${STRATA_RTL_DIR}/strata_reg_copies.sv
       ${STRATA_RTL_DIR}/strata_window_gen.sv
       ${STRATA_POOL_RTL}
       ${STRATA_POOL_UNIT_DIR}/strata_pool_e2e_tb_top.sv
