@@ -103,6 +103,46 @@ def critical_path(pnr, clock_raw):
     return None
 
 
+HISTOGRAM_LEGEND = re.compile(r"\* represents (\d+) endpoint")
+HISTOGRAM_BIN = re.compile(r"^Info: \[\s*(-?\d+),\s*(-?\d+)\) \|(\**)(\+?)\s*$")
+
+
+def slack_histogram(log_text):
+    """nextpnr's last slack histogram in a log (the routed one), or None.
+
+    Bins of slack in ps against the clock constraint, each with the fewest
+    and the most endpoints its bar can stand for: a star is `per` endpoints,
+    a trailing '+' 1 to per - 1 more (nextpnr prints no exact counts)."""
+    lines = log_text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.rstrip().endswith("Slack histogram:")]
+    if not starts:
+        return None
+    i = starts[-1] + 1
+    m = HISTOGRAM_LEGEND.search(lines[i]) if i < len(lines) else None
+    if not m:
+        raise ValueError(f"slack histogram without a legend at log line {i + 1}")
+    per = int(m.group(1))
+    bins = []
+    for line in lines[i + 1:]:
+        b = HISTOGRAM_BIN.match(line)
+        if not b:
+            if bins:
+                break
+            continue  # the '+' legend line
+        stars = len(b.group(3)) * per
+        plus = 1 if b.group(4) else 0
+        bins.append({"from_ps": int(b.group(1)), "to_ps": int(b.group(2)),
+                     "min": stars + plus, "max": stars + plus * max(per - 1, 1)})
+    return {"per_star": per, "bins": bins}
+
+
+def failing_endpoints(hist):
+    """Endpoints below zero slack, as a range: at least those of the bins
+    wholly below zero, at most those of every bin that starts below zero."""
+    return {"at_least": sum(b["min"] for b in hist["bins"] if b["to_ps"] <= 0),
+            "at_most": sum(b["max"] for b in hist["bins"] if b["from_ps"] < 0)}
+
+
 def pnr_summary(pnr):
     clocks = {}
     for raw, f in pnr.get("fmax", {}).items():
@@ -114,7 +154,12 @@ def pnr_summary(pnr):
             "critical_path": critical_path(pnr, raw),
         }
     util = {bel: pnr["utilization"][bel] for bel in PNR_BELS if bel in pnr.get("utilization", {})}
-    return {"clocks": clocks, "utilization": util}
+    summary = {"clocks": clocks, "utilization": util}
+    hist = pnr.get("slack_histogram")
+    if hist:
+        summary["slack_histogram"] = hist
+        summary["failing_endpoints"] = failing_endpoints(hist)
+    return summary
 
 
 def split_modules(stat, wrapper):
@@ -245,6 +290,11 @@ def markdown(rep):
                 u = rep["pnr"][s]["utilization"].get(bel)
                 cells.append("n/a" if u is None else f"{u['used']} / {u['available']}")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        cells = []
+        for s in speeds:
+            fe = rep["pnr"][s].get("failing_endpoints")
+            cells.append("n/a" if fe is None else f"{fe['at_least']} to {fe['at_most']}")
+        lines.append("| endpoints below zero slack (slack histogram) | " + " | ".join(cells) + " |")
         for s in speeds:
             for c, ck in rep["pnr"][s]["clocks"].items():
                 cp = ck["critical_path"]

@@ -27,6 +27,7 @@ TIMEOUT_S = 600  # a hung tool fails the test instead of hanging ctest
 
 sys.path.insert(0, str(HERE))
 import flow  # noqa: E402
+import report as synth_report  # noqa: E402
 
 OUT = ROOT / "build" / "synth-tests"
 
@@ -108,6 +109,30 @@ class Errors(unittest.TestCase):
         self.assertEqual(flow.parse_params("Width=64  Depth=0x400 Sparse=0b1"),
                          {"Width": 64, "Depth": 1024, "Sparse": 1})
         self.assertEqual(flow.parse_params(""), {})
+
+    def test_slack_histogram(self):
+        # The last histogram of a log counts (the routed one); a star is 10
+        # endpoints here, a '+' 1 to 9 more.
+        log = "\n".join([
+            "Info: Slack histogram:",
+            "Info:  legend: * represents 50 endpoint(s)",
+            "Info: [ -900,  -400) |**+",
+            "",
+            "Info: Slack histogram:",
+            "Info:  legend: * represents 10 endpoint(s)",
+            "Info:          + represents [1,10) endpoint(s)",
+            "Info: [ -700,  -300) |+",
+            "Info: [ -300,    100) |**+",
+            "Info: [  100,    500) |*** ",
+            "4 warnings, 0 errors"])
+        hist = synth_report.slack_histogram(log)
+        self.assertEqual(hist["per_star"], 10)
+        self.assertEqual([(b["from_ps"], b["to_ps"], b["min"], b["max"]) for b in hist["bins"]],
+                         [(-700, -300, 1, 9), (-300, 100, 21, 29), (100, 500, 30, 30)])
+        self.assertEqual(synth_report.failing_endpoints(hist), {"at_least": 1, "at_most": 38})
+        self.assertIsNone(synth_report.slack_histogram("Info: Program finished normally."))
+        with self.assertRaisesRegex(ValueError, "without a legend"):
+            synth_report.slack_histogram("Info: Slack histogram:\nInfo: [ -1, 0) |*")
 
 
 class RtlErrors(unittest.TestCase):
