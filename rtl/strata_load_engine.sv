@@ -7,7 +7,7 @@
 //   read requests: row by row (row r at ext_addr + r * ext_row_stride), each
 //     row split into INCR bursts of at most MaxBurst beats that never cross a
 //     4 KB boundary. A burst is issued only when the beat buffer has room for
-//     all its beats (credits), so R beats are always accepted; BufDepth beats
+//     MaxBurst beats (credits), so R beats are always accepted; BufDepth beats
 //     may be in flight (128 by default: a 60-cycle memory latency is covered
 //     at one beat per cycle). Before the first burst of row r the row is
 //     acquired as step r (completion mode: everything at step 0).
@@ -379,10 +379,19 @@ module strata_load_engine
   // first of the next.
   assign step_valid = running && !ar_done && !row_acq_q;
   // The buffer's free beats (room_q, BufDepth minus the reserved ones) are
-  // counted down, so the credit check compares two registers (no adder in
-  // series with the comparison, the issue and its ~80 enables).
-  assign ar_issue   = running && gen_valid && row_acq_q && ar_slot &&
-                      CredWidth'(gen_beats) <= room_q;
+  // counted down, and a burst is issued once MaxBurst of them are free
+  // (room_ok, an OR of room_q's high bits: MaxBurst is a power of two), not
+  // as soon as its own beats are: no comparator in front of the issue and
+  // its ~80 enables. The buffer then holds at least BufDepth - MaxBurst beats
+  // for the writes when a burst waits, so only the issue time of a burst
+  // moves, never the rate (BufDepth >= MaxBurst: an empty buffer always has
+  // room).
+  localparam int unsigned RoomOkLsb = $clog2(MaxBurst);
+
+  logic room_ok;
+
+  assign room_ok    = |room_q[CredWidth-1:RoomOkLsb];
+  assign ar_issue   = running && gen_valid && row_acq_q && ar_slot && room_ok;
   assign r_fire     = rvalid_i && rready_o;
 
   always_comb begin
@@ -737,6 +746,8 @@ module strata_load_engine
                   rows_end_q == (d_row_q == rows_q - 16'd1)))
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
   `STRATA_ASSERT(load_room_range, clk_i, rst_ni, 32'(room_q) <= BufDepth)
+  `STRATA_ASSERT(load_room_ok, clk_i, rst_ni, room_ok == (32'(room_q) >= MaxBurst))
+  `STRATA_ASSERT(load_credit, clk_i, rst_ni, !ar_issue || 32'(gen_beats) <= 32'(room_q))
   // A burst never crosses a 4 KB boundary.
   `STRATA_ASSERT(load_4k, clk_i, rst_ni,
                  !arvalid_o || 32'(araddr_o[11:0]) + (32'(arlen_o) + 1) * BeatBytes <= 4096)
