@@ -45,7 +45,6 @@ module strata_avgpool #(
 
   localparam int unsigned CountWidth = $clog2(Taps + 1);
   localparam int unsigned SumWidth   = DataWidth + ((Taps > 1) ? $clog2(Taps) : 0);
-  localparam int unsigned UWidth     = $clog2((2 ** DataWidth - 1) * Taps + 1);
   localparam int unsigned XBits      = $clog2(2 * (2 ** DataWidth - 1) * Taps + Taps + 1);
   localparam int unsigned L          = $clog2(2 * Taps);
   localparam int unsigned F          = XBits + L;
@@ -123,14 +122,24 @@ module strata_avgpool #(
   assign a_ready    = !a_valid_q || b_ready;
   assign tree_ready = a_ready;
 
+  // x = 2u + n = 2 sum + (2^D + 1) n: one adder of the doubled sum and
+  // (2^D + 1) n feeds the DSP, and (2^D + 1) n is n written twice ({n, n} in
+  // D-bit halves) whenever n < 2^D, i.e. Taps < 2^D (else a constant
+  // multiple). x is in [0, 2^XBits) (every tap is >= -2^(D-1)), so the sum
+  // modulo 2^XBits is x itself.
+  logic [XBits-1:0] n_offset;  // (2^D + 1) n
+
+  if (CountWidth <= DataWidth) begin : g_offset_pattern
+    assign n_offset = XBits'({DataWidth'(tree_n), DataWidth'(tree_n)});
+  end else begin : g_offset_mul
+    assign n_offset = XBits'(tree_n) * XBits'(2 ** DataWidth + 1);
+  end
+
   always_comb begin
     for (int unsigned ln = 0; ln < Lanes; ln++) begin
-      logic signed [SumWidth:0] sum;
-      logic [UWidth-1:0]        u;
-      sum = (SumWidth + 1)'($signed(tree_sum[ln*SumWidth +: SumWidth]));
-      // u = sum + 2^(D-1) n >= 0 because every tap is >= -2^(D-1).
-      u = UWidth'(sum + (SumWidth + 1)'(tree_n) * (SumWidth + 1)'(2 ** (DataWidth - 1)));
-      x_d[ln] = {u, 1'b0} + XBits'(tree_n);
+      logic [XBits-1:0] sum2;  // 2 sum, modulo 2^XBits
+      sum2    = XBits'($signed({tree_sum[ln*SumWidth +: SumWidth], 1'b0}));
+      x_d[ln] = sum2 + n_offset;
     end
   end
 
