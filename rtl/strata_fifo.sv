@@ -81,9 +81,13 @@ module strata_fifo #(
   end
 
   // Storage: StDepth words in a register array (LUT RAM after Yosys), read
-  // at its own read pointer. Every push writes the entry at the write pointer
-  // (free whenever a push is possible: count < Depth), so the write enable is
-  // the producer's handshake alone; st_push / st_pop move the pointers.
+  // at its own read pointer. The entry at the write pointer is free whenever
+  // the FIFO is not full (count < Depth, so the storage holds fewer than
+  // StDepth words), so it is written with the input on every cycle the FIFO
+  // is not full: the write enable is the flip-flop in_ready_q, and the
+  // producer's valid reaches only st_push / st_pop, which move the pointers.
+  // A write without a push leaves the pointer where it is; the next write
+  // replaces that word, and no reader looks at a free entry.
   localparam int unsigned StDepth = OutReg ? Depth - 1 : Depth;  // 0: no storage
   localparam int unsigned StPtrWidth = (StDepth > 1) ? $clog2(StDepth) : 1;
 
@@ -107,7 +111,7 @@ module strata_fifo #(
     end
 
     always_ff @(posedge clk_i) begin
-      if (push) mem_q[wptr_q] <= in_data_i;
+      if (in_ready_q) mem_q[wptr_q] <= in_data_i;
     end
   end else begin : g_no_store
     logic unused_st_handshakes;  // no storage: nothing moves
