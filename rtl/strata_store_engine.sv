@@ -558,6 +558,8 @@ module strata_store_engine
 
   assign bready_o = 1'b1;
   assign b_error  = b_fire && bresp_i != 2'b00;
+  logic  new_b_error;  // a write error while none is recorded: it stops the engine
+  assign new_b_error = b_error && !err_q;
 
   // ---------------------------------------------------------------- control
   // All sent: registered (all_sent_q: sent in the previous cycle of StRun;
@@ -596,7 +598,7 @@ module strata_store_engine
       default:  state_d = StIdle;
     endcase
     // A write error (of this or an earlier instruction) stops the engine.
-    if (b_error && !err_q && state_q != StDrain) begin
+    if (new_b_error && state_q != StDrain) begin
       state_d     = StError;
       err_d       = 1'b1;
       err_code_d  = ErrAxiWrite;
@@ -612,10 +614,9 @@ module strata_store_engine
 
   // The transitions into StStart and StRun (asserted equal to the decodes of
   // state_d): a write error or an abort wins over both.
-  assign start_d = state_q == StCheck3 && !illegal && !unsupported && !(b_error && !err_q) &&
+  assign start_d = state_q == StCheck3 && !illegal && !unsupported && !new_b_error && !abort_i;
+  assign run_d   = (state_q == StStart || (state_q == StRun && !all_sent_q)) && !new_b_error &&
                    !abort_i;
-  assign run_d   = (state_q == StStart || (state_q == StRun && !all_sent_q)) &&
-                   !(b_error && !err_q) && !abort_i;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
