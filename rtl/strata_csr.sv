@@ -5,10 +5,12 @@
 // BVALID rises the cycle after. One write and one read are in flight at most:
 // AWREADY / WREADY stay low while their holding register is full or the
 // response waits for BREADY. A read's address is registered at the AR
-// handshake, decoded (register and counter multiplexer) the next cycle, and
-// RVALID rises the cycle after that (read latency 2, one read per three
-// cycles at most): the AXI-Lite address pins and the counter multiplexer are
-// in different cycles.
+// handshake; the next cycle selects the register's word and the counter
+// (register decode and 15 x 64-bit counter multiplexer, into registers of
+// their own), the cycle after picks between them into RDATA, and RVALID
+// rises the cycle after that (read latency 3, one read per four cycles at
+// most): the AXI-Lite address pins, the multiplexers and RDATA's last choice
+// are in different cycles.
 // Unmapped addresses answer SLVERR (reads return 0, writes change nothing);
 // everything else answers OKAY. WSTRB selects the bytes written.
 //
@@ -193,75 +195,78 @@ module strata_csr
   localparam int unsigned PerfIdxWidth = $clog2(NumPerfCounters);
 
   logic                    rvalid_d, rvalid_q;
-  logic [31:0]             rdata_d, rdata_q, rword;
+  logic [31:0]             rdata_d, rdata_q;
   logic [1:0]              rresp_d, rresp_q;
   logic [31:0]             snap_d, snap_q;  // HI half captured by the last LO read
-  logic                    read_hit;
-  logic                    perf_hi;  // HI word of a counter (counters are 8-byte aligned)
-  logic [PerfIdxWidth-1:0] perf_idx;
-  logic [63:0]             perf_val;
   logic                    rd;
 
-  logic                    rd_pend_q;  // a read address is registered, decoded this cycle
+  logic                    rd_pend_q;  // a read address is registered, selected this cycle
   logic [CsrAddrWidth-1:0] raddr_q;
+  logic                    rd_sel_q;   // the selection is registered, RDATA loads this cycle
 
-  assign s_arready_o = !rvalid_q && !rd_pend_q;
+  // Selection (the cycle after the AR handshake): the register's word, the
+  // addressed counter and what kind of word the address names.
+  logic [31:0]             reg_word;   // word of a register (0 for a counter)
+  logic                    reg_hit;    // the address names a register
+  logic                    ctr_hit;    // the address names a counter's LO or HI word
+  logic [PerfIdxWidth-1:0] perf_idx;
+  logic [31:0]             reg_word_q;
+  logic [63:0]             ctr_val_q;  // the addressed counter, both halves
+  logic                    reg_hit_q, ctr_hit_q, ctr_hi_q;
+
+  assign s_arready_o = !rvalid_q && !rd_pend_q && !rd_sel_q;
   assign rd          = s_arvalid_i && s_arready_o;
-  assign perf_hi     = raddr_q[2];
+  assign ctr_hit     = is_counter(raddr_q);
   assign perf_idx    = PerfIdxWidth'((raddr_q - CSR_PERF_BASE_OFFSET) >> 3);
-  assign perf_val    = counters_i[64 * 32'(perf_idx) +: 64];
 
   // Register contents seen by a read.
   always_comb begin
-    read_hit = 1'b1;
-    rword    = 32'd0;
+    reg_hit  = 1'b1;
+    reg_word = 32'd0;
     unique case (raddr_q)
-      CSR_ID_OFFSET:            rword = CSR_ID_RESET;
-      CSR_VERSION_OFFSET:       rword = 32'(strata_cfg_pkg::HwVersion);
-      CSR_CTRL_OFFSET:          rword[CSR_CTRL_FINE_GRAIN_BIT] = fine_grain_q;
+      CSR_ID_OFFSET:            reg_word = CSR_ID_RESET;
+      CSR_VERSION_OFFSET:       reg_word = 32'(strata_cfg_pkg::HwVersion);
+      CSR_CTRL_OFFSET:          reg_word[CSR_CTRL_FINE_GRAIN_BIT] = fine_grain_q;
       CSR_STATUS_OFFSET: begin
-        rword[CSR_STATUS_BUSY_BIT]  = busy_i;
-        rword[CSR_STATUS_DONE_BIT]  = done_i;
-        rword[CSR_STATUS_ERROR_BIT] = error_i;
+        reg_word[CSR_STATUS_BUSY_BIT]  = busy_i;
+        reg_word[CSR_STATUS_DONE_BIT]  = done_i;
+        reg_word[CSR_STATUS_ERROR_BIT] = error_i;
       end
       CSR_ERROR_CODE_OFFSET: begin
-        rword[CSR_ERROR_CODE_CODE_LSB +: CSR_ERROR_CODE_CODE_WIDTH]   = err_code_i;
-        rword[CSR_ERROR_CODE_INDEX_LSB +: CSR_ERROR_CODE_INDEX_WIDTH] = err_index_i;
+        reg_word[CSR_ERROR_CODE_CODE_LSB +: CSR_ERROR_CODE_CODE_WIDTH]   = err_code_i;
+        reg_word[CSR_ERROR_CODE_INDEX_LSB +: CSR_ERROR_CODE_INDEX_WIDTH] = err_index_i;
       end
-      CSR_IRQ_ENABLE_OFFSET:    rword[1:0] = irq_enable_q;
-      CSR_IRQ_STATUS_OFFSET:    rword[1:0] = irq_status_q;
-      CSR_INSTR_BASE_LO_OFFSET: rword = base_lo_q;
-      CSR_INSTR_BASE_HI_OFFSET: rword = base_hi_q;
-      CSR_INSTR_LIMIT_OFFSET:   rword = limit_q;
-      CSR_CFG_PES_OFFSET:       rword = 32'(Pes);
-      CSR_CFG_LANES_OFFSET:     rword = 32'(Lanes);
-      CSR_CFG_BANKS_OFFSET:     rword = 32'(Banks);
-      CSR_CFG_BANK_DEPTH_OFFSET:  rword = 32'(BankDepth);
-      CSR_CFG_CACHE_DEPTH_OFFSET: rword = 32'(PeCacheDepth);
-      CSR_CFG_PARAM_DEPTH_OFFSET: rword = 32'(ParamDepth);
-      CSR_CFG_AXI_DATA_WIDTH_OFFSET: rword = 32'(AxiDataWidth);
-      CSR_CFG_LIMITS_OFFSET: rword = {16'(MaxImageWidth), 8'(MaxPoolKernel), 8'(MaxKernel)};
-      default: begin
-        if (is_counter(raddr_q)) begin
-          rword = perf_hi ? snap_q : perf_val[31:0];
-        end else begin
-          read_hit = 1'b0;
-        end
-      end
+      CSR_IRQ_ENABLE_OFFSET:    reg_word[1:0] = irq_enable_q;
+      CSR_IRQ_STATUS_OFFSET:    reg_word[1:0] = irq_status_q;
+      CSR_INSTR_BASE_LO_OFFSET: reg_word = base_lo_q;
+      CSR_INSTR_BASE_HI_OFFSET: reg_word = base_hi_q;
+      CSR_INSTR_LIMIT_OFFSET:   reg_word = limit_q;
+      CSR_CFG_PES_OFFSET:       reg_word = 32'(Pes);
+      CSR_CFG_LANES_OFFSET:     reg_word = 32'(Lanes);
+      CSR_CFG_BANKS_OFFSET:     reg_word = 32'(Banks);
+      CSR_CFG_BANK_DEPTH_OFFSET:  reg_word = 32'(BankDepth);
+      CSR_CFG_CACHE_DEPTH_OFFSET: reg_word = 32'(PeCacheDepth);
+      CSR_CFG_PARAM_DEPTH_OFFSET: reg_word = 32'(ParamDepth);
+      CSR_CFG_AXI_DATA_WIDTH_OFFSET: reg_word = 32'(AxiDataWidth);
+      CSR_CFG_LIMITS_OFFSET: reg_word = {16'(MaxImageWidth), 8'(MaxPoolKernel), 8'(MaxKernel)};
+      default:                  reg_hit = 1'b0;
     endcase
   end
 
+  // RDATA (the cycle after the selection): a register's word, a counter's LO
+  // word (its HI word goes to the snapshot) or the snapshot for a HI word;
+  // an address that names neither answers SLVERR with 0.
   always_comb begin
     rvalid_d = rvalid_q;
     rdata_d  = rdata_q;
     rresp_d  = rresp_q;
     snap_d   = snap_q;
     if (s_rvalid_o && s_rready_i) rvalid_d = 1'b0;
-    if (rd_pend_q) begin
+    if (rd_sel_q) begin
       rvalid_d = 1'b1;
-      rdata_d  = rword;
-      rresp_d  = read_hit ? RespOkay : RespSlverr;
-      if (is_counter(raddr_q) && !perf_hi) snap_d = perf_val[63:32];
+      rdata_d  = !ctr_hit_q ? reg_word_q : ctr_hi_q ? snap_q : ctr_val_q[31:0];
+      rresp_d  = (reg_hit_q || ctr_hit_q) ? RespOkay : RespSlverr;
+      if (ctr_hit_q && !ctr_hi_q) snap_d = ctr_val_q[63:32];
     end
   end
 
@@ -277,6 +282,7 @@ module strata_csr
       bvalid_q     <= 1'b0;
       rvalid_q     <= 1'b0;
       rd_pend_q    <= 1'b0;
+      rd_sel_q     <= 1'b0;
       fine_grain_q <= CSR_CTRL_RESET[CSR_CTRL_FINE_GRAIN_BIT];
       irq_enable_q <= CSR_IRQ_ENABLE_RESET[1:0];
       irq_status_q <= CSR_IRQ_STATUS_RESET[1:0];
@@ -291,6 +297,7 @@ module strata_csr
       bvalid_q     <= bvalid_d;
       rvalid_q     <= rvalid_d;
       rd_pend_q    <= rd;
+      rd_sel_q     <= rd_pend_q;
       fine_grain_q <= fine_grain_d;
       irq_enable_q <= irq_enable_d;
       irq_status_q <= irq_status_d;
@@ -311,6 +318,13 @@ module strata_csr
     rdata_q   <= rdata_d;
     rresp_q   <= rresp_d;
     if (rd) raddr_q <= s_araddr_i;
+    if (rd_pend_q) begin
+      reg_word_q <= reg_word;
+      ctr_val_q  <= counters_i[64 * 32'(perf_idx) +: 64];
+      reg_hit_q  <= reg_hit;
+      ctr_hit_q  <= ctr_hit;
+      ctr_hi_q   <= raddr_q[2];  // counters are 8-byte aligned: bit 2 is the HI word
+    end
   end
 
   assign start_o       = start_q;

@@ -283,14 +283,14 @@ TEST_F(StrataCsr, WriteChannelOrders) {
 
 // Handshake timing with AW and W together and BREADY / RREADY high: the
 // write is applied the cycle after the handshake and BVALID follows; a read
-// returns RVALID the cycle after AR.
+// returns RVALID three cycles after the AR handshake (select, RDATA, RVALID).
 TEST_F(StrataCsr, ResponseLatency) {
   const uint64_t c0 = cycle();
   bus_->write(csr::kInstrLimit, 99);
   EXPECT_EQ(cycle() - c0, 3u) << "write: handshake, apply, BVALID";
   const uint64_t c1 = cycle();
   EXPECT_EQ(bus_->read(csr::kInstrLimit), 99u);
-  EXPECT_EQ(cycle() - c1, 3u) << "read: AR handshake, decode, RVALID";
+  EXPECT_EQ(cycle() - c1, 4u) << "read: AR handshake, select, RDATA, RVALID";
   EXPECT_EQ(dut().instr_limit_o, 99u);
 }
 
