@@ -344,10 +344,17 @@ module strata_compute_decode
 
   // Padded sizes and the other sums of captured fields only: free-running
   // registers like dst_head_q (the fields are stable for the 20 cycles before
-  // StSum), so no adder of them is in series with a later stage.
+  // StSum), so no adder of them is in series with a later stage. The pooling
+  // unit's sizes take two stages, like the operands above (valid with
+  // derived_ok_q): the mode's choice of the pooled size and the sum of the
+  // padding and stride are registered first, so each sum below is one carry
+  // chain between registers (3739a40 at speed 8: mode_q -> 3.62 ns route ->
+  // pooled-size choice -> two carry chains in series -> pool_h2_s_q, 10.70 ns).
   wide_t dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q, pool_h2_s_q, pool_w2_s_q;
   wide_t param_end_q;
   logic [4:0] conv_skh_q, conv_skw_q, pool_sk_q;  // stride + kernel
+  logic [15:0] pool_dim_h_q, pool_dim_w_q;
+  logic [5:0]  pp2_ps_q;  // 2 pad + stride of the pooling window
   assign pool_dim_h = is_conv ? out_h_q : in_h_q;
   assign pool_dim_w = is_conv ? out_w_q : in_w_q;
   assign dh2     = W'(in_h_q) + W'(ph_q) + W'(ph_q);
@@ -358,18 +365,21 @@ module strata_compute_decode
   assign pool_w2 = W'(pool_dim_w) + W'({pp_q, 1'b0});
 
   always_ff @(posedge clk_i) begin
-    dh2_q       <= dh2;
-    dw2_q       <= dw2;
-    ph_dim_q    <= ph_dim;
-    pw_dim_q    <= pw_dim;
-    pool_h2_q   <= pool_h2;
-    pool_w2_q   <= pool_w2;
-    pool_h2_s_q <= pool_h2 + W'(ps_q);
-    pool_w2_s_q <= pool_w2 + W'(ps_q);
-    param_end_q <= W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes));
-    conv_skh_q  <= 5'(sh_q) + 5'(kh_q);
-    conv_skw_q  <= 5'(sw_q) + 5'(kw_q);
-    pool_sk_q   <= 5'(ps_q) + 5'(pk_q);
+    pool_dim_h_q <= pool_dim_h;
+    pool_dim_w_q <= pool_dim_w;
+    pp2_ps_q     <= 6'({pp_q, 1'b0}) + 6'(ps_q);
+    dh2_q        <= dh2;
+    dw2_q        <= dw2;
+    ph_dim_q     <= W'(pool_dim_h_q) + W'(pp_q);
+    pw_dim_q     <= W'(pool_dim_w_q) + W'(pp_q);
+    pool_h2_q    <= W'(pool_dim_h_q) + W'({pp_q, 1'b0});
+    pool_w2_q    <= W'(pool_dim_w_q) + W'({pp_q, 1'b0});
+    pool_h2_s_q  <= W'(pool_dim_h_q) + W'(pp2_ps_q);
+    pool_w2_s_q  <= W'(pool_dim_w_q) + W'(pp2_ps_q);
+    param_end_q  <= W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes));
+    conv_skh_q   <= 5'(sh_q) + 5'(kh_q);
+    conv_skw_q   <= 5'(sw_q) + 5'(kw_q);
+    pool_sk_q    <= 5'(ps_q) + 5'(pk_q);
   end
 
   // Output size m + 1 of a floor-mode window walk over a padded size d2, from
