@@ -113,7 +113,7 @@ module strata_compute_decode
   // The fields are captured in every idle cycle, so also in the cycle of the
   // start, and held from then on: their enables (some 300 flip-flops) are a
   // flip-flop of their own (idle_q, asserted equal to the state decode), not
-  // the start, which comes from the engine's instruction handshake (3739a40 at
+  // the start, which comes from the engine's instruction handshake (0f90c6c at
   // speed 6: the engine's ready -> 4.52 ns route to the handshake LUT, placed
   // among these enables -> 5.93 ns route back -> the engine's ready, 12.43 ns).
   // Nothing reads them while idle: code_o and cfg_o are registers of their own.
@@ -355,7 +355,7 @@ module strata_compute_decode
   // unit's sizes take two stages, like the operands above (valid with
   // derived_ok_q): the mode's choice of the pooled size and the sum of the
   // padding and stride are registered first, so each sum below is one carry
-  // chain between registers (3739a40 at speed 8: mode_q -> 3.62 ns route ->
+  // chain between registers (0f90c6c at speed 8: mode_q -> 3.62 ns route ->
   // pooled-size choice -> two carry chains in series -> pool_h2_s_q, 10.70 ns).
   wide_t dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q, pool_h2_s_q, pool_w2_s_q;
   wide_t param_end_q;
@@ -366,6 +366,9 @@ module strata_compute_decode
   assign pool_dim_w = is_conv ? out_w_q : in_w_q;
   assign dh2     = W'(in_h_q) + W'(ph_q) + W'(ph_q);
   assign dw2     = W'(in_w_q) + W'(pw_q) + W'(pw_q);
+  // ph_dim .. pool_w2: the pooled sizes' definitions from the captured fields,
+  // which decode_derived_exact checks the two-stage registers against (no
+  // logic reads them, so synthesis removes them).
   assign ph_dim  = W'(pool_dim_h) + W'(pp_q);
   assign pw_dim  = W'(pool_dim_w) + W'(pp_q);
   assign pool_h2 = W'(pool_dim_h) + W'({pp_q, 1'b0});
