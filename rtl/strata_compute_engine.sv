@@ -791,6 +791,9 @@ module strata_compute_engine
   // ready, not for a ready from across the die (5feb8ec at speed 6: pool
   // ready -> 2.75 ns route -> shift -> 5.72 ns route -> window register
   // enable, 12.71 ns). Full rate; one cycle more per window.
+  // The slice's storage (585 flip-flops at the default) is written under
+  // PoolTaps copies of its not-full flag: one flag's net to every storage
+  // enable was a380353's speed-8 critical path (9.43 ns of route).
   localparam int unsigned WinSliceWidth = PoolTaps * WordWidth + PoolTaps;
   logic                          ws_valid, ws_ready;
   logic [PoolTaps*WordWidth-1:0] ws_data;
@@ -798,9 +801,10 @@ module strata_compute_engine
   logic [1:0]                    unused_ws_count;
 
   strata_fifo #(
-    .Width  (WinSliceWidth),
-    .Depth  (2),
-    .OutReg (1'b1)
+    .Width    (WinSliceWidth),
+    .Depth    (2),
+    .OutReg   (1'b1),
+    .WeCopies (PoolTaps)
   ) u_win_slice (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstPool]),

@@ -21,12 +21,16 @@
 // same latency, flags and capacity as OutReg = 0 (asserted). It costs Width
 // flip-flops and a multiplexer; as the default of every FIFO it was measured
 // slower (docs/fpga.md), so it is set where a LUT-RAM read fed a far consumer.
+// WeCopies > 1: the storage's write enable (the not-full flag, below) comes
+// from that many flip-flop copies of the flag, each enabling one slice of the
+// word, so no single net reaches every storage flip-flop of a wide FIFO.
 `include "strata_assert.svh"
 
 module strata_fifo #(
   parameter int unsigned Width = 8,  // payload bits
   parameter int unsigned Depth = 2,  // entries, >= 1
   parameter bit          OutReg = 1'b0,  // oldest word from a flip-flop (above)
+  parameter int unsigned WeCopies = 1,  // copies of the storage write enable, <= Width
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,      // clock
@@ -95,10 +99,10 @@ module strata_fifo #(
   logic [Width-1:0] st_head;  // the storage's oldest word
 
   if (StDepth > 0) begin : g_store
-    logic [Width-1:0]      mem_q [StDepth];
+    // The word is stored in WeCopies slices of (nearly) equal width, each
+    // written under its own copy of the enable.
     logic [StPtrWidth-1:0] wptr_q, rptr_q;
-
-    assign st_head = mem_q[rptr_q];
+    logic [WeCopies-1:0]   we;  // the write enable of each slice, = in_ready_q
 
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
@@ -110,8 +114,38 @@ module strata_fifo #(
       end
     end
 
-    always_ff @(posedge clk_i) begin
-      if (in_ready_q) mem_q[wptr_q] <= in_data_i;
+    if (WeCopies == 1) begin : g_we_flag
+      assign we = in_ready_q;
+    end else begin : g_we_copies
+      // Copies of "full" (reset 0, as strata_reg_copies resets), so each
+      // enable is a copy's inverse: an inverted clock enable of the
+      // flip-flops it drives on ECP5, not a LUT.
+      logic [WeCopies-1:0] full_copy_q;
+
+      strata_reg_copies #(
+        .Copies (WeCopies)
+      ) u_full_copies (
+        .clk_i  (clk_i),
+        .rst_ni (rst_ni),
+        .d_i    (!in_ready_d),
+        .q_o    (full_copy_q)
+      );
+
+      assign we = ~full_copy_q;
+
+      `STRATA_ASSERT(fifo_we_copies, clk_i, rst_ni, we == {WeCopies{in_ready_q}})
+    end
+
+    for (genvar c = 0; c < WeCopies; c++) begin : g_slice
+      localparam int unsigned Lo   = c * Width / WeCopies;
+      localparam int unsigned Bits = (c + 1) * Width / WeCopies - Lo;
+      logic [Bits-1:0] mem_q [StDepth];
+
+      assign st_head[Lo +: Bits] = mem_q[rptr_q];
+
+      always_ff @(posedge clk_i) begin
+        if (we[c]) mem_q[wptr_q] <= in_data_i[Lo +: Bits];
+      end
     end
   end else begin : g_no_store
     logic unused_st_handshakes;  // no storage: nothing moves
@@ -171,6 +205,8 @@ module strata_fifo #(
 `ifndef SYNTHESIS
   initial begin
     assert (Depth >= 1 && Width >= 1) else $fatal(1, "strata_fifo: Depth and Width must be >= 1");
+    assert (WeCopies >= 1 && WeCopies <= Width)
+      else $fatal(1, "strata_fifo: WeCopies must be in 1 .. Width");
   end
 `endif
 

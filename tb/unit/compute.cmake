@@ -18,6 +18,7 @@ endif()
 
 set(STRATA_PE_RTL
   ${STRATA_RTL_DIR}/strata_fifo.sv
+  ${STRATA_RTL_DIR}/strata_reg_copies.sv
   ${STRATA_RTL_DIR}/strata_credit_fifo.sv
   ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
   ${STRATA_RTL_DIR}/strata_adder_tree.sv
@@ -86,7 +87,8 @@ target_compile_definitions(strata_pe_array_p16n16_test PRIVATE
 # strata_requant, Channels = Pes (one PE-array result beat per cycle).
 strata_bench(strata_requant_test
   TOP strata_requant
-  RTL ${STRATA_RTL_DIR}/strata_fifo.sv ${STRATA_RTL_DIR}/strata_credit_fifo.sv
+  RTL ${STRATA_RTL_DIR}/strata_fifo.sv ${STRATA_RTL_DIR}/strata_reg_copies.sv
+      ${STRATA_RTL_DIR}/strata_credit_fifo.sv
       ${STRATA_RTL_DIR}/strata_dsp_mul.sv ${STRATA_RTL_DIR}/strata_requant.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_requant_test.cpp)
 target_compile_definitions(strata_requant_test PRIVATE STRATA_BENCH_CHANNELS=${STRATA_CFG_PES})

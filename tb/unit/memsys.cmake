@@ -66,9 +66,10 @@ strata_bench(strata_memsys_wide_tests
 target_compile_definitions(strata_memsys_wide_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17
   STRATA_BENCH_LANES=32 STRATA_BENCH_AXI_BITS=128 STRATA_MEMSYS_SUITE=StrataMemsysN32Axi128)
 
-# strata_fifo in every (Depth, OutReg) variant the RTL uses, against a queue model.
+# strata_fifo in every (Depth, OutReg) variant the RTL uses, and with write-enable
+# copies, against a queue model.
 strata_bench(strata_fifo_tests
   TOP strata_fifo_tb_top
-  RTL ${STRATA_RTL_DIR}/strata_fifo.sv
+  RTL ${STRATA_RTL_DIR}/strata_fifo.sv ${STRATA_RTL_DIR}/strata_reg_copies.sv
       ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_fifo_tb_top.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_fifo_test.cpp)

@@ -1,9 +1,9 @@
-// Bench wrapper of strata_fifo: one instance per (Depth, OutReg) variant side
+// Bench wrapper of strata_fifo: one instance per (Depth, OutReg, WeCopies) variant side
 // by side, each with its own ports (bit or slice v of the packed vectors), so
 // one Verilated model checks every variant against the same C++ queue model.
 module strata_fifo_tb_top #(
   parameter int unsigned Width = 16,  // payload bits of every variant
-  localparam int unsigned Variants = 9,
+  localparam int unsigned Variants = 11,
   localparam int unsigned CountWidth = 4  // wide enough for the deepest (8)
 ) (
   input  logic                           clk_i,        // clock
@@ -17,18 +17,21 @@ module strata_fifo_tb_top #(
   output logic [Variants*CountWidth-1:0] count_o
 );
 
-  // Variant v: Depth kDepth[v], OutReg kOutReg[v] (the C++ bench's table).
-  localparam int unsigned KDepth [Variants] = '{1, 1, 2, 2, 3, 3, 4, 5, 8};
-  localparam bit          KOutReg[Variants] = '{0, 1, 0, 1, 0, 1, 1, 1, 1};
+  // Variant v: Depth KDepth[v], OutReg KOutReg[v], WeCopies KWeCopies[v]
+  // (the C++ bench's table).
+  localparam int unsigned KDepth   [Variants] = '{1, 1, 2, 2, 3, 3, 4, 5, 8, 2, 3};
+  localparam bit          KOutReg  [Variants] = '{0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0};
+  localparam int unsigned KWeCopies[Variants] = '{1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 5};
 
   for (genvar v = 0; v < Variants; v++) begin : g_variant
     localparam int unsigned Cw = $clog2(KDepth[v] + 1);
     logic [Cw-1:0] count;
 
     strata_fifo #(
-      .Width  (Width),
-      .Depth  (KDepth[v]),
-      .OutReg (KOutReg[v])
+      .Width    (Width),
+      .Depth    (KDepth[v]),
+      .OutReg   (KOutReg[v]),
+      .WeCopies (KWeCopies[v])
     ) u_fifo (
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),

@@ -1,7 +1,10 @@
-// strata_fifo bench: every (Depth, OutReg) variant of strata_fifo_tb_top
-// against a C++ queue model under random push and pop traffic. Each cycle
-// checks, per variant: in_ready (fewer than Depth words), out_valid (not
-// empty), count, and the oldest word; the words popped come out in order.
+// strata_fifo bench: every (Depth, OutReg, WeCopies) variant of
+// strata_fifo_tb_top against a C++ queue model under random push and pop
+// traffic. Each cycle checks, per variant: in_ready (fewer than Depth words),
+// out_valid (not empty), count, and the oldest word; the words popped come
+// out in order. The input carries a random word while not valid (the storage
+// is written whenever the FIFO is not full, push or not), and that word must
+// never reach the output.
 // With OutReg = 1 the head is a register; the flags, capacity and latency
 // must be exactly those of the plain FIFO (a word pushed is visible the cycle
 // after), which the same model checks for both.
@@ -18,12 +21,13 @@
 namespace strata::tb {
 namespace {
 
-constexpr int kVariants = 9;
+constexpr int kVariants = 11;
 constexpr int kWidth = 16;
 constexpr int kCountWidth = 4;
-// Must match strata_fifo_tb_top's KDepth / KOutReg.
-constexpr std::array<int, kVariants> kDepth = {1, 1, 2, 2, 3, 3, 4, 5, 8};
-constexpr std::array<int, kVariants> kOutReg = {0, 1, 0, 1, 0, 1, 1, 1, 1};
+// Must match strata_fifo_tb_top's KDepth / KOutReg / KWeCopies.
+constexpr std::array<int, kVariants> kDepth = {1, 1, 2, 2, 3, 3, 4, 5, 8, 2, 3};
+constexpr std::array<int, kVariants> kOutReg = {0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0};
+constexpr std::array<int, kVariants> kWeCopies = {1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 5};
 
 class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
  protected:
@@ -36,7 +40,7 @@ class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
     return (word >> v) & 1u;
   }
 
-  static uint32_t slice(const VlWide<5>& w, int v, int bits) {
+  static uint32_t slice(const VlWide<6>& w, int v, int bits) {
     uint32_t r = 0;
     for (int b = 0; b < bits; ++b) {
       const int i = v * bits + b;
@@ -45,7 +49,7 @@ class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
     return r;
   }
 
-  static void set_slice(VlWide<5>& w, int v, int bits, uint32_t value) {
+  static void set_slice(VlWide<6>& w, int v, int bits, uint32_t value) {
     for (int b = 0; b < bits; ++b) {
       const int i = v * bits + b;
       w[i / 32] = (w[i / 32] & ~(1u << (i % 32))) | (((value >> b) & 1u) << (i % 32));
@@ -65,15 +69,16 @@ class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
         const bool want_pop = rand_int(0, 99) < pop_pct;
         in_valid |= uint32_t{want_push} << v;
         out_ready |= uint32_t{want_pop} << v;
-        set_slice(d.in_data_i, v, kWidth, static_cast<uint32_t>(next_word_[v]));
+        const uint32_t word = want_push ? next_word_[v] : static_cast<uint32_t>(rand_int(0, 0xFFFF));
+        set_slice(d.in_data_i, v, kWidth, word);
       }
       d.in_valid_i = in_valid;
       d.out_ready_i = out_ready;
       settle();
       for (int v = 0; v < kVariants; ++v) {
         auto& q = model_[v];
-        const auto where = fmt::format("variant {} (Depth {}, OutReg {}) cycle {}", v, kDepth[v],
-                                       kOutReg[v], cycle());
+        const auto where = fmt::format("variant {} (Depth {}, OutReg {}, WeCopies {}) cycle {}", v,
+                                       kDepth[v], kOutReg[v], kWeCopies[v], cycle());
         ASSERT_EQ(field(d.in_ready_o, v), q.size() < static_cast<size_t>(kDepth[v]) ? 1u : 0u)
             << where;
         ASSERT_EQ(field(d.out_valid_o, v), q.empty() ? 0u : 1u) << where;
