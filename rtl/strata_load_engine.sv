@@ -131,7 +131,8 @@ module strata_load_engine
     StIdle,
     StCheck,    // products and partial sums of the range checks
     StCheck2,   // range ends
-    StCheck3,   // comparisons
+    StCheck3,   // range comparisons
+    StCheck4,   // decision
     StStart,    // dependency sequencer start
     StRun,
     StFinish,   // remaining acquisitions and the releases
@@ -196,7 +197,8 @@ module strata_load_engine
   // The multiplier inputs are registered at the take (rows - 1 and the
   // strides); StCheck registers the products (each at most 18 x 18 bits, one
   // DSP, the 24-bit stride in two halves) and the row-end partial sums,
-  // StCheck2 the range ends, StCheck3 compares.
+  // StCheck2 the range ends, StCheck3 the range comparisons; StCheck4
+  // decides from flip-flops alone.
   logic [15:0] rows_m1_q, dst_rows_m1_q;      // (destination) rows - 1
   logic [15:0] take_rows_m1;
   logic [27:0] ext_span_lo_d, ext_span_lo_q;  // (rows - 1) * ext_row_stride[11:0]
@@ -207,6 +209,7 @@ module strata_load_engine
   logic [41:0] ext_end_d, ext_end_q;          // one past the last byte read
   logic [32:0] dst_end_d, dst_end_q;          // one past the last unit written
   logic [32:0] dst_depth;
+  logic        range_over_d, range_over_q;  // a range end past its memory
   logic        unsupported;
 
   assign take_rows_m1 = load_rows(instr_i) - 16'd1;
@@ -245,10 +248,12 @@ module strata_load_engine
     endcase
   end
 
-  // The checks of the captured fields alone are free-running registers (the
-  // fields are stable from StCheck on, so the registers hold their checks from
-  // StCheck2 on; asserted in StCheck3): the error decision in StCheck3 starts
-  // at flip-flops. (Yosys had shared `row_words_q == 0` with the burst
+  // The checks are free-running registers (the fields are stable from
+  // StCheck on, so the field checks hold from StCheck2 on and the range
+  // comparison from StCheck4 on; asserted in StCheck4): the error decision
+  // in StCheck4 starts at flip-flops only, not at the comparisons of the
+  // 42- and 33-bit range ends (as in strata_store_engine; one cycle per
+  // LOAD). (Yosys had shared `row_words_q == 0` with the burst
   // generator's `row_beats - 1` borrow, so the error code's enable ran
   // through that carry chain.)
   logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
@@ -259,10 +264,13 @@ module strata_load_engine
   always_ff @(posedge clk_i) begin
     illegal_q      <= illegal_d;
     unsup_fields_q <= unsup_fields_d;
+    range_over_q   <= range_over_d;
   end
-  assign unsupported = unsup_fields_q || dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
+  assign range_over_d = dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
+  assign unsupported  = unsup_fields_q || range_over_q;
   `STRATA_ASSERT(load_field_checks, clk_i, rst_ni,
-                 state_q != StCheck3 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d))
+                 state_q != StCheck4 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d &&
+                                         range_over_q == range_over_d))
 
   // ---------------------------------------------------------------- start and run
   // start_q: state_q == StStart, a flip-flop per group of the blocks the
@@ -647,7 +655,8 @@ module strata_load_engine
       StIdle:   if (take) state_d = StCheck;
       StCheck:  state_d = StCheck2;
       StCheck2: state_d = StCheck3;
-      StCheck3: begin
+      StCheck3: state_d = StCheck4;
+      StCheck4: begin
         if (illegal_q || unsupported) begin
           state_d    = StError;
           err_d      = 1'b1;
@@ -678,7 +687,7 @@ module strata_load_engine
 
   // The transitions into StStart and StRun (asserted equal to the decodes of
   // state_d): an abort wins over both.
-  assign start_d = state_q == StCheck3 && !illegal_q && !unsupported && !abort_i;
+  assign start_d = state_q == StCheck4 && !illegal_q && !unsupported && !abort_i;
   assign run_d   = (state_q == StStart ||
                     (state_q == StRun && !r_error && !(all_written && ar_done))) && !abort_i;
 

@@ -113,7 +113,8 @@ module strata_store_engine
     StIdle,
     StCheck,   // products and partial sums of the range checks
     StCheck2,  // range ends
-    StCheck3,  // comparisons
+    StCheck3,  // range comparisons
+    StCheck4,  // decision
     StStart,
     StRun,
     StFinish,
@@ -162,7 +163,8 @@ module strata_store_engine
   // The multiplier inputs are registered at the take (rows - 1 and the
   // strides); StCheck registers the products (each at most 18 x 18 bits, one
   // DSP, the 24-bit stride in two halves) and the row-end partial sums,
-  // StCheck2 the range ends, StCheck3 compares.
+  // StCheck2 the range ends, StCheck3 the range comparisons; StCheck4
+  // decides from flip-flops alone.
   localparam int unsigned TotalWidth = BeatsWidth + 16;
   logic [15:0] rows_m1_q;                     // rows - 1
   logic [27:0] ext_span_lo_d, ext_span_lo_q;  // (rows - 1) * ext_row_stride[11:0]
@@ -174,6 +176,7 @@ module strata_store_engine
   logic [32:0] src_row_end_d, src_row_end_q;  // src_addr + words per row
   logic [41:0] ext_end_d, ext_end_q;          // one past the last byte written
   logic [32:0] src_end_d, src_end_q;          // one past the last word read
+  logic        range_over_d, range_over_q;    // a range end past its memory
   logic        illegal, unsupported;
 
   always_ff @(posedge clk_i) begin
@@ -201,10 +204,14 @@ module strata_store_engine
     src_end_q     <= src_end_d;
   end
 
-  // The checks of the captured fields alone are free-running registers (the
-  // fields are stable from StCheck on, so the registers hold their checks from
-  // StCheck2 on; asserted in StCheck3), as in strata_load_engine: the error
-  // decision in StCheck3 starts at flip-flops and the two range ends.
+  // The checks are free-running registers (the fields are stable from
+  // StCheck on, so the field checks hold from StCheck2 on and the range
+  // comparison from StCheck4 on; asserted in StCheck4), as in
+  // strata_load_engine: the error decision in StCheck4 starts at flip-flops
+  // only. The comparisons of the 42- and 33-bit range ends took three LUT
+  // levels in front of the decision (a380353 at speed 6: ext_end_q ->
+  // comparison -> 4.29 ns route -> next state -> quiesce copy, 13.15 ns;
+  // also 4f9a9ae and 5feb8ec, docs/fpga.md). One cycle per STORE.
   logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
   assign illegal_d      = rows_q == '0 || row_words_q == '0;
   assign unsup_fields_d = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
@@ -212,11 +219,14 @@ module strata_store_engine
   always_ff @(posedge clk_i) begin
     illegal_q      <= illegal_d;
     unsup_fields_q <= unsup_fields_d;
+    range_over_q   <= range_over_d;
   end
-  assign illegal     = illegal_q;
-  assign unsupported = unsup_fields_q || src_end_q > 33'(BankDepth) || ext_end_q > (42'(1) << AW);
+  assign range_over_d = src_end_q > 33'(BankDepth) || ext_end_q > (42'(1) << AW);
+  assign illegal      = illegal_q;
+  assign unsupported  = unsup_fields_q || range_over_q;
   `STRATA_ASSERT(store_field_checks, clk_i, rst_ni,
-                 state_q != StCheck3 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d))
+                 state_q != StCheck4 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d &&
+                                         range_over_q == range_over_d))
 
   // ---------------------------------------------------------------- start and run
   // start_q: state_q == StStart, a flip-flop per group of the blocks the
@@ -578,7 +588,8 @@ module strata_store_engine
       StIdle:   if (take) state_d = StCheck;
       StCheck:  state_d = StCheck2;
       StCheck2: state_d = StCheck3;
-      StCheck3: begin
+      StCheck3: state_d = StCheck4;
+      StCheck4: begin
         // The index is loaded whether the checks fail or not (it only counts
         // with err_q): its 16 enables do not wait for the range comparisons.
         err_index_d = index_q;
@@ -614,7 +625,7 @@ module strata_store_engine
 
   // The transitions into StStart and StRun (asserted equal to the decodes of
   // state_d): a write error or an abort wins over both.
-  assign start_d = state_q == StCheck3 && !illegal && !unsupported && !new_b_error && !abort_i;
+  assign start_d = state_q == StCheck4 && !illegal && !unsupported && !new_b_error && !abort_i;
   assign run_d   = (state_q == StStart || (state_q == StRun && !all_sent_q)) && !new_b_error &&
                    !abort_i;
 
@@ -660,7 +671,8 @@ module strata_store_engine
   end
 
   assign idle_o      = state_q == StIdle && pend_q == '0 && !lens_valid && !awvalid_o;
-  assign busy_o      = state_q inside {StCheck, StCheck2, StCheck3, StStart, StRun, StFinish};
+  assign busy_o      = state_q inside {StCheck, StCheck2, StCheck3, StCheck4, StStart, StRun,
+                                        StFinish};
   assign dep_wait_o  = sync_waiting;
   assign mem_wait_o  = (awvalid_o && !awready_i) || (wvalid_o && !wready_i);
   assign retire_o    = state_q == StFinish && finish_ready;
