@@ -12,12 +12,12 @@
 //     -> strata_pe_array (P PEs, operand broadcast, caches written by the load
 //        engine and by this engine's PE_CACHE / PE_TRANSPOSE results)
 //     -> strata_requant (P lanes: M, S of channel param_base + p; FC: of the
-//        neuron's channel in every lane) -> [strata_window_gen -> window
-//        slice -> strata_pool, post clamp] -> result register slice ->
-//        strata_dst_writer (bank,
-//        PE cache, transpose)
-//   POOL: operand FIFO -> strata_window_gen -> window slice -> strata_pool
-//   (no PE array).
+//        neuron's channel in every lane) -> [input slice ->
+//        strata_window_gen -> window slice -> strata_pool, post clamp] ->
+//        result register slice -> strata_dst_writer (bank, PE cache,
+//        transpose)
+//   POOL: operand FIFO -> input slice -> strata_window_gen -> window slice ->
+//   strata_pool (no PE array).
 //   strata_param_ram: bias / M / S, P banks by channel mod P; CONV reads the P
 //   channels once per instruction, FC one channel per neuron (with the first
 //   beat; bias and M/S then travel in small FIFOs beside the beats).
@@ -718,6 +718,33 @@ module strata_compute_engine
                                                        : (cfg.pool.enable && rq_valid));
   assign wg_in_data   = cfg.pool.from_bank ? data_head : rq_data;
 
+  // Input slice in front of the window generator: its producers (the
+  // operand FIFO, the requantiser) sit elsewhere on an FPGA, and the
+  // generator's next ready (room, walk and column state) waited for their
+  // valid: a503fa0 at speed 8, in_ready_q -> 2.67 ns route -> handshake ->
+  // 1.98 ns back -> window state -> in_ready_q, 9.73 ns. The producers now
+  // see the slice's registered ready, the generator the slice's registered
+  // valid and word. Full rate; one cycle more per pooling input stream.
+  logic                 wgs_valid, wgs_ready;
+  logic [WordWidth-1:0] wgs_data;
+  logic [1:0]           unused_wgs_count;
+
+  strata_fifo #(
+    .Width  (WordWidth),
+    .Depth  (2),
+    .OutReg (1'b1)
+  ) u_window_in_slice (
+    .clk_i       (clk_i),
+    .rst_ni      (dp_rst_n[DpRstWindow]),
+    .in_valid_i  (wg_in_valid),
+    .in_ready_o  (wg_in_ready),
+    .in_data_i   (wg_in_data),
+    .out_valid_o (wgs_valid),
+    .out_ready_i (wgs_ready),
+    .out_data_o  (wgs_data),
+    .count_o     (unused_wgs_count)
+  );
+
   always_comb begin
     frames_d   = frames_q;
     cfg_more_d = cfg_more_q;
@@ -765,9 +792,9 @@ module strata_compute_engine
     .cfg_ceil_i   (cfg.pool.ceil_mode),
     .cfg_error_o  (wg_cfg_error),
     .busy_o       (wg_busy),
-    .in_valid_i   (wg_in_valid),
-    .in_ready_o   (wg_in_ready),
-    .in_data_i    (wg_in_data),
+    .in_valid_i   (wgs_valid),
+    .in_ready_o   (wgs_ready),
+    .in_data_i    (wgs_data),
     .win_valid_o  (win_valid),
     .win_ready_i  (win_ready),
     .win_data_o   (win_data),
