@@ -201,7 +201,7 @@ module strata_csr
   logic                    rd;
 
   logic                    rd_pend_q;  // a read address is registered, selected this cycle
-  logic [CsrAddrWidth-1:0] raddr_q;
+  (* keep *) logic [CsrAddrWidth-1:0] raddr_q;  // kept: see perf_idx_q
   logic                    rd_sel_q;   // the selection is registered, RDATA loads this cycle
 
   // Selection (the cycle after the AR handshake): the register's word, the
@@ -210,8 +210,9 @@ module strata_csr
   logic                    reg_hit;    // the address names a register
   logic                    ctr_hit;    // the address names a counter's LO or HI word
   logic [PerfIdxWidth-1:0] perf_idx;
-  // The counter index, a register of its own loaded with raddr_q (kept:
-  // Yosys would merge it into raddr_q's bits). The register decode and the
+  // The counter index, a register of its own loaded with raddr_q (both
+  // kept: Yosys merges a flip-flop into a kept one that loads the same
+  // value, so neither may be merged). The register decode and the
   // counter multiplexer (15 x 64 bits) then share no address net and no
   // LUT: a503fa0 at speed 6 ran from raddr_q through the multiplexer's
   // shared decode (2.81 ns and 3.02 ns of route) to reg_word_q's reset
