@@ -25,8 +25,12 @@
 // Output clamp (OutClamp = 1): each pooled element is clamped to
 // [clamp_lo_i, clamp_hi_i] (signed) between the select stage and the output
 // buffer, so a client that clamps after pooling reads the buffer without
-// comparators behind its read port. The bounds must be stable while windows
-// are inside.
+// comparators behind its read port. The bounds are registered where they
+// are used (a client's configuration register may sit across the die: at
+// b3f6415 speed 6, compute `cfg` -> 4.07 ns route -> clamp -> buffer write
+// data, 12.53 ns), so a change takes effect one cycle later: the bounds must
+// be stable while windows are inside and from one cycle before a window
+// enters (a result is at least two cycles behind its window; asserted).
 // Latency: 6 cycles (max) or 8 cycles (avg) for 3x3 windows (the unit, the
 // select stage, then the output buffer). Throughput: one window per cycle
 // while the operation stays the same.
@@ -110,12 +114,22 @@ module strata_pool #(
 
   if (OutClamp) begin : g_clamp
     typedef logic signed [DataWidth-1:0] elem_t;
+    logic [DataWidth-1:0] lo_q, hi_q;  // the bounds, one cycle late
+
+    always_ff @(posedge clk_i) begin
+      lo_q <= clamp_lo_i;
+      hi_q <= clamp_hi_i;
+    end
+
     for (genvar l = 0; l < Lanes; l++) begin : g_lane
       elem_t v;
       assign v = elem_t'(sel_data_q[l*DataWidth +: DataWidth]);
       assign clamped[l*DataWidth +: DataWidth] =
-          (v < elem_t'(clamp_lo_i)) ? clamp_lo_i : (v > elem_t'(clamp_hi_i)) ? clamp_hi_i : v;
+          (v < elem_t'(lo_q)) ? lo_q : (v > elem_t'(hi_q)) ? hi_q : v;
     end
+
+    `STRATA_ASSERT(pool_clamp_bounds, clk_i, rst_ni,
+                   !sel_valid_q || (lo_q == clamp_lo_i && hi_q == clamp_hi_i))
   end else begin : g_no_clamp
     logic [2*DataWidth-1:0] unused_bounds;
     assign unused_bounds = {clamp_lo_i, clamp_hi_i};
