@@ -89,6 +89,7 @@ module strata_dep_sync #(
   logic         step_fire, finish_fire, step_rel, grant0;
   logic [W-1:0] step_gap;                // units the next step adds: min(step, acq0 - need)
   logic [W-1:0] first_need;              // need of step 0
+  logic         step_zero_q;             // step_q == 0
 
   // step_ready_o leaves a flip-flop of its own (step_ready_q, kept, loaded
   // from the next state and need_met_d; asserted equal to the decode below):
@@ -142,6 +143,12 @@ module strata_dep_sync #(
   // and its gap to held_q is step_gap itself.
   assign step_gap   = (step_q < all_gap_q) ? step_q : all_gap_q;
   assign first_need = fine_i ? ((acq0_first_i < acq0_i) ? acq0_first_i : acq0_i) : acq0_i;
+  // need_met_d is written without the minimum's comparator: a minimum of two
+  // unsigned numbers is 0 exactly when one of them is, and all_gap_q is 0
+  // exactly when all_held_q (held_q never passes acq0_q; asserted below). So
+  // step_ready_q's next value waits for no carry chain (b3f6415 and b8fb4a1
+  // at speed 8: acquire amount or all_gap_q -> comparator chain -> need met
+  // -> step_ready_q, 9.33 and 9.39 ns).
 
   always_comb begin
     state_d    = state_q;
@@ -170,7 +177,7 @@ module strata_dep_sync #(
     if (step_fire && fine_q) begin
       need_d     = need_q + step_gap;
       need_gap_d = step_gap;
-      need_met_d = step_gap == '0;
+      need_met_d = step_zero_q || all_held_q;  // step_gap == 0
     end
     unique case (state_q)
       StIdle: begin
@@ -184,7 +191,7 @@ module strata_dep_sync #(
           need_d     = first_need;
           held_d     = '0;
           released_d = '0;
-          need_met_d = first_need == '0;
+          need_met_d = acq0_i == '0 || (fine_i && acq0_first_i == '0);  // first_need == 0
           all_held_d = acq0_i == '0;
           need_gap_d = first_need;
           all_gap_d  = acq0_i;
@@ -223,12 +230,15 @@ module strata_dep_sync #(
     all_held_q <= all_held_d;
     need_gap_q <= need_gap_d;
     all_gap_q  <= all_gap_d;
+    step_zero_q <= step_d == '0;
   end
 
   assign busy_o    = state_q != StIdle;
   assign waiting_o = (step_valid_i && !step_ready) || (finish_valid_i && !finish_ready_o);
 
   `STRATA_ASSERT(dep_sync_step_ready, clk_i, rst_ni, step_ready_q == step_ready)
+  `STRATA_ASSERT(dep_sync_zero_flags, clk_i, rst_ni, state_q != StRun ||
+                 (step_zero_q == (step_q == '0) && all_held_q == (all_gap_q == '0)))
   `STRATA_ASSERT(dep_sync_excl, clk_i, rst_ni, !(step_valid_i && finish_valid_i))
   `STRATA_ASSERT(dep_sync_all_held, clk_i, rst_ni,
                  state_q != StRun || all_held_q == (held_q >= acq0_q))
