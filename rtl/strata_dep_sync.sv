@@ -230,6 +230,9 @@ module strata_dep_sync #(
     all_held_q <= all_held_d;
     need_gap_q <= need_gap_d;
     all_gap_q  <= all_gap_d;
+  end
+
+  always_ff @(posedge clk_i) begin
     step_zero_q <= step_d == '0;
   end
 

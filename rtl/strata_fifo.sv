@@ -88,8 +88,9 @@ module strata_fifo #(
   // at its own read pointer. The entry at the write pointer is free whenever
   // the FIFO is not full (count < Depth, so the storage holds fewer than
   // StDepth words), so it is written with the input on every cycle the FIFO
-  // is not full: the write enable is the flip-flop in_ready_q, and the
-  // producer's valid reaches only st_push / st_pop, which move the pointers.
+  // is not full: the write enable is the flip-flop in_ready_q (or WeCopies
+  // copies of it), and the producer's valid reaches only st_push / st_pop,
+  // which move the pointers.
   // A write without a push leaves the pointer where it is; the next write
   // replaces that word, and no reader looks at a free entry.
   localparam int unsigned StDepth = OutReg ? Depth - 1 : Depth;  // 0: no storage
