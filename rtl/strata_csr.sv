@@ -77,10 +77,17 @@ module strata_csr
   localparam logic [1:0] RespOkay   = 2'b00;
   localparam logic [1:0] RespSlverr = 2'b10;
 
+  localparam int unsigned PerfIdxWidth = $clog2(NumPerfCounters);
+
   // Word address inside the counter block (LO or HI word of some counter).
   function automatic logic is_counter(logic [CsrAddrWidth-1:0] addr);
     return addr[1:0] == 2'b00 && addr >= CSR_PERF_BASE_OFFSET &&
            32'(addr) < 32'(CSR_PERF_BASE_OFFSET) + 8 * NumPerfCounters;
+  endfunction
+
+  // Index of the counter a counter address names.
+  function automatic logic [PerfIdxWidth-1:0] perf_index(logic [CsrAddrWidth-1:0] addr);
+    return PerfIdxWidth'((addr - CSR_PERF_BASE_OFFSET) >> 3);
   endfunction
 
   // ---------------------------------------------------------------- write path
@@ -192,8 +199,6 @@ module strata_csr
   assign s_bresp_o  = bresp_q;
 
   // ---------------------------------------------------------------- read path
-  localparam int unsigned PerfIdxWidth = $clog2(NumPerfCounters);
-
   logic                    rvalid_d, rvalid_q;
   logic [31:0]             rdata_d, rdata_q;
   logic [1:0]              rresp_d, rresp_q;
@@ -209,7 +214,7 @@ module strata_csr
   logic [31:0]             reg_word;   // word of a register (0 for a counter)
   logic                    reg_hit;    // the address names a register
   logic                    ctr_hit;    // the address names a counter's LO or HI word
-  logic [PerfIdxWidth-1:0] perf_idx;
+  logic [PerfIdxWidth-1:0] perf_idx;   // of raddr_q: what perf_idx_q is asserted equal to
   // The counter index, a register of its own loaded with raddr_q (both
   // kept: Yosys merges a flip-flop into a kept one that loads the same
   // value, so neither may be merged). The register decode and the
@@ -225,7 +230,7 @@ module strata_csr
   assign s_arready_o = !rvalid_q && !rd_pend_q && !rd_sel_q;
   assign rd          = s_arvalid_i && s_arready_o;
   assign ctr_hit     = is_counter(raddr_q);
-  assign perf_idx    = PerfIdxWidth'((raddr_q - CSR_PERF_BASE_OFFSET) >> 3);
+  assign perf_idx    = perf_index(raddr_q);
   `STRATA_ASSERT(csr_perf_idx_copy, clk_i, rst_ni, !rd_pend_q || perf_idx_q == perf_idx)
 
   // Register contents seen by a read.
@@ -327,7 +332,7 @@ module strata_csr
     rdata_q   <= rdata_d;
     rresp_q   <= rresp_d;
     if (rd) raddr_q <= s_araddr_i;
-    if (rd) perf_idx_q <= PerfIdxWidth'((s_araddr_i - CSR_PERF_BASE_OFFSET) >> 3);
+    if (rd) perf_idx_q <= perf_index(s_araddr_i);
     if (rd_pend_q) begin
       reg_word_q <= reg_word;
       ctr_val_q  <= counters_i[64 * 32'(perf_idx_q) +: 64];
