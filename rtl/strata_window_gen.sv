@@ -798,15 +798,18 @@ module strata_window_gen #(
       assign right_col   = win_q[kx];
       assign right_valid = base_cols[kx];
     end
+    // The taps load only under col_en_q (k_at || k_in), so win_d has no hold
+    // branch: a hold branch is a feedback Yosys turns into a clock enable,
+    // which then reads k_at_q / k_in_q beside col_en_q (fab3d75 at speed 8:
+    // k_in_q -> 5.37 ns route -> tap enable -> 3.16 ns route -> win_q CE,
+    // 9.11 ns). k_at_q alone selects the taps' data; k_in_q only cols_d.
+    assign win_d[kx] = k_at_q[kx] ? cq_col : right_col;
     always_comb begin
       if (k_at_q[kx]) begin
-        win_d[kx]  = cq_col;
         cols_d[kx] = cq_meta.col_in;
       end else if (k_in_q[kx]) begin
-        win_d[kx]  = right_col;
         cols_d[kx] = right_valid;
       end else begin
-        win_d[kx]  = win_q[kx];
         cols_d[kx] = base_cols[kx];
       end
     end
