@@ -194,16 +194,22 @@ module strata_load_engine
   end
 
   // ---------------------------------------------------------------- checks
-  // The multiplier inputs are registered at the take (rows - 1 and the
-  // strides); StCheck registers the products (each at most 18 x 18 bits, one
-  // DSP, the 24-bit stride in two halves) and the row-end partial sums,
-  // StCheck2 the range ends, StCheck3 the range comparisons; StCheck4
-  // decides from flip-flops alone.
-  logic [15:0] rows_m1_q, dst_rows_m1_q;      // (destination) rows - 1
-  logic [15:0] take_rows_m1;
-  logic [27:0] ext_span_lo_d, ext_span_lo_q;  // (rows - 1) * ext_row_stride[11:0]
-  logic [27:0] ext_span_hi_d, ext_span_hi_q;  // (rows - 1) * ext_row_stride[23:12]
-  logic [31:0] dst_span_d, dst_span_q;        // (destination rows - 1) * dst_row_stride
+  // The products (each at most 18 x 18 bits, the 24-bit stride in two
+  // halves) are strata_dsp_mul's, with both registers inside the DSP: its
+  // input registers load the instruction's fields while the engine is idle
+  // (so the take's edge loads the taken instruction's), its output register
+  // holds the products from StCheck on (as in strata_store_engine, where a
+  // `*` between fabric registers was a route to the DSP and one back in a
+  // cycle). StCheck also registers the row-end partial sums, StCheck2 the
+  // range ends, StCheck3 the range comparisons; StCheck4 decides from
+  // flip-flops alone.
+  logic [15:0] take_rows_m1;      // rows - 1 of the instruction offered
+  logic [15:0] take_dst_rows_m1;  // destination rows - 1 of the instruction offered
+  logic [23:0] take_ext_stride;   // external row stride of the instruction offered
+  logic        dsp_load;          // the products' input registers load
+  logic [27:0] ext_span_lo;       // (rows - 1) * ext_row_stride[11:0]
+  logic [27:0] ext_span_hi;       // (rows - 1) * ext_row_stride[23:12]
+  logic [31:0] dst_span;          // (destination rows - 1) * dst_row_stride
   logic [41:0] ext_row_end_d, ext_row_end_q;  // ext_addr + bytes per row
   logic [32:0] dst_row_end_d, dst_row_end_q;  // dst_addr + units per row
   logic [41:0] ext_end_d, ext_end_q;          // one past the last byte read
@@ -212,28 +218,31 @@ module strata_load_engine
   logic        range_over_d, range_over_q;  // a range end past its memory
   logic        unsupported;
 
-  assign take_rows_m1 = load_rows(instr_i) - 16'd1;
+  assign take_rows_m1     = load_rows(instr_i) - 16'd1;
+  assign take_dst_rows_m1 = (instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 2'(LoadDstPeCache) &&
+                             load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
+  assign take_ext_stride  = load_ext_row_stride(instr_i);
+  assign dsp_load         = state_q == StIdle;
 
-  always_ff @(posedge clk_i) begin
-    if (take) begin
-      rows_m1_q     <= take_rows_m1;
-      dst_rows_m1_q <= (instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 2'(LoadDstPeCache) &&
-                        load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
-    end
-  end
+  strata_dsp_mul #(.AWidth (16), .BWidth (12), .ASigned (1'b0), .BSigned (1'b0)) u_ext_span_lo (
+    .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
+    .a_i (take_rows_m1), .b_i (take_ext_stride[11:0]), .p_o (ext_span_lo)
+  );
+  strata_dsp_mul #(.AWidth (16), .BWidth (12), .ASigned (1'b0), .BSigned (1'b0)) u_ext_span_hi (
+    .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
+    .a_i (take_rows_m1), .b_i (take_ext_stride[23:12]), .p_o (ext_span_hi)
+  );
+  strata_dsp_mul #(.AWidth (16), .BWidth (16), .ASigned (1'b0), .BSigned (1'b0)) u_dst_span (
+    .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
+    .a_i (take_dst_rows_m1), .b_i (load_dst_row_stride(instr_i)), .p_o (dst_span)
+  );
 
-  assign ext_span_lo_d = 28'(rows_m1_q) * 28'(ext_stride_q[11:0]);
-  assign ext_span_hi_d = 28'(rows_m1_q) * 28'(ext_stride_q[23:12]);
-  assign dst_span_d    = 32'(dst_rows_m1_q) * 32'(dst_stride_q);
   assign ext_row_end_d = 42'(ext_addr_q) + (42'(row_beats) << BeatShift);
   assign dst_row_end_d = 33'(dst_addr_q) + 33'(row_words_q);
-  assign ext_end_d     = ext_row_end_q + 42'(ext_span_lo_q) + (42'(ext_span_hi_q) << 12);
-  assign dst_end_d     = dst_row_end_q + 33'(dst_span_q);
+  assign ext_end_d     = ext_row_end_q + 42'(ext_span_lo) + (42'(ext_span_hi) << 12);
+  assign dst_end_d     = dst_row_end_q + 33'(dst_span);
 
   always_ff @(posedge clk_i) begin
-    ext_span_lo_q <= ext_span_lo_d;
-    ext_span_hi_q <= ext_span_hi_d;
-    dst_span_q    <= dst_span_d;
     ext_row_end_q <= ext_row_end_d;
     dst_row_end_q <= dst_row_end_d;
     ext_end_q     <= ext_end_d;
@@ -268,6 +277,14 @@ module strata_load_engine
   end
   assign range_over_d = dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
   assign unsupported  = unsup_fields_q || range_over_q;
+  logic [15:0] rows_m1, dst_rows_m1;  // of the instruction taken (for the assertion)
+  assign rows_m1     = rows_q - 16'd1;
+  assign dst_rows_m1 = (is_pe && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
+  `STRATA_ASSERT(load_check_products, clk_i, rst_ni,
+                 !(state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}) ||
+                 (ext_span_lo == 28'(rows_m1) * 28'(ext_stride_q[11:0]) &&
+                  ext_span_hi == 28'(rows_m1) * 28'(ext_stride_q[23:12]) &&
+                  dst_span == 32'(dst_rows_m1) * 32'(dst_stride_q)))
   `STRATA_ASSERT(load_field_checks, clk_i, rst_ni,
                  state_q != StCheck4 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d &&
                                          range_over_q == range_over_d))
