@@ -264,7 +264,10 @@ module strata_store_engine
   // finish, an error or an abort; asserted), so StStart lasts one cycle and
   // needs no look at its ready: the loads begin at a register beside each
   // block, not at the state register's decode. run_q: state_q == StRun,
-  // quiesce_q: state_q is StError or StDrain, registered the same way. The
+  // quiesce_q: state_q is StError or StDrain, registered the same way, one
+  // copy for the control (read room, data FIFO, W valid and counters) and
+  // one for the W payload's AxiDataWidth + strobe multiplexers (af82fe4 at
+  // speed 8: the single copy -> 8.96 ns route -> wdata, 10.29 ns). The
   // next values of start and run are written out from the transitions into
   // StStart and StRun (start_d, run_d below; asserted equal to the next-state
   // decodes), so run_d does not wait for the field checks' comparisons
@@ -272,8 +275,10 @@ module strata_store_engine
   // run copy, 12.74 ns).
   localparam int unsigned StartSync = 0, StartRead = 1, StartAw = 2, StartW = 3,
                           StartCopies = 4;
-  logic [StartCopies-1:0] start_q;
-  logic                   start_d, run_d, run_q, quiesce_q;
+  localparam int unsigned QuiesceCtl = 0, QuiesceW = 1, QuiesceCopies = 2;
+  logic [StartCopies-1:0]   start_q;
+  logic [QuiesceCopies-1:0] quiesce_q;
+  logic                     start_d, run_d, run_q;
 
   strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
     .clk_i  (clk_i),
@@ -289,7 +294,7 @@ module strata_store_engine
     .q_o    (run_q)
   );
 
-  strata_reg_copies #(.Copies (1)) u_quiesce_copy (
+  strata_reg_copies #(.Copies (QuiesceCopies)) u_quiesce_copies (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
     .d_i    (state_d == StError || state_d == StDrain),
@@ -331,7 +336,7 @@ module strata_store_engine
 
   logic running, quiesce;
   assign running = run_q;
-  assign quiesce = quiesce_q;  // StError or StDrain: complete issued bursts only
+  assign quiesce = quiesce_q[QuiesceCtl];  // StError or StDrain: complete issued bursts only
 
   // ---------------------------------------------------------------- bank reads
   // Rows are acquired one ahead of the reads (at most two rows held: the one
@@ -586,8 +591,9 @@ module strata_store_engine
   // with empty beats.
   assign wvalid_o    = lens_valid && (quiesce || data_valid);
   assign w_fire      = wvalid_o && wready_i;
-  assign wdata_o     = quiesce ? '0 : data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
-  assign wstrb_o     = quiesce ? '0 : '1;
+  assign wdata_o     = quiesce_q[QuiesceW] ? '0
+                                           : data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
+  assign wstrb_o     = quiesce_q[QuiesceW] ? '0 : '1;
   assign wlast_o     = w_burst_end;
   assign data_pop    = w_fire && !quiesce && 32'(w_wbeat_q) == WordBeats - 1;
 
@@ -748,7 +754,7 @@ module strata_store_engine
                  start_q == {StartCopies{state_q == StStart}} &&
                  (state_q != StStart || sync_start_ready))
   `STRATA_ASSERT(store_run_copy, clk_i, rst_ni, run_q == (state_q == StRun) &&
-                 quiesce_q == (state_q == StError || state_q == StDrain))
+                 quiesce_q == {QuiesceCopies{state_q == StError || state_q == StDrain}})
   `STRATA_ASSERT(store_start_run_d, clk_i, rst_ni,
                  start_d == (state_d == StStart) && run_d == (state_d == StRun))
   `STRATA_ASSERT(store_pend_index, clk_i, rst_ni, pend_q == idx_count)
