@@ -161,10 +161,11 @@ module strata_store_engine
 
   // ---------------------------------------------------------------- checks
   // The products (each at most 18 x 18 bits, the 24-bit stride in two
-  // halves) are strata_dsp_mul's, with both registers inside the DSP: its
-  // input registers load the instruction's fields while the engine is idle
-  // (so the take's edge loads the taken instruction's), its output register
-  // holds the products from StCheck on. StCheck also registers the row-end
+  // halves: strata_stride_span) are strata_dsp_mul's, with both registers
+  // inside the DSP: the input registers load the instruction's fields while
+  // the engine is idle (so the take's edge loads the taken instruction's),
+  // the output registers hold the products from StCheck on. StCheck also
+  // registers the row-end
   // partial sums, StCheck2 the range ends, StCheck3 the range comparisons;
   // StCheck4 decides from flip-flops alone. (With `*` between fabric
   // registers, the multiplier was a route to the DSP and one back in a cycle:
@@ -195,13 +196,13 @@ module strata_store_engine
     if (take) rows_m1_q <= take_rows_m1;
   end
 
-  strata_dsp_mul #(.AWidth (16), .BWidth (12), .ASigned (1'b0), .BSigned (1'b0)) u_ext_span_lo (
-    .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
-    .a_i (take_rows_m1), .b_i (take_ext_stride[11:0]), .p_o (ext_span_lo)
-  );
-  strata_dsp_mul #(.AWidth (16), .BWidth (12), .ASigned (1'b0), .BSigned (1'b0)) u_ext_span_hi (
-    .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
-    .a_i (take_rows_m1), .b_i (take_ext_stride[23:12]), .p_o (ext_span_hi)
+  strata_stride_span u_ext_span (
+    .clk_i     (clk_i),
+    .load_i    (dsp_load),
+    .rows_m1_i (take_rows_m1),
+    .stride_i  (take_ext_stride),
+    .lo_o      (ext_span_lo),
+    .hi_o      (ext_span_hi)
   );
   strata_dsp_mul #(.AWidth (16), .BWidth (16), .ASigned (1'b0), .BSigned (1'b0)) u_src_span (
     .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),

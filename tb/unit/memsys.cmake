@@ -31,6 +31,7 @@ set(STRATA_MEMSYS_RTL
   ${STRATA_RTL_DIR}/strata_fifo.sv
   ${STRATA_RTL_DIR}/strata_reg_copies.sv
   ${STRATA_RTL_DIR}/strata_dsp_mul.sv
+  ${STRATA_RTL_DIR}/strata_stride_span.sv
   ${STRATA_RTL_DIR}/strata_fifo_ram.sv
   ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
   ${STRATA_RTL_DIR}/strata_csr.sv
