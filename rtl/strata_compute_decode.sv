@@ -26,7 +26,8 @@
 // of sums (registered, so no adder chain feeds a compare chain in one
 // cycle) and two compare stages. The multiplier's operands that need
 // arithmetic (small products, "minus one", the mode's choices) are registers
-// computed from the captured fields, so its operand multiplexer only selects.
+// computed from the captured fields, and its operand multiplexer is an AND-OR
+// with a one-hot step register.
 // Latency: start_i to done_o = 17 + 2 + 3 + 1 = 23 cycles; negligible against
 // the thousands of cycles of a layer.
 `include "strata_assert.svh"
@@ -97,7 +98,7 @@ module strata_compute_decode
   logic [CntWidth-1:0] cnt_d, cnt_q;
 
   // ---------------------------------------------------------------- captured fields
-  logic        illegal_q;           // opcode, reserved bits, mode, destination kind
+  logic        illegal_q;           // opcode, reserved bits, mode, destination kind (follows illegal_part_q)
   logic [15:0] acq0_q, acq0_first_q;
   logic        acq_order_q;         // acq0_first_q > acq0_q, from the cycle after the capture
   logic [1:0]  mode_q, dst_kind_q;
@@ -117,25 +118,38 @@ module strata_compute_decode
   // speed 6: the engine's ready -> 4.52 ns route to the handshake LUT, placed
   // among these enables -> 5.93 ns route back -> the engine's ready, 12.43 ns).
   // Nothing reads them while idle: code_o and cfg_o are registers of their own.
-  logic take, illegal_d, idle_q;
+  logic take, idle_q;
   assign take = start_i && state_q == StIdle;
 
   // The reserved bits are those of COMPUTE (any other opcode is illegal
-  // anyway). acq0_first > acq0 is compared from the captured fields
-  // (acq_order_q), not from instr_i: the instruction queue's read feeds no
-  // comparator's carry chain.
-  assign illegal_d = hdr_opcode(instr_i) != OpCompute ||
-                     (instr_i & ~ComputeUsedMask) != '0 ||
-                     instr_i[ComputeModeLsb +: ComputeModeWidth] == 2'd3 ||
-                     instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3;
+  // anyway). They are captured as one OR per 64-bit instruction word plus one
+  // for the opcode, mode and destination kind (illegal_part_q), and ORed into
+  // illegal_q by a free-running register, read only in StCmp2 (asserted to
+  // follow from the third StMul cycle): the instruction queue's read feeds at
+  // most three LUT levels, not the 95-bit OR (df8762c at speed 8: fetcher
+  // compute-queue read -> this check -> illegal_q, 10.75 ns). acq0_first >
+  // acq0 is compared from the captured fields (acq_order_q), not from
+  // instr_i: the queue's read feeds no comparator's carry chain.
+  localparam int unsigned InstrWords = InstrBits / 64;
+  logic [InstrWords:0] illegal_part_d, illegal_part_q;
+
+  always_comb begin
+    for (int w = 0; w < InstrWords; w++) begin
+      illegal_part_d[w] = (instr_i[64*w +: 64] & ~ComputeUsedMask[64*w +: 64]) != '0;
+    end
+    illegal_part_d[InstrWords] = hdr_opcode(instr_i) != OpCompute ||
+                                 instr_i[ComputeModeLsb +: ComputeModeWidth] == 2'd3 ||
+                                 instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3;
+  end
 
   always_ff @(posedge clk_i) begin
+    illegal_q   <= |illegal_part_q;
     acq_order_q <= acq0_first_q > acq0_q;
   end
 
   always_ff @(posedge clk_i) begin
     if (idle_q) begin
-      illegal_q          <= illegal_d;
+      illegal_part_q     <= illegal_part_d;
       acq0_q             <= hdr_acq0(instr_i);
       acq0_first_q       <= hdr_acq0_first(instr_i);
       mode_q             <= instr_i[ComputeModeLsb +: ComputeModeWidth];
@@ -273,32 +287,50 @@ module strata_compute_decode
     end
   end
 
+  // The operand multiplexer is an AND-OR of the captured and registered
+  // sources with a one-hot step register (step_q, asserted to decode cnt_q),
+  // loaded from the next count: no decoder of cnt_q is in series with the
+  // choice (e6b1a79 at speed 8: cnt_q -> seven LUT levels -> op_b_q, 9.48 ns).
+  // The SInWords operand (the saturated plane product or, for FC, the groups)
+  // is a register of its own: the plane product is ready from the fourth
+  // StMul cycle, so in_words_b_q follows it from the sixth (asserted).
+  logic [NumSteps-1:0] step_d, step_q;
+  logic [OpWidth-1:0]  src_a [NumSteps];
+  logic [OpWidth-1:0]  src_b [NumSteps];
+  logic [OpWidth-1:0]  plane_sat_q, in_words_b_q;
+
+  always_ff @(posedge clk_i) begin
+    plane_sat_q  <= plane_sat;
+    in_words_b_q <= is_fc ? 17'(groups_q) : plane_sat_q;
+  end
+
+  always_comb begin
+    src_a[SPlane]   = 17'(in_h_q);   src_b[SPlane]   = 17'(in_w_q);
+    src_a[STaps]    = taps_k_q;      src_b[STaps]    = 17'(groups_q);
+    src_a[SKwg]     = kw_g_q;        src_b[SKwg]     = gw_e_q;
+    src_a[SRowOff0] = row_off_k_q;   src_b[SRowOff0] = gw_e_q;
+    src_a[SRowStep] = row_step_k_q;  src_b[SRowStep] = gw_e_q;
+    src_a[SColOff0] = pw_e_q;        src_b[SColOff0] = gw_e_q;
+    src_a[SColStep] = sw_e_q;        src_b[SColStep] = gw_e_q;
+    src_a[SRowAdv]  = sh_e_q;        src_b[SRowAdv]  = inw_e_q;
+    src_a[SPadOff]  = ph_e_q;        src_b[SPadOff]  = inw_e_q;
+    src_a[SConvMh]  = conv_mh_a_q;   src_b[SConvMh]  = 17'(sh_q);
+    src_a[SConvMw]  = conv_mw_a_q;   src_b[SConvMw]  = 17'(sw_q);
+    src_a[SPoolMh]  = pool_mh_a_q;   src_b[SPoolMh]  = 17'(ps_q);
+    src_a[SPoolMw]  = pool_mw_a_q;   src_b[SPoolMw]  = 17'(ps_q);
+    src_a[SDstRows] = dst_rows_a_q;  src_b[SDstRows] = 17'(dst_row_stride_q);
+    src_a[SDstGrps] = dst_grps_a_q;  src_b[SDstGrps] = 17'(dst_group_stride_q);
+    src_a[SVRows]   = 17'(groups_q); src_b[SVRows]   = 17'(in_h_q);
+    src_a[SInWords] = in_words_a_q;  src_b[SInWords] = in_words_b_q;
+  end
+
   always_comb begin
     op_a = '0;
     op_b = '0;
-    unique case (32'(cnt_q))
-      SPlane:   begin op_a = 17'(in_h_q);   op_b = 17'(in_w_q);             end
-      STaps:    begin op_a = taps_k_q;      op_b = 17'(groups_q);           end
-      SKwg:     begin op_a = kw_g_q;        op_b = gw_e_q;                  end
-      SRowOff0: begin op_a = row_off_k_q;   op_b = gw_e_q;                  end
-      SRowStep: begin op_a = row_step_k_q;  op_b = gw_e_q;                  end
-      SColOff0: begin op_a = pw_e_q;        op_b = gw_e_q;                  end
-      SColStep: begin op_a = sw_e_q;        op_b = gw_e_q;                  end
-      SRowAdv:  begin op_a = sh_e_q;        op_b = inw_e_q;                 end
-      SPadOff:  begin op_a = ph_e_q;        op_b = inw_e_q;                 end
-      SConvMh:  begin op_a = conv_mh_a_q;   op_b = 17'(sh_q);               end
-      SConvMw:  begin op_a = conv_mw_a_q;   op_b = 17'(sw_q);               end
-      SPoolMh:  begin op_a = pool_mh_a_q;   op_b = 17'(ps_q);               end
-      SPoolMw:  begin op_a = pool_mw_a_q;   op_b = 17'(ps_q);               end
-      SDstRows: begin op_a = dst_rows_a_q;  op_b = 17'(dst_row_stride_q);   end
-      SDstGrps: begin op_a = dst_grps_a_q;  op_b = 17'(dst_group_stride_q); end
-      SVRows:   begin op_a = 17'(groups_q); op_b = 17'(in_h_q);             end
-      SInWords: begin
-        op_a = in_words_a_q;
-        op_b = is_fc ? 17'(groups_q) : plane_sat;
-      end
-      default: ;
-    endcase
+    for (int k = 0; k < NumSteps; k++) begin
+      op_a |= step_q[k] ? src_a[k] : '0;
+      op_b |= step_q[k] ? src_b[k] : '0;
+    end
   end
 
   // Registered operands and product (the DSP's input and output registers).
@@ -641,6 +673,9 @@ module strata_compute_decode
       StDone: state_d = StIdle;
       default: state_d = StIdle;
     endcase
+    for (int k = 0; k < NumSteps; k++) begin
+      step_d[k] = state_d == StMul && 32'(cnt_d) == k;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -648,10 +683,12 @@ module strata_compute_decode
       state_q <= StIdle;
       idle_q  <= 1'b1;
       cnt_q   <= '0;
+      step_q  <= '0;
     end else begin
       state_q <= state_d;
       idle_q  <= state_d == StIdle;
       cnt_q   <= cnt_d;
+      step_q  <= step_d;
     end
   end
 
@@ -660,12 +697,20 @@ module strata_compute_decode
   assign code_o = code_q;
   assign cfg_o  = cfg_q;
 
-  // The SInWords step reads the plane product: it must come three steps later.
+  // The SInWords step reads the plane product through plane_sat_q and
+  // in_words_b_q: it must come five steps later.
   `STRATA_ASSERT(decode_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
   `STRATA_ASSERT(decode_idle_copy, clk_i, rst_ni, idle_q == (state_q == StIdle))
   // The registered operands are used only once they follow the captured fields.
   `STRATA_ASSERT(decode_derived_ready, clk_i, rst_ni,
                  !(state_q == StMul && cnt_q >= CntWidth'(2)) || derived_ok_q)
+  `STRATA_ASSERT(decode_step_onehot, clk_i, rst_ni,
+                 step_q == ((state_q == StMul && 32'(cnt_q) < NumSteps) ?
+                            NumSteps'(1) << cnt_q : '0))
+  `STRATA_ASSERT(decode_in_words_b, clk_i, rst_ni, !step_q[SInWords] ||
+                 in_words_b_q == (is_fc ? 17'(groups_q) : plane_sat))
+  `STRATA_ASSERT(decode_illegal_follows, clk_i, rst_ni,
+                 !derived_ok_q || illegal_q == |illegal_part_q)
   `STRATA_ASSERT(decode_derived_exact, clk_i, rst_ni, !derived_ok_q ||
                  (taps_k_q == (is_pool ? '0 : 17'(kh_e * kw_e)) &&
                   row_off_k_q == 17'(ph_e * kw_e) && row_step_k_q == 17'(sh_e * kw_e) &&
@@ -691,7 +736,7 @@ module strata_compute_decode
 
 `ifndef SYNTHESIS
   initial begin
-    assert (SInWords >= SPlane + 3 && NumSteps + 2 < 2 ** CntWidth)
+    assert (SInWords >= SPlane + 5 && NumSteps + 2 < 2 ** CntWidth)
       else $fatal(1, "strata_compute_decode: product schedule");
     assert (Lanes == 2 ** LgLanes) else $fatal(1, "strata_compute_decode: Lanes must be 2^k");
     assert (BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 && Banks <= 64)
