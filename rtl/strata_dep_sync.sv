@@ -82,6 +82,8 @@ module strata_dep_sync #(
   logic [W-1:0] released_d, released_q;  // rel0 units released so far
   // Registered views of held_q (exact, asserted below):
   logic         need_met_d, need_met_q;  // held_q >= need_q
+  logic         need_met_wait;           // need_met_d if no step starts this cycle
+  logic         need_met_step;           // need_met_d if a fine-grained step starts
   logic         all_held_d, all_held_q;  // held_q >= acq0_q
   logic [W-1:0] need_gap_d, need_gap_q;  // need_q - held_q while !need_met_q
   logic [W-1:0] all_gap_d, all_gap_q;    // acq0_q - held_q
@@ -149,6 +151,10 @@ module strata_dep_sync #(
   // step_ready_q's next value waits for no carry chain (b3f6415 and b8fb4a1
   // at speed 8: acquire amount or all_gap_q -> comparator chain -> need met
   // -> step_ready_q, 9.33 and 9.39 ns).
+  // need_met_d is written as a choice between need_met_step and
+  // need_met_wait, so step_ready_q's next value can take the engine's
+  // step_valid_i at its last LUT (see below).
+  assign need_met_step = step_zero_q || all_held_q;  // step_gap == 0
 
   always_comb begin
     state_d    = state_q;
@@ -161,14 +167,14 @@ module strata_dep_sync #(
     need_d     = need_q;
     held_d     = held_q;
     released_d = released_q;
-    need_met_d = need_met_q;
+    need_met_wait = need_met_q;
     all_held_d = all_held_q;
     need_gap_d = need_gap_q;
     all_gap_d  = all_gap_q;
     if (grant0) begin
       // held becomes need_q (step request) or acq0_q (finish request).
-      held_d     = need_met_q ? acq0_q : need_q;
-      need_met_d = 1'b1;
+      held_d        = need_met_q ? acq0_q : need_q;
+      need_met_wait = 1'b1;
       need_gap_d = '0;
       all_gap_d  = need_met_q ? '0 : all_gap_q - need_gap_q;
       all_held_d = need_met_q || all_gap_q == need_gap_q;
@@ -177,7 +183,6 @@ module strata_dep_sync #(
     if (step_fire && fine_q) begin
       need_d     = need_q + step_gap;
       need_gap_d = step_gap;
-      need_met_d = step_zero_q || all_held_q;  // step_gap == 0
     end
     unique case (state_q)
       StIdle: begin
@@ -191,7 +196,7 @@ module strata_dep_sync #(
           need_d     = first_need;
           held_d     = '0;
           released_d = '0;
-          need_met_d = acq0_i == '0 || (fine_i && acq0_first_i == '0);  // first_need == 0
+          need_met_wait = acq0_i == '0 || (fine_i && acq0_first_i == '0);  // first_need == 0
           all_held_d = acq0_i == '0;
           need_gap_d = first_need;
           all_gap_d  = acq0_i;
@@ -203,7 +208,18 @@ module strata_dep_sync #(
       default: state_d = StIdle;
     endcase
     if (abort_i) state_d = StIdle;
+    need_met_d = (step_fire && fine_q) ? need_met_step : need_met_wait;
   end
+
+  // step_ready_q's next value (state_d == StRun && need_met_d) for either
+  // value of the engine's step_valid_i, which then only selects: the
+  // engine's step request (a decode of its burst generator's flags) reaches
+  // one LUT after its route to the sequencer (e6b1a79 at speed 6: load burst
+  // generator valid -> row acquire -> 4.53 ns route -> need met ->
+  // step_ready_q, 12.20 ns). state_d does not depend on step_valid_i.
+  (* keep *) logic ready_if_step, ready_if_wait;
+  assign ready_if_wait = state_d == StRun && need_met_wait;
+  assign ready_if_step = state_d == StRun && ((step_ready && fine_q) ? need_met_step : need_met_wait);
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -211,7 +227,7 @@ module strata_dep_sync #(
       step_ready_q <= 1'b0;
     end else begin
       state_q      <= state_d;
-      step_ready_q <= state_d == StRun && need_met_d;
+      step_ready_q <= step_valid_i ? ready_if_step : ready_if_wait;
     end
   end
 
@@ -240,6 +256,8 @@ module strata_dep_sync #(
   assign waiting_o = (step_valid_i && !step_ready) || (finish_valid_i && !finish_ready_o);
 
   `STRATA_ASSERT(dep_sync_step_ready, clk_i, rst_ni, step_ready_q == step_ready)
+  `STRATA_ASSERT(dep_sync_ready_next, clk_i, rst_ni,
+                 (step_valid_i ? ready_if_step : ready_if_wait) == (state_d == StRun && need_met_d))
   `STRATA_ASSERT(dep_sync_zero_flags, clk_i, rst_ni, state_q != StRun ||
                  (step_zero_q == (step_q == '0) && all_held_q == (all_gap_q == '0)))
   `STRATA_ASSERT(dep_sync_excl, clk_i, rst_ni, !(step_valid_i && finish_valid_i))
