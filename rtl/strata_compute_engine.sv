@@ -392,9 +392,12 @@ module strata_compute_engine
   // side: the beat's cache address, first, last (pushed with the request);
   // data: the bank word (pushed with the response). Both pop together, so
   // side holds the requests in flight plus the buffered words: its room is the
-  // read credit.
+  // read credit. side's head is one register copy per PE (HeadCopies), so
+  // each PE's cache RAMs read the address from a copy of their own
+  // (27765d5 at speed 8: the one head register -> 10.22 ns route -> PE 7's
+  // cache address, 10.79 ns, its critical path).
+  logic [Pes-1:0][SideWidth-1:0] side_heads;
   logic                 side_ready, side_valid, data_valid, unused_data_ready, rd_fire, op_fire;
-  logic [SideWidth-1:0] side_head;
   logic [CntWidth-1:0]  side_count, data_count;
   logic [WordWidth-1:0] data_head;
   logic [2:0]           rd_out_d, rd_out_q;  // requests without a response yet
@@ -430,7 +433,8 @@ module strata_compute_engine
   strata_fifo #(
     .Width  (SideWidth),
     .Depth  (ReadDepth),
-    .OutReg (1'b1)  // the PE array's operands leave flip-flops
+    .OutReg     (1'b1),  // the PE array's operands leave flip-flops
+    .HeadCopies (Pes)
   ) u_side (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstFront]),
@@ -439,7 +443,7 @@ module strata_compute_engine
     .in_data_i   ({beat_cache, beat_first, beat_last}),
     .out_valid_o (side_valid),
     .out_ready_i (op_fire),
-    .out_data_o  (side_head),
+    .out_data_o  (side_heads),
     .count_o     (side_count)
   );
 
@@ -459,9 +463,14 @@ module strata_compute_engine
     .count_o     (data_count)
   );
 
-  logic [CacheAddrWidth-1:0] op_cache;
+  logic [Pes-1:0][CacheAddrWidth-1:0] op_cache;  // copy p for PE p
   logic                      op_first, op_last;
-  assign {op_cache, op_first, op_last} = side_head;
+  logic [1:0]                unused_side_flags [Pes];  // first / last (copy 0's are used)
+
+  assign {op_first, op_last} = side_heads[0][1:0];
+  always_comb begin
+    for (int p = 0; p < Pes; p++) {op_cache[p], unused_side_flags[p]} = side_heads[p];
+  end
 
   // ---------------------------------------------------------------- parameters
   logic                  par_rd, par_rd_all, fc_rd_q, fc_rd_q2, fc_rd_q3;
@@ -649,7 +658,8 @@ module strata_compute_engine
   strata_pe_array #(
     .Pes        (Pes),
     .Lanes      (Lanes),
-    .CacheDepth (PeCacheDepth)
+    .CacheDepth (PeCacheDepth),
+    .AddrCopies (Pes)
   ) u_pe_array (
     .clk_i           (clk_i),
     .rst_ni          (dp_rst_n[DpRstPe]),

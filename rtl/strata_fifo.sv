@@ -21,6 +21,10 @@
 // same latency, flags and capacity as OutReg = 0 (asserted). It costs Width
 // flip-flops and a multiplexer; as the default of every FIFO it was measured
 // slower (docs/fpga.md), so it is set where a LUT-RAM read fed a far consumer.
+// HeadCopies > 1 (OutReg = 1 only): the head register is that many
+// flip-flop copies (kept, asserted equal), side by side in out_data_o (copy c
+// in bits [c*Width +: Width]), so a word broadcast to consumers across the die
+// leaves one copy per consumer instead of one net to all of them.
 // WeCopies > 1: the storage's write enable (the not-full flag, below) comes
 // from that many flip-flop copies of the flag, each enabling one slice of the
 // word, so no single net reaches every storage flip-flop of a wide FIFO.
@@ -31,6 +35,7 @@ module strata_fifo #(
   parameter int unsigned Depth = 2,  // entries, >= 1
   parameter bit          OutReg = 1'b0,  // oldest word from a flip-flop (above)
   parameter int unsigned WeCopies = 1,  // copies of the storage write enable, <= Width
+  parameter int unsigned HeadCopies = 1,  // copies of the head register (OutReg = 1)
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,      // clock
@@ -40,7 +45,7 @@ module strata_fifo #(
   input  logic [Width-1:0]      in_data_i,  // word pushed when valid && ready
   output logic                  out_valid_o,// FIFO not empty
   input  logic                  out_ready_i,// downstream takes the word
-  output logic [Width-1:0]      out_data_o, // oldest word
+  output logic [HeadCopies*Width-1:0] out_data_o, // oldest word (HeadCopies copies)
   output logic [CountWidth-1:0] count_o     // words stored
 );
 
@@ -163,7 +168,8 @@ module strata_fifo #(
     // Head register (valid = out_valid_q) in front of Depth - 1 stored words.
     // Invariants: stored words only behind a valid head; head + stored = count.
     // So the storage holds a word exactly when count_q >= 2.
-    logic [Width-1:0] head_q;
+    logic [HeadCopies-1:0][Width-1:0] head_q;
+    logic [Width-1:0] head_d;
     logic             head_load;  // the head is empty or leaves this cycle
     logic             st_any_q;   // count_q >= 2, a flip-flop of its own
 
@@ -190,8 +196,22 @@ module strata_fifo #(
     // The head's enable is the consumer's side alone (a head that stays
     // empty loads a word nobody reads): the producer's push reaches only the
     // head's data input, never the enable of Width flip-flops.
-    always_ff @(posedge clk_i) begin
-      if (head_load) head_q <= st_any_q ? st_head : in_data_i;
+    assign head_d = st_any_q ? st_head : in_data_i;
+
+    if (HeadCopies == 1) begin : g_head
+      always_ff @(posedge clk_i) begin
+        if (head_load) head_q[0] <= head_d;
+      end
+    end else begin : g_head_copies
+      for (genvar c = 0; c < HeadCopies; c++) begin : g_copy
+        (* keep *) logic [Width-1:0] copy_q;  // kept: Yosys would merge the copies
+        always_ff @(posedge clk_i) begin
+          if (head_load) copy_q <= head_d;
+        end
+        assign head_q[c] = copy_q;
+      end
+      `STRATA_ASSERT(fifo_head_copies, clk_i, rst_ni,
+                     !out_valid_q || head_q == {HeadCopies{head_q[0]}})
     end
 
     `STRATA_ASSERT(fifo_head_count, clk_i, rst_ni,
@@ -206,6 +226,8 @@ module strata_fifo #(
 `ifndef SYNTHESIS
   initial begin
     assert (Depth >= 1 && Width >= 1) else $fatal(1, "strata_fifo: Depth and Width must be >= 1");
+    assert (HeadCopies >= 1 && (OutReg || HeadCopies == 1))
+      else $fatal(1, "strata_fifo: HeadCopies > 1 needs OutReg");
     assert (WeCopies >= 1 && WeCopies <= Width)
       else $fatal(1, "strata_fifo: WeCopies must be in 1 .. Width");
   end

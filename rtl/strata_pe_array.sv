@@ -19,6 +19,10 @@
 // control state and PE 0's ready/valid/error stand for all (asserted in
 // simulation; synthesis merges the identical control registers).
 // Errors: err_o as in strata_pe (framing, cache address range).
+// AddrCopies > 1: in_addr_i carries that many copies of the cache address
+// (equal, asserted), PE p reading copy p % AddrCopies, so a driver with one
+// register copy per PE (strata_compute_engine) gives each PE's cache RAMs a
+// net of their own.
 `include "strata_assert.svh"
 
 module strata_pe_array
@@ -30,6 +34,7 @@ module strata_pe_array
   parameter int unsigned CacheDepth = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
   parameter bit          Sparse     = 1'b0,  // PEs with activation stagers
   parameter int unsigned TreeStages = ($clog2(Lanes) + 1) / 2,  // adder-tree registers
+  parameter int unsigned AddrCopies = 1,  // copies of the cache address in in_addr_i
   localparam int unsigned CacheAddrWidth = $clog2(CacheDepth),
   localparam int unsigned OpVectors      = Sparse ? 2 : 1,
   localparam int unsigned CacheWidth     = Lanes * (DataWidth + (Sparse ? 2 : 0))
@@ -45,7 +50,7 @@ module strata_pe_array
   input  logic                                           in_valid_i,      // beat valid
   output logic                                           in_ready_o,      // beat accepted
   input  logic [OpVectors-1:0][Lanes-1:0][DataWidth-1:0] in_op_i,         // streamed operand(s)
-  input  logic [CacheAddrWidth-1:0]                      in_addr_i,       // cache word (all PEs)
+  input  logic [AddrCopies-1:0][CacheAddrWidth-1:0]      in_addr_i,       // cache word (all PEs)
   input  logic                                           in_first_i,      // start accumulation
   input  logic                                           in_last_i,       // emit the results
   input  acc_t [Pes-1:0]                                 in_bias_i,       // start value per PE
@@ -74,7 +79,7 @@ module strata_pe_array
       .in_valid_i    (in_valid_i),
       .in_ready_o    (in_ready[p]),
       .in_op_i       (in_op_i),
-      .in_addr_i     (in_addr_i),
+      .in_addr_i     (in_addr_i[p % AddrCopies]),
       .in_first_i    (in_first_i),
       .in_last_i     (in_last_i),
       .in_bias_i     (in_bias_i[p]),
@@ -93,6 +98,8 @@ module strata_pe_array
   `STRATA_ASSERT(array_ready_lockstep, clk_i, rst_ni, in_ready == {Pes{in_ready[0]}})
   `STRATA_ASSERT(array_valid_lockstep, clk_i, rst_ni, res_valid == {Pes{res_valid[0]}})
   `STRATA_ASSERT(array_err_lockstep, clk_i, rst_ni, err == {Pes{err[0]}})
+  `STRATA_ASSERT(array_addr_copies, clk_i, rst_ni,
+                 !in_valid_i || in_addr_i == {AddrCopies{in_addr_i[0]}})
   `STRATA_ASSERT_STREAM(array_in, clk_i, rst_ni, in_valid_i, in_ready_o,
                         {in_op_i, in_addr_i, in_first_i, in_last_i, in_bias_i})
   `STRATA_ASSERT_STREAM(array_res, clk_i, rst_ni, res_valid_o, res_ready_i, res_acc_o)
@@ -100,6 +107,8 @@ module strata_pe_array
 `ifndef SYNTHESIS
   initial begin
     assert (Pes >= 1) else $fatal(1, "strata_pe_array: Pes must be >= 1");
+    assert (AddrCopies >= 1 && AddrCopies <= Pes)
+      else $fatal(1, "strata_pe_array: AddrCopies must be in 1 .. Pes");
   end
 `endif
 
