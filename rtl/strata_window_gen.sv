@@ -478,6 +478,29 @@ module strata_window_gen #(
 
   logic in_fire, lb_we, row_in, row_walk;
 
+  // The write side's flags for each outcome of its own events (a pixel
+  // taken, in_fire; an input row completed, row_in), so in_ready_q's next
+  // value takes in_fire at its last LUT: ready_if_fire / ready_if_hold
+  // (kept, so synthesis keeps the split; asserted to equal write_ready of
+  // the next flags) do not wait for the producer's valid (df8762c at speed
+  // 6: window input slice valid -> 2.51 ns route -> row-end carry chain ->
+  // room logic -> in_ready_q, 11.50 ns). The room flags: rows left after a
+  // row end of the walker alone (room_ok_walk) or with one of the input
+  // (room_ok_row: one fewer row, and s more if the walker's row ends too).
+  logic wr_more_hold, wr_more_fire, room_ok_walk, room_ok_row;
+  (* keep *) logic ready_if_fire, ready_if_hold;
+
+  always_comb begin
+    wr_more_hold = (state_q == StCheck) ? height_q != '0 : wr_more_q;
+    wr_more_fire = wr_x_last_q ? wr_y < h_last_q : wr_more_hold;
+    room_ok_walk = row_walk || ((state_q == StCheck) ? pos_t'(Rows) > p : room_ok_q);
+    room_ok_row  = row_walk ? room_ok_q || (stride_q > StrideWidth'(1)) : room_q > pos_t'(1);
+  end
+
+  assign ready_if_hold = write_ready(state_d, wr_more_hold, walk_done_d, room_ok_walk);
+  assign ready_if_fire = write_ready(state_d, wr_more_fire, walk_done_d,
+                                     (wr_x_last_q && state_q == StRun) ? room_ok_row : room_ok_walk);
+
   // Ready for a pixel: running with rows left and room for them (or the walk
   // done), or draining the rows left. in_ready_q is loaded with this of the
   // next state and flags (asserted equal to it of the present ones), so the
@@ -579,8 +602,6 @@ module strata_window_gen #(
     y_low_d          = y_low_q;
     free_lim_d       = free_lim_q;
     wr_x_last_d      = wr_x_last_q;
-    wr_more_d        = wr_more_q;
-    room_ok_d        = room_ok_q;
     room_d           = room_q;
     w_one_d          = w_one_q;
     w_m2_d           = w_m2_q;
@@ -626,8 +647,6 @@ module strata_window_gen #(
         bot_s_d     = k - pos_t'(1) - p + s;
         free_lim_d  = pos_t'(Rows) - p;
         room_d      = pos_t'(Rows) - p;
-        room_ok_d   = pos_t'(Rows) > p;
-        wr_more_d   = height_q != '0;
         wr_x_last_d = width_q == DimWidth'(1);
         w_one_d     = width_q == DimWidth'(1);
         w_m2_d      = w - pos_t'(2);
@@ -688,7 +707,6 @@ module strata_window_gen #(
         wr_x_d      = '0;
         wr_y_d      = wr_y_q + DimWidth'(1);
         wr_x_last_d = w_one_q;
-        wr_more_d   = wr_y < h_last_q;
       end else begin
         wr_x_d      = wr_x_q + DimWidth'(1);
         wr_x_last_d = wr_x == w_m2_q;
@@ -701,20 +719,13 @@ module strata_window_gen #(
     // The three sums are of registers only; the two events select one.
     if (row_in || row_walk) begin
       unique case ({row_in, row_walk})
-        2'b10: begin
-          room_d    = room_q - pos_t'(1);
-          room_ok_d = room_q > pos_t'(1);
-        end
-        2'b01: begin
-          room_d    = room_q + s;
-          room_ok_d = 1'b1;
-        end
-        default: begin
-          room_d    = room_q + s - pos_t'(1);
-          room_ok_d = room_ok_q || (stride_q > StrideWidth'(1));
-        end
+        2'b10:   room_d = room_q - pos_t'(1);
+        2'b01:   room_d = room_q + s;
+        default: room_d = room_q + s - pos_t'(1);
       endcase
     end
+    wr_more_d = in_fire ? wr_more_fire : wr_more_hold;
+    room_ok_d = row_in ? room_ok_row : room_ok_walk;
 
     // Each update: an adder for the new position, the compare that gives
     // its flag on the old one in parallel.
@@ -900,7 +911,7 @@ module strata_window_gen #(
       k_in_q           <= '0;
     end else begin
       state_q          <= state_d;
-      in_ready_q       <= write_ready(state_d, wr_more_d, walk_done_d, room_ok_d);
+      in_ready_q       <= in_fire ? ready_if_fire : ready_if_hold;
       err_q            <= err_d;
       height_q         <= height_d;
       width_q          <= width_d;
@@ -1041,6 +1052,9 @@ module strata_window_gen #(
                      && (wr_more_q == (wr_y_q < height_q))
                      && (w_one_q == (width_q == DimWidth'(1)))
                      && (w_m2_q == w - pos_t'(2))))
+  `STRATA_ASSERT(wg_in_ready_next, clk_i, rst_ni,
+                 (in_fire ? ready_if_fire : ready_if_hold) ==
+                 write_ready(state_d, wr_more_d, walk_done_d, room_ok_d))
   `STRATA_ASSERT(wg_in_ready, clk_i, rst_ni,
                  in_ready_q == write_ready(state_q, wr_more_q, walk_done_q, room_ok_q))
   `STRATA_ASSERT(wg_room, clk_i, rst_ni, (state_q != StRun) || walk_done_q
