@@ -323,6 +323,7 @@ module strata_load_engine
 
   // ---------------------------------------------------------------- dependencies
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
+  logic finish_q, error_q;  // state_q == StFinish / StError (registered, below)
   logic sync_busy, sync_waiting;
 
   strata_dep_sync #(
@@ -330,7 +331,7 @@ module strata_load_engine
   ) u_sync (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
-    .abort_i        (abort_i || state_q == StError),
+    .abort_i        (abort_i || error_q),
     .start_valid_i  (start_q[StartSync]),
     .start_ready_o  (sync_start_ready),
     .fine_i         (fine_q),
@@ -614,12 +615,17 @@ module strata_load_engine
   // Units leave through a two-entry register slice (full rate): a
   // destination's ready reaches only the slice's fill level, never the beat
   // buffer or the unit counters. Emptied when the instruction stops running.
+  // The head is a register (OutReg): the destination kind and the row-end
+  // flag reach the write handshake and the row release from flip-flops, not
+  // from a LUT-RAM read (9d88d9c at speed 6: the slice's storage read -> four
+  // LUT levels -> 4.01 ns route -> row release -> semaphore, 13.72 ns).
   localparam int unsigned SliceWidth = 2 + WrIdWidth + WrAddrWidth + WordWidth + 1;
   logic [1:0] unused_slice_count;
 
   strata_fifo #(
-    .Width (SliceWidth),
-    .Depth (2)
+    .Width  (SliceWidth),
+    .Depth  (2),
+    .OutReg (1'b1)
   ) u_wr_slice (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni && running),
@@ -662,7 +668,26 @@ module strata_load_engine
   logic      all_written;
 
   assign all_written  = d_done_q && !wr_valid;
-  assign finish_valid = state_q == StFinish;
+  assign finish_valid = finish_q;
+
+  // The dependency sequencer's finish request and the error half of its
+  // abort are flip-flops loaded from state_d (asserted equal to the state
+  // decodes): the sequencer, placed beside the semaphores, reads them from a
+  // register, not from a decode of state_q (9d88d9c at speed 8: load
+  // state_q -> two LUTs -> 2.50 ns route -> sequencer state ->
+  // step_ready_q, 9.11 ns).
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      finish_q <= 1'b0;
+      error_q  <= 1'b0;
+    end else begin
+      finish_q <= state_d == StFinish;
+      error_q  <= state_d == StError;
+    end
+  end
+
+  `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
+                 finish_q == (state_q == StFinish) && error_q == (state_q == StError))
 
   always_comb begin
     state_d    = state_q;
