@@ -668,26 +668,13 @@ module strata_load_engine
   logic      all_written;
 
   assign all_written  = d_done_q && !wr_valid;
-  assign finish_valid = finish_q;
-
   // The dependency sequencer's finish request and the error half of its
-  // abort are flip-flops loaded from state_d (asserted equal to the state
-  // decodes): the sequencer, placed beside the semaphores, reads them from a
-  // register, not from a decode of state_q (9d88d9c at speed 8: load
-  // state_q -> two LUTs -> 2.50 ns route -> sequencer state ->
-  // step_ready_q, 9.11 ns).
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      finish_q <= 1'b0;
-      error_q  <= 1'b0;
-    end else begin
-      finish_q <= state_d == StFinish;
-      error_q  <= state_d == StError;
-    end
-  end
-
-  `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
-                 finish_q == (state_q == StFinish) && error_q == (state_q == StError))
+  // abort are flip-flops loaded from state_d (finish_q, error_q, with the
+  // state register; asserted equal to the state decodes): the sequencer,
+  // placed beside the semaphores, reads them from a register, not from a
+  // decode of state_q (9d88d9c at speed 8: load state_q -> two LUTs ->
+  // 2.50 ns route -> sequencer state -> step_ready_q, 9.11 ns).
+  assign finish_valid = finish_q;
 
   always_comb begin
     state_d    = state_q;
@@ -736,12 +723,16 @@ module strata_load_engine
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q    <= StIdle;
+      finish_q   <= 1'b0;
+      error_q    <= 1'b0;
       err_q      <= 1'b0;
       err_code_q <= ErrNone;
       room_q     <= CredWidth'(BufDepth);
       outst_q    <= '0;
     end else begin
       state_q    <= state_d;
+      finish_q   <= state_d == StFinish;
+      error_q    <= state_d == StError;
       err_q      <= err_d;
       err_code_q <= err_code_d;
       room_q     <= room_d;
@@ -789,6 +780,8 @@ module strata_load_engine
                  start_q == {StartCopies{state_q == StStart}} &&
                  (state_q != StStart || sync_start_ready))
   `STRATA_ASSERT(load_run_copy, clk_i, rst_ni, run_q == (state_q == StRun))
+  `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
+                 finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(load_start_run_d, clk_i, rst_ni,
                  start_d == (state_d == StStart) && run_d == (state_d == StRun))
   `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)

@@ -628,26 +628,9 @@ module strata_store_engine
   // reaches a flip-flop, not the state register. One cycle per STORE.
   logic all_sent, all_sent_q;
   assign all_sent     = rd_done_q && aw_done && w_sent_q == w_total;
+  // The sequencer's finish request and the error half of its abort leave
+  // flip-flops loaded from state_d (below), as in strata_load_engine.
   assign finish_valid = finish_q;
-
-  // The dependency sequencer's finish request and the error half of its
-  // abort are flip-flops loaded from state_d (asserted equal to the state
-  // decodes): the sequencer, placed beside the semaphores, reads them from a
-  // register, not from a decode of state_q (9d88d9c at speed 8: load
-  // state_q -> two LUTs -> 2.50 ns route -> sequencer state ->
-  // step_ready_q, 9.11 ns).
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      finish_q <= 1'b0;
-      error_q  <= 1'b0;
-    end else begin
-      finish_q <= state_d == StFinish;
-      error_q  <= state_d == StError;
-    end
-  end
-
-  `STRATA_ASSERT(store_sync_flags, clk_i, rst_ni,
-                 finish_q == (state_q == StFinish) && error_q == (state_q == StError))
 
   always_comb begin
     state_d     = state_q;
@@ -702,6 +685,8 @@ module strata_store_engine
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q       <= StIdle;
+      finish_q      <= 1'b0;
+      error_q       <= 1'b0;
       all_sent_q    <= 1'b0;
       err_q         <= 1'b0;
       err_code_q    <= ErrNone;
@@ -713,6 +698,8 @@ module strata_store_engine
       w_wbeat_q     <= '0;
     end else begin
       state_q       <= state_d;
+      finish_q      <= state_d == StFinish;
+      error_q       <= state_d == StError;
       all_sent_q    <= state_q == StRun && all_sent;
       err_q         <= err_d;
       err_code_q    <= err_code_d;
@@ -779,6 +766,8 @@ module strata_store_engine
   `STRATA_ASSERT(store_start_run_d, clk_i, rst_ni,
                  start_d == (state_d == StStart) && run_d == (state_d == StRun))
   `STRATA_ASSERT(store_pend_index, clk_i, rst_ni, pend_q == idx_count)
+  `STRATA_ASSERT(store_sync_flags, clk_i, rst_ni,
+                 finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(store_b_expected, clk_i, rst_ni, !bvalid_i || (pend_q != '0 && idx_valid))
   `STRATA_ASSERT(store_data_room, clk_i, rst_ni, !data_push || unused_data_ready)
   `STRATA_ASSERT(store_4k, clk_i, rst_ni,
