@@ -13,7 +13,8 @@
 //   a dependency field that must be 0 (END/CONFIG: all six; LOAD rel1;
 //   STORE acq1) or acq0_first > acq0                           -> ILLEGAL_INSTR
 //   CONFIG not matching this configuration                     -> UNSUPPORTED
-// (the results are registered: one cycle after the last beat), then LOAD /
+// (in two register stages: the rules, then their priority; two cycles after
+// the last beat), then LOAD /
 // COMPUTE / STORE go to their queue (strata_fifo, QueueDepth
 // entries, in program order), CONFIG retires, END stops fetching (end_o).
 // The instruction at index INSTR_LIMIT - 1 dispatched without an END is error
@@ -23,7 +24,7 @@
 // Stop (END, error or abort_i): no new AR; beats still to come are absorbed
 // and dropped; idle_o once no AR is pending and every beat has arrived. The
 // queues are emptied by clear_i and abort_i (not by END: they hold the program).
-// Throughput: one instruction per 512 / AxiDataWidth + 2 cycles when the
+// Throughput: one instruction per 512 / AxiDataWidth + 3 cycles when the
 // beats are buffered; latency from START: the memory latency plus that.
 // Indices are the low 16 bits of the fetch index.
 `include "strata_assert.svh"
@@ -237,42 +238,77 @@ module strata_fetch
     if (clear_i) next_idx_d = 32'd0;
   end
 
-  // Checks of the decoded instruction.
+  // Checks of the decoded instruction, in two register stages. Stage 1
+  // (flag_*_q) evaluates each rule of dec_q on its own, every cycle; dec_q
+  // does not change while it holds a whole instruction (no beat is taken
+  // then), so the flags describe it from the cycle after it is complete
+  // (flag_valid_q). Stage 2 (chk_*_q) is the rules' priority over those
+  // flags: the 512-bit masks and the field comparisons never share a cycle
+  // with the priority, the dispatch condition or the error state.
   opcode_e op;
   assign op = hdr_opcode(dec_q);
 
+  logic       flag_valid_q;          // the flags below describe dec_q
+  logic       flag_rerr_q;           // one of its beats had RRESP != OKAY
+  logic [4:0] flag_resv_q;           // reserved bits set, per opcode (load .. config)
+  logic       flag_known_q;          // the opcode is one of the five
+  logic       flag_acq_order_q;      // acq0_first > acq0
+  logic       flag_retire_deps_q;    // END / CONFIG with a dependency field set
+  logic       flag_load_rel1_q;      // rel1 set (an error for LOAD)
+  logic       flag_store_acq1_q;     // acq1 set (an error for STORE)
+  logic       flag_config_q;         // CONFIG payload does not match this configuration
+  logic [4:0] flag_op_q;             // opcode one-hot: load, compute, store, end, config
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) flag_valid_q <= 1'b0;
+    else         flag_valid_q <= dec_valid_q && !dec_take && !draining;
+  end
+
+  always_ff @(posedge clk_i) begin
+    flag_rerr_q        <= dec_rerr_q;
+    flag_resv_q        <= {(dec_q & ~ConfigUsedMask) != '0, (dec_q & ~EndUsedMask) != '0,
+                           (dec_q & ~StoreUsedMask) != '0, (dec_q & ~ComputeUsedMask) != '0,
+                           (dec_q & ~LoadUsedMask) != '0};
+    flag_known_q       <= op inside {OpLoad, OpCompute, OpStore, OpEnd, OpConfig};
+    flag_acq_order_q   <= hdr_acq0_first(dec_q) > hdr_acq0(dec_q);
+    flag_retire_deps_q <= hdr_acq0(dec_q) != '0 || hdr_acq1(dec_q) != '0 ||
+                          hdr_rel0(dec_q) != '0 || hdr_rel1(dec_q) != '0 ||
+                          hdr_acq0_first(dec_q) != '0 || hdr_acq0_step(dec_q) != '0;
+    flag_load_rel1_q   <= hdr_rel1(dec_q) != '0;
+    flag_store_acq1_q  <= hdr_acq1(dec_q) != '0;
+    flag_config_q      <= 32'(config_version(dec_q)) != HwVersion ||
+                          32'(config_pes(dec_q)) != Pes || 32'(config_lanes(dec_q)) != Lanes ||
+                          32'(config_banks(dec_q)) > Banks ||
+                          config_bank_depth(dec_q) > 32'(BankDepth) ||
+                          config_pe_cache_depth(dec_q) > 32'(PeCacheDepth) ||
+                          config_param_depth(dec_q) > 32'(ParamDepth);
+    flag_op_q          <= {op == OpConfig, op == OpEnd, op == OpStore, op == OpCompute,
+                           op == OpLoad};
+  end
+
+  // Stage 2: the rules in priority order (the first that fails names the error).
   always_comb begin
     check_fail = 1'b1;
     check_code = ErrNone;
-    if (dec_rerr_q) begin
+    if (flag_rerr_q) begin
       check_code = ErrAxiRead;
-    end else if (!reserved_bits_clear(dec_q)) begin
+    end else if (!flag_known_q || |(flag_resv_q & flag_op_q)) begin
       check_code = ErrIllegalInstr;
-    end else if (hdr_acq0_first(dec_q) > hdr_acq0(dec_q)) begin
+    end else if (flag_acq_order_q) begin
       check_code = ErrIllegalInstr;
-    end else if ((op == OpEnd || op == OpConfig) &&
-                 (hdr_acq0(dec_q) != '0 || hdr_acq1(dec_q) != '0 || hdr_rel0(dec_q) != '0 ||
-                  hdr_rel1(dec_q) != '0 || hdr_acq0_first(dec_q) != '0 ||
-                  hdr_acq0_step(dec_q) != '0)) begin
+    end else if ((flag_op_q[3] || flag_op_q[4]) && flag_retire_deps_q) begin
       check_code = ErrIllegalInstr;
-    end else if ((op == OpLoad && hdr_rel1(dec_q) != '0) ||
-                 (op == OpStore && hdr_acq1(dec_q) != '0)) begin
+    end else if ((flag_op_q[0] && flag_load_rel1_q) || (flag_op_q[2] && flag_store_acq1_q)) begin
       check_code = ErrIllegalInstr;
-    end else if (op == OpConfig &&
-                 (32'(config_version(dec_q)) != HwVersion || 32'(config_pes(dec_q)) != Pes ||
-                  32'(config_lanes(dec_q)) != Lanes || 32'(config_banks(dec_q)) > Banks ||
-                  config_bank_depth(dec_q) > 32'(BankDepth) ||
-                  config_pe_cache_depth(dec_q) > 32'(PeCacheDepth) ||
-                  config_param_depth(dec_q) > 32'(ParamDepth))) begin
+    end else if (flag_op_q[4] && flag_config_q) begin
       check_code = ErrUnsupported;
     end else begin
       check_fail = 1'b0;
     end
   end
 
-  // The checks of dec_q are registered (chk_*): an instruction is dispatched
-  // or reported the cycle after it is complete, so the wide checks never reach
-  // the queues, the error state or the AR logic in the same cycle.
+  // The priority is registered too (chk_*): an instruction is dispatched or
+  // reported two cycles after it is complete.
   logic       chk_valid_d, chk_valid_q;  // chk_* describe dec_q
   logic       chk_fail_q;
   err_code_e  chk_code_q;
@@ -281,7 +317,7 @@ module strata_fetch
   logic       chk_stop_q;                // taking dec_q stops fetching (END or the limit)
   logic       stop_take;                 // the instruction that stops fetching is taken
 
-  assign chk_valid_d = dec_valid_q && !dec_take && !draining;
+  assign chk_valid_d = flag_valid_q && dec_valid_q && !dec_take && !draining;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) chk_valid_q <= 1'b0;
@@ -291,9 +327,9 @@ module strata_fetch
   always_ff @(posedge clk_i) begin
     chk_fail_q    <= check_fail;
     chk_code_q    <= check_code;
-    chk_end_q     <= op == OpEnd;
+    chk_end_q     <= flag_op_q[3];
     chk_last_q    <= dec_idx_q + 32'd1 == limit_q;
-    chk_stop_q    <= op == OpEnd || dec_idx_q + 32'd1 == limit_q;
+    chk_stop_q    <= flag_op_q[3] || dec_idx_q + 32'd1 == limit_q;
   end
 
   // Dispatch. An instruction may leave the decode register when it is checked
@@ -316,8 +352,8 @@ module strata_fetch
       go_queue_q  <= '0;
       go_retire_q <= 1'b0;
     end else begin
-      go_queue_q  <= {go_d && op == OpStore, go_d && op == OpCompute, go_d && op == OpLoad};
-      go_retire_q <= go_d && (op == OpEnd || op == OpConfig);
+      go_queue_q  <= {go_d && flag_op_q[2], go_d && flag_op_q[1], go_d && flag_op_q[0]};
+      go_retire_q <= go_d && (flag_op_q[3] || flag_op_q[4]);
     end
   end
 
@@ -490,6 +526,13 @@ module strata_fetch
                  !dec_take || (chk_valid_q && active_q && !stop_pend_q && !chk_fail_q &&
                                !limit_zero_q))
   `STRATA_ASSERT(fetch_credit_range, clk_i, rst_ni, 32'(credits_q) <= PrefetchInstrs)
+  // The stage-1 flags describe the instruction in dec_q whenever they are
+  // marked valid: the opcode and reserved-bit rule equals the package's.
+  `STRATA_ASSERT(fetch_flags_current, clk_i, rst_ni,
+                 !flag_valid_q || (flag_op_q == 5'({op == OpConfig, op == OpEnd, op == OpStore,
+                                                    op == OpCompute, op == OpLoad}) &&
+                                   (!flag_known_q || |(flag_resv_q & flag_op_q)) ==
+                                   !reserved_bits_clear(dec_q)))
 
 `ifndef SYNTHESIS
   initial begin
