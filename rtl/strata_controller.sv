@@ -23,14 +23,16 @@
 // index among the waiting engines.
 // Every status input from the fetcher and the engines is registered first
 // (they come from blocks placed far apart on an FPGA, and the error priority
-// and completion logic then start from flip-flops): errors, completion and
-// deadlock are judged a cycle after the clients show them.
+// and completion logic then start from flip-flops), and so is the outcome of
+// the error priority and of the completion check (err_*_q, finished_q), so
+// the state, code and abort registers load from flip-flops: errors,
+// completion and deadlock are judged two cycles after the clients show them.
 // clear_o and abort_o reach every client: each client gets its own copy
 // (ClearCopies, AbortCopies; strata_reg_copies, asserted equal), which the
 // placer puts beside the client, instead of one flip-flop whose net crosses
 // the die.
-// Latency: START to clear_o one cycle; completion to DONE (and done_set_o) two
-// cycles. Status outputs are registers.
+// Latency: START to clear_o one cycle; completion to DONE (and done_set_o)
+// three cycles. Status outputs are registers.
 `include "strata_assert.svh"
 
 module strata_controller
@@ -102,6 +104,7 @@ module strata_controller
   err_code_e [2:0]  in_e_code_q;
   logic [2:0][15:0] in_e_index_q, in_e_err_index_q;
   logic             clear_q2;  // clear_o was high two cycles ago
+  logic             clear_q3;  // clear_o was high three cycles ago
 
   always_ff @(posedge clk_i) begin
     in_f_idle_q      <= fetch_idle_i;
@@ -186,6 +189,27 @@ module strata_controller
   assign all_idle = in_f_idle_q && (&in_e_idle_q);
   assign finished = in_f_end_q && (&in_e_empty_q) && all_idle;
 
+  // The priority's and the completion check's outcome, registered together
+  // (an error and the completion it comes with are seen in the same cycle).
+  logic         err_any_q, finished_q;
+  err_code_e    err_code_q;
+  logic [15:0]  err_index_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      err_any_q  <= 1'b0;
+      finished_q <= 1'b0;
+    end else begin
+      err_any_q  <= err_any;
+      finished_q <= finished;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    err_code_q  <= err_code;
+    err_index_q <= err_index;
+  end
+
   always_comb begin
     state_d     = state_q;
     done_d      = done_q;
@@ -211,14 +235,15 @@ module strata_controller
       end
       StRun: begin
         // clear_o is high in the first Run cycle: clients still show the last
-        // run's state then, and the registered inputs a cycle longer, so
-        // nothing is judged before they are reset.
-        if (!clear_q && !clear_q2) begin
-          if (err_any) begin
+        // run's state then, the registered inputs a cycle longer and the
+        // registered outcome one more, so nothing is judged before they are
+        // reset.
+        if (!clear_q && !clear_q2 && !clear_q3) begin
+          if (err_any_q) begin
             state_d = StDrain;
-            code_d  = err_code;
-            index_d = err_index;
-          end else if (finished) begin
+            code_d  = err_code_q;
+            index_d = err_index_q;
+          end else if (finished_q) begin
             state_d    = StIdle;
             done_d     = 1'b1;
             done_set_d = 1'b1;
@@ -246,6 +271,7 @@ module strata_controller
       index_q     <= 16'd0;
       clear_q     <= 1'b0;
       clear_q2    <= 1'b0;
+      clear_q3    <= 1'b0;
       abort_q     <= 1'b0;
       done_set_q  <= 1'b0;
       error_set_q <= 1'b0;
@@ -259,6 +285,7 @@ module strata_controller
       index_q     <= index_d;
       clear_q     <= clear_d;
       clear_q2    <= clear_q;
+      clear_q3    <= clear_q2;
       abort_q     <= state_d == StDrain;
       done_set_q  <= done_set_d;
       error_set_q <= error_set_d;
