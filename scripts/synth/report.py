@@ -143,6 +143,47 @@ def failing_endpoints(hist):
             "at_most": sum(b["max"] for b in hist["bins"] if b["from_ps"] < 0)}
 
 
+# A register's bits and the copies of a generate loop are one group of endpoints.
+ENDPOINT_BIT = re.compile(r"_TRELLIS_FF_Q(_\d+)?$")
+GENERATE_INDEX = re.compile(r"\[\d+\]")
+PORT_BIT = re.compile(r"\d+$")
+
+
+def late_endpoints(pnr, clock_raw, period_ns, limit=30):
+    """Every endpoint's latest data arrival, from nextpnr's detailed net timings.
+
+    nextpnr's report names one critical path per clock; its
+    `detailed_net_timings` (--detailed-timing-report) give, for every net that
+    ends at a register, RAM or DSP input, the earliest and latest arrival at
+    each such sink (setup not included). The endpoints whose arrival is at
+    least 90 % of the period are grouped by register (its bits and the copies
+    of a generate loop together) and port; the `limit` latest groups are kept.
+    None when the report has no detailed timings."""
+    nets = pnr.get("detailed_net_timings")
+    if nets is None:
+        return None
+    event = f"posedge {clock_raw}"
+    groups = {}
+    over = late = 0
+    for net in nets:
+        for sink in net.get("endpoints", []):
+            if sink.get("event") != event:
+                continue
+            arrival = sink["delay"][1]
+            if arrival < 0.9 * period_ns:
+                continue
+            late += 1
+            over += arrival >= period_ns
+            cell = GENERATE_INDEX.sub("[*]", ENDPOINT_BIT.sub("", sink["cell"]))
+            key = f"{cell}.{PORT_BIT.sub('', sink['port'])}"
+            g = groups.setdefault(key, {"endpoint": key, "count": 0, "worst_arrival_ns": 0.0})
+            g["count"] += 1
+            g["worst_arrival_ns"] = max(g["worst_arrival_ns"], round(arrival, 3))
+    ranked = sorted(groups.values(), key=lambda g: (-g["worst_arrival_ns"], g["endpoint"]))
+    return {"period_ns": round(period_ns, 3), "at_least_90_percent": late,
+            "arrival_over_period": over, "groups": ranked[:limit]}
+
+
 def pnr_summary(pnr):
     clocks = {}
     for raw, f in pnr.get("fmax", {}).items():
@@ -153,6 +194,9 @@ def pnr_summary(pnr):
             "net": raw,
             "critical_path": critical_path(pnr, raw),
         }
+        late = late_endpoints(pnr, raw, 1000.0 / f["constraint"])
+        if late is not None:
+            clocks[clean_clock(raw)]["late_endpoints"] = late
     util = {bel: pnr["utilization"][bel] for bel in PNR_BELS if bel in pnr.get("utilization", {})}
     summary = {"clocks": clocks, "utilization": util}
     hist = pnr.get("slack_histogram")
@@ -303,6 +347,17 @@ def markdown(rep):
                     lines.append(f"Critical path, speed {s}, `{c}`: `{cp['from']}` -> `{cp['to']}`, "
                                  f"{cp['delay_ns']} ns (logic {cp['logic_ns']}, routing "
                                  f"{cp['routing_ns']}, clock-to-out/setup {cp['other_ns']}).")
+                late = ck.get("late_endpoints")
+                if late:
+                    lines += ["", f"Latest endpoints, speed {s}, `{c}` (nextpnr detailed timing: "
+                              f"latest data arrival, setup not included; "
+                              f"{late['at_least_90_percent']} endpoints arrive at 90 % of the "
+                              f"{late['period_ns']} ns period or later, "
+                              f"{late['arrival_over_period']} after the period):", "",
+                              "| endpoint (register bits and generate copies together) | "
+                              "endpoints | latest arrival (ns) |", "|---|---|---|"]
+                    lines += [f"| `{g['endpoint']}` | {g['count']} | {g['worst_arrival_ns']} |"
+                              for g in late["groups"]]
     return "\n".join(lines) + "\n"
 
 

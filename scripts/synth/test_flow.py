@@ -94,6 +94,9 @@ class Errors(unittest.TestCase):
         self.expect_error(["--top", "strata_fifo", "--timing-weight", "x"],
                           "invalid int value: 'x'")
 
+    def test_bad_jobs(self):
+        self.expect_error(["--top", "strata_fifo", "--jobs", "0"], "--jobs must be >= 1 (got 0)")
+
     def test_bad_pnr_timeout(self):
         self.expect_error(["--top", "strata_fifo", "--pnr-timeout", "0"],
                           "--pnr-timeout must be > 0 seconds (got 0)")
@@ -194,6 +197,32 @@ class ElaborateTop(unittest.TestCase):
             self.assertIn(block, names)
 
 
+    def test_late_endpoints(self):
+        # Every sink's latest arrival of the clock's domain counts; the bits of
+        # a register and the copies of a generate loop form one group; sinks
+        # before 90 % of the period and other domains are left out.
+        clk = "$glbnet$clk_i$TRELLIS_IO_IN"
+        ev = f"posedge {clk}"
+        sink = lambda cell, port, late, event=ev: {"cell": cell, "port": port, "event": event,
+                                                   "delay": [0.5, late]}
+        pnr = {"detailed_net_timings": [
+            {"net": "a", "endpoints": [sink("u.x_q_TRELLIS_FF_Q", "DI", 9.5),
+                                       sink("u.x_q_TRELLIS_FF_Q_7", "DI", 10.25),
+                                       sink("u.g[3].y_q_TRELLIS_FF_Q_1", "CE", 9.2)]},
+            {"net": "b", "endpoints": [sink("u.g[12].y_q_TRELLIS_FF_Q", "CE", 9.9),
+                                       sink("u.ram", "ADB10", 8.9),
+                                       sink("u.z_q_TRELLIS_FF_Q", "M", 12.0, "<async>")]}]}
+        late = synth_report.late_endpoints(pnr, clk, 10.0)
+        self.assertEqual(late["period_ns"], 10.0)
+        self.assertEqual(late["at_least_90_percent"], 4)
+        self.assertEqual(late["arrival_over_period"], 1)
+        self.assertEqual(late["groups"], [
+            {"endpoint": "u.x_q.DI", "count": 2, "worst_arrival_ns": 10.25},
+            {"endpoint": "u.g[*].y_q.CE", "count": 2, "worst_arrival_ns": 9.9}])
+        self.assertEqual(len(synth_report.late_endpoints(pnr, clk, 10.0, limit=1)["groups"]), 1)
+        self.assertIsNone(synth_report.late_endpoints({}, clk, 10.0))
+
+
 class SynthCase(unittest.TestCase):
     """Runs the flow once for the suite; tests read its report.json."""
     needs_tools = True
@@ -237,7 +266,8 @@ class Ecp5Ram(SynthCase):
     width, depth = 64, 1024
     name = "ecp5_ram"
     args = ("--target", "ecp5", "--top", "strata_ram_1r1w",
-            "--params", f"Width={width} Depth={depth}", "--speeds", "8")
+            "--params", f"Width={width} Depth={depth}", "--speeds", "8,6", "--detailed-timing",
+            "--jobs", "2")
 
     def test_pnr_time_limit(self):
         # A place and route that outlasts --pnr-timeout is stopped: exit status
@@ -278,6 +308,30 @@ class Ecp5Ram(SynthCase):
         self.assertIsNotNone(clk["critical_path"])
         self.assertEqual(self.report["placer"], {"timing_weight": flow.PLACER_TIMING_WEIGHT,
                                                  "crit_exp": flow.PLACER_CRIT_EXP})
+        self.assertEqual(self.report["router"], flow.DEFAULT_ROUTER)
+
+    def test_both_grades_at_once(self):
+        # --jobs 2: the two grades are placed and routed side by side, each
+        # with its own log, report and Fmax; speed 6 is the slower grade.
+        pnr = self.report["pnr"]
+        self.assertEqual(list(pnr), ["8", "6"])
+        for speed in pnr:
+            self.assertTrue((self.out / f"pnr_speed{speed}.log").is_file())
+            self.assertEqual(pnr[speed]["utilization"]["DP16KD"]["used"], self.res("DP16KD"))
+        self.assertLess(pnr["6"]["clocks"]["clk_i"]["fmax_mhz"],
+                        pnr["8"]["clocks"]["clk_i"]["fmax_mhz"])
+
+    def test_late_endpoints(self):
+        # --detailed-timing: the latest endpoints, against the constraint's
+        # period; none arrives after the critical path ends (setup excluded).
+        clk = self.report["pnr"]["8"]["clocks"]["clk_i"]
+        late = clk["late_endpoints"]
+        self.assertAlmostEqual(late["period_ns"], 1000.0 / clk["constraint_mhz"], places=2)
+        for g in late["groups"]:
+            self.assertGreaterEqual(g["worst_arrival_ns"], 0.9 * late["period_ns"])
+            self.assertLessEqual(g["worst_arrival_ns"], clk["critical_path"]["delay_ns"])
+        md = (self.out / "report.md").read_text()
+        self.assertIn("Latest endpoints, speed 8, `clk_i`", md)
 
     def test_clock_on_its_pin(self):
         # The LPF locates clk_i on G2 (a primary clock input, X0/Y47 PIOA):
