@@ -667,6 +667,12 @@ module strata_window_gen #(
         h_lim_d     = ceil_q ? min_pos(h_lim_q, h_lim_ms_q) : h_lim_q - s + pos_t'(1);
         w_lim_d     = ceil_q ? min_pos(w_lim_q, w_lim_ms_q) : w_lim_q - s + pos_t'(1);
         h_last_ms_d = h_last_q - s;
+        // The first window's last-column flag !(wx < w_lim) at wx = -p, from
+        // the limit's candidates (ceil: below both; floor: -p < w_lim - s + 1,
+        // i.e. s - p <= w_lim), so StStart's adv_q reads it from a flip-flop
+        // (c8104fe at speed 8, seed 2: w_lim_q -> compare -> adv_q, 8.08 ns).
+        first_last_col_d = ceil_q ? !((wx_q < w_lim_q) && (wx_q < w_lim_ms_q))
+                                  : !(sp_q <= w_lim_q);
         y_low_d     = min_pos(bot_q, h_last_q);
         y_low_nx_d  = min_pos(bot_s_q, h_last_q);
         emit_cnt_d  = first_cnt_q;
@@ -683,11 +689,9 @@ module strata_window_gen #(
         w_lim_ms2_d      = w_lim_q - (s <<< 1);
         row_jump_last_d  = !(sp_q < w_lim_q);
         jump_last_d      = !(sp_q < w_lim_q);
-        first_last_col_d = !(wx_q < w_lim_q);
-        last_col_d       = !(wx_q < w_lim_q);
+        last_col_d       = first_last_col_q;
         last_row_d       = !(wy_q < h_lim_q);
-        adv_d            = advance(first_cnt_q == '0, !(wx_q < w_lim_q), col_inc_q, col_jump_q,
-                                   nxt_in_q);
+        adv_d            = adv_row;
         state_d          = StRun;
       end
       StRun: begin
@@ -1086,6 +1090,7 @@ module strata_window_gen #(
                      && (w_gt1_q == (w > pos_t'(1)))
                      && (jump_last_q == !(wx_q < w_lim_q - s))
                      && (row_jump_last_q == !(-p < w_lim_q - s))
+                     && (first_last_col_q == !(-p < w_lim_q))
                      && (adv_q == advance(emit, last_col_q, col_inc_q, col_jump_q, nxt_in_q))
                      && (y_low_q == min_pos(wy_q + k - pos_t'(1), h - pos_t'(1)))
                      && (pos_t'(emit_cnt_q) == wx_q + k - pos_t'(1) - col_q)
