@@ -79,13 +79,14 @@ clean:
 
 # FPGA synthesis (docs/fpga.md): Yosys, and nextpnr-ecp5 place and route for ecp5.
 #   make synth [TARGET=ecp5|xilinx|gowin] [TOP=<module>] [CONFIG=<yaml>] [PARAMS="Name=value ..."]
+#              [PNR_SEEDS=1,2,3]   (ecp5: a nextpnr seed sweep, each grade's fastest run kept)
 # Writes $(BUILD)/synth/<target>/report.md and report.json.
 .PHONY: synth
 synth:
 	STRATA_SETUP_FPGA=1 scripts/setup.sh
 	scripts/synth.sh --target $(or $(TARGET),ecp5) $(if $(TOP),--top $(TOP)) \
 	  $(if $(CONFIG),--config $(CONFIG)) $(if $(PARAMS),--params "$(PARAMS)") \
-	  --out $(BUILD)/synth/$(or $(TARGET),ecp5)
+	  $(if $(PNR_SEEDS),--seeds $(PNR_SEEDS)) --out $(BUILD)/synth/$(or $(TARGET),ecp5)
 # The test suite holds synth-labelled tests: `make test` installs the FPGA tools too.
 test: export STRATA_SETUP_FPGA := 1
 

