@@ -76,10 +76,17 @@ module strata_dep_sync #(
 
   state_e       state_d, state_q;
   logic         fine_d, fine_q;
-  logic [W-1:0] acq0_d, acq0_q, acq1_d, acq1_q, rel0_d, rel0_q, rel1_d, rel1_q, step_d, step_q;
+  logic [W-1:0] acq0_d, acq0_q, acq1_d, acq1_q, rel1_d, rel1_q, step_d, step_q;
   logic [W-1:0] need_d, need_q;          // edge-0 units needed before the next step
   logic [W-1:0] held_d, held_q;          // edge-0 units acquired so far
-  logic [W-1:0] released_d, released_q;  // rel0 units released so far
+  // rel0 units not released yet, counted down, and whether any is left (a
+  // flip-flop loaded from a compare of the count, beside its decrement): a
+  // fine-grained step's release reads the flag, not a 16-bit comparison of
+  // the count with rel0 (c8104fe at speed 8, seed 1: released count ->
+  // compare -> step release -> count, 8.15 ns), and the finish releases the
+  // count itself (no subtraction).
+  logic [W-1:0] rel_left_d, rel_left_q;
+  logic         rel_any_d, rel_any_q;     // rel_left_q != 0
   // Registered views of held_q (exact, asserted below):
   logic         need_met_d, need_met_q;  // held_q >= need_q
   logic         need_met_wait;           // need_met_d if no step starts this cycle
@@ -107,7 +114,7 @@ module strata_dep_sync #(
   assign finish_ready_o = state_q == StRun && all_held_q;
   assign step_fire      = step_valid_i && step_ready;
   assign finish_fire    = finish_valid_i && finish_ready_o;
-  assign step_rel       = state_q == StRun && fine_q && step_done_i && released_q < rel0_q;
+  assign step_rel       = state_q == StRun && fine_q && step_done_i && rel_any_q;
   assign start_ready_o  = state_q == StIdle;
 
   // The next step's units as soon as they are missing; the rest of acq0 when
@@ -130,8 +137,8 @@ module strata_dep_sync #(
     rel_valid_o  = '0;
     rel_amount_o = '0;
     if (finish_fire) begin
-      rel_valid_o[0]  = rel0_q != released_q;
-      rel_amount_o[0] = rel0_q - released_q;
+      rel_valid_o[0]  = rel_any_q;
+      rel_amount_o[0] = rel_left_q;
       rel_valid_o[1]  = rel1_q != '0;
       rel_amount_o[1] = rel1_q;
     end else if (step_rel) begin
@@ -161,12 +168,12 @@ module strata_dep_sync #(
     fine_d     = fine_q;
     acq0_d     = acq0_q;
     acq1_d     = acq1_q;
-    rel0_d     = rel0_q;
     rel1_d     = rel1_q;
     step_d     = step_q;
     need_d     = need_q;
     held_d     = held_q;
-    released_d = released_q;
+    rel_left_d = rel_left_q;
+    rel_any_d  = rel_any_q;
     need_met_wait = need_met_q;
     all_held_d = all_held_q;
     need_gap_d = need_gap_q;
@@ -179,7 +186,10 @@ module strata_dep_sync #(
       all_gap_d  = need_met_q ? '0 : all_gap_q - need_gap_q;
       all_held_d = need_met_q || all_gap_q == need_gap_q;
     end
-    if (step_rel) released_d = released_q + W'(1);
+    if (step_rel) begin
+      rel_left_d = rel_left_q - W'(1);
+      rel_any_d  = rel_left_q != W'(1);
+    end
     if (step_fire && fine_q) begin
       need_d     = need_q + step_gap;
       need_gap_d = step_gap;
@@ -190,12 +200,12 @@ module strata_dep_sync #(
           fine_d     = fine_i;
           acq0_d     = acq0_i;
           acq1_d     = acq1_i;
-          rel0_d     = rel0_i;
           rel1_d     = rel1_i;
           step_d     = acq0_step_i;
           need_d     = first_need;
           held_d     = '0;
-          released_d = '0;
+          rel_left_d = rel0_i;
+          rel_any_d  = rel0_i != '0;
           need_met_wait = acq0_i == '0 || (fine_i && acq0_first_i == '0);  // first_need == 0
           all_held_d = acq0_i == '0;
           need_gap_d = first_need;
@@ -236,12 +246,12 @@ module strata_dep_sync #(
     fine_q     <= fine_d;
     acq0_q     <= acq0_d;
     acq1_q     <= acq1_d;
-    rel0_q     <= rel0_d;
     rel1_q     <= rel1_d;
     step_q     <= step_d;
     need_q     <= need_d;
     held_q     <= held_d;
-    released_q <= released_d;
+    rel_left_q <= rel_left_d;
+    rel_any_q  <= rel_any_d;
     need_met_q <= need_met_d;
     all_held_q <= all_held_d;
     need_gap_q <= need_gap_d;
@@ -259,7 +269,8 @@ module strata_dep_sync #(
   `STRATA_ASSERT(dep_sync_ready_next, clk_i, rst_ni,
                  (step_valid_i ? ready_if_step : ready_if_wait) == (state_d == StRun && need_met_d))
   `STRATA_ASSERT(dep_sync_zero_flags, clk_i, rst_ni, state_q != StRun ||
-                 (step_zero_q == (step_q == '0) && all_held_q == (all_gap_q == '0)))
+                 (step_zero_q == (step_q == '0) && all_held_q == (all_gap_q == '0) &&
+                  rel_any_q == (rel_left_q != '0)))
   `STRATA_ASSERT(dep_sync_excl, clk_i, rst_ni, !(step_valid_i && finish_valid_i))
   `STRATA_ASSERT(dep_sync_all_held, clk_i, rst_ni,
                  state_q != StRun || all_held_q == (held_q >= acq0_q))
