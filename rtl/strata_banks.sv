@@ -30,6 +30,18 @@
 // keep attribute: the open flow keeps their flip-flops apart
 // (scripts/synth/flow.py; Yosys would merge identical registers); vendor
 // tools read the same attribute (not run here).
+// The store port's read enables: the store engine announces the bank it
+// reads (sr_active_i with sr_bank_i, from its registers) for as long as its
+// reads may come, and each slice's RAM read enable is a flip-flop of that
+// announcement (sr_act_q, one per slice like the compute read's), not the
+// request: the request's logic and its route across the die to every block
+// RAM's enable are gone (c8104fe at speed 6: store run copy -> read request
+// -> 3.48 ns route -> DP16KD CEB, 10.36 ns, the run's critical path; 19
+// CEB endpoints at 9.7 to 10.0 ns). The announced bank is then read every
+// cycle while the store runs, whether or not it requests (a read whose
+// word nobody takes; the RAMs' own checks are off, CheckReads = 0, and the
+// reads that are used are checked here). A store request needs the
+// announcement of its bank in the cycle before (asserted).
 // Reads: a request (valid/ready) returns its word on rsp_valid exactly two
 // cycles (store port) or three cycles (compute port: the request register)
 // after the handshake, in order; the client must take it (it issues no more
@@ -72,6 +84,8 @@ module strata_banks #(
   output logic                    cr_rsp_valid_o,  // word of the request three cycles earlier
   output logic [WordWidth-1:0]    cr_rsp_data_o,   // word
   // store engine read port
+  input  logic                    sr_active_i,     // store reads bank sr_bank_i from the
+                                                   // next cycle on (see above)
   input  logic                    sr_req_valid_i,  // read request
   output logic                    sr_req_ready_o,  // accepted (no compute read of that bank)
   input  logic [BankIdxWidth-1:0] sr_bank_i,       // bank
@@ -107,9 +121,7 @@ module strata_banks #(
     assign cw_sel = cw_fire && cw_bank_i == BankIdxWidth'(b);
     assign lw_sel = lw_fire && lw_bank_i == BankIdxWidth'(b);
     assign cr_sel = cr_req_valid_i && cr_bank_i == BankIdxWidth'(b);
-    // A store request for this bank: its read enable needs no arbitration
-    // (a compute read of the bank enables the RAM anyway, and then the store
-    // sees ready = 0), so the enable does not wait for the store's ready.
+    // A store request for this bank (checked against the announcement).
     assign sr_req = sr_req_valid_i && sr_bank_i == BankIdxWidth'(b);
 
     always_ff @(posedge clk_i) begin
@@ -118,17 +130,20 @@ module strata_banks #(
 
     for (genvar s = 0; s < Slices; s++) begin : g_slice
       (* keep *) logic                 we_q, cr_hit_q;  // write; compute read
+      (* keep *) logic                 sr_act_q;        // store reads this bank
       (* keep *) logic [AddrWidth-1:0] waddr_q, cr_addr_q;
-      logic                 re;
+      logic                 re, used;
       logic [AddrWidth-1:0] raddr;
 
       always_ff @(posedge clk_i) begin
         if (!rst_ni) begin
           we_q     <= 1'b0;
           cr_hit_q <= 1'b0;
+          sr_act_q <= 1'b0;
         end else begin
           we_q     <= cw_sel || lw_sel;
           cr_hit_q <= cr_sel;
+          sr_act_q <= sr_active_i && sr_bank_i == BankIdxWidth'(b);
         end
       end
 
@@ -137,13 +152,15 @@ module strata_banks #(
         cr_addr_q <= cr_addr_i;
       end
 
-      assign re    = cr_hit_q || sr_req;
+      assign re    = cr_hit_q || sr_act_q;
       assign raddr = cr_hit_q ? cr_addr_q : sr_addr_i;
+      assign used  = cr_hit_q || (sr_fire && sr_bank_i == BankIdxWidth'(b));
 
       strata_ram_1r1w #(
-        .Width     (SliceWidth),
-        .Depth     (BankDepth),
-        .ReadFirst (1'b0)
+        .Width      (SliceWidth),
+        .Depth      (BankDepth),
+        .ReadFirst  (1'b0),
+        .CheckReads (1'b0)
       ) u_ram (
         .clk_i   (clk_i),
         .we_i    (we_q),
@@ -154,6 +171,11 @@ module strata_banks #(
         .rdata_o (rdata[s*SliceWidth +: SliceWidth])
       );
 
+      // A store request finds its bank announced; a read that is used is
+      // enabled, in range, and not of the word written in the same cycle.
+      `STRATA_ASSERT(banks_sr_announced, clk_i, rst_ni, !sr_req || sr_act_q)
+      `STRATA_ASSERT(banks_read_used, clk_i, rst_ni, !used ||
+                     (re && 32'(raddr) < BankDepth && !(we_q && waddr_q == raddr)))
       // Every copy agrees with the bank's registered requests.
       `STRATA_ASSERT(banks_copies, clk_i, rst_ni,
                      we_q == ((cw_q && cw_bank_q == BankIdxWidth'(b)) ||

@@ -375,7 +375,7 @@ module strata_memsys
   logic [BankAddrWidth-1:0] lw_addr;
   logic [WordWidth-1:0]     lw_data;
   logic                     ld_busy, ld_wait, ld_mem_wait, ld_retire;
-  logic                     sr_req_valid, sr_req_ready, sr_rsp_valid;
+  logic                     sr_active, sr_req_valid, sr_req_ready, sr_rsp_valid;
   logic [BankIdxWidth-1:0]  sr_bank;
   logic [BankAddrWidth-1:0] sr_addr;
   logic [WordWidth-1:0]     sr_rsp_data;
@@ -449,6 +449,7 @@ module strata_memsys
     .acq_grant_i      (st_acq_grant),
     .rel_valid_o      (st_rel_valid),
     .rel_amount_o     (st_rel_amount),
+    .bank_active_o    (sr_active),
     .bank_req_valid_o (sr_req_valid),
     .bank_req_ready_i (sr_req_ready),
     .bank_o           (sr_bank),
@@ -514,6 +515,7 @@ module strata_memsys
     .cr_addr_i      (cr_addr_i),
     .cr_rsp_valid_o (cr_rsp_valid_o),
     .cr_rsp_data_o  (cr_rsp_data_o),
+    .sr_active_i    (sr_active),
     .sr_req_valid_i (sr_req_valid),
     .sr_req_ready_o (sr_req_ready),
     .sr_bank_i      (sr_bank),

@@ -8,11 +8,15 @@
 // ReadFirst = 0: the caller never reads the address it writes in the same
 // cycle (asserted in simulation); the array carries Yosys's no_rw_check
 // attribute, so the block RAM's output reaches rdata_o with no logic.
+// CheckReads = 0: the caller enables reads whose data it does not use (so
+// their addresses may collide with a write or be out of range) and checks
+// the reads it uses itself; this block then checks its writes only.
 // No reset on the array; contents are undefined until written.
 module strata_ram_1r1w #(
   parameter int unsigned Width = 64,   // bits per word
   parameter int unsigned Depth = 1024, // words
   parameter bit          ReadFirst = 1'b1,  // same-address read and write: old data
+  parameter bit          CheckReads = 1'b1, // simulation checks of the reads (above)
   localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1
 ) (
   input  logic                 clk_i,    // clock
@@ -67,11 +71,11 @@ module strata_ram_1r1w #(
         assert (32'(waddr_i) < Depth)
           else $error("%m: write address %0d >= %0d", waddr_i, Depth);
       end
-      if (re_i) begin
+      if (CheckReads && re_i) begin
         assert (32'(raddr_i) < Depth)
           else $error("%m: read address %0d >= %0d", raddr_i, Depth);
       end
-      if (!ReadFirst && we_i && re_i) begin
+      if (CheckReads && !ReadFirst && we_i && re_i) begin
         assert (waddr_i != raddr_i)
           else $error("%m: address %0d read and written in one cycle (ReadFirst = 0)", raddr_i);
       end

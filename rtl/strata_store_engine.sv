@@ -69,6 +69,8 @@ module strata_store_engine
   output logic [1:0]                 rel_valid_o,     // release
   output logic [1:0][15:0]           rel_amount_o,    // units
   // bank read port (strata_banks)
+  output logic                       bank_active_o,    // bank_o is read from the next cycle
+                                                       // on (strata_banks' read enables)
   output logic                       bank_req_valid_o, // read request
   input  logic                       bank_req_ready_i, // taken
   output logic [BankIdxWidth-1:0]    bank_o,           // bank
@@ -400,6 +402,10 @@ module strata_store_engine
   assign rd_acq       = acq_cnt_q != 2'd0;  // rd_row_q is acquired
   assign step_valid   = running && acq_more_q && acq_cnt_q != 2'd2;
   assign step_fire    = step_valid && step_ready;
+  // The source bank is announced for the whole read phase (registers only):
+  // a request needs rd_acq, which a step acquired in an earlier cycle of the
+  // run, so the announcement always precedes it by a cycle.
+  assign bank_active_o    = running && !rd_done_q;
   assign bank_req_valid_o = running && !rd_done_q && rd_acq && rd_room;
   assign bank_o       = BankIdxWidth'(src_id_q);
   assign bank_addr_o  = BankAddrWidth'(rd_addr_q);

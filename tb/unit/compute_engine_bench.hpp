@@ -561,6 +561,7 @@ class ComputeEngineBench : public SimFixture<Vtop> {
     d.wr_stall_i = 0;
     d.lw_valid_i = 0;
     d.sr_req_valid_i = 0;
+    d.sr_active_i = 0;
     d.pe_valid_i = 0;
     d.param_valid_i = 0;
   }
@@ -639,6 +640,10 @@ class ComputeEngineBench : public SimFixture<Vtop> {
     std::vector<Word> out;
     int issued = 0;
     const uint64_t limit = cycle() + 4 * uint64_t(count) + 100;
+    // The bank is announced a cycle before the first request (strata_banks).
+    d.sr_active_i = 1;
+    d.sr_bank_i = bank;
+    tick();
     while (int(out.size()) < count) {
       d.sr_req_valid_i = issued < count;
       d.sr_bank_i = bank;
@@ -653,6 +658,7 @@ class ComputeEngineBench : public SimFixture<Vtop> {
       }
     }
     d.sr_req_valid_i = 0;
+    d.sr_active_i = 0;
     return out;
   }
 

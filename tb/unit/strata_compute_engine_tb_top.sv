@@ -46,7 +46,9 @@ module strata_compute_engine_tb_top
   input  logic [BankIdxWidth-1:0]   lw_bank_i,
   input  logic [BankAddrWidth-1:0]  lw_addr_i,
   input  logic [WordWidth-1:0]      lw_data_i,
-  // bank store read port (the bench reads results)
+  // bank store read port (the bench reads results; it announces the bank,
+  // sr_active_i, a cycle before its requests, as the store engine does)
+  input  logic                      sr_active_i,
   input  logic                      sr_req_valid_i,
   output logic                      sr_req_ready_o,
   input  logic [BankIdxWidth-1:0]   sr_bank_i,
@@ -172,6 +174,7 @@ module strata_compute_engine_tb_top
     .cr_addr_i      (rd_addr),
     .cr_rsp_valid_o (rsp_valid),
     .cr_rsp_data_o  (rsp_data),
+    .sr_active_i    (sr_active_i),
     .sr_req_valid_i (sr_req_valid_i),
     .sr_req_ready_o (sr_req_ready_o),
     .sr_bank_i      (sr_bank_i),
