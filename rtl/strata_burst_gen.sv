@@ -57,7 +57,12 @@ module strata_burst_gen #(
   // on the boundary leaves PageBeats - 1). The burst of a state:
   // len = min(left, room, MaxBurst) - 1, and whether it ends the row
   // (left <= MaxBurst and left <= room), from a "big" flag (count > MaxBurst)
-  // and the low bits of each count.
+  // and the low bits of each count. The beats (len + 1) are the minimum of
+  // the counts themselves, taken beside the minimum of the counts minus one
+  // from low bits plus one the callers form in parallel (left_lo1 =
+  // left_lo + 1, meaningful when not big), so no adder follows the
+  // comparison (c8104fe at speed 6: the burst continuation's subtraction ->
+  // comparison -> + 1 -> beats_o, 9.93 ns).
   typedef struct packed {
     logic [L-1:0]          len;
     logic [BurstWidth-1:0] beats;  // len + 1, before the selection (no adder after it)
@@ -65,13 +70,17 @@ module strata_burst_gen #(
   } plan_t;
 
   function automatic plan_t plan(logic left_big, logic [L-1:0] left_lo,
-                                 logic room_big, logic [L-1:0] room_lo);
-    logic [L-1:0] a, b;
-    plan_t        p;
+                                 logic [BurstWidth-1:0] left_lo1, logic room_big,
+                                 logic [L-1:0] room_lo, logic [BurstWidth-1:0] room_lo1);
+    logic [L-1:0]          a, b;
+    logic [BurstWidth-1:0] a1, b1;
+    plan_t                 p;
     a          = left_big ? L'(MaxBurst - 1) : left_lo;
     b          = room_big ? L'(MaxBurst - 1) : room_lo;
+    a1         = left_big ? BurstWidth'(MaxBurst) : left_lo1;
+    b1         = room_big ? BurstWidth'(MaxBurst) : room_lo1;
     p.len      = (a < b) ? a : b;
-    p.beats    = BurstWidth'(p.len) + BurstWidth'(1);
+    p.beats    = (a1 < b1) ? a1 : b1;
     p.row_last = !left_big && (room_big || a <= b);
     return p;
   endfunction
@@ -116,6 +125,7 @@ module strata_burst_gen #(
   // stays above MaxBurst - 1 after a burst), so no wide carry chain or OR
   // tree is in front of the plan; the full counts go to registers only.
   logic [L+1:0]          cont_dl, cont_dr;     // low bits - beats (sign in bit L + 1)
+  logic [L:0]            cont_dl1, cont_dr1;   // the same + 1 (low bits - len, mod 2^(L+1))
   logic [AddrWidth-1:0]  cont_addr;
   logic [BeatsWidth-1:0] cont_left_m1;
   logic [PageWidth-1:0]  cont_room_m1;
@@ -126,13 +136,19 @@ module strata_burst_gen #(
   always_comb begin
     cont_dl       = (L + 2)'(left_m1_q[L:0]) - (L + 2)'(beats_q);
     cont_dr       = (L + 2)'((L + 1)'(room_m1_q)) - (L + 2)'(beats_q);
-    cont_plan     = plan(left_huge_q || cont_dl[L], cont_dl[L-1:0],
-                         room_huge_q || cont_dr[L+1] || cont_dr[L], cont_dr[L-1:0]);
+    cont_dl1      = left_m1_q[L:0] - (L + 1)'(len_q);
+    cont_dr1      = (L + 1)'(room_m1_q) - (L + 1)'(len_q);
+    cont_plan     = plan(left_huge_q || cont_dl[L], cont_dl[L-1:0], cont_dl1,
+                         room_huge_q || cont_dr[L+1] || cont_dr[L], cont_dr[L-1:0],
+                         cont_dr1);
     cont_addr     = addr_q + (AddrWidth'(beats_q) << BeatShift);
     cont_left_m1  = left_m1_q - BeatsWidth'(beats_q);
     cont_room_m1  = room_m1_q - PageWidth'(beats_q);
     nrow_room_m1  = ~next_row_q[11:BeatShift];
-    nrow_plan     = plan(row_big_q, row_m1_q[L-1:0], room_big(nrow_room_m1), nrow_room_m1[L-1:0]);
+    nrow_plan     = plan(row_big_q, row_m1_q[L-1:0],
+                         BurstWidth'(row_m1_q[L-1:0]) + BurstWidth'(1),
+                         room_big(nrow_room_m1), nrow_room_m1[L-1:0],
+                         BurstWidth'(nrow_room_m1[L-1:0]) + BurstWidth'(1));
     start_m1      = row_beats_i - BeatsWidth'(1);
   end
 
