@@ -115,14 +115,16 @@ module strata_banks #(
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     // This bank's share of the requests, decoded before the registers.
-    logic                 cw_sel, lw_sel, cr_sel, sr_req;
+    logic                 cw_sel, lw_sel, cr_sel, sr_at, sr_req;
     logic [WordWidth-1:0] wdata_q, rdata;
 
     assign cw_sel = cw_fire && cw_bank_i == BankIdxWidth'(b);
     assign lw_sel = lw_fire && lw_bank_i == BankIdxWidth'(b);
     assign cr_sel = cr_req_valid_i && cr_bank_i == BankIdxWidth'(b);
-    // A store request for this bank (checked against the announcement).
-    assign sr_req = sr_req_valid_i && sr_bank_i == BankIdxWidth'(b);
+    // The store addresses this bank; its request (checked against the
+    // announcement).
+    assign sr_at  = sr_bank_i == BankIdxWidth'(b);
+    assign sr_req = sr_req_valid_i && sr_at;
 
     always_ff @(posedge clk_i) begin
       wdata_q <= cw_sel ? cw_data_i : lw_data_i;
@@ -143,7 +145,7 @@ module strata_banks #(
         end else begin
           we_q     <= cw_sel || lw_sel;
           cr_hit_q <= cr_sel;
-          sr_act_q <= sr_active_i && sr_bank_i == BankIdxWidth'(b);
+          sr_act_q <= sr_active_i && sr_at;
         end
       end
 
@@ -154,7 +156,7 @@ module strata_banks #(
 
       assign re    = cr_hit_q || sr_act_q;
       assign raddr = cr_hit_q ? cr_addr_q : sr_addr_i;
-      assign used  = cr_hit_q || (sr_fire && sr_bank_i == BankIdxWidth'(b));
+      assign used  = cr_hit_q || (sr_fire && sr_at);
 
       strata_ram_1r1w #(
         .Width      (SliceWidth),

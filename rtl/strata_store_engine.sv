@@ -406,7 +406,7 @@ module strata_store_engine
   // a request needs rd_acq, which a step acquired in an earlier cycle of the
   // run, so the announcement always precedes it by a cycle.
   assign bank_active_o    = running && !rd_done_q;
-  assign bank_req_valid_o = running && !rd_done_q && rd_acq && rd_room;
+  assign bank_req_valid_o = bank_active_o && rd_acq && rd_room;
   assign bank_o       = BankIdxWidth'(src_id_q);
   assign bank_addr_o  = BankAddrWidth'(rd_addr_q);
   assign rd_fire      = bank_req_valid_o && bank_req_ready_i;
