@@ -122,7 +122,9 @@ module strata_dst_writer
   // ---------------------------------------------------------------- transpose matrix
   logic [Lanes-1:0][WordWidth-1:0] mat_d, mat_q;
   logic [UnitWidth-1:0]            n_d, n_q;        // neurons collected in the group
-  logic [15:0]                     o_d, o_q;        // neurons taken so far
+  logic [15:0]                     o_left_d, o_left_q;  // neurons to take after the next
+  logic                            o_last_d, o_last_q;  // the next neuron is the last (o_left_q == 0)
+  logic                            all_in_d, all_in_q;  // every neuron taken
   logic [PeWidth-1:0]              p_d, p_q;        // PE of the next emitted word
   logic                            emit_now;        // group complete: emit before taking more
   logic [WordWidth-1:0]            column;
@@ -135,7 +137,7 @@ module strata_dst_writer
     assign column[j*8 +: 8] = mat_q[j][7:0];
   end
 
-  assign last_in = transpose ? (o_q == cfg_i.neurons_m1)
+  assign last_in = transpose ? o_last_q
                              : (c_q == cfg_i.cols_m1 && r_q == cfg_i.rows_m1 &&
                                 g_q == cfg_i.groups_m1);
 
@@ -144,13 +146,20 @@ module strata_dst_writer
   // its 8 * N * N-bit clear does not wait for the engine's start decision.
   logic started_q;
 
-  // Row enables of the matrix from flip-flops loaded from the next state,
-  // one per row: "row j takes the next result" (StRun, PE_TRANSPOSE, n = j)
-  // and "the matrix shifts" (StEmit; a copy per row, strata_reg_copies).
-  // Each row's multiplexers then see its two flags, the input valid, the
-  // output queue's not-full flag and started_q, not the state and count
-  // decode (asserted equal to it).
-  logic [Lanes-1:0] row_take_q, row_emit_q;
+  // Row enables of the matrix from flip-flops, one per row: "row j takes
+  // the next result" (StRun, PE_TRANSPOSE, n = j) and "the matrix shifts"
+  // (StEmit; a copy per row, strata_reg_copies). Each row's multiplexers then
+  // see its two flags, the input valid, the output queue's not-full flag and
+  // started_q, not the state and count decode (asserted equal to it). Their
+  // next values are written out from the transitions (below), with the
+  // neuron count's "last" and "all taken" flags registered (o_last_q,
+  // all_in_q): through the next-state decode, the 16-bit neuron compares
+  // were in front of them (114381c at speed 6: row_take_q 9.34 ns, the row
+  // shift copies 9.27 ns).
+  logic [Lanes-1:0] row_take_d, row_take_q, row_emit_q;
+  logic             take_fire;   // with row_take_q[j]: row j takes a result
+  logic             group_next;  // PE_TRANSPOSE: the next group begins (row 0 takes)
+  logic             emit_d;      // state_d == StEmit
 
   always_comb begin
     state_d     = state_q;
@@ -161,7 +170,6 @@ module strata_dst_writer
     row_d       = row_q;
     grp_d       = grp_q;
     n_d         = n_q;
-    o_d         = o_q;
     p_d         = p_q;
     out_load    = 1'b0;
     ld_addr     = addr_q;
@@ -174,7 +182,6 @@ module strata_dst_writer
       StRun: begin
         if (in_fire && transpose) begin
           n_d        = n_q + UnitWidth'(1);
-          o_d        = o_q + 16'd1;
           if (last_in) state_d = StEmit;
         end else if (transpose && emit_now) begin
           state_d = StEmit;
@@ -213,7 +220,7 @@ module strata_dst_writer
             n_d      = '0;
             p_d      = '0;
             addr_d   = addr_q + 16'd1;
-            state_d  = (o_q == cfg_i.neurons_m1 + 16'd1) ? StDrain : StRun;
+            state_d  = all_in_q ? StDrain : StRun;
           end else begin
             p_d = p_q + PeWidth'(1);
           end
@@ -233,10 +240,41 @@ module strata_dst_writer
       row_d   = cfg_i.base;
       grp_d   = cfg_i.base;
       n_d     = '0;
-      o_d     = '0;
       p_d     = '0;
     end
   end
+
+  // The neuron count (PE_TRANSPOSE) counts down, its flags loaded beside it.
+  always_comb begin
+    o_left_d = o_left_q;
+    o_last_d = o_last_q;
+    all_in_d = all_in_q;
+    if (start_i && state_q == StIdle) begin
+      o_left_d = cfg_i.neurons_m1;
+      o_last_d = cfg_i.neurons_m1 == '0;
+      all_in_d = 1'b0;
+    end else if (in_fire && transpose) begin
+      o_left_d = o_left_q - 16'd1;
+      o_last_d = o_left_q == 16'd1;
+      all_in_d = o_last_q;
+    end
+  end
+
+  // The row flags' next values: row j's flag stays until it takes a result,
+  // then passes to row j + 1 (none after row Lanes - 1: the group is full;
+  // none after the last neuron); row 0's is set when a group begins.
+  assign take_fire  = in_valid_i && out_free;
+  assign group_next = (start_i && state_q == StIdle && transpose) ||
+                      (state_q == StEmit && out_free && 32'(p_q) == Pes - 1 && !all_in_q);
+  always_comb begin
+    for (int j = 0; j < Lanes; j++) begin
+      if (row_take_q[j]) row_take_d[j] = !take_fire;
+      else if (j == 0)   row_take_d[j] = group_next;
+      else               row_take_d[j] = row_take_q[j-1] && take_fire && !o_last_q;
+    end
+  end
+  assign emit_d = (state_q == StRun && transpose && (emit_now || (in_fire && o_last_q))) ||
+                  (state_q == StEmit && !(out_free && 32'(p_q) == Pes - 1));
 
   // The matrix: row j takes a result (priority over the clear of the start,
   // which can coincide with the first result), is cleared, or shifts one
@@ -258,16 +296,14 @@ module strata_dst_writer
     end else begin
       state_q     <= state_d;
       started_q   <= start_i && state_q == StIdle;
-      for (int j = 0; j < Lanes; j++) begin
-        row_take_q[j] <= state_d == StRun && transpose && n_d == UnitWidth'(j);
-      end
+      row_take_q  <= row_take_d;
     end
   end
 
   strata_reg_copies #(.Copies (Lanes)) u_row_emit (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .d_i    (state_d == StEmit),
+    .d_i    (emit_d),
     .q_o    (row_emit_q)
   );
 
@@ -279,8 +315,10 @@ module strata_dst_writer
     row_q  <= row_d;
     grp_q  <= grp_d;
     mat_q  <= mat_d;
-    n_q    <= n_d;
-    o_q    <= o_d;
+    n_q      <= n_d;
+    o_left_q <= o_left_d;
+    o_last_q <= o_last_d;
+    all_in_q <= all_in_d;
     p_q    <= p_d;
   end
 
@@ -312,6 +350,12 @@ module strata_dst_writer
                    row_emit_q[j] == (state_q == StEmit))
   end
   `STRATA_ASSERT(writer_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
+  `STRATA_ASSERT(writer_next_flags, clk_i, rst_ni,
+                 row_take_d == ({Lanes{state_d == StRun && transpose}} & (Lanes'(1) << n_d)) &&
+                 emit_d == (state_d == StEmit))
+  `STRATA_ASSERT(writer_neuron_flags, clk_i, rst_ni,
+                 state_q == StIdle || !transpose || state_q == StDrain ||
+                 (o_last_q == (o_left_q == '0) && (!all_in_q || state_q == StEmit)))
 
 `ifndef SYNTHESIS
   initial begin
