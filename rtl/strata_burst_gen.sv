@@ -62,7 +62,12 @@ module strata_burst_gen #(
   // from low bits plus one the callers form in parallel (left_lo1 =
   // left_lo + 1, meaningful when not big), so no adder follows the
   // comparison (c8104fe at speed 6: the burst continuation's subtraction ->
-  // comparison -> + 1 -> beats_o, 9.93 ns).
+  // comparison -> + 1 -> beats_o, 9.93 ns). The comparison of the two counts
+  // (lt: left < room, le: left <= room, meaningful when neither is big)
+  // comes from the caller: the continuation compares the counts before the
+  // burst, since both lose the same beats, so it runs beside the
+  // subtractions instead of after them (82d15cc at speed 8: room_m1_q ->
+  // subtraction -> comparison -> beats_o, 7.91 ns, the critical path).
   typedef struct packed {
     logic [L-1:0]          len;
     logic [BurstWidth-1:0] beats;  // len + 1, before the selection (no adder after it)
@@ -71,17 +76,14 @@ module strata_burst_gen #(
 
   function automatic plan_t plan(logic left_big, logic [L-1:0] left_lo,
                                  logic [BurstWidth-1:0] left_lo1, logic room_big,
-                                 logic [L-1:0] room_lo, logic [BurstWidth-1:0] room_lo1);
-    logic [L-1:0]          a, b;
-    logic [BurstWidth-1:0] a1, b1;
-    plan_t                 p;
-    a          = left_big ? L'(MaxBurst - 1) : left_lo;
-    b          = room_big ? L'(MaxBurst - 1) : room_lo;
-    a1         = left_big ? BurstWidth'(MaxBurst) : left_lo1;
-    b1         = room_big ? BurstWidth'(MaxBurst) : room_lo1;
-    p.len      = (a < b) ? a : b;
-    p.beats    = (a1 < b1) ? a1 : b1;
-    p.row_last = !left_big && (room_big || a <= b);
+                                 logic [L-1:0] room_lo, logic [BurstWidth-1:0] room_lo1,
+                                 logic lt, logic le);
+    logic  take_left;  // the minimum is the row's count (or both are MaxBurst)
+    plan_t p;
+    take_left  = room_big || (!left_big && lt);
+    p.len      = !take_left ? room_lo : left_big ? L'(MaxBurst - 1) : left_lo;
+    p.beats    = !take_left ? room_lo1 : left_big ? BurstWidth'(MaxBurst) : left_lo1;
+    p.row_last = !left_big && (room_big || le);
     return p;
   endfunction
 
@@ -140,7 +142,8 @@ module strata_burst_gen #(
     cont_dr1      = (L + 1)'(room_m1_q) - (L + 1)'(len_q);
     cont_plan     = plan(left_huge_q || cont_dl[L], cont_dl[L-1:0], cont_dl1,
                          room_huge_q || cont_dr[L+1] || cont_dr[L], cont_dr[L-1:0],
-                         cont_dr1);
+                         cont_dr1, left_m1_q[L:0] < (L + 1)'(room_m1_q),
+                         left_m1_q[L:0] <= (L + 1)'(room_m1_q));
     cont_addr     = addr_q + (AddrWidth'(beats_q) << BeatShift);
     cont_left_m1  = left_m1_q - BeatsWidth'(beats_q);
     cont_room_m1  = room_m1_q - PageWidth'(beats_q);
@@ -148,7 +151,9 @@ module strata_burst_gen #(
     nrow_plan     = plan(row_big_q, row_m1_q[L-1:0],
                          BurstWidth'(row_m1_q[L-1:0]) + BurstWidth'(1),
                          room_big(nrow_room_m1), nrow_room_m1[L-1:0],
-                         BurstWidth'(nrow_room_m1[L-1:0]) + BurstWidth'(1));
+                         BurstWidth'(nrow_room_m1[L-1:0]) + BurstWidth'(1),
+                         row_m1_q[L-1:0] < nrow_room_m1[L-1:0],
+                         row_m1_q[L-1:0] <= nrow_room_m1[L-1:0]);
     start_m1      = row_beats_i - BeatsWidth'(1);
   end
 
@@ -263,6 +268,16 @@ module strata_burst_gen #(
                  !valid_q || 32'(addr_q[11:0]) + 32'(beats_q) * BeatBytes <= 4096)
   `STRATA_ASSERT(burst_gen_len, clk_i, rst_ni,
                  !valid_q || (32'(len_q) + 32'd1 == 32'(beats_q) && 32'(len_q) <= 32'(left_m1_q)))
+  // The burst is as long as it may be: min(left, room, MaxBurst) beats, and
+  // it ends its row when the row's beats fit.
+  `STRATA_ASSERT(burst_gen_longest, clk_i, rst_ni,
+                 !valid_q || (32'(len_q) == ((32'(left_m1_q) < 32'(room_m1_q)) ?
+                                             ((32'(left_m1_q) < MaxBurst - 1) ? 32'(left_m1_q)
+                                                                              : MaxBurst - 1) :
+                                             ((32'(room_m1_q) < MaxBurst - 1) ? 32'(room_m1_q)
+                                                                              : MaxBurst - 1)) &&
+                              row_last_q == (32'(left_m1_q) <= 32'(room_m1_q) &&
+                                             32'(left_m1_q) < MaxBurst)))
   // The registered flags and counts agree with what they stand for.
   `STRATA_ASSERT(burst_gen_flags, clk_i, rst_ni,
                  !valid_q || (room_m1_q == ~addr_q[11:BeatShift] &&
