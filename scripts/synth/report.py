@@ -392,7 +392,7 @@ def summary(rep):
         for clk, ck in p["clocks"].items():
             text += f"\nsynth: speed {speed}: Fmax {clk} {ck['fmax_mhz']} MHz"
             if "seed" in p:
-                text += f" (seed {p['seed']} of {len(p['seed_runs'])})"
+                text += f" (seed {p['seed']}, the fastest of {len(p['seed_runs'])} seeds)"
     return text
 
 

@@ -233,7 +233,7 @@ class SeedSweep(unittest.TestCase):
         self.assertIn("| nextpnr seed of the run | 2 | 1 |", md)
         self.assertIn("| 1 | 120.0 MHz | 97.0 MHz |", md)
         self.assertIn("| 2 | 126.5 MHz | failed: pnr_speed6_seed2 failed (exit 1); log: ", md)
-        self.assertIn("synth: speed 8: Fmax clk_i 126.5 MHz (seed 2 of 2)",
+        self.assertIn("synth: speed 8: Fmax clk_i 126.5 MHz (seed 2, the fastest of 2 seeds)",
                       synth_report.summary(rep))
 
 
