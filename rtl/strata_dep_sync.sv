@@ -91,6 +91,7 @@ module strata_dep_sync #(
   logic         need_met_d, need_met_q;  // held_q >= need_q
   logic         need_met_wait;           // need_met_d if no step starts this cycle
   logic         need_met_step;           // need_met_d if a fine-grained step starts
+  logic [W-1:0] need_wait, gap_wait;     // need_d, need_gap_d if no step starts
   logic         all_held_d, all_held_q;  // held_q >= acq0_q
   logic [W-1:0] need_gap_d, need_gap_q;  // need_q - held_q while !need_met_q
   logic [W-1:0] all_gap_d, all_gap_q;    // acq0_q - held_q
@@ -170,29 +171,25 @@ module strata_dep_sync #(
     acq1_d     = acq1_q;
     rel1_d     = rel1_q;
     step_d     = step_q;
-    need_d     = need_q;
+    need_wait  = need_q;
     held_d     = held_q;
     rel_left_d = rel_left_q;
     rel_any_d  = rel_any_q;
     need_met_wait = need_met_q;
     all_held_d = all_held_q;
-    need_gap_d = need_gap_q;
+    gap_wait   = need_gap_q;
     all_gap_d  = all_gap_q;
     if (grant0) begin
       // held becomes need_q (step request) or acq0_q (finish request).
       held_d        = need_met_q ? acq0_q : need_q;
       need_met_wait = 1'b1;
-      need_gap_d = '0;
+      gap_wait   = '0;
       all_gap_d  = need_met_q ? '0 : all_gap_q - need_gap_q;
       all_held_d = need_met_q || all_gap_q == need_gap_q;
     end
     if (step_rel) begin
       rel_left_d = rel_left_q - W'(1);
       rel_any_d  = rel_left_q != W'(1);
-    end
-    if (step_fire && fine_q) begin
-      need_d     = need_q + step_gap;
-      need_gap_d = step_gap;
     end
     unique case (state_q)
       StIdle: begin
@@ -206,13 +203,13 @@ module strata_dep_sync #(
         acq1_d     = acq1_i;
         rel1_d     = rel1_i;
         step_d     = acq0_step_i;
-        need_d     = first_need;
+        need_wait  = first_need;
         held_d     = '0;
         rel_left_d = rel0_i;
         rel_any_d  = rel0_i != '0;
         need_met_wait = acq0_i == '0 || (fine_i && acq0_first_i == '0);  // first_need == 0
         all_held_d = acq0_i == '0;
-        need_gap_d = first_need;
+        gap_wait   = first_need;
         all_gap_d  = acq0_i;
         if (start_valid_i) state_d = (acq1_i != '0) ? StAcq1 : StRun;
       end
@@ -221,18 +218,36 @@ module strata_dep_sync #(
       default: state_d = StIdle;
     endcase
     if (abort_i) state_d = StIdle;
-    need_met_d = (step_fire && fine_q) ? need_met_step : need_met_wait;
   end
 
-  // step_ready_q's next value (state_d == StRun && need_met_d) for either
-  // value of the engine's step_valid_i, which then only selects: the
-  // engine's step request (a decode of its burst generator's flags) reaches
-  // one LUT after its route to the sequencer (e6b1a79 at speed 6: load burst
-  // generator valid -> row acquire -> 4.53 ns route -> need met ->
-  // step_ready_q, 12.20 ns). state_d does not depend on step_valid_i.
+  // What a fine-grained step changes (need_q, need_gap_q, need_met_q) is
+  // computed for either value of the engine's step_valid_i, which then only
+  // selects (a step coincides with neither a grant nor the idle loads: it
+  // needs StRun and need_met_q, the step request !need_met_q, the finish's
+  // request finish_valid_i, which excludes a step; asserted). So the engine's step request (a decode of its burst
+  // generator's flags) reaches one LUT after its route to the sequencer,
+  // not the step's multiplexers behind it (f22ee54 at speed 6, seed 3: load
+  // start copy -> burst generator valid -> 3.92 ns route -> need met ->
+  // need_gap_q, 10.16 ns, the critical path).
+  // step_take: a step asked for this cycle would start, fine-grained.
+  logic step_take;
+  (* keep *) logic [W-1:0] need_if_step, gap_if_step;
+  (* keep *) logic         met_if_step;
+  assign step_take    = step_ready && fine_q;
+  assign need_if_step = step_take ? need_q + step_gap : need_wait;
+  assign gap_if_step  = step_take ? step_gap : gap_wait;
+  assign met_if_step  = step_take ? need_met_step : need_met_wait;
+  assign need_d       = step_valid_i ? need_if_step : need_wait;
+  assign need_gap_d   = step_valid_i ? gap_if_step : gap_wait;
+  assign need_met_d   = step_valid_i ? met_if_step : need_met_wait;
+
+  // step_ready_q's next value (state_d == StRun && need_met_d) likewise
+  // (e6b1a79 at speed 6: load burst generator valid -> row acquire ->
+  // 4.53 ns route -> need met -> step_ready_q, 12.20 ns). state_d does not
+  // depend on step_valid_i.
   (* keep *) logic ready_if_step, ready_if_wait;
   assign ready_if_wait = state_d == StRun && need_met_wait;
-  assign ready_if_step = state_d == StRun && ((step_ready && fine_q) ? need_met_step : need_met_wait);
+  assign ready_if_step = state_d == StRun && met_if_step;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -284,6 +299,8 @@ module strata_dep_sync #(
                   (need_met_q || need_gap_q == need_q - held_q)))
   `STRATA_ASSERT(dep_sync_grant_req, clk_i, rst_ni, !acq_grant_i[0] || acq_req_o[0])
   `STRATA_ASSERT(dep_sync_step_held, clk_i, rst_ni, !(step_fire && fine_q) || held_q == need_q)
+  `STRATA_ASSERT(dep_sync_step_alone, clk_i, rst_ni,
+                 !(step_valid_i && step_take) || (!grant0 && state_q == StRun))
   `STRATA_ASSERT(dep_sync_idle_use, clk_i, rst_ni,
                  state_q != StIdle || !(step_valid_i || finish_valid_i || step_done_i))
 
