@@ -224,11 +224,12 @@ module strata_dep_sync #(
   // computed for either value of the engine's step_valid_i, which then only
   // selects (a step coincides with neither a grant nor the idle loads: it
   // needs StRun and need_met_q, the step request !need_met_q, the finish's
-  // request finish_valid_i, which excludes a step; asserted). So the engine's step request (a decode of its burst
-  // generator's flags) reaches one LUT after its route to the sequencer,
-  // not the step's multiplexers behind it (f22ee54 at speed 6, seed 3: load
-  // start copy -> burst generator valid -> 3.92 ns route -> need met ->
-  // need_gap_q, 10.16 ns, the critical path).
+  // request finish_valid_i, which excludes a step; asserted). So the
+  // engine's step request (a decode of its burst generator's flags) reaches
+  // one LUT after its route to the sequencer, not the step's multiplexers
+  // behind it (f22ee54 at speed 6, seed 3: load start copy -> burst
+  // generator valid -> 3.92 ns route -> need met -> need_gap_q, 10.16 ns,
+  // the critical path).
   // step_take: a step asked for this cycle would start, fine-grained.
   logic step_take;
   (* keep *) logic [W-1:0] need_if_step, gap_if_step;
