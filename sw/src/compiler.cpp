@@ -20,6 +20,7 @@
 #include <variant>
 
 #include "strata/error.hpp"
+#include "strata/file_io.hpp"
 #include "strata/numerics.hpp"
 
 namespace strata {
@@ -228,12 +229,19 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       }
       case LayerType::kClamp: {
         if (last == nullptr) {
-          if (cur[2] > t.max_image_width) {
+          // A clamp on the input is elementwise: it runs on the input map as stored, even
+          // when flattens came before it (they only rename the shape; the output placement
+          // and a following FC's feature order then see the map).
+          const Shape& in = net.input_shape;
+          if (in[2] > t.max_image_width) {
             fail(fmt::format("a clamp on the input runs in the pooling unit, whose row holds "
                              "{} pixels (max_image_width); the input is {} wide",
-                             t.max_image_width, cur[2]));
+                             t.max_image_width, in[2]));
           }
           Op& op = start(OpKind::kPool);
+          op.in_c = op.out_c = in[0];
+          op.in_h = op.out_h = in[1];
+          op.in_w = op.out_w = in[2];
           op.pool_en = true;
           op.clamp_only = true;
           op.pool = PoolGeometry{1, 1, 0, false};
@@ -316,10 +324,15 @@ struct FeatureOrder {
   bool from_map = false;  // the previous op wrote a map into the PE caches: ((g*H+y)*W+x)*N+lane
   int64_t c = 0, h = 0, w = 0;
   int64_t features = 0;
+  // Features per word after an FC layer whose tiles are narrower than a word: each tile
+  // starts a PE-cache word (the hardware writes whole words), so lanes 0..per_word-1 of
+  // word t hold neurons t*per_word.. and the other lanes are zero. 0 = N per word.
+  int64_t per_word = 0;
   int64_t at(int64_t t, int64_t lane, int64_t n) const {
     if (!from_map) {
-      const int64_t f = t * n + lane;
-      return f < features ? f : -1;
+      const int64_t width = per_word > 0 ? per_word : n;
+      const int64_t f = t * width + lane;
+      return lane < width && f < features ? f : -1;
     }
     const int64_t plane = h * w;
     const int64_t g = t / plane, y = (t % plane) / w, x = t % w;
@@ -395,9 +408,22 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
         f.h = prev.out_h;
         f.w = prev.out_w;
         q.fc_words = ceil_div(f.c, n) * f.h * f.w;
+      } else if (k > 0 && pl.ops[k - 1].tile < n && pl.ops[k - 1].tile < ops[k - 1].out_c) {
+        f.per_word = pl.ops[k - 1].tile;
+        q.fc_words = ceil_div(op.fc_in, f.per_word);
       } else {
         q.fc_words = ceil_div(op.fc_in, n);
       }
+      if (q.fc_words > t.bank_depth) {
+        fail(op, fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
+                             "(bank_depth)",
+                             q.fc_words, op.fc_in, t.bank_depth));
+      }
+      // Neurons per tile (one bank of weights). Tiles of whole N-neuron words, so that each
+      // tile's transposed results start at lane 0 of a PE-cache word; a tile narrower than
+      // a word starts a word of its own (the next layer's FeatureOrder::per_word).
+      q.tile = std::min<int64_t>(op.out_c, t.bank_depth / q.fc_words);
+      if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
     }
   }
 
@@ -443,15 +469,6 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
     OpPlan& q = pl.ops[k];
     if (op.kind == OpKind::kFc) {
       q.param_entries = op.out_c;
-      if (q.fc_words > t.bank_depth) {
-        fail(op, fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
-                             "(bank_depth)",
-                             q.fc_words, op.fc_in, t.bank_depth));
-      }
-      q.tile = std::min<int64_t>(op.out_c, t.bank_depth / q.fc_words);
-      // Tiles of whole N-neuron words: each tile's transposed results then start
-      // at lane 0 of a PE-cache word (dst_lane = 0) and are written as full words.
-      if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
       if (q.dst == Dst::kBank && op.out_c > t.bank_depth) {
         fail(op, fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
       }
@@ -637,7 +654,11 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
           f.from_map ? fmt::format(", columns permuted to the hardware feature order "
                                    "((g*{}+y)*{}+x)*{}+lane",
                                    f.h, f.w, n)
-                     : ""));
+          : f.per_word > 0
+              ? fmt::format(", {} features per word (the previous layer's tiles of {} neurons "
+                            "each start a word)",
+                            f.per_word, f.per_word)
+              : ""));
     }
     pad_to(pl.weights, kRegionAlign);
   }
@@ -1155,8 +1176,10 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         c.dst_base = o0;
       } else {
         c.dst_kind = ComputeDst::kPeTranspose;
-        c.dst_base = q.next_feat_base + o0 / n;
-        c.dst_lane = o0 % n;
+        // Every tile starts a word (whole-word PE-cache writes, dst_lane = 0): tiles of
+        // whole words continue each other, a tile narrower than a word has its own.
+        c.dst_base = q.next_feat_base + o0 / q.tile * ceil_div(q.tile, n);
+        c.dst_lane = 0;
       }
       job.compute = em.compute(c, q.name);
       if (q.is_final) {
@@ -1608,18 +1631,8 @@ Tensor<int8_t> read_output(const Program& prog, const std::vector<uint8_t>& memo
 
 void save_program(const Program& prog, const std::string& image_path,
                   const std::string& listing_path) {
-  const auto write = [](const std::string& path, const char* data, size_t size) {
-    std::ofstream out(path, std::ios::binary);
-    if (out) out.write(data, static_cast<std::streamsize>(size));
-    if (!out) {
-      throw Error(fmt::format("cannot write: {}", std::strerror(errno)), ErrorContext{path, 0, ""});
-    }
-  };
-  write(image_path, reinterpret_cast<const char*>(prog.image.data()), prog.image.size());
-  if (!listing_path.empty()) {
-    const std::string text = listing(prog);
-    write(listing_path, text.data(), text.size());
-  }
+  write_file(image_path, prog.image);
+  if (!listing_path.empty()) write_file(listing_path, listing(prog));
 }
 
 std::vector<OpWork> op_work(const Program& prog) {

@@ -2,6 +2,7 @@
 #include "strata/hw_target.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -142,11 +143,18 @@ void HwTarget::validate() const {
 HwTarget HwTarget::from_yaml(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error("cannot open hardware configuration (no such file)", ErrorContext{path, 0, ""});
+    throw Error(std::filesystem::exists(path, ec)
+                    ? "hardware configuration is not a regular file"
+                    : "cannot open hardware configuration (no such file)",
+                ErrorContext{path, 0, ""});
   }
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    throw Error(fmt::format("YAML nesting deeper than {} levels", e.depth()),
+                ErrorContext{path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});
   } catch (const YAML::Exception& e) {
     throw Error(fmt::format("YAML error: {}", e.msg),
                 ErrorContext{path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});

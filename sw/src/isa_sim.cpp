@@ -533,8 +533,12 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
                                               c.in_base + c.out_h * g_count)),
             SimError::kUnsupported, "FC destination overlaps its weights in the same bank");
   } else if (c.dst_kind == ComputeDst::kPeTranspose) {
-    require(c.dst_lane < n_, SimError::kUnsupported,
-            fmt::format("FC dst_lane {} is not below N = {}", c.dst_lane, n_));
+    // The hardware writes whole PE-cache words: a tile that continues a word mid-way
+    // (dst_lane != 0) would need byte-masked writes, which it refuses; so does this model.
+    require(c.dst_lane == 0, SimError::kUnsupported,
+            fmt::format("FC PE_TRANSPOSE with dst_lane {} (the PE caches are written in whole "
+                        "words; dst_lane must be 0)",
+                        c.dst_lane));
     require(c.dst_base + out_words <= t_.pe_cache_depth, SimError::kUnsupported,
             fmt::format("FC transposed results up to word {} past the PE cache depth {}",
                         c.dst_base + out_words - 1, t_.pe_cache_depth));

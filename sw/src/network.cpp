@@ -5,6 +5,7 @@
 #include "strata/network.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -557,6 +558,10 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(yaml_path);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    throw Error(fmt::format("YAML nesting deeper than {} levels", e.depth()),
+                ErrorContext{yaml_path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});
   } catch (const YAML::ParserException& e) {
     throw Error(fmt::format("YAML syntax error: {}", e.msg),
                 ErrorContext{yaml_path, e.mark.is_null() ? 0 : e.mark.line + 1, ""});

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <array>
+#include <cerrno>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <limits>
 
 #include "strata/error.hpp"
+#include "strata/file_io.hpp"
 
 namespace strata {
 namespace {
@@ -186,7 +188,7 @@ NpyArray read_npy(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
   std::ifstream f(path, std::ios::binary);
-  if (!f) fail(path, "cannot open file");
+  if (!f) fail(path, fmt::format("cannot open file: {}", std::strerror(errno)));
   std::vector<uint8_t> file;
   try {
     file.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
@@ -194,6 +196,11 @@ NpyArray read_npy(const std::string& path) {
     fail(path, fmt::format("cannot read file: {}", e.what()));
   }
   if (f.bad()) fail(path, "cannot read file");
+  if (file.empty()) fail(path, "not a .npy file (the file is empty)");
+  return parse_npy(file, path);
+}
+
+NpyArray parse_npy(std::span<const uint8_t> file, const std::string& path) {
   if (file.size() < 10 || std::memcmp(file.data(), kMagic.data(), kMagic.size()) != 0) {
     fail(path, "not a .npy file (bad magic string)");
   }
@@ -212,7 +219,7 @@ NpyArray read_npy(const std::string& path) {
   if (header_len > kMaxHeaderBytes || offset + header_len > file.size()) {
     fail(path, "truncated .npy header");
   }
-  const std::string header(reinterpret_cast<const char*>(&file[offset]), header_len);
+  const std::string header(reinterpret_cast<const char*>(file.data() + offset), header_len);
   std::string descr;
   bool fortran = false;
   NpyArray out;
@@ -233,8 +240,15 @@ NpyArray read_npy(const std::string& path) {
     fail(path, fmt::format("unsupported dtype '{}' (supported: int8, uint8, int16, uint16, int32)",
                            descr));
   }
-  const int64_t count = shape_elements(out.shape);
-  if (count > kMaxElements) fail(path, "array too large");
+  // Multiplied with a bound at every step: a shape like (2^31, 2^31, 4) must not wrap.
+  int64_t count = 1;
+  for (const int64_t d : out.shape) {
+    if (d != 0 && count > kMaxElements / d) {
+      fail(path, fmt::format("array too large: shape {} has more than {} elements",
+                             shape_text(out.shape), kMaxElements));
+    }
+    count *= d;
+  }
   const size_t data_bytes = static_cast<size_t>(count) * dtype_size(out.dtype);
   const size_t data_offset = offset + header_len;
   if (file.size() - data_offset < data_bytes) {
@@ -258,16 +272,12 @@ void write_npy(const std::string& path, const NpyArray& array) {
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error("cannot create file", ErrorContext{path, 0, ""});
-  f.write(kMagic.data(), kMagic.size());
-  const uint8_t version_and_len[4] = {1, 0, static_cast<uint8_t>(header.size() & 0xff),
-                                      static_cast<uint8_t>(header.size() >> 8)};
-  f.write(reinterpret_cast<const char*>(version_and_len), 4);
-  f.write(header.data(), static_cast<std::streamsize>(header.size()));
-  f.write(reinterpret_cast<const char*>(array.bytes.data()),
-          static_cast<std::streamsize>(array.bytes.size()));
-  if (!f) throw Error("write failed", ErrorContext{path, 0, ""});
+  std::vector<uint8_t> file(kMagic.begin(), kMagic.end());
+  file.insert(file.end(), {1, 0, static_cast<uint8_t>(header.size() & 0xff),
+                           static_cast<uint8_t>(header.size() >> 8)});
+  file.insert(file.end(), header.begin(), header.end());
+  file.insert(file.end(), array.bytes.begin(), array.bytes.end());
+  write_file(path, file);
 }
 
 template <typename T>
@@ -279,7 +289,7 @@ Tensor<T> load_npy(const std::string& path) {
   }
   std::vector<T> values(a.bytes.size() / sizeof(T));
   // Host is little-endian x86-64/ARM64; memcpy keeps the element bits.
-  std::memcpy(values.data(), a.bytes.data(), a.bytes.size());
+  if (!a.bytes.empty()) std::memcpy(values.data(), a.bytes.data(), a.bytes.size());
   return Tensor<T>(a.shape, std::move(values));
 }
 
@@ -289,7 +299,7 @@ void save_npy(const std::string& path, const Tensor<T>& tensor) {
   a.dtype = dtype_of<T>();
   a.shape = tensor.shape();
   a.bytes.resize(static_cast<size_t>(tensor.size()) * sizeof(T));
-  std::memcpy(a.bytes.data(), tensor.data(), a.bytes.size());
+  if (!a.bytes.empty()) std::memcpy(a.bytes.data(), tensor.data(), a.bytes.size());
   write_npy(path, a);
 }
 

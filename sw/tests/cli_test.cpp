@@ -241,12 +241,52 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
   EXPECT_FALSE(fs::exists(path("y.npy")));
   EXPECT_FALSE(fs::exists(path("t.fst")));
 
+  // A hardware configuration that is not a file, and YAML nested past the reader's depth.
+  expect_failure(strata(with({"--backend", "isa", "--target", "/dev/null"})), 1,
+                 {"/dev/null: hardware configuration is not a regular file"});
+  const std::string deep =
+      write("deep.yaml", "name: " + std::string(2000, '[') + std::string(2000, ']') + "\n");
+  expect_failure(strata({"info", deep}), 1, {deep + ":1: YAML nesting deeper than"});
+  expect_failure(strata(with({"--backend", "isa", "--target", deep})), 1,
+                 {deep + ":1: YAML nesting deeper than"});
+
 #ifndef STRATA_HAVE_RTL
   // A build without Verilator has no RTL backend, and says so.
   const Outcome rtl = strata(with({"--backend", "rtl"}));
   expect_failure(rtl, 1, {"RTL backend not built", "STRATA_BUILD_RTL=OFF"});
   expect_failure(strata({"bench", kCifar, "--weights", w}), 1, {"STRATA_BUILD_RTL=OFF"});
 #endif
+}
+
+// A file that cannot be written completely is exit 1 with the path and the
+// reason, and nothing is left under its name: the output of `run` on a full
+// device, and `gen` and `compile` under a file-size limit (as on a full disk).
+TEST_F(Cli, FailedWritesExitWithOneAndLeaveNoPartialFile) {
+  const std::string w = generate();
+  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--input",
+                                        w + "/input.npy", "--output"};
+  for (const char* backend : {"golden", "isa"}) {
+    std::vector<std::string> a = run;
+    a.insert(a.end(), {"/dev/full", "--backend", backend});
+    expect_failure(strata(a), 1, {"/dev/full: cannot write file", "No space left on device"});
+  }
+  // 64 KiB: enough for the YAML's small files, not for conv3's weights or the program.
+  const auto limited = [&](const std::vector<std::string>& args) {
+    std::string cmd = "trap '' XFSZ; ulimit -f 64; exec " + test::shell_quote(STRATA_CLI);
+    for (const std::string& arg : args) cmd += " " + test::shell_quote(arg);
+    return test::run_command("/bin/bash", {"-c", cmd}, dir_);
+  };
+  const Outcome gen = limited({"gen", kCifar, "--seed", "1", "--out", path("g")});
+  expect_failure(gen, 1, {path("g") + "/", "File too large"});
+  EXPECT_FALSE(contains(gen.err, "magic")) << gen.err;
+  const Outcome comp =
+      limited({"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--listing",
+               path("p.txt")});
+  expect_failure(comp, 1, {path("p.bin") + ": cannot write file", "File too large"});
+  EXPECT_FALSE(fs::exists(path("p.bin")));
+  for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
+    EXPECT_FALSE(contains(entry.path().filename().string(), ".tmp")) << entry.path();
+  }
 }
 
 TEST_F(Cli, UsageErrorsExitWithTwo) {
@@ -268,6 +308,20 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   expect_failure(strata({"bench", kCifar, "--mode", "eager"}), 2, {"eager"});
   expect_failure(strata({"bench", kCifar, "--batch", "0"}), 2, {"batch"});
   expect_failure(strata({"bench"}), 2, {"network"});
+  // Numbers CLI11 would convert quietly: NaN passes a range check (every
+  // comparison with it is false), and unsigned seeds wrap or saturate.
+  expect_failure(strata({"gen", kCifar, "--seed", "1", "--out", path("g"), "--sparsity", "nan"}),
+                 2, {"sparsity", "nan"});
+  for (const char* seed : {"-1", "18446744073709551616", "99999999999999999999999", "1.5", ""}) {
+    expect_failure(strata({"gen", kCifar, "--seed", seed, "--out", path("g")}), 2, {"--seed"});
+    expect_failure(strata({"bench", kCifar, "--seed", seed}), 2, {"--seed"});
+  }
+  for (const char* stall : {"nan", "inf", "-0.1", "0.95", "0.5x"}) {
+    expect_failure(strata({"bench", kCifar, "--stall", stall}), 2, {"--stall"});
+    expect_failure(strata({"run", kCifar, "--input", "x.npy", "--output", "y.npy", "--backend",
+                           "rtl", "--stall", stall}),
+                   2, {"--stall"});
+  }
   EXPECT_FALSE(fs::exists(path("g")));
 
   const Outcome help = strata({"--help"});

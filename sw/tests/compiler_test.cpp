@@ -659,12 +659,17 @@ TEST(CompilerLimits, AnInvalidTargetIsRejected) {
   EXPECT_THROW(compile(net, t), Error);
 }
 
-// A fully-connected layer whose tiles hold fewer than N neurons, feeding
-// another one: the transposed results of a tile continue mid-word (dst_lane).
-// FC -> FC through PE_TRANSPOSE: tiles of at least N neurons are whole words
-// (dst_lane 0); only a neuron's weights too large for N per bank make tiles
-// of fewer than N neurons, which start inside a word (dst_lane != 0).
-std::set<int64_t> transpose_lanes(const std::string& input, uint64_t seed) {
+// FC -> FC through PE_TRANSPOSE: the hardware writes whole PE-cache words, so
+// every tile's transposed results start at lane 0 (dst_lane 0). Tiles of at
+// least N neurons are whole words; a neuron's weights too large for N per bank
+// make tiles of fewer than N neurons, and each of them starts a word of its own.
+// Returns the dst_lane and dst_base values of the PE_TRANSPOSE computes.
+struct TransposeFields {
+  std::set<int64_t> lanes;
+  std::vector<int64_t> bases;
+};
+
+TransposeFields transpose_fields(const std::string& input, uint64_t seed) {
   TempFiles files;
   const std::string path = files.write("tiles.yaml", "name: tiles\ninput: " + input + R"(
 layers:
@@ -677,25 +682,36 @@ layers:
   generate_parameters(net, go, random_images(net.input_shape, 2, seed));
   const auto images = split(random_images(net.input_shape, 5, seed + 4));
   const Program prog = check_network(net, HwTarget::defaults(), images, "tiles");
-  std::set<int64_t> lanes;
+  TransposeFields out;
   for (const isa::Instruction& in : prog.instructions) {
     if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
     const isa::ComputeInstr c = isa::decode_compute(in);
-    if (c.dst_kind == isa::ComputeDst::kPeTranspose) lanes.insert(c.dst_lane);
+    if (c.dst_kind == isa::ComputeDst::kPeTranspose && c.hdr.tag == 0) {
+      out.lanes.insert(c.dst_lane);
+      out.bases.push_back(c.dst_base);
+    }
   }
-  return lanes;
+  return out;
 }
 
 TEST(Compiler, TransposedTilesAreWholeWordsWhenTheyHoldNNeurons) {
   // 3240 features = 405 words per neuron: 10 neurons per 4096-word bank, so
-  // tiles of 8 neurons.
-  EXPECT_EQ(transpose_lanes("[18, 15, 12]", 4), (std::set<int64_t>{0}));
+  // tiles of 8 neurons: one word each, consecutive.
+  const TransposeFields f = transpose_fields("[18, 15, 12]", 4);
+  EXPECT_EQ(f.lanes, (std::set<int64_t>{0}));
+  ASSERT_EQ(f.bases.size(), 4u);
+  for (size_t i = 1; i < f.bases.size(); ++i) EXPECT_EQ(f.bases[i], f.bases[0] + int64_t(i));
 }
 
-TEST(Compiler, TransposedTilesThatDoNotStartOnAWordBoundary) {
-  // 4320 features = 540 words per neuron: 7 neurons per bank; tiles start at
-  // neurons 0, 7, 14, 21, 28.
-  EXPECT_EQ(transpose_lanes("[18, 15, 16]", 4), (std::set<int64_t>{0, 4, 5, 6, 7}));
+TEST(Compiler, TransposedTilesNarrowerThanAWordEachStartAWord) {
+  // 4320 features = 540 words per neuron: 7 neurons per bank, so 5 tiles
+  // (neurons 0, 7, 14, 21, 28), each in a word of its own, lanes 0..6 (a
+  // tile continuing a word would need byte-masked PE-cache writes, which the
+  // RTL refuses). check_network has run them on the ISA simulator bit-exact.
+  const TransposeFields f = transpose_fields("[18, 15, 16]", 4);
+  EXPECT_EQ(f.lanes, (std::set<int64_t>{0}));
+  ASSERT_EQ(f.bases.size(), 5u);
+  for (size_t i = 1; i < f.bases.size(); ++i) EXPECT_EQ(f.bases[i], f.bases[0] + int64_t(i));
 }
 
 // Networks whose first op is not a convolution: pooling, a clamp, a
@@ -708,6 +724,10 @@ TEST(Compiler, NetworksThatDoNotStartWithAConvolution) {
       "input: [20, 2, 3]\nlayers:\n  - {name: f1, type: fc, out_features: 30, activation: relu}\n  - {name: f2, type: fc, out_features: 9}\n  - {name: r, type: clamp, lo: -5, hi: 5}\n",
       "input: [2, 3, 4]\nlayers:\n  - {name: fl, type: flatten}\n",
       "input: [9, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 9, kernel: 3, pad: 1}\n  - {name: fl, type: flatten}\n",
+      // A clamp after a flatten of the input runs on the input map, not on the flat shape.
+      "input: [3, 32, 32]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n",
+      "input: [1, 2, 2]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n",
+      "input: [11, 3, 5]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: clamp, lo: -9, hi: 40}\n  - {name: f, type: fc, out_features: 6}\n",
   };
   TempFiles files;
   for (size_t i = 0; i < nets.size(); ++i) {

@@ -1,11 +1,15 @@
 // .npy reader/writer: round trips for every supported dtype and clear errors
 // (never crashes) for every malformed file we can think of.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "strata/error.hpp"
 #include "strata/npy.hpp"
@@ -122,7 +126,7 @@ TEST_F(NpyTest, MalformedFilesGiveClearErrors) {
   expect_error(path("dir.npy"), "is a directory");
   {
     std::ofstream(path("empty.npy"), std::ios::binary) << "";
-    expect_error(path("empty.npy"), "bad magic");
+    expect_error(path("empty.npy"), "the file is empty");
   }
   {
     std::ofstream(path("text.npy"), std::ios::binary) << "hello, this is not numpy at all";
@@ -157,6 +161,75 @@ TEST_F(NpyTest, MalformedFilesGiveClearErrors) {
     std::ofstream(path("hdr.npy"), std::ios::binary) << file;
     expect_error(path("hdr.npy"), "truncated .npy header");
   }
+  // Dimensions each below the limit whose product overflows int64 (2^31 * 2^31 * 4 = 2^64):
+  // an error, not a wrapped count that lets a file with no data through.
+  expect_error(write_raw("wrap.npy",
+                         "{'descr': '|i1', 'fortran_order': False, 'shape': (2147483648, "
+                         "2147483648, 4), }",
+                         ""),
+               "array too large");
+  expect_error(write_raw("big.npy",
+                         "{'descr': '|i1', 'fortran_order': False, 'shape': (65536, 65536), }", ""),
+               "array too large");
+}
+
+TEST_F(NpyTest, ZeroElementArraysOfEveryDtypeRoundTrip) {
+  round_trip<int32_t>(path("z32.npy"), {0});
+  round_trip<int8_t>(path("z8.npy"), {3, 0, 2});
+  std::ifstream f(path("z8.npy"), std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)),
+                                   std::istreambuf_iterator<char>());
+  const NpyArray a = parse_npy(bytes, "z8.npy");
+  EXPECT_EQ(a.shape, Shape({3, 0, 2}));
+  EXPECT_TRUE(a.bytes.empty());
+}
+
+// A write that fails (here: the file size limit, as a full disk would) is an
+// error naming the file and the reason, and leaves nothing under the requested
+// name: no partial file, and an existing file keeps its old contents.
+TEST_F(NpyTest, AFailedWriteIsAnErrorAndLeavesNoPartialFile) {
+  Tensor<int8_t> big({4, 64, 64});
+  Tensor<int8_t> small({2});
+  save_npy(path("old.npy"), small);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit limited = saved;
+  limited.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  std::string new_error, old_error;
+  try {
+    save_npy(path("new.npy"), big);
+  } catch (const Error& e) {
+    new_error = e.what();
+  }
+  try {
+    save_npy(path("old.npy"), big);
+  } catch (const Error& e) {
+    old_error = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(new_error.find(path("new.npy")), std::string::npos) << new_error;
+  EXPECT_NE(new_error.find("File too large"), std::string::npos) << new_error;
+  EXPECT_NE(old_error.find("File too large"), std::string::npos) << old_error;
+  EXPECT_FALSE(fs::exists(path("new.npy")));
+  EXPECT_EQ(load_npy<int8_t>(path("old.npy")), small);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().extension(), ".npy") << "left behind: " << entry.path();
+  }
+}
+
+TEST_F(NpyTest, WritingToAFullDeviceIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  try {
+    save_npy("/dev/full", Tensor<int8_t>({3}));
+    FAIL() << "no error writing /dev/full";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(fs::exists("/dev/full"));
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -26,6 +28,7 @@
 
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
+#include "strata/file_io.hpp"
 #include "strata/gen.hpp"
 #include "strata/golden.hpp"
 #include "strata/hw_target.hpp"
@@ -168,6 +171,40 @@ void create_parent(const std::string& file) {
   }
 }
 
+// ---- option checks -------------------------------------------------------------
+
+// A seed: decimal digits only, 0..2^64-1. CLI11's own conversion wraps "-1" and
+// saturates values past 2^64-1; both are usage errors here.
+const CLI::Validator kSeedCheck(
+    [](std::string& text) -> std::string {
+      uint64_t value = 0;
+      const char* end = text.data() + text.size();
+      const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      });
+      const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+      if (!digits || ec != std::errc() || ptr != end) {
+        return fmt::format("seed '{}' is not an integer in 0..18446744073709551615", text);
+      }
+      return "";
+    },
+    "UINT64");
+
+// A finite number in [lo, hi]: CLI::Range lets NaN through (every comparison with it is false).
+CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double value = 0.0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec != std::errc() || ptr != end || !std::isfinite(value) || value < lo || value > hi) {
+          return fmt::format("'{}' is not a number in [{}, {}]", text, lo, hi);
+        }
+        return "";
+      },
+      fmt::format("NUMBER in [{}, {}]", lo, hi));
+}
+
 // ---- RTL backend (run --backend rtl, bench) -----------------------------------
 
 // Options of a run on the Verilated accelerator.
@@ -191,12 +228,13 @@ void add_rtl_options(CLI::App* cmd, RtlArgs& a, bool both) {
       ->capture_default_str();
   cmd->add_option("--stall", a.stall,
                   "RTL: probability of a random memory stall per AXI channel and cycle")
-      ->check(CLI::Range(0.0, 0.9))
+      ->check(finite_range(0.0, 0.9))
       ->capture_default_str();
   cmd->add_option("--latency", a.latency, "RTL: memory read latency in cycles")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   cmd->add_option("--seed", a.seed, "RTL: seed of the memory stalls and initial X values")
+      ->check(kSeedCheck)
       ->capture_default_str();
   cmd->add_option("--timeout", a.timeout, "RTL: cycles before a run counts as hung")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
@@ -639,9 +677,7 @@ int cmd_bench(const BenchArgs& a) {
   }
   if (a.json && !a.json_path.empty()) {
     create_parent(a.json_path);
-    std::ofstream f(a.json_path);
-    f << j.dump(2) << "\n";
-    if (!f) throw Error("cannot write the JSON report", ErrorContext{a.json_path, 0, ""});
+    write_file(a.json_path, j.dump(2) + "\n");
     fmt::print("wrote {}\n", a.json_path);
   }
   for (const RtlResult& r : results) {
@@ -949,12 +985,12 @@ int run_main(int argc, char** argv) {
   CLI::App* gen_cmd =
       app.add_subcommand("gen", "Generate seeded random parameters with calibrated requantisation");
   gen_cmd->add_option("network", gen.network, "Network description (YAML)")->required();
-  gen_cmd->add_option("--seed", gen.options.seed, "Random seed")->required();
+  gen_cmd->add_option("--seed", gen.options.seed, "Random seed")->required()->check(kSeedCheck);
   gen_cmd->add_option("--out", gen.out, "Directory to write the .npy files into")->required();
   gen_cmd
       ->add_option("--sparsity", gen.options.sparsity,
                    "Fraction of each layer's weights set to zero (exact count)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_range(0.0, 1.0))
       ->capture_default_str();
   gen_cmd->add_option("--images", gen.options.images, "Number of random calibration images")
       ->check(CLI::Range(1, 1024))

@@ -10,7 +10,11 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -173,6 +177,50 @@ TEST_F(StrataTop, Cifar10QuickBatchUnderRandomStalls) {
   const Network net = example_network("cifar10_quick", 1);
   const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
   expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1)}, 0.25);
+}
+
+// A network written inline, with parameters generated as `strata gen` makes them.
+Network inline_network(const std::string& name, const std::string& yaml, uint64_t seed) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    fmt::format("strata_top_{}_{}", name, ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / (name + ".yaml")).string();
+  std::ofstream(path) << "name: " << name << "\n" << yaml;
+  LoadOptions lo;
+  lo.load_weights = false;
+  Network net = load_network(path, lo);
+  std::filesystem::remove_all(dir);
+  GenOptions go;
+  go.seed = seed;
+  generate_parameters(net, go, random_images(net.input_shape, go.images, seed));
+  return net;
+}
+
+// Networks the compiler accepted that once failed: a flatten then a clamp first
+// (the clamp ran over the flattened shape and overflowed the input region), and
+// FC layers whose neurons' weights are so long that fewer than N fit a bank (the
+// program needed byte-masked PE-cache writes, which the RTL refuses).
+TEST_F(StrataTop, NetworksThatOnceFailedRunBitExact) {
+  const std::vector<std::pair<std::string, std::string>> nets = {
+      {"flatten_relu", "input: [3, 32, 32]\nlayers:\n  - {name: f, type: flatten}\n"
+                       "  - {name: r, type: relu}\n"},
+      {"flatten_clamp_fc", "input: [1, 2, 2]\nlayers:\n  - {name: f, type: flatten}\n"
+                           "  - {name: r, type: clamp, lo: -3, hi: 50}\n"
+                           "  - {name: a, type: fc, out_features: 5}\n"},
+      {"mnist_conv", "input: [1, 28, 28]\nlayers:\n"
+                     "  - {name: c, type: conv, out_channels: 4, kernel: 5, activation: relu}\n"
+                     "  - {name: a, type: fc, out_features: 32}\n"
+                     "  - {name: b, type: fc, out_features: 10}\n"},
+      {"mnist_relu", "input: [1, 28, 28]\nlayers:\n  - {name: r, type: relu}\n"
+                     "  - {name: a, type: fc, out_features: 64}\n"
+                     "  - {name: b, type: fc, out_features: 10}\n"},
+  };
+  for (const auto& [name, yaml] : nets) {
+    SCOPED_TRACE(name);
+    const Network net = inline_network(name, yaml, 7);
+    const Tensor<int8_t> batch = random_images(net.input_shape, 3, seed_);
+    expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1), image_of(batch, 2)});
+  }
 }
 
 // The digits model classifies all 1797 images on the RTL exactly as the

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct NpyArray {
 };
 
 NpyArray read_npy(const std::string& path);
+// The same from the bytes of a file already in memory; `name` is used in errors.
+NpyArray parse_npy(std::span<const uint8_t> file, const std::string& name);
+// Written completely or not at all (file_io.hpp); errors name the path and the reason.
 void write_npy(const std::string& path, const NpyArray& array);
 
 // Typed load: the file's dtype must be exactly T (otherwise strata::Error
