@@ -34,13 +34,11 @@
 // reads (sr_active_i with sr_bank_i, from its registers) for as long as its
 // reads may come, and each slice's RAM read enable is a flip-flop of that
 // announcement (sr_act_q, one per slice like the compute read's), not the
-// request: the request's logic and its route across the die to every block
-// RAM's enable are gone (c8104fe at speed 6: store run copy -> read request
-// -> 3.48 ns route -> DP16KD CEB, 10.36 ns, the run's critical path; 19
-// CEB endpoints at 9.7 to 10.0 ns). The announced bank is then read every
-// cycle while the store runs, whether or not it requests (a read whose
-// word nobody takes; the RAMs' own checks are off, CheckReads = 0, and the
-// reads that are used are checked here). A store request needs the
+// request, so neither the request's logic nor its route across the die sits
+// in front of every block RAM's clock enable. The announced bank is then
+// read every cycle while the store runs, whether or not it requests (a read
+// whose word nobody takes; the RAMs' own checks are off, CheckReads = 0, and
+// the reads that are used are checked here). A store request needs the
 // announcement of its bank in the cycle before (asserted).
 // Reads: a request (valid/ready) returns its word on rsp_valid exactly two
 // cycles (store port) or three cycles (compute port: the request register)

@@ -61,13 +61,13 @@ module strata_burst_gen #(
   // the counts themselves, taken beside the minimum of the counts minus one
   // from low bits plus one the callers form in parallel (left_lo1 =
   // left_lo + 1, meaningful when not big), so no adder follows the
-  // comparison (c8104fe at speed 6: the burst continuation's subtraction ->
-  // comparison -> + 1 -> beats_o, 9.93 ns). The comparison of the two counts
-  // (lt: left < room, le: left <= room, meaningful when neither is big)
-  // comes from the caller: the continuation compares the counts before the
-  // burst, since both lose the same beats, so it runs beside the
-  // subtractions instead of after them (82d15cc at speed 8: room_m1_q ->
-  // subtraction -> comparison -> beats_o, 7.91 ns, the critical path).
+  // comparison (the continuation's subtraction -> comparison -> + 1 would be
+  // three carry chains in series in front of beats_o). The comparison of the
+  // two counts (lt: left < room, le: left <= room, meaningful when neither is
+  // big) comes from the caller: the continuation compares the counts before
+  // the burst, since both lose the same beats, so it runs beside the
+  // subtractions instead of after them (no subtraction -> comparison chain
+  // in front of beats_o).
   typedef struct packed {
     logic [L-1:0]          len;
     logic [BurstWidth-1:0] beats;  // len + 1, before the selection (no adder after it)

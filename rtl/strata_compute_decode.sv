@@ -114,9 +114,9 @@ module strata_compute_decode
   // The fields are captured in every idle cycle, so also in the cycle of the
   // start, and held from then on: their enables (some 300 flip-flops) are a
   // flip-flop of their own (idle_q, asserted equal to the state decode), not
-  // the start, which comes from the engine's instruction handshake (0f90c6c at
-  // speed 6: the engine's ready -> 4.52 ns route to the handshake LUT, placed
-  // among these enables -> 5.93 ns route back -> the engine's ready, 12.43 ns).
+  // the start, which comes from the engine's instruction handshake: the
+  // handshake LUT would be placed among these enables, a route there and one
+  // back to the engine's ready in the same cycle.
   // Nothing reads them while idle: code_o and cfg_o are registers of their own.
   logic take, idle_q;
   assign take = start_i && state_q == StIdle;
@@ -126,10 +126,10 @@ module strata_compute_decode
   // for the opcode, mode and destination kind (illegal_part_q), and ORed into
   // illegal_q by a free-running register, read only in StCmp2 (asserted to
   // follow from the third StMul cycle): the instruction queue's read feeds at
-  // most three LUT levels, not the 95-bit OR (df8762c at speed 8: fetcher
-  // compute-queue read -> this check -> illegal_q, 10.75 ns). acq0_first >
-  // acq0 is compared from the captured fields (acq_order_q), not from
-  // instr_i: the queue's read feeds no comparator's carry chain.
+  // most three LUT levels, not the 95-bit OR behind the read of the
+  // fetcher's queue. acq0_first > acq0 is compared from the captured fields
+  // (acq_order_q), not from instr_i: the queue's read feeds no comparator's
+  // carry chain.
   localparam int unsigned InstrWords = InstrBits / 64;
   logic [InstrWords:0] illegal_part_d, illegal_part_q;
 
@@ -248,12 +248,10 @@ module strata_compute_decode
   end
 
   // The small products are DSP multipliers with their input and output
-  // registers (strata_dsp_mul) fed from the mode's choices: the same two
-  // register stages as before (a register of the choice, then of the
-  // product), but a DSP placed far from the decoder is then reached and left
-  // register to register (567f6f9 at speed 8: choice register -> 2.80 ns
-  // route -> unregistered MULT18X18D -> 4.52 ns route -> taps_k_q, 10.79 ns,
-  // its critical path).
+  // registers (strata_dsp_mul) fed from the mode's choices: two register
+  // stages (a register of the choice, then of the product), and a DSP placed
+  // far from the decoder is reached and left register to register, never a
+  // route to the DSP and one back in the same cycle.
   // Product k: small_a[k] * kw_e; 0 taps (kernel_h, 0 for POOL), 1 row
   // offset (pad_h), 2 row step (stride_h).
   logic [2:0][3:0] small_a;
@@ -290,7 +288,7 @@ module strata_compute_decode
   // The operand multiplexer is an AND-OR of the captured and registered
   // sources with a one-hot step register (step_q, asserted to decode cnt_q),
   // loaded from the next count: no decoder of cnt_q is in series with the
-  // choice (e6b1a79 at speed 8: cnt_q -> seven LUT levels -> op_b_q, 9.48 ns).
+  // choice (a decoder of cnt_q in front would make it several LUT levels deep).
   // The SInWords operand (the saturated plane product or, for FC, the groups)
   // is a register of its own: the plane product is ready from the fourth
   // StMul cycle, so in_words_b_q follows it from the sixth (asserted).
@@ -387,8 +385,8 @@ module strata_compute_decode
   // unit's sizes take two stages, like the operands above (valid with
   // derived_ok_q): the mode's choice of the pooled size and the sum of the
   // padding and stride are registered first, so each sum below is one carry
-  // chain between registers (0f90c6c at speed 8: mode_q -> 3.62 ns route ->
-  // pooled-size choice -> two carry chains in series -> pool_h2_s_q, 10.70 ns).
+  // chain between registers, never the mode's choice and two carry chains in
+  // series.
   wide_t dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q, pool_h2_s_q, pool_w2_s_q;
   wide_t param_end_q;
   logic [4:0] conv_skh_q, conv_skw_q, pool_sk_q;  // stride + kernel

@@ -393,9 +393,8 @@ module strata_compute_engine
   // data: the bank word (pushed with the response). Both pop together, so
   // side holds the requests in flight plus the buffered words: its room is the
   // read credit. side's head is one register copy per PE (HeadCopies), so
-  // each PE's cache RAMs read the address from a copy of their own
-  // (27765d5 at speed 8: the one head register -> 10.22 ns route -> PE 7's
-  // cache address, 10.79 ns, its critical path).
+  // each PE's cache RAMs read the address from a copy of their own, not
+  // from one head register whose net reaches the caches of every PE.
   logic [Pes-1:0][SideWidth-1:0] side_heads;
   logic                 side_ready, side_valid, data_valid, unused_data_ready, rd_fire, op_fire;
   logic [CntWidth-1:0]  side_count, data_count;
@@ -637,9 +636,8 @@ module strata_compute_engine
   // not pooling only, and the FC room), loaded from the next values of its
   // terms (asserted equal): each PE's accept, which is its cache's read
   // enable, is one LUT of three flip-flops (data valid, pe_go_q, the PE's
-  // credit) instead of the FC room logic and a second LUT level (fab3d75 at
-  // speed 6: data FIFO valid -> FC room -> PE credit -> 5.85 ns route -> PE
-  // cache CEB, 12.10 ns).
+  // credit) instead of the FC room logic and a second LUT level in front of
+  // the route to the PE caches' clock enables.
   logic pe_go_d, pe_go_q;
   assign pe_go_d = run_d && !(busy_q[BusyMisc] ? cfg.pool_only : dec_cfg.pool_only) &&
                    !((busy_q[BusyMisc] ? cfg.fc : dec_cfg.fc) &&
@@ -747,11 +745,11 @@ module strata_compute_engine
 
   // Input slice in front of the window generator: its producers (the
   // operand FIFO, the requantiser) sit elsewhere on an FPGA, and the
-  // generator's next ready (room, walk and column state) waited for their
-  // valid: a503fa0 at speed 8, in_ready_q -> 2.67 ns route -> handshake ->
-  // 1.98 ns back -> window state -> in_ready_q, 9.73 ns. The producers now
-  // see the slice's registered ready, the generator the slice's registered
-  // valid and word. Full rate; one cycle more per pooling input stream.
+  // generator's next ready (room, walk and column state) would wait for
+  // their valid, a route to the producers' handshake and one back in a cycle.
+  // The producers see the slice's registered ready, the generator the
+  // slice's registered valid and word. Full rate; one cycle more per pooling
+  // input stream.
   logic                 wgs_valid, wgs_ready;
   logic [WordWidth-1:0] wgs_data;
   logic [1:0]           unused_wgs_count;
@@ -842,12 +840,11 @@ module strata_compute_engine
   // average unit's DSP blocks on the other). The pooling unit's ready stops
   // at the slice's head register, and the window register's shift (an
   // enable of 3 x 192 flip-flops) waits only for the slice's registered
-  // ready, not for a ready from across the die (5feb8ec at speed 6: pool
-  // ready -> 2.75 ns route -> shift -> 5.72 ns route -> window register
-  // enable, 12.71 ns). Full rate; one cycle more per window.
+  // ready, not for a ready from across the die. Full rate; one cycle more
+  // per window.
   // The slice's storage (585 flip-flops at the default) is written under
-  // PoolTaps copies of its not-full flag: one flag's net to every storage
-  // enable was a380353's speed-8 critical path (9.43 ns of route).
+  // PoolTaps copies of its not-full flag, so no single flag's net reaches
+  // every storage enable.
   localparam int unsigned WinSliceWidth = PoolTaps * WordWidth + PoolTaps;
   logic                          ws_valid, ws_ready;
   logic [PoolTaps*WordWidth-1:0] ws_data;
@@ -1120,8 +1117,7 @@ module strata_compute_engine
   // datapath reset) written out from the transitions above (asserted equal
   // to the decodes of state_d): a few registered inputs each, so the copies'
   // data inputs do not wait for the whole next-state logic (its instruction
-  // checks, 457f6fd at speed 6: state_q -> decoder done -> 6.46 ns route ->
-  // next state -> running copies, 16.12 ns).
+  // checks, behind the decoder's done and a route from the decoder).
   assign run_d   = !abort_i && (state_q == StStart || (state_q == StRun && !all_done_q));
   assign flush_d = state_q == StAbort && rd_out_q == '0 && !rd_rsp_valid_i;
 

@@ -219,9 +219,8 @@ module strata_csr
   // kept: Yosys merges a flip-flop into a kept one that loads the same
   // value, so neither may be merged). The register decode and the
   // counter multiplexer (15 x 64 bits) then share no address net and no
-  // LUT: a503fa0 at speed 6 ran from raddr_q through the multiplexer's
-  // shared decode (2.81 ns and 3.02 ns of route) to reg_word_q's reset
-  // input, 12.56 ns.
+  // LUT, so the register word's path does not run through the wide
+  // multiplexer's decode and its routes.
   (* keep *) logic [PerfIdxWidth-1:0] perf_idx_q;
   logic [31:0]             reg_word_q;
   logic [63:0]             ctr_val_q;  // the addressed counter, both halves

@@ -82,9 +82,8 @@ module strata_dep_sync #(
   // rel0 units not released yet, counted down, and whether any is left (a
   // flip-flop loaded from a compare of the count, beside its decrement): a
   // fine-grained step's release reads the flag, not a 16-bit comparison of
-  // the count with rel0 (c8104fe at speed 8, seed 1: released count ->
-  // compare -> step release -> count, 8.15 ns), and the finish releases the
-  // count itself (no subtraction).
+  // the count with rel0 (no compare of the count in front of its own
+  // decrement), and the finish releases the count itself (no subtraction).
   logic [W-1:0] rel_left_d, rel_left_q;
   logic         rel_any_d, rel_any_q;     // rel_left_q != 0
   // Registered views of held_q (exact, asserted below):
@@ -104,9 +103,9 @@ module strata_dep_sync #(
   // step_ready_o leaves a flip-flop of its own (step_ready_q, kept, loaded
   // from the next state and need_met_d; asserted equal to the decode below):
   // the placer puts it beside the engine's step logic (the walker's advance
-  // enables in the compute engine), so need_met_q's route to it, across the
-  // die from the semaphores (496bca0 at speed 6: need_met_q -> 4.53 ns ->
-  // walker, 13.68 ns), is gone. The sequencer's own logic reads the decode.
+  // enables in the compute engine), so no route from need_met_q, across the
+  // die from the semaphores, reaches the walker in the same cycle. The
+  // sequencer's own logic reads the decode.
   (* keep *) logic step_ready_q;
   logic            step_ready;          // state_q == StRun && need_met_q
 
@@ -156,9 +155,8 @@ module strata_dep_sync #(
   // need_met_d is written without the minimum's comparator: a minimum of two
   // unsigned numbers is 0 exactly when one of them is, and all_gap_q is 0
   // exactly when all_held_q (held_q never passes acq0_q; asserted below). So
-  // step_ready_q's next value waits for no carry chain (b3f6415 and b8fb4a1
-  // at speed 8: acquire amount or all_gap_q -> comparator chain -> need met
-  // -> step_ready_q, 9.33 and 9.39 ns).
+  // step_ready_q's next value waits for no carry chain (no comparator of
+  // the acquire amount or all_gap_q in front of need met).
   // need_met_d is written as a choice between need_met_step and
   // need_met_wait, so step_ready_q's next value can take the engine's
   // step_valid_i at its last LUT (see below).
@@ -195,9 +193,7 @@ module strata_dep_sync #(
       StIdle: begin
         // The fields and counts load in every idle cycle (nothing reads them
         // before the start), so the engine's start only moves the state: it
-        // does not fan out to the enables of the counters across the die
-        // (7403df4 at speed 8, seed 1: load start copy -> 6.87 ns of routes
-        // -> need_gap_q, 8.17 ns, the critical path).
+        // does not fan out to the enables of the counters across the die.
         fine_d     = fine_i;
         acq0_d     = acq0_i;
         acq1_d     = acq1_i;
@@ -227,9 +223,8 @@ module strata_dep_sync #(
   // request finish_valid_i, which excludes a step; asserted). So the
   // engine's step request (a decode of its burst generator's flags) reaches
   // one LUT after its route to the sequencer, not the step's multiplexers
-  // behind it (f22ee54 at speed 6, seed 3: load start copy -> burst
-  // generator valid -> 3.92 ns route -> need met -> need_gap_q, 10.16 ns,
-  // the critical path).
+  // behind it (the route from the engine is long; the critical path of the
+  // load sequencer otherwise runs through it).
   // step_take: a step asked for this cycle would start, fine-grained.
   logic step_take;
   (* keep *) logic [W-1:0] need_if_step, gap_if_step;
@@ -242,10 +237,9 @@ module strata_dep_sync #(
   assign need_gap_d   = step_valid_i ? gap_if_step : gap_wait;
   assign need_met_d   = step_valid_i ? met_if_step : need_met_wait;
 
-  // step_ready_q's next value (state_d == StRun && need_met_d) likewise
-  // (e6b1a79 at speed 6: load burst generator valid -> row acquire ->
-  // 4.53 ns route -> need met -> step_ready_q, 12.20 ns). state_d does not
-  // depend on step_valid_i.
+  // step_ready_q's next value (state_d == StRun && need_met_d) likewise, so
+  // the step request's route from the engine meets one LUT, not the need-met
+  // logic. state_d does not depend on step_valid_i.
   (* keep *) logic ready_if_step, ready_if_wait;
   assign ready_if_wait = state_d == StRun && need_met_wait;
   assign ready_if_step = state_d == StRun && met_if_step;

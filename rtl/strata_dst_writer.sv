@@ -95,9 +95,8 @@ module strata_dst_writer
   assign out_fire  = out_valid && out_ready;
 
   // The head request leaves a flip-flop (OutReg): the bank and cache write
-  // ports it feeds sit across the die, and a LUT-RAM read in front of that
-  // route was the critical path of c19fc7b at speed 8 (output FIFO read ->
-  // 4.72 ns -> bank write address, 10.98 ns).
+  // ports it feeds sit across the die, so no LUT-RAM read sits in front of
+  // that route to the bank write address.
   strata_fifo #(
     .Width  ($bits(wr_req_t)),
     .Depth  (2),
@@ -153,9 +152,8 @@ module strata_dst_writer
   // started_q, not the state and count decode (asserted equal to it). Their
   // next values are written out from the transitions (below), with the
   // neuron count's "last" and "all taken" flags registered (o_last_q,
-  // all_in_q): through the next-state decode, the 16-bit neuron compares
-  // were in front of them (114381c at speed 6: row_take_q 9.34 ns, the row
-  // shift copies 9.27 ns).
+  // all_in_q), so the 16-bit neuron compares are not in front of them
+  // through the next-state decode.
   logic [Lanes-1:0] row_take_d, row_take_q, row_emit_q;
   logic             take_fire;   // with row_take_q[j]: row j takes a result
   logic             group_next;  // PE_TRANSPOSE: the next group begins (row 0 takes)

@@ -19,8 +19,8 @@
 // producer's push reaches only the head's data input. The head loads the
 // storage's oldest word, or the word being pushed when the storage is empty:
 // same latency, flags and capacity as OutReg = 0 (asserted). It costs Width
-// flip-flops and a multiplexer; as the default of every FIFO it was measured
-// slower (docs/fpga.md), so it is set where a LUT-RAM read fed a far consumer.
+// flip-flops and a multiplexer, and the head's enable is a net to every head
+// flip-flop, so it is set only where a LUT-RAM read would feed a far consumer.
 // HeadCopies > 1 (OutReg = 1 only): the head register is that many
 // flip-flop copies (kept, asserted equal), side by side in out_data_o (copy c
 // in bits [c*Width +: Width]), so a word broadcast to consumers across the die
@@ -180,9 +180,7 @@ module strata_fifo #(
     // means a valid head (asserted below), so the storage pops exactly when
     // the consumer takes the head (head_load && st_any_q, asserted): the
     // read pointer's next value is one LUT of out_ready_i and its own bits,
-    // not behind the head enable, a net to every head flip-flop (f22ee54 at
-    // speed 6, seed 1: the compute side FIFO's pop -> head enable LUT ->
-    // 2.03 ns route -> read pointer, 10.04 ns, the critical path).
+    // not behind the head enable, a net to every head flip-flop.
     assign st_pop  = out_ready_i && st_any_q;
     assign st_push = push && !(head_load && !st_any_q);
 

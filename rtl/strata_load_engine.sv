@@ -199,8 +199,8 @@ module strata_load_engine
   // inside the DSP: the input registers load the instruction's fields while
   // the engine is idle (so the take's edge loads the taken instruction's),
   // the output registers hold the products from StCheck on (as in
-  // strata_store_engine, where a `*` between fabric registers was a route to
-  // the DSP and one back in a cycle). StCheck also registers the row-end
+  // strata_store_engine, where a `*` between fabric registers would be a route
+  // to the DSP and one back in a cycle). StCheck also registers the row-end
   // partial sums, StCheck2 the range ends, StCheck3 the range comparisons;
   // StCheck4 decides from flip-flops alone.
   logic [15:0] take_rows_m1;      // rows - 1 of the instruction offered
@@ -262,9 +262,9 @@ module strata_load_engine
   // comparison from StCheck4 on; asserted in StCheck4): the error decision
   // in StCheck4 starts at flip-flops only, not at the comparisons of the
   // 42- and 33-bit range ends (as in strata_store_engine; one cycle per
-  // LOAD). (Yosys had shared `row_words_q == 0` with the burst
-  // generator's `row_beats - 1` borrow, so the error code's enable ran
-  // through that carry chain.)
+  // LOAD). (Unregistered, Yosys may share `row_words_q == 0` with the burst
+  // generator's `row_beats - 1` borrow and put the error code's enable behind
+  // that carry chain.)
   logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
   assign illegal_d = rows_q == '0 || row_words_q == '0 || !(is_bank || is_pe || is_param) ||
                      (pe_step_q && !is_pe) || (is_param && dst_id_q != '0);
@@ -297,8 +297,8 @@ module strata_load_engine
   // idle only on this start and returns on the finish or an abort;
   // asserted), so StStart lasts one cycle and needs no look at its ready:
   // the loads begin at a register beside each block, not at the state
-  // register's decode and the sequencer's state (26a6fa2 at speed 8:
-  // state_q -> 5.89 ns route -> start ready -> u_sync.state_q, 11.32 ns).
+  // register's decode and the sequencer's state (a route from state_q to
+  // the sequencer and back in one cycle).
   // run_q: state_q == StRun, registered the same way. The next values are
   // written out from the transitions into StStart and StRun (start_d, run_d
   // below; asserted equal to the next-state decodes), so run_d does not wait
@@ -617,8 +617,8 @@ module strata_load_engine
   // buffer or the unit counters. Emptied when the instruction stops running.
   // The head is a register (OutReg): the destination kind and the row-end
   // flag reach the write handshake and the row release from flip-flops, not
-  // from a LUT-RAM read (9d88d9c at speed 6: the slice's storage read -> four
-  // LUT levels -> 4.01 ns route -> row release -> semaphore, 13.72 ns).
+  // from a LUT-RAM read and the LUT levels behind it, in front of the route
+  // to the semaphores.
   localparam int unsigned SliceWidth = 2 + WrIdWidth + WrAddrWidth + WordWidth + 1;
   logic [1:0] unused_slice_count;
 
@@ -672,8 +672,7 @@ module strata_load_engine
   // abort are flip-flops loaded from state_d (finish_q, error_q, with the
   // state register; asserted equal to the state decodes): the sequencer,
   // placed beside the semaphores, reads them from a register, not from a
-  // decode of state_q (9d88d9c at speed 8: load state_q -> two LUTs ->
-  // 2.50 ns route -> sequencer state -> step_ready_q, 9.11 ns).
+  // decode of state_q in front of the route to the sequencer.
   assign finish_valid = finish_q;
 
   always_comb begin

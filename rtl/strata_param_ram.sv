@@ -8,13 +8,13 @@
 // channels of a pass, whatever param_base). A read of one channel (FC: the
 // channel of one neuron) enables only its bank. Output lane p is channel
 // base + p of the last read: each bank's output is registered beside its
-// block RAM (the block RAM's clock-to-out, 4.3 ns at ECP5 speed 8, and the
-// route to the rest of the engine are then in different cycles), rotated by
-// base mod Pes, and registered again (the outputs, away from the
-// requantiser and the PE bias inputs). The outputs hold until the next read,
-// so a CONV pass reads its channels once. Lane 0 of the rotation is also an
-// output of its own (lane0_o), valid one cycle before the outputs load: the
-// FC parameter queue takes it there.
+// block RAM (the block RAM's long clock-to-out and the route to the rest of
+// the engine are then in different cycles), rotated by base mod Pes, and
+// registered again (the outputs, away from the requantiser and the PE bias
+// inputs). The outputs hold until the next read, so a CONV pass reads its
+// channels once. Lane 0 of the rotation is also an output of its own
+// (lane0_o), valid one cycle before the outputs load: the FC parameter queue
+// takes it there.
 // The read request (rd_i, rd_all_i, rd_base_i) is registered first: the
 // block RAMs' clock enables and addresses start from flip-flops, never from
 // the engine's grant logic or the walker (on an FPGA the banks sit far from

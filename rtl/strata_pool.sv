@@ -26,9 +26,9 @@
 // [clamp_lo_i, clamp_hi_i] (signed) between the select stage and the output
 // buffer, so a client that clamps after pooling reads the buffer without
 // comparators behind its read port. The bounds are registered where they
-// are used (a client's configuration register may sit across the die: at
-// b3f6415 speed 6, compute `cfg` -> 4.07 ns route -> clamp -> buffer write
-// data, 12.53 ns), so a change takes effect one cycle later: the bounds must
+// are used (a client's configuration register may sit across the die, and
+// its route would otherwise meet the clamp in front of the buffer's write
+// data), so a change takes effect one cycle later: the bounds must
 // be stable while windows are inside and from one cycle before a window
 // enters (a result is at least two cycles behind its window; asserted).
 // Latency: 6 cycles (max) or 8 cycles (avg) for 3x3 windows (the unit, the

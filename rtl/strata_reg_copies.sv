@@ -2,7 +2,7 @@
 // apart (a reset, a run or abort flag): every copy loads d_i (0 in
 // reset), so the copies are equal at all times, and
 // each copy drives the blocks of one client only. The placer puts each copy
-// beside its client, and one flip-flop's net no longer crosses the die.
+// beside its client, so no single flip-flop's net crosses the die.
 //
 // Each copy is a one-bit register in a generate block of its own, marked
 // `keep`: Yosys merges the bits of one multi-bit register that load the same

@@ -167,12 +167,10 @@ module strata_store_engine
   // inside the DSP: the input registers load the instruction's fields while
   // the engine is idle (so the take's edge loads the taken instruction's),
   // the output registers hold the products from StCheck on. StCheck also
-  // registers the row-end
-  // partial sums, StCheck2 the range ends, StCheck3 the range comparisons;
-  // StCheck4 decides from flip-flops alone. (With `*` between fabric
-  // registers, the multiplier was a route to the DSP and one back in a cycle:
-  // af82fe4 at speed 6, rows_m1_q -> 4.67 ns route -> MULT18X18D -> 3.37 ns
-  // route -> ext_span_hi_q, 12.50 ns.)
+  // registers the row-end partial sums, StCheck2 the range ends, StCheck3 the
+  // range comparisons; StCheck4 decides from flip-flops alone. (With `*`
+  // between fabric registers, the multiplier would be a route to the DSP and
+  // one back in a cycle.)
   localparam int unsigned TotalWidth = BeatsWidth + 16;
   logic [15:0] rows_m1_q;        // rows - 1
   logic [15:0] take_rows_m1;     // of the instruction offered
@@ -232,10 +230,8 @@ module strata_store_engine
   // StCheck on, so the field checks hold from StCheck2 on and the range
   // comparison from StCheck4 on; asserted in StCheck4), as in
   // strata_load_engine: the error decision in StCheck4 starts at flip-flops
-  // only. The comparisons of the 42- and 33-bit range ends took three LUT
-  // levels in front of the decision (a380353 at speed 6: ext_end_q ->
-  // comparison -> 4.29 ns route -> next state -> quiesce copy, 13.15 ns;
-  // also 4f9a9ae and 5feb8ec, docs/fpga.md). One cycle per STORE.
+  // only, not behind the three LUT levels of the 42- and 33-bit range-end
+  // comparisons and their route to the next-state logic. One cycle per STORE.
   logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
   assign illegal_d      = rows_q == '0 || row_words_q == '0;
   assign unsup_fields_d = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
@@ -269,13 +265,12 @@ module strata_store_engine
   // block, not at the state register's decode. run_q: state_q == StRun,
   // quiesce_q: state_q is StError or StDrain, registered the same way, one
   // copy for the control (read room, data FIFO, W valid and counters) and
-  // one for the W payload's AxiDataWidth + strobe multiplexers (af82fe4 at
-  // speed 8: the single copy -> 8.96 ns route -> wdata, 10.29 ns). The
+  // one for the W payload's AxiDataWidth + strobe multiplexers, so one net
+  // does not reach both the control and the wide payload. The
   // next values of start and run are written out from the transitions into
   // StStart and StRun (start_d, run_d below; asserted equal to the next-state
-  // decodes), so run_d does not wait for the field checks' comparisons
-  // (4f9a9ae at speed 6: src_end_q -> check -> next state -> 3.18 ns route ->
-  // run copy, 12.74 ns).
+  // decodes), so run_d does not wait for the field checks' comparisons in
+  // front of the route to the run copies.
   localparam int unsigned StartSync = 0, StartRead = 1, StartAw = 2, StartW = 3,
                           StartCopies = 4;
   localparam int unsigned QuiesceCtl = 0, QuiesceW = 1, QuiesceCopies = 2;
@@ -375,9 +370,8 @@ module strata_store_engine
   // occupancy is data_count + last cycle's read, from registers; this
   // cycle's response, W pop and read change it by -1 .. +2 and only select
   // one of four comparisons of it (rd_room_k[k]: occupancy + k - 1 <
-  // DataDepth): no handshake reaches an adder (a752d0c: quiesce copy ->
-  // 3.69 ns route -> W handshake -> four carry chains -> rd_room_q, 9.87 ns
-  // at speed 8, 14.66 ns at speed 6).
+  // DataDepth): no handshake reaches an adder, so the W handshake's route
+  // is not followed by carry chains into rd_room_q.
   logic rd_room_q, rd_room_d;
   logic [DataCntW:0] rd_occ;  // data_count + last cycle's read
   logic [3:0]        rd_room_k;
@@ -693,10 +687,9 @@ module strata_store_engine
   // registered decodes (finish, error, quiesce), written out from the
   // transitions (asserted equal to the decodes of state_d): a write error
   // or an abort wins over the first four. The instruction queue's valid
-  // only moves StIdle to StCheck, in none of them; through the decodes of
-  // state_d it was five LUT levels in front of the quiesce copies (114381c
-  // at speed 6: fetcher store queue valid -> quiesce copy, 10.16 ns, the
-  // critical path; error_q, 9.79 ns).
+  // only moves StIdle to StCheck, in none of them, so the fetcher's valid
+  // is not five LUT levels (the decodes of state_d) in front of the quiesce
+  // copies and error_q.
   logic error_d, finish_d;
   assign start_d   = state_q == StCheck4 && !illegal && !unsupported && !new_b_error && !abort_i;
   assign run_d     = (state_q == StStart || (state_q == StRun && !all_sent_q)) && !new_b_error &&

@@ -337,8 +337,8 @@ module strata_window_gen #(
   // (col_en_q[kx][ky], strata_reg_copies, asserted equal): each tap's enable
   // is one LUT of it and the shift's three flip-flop and ready inputs, and
   // drives one tap's PixelWidth flip-flops, not a column's 448 through a
-  // shared shift LUT (3f379c6 at speed 8: column queue valid -> shift ->
-  // 3.59 ns route -> column enable -> 4.14 ns route -> win_q CE, 9.96 ns).
+  // shared shift LUT (two long routes in series: to the column enable, then
+  // to every clock enable of the column).
   logic [MaxKernel-1:0] k_at_d, k_at_q, k_in_d, k_in_q;
   logic [MaxKernel-1:0][MaxKernel-1:0] col_en_q;  // [kx][ky]: k_at_q[kx] || k_in_q[kx]
 
@@ -482,11 +482,11 @@ module strata_window_gen #(
   // taken, in_fire; an input row completed, row_in), so in_ready_q's next
   // value takes in_fire at its last LUT: ready_if_fire / ready_if_hold
   // (kept, so synthesis keeps the split; asserted to equal write_ready of
-  // the next flags) do not wait for the producer's valid (df8762c at speed
-  // 6: window input slice valid -> 2.51 ns route -> row-end carry chain ->
-  // room logic -> in_ready_q, 11.50 ns). The room flags: rows left after a
-  // row end of the walker alone (room_ok_walk) or with one of the input
-  // (room_ok_row: one fewer row, and s more if the walker's row ends too).
+  // the next flags) do not wait for the producer's valid, so its route is
+  // not followed by the row-end carry chain and the room logic. The room
+  // flags: rows left after a row end of the walker alone (room_ok_walk) or
+  // with one of the input (room_ok_row: one fewer row, and s more if the
+  // walker's row ends too).
   logic wr_more_hold, wr_more_fire, room_ok_walk, room_ok_row;
   (* keep *) logic ready_if_fire, ready_if_hold;
 
@@ -505,8 +505,7 @@ module strata_window_gen #(
   // done), or draining the rows left. in_ready_q is loaded with this of the
   // next state and flags (asserted equal to it of the present ones), so the
   // producer's handshake starts at a flip-flop, not at the state decode
-  // (ba0a793 at speed 8: state_q -> room_ok logic -> 2.17 ns route to the
-  // producer's handshake -> 1.95 ns route back -> room_q, 10.48 ns).
+  // (no route to the producer's handshake and back in one cycle).
   function automatic logic write_ready(state_e st, logic more, logic done, logic ok);
     if (st == StRun)   return more && (done || ok);
     if (st == StDrain) return more;
@@ -669,8 +668,8 @@ module strata_window_gen #(
         h_last_ms_d = h_last_q - s;
         // The first window's last-column flag !(wx < w_lim) at wx = -p, from
         // the limit's candidates (ceil: below both; floor: -p < w_lim - s + 1,
-        // i.e. s - p <= w_lim), so StStart's adv_q reads it from a flip-flop
-        // (c8104fe at speed 8, seed 2: w_lim_q -> compare -> adv_q, 8.08 ns).
+        // i.e. s - p <= w_lim), so StStart's adv_q reads it from a flip-flop,
+        // not from a compare of w_lim_q.
         first_last_col_d = ceil_q ? !((wx_q < w_lim_q) && (wx_q < w_lim_ms_q))
                                   : !(sp_q <= w_lim_q);
         y_low_d     = min_pos(bot_q, h_last_q);
@@ -815,9 +814,9 @@ module strata_window_gen #(
     end
     // The taps load only under col_en_q (k_at || k_in), so win_d has no hold
     // branch: a hold branch is a feedback Yosys turns into a clock enable,
-    // which then reads k_at_q / k_in_q beside col_en_q (fab3d75 at speed 8:
-    // k_in_q -> 5.37 ns route -> tap enable -> 3.16 ns route -> win_q CE,
-    // 9.11 ns). k_at_q alone selects the taps' data; k_in_q only cols_d.
+    // which then reads k_at_q / k_in_q beside col_en_q (a far route to the
+    // tap enable, then another to the window register's clock enables).
+    // k_at_q alone selects the taps' data; k_in_q only cols_d.
     assign win_d[kx] = k_at_q[kx] ? cq_col : right_col;
     always_comb begin
       if (k_at_q[kx]) begin
