@@ -5,7 +5,7 @@
 # 77) only when those are missing. The tool runs share one lock: each is single-threaded
 # WebAssembly, and the first call of each tool on a machine compiles it.
 set(STRATA_SYNTH_TEST_DIR ${CMAKE_BINARY_DIR}/synth-tests)
-foreach(suite Errors SeedSweep RtlErrors ElaborateTop Ecp5Ram Ecp5Sweep Ecp5Requant Ecp5Pe
+foreach(suite Errors SeedSweep RtlErrors ElaborateTop Ecp5Ram Ecp5OutsideOut Ecp5Sweep Ecp5Requant Ecp5Pe
               Ecp5Banks Ecp5Copies XilinxRequant)
   add_test(NAME synth_${suite}
            COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/synth/test_flow.py

@@ -35,6 +35,7 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -583,6 +584,7 @@ def main(argv=None):
     ap.add_argument("-v", "--verbose", action="store_true", help="print the tool commands")
     args = ap.parse_args(argv)
 
+    out = final_out = None  # final_out: --out outside the repository (see below)
     try:
         if args.target not in TARGETS:
             raise FlowError(f"unknown target '{args.target}' (choose {', '.join(TARGETS)})")
@@ -590,6 +592,9 @@ def main(argv=None):
         rtl_dir = pathlib.Path(args.rtl).resolve()
         if not rtl_dir.is_dir():
             raise FlowError(f"RTL directory '{args.rtl}' not found")
+        if not rtl_dir.is_relative_to(ROOT):
+            raise FlowError(f"RTL directory '{rtl_dir}' is outside the repository {ROOT}: the "
+                            "Yosys and nextpnr from PyPI run sandboxed and see only its tree")
         top = choose_top(rtl_dir, args.top)
         params = parse_params(args.params)
         speeds = () if args.no_pnr else parse_speeds(args.speeds, target)
@@ -611,6 +616,19 @@ def main(argv=None):
         out.mkdir(parents=True, exist_ok=True)
         for stale in ("report.json", "report.md"):
             (out / stale).unlink(missing_ok=True)
+        if not out.is_relative_to(ROOT):
+            # The PyPI Yosys and nextpnr run sandboxed and see only the repository's tree:
+            # work in a staging directory inside it, and copy everything to --out at the end.
+            final_out = out
+            out = ROOT / "build" / "synth" / f".staging-{os.getpid()}"
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir(parents=True)
+            print(f"synth: {final_out} is outside the repository, which the sandboxed tools "
+                  f"cannot see: working in {out}, copied there at the end")
+        if not lpf.is_relative_to(ROOT):
+            staged_lpf = out / lpf.name
+            shutil.copyfile(lpf, staged_lpf)
+            lpf = staged_lpf
         cfg_pkg = out / "strata_cfg_pkg.sv"
         cfg_pkg.write_text(cfg_sv)
         print(f"synth: {target} top {top} {params or ''} config {args.config} -> {out}")
@@ -652,7 +670,7 @@ def main(argv=None):
         (out / "report.json").write_text(json.dumps(rep, indent=2) + "\n")
         (out / "report.md").write_text(synth_report.markdown(rep))
         print(synth_report.summary(rep))
-        print(f"synth: wrote {out / 'report.md'} and report.json")
+        print(f"synth: wrote {(final_out or out) / 'report.md'} and report.json")
         return 0
     except FlowError as e:
         print(f"synth: error: {e}", file=sys.stderr)
@@ -660,6 +678,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("synth: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if final_out is not None and out is not None and out.is_dir():
+            shutil.copytree(out, final_out, dirs_exist_ok=True)
+            shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -476,6 +476,37 @@ class Ecp5Sweep(SynthCase):
         self.assertIn(f"| nextpnr seed of the run | {pnr['seed']} |", md)
 
 
+class Ecp5OutsideOut(unittest.TestCase):
+    """--out (and --lpf) outside the repository, which the sandboxed PyPI tools
+    cannot see: the flow works in a staging directory inside the tree and copies
+    everything to --out; nothing of the staging directory stays behind."""
+    needs_tools = True
+
+    def test_out_dir_outside_the_repository(self):
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="strata_synth_") as tmp:
+            out = pathlib.Path(tmp) / "out"
+            lpf = pathlib.Path(tmp) / "mine.lpf"
+            lpf.write_text((ROOT / "constraints" / "strata_ecp5.lpf").read_text())
+            status, text = run_flow("--target", "ecp5", "--top", "strata_ram_1r1w",
+                                    "--params", "Width=8 Depth=64", "--speeds", "8",
+                                    "--lpf", str(lpf), out=out)
+            self.assertEqual(status, 0, text)
+            self.assertNotIn("Not supported", text)
+            report = json.loads((out / "report.json").read_text())
+            self.assertGreater(report["pnr"]["8"]["clocks"]["clk_i"]["fmax_mhz"], 20.0)
+            self.assertTrue((out / "report.md").is_file())
+            self.assertTrue((out / "pnr_speed8.log").is_file())
+        self.assertEqual(list((ROOT / "build" / "synth").glob(".staging-*")), [])
+
+    def test_rtl_dir_outside_the_repository_is_refused(self):
+        status, text = run_flow("--target", "ecp5", "--top", "strata_fifo", "--rtl", "/tmp",
+                                out=OUT / "errors")
+        self.assertEqual(status, 2, text)
+        self.assertIn("outside the repository", text)
+        self.assertNotIn("Traceback", text)
+
+
 class Ecp5Requant(SynthCase):
     """strata_requant: each acc x M product (32 x 16) lands in two MULT18X18D."""
     channels = 2
@@ -601,6 +632,7 @@ class XilinxRequant(SynthCase):
 
 
 SUITES = {c.__name__: c for c in (Errors, SeedSweep, RtlErrors, ElaborateTop, Ecp5Ram,
+                                   Ecp5OutsideOut,
                                    Ecp5Sweep, Ecp5Requant, Ecp5Pe, Ecp5Banks, Ecp5Copies,
                                    XilinxRequant)}
 
