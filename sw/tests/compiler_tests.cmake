@@ -4,6 +4,7 @@
 add_executable(strata_compiler_tests
   ${CMAKE_CURRENT_LIST_DIR}/isa_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiler_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/random_network_test.cpp
 )
 target_link_libraries(strata_compiler_tests PRIVATE strata_core GTest::gtest_main)
 target_compile_definitions(strata_compiler_tests PRIVATE
@@ -21,6 +22,14 @@ add_test(NAME RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel
                  --gtest_filter=RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel)
 set_tests_properties(RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel PROPERTIES
   LABELS "unit;random")
+# Compiled => runs: random networks of every layer type and order (the library's
+# generator, random_network.hpp); accepted ones run on the ISA simulator equal to
+# the golden model, the others are refused by the reader or the compiler.
+foreach(t AcceptedNetworksRunOnTheIsaSimulator AcceptedLargeNetworksRunOnTheIsaSimulator)
+  add_test(NAME RandomNetworks.${t}
+           COMMAND strata_compiler_tests --gtest_filter=RandomNetworks.${t})
+  set_tests_properties(RandomNetworks.${t} PROPERTIES LABELS "unit;random")
+endforeach()
 
 # The committed rtl/strata_isa_pkg.sv, sw/include/strata/isa_fields.hpp and the
 # field tables of docs/isa.md must match config/isa.yaml.

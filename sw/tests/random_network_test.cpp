@@ -1,0 +1,275 @@
+// The random network generator (random_network.hpp), and "compiled => runs"
+// on the ISA simulator: every random network the compiler accepts for the
+// default target runs without a simulator error, deadlock or race, and its
+// outputs equal the golden model's element by element; every other network is
+// refused by the reader or the compiler with a strata::Error
+// (random_network_check.hpp). The RTL counterpart is
+// tb/network/random_network_test.cpp.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "random_network_check.hpp"
+#include "strata/compiler.hpp"
+#include "strata/error.hpp"
+#include "strata/isa_sim.hpp"
+#include "strata/network.hpp"
+#include "strata/random_network.hpp"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A directory for the test's network files, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           fmt::format("strata_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~TempDir() { fs::remove_all(dir_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string str() const { return dir_.string(); }
+
+ private:
+  fs::path dir_;
+};
+
+Network load_text(const TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string p = dir.path(name);
+  std::ofstream(p) << text;
+  return load_network(p, LoadOptions{"", false});
+}
+
+// ---- the generator -------------------------------------------------------------------------
+
+TEST(RandomNetworkGen, SameSeedSameNetwork) {
+  std::set<std::string> distinct;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const std::string a = random_network_yaml(seed);
+    EXPECT_EQ(a, random_network_yaml(seed)) << "seed " << seed;
+    EXPECT_EQ(random_network_yaml(seed, RandomNetworkOptions::large()),
+              random_network_yaml(seed, RandomNetworkOptions::large()));
+    EXPECT_NE(a.find(fmt::format("# random network {} ", seed)), std::string::npos) << a;
+    EXPECT_NE(a.find(fmt::format("name: random_{}\n", seed)), std::string::npos) << a;
+    distinct.insert(a.substr(a.find("input:")));
+  }
+  EXPECT_GT(distinct.size(), 95u);
+}
+
+// Every drawn description is valid: the reader accepts its structure (the
+// generator draws shapes that fit by construction), within the options'
+// limits; and the parameters generate, as `strata gen` makes them.
+TEST(RandomNetworkGen, EveryDrawIsAValidNetworkWithinTheLimits) {
+  TempDir dir;
+  for (const bool large : {false, true}) {
+    const RandomNetworkOptions o = large ? RandomNetworkOptions::large() : RandomNetworkOptions{};
+    for (uint64_t seed = 1; seed <= (large ? 100u : 400u); ++seed) {
+      const std::string text = random_network_yaml(seed, o);
+      SCOPED_TRACE(fmt::format("{} seed {}:\n{}", large ? "large" : "default", seed, text));
+      Network net;
+      try {
+        net = load_text(dir, fmt::format("n{}.yaml", seed), text);
+      } catch (const Error& e) {
+        ADD_FAILURE() << e.what();
+        continue;
+      }
+      EXPECT_LE(net.input_shape[0], o.max_channels);
+      EXPECT_LE(net.input_shape[1], o.max_side);
+      EXPECT_LE(net.input_shape[2], o.max_side);
+      EXPECT_GE(net.layers.size(), 1u);
+      EXPECT_LE(net.layers.size(), 2u * static_cast<size_t>(o.max_layers));  // + flatten before fc
+      for (const Layer& l : net.layers) {
+        if (l.type == LayerType::kConv) {
+          EXPECT_LE(l.out_channels, o.max_channels);
+        } else if (l.type == LayerType::kFc) {
+          EXPECT_LE(l.out_channels, o.max_features);
+        }
+      }
+      if (!large && seed <= 150) {
+        EXPECT_NO_THROW(load_generated(dir.path(fmt::format("n{}.yaml", seed)), seed));
+      }
+    }
+  }
+}
+
+// Over a few hundred seeds the generator draws every layer type and every
+// order and geometry the tests are for.
+TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
+  TempDir dir;
+  std::map<std::string, int> seen;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    const std::string text = random_network_yaml(seed);
+    const Network net = load_text(dir, "n.yaml", text);
+    const Shape& in = net.input_shape;
+    if (in[1] != in[2]) ++seen["non-square input"];
+    if (in[0] == 1) ++seen["one input channel"];
+    if (in[1] <= 2 || in[2] <= 2) ++seen["input side <= 2"];
+    if (in[1] % 2 == 1 && in[2] % 2 == 1) ++seen["odd input sides"];
+    if (text.find("requant:") != std::string::npos) ++seen["inline requant"];
+    if (text.find("activation: {clamp") != std::string::npos) ++seen["clamp activation"];
+    for (size_t i = 0; i < net.layers.size(); ++i) {
+      const Layer& l = net.layers[i];
+      const LayerType prev = i > 0 ? net.layers[i - 1].type : LayerType::kConv;
+      const bool first = i == 0;
+      const bool after_fc = i > 0 && prev == LayerType::kFc;
+      const bool map_in = l.in_shape[1] * l.in_shape[2] > 1;
+      ++seen[layer_type_name(l.type)];
+      if (first) ++seen[fmt::format("{} first", layer_type_name(l.type))];
+      switch (l.type) {
+        case LayerType::kConv:
+          if (l.conv.stride > 1) ++seen["conv stride > 1"];
+          if (l.conv.stride > 2) ++seen["conv stride > 2"];
+          if (l.conv.pad > 0) ++seen["conv pad"];
+          if (l.conv.kernel >= 5) ++seen["conv kernel >= 5"];
+          if (l.conv.kernel > 7) ++seen["conv kernel > 7 (beyond the target)"];
+          if (l.out_channels > 32) ++seen["conv > 32 channels"];
+          if (after_fc) ++seen["conv after fc"];
+          break;
+        case LayerType::kMaxPool:
+        case LayerType::kAvgPool:
+          if (l.pool.ceil_mode) ++seen["pool ceil mode"];
+          if (l.pool.pad > 0) ++seen["pool pad"];
+          if (l.pool.stride != l.pool.kernel) ++seen["pool stride != kernel"];
+          if (l.pool.kernel > 3) ++seen["pool kernel > 3"];
+          if (l.type == LayerType::kAvgPool && (l.pool.kernel == 4 || l.pool.kernel == 8) &&
+              l.pool.pad == 0 && !l.pool.ceil_mode && l.pool.stride == l.pool.kernel) {
+            ++seen["avgpool 4 or 8, exact"];
+          }
+          if (i > 0 && prev == LayerType::kConv) ++seen["pool after conv"];
+          if (after_fc) ++seen["pool after fc"];
+          break;
+        case LayerType::kFc:
+          if (after_fc) ++seen["fc after fc"];
+          if (i > 0 && prev == LayerType::kFlatten &&
+              net.layers[i - 1].in_shape[1] * net.layers[i - 1].in_shape[2] > 1) {
+            ++seen["fc after flatten of a map"];
+          }
+          if (map_in) ++seen["fc on a map"];
+          if (map_in && l.in_shape[1] != l.in_shape[2]) ++seen["fc on a non-square map"];
+          break;
+        case LayerType::kClamp:
+          if (after_fc) ++seen["clamp after fc"];
+          if (i > 0 && prev == LayerType::kFlatten) ++seen["clamp after flatten"];
+          break;
+        case LayerType::kFlatten:
+          if (map_in) ++seen["flatten of a map"];
+          break;
+      }
+    }
+  }
+  std::string counts;
+  for (const auto& [what, n] : seen) counts += fmt::format("  {:5} {}\n", n, what);
+  std::cout << counts;
+  for (const char* what :
+       {"conv", "fc", "maxpool", "avgpool", "clamp", "flatten", "conv first", "fc first",
+        "maxpool first", "avgpool first", "clamp first", "flatten first", "non-square input",
+        "one input channel", "input side <= 2", "odd input sides", "inline requant",
+        "clamp activation", "conv stride > 1", "conv stride > 2", "conv pad", "conv kernel >= 5",
+        "conv kernel > 7 (beyond the target)", "conv > 32 channels", "conv after fc",
+        "pool ceil mode", "pool pad", "pool stride != kernel", "pool kernel > 3",
+        "avgpool 4 or 8, exact", "pool after conv", "pool after fc", "fc after fc",
+        "fc after flatten of a map", "fc on a map", "fc on a non-square map", "clamp after fc",
+        "clamp after flatten", "flatten of a map"}) {
+    EXPECT_GE(seen[what], 3) << what << "\n" << counts;
+  }
+  // relu is a clamp [0, 127] in the API; the YAML spelling must occur too.
+  int relu = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    relu += random_network_yaml(seed).find("type: relu") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_GT(relu, 5);
+}
+
+// ---- compiled => runs, on the ISA simulator -------------------------------------------------
+
+// Runs a program on the ISA simulator: the run must end without an error, with
+// no deadlock or race in either dependency mode, balanced edges and no
+// accumulator wrap (the reader guarantees int32 suffices).
+test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>& inputs) {
+  test::BackendRun run;
+  std::vector<uint8_t> memory = prog.image;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    write_input(prog, memory, static_cast<int>(i), inputs[i]);
+  }
+  const SimResult r = IsaSim(prog.target).run(memory);
+  if (!r.ok()) {
+    run.failure_class = fmt::format("ISA simulator {}", sim_error_name(r.error));
+    run.failure = fmt::format("{} at instruction {}: {}", sim_error_name(r.error), r.error_index,
+                              r.message);
+    return run;
+  }
+  const std::string problems = describe_problems(r);
+  if (!problems.empty() || r.acc_wraps != 0) {
+    run.failure_class = "ISA simulator dependency check";
+    run.failure = fmt::format("{}{} accumulator wraps", problems, r.acc_wraps);
+    return run;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    run.outputs.push_back(read_output(prog, memory, static_cast<int>(i)));
+  }
+  return run;
+}
+
+// Checks `count` networks drawn with `options` (seeds STRATA_SEED + i) on the
+// ISA simulator. Every fourth network runs a batch of 2..P images.
+// With `kept`, the committed reproducers (tests/random_networks) run first.
+void check_networks(const RandomNetworkOptions& options, const char* what,
+                    const char* count_variable, int fallback_count, bool kept) {
+  const uint64_t base = test::random_seed_from_env(31);
+  const int count = test::count_from_env(count_variable, fallback_count);
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::cout << "[ SEED     ] " << info->name() << " STRATA_SEED=" << base << std::endl;
+  TempDir dir;
+  test::RandomNetworkTally tally(
+      fmt::format("ISA simulator, {} networks", what), base, count,
+      fmt::format("STRATA_SEED={{}} {}=1 build/sw/strata_compiler_tests --gtest_filter={}.{}",
+                  count_variable, info->test_suite_name(), info->name()));
+  const int pes = HwTarget::defaults().pes;
+  const auto start = std::chrono::steady_clock::now();
+  if (kept) {
+    for (const fs::path& p : test::kept_networks()) tally.check_kept(p, run_isa);
+  }
+  for (int i = 0; i < count; ++i) {
+    const uint64_t seed = base + static_cast<uint64_t>(i);
+    const int batch = seed % 4 == 0 ? 2 + static_cast<int>(seed / 4 % (pes - 1)) : 1;
+    tally.check(seed, options, batch, run_isa, dir.str());
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << tally.summary() << fmt::format("[ RANDOM   ] {:.1f} s\n", seconds);
+  // The generator must keep drawing networks the target can run.
+  EXPECT_GE(tally.accepted() + tally.failed(), count / 3) << "most networks refused";
+}
+
+// The kept reproducers, then a few hundred networks per run; STRATA_SEED picks
+// another set (network i is seed STRATA_SEED + i), STRATA_RANDOM_NETWORKS
+// another count.
+TEST(RandomNetworks, AcceptedNetworksRunOnTheIsaSimulator) {
+  check_networks(RandomNetworkOptions{}, "default", "STRATA_RANDOM_NETWORKS", 300, true);
+}
+
+// Fewer large networks (RandomNetworkOptions::large): wider inputs, more
+// channels, layers and features (e.g. more channels than the parameter RAM
+// holds); STRATA_RANDOM_LARGE sets the count.
+TEST(RandomNetworks, AcceptedLargeNetworksRunOnTheIsaSimulator) {
+  check_networks(RandomNetworkOptions::large(), "large", "STRATA_RANDOM_LARGE", 60, false);
+}
+
+}  // namespace
+}  // namespace strata
