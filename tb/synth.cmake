@@ -17,3 +17,10 @@ foreach(suite Errors SeedSweep RtlErrors ElaborateTop Ecp5Ram Ecp5OutsideOut Ecp
     RESOURCE_LOCK strata_yowasp
     TIMEOUT 900)
 endforeach()
+
+# The results table of docs/fpga.md is generated from docs/fpga/ecp5-results.json
+# (scripts/synth/docs_table.py); this fails when the page and the file differ.
+add_test(NAME fpga_results_in_sync
+         COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/synth/docs_table.py --check
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(fpga_results_in_sync PROPERTIES LABELS lint)

@@ -4,6 +4,11 @@
 Used by scripts/synth/flow.py (build, markdown, summary). Run on its own it
 re-renders report.md from an existing report.json:
   /usr/bin/python3 scripts/synth/report.py build/synth/ecp5/report.json
+A report collected from several runs (docs/fpga/ecp5-results.json) may leave
+out what its runs did not record (harness widths, the cell list, run times,
+critical paths) and may list different seeds per grade; markdown() renders
+what is there. scripts/synth/docs_table.py turns such a report into the
+results table of docs/fpga.md.
 """
 import json
 import pathlib
@@ -305,8 +310,9 @@ def markdown(rep):
         seed_text = (f"nextpnr seed {seeds[0]}" if len(seeds) == 1 else
                      f"nextpnr seeds {', '.join(map(str, seeds))} (each grade's fastest run)")
         lines.append(f"| constraints | `{rep['constraints']}`, {seed_text}{router} |")
-    lines.append("| run time | " + ", ".join(f"{k} {v} s" for k, v in rep["runtime_s"].items())
-                 + " |")
+    if rep.get("runtime_s"):
+        lines.append("| run time | "
+                     + ", ".join(f"{k} {v} s" for k, v in rep["runtime_s"].items()) + " |")
     lines += [
         "",
         f"## Block resources after synthesis (`{rep['block_module']}`)",
@@ -317,11 +323,15 @@ def markdown(rep):
         "|---|---|",
     ]
     lines += [f"| {k} | {_fmt(v)} |" for k, v in rep["resources"].items()]
-    lines += ["", "All cells: " + ", ".join(f"{k} {v}" for k, v in rep["cells_by_type"].items()),
-              "",
-              f"Harness (`{rep['harness']['module']}`, {rep['harness']['input_chain_bits']} input "
-              f"and {rep['harness']['output_chain_bits']} output chain bits): "
-              + (", ".join(f"{k} {v}" for k, v in rep["harness_cells"].items()) or "none")]
+    if "cells_by_type" in rep:
+        lines += ["", "All cells: "
+                  + ", ".join(f"{k} {v}" for k, v in rep["cells_by_type"].items())]
+    if "harness" in rep:
+        lines += ["", f"Harness (`{rep['harness']['module']}`, "
+                  f"{rep['harness']['input_chain_bits']} input "
+                  f"and {rep['harness']['output_chain_bits']} output chain bits): "
+                  + (", ".join(f"{k} {v}" for k, v in rep.get("harness_cells", {}).items())
+                     or "none")]
     if "pnr" in rep:
         lines += ["", "## Place and route (nextpnr-ecp5, block + harness)", ""]
         speeds = list(rep["pnr"])
@@ -351,21 +361,26 @@ def markdown(rep):
             fe = rep["pnr"][s].get("failing_endpoints")
             cells.append("n/a" if fe is None else f"{fe['at_least']} to {fe['at_most']}")
         lines.append("| endpoints below zero slack (slack histogram) | " + " | ".join(cells) + " |")
-        sweep = {s: rep["pnr"][s]["seed_runs"] for s in speeds if "seed_runs" in rep["pnr"][s]}
+        sweep = {s: {r["seed"]: r for r in rep["pnr"][s]["seed_runs"]}
+                 for s in speeds if "seed_runs" in rep["pnr"][s]}
         if sweep:
             lines += ["", "Seed sweep (Fmax of every run; the table above is each grade's "
                       "fastest):", "", "| seed | " + " | ".join(f"speed {s}" for s in sweep) + " |",
                       "|---" * (len(sweep) + 1) + "|"]
-            for i, first in enumerate(next(iter(sweep.values()))):
+            swept = []  # every seed of any grade, in run order (the flow runs all at each)
+            for runs in sweep.values():
+                swept += [n for n in runs if n not in swept]
+            for n in swept:
                 cells = []
                 for runs in sweep.values():
-                    r = runs[i]
-                    cells.append(f"failed: {r['error']}".replace("|", "\\|") if "error" in r else
+                    r = runs.get(n)
+                    cells.append("not run" if r is None else
+                                 f"failed: {r['error']}".replace("|", "\\|") if "error" in r else
                                  ", ".join(f"{f} MHz" for f in r["fmax_mhz"].values()) or "n/a")
-                lines.append(f"| {first['seed']} | " + " | ".join(cells) + " |")
+                lines.append(f"| {n} | " + " | ".join(cells) + " |")
         for s in speeds:
             for c, ck in rep["pnr"][s]["clocks"].items():
-                cp = ck["critical_path"]
+                cp = ck.get("critical_path")
                 if cp:
                     lines.append("")
                     lines.append(f"Critical path, speed {s}, `{c}`: `{cp['from']}` -> `{cp['to']}`, "
