@@ -93,6 +93,15 @@ target_link_libraries(strata_top_tests PRIVATE strata_rtl_runner GTest::gtest_ma
 gtest_discover_tests(strata_top_tests DISCOVERY_TIMEOUT 120)
 strata_discovered_labels(strata_top_tests network random)
 
+# Compiled => runs on the RTL: random networks (strata::random_network_yaml)
+# that the compiler accepts must match the golden model; seeds from STRATA_SEED.
+add_executable(strata_random_network_tests
+  ${CMAKE_CURRENT_SOURCE_DIR}/network/random_network_test.cpp)
+target_link_libraries(strata_random_network_tests PRIVATE strata_rtl_runner GTest::gtest_main)
+target_include_directories(strata_random_network_tests PRIVATE ${CMAKE_SOURCE_DIR}/sw/tests)
+gtest_discover_tests(strata_random_network_tests DISCOVERY_TIMEOUT 120)
+strata_discovered_labels(strata_random_network_tests network random)
+
 # The RTL backend of the command line (`strata run --backend rtl`, `strata bench`).
 target_link_libraries(strata PRIVATE strata_rtl_runner nlohmann_json::nlohmann_json)
 target_compile_definitions(strata PRIVATE STRATA_HAVE_RTL

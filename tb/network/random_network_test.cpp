@@ -1,0 +1,129 @@
+// "Compiled => runs" on the RTL: random networks of every layer type and order
+// (strata::random_network_yaml), parameters as `strata gen --seed S` makes
+// them, compiled for the default target; each one the compiler accepts runs
+// on the Verilated accelerator (strata_top, through AccelRunner) to the
+// interrupt without an error, bench error or AXI protocol error, and every
+// output element equals the golden model's. A network the target cannot run
+// must be refused by the reader or the compiler (a strata::Error), never by
+// the RTL at run time. The ISA-simulator counterpart, with a few hundred
+// networks, is sw/tests/random_network_test.cpp.
+//
+// The committed reproducers of tests/random_networks run first. Network i of
+// a run is seed STRATA_SEED + i (STRATA_SEED=<network seed>
+// replays one network first); STRATA_RANDOM_RTL_NETWORKS and
+// STRATA_RANDOM_RTL_LARGE change the counts. Odd seeds run in fine-grained
+// mode, every third network under random memory stalls, every fifth with a
+// batch of 2..4 images.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "accel_runner.hpp"
+#include "random_network_check.hpp"
+#include "sim_fixture.hpp"
+#include "strata/compiler.hpp"
+#include "strata/csr_map.hpp"
+#include "strata/random_network.hpp"
+
+namespace strata::tb {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RandomNetworksRtl : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = test_seed();
+    std::cout << "[ SEED     ] STRATA_SEED=" << seed_ << std::endl;
+    RecordProperty("seed", std::to_string(seed_));
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           fmt::format("strata_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The RTL backend for network `seed`: a fresh accelerator per run.
+  static test::Backend rtl(uint64_t seed) {
+    return [seed](const Program& prog, const std::vector<Tensor<int8_t>>& inputs) {
+      RunnerOptions o;
+      o.seed = seed;
+      o.fine_grain = seed % 2 == 1;
+      o.stall = seed % 3 == 0 ? 0.2 : 0.0;
+      o.timeout = 5000000;
+      AccelRunner runner(o);
+      test::BackendRun run;
+      const RunReport r = runner.run_program(prog, inputs, run.outputs);
+      const std::string mode = fmt::format("{} mode, stall {}", o.fine_grain ? "fine" : "completion",
+                                           o.stall);
+      if (!r.finished) {
+        run.failure_class = "RTL hang (no interrupt)";
+        run.failure = fmt::format("no interrupt after {} cycles ({})", o.timeout, mode);
+      } else if (r.error != csr::ErrorCode::kNone) {
+        run.failure_class = fmt::format("RTL error {}", csr::to_string(r.error));
+        run.failure = fmt::format("the accelerator stopped with {} at instruction {} ({})",
+                                  csr::to_string(r.error), r.error_index, mode);
+      } else if (!r.bench_errors.empty()) {
+        run.failure_class = "RTL bench error";
+        run.failure = fmt::format("{} bench errors ({}), first: {}", r.bench_errors.size(), mode,
+                                  r.bench_errors.front());
+      } else if (runner.protocol_errors() != 0) {
+        run.failure_class = "AXI protocol error";
+        run.failure = fmt::format("{} AXI protocol errors ({})", runner.protocol_errors(), mode);
+      }
+      if (!run.failure.empty()) run.outputs.clear();
+      return run;
+    };
+  }
+
+  // Checks `count` networks drawn with `options`, seeds seed_ .. seed_ + count - 1.
+  // With `kept`, the committed reproducers (tests/random_networks) run first.
+  void check_networks(const RandomNetworkOptions& options, int count, const char* what,
+                      const char* count_variable, bool kept) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    test::RandomNetworkTally tally(
+        fmt::format("RTL, {} networks", what), seed_, count,
+        fmt::format("STRATA_SEED={{}} {}=1 build/tb/strata_random_network_tests "
+                    "--gtest_filter={}.{}",
+                    count_variable, info->test_suite_name(), info->name()));
+    const auto start = std::chrono::steady_clock::now();
+    if (kept) {
+      for (const fs::path& p : test::kept_networks()) tally.check_kept(p, rtl(seed_));
+    }
+    for (int i = 0; i < count; ++i) {
+      const uint64_t seed = seed_ + static_cast<uint64_t>(i);
+      const int batch = seed % 5 == 0 ? 2 + static_cast<int>(seed / 5 % 3) : 1;
+      tally.check(seed, options, batch, rtl(seed), dir_.string());
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << tally.summary() << fmt::format("[ RANDOM   ] {:.1f} s\n", seconds);
+  }
+
+  uint64_t seed_ = 1;
+  fs::path dir_;
+};
+
+TEST_F(RandomNetworksRtl, AcceptedNetworksMatchTheGoldenModel) {
+  check_networks(RandomNetworkOptions{},
+                 test::count_from_env("STRATA_RANDOM_RTL_NETWORKS", 80), "default",
+                 "STRATA_RANDOM_RTL_NETWORKS", true);
+}
+
+// Bigger networks (RandomNetworkOptions::large): inputs past the pooling
+// unit's line buffer, more channels and layers; a few per seed.
+TEST_F(RandomNetworksRtl, AcceptedLargeNetworksMatchTheGoldenModel) {
+  check_networks(RandomNetworkOptions::large(),
+                 test::count_from_env("STRATA_RANDOM_RTL_LARGE", 20), "large",
+                 "STRATA_RANDOM_RTL_LARGE", false);
+}
+
+}  // namespace
+}  // namespace strata::tb
