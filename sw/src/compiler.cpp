@@ -928,6 +928,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   int64_t ring = 0;  // parameter RAM ring pointer (params loaded per use)
   const auto param_load = [&](const OpPlan& q, std::vector<Emit>& loads) -> int64_t {
     if (pl.params_resident) return q.param_base;
+    if (q.param_entries == 0) return 0;  // a POOL op: no parameters, and a LOAD of none is illegal
     if (ring + q.param_entries > t.param_depth) ring = 0;
     const int64_t base = ring;
     ring += q.param_entries;
