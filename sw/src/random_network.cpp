@@ -152,8 +152,14 @@ class NetworkDraw {
   std::string requant(const std::string& name, int64_t cout) {
     const int r = d_.range(0, 99);
     if (r < 78) return "";
-    const auto mult = [&] { return d_.range(1, 65535); };
-    const auto shift = [&] { return d_.range(8, 30); };
+    // Mostly values that give outputs in range, sometimes the field limits
+    // (M 0 and 65535, S 0 and up to 47: the requantiser's widest products).
+    const auto mult = [&] {
+      return d_.chance(85) ? d_.range(1, 65535) : d_.one_of<int>({0, 1, 65535});
+    };
+    const auto shift = [&] {
+      return d_.chance(85) ? d_.range(8, 30) : d_.one_of<int>({0, 1, 31, 32, 33, 46, 47});
+    };
     if (r < 86) {
       const int m = mult();
       return fmt::format(", requant: {{multiplier: {}, shift: {}}}", m, shift());

@@ -118,7 +118,10 @@ class RandomNetworkTally {
  public:
   // `replay`: the command that replays one drawn network, "{}" standing for its seed.
   RandomNetworkTally(std::string backend, uint64_t base, int networks, std::string replay)
-      : backend_(std::move(backend)), base_(base), networks_(networks), replay_(std::move(replay)) {}
+      : backend_(std::move(backend)),
+        base_(base),
+        networks_(networks),
+        replay_(std::move(replay)) {}
 
   // Draws network `seed` and checks it (check_network).
   Outcome check(uint64_t seed, const RandomNetworkOptions& options, int batch,

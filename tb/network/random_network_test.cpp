@@ -61,8 +61,8 @@ class RandomNetworksRtl : public ::testing::Test {
       AccelRunner runner(o);
       test::BackendRun run;
       const RunReport r = runner.run_program(prog, inputs, run.outputs);
-      const std::string mode = fmt::format("{} mode, stall {}", o.fine_grain ? "fine" : "completion",
-                                           o.stall);
+      const std::string mode =
+          fmt::format("{} mode, stall {}", o.fine_grain ? "fine" : "completion", o.stall);
       if (!r.finished) {
         run.failure_class = "RTL hang (no interrupt)";
         run.failure = fmt::format("no interrupt after {} cycles ({})", o.timeout, mode);

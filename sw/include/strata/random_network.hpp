@@ -8,10 +8,11 @@
 // avgpool, relu, clamp and flatten, including flatten and clamps first, pools
 // first, ceil mode and padding, strides and kernels up to the format's limits,
 // FC chains, FC after a flatten of a map, layers after an FC, inline
-// requantisation, small, odd and non-square inputs. Shapes are valid by
-// construction, so the reader accepts every network; some exceed what a target
-// can run (kernels beyond max_kernel, maps beyond a bank, ...), and the
-// compiler must refuse those with a strata::Error.
+// requantisation (at times M and S at their field limits), small, odd and
+// non-square inputs. Shapes are valid by construction, so the reader accepts
+// every network; some exceed what a target can run (kernels beyond
+// max_kernel, maps beyond a bank, ...), and the compiler must refuse those
+// with a strata::Error.
 //
 // Reproducibility: only std::mt19937_64 (its sequence is fixed by the C++
 // standard) with range mappings written out here, so a seed draws the same
