@@ -1,0 +1,164 @@
+// Pass 6, assemble (passes.hpp): relocation of external addresses, encoding, the
+// memory image, its regions and the description of the inputs and outputs.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "passes.hpp"
+#include "strata/error.hpp"
+
+namespace strata::compiler {
+
+namespace {
+
+std::string op_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::kConv: return "conv";
+    case OpKind::kFc: return "fc";
+    case OpKind::kPool: return "pool";
+  }
+  return "?";
+}
+
+std::string op_detail(const Op& op, const OpPlan& q) {
+  std::string s;
+  switch (op.kind) {
+    case OpKind::kConv:
+      s = fmt::format("{} {}x{} s{} p{}: [{}][{}][{}] -> [{}][{}][{}], {} pass{} of {} words{}",
+                      op.identity ? "identity conv" : "conv", op.kernel, op.kernel, op.stride,
+                      op.pad, op.in_c, op.in_h, op.in_w, op.out_c, op.conv_h, op.conv_w, q.passes,
+                      q.passes == 1 ? "" : "es", q.per_pass,
+                      q.reorder ? fmt::format(" (reordered input, run as {}x1)", op.kernel) : "");
+      break;
+    case OpKind::kFc:
+      s = fmt::format("fc {} -> {}, {} words per neuron, tiles of {}", op.fc_in, op.out_c,
+                      q.fc_words, q.tile);
+      break;
+    case OpKind::kPool:
+      s = fmt::format("pool [{}][{}][{}]", op.in_c, op.in_h, op.in_w);
+      break;
+  }
+  if (op.kind != OpKind::kPool) s += fmt::format(", clamp [{}, {}]", op.clamp_lo, op.clamp_hi);
+  if (op.pool_en) {
+    s += op.clamp_only ? std::string(", elementwise")
+                       : fmt::format(", {}pool {}/{}/{}{} -> [{}][{}]", op.pool_avg ? "avg" : "max",
+                                     op.pool.kernel, op.pool.stride, op.pool.pad,
+                                     op.pool.ceil_mode ? " ceil" : "", op.out_h, op.out_w);
+    s += fmt::format(", post clamp [{}, {}]", op.post_lo, op.post_hi);
+  }
+  const char* dst[] = {"bank", "PE caches", "transposed into the PE caches"};
+  s += fmt::format(", results to {}", dst[static_cast<int>(q.dst)]);
+  return s;
+}
+
+}  // namespace
+
+Program assemble(const Network& net, const HwTarget& target, int batch,
+                 const std::vector<Op>& ops, const Plan& pl, const std::vector<Emit>& emits,
+                 const DataLayout& data_layout, const std::array<int64_t, isa::kEdges>& units) {
+  const int64_t n = target.lanes;
+  Program prog;
+  prog.target = target;
+  prog.network = net.name;
+  prog.batch = batch;
+  prog.units = units;
+  prog.notes = pl.notes;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    CompiledOp c;
+    c.name = pl.ops[k].name;
+    c.kind = op_kind_name(ops[k].kind);
+    c.detail = op_detail(ops[k], pl.ops[k]);
+    c.layers = ops[k].layers;
+    c.tag = pl.ops[k].tag;
+    c.macs = ops[k].macs;
+    prog.ops.push_back(c);
+    for (const std::string& note : ops[k].notes) prog.notes.push_back(c.name + ": " + note);
+  }
+
+  // Assemble: CONFIG, the emitted instructions, END; data after them.
+  const size_t count = emits.size() + 2;
+  const uint64_t data = align_up(count * isa::kInstrBytes, kRegionAlign);
+  isa::ConfigInstr cfg;
+  cfg.version = target.version;
+  cfg.pes = target.pes;
+  cfg.lanes = target.lanes;
+  cfg.banks = target.banks;
+  cfg.bank_depth = target.bank_depth;
+  cfg.pe_cache_depth = target.pe_cache_depth;
+  cfg.param_depth = target.param_depth;
+  prog.instructions.push_back(isa::encode(cfg));
+  for (const Emit& e : emits) {
+    try {
+      std::visit(
+          [&](auto in) {
+            using T = std::decay_t<decltype(in)>;
+            if constexpr (!std::is_same_v<T, isa::ComputeInstr>) {
+              in.ext_addr += static_cast<int64_t>(data);
+            }
+            prog.instructions.push_back(isa::encode(in));
+          },
+          e.instr);
+    } catch (const Error& err) {
+      throw Error(fmt::format("op '{}': {}", e.what, err.message()),
+                  ErrorContext{net.source_file, 0, ""});
+    }
+  }
+  prog.instructions.push_back(isa::encode(isa::EndInstr{}));
+
+  const DataLayout& d = data_layout;
+  prog.image.assign(data + d.end, 0);
+  for (size_t i = 0; i < prog.instructions.size(); ++i) {
+    prog.instructions[i].to_bytes(&prog.image[i * isa::kInstrBytes]);
+  }
+  std::copy(pl.params.begin(), pl.params.end(), prog.image.begin() + data + d.params);
+  std::copy(pl.weights.begin(), pl.weights.end(), prog.image.begin() + data + d.weights);
+  if (data + d.end > (uint64_t{1} << target.axi_addr_width)) {
+    throw Error(fmt::format("the memory image needs {} bytes, beyond the {}-bit address space",
+                            data + d.end, target.axi_addr_width));
+  }
+  prog.regions.push_back({"instructions", 0, count * isa::kInstrBytes});
+  prog.regions.push_back({"params", data + d.params, pl.params.size()});
+  prog.regions.push_back({"weights", data + d.weights, pl.weights.size()});
+  for (int i = 0; i < batch; ++i) {
+    prog.regions.push_back({fmt::format("input{}", i), data + d.inputs[i], d.input_bytes});
+  }
+  for (size_t i = 0; i < d.outputs.size(); ++i) {
+    const std::string name = d.outputs.size() == 1 && ops.back().kind == OpKind::kFc
+                                 ? std::string("output")
+                                 : fmt::format("output{}", i);
+    prog.regions.push_back({name, data + d.outputs[i], d.output_bytes});
+  }
+
+  // Input and output placement.
+  const Op& first = ops.front();
+  const OpPlan& fq = pl.ops.front();
+  InputPlacement& in = prog.input;
+  in.layout = pl.input_layout;
+  in.shape = net.input_shape;
+  for (uint64_t a : d.inputs) in.image_addr.push_back(data + a);
+  if (in.layout == InputLayout::kFeatures) {
+    in.groups = fq.fc_words;
+  } else {
+    in.groups = fq.g_in;
+    in.rows = fq.map_h;
+    in.cols = fq.map_w;
+    in.kernel = first.kernel;
+    in.stride = first.stride;
+    in.pad = first.pad;
+  }
+  OutputPlacement& out = prog.output;
+  const Op& last = ops.back();
+  out.shape = net.output_shape();
+  for (uint64_t a : d.outputs) out.image_addr.push_back(data + a);
+  if (last.kind == OpKind::kFc) {
+    out.layout = OutputLayout::kNeurons;
+    out.map_shape = {last.out_c, 1, 1};
+  } else {
+    out.layout = OutputLayout::kMap;
+    out.map_shape = {last.out_c, last.out_h, last.out_w};
+    out.groups = ceil_div(last.out_c, n);
+  }
+  return prog;
+}
+
+}  // namespace strata::compiler

@@ -1,0 +1,519 @@
+// Pass 3, emit (passes.hpp): jobs (loads, one compute, stores) per image, pass
+// and tile, with what every instruction touches, in program order with one job
+// of load prefetch (docs/compiler.md, "Program order").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "passes.hpp"
+#include "strata/error.hpp"
+
+namespace strata::compiler {
+
+using isa::ComputeDst;
+using isa::ComputeInstr;
+using isa::ComputeMode;
+using isa::Engine;
+using isa::LoadDst;
+using isa::LoadInstr;
+using isa::StoreInstr;
+
+namespace {
+
+void add_bound(std::vector<Touch>& bounds, const Touch& t) {
+  for (Touch& b : bounds) {
+    if (b.write == t.write && b.span.space == t.span.space && b.span.id == t.span.id) {
+      b.span.begin = std::min(b.span.begin, t.span.begin);
+      b.span.end = std::max(b.span.end, t.span.end);
+      return;
+    }
+  }
+  bounds.push_back(t);
+}
+
+void finish(Emit& e) {
+  for (const auto& step : e.steps) {
+    for (const Touch& t : step) add_bound(e.bounds, t);
+  }
+}
+
+bool jobs_conflict(const std::vector<Emit>& loads, const Job& job) {
+  for (const Emit& l : loads) {
+    if (job.compute && conflict(l, *job.compute)) return true;
+    for (const Emit& s : job.stores) {
+      if (conflict(l, s)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool conflict(const Emit& a, const Emit& b) {
+  for (const Touch& x : a.bounds) {
+    for (const Touch& y : b.bounds) {
+      if ((x.write || y.write) && overlap(x.span, y.span)) return true;
+    }
+  }
+  return false;
+}
+
+Emit Emitter::load(const LoadInstr& l, const std::string& what) const {
+  Emit e;
+  e.instr = l;
+  e.engine = Engine::kLoad;
+  e.what = what;
+  const int64_t entry = l.dst_kind == LoadDst::kParam ? 8 : n_;
+  for (int64_t r = 0; r < l.rows; ++r) {
+    Span dst{Space::kBank, l.dst_id, 0, 0};
+    int64_t addr = l.dst_addr + r * l.dst_row_stride;
+    if (l.dst_kind == LoadDst::kParam) {
+      dst.space = Space::kParam;
+      dst.id = 0;
+    } else if (l.dst_kind == LoadDst::kPeCache) {
+      dst.space = Space::kCache;
+      if (l.dst_pe_step) {
+        dst.id = (l.dst_id + r) % p_;
+        addr = l.dst_addr + (r / p_) * l.dst_row_stride;
+      }
+    }
+    dst.begin = addr;
+    dst.end = addr + l.row_words;
+    const int64_t src = l.ext_addr + r * l.ext_row_stride;
+    e.steps.push_back({Touch{dst, true}, Touch{{Space::kExt, 0, src, src + l.row_words * entry},
+                                               false}});
+    e.units.push_back({dst});
+  }
+  finish(e);
+  return e;
+}
+
+Emit Emitter::store(const StoreInstr& s, const std::string& what) const {
+  Emit e;
+  e.instr = s;
+  e.engine = Engine::kStore;
+  e.what = what;
+  for (int64_t r = 0; r < s.rows; ++r) {
+    const int64_t a = s.src_addr + r * s.src_row_stride;
+    const Span src{Space::kBank, s.src_id, a, a + s.row_words};
+    const int64_t x = s.ext_addr + r * s.ext_row_stride;
+    e.steps.push_back({Touch{src, false}, Touch{{Space::kExt, 0, x, x + s.row_words * n_}, true}});
+    e.units.push_back({src});
+  }
+  finish(e);
+  return e;
+}
+
+Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
+  Emit e;
+  e.instr = c;
+  e.engine = Engine::kCompute;
+  e.what = what;
+  const auto dst_span = [&](int64_t addr, int64_t words) {
+    return Span{c.dst_kind == ComputeDst::kBank ? Space::kBank : Space::kCache, c.dst_id, addr,
+                addr + words};
+  };
+  const auto operands = [&](std::vector<Touch>& step, int64_t cache_words, int64_t params) {
+    for (int64_t pe = 0; pe < p_; ++pe) {
+      step.push_back({{Space::kCache, pe, c.cache_base, c.cache_base + cache_words}, false});
+    }
+    step.push_back({{Space::kParam, 0, c.param_base, c.param_base + params}, false});
+  };
+  if (c.mode == ComputeMode::kFc) {
+    for (int64_t o = 0; o < c.out_h; ++o) {
+      std::vector<Touch> step;
+      const int64_t w = c.in_base + o * c.in_groups;
+      step.push_back({{Space::kBank, c.in_id, w, w + c.in_groups}, false});
+      if (o == 0 || o == c.out_h - 1) operands(step, c.in_groups, 0);
+      step.push_back({{Space::kParam, 0, c.param_base + o, c.param_base + o + 1}, false});
+      std::vector<Span> unit;
+      if (c.dst_kind == ComputeDst::kBank) {
+        unit.push_back({Space::kBank, c.dst_id, c.dst_base + o, c.dst_base + o + 1});
+      } else {
+        const int64_t word = c.dst_base + (c.dst_lane + o) / n_;
+        for (int64_t pe = 0; pe < p_; ++pe) unit.push_back({Space::kCache, pe, word, word + 1});
+      }
+      for (const Span& s : unit) step.push_back({s, true});
+      e.steps.push_back(std::move(step));
+      e.units.push_back(std::move(unit));
+    }
+    finish(e);
+    return e;
+  }
+  // CONV and POOL: steps are input rows (POOL) or convolution output rows.
+  const bool pool_only = c.mode == ComputeMode::kPool;
+  const int64_t groups = pool_only ? c.in_groups : 1;
+  const int64_t rows_in = pool_only ? c.in_h : c.out_h;  // steps per group
+  const int64_t res_rows = c.pool_en ? c.pool_out_h : c.out_h;
+  const int64_t res_cols = c.pool_en ? c.pool_out_w : c.out_w;
+  e.steps.resize(static_cast<size_t>(groups * rows_in));
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t y = 0; y < rows_in; ++y) {
+      std::vector<Touch>& step = e.steps[static_cast<size_t>(g * rows_in + y)];
+      if (pool_only) {
+        const int64_t a = c.in_base + (g * c.in_h + y) * c.in_w;
+        step.push_back({{Space::kBank, c.in_id, a, a + c.in_w}, false});
+      } else {
+        const int64_t y0 = y * c.stride_h - c.pad_h;
+        const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + c.kernel_h);
+        for (int64_t gi = 0; gi < c.in_groups; ++gi) {
+          const int64_t a = c.in_base + (gi * c.in_h + r0) * c.in_w;
+          step.push_back({{Space::kBank, c.in_id, a, a + (r1 - r0) * c.in_w}, false});
+        }
+        if (y == 0 || y == rows_in - 1) {
+          operands(step, c.kernel_h * c.kernel_w * c.in_groups, p_);
+        }
+      }
+    }
+    for (int64_t r = 0; r < res_rows; ++r) {
+      const int64_t last_in = pool_only || c.pool_en
+                                  ? std::min(rows_in - 1, r * c.pool_s - c.pool_pad + c.pool_k - 1)
+                                  : r;
+      const Span s = dst_span(c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride,
+                              res_cols);
+      e.steps[static_cast<size_t>(g * rows_in + last_in)].push_back({s, true});
+      e.units.push_back({s});
+    }
+  }
+  finish(e);
+  return e;
+}
+Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int batch) {
+  const int64_t n = t.lanes, p = t.pes;
+  Emitter em(t);
+  Emission out;
+  DataLayout& d = out.data;
+  d.params = 0;
+  d.weights = align_up(pl.params.size(), kRegionAlign);
+  uint64_t cursor = align_up(d.weights + pl.weights.size(), kRegionAlign);
+  d.input_bytes = static_cast<uint64_t>(pl.input_words * n);
+  const uint64_t in_stride = align_up(d.input_bytes, kRegionAlign);
+  for (int i = 0; i < batch; ++i) {
+    d.inputs.push_back(cursor);
+    cursor += in_stride;
+  }
+  const Op& last = ops.back();
+  const OpPlan& lq = pl.ops.back();
+  if (last.kind == OpKind::kFc) {
+    d.output_bytes = static_cast<uint64_t>(last.out_c * n);
+    d.outputs.push_back(cursor);
+    cursor += align_up(d.output_bytes, kRegionAlign);
+  } else {
+    d.output_bytes = static_cast<uint64_t>(lq.out_groups * last.out_h * last.out_w * n);
+    for (int i = 0; i < batch; ++i) {
+      d.outputs.push_back(cursor);
+      cursor += align_up(d.output_bytes, kRegionAlign);
+    }
+  }
+  d.end = cursor;
+
+  int next_bank = 0;
+  const auto take_bank = [&](std::initializer_list<int64_t> exclude) {
+    for (int tries = 0; tries < t.banks; ++tries) {
+      const int b = next_bank;
+      next_bank = (next_bank + 1) % t.banks;
+      if (std::find(exclude.begin(), exclude.end(), b) == exclude.end()) return int64_t{b};
+    }
+    throw Error("internal: no free bank");
+  };
+  int64_t ring = 0;  // parameter RAM ring pointer (params loaded per use)
+  const auto param_load = [&](const OpPlan& q, std::vector<Emit>& loads) -> int64_t {
+    if (pl.params_resident) return q.param_base;
+    if (q.param_entries == 0) return 0;  // a POOL op: no parameters, and a LOAD of none is illegal
+    if (ring + q.param_entries > t.param_depth) ring = 0;
+    const int64_t base = ring;
+    ring += q.param_entries;
+    LoadInstr l;
+    l.hdr.tag = q.tag;
+    l.ext_addr = static_cast<int64_t>(d.params + q.param_ext);
+    l.ext_row_stride = static_cast<int64_t>(align_up(q.param_entries * 8, t.beat_bytes()));
+    l.rows = 1;
+    l.row_words = q.param_entries;
+    l.dst_kind = LoadDst::kParam;
+    l.dst_addr = base;
+    l.dst_row_stride = q.param_entries;
+    loads.push_back(em.load(l, q.name));
+    return base;
+  };
+  int slot_turn = 0;
+
+  std::vector<Job> jobs;
+  // Resident parameters and weights: those of the first op lead the program;
+  // the later ops' (`late`) follow the first job's loads (the input), so the
+  // first layer does not wait for every layer's weights to stream in.
+  Job preamble, late;
+  if (pl.params_resident) {
+    for (size_t k = 0; k < pl.ops.size(); ++k) {
+      const OpPlan& q = pl.ops[k];
+      if (q.param_entries == 0) continue;
+      LoadInstr l;
+      l.hdr.tag = q.tag;
+      l.ext_addr = static_cast<int64_t>(d.params + q.param_ext);
+      l.ext_row_stride = static_cast<int64_t>(align_up(q.param_entries * 8, t.beat_bytes()));
+      l.rows = 1;
+      l.row_words = q.param_entries;
+      l.dst_kind = LoadDst::kParam;
+      l.dst_addr = q.param_base;
+      l.dst_row_stride = q.param_entries;
+      (k == 0 ? preamble : late).loads.push_back(em.load(l, q.name));
+    }
+  }
+  if (pl.weights_resident) {
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const OpPlan& q = pl.ops[k];
+      if (ops[k].kind != OpKind::kConv) continue;
+      LoadInstr l;
+      l.hdr.tag = q.tag;
+      l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext);
+      l.ext_row_stride = q.per_pass * n;
+      l.rows = q.passes * p;
+      l.row_words = q.per_pass;
+      l.dst_kind = LoadDst::kPeCache;
+      l.dst_id = 0;
+      l.dst_pe_step = true;
+      l.dst_addr = q.cache_base;
+      l.dst_row_stride = q.per_pass;
+      (k == 0 ? preamble : late).loads.push_back(em.load(l, q.name));
+    }
+  }
+  jobs.push_back(std::move(preamble));
+
+  // Maps: every image through the convolution / pooling ops.
+  size_t first_fc = ops.size();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].kind == OpKind::kFc) {
+      first_fc = k;
+      break;
+    }
+  }
+  for (int img = 0; img < batch; ++img) {
+    int64_t cur_bank = -1;
+    for (size_t k = 0; k < first_fc; ++k) {
+      const Op& op = ops[k];
+      const OpPlan& q = pl.ops[k];
+      std::vector<Emit> pending;
+      const int64_t in_bank = k == 0 ? take_bank({}) : cur_bank;
+      const int64_t out_bank = q.dst == Dst::kBank ? take_bank({in_bank}) : -1;
+      const int64_t param_base = param_load(q, pending);
+      // The input, external layout [row][group][col]: image row y holds the
+      // words of every group, so a compute can start once its first rows are in
+      // (one load per row when there are several groups, bank layout
+      // [group][row][col]).
+      std::vector<Emit> input_loads;
+      if (k == 0) {
+        const int64_t per_load = q.g_in == 1 ? q.map_h : 1;
+        for (int64_t y = 0; y < q.map_h; y += per_load) {
+          LoadInstr l;
+          l.hdr.tag = q.tag;
+          l.ext_addr = static_cast<int64_t>(d.inputs[img]) + y * q.g_in * q.map_w * n;
+          l.ext_row_stride = q.map_w * n;
+          l.rows = q.g_in == 1 ? q.map_h : q.g_in;
+          l.row_words = q.map_w;
+          l.dst_kind = LoadDst::kBank;
+          l.dst_id = in_bank;
+          l.dst_addr = y * q.map_w;
+          l.dst_row_stride = q.g_in == 1 ? q.map_w : q.map_h * q.map_w;
+          input_loads.push_back(em.load(l, q.name));
+        }
+      }
+      const int64_t plane = op.out_h * op.out_w;
+      for (int64_t pass = 0; pass < q.passes; ++pass) {
+        Job job;
+        job.loads = std::move(pending);
+        pending.clear();
+        ComputeInstr c;
+        c.hdr.tag = q.tag;
+        c.in_id = in_bank;
+        c.in_base = 0;
+        c.in_h = q.map_h;
+        c.in_w = q.map_w;
+        c.in_groups = q.g_in;
+        c.pool_en = op.pool_en;
+        c.pool_op = op.pool_avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
+        c.pool_ceil = op.pool_en && op.pool.ceil_mode;
+        if (op.pool_en) {
+          c.pool_k = op.pool.kernel;
+          c.pool_s = op.pool.stride;
+          c.pool_pad = op.pool.pad;
+          c.pool_out_h = op.out_h;
+          c.pool_out_w = op.out_w;
+          c.post_lo = op.post_lo;
+          c.post_hi = op.post_hi;
+        }
+        if (op.kind == OpKind::kConv) {
+          c.mode = ComputeMode::kConv;
+          c.kernel_h = q.kh;
+          c.kernel_w = q.kw;
+          c.stride_h = q.sh;
+          c.stride_w = q.sw;
+          c.pad_h = q.ph;
+          c.pad_w = q.pw;
+          c.out_h = op.conv_h;
+          c.out_w = op.conv_w;
+          c.param_base = param_base + pass * p;
+          c.clamp_lo = op.clamp_lo;
+          c.clamp_hi = op.clamp_hi;
+          if (pl.weights_resident) {
+            c.cache_base = q.cache_base + pass * q.per_pass;
+          } else {
+            c.cache_base = (slot_turn++ % pl.slots) * pl.slot_words;
+            LoadInstr l;
+            l.hdr.tag = q.tag;
+            l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + pass * p * q.per_pass * n);
+            l.ext_row_stride = q.per_pass * n;
+            l.rows = p;
+            l.row_words = q.per_pass;
+            l.dst_kind = LoadDst::kPeCache;
+            l.dst_pe_step = true;
+            l.dst_addr = c.cache_base;
+            l.dst_row_stride = q.per_pass;
+            job.loads.push_back(em.load(l, q.name));
+          }
+        } else {
+          c.mode = ComputeMode::kPool;
+          c.out_h = q.map_h;
+          c.out_w = q.map_w;
+          c.dst_group_stride = plane;
+        }
+        const int64_t group_base = op.kind == OpKind::kConv ? pass * plane : 0;
+        c.dst_row_stride = op.out_w;
+        if (q.dst == Dst::kBank) {
+          c.dst_kind = ComputeDst::kBank;
+          c.dst_id = out_bank;
+          c.dst_base = group_base;
+        } else {
+          c.dst_kind = ComputeDst::kPeCache;
+          c.dst_id = img;
+          c.dst_base = q.next_feat_base + group_base;
+        }
+        for (Emit& e : input_loads) job.loads.push_back(std::move(e));
+        input_loads.clear();
+        job.compute = em.compute(c, q.name);
+        if (q.is_final) {
+          const int64_t groups = op.kind == OpKind::kConv ? 1 : q.out_groups;
+          StoreInstr s;
+          s.hdr.tag = q.tag;
+          s.src_id = out_bank;
+          s.src_addr = group_base;
+          s.src_row_stride = op.out_w;
+          s.rows = groups * op.out_h;
+          s.row_words = op.out_w;
+          s.ext_addr = static_cast<int64_t>(d.outputs[img] + group_base * n);
+          s.ext_row_stride = op.out_w * n;
+          job.stores.push_back(em.store(s, q.name));
+        }
+        jobs.push_back(std::move(job));
+      }
+      cur_bank = out_bank;
+    }
+  }
+
+  // Fully-connected layers, batch mode: tiles of neurons double-buffered in two banks.
+  for (size_t k = first_fc; k < ops.size(); ++k) {
+    const Op& op = ops[k];
+    const OpPlan& q = pl.ops[k];
+    std::vector<Emit> pending;
+    if (k == 0) {  // features straight from external memory, image i into PE i
+      LoadInstr l;
+      l.hdr.tag = q.tag;
+      l.ext_addr = static_cast<int64_t>(d.inputs[0]);
+      l.ext_row_stride = batch > 1 ? static_cast<int64_t>(d.inputs[1] - d.inputs[0]) : 0;
+      l.rows = batch;
+      l.row_words = q.fc_words;
+      l.dst_kind = LoadDst::kPeCache;
+      l.dst_id = 0;
+      l.dst_pe_step = true;
+      l.dst_addr = q.feat_base;
+      l.dst_row_stride = q.fc_words;
+      pending.push_back(em.load(l, q.name));
+    }
+    const int64_t out_bank = q.dst == Dst::kBank ? take_bank({}) : -1;
+    const int64_t tile_bank0 = take_bank({out_bank});
+    const int64_t tile_bank1 =
+        t.banks >= 3 || q.dst != Dst::kBank ? take_bank({out_bank, tile_bank0}) : tile_bank0;
+    const int64_t param_base = param_load(q, pending);
+    int turn = 0;
+    for (int64_t o0 = 0; o0 < op.out_c; o0 += q.tile) {
+      const int64_t count = std::min(q.tile, op.out_c - o0);
+      const int64_t bank = turn++ % 2 == 0 ? tile_bank0 : tile_bank1;
+      Job job;
+      job.loads = std::move(pending);
+      pending.clear();
+      LoadInstr l;
+      l.hdr.tag = q.tag;
+      l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + o0 * q.fc_words * n);
+      l.ext_row_stride = q.fc_words * n;
+      l.rows = count;
+      l.row_words = q.fc_words;
+      l.dst_kind = LoadDst::kBank;
+      l.dst_id = bank;
+      l.dst_addr = 0;
+      l.dst_row_stride = q.fc_words;
+      job.loads.push_back(em.load(l, q.name));
+      ComputeInstr c;
+      c.hdr.tag = q.tag;
+      c.mode = ComputeMode::kFc;
+      c.in_id = bank;
+      c.in_base = 0;
+      c.in_groups = q.fc_words;
+      c.out_h = count;
+      c.out_w = 1;
+      c.cache_base = q.feat_base;
+      c.param_base = param_base + o0;
+      c.clamp_lo = op.clamp_lo;
+      c.clamp_hi = op.clamp_hi;
+      if (q.dst == Dst::kBank) {
+        c.dst_kind = ComputeDst::kBank;
+        c.dst_id = out_bank;
+        c.dst_base = o0;
+      } else {
+        c.dst_kind = ComputeDst::kPeTranspose;
+        // Every tile starts a word (whole-word PE-cache writes, dst_lane = 0): tiles of
+        // whole words continue each other, a tile narrower than a word has its own.
+        c.dst_base = q.next_feat_base + o0 / q.tile * ceil_div(q.tile, n);
+        c.dst_lane = 0;
+      }
+      job.compute = em.compute(c, q.name);
+      if (q.is_final) {
+        StoreInstr s;
+        s.hdr.tag = q.tag;
+        s.src_id = out_bank;
+        s.src_addr = o0;
+        s.src_row_stride = 1;
+        s.rows = count;
+        s.row_words = 1;
+        s.ext_addr = static_cast<int64_t>(d.outputs[0] + o0 * n);
+        s.ext_row_stride = n;
+        job.stores.push_back(em.store(s, q.name));
+      }
+      jobs.push_back(std::move(job));
+    }
+  }
+
+  if (!late.loads.empty()) {
+    jobs.insert(jobs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(2, jobs.size())),
+                std::move(late));
+  }
+
+  // Program order: the loads of job j + 1 go before the compute of job j (one
+  // job of prefetch), unless they touch what that job touches.
+  std::vector<Emit>& seq = out.emits;
+  for (Emit& e : jobs.front().loads) seq.push_back(std::move(e));
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    Job& job = jobs[j];
+    const bool next = j + 1 < jobs.size();
+    const bool early = next && !jobs_conflict(jobs[j + 1].loads, job);
+    if (early) {
+      for (Emit& e : jobs[j + 1].loads) seq.push_back(std::move(e));
+    }
+    if (job.compute) seq.push_back(std::move(*job.compute));
+    for (Emit& e : job.stores) seq.push_back(std::move(e));
+    if (next && !early) {
+      for (Emit& e : jobs[j + 1].loads) seq.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+}  // namespace strata::compiler

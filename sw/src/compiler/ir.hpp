@@ -1,0 +1,205 @@
+// The compiler's intermediate representation (docs/compiler.md, "Passes"): what
+// the passes of passes.hpp take and return. Internal to strata_core and its
+// tests; the public interface is strata/compiler.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "strata/compiler.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/isa.hpp"
+#include "strata/network.hpp"
+#include "strata/numerics.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata::compiler {
+
+// Every region of the memory image starts at a multiple of this.
+constexpr uint64_t kRegionAlign = 64;
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// ---- ops: what lower() makes of the network's layers ----------------------------------------
+
+enum class OpKind { kConv, kFc, kPool };
+
+struct Op {
+  OpKind kind = OpKind::kConv;
+  std::vector<size_t> layers;   // network layers this op computes
+  const Layer* main = nullptr;  // the layer that started the op
+  int64_t in_c = 0, in_h = 0, in_w = 0;
+  // convolution
+  int kernel = 1, stride = 1, pad = 0;
+  bool identity = false;  // an average pool computed as a convolution with identity weights
+  Tensor<int8_t> weights;  // conv [Cout][Cin][K][K], fc [Cout][F]
+  std::vector<int32_t> bias;
+  std::vector<uint16_t> mult;
+  std::vector<uint8_t> shift;
+  int64_t conv_h = 0, conv_w = 0;
+  int clamp_lo = kInt8Min, clamp_hi = kInt8Max;
+  // pooling (fused into a conv, or a POOL op)
+  bool pool_en = false;
+  bool pool_avg = false;
+  bool clamp_only = false;  // a POOL op made from a standalone clamp (1x1 window)
+  PoolGeometry pool;
+  int post_lo = kInt8Min, post_hi = kInt8Max;
+  // result: a map [out_c][out_h][out_w] (fc: out_c neurons, 1x1)
+  int64_t out_c = 0, out_h = 0, out_w = 0;
+  int64_t fc_in = 0;  // fc: flattened input features
+  int64_t macs = 0;
+  std::vector<std::string> notes;
+};
+
+// ---- the plan: layouts, on-chip allocation and the parameter and weight images --------------
+
+enum class Dst { kBank, kPeCache, kTranspose };
+
+struct OpPlan {
+  std::string name;
+  int tag = 0;
+  bool is_final = false;
+  Dst dst = Dst::kBank;
+  // map input as stored in a bank (conv / pool)
+  bool reorder = false;
+  int64_t g_in = 0, map_h = 0, map_w = 0;
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int64_t per_pass = 0, passes = 1;
+  int64_t out_groups = 0;
+  // parameters
+  int64_t param_entries = 0;
+  uint64_t param_ext = 0;   // offset in the params region
+  int64_t param_base = -1;  // resident channel base, -1 = loaded per use
+  // weights
+  uint64_t weights_ext = 0;  // offset in the weights region
+  int64_t cache_base = -1;   // resident cache base (conv), -1 = streamed
+  // fc
+  int64_t fc_words = 0;      // N-byte words per neuron (= features per image / N, padded)
+  int64_t tile = 0;          // neurons per tile
+  int64_t feat_base = 0;     // PE cache address of the features
+  int64_t next_feat_base = 0;
+};
+
+// Feature index (C, H, W order) held by lane `lane` of FC input word `t`, or -1.
+struct FeatureOrder {
+  bool from_map = false;  // the previous op wrote a map into the PE caches: ((g*H+y)*W+x)*N+lane
+  int64_t c = 0, h = 0, w = 0;
+  int64_t features = 0;
+  // Features per word after an FC layer whose tiles are narrower than a word: each tile
+  // starts a PE-cache word (the hardware writes whole words), so lanes 0..per_word-1 of
+  // word t hold neurons t*per_word.. and the other lanes are zero. 0 = N per word.
+  int64_t per_word = 0;
+  int64_t at(int64_t t, int64_t lane, int64_t n) const {
+    if (!from_map) {
+      const int64_t width = per_word > 0 ? per_word : n;
+      const int64_t f = t * width + lane;
+      return lane < width && f < features ? f : -1;
+    }
+    const int64_t plane = h * w;
+    const int64_t g = t / plane, y = (t % plane) / w, x = t % w;
+    const int64_t ch = g * n + lane;
+    return ch < c ? (ch * h + y) * w + x : -1;
+  }
+};
+
+struct Plan {
+  std::vector<OpPlan> ops;
+  std::vector<FeatureOrder> fc_order;  // per op (fc only)
+  std::vector<uint8_t> params;         // params region
+  std::vector<uint8_t> weights;        // weights region
+  bool params_resident = false;
+  bool weights_resident = false;
+  int64_t slot_words = 0;  // streamed weights: size of one slot
+  int slots = 0;
+  InputLayout input_layout = InputLayout::kMap;
+  int64_t input_words = 0;  // words per image in external memory
+  std::vector<std::string> notes;
+};
+
+// ---- emitted instructions and what they touch ------------------------------------------------
+
+enum class Space : uint8_t { kBank, kCache, kParam, kExt };
+
+struct Span {
+  Space space;
+  int64_t id;
+  int64_t begin, end;
+};
+
+struct Touch {
+  Span span;
+  bool write;
+};
+
+inline bool overlap(const Span& a, const Span& b) {
+  return a.space == b.space && a.id == b.id && a.begin < b.end && b.begin < a.end;
+}
+
+using AnyInstr = std::variant<isa::LoadInstr, isa::ComputeInstr, isa::StoreInstr>;
+
+// One instruction with what it touches: per acquisition step (consumer view),
+// per release unit (producer view: spans written, or read for a STORE), and
+// the per-memory bounding spans used to find conflicts.
+struct Emit {
+  AnyInstr instr;
+  isa::Engine engine = isa::Engine::kLoad;
+  std::string what;  // op name, for errors
+  std::vector<std::vector<Touch>> steps;
+  std::vector<std::vector<Span>> units;
+  std::vector<Touch> bounds;
+};
+
+struct Job {
+  std::vector<Emit> loads;
+  std::optional<Emit> compute;
+  std::vector<Emit> stores;
+};
+
+// External addresses below are relative to the start of the data (params region).
+struct DataLayout {
+  uint64_t params = 0;
+  uint64_t weights = 0;
+  std::vector<uint64_t> inputs;
+  std::vector<uint64_t> outputs;
+  uint64_t input_bytes = 0;
+  uint64_t output_bytes = 0;
+  uint64_t end = 0;
+};
+
+struct Emission {
+  std::vector<Emit> emits;
+  DataLayout data;
+};
+
+inline isa::Header& header_of(AnyInstr& v) {
+  return std::visit([](auto& i) -> isa::Header& { return i.hdr; }, v);
+}
+
+inline isa::Opcode opcode_of(const AnyInstr& v) {
+  if (std::holds_alternative<isa::LoadInstr>(v)) return isa::Opcode::kLoad;
+  if (std::holds_alternative<isa::StoreInstr>(v)) return isa::Opcode::kStore;
+  return isa::Opcode::kCompute;
+}
+
+// What an instruction touches (docs/compiler.md, "Dependency emission"): an Emit
+// per LOAD, COMPUTE and STORE, for a target's P and N.
+class Emitter {
+ public:
+  explicit Emitter(const HwTarget& t) : n_(t.lanes), p_(t.pes) {}
+  Emit load(const isa::LoadInstr& l, const std::string& what) const;
+  Emit store(const isa::StoreInstr& s, const std::string& what) const;
+  Emit compute(const isa::ComputeInstr& c, const std::string& what) const;
+
+ private:
+  int64_t n_;
+  int64_t p_;
+};
+
+// True when the two instructions touch a common word and one of them writes it.
+bool conflict(const Emit& a, const Emit& b);
+
+}  // namespace strata::compiler

@@ -1,0 +1,225 @@
+// Pass 1, lower (passes.hpp): network layers to fused ops (docs/compiler.md,
+// "Lowering rules").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "passes.hpp"
+#include "strata/error.hpp"
+
+namespace strata::compiler {
+
+namespace {
+
+void compose(int& lo1, int& hi1, int lo2, int hi2) {
+  lo1 = std::clamp(lo1, lo2, hi2);
+  hi1 = std::clamp(hi1, lo2, hi2);
+}
+
+bool identity_pool_possible(const PoolGeometry& g, int64_t h, int64_t w, const HwTarget& t) {
+  const int n = g.kernel * g.kernel;
+  if (g.pad != 0 || g.kernel > t.max_kernel || !std::has_single_bit(static_cast<unsigned>(n))) {
+    return false;
+  }
+  const int64_t ho = pool_out_size(static_cast<int>(h), g);
+  const int64_t wo = pool_out_size(static_cast<int>(w), g);
+  return (ho - 1) * g.stride + g.kernel <= h && (wo - 1) * g.stride + g.kernel <= w;
+}
+
+}  // namespace
+
+std::vector<Op> lower(const Network& net, const HwTarget& t) {
+  std::vector<Op> ops;
+  Shape cur = net.input_shape;
+  bool flat = false;  // a flatten turned a map larger than 1x1 into a vector
+  for (size_t li = 0; li < net.layers.size(); ++li) {
+    const Layer& l = net.layers[li];
+    const auto fail = [&](const std::string& msg) {
+      throw Error(msg, ErrorContext{net.source_file, l.line, l.name});
+    };
+    Op* last = ops.empty() ? nullptr : &ops.back();
+    const auto start = [&](OpKind kind) -> Op& {
+      Op op;
+      op.kind = kind;
+      op.main = &l;
+      op.layers.push_back(li);
+      op.in_c = cur[0];
+      op.in_h = cur[1];
+      op.in_w = cur[2];
+      op.out_c = l.out_shape[0];
+      op.out_h = l.out_shape[1];
+      op.out_w = l.out_shape[2];
+      ops.push_back(std::move(op));
+      return ops.back();
+    };
+    switch (l.type) {
+      case LayerType::kConv: {
+        if (last != nullptr && last->kind == OpKind::kFc) {
+          fail("a convolution after a fully-connected layer is not supported (FC results are "
+               "batch-transposed: lane = image)");
+        }
+        if (flat) fail("a convolution after flatten of a map larger than 1x1 is not supported");
+        if (l.conv.kernel > t.max_kernel) {
+          fail(fmt::format("kernel {} exceeds the target's max_kernel {}", l.conv.kernel,
+                           t.max_kernel));
+        }
+        Op& op = start(OpKind::kConv);
+        op.kernel = l.conv.kernel;
+        op.stride = l.conv.stride;
+        op.pad = l.conv.pad;
+        op.weights = l.weights;
+        op.bias.assign(l.bias.values().begin(), l.bias.values().end());
+        op.mult = l.requant.multiplier;
+        op.shift = l.requant.shift;
+        op.clamp_lo = l.requant.lo;
+        op.clamp_hi = l.requant.hi;
+        op.conv_h = l.out_shape[1];
+        op.conv_w = l.out_shape[2];
+        op.macs = l.macs();
+        break;
+      }
+      case LayerType::kFc: {
+        Op& op = start(OpKind::kFc);
+        op.fc_in = shape_elements(cur);
+        op.weights = l.weights.reshaped({l.out_channels, op.fc_in});
+        op.bias.assign(l.bias.values().begin(), l.bias.values().end());
+        op.mult = l.requant.multiplier;
+        op.shift = l.requant.shift;
+        op.clamp_lo = l.requant.lo;
+        op.clamp_hi = l.requant.hi;
+        op.macs = l.macs();
+        flat = false;
+        break;
+      }
+      case LayerType::kMaxPool:
+      case LayerType::kAvgPool: {
+        const bool avg = l.type == LayerType::kAvgPool;
+        if (last != nullptr && last->kind == OpKind::kFc) {
+          fail("pooling after a fully-connected layer is not supported");
+        }
+        if (flat) fail("pooling after flatten of a map larger than 1x1 is not supported");
+        const bool fits = l.pool.kernel <= t.max_pool_kernel && cur[2] <= t.max_image_width;
+        if (fits && last != nullptr && last->kind == OpKind::kConv && !last->pool_en &&
+            !last->identity) {
+          last->pool_en = true;
+          last->pool_avg = avg;
+          last->pool = l.pool;
+          last->out_h = l.out_shape[1];
+          last->out_w = l.out_shape[2];
+          last->layers.push_back(li);
+        } else if (fits && !avg && last != nullptr && last->clamp_only) {
+          // clamp then max = max then clamp: the clamp stays after the pool.
+          last->clamp_only = false;
+          last->pool = l.pool;
+          last->out_h = l.out_shape[1];
+          last->out_w = l.out_shape[2];
+          last->layers.push_back(li);
+          last->notes.push_back("the clamp before the max pool moves after it (max commutes "
+                                "with a monotone clamp)");
+        } else if (fits) {
+          Op& op = start(OpKind::kPool);
+          op.pool_en = true;
+          op.pool_avg = avg;
+          op.pool = l.pool;
+        } else if (avg && identity_pool_possible(l.pool, cur[1], cur[2], t)) {
+          const int k = l.pool.kernel;
+          Op& op = start(OpKind::kConv);
+          op.identity = true;
+          op.kernel = k;
+          op.stride = l.pool.stride;
+          op.pad = 0;
+          const int64_t c = cur[0];
+          op.weights = Tensor<int8_t>({c, c, k, k});
+          for (int64_t ch = 0; ch < c; ++ch) {
+            for (int y = 0; y < k; ++y) {
+              for (int x = 0; x < k; ++x) op.weights(ch, ch, y, x) = 1;
+            }
+          }
+          const int shift = std::countr_zero(static_cast<unsigned>(k * k));
+          op.bias.assign(static_cast<size_t>(c), 0);
+          op.mult.assign(static_cast<size_t>(c), 1);
+          op.shift.assign(static_cast<size_t>(c), static_cast<uint8_t>(shift));
+          op.conv_h = l.out_shape[1];
+          op.conv_w = l.out_shape[2];
+          op.notes.push_back(fmt::format(
+              "average pool {}x{} (larger than max_pool_kernel {}) computed as a convolution "
+              "with identity weights, M = 1, S = {}: exact, every window holds {} elements",
+              k, k, t.max_pool_kernel, shift, k * k));
+        } else if (l.pool.kernel > t.max_pool_kernel) {
+          fail(fmt::format("pooling window {} exceeds the target's max_pool_kernel {}{}",
+                           l.pool.kernel, t.max_pool_kernel,
+                           avg ? " (and it is not an average over equal power-of-two windows "
+                                 "that could run as a convolution)"
+                               : ""));
+        } else {
+          fail(fmt::format("pooling input width {} exceeds the target's max_image_width {} (the "
+                           "line buffer holds one row)",
+                           cur[2], t.max_image_width));
+        }
+        break;
+      }
+      case LayerType::kClamp: {
+        if (last == nullptr) {
+          // A clamp on the input is elementwise: it runs on the input map as stored, even
+          // when flattens came before it (they only rename the shape; the output placement
+          // and a following FC's feature order then see the map).
+          const Shape& in = net.input_shape;
+          if (in[2] > t.max_image_width) {
+            fail(fmt::format("a clamp on the input runs in the pooling unit, whose row holds "
+                             "{} pixels (max_image_width); the input is {} wide",
+                             t.max_image_width, in[2]));
+          }
+          Op& op = start(OpKind::kPool);
+          op.in_c = op.out_c = in[0];
+          op.in_h = op.out_h = in[1];
+          op.in_w = op.out_w = in[2];
+          op.pool_en = true;
+          op.clamp_only = true;
+          op.pool = PoolGeometry{1, 1, 0, false};
+          op.post_lo = l.lo;
+          op.post_hi = l.hi;
+          break;
+        }
+        if (last->kind == OpKind::kPool || (last->pool_en && last->pool_avg)) {
+          compose(last->post_lo, last->post_hi, l.lo, l.hi);
+        } else {
+          compose(last->clamp_lo, last->clamp_hi, l.lo, l.hi);
+          if (last->pool_en) {
+            last->notes.push_back(fmt::format("clamp '{}' moves before the max pool and merges "
+                                              "with the requantisation clamp",
+                                              l.name));
+          }
+        }
+        last->layers.push_back(li);
+        break;
+      }
+      case LayerType::kFlatten:
+        if (cur[1] * cur[2] > 1) flat = true;
+        if (last != nullptr) last->layers.push_back(li);
+        break;
+    }
+    cur = l.out_shape;
+  }
+  if (ops.empty()) {  // nothing to compute (only flatten): copy through the pooling unit
+    if (net.input_shape[2] > t.max_image_width) {
+      throw Error(fmt::format("the network computes nothing, and copying its {}-wide input "
+                              "through the pooling unit exceeds max_image_width {}",
+                              net.input_shape[2], t.max_image_width),
+                  ErrorContext{net.source_file, 0, ""});
+    }
+    Op op;
+    op.kind = OpKind::kPool;
+    op.pool_en = true;
+    op.clamp_only = true;
+    op.pool = PoolGeometry{1, 1, 0, false};
+    op.in_c = op.out_c = net.input_shape[0];
+    op.in_h = op.out_h = net.input_shape[1];
+    op.in_w = op.out_w = net.input_shape[2];
+    for (size_t li = 0; li < net.layers.size(); ++li) op.layers.push_back(li);
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+}  // namespace strata::compiler

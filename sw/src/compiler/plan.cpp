@@ -1,0 +1,334 @@
+// Pass 2, plan (passes.hpp): input layout, on-chip allocation, the parameter and
+// weight images in hardware order; every target limit (docs/compiler.md,
+// "On-chip allocation", "Limits and their errors").
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "passes.hpp"
+#include "strata/error.hpp"
+
+namespace strata::compiler {
+
+namespace {
+
+std::string op_name(const Op& op, const Network& net) {
+  std::vector<std::string> names;
+  for (size_t i : op.layers) names.push_back(net.layers[i].name);
+  return names.empty() ? std::string("copy") : fmt::format("{}", fmt::join(names, "+"));
+}
+
+
+// Beats a convolution needs: only taps inside the image (the padding filter).
+int64_t conv_beats(int64_t in_h, int64_t in_w, int64_t groups, int kh, int kw, int sh, int sw,
+                   int ph, int pw, int64_t out_h, int64_t out_w) {
+  const auto valid = [](int64_t o, int64_t in, int k, int s, int p) {
+    const int64_t y0 = o * s - p;
+    return std::min<int64_t>(k, in - y0) - std::max<int64_t>(0, -y0);
+  };
+  int64_t rows = 0, cols = 0;
+  for (int64_t oy = 0; oy < out_h; ++oy) rows += valid(oy, in_h, kh, sh, ph);
+  for (int64_t ox = 0; ox < out_w; ++ox) cols += valid(ox, in_w, kw, sw, pw);
+  return rows * cols * groups;
+}
+
+void put_le(std::vector<uint8_t>& v, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) v.push_back(static_cast<uint8_t>(value >> (8 * i)));
+}
+
+void pad_to(std::vector<uint8_t>& v, uint64_t align) { v.resize(align_up(v.size(), align), 0); }
+
+}  // namespace
+
+Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const CompileOptions& o) {
+  Plan pl;
+  const int64_t n = t.lanes, p = t.pes;
+  pl.ops.resize(ops.size());
+  pl.fc_order.resize(ops.size());
+  const auto fail = [&](const Op& op, const std::string& msg) {
+    const Layer* l = op.main;
+    throw Error(msg, ErrorContext{net.source_file, l != nullptr ? l->line : 0,
+                                  l != nullptr ? l->name : std::string()});
+  };
+
+  // Destinations and FC feature orders.
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Op& op = ops[k];
+    OpPlan& q = pl.ops[k];
+    q.name = op_name(op, net);
+    q.tag = op.layers.empty() ? 0 : static_cast<int>(op.layers.front());
+    q.is_final = k + 1 == ops.size();
+    const bool next_fc = !q.is_final && ops[k + 1].kind == OpKind::kFc;
+    if (op.kind == OpKind::kFc) {
+      q.dst = next_fc ? Dst::kTranspose : Dst::kBank;
+    } else {
+      q.dst = next_fc ? Dst::kPeCache : Dst::kBank;
+    }
+    if (op.kind == OpKind::kFc) {
+      FeatureOrder& f = pl.fc_order[k];
+      f.features = op.fc_in;
+      if (k > 0 && ops[k - 1].kind != OpKind::kFc) {
+        const Op& prev = ops[k - 1];
+        f.from_map = true;
+        f.c = prev.out_c;
+        f.h = prev.out_h;
+        f.w = prev.out_w;
+        q.fc_words = ceil_div(f.c, n) * f.h * f.w;
+      } else if (k > 0 && pl.ops[k - 1].tile < n && pl.ops[k - 1].tile < ops[k - 1].out_c) {
+        f.per_word = pl.ops[k - 1].tile;
+        q.fc_words = ceil_div(op.fc_in, f.per_word);
+      } else {
+        q.fc_words = ceil_div(op.fc_in, n);
+      }
+      if (q.fc_words > t.bank_depth) {
+        fail(op, fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
+                             "(bank_depth)",
+                             q.fc_words, op.fc_in, t.bank_depth));
+      }
+      // Neurons per tile (one bank of weights). Tiles of whole N-neuron words, so that each
+      // tile's transposed results start at lane 0 of a PE-cache word; a tile narrower than
+      // a word starts a word of its own (the next layer's FeatureOrder::per_word).
+      q.tile = std::min<int64_t>(op.out_c, t.bank_depth / q.fc_words);
+      if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
+    }
+  }
+
+  // Input layout: reorder the first convolution's input when it saves beats.
+  const Op& first = ops.front();
+  OpPlan& fq = pl.ops.front();
+  if (first.kind == OpKind::kFc) {
+    pl.input_layout = InputLayout::kFeatures;
+    pl.input_words = fq.fc_words;
+  } else {
+    pl.input_layout = InputLayout::kMap;
+    const int64_t g = ceil_div(first.in_c, n);
+    if (first.kind == OpKind::kConv && first.in_c < n) {
+      const int k = first.kernel;
+      const int64_t g2 = ceil_div(int64_t{k} * first.in_c, n);
+      const int64_t plain = conv_beats(first.in_h, first.in_w, g, k, k, first.stride,
+                                       first.stride, first.pad, first.pad, first.conv_h,
+                                       first.conv_w);
+      const int64_t reordered = conv_beats(first.in_h, first.conv_w, g2, k, 1, first.stride, 1,
+                                           first.pad, 0, first.conv_h, first.conv_w);
+      const bool fits = first.in_h * first.conv_w * g2 <= t.bank_depth;
+      const bool want = o.reorder == Reorder::kAlways ||
+                        (o.reorder == Reorder::kAuto && reordered < plain);
+      if (want && fits) {
+        fq.reorder = true;
+        pl.input_layout = InputLayout::kReordered;
+        pl.notes.push_back(fmt::format(
+            "{}: input reordered on the host ({} taps x {} channels per word, {} word{} per "
+            "pixel): {} beats per image instead of {}",
+            fq.name, k, first.in_c, g2, g2 == 1 ? "" : "s", reordered, plain));
+      } else if (o.reorder != Reorder::kNever) {
+        pl.notes.push_back(fmt::format("{}: plain input layout ({} beats per image; reordered "
+                                       "would need {}{})",
+                                       fq.name, plain, reordered,
+                                       fits ? "" : " and does not fit a bank"));
+      }
+    }
+  }
+
+  // Geometry, sizes and the limits of every op.
+  for (size_t k = 0; k < ops.size(); ++k) {
+    Op& op = ops[k];
+    OpPlan& q = pl.ops[k];
+    if (op.kind == OpKind::kFc) {
+      q.param_entries = op.out_c;
+      if (q.dst == Dst::kBank && op.out_c > t.bank_depth) {
+        fail(op, fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
+      }
+      continue;
+    }
+    q.g_in = ceil_div(op.in_c, n);
+    q.map_h = op.in_h;
+    q.map_w = op.in_w;
+    q.out_groups = ceil_div(op.out_c, n);
+    if (op.kind == OpKind::kConv) {
+      q.kh = q.kw = op.kernel;
+      q.sh = q.sw = op.stride;
+      q.ph = q.pw = op.pad;
+      if (q.reorder) {
+        q.g_in = ceil_div(int64_t{op.kernel} * op.in_c, n);
+        q.map_w = op.conv_w;
+        q.kw = 1;
+        q.sw = 1;
+        q.pw = 0;
+      }
+      q.per_pass = int64_t{q.kh} * q.kw * q.g_in;
+      q.passes = ceil_div(op.out_c, p);
+      q.param_entries = q.passes * p;
+    }
+    const int64_t in_words = q.g_in * q.map_h * q.map_w;
+    if (in_words > t.bank_depth) {
+      fail(op, fmt::format("input feature map [{}][{}][{}] needs {} words ({} group{} x {} x "
+                           "{}), a bank holds {} (bank_depth)",
+                           op.in_c, op.in_h, op.in_w, in_words, q.g_in, q.g_in == 1 ? "" : "s",
+                           q.map_h, q.map_w, t.bank_depth));
+    }
+    const int64_t out_words = q.out_groups * op.out_h * op.out_w;
+    if (q.dst == Dst::kBank && out_words > t.bank_depth) {
+      fail(op, fmt::format("output feature map [{}][{}][{}] needs {} words, a bank holds {} "
+                           "(bank_depth)",
+                           op.out_c, op.out_h, op.out_w, out_words, t.bank_depth));
+    }
+  }
+
+  if (pl.input_layout != InputLayout::kFeatures) {
+    pl.input_words = pl.ops.front().g_in * pl.ops.front().map_h * pl.ops.front().map_w;
+  }
+
+  // Parameter RAM: resident when every op's channels fit, else loaded per use.
+  int64_t entries = 0;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const OpPlan& q = pl.ops[k];
+    if (q.param_entries > t.param_depth) {
+      fail(ops[k], fmt::format("{} output channels need {} parameter entries, the parameter RAM "
+                               "holds {} (param_depth)",
+                               ops[k].out_c, q.param_entries, t.param_depth));
+    }
+    entries += q.param_entries;
+  }
+  pl.params_resident = entries <= t.param_depth;
+  if (pl.params_resident) {
+    int64_t base = 0;
+    for (OpPlan& q : pl.ops) {
+      q.param_base = base;
+      base += q.param_entries;
+    }
+  }
+  pl.notes.push_back(pl.params_resident
+                         ? fmt::format("parameters: {} of {} channels, loaded once", entries,
+                                       t.param_depth)
+                         : fmt::format("parameters: {} channels > {}: loaded before each use",
+                                       entries, t.param_depth));
+
+  // PE caches: FC feature regions (ping-pong between FC layers) at the top,
+  // convolution weights below (resident, or streamed through one or two slots).
+  int64_t region[2] = {0, 0};
+  int fc_index = 0;
+  std::vector<int> fc_slot(ops.size(), -1);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].kind != OpKind::kFc) continue;
+    fc_slot[k] = fc_index % 2;
+    region[fc_index % 2] = std::max(region[fc_index % 2], pl.ops[k].fc_words);
+    ++fc_index;
+  }
+  const int64_t region_base[2] = {t.pe_cache_depth - region[0],
+                                  t.pe_cache_depth - region[0] - region[1]};
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (fc_slot[k] < 0) continue;
+    if (region_base[1] < 0) {
+      fail(ops[k], fmt::format("the features of the fully-connected layers need {} + {} words in "
+                               "every PE cache, it holds {} (pe_cache_depth)",
+                               region[0], region[1], t.pe_cache_depth));
+    }
+    pl.ops[k].feat_base = region_base[fc_slot[k]];
+    if (k > 0 && pl.ops[k - 1].dst == Dst::kTranspose) {
+      pl.ops[k - 1].next_feat_base = pl.ops[k].feat_base;
+    }
+    if (k > 0 && pl.ops[k - 1].dst == Dst::kPeCache) {
+      pl.ops[k - 1].next_feat_base = pl.ops[k].feat_base;
+    }
+  }
+  const int64_t cap = std::max<int64_t>(0, region_base[1]);
+  int64_t total = 0, largest = 0;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const OpPlan& q = pl.ops[k];
+    if (ops[k].kind != OpKind::kConv) continue;
+    if (q.per_pass > cap) {
+      fail(ops[k], fmt::format("the weights of one pass need {} words in every PE cache, {} are "
+                               "free (pe_cache_depth {} minus {} for FC features)",
+                               q.per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
+    }
+    total += q.passes * q.per_pass;
+    largest = std::max(largest, q.per_pass);
+  }
+  pl.weights_resident = total <= cap;
+  if (pl.weights_resident) {
+    int64_t base = 0;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].kind != OpKind::kConv) continue;
+      pl.ops[k].cache_base = base;
+      base += pl.ops[k].passes * pl.ops[k].per_pass;
+    }
+    if (total > 0) {
+      pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
+                                     "once; {} free)",
+                                     total, cap));
+    }
+  } else {
+    pl.slot_words = largest;
+    pl.slots = 2 * largest <= cap ? 2 : 1;
+    pl.notes.push_back(fmt::format("convolution weights: {} words per PE > {} free: streamed per "
+                                   "pass through {} slot{} of {} words",
+                                   total, cap, pl.slots, pl.slots == 1 ? "" : "s", largest));
+  }
+
+  // External images of the parameters and weights, in hardware order.
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Op& op = ops[k];
+    OpPlan& q = pl.ops[k];
+    q.param_ext = pl.params.size();
+    for (int64_t ch = 0; ch < q.param_entries; ++ch) {
+      const bool real = ch < static_cast<int64_t>(op.bias.size());
+      put_le(pl.params, real ? static_cast<uint32_t>(op.bias[ch]) : 0, 4);
+      put_le(pl.params, real ? op.mult[ch] : 0, 2);
+      put_le(pl.params, real ? op.shift[ch] : 0, 1);
+      put_le(pl.params, 0, 1);
+    }
+    pad_to(pl.params, kRegionAlign);
+    if (op.kind == OpKind::kPool) continue;
+    q.weights_ext = pl.weights.size();
+    if (op.kind == OpKind::kConv) {
+      const int64_t cout = op.out_c, cin = op.in_c, k_side = op.kernel;
+      for (int64_t pass = 0; pass < q.passes; ++pass) {
+        for (int64_t pe = 0; pe < p; ++pe) {
+          const int64_t co = pass * p + pe;
+          for (int64_t wi = 0; wi < q.per_pass; ++wi) {
+            for (int64_t lane = 0; lane < n; ++lane) {
+              int8_t v = 0;
+              if (co < cout) {
+                if (q.reorder) {
+                  const int64_t ky = wi / q.g_in, idx = (wi % q.g_in) * n + lane;
+                  if (idx < k_side * cin) v = op.weights(co, idx % cin, ky, idx / cin);
+                } else {
+                  const int64_t ky = wi / (k_side * q.g_in), kx = (wi / q.g_in) % k_side;
+                  const int64_t c = (wi % q.g_in) * n + lane;
+                  if (c < cin) v = op.weights(co, c, ky, kx);
+                }
+              }
+              pl.weights.push_back(static_cast<uint8_t>(v));
+            }
+          }
+        }
+      }
+    } else {
+      const FeatureOrder& f = pl.fc_order[k];
+      for (int64_t neuron = 0; neuron < op.out_c; ++neuron) {
+        for (int64_t word = 0; word < q.fc_words; ++word) {
+          for (int64_t lane = 0; lane < n; ++lane) {
+            const int64_t feature = f.at(word, lane, n);
+            pl.weights.push_back(
+                static_cast<uint8_t>(feature >= 0 ? op.weights(neuron, feature) : int8_t{0}));
+          }
+        }
+      }
+      pl.notes.push_back(fmt::format(
+          "{}: weights in tiles of {} neuron{} ({} words each){}", q.name, q.tile,
+          q.tile == 1 ? "" : "s", q.fc_words,
+          f.from_map ? fmt::format(", columns permuted to the hardware feature order "
+                                   "((g*{}+y)*{}+x)*{}+lane",
+                                   f.h, f.w, n)
+          : f.per_word > 0
+              ? fmt::format(", {} features per word (the previous layer's tiles of {} neurons "
+                            "each start a word)",
+                            f.per_word, f.per_word)
+              : ""));
+    }
+    pad_to(pl.weights, kRegionAlign);
+  }
+  return pl;
+}
+
+}  // namespace strata::compiler
