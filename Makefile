@@ -36,7 +36,10 @@ test: build
 TRACE ?= 0
 DEMO_FST := $(BUILD)/waves/demo_cifar10_quick.fst
 
-demo: build
+# It builds only what it runs: the strata command (with the Verilated accelerator
+# it drives) and the example parameters, not the benches.
+demo: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target strata examples
 	$(STRATA) gen $(DEMO_NET) --seed 1 --out $(DEMO_DIR)
 	$(STRATA) info $(DEMO_NET) --weights $(DEMO_DIR)
 	$(STRATA) run $(DEMO_NET) --weights $(DEMO_DIR) \

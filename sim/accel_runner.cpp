@@ -1,8 +1,9 @@
 // AccelRunner: see accel_runner.hpp. The cycle loop (accel_model.hpp) follows
 // the drive / settle / sample / tick discipline of tb/common/sim_fixture.hpp.
-// This file instantiates the model of the build's default configuration
-// (class Vstrata_top); each further configuration (CMake option
-// STRATA_RTL_CONFIGS) is its own library built from accel_model_config.cpp.
+// This file instantiates the checked model of the build's default
+// configuration (class Vstrata_top); the fast model of it (Vstrata_top_fast) and
+// each further configuration (CMake option STRATA_RTL_CONFIGS) are libraries of
+// their own built from accel_model_config.cpp (sim/CMakeLists.txt).
 #include "accel_runner.hpp"
 
 #include <Vstrata_top.h>
@@ -26,6 +27,7 @@ struct BuiltModel {
   std::string name;
   std::function<HwTarget()> target;  // the configuration the model was elaborated with
   MakeModel make;
+  bool checked = true;  // assertions on, X values randomised (else: Verilated for speed)
 };
 
 }  // namespace
@@ -43,7 +45,8 @@ std::vector<BuiltModel> built_models() {
   const MakeModel make_default = [](const RunnerOptions& o, const HwTarget& t) {
     return std::unique_ptr<AccelRunner::Model>(std::make_unique<ModelSim<Vstrata_top>>(o, t));
   };
-  v.push_back({"default", [] { return HwTarget::defaults(); }, make_default});
+  v.push_back({"default", [] { return HwTarget::defaults(); }, make_default, true});
+  v.push_back({"default", [] { return HwTarget::defaults(); }, make_model_fast, false});
   add_configured_models(v);
   return v;
 }
@@ -77,13 +80,21 @@ AccelRunner::AccelRunner(const RunnerOptions& options)
     : AccelRunner(HwTarget::defaults(), options) {}
 
 AccelRunner::AccelRunner(const HwTarget& target, const RunnerOptions& options) {
+  // The kind asked for where this configuration has it, else its checked model.
   std::vector<std::string> names;
-  for (const BuiltModel& m : built_models()) {
-    if (same_hardware(m.target(), target)) {
-      impl_ = m.make(options, target);
-      return;
+  const std::vector<BuiltModel> models = built_models();
+  const BuiltModel* pick = nullptr;
+  for (const BuiltModel& m : models) {
+    if (same_hardware(m.target(), target) &&
+        (pick == nullptr || m.checked == options.checked)) {
+      pick = &m;
     }
-    names.push_back(m.name);
+    if (names.empty() || names.back() != m.name) names.push_back(m.name);
+  }
+  if (pick != nullptr) {
+    impl_ = pick->make(options, target);
+    model_kind_ = pick->checked ? "checked" : "fast";
+    return;
   }
   throw Error(fmt::format(
       "no RTL model is built for configuration '{}' (P {}, N {}); built: {} (add it to the "
@@ -95,7 +106,9 @@ AccelRunner::~AccelRunner() = default;
 
 std::vector<std::string> AccelRunner::built_configurations() {
   std::vector<std::string> names;
-  for (const BuiltModel& m : built_models()) names.push_back(m.name);
+  for (const BuiltModel& m : built_models()) {
+    if (names.empty() || names.back() != m.name) names.push_back(m.name);
+  }
   return names;
 }
 

@@ -1,7 +1,7 @@
 // Runs compiled Strata programs on the Verilated accelerator (strata_top):
-// the external memory is the C++ AXI4 memory model (tb/common/axi_mem_model.hpp,
+// the external memory is the C++ AXI4 memory model (sim/axi_mem_model.hpp,
 // default 60-cycle read latency, one beat per cycle), the CPU side is the
-// AXI4-Lite driver (tb/common/axil_driver.hpp). Used by the whole-network
+// AXI4-Lite driver (sim/axil_driver.hpp). Used by the whole-network
 // benches (tb/network/) and by `strata run --backend rtl` / `strata bench`;
 // it needs no test framework (failed bench checks land in RunReport).
 //
@@ -38,6 +38,8 @@ struct RunnerOptions {
   bool fine_grain = false;        // CTRL.FINE_GRAIN
   uint64_t timeout = 20000000;    // cycles before a run is declared hung
   std::string trace_path;         // FST file ("" = no trace)
+  bool checked = true;            // the checked model (assertions, random X values); false:
+                                  // the fast one where the configuration has it (sim/CMakeLists.txt)
 };
 
 // Performance figures in csr::kPerfCounters order (PERF_CYCLES first).
@@ -90,6 +92,9 @@ class AccelRunner {
   // Names of the hardware configurations with a built model ("default", ...).
   static std::vector<std::string> built_configurations();
 
+  // Which model runs: "checked" or "fast" (sim/CMakeLists.txt).
+  const std::string& model_kind() const { return model_kind_; }
+
   // Loads `memory` (program image; instructions at byte 0) into the memory
   // model, starts the program, waits for the interrupt (or the timeout) and
   // returns the report; the memory model then holds the results.
@@ -122,6 +127,7 @@ class AccelRunner {
 
  private:
   std::unique_ptr<Model> impl_;
+  std::string model_kind_;
 };
 
 }  // namespace strata::tb

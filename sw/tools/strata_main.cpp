@@ -216,6 +216,7 @@ struct RtlArgs {
   uint64_t seed = 1;           // memory-model stalls, initial X values, random images
   uint64_t timeout = 20000000; // cycles before a run counts as hung
   std::string trace;           // FST file of the (first) run, "" = none
+  bool checked_model = false;  // the checked model (assertions, random X) instead of the fast one
 };
 
 void add_rtl_options(CLI::App* cmd, RtlArgs& a, bool both) {
@@ -239,6 +240,9 @@ void add_rtl_options(CLI::App* cmd, RtlArgs& a, bool both) {
   cmd->add_option("--timeout", a.timeout, "RTL: cycles before a run counts as hung")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
       ->capture_default_str();
+  cmd->add_flag("--checked-model", a.checked_model,
+               "RTL: run the checked model (assertions on, X values randomised, as the tests "
+               "do) instead of the fast one; same cycles, about half the speed");
   cmd->add_option("--trace", a.trace,
                   "RTL: write an FST waveform of the run (GTKWave layout: "
                   "tb/waves/strata_top.gtkw)");
@@ -257,6 +261,7 @@ struct RtlResult {
   std::vector<tbr::PerfCounts> per_op;          // trace port split, per program op
   std::vector<OpWork> work;                     // compiler figures, per program op
   double seconds = 0.0;                         // host time of the simulation
+  std::string model;                            // "fast" or "checked" (sim/CMakeLists.txt)
   int64_t mismatches = 0;                       // elements that differ from the golden model
   std::string first_mismatch;                   // where the first one is
 };
@@ -275,6 +280,7 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   o.stall = a.stall;
   o.fine_grain = fine;
   o.timeout = a.timeout;
+  o.checked = a.checked_model;
   if (trace) {
     create_parent(a.trace);
     o.trace_path = a.trace;
@@ -282,6 +288,7 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   tbr::AccelRunner runner(target, o);
   RtlResult res;
   res.fine = fine;
+  res.model = runner.model_kind();
   std::map<int, Program> programs;
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t first = 0; first < images.size(); first += static_cast<size_t>(target.pes)) {
@@ -456,6 +463,8 @@ nlohmann::ordered_json mode_json(const RtlResult& r, int64_t macs, int64_t image
                     {"write", perf(r.counters, csr::kPerfWriteBytes)}};
   j["instructions"] = perf(r.counters, csr::kPerfInstructions);
   j["host_seconds"] = r.seconds;
+  j["model"] = r.model;
+  j["sim_cycles_per_second"] = r.seconds > 0.0 ? double(cycles) / r.seconds : 0.0;
   return j;
 }
 
@@ -600,7 +609,7 @@ int cmd_bench(const BenchArgs& a) {
                  {"lanes", target.lanes},
                  {"macs_per_cycle", target.macs_per_beat()},
                  {"memory",
-                  {{"model", "AXI4 memory model (tb/common/axi_mem_model.hpp)"},
+                  {{"model", "AXI4 memory model (sim/axi_mem_model.hpp)"},
                    {"read_latency", a.rtl.latency},
                    {"beat_bits", target.axi_data_width},
                    {"beats_per_cycle", 1},
@@ -673,6 +682,13 @@ int cmd_bench(const BenchArgs& a) {
                dense - beats, dense,
                dense == 0 ? 0.0 : 100.0 * double(dense - beats) / double(dense),
                dense - beats);
+    for (const RtlResult& r : results) {
+      const uint64_t c = perf(r.counters, csr::kPerfCycles);
+      fmt::print("simulation ({} mode): {} model, {} cycles in {:.2f} s of wall time, {:.0f} "
+                 "cycles per second\n",
+                 r.fine ? "fine" : "completion", r.model, c, r.seconds,
+                 r.seconds > 0.0 ? double(c) / r.seconds : 0.0);
+    }
     print_trace_note(a.rtl.trace);
   }
   if (a.json && !a.json_path.empty()) {
@@ -731,11 +747,11 @@ RtlRunOutcome run_rtl_backend(const Network& net, const HwTarget& target,
   const uint64_t cycles = perf(res.counters, csr::kPerfCycles);
   fmt::print("RTL accelerator, target '{}' (P {}, N {}), {} scheduling, {}-cycle memory "
              "latency, stall {}: {} run{}, {} cycles ({:.0f} per image), MAC utilisation "
-             "{:.1f} %, {:.2f} s\n",
+             "{:.1f} %, {:.2f} s ({} model, {:.0f} cycles/s)\n",
              target.name, target.pes, target.lanes, fine ? "fine-grained" : "completion",
              a.rtl.latency, a.rtl.stall, res.runs, res.runs == 1 ? "" : "s", cycles,
              double(cycles) / double(n), 100.0 * utilisation(net.macs() * n, target, cycles),
-             res.seconds);
+             res.seconds, res.model, res.seconds > 0.0 ? double(cycles) / res.seconds : 0.0);
   if (a.check) {
     std::vector<Tensor<int8_t>> golden;
     for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));

@@ -89,6 +89,37 @@ TEST_F(CliRtl, RunRtlMatchesGoldenBackend) {
   EXPECT_FALSE(slurp(path("rtl.npy")).empty());
 }
 
+// The fast model (the command's default) and the checked one (--checked-model,
+// the tests' model) count the same cycles in every mode and layer, and report
+// which model ran and its simulation speed.
+TEST_F(CliRtl, FastAndCheckedModelsCountTheSameCycles) {
+  const json fast = bench_json({});
+  const json checked = bench_json({"--checked-model"});
+  for (const char* mode : {"fine", "completion"}) {
+    SCOPED_TRACE(mode);
+    const json& f = fast.at("modes").at(mode);
+    const json& c = checked.at("modes").at(mode);
+    EXPECT_EQ(f.at("model"), "fast");
+    EXPECT_EQ(c.at("model"), "checked");
+    EXPECT_EQ(f.at("cycles"), c.at("cycles"));
+    EXPECT_EQ(f.at("stalls"), c.at("stalls"));
+    EXPECT_EQ(f.at("mismatches"), 0);
+    EXPECT_EQ(c.at("mismatches"), 0);
+    EXPECT_GT(f.at("sim_cycles_per_second").get<double>(), 0.0);
+    EXPECT_GT(c.at("sim_cycles_per_second").get<double>(), 0.0);
+  }
+  ASSERT_EQ(fast.at("layers").size(), checked.at("layers").size());
+  for (size_t i = 0; i < fast.at("layers").size(); ++i) {
+    EXPECT_EQ(fast.at("layers")[i].at("cycles"), checked.at("layers")[i].at("cycles")) << i;
+  }
+  const std::string input = kLenetWeights + "/input.npy";
+  const Outcome run = strata({"run", kLenet, "--weights", kLenetWeights, "--input", input,
+                              "--output", path("rtl.npy"), "--backend", "rtl",
+                              "--checked-model"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_TRUE(contains(run.out, "checked model")) << run.out;
+}
+
 // `bench --json`: every field; the per-layer split (from the trace port) adds up
 // to the whole-run CSR counters, cycles and stalls by cause alike; utilisation
 // is useful MACs / (P x N x cycles); the PE array takes exactly the compiler's

@@ -1,7 +1,7 @@
 # Memory-system benches (engineer memsys): CSR block, dependency semaphores,
 # and the memory system end to end (CSRs, controller, fetch, semaphores, AXI
 # read arbiter, load and store engines, banks) against the C++ AXI memory
-# model (tb/common/axi_mem_model.hpp). Included by tb/CMakeLists.txt.
+# model (sim/axi_mem_model.hpp). Included by tb/CMakeLists.txt.
 set(STRATA_MEMSYS_PKGS
   ${STRATA_RTL_DIR}/strata_csr_pkg.sv
   ${STRATA_RTL_DIR}/strata_isa_pkg.sv

@@ -27,6 +27,7 @@
 
 #include "axi_mem_model.hpp"
 #include "axil_driver.hpp"
+#include "port_fields.hpp"
 #include "sim_fixture.hpp"
 #include "strata/csr_map.hpp"
 #include "strata/hw_config.hpp"
@@ -606,12 +607,8 @@ class MemsysBench : public SimFixture<Vtop> {
   // Semaphore count (L2C, C2S, C2L, S2C, S2L = 0..4) from the debug port
   // (SemWidth bits each; tb/unit/memsys.cmake sets both).
   uint64_t sem(int s) {
-    uint64_t v = 0;
-    for (int b = 0; b < STRATA_BENCH_SEM_WIDTH; ++b) {
-      const int bit = s * STRATA_BENCH_SEM_WIDTH + b;
-      v |= uint64_t((dut().sem_count_o[bit / 32] >> (bit % 32)) & 1) << b;
-    }
-    return v;
+    return get_field(dut().sem_count_o, unsigned(s) * STRATA_BENCH_SEM_WIDTH,
+                     STRATA_BENCH_SEM_WIDTH);
   }
 
   SparseMemory mem_;

@@ -21,7 +21,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "pe_port_fields.hpp"
+#include "port_fields.hpp"
 #include "sim_fixture.hpp"
 
 namespace strata::tb {

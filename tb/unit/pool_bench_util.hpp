@@ -1,5 +1,5 @@
-// Helpers shared by the window-generator and pooling benches: bit fields of
-// Verilated ports of any width, stream sources and sinks that obey the AXI
+// Helpers shared by the window-generator and pooling benches (port bit fields
+// come from tb/common/port_fields.hpp): stream sources and sinks that obey the AXI
 // handshake rules while inserting random gaps and back-pressure, and the C++
 // reference window extraction (built on strata::pool_out_size).
 #pragma once
@@ -16,55 +16,12 @@
 
 #include <fmt/format.h>
 
+#include "port_fields.hpp"
 #include "sim_fixture.hpp"
 #include "strata/numerics.hpp"
 #include "strata/tensor.hpp"
 
 namespace strata::tb {
-
-// ---------------------------------------------------------------------------
-// Port bit fields. Ports up to 64 bits are plain integers; wider ones VlWide.
-
-template <typename Port>
-uint64_t get_bits(const Port& port, unsigned lsb, unsigned width) {
-  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-  if constexpr (std::is_integral_v<Port>) {
-    return (static_cast<uint64_t>(port) >> lsb) & mask;
-  } else {
-    uint64_t v = 0;
-    unsigned got = 0;
-    while (got < width) {
-      const unsigned bit = lsb + got;
-      const unsigned word = bit / 32, off = bit % 32;
-      const unsigned take = std::min(32 - off, width - got);
-      const uint64_t chunk = (uint64_t{port.at(word)} >> off) & ((uint64_t{1} << take) - 1);
-      v |= chunk << got;
-      got += take;
-    }
-    return v & mask;
-  }
-}
-
-template <typename Port>
-void set_bits(Port& port, unsigned lsb, unsigned width, uint64_t value) {
-  if constexpr (std::is_integral_v<Port>) {
-    const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-    uint64_t p = static_cast<uint64_t>(port);
-    p = (p & ~(mask << lsb)) | ((value & mask) << lsb);
-    port = static_cast<Port>(p);
-  } else {
-    unsigned done = 0;
-    while (done < width) {
-      const unsigned bit = lsb + done;
-      const unsigned word = bit / 32, off = bit % 32;
-      const unsigned take = std::min(32 - off, width - done);
-      const uint32_t m = (take == 32 ? ~uint32_t{0} : ((uint32_t{1} << take) - 1)) << off;
-      const uint32_t chunk = static_cast<uint32_t>((value >> done) << off) & m;
-      port.at(word) = (port.at(word) & ~m) | chunk;
-      done += take;
-    }
-  }
-}
 
 inline int8_t get_i8(uint64_t raw) { return static_cast<int8_t>(static_cast<uint8_t>(raw)); }
 
@@ -72,7 +29,7 @@ inline int8_t get_i8(uint64_t raw) { return static_cast<int8_t>(static_cast<uint
 template <typename Port>
 void randomize(Port& port, unsigned width, std::mt19937_64& rng) {
   for (unsigned lsb = 0; lsb < width; lsb += 32) {
-    set_bits(port, lsb, std::min(32u, width - lsb), rng());
+    set_field(port, lsb, std::min(32u, width - lsb), rng());
   }
 }
 

@@ -119,7 +119,7 @@ class PoolUnitBench : public SimFixture<Model> {
         const UnitWindow& w = windows[src.front()];
         for (int t = 0; t < kUnitTaps; ++t) {
           for (int l = 0; l < kUnitLanes; ++l) {
-            set_bits(d.in_taps_i, unsigned((t * kUnitLanes + l) * kUnitData), kUnitData,
+            set_field(d.in_taps_i, unsigned((t * kUnitLanes + l) * kUnitData), kUnitData,
                      static_cast<uint8_t>(w.taps[size_t(t) * kUnitLanes + l]));
           }
         }
@@ -140,13 +140,13 @@ class PoolUnitBench : public SimFixture<Model> {
       if (d.out_valid_o && d.out_ready_i) {
         const UnitWindow& w = windows[next_out];
         const auto exp = reference_pool(w);
-        const uint64_t user = get_bits(d.out_user_o, 0, user_width);
+        const uint64_t user = get_field(d.out_user_o, 0, user_width);
         std::string err;
         if (user != w.user) {
           err = fmt::format("sideband expected {:#x}, got {:#x}", w.user, user);
         }
         for (int l = 0; l < kUnitLanes && err.empty(); ++l) {
-          const int8_t got = get_i8(get_bits(d.out_data_o, unsigned(l * kUnitData), kUnitData));
+          const int8_t got = get_i8(get_field(d.out_data_o, unsigned(l * kUnitData), kUnitData));
           if (got != exp[size_t(l)]) {
             int64_t sum = 0;
             int n = 0;

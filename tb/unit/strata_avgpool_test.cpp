@@ -74,7 +74,7 @@ class StrataAvgpool : public PoolUnitBench<Vstrata_avgpool> {
     }
     ASSERT_TRUE(d.out_valid_o) << "no result for the empty window";
     for (int l = 0; l < kUnitLanes; ++l) {
-      EXPECT_EQ(get_i8(get_bits(d.out_data_o, unsigned(l * kUnitData), kUnitData)), kInt8Min)
+      EXPECT_EQ(get_i8(get_field(d.out_data_o, unsigned(l * kUnitData), kUnitData)), kInt8Min)
           << "lane " << l;
     }
     EXPECT_EQ(d.out_user_o, 0x1234);

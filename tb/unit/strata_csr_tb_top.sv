@@ -1,5 +1,5 @@
 // Bench wrapper of strata_csr: renames the AXI4-Lite ports to s_axil_* (the
-// names tb/common/axil_driver.hpp drives) and passes everything else through.
+// names sim/axil_driver.hpp drives) and passes everything else through.
 module strata_csr_tb_top
   import strata_csr_pkg::*;
 (

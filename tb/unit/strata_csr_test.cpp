@@ -1,5 +1,5 @@
 // strata_csr bench: the register block alone, driven over AXI4-Lite
-// (tb/common/axil_driver.hpp) and checked against a C++ model built from the
+// (sim/axil_driver.hpp) and checked against a C++ model built from the
 // generated register table (strata/csr_map.hpp): reset values, configuration
 // readback, RW / RO / W1S / W1C semantics with byte strobes, SLVERR on
 // unmapped addresses, every AW/W ordering, response back-pressure, the

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 
+#include "port_fields.hpp"
 #include "sim_fixture.hpp"
 
 namespace strata::tb {
@@ -112,15 +113,7 @@ class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
     EXPECT_EQ(d.overflow_o, overflow_) << "overflow_o after cycle " << cycle();
   }
 
-  uint64_t count(int s) {
-    const uint64_t lsb = uint64_t(s) * kSemWidth;
-    uint64_t v = 0;
-    for (int b = 0; b < kSemWidth; ++b) {
-      const uint64_t bit = lsb + b;
-      v |= uint64_t((dut().count_o[bit / 32] >> (bit % 32)) & 1) << b;
-    }
-    return v;
-  }
+  uint64_t count(int s) { return get_field(dut().count_o, unsigned(s) * kSemWidth, kSemWidth); }
 
   // Random traffic: each consumer holds a request until granted (stream
   // rule), with random gaps; producers release random amounts.

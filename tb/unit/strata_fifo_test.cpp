@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 
+#include "port_fields.hpp"
 #include "sim_fixture.hpp"
 
 namespace strata::tb {
@@ -41,19 +42,11 @@ class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
   }
 
   static uint32_t slice(const VlWide<6>& w, int v, int bits) {
-    uint32_t r = 0;
-    for (int b = 0; b < bits; ++b) {
-      const int i = v * bits + b;
-      r |= ((w[i / 32] >> (i % 32)) & 1u) << b;
-    }
-    return r;
+    return static_cast<uint32_t>(get_field(w, unsigned(v * bits), unsigned(bits)));
   }
 
   static void set_slice(VlWide<6>& w, int v, int bits, uint32_t value) {
-    for (int b = 0; b < bits; ++b) {
-      const int i = v * bits + b;
-      w[i / 32] = (w[i / 32] & ~(1u << (i % 32))) | (((value >> b) & 1u) << (i % 32));
-    }
+    set_field(w, unsigned(v * bits), unsigned(bits), value);
   }
 
   // Runs `cycles` of random traffic: each variant offers a word with

@@ -131,7 +131,7 @@ class StrataPoolE2e : public SimFixture<Vstrata_pool_e2e_tb_top> {
           err = fmt::format("first/last flags {}/{} wrong", d.out_first_o, d.out_last_o);
         }
         for (int c = 0; c < kLanes && err.empty(); ++c) {
-          const int8_t got = get_i8(get_bits(d.out_data_o, unsigned(c * kData), kData));
+          const int8_t got = get_i8(get_field(d.out_data_o, unsigned(c * kData), kData));
           const int8_t exp = fr.expected(c, oy, ox);
           if (got != exp) {
             err = fmt::format("channel {} row {} column {}: expected {}, got {}", c, oy, ox, exp,

@@ -94,7 +94,7 @@ TEST_F(StrataPool, StalledOutputTakesOneWindowPerSlot) {
       const UnitWindow& x = w[taken];
       for (int t = 0; t < kUnitTaps; ++t) {
         for (int l = 0; l < kUnitLanes; ++l) {
-          set_bits(d.in_taps_i, unsigned((t * kUnitLanes + l) * kUnitData), kUnitData,
+          set_field(d.in_taps_i, unsigned((t * kUnitLanes + l) * kUnitData), kUnitData,
                    static_cast<uint8_t>(x.taps[size_t(t) * kUnitLanes + l]));
         }
       }
@@ -108,11 +108,11 @@ TEST_F(StrataPool, StalledOutputTakesOneWindowPerSlot) {
     if (d.out_valid_o && d.out_ready_i) {
       const auto exp = reference_pool(w[next]);
       for (int l = 0; l < kUnitLanes; ++l) {
-        const int8_t got = get_i8(get_bits(d.out_data_o, unsigned(l * kUnitData), kUnitData));
+        const int8_t got = get_i8(get_field(d.out_data_o, unsigned(l * kUnitData), kUnitData));
         EXPECT_EQ(got, exp[size_t(l)]) << "window " << next << " lane " << l
                                        << ", STRATA_SEED=" << seed();
       }
-      EXPECT_EQ(get_bits(d.out_user_o, 0, kUserWidth), w[next].user) << "window " << next;
+      EXPECT_EQ(get_field(d.out_user_o, 0, kUserWidth), w[next].user) << "window " << next;
       ++next;
     }
     tick();

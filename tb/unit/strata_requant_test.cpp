@@ -12,7 +12,7 @@
 #include <functional>
 #include <vector>
 
-#include "pe_port_fields.hpp"
+#include "port_fields.hpp"
 #include "sim_fixture.hpp"
 #include "strata/numerics.hpp"
 

@@ -63,7 +63,7 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
       return fmt::format("{}: first/last expected {}/{}, got {}/{}", where, ref.first, ref.last,
                          d.win_first_o, d.win_last_o);
     }
-    const uint64_t mask = get_bits(d.win_mask_o, 0, kTaps);
+    const uint64_t mask = get_field(d.win_mask_o, 0, kTaps);
     if (mask != ref.mask) {
       return fmt::format("{}: mask expected {:#x}, got {:#x}", where, ref.mask, mask);
     }
@@ -79,7 +79,7 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
     for (int t = 0; t < kTaps; ++t) {
       for (int l = 0; l < kLanes; ++l) {
         const int8_t got =
-            get_i8(get_bits(d.win_data_o, static_cast<unsigned>((t * kLanes + l) * kData), kData));
+            get_i8(get_field(d.win_data_o, static_cast<unsigned>((t * kLanes + l) * kData), kData));
         const int8_t exp = ref.taps[static_cast<size_t>(t) * kLanes + l];
         if (got != exp) {
           return fmt::format("{}: tap (ky {}, kx {}) lane {} expected {}, got {}{}", where,
