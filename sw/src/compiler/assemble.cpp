@@ -11,40 +11,39 @@ namespace strata::compiler {
 
 namespace {
 
-std::string op_kind_name(OpKind k) {
-  switch (k) {
-    case OpKind::kConv: return "conv";
-    case OpKind::kFc: return "fc";
-    case OpKind::kPool: return "pool";
-  }
-  return "?";
+std::string op_kind_name(const Op& op) {
+  return is<ConvOp>(op) ? "conv" : is<FcOp>(op) ? "fc" : "pool";
 }
 
+std::string pooling_detail(const Pooling& pool, const OpBase& op, bool clamp_only) {
+  std::string s = clamp_only ? std::string(", elementwise")
+                             : fmt::format(", {}pool {}/{}/{}{} -> [{}][{}]",
+                                           pool.avg ? "avg" : "max", pool.window.kernel,
+                                           pool.window.stride, pool.window.pad,
+                                           pool.window.ceil_mode ? " ceil" : "", op.out_h,
+                                           op.out_w);
+  return s + fmt::format(", post clamp [{}, {}]", pool.post_lo, pool.post_hi);
+}
+
+// The op's geometry and the decisions taken, for CompiledOp::detail.
 std::string op_detail(const Op& op, const OpPlan& q) {
   std::string s;
-  switch (op.kind) {
-    case OpKind::kConv:
-      s = fmt::format("{} {}x{} s{} p{}: [{}][{}][{}] -> [{}][{}][{}], {} pass{} of {} words{}",
-                      op.identity ? "identity conv" : "conv", op.kernel, op.kernel, op.stride,
-                      op.pad, op.in_c, op.in_h, op.in_w, op.out_c, op.conv_h, op.conv_w, q.passes,
-                      q.passes == 1 ? "" : "es", q.per_pass,
-                      q.reorder ? fmt::format(" (reordered input, run as {}x1)", op.kernel) : "");
-      break;
-    case OpKind::kFc:
-      s = fmt::format("fc {} -> {}, {} words per neuron, tiles of {}", op.fc_in, op.out_c,
-                      q.fc_words, q.tile);
-      break;
-    case OpKind::kPool:
-      s = fmt::format("pool [{}][{}][{}]", op.in_c, op.in_h, op.in_w);
-      break;
-  }
-  if (op.kind != OpKind::kPool) s += fmt::format(", clamp [{}, {}]", op.clamp_lo, op.clamp_hi);
-  if (op.pool_en) {
-    s += op.clamp_only ? std::string(", elementwise")
-                       : fmt::format(", {}pool {}/{}/{}{} -> [{}][{}]", op.pool_avg ? "avg" : "max",
-                                     op.pool.kernel, op.pool.stride, op.pool.pad,
-                                     op.pool.ceil_mode ? " ceil" : "", op.out_h, op.out_w);
-    s += fmt::format(", post clamp [{}, {}]", op.post_lo, op.post_hi);
+  if (const auto* c = std::get_if<ConvOp>(&op)) {
+    s = fmt::format("{} {}x{} s{} p{}: [{}][{}][{}] -> [{}][{}][{}], {} pass{} of {} words{}",
+                    c->identity ? "identity conv" : "conv", c->kernel, c->kernel, c->stride,
+                    c->pad, c->in_c, c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
+                    q.passes == 1 ? "" : "es", q.per_pass,
+                    q.reorder ? fmt::format(" (reordered input, run as {}x1)", c->kernel) : "");
+    s += fmt::format(", clamp [{}, {}]", c->params.lo, c->params.hi);
+    if (c->pool) s += pooling_detail(*c->pool, *c, false);
+  } else if (const auto* f = std::get_if<FcOp>(&op)) {
+    s = fmt::format("fc {} -> {}, {} words per neuron, tiles of {}", f->features, f->out_c,
+                    q.fc_words, q.tile);
+    s += fmt::format(", clamp [{}, {}]", f->params.lo, f->params.hi);
+  } else {
+    const PoolOp& p = std::get<PoolOp>(op);
+    s = fmt::format("pool [{}][{}][{}]", p.in_c, p.in_h, p.in_w);
+    s += pooling_detail(p.pool, p, p.clamp_only);
   }
   const char* dst[] = {"bank", "PE caches", "transposed into the PE caches"};
   s += fmt::format(", results to {}", dst[static_cast<int>(q.dst)]);
@@ -66,13 +65,13 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
   for (size_t k = 0; k < ops.size(); ++k) {
     CompiledOp c;
     c.name = pl.ops[k].name;
-    c.kind = op_kind_name(ops[k].kind);
+    c.kind = op_kind_name(ops[k]);
     c.detail = op_detail(ops[k], pl.ops[k]);
-    c.layers = ops[k].layers;
+    c.layers = base(ops[k]).layers;
     c.tag = pl.ops[k].tag;
-    c.macs = ops[k].macs;
+    c.macs = base(ops[k]).macs;
     prog.ops.push_back(c);
-    for (const std::string& note : ops[k].notes) prog.notes.push_back(c.name + ": " + note);
+    for (const std::string& note : base(ops[k]).notes) prog.notes.push_back(c.name + ": " + note);
   }
 
   // Assemble: CONFIG, the emitted instructions, END; data after them.
@@ -123,14 +122,13 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     prog.regions.push_back({fmt::format("input{}", i), data + d.inputs[i], d.input_bytes});
   }
   for (size_t i = 0; i < d.outputs.size(); ++i) {
-    const std::string name = d.outputs.size() == 1 && ops.back().kind == OpKind::kFc
+    const std::string name = d.outputs.size() == 1 && is<FcOp>(ops.back())
                                  ? std::string("output")
                                  : fmt::format("output{}", i);
     prog.regions.push_back({name, data + d.outputs[i], d.output_bytes});
   }
 
   // Input and output placement.
-  const Op& first = ops.front();
   const OpPlan& fq = pl.ops.front();
   InputPlacement& in = prog.input;
   in.layout = pl.input_layout;
@@ -142,15 +140,16 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     in.groups = fq.g_in;
     in.rows = fq.map_h;
     in.cols = fq.map_w;
-    in.kernel = first.kernel;
-    in.stride = first.stride;
-    in.pad = first.pad;
+    const auto* conv = std::get_if<ConvOp>(&ops.front());
+    in.kernel = conv != nullptr ? conv->kernel : 1;
+    in.stride = conv != nullptr ? conv->stride : 1;
+    in.pad = conv != nullptr ? conv->pad : 0;
   }
   OutputPlacement& out = prog.output;
-  const Op& last = ops.back();
+  const OpBase& last = base(ops.back());
   out.shape = net.output_shape();
   for (uint64_t a : d.outputs) out.image_addr.push_back(data + a);
-  if (last.kind == OpKind::kFc) {
+  if (is<FcOp>(ops.back())) {
     out.layout = OutputLayout::kNeurons;
     out.map_shape = {last.out_c, 1, 1};
   } else {

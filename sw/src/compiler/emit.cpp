@@ -193,9 +193,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
     d.inputs.push_back(cursor);
     cursor += in_stride;
   }
-  const Op& last = ops.back();
+  const OpBase& last = base(ops.back());
   const OpPlan& lq = pl.ops.back();
-  if (last.kind == OpKind::kFc) {
+  if (is<FcOp>(ops.back())) {
     d.output_bytes = static_cast<uint64_t>(last.out_c * n);
     d.outputs.push_back(cursor);
     cursor += align_up(d.output_bytes, kRegionAlign);
@@ -262,7 +262,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   if (pl.weights_resident) {
     for (size_t k = 0; k < ops.size(); ++k) {
       const OpPlan& q = pl.ops[k];
-      if (ops[k].kind != OpKind::kConv) continue;
+      if (!is<ConvOp>(ops[k])) continue;
       LoadInstr l;
       l.hdr.tag = q.tag;
       l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext);
@@ -282,7 +282,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   // Maps: every image through the convolution / pooling ops.
   size_t first_fc = ops.size();
   for (size_t k = 0; k < ops.size(); ++k) {
-    if (ops[k].kind == OpKind::kFc) {
+    if (is<FcOp>(ops[k])) {
       first_fc = k;
       break;
     }
@@ -290,7 +290,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   for (int img = 0; img < batch; ++img) {
     int64_t cur_bank = -1;
     for (size_t k = 0; k < first_fc; ++k) {
-      const Op& op = ops[k];
+      const OpBase& op = base(ops[k]);
+      const ConvOp* conv = std::get_if<ConvOp>(&ops[k]);  // else a POOL op
+      const Pooling* pool = pooling(ops[k]);
       const OpPlan& q = pl.ops[k];
       std::vector<Emit> pending;
       const int64_t in_bank = k == 0 ? take_bank({}) : cur_bank;
@@ -329,19 +331,19 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         c.in_h = q.map_h;
         c.in_w = q.map_w;
         c.in_groups = q.g_in;
-        c.pool_en = op.pool_en;
-        c.pool_op = op.pool_avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
-        c.pool_ceil = op.pool_en && op.pool.ceil_mode;
-        if (op.pool_en) {
-          c.pool_k = op.pool.kernel;
-          c.pool_s = op.pool.stride;
-          c.pool_pad = op.pool.pad;
+        c.pool_en = pool != nullptr;
+        if (pool != nullptr) {
+          c.pool_op = pool->avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
+          c.pool_ceil = pool->window.ceil_mode;
+          c.pool_k = pool->window.kernel;
+          c.pool_s = pool->window.stride;
+          c.pool_pad = pool->window.pad;
           c.pool_out_h = op.out_h;
           c.pool_out_w = op.out_w;
-          c.post_lo = op.post_lo;
-          c.post_hi = op.post_hi;
+          c.post_lo = pool->post_lo;
+          c.post_hi = pool->post_hi;
         }
-        if (op.kind == OpKind::kConv) {
+        if (conv != nullptr) {
           c.mode = ComputeMode::kConv;
           c.kernel_h = q.kh;
           c.kernel_w = q.kw;
@@ -349,11 +351,11 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
           c.stride_w = q.sw;
           c.pad_h = q.ph;
           c.pad_w = q.pw;
-          c.out_h = op.conv_h;
-          c.out_w = op.conv_w;
+          c.out_h = conv->conv_h;
+          c.out_w = conv->conv_w;
           c.param_base = param_base + pass * p;
-          c.clamp_lo = op.clamp_lo;
-          c.clamp_hi = op.clamp_hi;
+          c.clamp_lo = conv->params.lo;
+          c.clamp_hi = conv->params.hi;
           if (pl.weights_resident) {
             c.cache_base = q.cache_base + pass * q.per_pass;
           } else {
@@ -376,7 +378,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
           c.out_w = q.map_w;
           c.dst_group_stride = plane;
         }
-        const int64_t group_base = op.kind == OpKind::kConv ? pass * plane : 0;
+        const int64_t group_base = conv != nullptr ? pass * plane : 0;
         c.dst_row_stride = op.out_w;
         if (q.dst == Dst::kBank) {
           c.dst_kind = ComputeDst::kBank;
@@ -391,7 +393,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         input_loads.clear();
         job.compute = em.compute(c, q.name);
         if (q.is_final) {
-          const int64_t groups = op.kind == OpKind::kConv ? 1 : q.out_groups;
+          const int64_t groups = conv != nullptr ? 1 : q.out_groups;
           StoreInstr s;
           s.hdr.tag = q.tag;
           s.src_id = out_bank;
@@ -411,7 +413,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
 
   // Fully-connected layers, batch mode: tiles of neurons double-buffered in two banks.
   for (size_t k = first_fc; k < ops.size(); ++k) {
-    const Op& op = ops[k];
+    const FcOp& op = std::get<FcOp>(ops[k]);  // lower() puts no conv or pool after an FC
     const OpPlan& q = pl.ops[k];
     std::vector<Emit> pending;
     if (k == 0) {  // features straight from external memory, image i into PE i
@@ -461,8 +463,8 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       c.out_w = 1;
       c.cache_base = q.feat_base;
       c.param_base = param_base + o0;
-      c.clamp_lo = op.clamp_lo;
-      c.clamp_hi = op.clamp_hi;
+      c.clamp_lo = op.params.lo;
+      c.clamp_hi = op.params.hi;
       if (q.dst == Dst::kBank) {
         c.dst_kind = ComputeDst::kBank;
         c.dst_id = out_bank;

@@ -26,34 +26,83 @@ inline uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // ---- ops: what lower() makes of the network's layers ----------------------------------------
 
-enum class OpKind { kConv, kFc, kPool };
+// What every op has: the network layers it computes, the layer that started it
+// (errors name it), its input and its result.
+struct OpBase {
+  std::vector<size_t> layers;   // indices into Network::layers, in order
+  const Layer* main = nullptr;  // the layer that started the op; nullptr for the copy op
+  int64_t in_c = 0, in_h = 0, in_w = 0;     // input map [C][H][W] (fc: as the network has it)
+  int64_t out_c = 0, out_h = 0, out_w = 0;  // result map (fc: out_c neurons, 1x1)
+  int64_t macs = 0;                         // useful MACs per image
+  std::vector<std::string> notes;           // lowering decisions, for the listing
+};
 
-struct Op {
-  OpKind kind = OpKind::kConv;
-  std::vector<size_t> layers;   // network layers this op computes
-  const Layer* main = nullptr;  // the layer that started the op
-  int64_t in_c = 0, in_h = 0, in_w = 0;
-  // convolution
-  int kernel = 1, stride = 1, pad = 0;
-  bool identity = false;  // an average pool computed as a convolution with identity weights
-  Tensor<int8_t> weights;  // conv [Cout][Cin][K][K], fc [Cout][F]
+// Per output channel of a convolution or FC: bias, M and S, and the
+// requantisation clamp [lo, hi] (clamps fused into the op narrow it).
+struct ChannelParams {
   std::vector<int32_t> bias;
   std::vector<uint16_t> mult;
   std::vector<uint8_t> shift;
-  int64_t conv_h = 0, conv_w = 0;
-  int clamp_lo = kInt8Min, clamp_hi = kInt8Max;
-  // pooling (fused into a conv, or a POOL op)
-  bool pool_en = false;
-  bool pool_avg = false;
-  bool clamp_only = false;  // a POOL op made from a standalone clamp (1x1 window)
-  PoolGeometry pool;
-  int post_lo = kInt8Min, post_hi = kInt8Max;
-  // result: a map [out_c][out_h][out_w] (fc: out_c neurons, 1x1)
-  int64_t out_c = 0, out_h = 0, out_w = 0;
-  int64_t fc_in = 0;  // fc: flattened input features
-  int64_t macs = 0;
-  std::vector<std::string> notes;
+  int lo = kInt8Min, hi = kInt8Max;
 };
+
+// A pooling stage (fused into a convolution, or a POOL op): the window, max or
+// average, and the clamp applied after it.
+struct Pooling {
+  PoolGeometry window;
+  bool avg = false;
+  int post_lo = kInt8Min, post_hi = kInt8Max;
+};
+
+// A convolution (CONV mode), with the pool that follows it fused in when the
+// pooling unit can run it.
+struct ConvOp : OpBase {
+  int kernel = 1, stride = 1, pad = 0;
+  bool identity = false;   // an average pool computed with identity weights (lower.cpp)
+  Tensor<int8_t> weights;  // [Cout][Cin][K][K]
+  ChannelParams params;
+  int64_t conv_h = 0, conv_w = 0;  // convolution output, before the fused pool
+  std::optional<Pooling> pool;     // fused pool; out_h, out_w are its output
+};
+
+// A fully-connected layer (FC mode) over the flattened input.
+struct FcOp : OpBase {
+  int64_t features = 0;    // flattened input features
+  Tensor<int8_t> weights;  // [Cout][features]
+  ChannelParams params;
+};
+
+// A pool on its own (POOL mode); also a clamp that follows nothing fusable, and
+// the copy of a network that computes nothing: a 1x1 window (clamp_only).
+struct PoolOp : OpBase {
+  Pooling pool;
+  bool clamp_only = false;  // 1x1 window: elementwise clamp [post_lo, post_hi]
+};
+
+using Op = std::variant<ConvOp, FcOp, PoolOp>;
+
+inline const OpBase& base(const Op& op) {
+  return std::visit([](const auto& o) -> const OpBase& { return o; }, op);
+}
+inline OpBase& base(Op& op) {
+  return std::visit([](auto& o) -> OpBase& { return o; }, op);
+}
+template <class T>
+bool is(const Op& op) {
+  return std::holds_alternative<T>(op);
+}
+// The op's pooling stage: a POOL op's, a convolution's fused pool, or nullptr.
+inline const Pooling* pooling(const Op& op) {
+  if (const auto* p = std::get_if<PoolOp>(&op)) return &p->pool;
+  if (const auto* c = std::get_if<ConvOp>(&op)) return c->pool ? &*c->pool : nullptr;
+  return nullptr;
+}
+// A convolution's or FC's per-channel parameters, nullptr for a POOL op.
+inline const ChannelParams* channel_params(const Op& op) {
+  if (const auto* c = std::get_if<ConvOp>(&op)) return &c->params;
+  if (const auto* f = std::get_if<FcOp>(&op)) return &f->params;
+  return nullptr;
+}
 
 // ---- the plan: layouts, on-chip allocation and the parameter and weight images --------------
 

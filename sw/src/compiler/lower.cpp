@@ -12,6 +12,7 @@ namespace strata::compiler {
 
 namespace {
 
+// Clamp [lo2, hi2] applied after [lo1, hi1]: the composition is one clamp.
 void compose(int& lo1, int& hi1, int lo2, int hi2) {
   lo1 = std::clamp(lo1, lo2, hi2);
   hi1 = std::clamp(hi1, lo2, hi2);
@@ -27,6 +28,27 @@ bool identity_pool_possible(const PoolGeometry& g, int64_t h, int64_t w, const H
   return (ho - 1) * g.stride + g.kernel <= h && (wo - 1) * g.stride + g.kernel <= w;
 }
 
+ChannelParams channel_params_of(const Layer& l) {
+  ChannelParams p;
+  p.bias.assign(l.bias.values().begin(), l.bias.values().end());
+  p.mult = l.requant.multiplier;
+  p.shift = l.requant.shift;
+  p.lo = l.requant.lo;
+  p.hi = l.requant.hi;
+  return p;
+}
+
+// A 1x1 POOL over a whole map: an elementwise clamp, or a copy.
+PoolOp elementwise(const Shape& map) {
+  PoolOp op;
+  op.in_c = op.out_c = map[0];
+  op.in_h = op.out_h = map[1];
+  op.in_w = op.out_w = map[2];
+  op.pool.window = PoolGeometry{1, 1, 0, false};
+  op.clamp_only = true;
+  return op;
+}
+
 }  // namespace
 
 std::vector<Op> lower(const Network& net, const HwTarget& t) {
@@ -39,9 +61,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       throw Error(msg, ErrorContext{net.source_file, l.line, l.name});
     };
     Op* last = ops.empty() ? nullptr : &ops.back();
-    const auto start = [&](OpKind kind) -> Op& {
-      Op op;
-      op.kind = kind;
+    const bool after_fc = last != nullptr && is<FcOp>(*last);
+    // A new op of type T started by this layer, on the current map.
+    const auto start = [&]<class T>(T op) -> T& {
       op.main = &l;
       op.layers.push_back(li);
       op.in_c = cur[0];
@@ -51,11 +73,11 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       op.out_h = l.out_shape[1];
       op.out_w = l.out_shape[2];
       ops.push_back(std::move(op));
-      return ops.back();
+      return std::get<T>(ops.back());
     };
     switch (l.type) {
       case LayerType::kConv: {
-        if (last != nullptr && last->kind == OpKind::kFc) {
+        if (after_fc) {
           fail("a convolution after a fully-connected layer is not supported (FC results are "
                "batch-transposed: lane = image)");
         }
@@ -64,30 +86,22 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           fail(fmt::format("kernel {} exceeds the target's max_kernel {}", l.conv.kernel,
                            t.max_kernel));
         }
-        Op& op = start(OpKind::kConv);
+        ConvOp& op = start(ConvOp{});
         op.kernel = l.conv.kernel;
         op.stride = l.conv.stride;
         op.pad = l.conv.pad;
         op.weights = l.weights;
-        op.bias.assign(l.bias.values().begin(), l.bias.values().end());
-        op.mult = l.requant.multiplier;
-        op.shift = l.requant.shift;
-        op.clamp_lo = l.requant.lo;
-        op.clamp_hi = l.requant.hi;
+        op.params = channel_params_of(l);
         op.conv_h = l.out_shape[1];
         op.conv_w = l.out_shape[2];
         op.macs = l.macs();
         break;
       }
       case LayerType::kFc: {
-        Op& op = start(OpKind::kFc);
-        op.fc_in = shape_elements(cur);
-        op.weights = l.weights.reshaped({l.out_channels, op.fc_in});
-        op.bias.assign(l.bias.values().begin(), l.bias.values().end());
-        op.mult = l.requant.multiplier;
-        op.shift = l.requant.shift;
-        op.clamp_lo = l.requant.lo;
-        op.clamp_hi = l.requant.hi;
+        FcOp& op = start(FcOp{});
+        op.features = shape_elements(cur);
+        op.weights = l.weights.reshaped({l.out_channels, op.features});
+        op.params = channel_params_of(l);
         op.macs = l.macs();
         flat = false;
         break;
@@ -95,36 +109,32 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       case LayerType::kMaxPool:
       case LayerType::kAvgPool: {
         const bool avg = l.type == LayerType::kAvgPool;
-        if (last != nullptr && last->kind == OpKind::kFc) {
-          fail("pooling after a fully-connected layer is not supported");
-        }
+        if (after_fc) fail("pooling after a fully-connected layer is not supported");
         if (flat) fail("pooling after flatten of a map larger than 1x1 is not supported");
         const bool fits = l.pool.kernel <= t.max_pool_kernel && cur[2] <= t.max_image_width;
-        if (fits && last != nullptr && last->kind == OpKind::kConv && !last->pool_en &&
-            !last->identity) {
-          last->pool_en = true;
-          last->pool_avg = avg;
-          last->pool = l.pool;
-          last->out_h = l.out_shape[1];
-          last->out_w = l.out_shape[2];
-          last->layers.push_back(li);
-        } else if (fits && !avg && last != nullptr && last->clamp_only) {
+        ConvOp* conv = last != nullptr ? std::get_if<ConvOp>(last) : nullptr;
+        PoolOp* clamp = last != nullptr ? std::get_if<PoolOp>(last) : nullptr;
+        if (clamp != nullptr && !clamp->clamp_only) clamp = nullptr;
+        if (fits && conv != nullptr && !conv->pool && !conv->identity) {
+          conv->pool = Pooling{l.pool, avg};
+          conv->out_h = l.out_shape[1];
+          conv->out_w = l.out_shape[2];
+          conv->layers.push_back(li);
+        } else if (fits && !avg && clamp != nullptr) {
           // clamp then max = max then clamp: the clamp stays after the pool.
-          last->clamp_only = false;
-          last->pool = l.pool;
-          last->out_h = l.out_shape[1];
-          last->out_w = l.out_shape[2];
-          last->layers.push_back(li);
-          last->notes.push_back("the clamp before the max pool moves after it (max commutes "
-                                "with a monotone clamp)");
+          clamp->clamp_only = false;
+          clamp->pool.window = l.pool;
+          clamp->out_h = l.out_shape[1];
+          clamp->out_w = l.out_shape[2];
+          clamp->layers.push_back(li);
+          clamp->notes.push_back("the clamp before the max pool moves after it (max commutes "
+                                 "with a monotone clamp)");
         } else if (fits) {
-          Op& op = start(OpKind::kPool);
-          op.pool_en = true;
-          op.pool_avg = avg;
-          op.pool = l.pool;
+          PoolOp& op = start(PoolOp{});
+          op.pool = Pooling{l.pool, avg};
         } else if (avg && identity_pool_possible(l.pool, cur[1], cur[2], t)) {
           const int k = l.pool.kernel;
-          Op& op = start(OpKind::kConv);
+          ConvOp& op = start(ConvOp{});
           op.identity = true;
           op.kernel = k;
           op.stride = l.pool.stride;
@@ -137,9 +147,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
             }
           }
           const int shift = std::countr_zero(static_cast<unsigned>(k * k));
-          op.bias.assign(static_cast<size_t>(c), 0);
-          op.mult.assign(static_cast<size_t>(c), 1);
-          op.shift.assign(static_cast<size_t>(c), static_cast<uint8_t>(shift));
+          op.params.bias.assign(static_cast<size_t>(c), 0);
+          op.params.mult.assign(static_cast<size_t>(c), 1);
+          op.params.shift.assign(static_cast<size_t>(c), static_cast<uint8_t>(shift));
           op.conv_h = l.out_shape[1];
           op.conv_w = l.out_shape[2];
           op.notes.push_back(fmt::format(
@@ -170,33 +180,43 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                              "{} pixels (max_image_width); the input is {} wide",
                              t.max_image_width, in[2]));
           }
-          Op& op = start(OpKind::kPool);
-          op.in_c = op.out_c = in[0];
-          op.in_h = op.out_h = in[1];
-          op.in_w = op.out_w = in[2];
-          op.pool_en = true;
-          op.clamp_only = true;
-          op.pool = PoolGeometry{1, 1, 0, false};
-          op.post_lo = l.lo;
-          op.post_hi = l.hi;
+          PoolOp op = elementwise(in);
+          op.main = &l;
+          op.layers.push_back(li);
+          op.pool.post_lo = l.lo;
+          op.pool.post_hi = l.hi;
+          ops.push_back(std::move(op));
           break;
         }
-        if (last->kind == OpKind::kPool || (last->pool_en && last->pool_avg)) {
-          compose(last->post_lo, last->post_hi, l.lo, l.hi);
-        } else {
-          compose(last->clamp_lo, last->clamp_hi, l.lo, l.hi);
-          if (last->pool_en) {
-            last->notes.push_back(fmt::format("clamp '{}' moves before the max pool and merges "
-                                              "with the requantisation clamp",
-                                              l.name));
-          }
-        }
-        last->layers.push_back(li);
+        // After a pool (a POOL op's or a fused average pool) the clamp composes into the
+        // post clamp; otherwise into the requantisation clamp, also when a fused max pool
+        // follows it (clamp then max = max then clamp).
+        std::visit(
+            [&]<class T>(T& op) {
+              if constexpr (std::is_same_v<T, PoolOp>) {
+                compose(op.pool.post_lo, op.pool.post_hi, l.lo, l.hi);
+              } else if constexpr (std::is_same_v<T, ConvOp>) {
+                if (op.pool && op.pool->avg) {
+                  compose(op.pool->post_lo, op.pool->post_hi, l.lo, l.hi);
+                } else {
+                  compose(op.params.lo, op.params.hi, l.lo, l.hi);
+                  if (op.pool) {
+                    op.notes.push_back(fmt::format("clamp '{}' moves before the max pool and "
+                                                   "merges with the requantisation clamp",
+                                                   l.name));
+                  }
+                }
+              } else {
+                compose(op.params.lo, op.params.hi, l.lo, l.hi);
+              }
+              op.layers.push_back(li);
+            },
+            *last);
         break;
       }
       case LayerType::kFlatten:
         if (cur[1] * cur[2] > 1) flat = true;
-        if (last != nullptr) last->layers.push_back(li);
+        if (last != nullptr) base(*last).layers.push_back(li);
         break;
     }
     cur = l.out_shape;
@@ -208,14 +228,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                               net.input_shape[2], t.max_image_width),
                   ErrorContext{net.source_file, 0, ""});
     }
-    Op op;
-    op.kind = OpKind::kPool;
-    op.pool_en = true;
-    op.clamp_only = true;
-    op.pool = PoolGeometry{1, 1, 0, false};
-    op.in_c = op.out_c = net.input_shape[0];
-    op.in_h = op.out_h = net.input_shape[1];
-    op.in_w = op.out_w = net.input_shape[2];
+    PoolOp op = elementwise(net.input_shape);
     for (size_t li = 0; li < net.layers.size(); ++li) op.layers.push_back(li);
     ops.push_back(std::move(op));
   }

@@ -12,12 +12,12 @@ namespace strata::compiler {
 
 namespace {
 
-std::string op_name(const Op& op, const Network& net) {
+// "conv1+pool1+relu1": the names of the op's layers ("copy" for none).
+std::string op_name(const OpBase& op, const Network& net) {
   std::vector<std::string> names;
   for (size_t i : op.layers) names.push_back(net.layers[i].name);
   return names.empty() ? std::string("copy") : fmt::format("{}", fmt::join(names, "+"));
 }
-
 
 // Beats a convolution needs: only taps inside the image (the padding filter).
 int64_t conv_beats(int64_t in_h, int64_t in_w, int64_t groups, int kh, int kw, int sh, int sw,
@@ -45,7 +45,7 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
   const int64_t n = t.lanes, p = t.pes;
   pl.ops.resize(ops.size());
   pl.fc_order.resize(ops.size());
-  const auto fail = [&](const Op& op, const std::string& msg) {
+  const auto fail = [&](const OpBase& op, const std::string& msg) {
     const Layer* l = op.main;
     throw Error(msg, ErrorContext{net.source_file, l != nullptr ? l->line : 0,
                                   l != nullptr ? l->name : std::string()});
@@ -53,37 +53,38 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
 
   // Destinations and FC feature orders.
   for (size_t k = 0; k < ops.size(); ++k) {
-    const Op& op = ops[k];
+    const OpBase& b = base(ops[k]);
     OpPlan& q = pl.ops[k];
-    q.name = op_name(op, net);
-    q.tag = op.layers.empty() ? 0 : static_cast<int>(op.layers.front());
+    q.name = op_name(b, net);
+    q.tag = b.layers.empty() ? 0 : static_cast<int>(b.layers.front());
     q.is_final = k + 1 == ops.size();
-    const bool next_fc = !q.is_final && ops[k + 1].kind == OpKind::kFc;
-    if (op.kind == OpKind::kFc) {
+    const bool next_fc = !q.is_final && is<FcOp>(ops[k + 1]);
+    if (is<FcOp>(ops[k])) {
       q.dst = next_fc ? Dst::kTranspose : Dst::kBank;
     } else {
       q.dst = next_fc ? Dst::kPeCache : Dst::kBank;
     }
-    if (op.kind == OpKind::kFc) {
+    if (const auto* fc = std::get_if<FcOp>(&ops[k])) {
+      const FcOp& op = *fc;
       FeatureOrder& f = pl.fc_order[k];
-      f.features = op.fc_in;
-      if (k > 0 && ops[k - 1].kind != OpKind::kFc) {
-        const Op& prev = ops[k - 1];
+      f.features = op.features;
+      if (k > 0 && !is<FcOp>(ops[k - 1])) {
+        const OpBase& prev = base(ops[k - 1]);
         f.from_map = true;
         f.c = prev.out_c;
         f.h = prev.out_h;
         f.w = prev.out_w;
         q.fc_words = ceil_div(f.c, n) * f.h * f.w;
-      } else if (k > 0 && pl.ops[k - 1].tile < n && pl.ops[k - 1].tile < ops[k - 1].out_c) {
+      } else if (k > 0 && pl.ops[k - 1].tile < n && pl.ops[k - 1].tile < base(ops[k - 1]).out_c) {
         f.per_word = pl.ops[k - 1].tile;
-        q.fc_words = ceil_div(op.fc_in, f.per_word);
+        q.fc_words = ceil_div(op.features, f.per_word);
       } else {
-        q.fc_words = ceil_div(op.fc_in, n);
+        q.fc_words = ceil_div(op.features, n);
       }
       if (q.fc_words > t.bank_depth) {
         fail(op, fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
                              "(bank_depth)",
-                             q.fc_words, op.fc_in, t.bank_depth));
+                             q.fc_words, op.features, t.bank_depth));
       }
       // Neurons per tile (one bank of weights). Tiles of whole N-neuron words, so that each
       // tile's transposed results start at lane 0 of a PE-cache word; a tile narrower than
@@ -94,15 +95,16 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
   }
 
   // Input layout: reorder the first convolution's input when it saves beats.
-  const Op& first = ops.front();
   OpPlan& fq = pl.ops.front();
-  if (first.kind == OpKind::kFc) {
+  if (is<FcOp>(ops.front())) {
     pl.input_layout = InputLayout::kFeatures;
     pl.input_words = fq.fc_words;
   } else {
     pl.input_layout = InputLayout::kMap;
-    const int64_t g = ceil_div(first.in_c, n);
-    if (first.kind == OpKind::kConv && first.in_c < n) {
+    const auto* conv = std::get_if<ConvOp>(&ops.front());
+    if (conv != nullptr && conv->in_c < n) {
+      const ConvOp& first = *conv;
+      const int64_t g = ceil_div(first.in_c, n);
       const int k = first.kernel;
       const int64_t g2 = ceil_div(int64_t{k} * first.in_c, n);
       const int64_t plain = conv_beats(first.in_h, first.in_w, g, k, k, first.stride,
@@ -131,9 +133,9 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
 
   // Geometry, sizes and the limits of every op.
   for (size_t k = 0; k < ops.size(); ++k) {
-    Op& op = ops[k];
+    const OpBase& op = base(ops[k]);
     OpPlan& q = pl.ops[k];
-    if (op.kind == OpKind::kFc) {
+    if (is<FcOp>(ops[k])) {
       q.param_entries = op.out_c;
       if (q.dst == Dst::kBank && op.out_c > t.bank_depth) {
         fail(op, fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
@@ -144,13 +146,13 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
     q.map_h = op.in_h;
     q.map_w = op.in_w;
     q.out_groups = ceil_div(op.out_c, n);
-    if (op.kind == OpKind::kConv) {
-      q.kh = q.kw = op.kernel;
-      q.sh = q.sw = op.stride;
-      q.ph = q.pw = op.pad;
+    if (const auto* conv = std::get_if<ConvOp>(&ops[k])) {
+      q.kh = q.kw = conv->kernel;
+      q.sh = q.sw = conv->stride;
+      q.ph = q.pw = conv->pad;
       if (q.reorder) {
-        q.g_in = ceil_div(int64_t{op.kernel} * op.in_c, n);
-        q.map_w = op.conv_w;
+        q.g_in = ceil_div(int64_t{conv->kernel} * op.in_c, n);
+        q.map_w = conv->conv_w;
         q.kw = 1;
         q.sw = 1;
         q.pw = 0;
@@ -183,9 +185,9 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
   for (size_t k = 0; k < ops.size(); ++k) {
     const OpPlan& q = pl.ops[k];
     if (q.param_entries > t.param_depth) {
-      fail(ops[k], fmt::format("{} output channels need {} parameter entries, the parameter RAM "
-                               "holds {} (param_depth)",
-                               ops[k].out_c, q.param_entries, t.param_depth));
+      fail(base(ops[k]), fmt::format("{} output channels need {} parameter entries, the "
+                                     "parameter RAM holds {} (param_depth)",
+                                     base(ops[k]).out_c, q.param_entries, t.param_depth));
     }
     entries += q.param_entries;
   }
@@ -209,7 +211,7 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
   int fc_index = 0;
   std::vector<int> fc_slot(ops.size(), -1);
   for (size_t k = 0; k < ops.size(); ++k) {
-    if (ops[k].kind != OpKind::kFc) continue;
+    if (!is<FcOp>(ops[k])) continue;
     fc_slot[k] = fc_index % 2;
     region[fc_index % 2] = std::max(region[fc_index % 2], pl.ops[k].fc_words);
     ++fc_index;
@@ -219,9 +221,9 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
   for (size_t k = 0; k < ops.size(); ++k) {
     if (fc_slot[k] < 0) continue;
     if (region_base[1] < 0) {
-      fail(ops[k], fmt::format("the features of the fully-connected layers need {} + {} words in "
-                               "every PE cache, it holds {} (pe_cache_depth)",
-                               region[0], region[1], t.pe_cache_depth));
+      fail(base(ops[k]), fmt::format("the features of the fully-connected layers need {} + {} "
+                                     "words in every PE cache, it holds {} (pe_cache_depth)",
+                                     region[0], region[1], t.pe_cache_depth));
     }
     pl.ops[k].feat_base = region_base[fc_slot[k]];
     if (k > 0 && pl.ops[k - 1].dst == Dst::kTranspose) {
@@ -235,11 +237,11 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
   int64_t total = 0, largest = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
     const OpPlan& q = pl.ops[k];
-    if (ops[k].kind != OpKind::kConv) continue;
+    if (!is<ConvOp>(ops[k])) continue;
     if (q.per_pass > cap) {
-      fail(ops[k], fmt::format("the weights of one pass need {} words in every PE cache, {} are "
-                               "free (pe_cache_depth {} minus {} for FC features)",
-                               q.per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
+      fail(base(ops[k]), fmt::format("the weights of one pass need {} words in every PE cache, "
+                                     "{} are free (pe_cache_depth {} minus {} for FC features)",
+                                     q.per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
     }
     total += q.passes * q.per_pass;
     largest = std::max(largest, q.per_pass);
@@ -248,7 +250,7 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
   if (pl.weights_resident) {
     int64_t base = 0;
     for (size_t k = 0; k < ops.size(); ++k) {
-      if (ops[k].kind != OpKind::kConv) continue;
+      if (!is<ConvOp>(ops[k])) continue;
       pl.ops[k].cache_base = base;
       base += pl.ops[k].passes * pl.ops[k].per_pass;
     }
@@ -267,20 +269,21 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
 
   // External images of the parameters and weights, in hardware order.
   for (size_t k = 0; k < ops.size(); ++k) {
-    const Op& op = ops[k];
     OpPlan& q = pl.ops[k];
     q.param_ext = pl.params.size();
+    const ChannelParams* cp = channel_params(ops[k]);
     for (int64_t ch = 0; ch < q.param_entries; ++ch) {
-      const bool real = ch < static_cast<int64_t>(op.bias.size());
-      put_le(pl.params, real ? static_cast<uint32_t>(op.bias[ch]) : 0, 4);
-      put_le(pl.params, real ? op.mult[ch] : 0, 2);
-      put_le(pl.params, real ? op.shift[ch] : 0, 1);
+      const bool real = cp != nullptr && ch < static_cast<int64_t>(cp->bias.size());
+      put_le(pl.params, real ? static_cast<uint32_t>(cp->bias[ch]) : 0, 4);
+      put_le(pl.params, real ? cp->mult[ch] : 0, 2);
+      put_le(pl.params, real ? cp->shift[ch] : 0, 1);
       put_le(pl.params, 0, 1);
     }
     pad_to(pl.params, kRegionAlign);
-    if (op.kind == OpKind::kPool) continue;
+    if (is<PoolOp>(ops[k])) continue;
     q.weights_ext = pl.weights.size();
-    if (op.kind == OpKind::kConv) {
+    if (const auto* conv = std::get_if<ConvOp>(&ops[k])) {
+      const ConvOp& op = *conv;
       const int64_t cout = op.out_c, cin = op.in_c, k_side = op.kernel;
       for (int64_t pass = 0; pass < q.passes; ++pass) {
         for (int64_t pe = 0; pe < p; ++pe) {
@@ -304,6 +307,7 @@ Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const Com
         }
       }
     } else {
+      const FcOp& op = std::get<FcOp>(ops[k]);
       const FeatureOrder& f = pl.fc_order[k];
       for (int64_t neuron = 0; neuron < op.out_c; ++neuron) {
         for (int64_t word = 0; word < q.fc_words; ++word) {
