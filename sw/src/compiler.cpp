@@ -40,12 +40,13 @@ Program compile(const Network& net, const HwTarget& target, const CompileOptions
                   ErrorContext{net.source_file, l.line, l.name});
     }
   }
-  std::vector<compiler::Op> ops = compiler::lower(net, target);
-  const compiler::Plan pl = compiler::plan(net, ops, target, options);
-  compiler::Emission em = compiler::emit(ops, pl, target, options.batch);
-  const std::array<int64_t, isa::kEdges> units = compiler::dependencies(em.emits);
-  compiler::dispatch_order(em.emits);
-  return compiler::assemble(net, target, options.batch, ops, pl, em.emits, em.data, units);
+  const std::vector<compiler::Op> ops = compiler::lower(net, target);
+  const compiler::Plan plan = compiler::plan(net, ops, target, options);
+  compiler::Emission emission = compiler::emit(ops, plan, target, options.batch);
+  compiler::Dependencies deps = compiler::dependencies(std::move(emission.emits));
+  const std::vector<compiler::Emit> emits = compiler::dispatch_order(std::move(deps.emits));
+  return compiler::assemble(net, target, options.batch, ops, plan, emits, emission.data,
+                            deps.units);
 }
 
 }  // namespace strata

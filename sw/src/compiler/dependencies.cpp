@@ -25,7 +25,7 @@ bool releases_per_step(Edge e) { return e == Edge::kL2C || e == Edge::kC2S || e 
 // one per row; rel1 edges: one) and this instruction acquires them all.
 // Fine-grained: the units the consumer's first step needs, then the most any
 // later step needs per step.
-std::array<int64_t, isa::kEdges> dependencies(std::vector<Emit>& emits) {
+Dependencies dependencies(std::vector<Emit> emits) {
   std::array<int64_t, isa::kEdges> covered;
   covered.fill(-1);
   std::array<int64_t, isa::kEdges> units{};
@@ -113,7 +113,7 @@ std::array<int64_t, isa::kEdges> dependencies(std::vector<Emit>& emits) {
                               isa::edge_name(Edge(e)), released[e], acquired[e]));
     }
   }
-  return units;
+  return {std::move(emits), units};
 }
 
 }  // namespace strata::compiler

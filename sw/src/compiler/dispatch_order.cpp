@@ -18,7 +18,7 @@ using isa::Engine;
 // moved-over LOADs waits for the COMPUTE (a producer always precedes its
 // consumer), so no queue can block the fetcher in front of a LOAD a waiting
 // instruction needs.
-void dispatch_order(std::vector<Emit>& emits) {
+std::vector<Emit> dispatch_order(std::vector<Emit> emits) {
   std::vector<Emit> out;
   out.reserve(emits.size());
   std::vector<Emit> run;  // LOADs not yet placed, in program order
@@ -44,7 +44,7 @@ void dispatch_order(std::vector<Emit>& emits) {
     run.clear();
   }
   for (Emit& e : run) place_load(e);
-  emits = std::move(out);
+  return out;
 }
 
 }  // namespace strata::compiler

@@ -40,7 +40,8 @@ void pad_to(std::vector<uint8_t>& v, uint64_t align) { v.resize(align_up(v.size(
 
 }  // namespace
 
-Plan plan(const Network& net, std::vector<Op>& ops, const HwTarget& t, const CompileOptions& o) {
+Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
+          const CompileOptions& o) {
   Plan pl;
   const int64_t n = t.lanes, p = t.pes;
   pl.ops.resize(ops.size());
