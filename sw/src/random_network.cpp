@@ -20,8 +20,9 @@ namespace {
 
 // Words of 8 lanes: the unit of the cost budget (the default target's N).
 constexpr int64_t kBudgetLanes = 8;
-// Largest fc fan-in drawn: the int32 accumulator holds 2^31 / 128^2 = 131072
-// worst-case products; staying below keeps every drawn network valid.
+// Largest fan-in (conv or fc inputs per output) drawn: the int32 accumulator
+// holds 2^31 / 128^2 = 131072 worst-case products; staying below keeps every
+// drawn network valid.
 constexpr int64_t kMaxFanIn = 100000;
 // Draws of one layer before the network ends (each must fit the budget).
 constexpr int kAttempts = 8;
@@ -216,6 +217,10 @@ class NetworkDraw {
     const int cout = channels();
     const ConvGeometry g{k, stride, pad};
     Drawn l;
+    if (in.c * k * k > kMaxFanIn) {  // e.g. after a flatten of a large map
+      l.work = std::numeric_limits<int32_t>::max();  // never fits: drawn again
+      return l;
+    }
     l.out = {cout, conv_out_size(static_cast<int>(in.h), g),
              conv_out_size(static_cast<int>(in.w), g)};
     std::string geometry = fmt::format("kernel: {}", k);
