@@ -7,11 +7,17 @@ One YAML file (config/isa.yaml) is the source; this script writes
                                        extractors and the used-bit masks per opcode
   sw/include/strata/isa_fields.hpp     namespace strata::isa: the same as constexpr
                                        field descriptors {lsb, width, is_signed} + enums
+  sw/include/strata/isa_codec.hpp      one struct per opcode (a member per field: the
+                                       enum's type, bool for a 1-bit flag, else int64_t)
+                                       with its encode (struct to bits, range-checked)
+                                       and decode (bits to struct); the tail of
+                                       strata/isa.hpp
   docs/isa.md                          the field tables between the markers
                                        <!-- BEGIN GENERATED FIELDS --> / <!-- END ... -->
 It first checks the encoding: no two fields of one opcode overlap (header included),
 every field lies inside the instruction, header fields lie below the payload and
-payload fields above it, enum values and opcodes fit their fields, names are unique.
+payload fields above it, enum values, opcodes and defaults fit their fields, names are
+unique and usable as C++ members.
 With --check it writes nothing and exits 1 when a committed file differs.
 """
 import argparse
@@ -25,10 +31,21 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = "config/isa.yaml"
 SV_OUT = "rtl/strata_isa_pkg.sv"
 HPP_OUT = "sw/include/strata/isa_fields.hpp"
+CODEC_OUT = "sw/include/strata/isa_codec.hpp"
 DOC_OUT = "docs/isa.md"
 BEGIN = "<!-- BEGIN GENERATED FIELDS -->"
 END = "<!-- END GENERATED FIELDS -->"
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# Field names become C++ struct members (isa_codec.hpp): none may be a keyword.
+CPP_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
+    char16_t char32_t class compl concept const consteval constexpr constinit const_cast
+    continue co_await co_return co_yield decltype default delete do double dynamic_cast else
+    enum explicit export extern false float for friend goto if inline int long mutable
+    namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+    register reinterpret_cast requires return short signed sizeof static static_assert
+    static_cast struct switch template this thread_local throw true try typedef typeid
+    typename union unsigned using virtual void volatile wchar_t while xor xor_eq""".split())
 WORD_BITS = 64
 
 
@@ -44,7 +61,7 @@ def camel(name):
 class Field:
     def __init__(self, section, raw, enums):
         where = f"{section} field {raw.get('name', '?')!r}"
-        unknown = set(raw) - {"name", "lsb", "width", "signed", "enum", "doc"}
+        unknown = set(raw) - {"name", "lsb", "width", "signed", "enum", "default", "doc"}
         if unknown:
             raise IsaError(f"{where}: unknown keys {sorted(unknown)}")
         for key in ("name", "lsb", "width", "doc"):
@@ -53,6 +70,8 @@ class Field:
         self.name = raw["name"]
         if not isinstance(self.name, str) or not NAME_RE.match(self.name):
             raise IsaError(f"{where}: name must be lower_snake_case")
+        if self.name in CPP_KEYWORDS:
+            raise IsaError(f"{where}: name is a C++ keyword")
         self.lsb = raw["lsb"]
         self.width = raw["width"]
         if not isinstance(self.lsb, int) or self.lsb < 0:
@@ -71,6 +90,20 @@ class Field:
                 if value >= 1 << self.width:
                     raise IsaError(f"{where}: enum value {value_name}={value} does not fit "
                                    f"{self.width} bits")
+        self.default = raw.get("default", 0)
+        if not isinstance(self.default, int) or isinstance(self.default, bool):
+            raise IsaError(f"{where}: default must be an integer")
+        lo, hi = self.value_range()
+        if not lo <= self.default <= hi:
+            raise IsaError(f"{where}: default {self.default} does not fit {self.width} "
+                           f"{'signed' if self.signed else 'unsigned'} bits")
+        if self.enum is not None and self.default not in enums[self.enum].values():
+            raise IsaError(f"{where}: default {self.default} is no value of enum '{self.enum}'")
+
+    def value_range(self):
+        if self.signed:
+            return -(1 << (self.width - 1)), (1 << (self.width - 1)) - 1
+        return 0, min((1 << self.width) - 1, (1 << 63) - 1)  # C++ holds values as int64_t
 
     @property
     def msb(self):
@@ -153,6 +186,9 @@ class Isa:
                                    f"{self.bits}-bit instruction")
                 if f.name in header_names:
                     raise IsaError(f"{op} field '{f.name}' has the name of a header field")
+                if f.name == "hdr":
+                    raise IsaError(f"{op} field 'hdr': the C++ structs' header member has "
+                                   f"that name")
             self.check_overlaps(op, fields)
         for enum_name in self.enums:
             widths = {f.width for fs in [self.header, *self.payloads.values()] for f in fs
@@ -402,6 +438,89 @@ def render_hpp(isa):
     return "\n".join(out) + "\n"
 
 
+def cpp_struct(op):
+    return camel(op) + "Instr"
+
+
+def cpp_member(isa, f):
+    """(type, default initialiser, encode expression, decode expression) of a struct member.
+    Enum fields have their enum's type (decoded without a range check: the ISA simulator
+    and the hardware reject unknown values), 1-bit unsigned fields are flags (bool), every
+    other field is an int64_t that encode() range-checks (Instruction::set)."""
+    desc = cpp_const(f.name)
+    if f.enum is not None:
+        etype = camel(f.enum)
+        value_name = next(n for n, v in isa.enums[f.enum].items() if v == f.default)
+        return (etype, f"{etype}::{cpp_const(value_name)}",
+                f"static_cast<int64_t>(in.{f.name})",
+                f"static_cast<{etype}>(instr.raw({{ns}}::{desc}))")
+    if f.width == 1 and not f.signed:
+        return ("bool", "true" if f.default else "false", f"in.{f.name} ? 1 : 0",
+                f"instr.raw({{ns}}::{desc}) != 0")
+    return ("int64_t", str(f.default), f"in.{f.name}", f"instr.get({{ns}}::{desc})")
+
+
+def render_struct(isa, name, fields, comment, with_header):
+    out = [f"// {comment}", f"struct {name} {{"]
+    if with_header:
+        out.append("  Header hdr;")
+    for f in fields:
+        ctype, init, _, _ = cpp_member(isa, f)
+        out.append(f"  {ctype} {f.name} = {init};  // {f.doc}")
+    out += [f"  bool operator==(const {name}&) const = default;", "};", ""]
+    return out
+
+
+def render_codec(isa):
+    header = [f for f in isa.header if f is not isa.opcode_field]
+    out = [
+        f"// GENERATED by scripts/gen_isa.py from {SRC}: do not edit.",
+        "// Strata instruction encoding (docs/isa.md), per opcode: a struct with one member",
+        "// per field, encode() from struct to bits and decode_<op>() from bits to struct,",
+        "// both through the field descriptors of strata/isa_fields.hpp. encode() starts",
+        "// from all-zero bits (reserved bits stay 0) and writes every field with",
+        "// Instruction::set, which throws strata::Error naming the field when a value does",
+        "// not fit it. decode_<op>() throws strata::Error when the opcode is another one;",
+        "// enum fields are cast without checking (the ISA simulator checks them).",
+        "// This is the tail of strata/isa.hpp, whose Instruction it uses: include that.",
+        "#pragma once",
+        "",
+        "#include <cstdint>",
+        "",
+        "#include \"strata/isa_fields.hpp\"",
+        "",
+        "namespace strata::isa {",
+        "",
+    ]
+    out += render_struct(isa, "Header", header,
+                         "Header fields shared by every opcode (encode() sets the opcode).", False)
+    out += ["// Writes every header field but the opcode.",
+            "inline void encode_header(Instruction& instr, const Header& in) {"]
+    out += [f"  instr.set(hdr::{cpp_const(f.name)}, {cpp_member(isa, f)[2]});" for f in header]
+    out += ["}", "", "inline Header decode_header(const Instruction& instr) {", "  Header out;"]
+    out += [f"  out.{f.name} = {cpp_member(isa, f)[3].format(ns='hdr')};" for f in header]
+    out += ["  return out;", "}", ""]
+    for op, fields in isa.payloads.items():
+        ns = op.lower()
+        name = cpp_struct(op)
+        out += render_struct(isa, name, fields, f"{op} (opcode {isa.opcodes[op]}).", True)
+        out += [f"inline Instruction encode(const {name}& in) {{",
+                "  Instruction instr;",
+                f"  instr.set(hdr::kOpcode, static_cast<int64_t>(Opcode::{cpp_const(op)}));",
+                "  encode_header(instr, in.hdr);"]
+        out += [f"  instr.set({ns}::{cpp_const(f.name)}, {cpp_member(isa, f)[2]});"
+                for f in fields]
+        out += ["  return instr;", "}", ""]
+        out += [f"inline {name} decode_{ns}(const Instruction& instr) {{",
+                f"  instr.expect_opcode(Opcode::{cpp_const(op)});",
+                f"  {name} out;",
+                "  out.hdr = decode_header(instr);"]
+        out += [f"  out.{f.name} = {cpp_member(isa, f)[3].format(ns=ns)};" for f in fields]
+        out += ["  return out;", "}", ""]
+    out += ["}  // namespace strata::isa"]
+    return "\n".join(out) + "\n"
+
+
 # ---- Markdown --------------------------------------------------------------------------------
 
 def field_type(f):
@@ -475,6 +594,7 @@ def main():
         outputs = {
             ROOT / SV_OUT: render_sv(isa),
             ROOT / HPP_OUT: render_hpp(isa),
+            ROOT / CODEC_OUT: render_codec(isa),
             doc_path: splice_doc(doc_path.read_text(), render_md(isa)),
         }
     except IsaError as e:

@@ -1,4 +1,5 @@
-// Instruction fields, per-opcode encode/decode and the disassembler (isa.hpp).
+// Instruction fields, dependency edges and the disassembler (isa.hpp). The
+// per-opcode encode / decode is generated (strata/isa_codec.hpp).
 #include "strata/isa.hpp"
 
 #include <fmt/format.h>
@@ -15,23 +16,6 @@ namespace {
 constexpr int kWordBits = 64;
 
 uint64_t low_mask(int width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
-
-void expect_opcode(const Instruction& instr, Opcode op) {
-  const uint64_t got = instr.opcode_value();
-  if (got != static_cast<uint64_t>(op)) {
-    const char* name = opcode_name(got);
-    throw Error(fmt::format("instruction has opcode {} ({}), expected {}", got,
-                            name != nullptr ? name : "unknown",
-                            opcode_name(static_cast<uint64_t>(op))));
-  }
-}
-
-Instruction with_opcode(Opcode op, const Header& hdr) {
-  Instruction instr;
-  instr.set(hdr::kOpcode, static_cast<int64_t>(op));
-  encode_header(instr, hdr);
-  return instr;
-}
 
 std::string enum_text(const char* name, uint64_t value) {
   return name != nullptr ? std::string(name) : fmt::format("?{}", value);
@@ -249,6 +233,16 @@ void Instruction::set(const Field& f, int64_t value) {
   }
 }
 
+void Instruction::expect_opcode(Opcode op) const {
+  const uint64_t got = opcode_value();
+  if (got != static_cast<uint64_t>(op)) {
+    const char* name = opcode_name(got);
+    throw Error(fmt::format("instruction has opcode {} ({}), expected {}", got,
+                            name != nullptr ? name : "unknown",
+                            opcode_name(static_cast<uint64_t>(op))));
+  }
+}
+
 bool Instruction::reserved_bits_clear() const {
   const std::array<uint64_t, kInstrWords>* used = nullptr;
   switch (opcode_value()) {
@@ -279,197 +273,6 @@ Instruction Instruction::from_bytes(const uint8_t* in) {
     instr.words[w] = v;
   }
   return instr;
-}
-
-Header decode_header(const Instruction& instr) {
-  Header h;
-  h.acq0 = instr.get(hdr::kAcq0);
-  h.acq1 = instr.get(hdr::kAcq1);
-  h.rel0 = instr.get(hdr::kRel0);
-  h.rel1 = instr.get(hdr::kRel1);
-  h.acq0_first = instr.get(hdr::kAcq0First);
-  h.acq0_step = instr.get(hdr::kAcq0Step);
-  h.tag = instr.get(hdr::kTag);
-  return h;
-}
-
-void encode_header(Instruction& instr, const Header& h) {
-  instr.set(hdr::kAcq0, h.acq0);
-  instr.set(hdr::kAcq1, h.acq1);
-  instr.set(hdr::kRel0, h.rel0);
-  instr.set(hdr::kRel1, h.rel1);
-  instr.set(hdr::kAcq0First, h.acq0_first);
-  instr.set(hdr::kAcq0Step, h.acq0_step);
-  instr.set(hdr::kTag, h.tag);
-}
-
-Instruction encode(const LoadInstr& l) {
-  Instruction i = with_opcode(Opcode::kLoad, l.hdr);
-  i.set(load::kExtAddr, l.ext_addr);
-  i.set(load::kExtRowStride, l.ext_row_stride);
-  i.set(load::kRows, l.rows);
-  i.set(load::kRowWords, l.row_words);
-  i.set(load::kDstKind, static_cast<int64_t>(l.dst_kind));
-  i.set(load::kDstId, l.dst_id);
-  i.set(load::kDstPeStep, l.dst_pe_step ? 1 : 0);
-  i.set(load::kDstAddr, l.dst_addr);
-  i.set(load::kDstRowStride, l.dst_row_stride);
-  return i;
-}
-
-Instruction encode(const StoreInstr& s) {
-  Instruction i = with_opcode(Opcode::kStore, s.hdr);
-  i.set(store::kExtAddr, s.ext_addr);
-  i.set(store::kExtRowStride, s.ext_row_stride);
-  i.set(store::kRows, s.rows);
-  i.set(store::kRowWords, s.row_words);
-  i.set(store::kSrcId, s.src_id);
-  i.set(store::kSrcAddr, s.src_addr);
-  i.set(store::kSrcRowStride, s.src_row_stride);
-  return i;
-}
-
-Instruction encode(const ComputeInstr& c) {
-  Instruction i = with_opcode(Opcode::kCompute, c.hdr);
-  i.set(compute::kMode, static_cast<int64_t>(c.mode));
-  i.set(compute::kInId, c.in_id);
-  i.set(compute::kInBase, c.in_base);
-  i.set(compute::kInH, c.in_h);
-  i.set(compute::kInW, c.in_w);
-  i.set(compute::kInGroups, c.in_groups);
-  i.set(compute::kKernelH, c.kernel_h);
-  i.set(compute::kKernelW, c.kernel_w);
-  i.set(compute::kStrideH, c.stride_h);
-  i.set(compute::kStrideW, c.stride_w);
-  i.set(compute::kPadH, c.pad_h);
-  i.set(compute::kPadW, c.pad_w);
-  i.set(compute::kOutH, c.out_h);
-  i.set(compute::kOutW, c.out_w);
-  i.set(compute::kCacheBase, c.cache_base);
-  i.set(compute::kParamBase, c.param_base);
-  i.set(compute::kClampLo, c.clamp_lo);
-  i.set(compute::kClampHi, c.clamp_hi);
-  i.set(compute::kPoolEn, c.pool_en ? 1 : 0);
-  i.set(compute::kPoolOp, static_cast<int64_t>(c.pool_op));
-  i.set(compute::kPoolCeil, c.pool_ceil ? 1 : 0);
-  i.set(compute::kPoolK, c.pool_k);
-  i.set(compute::kPoolS, c.pool_s);
-  i.set(compute::kPoolPad, c.pool_pad);
-  i.set(compute::kPoolOutH, c.pool_out_h);
-  i.set(compute::kPoolOutW, c.pool_out_w);
-  i.set(compute::kDstKind, static_cast<int64_t>(c.dst_kind));
-  i.set(compute::kDstId, c.dst_id);
-  i.set(compute::kDstBase, c.dst_base);
-  i.set(compute::kDstRowStride, c.dst_row_stride);
-  i.set(compute::kDstGroupStride, c.dst_group_stride);
-  i.set(compute::kPostLo, c.post_lo);
-  i.set(compute::kPostHi, c.post_hi);
-  i.set(compute::kDstLane, c.dst_lane);
-  return i;
-}
-
-Instruction encode(const EndInstr& e) { return with_opcode(Opcode::kEnd, e.hdr); }
-
-Instruction encode(const ConfigInstr& c) {
-  Instruction i = with_opcode(Opcode::kConfig, c.hdr);
-  i.set(config::kVersion, c.version);
-  i.set(config::kPes, c.pes);
-  i.set(config::kLanes, c.lanes);
-  i.set(config::kBanks, c.banks);
-  i.set(config::kBankDepth, c.bank_depth);
-  i.set(config::kPeCacheDepth, c.pe_cache_depth);
-  i.set(config::kParamDepth, c.param_depth);
-  return i;
-}
-
-LoadInstr decode_load(const Instruction& i) {
-  expect_opcode(i, Opcode::kLoad);
-  LoadInstr l;
-  l.hdr = decode_header(i);
-  l.ext_addr = i.get(load::kExtAddr);
-  l.ext_row_stride = i.get(load::kExtRowStride);
-  l.rows = i.get(load::kRows);
-  l.row_words = i.get(load::kRowWords);
-  l.dst_kind = static_cast<LoadDst>(i.raw(load::kDstKind));
-  l.dst_id = i.get(load::kDstId);
-  l.dst_pe_step = i.raw(load::kDstPeStep) != 0;
-  l.dst_addr = i.get(load::kDstAddr);
-  l.dst_row_stride = i.get(load::kDstRowStride);
-  return l;
-}
-
-StoreInstr decode_store(const Instruction& i) {
-  expect_opcode(i, Opcode::kStore);
-  StoreInstr s;
-  s.hdr = decode_header(i);
-  s.ext_addr = i.get(store::kExtAddr);
-  s.ext_row_stride = i.get(store::kExtRowStride);
-  s.rows = i.get(store::kRows);
-  s.row_words = i.get(store::kRowWords);
-  s.src_id = i.get(store::kSrcId);
-  s.src_addr = i.get(store::kSrcAddr);
-  s.src_row_stride = i.get(store::kSrcRowStride);
-  return s;
-}
-
-ComputeInstr decode_compute(const Instruction& i) {
-  expect_opcode(i, Opcode::kCompute);
-  ComputeInstr c;
-  c.hdr = decode_header(i);
-  c.mode = static_cast<ComputeMode>(i.raw(compute::kMode));
-  c.in_id = i.get(compute::kInId);
-  c.in_base = i.get(compute::kInBase);
-  c.in_h = i.get(compute::kInH);
-  c.in_w = i.get(compute::kInW);
-  c.in_groups = i.get(compute::kInGroups);
-  c.kernel_h = i.get(compute::kKernelH);
-  c.kernel_w = i.get(compute::kKernelW);
-  c.stride_h = i.get(compute::kStrideH);
-  c.stride_w = i.get(compute::kStrideW);
-  c.pad_h = i.get(compute::kPadH);
-  c.pad_w = i.get(compute::kPadW);
-  c.out_h = i.get(compute::kOutH);
-  c.out_w = i.get(compute::kOutW);
-  c.cache_base = i.get(compute::kCacheBase);
-  c.param_base = i.get(compute::kParamBase);
-  c.clamp_lo = i.get(compute::kClampLo);
-  c.clamp_hi = i.get(compute::kClampHi);
-  c.pool_en = i.raw(compute::kPoolEn) != 0;
-  c.pool_op = static_cast<PoolOp>(i.raw(compute::kPoolOp));
-  c.pool_ceil = i.raw(compute::kPoolCeil) != 0;
-  c.pool_k = i.get(compute::kPoolK);
-  c.pool_s = i.get(compute::kPoolS);
-  c.pool_pad = i.get(compute::kPoolPad);
-  c.pool_out_h = i.get(compute::kPoolOutH);
-  c.pool_out_w = i.get(compute::kPoolOutW);
-  c.dst_kind = static_cast<ComputeDst>(i.raw(compute::kDstKind));
-  c.dst_id = i.get(compute::kDstId);
-  c.dst_base = i.get(compute::kDstBase);
-  c.dst_row_stride = i.get(compute::kDstRowStride);
-  c.dst_group_stride = i.get(compute::kDstGroupStride);
-  c.post_lo = i.get(compute::kPostLo);
-  c.post_hi = i.get(compute::kPostHi);
-  c.dst_lane = i.get(compute::kDstLane);
-  return c;
-}
-
-EndInstr decode_end(const Instruction& i) {
-  expect_opcode(i, Opcode::kEnd);
-  return EndInstr{decode_header(i)};
-}
-
-ConfigInstr decode_config(const Instruction& i) {
-  expect_opcode(i, Opcode::kConfig);
-  ConfigInstr c;
-  c.hdr = decode_header(i);
-  c.version = i.get(config::kVersion);
-  c.pes = i.get(config::kPes);
-  c.lanes = i.get(config::kLanes);
-  c.banks = i.get(config::kBanks);
-  c.bank_depth = i.get(config::kBankDepth);
-  c.pe_cache_depth = i.get(config::kPeCacheDepth);
-  c.param_depth = i.get(config::kParamDepth);
-  return c;
 }
 
 std::string disassemble(const Instruction& instr) {

@@ -31,8 +31,9 @@ foreach(t AcceptedNetworksRunOnTheIsaSimulator AcceptedLargeNetworksRunOnTheIsaS
   set_tests_properties(RandomNetworks.${t} PROPERTIES LABELS "unit;random")
 endforeach()
 
-# The committed rtl/strata_isa_pkg.sv, sw/include/strata/isa_fields.hpp and the
-# field tables of docs/isa.md must match config/isa.yaml.
+# The committed rtl/strata_isa_pkg.sv, sw/include/strata/isa_fields.hpp,
+# sw/include/strata/isa_codec.hpp and the field tables of docs/isa.md must match
+# config/isa.yaml.
 add_test(NAME isa_in_sync
          COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/gen_isa.py --check
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})

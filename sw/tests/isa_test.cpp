@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <bit>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -326,6 +327,44 @@ TEST(Instruction, DecodeChecksTheOpcode) {
   EXPECT_THROW(decode_load(encode(StoreInstr{})), Error);
   EXPECT_THROW(decode_compute(encode(EndInstr{})), Error);
   EXPECT_THROW(decode_store(Instruction{}), Error);
+  try {
+    decode_config(encode(LoadInstr{}));
+    ADD_FAILURE() << "decode_config accepted a LOAD";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("opcode 1 (LOAD), expected CONFIG"), std::string::npos)
+        << e.what();
+  }
+}
+
+// The generated structs start at config/isa.yaml's `default` of each field (0
+// if absent): a default-constructed struct encodes to exactly those values.
+TEST(Instruction, DefaultStructsEncodeTheYamlDefaults) {
+  const YAML::Node root = YAML::LoadFile((kSource / "config/isa.yaml").string());
+  const std::map<std::string, Instruction> encoded = {{"load", encode(LoadInstr{})},
+                                                      {"compute", encode(ComputeInstr{})},
+                                                      {"store", encode(StoreInstr{})},
+                                                      {"end", encode(EndInstr{})},
+                                                      {"config", encode(ConfigInstr{})}};
+  int with_default = 0;
+  for (const Section& s : sections()) {
+    if (s.name == "header") continue;
+    const Instruction& in = encoded.at(s.name);
+    std::string upper = s.name;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    EXPECT_EQ(in.opcode_value(), root["opcodes"][upper].as<uint64_t>()) << s.name;
+    EXPECT_TRUE(in.reserved_bits_clear()) << s.name;
+    for (size_t i = 1; i < hdr::kFields.size(); ++i) {
+      EXPECT_EQ(in.get(hdr::kFields[i]), 0) << s.name << " header " << hdr::kFields[i].name;
+    }
+    for (size_t i = 0; i < s.count; ++i) {
+      const YAML::Node d = root[s.name][i]["default"];
+      with_default += d ? 1 : 0;
+      EXPECT_EQ(in.get(s.fields[i]), d ? d.as<int64_t>() : 0) << s.name << "." << s.fields[i].name;
+    }
+  }
+  EXPECT_EQ(with_default, 4) << "the compute clamps start wide open";
+  EXPECT_EQ(ComputeInstr{}.clamp_lo, -128);
+  EXPECT_EQ(ComputeInstr{}.post_hi, 127);
 }
 
 // ---- edges ---------------------------------------------------------------------------------
@@ -574,6 +613,9 @@ TEST_F(GenIsaTest, RejectsInconsistentEncodings) {
       {"compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 2}",
        "compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 4}", "does not fit 2 bits"},
       {"pool_op:        {MAX: 0, AVG: 1}", "pool_op:        {MAX: 0, AVG: 2}", "sv_types"},
+      {"default: 127, doc: \"requantisation clamp high", "default: 128, doc: \"x",
+       "default 128 does not fit 8 signed bits"},
+      {"enum: compute_dst, doc:", "enum: compute_dst, default: 3, doc:", "is no value of enum"},
   };
   for (const auto& c : cases) {
     const size_t at = base.find(c.from);

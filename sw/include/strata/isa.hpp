@@ -1,7 +1,8 @@
 // The Strata instruction set in C++ (docs/isa.md): a 512-bit instruction with
-// typed, range-checked access to the fields of strata/isa_fields.hpp (generated
-// from config/isa.yaml), one struct per opcode with encode / decode, the
-// dependency edges of each opcode, and a one-line disassembler.
+// typed, range-checked access to the fields of strata/isa_fields.hpp, the
+// dependency edges of each opcode, a one-line disassembler, and (at the end,
+// strata/isa_codec.hpp) one struct per opcode with encode / decode. Both
+// included headers are generated from config/isa.yaml by scripts/gen_isa.py.
 #pragma once
 
 #include <array>
@@ -44,6 +45,9 @@ struct Instruction {
   void set(const Field& f, int64_t value);
 
   uint64_t opcode_value() const { return raw(hdr::kOpcode); }
+  // Throws strata::Error naming both opcodes unless the opcode is `op` (the
+  // decoders' check).
+  void expect_opcode(Opcode op) const;
   // True when the opcode is known and every bit it does not use is 0.
   bool reserved_bits_clear() const;
 
@@ -54,118 +58,6 @@ struct Instruction {
   bool operator==(const Instruction&) const = default;
 };
 
-// Header fields shared by every opcode.
-struct Header {
-  int64_t acq0 = 0;
-  int64_t acq1 = 0;
-  int64_t rel0 = 0;
-  int64_t rel1 = 0;
-  int64_t acq0_first = 0;
-  int64_t acq0_step = 0;
-  int64_t tag = 0;
-  bool operator==(const Header&) const = default;
-};
-
-// Per-opcode views. Values are plain integers so that encode() can reject the
-// ones that do not fit their field (strata::Error naming the field).
-struct LoadInstr {
-  Header hdr;
-  int64_t ext_addr = 0;
-  int64_t ext_row_stride = 0;
-  int64_t rows = 0;
-  int64_t row_words = 0;
-  LoadDst dst_kind = LoadDst::kBank;
-  int64_t dst_id = 0;
-  bool dst_pe_step = false;
-  int64_t dst_addr = 0;
-  int64_t dst_row_stride = 0;
-  bool operator==(const LoadInstr&) const = default;
-};
-
-struct StoreInstr {
-  Header hdr;
-  int64_t ext_addr = 0;
-  int64_t ext_row_stride = 0;
-  int64_t rows = 0;
-  int64_t row_words = 0;
-  int64_t src_id = 0;
-  int64_t src_addr = 0;
-  int64_t src_row_stride = 0;
-  bool operator==(const StoreInstr&) const = default;
-};
-
-struct ComputeInstr {
-  Header hdr;
-  ComputeMode mode = ComputeMode::kConv;
-  int64_t in_id = 0;
-  int64_t in_base = 0;
-  int64_t in_h = 0;
-  int64_t in_w = 0;
-  int64_t in_groups = 0;
-  int64_t kernel_h = 0;
-  int64_t kernel_w = 0;
-  int64_t stride_h = 0;
-  int64_t stride_w = 0;
-  int64_t pad_h = 0;
-  int64_t pad_w = 0;
-  int64_t out_h = 0;
-  int64_t out_w = 0;
-  int64_t cache_base = 0;
-  int64_t param_base = 0;
-  int64_t clamp_lo = -128;
-  int64_t clamp_hi = 127;
-  bool pool_en = false;
-  PoolOp pool_op = PoolOp::kMax;
-  bool pool_ceil = false;
-  int64_t pool_k = 0;
-  int64_t pool_s = 0;
-  int64_t pool_pad = 0;
-  int64_t pool_out_h = 0;
-  int64_t pool_out_w = 0;
-  ComputeDst dst_kind = ComputeDst::kBank;
-  int64_t dst_id = 0;
-  int64_t dst_base = 0;
-  int64_t dst_row_stride = 0;
-  int64_t dst_group_stride = 0;
-  int64_t post_lo = -128;
-  int64_t post_hi = 127;
-  int64_t dst_lane = 0;
-  bool operator==(const ComputeInstr&) const = default;
-};
-
-struct EndInstr {
-  Header hdr;
-  bool operator==(const EndInstr&) const = default;
-};
-
-struct ConfigInstr {
-  Header hdr;
-  int64_t version = 0;
-  int64_t pes = 0;
-  int64_t lanes = 0;
-  int64_t banks = 0;
-  int64_t bank_depth = 0;
-  int64_t pe_cache_depth = 0;
-  int64_t param_depth = 0;
-  bool operator==(const ConfigInstr&) const = default;
-};
-
-Instruction encode(const LoadInstr& in);
-Instruction encode(const StoreInstr& in);
-Instruction encode(const ComputeInstr& in);
-Instruction encode(const EndInstr& in);
-Instruction encode(const ConfigInstr& in);
-
-// Decoders throw strata::Error when the opcode is not the expected one. Enum
-// fields are cast without checking (the simulator checks them).
-Header decode_header(const Instruction& instr);
-void encode_header(Instruction& instr, const Header& hdr);
-LoadInstr decode_load(const Instruction& instr);
-StoreInstr decode_store(const Instruction& instr);
-ComputeInstr decode_compute(const Instruction& instr);
-EndInstr decode_end(const Instruction& instr);
-ConfigInstr decode_config(const Instruction& instr);
-
 // One readable line, e.g.
 //   COMPUTE CONV in b0[0] 32x32 g2 k5x1 s1,1 p2,0 -> 32x32 w[0] p[0] clamp[-128,127]
 //           maxpool k3 s2 p0 ceil -> 16x16 post[0,127] -> b1[0] row 16 | L2C 21 ... tag 0
@@ -173,3 +65,7 @@ ConfigInstr decode_config(const Instruction& instr);
 std::string disassemble(const Instruction& instr);
 
 }  // namespace strata::isa
+
+// Header, LoadInstr, StoreInstr, ComputeInstr, EndInstr, ConfigInstr and their
+// encode() / decode_<op>() (generated): last, because they use Instruction.
+#include "strata/isa_codec.hpp"  // IWYU pragma: export
