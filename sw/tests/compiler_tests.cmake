@@ -4,9 +4,13 @@
 add_executable(strata_compiler_tests
   ${CMAKE_CURRENT_LIST_DIR}/isa_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiler_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compiler_passes_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/random_network_test.cpp
 )
 target_link_libraries(strata_compiler_tests PRIVATE strata_core GTest::gtest_main)
+# compiler_passes_test.cpp tests each pass on its own: the compiler's internal
+# headers (sw/src/compiler/ir.hpp, passes.hpp).
+target_include_directories(strata_compiler_tests PRIVATE ${CMAKE_SOURCE_DIR}/sw/src)
 target_compile_definitions(strata_compiler_tests PRIVATE
   STRATA_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
   STRATA_PYTHON="${STRATA_PYTHON}"
