@@ -520,9 +520,7 @@ StoreInstr store_rows(int64_t rows) {
   return s;
 }
 
-const isa::Header& header(const Emit& e) {
-  return std::visit([](const auto& i) -> const isa::Header& { return i.hdr; }, e.instr);
-}
+const isa::Header& header(const Emit& e) { return header_of(e.instr); }
 
 TEST(DependenciesPass, FieldsOfATinyProgram) {
   const Emitter em(HwTarget::defaults());

@@ -179,6 +179,7 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
   finish(e);
   return e;
 }
+
 Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int batch) {
   const int64_t n = t.lanes, p = t.pes;
   Emitter em(t);

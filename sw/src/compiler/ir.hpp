@@ -106,12 +106,15 @@ inline const ChannelParams* channel_params(const Op& op) {
 
 // ---- the plan: layouts, on-chip allocation and the parameter and weight images --------------
 
+// Where an op's results go: a bank; the PE caches as a map (an FC follows);
+// transposed into the PE caches, lane = image (an FC follows an FC).
 enum class Dst { kBank, kPeCache, kTranspose };
 
+// plan()'s decisions for one op.
 struct OpPlan {
-  std::string name;
-  int tag = 0;
-  bool is_final = false;
+  std::string name;       // "conv1+pool1+relu1"
+  int tag = 0;            // header tag of its instructions: its first layer's index
+  bool is_final = false;  // the last op: its results are stored
   Dst dst = Dst::kBank;
   // map input as stored in a bank (conv / pool)
   bool reorder = false;
@@ -130,7 +133,7 @@ struct OpPlan {
   int64_t fc_words = 0;      // N-byte words per neuron (= features per image / N, padded)
   int64_t tile = 0;          // neurons per tile
   int64_t feat_base = 0;     // PE cache address of the features
-  int64_t next_feat_base = 0;
+  int64_t next_feat_base = 0;  // dst kPeCache / kTranspose: the next FC's feat_base
 };
 
 // Feature index (C, H, W order) held by lane `lane` of FC input word `t`, or -1.
@@ -155,8 +158,9 @@ struct FeatureOrder {
   }
 };
 
+// What plan() returns.
 struct Plan {
-  std::vector<OpPlan> ops;
+  std::vector<OpPlan> ops;             // per op
   std::vector<FeatureOrder> fc_order;  // per op (fc only)
   std::vector<uint8_t> params;         // params region
   std::vector<uint8_t> weights;        // weights region
@@ -202,6 +206,8 @@ struct Emit {
   std::vector<Touch> bounds;
 };
 
+// emit()'s unit of program order: the loads a compute needs, the compute, the
+// stores of its results (a job of resident loads has no compute).
 struct Job {
   std::vector<Emit> loads;
   std::optional<Emit> compute;
@@ -219,6 +225,7 @@ struct DataLayout {
   uint64_t end = 0;
 };
 
+// What emit() returns.
 struct Emission {
   std::vector<Emit> emits;
   DataLayout data;
@@ -226,6 +233,9 @@ struct Emission {
 
 inline isa::Header& header_of(AnyInstr& v) {
   return std::visit([](auto& i) -> isa::Header& { return i.hdr; }, v);
+}
+inline const isa::Header& header_of(const AnyInstr& v) {
+  return std::visit([](const auto& i) -> const isa::Header& { return i.hdr; }, v);
 }
 
 inline isa::Opcode opcode_of(const AnyInstr& v) {
