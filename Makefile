@@ -6,6 +6,7 @@
 #   make wave TEST=<Suite.Test>   run one bench test with an FST trace
 #   make regress [SEEDS=N] [LABELS=..] [SHARD=i/n] [COVERAGE=1]   nightly regression
 #   make perf    the figures of docs/performance.md (bench JSON + utilisation plot)
+#   make sanitize   the software tests built with ASan + UBSan (in $(BUILD)-asan)
 .PHONY: all setup build test demo lint wave clean regen-data perf
 
 BUILD   ?= build
@@ -111,3 +112,15 @@ regress: setup
 	  --jobs $(JOBS) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(LABELS),--labels $(LABELS)) \
 	  $(if $(SHARD),--shard $(SHARD)) $(if $(BASE_SEED),--base-seed $(BASE_SEED)) \
 	  $(if $(filter 1,$(COVERAGE)),--coverage) $(if $(RERUN),--rerun $(RERUN))
+
+# Sanitizer build (docs/regression.md): strata_core, the strata tool and the
+# software tests with ASan + UBSan, without the RTL, in $(BUILD)-asan.
+#   make sanitize    build it and run its unit tests
+.PHONY: sanitize sanitize-build
+ASAN_BUILD := $(BUILD)-asan
+sanitize-build: setup
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_SANITIZE=ON \
+	  -DSTRATA_BUILD_RTL=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+sanitize: sanitize-build
+	cd $(ASAN_BUILD) && ctest -L unit -j $(JOBS) --output-on-failure
