@@ -7,6 +7,7 @@
 #   make regress [SEEDS=N] [LABELS=..] [SHARD=i/n] [COVERAGE=1]   nightly regression
 #   make perf    the figures of docs/performance.md (bench JSON + utilisation plot)
 #   make sanitize   the software tests built with ASan + UBSan (in $(BUILD)-asan)
+#   make fuzz [FUZZ_TIME=s] [FUZZERS=..]   libFuzzer harnesses of sw/fuzz, each for FUZZ_TIME s
 .PHONY: all setup build test demo lint wave clean regen-data perf
 
 BUILD   ?= build
@@ -124,3 +125,22 @@ sanitize-build: setup
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 sanitize: sanitize-build
 	cd $(ASAN_BUILD) && ctest -L unit -j $(JOBS) --output-on-failure
+
+# Fuzzing (docs/regression.md): the libFuzzer harnesses of sw/fuzz, built with
+# clang in $(BUILD)-fuzz, each run for FUZZ_TIME seconds on its seeds
+# (tests/fuzz/<harness>/) and its working corpus ($(BUILD)-fuzz/fuzz/corpus/).
+# A finding is saved under $(BUILD)-fuzz/fuzz/artifacts/<harness>/ and makes
+# the target fail (after the other harnesses have run).
+#   make fuzz [FUZZ_TIME=600] [FUZZERS="npy network_yaml compile_run"]
+.PHONY: fuzz fuzz-build
+FUZZ_BUILD := $(BUILD)-fuzz
+FUZZERS ?= npy network_yaml compile_run
+FUZZ_TIME ?= 600
+fuzz-build: export STRATA_SETUP_FUZZ = 1
+fuzz-build: setup
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DSTRATA_FUZZ=ON -DSTRATA_BUILD_RTL=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+fuzz: fuzz-build
+	@status=0; for h in $(FUZZERS); do \
+	  sw/fuzz/run.sh $(FUZZ_BUILD) $$h $(FUZZ_TIME) || status=1; done; exit $$status

@@ -33,6 +33,11 @@ fi
 if [[ "${STRATA_SETUP_WAVES:-0}" == 1 ]]; then
   debs+=(gtkwave)
 fi
+# The libFuzzer harnesses (`make fuzz`, `make regress`): clang and its fuzzer
+# and sanitizer runtimes (STRATA_SETUP_FUZZ=1).
+if [[ "${STRATA_SETUP_FUZZ:-0}" == 1 ]]; then
+  debs+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${debs[@]}"; do
