@@ -102,17 +102,32 @@ test: export STRATA_SETUP_FPGA := 1
 # parts with scripts/regress --merge); RERUN=<failing_seeds.txt> re-runs a list.
 #   make regress [SEEDS=N] [LABELS=unit,network] [SHARD=i/n] [COVERAGE=1]
 #                [BASE_SEED=B] [RERUN=file]
+# Labels sanitize and fuzz (in the default list) add two kinds of run from
+# builds of their own: the software tests (label unit) of $(BUILD)-asan under
+# ASan + UBSan, and each libFuzzer harness for REGRESS_FUZZ_TIME seconds from
+# its committed seeds.
 .PHONY: regress
 REGRESS_BUILD = $(if $(filter 1,$(COVERAGE)),$(BUILD)-cov,$(BUILD))
 REGRESS_OUT ?= $(BUILD)/regress
-regress: setup
+REGRESS_DEFAULT_LABELS := unit,network,lint,sanitize,fuzz
+REGRESS_LABELS = $(or $(LABELS),$(REGRESS_DEFAULT_LABELS))
+REGRESS_FUZZ_TIME ?= 60
+regress_wants = $(filter $(1) all,$(subst $(comma), ,$(REGRESS_LABELS)))
+comma := ,
+regress: export STRATA_SETUP_FUZZ = $(if $(call regress_wants,fuzz),1,0)
+regress: setup $(if $(call regress_wants,sanitize),sanitize-build) \
+                 $(if $(call regress_wants,fuzz),fuzz-build)
 	cmake -S . -B $(REGRESS_BUILD) -DCMAKE_BUILD_TYPE=Release \
 	  -DSTRATA_COVERAGE=$(if $(filter 1,$(COVERAGE)),ON,OFF) $(CMAKE_FLAGS)
 	cmake --build $(REGRESS_BUILD) -j $(JOBS)
 	/usr/bin/python3 scripts/regress --build $(REGRESS_BUILD) --out $(REGRESS_OUT) \
-	  --jobs $(JOBS) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(LABELS),--labels $(LABELS)) \
+	  --jobs $(JOBS) $(if $(SEEDS),--seeds $(SEEDS)) --labels $(REGRESS_LABELS) \
 	  $(if $(SHARD),--shard $(SHARD)) $(if $(BASE_SEED),--base-seed $(BASE_SEED)) \
-	  $(if $(filter 1,$(COVERAGE)),--coverage) $(if $(RERUN),--rerun $(RERUN))
+	  $(if $(filter 1,$(COVERAGE)),--coverage) $(if $(RERUN),--rerun $(RERUN)) \
+	  $(if $(call regress_wants,sanitize),--extra-test \
+	    'sanitize_unit:sanitize:cd $(ASAN_BUILD) && ctest -L unit -j $(JOBS) --output-on-failure') \
+	  $(if $(call regress_wants,fuzz),$(foreach h,$(FUZZERS),--extra-test \
+	    'fuzz_$(h):fuzz:sw/fuzz/run.sh $(FUZZ_BUILD) $(h) $(REGRESS_FUZZ_TIME) --fresh'))
 
 # Sanitizer build (docs/regression.md): strata_core, the strata tool and the
 # software tests with ASan + UBSan, without the RTL, in $(BUILD)-asan.
