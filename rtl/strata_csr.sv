@@ -25,6 +25,7 @@
 module strata_csr
   import strata_csr_pkg::*;
 #(
+  parameter int unsigned HwVersion     = strata_cfg_pkg::HwVersion,     // configuration version
   parameter int unsigned Pes           = strata_cfg_pkg::Pes,           // P
   parameter int unsigned Lanes         = strata_cfg_pkg::Lanes,         // N
   parameter int unsigned Banks         = strata_cfg_pkg::Banks,         // on-chip banks
@@ -238,7 +239,7 @@ module strata_csr
     reg_word = 32'd0;
     unique case (raddr_q)
       CSR_ID_OFFSET:            reg_word = CSR_ID_RESET;
-      CSR_VERSION_OFFSET:       reg_word = 32'(strata_cfg_pkg::HwVersion);
+      CSR_VERSION_OFFSET:       reg_word = 32'(HwVersion);
       CSR_CTRL_OFFSET:          reg_word[CSR_CTRL_FINE_GRAIN_BIT] = fine_grain_q;
       CSR_STATUS_OFFSET: begin
         reg_word[CSR_STATUS_BUSY_BIT]  = busy_i;

@@ -15,18 +15,25 @@ module strata_memsys
 #(
   parameter int unsigned WatchdogCycles = 4096,  // deadlock detection time
   parameter int unsigned SemWidth       = 32,    // semaphore counter bits
-  parameter int unsigned Lanes          = strata_cfg_pkg::Lanes,         // N (word bytes)
-  parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,  // AXI beat bits
-  localparam int unsigned AxiAddrWidth  = strata_cfg_pkg::AxiAddrWidth,
-  localparam int unsigned Banks         = strata_cfg_pkg::Banks,
-  localparam int unsigned BankDepth     = strata_cfg_pkg::BankDepth,
-  localparam int unsigned Pes           = strata_cfg_pkg::Pes,
+  // Configuration (strata_top passes every one; the defaults serve the bench).
+  parameter int unsigned HwVersion      = strata_cfg_pkg::HwVersion,      // configuration version
+  parameter int unsigned Pes            = strata_cfg_pkg::Pes,            // P
+  parameter int unsigned Lanes          = strata_cfg_pkg::Lanes,          // N (word bytes)
+  parameter int unsigned Banks          = strata_cfg_pkg::Banks,          // on-chip banks
+  parameter int unsigned BankDepth      = strata_cfg_pkg::BankDepth,      // words per bank
+  parameter int unsigned PeCacheDepth   = strata_cfg_pkg::PeCacheDepth,   // words per PE cache
+  parameter int unsigned ParamDepth     = strata_cfg_pkg::ParamDepth,     // parameter channels
+  parameter int unsigned MaxKernel      = strata_cfg_pkg::MaxKernel,      // conv kernel side
+  parameter int unsigned MaxPoolKernel  = strata_cfg_pkg::MaxPoolKernel,  // pool window side
+  parameter int unsigned MaxImageWidth  = strata_cfg_pkg::MaxImageWidth,  // line-buffer row length
+  parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,   // AXI beat bits
+  parameter int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,   // AXI byte address bits
   localparam int unsigned WordWidth     = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth    = (Pes > 1) ? $clog2(Pes) : 1,
-  localparam int unsigned CacheAddrWidth = $clog2(strata_cfg_pkg::PeCacheDepth),
-  localparam int unsigned ParamIdxWidth = $clog2(strata_cfg_pkg::ParamDepth),
+  localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
+  localparam int unsigned ParamIdxWidth = $clog2(ParamDepth),
   localparam int unsigned IncWidth      = 16
 ) (
   input  logic                       clk_i,             // clock
@@ -155,8 +162,17 @@ module strata_memsys
   logic [AbortCopies-1:0] abort;
 
   strata_csr #(
-    .Lanes        (Lanes),
-    .AxiDataWidth (AxiDataWidth)
+    .HwVersion     (HwVersion),
+    .Pes           (Pes),
+    .Lanes         (Lanes),
+    .Banks         (Banks),
+    .BankDepth     (BankDepth),
+    .PeCacheDepth  (PeCacheDepth),
+    .ParamDepth    (ParamDepth),
+    .AxiDataWidth  (AxiDataWidth),
+    .MaxKernel     (MaxKernel),
+    .MaxPoolKernel (MaxPoolKernel),
+    .MaxImageWidth (MaxImageWidth)
   ) u_csr (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -253,7 +269,14 @@ module strata_memsys
 
   strata_fetch #(
     .AxiDataWidth (AxiDataWidth),
-    .Lanes        (Lanes)
+    .AxiAddrWidth (AxiAddrWidth),
+    .HwVersion    (HwVersion),
+    .Pes          (Pes),
+    .Lanes        (Lanes),
+    .Banks        (Banks),
+    .BankDepth    (BankDepth),
+    .PeCacheDepth (PeCacheDepth),
+    .ParamDepth   (ParamDepth)
   ) u_fetch (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -332,7 +355,8 @@ module strata_memsys
   logic [1:0]              l_rresp;
 
   strata_axi_rd_arbiter #(
-    .AxiDataWidth (AxiDataWidth)
+    .AxiDataWidth (AxiDataWidth),
+    .AxiAddrWidth (AxiAddrWidth)
   ) u_rd_arb (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -383,7 +407,13 @@ module strata_memsys
 
   strata_load_engine #(
     .AxiDataWidth (AxiDataWidth),
-    .Lanes        (Lanes)
+    .AxiAddrWidth (AxiAddrWidth),
+    .Lanes        (Lanes),
+    .Pes          (Pes),
+    .Banks        (Banks),
+    .BankDepth    (BankDepth),
+    .PeCacheDepth (PeCacheDepth),
+    .ParamDepth   (ParamDepth)
   ) u_load (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -434,7 +464,10 @@ module strata_memsys
 
   strata_store_engine #(
     .AxiDataWidth (AxiDataWidth),
-    .Lanes        (Lanes)
+    .AxiAddrWidth (AxiAddrWidth),
+    .Lanes        (Lanes),
+    .Banks        (Banks),
+    .BankDepth    (BankDepth)
   ) u_store (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -495,6 +528,8 @@ module strata_memsys
   assign eng_wait         = {st_wait, cp_dep_wait_i, ld_wait};
 
   strata_banks #(
+    .Banks     (Banks),
+    .BankDepth (BankDepth),
     .WordWidth (WordWidth)
   ) u_banks (
     .clk_i          (clk_i),

@@ -25,8 +25,7 @@ module strata_pool_tree #(
   parameter strata_pkg::pool_op_e Op         = strata_pkg::PoolMax,     // max or sum
   parameter int unsigned          Lanes      = strata_cfg_pkg::Lanes,   // parallel lanes
   parameter int unsigned          InWidth    = strata_cfg_pkg::DataWidth,  // signed input bits
-  parameter int unsigned          Taps       = strata_cfg_pkg::MaxPoolKernel
-                                               * strata_cfg_pkg::MaxPoolKernel,  // window taps
+  parameter int unsigned          Taps       = strata_cfg_pkg::MaxPoolKernel ** 2,  // window taps
   parameter int unsigned          OutWidth   = InWidth,  // signed result bits (sum: grow)
   parameter int unsigned          UserWidth  = 1,        // sideband bits
   parameter int unsigned          LevelsPerStage = 1,    // tree levels between registers

@@ -14,17 +14,26 @@ module strata_top
   import strata_isa_pkg::*;
 #(
   parameter int unsigned WatchdogCycles = 4096,  // cycles without progress before DEADLOCK
+  // The configuration (config/*.yaml -> strata_cfg_pkg), read here once and
+  // passed down: no block below reads a configuration value from the package.
+  localparam int unsigned HwVersion      = strata_cfg_pkg::HwVersion,
   localparam int unsigned Lanes          = strata_cfg_pkg::Lanes,
   localparam int unsigned Pes            = strata_cfg_pkg::Pes,
+  localparam int unsigned Banks          = strata_cfg_pkg::Banks,
+  localparam int unsigned BankDepth      = strata_cfg_pkg::BankDepth,
+  localparam int unsigned PeCacheDepth   = strata_cfg_pkg::PeCacheDepth,
+  localparam int unsigned ParamDepth     = strata_cfg_pkg::ParamDepth,
+  localparam int unsigned MaxKernel      = strata_cfg_pkg::MaxKernel,
+  localparam int unsigned MaxPoolKernel  = strata_cfg_pkg::MaxPoolKernel,
+  localparam int unsigned MaxImageWidth  = strata_cfg_pkg::MaxImageWidth,
   localparam int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,
   localparam int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,
-  localparam int unsigned Banks          = strata_cfg_pkg::Banks,
   localparam int unsigned WordWidth      = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
-  localparam int unsigned BankAddrWidth  = $clog2(strata_cfg_pkg::BankDepth),
+  localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
-  localparam int unsigned CacheAddrWidth = $clog2(strata_cfg_pkg::PeCacheDepth),
-  localparam int unsigned ParamIdxWidth  = $clog2(strata_cfg_pkg::ParamDepth),
+  localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
+  localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth),
   localparam int unsigned IncWidth       = 16
 ) (
   input  logic                       clk_i,             // clock
@@ -137,8 +146,18 @@ module strata_top
 
   strata_memsys #(
     .WatchdogCycles (WatchdogCycles),
+    .HwVersion      (HwVersion),
+    .Pes            (Pes),
     .Lanes          (Lanes),
-    .AxiDataWidth   (AxiDataWidth)
+    .Banks          (Banks),
+    .BankDepth      (BankDepth),
+    .PeCacheDepth   (PeCacheDepth),
+    .ParamDepth     (ParamDepth),
+    .MaxKernel      (MaxKernel),
+    .MaxPoolKernel  (MaxPoolKernel),
+    .MaxImageWidth  (MaxImageWidth),
+    .AxiDataWidth   (AxiDataWidth),
+    .AxiAddrWidth   (AxiAddrWidth)
   ) u_memsys (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -240,8 +259,15 @@ module strata_top
   );
 
   strata_compute_engine #(
-    .Pes   (Pes),
-    .Lanes (Lanes)
+    .Pes           (Pes),
+    .Lanes         (Lanes),
+    .Banks         (Banks),
+    .BankDepth     (BankDepth),
+    .PeCacheDepth  (PeCacheDepth),
+    .ParamDepth    (ParamDepth),
+    .MaxKernel     (MaxKernel),
+    .MaxPoolKernel (MaxPoolKernel),
+    .MaxImageWidth (MaxImageWidth)
   ) u_compute (
     .clk_i           (clk_i),
     .rst_ni          (cp_rst_n),
