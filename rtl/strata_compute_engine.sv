@@ -158,10 +158,11 @@ module strata_compute_engine
   slot_e       slot_d, slot_q;
   logic        take, launch;
   logic        flush_d, flush_q;   // local reset of the datapath at the end of an abort
-  logic [15:0] nx_index_q, nx_acq0_q, nx_acq1_q, nx_rel0_q, nx_rel1_q;
-  logic [15:0] nx_acq0_first_q, nx_acq0_step_q;
+  logic [15:0] nx_index_q;
+  dep_hdr_t    nx_deps_q;
   logic        nx_fine_q;
-  logic [15:0] index_q, acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
+  logic [15:0] index_q;
+  dep_hdr_t    deps_q;
   logic        fine_q;
 
   // Not in the cycle of the local reset that ends an abort (it would clear
@@ -178,12 +179,7 @@ module strata_compute_engine
   always_ff @(posedge clk_i) begin
     if (take) begin
       nx_index_q      <= instr_index_i;
-      nx_acq0_q       <= hdr_acq0(instr_i);
-      nx_acq1_q       <= hdr_acq1(instr_i);
-      nx_rel0_q       <= hdr_rel0(instr_i);
-      nx_rel1_q       <= hdr_rel1(instr_i);
-      nx_acq0_first_q <= hdr_acq0_first(instr_i);
-      nx_acq0_step_q  <= hdr_acq0_step(instr_i);
+      nx_deps_q       <= hdr_deps(instr_i);
       nx_fine_q       <= fine_i;
     end
     // Copied in every idle cycle, so also in the launch cycle: the enable of
@@ -192,12 +188,7 @@ module strata_compute_engine
     // below), a copy per group of these registers.
     if (!busy_q[BusyMisc]) begin
       index_q      <= nx_index_q;
-      acq0_q       <= nx_acq0_q;
-      acq1_q       <= nx_acq1_q;
-      rel0_q       <= nx_rel0_q;
-      rel1_q       <= nx_rel1_q;
-      acq0_first_q <= nx_acq0_first_q;
-      acq0_step_q  <= nx_acq0_step_q;
+      deps_q       <= nx_deps_q;
       fine_q       <= nx_fine_q;
     end
   end
@@ -223,10 +214,11 @@ module strata_compute_engine
   logic [DpRstCopies-1:0] dp_rst_n;
 
   strata_reg_copies #(.Copies (DpRstCopies)) u_dp_rst (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (!flush_d),
-    .q_o    (dp_rst_n)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (!flush_d),
+    .mirror_i (!flush_q),
+    .q_o      (dp_rst_n)
   );
 
   // ---------------------------------------------------------------- decode
@@ -299,21 +291,14 @@ module strata_compute_engine
   logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
   logic sync_busy, sync_waiting;
 
-  strata_dep_sync #(
-    .AmountWidth (16)
-  ) u_sync (
+  strata_dep_sync u_sync (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i),
     .start_valid_i  (state_q == StStart),
     .start_ready_o  (sync_start_ready),
     .fine_i         (fine_q),
-    .acq0_i         (acq0_q),
-    .acq1_i         (acq1_q),
-    .rel0_i         (rel0_q),
-    .rel1_i         (rel1_q),
-    .acq0_first_i   (acq0_first_q),
-    .acq0_step_i    (acq0_step_q),
+    .deps_i         (deps_q),
     .step_valid_i   (step_valid),
     .step_ready_o   (step_ready),
     .step_done_i    (step_done),
@@ -332,7 +317,7 @@ module strata_compute_engine
   // state_d): the walker's, the operand FIFOs' and the result handshakes
   // start at it instead of at a decode of the state register.
   // The blocks far apart each see a copy of their own (run_q,
-  // strata_reg_copies, asserted equal):
+  // strata_reg_copies, checked against it):
   // walker and step requests, pooling input and requantiser, result path and
   // releases (the PE array input has pe_go_q, below).
   logic running, running_q, run_d;  // run_d: next state is StRun (below)
@@ -342,7 +327,7 @@ module strata_compute_engine
 
   // start_q: state_q == StStart, a flip-flop per group of the blocks the
   // start loads (walker and CONV parameters, pooling frames, writer),
-  // loaded from launch (strata_reg_copies, asserted equal). The dependency
+  // loaded from launch (strata_reg_copies, checked against it). The dependency
   // side is always idle in StStart (it leaves idle only on this start and
   // returns on the finish or an abort; asserted), so StStart lasts one cycle
   // and the start needs no look at its ready: the blocks' counter loads
@@ -352,10 +337,11 @@ module strata_compute_engine
   logic [StartCopies-1:0] start_q;
 
   strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (launch),
-    .q_o    (start_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (launch),
+    .mirror_i (state_q == StStart),
+    .q_o      (start_q)
   );
 
   // ---------------------------------------------------------------- address walk
@@ -402,12 +388,12 @@ module strata_compute_engine
   logic [2:0]           rd_out_d, rd_out_q;  // requests without a response yet
 
   // running && side_ready is a flip-flop of its own loaded from their next
-  // values (walk_ready_q, kept, asserted equal): placed beside the walker it
-  // drives the walker's ~200 advance enables without the route from the side
-  // FIFO's not-full flag, which sits with the FIFO near the PE array. (In
-  // strata_top the bank port always accepts: rd_req_ready_i is constant 1.)
+  // values (walk_ready_q, a copy in strata_reg_copies, checked against them):
+  // placed beside the walker it drives the walker's ~200 advance enables
+  // without the route from the side FIFO's not-full flag, which sits with
+  // the FIFO near the PE array. (In strata_top the bank port always accepts: rd_req_ready_i is constant 1.)
   // The side FIFO's next not-full flag is selected as in strata_fifo.
-  (* keep *) logic walk_ready_q;
+  logic walk_ready_q;
   logic side_ready_d;
 
   always_comb begin
@@ -417,10 +403,13 @@ module strata_compute_engine
     if (!dp_rst_n[DpRstFront]) side_ready_d = 1'b1;
   end
 
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) walk_ready_q <= 1'b0;
-    else         walk_ready_q <= run_d && side_ready_d;
-  end
+  strata_reg_copies #(.Copies (1)) u_walk_ready (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (run_d && side_ready_d),
+    .mirror_i (running && side_ready),
+    .q_o      (walk_ready_q)
+  );
 
   assign rd_req_valid_o = beat_valid && walk_ready_q;
   assign beat_ready     = walk_ready_q && rd_req_ready_i;
@@ -686,16 +675,17 @@ module strata_compute_engine
 
   // The operand select of channel p (FC: the neuron's M, S; CONV: the
   // channel's) reads a copy of cfg.fc of its own (rq_fc_q[p], strata_reg_copies
-  // loaded with cfg.fc's next value, asserted equal): each copy sits beside
+  // loaded with cfg.fc's next value, checked against it): each copy sits beside
   // its channel's multipliers instead of one flip-flop driving every channel's
   // select across the die.
   logic [Pes-1:0] rq_fc_q;
 
   strata_reg_copies #(.Copies (Pes)) u_rq_fc_copies (
-    .clk_i  (clk_i),
-    .rst_ni (1'b1),
-    .d_i    (busy_q[BusyMisc] ? cfg.fc : dec_cfg.fc),
-    .q_o    (rq_fc_q)
+    .clk_i    (clk_i),
+    .rst_ni   (1'b1),
+    .d_i      (busy_q[BusyMisc] ? cfg.fc : dec_cfg.fc),
+    .mirror_i (cfg.fc),
+    .q_o      (rq_fc_q)
   );
 
   always_comb begin
@@ -1153,17 +1143,19 @@ module strata_compute_engine
                   (state_q == StFinish && finish_ready && !abort_i) || flush_d;
 
   strata_reg_copies #(.Copies (BusyCopies)) u_busy_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (!idle_d),
-    .q_o    (busy_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (!idle_d),
+    .mirror_i (state_q != StIdle),
+    .q_o      (busy_q)
   );
 
   strata_reg_copies #(.Copies (RunCopies)) u_run_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (run_d),
-    .q_o    (run_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (run_d),
+    .mirror_i (running_q),
+    .q_o      (run_q)
   );
 
   // ---------------------------------------------------------------- status
@@ -1200,13 +1192,10 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_ms_room, clk_i, ok_n, ms_room == (32'(ms_count) + 2 <= MsDepth))
   `STRATA_ASSERT(ce_instr_ok, clk_i, rst_ni, instr_ok_q ==
                  (slot_q == SlotEmpty && !(state_q inside {StError, StAbort}) && !flush_q))
-  `STRATA_ASSERT(ce_busy_copies, clk_i, rst_ni,
-                 busy_q == {BusyCopies{state_q != StIdle}} && idle_d == (state_d == StIdle))
+  `STRATA_ASSERT(ce_idle_d, clk_i, rst_ni, idle_d == (state_d == StIdle))
   `STRATA_ASSERT(ce_next_decodes, clk_i, rst_ni, run_d == (state_d == StRun) &&
                  flush_d == (state_q == StAbort && state_d == StIdle))
   `STRATA_ASSERT(ce_done_stays, clk_i, rst_ni, !(state_q == StRun && all_done_q) || all_done)
-  `STRATA_ASSERT(ce_dp_rst, clk_i, rst_ni,
-                 !$past(rst_ni) || dp_rst_n == {DpRstCopies{!flush_q}})
   `STRATA_ASSERT(ce_rsp_room, clk_i, ok_n, !rd_rsp_valid_i || unused_data_ready)
   `STRATA_ASSERT(ce_rsp_expected, clk_i, ok_n, !rd_rsp_valid_i || rd_out_q != '0)
   `STRATA_ASSERT(ce_data_le_side, clk_i, ok_n, data_count <= side_count)
@@ -1220,14 +1209,9 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_wg_cfg, clk_i, ok_n, !wg_cfg_error)
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
-  `STRATA_ASSERT(ce_run_copies, clk_i, rst_ni, run_q == {RunCopies{running_q}})
   `STRATA_ASSERT(ce_pe_go, clk_i, rst_ni,
                  pe_go_q == (running_q && !cfg.pool_only && !(cfg.fc && !ms_room)))
-  `STRATA_ASSERT(ce_start_copies, clk_i, rst_ni,
-                 start_q == {StartCopies{state_q == StStart}} &&
-                 (state_q != StStart || sync_start_ready))
-  `STRATA_ASSERT(ce_rq_fc_copies, clk_i, rst_ni, rq_fc_q == {Pes{cfg.fc}})
-  `STRATA_ASSERT(ce_walk_ready, clk_i, rst_ni, walk_ready_q == (running && side_ready))
+  `STRATA_ASSERT(ce_start_sync, clk_i, rst_ni, state_q != StStart || sync_start_ready)
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !post_valid && !wres_valid))

@@ -28,7 +28,7 @@
 // the state, code and abort registers load from flip-flops: errors,
 // completion and deadlock are judged two cycles after the clients show them.
 // clear_o and abort_o reach every client: each client gets its own copy
-// (ClearCopies, AbortCopies; strata_reg_copies, asserted equal), which the
+// (ClearCopies, AbortCopies; strata_reg_copies, checked against the state), which the
 // placer puts beside the client, instead of one flip-flop whose net crosses
 // the die.
 // Latency: START to clear_o one cycle; completion to DONE (and done_set_o)
@@ -89,7 +89,6 @@ module strata_controller
 
   state_e       state_d, state_q;
   logic         done_d, done_q, error_d, error_q, fine_d, fine_q;
-  logic         abort_q;  // state_q == StDrain (the copies of abort_o are checked against it)
   logic         clear_d, clear_q, done_set_d, done_set_q, error_set_d, error_set_q;
   err_code_e    code_d, code_q;
   logic [15:0]  index_d, index_q;
@@ -272,7 +271,6 @@ module strata_controller
       clear_q     <= 1'b0;
       clear_q2    <= 1'b0;
       clear_q3    <= 1'b0;
-      abort_q     <= 1'b0;
       done_set_q  <= 1'b0;
       error_set_q <= 1'b0;
       wd_q        <= '0;
@@ -286,7 +284,6 @@ module strata_controller
       clear_q     <= clear_d;
       clear_q2    <= clear_q;
       clear_q3    <= clear_q2;
-      abort_q     <= state_d == StDrain;
       done_set_q  <= done_set_d;
       error_set_q <= error_set_d;
       wd_q        <= wd_d;
@@ -301,17 +298,19 @@ module strata_controller
   end
 
   strata_reg_copies #(.Copies (ClearCopies)) u_clear_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (clear_d),
-    .q_o    (clear_o)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (clear_d),
+    .mirror_i (clear_q),
+    .q_o      (clear_o)
   );
 
   strata_reg_copies #(.Copies (AbortCopies)) u_abort_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (state_d == StDrain),
-    .q_o    (abort_o)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (state_d == StDrain),
+    .mirror_i (state_q == StDrain),
+    .q_o      (abort_o)
   );
 
   assign fine_grain_o = fine_q;
@@ -323,9 +322,6 @@ module strata_controller
   assign done_set_o   = done_set_q;
   assign error_set_o  = error_set_q;
 
-  `STRATA_ASSERT(ctrl_abort_reg, clk_i, rst_ni, abort_q == (state_q == StDrain))
-  `STRATA_ASSERT(ctrl_copies, clk_i, rst_ni,
-                 clear_o == {ClearCopies{clear_q}} && abort_o == {AbortCopies{abort_q}})
   `STRATA_ASSERT(ctrl_status_excl, clk_i, rst_ni, !(done_q && error_q))
 `ifndef SYNTHESIS
   // The selection equals the running minimum over the engines in order.

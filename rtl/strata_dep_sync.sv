@@ -3,7 +3,8 @@
 // in completion-granular or fine-grained mode.
 //
 // Sequence per instruction (the engine drives start, step and finish):
-//   start:  latch acq0/acq1/rel0/rel1/acq0_first/acq0_step and the mode;
+//   start:  latch the header's counts (deps_i: acq0, acq1, rel0, rel1,
+//           acq0_first, acq0_step) and the mode;
 //           acquire acq1 on edge 1 (always up front);
 //   step k: the engine may start step k (a row) once need(k) units of edge 0
 //           are held: need = acq0 in completion mode, and
@@ -33,8 +34,10 @@
 // waiting_o: the engine asks for a step or the finish that is not ready.
 `include "strata_assert.svh"
 
-module strata_dep_sync #(
-  parameter int unsigned AmountWidth = 16  // header count bits
+module strata_dep_sync
+  import strata_isa_pkg::dep_hdr_t;
+#(
+  localparam int unsigned AmountWidth = strata_isa_pkg::DepCountWidth  // header count bits
 ) (
   input  logic                        clk_i,           // clock
   input  logic                        rst_ni,          // synchronous reset, active low
@@ -43,12 +46,7 @@ module strata_dep_sync #(
   input  logic                        start_valid_i,   // an instruction begins
   output logic                        start_ready_o,   // idle: taken (then acquires acq1)
   input  logic                        fine_i,          // fine-grained mode for this instruction
-  input  logic [AmountWidth-1:0]      acq0_i,          // header fields
-  input  logic [AmountWidth-1:0]      acq1_i,
-  input  logic [AmountWidth-1:0]      rel0_i,
-  input  logic [AmountWidth-1:0]      rel1_i,
-  input  logic [AmountWidth-1:0]      acq0_first_i,
-  input  logic [AmountWidth-1:0]      acq0_step_i,
+  input  dep_hdr_t                    deps_i,          // the instruction's dependency fields
   // steps
   input  logic                        step_valid_i,    // the engine wants to start the next step
   output logic                        step_ready_o,    // its units are held: go
@@ -151,7 +149,7 @@ module strata_dep_sync #(
   // current need before the finish), so the next need is need_q + step_gap
   // and its gap to held_q is step_gap itself.
   assign step_gap   = (step_q < all_gap_q) ? step_q : all_gap_q;
-  assign first_need = fine_i ? ((acq0_first_i < acq0_i) ? acq0_first_i : acq0_i) : acq0_i;
+  assign first_need = fine_i ? ((deps_i.acq0_first < deps_i.acq0) ? deps_i.acq0_first : deps_i.acq0) : deps_i.acq0;
   // need_met_d is written without the minimum's comparator: a minimum of two
   // unsigned numbers is 0 exactly when one of them is, and all_gap_q is 0
   // exactly when all_held_q (held_q never passes acq0_q; asserted below). So
@@ -195,19 +193,19 @@ module strata_dep_sync #(
         // before the start), so the engine's start only moves the state: it
         // does not fan out to the enables of the counters across the die.
         fine_d     = fine_i;
-        acq0_d     = acq0_i;
-        acq1_d     = acq1_i;
-        rel1_d     = rel1_i;
-        step_d     = acq0_step_i;
+        acq0_d     = deps_i.acq0;
+        acq1_d     = deps_i.acq1;
+        rel1_d     = deps_i.rel1;
+        step_d     = deps_i.acq0_step;
         need_wait  = first_need;
         held_d     = '0;
-        rel_left_d = rel0_i;
-        rel_any_d  = rel0_i != '0;
-        need_met_wait = acq0_i == '0 || (fine_i && acq0_first_i == '0);  // first_need == 0
-        all_held_d = acq0_i == '0;
+        rel_left_d = deps_i.rel0;
+        rel_any_d  = deps_i.rel0 != '0;
+        need_met_wait = deps_i.acq0 == '0 || (fine_i && deps_i.acq0_first == '0);  // first_need == 0
+        all_held_d = deps_i.acq0 == '0;
         gap_wait   = first_need;
-        all_gap_d  = acq0_i;
-        if (start_valid_i) state_d = (acq1_i != '0) ? StAcq1 : StRun;
+        all_gap_d  = deps_i.acq0;
+        if (start_valid_i) state_d = (deps_i.acq1 != '0) ? StAcq1 : StRun;
       end
       StAcq1: if (acq_grant_i[1]) state_d = StRun;
       StRun:  if (finish_fire) state_d = StIdle;
@@ -298,12 +296,5 @@ module strata_dep_sync #(
                  !(step_valid_i && step_take) || (!grant0 && state_q == StRun))
   `STRATA_ASSERT(dep_sync_idle_use, clk_i, rst_ni,
                  state_q != StIdle || !(step_valid_i || finish_valid_i || step_done_i))
-
-`ifndef SYNTHESIS
-  initial begin
-    assert (AmountWidth >= 1 && AmountWidth <= 32)
-      else $fatal(1, "strata_dep_sync: AmountWidth must be 1..32");
-  end
-`endif
 
 endmodule : strata_dep_sync

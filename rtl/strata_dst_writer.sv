@@ -299,10 +299,11 @@ module strata_dst_writer
   end
 
   strata_reg_copies #(.Copies (Lanes)) u_row_emit (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (emit_d),
-    .q_o    (row_emit_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (emit_d),
+    .mirror_i (state_q == StEmit),
+    .q_o      (row_emit_q)
   );
 
   always_ff @(posedge clk_i) begin
@@ -344,8 +345,7 @@ module strata_dst_writer
                         {cache_mask_o, cache_addr_o, cache_data_o})
   for (genvar j = 0; j < Lanes; j++) begin : g_row_flags
     `STRATA_ASSERT(writer_row_flags, clk_i, rst_ni,
-                   row_take_q[j] == (state_q == StRun && transpose && n_q == UnitWidth'(j)) &&
-                   row_emit_q[j] == (state_q == StEmit))
+                   row_take_q[j] == (state_q == StRun && transpose && n_q == UnitWidth'(j)))
   end
   `STRATA_ASSERT(writer_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
   `STRATA_ASSERT(writer_next_flags, clk_i, rst_ni,

@@ -131,15 +131,14 @@ module strata_fifo #(
       strata_reg_copies #(
         .Copies (WeCopies)
       ) u_full_copies (
-        .clk_i  (clk_i),
-        .rst_ni (rst_ni),
-        .d_i    (!in_ready_d),
-        .q_o    (full_copy_q)
+        .clk_i    (clk_i),
+        .rst_ni   (rst_ni),
+        .d_i      (!in_ready_d),
+        .mirror_i (!in_ready_q),
+        .q_o      (full_copy_q)
       );
 
       assign we = ~full_copy_q;
-
-      `STRATA_ASSERT(fifo_we_copies, clk_i, rst_ni, we == {WeCopies{in_ready_q}})
     end
 
     for (genvar c = 0; c < WeCopies; c++) begin : g_slice

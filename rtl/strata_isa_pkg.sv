@@ -449,6 +449,31 @@ package strata_isa_pkg;
     return instr[ConfigParamDepthLsb +: ConfigParamDepthWidth];
   endfunction
 
+  // The dependency fields of the header (docs/isa.md, Dependencies) as one value:
+  // each engine latches it from the instruction it takes and hands it to its
+  // dependency sequencer (strata_dep_sync).
+  localparam int unsigned DepCountWidth = 16;  // bits per count
+  typedef struct packed {
+    logic [15:0] acq0;  // units to acquire on incoming dependency edge 0
+    logic [15:0] acq1;  // units to acquire on incoming dependency edge 1 (always up front)
+    logic [15:0] rel0;  // units to release on outgoing dependency edge 0
+    logic [15:0] rel1;  // units to release on outgoing dependency edge 1
+    logic [15:0] acq0_first;  // fine-grained mode: edge-0 units needed before the first step
+    logic [15:0] acq0_step;  // fine-grained mode: further edge-0 units needed before each later step
+  } dep_hdr_t;
+
+  // The dependency fields of an instruction.
+  function automatic dep_hdr_t hdr_deps(instr_t instr);
+    dep_hdr_t deps;
+    deps.acq0 = hdr_acq0(instr);
+    deps.acq1 = hdr_acq1(instr);
+    deps.rel0 = hdr_rel0(instr);
+    deps.rel1 = hdr_rel1(instr);
+    deps.acq0_first = hdr_acq0_first(instr);
+    deps.acq0_step = hdr_acq0_step(instr);
+    return deps;
+  endfunction
+
   // Bits each opcode uses (header + payload); all others are reserved.
   localparam instr_t LoadUsedMask = {
     64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000000ffffffff,

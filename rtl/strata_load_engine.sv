@@ -149,7 +149,7 @@ module strata_load_engine
   logic [1:0]   kind_q;
   logic [5:0]   dst_id_q;
   logic         pe_step_q;
-  logic [15:0]  acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
+  dep_hdr_t     deps_q;  // the dependency fields
   logic         fine_q;
   logic         take;
 
@@ -167,12 +167,7 @@ module strata_load_engine
       pe_step_q    <= load_dst_pe_step(instr_i);
       dst_addr_q   <= load_dst_addr(instr_i);
       dst_stride_q <= load_dst_row_stride(instr_i);
-      acq0_q       <= hdr_acq0(instr_i);
-      acq1_q       <= hdr_acq1(instr_i);
-      rel0_q       <= hdr_rel0(instr_i);
-      rel1_q       <= hdr_rel1(instr_i);
-      acq0_first_q <= hdr_acq0_first(instr_i);
-      acq0_step_q  <= hdr_acq0_step(instr_i);
+      deps_q       <= hdr_deps(instr_i);
       index_q      <= instr_index_i;
       fine_q       <= fine_i;
     end
@@ -292,8 +287,8 @@ module strata_load_engine
   // ---------------------------------------------------------------- start and run
   // start_q: state_q == StStart, a flip-flop per group of the blocks the
   // start loads (dependency sequencer, burst generator and row flag, unit
-  // counters), loaded from the next state (strata_reg_copies, asserted
-  // equal). The dependency sequencer is always idle in StStart (it leaves
+  // counters), loaded from the next state (strata_reg_copies, checked
+  // against the state). The dependency sequencer is always idle in StStart (it leaves
   // idle only on this start and returns on the finish or an abort;
   // asserted), so StStart lasts one cycle and needs no look at its ready:
   // the loads begin at a register beside each block, not at the state
@@ -308,17 +303,19 @@ module strata_load_engine
   logic                   start_d, run_d, run_q;
 
   strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (start_d),
-    .q_o    (start_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (start_d),
+    .mirror_i (state_q == StStart),
+    .q_o      (start_q)
   );
 
   strata_reg_copies #(.Copies (1)) u_run_copy (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (run_d),
-    .q_o    (run_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (run_d),
+    .mirror_i (state_q == StRun),
+    .q_o      (run_q)
   );
 
   // ---------------------------------------------------------------- dependencies
@@ -326,21 +323,14 @@ module strata_load_engine
   logic finish_q, error_q;  // state_q == StFinish / StError (registered, below)
   logic sync_busy, sync_waiting;
 
-  strata_dep_sync #(
-    .AmountWidth (16)
-  ) u_sync (
+  strata_dep_sync u_sync (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i || error_q),
     .start_valid_i  (start_q[StartSync]),
     .start_ready_o  (sync_start_ready),
     .fine_i         (fine_q),
-    .acq0_i         (acq0_q),
-    .acq1_i         (acq1_q),
-    .rel0_i         (rel0_q),
-    .rel1_i         (rel1_q),
-    .acq0_first_i   (acq0_first_q),
-    .acq0_step_i    (acq0_step_q),
+    .deps_i         (deps_q),
     .step_valid_i   (step_valid),
     .step_ready_o   (step_ready),
     .step_done_i    (step_done),
@@ -775,10 +765,7 @@ module strata_load_engine
   `STRATA_ASSERT_STREAM(load_pe, clk_i, rst_ni, pe_valid_o, pe_ready_i, {pe_o, pe_addr_o, pe_data_o})
   `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
                         {param_channel_o, param_data_o})
-  `STRATA_ASSERT(load_start_copies, clk_i, rst_ni,
-                 start_q == {StartCopies{state_q == StStart}} &&
-                 (state_q != StStart || sync_start_ready))
-  `STRATA_ASSERT(load_run_copy, clk_i, rst_ni, run_q == (state_q == StRun))
+  `STRATA_ASSERT(load_start_sync, clk_i, rst_ni, state_q != StStart || sync_start_ready)
   `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
                  finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(load_start_run_d, clk_i, rst_ni,

@@ -1,8 +1,18 @@
-// Copies of one register bit for a signal that reaches blocks placed far
-// apart (a reset, a run or abort flag): every copy loads d_i (0 in
-// reset), so the copies are equal at all times, and
-// each copy drives the blocks of one client only. The placer puts each copy
-// beside its client, so no single flip-flop's net crosses the die.
+// Timing-only replication: copies of one register bit for a signal that
+// reaches blocks placed far apart (a reset, a run, start or abort flag, a
+// write enable). Every copy loads d_i (0 in reset), so the copies are equal
+// at all times, and each copy drives the blocks of one client only: the
+// placer puts each copy beside its client, so no single flip-flop's net
+// crosses the die. Logically the copies are one register; they exist for
+// placement alone, and every replicated flag of the design goes through
+// this block so that the replication is visible in one place.
+//
+// mirror_i is the value the copies stand for: the design's own register or
+// state decode that the copies replicate (`state_q == StRun`, a FIFO's full
+// flag). It has no hardware; in simulation every copy is checked equal to it
+// from the second cycle out of reset on (assertion reg_copies_mirror, below),
+// so a d_i that does not follow the state it claims to copy fails the first
+// bench that reaches the difference.
 //
 // Each copy is a one-bit register in a generate block of its own, marked
 // `keep`: Yosys merges the bits of one multi-bit register that load the same
@@ -12,13 +22,16 @@
 // powers its flip-flops up, so the first clock edge, before rst_ni has been
 // sampled, already sees the reset value.
 // Latency: q_o follows d_i one cycle later.
+`include "strata_assert.svh"
+
 module strata_reg_copies #(
   parameter int unsigned Copies = 2  // copies, >= 1
 ) (
-  input  logic              clk_i,   // clock
-  input  logic              rst_ni,  // synchronous reset, active low
-  input  logic              d_i,     // next value of every copy
-  output logic [Copies-1:0] q_o      // the copies
+  input  logic              clk_i,     // clock
+  input  logic              rst_ni,    // synchronous reset, active low
+  input  logic              d_i,       // next value of every copy
+  input  logic              mirror_i,  // what the copies equal (checked in simulation only)
+  output logic [Copies-1:0] q_o        // the copies
 );
 
   for (genvar c = 0; c < Copies; c++) begin : g_copy
@@ -35,6 +48,10 @@ module strata_reg_copies #(
 
     assign q_o[c] = copy_q;
   end
+
+  // A copy loaded in reset holds 0 in the first cycle after it, whatever the
+  // mirrored state's reset value; from then on it equals the mirror.
+  `STRATA_ASSERT(reg_copies_mirror, clk_i, rst_ni, !$past(rst_ni) || q_o == {Copies{mirror_i}})
 
 `ifndef SYNTHESIS
   initial begin

@@ -131,7 +131,7 @@ module strata_store_engine
   logic [23:0] ext_stride_q;
   logic [15:0] rows_q, row_words_q, src_addr_q, src_stride_q, index_q;
   logic [5:0]  src_id_q;
-  logic [15:0] acq0_q, acq1_q, rel0_q, rel1_q, acq0_first_q, acq0_step_q;
+  dep_hdr_t     deps_q;  // the dependency fields
   logic        fine_q;
   logic        take;
 
@@ -147,12 +147,7 @@ module strata_store_engine
       src_id_q     <= store_src_id(instr_i);
       src_addr_q   <= store_src_addr(instr_i);
       src_stride_q <= store_src_row_stride(instr_i);
-      acq0_q       <= hdr_acq0(instr_i);
-      acq1_q       <= hdr_acq1(instr_i);
-      rel0_q       <= hdr_rel0(instr_i);
-      rel1_q       <= hdr_rel1(instr_i);
-      acq0_first_q <= hdr_acq0_first(instr_i);
-      acq0_step_q  <= hdr_acq0_step(instr_i);
+      deps_q       <= hdr_deps(instr_i);
       index_q      <= instr_index_i;
       fine_q       <= fine_i;
     end
@@ -258,7 +253,7 @@ module strata_store_engine
   // start_q: state_q == StStart, a flip-flop per group of the blocks the
   // start loads (dependency sequencer, bank read counters, burst generator
   // and AW row count, W counters), loaded from the next state
-  // (strata_reg_copies, asserted equal). The dependency sequencer is always
+  // (strata_reg_copies, checked against the state). The dependency sequencer is always
   // idle in StStart (it leaves idle only on this start and returns on the
   // finish, an error or an abort; asserted), so StStart lasts one cycle and
   // needs no look at its ready: the loads begin at a register beside each
@@ -279,26 +274,29 @@ module strata_store_engine
   logic                     start_d, run_d, run_q;
 
   strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (start_d),
-    .q_o    (start_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (start_d),
+    .mirror_i (state_q == StStart),
+    .q_o      (start_q)
   );
 
   strata_reg_copies #(.Copies (1)) u_run_copy (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (run_d),
-    .q_o    (run_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (run_d),
+    .mirror_i (state_q == StRun),
+    .q_o      (run_q)
   );
 
   logic quiesce_d;  // state_d is StError or StDrain, written out (control, below)
 
   strata_reg_copies #(.Copies (QuiesceCopies)) u_quiesce_copies (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (quiesce_d),
-    .q_o    (quiesce_q)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (quiesce_d),
+    .mirror_i (state_q == StError || state_q == StDrain),
+    .q_o      (quiesce_q)
   );
 
   // ---------------------------------------------------------------- dependencies
@@ -306,21 +304,14 @@ module strata_store_engine
   logic finish_q, error_q;  // state_q == StFinish / StError (registered, below)
   logic sync_busy, sync_waiting;
 
-  strata_dep_sync #(
-    .AmountWidth (16)
-  ) u_sync (
+  strata_dep_sync u_sync (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i || error_q),
     .start_valid_i  (start_q[StartSync]),
     .start_ready_o  (sync_start_ready),
     .fine_i         (fine_q),
-    .acq0_i         (acq0_q),
-    .acq1_i         (acq1_q),
-    .rel0_i         (rel0_q),
-    .rel1_i         (rel1_q),
-    .acq0_first_i   (acq0_first_q),
-    .acq0_step_i    (acq0_step_q),
+    .deps_i         (deps_q),
     .step_valid_i   (step_valid),
     .step_ready_o   (step_ready),
     .step_done_i    (step_done),
@@ -776,11 +767,7 @@ module strata_store_engine
                  !aw_issue || aw_row < rd_row_q || (aw_row == rd_row_q && rd_acq) ||
                  (32'(aw_row) == 32'(rd_row_q) + 1 && acq_cnt_q == 2'd2))
   `STRATA_ASSERT(store_aw_rows, clk_i, rst_ni, !(step_fire && aw_rows_q == '1))
-  `STRATA_ASSERT(store_start_copies, clk_i, rst_ni,
-                 start_q == {StartCopies{state_q == StStart}} &&
-                 (state_q != StStart || sync_start_ready))
-  `STRATA_ASSERT(store_run_copy, clk_i, rst_ni, run_q == (state_q == StRun) &&
-                 quiesce_q == {QuiesceCopies{state_q == StError || state_q == StDrain}})
+  `STRATA_ASSERT(store_start_sync, clk_i, rst_ni, state_q != StStart || sync_start_ready)
   `STRATA_ASSERT(store_next_decodes, clk_i, rst_ni,
                  start_d == (state_d == StStart) && run_d == (state_d == StRun) &&
                  finish_d == (state_d == StFinish) && error_d == (state_d == StError) &&

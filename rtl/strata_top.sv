@@ -138,10 +138,11 @@ module strata_top
   logic cp_rst_n;
 
   strata_reg_copies #(.Copies (1)) u_cp_rst (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .d_i    (1'b1),
-    .q_o    (cp_rst_n)
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (1'b1),
+    .mirror_i (1'b1),
+    .q_o      (cp_rst_n)
   );
 
   strata_memsys #(

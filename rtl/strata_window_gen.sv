@@ -334,7 +334,7 @@ module strata_window_gen #(
   // (kx + 1 < k) shifts. Column kx of the window register loads only if one
   // of them is set, and no compare with kernel_q drives the multiplexers.
   // "Column kx loads" (k_at || k_in) is a flip-flop per tap of the column
-  // (col_en_q[kx][ky], strata_reg_copies, asserted equal): each tap's enable
+  // (col_en_q[kx][ky], strata_reg_copies, checked against the decode): each tap's enable
   // is one LUT of it and the shift's three flip-flop and ready inputs, and
   // drives one tap's PixelWidth flip-flops, not a column's 448 through a
   // shared shift LUT (two long routes in series: to the column enable, then
@@ -828,10 +828,11 @@ module strata_window_gen #(
       end
     end
     strata_reg_copies #(.Copies (MaxKernel)) u_col_en (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .d_i    (k_at_d[kx] || k_in_d[kx]),
-      .q_o    (col_en_q[kx])
+      .clk_i    (clk_i),
+      .rst_ni   (rst_ni),
+      .d_i      (k_at_d[kx] || k_in_d[kx]),
+      .mirror_i (k_at_q[kx] || k_in_q[kx]),
+      .q_o      (col_en_q[kx])
     );
 
     for (genvar ky = 0; ky < MaxKernel; ky++) begin : g_tap
@@ -1072,10 +1073,6 @@ module strata_window_gen #(
   // The kernel decode is that of the frame's kernel.
   `STRATA_ASSERT(wg_kernel_decode, clk_i, rst_ni, (state_q != StRun)
                  || ((k_at_q == kernel_at(kernel_q)) && (k_in_q == kernel_in(kernel_q))))
-  for (genvar kx = 0; kx < MaxKernel; kx++) begin : g_col_en_check
-    `STRATA_ASSERT(wg_col_en, clk_i, rst_ni,
-                   col_en_q[kx] == ((k_at_q[kx] || k_in_q[kx]) ? '1 : '0))
-  end
   // The registered values follow their definitions at every step of the walk.
   `STRATA_ASSERT(wg_walk_values, clk_i, rst_ni, (state_q != StRun) || walk_done_q
                  || ((free_lim_q == wy_q + pos_t'(Rows))

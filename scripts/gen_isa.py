@@ -112,7 +112,7 @@ class Field:
 
 class Isa:
     def __init__(self, cfg):
-        known = {"instruction_bits", "opcodes", "enums", "header", "sv_types"}
+        known = {"instruction_bits", "opcodes", "enums", "header", "sv_types", "dep_fields"}
         self.bits = cfg.get("instruction_bits")
         if self.bits != 512:
             raise IsaError(f"instruction_bits must be 512, got {self.bits!r}")
@@ -141,6 +141,18 @@ class Isa:
         if not self.header or self.header[0].name != "opcode":
             raise IsaError("the header must start with the 'opcode' field")
         self.opcode_field = self.header[0]
+        by_name = {f.name: f for f in self.header}
+        dep_names = cfg.get("dep_fields") or []
+        if not isinstance(dep_names, list) or not dep_names:
+            raise IsaError("'dep_fields' must be a non-empty list of header field names")
+        for name in dep_names:
+            if name not in by_name:
+                raise IsaError(f"dep_fields: '{name}' is not a header field")
+        if len(set(dep_names)) != len(dep_names):
+            raise IsaError("dep_fields: a field is named twice")
+        self.dep_fields = [by_name[name] for name in dep_names]
+        if len({f.width for f in self.dep_fields}) != 1:
+            raise IsaError("dep_fields: the dependency counts must all have one width")
         if self.opcode_field.lsb != 0:
             raise IsaError("the opcode field must start at bit 0")
         seen = {}
@@ -328,6 +340,29 @@ def render_sv(isa):
                 "  endfunction",
             ]
         out.append("")
+    out += [
+        "  // The dependency fields of the header (docs/isa.md, Dependencies) as one value:",
+        "  // each engine latches it from the instruction it takes and hands it to its",
+        "  // dependency sequencer (strata_dep_sync).",
+        f"  localparam int unsigned DepCountWidth = {isa.dep_fields[0].width};  // bits per count",
+        "  typedef struct packed {",
+    ]
+    for f in isa.dep_fields:
+        out.append(f"    logic [{f.width - 1}:0] {f.name};  // {f.doc}")
+    out += [
+        "  } dep_hdr_t;",
+        "",
+        "  // The dependency fields of an instruction.",
+        "  function automatic dep_hdr_t hdr_deps(instr_t instr);",
+        "    dep_hdr_t deps;",
+    ]
+    for f in isa.dep_fields:
+        out.append(f"    deps.{f.name} = hdr_{f.name}(instr);")
+    out += [
+        "    return deps;",
+        "  endfunction",
+        "",
+    ]
     out.append("  // Bits each opcode uses (header + payload); all others are reserved.")
     for op in isa.payloads:
         words = isa.used_words(op)
