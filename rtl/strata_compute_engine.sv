@@ -3,7 +3,8 @@
 //
 //   instr -> strata_compute_decode (checks, geometry; ILLEGAL_INSTR /
 //            UNSUPPORTED held until abort_i)
-//         -> strata_dep_sync (L2C / S2C acquired, C2S / C2L released; steps:
+//         -> strata_engine_shell (start and run flags; strata_dep_sync: L2C / S2C
+//            acquired, C2S / C2L released; steps:
 //            output rows, FC neurons, POOL input rows of each group)
 //   strata_conv_walker (padding-skip address walk, one beat per cycle)
 //     -> bank read request (issued ahead: up to ReadDepth beats in flight or
@@ -287,16 +288,36 @@ module strata_compute_engine
     if (!busy_q[BusyPool]) cfg.pool <= dec_cfg.pool;
   end
 
-  // ---------------------------------------------------------------- dependencies
-  logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
-  logic sync_busy, sync_waiting;
+  // ---------------------------------------------------------------- start, run, dependencies
+  // strata_engine_shell: the start flags (a copy per block group: walker and
+  // CONV parameters, pooling frames, writer), loaded from launch; the run
+  // flags (a copy per block group far apart: walker and step requests,
+  // pooling input and requantiser, result path and releases; the PE array
+  // input has pe_go_q, below), loaded from run_d; and the dependency
+  // sequencer (L2C and S2C acquired, C2S and C2L released).
+  // running: state_q == StRun as a flip-flop of its own (loaded from
+  // state_d) for the logic near the state register.
+  localparam int unsigned StartFront = 0, StartPool = 1, StartBack = 2, StartCopies = 3;
+  localparam int unsigned RunFront = 0, RunPool = 1, RunBack = 2, RunCopies = 3;
+  logic [StartCopies-1:0] start_q;
+  logic [RunCopies-1:0]   run_q;
+  logic running, running_q, run_d;  // run_d: next state is StRun (below)
+  logic step_valid, step_ready, step_done, finish_valid, finish_ready, sync_waiting;
+  assign running = running_q;
 
-  strata_dep_sync u_sync (
+  strata_engine_shell #(
+    .StartCopies (StartCopies),
+    .RunCopies   (RunCopies)
+  ) u_shell (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i),
-    .start_valid_i  (state_q == StStart),
-    .start_ready_o  (sync_start_ready),
+    .start_d_i      (launch),
+    .in_start_i     (state_q == StStart),
+    .run_d_i        (run_d),
+    .in_run_i       (state_q == StRun),
+    .start_o        (start_q),
+    .run_o          (run_q),
     .fine_i         (fine_q),
     .deps_i         (deps_q),
     .step_valid_i   (step_valid),
@@ -309,39 +330,7 @@ module strata_compute_engine
     .acq_grant_i    (acq_grant_i),
     .rel_valid_o    (rel_valid_o),
     .rel_amount_o   (rel_amount_o),
-    .busy_o         (sync_busy),
     .waiting_o      (sync_waiting)
-  );
-
-  // running: state_q == StRun as a flip-flop of its own (loaded from
-  // state_d): the walker's, the operand FIFOs' and the result handshakes
-  // start at it instead of at a decode of the state register.
-  // The blocks far apart each see a copy of their own (run_q,
-  // strata_reg_copies, checked against it):
-  // walker and step requests, pooling input and requantiser, result path and
-  // releases (the PE array input has pe_go_q, below).
-  logic running, running_q, run_d;  // run_d: next state is StRun (below)
-  localparam int unsigned RunFront = 0, RunPool = 1, RunBack = 2, RunCopies = 3;
-  logic [RunCopies-1:0] run_q;
-  assign running  = running_q;
-
-  // start_q: state_q == StStart, a flip-flop per group of the blocks the
-  // start loads (walker and CONV parameters, pooling frames, writer),
-  // loaded from launch (strata_reg_copies, checked against it). The dependency
-  // side is always idle in StStart (it leaves idle only on this start and
-  // returns on the finish or an abort; asserted), so StStart lasts one cycle
-  // and the start needs no look at its ready: the blocks' counter loads
-  // begin at a register beside them, not at the state register's decode
-  // and the dependency side's state.
-  localparam int unsigned StartFront = 0, StartPool = 1, StartBack = 2, StartCopies = 3;
-  logic [StartCopies-1:0] start_q;
-
-  strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .d_i      (launch),
-    .mirror_i (state_q == StStart),
-    .q_o      (start_q)
   );
 
   // ---------------------------------------------------------------- address walk
@@ -1150,13 +1139,6 @@ module strata_compute_engine
     .q_o      (busy_q)
   );
 
-  strata_reg_copies #(.Copies (RunCopies)) u_run_copies (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .d_i      (run_d),
-    .mirror_i (running_q),
-    .q_o      (run_q)
-  );
 
   // ---------------------------------------------------------------- status
   assign idle_o       = state_q == StIdle && slot_q == SlotEmpty && !flush_q;
@@ -1174,9 +1156,8 @@ module strata_compute_engine
                         (cfg.pool_only ? !wg_in_ready : (pe_in_valid && !pe_in_ready));
 
   // ---------------------------------------------------------------- checks
-  logic unused_sync_busy, unused_dec_busy;
-  assign unused_sync_busy  = sync_busy;
-  assign unused_dec_busy   = dec_busy;
+  logic unused_dec_busy;
+  assign unused_dec_busy = dec_busy;
 
   logic ok_n;  // assertions are off during reset and abort
   assign ok_n = rst_ni && !abort_i && state_q != StAbort;
@@ -1211,7 +1192,6 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
   `STRATA_ASSERT(ce_pe_go, clk_i, rst_ni,
                  pe_go_q == (running_q && !cfg.pool_only && !(cfg.fc && !ms_room)))
-  `STRATA_ASSERT(ce_start_sync, clk_i, rst_ni, state_q != StStart || sync_start_ready)
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
                   !pool_valid && !post_valid && !wres_valid))

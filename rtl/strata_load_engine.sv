@@ -2,7 +2,7 @@
 // external memory into a bank, the PE caches or the parameter RAM.
 //
 // Per instruction: accept from the load queue, check the fields (three cycles),
-// start the dependency sequencer (strata_dep_sync: S2L up front, C2L per
+// start the dependency sequencer (strata_engine_shell: S2L up front, C2L per
 // step), then run two decoupled processes until every unit is written:
 //   read requests: row by row (row r at ext_addr + r * ext_row_stride), each
 //     row split into INCR bursts of at most MaxBurst beats that never cross a
@@ -284,51 +284,32 @@ module strata_load_engine
                  state_q != StCheck4 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d &&
                                          range_over_q == range_over_d))
 
-  // ---------------------------------------------------------------- start and run
-  // start_q: state_q == StStart, a flip-flop per group of the blocks the
-  // start loads (dependency sequencer, burst generator and row flag, unit
-  // counters), loaded from the next state (strata_reg_copies, checked
-  // against the state). The dependency sequencer is always idle in StStart (it leaves
-  // idle only on this start and returns on the finish or an abort;
-  // asserted), so StStart lasts one cycle and needs no look at its ready:
-  // the loads begin at a register beside each block, not at the state
-  // register's decode and the sequencer's state (a route from state_q to
-  // the sequencer and back in one cycle).
-  // run_q: state_q == StRun, registered the same way. The next values are
-  // written out from the transitions into StStart and StRun (start_d, run_d
-  // below; asserted equal to the next-state decodes), so run_d does not wait
-  // for the field checks' comparisons.
-  localparam int unsigned StartSync = 0, StartFront = 1, StartBack = 2, StartCopies = 3;
+  // ---------------------------------------------------------------- start, run, dependencies
+  // strata_engine_shell: the start flags (a copy per block group: burst
+  // generator and row flag, unit counters) and the run flag, loaded from the
+  // transitions into StStart and StRun written out below (start_d, run_d;
+  // asserted equal to the next-state decodes, so run_d does not wait for
+  // the field checks' comparisons), and the dependency sequencer (S2L up
+  // front, C2L per row).
+  localparam int unsigned StartFront = 0, StartBack = 1, StartCopies = 2;
   logic [StartCopies-1:0] start_q;
   logic                   start_d, run_d, run_q;
-
-  strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .d_i      (start_d),
-    .mirror_i (state_q == StStart),
-    .q_o      (start_q)
-  );
-
-  strata_reg_copies #(.Copies (1)) u_run_copy (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .d_i      (run_d),
-    .mirror_i (state_q == StRun),
-    .q_o      (run_q)
-  );
-
-  // ---------------------------------------------------------------- dependencies
-  logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
+  logic step_valid, step_ready, step_done, finish_valid, finish_ready, sync_waiting;
   logic finish_q, error_q;  // state_q == StFinish / StError (registered, below)
-  logic sync_busy, sync_waiting;
 
-  strata_dep_sync u_sync (
+  strata_engine_shell #(
+    .StartCopies (StartCopies),
+    .RunCopies   (1)
+  ) u_shell (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i || error_q),
-    .start_valid_i  (start_q[StartSync]),
-    .start_ready_o  (sync_start_ready),
+    .start_d_i      (start_d),
+    .in_start_i     (state_q == StStart),
+    .run_d_i        (run_d),
+    .in_run_i       (state_q == StRun),
+    .start_o        (start_q),
+    .run_o          (run_q),
     .fine_i         (fine_q),
     .deps_i         (deps_q),
     .step_valid_i   (step_valid),
@@ -341,7 +322,6 @@ module strata_load_engine
     .acq_grant_i    (acq_grant_i),
     .rel_valid_o    (rel_valid_o),
     .rel_amount_o   (rel_amount_o),
-    .busy_o         (sync_busy),
     .waiting_o      (sync_waiting)
   );
 
@@ -756,16 +736,12 @@ module strata_load_engine
   assign err_index_o = index_q;
 
   // ---------------------------------------------------------------- checks
-  logic unused_sync_busy;
-  assign unused_sync_busy = sync_busy;
-
   `STRATA_ASSERT_STREAM(load_ar, clk_i, rst_ni, arvalid_o, arready_i, {araddr_o, arlen_o})
   `STRATA_ASSERT_STREAM(load_bank, clk_i, rst_ni, bank_valid_o, bank_ready_i,
                         {bank_o, bank_addr_o, bank_data_o})
   `STRATA_ASSERT_STREAM(load_pe, clk_i, rst_ni, pe_valid_o, pe_ready_i, {pe_o, pe_addr_o, pe_data_o})
   `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
                         {param_channel_o, param_data_o})
-  `STRATA_ASSERT(load_start_sync, clk_i, rst_ni, state_q != StStart || sync_start_ready)
   `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
                  finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(load_start_run_d, clk_i, rst_ni,

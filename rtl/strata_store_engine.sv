@@ -2,7 +2,7 @@
 // from a bank to external memory with AXI4 write bursts.
 //
 // Per instruction: accept from the store queue, check the fields (three
-// cycles), start the dependency sequencer (strata_dep_sync: C2S per step),
+// cycles), start the dependency sequencer (strata_engine_shell: C2S per step),
 // then run three decoupled processes:
 //   bank reads: word w of row r from bank src_id at src_addr +
 //     r * src_row_stride + w, one per cycle while the data FIFO has room for
@@ -249,67 +249,38 @@ module strata_store_engine
                  state_q != StCheck4 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d &&
                                          range_over_q == range_over_d))
 
-  // ---------------------------------------------------------------- start and run
-  // start_q: state_q == StStart, a flip-flop per group of the blocks the
-  // start loads (dependency sequencer, bank read counters, burst generator
-  // and AW row count, W counters), loaded from the next state
-  // (strata_reg_copies, checked against the state). The dependency sequencer is always
-  // idle in StStart (it leaves idle only on this start and returns on the
-  // finish, an error or an abort; asserted), so StStart lasts one cycle and
-  // needs no look at its ready: the loads begin at a register beside each
-  // block, not at the state register's decode. run_q: state_q == StRun,
-  // quiesce_q: state_q is StError or StDrain, registered the same way, one
+  // ---------------------------------------------------------------- start, run, dependencies
+  // strata_engine_shell: the start flags (a copy per block group: bank read
+  // counters, burst generator and AW row count, W counters) and the run
+  // flag, loaded from the transitions into StStart and StRun written out
+  // below (start_d, run_d; asserted equal to the next-state decodes, so
+  // run_d does not wait for the field checks' comparisons in front of the
+  // route to the run copies), and the dependency sequencer (C2S per row).
+  // quiesce_q: state_q is StError or StDrain, replicated the same way: one
   // copy for the control (read room, data FIFO, W valid and counters) and
   // one for the W payload's AxiDataWidth + strobe multiplexers, so one net
-  // does not reach both the control and the wide payload. The
-  // next values of start and run are written out from the transitions into
-  // StStart and StRun (start_d, run_d below; asserted equal to the next-state
-  // decodes), so run_d does not wait for the field checks' comparisons in
-  // front of the route to the run copies.
-  localparam int unsigned StartSync = 0, StartRead = 1, StartAw = 2, StartW = 3,
-                          StartCopies = 4;
+  // does not reach both the control and the wide payload.
+  localparam int unsigned StartRead = 0, StartAw = 1, StartW = 2, StartCopies = 3;
   localparam int unsigned QuiesceCtl = 0, QuiesceW = 1, QuiesceCopies = 2;
   logic [StartCopies-1:0]   start_q;
   logic [QuiesceCopies-1:0] quiesce_q;
   logic                     start_d, run_d, run_q;
-
-  strata_reg_copies #(.Copies (StartCopies)) u_start_copies (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .d_i      (start_d),
-    .mirror_i (state_q == StStart),
-    .q_o      (start_q)
-  );
-
-  strata_reg_copies #(.Copies (1)) u_run_copy (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .d_i      (run_d),
-    .mirror_i (state_q == StRun),
-    .q_o      (run_q)
-  );
-
-  logic quiesce_d;  // state_d is StError or StDrain, written out (control, below)
-
-  strata_reg_copies #(.Copies (QuiesceCopies)) u_quiesce_copies (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .d_i      (quiesce_d),
-    .mirror_i (state_q == StError || state_q == StDrain),
-    .q_o      (quiesce_q)
-  );
-
-  // ---------------------------------------------------------------- dependencies
-  logic sync_start_ready, step_valid, step_ready, step_done, finish_valid, finish_ready;
+  logic step_valid, step_ready, step_done, finish_valid, finish_ready, sync_waiting;
   logic finish_q, error_q;  // state_q == StFinish / StError (registered, below)
-  logic sync_busy, sync_waiting;
 
-  strata_dep_sync u_sync (
+  strata_engine_shell #(
+    .StartCopies (StartCopies),
+    .RunCopies   (1)
+  ) u_shell (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .abort_i        (abort_i || error_q),
-    .start_valid_i  (start_q[StartSync]),
-    .start_ready_o  (sync_start_ready),
+    .start_d_i      (start_d),
+    .in_start_i     (state_q == StStart),
+    .run_d_i        (run_d),
+    .in_run_i       (state_q == StRun),
+    .start_o        (start_q),
+    .run_o          (run_q),
     .fine_i         (fine_q),
     .deps_i         (deps_q),
     .step_valid_i   (step_valid),
@@ -322,8 +293,17 @@ module strata_store_engine
     .acq_grant_i    (acq_grant_i),
     .rel_valid_o    (rel_valid_o),
     .rel_amount_o   (rel_amount_o),
-    .busy_o         (sync_busy),
     .waiting_o      (sync_waiting)
+  );
+
+  logic quiesce_d;  // state_d is StError or StDrain, written out (control, below)
+
+  strata_reg_copies #(.Copies (QuiesceCopies)) u_quiesce_copies (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .d_i      (quiesce_d),
+    .mirror_i (state_q == StError || state_q == StDrain),
+    .q_o      (quiesce_q)
   );
 
   logic running, quiesce;
@@ -748,8 +728,7 @@ module strata_store_engine
   assign err_index_o = err_index_q;
 
   // ---------------------------------------------------------------- checks
-  logic unused_sync_busy, unused_idx_valid;
-  assign unused_sync_busy = sync_busy;
+  logic unused_idx_valid;
   assign unused_idx_valid = idx_valid;
 
   `STRATA_ASSERT(store_sent_stays, clk_i, rst_ni,
@@ -767,7 +746,6 @@ module strata_store_engine
                  !aw_issue || aw_row < rd_row_q || (aw_row == rd_row_q && rd_acq) ||
                  (32'(aw_row) == 32'(rd_row_q) + 1 && acq_cnt_q == 2'd2))
   `STRATA_ASSERT(store_aw_rows, clk_i, rst_ni, !(step_fire && aw_rows_q == '1))
-  `STRATA_ASSERT(store_start_sync, clk_i, rst_ni, state_q != StStart || sync_start_ready)
   `STRATA_ASSERT(store_next_decodes, clk_i, rst_ni,
                  start_d == (state_d == StStart) && run_d == (state_d == StRun) &&
                  finish_d == (state_d == StFinish) && error_d == (state_d == StError) &&

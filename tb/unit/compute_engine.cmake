@@ -24,6 +24,7 @@ set(STRATA_COMPUTE_ENGINE_RTL
   ${STRATA_RTL_DIR}/strata_avgpool.sv
   ${STRATA_RTL_DIR}/strata_pool.sv
   ${STRATA_RTL_DIR}/strata_dep_sync.sv
+  ${STRATA_RTL_DIR}/strata_engine_shell.sv
   ${STRATA_RTL_DIR}/strata_banks.sv
   ${STRATA_RTL_DIR}/strata_compute_decode.sv
   ${STRATA_RTL_DIR}/strata_conv_walker.sv

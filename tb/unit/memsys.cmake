@@ -40,6 +40,7 @@ set(STRATA_MEMSYS_RTL
   ${STRATA_RTL_DIR}/strata_fetch.sv
   ${STRATA_RTL_DIR}/strata_dep_sems.sv
   ${STRATA_RTL_DIR}/strata_dep_sync.sv
+  ${STRATA_RTL_DIR}/strata_engine_shell.sv
   ${STRATA_RTL_DIR}/strata_burst_gen.sv
   ${STRATA_RTL_DIR}/strata_axi_rd_arbiter.sv
   ${STRATA_RTL_DIR}/strata_load_engine.sv
