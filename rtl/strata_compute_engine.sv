@@ -123,7 +123,6 @@ module strata_compute_engine
   output logic                      stall_out_o       // an operand waits for the result path
 );
 
-  localparam int unsigned SideWidth = CacheAddrWidth + 2;
   localparam int unsigned CntWidth  = $clog2(ReadDepth + 1);
   localparam int unsigned ParWidth  = AccWidth + MultWidth + ShiftWidth;
   localparam int unsigned MsWidth   = MultWidth + ShiftWidth;
@@ -370,7 +369,12 @@ module strata_compute_engine
   // read credit. side's head is one register copy per PE (HeadCopies), so
   // each PE's cache RAMs read the address from a copy of their own, not
   // from one head register whose net reaches the caches of every PE.
-  logic [Pes-1:0][SideWidth-1:0] side_heads;
+  typedef struct packed {
+    logic [CacheAddrWidth-1:0] cache;  // PE cache address of the beat
+    logic                      first;  // first beat of an accumulation
+    logic                      last;   // last beat of an accumulation
+  } side_t;
+  side_t [Pes-1:0]      side_heads;
   logic                 side_ready, side_valid, data_valid, unused_data_ready, rd_fire, op_fire;
   logic [CntWidth-1:0]  side_count, data_count;
   logic [WordWidth-1:0] data_head;
@@ -408,7 +412,7 @@ module strata_compute_engine
   assign rd_out_d       = rd_out_q + 3'(rd_fire) - 3'(rd_rsp_valid_i);
 
   strata_fifo #(
-    .Width  (SideWidth),
+    .T      (side_t),
     .Depth  (ReadDepth),
     .OutReg     (1'b1),  // the PE array's operands leave flip-flops
     .HeadCopies (Pes)
@@ -417,7 +421,7 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n[DpRstFront]),
     .in_valid_i  (rd_fire),
     .in_ready_o  (side_ready),
-    .in_data_i   ({beat_cache, beat_first, beat_last}),
+    .in_data_i   (side_t'{cache: beat_cache, first: beat_first, last: beat_last}),
     .out_valid_o (side_valid),
     .out_ready_i (op_fire),
     .out_data_o  (side_heads),
@@ -444,9 +448,13 @@ module strata_compute_engine
   logic                      op_first, op_last;
   logic [1:0]                unused_side_flags [Pes];  // first / last (copy 0's are used)
 
-  assign {op_first, op_last} = side_heads[0][1:0];
+  assign op_first = side_heads[0].first;
+  assign op_last  = side_heads[0].last;
   always_comb begin
-    for (int p = 0; p < Pes; p++) {op_cache[p], unused_side_flags[p]} = side_heads[p];
+    for (int p = 0; p < Pes; p++) begin
+      op_cache[p]          = side_heads[p].cache;
+      unused_side_flags[p] = {side_heads[p].first, side_heads[p].last};
+    end
   end
 
   // ---------------------------------------------------------------- parameters
@@ -824,14 +832,16 @@ module strata_compute_engine
   // The slice's storage (585 flip-flops at the default) is written under
   // PoolTaps copies of its not-full flag, so no single flag's net reaches
   // every storage enable.
-  localparam int unsigned WinSliceWidth = PoolTaps * WordWidth + PoolTaps;
-  logic                          ws_valid, ws_ready;
-  logic [PoolTaps*WordWidth-1:0] ws_data;
-  logic [PoolTaps-1:0]           ws_mask;
-  logic [1:0]                    unused_ws_count;
+  typedef struct packed {
+    logic [PoolTaps-1:0]           mask;  // taps inside the image
+    logic [PoolTaps*WordWidth-1:0] data;  // the taps' words
+  } window_t;
+  logic       ws_valid, ws_ready;
+  window_t    ws;  // the window at the slice's head
+  logic [1:0] unused_ws_count;
 
   strata_fifo #(
-    .Width    (WinSliceWidth),
+    .T        (window_t),
     .Depth    (2),
     .OutReg   (1'b1),
     .WeCopies (PoolTaps)
@@ -840,10 +850,10 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n[DpRstPool]),
     .in_valid_i  (win_valid),
     .in_ready_o  (win_ready),
-    .in_data_i   ({win_mask, win_data}),
+    .in_data_i   (window_t'{mask: win_mask, data: win_data}),
     .out_valid_o (ws_valid),
     .out_ready_i (ws_ready),
-    .out_data_o  ({ws_mask, ws_data}),
+    .out_data_o  (ws),
     .count_o     (unused_ws_count)
   );
 
@@ -863,8 +873,8 @@ module strata_compute_engine
     .in_valid_i  (ws_valid),
     .in_ready_o  (ws_ready),
     .in_op_i     (cfg.pool.op_avg ? PoolAvg : PoolMax),
-    .in_taps_i   (ws_data),
-    .in_mask_i   (ws_mask),
+    .in_taps_i   (ws.data),
+    .in_mask_i   (ws.mask),
     .in_user_i   (1'b0),
     .out_valid_o (pool_valid),
     .out_ready_i (pool_ready),
@@ -891,14 +901,16 @@ module strata_compute_engine
   assign rq_ready = cfg.pool.enable ? (run_q[RunPool] && wg_in_ready) : res_ready;
 
   // ---------------------------------------------------------------- destination
-  logic                      wcache_valid, wcache_ready;  // after the writer's cache slice
-  logic [Pes-1:0]            wcache_mask;
-  logic [CacheAddrWidth-1:0] wcache_addr;
-  logic [WordWidth-1:0]      wcache_data;
-  logic                      wr_cache_valid, wr_cache_ready;  // the writer's cache port
-  logic [Pes-1:0]            wr_cache_mask;
-  logic [CacheAddrWidth-1:0] wr_cache_addr;
-  logic [WordWidth-1:0]      wr_cache_data;
+  // A PE cache write of the writer (PE_TRANSPOSE: a word to the PEs of mask).
+  typedef struct packed {
+    logic [Pes-1:0]            mask;  // PEs written
+    logic [CacheAddrWidth-1:0] addr;  // cache word address
+    logic [WordWidth-1:0]      data;  // the word
+  } cache_wr_t;
+  logic      wcache_valid, wcache_ready;      // after the writer's cache slice
+  cache_wr_t wcache;
+  logic      wr_cache_valid, wr_cache_ready;  // the writer's cache port
+  cache_wr_t wr_cache;
   logic [1:0]                unused_cslice_count;
   logic                      wrel_valid, writer_busy;
   logic [UnitWidth-1:0]      wrel_units;
@@ -966,9 +978,9 @@ module strata_compute_engine
     .bank_data_o   (wr_data_o),
     .cache_valid_o (wr_cache_valid),
     .cache_ready_i (wr_cache_ready),
-    .cache_mask_o  (wr_cache_mask),
-    .cache_addr_o  (wr_cache_addr),
-    .cache_data_o  (wr_cache_data),
+    .cache_mask_o  (wr_cache.mask),
+    .cache_addr_o  (wr_cache.addr),
+    .cache_data_o  (wr_cache.data),
     .rel_valid_o   (wrel_valid),
     .rel_units_o   (wrel_units)
   );
@@ -978,17 +990,17 @@ module strata_compute_engine
   // arbitration below, never reaches the writer's handshake and the enables
   // of its address counters and output register.
   strata_fifo #(
-    .Width (Pes + CacheAddrWidth + WordWidth),
+    .T     (cache_wr_t),
     .Depth (2)
   ) u_cache_slice (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstBack]),
     .in_valid_i  (wr_cache_valid),
     .in_ready_o  (wr_cache_ready),
-    .in_data_i   ({wr_cache_mask, wr_cache_addr, wr_cache_data}),
+    .in_data_i   (wr_cache),
     .out_valid_o (wcache_valid),
     .out_ready_i (wcache_ready),
-    .out_data_o  ({wcache_mask, wcache_addr, wcache_data}),
+    .out_data_o  (wcache),
     .count_o     (unused_cslice_count)
   );
 
@@ -1000,9 +1012,9 @@ module strata_compute_engine
   assign wcache_ready = !pe_valid_i || prio_q;
   assign prio_d       = (wcache_valid && pe_valid_i) ? !prio_q : prio_q;
   assign cache_we     = (wcache_valid && wcache_ready) || (pe_valid_i && pe_ready_o);
-  assign cache_mask   = (wcache_valid && wcache_ready) ? wcache_mask : (Pes'(1) << pe_i);
-  assign cache_waddr  = (wcache_valid && wcache_ready) ? wcache_addr : pe_addr_i;
-  assign cache_wdata  = (wcache_valid && wcache_ready) ? wcache_data : pe_data_i;
+  assign cache_mask   = (wcache_valid && wcache_ready) ? wcache.mask : (Pes'(1) << pe_i);
+  assign cache_waddr  = (wcache_valid && wcache_ready) ? wcache.addr : pe_addr_i;
+  assign cache_wdata  = (wcache_valid && wcache_ready) ? wcache.data : pe_data_i;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) prio_q <= 1'b0;

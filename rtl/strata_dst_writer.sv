@@ -98,7 +98,7 @@ module strata_dst_writer
   // ports it feeds sit across the die, so no LUT-RAM read sits in front of
   // that route to the bank write address.
   strata_fifo #(
-    .Width  ($bits(wr_req_t)),
+    .T      (wr_req_t),
     .Depth  (2),
     .OutReg (1'b1)
   ) u_out (
@@ -106,7 +106,8 @@ module strata_dst_writer
     .rst_ni      (rst_ni),
     .in_valid_i  (out_load),
     .in_ready_o  (out_free),
-    .in_data_i   ({cfg_i.kind == WrBank, ld_addr, ld_mask, ld_data, ld_units}),
+    .in_data_i   (wr_req_t'{bank: cfg_i.kind == WrBank, addr: ld_addr, mask: ld_mask,
+                            data: ld_data, units: ld_units}),
     .out_valid_o (out_valid),
     .out_ready_i (out_ready),
     .out_data_o  (out_q),

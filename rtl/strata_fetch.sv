@@ -92,7 +92,6 @@ module strata_fetch
                                           PrefetchInstrs * BeatsPerInstr;
   localparam int unsigned CreditWidth   = $clog2(PrefetchInstrs + 1);
   localparam int unsigned OutstWidth    = $clog2(PrefetchInstrs * BeatsPerInstr + 1);
-  localparam int unsigned QueueWidth    = InstrBits + 16;
 
   // ---------------------------------------------------------------- run state
   logic        active_d, active_q;      // fetching allowed (cleared by stop)
@@ -431,7 +430,12 @@ module strata_fetch
 
   // ---------------------------------------------------------------- queues
   logic [2:0]             q_out_valid, q_out_ready;
-  logic [QueueWidth-1:0]  q_out [3];
+  // An engine queue's entry.
+  typedef struct packed {
+    logic [15:0] index;  // fetch index
+    instr_t      instr;  // the instruction
+  } queued_t;
+  queued_t q_out [3];
   logic                   q_flush;
 
   assign q_flush     = clear_i || abort_i;
@@ -441,14 +445,14 @@ module strata_fetch
     logic [$clog2(QueueDepth + 1)-1:0] unused_count;
 
     strata_fifo #(
-      .Width (QueueWidth),
+      .T     (queued_t),
       .Depth (QueueDepth)
     ) u_queue (
       .clk_i       (clk_i),
       .rst_ni      (rst_ni && !q_flush),
       .in_valid_i  (q_in_valid[q]),
       .in_ready_o  (q_in_ready[q]),
-      .in_data_i   ({dec_idx_q[15:0], dec_q}),
+      .in_data_i   (queued_t'{index: dec_idx_q[15:0], instr: dec_q}),
       .out_valid_o (q_out_valid[q]),
       .out_ready_i (q_out_ready[q]),
       .out_data_o  (q_out[q]),
@@ -456,9 +460,12 @@ module strata_fetch
     );
   end
 
-  assign {ld_index_o, ld_instr_o} = q_out[0];
-  assign {cp_index_o, cp_instr_o} = q_out[1];
-  assign {st_index_o, st_instr_o} = q_out[2];
+  assign ld_index_o    = q_out[0].index;
+  assign ld_instr_o    = q_out[0].instr;
+  assign cp_index_o    = q_out[1].index;
+  assign cp_instr_o    = q_out[1].instr;
+  assign st_index_o    = q_out[2].index;
+  assign st_instr_o    = q_out[2].instr;
   assign ld_valid_o    = q_out_valid[0];
   assign cp_valid_o    = q_out_valid[1];
   assign st_valid_o    = q_out_valid[2];

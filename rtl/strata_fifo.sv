@@ -8,6 +8,8 @@
 // values are selected by push and pop from comparisons of the present count
 // (one LUT after the handshakes), not computed from the next count (an adder
 // carry chain after them).
+// Payload: any packed type T (a struct names its fields at both ends), or an
+// untyped Width-bit word.
 // Latency: a pushed word is visible at the output the cycle after the push.
 // Storage is a register array: for shallow queues, not for bulk buffers.
 // OutReg = 0 (default): the oldest word is read from the storage (LUT RAM
@@ -18,12 +20,12 @@
 // read pointer; the head's enable is the consumer's side alone, and the
 // producer's push reaches only the head's data input. The head loads the
 // storage's oldest word, or the word being pushed when the storage is empty:
-// same latency, flags and capacity as OutReg = 0 (asserted). It costs Width
+// same latency, flags and capacity as OutReg = 0 (asserted). It costs a word of
 // flip-flops and a multiplexer, and the head's enable is a net to every head
 // flip-flop, so it is set only where a LUT-RAM read would feed a far consumer.
 // HeadCopies > 1 (OutReg = 1 only): the head register is that many
 // flip-flop copies (kept, asserted equal), side by side in out_data_o (copy c
-// in bits [c*Width +: Width]), so a word broadcast to consumers across the die
+// is out_data_o[c]), so a word broadcast to consumers across the die
 // leaves one copy per consumer instead of one net to all of them.
 // WeCopies > 1: the storage's write enable (the not-full flag, below) comes
 // from that many flip-flop copies of the flag, each enabling one slice of the
@@ -31,23 +33,28 @@
 `include "strata_assert.svh"
 
 module strata_fifo #(
-  parameter int unsigned Width = 8,  // payload bits
+  parameter int unsigned Width = 8,  // payload bits of an untyped word (when T is not given)
+  parameter type         T = logic [Width-1:0],  // payload type (packed: a struct, a vector)
   parameter int unsigned Depth = 2,  // entries, >= 1
   parameter bit          OutReg = 1'b0,  // oldest word from a flip-flop (above)
-  parameter int unsigned WeCopies = 1,  // copies of the storage write enable, <= Width
+  parameter int unsigned WeCopies = 1,  // copies of the storage write enable, <= payload bits
   parameter int unsigned HeadCopies = 1,  // copies of the head register (OutReg = 1)
+  localparam int unsigned Bits = $bits(T),
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,      // clock
   input  logic                  rst_ni,     // synchronous reset, active low
   input  logic                  in_valid_i, // upstream has a word
   output logic                  in_ready_o, // FIFO not full
-  input  logic [Width-1:0]      in_data_i,  // word pushed when valid && ready
+  input  T                      in_data_i,  // word pushed when valid && ready
   output logic                  out_valid_o,// FIFO not empty
   input  logic                  out_ready_i,// downstream takes the word
-  output logic [HeadCopies*Width-1:0] out_data_o, // oldest word (HeadCopies copies)
+  output T [HeadCopies-1:0]     out_data_o, // oldest word (HeadCopies copies)
   output logic [CountWidth-1:0] count_o     // words stored
 );
+
+  logic [Bits-1:0] in_word;  // the payload as bits (the storage is sliced by bit)
+  assign in_word = in_data_i;
 
   logic [CountWidth-1:0] count_d, count_q;
   logic push, pop;
@@ -102,7 +109,7 @@ module strata_fifo #(
   localparam int unsigned StPtrWidth = (StDepth > 1) ? $clog2(StDepth) : 1;
 
   logic             st_push, st_pop;
-  logic [Width-1:0] st_head;  // the storage's oldest word
+  logic [Bits-1:0] st_head;  // the storage's oldest word
 
   if (StDepth > 0) begin : g_store
     // The word is stored in WeCopies slices of (nearly) equal width, each
@@ -142,20 +149,20 @@ module strata_fifo #(
     end
 
     for (genvar c = 0; c < WeCopies; c++) begin : g_slice
-      localparam int unsigned Lo   = c * Width / WeCopies;
-      localparam int unsigned Bits = (c + 1) * Width / WeCopies - Lo;
-      logic [Bits-1:0] mem_q [StDepth];
+      localparam int unsigned Lo   = c * Bits / WeCopies;
+      localparam int unsigned SliceBits = (c + 1) * Bits / WeCopies - Lo;
+      logic [SliceBits-1:0] mem_q [StDepth];
 
-      assign st_head[Lo +: Bits] = mem_q[rptr_q];
+      assign st_head[Lo +: SliceBits] = mem_q[rptr_q];
 
       always_ff @(posedge clk_i) begin
-        if (we[c]) mem_q[wptr_q] <= in_data_i[Lo +: Bits];
+        if (we[c]) mem_q[wptr_q] <= in_word[Lo +: SliceBits];
       end
     end
   end else begin : g_no_store
     logic unused_st_handshakes;  // no storage: nothing moves
     assign unused_st_handshakes = st_push ^ st_pop;
-    assign st_head = in_data_i;
+    assign st_head = in_word;
   end
 
   if (!OutReg) begin : g_plain
@@ -167,8 +174,8 @@ module strata_fifo #(
     // Head register (valid = out_valid_q) in front of Depth - 1 stored words.
     // Invariants: stored words only behind a valid head; head + stored = count.
     // So the storage holds a word exactly when count_q >= 2.
-    logic [HeadCopies-1:0][Width-1:0] head_q;
-    logic [Width-1:0] head_d;
+    logic [HeadCopies-1:0][Bits-1:0] head_q;
+    logic [Bits-1:0] head_d;
     logic             head_load;  // the head is empty or leaves this cycle
     logic             st_any_q;   // count_q >= 2, a flip-flop of its own
 
@@ -198,8 +205,8 @@ module strata_fifo #(
 
     // The head's enable is the consumer's side alone (a head that stays
     // empty loads a word nobody reads): the producer's push reaches only the
-    // head's data input, never the enable of Width flip-flops.
-    assign head_d = st_any_q ? st_head : in_data_i;
+    // head's data input, never the enable of Bits flip-flops.
+    assign head_d = st_any_q ? st_head : in_word;
 
     if (HeadCopies == 1) begin : g_head
       always_ff @(posedge clk_i) begin
@@ -207,7 +214,7 @@ module strata_fifo #(
       end
     end else begin : g_head_copies
       for (genvar c = 0; c < HeadCopies; c++) begin : g_copy
-        (* keep *) logic [Width-1:0] copy_q;  // kept: Yosys would merge the copies
+        (* keep *) logic [Bits-1:0] copy_q;  // kept: Yosys would merge the copies
         always_ff @(posedge clk_i) begin
           if (head_load) copy_q <= head_d;
         end
@@ -229,11 +236,11 @@ module strata_fifo #(
 
 `ifndef SYNTHESIS
   initial begin
-    assert (Depth >= 1 && Width >= 1) else $fatal(1, "strata_fifo: Depth and Width must be >= 1");
+    assert (Depth >= 1 && Bits >= 1) else $fatal(1, "strata_fifo: Depth and the payload width must be >= 1");
     assert (HeadCopies >= 1 && (OutReg || HeadCopies == 1))
       else $fatal(1, "strata_fifo: HeadCopies > 1 needs OutReg");
-    assert (WeCopies >= 1 && WeCopies <= Width)
-      else $fatal(1, "strata_fifo: WeCopies must be in 1 .. Width");
+    assert (WeCopies >= 1 && WeCopies <= Bits)
+      else $fatal(1, "strata_fifo: WeCopies must be in 1 .. payload bits");
   end
 `endif
 

@@ -405,22 +405,30 @@ module strata_load_engine
   // Issued bursts wait in a two-entry queue (the AR output register): its
   // not-full flag (ar_slot) is a flip-flop, so ARREADY reaches neither the
   // issue decision nor the burst generator's enables. Full rate.
+  typedef struct packed {
+    logic [AW-1:0] addr;  // first byte
+    logic [7:0]    len;   // beats - 1
+  } ar_t;
+  ar_t        ar_head;
   logic [1:0] unused_ar_count;
 
   strata_fifo #(
-    .Width (AW + 8),
+    .T     (ar_t),
     .Depth (2)
   ) u_ar (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .in_valid_i  (ar_issue),
     .in_ready_o  (ar_slot),
-    .in_data_i   ({gen_addr, gen_len}),
+    .in_data_i   (ar_t'{addr: gen_addr, len: gen_len}),
     .out_valid_o (ar_valid),
     .out_ready_i (arready_i),
-    .out_data_o  ({araddr_o, arlen_o}),
+    .out_data_o  (ar_head),
     .count_o     (unused_ar_count)
   );
+
+  assign araddr_o = ar_head.addr;
+  assign arlen_o  = ar_head.len;
 
   assign arvalid_o = ar_valid;
 
@@ -454,12 +462,16 @@ module strata_load_engine
   );
 
   // ---------------------------------------------------------------- beats -> units
-  logic                     wr_valid, wr_fire, wr_free;    // output slice head
-  logic [1:0]               wr_kind;
-  logic [WrIdWidth-1:0]     wr_id;
-  logic [WrAddrWidth-1:0]   wr_addr;
-  logic [WordWidth-1:0]     wr_data;
-  logic                     wr_row_last;                   // last unit of its row
+  // A unit on its way to its destination.
+  typedef struct packed {
+    logic [1:0]             kind;      // destination kind (LoadDst*)
+    logic [WrIdWidth-1:0]   id;        // bank / PE
+    logic [WrAddrWidth-1:0] addr;      // word address / parameter channel
+    logic [WordWidth-1:0]   data;      // the word (PARAM: the entry in bits 63:0)
+    logic                   row_last;  // last unit of its row
+  } unit_t;
+  logic  wr_valid, wr_fire, wr_free;  // output slice head
+  unit_t wr;                          // the unit at the head
   logic [15:0]              d_row_d, d_row_q;              // row of the next unit
   logic [15:0]              d_unit_d, d_unit_q;            // unit of the row
   logic [16:0]              d_row_addr_d, d_row_addr_q;    // destination address of unit 0
@@ -589,11 +601,10 @@ module strata_load_engine
   // flag reach the write handshake and the row release from flip-flops, not
   // from a LUT-RAM read and the LUT levels behind it, in front of the route
   // to the semaphores.
-  localparam int unsigned SliceWidth = 2 + WrIdWidth + WrAddrWidth + WordWidth + 1;
   logic [1:0] unused_slice_count;
 
   strata_fifo #(
-    .Width  (SliceWidth),
+    .T      (unit_t),
     .Depth  (2),
     .OutReg (1'b1)
   ) u_wr_slice (
@@ -601,36 +612,37 @@ module strata_load_engine
     .rst_ni      (rst_ni && running),
     .in_valid_i  (produce),
     .in_ready_o  (wr_free),
-    .in_data_i   ({kind_q, WrIdWidth'(d_pe_q), WrAddrWidth'(d_row_addr_q + 17'(d_unit_q)),
-                   unit_data, unit_row_last}),
+    .in_data_i   (unit_t'{kind: kind_q, id: WrIdWidth'(d_pe_q),
+                          addr: WrAddrWidth'(d_row_addr_q + 17'(d_unit_q)),
+                          data: unit_data, row_last: unit_row_last}),
     .out_valid_o (wr_valid),
     .out_ready_i (wr_fire),
-    .out_data_o  ({wr_kind, wr_id, wr_addr, wr_data, wr_row_last}),
+    .out_data_o  (wr),
     .count_o     (unused_slice_count)
   );
 
   always_comb begin
-    unique case (wr_kind)
+    unique case (wr.kind)
       2'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
       2'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
       default:            wr_fire = wr_valid && param_ready_i;
     endcase
   end
 
-  assign bank_valid_o    = wr_valid && wr_kind == 2'(LoadDstBank);
-  assign bank_o          = BankIdxWidth'(wr_id);
-  assign bank_addr_o     = BankAddrWidth'(wr_addr);
-  assign bank_data_o     = wr_data;
-  assign pe_valid_o      = wr_valid && wr_kind == 2'(LoadDstPeCache);
-  assign pe_o            = PeIdxWidth'(wr_id);
-  assign pe_addr_o       = CacheAddrWidth'(wr_addr);
-  assign pe_data_o       = wr_data;
-  assign param_valid_o   = wr_valid && wr_kind == 2'(LoadDstParam);
-  assign param_channel_o = ParamIdxWidth'(wr_addr);
-  assign param_data_o    = wr_data[63:0];
+  assign bank_valid_o    = wr_valid && wr.kind == 2'(LoadDstBank);
+  assign bank_o          = BankIdxWidth'(wr.id);
+  assign bank_addr_o     = BankAddrWidth'(wr.addr);
+  assign bank_data_o     = wr.data;
+  assign pe_valid_o      = wr_valid && wr.kind == 2'(LoadDstPeCache);
+  assign pe_o            = PeIdxWidth'(wr.id);
+  assign pe_addr_o       = CacheAddrWidth'(wr.addr);
+  assign pe_data_o       = wr.data;
+  assign param_valid_o   = wr_valid && wr.kind == 2'(LoadDstParam);
+  assign param_channel_o = ParamIdxWidth'(wr.addr);
+  assign param_data_o    = wr.data[63:0];
 
   // A row is done when its last unit is written.
-  assign step_done    = running && wr_fire && wr_row_last;
+  assign step_done    = running && wr_fire && wr.row_last;
 
   // ---------------------------------------------------------------- control
   logic      err_d, err_q;

@@ -506,20 +506,29 @@ module strata_store_engine
   assign b_fire   = bvalid_i && bready_o;
   assign pend_d   = pend_q + OutWidth'(aw_issue) - OutWidth'(b_fire);
 
+  typedef struct packed {
+    logic [AW-1:0] addr;  // first byte
+    logic [7:0]    len;   // beats - 1
+  } aw_t;
+  aw_t aw_head;
+
   strata_fifo #(
-    .Width (AW + 8),
+    .T     (aw_t),
     .Depth (2)
   ) u_aw_slice (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .in_valid_i  (aw_issue),
     .in_ready_o  (aw_slice_ready),
-    .in_data_i   ({gen_addr, burst_len}),
+    .in_data_i   (aw_t'{addr: gen_addr, len: burst_len}),
     .out_valid_o (awvalid_o),
     .out_ready_i (awready_i),
-    .out_data_o  ({awaddr_o, awlen_o}),
+    .out_data_o  (aw_head),
     .count_o     (unused_aw_count)
   );
+
+  assign awaddr_o = aw_head.addr;
+  assign awlen_o  = aw_head.len;
 
   // Burst lengths for WLAST, instruction indices for BRESP, in AW order.
   logic       lens_valid, w_fire, w_burst_end, idx_valid;
