@@ -18,7 +18,8 @@
 `include "strata_assert.svh"
 
 module strata_credit_fifo #(
-  parameter int unsigned Width = 32,  // payload bits
+  parameter int unsigned Width = 32,  // payload bits of an untyped word (when T is not given)
+  parameter type         T = logic [Width-1:0],  // payload type (packed)
   parameter int unsigned Depth = 4,   // slots (credits), >= 1
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
@@ -27,10 +28,10 @@ module strata_credit_fifo #(
   output logic             credit_o,    // a slot is free: a beat may reserve it
   input  logic             reserve_i,   // reserve one slot (only while credit_o)
   input  logic             push_i,      // a reserved word arrives (never refused)
-  input  logic [Width-1:0] push_data_i, // the word
+  input  T                 push_data_i, // the word
   output logic             out_valid_o, // a word is stored
   input  logic             out_ready_i, // downstream takes the word
-  output logic [Width-1:0] out_data_o   // oldest word
+  output T                 out_data_o   // oldest word
 );
 
   logic [CountWidth-1:0] reserved_d, reserved_q;  // slots reserved and not yet popped
@@ -61,7 +62,7 @@ module strata_credit_fifo #(
   end
 
   strata_fifo #(
-    .Width (Width),
+    .T     (T),
     .Depth (Depth)
   ) u_fifo (
     .clk_i       (clk_i),
@@ -85,8 +86,8 @@ module strata_credit_fifo #(
 
 `ifndef SYNTHESIS
   initial begin
-    assert (Width >= 1 && Depth >= 1)
-      else $fatal(1, "strata_credit_fifo: Width and Depth must be >= 1");
+    assert ($bits(T) >= 1 && Depth >= 1)
+      else $fatal(1, "strata_credit_fifo: the payload and Depth must be >= 1");
   end
 `endif
 

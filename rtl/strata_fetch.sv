@@ -158,7 +158,11 @@ module strata_fetch
 
   // ---------------------------------------------------------------- beat buffer
   logic                    buf_in_ready, buf_out_valid, buf_out_ready, buf_flush;
-  logic [AxiDataWidth:0]   buf_out;  // {error, data}
+  typedef struct packed {
+    logic                    error;  // RRESP != OKAY
+    logic [AxiDataWidth-1:0] data;
+  } beat_t;
+  beat_t                   buf_out;
   logic                    draining; // stopped: beats are dropped
   logic [$clog2(BufDepth + 1)-1:0] unused_buf_count;
   logic                    unused_rlast;
@@ -175,7 +179,7 @@ module strata_fetch
   assign rready_o  = draining || buf_in_ready;
 
   strata_fifo_ram #(
-    .Width (AxiDataWidth + 1),
+    .T     (beat_t),
     .Depth (BufDepth)
   ) u_beats (
     .clk_i       (clk_i),
@@ -183,7 +187,7 @@ module strata_fetch
     .flush_i     (buf_flush),
     .in_valid_i  (rvalid_i && !draining),
     .in_ready_o  (buf_in_ready),
-    .in_data_i   ({rresp_i != 2'b00, rdata_i}),
+    .in_data_i   (beat_t'{error: rresp_i != 2'b00, data: rdata_i}),
     .out_valid_o (buf_out_valid),
     .out_ready_i (buf_out_ready),
     .out_data_o  (buf_out),
@@ -216,8 +220,8 @@ module strata_fetch
     dec_idx_d   = dec_idx_q;
     next_idx_d  = next_idx_q;
     if (buf_out_valid && buf_out_ready) begin
-      dec_d[32'(beat_q) * AxiDataWidth +: AxiDataWidth] = buf_out[AxiDataWidth-1:0];
-      dec_rerr_d = (beat_q == '0 ? 1'b0 : dec_rerr_q) || buf_out[AxiDataWidth];
+      dec_d[32'(beat_q) * AxiDataWidth +: AxiDataWidth] = buf_out.data;
+      dec_rerr_d = (beat_q == '0 ? 1'b0 : dec_rerr_q) || buf_out.error;
       if (32'(beat_q) == BeatsPerInstr - 1) begin
         beat_d      = '0;
         dec_valid_d = 1'b1;

@@ -11,8 +11,10 @@
 `include "strata_assert.svh"
 
 module strata_fifo_ram #(
-  parameter int unsigned Width = 64,   // payload bits
+  parameter int unsigned Width = 64,   // payload bits of an untyped word (when T is not given)
+  parameter type         T = logic [Width-1:0],  // payload type (packed)
   parameter int unsigned Depth = 128,  // capacity in words, >= 4
+  localparam int unsigned Bits = $bits(T),
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,       // clock
@@ -20,10 +22,10 @@ module strata_fifo_ram #(
   input  logic                  flush_i,     // drop every stored word
   input  logic                  in_valid_i,  // upstream has a word
   output logic                  in_ready_o,  // fewer than Depth words stored
-  input  logic [Width-1:0]      in_data_i,   // word pushed when valid && ready
+  input  T                      in_data_i,   // word pushed when valid && ready
   output logic                  out_valid_o, // a word is available
   input  logic                  out_ready_i, // downstream takes it
-  output logic [Width-1:0]      out_data_o,  // oldest word
+  output T                      out_data_o,  // oldest word
   output logic [CountWidth-1:0] count_o      // words stored (RAM, in flight, output stage)
 );
 
@@ -35,7 +37,7 @@ module strata_fifo_ram #(
   logic                  rd_inflight_d, rd_inflight_q;
   logic                  push, pop, ram_rd;
   logic [1:0]            out_count;
-  logic [Width-1:0]      ram_rdata;
+  logic [Bits-1:0]       ram_rdata;
   logic                  out_in_ready;
   logic                  live;  // not in reset and not flushing
   // count_q < Depth and ram_count_q != 0 as flip-flops of their own, loaded
@@ -120,7 +122,7 @@ module strata_fifo_ram #(
   // (ram_count_q != 0, so rptr_q != wptr_q unless it is full) and a push needs
   // room (a full RAM takes no push).
   strata_ram_1r1w #(
-    .Width     (Width),
+    .Width     (Bits),
     .Depth     (Depth),
     .ReadFirst (1'b0)
   ) u_ram (
@@ -135,7 +137,7 @@ module strata_fifo_ram #(
 
   // The output stage is reset by a flush too (its words are dropped).
   strata_fifo #(
-    .Width  (Width),
+    .T      (T),
     .Depth  (OutDepth),
     .OutReg (1'b1)  // out_data_o is a flip-flop (the clients sit far away)
   ) u_out (
@@ -143,7 +145,7 @@ module strata_fifo_ram #(
     .rst_ni      (live),
     .in_valid_i  (rd_inflight_q),
     .in_ready_o  (out_in_ready),
-    .in_data_i   (ram_rdata),
+    .in_data_i   (T'(ram_rdata)),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o),
@@ -162,7 +164,7 @@ module strata_fifo_ram #(
 
 `ifndef SYNTHESIS
   initial begin
-    assert (Depth >= 4 && Width >= 1) else $fatal(1, "strata_fifo_ram: Depth must be >= 4");
+    assert (Depth >= 4 && Bits >= 1) else $fatal(1, "strata_fifo_ram: Depth must be >= 4");
   end
 `endif
 

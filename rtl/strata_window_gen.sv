@@ -322,8 +322,12 @@ module strata_window_gen #(
   s1_meta_t s1_meta_d, s1_meta_q;
   s2_meta_t s2_meta_d, s2_meta_q;
   logic     col_credit, col_valid, shift;
-  s2_meta_t cq_meta;   // head of the column queue: its column's flags
-  column_t  cq_col;    // and its data
+  // A column in the column queue: its flags and its data.
+  typedef struct packed {
+    s2_meta_t meta;
+    column_t  col;
+  } queued_col_t;
+  queued_col_t cq;  // head of the column queue
 
   // Window register (column kx holds tap column kx) and its column-valid bits.
   column_t              win_d [MaxKernel];
@@ -543,7 +547,7 @@ module strata_window_gen #(
   );
 
   strata_credit_fifo #(
-    .Width ($bits(s2_meta_t) + $bits(column_t)),
+    .T     (queued_col_t),
     .Depth (ColQueueDepth)
   ) u_col_queue (
     .clk_i       (clk_i),
@@ -551,10 +555,10 @@ module strata_window_gen #(
     .credit_o    (col_credit),
     .reserve_i   (issue),
     .push_i      (s2_valid_q),
-    .push_data_i ({s2_meta_q, lb_col}),
+    .push_data_i (queued_col_t'{meta: s2_meta_q, col: lb_col}),
     .out_valid_o (col_valid),
     .out_ready_i (shift),
-    .out_data_o  ({cq_meta, cq_col})
+    .out_data_o  (cq)
   );
 
   // ---------------------------------------------------------------------------
@@ -788,7 +792,7 @@ module strata_window_gen #(
   // Stage valid bits and the output valid.
   always_comb begin
     if (shift) begin
-      out_valid_d = cq_meta.emit;
+      out_valid_d = cq.meta.emit;
     end else if (win_ready_i) begin
       out_valid_d = 1'b0;
     end else begin
@@ -800,7 +804,7 @@ module strata_window_gen #(
   // (invalid) contents. A row start first clears every column-valid bit:
   // the p left padding columns are then in place without a cycle each.
   logic [MaxKernel-1:0] base_cols;
-  assign base_cols = cq_meta.clear ? '0 : cols_q;
+  assign base_cols = cq.meta.clear ? '0 : cols_q;
 
   for (genvar kx = 0; kx < MaxKernel; kx++) begin : g_win_col
     column_t right_col;   // column kx + 1 (this column itself for the last one)
@@ -817,10 +821,10 @@ module strata_window_gen #(
     // which then reads k_at_q / k_in_q beside col_en_q (a far route to the
     // tap enable, then another to the window register's clock enables).
     // k_at_q alone selects the taps' data; k_in_q only cols_d.
-    assign win_d[kx] = k_at_q[kx] ? cq_col : right_col;
+    assign win_d[kx] = k_at_q[kx] ? cq.col : right_col;
     always_comb begin
       if (k_at_q[kx]) begin
-        cols_d[kx] = cq_meta.col_in;
+        cols_d[kx] = cq.meta.col_in;
       end else if (k_in_q[kx]) begin
         cols_d[kx] = right_valid;
       end else begin
@@ -986,18 +990,18 @@ module strata_window_gen #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (shift && cq_meta.emit) begin
-      out_rows_q  <= cq_meta.rows;
-      out_mask_q  <= tap_mask(cq_meta.rows, cols_d);
-      out_count_q <= small_mul(popcount(cq_meta.rows), popcount(cols_d));
-      out_ky_lo_q <= first_set(cq_meta.rows);
-      out_ky_hi_q <= last_set(cq_meta.rows);
+    if (shift && cq.meta.emit) begin
+      out_rows_q  <= cq.meta.rows;
+      out_mask_q  <= tap_mask(cq.meta.rows, cols_d);
+      out_count_q <= small_mul(popcount(cq.meta.rows), popcount(cols_d));
+      out_ky_lo_q <= first_set(cq.meta.rows);
+      out_ky_hi_q <= last_set(cq.meta.rows);
       out_kx_lo_q <= first_set(cols_d);
       out_kx_hi_q <= last_set(cols_d);
-      out_oy_q    <= cq_meta.oy;
-      out_ox_q    <= cq_meta.ox;
-      out_first_q <= cq_meta.first;
-      out_last_q  <= cq_meta.last;
+      out_oy_q    <= cq.meta.oy;
+      out_ox_q    <= cq.meta.ox;
+      out_first_q <= cq.meta.first;
+      out_last_q  <= cq.meta.last;
     end
   end
 
