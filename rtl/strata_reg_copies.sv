@@ -10,7 +10,7 @@
 // mirror_i is the value the copies stand for: the design's own register or
 // state decode that the copies replicate (`state_q == StRun`, a FIFO's full
 // flag). It has no hardware; in simulation every copy is checked equal to it
-// from the second cycle out of reset on (assertion reg_copies_mirror, below),
+// once the copies have been loaded (assertion reg_copies_mirror, below),
 // so a d_i that does not follow the state it claims to copy fails the first
 // bench that reaches the difference.
 //
@@ -49,9 +49,21 @@ module strata_reg_copies #(
     assign q_o[c] = copy_q;
   end
 
-  // A copy loaded in reset holds 0 in the first cycle after it, whatever the
-  // mirrored state's reset value; from then on it equals the mirror.
-  `STRATA_ASSERT(reg_copies_mirror, clk_i, rst_ni, !$past(rst_ni) || q_o == {Copies{mirror_i}})
+  // The check starts once every copy has been loaded from d_i (from the
+  // second clock edge on: before it, a copy holds its power-up 0 and an
+  // unreset mirror its power-up value), and skips the first cycle after a
+  // reset (a copy loaded in reset holds 0, whatever the mirrored state's
+  // reset value).
+`ifndef SYNTHESIS
+  logic loaded_q;  // a clock edge has loaded the copies (simulation only)
+
+  initial loaded_q = 1'b0;
+
+  always_ff @(posedge clk_i) loaded_q <= 1'b1;
+`endif
+
+  `STRATA_ASSERT(reg_copies_mirror, clk_i, rst_ni,
+                 !loaded_q || !$past(rst_ni) || q_o == {Copies{mirror_i}})
 
 `ifndef SYNTHESIS
   initial begin
