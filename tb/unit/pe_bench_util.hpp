@@ -277,6 +277,21 @@ class ComputeBench : public SimFixture<Model> {
     return beats;
   }
 
+  // A dense weight schedule [t_dense][kLanes] for the activation stagers: each
+  // weight zero with probability `sparsity`, else a random nonzero int8.
+  std::vector<std::vector<int8_t>> random_schedule(int t_dense, double sparsity) {
+    std::vector<std::vector<int8_t>> s(t_dense, std::vector<int8_t>(Cfg::kLanes, 0));
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (auto& row : s) {
+      for (auto& v : row) {
+        if (u(this->rng()) >= sparsity) {
+          do v = rand_i8(); while (v == 0);
+        }
+      }
+    }
+    return s;
+  }
+
   std::vector<int8_t> rand_vec(size_t n) {
     std::vector<int8_t> v(n);
     for (auto& x : v) x = rand_i8();
