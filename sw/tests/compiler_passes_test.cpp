@@ -38,6 +38,30 @@ class PassTest : public test::TempDirTest {
     return net;
   }
 
+  // Two FC layers (f1: 30 neurons with ReLU, f2: 9) on a 16 x side x side
+  // input, lowered and planned for the default target with `bank_depth` words
+  // per bank.
+  struct TwoFc {
+    HwTarget t;
+    Network net;
+    std::vector<Op> ops;
+    Plan pl;
+  };
+  TwoFc two_fc(int side, int bank_depth) const {
+    TwoFc f;
+    f.t = t_;
+    f.t.bank_depth = bank_depth;
+    const std::string hw = std::to_string(side);
+    f.net = network("input: [16, " + hw + ", " + hw + R"(]
+layers:
+  - {name: f1, type: fc, out_features: 30, activation: relu}
+  - {name: f2, type: fc, out_features: 9}
+)");
+    f.ops = lower(f.net, f.t);
+    f.pl = plan(f.net, f.ops, f.t, {});
+    return f;
+  }
+
   const HwTarget t_ = HwTarget::defaults();  // P = N = 8
 };
 
@@ -214,15 +238,7 @@ class PlanPass : public PassTest {};
 TEST_F(PlanPass, FcTilesAreWholeWordsOfNeurons) {
   // 64 features = 8 words per neuron; 12 neurons fit a 100-word bank, rounded
   // down to 8 (one PE-cache word of transposed results).
-  HwTarget t = t_;
-  t.bank_depth = 100;
-  const Network net = network(R"(input: [16, 2, 2]
-layers:
-  - {name: f1, type: fc, out_features: 30, activation: relu}
-  - {name: f2, type: fc, out_features: 9}
-)");
-  const std::vector<Op> ops = lower(net, t);
-  const Plan pl = plan(net, ops, t, {});
+  const Plan pl = two_fc(2, 100).pl;
   ASSERT_EQ(pl.ops.size(), 2u);
   EXPECT_EQ(pl.input_layout, InputLayout::kFeatures);
   EXPECT_EQ(pl.input_words, 8);
@@ -241,22 +257,15 @@ layers:
 TEST_F(PlanPass, TilesNarrowerThanAWordEachStartAWord) {
   // 144 features = 18 words per neuron: 3 neurons per 64-word bank. f2 then reads
   // 3 features per word (lanes 0..2), 10 words per neuron.
-  HwTarget t = t_;
-  t.bank_depth = 64;
-  const Network net = network(R"(input: [16, 3, 3]
-layers:
-  - {name: f1, type: fc, out_features: 30, activation: relu}
-  - {name: f2, type: fc, out_features: 9}
-)");
-  const std::vector<Op> ops = lower(net, t);
-  const Plan pl = plan(net, ops, t, {});
+  const TwoFc two = two_fc(3, 64);
+  const Plan& pl = two.pl;
   EXPECT_EQ(pl.ops[0].fc_words, 18);
   EXPECT_EQ(pl.ops[0].tile, 3);
   const FeatureOrder& f = pl.fc_order[1];
   EXPECT_FALSE(f.from_map);
   EXPECT_EQ(f.per_word, 3);
   EXPECT_EQ(pl.ops[1].fc_words, 10);
-  const int64_t n = t.lanes;
+  const int64_t n = two.t.lanes;
   EXPECT_EQ(f.at(0, 0, n), 0);
   EXPECT_EQ(f.at(0, 2, n), 2);
   EXPECT_EQ(f.at(0, 3, n), -1);
@@ -264,7 +273,7 @@ layers:
   EXPECT_EQ(f.at(9, 2, n), 29);
   EXPECT_EQ(f.at(10, 0, n), -1);
   // The weight image follows that order: f2's neuron 0, word 1 holds W[0][3..5].
-  const FcOp& f2 = std::get<FcOp>(ops[1]);
+  const FcOp& f2 = std::get<FcOp>(two.ops[1]);
   const uint64_t word1 = pl.ops[1].weights_ext + static_cast<uint64_t>(n);
   EXPECT_EQ(static_cast<int8_t>(pl.weights[word1]), f2.weights(0, 3));
   EXPECT_EQ(static_cast<int8_t>(pl.weights[word1 + 2]), f2.weights(0, 5));
@@ -436,16 +445,10 @@ layers:
 }
 
 TEST_F(EmitPass, FullyConnectedTilesAreOneLoadAndOneComputeEach) {
-  HwTarget t = t_;
-  t.bank_depth = 100;  // f1 in 4 tiles of 8 neurons (see PlanPass.FcTilesAreWholeWordsOfNeurons)
-  const Network net = network(R"(input: [16, 2, 2]
-layers:
-  - {name: f1, type: fc, out_features: 30, activation: relu}
-  - {name: f2, type: fc, out_features: 9}
-)");
-  const std::vector<Op> ops = lower(net, t);
-  const Plan pl = plan(net, ops, t, {});
-  const Emission em = emit(ops, pl, t, 3);
+  // f1 in 4 tiles of 8 neurons (see PlanPass.FcTilesAreWholeWordsOfNeurons).
+  const TwoFc two = two_fc(2, 100);
+  const Plan& pl = two.pl;
+  const Emission em = emit(two.ops, pl, two.t, 3);
   // f1's parameters, then the batch's features (one row per image), f2's parameters
   // (after the first job's loads), four f1 tiles, one f2 tile with its STORE.
   EXPECT_EQ(count(em.emits, Engine::kLoad), 2 + 1 + 4 + 1);

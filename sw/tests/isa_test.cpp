@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <bit>
 #include <cctype>
 #include <cstdio>
@@ -204,104 +205,59 @@ TEST(Instruction, BytesAreLittleEndianWordZeroFirst) {
 
 // ---- per-opcode structs --------------------------------------------------------------------
 
-template <typename T>
 int64_t pick(std::mt19937_64& rng, const Field& f) {
   return std::uniform_int_distribution<int64_t>(field_min(f), field_max(f))(rng);
 }
 
-Header random_header(std::mt19937_64& rng) {
-  Header h;
-  h.acq0 = pick<int>(rng, hdr::kAcq0);
-  h.acq1 = pick<int>(rng, hdr::kAcq1);
-  h.rel0 = pick<int>(rng, hdr::kRel0);
-  h.rel1 = pick<int>(rng, hdr::kRel1);
-  h.acq0_first = pick<int>(rng, hdr::kAcq0First);
-  h.acq0_step = pick<int>(rng, hdr::kAcq0Step);
-  h.tag = pick<int>(rng, hdr::kTag);
-  return h;
+// An instruction of opcode `op`: every header field but the opcode, then every
+// field of `fields`, drawn from its whole range in table order, but the fields
+// named in `fixed`, which take the value given there.
+template <size_t N>
+Instruction random_instruction(std::mt19937_64& rng, Opcode op, const std::array<Field, N>& fields,
+                               const std::map<std::string, int64_t>& fixed = {}) {
+  Instruction in;
+  in.set(hdr::kOpcode, static_cast<int64_t>(op));
+  for (size_t i = 1; i < hdr::kFields.size(); ++i) {
+    in.set(hdr::kFields[i], pick(rng, hdr::kFields[i]));
+  }
+  size_t fixed_found = 0;
+  for (const Field& f : fields) {
+    const auto it = fixed.find(f.name);
+    fixed_found += it != fixed.end();
+    in.set(f, it != fixed.end() ? it->second : pick(rng, f));
+  }
+  EXPECT_EQ(fixed_found, fixed.size()) << "a fixed field is not a field of the opcode";
+  return in;
 }
 
+// The struct decoded from `in` holds every field: it encodes back to exactly
+// `in` (reserved bits clear) and decodes to itself.
+template <typename Decode>
+void expect_round_trip(const Instruction& in, Decode decode) {
+  const auto s = decode(in);
+  EXPECT_EQ(encode(s), in);
+  EXPECT_EQ(decode(encode(s)), s);
+  EXPECT_TRUE(encode(s).reserved_bits_clear());
+}
+
+// Random values in every field of every opcode; enum and flag fields cycle
+// through their legal values with the trial.
 TEST(Instruction, EncodeDecodeRoundTripsEveryOpcode) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 300; ++trial) {
-    LoadInstr l;
-    l.hdr = random_header(rng);
-    l.ext_addr = pick<int>(rng, load::kExtAddr);
-    l.ext_row_stride = pick<int>(rng, load::kExtRowStride);
-    l.rows = pick<int>(rng, load::kRows);
-    l.row_words = pick<int>(rng, load::kRowWords);
-    l.dst_kind = static_cast<LoadDst>(trial % 3);
-    l.dst_id = pick<int>(rng, load::kDstId);
-    l.dst_pe_step = trial % 2 == 0;
-    l.dst_addr = pick<int>(rng, load::kDstAddr);
-    l.dst_row_stride = pick<int>(rng, load::kDstRowStride);
-    EXPECT_EQ(decode_load(encode(l)), l);
-
-    StoreInstr s;
-    s.hdr = random_header(rng);
-    s.ext_addr = pick<int>(rng, store::kExtAddr);
-    s.ext_row_stride = pick<int>(rng, store::kExtRowStride);
-    s.rows = pick<int>(rng, store::kRows);
-    s.row_words = pick<int>(rng, store::kRowWords);
-    s.src_id = pick<int>(rng, store::kSrcId);
-    s.src_addr = pick<int>(rng, store::kSrcAddr);
-    s.src_row_stride = pick<int>(rng, store::kSrcRowStride);
-    EXPECT_EQ(decode_store(encode(s)), s);
-
-    ComputeInstr c;
-    c.hdr = random_header(rng);
-    c.mode = static_cast<ComputeMode>(trial % 3);
-    c.in_id = pick<int>(rng, compute::kInId);
-    c.in_base = pick<int>(rng, compute::kInBase);
-    c.in_h = pick<int>(rng, compute::kInH);
-    c.in_w = pick<int>(rng, compute::kInW);
-    c.in_groups = pick<int>(rng, compute::kInGroups);
-    c.kernel_h = pick<int>(rng, compute::kKernelH);
-    c.kernel_w = pick<int>(rng, compute::kKernelW);
-    c.stride_h = pick<int>(rng, compute::kStrideH);
-    c.stride_w = pick<int>(rng, compute::kStrideW);
-    c.pad_h = pick<int>(rng, compute::kPadH);
-    c.pad_w = pick<int>(rng, compute::kPadW);
-    c.out_h = pick<int>(rng, compute::kOutH);
-    c.out_w = pick<int>(rng, compute::kOutW);
-    c.cache_base = pick<int>(rng, compute::kCacheBase);
-    c.param_base = pick<int>(rng, compute::kParamBase);
-    c.clamp_lo = pick<int>(rng, compute::kClampLo);
-    c.clamp_hi = pick<int>(rng, compute::kClampHi);
-    c.pool_en = trial % 2 == 1;
-    c.pool_op = static_cast<PoolOp>(trial % 2);
-    c.pool_ceil = trial % 4 < 2;
-    c.pool_k = pick<int>(rng, compute::kPoolK);
-    c.pool_s = pick<int>(rng, compute::kPoolS);
-    c.pool_pad = pick<int>(rng, compute::kPoolPad);
-    c.pool_out_h = pick<int>(rng, compute::kPoolOutH);
-    c.pool_out_w = pick<int>(rng, compute::kPoolOutW);
-    c.dst_kind = static_cast<ComputeDst>(trial % 3);
-    c.dst_id = pick<int>(rng, compute::kDstId);
-    c.dst_base = pick<int>(rng, compute::kDstBase);
-    c.dst_row_stride = pick<int>(rng, compute::kDstRowStride);
-    c.dst_group_stride = pick<int>(rng, compute::kDstGroupStride);
-    c.post_lo = pick<int>(rng, compute::kPostLo);
-    c.post_hi = pick<int>(rng, compute::kPostHi);
-    c.dst_lane = pick<int>(rng, compute::kDstLane);
-    EXPECT_EQ(decode_compute(encode(c)), c);
-
-    ConfigInstr g;
-    g.hdr = random_header(rng);
-    g.version = pick<int>(rng, config::kVersion);
-    g.pes = pick<int>(rng, config::kPes);
-    g.lanes = pick<int>(rng, config::kLanes);
-    g.banks = pick<int>(rng, config::kBanks);
-    g.bank_depth = pick<int>(rng, config::kBankDepth);
-    g.pe_cache_depth = pick<int>(rng, config::kPeCacheDepth);
-    g.param_depth = pick<int>(rng, config::kParamDepth);
-    EXPECT_EQ(decode_config(encode(g)), g);
-
-    EndInstr e{random_header(rng)};
-    EXPECT_EQ(decode_end(encode(e)), e);
-    EXPECT_TRUE(encode(l).reserved_bits_clear());
-    EXPECT_TRUE(encode(c).reserved_bits_clear());
-    EXPECT_TRUE(encode(s).reserved_bits_clear());
+    expect_round_trip(random_instruction(rng, Opcode::kLoad, load::kFields,
+                                         {{"dst_kind", trial % 3}, {"dst_pe_step", trial % 2 == 0}}),
+                      decode_load);
+    expect_round_trip(random_instruction(rng, Opcode::kStore, store::kFields), decode_store);
+    expect_round_trip(random_instruction(rng, Opcode::kCompute, compute::kFields,
+                                         {{"mode", trial % 3},
+                                          {"pool_en", trial % 2 == 1},
+                                          {"pool_op", trial % 2},
+                                          {"pool_ceil", trial % 4 < 2},
+                                          {"dst_kind", trial % 3}}),
+                      decode_compute);
+    expect_round_trip(random_instruction(rng, Opcode::kConfig, config::kFields), decode_config);
+    expect_round_trip(random_instruction(rng, Opcode::kEnd, end::kFields), decode_end);
   }
 }
 
@@ -630,6 +586,19 @@ TEST_F(GenIsaTest, RejectsInconsistentEncodings) {
 
 // ---- the simulator on hand-assembled programs ----------------------------------------------
 
+// The CONFIG instruction of a program compiled for target t.
+ConfigInstr config_for(const HwTarget& t) {
+  ConfigInstr cfg;
+  cfg.version = t.version;
+  cfg.pes = t.pes;
+  cfg.lanes = t.lanes;
+  cfg.banks = t.banks;
+  cfg.bank_depth = t.bank_depth;
+  cfg.pe_cache_depth = t.pe_cache_depth;
+  cfg.param_depth = t.param_depth;
+  return cfg;
+}
+
 // A small image: one 8-channel 6x6 input, a 3x3 pad-1 convolution with 8
 // output channels and ReLU, then a 2x2 max pool, stored back.
 struct TinyConv {
@@ -675,14 +644,7 @@ struct TinyConv {
         }
       }
     }
-    ConfigInstr cfg;
-    cfg.version = t.version;
-    cfg.pes = t.pes;
-    cfg.lanes = t.lanes;
-    cfg.banks = t.banks;
-    cfg.bank_depth = t.bank_depth;
-    cfg.pe_cache_depth = t.pe_cache_depth;
-    cfg.param_depth = t.param_depth;
+    const ConfigInstr cfg = config_for(t);
     LoadInstr lp;  // params: 1 row of 8 entries
     lp.ext_addr = kParams;
     lp.ext_row_stride = 64;
@@ -1002,15 +964,7 @@ TEST(IsaSim, RandomProgramsNeverCrashTheSimulator) {
   for (int trial = 0; trial < 1500; ++trial) {
     std::vector<uint8_t> memory(1 << 16);
     for (size_t i = 0x2000; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(rng());
-    ConfigInstr cfg;
-    cfg.version = t.version;
-    cfg.pes = t.pes;
-    cfg.lanes = t.lanes;
-    cfg.banks = t.banks;
-    cfg.bank_depth = t.bank_depth;
-    cfg.pe_cache_depth = t.pe_cache_depth;
-    cfg.param_depth = t.param_depth;
-    std::vector<Instruction> prog = {encode(cfg)};
+    std::vector<Instruction> prog = {encode(config_for(t))};
     const int count = std::uniform_int_distribution<int>(1, 8)(rng);
     for (int k = 0; k < count; ++k) {
       const auto& [op, sec] = kinds[rng() % kinds.size()];

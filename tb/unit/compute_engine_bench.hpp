@@ -94,6 +94,23 @@ struct Expected {
   };
   std::vector<Item> items;
   int rows = 0;              // result rows (rel0 units in fine-grained mode)
+
+  // One word per pixel of frame t [kN][h][w] (group g), in PE pe, row y at
+  // word base + y * row_stride.
+  void add_frame(const Tensor<int8_t>& t, int pe, int g, int base, int row_stride) {
+    for (int y = 0; y < t.dim(1); ++y) {
+      for (int x = 0; x < t.dim(2); ++x) {
+        Item it;
+        it.pe = pe;
+        it.addr = base + y * row_stride + x;
+        it.group = g;
+        it.row = y;
+        it.col = x;
+        for (int l = 0; l < kN; ++l) it.word[l] = t(l, y, x);
+        items.push_back(it);
+      }
+    }
+  }
 };
 
 inline int conv_out(int in, int k, int s, int p) { return (in + 2 * p - k) / s + 1; }
@@ -113,23 +130,67 @@ inline Param random_param(std::mt19937_64& rng, int terms) {
 
 // ---------------------------------------------------------------------------
 
-struct ConvLayer {
-  int in_h = 1, in_w = 1, groups = 1;
-  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  int in_id = 0, in_base = 0, cache_base = 0, param_base = 0;
-  int clamp_lo = -128, clamp_hi = 127;
-  bool pool = false, avg = false, ceil_mode = false;
+// The pooling stage: the whole of a POOL instruction, or the one after a CONV.
+struct PoolStage {
+  bool avg = false, ceil_mode = false;
   int pk = 1, ps = 1, pp = 0, post_lo = -128, post_hi = 127;
+
+  PoolGeometry pool_geometry() const { return PoolGeometry{pk, ps, pp, ceil_mode}; }
+
+  // x pooled and clamped to [post_lo, post_hi], as the engine's pool unit does.
+  Tensor<int8_t> pooled(const Tensor<int8_t>& x) const {
+    return clamp(avg ? avgpool(x, pool_geometry()) : maxpool(x, pool_geometry()), post_lo,
+                 post_hi);
+  }
+
+  // The pooling fields of c but pool_en, for a pooled result of res_h x res_w.
+  void set_pool_fields(isa::ComputeInstr& c, int res_h, int res_w) const {
+    c.pool_op = avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
+    c.pool_ceil = ceil_mode;
+    c.pool_k = pk;
+    c.pool_s = ps;
+    c.pool_pad = pp;
+    c.pool_out_h = res_h;
+    c.pool_out_w = res_w;
+    c.post_lo = post_lo;
+    c.post_hi = post_hi;
+  }
+};
+
+// The input image of a CONV or POOL: `groups` frames of in_h x in_w words,
+// frame after frame from word in_base of bank in_id.
+struct ImageInput {
+  int in_h = 1, in_w = 1, groups = 1;
+  int in_id = 0, in_base = 0;
+
+  int in_words() const { return groups * in_h * in_w; }
+  const Word& pixel(const Memories& m, int g, int y, int x) const {
+    return m.bank[in_id][in_base + (g * in_h + y) * in_w + x];
+  }
+  void set_input_fields(isa::ComputeInstr& c) const {
+    c.in_id = in_id;
+    c.in_base = in_base;
+    c.in_h = in_h;
+    c.in_w = in_w;
+    c.in_groups = groups;
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+struct ConvLayer : ImageInput, PoolStage {
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int cache_base = 0, param_base = 0;
+  int clamp_lo = -128, clamp_hi = 127;
+  bool pool = false;  // the PoolStage runs on the convolution's result
   isa::ComputeDst dst = isa::ComputeDst::kBank;
   int dst_id = 0, dst_base = 0, dst_row_stride = 0;
 
   int out_h() const { return conv_out(in_h, kh, sh, ph); }
   int out_w() const { return conv_out(in_w, kw, sw, pw); }
-  PoolGeometry pool_geometry() const { return PoolGeometry{pk, ps, pp, ceil_mode}; }
   int res_h() const { return pool ? pool_out_size(out_h(), pool_geometry()) : out_h(); }
   int res_w() const { return pool ? pool_out_size(out_w(), pool_geometry()) : out_w(); }
   int taps() const { return kh * kw * groups; }
-  int in_words() const { return groups * in_h * in_w; }
 
   std::string str() const {
     std::string s = fmt::format("CONV {}x{}x{}g k{}x{} s{},{} p{},{} -> {}x{}", in_h, in_w, groups,
@@ -146,11 +207,7 @@ struct ConvLayer {
   isa::ComputeInstr instr() const {
     isa::ComputeInstr c;
     c.mode = isa::ComputeMode::kConv;
-    c.in_id = in_id;
-    c.in_base = in_base;
-    c.in_h = in_h;
-    c.in_w = in_w;
-    c.in_groups = groups;
+    set_input_fields(c);
     c.kernel_h = kh;
     c.kernel_w = kw;
     c.stride_h = sh;
@@ -164,17 +221,7 @@ struct ConvLayer {
     c.clamp_lo = clamp_lo;
     c.clamp_hi = clamp_hi;
     c.pool_en = pool;
-    if (pool) {
-      c.pool_op = avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
-      c.pool_ceil = ceil_mode;
-      c.pool_k = pk;
-      c.pool_s = ps;
-      c.pool_pad = pp;
-      c.pool_out_h = res_h();
-      c.pool_out_w = res_w();
-      c.post_lo = post_lo;
-      c.post_hi = post_hi;
-    }
+    if (pool) set_pool_fields(c, res_h(), res_w());
     c.dst_kind = dst;
     c.dst_id = dst_id;
     c.dst_base = dst_base;
@@ -212,7 +259,7 @@ struct ConvLayer {
               const int ix = ox * sw - pw + kx;
               if (ix < 0 || ix >= in_w) continue;
               for (int g = 0; g < groups; ++g) {
-                const Word& x = m.bank[in_id][in_base + (g * in_h + iy) * in_w + ix];
+                const Word& x = pixel(m, g, iy, ix);
                 const Word& w = m.cache[p][cache_base + (ky * kw + kx) * groups + g];
                 for (int l = 0; l < kN; ++l) s += int64_t(x[l]) * w[l];
               }
@@ -232,7 +279,7 @@ struct ConvLayer {
     for (int g = 0; g < groups; ++g) {
       for (int y = 0; y < in_h; ++y) {
         for (int x = 0; x < in_w; ++x) {
-          const Word& w = m.bank[in_id][in_base + (g * in_h + y) * in_w + x];
+          const Word& w = pixel(m, g, y, x);
           for (int l = 0; l < kN; ++l) in(g * kN + l, y, x) = w[l];
         }
       }
@@ -264,25 +311,12 @@ struct ConvLayer {
         }
       }
     }
-    if (pool) {
-      y = clamp(avg ? avgpool(y, pool_geometry()) : maxpool(y, pool_geometry()), post_lo,
-                post_hi);
-    }
+    if (pool) y = pooled(y);
     Expected e;
     e.bank = dst == isa::ComputeDst::kBank;
     e.id = dst_id;
     e.rows = res_h();
-    for (int r = 0; r < res_h(); ++r) {
-      for (int c = 0; c < res_w(); ++c) {
-        Expected::Item it;
-        it.pe = dst_id;
-        it.addr = dst_base + r * dst_row_stride + c;
-        it.row = r;
-        it.col = c;
-        for (int p = 0; p < kP; ++p) it.word[p] = y(p, r, c);
-        e.items.push_back(it);
-      }
-    }
+    e.add_frame(y, dst_id, 0, dst_base, dst_row_stride);
     return e;
   }
 };
@@ -383,18 +417,12 @@ struct FcLayer {
 
 // ---------------------------------------------------------------------------
 
-struct PoolLayer {
-  int in_h = 1, in_w = 1, groups = 1;
-  int in_id = 0, in_base = 0;
-  bool avg = false, ceil_mode = false;
-  int pk = 1, ps = 1, pp = 0, post_lo = -128, post_hi = 127;
+struct PoolLayer : ImageInput, PoolStage {
   isa::ComputeDst dst = isa::ComputeDst::kBank;
   int dst_id = 0, dst_base = 0, dst_row_stride = 0, dst_group_stride = 0;
 
-  PoolGeometry geometry() const { return PoolGeometry{pk, ps, pp, ceil_mode}; }
-  int res_h() const { return pool_out_size(in_h, geometry()); }
-  int res_w() const { return pool_out_size(in_w, geometry()); }
-  int in_words() const { return groups * in_h * in_w; }
+  int res_h() const { return pool_out_size(in_h, pool_geometry()); }
+  int res_w() const { return pool_out_size(in_w, pool_geometry()); }
 
   std::string str() const {
     return fmt::format("POOL {}x{}x{}g {} k{} s{} p{}{} -> {}x{} post[{},{}] {} {} @{}", in_h,
@@ -406,23 +434,11 @@ struct PoolLayer {
   isa::ComputeInstr instr() const {
     isa::ComputeInstr c;
     c.mode = isa::ComputeMode::kPool;
-    c.in_id = in_id;
-    c.in_base = in_base;
-    c.in_h = in_h;
-    c.in_w = in_w;
-    c.in_groups = groups;
+    set_input_fields(c);
     c.out_h = in_h;
     c.out_w = in_w;
     c.pool_en = true;
-    c.pool_op = avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
-    c.pool_ceil = ceil_mode;
-    c.pool_k = pk;
-    c.pool_s = ps;
-    c.pool_pad = pp;
-    c.pool_out_h = res_h();
-    c.pool_out_w = res_w();
-    c.post_lo = post_lo;
-    c.post_hi = post_hi;
+    set_pool_fields(c, res_h(), res_w());
     c.dst_kind = dst;
     c.dst_id = dst_id;
     c.dst_base = dst_base;
@@ -440,24 +456,11 @@ struct PoolLayer {
       Tensor<int8_t> x({kN, in_h, in_w});
       for (int y = 0; y < in_h; ++y) {
         for (int c = 0; c < in_w; ++c) {
-          const Word& w = m.bank[in_id][in_base + (g * in_h + y) * in_w + c];
+          const Word& w = pixel(m, g, y, c);
           for (int l = 0; l < kN; ++l) x(l, y, c) = w[l];
         }
       }
-      const Tensor<int8_t> r =
-          clamp(avg ? avgpool(x, geometry()) : maxpool(x, geometry()), post_lo, post_hi);
-      for (int y = 0; y < res_h(); ++y) {
-        for (int c = 0; c < res_w(); ++c) {
-          Expected::Item it;
-          it.pe = dst_id;
-          it.addr = dst_base + g * dst_group_stride + y * dst_row_stride + c;
-          it.group = g;
-          it.row = y;
-          it.col = c;
-          for (int l = 0; l < kN; ++l) it.word[l] = r(l, y, c);
-          e.items.push_back(it);
-        }
-      }
+      e.add_frame(pooled(x), dst_id, g, dst_base + g * dst_group_stride, dst_row_stride);
     }
     return e;
   }
@@ -487,7 +490,25 @@ struct Feed {
   int delay = 0;                       // cycles after the previous feed completed
   std::vector<std::pair<int, int>> words;  // (bank, addr) to write from `data`
   std::vector<Word> data;
+
+  // Adds the writes of w to consecutive words of `bank` from `addr`.
+  void write(int bank, int addr, const std::vector<Word>& w) {
+    for (size_t i = 0; i < w.size(); ++i) {
+      words.push_back({bank, addr + int(i)});
+      data.push_back(w[i]);
+    }
+  }
 };
+
+// The memories m once every feed has written its words.
+inline Memories after_feeds(Memories m, const std::deque<Feed>& feeds) {
+  for (const Feed& f : feeds) {
+    for (size_t i = 0; i < f.words.size(); ++i) {
+      m.bank[f.words[i].first][f.words[i].second] = f.data[i];
+    }
+  }
+  return m;
+}
 
 struct BankWrite {
   uint64_t cycle;
@@ -883,6 +904,22 @@ class ComputeEngineBench : public SimFixture<Vtop> {
   }
 
   // ---- checking -----------------------------------------------------------
+  // Releases the run made on `edge` (0: C2S, 1: C2L).
+  static int releases_on(const RunResult& r, int edge) {
+    int n = 0;
+    for (const auto& rel : r.releases) n += rel.edge == edge;
+    return n;
+  }
+
+  // check() of a run fed by the emulated load engine: IsaSim starts from the
+  // memories as the feeds left them.
+  int check_fine(const std::string& what, const Expected& e, const RunResult& r,
+                 const isa::ComputeInstr& c, const Memories& final_mem) {
+    sim_memories_ = final_mem;
+    const isa::Instruction in = isa::encode(c);
+    return check(what, e, r, &in);
+  }
+
   // Every expected word is in place (banks: read back through the store port)
   // and the engine wrote nothing else. Returns the number of words compared.
   int check(const std::string& what, const Expected& e, const RunResult& r,
@@ -993,15 +1030,7 @@ class ComputeEngineBench : public SimFixture<Vtop> {
       for (int i = 0; i < 8; ++i) mem[params + uint64_t(c) * 8 + i] = uint8_t(e >> (8 * i));
     }
     std::vector<isa::Instruction> program;
-    isa::ConfigInstr cfg;
-    cfg.version = hw::kVersion;
-    cfg.pes = hw::kPes;
-    cfg.lanes = hw::kLanes;
-    cfg.banks = hw::kBanks;
-    cfg.bank_depth = hw::kBankDepth;
-    cfg.pe_cache_depth = hw::kPeCacheDepth;
-    cfg.param_depth = hw::kParamDepth;
-    program.push_back(isa::encode(cfg));
+    program.push_back(config_instr());
     for (int b = 0; b < kBanks; ++b) {
       isa::LoadInstr l;
       l.ext_addr = int64_t(b * kBankBytes);
@@ -1054,8 +1083,8 @@ class ComputeEngineBench : public SimFixture<Vtop> {
     return bank;
   }
 
-  // IsaSim's verdict on one COMPUTE (CONFIG, COMPUTE, END; no dependency model).
-  static SimError isa_sim_verdict(const isa::Instruction& c) {
+  // The CONFIG instruction of a program for the configuration the bench is built for.
+  static isa::Instruction config_instr() {
     isa::ConfigInstr cfg;
     cfg.version = hw::kVersion;
     cfg.pes = hw::kPes;
@@ -1064,8 +1093,13 @@ class ComputeEngineBench : public SimFixture<Vtop> {
     cfg.bank_depth = hw::kBankDepth;
     cfg.pe_cache_depth = hw::kPeCacheDepth;
     cfg.param_depth = hw::kParamDepth;
+    return isa::encode(cfg);
+  }
+
+  // IsaSim's verdict on one COMPUTE (CONFIG, COMPUTE, END; no dependency model).
+  static SimError isa_sim_verdict(const isa::Instruction& c) {
     std::vector<uint8_t> mem(4096);
-    isa::encode(cfg).to_bytes(&mem[0]);
+    config_instr().to_bytes(&mem[0]);
     c.to_bytes(&mem[64]);
     isa::encode(isa::EndInstr{}).to_bytes(&mem[128]);
     SimOptions o;

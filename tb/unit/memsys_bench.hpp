@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "axi_mem_model.hpp"
@@ -149,35 +150,31 @@ inline Instr store_instr(const StoreSpec& s) {
   return i;
 }
 
+// Where each CopySpec member lives in the COMPUTE instruction (one table for
+// encoding and decoding).
+inline constexpr std::array<std::pair<const isa::Field*, int CopySpec::*>, 9> kCopyFields{{
+    {&isa::compute::kInId, &CopySpec::in_id},
+    {&isa::compute::kInBase, &CopySpec::in_base},
+    {&isa::compute::kInH, &CopySpec::rows},
+    {&isa::compute::kInW, &CopySpec::words},
+    {&isa::compute::kInGroups, &CopySpec::in_stride},
+    {&isa::compute::kOutW, &CopySpec::delay},
+    {&isa::compute::kDstId, &CopySpec::dst_id},
+    {&isa::compute::kDstBase, &CopySpec::dst_base},
+    {&isa::compute::kDstRowStride, &CopySpec::dst_stride},
+}};
+
 inline Instr compute_instr(const CopySpec& s) {
-  using namespace isa::compute;
   Instr i;
   i.set(isa::hdr::kOpcode, uint64_t(isa::Opcode::kCompute))
-      .set(kMode, uint64_t(isa::ComputeMode::kPool))
-      .set(kInId, s.in_id)
-      .set(kInBase, s.in_base)
-      .set(kInH, s.rows)
-      .set(kInW, s.words)
-      .set(kInGroups, s.in_stride)
-      .set(kOutW, s.delay)
-      .set(kDstId, s.dst_id)
-      .set(kDstBase, s.dst_base)
-      .set(kDstRowStride, s.dst_stride);
+      .set(isa::compute::kMode, uint64_t(isa::ComputeMode::kPool));
+  for (const auto& [field, member] : kCopyFields) i.set(*field, uint64_t(s.*member));
   return i;
 }
 
 inline CopySpec decode_copy(const Instr& i) {
-  using namespace isa::compute;
   CopySpec s;
-  s.in_id = static_cast<int>(i.get(kInId));
-  s.in_base = static_cast<int>(i.get(kInBase));
-  s.rows = static_cast<int>(i.get(kInH));
-  s.words = static_cast<int>(i.get(kInW));
-  s.in_stride = static_cast<int>(i.get(kInGroups));
-  s.delay = static_cast<int>(i.get(kOutW));
-  s.dst_id = static_cast<int>(i.get(kDstId));
-  s.dst_base = static_cast<int>(i.get(kDstBase));
-  s.dst_stride = static_cast<int>(i.get(kDstRowStride));
+  for (const auto& [field, member] : kCopyFields) s.*member = static_cast<int>(i.get(*field));
   return s;
 }
 

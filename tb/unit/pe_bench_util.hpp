@@ -23,6 +23,8 @@
 
 #include "port_fields.hpp"
 #include "sim_fixture.hpp"
+#include "strata/numerics.hpp"
+#include "strata/tensor.hpp"
 
 namespace strata::tb {
 
@@ -228,6 +230,67 @@ class ComputeBench : public SimFixture<Model> {
   }
 
   int8_t rand_i8() { return static_cast<int8_t>(this->rand_int(-128, 127)); }
+
+  // A convolution's random operands (input [cin][h][wd], weights
+  // [cout][cin][k][k], biases within +-100000) and its accumulators from
+  // strata::conv2d_acc, [cout][ho][wo].
+  struct ConvOperands {
+    Tensor<int8_t> in, w;
+    Tensor<int32_t> bias, want_acc;
+    int ho = 0, wo = 0;
+  };
+  ConvOperands random_conv(int cin, int h, int wd, int cout, const ConvGeometry& g) {
+    ConvOperands c;
+    c.in = Tensor<int8_t>({cin, h, wd});
+    c.w = Tensor<int8_t>({cout, cin, g.kernel, g.kernel});
+    c.bias = Tensor<int32_t>({cout});
+    for (auto& v : c.in.values()) v = rand_i8();
+    for (auto& v : c.w.values()) v = rand_i8();
+    for (auto& v : c.bias.values()) v = static_cast<int32_t>(this->rand_int(-100000, 100000));
+    c.want_acc = conv2d_acc(c.in, c.w, c.bias, g);
+    c.ho = int(conv_out_size(h, g));
+    c.wo = int(conv_out_size(wd, g));
+    return c;
+  }
+
+  // An FC layer's weight stream, w [neurons][features]: neuron j in
+  // ceil(features / N) beats of N lanes (zero past the last feature) against
+  // the cache words from `base`, each beat carrying bias(j) for `pes` PEs.
+  static std::vector<ComputeBeat> fc_beats(const Tensor<int8_t>& w, const Tensor<int32_t>& bias,
+                                           uint32_t base, int pes) {
+    constexpr int kN = Cfg::kLanes;
+    const int neurons = int(w.dim(0)), features = int(w.dim(1));
+    const int chunks = (features + kN - 1) / kN;
+    std::vector<ComputeBeat> beats;
+    for (int j = 0; j < neurons; ++j) {
+      for (int ch = 0; ch < chunks; ++ch) {
+        ComputeBeat beat;
+        beat.op.assign(kN, 0);
+        for (int n = 0; n < kN && ch * kN + n < features; ++n) beat.op[n] = w(j, ch * kN + n);
+        beat.addr = base + static_cast<uint32_t>(ch);
+        beat.first = ch == 0;
+        beat.last = ch == chunks - 1;
+        beat.bias.assign(pes, bias(j));
+        beats.push_back(beat);
+      }
+    }
+    return beats;
+  }
+
+  // A dense weight schedule [t_dense][kLanes] for the activation stagers: each
+  // weight zero with probability `sparsity`, else a random nonzero int8.
+  std::vector<std::vector<int8_t>> random_schedule(int t_dense, double sparsity) {
+    std::vector<std::vector<int8_t>> s(t_dense, std::vector<int8_t>(Cfg::kLanes, 0));
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (auto& row : s) {
+      for (auto& v : row) {
+        if (u(this->rng()) >= sparsity) {
+          do v = rand_i8(); while (v == 0);
+        }
+      }
+    }
+    return s;
+  }
 
   std::vector<int8_t> rand_vec(size_t n) {
     std::vector<int8_t> v(n);

@@ -5,6 +5,7 @@
 // strata::avg_round of their sum and count).
 #pragma once
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -199,5 +200,63 @@ inline void expect_full_rate(const UnitRun& run, size_t windows, uint64_t latenc
     ASSERT_EQ(run.out_cycles[i], run.in_cycles[i] + latency) << "latency of window " << i;
   }
 }
+
+// Bench of a unit that pools with one op (strata_maxpool, strata_avgpool, built
+// with -GUserWidth=16): random windows of that op under gaps and back-pressure,
+// the latency at full rate, and the empty window.
+template <class Model, Op kOp>
+class SingleOpUnitBench : public PoolUnitBench<Model> {
+ protected:
+  static constexpr unsigned kUserWidth = 16;  // bench parameter -GUserWidth=16
+
+  std::vector<UnitWindow> random_windows(size_t n) {
+    std::vector<UnitWindow> w;
+    for (size_t i = 0; i < n; ++i) w.push_back(random_window(this->rng(), kOp, 0xffff));
+    return w;
+  }
+  void random_run(double in_gap, double out_stall) {
+    this->reset();
+    const auto w = random_windows(2000);
+    const auto run = this->run_unit(w, in_gap, out_stall, kUserWidth);
+    EXPECT_EQ(run.out_cycles.size(), w.size());
+  }
+  void latency_and_throughput(uint64_t latency) {
+    this->reset();
+    const auto w = random_windows(1000);
+    const auto run = this->run_unit(w, 0.0, 0.0, kUserWidth);
+    expect_full_rate(run, w.size(), latency);
+  }
+  // A window with no valid tap breaks the window generator's guarantee: the
+  // unit flags it (RTL assertion), still returns a defined value (-128 in
+  // every lane) instead of hanging, and then pools correctly again.
+  void empty_window_is_flagged() {
+    this->reset();
+    auto& d = this->dut();
+    randomize(d.in_taps_i, kUnitTaps * kUnitLanes * kUnitData, this->rng());
+    d.in_mask_i = 0;
+    d.in_user_i = 0x1234;
+    d.in_valid_i = 1;
+    d.out_ready_i = 1;
+    this->settle();
+    ASSERT_TRUE(d.in_ready_o);
+    EXPECT_NONFATAL_FAILURE(this->tick(), "RTL assertion failed");
+    d.in_valid_i = 0;
+    int waited = 0;
+    for (this->settle(); !d.out_valid_o && waited < 20; ++waited) {
+      this->tick();
+      this->settle();
+    }
+    ASSERT_TRUE(d.out_valid_o) << "no result for the empty window";
+    for (int l = 0; l < kUnitLanes; ++l) {
+      EXPECT_EQ(get_i8(get_field(d.out_data_o, unsigned(l * kUnitData), kUnitData)), kInt8Min)
+          << "lane " << l;
+    }
+    EXPECT_EQ(d.out_user_o, 0x1234);
+    this->tick();
+    const auto w = random_windows(200);
+    const auto run = this->run_unit(w, 0.2, 0.2, kUserWidth);
+    EXPECT_EQ(run.out_cycles.size(), w.size());
+  }
+};
 
 }  // namespace strata::tb

@@ -26,19 +26,6 @@ constexpr int N = Cfg::kLanes;
 
 class StrataActStager : public ComputeBench<Vstrata_pe> {
  protected:
-  Schedule random_schedule(int t_dense, double sparsity) {
-    Schedule s(t_dense, std::vector<int8_t>(N, 0));
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (auto& row : s) {
-      for (auto& v : row) {
-        if (u(rng()) >= sparsity) {
-          do v = rand_i8(); while (v == 0);
-        }
-      }
-    }
-    return s;
-  }
-
   // Writes the packed schedule of tile 0 at cache addresses 0..T'-1.
   void load_packed(const Packed& pk) {
     std::vector<CacheWrite> writes;

@@ -18,22 +18,8 @@
 namespace strata::tb {
 namespace {
 
-constexpr unsigned kUserWidth = 16;  // bench parameter -GUserWidth=16
-
-class StrataAvgpool : public PoolUnitBench<Vstrata_avgpool> {
+class StrataAvgpool : public SingleOpUnitBench<Vstrata_avgpool, Op::kAvg> {
  protected:
-  std::vector<UnitWindow> random_windows(size_t n) {
-    std::vector<UnitWindow> w;
-    for (size_t i = 0; i < n; ++i) w.push_back(random_window(rng(), Op::kAvg, 0xffff));
-    return w;
-  }
-  void random_run(double in_gap, double out_stall) {
-    reset();
-    const auto w = random_windows(2000);
-    const auto run = run_unit(w, in_gap, out_stall, kUserWidth);
-    EXPECT_EQ(run.out_cycles.size(), w.size());
-  }
-
   // n int8 values (random order and spread) summing to `sum`.
   std::vector<int8_t> values_with_sum(int n, int sum) {
     std::vector<int> v(size_t(n), 0);
@@ -51,37 +37,6 @@ class StrataAvgpool : public PoolUnitBench<Vstrata_avgpool> {
     }
     std::vector<int8_t> out(v.begin(), v.end());
     return out;
-  }
-  // A window with no valid tap breaks the window generator's guarantee: the
-  // unit flags it (RTL assertion), still returns a defined value (-128 in
-  // every lane) instead of hanging, and then pools correctly again.
-  void empty_window_is_flagged() {
-    reset();
-    auto& d = dut();
-    randomize(d.in_taps_i, kUnitTaps * kUnitLanes * kUnitData, rng());
-    d.in_mask_i = 0;
-    d.in_user_i = 0x1234;
-    d.in_valid_i = 1;
-    d.out_ready_i = 1;
-    settle();
-    ASSERT_TRUE(d.in_ready_o);
-    EXPECT_NONFATAL_FAILURE(tick(), "RTL assertion failed");
-    d.in_valid_i = 0;
-    int waited = 0;
-    for (settle(); !d.out_valid_o && waited < 20; ++waited) {
-      tick();
-      settle();
-    }
-    ASSERT_TRUE(d.out_valid_o) << "no result for the empty window";
-    for (int l = 0; l < kUnitLanes; ++l) {
-      EXPECT_EQ(get_i8(get_field(d.out_data_o, unsigned(l * kUnitData), kUnitData)), kInt8Min)
-          << "lane " << l;
-    }
-    EXPECT_EQ(d.out_user_o, 0x1234);
-    tick();
-    const auto w = random_windows(200);
-    const auto run = run_unit(w, 0.2, 0.2, kUserWidth);
-    EXPECT_EQ(run.out_cycles.size(), w.size());
   }
 };
 
@@ -177,12 +132,7 @@ TEST_F(StrataAvgpool, RoundingEdges) {
   EXPECT_EQ(run.out_cycles.size(), ws.size());
 }
 
-TEST_F(StrataAvgpool, LatencyAndThroughput) {
-  reset();
-  const auto w = random_windows(1000);
-  const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
-  expect_full_rate(run, w.size(), kAvgPoolLatency);
-}
+TEST_F(StrataAvgpool, LatencyAndThroughput) { latency_and_throughput(kAvgPoolLatency); }
 
 TEST_F(StrataAvgpool, EmptyWindowIsFlagged) { empty_window_is_flagged(); }
 

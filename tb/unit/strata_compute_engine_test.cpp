@@ -77,7 +77,14 @@ class StrataComputeEngine : public ComputeEngineBench {
       clamp_pick(l.post_lo, l.post_hi);
     }
     l.dst_row_stride = l.res_w() + int(rand_int(0, 3));
-    const int span = (l.res_h() - 1) * l.dst_row_stride + l.res_w();
+    random_dst(l, pe_dst, (l.res_h() - 1) * l.dst_row_stride + l.res_w());
+    return l;
+  }
+
+  // A random destination for a result of `span` words: a PE cache above the
+  // weight area, or a bank (its upper half if it is the input's bank).
+  template <class Layer>
+  void random_dst(Layer& l, bool pe_dst, int span) {
     if (pe_dst) {
       l.dst = ComputeDst::kPeCache;
       l.dst_id = int(rand_int(0, kP - 1));
@@ -87,7 +94,6 @@ class StrataComputeEngine : public ComputeEngineBench {
       l.dst_base = l.dst_id == l.in_id ? int(rand_int(kHalfBank, kBankDepth - span))
                                        : int(rand_int(0, kBankDepth - span));
     }
-    return l;
   }
 
   // Input, weights and parameters of a layer, through the ports.
@@ -110,37 +116,49 @@ class StrataComputeEngine : public ComputeEngineBench {
         << "bench reference differs from strata::conv2d_acc for " << l.str();
   }
 
-  // Runs a layer with default dependencies (acq/rel 1 each) and checks it.
-  int run_conv(const ConvLayer& l, const RunOptions& o, const std::string& tag) {
-    check_reference(l);
+  // Runs layer l with header hdr (its units provided), the background cache
+  // writer outside the layers and a budget of `budget` cycles; `expect` adds
+  // the layer's own expectations on the run. Then checks the results (IsaSim
+  // too) and returns the number of words compared.
+  template <typename Layer>
+  int run_layer(const Layer& l, const isa::Header& hdr, RunOptions o, uint64_t budget,
+                const std::string& tag, const std::function<void(const RunResult&)>& expect) {
     EXPECT_EQ(isa_sim_verdict(isa::encode(l.instr())), SimError::kNone)
         << "IsaSim rejects " << l.str();
     const Expected e = l.expected(mem_);
     isa::ComputeInstr c = l.instr();
-    c.hdr = {1, 1, 1, 1, 1, 0, 7};
+    c.hdr = hdr;
     provide(c.hdr);
-    RunOptions ro = o;
-    ro.bg_addr_lo = kBgLo;
-    ro.bg_addr_hi = kBgHi;
-    ro.budget = 40 * uint64_t(l.beats() + 200 + l.out_h() * l.out_w() * 4);
+    o.bg_addr_lo = kBgLo;
+    o.bg_addr_hi = kBgHi;
+    o.budget = budget;
     sim_memories_ = mem_;
-    const RunResult r = run(isa::encode(c), ro);
+    const RunResult r = run(isa::encode(c), o);
     EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
-    EXPECT_EQ(int64_t(r.beats), l.beats()) << tag << " " << l.str() << " beats";
-    EXPECT_EQ(int64_t(r.reads.size()), l.beats()) << tag << " " << l.str() << " reads";
-    EXPECT_EQ(r.macs, r.beats * kP * kN) << tag << " MAC count";
-    EXPECT_EQ(r.released[0], 1);
-    EXPECT_EQ(r.released[1], 1);
-    // Every read is inside the input.
-    for (const auto& rd : r.reads) {
-      if (rd.bank != l.in_id || rd.addr < l.in_base || rd.addr >= l.in_base + l.in_words()) {
-        ADD_FAILURE() << tag << " " << l.str() << ": read of bank " << rd.bank << " word "
-                      << rd.addr << " outside the input, STRATA_SEED=" << seed();
-        break;
-      }
-    }
+    expect(r);
     const isa::Instruction in = isa::encode(c);
     return check(tag + " " + l.str(), e, r, &in);
+  }
+
+  // Runs a layer with default dependencies (acq/rel 1 each) and checks it.
+  int run_conv(const ConvLayer& l, const RunOptions& o, const std::string& tag) {
+    check_reference(l);
+    const uint64_t budget = 40 * uint64_t(l.beats() + 200 + l.out_h() * l.out_w() * 4);
+    return run_layer(l, {1, 1, 1, 1, 1, 0, 7}, o, budget, tag, [&](const RunResult& r) {
+      EXPECT_EQ(int64_t(r.beats), l.beats()) << tag << " " << l.str() << " beats";
+      EXPECT_EQ(int64_t(r.reads.size()), l.beats()) << tag << " " << l.str() << " reads";
+      EXPECT_EQ(r.macs, r.beats * kP * kN) << tag << " MAC count";
+      EXPECT_EQ(r.released[0], 1);
+      EXPECT_EQ(r.released[1], 1);
+      // Every read is inside the input.
+      for (const auto& rd : r.reads) {
+        if (rd.bank != l.in_id || rd.addr < l.in_base || rd.addr >= l.in_base + l.in_words()) {
+          ADD_FAILURE() << tag << " " << l.str() << ": read of bank " << rd.bank << " word "
+                        << rd.addr << " outside the input, STRATA_SEED=" << seed();
+          break;
+        }
+      }
+    });
   }
 
   // Runs `layers` random convolutions, and more (up to 4 x layers) until at
@@ -192,24 +210,12 @@ class StrataComputeEngine : public ComputeEngineBench {
   }
 
   int run_fc(const FcLayer& l, const RunOptions& o, const std::string& tag) {
-    EXPECT_EQ(isa_sim_verdict(isa::encode(l.instr())), SimError::kNone)
-        << "IsaSim rejects " << l.str();
-    const Expected e = l.expected(mem_);
-    isa::ComputeInstr c = l.instr();
-    c.hdr = {2, 1, 3, 2, 2, 0, 9};
-    provide(c.hdr);
-    RunOptions ro = o;
-    ro.bg_addr_lo = kBgLo;
-    ro.bg_addr_hi = kBgHi;
-    ro.budget = 40 * uint64_t(l.neurons * l.groups + 300);
-    sim_memories_ = mem_;
-    const RunResult r = run(isa::encode(c), ro);
-    EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
-    EXPECT_EQ(int64_t(r.beats), int64_t(l.neurons) * l.groups) << tag << " beats";
-    EXPECT_EQ(r.released[0], 3);
-    EXPECT_EQ(r.released[1], 2);
-    const isa::Instruction in = isa::encode(c);
-    return check(tag + " " + l.str(), e, r, &in);
+    const uint64_t budget = 40 * uint64_t(l.neurons * l.groups + 300);
+    return run_layer(l, {2, 1, 3, 2, 2, 0, 9}, o, budget, tag, [&](const RunResult& r) {
+      EXPECT_EQ(int64_t(r.beats), int64_t(l.neurons) * l.groups) << tag << " beats";
+      EXPECT_EQ(r.released[0], 3);
+      EXPECT_EQ(r.released[1], 2);
+    });
   }
 
   PoolLayer random_pool(bool pe_dst) {
@@ -231,36 +237,27 @@ class StrataComputeEngine : public ComputeEngineBench {
     l.dst_group_stride = l.res_h() * l.dst_row_stride + int(rand_int(0, 5));
     const int span = (l.groups - 1) * l.dst_group_stride + (l.res_h() - 1) * l.dst_row_stride +
                      l.res_w();
-    if (pe_dst && span <= kCacheDepth - kPeDstLo) {
-      l.dst = ComputeDst::kPeCache;
-      l.dst_id = int(rand_int(0, kP - 1));
-      l.dst_base = int(rand_int(kPeDstLo, kCacheDepth - span));
-    } else {
-      l.dst_id = int(rand_int(0, kBanks - 1));
-      l.dst_base = l.dst_id == l.in_id ? int(rand_int(kHalfBank, kBankDepth - span))
-                                       : int(rand_int(0, kBankDepth - span));
-    }
+    random_dst(l, pe_dst && span <= kCacheDepth - kPeDstLo, span);
     return l;
   }
 
   int run_pool(const PoolLayer& l, const RunOptions& o, const std::string& tag) {
-    EXPECT_EQ(isa_sim_verdict(isa::encode(l.instr())), SimError::kNone)
-        << "IsaSim rejects " << l.str();
-    const Expected e = l.expected(mem_);
-    isa::ComputeInstr c = l.instr();
-    c.hdr = {1, 1, 1, 1, 1, 0, 3};
-    provide(c.hdr);
-    RunOptions ro = o;
-    ro.bg_addr_lo = kBgLo;
-    ro.bg_addr_hi = kBgHi;
-    ro.budget = 60 * uint64_t(l.in_words() + 300);
+    const uint64_t budget = 60 * uint64_t(l.in_words() + 300);
+    return run_layer(l, {1, 1, 1, 1, 1, 0, 3}, o, budget, tag, [&](const RunResult& r) {
+      EXPECT_EQ(r.beats, 0u) << "POOL uses no MAC";
+      EXPECT_EQ(int(r.reads.size()), l.in_words()) << tag << " " << l.str() << " reads";
+    });
+  }
+
+  // Runs c from the memories as they are and checks it (IsaSim too) if it
+  // retired; the caller asserts that it did.
+  RunResult run_and_check(const std::string& what, const Expected& e, const isa::ComputeInstr& c,
+                          const RunOptions& o) {
     sim_memories_ = mem_;
-    const RunResult r = run(isa::encode(c), ro);
-    EXPECT_TRUE(r.retired) << tag << " " << l.str() << " did not retire, STRATA_SEED=" << seed();
-    EXPECT_EQ(r.beats, 0u) << "POOL uses no MAC";
-    EXPECT_EQ(int(r.reads.size()), l.in_words()) << tag << " " << l.str() << " reads";
     const isa::Instruction in = isa::encode(c);
-    return check(tag + " " + l.str(), e, r, &in);
+    const RunResult r = run(in, o);
+    if (r.retired) check(what, e, r, &in);
+    return r;
   }
 
   // A small valid convolution, loaded, for runs after errors and aborts.
@@ -514,11 +511,8 @@ TEST_F(StrataComputeEngine, ConvThroughput) {
     provide(c.hdr);
     RunOptions o;
     o.budget = 100000;
-    sim_memories_ = mem_;
-    const RunResult r = run(isa::encode(c), o);
+    const RunResult r = run_and_check(fmt::format("pass {}", pass), e, c, o);
     ASSERT_TRUE(r.retired);
-    const isa::Instruction in = isa::encode(c);
-    check(fmt::format("pass {}", pass), e, r, &in);
     EXPECT_EQ(int64_t(r.beats), l.beats());
     // One beat every cycle from the first to the last: no bubble between
     // taps, windows or rows.
@@ -564,11 +558,8 @@ TEST_F(StrataComputeEngine, OtherThroughput) {
     load_fc(l);
     const Expected e = l.expected(mem_);
     isa::ComputeInstr c = l.instr();
-    sim_memories_ = mem_;
-    const RunResult r = run(isa::encode(c), o);
+    const RunResult r = run_and_check("fc throughput", e, c, o);
     ASSERT_TRUE(r.retired);
-    const isa::Instruction in = isa::encode(c);
-    check("fc throughput", e, r, &in);
     EXPECT_EQ(r.beats, 1024u);
     EXPECT_EQ(r.last_beat - r.first_beat + 1, r.beats) << "FC beats are not back to back";
     report("FC 128 -> 64 x 8 images (16 groups), BANK", r, r.beats);
@@ -612,11 +603,8 @@ TEST_F(StrataComputeEngine, OtherThroughput) {
     load_conv(l);
     const Expected e = l.expected(mem_);
     isa::ComputeInstr c = l.instr();
-    sim_memories_ = mem_;
-    const RunResult r = run(isa::encode(c), o);
+    const RunResult r = run_and_check("pooled conv throughput", e, c, o);
     ASSERT_TRUE(r.retired);
-    const isa::Instruction in = isa::encode(c);
-    check("pooled conv throughput", e, r, &in);
     EXPECT_EQ(int64_t(r.beats), l.beats());
     EXPECT_EQ(r.last_beat - r.first_beat + 1, r.beats) << "pooled conv beats not back to back";
     EXPECT_GE(double(r.beats) / double(r.cycles()), 0.95);
@@ -639,11 +627,8 @@ TEST_F(StrataComputeEngine, OtherThroughput) {
     fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
     const Expected e = l.expected(mem_);
     isa::ComputeInstr c = l.instr();
-    sim_memories_ = mem_;
-    const RunResult r = run(isa::encode(c), o);
+    const RunResult r = run_and_check("pool throughput", e, c, o);
     ASSERT_TRUE(r.retired);
-    const isa::Instruction in = isa::encode(c);
-    check("pool throughput", e, r, &in);
     // One pixel per cycle within a frame; frames do not overlap in the
     // window generator (its tail: the last output row's walk).
     EXPECT_LE(r.cycles(), uint64_t(l.in_words()) + uint64_t(l.groups) * 40 + 60);
@@ -742,20 +727,11 @@ TEST_F(StrataComputeEngine, FineGrainedConv) {
       f.units = 1;
       f.delay = int(rand_int(0, 40));
       for (int g = 0; g < l.groups; ++g) {
-        const auto w = random_words(l.in_w);
-        for (int x = 0; x < l.in_w; ++x) {
-          f.words.push_back({l.in_id, l.in_base + (g * l.in_h + y) * l.in_w + x});
-          f.data.push_back(w[x]);
-        }
+        f.write(l.in_id, l.in_base + (g * l.in_h + y) * l.in_w, random_words(l.in_w));
       }
       feeds.push_back(f);
     }
-    Memories final_mem = mem_;
-    for (const Feed& f : feeds) {
-      for (size_t i = 0; i < f.words.size(); ++i) {
-        final_mem.bank[f.words[i].first][f.words[i].second] = f.data[i];
-      }
-    }
+    const Memories final_mem = after_feeds(mem_, feeds);
     const Expected e = l.expected(final_mem);
     isa::ComputeInstr c = l.instr();
     c.hdr.acq0 = l.in_h;
@@ -795,9 +771,7 @@ TEST_F(StrataComputeEngine, FineGrainedConv) {
           }
         });
     ASSERT_TRUE(r.retired) << l.str();
-    sim_memories_ = final_mem;
-    const isa::Instruction in = isa::encode(c);
-    check(fmt::format("fine {} {}", iter, l.str()), e, r, &in);
+    check_fine(fmt::format("fine {} {}", iter, l.str()), e, r, c, final_mem);
     EXPECT_EQ(r.released[0], l.res_h());
     EXPECT_EQ(r.released[1], 1);
     EXPECT_EQ(r.acquired[0], l.in_h);
@@ -805,9 +779,7 @@ TEST_F(StrataComputeEngine, FineGrainedConv) {
     // released result rows one by one.
     EXPECT_LT(min_acquired, l.in_h) << l.str() << " waited for every row";
     if (l.res_h() >= 3) {
-      int c2s = 0;
-      for (const auto& rel : r.releases) c2s += rel.edge == 0;
-      EXPECT_GE(c2s, l.res_h() - 1) << "C2S not released row by row";
+      EXPECT_GE(releases_on(r, 0), l.res_h() - 1) << "C2S not released row by row";
     }
   }
 }
@@ -826,19 +798,10 @@ TEST_F(StrataComputeEngine, FineGrainedFc) {
     for (int o = 0; o < l.neurons; ++o) {
       Feed f;
       f.delay = int(rand_int(0, 30));
-      const auto w = random_words(l.groups);
-      for (int t = 0; t < l.groups; ++t) {
-        f.words.push_back({l.in_id, l.in_base + o * l.groups + t});
-        f.data.push_back(w[t]);
-      }
+      f.write(l.in_id, l.in_base + o * l.groups, random_words(l.groups));
       feeds.push_back(f);
     }
-    Memories final_mem = mem_;
-    for (const Feed& f : feeds) {
-      for (size_t i = 0; i < f.words.size(); ++i) {
-        final_mem.bank[f.words[i].first][f.words[i].second] = f.data[i];
-      }
-    }
+    const Memories final_mem = after_feeds(mem_, feeds);
     const Expected e = l.expected(final_mem);
     isa::ComputeInstr c = l.instr();
     c.hdr.acq0 = l.neurons;
@@ -857,13 +820,9 @@ TEST_F(StrataComputeEngine, FineGrainedFc) {
           }
         });
     ASSERT_TRUE(r.retired) << l.str();
-    sim_memories_ = final_mem;
-    const isa::Instruction in = isa::encode(c);
-    check(fmt::format("fine fc {}", iter), e, r, &in);
+    check_fine(fmt::format("fine fc {}", iter), e, r, c, final_mem);
     EXPECT_EQ(r.released[0], l.neurons);
-    int c2s = 0;
-    for (const auto& rel : r.releases) c2s += rel.edge == 0;
-    EXPECT_GE(c2s, l.dst == ComputeDst::kBank ? l.neurons - 1 : l.out_words() - 1);
+    EXPECT_GE(releases_on(r, 0), l.dst == ComputeDst::kBank ? l.neurons - 1 : l.out_words() - 1);
   }
 }
 
@@ -876,19 +835,10 @@ TEST_F(StrataComputeEngine, FineGrainedPool) {
     for (int row = 0; row < l.groups * l.in_h; ++row) {
       Feed f;
       f.delay = int(rand_int(0, 20));
-      const auto w = random_words(l.in_w);
-      for (int x = 0; x < l.in_w; ++x) {
-        f.words.push_back({l.in_id, l.in_base + row * l.in_w + x});
-        f.data.push_back(w[x]);
-      }
+      f.write(l.in_id, l.in_base + row * l.in_w, random_words(l.in_w));
       feeds.push_back(f);
     }
-    Memories final_mem = mem_;
-    for (const Feed& f : feeds) {
-      for (size_t i = 0; i < f.words.size(); ++i) {
-        final_mem.bank[f.words[i].first][f.words[i].second] = f.data[i];
-      }
-    }
+    const Memories final_mem = after_feeds(mem_, feeds);
     const Expected e = l.expected(final_mem);
     isa::ComputeInstr c = l.instr();
     c.hdr.acq0 = l.groups * l.in_h;
@@ -906,9 +856,7 @@ TEST_F(StrataComputeEngine, FineGrainedPool) {
           }
         });
     ASSERT_TRUE(r.retired) << l.str();
-    sim_memories_ = final_mem;
-    const isa::Instruction in = isa::encode(c);
-    check(fmt::format("fine pool {}", iter), e, r, &in);
+    check_fine(fmt::format("fine pool {}", iter), e, r, c, final_mem);
     EXPECT_EQ(r.released[0], l.groups * l.res_h());
   }
 }
@@ -947,6 +895,14 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
     c.pool_out_w = 3;
     c.dst_row_stride = 3;
     c.dst_group_stride = 9;
+  };
+  // Pooling k x k, stride s, to out_h x out_w after the convolution.
+  auto pooled = [](isa::ComputeInstr& c, int k, int s, int64_t out_h, int64_t out_w) {
+    c.pool_en = true;
+    c.pool_k = k;
+    c.pool_s = s;
+    c.pool_out_h = out_h;
+    c.pool_out_w = out_w;
   };
   const std::vector<ErrorCase> cases = {
       {"opcode LOAD in the compute queue", I, {},
@@ -987,62 +943,34 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
        {}},
       {"clamp lo > hi", U, [](auto& c) { c.clamp_lo = 5; c.clamp_hi = 4; }, {}},
       {"pool window > MaxPoolKernel", U,
-       [](auto& c) {
-         c.pool_en = true;
-         c.pool_k = hw::kMaxPoolKernel + 1;
-         c.pool_s = 1;
-         c.pool_out_h = c.out_h - hw::kMaxPoolKernel;
-         c.pool_out_w = c.out_w - hw::kMaxPoolKernel;
+       [&](auto& c) {
+         pooled(c, hw::kMaxPoolKernel + 1, 1, c.out_h - hw::kMaxPoolKernel,
+                c.out_w - hw::kMaxPoolKernel);
        },
        {}},
-      {"pool stride 0", U,
-       [](auto& c) {
-         c.pool_en = true;
-         c.pool_k = 2;
-         c.pool_s = 0;
-         c.pool_out_h = c.pool_out_w = 1;
-       },
-       {}},
+      {"pool stride 0", U, [&](auto& c) { pooled(c, 2, 0, 1, 1); }, {}},
       {"pool pad >= window", U,
-       [](auto& c) {
-         c.pool_en = true;
-         c.pool_k = 2;
-         c.pool_s = 2;
+       [&](auto& c) {
+         pooled(c, 2, 2, 4, 4);
          c.pool_pad = 2;
-         c.pool_out_h = c.pool_out_w = 4;
        },
        {}},
-      {"pool_out wrong", U,
-       [](auto& c) {
-         c.pool_en = true;
-         c.pool_k = 2;
-         c.pool_s = 2;
-         c.pool_out_h = 3;
-         c.pool_out_w = 4;  // 6 -> 3
-       },
-       {}},
+      {"pool_out wrong", U, [&](auto& c) { pooled(c, 2, 2, 3, 4); }, {}},  // 6 -> 3
       {"pool_out ceil wrong", U,
-       [](auto& c) {
-         c.pool_en = true;
-         c.pool_k = 3;
-         c.pool_s = 2;
+       [&](auto& c) {
+         pooled(c, 3, 2, 3, 2);  // 6 -> 3 in ceil mode
          c.pool_ceil = true;
-         c.pool_out_h = 3;
-         c.pool_out_w = 2;  // 6 -> 3 in ceil mode
        },
        {}},
       {"post clamp lo > hi", U,
-       [](auto& c) {
-         c.pool_en = true;
-         c.pool_k = 2;
-         c.pool_s = 2;
-         c.pool_out_h = c.pool_out_w = 3;
+       [&](auto& c) {
+         pooled(c, 2, 2, 3, 3);
          c.post_lo = 1;
          c.post_hi = 0;
        },
        {}},
       {"pooling input wider than MaxImageWidth", U,
-       [](auto& c) {
+       [&](auto& c) {
          c.in_groups = 1;
          c.in_h = 2;
          c.in_w = hw::kMaxImageWidth + 1;
@@ -1051,11 +979,7 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.out_h = 2;
          c.out_w = hw::kMaxImageWidth + 1;
          c.cache_base = 0;
-         c.pool_en = true;
-         c.pool_k = 1;
-         c.pool_s = 1;
-         c.pool_out_h = 2;
-         c.pool_out_w = hw::kMaxImageWidth + 1;
+         pooled(c, 1, 1, 2, hw::kMaxImageWidth + 1);
          c.dst_row_stride = 100;
        },
        {}},

@@ -13,53 +13,7 @@
 namespace strata::tb {
 namespace {
 
-constexpr unsigned kUserWidth = 16;  // bench parameter -GUserWidth=16
-
-class StrataMaxpool : public PoolUnitBench<Vstrata_maxpool> {
- protected:
-  std::vector<UnitWindow> random_windows(size_t n) {
-    std::vector<UnitWindow> w;
-    for (size_t i = 0; i < n; ++i) w.push_back(random_window(rng(), Op::kMax, 0xffff));
-    return w;
-  }
-  void random_run(double in_gap, double out_stall) {
-    reset();
-    const auto w = random_windows(2000);
-    const auto run = run_unit(w, in_gap, out_stall, kUserWidth);
-    EXPECT_EQ(run.out_cycles.size(), w.size());
-  }
-  // A window with no valid tap breaks the window generator's guarantee: the
-  // unit flags it (RTL assertion), still returns a defined value (-128 in
-  // every lane) instead of hanging, and then pools correctly again.
-  void empty_window_is_flagged() {
-    reset();
-    auto& d = dut();
-    randomize(d.in_taps_i, kUnitTaps * kUnitLanes * kUnitData, rng());
-    d.in_mask_i = 0;
-    d.in_user_i = 0x1234;
-    d.in_valid_i = 1;
-    d.out_ready_i = 1;
-    settle();
-    ASSERT_TRUE(d.in_ready_o);
-    EXPECT_NONFATAL_FAILURE(tick(), "RTL assertion failed");
-    d.in_valid_i = 0;
-    int waited = 0;
-    for (settle(); !d.out_valid_o && waited < 20; ++waited) {
-      tick();
-      settle();
-    }
-    ASSERT_TRUE(d.out_valid_o) << "no result for the empty window";
-    for (int l = 0; l < kUnitLanes; ++l) {
-      EXPECT_EQ(get_i8(get_field(d.out_data_o, unsigned(l * kUnitData), kUnitData)), kInt8Min)
-          << "lane " << l;
-    }
-    EXPECT_EQ(d.out_user_o, 0x1234);
-    tick();
-    const auto w = random_windows(200);
-    const auto run = run_unit(w, 0.2, 0.2, kUserWidth);
-    EXPECT_EQ(run.out_cycles.size(), w.size());
-  }
-};
+using StrataMaxpool = SingleOpUnitBench<Vstrata_maxpool, Op::kMax>;
 
 TEST_F(StrataMaxpool, RandomFullRate) { random_run(0.0, 0.0); }
 TEST_F(StrataMaxpool, RandomInputGaps) { random_run(0.4, 0.0); }
@@ -101,12 +55,7 @@ TEST_F(StrataMaxpool, EdgeCases) {
   EXPECT_EQ(run.out_cycles.size(), ws.size());
 }
 
-TEST_F(StrataMaxpool, LatencyAndThroughput) {
-  reset();
-  const auto w = random_windows(1000);
-  const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
-  expect_full_rate(run, w.size(), kMaxPoolLatency);
-}
+TEST_F(StrataMaxpool, LatencyAndThroughput) { latency_and_throughput(kMaxPoolLatency); }
 
 TEST_F(StrataMaxpool, EmptyWindowIsFlagged) { empty_window_is_flagged(); }
 

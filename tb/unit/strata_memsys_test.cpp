@@ -160,20 +160,28 @@ class STRATA_MEMSYS_SUITE : public MemsysBench {
     l.dst_stride = 4;
     return l;
   }
+
+  // A STORE of rows x row_words words of bank 0 from address 0 to kDstArea,
+  // rows packed in the bank and in memory.
+  static StoreSpec small_store(int rows = 2, int row_words = 4) {
+    StoreSpec s;
+    s.ext_addr = kDstArea;
+    s.ext_stride = uint64_t(row_words) * kWordBytes;
+    s.rows = rows;
+    s.row_words = row_words;
+    s.src_stride = row_words;
+    return s;
+  }
+
+  // LOAD l -> (L2C) relay COMPUTE (C2S) -> STORE s, END.
+  static std::vector<Instr> round_trip(const LoadSpec& l, const StoreSpec& s) {
+    return {load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
+            store_instr(s).deps(1, 0, 0, 0), end_instr()};
+  }
 };
 
 TEST_F(STRATA_MEMSYS_SUITE, LoadStoreRoundTrip) {
-  LoadSpec l = small_load();
-  StoreSpec s;
-  s.ext_addr = kDstArea;
-  s.ext_stride = 4 * kWordBytes;
-  s.rows = 2;
-  s.row_words = 4;
-  s.src_stride = 4;
-  // LOAD -> (L2C) relay COMPUTE (C2S) -> STORE.
-  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
-                          store_instr(s).deps(1, 0, 0, 0), end_instr()};
-  run_and_check(prog, "round trip");
+  run_and_check(round_trip(small_load(), small_store()), "round trip");
   EXPECT_EQ(cp_->executed, 1);
 }
 
@@ -305,9 +313,7 @@ TEST_F(STRATA_MEMSYS_SUITE, HalfBandwidthMemory) {
   s.ext_addr = kDstArea;
   s.ext_stride = 512 * kWordBytes;
   s.row_words = 512;
-  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
-                          store_instr(s).deps(1, 0, 0, 0), end_instr()};
-  run_and_check(prog, "half bandwidth");
+  run_and_check(round_trip(l, s), "half bandwidth");
   const auto& st = axi_->stats();
   const uint64_t beats = 512u * kWordBytes / kBeatBytes;
   EXPECT_EQ(st.last_r_cycle.at(1) - st.first_r_cycle.at(1) + 1, 2 * beats - 1);
@@ -322,15 +328,9 @@ TEST_F(STRATA_MEMSYS_SUITE, StoreWriteThroughput) {
   l.row_words = 1000;
   l.dst_stride = 1000;
   l.ext_stride = 1000 * kWordBytes;
-  StoreSpec s;
-  s.ext_addr = kDstArea + 0x40;  // unaligned to 4 KB: bursts are split there
-  s.ext_stride = 1000 * kWordBytes;
-  s.rows = 2;
-  s.row_words = 1000;
-  s.src_stride = 1000;
-  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
-                          store_instr(s).deps(1, 0, 0, 0), end_instr()};
-  run_and_check(prog, "2000-word store");
+  StoreSpec s = small_store(2, 1000);
+  s.ext_addr += 0x40;  // unaligned to 4 KB: bursts are split there
+  run_and_check(round_trip(l, s), "2000-word store");
   const auto& st = axi_->stats();
   const uint64_t beats = 2000u * kWordBytes / kBeatBytes;
   ASSERT_EQ(st.write_beats, beats);
@@ -411,12 +411,7 @@ TEST_F(STRATA_MEMSYS_SUITE, StoreStartsWithFirstRowWhenFineGrained) {
   for (bool fine : {false, true}) {
     LoadSpec l = small_load();
     l.rows = 4;
-    StoreSpec s;
-    s.ext_addr = kDstArea;
-    s.ext_stride = 4 * kWordBytes;
-    s.rows = 4;
-    s.row_words = 4;
-    s.src_stride = 4;
+    const StoreSpec s = small_store(4, 4);
     // The load fills the bank first (one L2C unit per row to a relay compute
     // that needs all four and releases nothing); the bench releases C2S one
     // unit every 400 cycles.
@@ -448,13 +443,8 @@ TEST_F(STRATA_MEMSYS_SUITE, StoreStartsWithFirstRowWhenFineGrained) {
 // a LOAD waiting on it issues its reads before the store's write responses.
 TEST_F(STRATA_MEMSYS_SUITE, LoadAfterStoreStartsBeforeWriteResponses) {
   axi_->config().write_latency = 300;
-  LoadSpec l = small_load();
-  StoreSpec s;
-  s.ext_addr = kDstArea;
-  s.ext_stride = 4 * kWordBytes;
-  s.rows = 2;
-  s.row_words = 4;
-  s.src_stride = 4;
+  const LoadSpec l = small_load();
+  const StoreSpec s = small_store();
   LoadSpec l2 = small_load();
   l2.ext_addr = kSrcArea + 0x1000;
   l2.dst_addr = 0;  // overwrites the region the store read: WAR through S2L
@@ -604,9 +594,7 @@ TEST_F(STRATA_MEMSYS_SUITE, AxiWriteError) {
   l.dst_stride = 40;
   axi_->add_error_region({kDstArea + 0x5000 + 64 * kWordBytes, kDstArea + 0x5000 + 64 * kWordBytes + 1,
                           AxiResp::kSlvErr, false, true});
-  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
-                          store_instr(s).deps(1, 0, 0, 0), end_instr()};
-  expect_error_then_recover(prog, ErrorCode::kAxiWrite, 2, "SLVERR on a store burst");
+  expect_error_then_recover(round_trip(l, s), ErrorCode::kAxiWrite, 2, "SLVERR on a store burst");
 }
 
 TEST_F(STRATA_MEMSYS_SUITE, StartWhileBusy) {

@@ -27,19 +27,6 @@ constexpr int P = Cfg::kPes;
 
 class StrataPeArraySparse : public ComputeBench<Vstrata_pe_array> {
  protected:
-  Schedule random_schedule(int t_dense, double sparsity) {
-    Schedule s(t_dense, std::vector<int8_t>(N, 0));
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (auto& row : s) {
-      for (auto& v : row) {
-        if (u(rng()) >= sparsity) {
-          do v = rand_i8(); while (v == 0);
-        }
-      }
-    }
-    return s;
-  }
-
   // Packs P schedules together, runs `outputs` windows sequences, compares
   // every PE with its dense result; returns the common packed length.
   int run_sparsity(double sparsity, int t_dense, int outputs, double gap, double stall) {

@@ -147,13 +147,7 @@ TEST_F(STRATA_ARRAY_SUITE, ConvLayerMatchesGolden) {
   const ConvGeometry g{k, stride, pad};
   const int chunks = (cin + N - 1) / N, words = k * k * chunks;
   ASSERT_LE(groups * words, Cfg::kDepth);
-  Tensor<int8_t> in({cin, h, wd}), w({cout, cin, k, k});
-  Tensor<int32_t> bias({cout});
-  for (auto& v : in.values()) v = rand_i8();
-  for (auto& v : w.values()) v = rand_i8();
-  for (auto& v : bias.values()) v = static_cast<int32_t>(rand_int(-100000, 100000));
-  const Tensor<int32_t> want_acc = conv2d_acc(in, w, bias, g);
-  const int ho = conv_out_size(h, g), wo = conv_out_size(wd, g);
+  const auto [in, w, bias, want_acc, ho, wo] = random_conv(cin, h, wd, cout, g);
 
   auto addr = [&](int grp, int tap, int c) {
     return static_cast<uint32_t>(grp * words + tap * chunks + c);
@@ -250,19 +244,9 @@ TEST_F(STRATA_ARRAY_SUITE, FullyConnectedBatchMatchesGolden) {
     }
   }
   load(writes);
-  std::vector<ComputeBeat> beats;
+  const std::vector<ComputeBeat> beats = fc_beats(w, bias, 0, P);  // FC: one bias in every PE
   std::vector<Result> want;
   for (int j = 0; j < cout; ++j) {
-    for (int ch = 0; ch < chunks; ++ch) {
-      ComputeBeat beat;
-      beat.op.assign(N, 0);
-      for (int n = 0; n < N && ch * N + n < features; ++n) beat.op[n] = w(j, ch * N + n);
-      beat.addr = static_cast<uint32_t>(ch);
-      beat.first = ch == 0;
-      beat.last = ch == chunks - 1;
-      beat.bias.assign(P, bias(j));  // FC: the same bias in every PE
-      beats.push_back(beat);
-    }
     Result r(P);
     for (int p = 0; p < P; ++p) r[p] = want_acc[p](j, 0, 0);
     want.push_back(r);

@@ -90,13 +90,7 @@ class StrataPe : public ComputeBench<Vstrata_pe> {
     const int chunks = (cin + N - 1) / N;
     const int words = k * k * chunks;
     ASSERT_LE(cout * words, Cfg::kDepth);
-    Tensor<int8_t> in({cin, h, wd}), w({cout, cin, k, k});
-    Tensor<int32_t> bias({cout});
-    for (auto& v : in.values()) v = rand_i8();
-    for (auto& v : w.values()) v = rand_i8();
-    for (auto& v : bias.values()) v = static_cast<int32_t>(rand_int(-100000, 100000));
-    const Tensor<int32_t> want_acc = conv2d_acc(in, w, bias, g);
-    const int ho = conv_out_size(h, g), wo = conv_out_size(wd, g);
+    const auto [in, w, bias, want_acc, ho, wo] = random_conv(cin, h, wd, cout, g);
 
     auto word_addr = [&](int co, int ky, int kx, int c) {
       return static_cast<uint32_t>(co * words + (ky * k + kx) * chunks + c);
@@ -225,21 +219,9 @@ TEST_F(StrataPe, FullyConnectedMatchesGolden) {
     writes.push_back({1, static_cast<uint32_t>(100 + ch), dense_word(v)});
   }
   load(writes);
-  std::vector<ComputeBeat> beats;
+  const std::vector<ComputeBeat> beats = fc_beats(w, bias, 100, 1);
   std::vector<Result> want;
-  for (int j = 0; j < cout; ++j) {
-    for (int ch = 0; ch < chunks; ++ch) {
-      ComputeBeat beat;
-      beat.op.assign(N, 0);
-      for (int n = 0; n < N && ch * N + n < features; ++n) beat.op[n] = w(j, ch * N + n);
-      beat.addr = static_cast<uint32_t>(100 + ch);
-      beat.first = ch == 0;
-      beat.last = ch == chunks - 1;
-      beat.bias = {bias(j)};
-      beats.push_back(beat);
-    }
-    want.push_back({want_acc(j, 0, 0)});
-  }
+  for (int j = 0; j < cout; ++j) want.push_back({want_acc(j, 0, 0)});
   RunOptions opt;
   opt.gap = 0.2;
   opt.stall = 0.2;
