@@ -17,6 +17,7 @@
 
 #include "strata/error.hpp"
 #include "strata/numerics.hpp"
+#include "strata/target_rules.hpp"
 #include "strata/tensor.hpp"
 
 namespace strata {
@@ -42,6 +43,12 @@ struct Fault {
 
 void require(bool ok, SimError code, const std::string& message) {
   if (!ok) fault(code, message);
+}
+
+// The target rules (strata/target_rules.hpp): the first one `s` breaks stops the
+// run with UNSUPPORTED and the table's message.
+void require_rules(const RuleSubject& s, const HwTarget& t) {
+  if (auto v = first_violation(s, t)) fault(SimError::kUnsupported, v->message);
 }
 
 // ---- access traces -------------------------------------------------------------------------
@@ -78,8 +85,6 @@ struct Param {
   uint16_t mult = 0;
   uint8_t shift = 0;
 };
-
-int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p) { return (in + 2 * p - k) / s + 1; }
 
 // Rows of a pooling window r of the pooled map: [first, last] clipped to the input.
 int64_t pool_last_row(int64_t r, int64_t k, int64_t s, int64_t p, int64_t in) {
@@ -133,19 +138,10 @@ class Machine {
     std::fill_n(cache_written_.begin() + p * t_.pe_cache_depth + a, words, true);
   }
 
-  // External range [addr, addr + bytes) of a transfer: aligned, addressable, present.
+  // External range [addr, addr + bytes) of a transfer (aligned and addressable:
+  // the target rules): present in the memory, else the AXI slave's DECERR.
   void check_ext(uint64_t addr, uint64_t stride, uint64_t rows, uint64_t row_bytes, bool write) {
-    const uint64_t beat = static_cast<uint64_t>(t_.beat_bytes());
-    require(addr % beat == 0, SimError::kUnsupported,
-            fmt::format("external address 0x{:x} is not a multiple of the {}-byte AXI beat", addr,
-                        beat));
-    require(stride % beat == 0, SimError::kUnsupported,
-            fmt::format("external row stride {} is not a multiple of the {}-byte AXI beat", stride,
-                        beat));
     const uint64_t end = addr + (rows - 1) * stride + row_bytes;
-    require(end <= (uint64_t{1} << t_.axi_addr_width), SimError::kUnsupported,
-            fmt::format("external range ends at 0x{:x}, beyond the {}-bit address space", end,
-                        t_.axi_addr_width));
     require(end <= mem_.size(), write ? SimError::kAxiWrite : SimError::kAxiRead,
             fmt::format("external range [0x{:x}, 0x{:x}) is past the end of memory (0x{:x} bytes): "
                         "the AXI slave answers DECERR",
@@ -155,7 +151,6 @@ class Machine {
   void execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
-  void check_pool(const isa::ComputeInstr& c, int64_t in_h, int64_t in_w);
   void write_result_row(const isa::ComputeInstr& c, int64_t row_addr, const Tensor<int8_t>& map,
                         int64_t r, Step& step);
 
@@ -183,32 +178,7 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
   const bool param = l.dst_kind == LoadDst::kParam;
   const int64_t entry = param ? 8 : n_;
   const int64_t row_bytes = l.row_words * entry;
-  // Destination range first (UNSUPPORTED), then the external one.
-  int64_t depth = 0;
-  std::string what;
-  int64_t last_row_base = l.dst_addr + (l.rows - 1) * l.dst_row_stride;
-  switch (l.dst_kind) {
-    case LoadDst::kBank:
-      require(l.dst_id < t_.banks, SimError::kUnsupported,
-              fmt::format("LOAD into bank {}, the configuration has {} banks", l.dst_id, t_.banks));
-      depth = t_.bank_depth;
-      what = fmt::format("bank {}", l.dst_id);
-      break;
-    case LoadDst::kPeCache:
-      require(l.dst_id < p_, SimError::kUnsupported,
-              fmt::format("LOAD into PE {}, the configuration has {} PEs", l.dst_id, p_));
-      depth = t_.pe_cache_depth;
-      what = "PE cache";
-      if (l.dst_pe_step) last_row_base = l.dst_addr + ((l.rows - 1) / p_) * l.dst_row_stride;
-      break;
-    case LoadDst::kParam:
-      depth = t_.param_depth;
-      what = "parameter RAM";
-      break;
-  }
-  require(last_row_base + l.row_words <= depth, SimError::kUnsupported,
-          fmt::format("LOAD writes {} up to word {}, past its depth {}", what,
-                      last_row_base + l.row_words - 1, depth));
+  require_rules(l, t_);
   check_ext(static_cast<uint64_t>(l.ext_addr), static_cast<uint64_t>(l.ext_row_stride),
             static_cast<uint64_t>(l.rows), static_cast<uint64_t>(row_bytes), false);
 
@@ -216,10 +186,7 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
     for (int64_t r = 0; r < l.rows; ++r) {
       for (int64_t w = 0; w < l.row_words; ++w) {
         const uint8_t* e = &mem_[l.ext_addr + r * l.ext_row_stride + w * 8];
-        require(e[6] <= kMaxShift && e[7] == 0, SimError::kUnsupported,
-                fmt::format("parameter entry for channel {} has shift {} and byte 7 = {} (shift "
-                            "must be <= {}, byte 7 zero)",
-                            l.dst_addr + r * l.dst_row_stride + w, e[6], e[7], kMaxShift));
+        require_rules(ParamEntry{l.dst_addr + r * l.dst_row_stride + w, e[6], e[7]}, t_);
       }
     }
   }
@@ -271,12 +238,7 @@ void Machine::store(const Instruction& in, Trace& tr, InstrStats& st) {
   require(s.rows >= 1 && s.row_words >= 1, SimError::kIllegalInstr,
           fmt::format("STORE with rows = {} and row_words = {} (both must be >= 1)", s.rows,
                       s.row_words));
-  require(s.src_id < t_.banks, SimError::kUnsupported,
-          fmt::format("STORE from bank {}, the configuration has {} banks", s.src_id, t_.banks));
-  const int64_t last = s.src_addr + (s.rows - 1) * s.src_row_stride + s.row_words;
-  require(last <= t_.bank_depth, SimError::kUnsupported,
-          fmt::format("STORE reads bank {} up to word {}, past its depth {}", s.src_id, last - 1,
-                      t_.bank_depth));
+  require_rules(s, t_);
   const int64_t row_bytes = s.row_words * n_;
   check_ext(static_cast<uint64_t>(s.ext_addr), static_cast<uint64_t>(s.ext_row_stride),
             static_cast<uint64_t>(s.rows), static_cast<uint64_t>(row_bytes), true);
@@ -295,31 +257,6 @@ void Machine::store(const Instruction& in, Trace& tr, InstrStats& st) {
   }
   st.words = s.rows * s.row_words;
   st.ext_bytes = s.rows * row_bytes;
-}
-
-void Machine::check_pool(const isa::ComputeInstr& c, int64_t in_h, int64_t in_w) {
-  require(c.pool_k >= 1 && c.pool_k <= t_.max_pool_kernel, SimError::kUnsupported,
-          fmt::format("pooling window {} outside 1..MaxPoolKernel = {}", c.pool_k,
-                      t_.max_pool_kernel));
-  require(c.pool_s >= 1, SimError::kUnsupported, "pooling stride 0");
-  require(c.pool_pad < c.pool_k, SimError::kUnsupported,
-          fmt::format("pooling pad {} not below the window {}", c.pool_pad, c.pool_k));
-  require(in_w <= t_.max_image_width, SimError::kUnsupported,
-          fmt::format("pooling input width {} exceeds MaxImageWidth = {}", in_w,
-                      t_.max_image_width));
-  require(in_h + 2 * c.pool_pad >= c.pool_k && in_w + 2 * c.pool_pad >= c.pool_k,
-          SimError::kUnsupported,
-          fmt::format("pooling window {} larger than the padded {}x{} input", c.pool_k, in_h,
-                      in_w));
-  require(c.post_lo <= c.post_hi, SimError::kUnsupported,
-          fmt::format("post-pooling clamp [{}, {}] has lo > hi", c.post_lo, c.post_hi));
-  const PoolGeometry g{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
-                       static_cast<int>(c.pool_pad), c.pool_ceil};
-  const int64_t ho = pool_out_size(static_cast<int>(in_h), g);
-  const int64_t wo = pool_out_size(static_cast<int>(in_w), g);
-  require(ho == c.pool_out_h && wo == c.pool_out_w, SimError::kUnsupported,
-          fmt::format("pool_out {}x{} does not follow from the {}x{} input (expected {}x{})",
-                      c.pool_out_h, c.pool_out_w, in_h, in_w, ho, wo));
 }
 
 // Writes result row r of `map` [P][R][C] to the destination at `row_addr`.
@@ -350,8 +287,7 @@ void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
           fmt::format("COMPUTE mode {} is not defined", mode));
   require(isa::compute_dst_name(dst) != nullptr, SimError::kIllegalInstr,
           fmt::format("COMPUTE dst_kind {} is not defined", dst));
-  require(c.in_id < t_.banks, SimError::kUnsupported,
-          fmt::format("COMPUTE reads bank {}, the configuration has {} banks", c.in_id, t_.banks));
+  require_rules(c, t_);
   switch (c.mode) {
     case ComputeMode::kConv: execute_conv(c, tr, st); break;
     case ComputeMode::kFc: execute_fc(c, tr, st); break;
@@ -359,66 +295,16 @@ void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
   }
 }
 
-bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 < b1 && b0 < a1; }
-
+// The execute_* functions run instructions that obey every target rule
+// (Machine::compute checked them).
 void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
   const int64_t g_count = c.in_groups;
-  require(c.in_h >= 1 && c.in_w >= 1 && g_count >= 1, SimError::kUnsupported,
-          fmt::format("CONV input {}x{} with {} groups", c.in_h, c.in_w, g_count));
-  require(c.kernel_h >= 1 && c.kernel_h <= t_.max_kernel && c.kernel_w >= 1 &&
-              c.kernel_w <= t_.max_kernel,
-          SimError::kUnsupported,
-          fmt::format("CONV kernel {}x{} outside 1..MaxKernel = {}", c.kernel_h, c.kernel_w,
-                      t_.max_kernel));
-  require(c.stride_h >= 1 && c.stride_w >= 1, SimError::kUnsupported, "CONV stride 0");
-  require(c.pad_h < c.kernel_h && c.pad_w < c.kernel_w, SimError::kUnsupported,
-          fmt::format("CONV pad {},{} not below the kernel {}x{}", c.pad_h, c.pad_w, c.kernel_h,
-                      c.kernel_w));
-  require(c.in_h + 2 * c.pad_h >= c.kernel_h && c.in_w + 2 * c.pad_w >= c.kernel_w,
-          SimError::kUnsupported, "CONV kernel larger than the padded input");
-  const int64_t oh = conv_out(c.in_h, c.kernel_h, c.stride_h, c.pad_h);
-  const int64_t ow = conv_out(c.in_w, c.kernel_w, c.stride_w, c.pad_w);
-  require(oh == c.out_h && ow == c.out_w, SimError::kUnsupported,
-          fmt::format("CONV out {}x{} does not follow from the input (expected {}x{})", c.out_h,
-                      c.out_w, oh, ow));
-  const int64_t in_words = g_count * c.in_h * c.in_w;
-  require(c.in_base + in_words <= t_.bank_depth, SimError::kUnsupported,
-          fmt::format("CONV input [{}, {}) past the bank depth {}", c.in_base, c.in_base + in_words,
-                      t_.bank_depth));
+  const int64_t oh = c.out_h, ow = c.out_w;
   const int64_t taps = c.kernel_h * c.kernel_w * g_count;
-  require(c.cache_base + taps <= t_.pe_cache_depth, SimError::kUnsupported,
-          fmt::format("CONV weights [{}, {}) past the PE cache depth {}", c.cache_base,
-                      c.cache_base + taps, t_.pe_cache_depth));
-  require(c.param_base + p_ <= t_.param_depth, SimError::kUnsupported,
-          fmt::format("CONV channels [{}, {}) past the parameter RAM depth {}", c.param_base,
-                      c.param_base + p_, t_.param_depth));
-  require(c.clamp_lo <= c.clamp_hi, SimError::kUnsupported,
-          fmt::format("clamp [{}, {}] has lo > hi", c.clamp_lo, c.clamp_hi));
   int64_t rows = oh, cols = ow;
   if (c.pool_en) {
-    check_pool(c, oh, ow);
     rows = c.pool_out_h;
     cols = c.pool_out_w;
-  }
-  const int64_t dst_end = c.dst_base + (rows - 1) * c.dst_row_stride + cols;
-  if (c.dst_kind == ComputeDst::kBank) {
-    require(c.dst_id < t_.banks, SimError::kUnsupported,
-            fmt::format("CONV writes bank {}, the configuration has {} banks", c.dst_id, t_.banks));
-    require(dst_end <= t_.bank_depth, SimError::kUnsupported,
-            fmt::format("CONV results up to word {} past the bank depth {}", dst_end - 1,
-                        t_.bank_depth));
-    require(!(c.dst_id == c.in_id && overlaps(c.dst_base, dst_end, c.in_base, c.in_base + in_words)),
-            SimError::kUnsupported, "CONV destination overlaps its input in the same bank");
-  } else if (c.dst_kind == ComputeDst::kPeCache) {
-    require(c.dst_id < p_, SimError::kUnsupported,
-            fmt::format("CONV writes PE {}, the configuration has {} PEs", c.dst_id, p_));
-    require(dst_end <= t_.pe_cache_depth, SimError::kUnsupported,
-            fmt::format("CONV results up to word {} past the PE cache depth {}", dst_end - 1,
-                        t_.pe_cache_depth));
-    require(!overlaps(c.dst_base, dst_end, c.cache_base, c.cache_base + taps),
-            SimError::kUnsupported, "CONV destination overlaps its weights in the PE cache");
-  } else {
-    fault(SimError::kUnsupported, "CONV cannot write PE_TRANSPOSE (FC only)");
   }
 
   // Accumulate every output pixel: only taps inside the image (padding filter).
@@ -506,47 +392,9 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
 
 void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
   const int64_t g_count = c.in_groups;
-  require(g_count >= 1 && c.out_h >= 1 && c.out_w == 1, SimError::kUnsupported,
-          fmt::format("FC with {} groups, out_h {} and out_w {} (out_w must be 1)", g_count,
-                      c.out_h, c.out_w));
-  require(!c.pool_en, SimError::kUnsupported, "FC cannot pool (pool_en = 1)");
-  require(c.in_base + c.out_h * g_count <= t_.bank_depth, SimError::kUnsupported,
-          fmt::format("FC weights [{}, {}) past the bank depth {}", c.in_base,
-                      c.in_base + c.out_h * g_count, t_.bank_depth));
-  require(c.cache_base + g_count <= t_.pe_cache_depth, SimError::kUnsupported,
-          fmt::format("FC features [{}, {}) past the PE cache depth {}", c.cache_base,
-                      c.cache_base + g_count, t_.pe_cache_depth));
-  require(c.param_base + c.out_h <= t_.param_depth, SimError::kUnsupported,
-          fmt::format("FC channels [{}, {}) past the parameter RAM depth {}", c.param_base,
-                      c.param_base + c.out_h, t_.param_depth));
-  require(c.clamp_lo <= c.clamp_hi, SimError::kUnsupported,
-          fmt::format("clamp [{}, {}] has lo > hi", c.clamp_lo, c.clamp_hi));
-  // PE_TRANSPOSE: neuron o goes to byte (dst_lane + o) % N of word dst_base + (dst_lane + o) / N.
+  // PE_TRANSPOSE: neuron o goes to byte (dst_lane + o) % N of word dst_base + (dst_lane + o) / N
+  // (dst_lane is 0: the PE caches are written in whole words, rule fc.transpose_lane).
   const int64_t out_words = (c.dst_lane + c.out_h + n_ - 1) / n_;
-  if (c.dst_kind == ComputeDst::kBank) {
-    require(c.dst_id < t_.banks, SimError::kUnsupported,
-            fmt::format("FC writes bank {}, the configuration has {} banks", c.dst_id, t_.banks));
-    require(c.dst_base + c.out_h <= t_.bank_depth, SimError::kUnsupported,
-            fmt::format("FC results up to word {} past the bank depth {}",
-                        c.dst_base + c.out_h - 1, t_.bank_depth));
-    require(!(c.dst_id == c.in_id && overlaps(c.dst_base, c.dst_base + c.out_h, c.in_base,
-                                              c.in_base + c.out_h * g_count)),
-            SimError::kUnsupported, "FC destination overlaps its weights in the same bank");
-  } else if (c.dst_kind == ComputeDst::kPeTranspose) {
-    // The hardware writes whole PE-cache words: a tile that continues a word mid-way
-    // (dst_lane != 0) would need byte-masked writes, which it refuses; so does this model.
-    require(c.dst_lane == 0, SimError::kUnsupported,
-            fmt::format("FC PE_TRANSPOSE with dst_lane {} (the PE caches are written in whole "
-                        "words; dst_lane must be 0)",
-                        c.dst_lane));
-    require(c.dst_base + out_words <= t_.pe_cache_depth, SimError::kUnsupported,
-            fmt::format("FC transposed results up to word {} past the PE cache depth {}",
-                        c.dst_base + out_words - 1, t_.pe_cache_depth));
-    require(!overlaps(c.dst_base, c.dst_base + out_words, c.cache_base, c.cache_base + g_count),
-            SimError::kUnsupported, "FC transposed results overlap its features");
-  } else {
-    fault(SimError::kUnsupported, "FC cannot write PE_CACHE (use BANK or PE_TRANSPOSE)");
-  }
   note_bank_read(c.in_id, c.in_base, c.out_h * g_count);
   for (int64_t pe = 0; pe < p_; ++pe) note_cache_read(pe, c.cache_base, g_count);
 
@@ -609,38 +457,8 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
 
 void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
   const int64_t g_count = c.in_groups;
-  require(c.in_h >= 1 && c.in_w >= 1 && g_count >= 1, SimError::kUnsupported,
-          fmt::format("POOL input {}x{} with {} groups", c.in_h, c.in_w, g_count));
-  require(c.pool_en, SimError::kUnsupported, "POOL with pool_en = 0");
-  require(c.out_h == c.in_h && c.out_w == c.in_w, SimError::kUnsupported,
-          fmt::format("POOL out {}x{} must equal the input {}x{}", c.out_h, c.out_w, c.in_h,
-                      c.in_w));
-  check_pool(c, c.in_h, c.in_w);
   const int64_t plane = c.in_h * c.in_w;
-  require(c.in_base + g_count * plane <= t_.bank_depth, SimError::kUnsupported,
-          fmt::format("POOL input [{}, {}) past the bank depth {}", c.in_base,
-                      c.in_base + g_count * plane, t_.bank_depth));
   const int64_t rows = c.pool_out_h, cols = c.pool_out_w;
-  const int64_t dst_end =
-      c.dst_base + (g_count - 1) * c.dst_group_stride + (rows - 1) * c.dst_row_stride + cols;
-  if (c.dst_kind == ComputeDst::kBank) {
-    require(c.dst_id < t_.banks, SimError::kUnsupported,
-            fmt::format("POOL writes bank {}, the configuration has {} banks", c.dst_id, t_.banks));
-    require(dst_end <= t_.bank_depth, SimError::kUnsupported,
-            fmt::format("POOL results up to word {} past the bank depth {}", dst_end - 1,
-                        t_.bank_depth));
-    require(!(c.dst_id == c.in_id &&
-              overlaps(c.dst_base, dst_end, c.in_base, c.in_base + g_count * plane)),
-            SimError::kUnsupported, "POOL destination overlaps its input in the same bank");
-  } else if (c.dst_kind == ComputeDst::kPeCache) {
-    require(c.dst_id < p_, SimError::kUnsupported,
-            fmt::format("POOL writes PE {}, the configuration has {} PEs", c.dst_id, p_));
-    require(dst_end <= t_.pe_cache_depth, SimError::kUnsupported,
-            fmt::format("POOL results up to word {} past the PE cache depth {}", dst_end - 1,
-                        t_.pe_cache_depth));
-  } else {
-    fault(SimError::kUnsupported, "POOL cannot write PE_TRANSPOSE (FC only)");
-  }
   const PoolGeometry geo{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
                          static_cast<int>(c.pool_pad), c.pool_ceil};
   tr.steps.resize(static_cast<size_t>(g_count * c.in_h));

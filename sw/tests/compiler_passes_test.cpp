@@ -13,6 +13,7 @@
 #include "strata/error.hpp"
 #include "strata/gen.hpp"
 #include "strata/network.hpp"
+#include "strata/target_rules.hpp"
 #include "sw_test_util.hpp"
 
 namespace strata::compiler {
@@ -25,6 +26,10 @@ using isa::Engine;
 using isa::LoadDst;
 using isa::LoadInstr;
 using isa::StoreInstr;
+
+// An op's plan as the kind its op has (std::get throws on any other).
+const FcPlan& fc_plan(const Plan& pl, size_t k) { return std::get<FcPlan>(pl.ops.at(k)); }
+const ConvPlan& conv_plan(const Plan& pl, size_t k) { return std::get<ConvPlan>(pl.ops.at(k)); }
 
 // A network from YAML text, with strata gen's parameters.
 class PassTest : public test::TempDirTest {
@@ -235,6 +240,40 @@ layers:
 
 class PlanPass : public PassTest {};
 
+TEST_F(PlanPass, EachOpsPlanHasTheKindOfItsOp) {
+  const Network net = network(R"(input: [3, 12, 12]
+layers:
+  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1}
+  - {name: p, type: maxpool, kernel: 2, stride: 2}
+  - {name: q, type: maxpool, kernel: 2, stride: 2}
+  - {name: flat, type: flatten}
+  - {name: f, type: fc, out_features: 5}
+)");
+  const std::vector<Op> ops = lower(net, t_);
+  const Plan pl = plan(net, ops, t_, {});
+  ASSERT_EQ(pl.ops.size(), ops.size());
+  int conv = 0, pool = 0, fc = 0;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    EXPECT_EQ(std::holds_alternative<ConvPlan>(pl.ops[k]), is<ConvOp>(ops[k])) << k;
+    EXPECT_EQ(std::holds_alternative<FcPlan>(pl.ops[k]), is<FcOp>(ops[k])) << k;
+    EXPECT_EQ(std::holds_alternative<PoolPlan>(pl.ops[k]), is<PoolOp>(ops[k])) << k;
+    EXPECT_EQ(map_input(pl.ops[k]) == nullptr, is<FcOp>(ops[k])) << k;
+    conv += is<ConvOp>(ops[k]);
+    pool += is<PoolOp>(ops[k]);
+    fc += is<FcOp>(ops[k]);
+  }
+  // conv + fused pool, the second pool on its own, the FC.
+  EXPECT_EQ(conv, 1);
+  EXPECT_EQ(pool, 1);
+  EXPECT_EQ(fc, 1);
+  const PoolPlan& pq = std::get<PoolPlan>(pl.ops[1]);
+  EXPECT_EQ(pq.param_entries, 0);  // a POOL has no parameters
+  EXPECT_EQ(pq.g_in, 1);
+  EXPECT_EQ(pq.map_h, 6);
+  EXPECT_EQ(pq.dst, Dst::kPeCache);  // an FC follows
+  EXPECT_EQ(pq.next_feat_base, fc_plan(pl, 2).feat_base);
+}
+
 TEST_F(PlanPass, FcTilesAreWholeWordsOfNeurons) {
   // 64 features = 8 words per neuron; 12 neurons fit a 100-word bank, rounded
   // down to 8 (one PE-cache word of transposed results).
@@ -242,16 +281,16 @@ TEST_F(PlanPass, FcTilesAreWholeWordsOfNeurons) {
   ASSERT_EQ(pl.ops.size(), 2u);
   EXPECT_EQ(pl.input_layout, InputLayout::kFeatures);
   EXPECT_EQ(pl.input_words, 8);
-  EXPECT_EQ(pl.ops[0].fc_words, 8);
-  EXPECT_EQ(pl.ops[0].tile, 8);
-  EXPECT_EQ(pl.ops[0].dst, Dst::kTranspose);
-  EXPECT_EQ(pl.ops[0].next_feat_base, pl.ops[1].feat_base);
-  EXPECT_EQ(pl.fc_order[1].per_word, 0);  // whole words: N features per word
-  EXPECT_EQ(pl.ops[1].fc_words, 4);
-  EXPECT_EQ(pl.ops[1].tile, 9);
-  EXPECT_EQ(pl.ops[1].dst, Dst::kBank);
-  EXPECT_TRUE(pl.ops[1].is_final);
-  EXPECT_EQ(pl.ops[0].name, "f1");
+  EXPECT_EQ(fc_plan(pl, 0).fc_words, 8);
+  EXPECT_EQ(fc_plan(pl, 0).tile, 8);
+  EXPECT_EQ(base(pl.ops[0]).dst, Dst::kTranspose);
+  EXPECT_EQ(base(pl.ops[0]).next_feat_base, fc_plan(pl, 1).feat_base);
+  EXPECT_EQ(fc_plan(pl, 1).order.per_word, 0);  // whole words: N features per word
+  EXPECT_EQ(fc_plan(pl, 1).fc_words, 4);
+  EXPECT_EQ(fc_plan(pl, 1).tile, 9);
+  EXPECT_EQ(base(pl.ops[1]).dst, Dst::kBank);
+  EXPECT_TRUE(base(pl.ops[1]).is_final);
+  EXPECT_EQ(base(pl.ops[0]).name, "f1");
 }
 
 TEST_F(PlanPass, TilesNarrowerThanAWordEachStartAWord) {
@@ -259,12 +298,12 @@ TEST_F(PlanPass, TilesNarrowerThanAWordEachStartAWord) {
   // 3 features per word (lanes 0..2), 10 words per neuron.
   const TwoFc two = two_fc(3, 64);
   const Plan& pl = two.pl;
-  EXPECT_EQ(pl.ops[0].fc_words, 18);
-  EXPECT_EQ(pl.ops[0].tile, 3);
-  const FeatureOrder& f = pl.fc_order[1];
+  EXPECT_EQ(fc_plan(pl, 0).fc_words, 18);
+  EXPECT_EQ(fc_plan(pl, 0).tile, 3);
+  const FeatureOrder& f = fc_plan(pl, 1).order;
   EXPECT_FALSE(f.from_map);
   EXPECT_EQ(f.per_word, 3);
-  EXPECT_EQ(pl.ops[1].fc_words, 10);
+  EXPECT_EQ(fc_plan(pl, 1).fc_words, 10);
   const int64_t n = two.t.lanes;
   EXPECT_EQ(f.at(0, 0, n), 0);
   EXPECT_EQ(f.at(0, 2, n), 2);
@@ -274,11 +313,11 @@ TEST_F(PlanPass, TilesNarrowerThanAWordEachStartAWord) {
   EXPECT_EQ(f.at(10, 0, n), -1);
   // The weight image follows that order: f2's neuron 0, word 1 holds W[0][3..5].
   const FcOp& f2 = std::get<FcOp>(two.ops[1]);
-  const uint64_t word1 = pl.ops[1].weights_ext + static_cast<uint64_t>(n);
+  const uint64_t word1 = fc_plan(pl, 1).weights_ext + static_cast<uint64_t>(n);
   EXPECT_EQ(static_cast<int8_t>(pl.weights[word1]), f2.weights(0, 3));
   EXPECT_EQ(static_cast<int8_t>(pl.weights[word1 + 2]), f2.weights(0, 5));
   EXPECT_EQ(pl.weights[word1 + 3], 0);
-  EXPECT_EQ(pl.ops[1].weights_ext % kRegionAlign, 0u);
+  EXPECT_EQ(fc_plan(pl, 1).weights_ext % kRegionAlign, 0u);
 }
 
 TEST_F(PlanPass, AnFcAfterAMapReadsItsFeaturesInTheHardwareOrder) {
@@ -289,11 +328,11 @@ layers:
 )");
   const std::vector<Op> ops = lower(net, t_);
   const Plan pl = plan(net, ops, t_, {});
-  EXPECT_EQ(pl.ops[0].dst, Dst::kPeCache);
-  EXPECT_EQ(pl.ops[0].next_feat_base, pl.ops[1].feat_base);
-  const FeatureOrder& f = pl.fc_order[1];
+  EXPECT_EQ(base(pl.ops[0]).dst, Dst::kPeCache);
+  EXPECT_EQ(base(pl.ops[0]).next_feat_base, fc_plan(pl, 1).feat_base);
+  const FeatureOrder& f = fc_plan(pl, 1).order;
   EXPECT_TRUE(f.from_map);
-  EXPECT_EQ(pl.ops[1].fc_words, 2 * 2 * 3);  // 2 channel groups x H x W
+  EXPECT_EQ(fc_plan(pl, 1).fc_words, 2 * 2 * 3);  // 2 channel groups x H x W
   // Word t = (g*H + y)*W + x, lane l: channel g*N + l at (y, x), flattened (c*H + y)*W + x.
   const int64_t n = t_.lanes;
   EXPECT_EQ(f.at(0, 0, n), 0);
@@ -301,8 +340,8 @@ layers:
   EXPECT_EQ(f.at(0, 1, n), 6);       // channel 1
   EXPECT_EQ(f.at(7, 1, n), 55);      // g 1, y 0, x 1: channel 9 -> (9*2+0)*3+1
   EXPECT_EQ(f.at(7, 2, n), -1);      // channel 10 does not exist
-  EXPECT_EQ(pl.ops[0].passes, 2);    // 10 output channels, P = 8
-  EXPECT_EQ(pl.ops[0].param_entries, 16);
+  EXPECT_EQ(conv_plan(pl, 0).passes, 2);    // 10 output channels, P = 8
+  EXPECT_EQ(base(pl.ops[0]).param_entries, 16);
 }
 
 TEST_F(PlanPass, TheFirstConvolutionsInputIsReorderedWhenThatSavesBeats) {
@@ -313,7 +352,7 @@ layers:
   const std::vector<Op> ops = lower(net, t_);
   const Plan reordered = plan(net, ops, t_, {});
   EXPECT_EQ(reordered.input_layout, InputLayout::kReordered);
-  const OpPlan& q = reordered.ops[0];
+  const ConvPlan& q = conv_plan(reordered, 0);
   EXPECT_TRUE(q.reorder);
   EXPECT_EQ(q.g_in, 2);  // 5 taps x 3 channels in 8-lane words
   EXPECT_EQ(q.map_w, 16);
@@ -329,10 +368,10 @@ layers:
   never.reorder = Reorder::kNever;
   const Plan plain = plan(net, ops, t_, never);
   EXPECT_EQ(plain.input_layout, InputLayout::kMap);
-  EXPECT_FALSE(plain.ops[0].reorder);
-  EXPECT_EQ(plain.ops[0].g_in, 1);
-  EXPECT_EQ(plain.ops[0].kw, 5);
-  EXPECT_EQ(plain.ops[0].per_pass, 25);
+  EXPECT_FALSE(conv_plan(plain, 0).reorder);
+  EXPECT_EQ(conv_plan(plain, 0).g_in, 1);
+  EXPECT_EQ(conv_plan(plain, 0).kw, 5);
+  EXPECT_EQ(conv_plan(plain, 0).per_pass, 25);
 
   const Network one = network(R"(input: [3, 16, 16]
 layers:
@@ -353,14 +392,14 @@ layers:
   // c1: 9 words per pass (1 group), c2: 18 (2 groups); 2 passes each.
   const Plan resident = plan(net, ops, t_, {});
   EXPECT_TRUE(resident.params_resident);
-  EXPECT_EQ(resident.ops[0].param_base, 0);
-  EXPECT_EQ(resident.ops[1].param_base, 16);
+  EXPECT_EQ(base(resident.ops[0]).param_base, 0);
+  EXPECT_EQ(base(resident.ops[1]).param_base, 16);
   EXPECT_TRUE(resident.weights_resident);
-  EXPECT_EQ(resident.ops[0].cache_base, 0);
-  EXPECT_EQ(resident.ops[1].cache_base, 18);
-  EXPECT_EQ(resident.ops[1].per_pass, 18);
+  EXPECT_EQ(conv_plan(resident, 0).cache_base, 0);
+  EXPECT_EQ(conv_plan(resident, 1).cache_base, 18);
+  EXPECT_EQ(conv_plan(resident, 1).per_pass, 18);
   // The parameter image: one 8-byte entry per channel, op by op, 64-byte aligned.
-  EXPECT_EQ(resident.ops[1].param_ext, 128u);
+  EXPECT_EQ(base(resident.ops[1]).param_ext, 128u);
   EXPECT_EQ(resident.params.size(), 256u);
 
   HwTarget t = t_;
@@ -368,9 +407,9 @@ layers:
   t.pe_cache_depth = 40;   // 54 words do not fit, two slots of 18 do
   const Plan streamed = plan(net, ops, t, {});
   EXPECT_FALSE(streamed.params_resident);
-  EXPECT_EQ(streamed.ops[0].param_base, -1);
+  EXPECT_EQ(base(streamed.ops[0]).param_base, -1);
   EXPECT_FALSE(streamed.weights_resident);
-  EXPECT_EQ(streamed.ops[0].cache_base, -1);
+  EXPECT_EQ(conv_plan(streamed, 0).cache_base, -1);
   EXPECT_EQ(streamed.slot_words, 18);
   EXPECT_EQ(streamed.slots, 2);
   t.pe_cache_depth = 30;
@@ -463,7 +502,7 @@ TEST_F(EmitPass, FullyConnectedTilesAreOneLoadAndOneComputeEach) {
       bases.push_back(c->dst_base);
     }
   }
-  const int64_t b = pl.ops[0].next_feat_base;
+  const int64_t b = base(pl.ops[0]).next_feat_base;
   EXPECT_EQ(bases, (std::vector<int64_t>{b, b + 1, b + 2, b + 3}));
   const auto& features = std::get<LoadInstr>(em.emits[1].instr);
   EXPECT_EQ(features.rows, 3);
@@ -666,6 +705,27 @@ TEST_F(AssemblePass, AValueThatDoesNotFitItsFieldIsAnErrorNamingTheFieldAndTheOp
   std::get<LoadInstr>(addr[0].instr).ext_addr =
       (int64_t{1} << isa::load::kExtAddr.width) - static_cast<int64_t>(kRegionAlign);
   expect_error(addr, "ext_addr");
+}
+
+// An instruction whose fields fit but that the target cannot run is an error
+// naming the op and the target rule, with the rule's message (the ISA
+// simulator's).
+TEST_F(AssemblePass, AnInstructionTheTargetCannotRunIsAnErrorNamingTheRule) {
+  std::vector<Emit> emits = emits_;
+  size_t k = 0;
+  while (!std::holds_alternative<ComputeInstr>(emits[k].instr)) ++k;
+  std::get<ComputeInstr>(emits[k].instr).in_id = t_.banks;  // fits the 6-bit field
+  const auto v = first_violation(std::get<ComputeInstr>(emits[k].instr), t_);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->rule->id, "compute.in_id");
+  try {
+    assemble_with(emits);
+    ADD_FAILURE() << "assembled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where().file, net_.source_file);
+    EXPECT_TRUE(test::contains(e.what(), "op 'c': " + v->message)) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "bounded by banks")) << e.what();
+  }
 }
 
 }  // namespace

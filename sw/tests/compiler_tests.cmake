@@ -6,6 +6,7 @@ add_executable(strata_compiler_tests
   ${CMAKE_CURRENT_LIST_DIR}/compiler_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiler_passes_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/random_network_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/target_rules_test.cpp
 )
 target_link_libraries(strata_compiler_tests PRIVATE strata_core GTest::gtest_main)
 # compiler_passes_test.cpp tests each pass on its own: the compiler's internal
@@ -42,3 +43,10 @@ add_test(NAME isa_in_sync
          COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/gen_isa.py --check
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(isa_in_sync PROPERTIES LABELS "lint")
+
+# The target-rules section of docs/isa.md must match the table of
+# sw/src/target_rules.cpp (strata rules --update docs/isa.md rewrites it).
+add_test(NAME target_rules_in_sync
+         COMMAND strata rules --check ${CMAKE_SOURCE_DIR}/docs/isa.md
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(target_rules_in_sync PROPERTIES LABELS "lint")

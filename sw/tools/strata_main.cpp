@@ -9,6 +9,8 @@
 //   strata gen  NET.yaml --seed S --out DIR       random calibrated parameters
 //   strata compile NET.yaml --out prog.bin        accelerator program (memory image)
 //               [--target CFG] [--batch B] [--listing prog.txt]
+//   strata rules [--update DOC | --check DOC]     the target rules (Markdown table);
+//                                                 write or check the section of DOC
 // Exit codes: 0 success, 1 error (bad network, files, data, a failed or hung
 // RTL run), 2 usage error, 3 the RTL output differs from the golden model.
 // Every error is one line on stderr: "strata: error: <what>".
@@ -23,6 +25,7 @@
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,7 @@
 #include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
+#include "strata/target_rules.hpp"
 #include "strata/tensor.hpp"
 
 #ifdef STRATA_HAVE_RTL
@@ -939,6 +943,45 @@ int cmd_gen(const GenArgs& a) {
   return 0;
 }
 
+// ---- rules -----------------------------------------------------------------
+
+struct RulesArgs {
+  std::string update, check;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(fmt::format("cannot read {}", path));
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The table of strata/target_rules.hpp; --update rewrites its section of a
+// document, --check fails (exit 1) when that section differs.
+int cmd_rules(const RulesArgs& a) {
+  if (!a.update.empty() && !a.check.empty()) throw Error("--update and --check exclude each other");
+  if (a.update.empty() && a.check.empty()) {
+    fmt::print("{}", rules_markdown());
+    return 0;
+  }
+  const std::string& path = a.update.empty() ? a.check : a.update;
+  const std::string doc = read_text(path);
+  const std::string want = with_rules_section(doc);
+  if (!a.update.empty()) {
+    if (want != doc) write_file(path, std::string_view(want));
+    fmt::print("{}: {} target rules\n", path, target_rules().size());
+    return 0;
+  }
+  if (want != doc) {
+    throw Error(fmt::format("{}: the target rules section differs from the table "
+                            "(sw/src/target_rules.cpp); run strata rules --update {}",
+                            path, path));
+  }
+  fmt::print("{}: target rules in sync ({} rules)\n", path, target_rules().size());
+  return 0;
+}
+
 int run_main(int argc, char** argv) {
   CLI::App app{
       "Strata: CNN inference accelerator tool flow (network info, runs on the golden model, "
@@ -1033,6 +1076,14 @@ int run_main(int argc, char** argv) {
   compile_cmd->add_option("--listing", comp.listing,
                           "Disassembly listing with the memory map and I/O placement");
 
+  RulesArgs rules;
+  CLI::App* rules_cmd = app.add_subcommand(
+      "rules", "Print the target rules (docs/isa.md, Target rules) as a Markdown table");
+  rules_cmd->add_option("--update", rules.update,
+                        "Rewrite the generated target-rules section of this document");
+  rules_cmd->add_option("--check", rules.check,
+                        "Fail when the target-rules section of this document differs");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -1051,6 +1102,7 @@ int run_main(int argc, char** argv) {
     return cmd_bench(bench);
   }
   if (compile_cmd->parsed()) return cmd_compile(comp);
+  if (rules_cmd->parsed()) return cmd_rules(rules);
   return cmd_gen(gen);
 }
 

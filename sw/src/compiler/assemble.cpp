@@ -6,6 +6,7 @@
 
 #include "passes.hpp"
 #include "strata/error.hpp"
+#include "strata/target_rules.hpp"
 
 namespace strata::compiler {
 
@@ -26,9 +27,10 @@ std::string pooling_detail(const Pooling& pool, const OpBase& op, bool clamp_onl
 }
 
 // The op's geometry and the decisions taken, for CompiledOp::detail.
-std::string op_detail(const Op& op, const OpPlan& q) {
+std::string op_detail(const Op& op, const OpPlan& plan) {
   std::string s;
   if (const auto* c = std::get_if<ConvOp>(&op)) {
+    const ConvPlan& q = std::get<ConvPlan>(plan);
     s = fmt::format("{} {}x{} s{} p{}: [{}][{}][{}] -> [{}][{}][{}], {} pass{} of {} words{}",
                     c->identity ? "identity conv" : "conv", c->kernel, c->kernel, c->stride,
                     c->pad, c->in_c, c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
@@ -37,6 +39,7 @@ std::string op_detail(const Op& op, const OpPlan& q) {
     s += fmt::format(", clamp [{}, {}]", c->params.lo, c->params.hi);
     if (c->pool) s += pooling_detail(*c->pool, *c, false);
   } else if (const auto* f = std::get_if<FcOp>(&op)) {
+    const FcPlan& q = std::get<FcPlan>(plan);
     s = fmt::format("fc {} -> {}, {} words per neuron, tiles of {}", f->features, f->out_c,
                     q.fc_words, q.tile);
     s += fmt::format(", clamp [{}, {}]", f->params.lo, f->params.hi);
@@ -46,7 +49,7 @@ std::string op_detail(const Op& op, const OpPlan& q) {
     s += pooling_detail(p.pool, p, p.clamp_only);
   }
   const char* dst[] = {"bank", "PE caches", "transposed into the PE caches"};
-  s += fmt::format(", results to {}", dst[static_cast<int>(q.dst)]);
+  s += fmt::format(", results to {}", dst[static_cast<int>(base(plan).dst)]);
   return s;
 }
 
@@ -64,11 +67,11 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
   prog.notes = pl.notes;
   for (size_t k = 0; k < ops.size(); ++k) {
     CompiledOp c;
-    c.name = pl.ops[k].name;
+    c.name = base(pl.ops[k]).name;
     c.kind = op_kind_name(ops[k]);
     c.detail = op_detail(ops[k], pl.ops[k]);
     c.layers = base(ops[k]).layers;
-    c.tag = pl.ops[k].tag;
+    c.tag = base(pl.ops[k]).tag;
     c.macs = base(ops[k]).macs;
     prog.ops.push_back(c);
     for (const std::string& note : base(ops[k]).notes) prog.notes.push_back(c.name + ": " + note);
@@ -94,7 +97,12 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
             if constexpr (!std::is_same_v<T, isa::ComputeInstr>) {
               in.ext_addr += static_cast<int64_t>(data);
             }
-            prog.instructions.push_back(isa::encode(in));
+            // Every field fits its width (encode), and the instruction obeys the
+            // target rules (plan() checked the layers' limits; this is the
+            // instruction-level check the ISA simulator and the RTL decoders apply).
+            const isa::Instruction encoded = isa::encode(in);
+            if (auto v = first_violation(in, target)) throw Error(v->message);
+            prog.instructions.push_back(encoded);
           },
           e.instr);
     } catch (const Error& err) {
@@ -103,6 +111,13 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     }
   }
   prog.instructions.push_back(isa::encode(isa::EndInstr{}));
+  for (size_t e = 0; e + 8 <= pl.params.size(); e += 8) {
+    const ParamEntry entry{static_cast<int64_t>(e / 8), pl.params[e + 6], pl.params[e + 7]};
+    if (auto v = first_violation(entry, target)) {
+      throw Error(fmt::format("parameter image: {}", v->message),
+                  ErrorContext{net.source_file, 0, ""});
+    }
+  }
 
   const DataLayout& d = data_layout;
   prog.image.assign(data + d.end, 0);
@@ -129,14 +144,14 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
   }
 
   // Input and output placement.
-  const OpPlan& fq = pl.ops.front();
   InputPlacement& in = prog.input;
   in.layout = pl.input_layout;
   in.shape = net.input_shape;
   for (uint64_t a : d.inputs) in.image_addr.push_back(data + a);
   if (in.layout == InputLayout::kFeatures) {
-    in.groups = fq.fc_words;
+    in.groups = std::get<FcPlan>(pl.ops.front()).fc_words;
   } else {
+    const MapInput& fq = *map_input(pl.ops.front());
     in.groups = fq.g_in;
     in.rows = fq.map_h;
     in.cols = fq.map_w;

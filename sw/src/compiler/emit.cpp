@@ -195,13 +195,13 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
     cursor += in_stride;
   }
   const OpBase& last = base(ops.back());
-  const OpPlan& lq = pl.ops.back();
   if (is<FcOp>(ops.back())) {
     d.output_bytes = static_cast<uint64_t>(last.out_c * n);
     d.outputs.push_back(cursor);
     cursor += align_up(d.output_bytes, kRegionAlign);
   } else {
-    d.output_bytes = static_cast<uint64_t>(lq.out_groups * last.out_h * last.out_w * n);
+    d.output_bytes =
+        static_cast<uint64_t>(map_input(pl.ops.back())->out_groups * last.out_h * last.out_w * n);
     for (int i = 0; i < batch; ++i) {
       d.outputs.push_back(cursor);
       cursor += align_up(d.output_bytes, kRegionAlign);
@@ -219,7 +219,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
     throw Error("internal: no free bank");
   };
   int64_t ring = 0;  // parameter RAM ring pointer (params loaded per use)
-  const auto param_load = [&](const OpPlan& q, std::vector<Emit>& loads) -> int64_t {
+  const auto param_load = [&](const PlanBase& q, std::vector<Emit>& loads) -> int64_t {
     if (pl.params_resident) return q.param_base;
     if (q.param_entries == 0) return 0;  // a POOL op: no parameters, and a LOAD of none is illegal
     if (ring + q.param_entries > t.param_depth) ring = 0;
@@ -246,7 +246,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   Job preamble, late;
   if (pl.params_resident) {
     for (size_t k = 0; k < pl.ops.size(); ++k) {
-      const OpPlan& q = pl.ops[k];
+      const PlanBase& q = base(pl.ops[k]);
       if (q.param_entries == 0) continue;
       LoadInstr l;
       l.hdr.tag = q.tag;
@@ -262,8 +262,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   }
   if (pl.weights_resident) {
     for (size_t k = 0; k < ops.size(); ++k) {
-      const OpPlan& q = pl.ops[k];
-      if (!is<ConvOp>(ops[k])) continue;
+      const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
+      if (cq == nullptr) continue;
+      const ConvPlan& q = *cq;
       LoadInstr l;
       l.hdr.tag = q.tag;
       l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext);
@@ -294,7 +295,10 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       const OpBase& op = base(ops[k]);
       const ConvOp* conv = std::get_if<ConvOp>(&ops[k]);  // else a POOL op
       const Pooling* pool = pooling(ops[k]);
-      const OpPlan& q = pl.ops[k];
+      const PlanBase& q = base(pl.ops[k]);
+      const MapInput& m = *map_input(pl.ops[k]);
+      const ConvPlan* cq = std::get_if<ConvPlan>(&pl.ops[k]);  // else a PoolPlan
+      const int64_t passes = cq != nullptr ? cq->passes : 1;
       std::vector<Emit> pending;
       const int64_t in_bank = k == 0 ? take_bank({}) : cur_bank;
       const int64_t out_bank = q.dst == Dst::kBank ? take_bank({in_bank}) : -1;
@@ -305,23 +309,23 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       // [group][row][col]).
       std::vector<Emit> input_loads;
       if (k == 0) {
-        const int64_t per_load = q.g_in == 1 ? q.map_h : 1;
-        for (int64_t y = 0; y < q.map_h; y += per_load) {
+        const int64_t per_load = m.g_in == 1 ? m.map_h : 1;
+        for (int64_t y = 0; y < m.map_h; y += per_load) {
           LoadInstr l;
           l.hdr.tag = q.tag;
-          l.ext_addr = static_cast<int64_t>(d.inputs[img]) + y * q.g_in * q.map_w * n;
-          l.ext_row_stride = q.map_w * n;
-          l.rows = q.g_in == 1 ? q.map_h : q.g_in;
-          l.row_words = q.map_w;
+          l.ext_addr = static_cast<int64_t>(d.inputs[img]) + y * m.g_in * m.map_w * n;
+          l.ext_row_stride = m.map_w * n;
+          l.rows = m.g_in == 1 ? m.map_h : m.g_in;
+          l.row_words = m.map_w;
           l.dst_kind = LoadDst::kBank;
           l.dst_id = in_bank;
-          l.dst_addr = y * q.map_w;
-          l.dst_row_stride = q.g_in == 1 ? q.map_w : q.map_h * q.map_w;
+          l.dst_addr = y * m.map_w;
+          l.dst_row_stride = m.g_in == 1 ? m.map_w : m.map_h * m.map_w;
           input_loads.push_back(em.load(l, q.name));
         }
       }
       const int64_t plane = op.out_h * op.out_w;
-      for (int64_t pass = 0; pass < q.passes; ++pass) {
+      for (int64_t pass = 0; pass < passes; ++pass) {
         Job job;
         job.loads = std::move(pending);
         pending.clear();
@@ -329,9 +333,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         c.hdr.tag = q.tag;
         c.in_id = in_bank;
         c.in_base = 0;
-        c.in_h = q.map_h;
-        c.in_w = q.map_w;
-        c.in_groups = q.g_in;
+        c.in_h = m.map_h;
+        c.in_w = m.map_w;
+        c.in_groups = m.g_in;
         c.pool_en = pool != nullptr;
         if (pool != nullptr) {
           c.pool_op = pool->avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
@@ -346,37 +350,38 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         }
         if (conv != nullptr) {
           c.mode = ComputeMode::kConv;
-          c.kernel_h = q.kh;
-          c.kernel_w = q.kw;
-          c.stride_h = q.sh;
-          c.stride_w = q.sw;
-          c.pad_h = q.ph;
-          c.pad_w = q.pw;
+          c.kernel_h = cq->kh;
+          c.kernel_w = cq->kw;
+          c.stride_h = cq->sh;
+          c.stride_w = cq->sw;
+          c.pad_h = cq->ph;
+          c.pad_w = cq->pw;
           c.out_h = conv->conv_h;
           c.out_w = conv->conv_w;
           c.param_base = param_base + pass * p;
           c.clamp_lo = conv->params.lo;
           c.clamp_hi = conv->params.hi;
           if (pl.weights_resident) {
-            c.cache_base = q.cache_base + pass * q.per_pass;
+            c.cache_base = cq->cache_base + pass * cq->per_pass;
           } else {
             c.cache_base = (slot_turn++ % pl.slots) * pl.slot_words;
             LoadInstr l;
             l.hdr.tag = q.tag;
-            l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + pass * p * q.per_pass * n);
-            l.ext_row_stride = q.per_pass * n;
+            l.ext_addr = static_cast<int64_t>(d.weights + cq->weights_ext +
+                                              pass * p * cq->per_pass * n);
+            l.ext_row_stride = cq->per_pass * n;
             l.rows = p;
-            l.row_words = q.per_pass;
+            l.row_words = cq->per_pass;
             l.dst_kind = LoadDst::kPeCache;
             l.dst_pe_step = true;
             l.dst_addr = c.cache_base;
-            l.dst_row_stride = q.per_pass;
+            l.dst_row_stride = cq->per_pass;
             job.loads.push_back(em.load(l, q.name));
           }
         } else {
           c.mode = ComputeMode::kPool;
-          c.out_h = q.map_h;
-          c.out_w = q.map_w;
+          c.out_h = m.map_h;
+          c.out_w = m.map_w;
           c.dst_group_stride = plane;
         }
         const int64_t group_base = conv != nullptr ? pass * plane : 0;
@@ -394,7 +399,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         input_loads.clear();
         job.compute = em.compute(c, q.name);
         if (q.is_final) {
-          const int64_t groups = conv != nullptr ? 1 : q.out_groups;
+          const int64_t groups = conv != nullptr ? 1 : m.out_groups;
           StoreInstr s;
           s.hdr.tag = q.tag;
           s.src_id = out_bank;
@@ -415,7 +420,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   // Fully-connected layers, batch mode: tiles of neurons double-buffered in two banks.
   for (size_t k = first_fc; k < ops.size(); ++k) {
     const FcOp& op = std::get<FcOp>(ops[k]);  // lower() puts no conv or pool after an FC
-    const OpPlan& q = pl.ops[k];
+    const FcPlan& q = std::get<FcPlan>(pl.ops[k]);
     std::vector<Emit> pending;
     if (k == 0) {  // features straight from external memory, image i into PE i
       LoadInstr l;

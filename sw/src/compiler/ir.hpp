@@ -110,32 +110,6 @@ inline const ChannelParams* channel_params(const Op& op) {
 // transposed into the PE caches, lane = image (an FC follows an FC).
 enum class Dst { kBank, kPeCache, kTranspose };
 
-// plan()'s decisions for one op.
-struct OpPlan {
-  std::string name;       // "conv1+pool1+relu1"
-  int tag = 0;            // header tag of its instructions: its first layer's index
-  bool is_final = false;  // the last op: its results are stored
-  Dst dst = Dst::kBank;
-  // map input as stored in a bank (conv / pool)
-  bool reorder = false;
-  int64_t g_in = 0, map_h = 0, map_w = 0;
-  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  int64_t per_pass = 0, passes = 1;
-  int64_t out_groups = 0;
-  // parameters
-  int64_t param_entries = 0;
-  uint64_t param_ext = 0;   // offset in the params region
-  int64_t param_base = -1;  // resident channel base, -1 = loaded per use
-  // weights
-  uint64_t weights_ext = 0;  // offset in the weights region
-  int64_t cache_base = -1;   // resident cache base (conv), -1 = streamed
-  // fc
-  int64_t fc_words = 0;      // N-byte words per neuron (= features per image / N, padded)
-  int64_t tile = 0;          // neurons per tile
-  int64_t feat_base = 0;     // PE cache address of the features
-  int64_t next_feat_base = 0;  // dst kPeCache / kTranspose: the next FC's feat_base
-};
-
 // Feature index (C, H, W order) held by lane `lane` of FC input word `t`, or -1.
 struct FeatureOrder {
   bool from_map = false;  // the previous op wrote a map into the PE caches: ((g*H+y)*W+x)*N+lane
@@ -158,10 +132,60 @@ struct FeatureOrder {
   }
 };
 
+// plan()'s decisions for one op, one type per op kind (ConvOp -> ConvPlan, FcOp ->
+// FcPlan, PoolOp -> PoolPlan). What every op's plan has:
+struct PlanBase {
+  std::string name;       // "conv1+pool1+relu1"
+  int tag = 0;            // header tag of its instructions: its first layer's index
+  bool is_final = false;  // the last op: its results are stored
+  Dst dst = Dst::kBank;
+  int64_t next_feat_base = 0;  // dst kPeCache / kTranspose: the next FC's feat_base
+  // parameters (a POOL has none: 0 entries)
+  int64_t param_entries = 0;
+  uint64_t param_ext = 0;   // offset in the params region
+  int64_t param_base = -1;  // resident channel base, -1 = loaded per use
+};
+
+// A map op's input as stored in a bank, and its output groups (CONV, POOL).
+struct MapInput {
+  bool reorder = false;  // the first convolution's input, reordered on the host
+  int64_t g_in = 0, map_h = 0, map_w = 0;
+  int64_t out_groups = 0;
+};
+
+struct ConvPlan : PlanBase, MapInput {
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;  // geometry as run (reordered: K x 1)
+  int64_t per_pass = 0;  // weight words per PE per pass
+  int64_t passes = 1;    // passes of P output channels
+  uint64_t weights_ext = 0;  // offset in the weights region
+  int64_t cache_base = -1;   // resident cache base, -1 = streamed
+};
+
+struct PoolPlan : PlanBase, MapInput {};
+
+struct FcPlan : PlanBase {
+  FeatureOrder order;        // which feature each lane of an input word holds
+  int64_t fc_words = 0;      // N-byte words per neuron (= features per image / N, padded)
+  int64_t tile = 0;          // neurons per tile
+  int64_t feat_base = 0;     // PE cache address of the features
+  uint64_t weights_ext = 0;  // offset in the weights region
+};
+
+using OpPlan = std::variant<ConvPlan, FcPlan, PoolPlan>;
+
+inline const PlanBase& base(const OpPlan& q) {
+  return std::visit([](const auto& p) -> const PlanBase& { return p; }, q);
+}
+// A CONV's or POOL's input map, nullptr for an FC.
+inline const MapInput* map_input(const OpPlan& q) {
+  if (const auto* c = std::get_if<ConvPlan>(&q)) return c;
+  if (const auto* p = std::get_if<PoolPlan>(&q)) return p;
+  return nullptr;
+}
+
 // What plan() returns.
 struct Plan {
-  std::vector<OpPlan> ops;             // per op
-  std::vector<FeatureOrder> fc_order;  // per op (fc only)
+  std::vector<OpPlan> ops;  // per op, the kind of its op
   std::vector<uint8_t> params;         // params region
   std::vector<uint8_t> weights;        // weights region
   bool params_resident = false;

@@ -7,6 +7,7 @@
 
 #include "passes.hpp"
 #include "strata/error.hpp"
+#include "strata/target_rules.hpp"
 
 namespace strata::compiler {
 
@@ -83,8 +84,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         }
         if (flat) fail("a convolution after flatten of a map larger than 1x1 is not supported");
         if (l.conv.kernel > t.max_kernel) {
-          fail(fmt::format("kernel {} exceeds the target's max_kernel {}", l.conv.kernel,
-                           t.max_kernel));
+          fail(violation_message(target_rule("conv.kernel"),
+                                 fmt::format("kernel {} exceeds the target's max_kernel {}",
+                                             l.conv.kernel, t.max_kernel)));
         }
         ConvOp& op = start(ConvOp{});
         op.kernel = l.conv.kernel;
@@ -157,15 +159,19 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
               "with identity weights, M = 1, S = {}: exact, every window holds {} elements",
               k, k, t.max_pool_kernel, shift, k * k));
         } else if (l.pool.kernel > t.max_pool_kernel) {
-          fail(fmt::format("pooling window {} exceeds the target's max_pool_kernel {}{}",
-                           l.pool.kernel, t.max_pool_kernel,
-                           avg ? " (and it is not an average over equal power-of-two windows "
-                                 "that could run as a convolution)"
-                               : ""));
+          fail(violation_message(
+              target_rule("pool.kernel"),
+              fmt::format("pooling window {} exceeds the target's max_pool_kernel {}{}",
+                          l.pool.kernel, t.max_pool_kernel,
+                          avg ? " (and it is not an average over equal power-of-two windows "
+                                "that could run as a convolution)"
+                              : "")));
         } else {
-          fail(fmt::format("pooling input width {} exceeds the target's max_image_width {} (the "
-                           "line buffer holds one row)",
-                           cur[2], t.max_image_width));
+          fail(violation_message(
+              target_rule("pool.width"),
+              fmt::format("pooling input width {} exceeds the target's max_image_width {} (the "
+                          "line buffer holds one row)",
+                          cur[2], t.max_image_width)));
         }
         break;
       }
@@ -176,9 +182,11 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           // and a following FC's feature order then see the map).
           const Shape& in = net.input_shape;
           if (in[2] > t.max_image_width) {
-            fail(fmt::format("a clamp on the input runs in the pooling unit, whose row holds "
-                             "{} pixels (max_image_width); the input is {} wide",
-                             t.max_image_width, in[2]));
+            fail(violation_message(
+                target_rule("pool.width"),
+                fmt::format("a clamp on the input runs in the pooling unit, whose row holds "
+                            "{} pixels (max_image_width); the input is {} wide",
+                            t.max_image_width, in[2])));
           }
           PoolOp op = elementwise(in);
           op.main = &l;
@@ -223,9 +231,11 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
   }
   if (ops.empty()) {  // nothing to compute (only flatten): copy through the pooling unit
     if (net.input_shape[2] > t.max_image_width) {
-      throw Error(fmt::format("the network computes nothing, and copying its {}-wide input "
-                              "through the pooling unit exceeds max_image_width {}",
-                              net.input_shape[2], t.max_image_width),
+      throw Error(violation_message(
+                      target_rule("pool.width"),
+                      fmt::format("the network computes nothing, and copying its {}-wide input "
+                                  "through the pooling unit exceeds max_image_width {}",
+                                  net.input_shape[2], t.max_image_width)),
                   ErrorContext{net.source_file, 0, ""});
     }
     PoolOp op = elementwise(net.input_shape);

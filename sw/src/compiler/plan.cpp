@@ -7,6 +7,7 @@
 
 #include "passes.hpp"
 #include "strata/error.hpp"
+#include "strata/target_rules.hpp"
 
 namespace strata::compiler {
 
@@ -38,72 +39,95 @@ void put_le(std::vector<uint8_t>& v, uint64_t value, int bytes) {
 
 void pad_to(std::vector<uint8_t>& v, uint64_t align) { v.resize(align_up(v.size(), align), 0); }
 
+PlanBase& base_of(OpPlan& q) {
+  return std::visit([](auto& p) -> PlanBase& { return p; }, q);
+}
+MapInput* map_input_of(OpPlan& q) {
+  if (auto* c = std::get_if<ConvPlan>(&q)) return c;
+  if (auto* p = std::get_if<PoolPlan>(&q)) return p;
+  return nullptr;
+}
+
 }  // namespace
 
 Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
           const CompileOptions& o) {
   Plan pl;
   const int64_t n = t.lanes, p = t.pes;
-  pl.ops.resize(ops.size());
-  pl.fc_order.resize(ops.size());
-  const auto fail = [&](const OpBase& op, const std::string& msg) {
+  // A limit of the target: the message of the target rule (strata/target_rules.hpp)
+  // that the op's instructions would break, naming the layer.
+  const auto fail = [&](const OpBase& op, std::string_view rule, const std::string& msg) {
     const Layer* l = op.main;
-    throw Error(msg, ErrorContext{net.source_file, l != nullptr ? l->line : 0,
-                                  l != nullptr ? l->name : std::string()});
+    throw Error(violation_message(target_rule(rule), msg),
+                ErrorContext{net.source_file, l != nullptr ? l->line : 0,
+                             l != nullptr ? l->name : std::string()});
   };
 
-  // Destinations and FC feature orders.
+  // Destinations and FC feature orders: a plan of the op's kind each.
+  pl.ops.reserve(ops.size());
   for (size_t k = 0; k < ops.size(); ++k) {
     const OpBase& b = base(ops[k]);
-    OpPlan& q = pl.ops[k];
-    q.name = op_name(b, net);
-    q.tag = b.layers.empty() ? 0 : static_cast<int>(b.layers.front());
-    q.is_final = k + 1 == ops.size();
-    const bool next_fc = !q.is_final && is<FcOp>(ops[k + 1]);
-    if (is<FcOp>(ops[k])) {
-      q.dst = next_fc ? Dst::kTranspose : Dst::kBank;
-    } else {
-      q.dst = next_fc ? Dst::kPeCache : Dst::kBank;
-    }
+    PlanBase common;
+    common.name = op_name(b, net);
+    common.tag = b.layers.empty() ? 0 : static_cast<int>(b.layers.front());
+    common.is_final = k + 1 == ops.size();
+    const bool next_fc = !common.is_final && is<FcOp>(ops[k + 1]);
     if (const auto* fc = std::get_if<FcOp>(&ops[k])) {
       const FcOp& op = *fc;
-      FeatureOrder& f = pl.fc_order[k];
+      FcPlan q;
+      static_cast<PlanBase&>(q) = common;
+      q.dst = next_fc ? Dst::kTranspose : Dst::kBank;
+      FeatureOrder& f = q.order;
       f.features = op.features;
-      if (k > 0 && !is<FcOp>(ops[k - 1])) {
+      const FcPlan* prev_fc = k > 0 ? std::get_if<FcPlan>(&pl.ops[k - 1]) : nullptr;
+      if (k > 0 && prev_fc == nullptr) {
         const OpBase& prev = base(ops[k - 1]);
         f.from_map = true;
         f.c = prev.out_c;
         f.h = prev.out_h;
         f.w = prev.out_w;
         q.fc_words = ceil_div(f.c, n) * f.h * f.w;
-      } else if (k > 0 && pl.ops[k - 1].tile < n && pl.ops[k - 1].tile < base(ops[k - 1]).out_c) {
-        f.per_word = pl.ops[k - 1].tile;
+      } else if (prev_fc != nullptr && prev_fc->tile < n &&
+                 prev_fc->tile < base(ops[k - 1]).out_c) {
+        f.per_word = prev_fc->tile;
         q.fc_words = ceil_div(op.features, f.per_word);
       } else {
         q.fc_words = ceil_div(op.features, n);
       }
       if (q.fc_words > t.bank_depth) {
-        fail(op, fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
-                             "(bank_depth)",
-                             q.fc_words, op.features, t.bank_depth));
+        fail(op, "compute.in_range",
+             fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
+                         "(bank_depth)",
+                         q.fc_words, op.features, t.bank_depth));
       }
       // Neurons per tile (one bank of weights). Tiles of whole N-neuron words, so that each
       // tile's transposed results start at lane 0 of a PE-cache word; a tile narrower than
       // a word starts a word of its own (the next layer's FeatureOrder::per_word).
       q.tile = std::min<int64_t>(op.out_c, t.bank_depth / q.fc_words);
       if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
+      pl.ops.emplace_back(std::move(q));
+    } else if (is<ConvOp>(ops[k])) {
+      ConvPlan q;
+      static_cast<PlanBase&>(q) = common;
+      q.dst = next_fc ? Dst::kPeCache : Dst::kBank;
+      pl.ops.emplace_back(std::move(q));
+    } else {
+      PoolPlan q;
+      static_cast<PlanBase&>(q) = common;
+      q.dst = next_fc ? Dst::kPeCache : Dst::kBank;
+      pl.ops.emplace_back(std::move(q));
     }
   }
 
   // Input layout: reorder the first convolution's input when it saves beats.
-  OpPlan& fq = pl.ops.front();
-  if (is<FcOp>(ops.front())) {
+  if (const auto* fq = std::get_if<FcPlan>(&pl.ops.front())) {
     pl.input_layout = InputLayout::kFeatures;
-    pl.input_words = fq.fc_words;
+    pl.input_words = fq->fc_words;
   } else {
     pl.input_layout = InputLayout::kMap;
     const auto* conv = std::get_if<ConvOp>(&ops.front());
     if (conv != nullptr && conv->in_c < n) {
+      ConvPlan& fq = std::get<ConvPlan>(pl.ops.front());
       const ConvOp& first = *conv;
       const int64_t g = ceil_div(first.in_c, n);
       const int k = first.kernel;
@@ -135,19 +159,22 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   // Geometry, sizes and the limits of every op.
   for (size_t k = 0; k < ops.size(); ++k) {
     const OpBase& op = base(ops[k]);
-    OpPlan& q = pl.ops[k];
-    if (is<FcOp>(ops[k])) {
-      q.param_entries = op.out_c;
-      if (q.dst == Dst::kBank && op.out_c > t.bank_depth) {
-        fail(op, fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
+    if (auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
+      fq->param_entries = op.out_c;
+      if (fq->dst == Dst::kBank && op.out_c > t.bank_depth) {
+        fail(op, "compute.dst_bank_range",
+             fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
       }
       continue;
     }
-    q.g_in = ceil_div(op.in_c, n);
-    q.map_h = op.in_h;
-    q.map_w = op.in_w;
-    q.out_groups = ceil_div(op.out_c, n);
+    MapInput& m = *map_input_of(pl.ops[k]);
+    const PlanBase& b = base(pl.ops[k]);
+    m.g_in = ceil_div(op.in_c, n);
+    m.map_h = op.in_h;
+    m.map_w = op.in_w;
+    m.out_groups = ceil_div(op.out_c, n);
     if (const auto* conv = std::get_if<ConvOp>(&ops[k])) {
+      ConvPlan& q = std::get<ConvPlan>(pl.ops[k]);
       q.kh = q.kw = conv->kernel;
       q.sh = q.sw = conv->stride;
       q.ph = q.pw = conv->pad;
@@ -162,42 +189,47 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       q.passes = ceil_div(op.out_c, p);
       q.param_entries = q.passes * p;
     }
-    const int64_t in_words = q.g_in * q.map_h * q.map_w;
+    const int64_t in_words = m.g_in * m.map_h * m.map_w;
     if (in_words > t.bank_depth) {
-      fail(op, fmt::format("input feature map [{}][{}][{}] needs {} words ({} group{} x {} x "
-                           "{}), a bank holds {} (bank_depth)",
-                           op.in_c, op.in_h, op.in_w, in_words, q.g_in, q.g_in == 1 ? "" : "s",
-                           q.map_h, q.map_w, t.bank_depth));
+      fail(op, "compute.in_range",
+           fmt::format("input feature map [{}][{}][{}] needs {} words ({} group{} x {} x "
+                       "{}), a bank holds {} (bank_depth)",
+                       op.in_c, op.in_h, op.in_w, in_words, m.g_in, m.g_in == 1 ? "" : "s",
+                       m.map_h, m.map_w, t.bank_depth));
     }
-    const int64_t out_words = q.out_groups * op.out_h * op.out_w;
-    if (q.dst == Dst::kBank && out_words > t.bank_depth) {
-      fail(op, fmt::format("output feature map [{}][{}][{}] needs {} words, a bank holds {} "
-                           "(bank_depth)",
-                           op.out_c, op.out_h, op.out_w, out_words, t.bank_depth));
+    const int64_t out_words = m.out_groups * op.out_h * op.out_w;
+    if (b.dst == Dst::kBank && out_words > t.bank_depth) {
+      fail(op, "compute.dst_bank_range",
+           fmt::format("output feature map [{}][{}][{}] needs {} words, a bank holds {} "
+                       "(bank_depth)",
+                       op.out_c, op.out_h, op.out_w, out_words, t.bank_depth));
     }
   }
 
   if (pl.input_layout != InputLayout::kFeatures) {
-    pl.input_words = pl.ops.front().g_in * pl.ops.front().map_h * pl.ops.front().map_w;
+    const MapInput& m = *map_input(pl.ops.front());
+    pl.input_words = m.g_in * m.map_h * m.map_w;
   }
 
   // Parameter RAM: resident when every op's channels fit, else loaded per use.
   int64_t entries = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
-    const OpPlan& q = pl.ops[k];
+    const PlanBase& q = base(pl.ops[k]);
     if (q.param_entries > t.param_depth) {
-      fail(base(ops[k]), fmt::format("{} output channels need {} parameter entries, the "
-                                     "parameter RAM holds {} (param_depth)",
-                                     base(ops[k]).out_c, q.param_entries, t.param_depth));
+      fail(base(ops[k]), "compute.param_range",
+           fmt::format("{} output channels need {} parameter entries, the parameter RAM "
+                       "holds {} (param_depth)",
+                       base(ops[k]).out_c, q.param_entries, t.param_depth));
     }
     entries += q.param_entries;
   }
   pl.params_resident = entries <= t.param_depth;
   if (pl.params_resident) {
-    int64_t base = 0;
+    int64_t next = 0;
     for (OpPlan& q : pl.ops) {
-      q.param_base = base;
-      base += q.param_entries;
+      PlanBase& b = base_of(q);
+      b.param_base = next;
+      next += b.param_entries;
     }
   }
   pl.notes.push_back(pl.params_resident
@@ -212,9 +244,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   int fc_index = 0;
   std::vector<int> fc_slot(ops.size(), -1);
   for (size_t k = 0; k < ops.size(); ++k) {
-    if (!is<FcOp>(ops[k])) continue;
+    const auto* fq = std::get_if<FcPlan>(&pl.ops[k]);
+    if (fq == nullptr) continue;
     fc_slot[k] = fc_index % 2;
-    region[fc_index % 2] = std::max(region[fc_index % 2], pl.ops[k].fc_words);
+    region[fc_index % 2] = std::max(region[fc_index % 2], fq->fc_words);
     ++fc_index;
   }
   const int64_t region_base[2] = {t.pe_cache_depth - region[0],
@@ -222,38 +255,42 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   for (size_t k = 0; k < ops.size(); ++k) {
     if (fc_slot[k] < 0) continue;
     if (region_base[1] < 0) {
-      fail(base(ops[k]), fmt::format("the features of the fully-connected layers need {} + {} "
-                                     "words in every PE cache, it holds {} (pe_cache_depth)",
-                                     region[0], region[1], t.pe_cache_depth));
+      fail(base(ops[k]), "compute.cache_range",
+           fmt::format("the features of the fully-connected layers need {} + {} words in "
+                       "every PE cache, it holds {} (pe_cache_depth)",
+                       region[0], region[1], t.pe_cache_depth));
     }
-    pl.ops[k].feat_base = region_base[fc_slot[k]];
-    if (k > 0 && pl.ops[k - 1].dst == Dst::kTranspose) {
-      pl.ops[k - 1].next_feat_base = pl.ops[k].feat_base;
-    }
-    if (k > 0 && pl.ops[k - 1].dst == Dst::kPeCache) {
-      pl.ops[k - 1].next_feat_base = pl.ops[k].feat_base;
+    FcPlan& fq = std::get<FcPlan>(pl.ops[k]);
+    fq.feat_base = region_base[fc_slot[k]];
+    if (k > 0) {
+      PlanBase& prev = base_of(pl.ops[k - 1]);
+      if (prev.dst == Dst::kTranspose || prev.dst == Dst::kPeCache) {
+        prev.next_feat_base = fq.feat_base;
+      }
     }
   }
   const int64_t cap = std::max<int64_t>(0, region_base[1]);
   int64_t total = 0, largest = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
-    const OpPlan& q = pl.ops[k];
-    if (!is<ConvOp>(ops[k])) continue;
-    if (q.per_pass > cap) {
-      fail(base(ops[k]), fmt::format("the weights of one pass need {} words in every PE cache, "
-                                     "{} are free (pe_cache_depth {} minus {} for FC features)",
-                                     q.per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
+    const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
+    if (cq == nullptr) continue;
+    if (cq->per_pass > cap) {
+      fail(base(ops[k]), "compute.cache_range",
+           fmt::format("the weights of one pass need {} words in every PE cache, {} are free "
+                       "(pe_cache_depth {} minus {} for FC features)",
+                       cq->per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
     }
-    total += q.passes * q.per_pass;
-    largest = std::max(largest, q.per_pass);
+    total += cq->passes * cq->per_pass;
+    largest = std::max(largest, cq->per_pass);
   }
   pl.weights_resident = total <= cap;
   if (pl.weights_resident) {
-    int64_t base = 0;
-    for (size_t k = 0; k < ops.size(); ++k) {
-      if (!is<ConvOp>(ops[k])) continue;
-      pl.ops[k].cache_base = base;
-      base += pl.ops[k].passes * pl.ops[k].per_pass;
+    int64_t next = 0;
+    for (OpPlan& q : pl.ops) {
+      auto* cq = std::get_if<ConvPlan>(&q);
+      if (cq == nullptr) continue;
+      cq->cache_base = next;
+      next += cq->passes * cq->per_pass;
     }
     if (total > 0) {
       pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
@@ -270,10 +307,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
 
   // External images of the parameters and weights, in hardware order.
   for (size_t k = 0; k < ops.size(); ++k) {
-    OpPlan& q = pl.ops[k];
-    q.param_ext = pl.params.size();
+    PlanBase& b = base_of(pl.ops[k]);
+    b.param_ext = pl.params.size();
     const ChannelParams* cp = channel_params(ops[k]);
-    for (int64_t ch = 0; ch < q.param_entries; ++ch) {
+    for (int64_t ch = 0; ch < b.param_entries; ++ch) {
       const bool real = cp != nullptr && ch < static_cast<int64_t>(cp->bias.size());
       put_le(pl.params, real ? static_cast<uint32_t>(cp->bias[ch]) : 0, 4);
       put_le(pl.params, real ? cp->mult[ch] : 0, 2);
@@ -281,10 +318,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       put_le(pl.params, 0, 1);
     }
     pad_to(pl.params, kRegionAlign);
-    if (is<PoolOp>(ops[k])) continue;
-    q.weights_ext = pl.weights.size();
-    if (const auto* conv = std::get_if<ConvOp>(&ops[k])) {
-      const ConvOp& op = *conv;
+    if (auto* cq = std::get_if<ConvPlan>(&pl.ops[k])) {
+      ConvPlan& q = *cq;
+      const ConvOp& op = std::get<ConvOp>(ops[k]);
+      q.weights_ext = pl.weights.size();
       const int64_t cout = op.out_c, cin = op.in_c, k_side = op.kernel;
       for (int64_t pass = 0; pass < q.passes; ++pass) {
         for (int64_t pe = 0; pe < p; ++pe) {
@@ -307,9 +344,12 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
           }
         }
       }
-    } else {
+      pad_to(pl.weights, kRegionAlign);
+    } else if (auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
+      FcPlan& q = *fq;
       const FcOp& op = std::get<FcOp>(ops[k]);
-      const FeatureOrder& f = pl.fc_order[k];
+      q.weights_ext = pl.weights.size();
+      const FeatureOrder& f = q.order;
       for (int64_t neuron = 0; neuron < op.out_c; ++neuron) {
         for (int64_t word = 0; word < q.fc_words; ++word) {
           for (int64_t lane = 0; lane < n; ++lane) {
@@ -330,8 +370,8 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                             "each start a word)",
                             f.per_word, f.per_word)
               : ""));
+      pad_to(pl.weights, kRegionAlign);
     }
-    pad_to(pl.weights, kRegionAlign);
   }
   return pl;
 }

@@ -1,0 +1,205 @@
+// The table of target rules (strata/target_rules.hpp): its shape, each rule's
+// boundary instructions against the table itself, and strata::IsaSim's verdict
+// on them (UNSUPPORTED with the table's message, or not UNSUPPORTED), on the
+// default configuration and on config/p16n16.yaml.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/isa_sim.hpp"
+#include "strata/target_rules.hpp"
+
+namespace strata {
+namespace {
+
+std::string subject_text(const RuleSubject& s) {
+  if (const auto* e = std::get_if<ParamEntry>(&s)) {
+    return "param entry shift " + std::to_string(e->shift) + " byte7 " + std::to_string(e->byte7);
+  }
+  return std::visit(
+      [](const auto& in) -> std::string {
+        if constexpr (std::is_same_v<std::decay_t<decltype(in)>, ParamEntry>) {
+          return "";
+        } else {
+          return isa::disassemble(isa::encode(in));
+        }
+      },
+      s);
+}
+
+std::vector<HwTarget> targets() {
+  return {HwTarget::defaults(), HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) +
+                                                    "/config/p16n16.yaml")};
+}
+
+TEST(TargetRules, EveryRuleIsDescribedAndHasBoundaries) {
+  std::set<std::string_view> ids;
+  for (const TargetRule& r : target_rules()) {
+    EXPECT_TRUE(ids.insert(r.id).second) << "duplicate rule id " << r.id;
+    EXPECT_FALSE(r.description.empty()) << r.id;
+    EXPECT_FALSE(r.applies.empty()) << r.id;
+    EXPECT_EQ(&target_rule(r.id), &r);
+    EXPECT_FALSE(r.boundaries(HwTarget::defaults()).empty()) << r.id;
+    EXPECT_NE(rules_markdown().find(fmt::format("| `{}` |", r.id)), std::string::npos) << r.id;
+  }
+  EXPECT_THROW(target_rule("no.such.rule"), Error);
+  // Every configuration parameter named is one of config/default.yaml's.
+  const std::set<std::string> params = {"banks",          "pes",         "bank_depth",
+                                        "pe_cache_depth", "param_depth", "max_kernel",
+                                        "max_pool_kernel", "max_image_width", "axi_data_width",
+                                        "axi_addr_width", "max_shift"};
+  for (const TargetRule& r : target_rules()) {
+    std::string p(r.parameter);
+    for (size_t at = 0; !p.empty();) {
+      const size_t comma = p.find(", ", at);
+      const std::string one =
+          p.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      EXPECT_TRUE(params.count(one)) << r.id << ": unknown parameter '" << one << "'";
+      if (comma == std::string::npos) break;
+      at = comma + 2;
+    }
+  }
+}
+
+// Just legal passes every rule; just illegal breaks this rule and no earlier one.
+TEST(TargetRules, BoundariesAreJustLegalAndJustIllegal) {
+  for (const HwTarget& t : targets()) {
+    int pairs = 0;
+    for (const TargetRule& r : target_rules()) {
+      for (const RuleBoundary& b : r.boundaries(t)) {
+        ++pairs;
+        const auto legal = violations(b.legal, t);
+        EXPECT_TRUE(legal.empty()) << t.name << " " << r.id << ": legal side breaks "
+                                   << (legal.empty() ? "" : legal.front().message) << "\n  "
+                                   << subject_text(b.legal);
+        const auto bad = first_violation(b.illegal, t);
+        ASSERT_TRUE(bad.has_value()) << t.name << " " << r.id << ": illegal side passes\n  "
+                                     << subject_text(b.illegal);
+        EXPECT_EQ(bad->rule, &r) << t.name << " " << r.id << ": illegal side breaks "
+                                 << bad->rule->id << " first: " << bad->message;
+        EXPECT_NE(bad->message.find(std::string("[rule ") + std::string(r.id) + "]"),
+                  std::string::npos)
+            << bad->message;
+        if (!r.parameter.empty()) {
+          EXPECT_NE(bad->message.find(std::string(r.parameter)), std::string::npos)
+              << bad->message;
+        }
+      }
+    }
+    EXPECT_GE(pairs, static_cast<int>(target_rules().size())) << t.name;
+  }
+}
+
+// IsaSim on CONFIG, the instruction, END: the error it stops with.
+SimResult sim_one(const isa::Instruction& in, const HwTarget& t) {
+  isa::ConfigInstr cfg;
+  cfg.version = t.version;
+  cfg.pes = t.pes;
+  cfg.lanes = t.lanes;
+  cfg.banks = t.banks;
+  cfg.bank_depth = t.bank_depth;
+  cfg.pe_cache_depth = t.pe_cache_depth;
+  cfg.param_depth = t.param_depth;
+  std::vector<uint8_t> mem(8192);
+  isa::encode(cfg).to_bytes(&mem[0]);
+  in.to_bytes(&mem[64]);
+  isa::encode(isa::EndInstr{}).to_bytes(&mem[128]);
+  SimOptions o;
+  o.check_dependencies = false;
+  o.onchip_seed = 1;
+  return IsaSim(t).run(mem, o);
+}
+
+// The ISA simulator's checks are the table: UNSUPPORTED with the table's message
+// on the illegal side, anything but UNSUPPORTED on the legal side (the legal side
+// may still run past the end of this small memory: AXI_READ / AXI_WRITE).
+TEST(TargetRules, IsaSimulatorRefusesExactlyTheIllegalSide) {
+  for (const HwTarget& t : targets()) {
+    for (const TargetRule& r : target_rules()) {
+      for (const RuleBoundary& b : r.boundaries(t)) {
+        if (std::holds_alternative<ParamEntry>(b.legal)) continue;  // next test
+        const auto encode = [](const RuleSubject& s) {
+          return std::visit(
+              [](const auto& in) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(in)>, ParamEntry>) {
+                  return isa::Instruction{};
+                } else {
+                  return isa::encode(in);
+                }
+              },
+              s);
+        };
+        const SimResult ok = sim_one(encode(b.legal), t);
+        EXPECT_NE(ok.error, SimError::kUnsupported)
+            << t.name << " " << r.id << ": " << ok.message << "\n  " << subject_text(b.legal);
+        EXPECT_NE(ok.error, SimError::kIllegalInstr) << t.name << " " << r.id << ": " << ok.message;
+        const SimResult bad = sim_one(encode(b.illegal), t);
+        EXPECT_EQ(bad.error, SimError::kUnsupported)
+            << t.name << " " << r.id << ": " << bad.message << "\n  " << subject_text(b.illegal);
+        EXPECT_EQ(bad.error_index, 1);
+        EXPECT_NE(bad.message.find(first_violation(b.illegal, t)->message), std::string::npos)
+            << bad.message;
+      }
+    }
+  }
+}
+
+// param.shift: a LOAD to PARAM of an entry on either side of the limit.
+TEST(TargetRules, IsaSimulatorChecksParameterEntriesWithTheTable) {
+  const HwTarget t = HwTarget::defaults();
+  for (const RuleBoundary& b : target_rule("param.shift").boundaries(t)) {
+    for (bool illegal : {false, true}) {
+      const ParamEntry& e = std::get<ParamEntry>(illegal ? b.illegal : b.legal);
+      isa::LoadInstr l;
+      l.ext_addr = 4096;
+      l.ext_row_stride = 64;
+      l.rows = 1;
+      l.row_words = 1;
+      l.dst_kind = isa::LoadDst::kParam;
+      l.dst_addr = e.channel;
+      l.dst_row_stride = 1;
+      isa::ConfigInstr cfg;
+      cfg.version = t.version;
+      cfg.pes = t.pes;
+      cfg.lanes = t.lanes;
+      cfg.banks = t.banks;
+      cfg.bank_depth = t.bank_depth;
+      cfg.pe_cache_depth = t.pe_cache_depth;
+      cfg.param_depth = t.param_depth;
+      std::vector<uint8_t> mem(8192);
+      isa::encode(cfg).to_bytes(&mem[0]);
+      isa::encode(l).to_bytes(&mem[64]);
+      isa::encode(isa::EndInstr{}).to_bytes(&mem[128]);
+      mem[4096 + 6] = static_cast<uint8_t>(e.shift);
+      mem[4096 + 7] = static_cast<uint8_t>(e.byte7);
+      SimOptions o;
+      o.check_dependencies = false;
+      const SimResult r = IsaSim(t).run(mem, o);
+      if (illegal) {
+        EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
+        EXPECT_NE(r.message.find(first_violation(e, t)->message), std::string::npos) << r.message;
+      } else {
+        EXPECT_EQ(r.error, SimError::kNone) << r.message;
+      }
+    }
+  }
+}
+
+TEST(TargetRules, DocsSectionIsReplacedBetweenTheMarkers) {
+  const std::string doc = std::string("intro\n") + std::string(kRulesBegin) + "\nold\n" +
+                          std::string(kRulesEnd) + "\nrest\n";
+  const std::string out = with_rules_section(doc);
+  EXPECT_EQ(out.find("old"), std::string::npos);
+  EXPECT_NE(out.find(rules_markdown()), std::string::npos);
+  EXPECT_EQ(out.substr(out.size() - 5), "rest\n");
+  EXPECT_EQ(with_rules_section(out), out);
+  EXPECT_THROW(with_rules_section("no markers"), Error);
+}
+
+}  // namespace
+}  // namespace strata
