@@ -2,7 +2,7 @@
 """Generate the SystemVerilog and C++ views of a Strata hardware configuration.
 
 One YAML file (config/default.yaml) is the source; this script writes
-  rtl/strata_cfg_pkg.sv              package strata_cfg_pkg (localparams)
+  rtl/pkg/strata_cfg_pkg.sv          package strata_cfg_pkg (localparams)
   sw/include/strata/hw_config.hpp    namespace strata::hw (constexpr)
 With --check it writes nothing and exits 1 when a committed file differs.
 With --sv-out FILE it writes only the package, to FILE: how the build makes
@@ -94,7 +94,7 @@ def main():
             args.sv_out.write_text(text)
         return 0
     outputs = {
-        ROOT / "rtl/strata_cfg_pkg.sv": render_sv(cfg, src),
+        ROOT / "rtl/pkg/strata_cfg_pkg.sv": render_sv(cfg, src),
         ROOT / "sw/include/strata/hw_config.hpp": render_hpp(cfg, src),
     }
     stale = []

@@ -2,7 +2,7 @@
 """Generate the RTL, C++ and documentation views of the Strata instruction encoding.
 
 One YAML file (config/isa.yaml) is the source; this script writes
-  rtl/strata_isa_pkg.sv                package strata_isa_pkg: InstrBits, opcode_e and
+  rtl/pkg/strata_isa_pkg.sv            package strata_isa_pkg: InstrBits, opcode_e and
                                        the other enums, <Op><Field>Lsb/Width, field
                                        extractors and the used-bit masks per opcode
   sw/include/strata/isa_fields.hpp     namespace strata::isa: the same as constexpr
@@ -29,7 +29,7 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = "config/isa.yaml"
-SV_OUT = "rtl/strata_isa_pkg.sv"
+SV_OUT = "rtl/pkg/strata_isa_pkg.sv"
 HPP_OUT = "sw/include/strata/isa_fields.hpp"
 CODEC_OUT = "sw/include/strata/isa_codec.hpp"
 DOC_OUT = "docs/isa.md"
@@ -242,7 +242,7 @@ def check_sv_type(enum_name, values, sv_type):
     m = re.match(r"^(strata_[a-z0-9_]*pkg)::([a-z0-9_]+_e)$", sv_type)
     if not m:
         raise IsaError(f"sv_types: '{sv_type}' must be <strata_*pkg>::<type>_e")
-    path = ROOT / "rtl" / f"{m.group(1)}.sv"
+    path = ROOT / "rtl" / "pkg" / f"{m.group(1)}.sv"
     if not path.exists():
         raise IsaError(f"sv_types: {path.relative_to(ROOT)} does not exist")
     body = re.search(r"typedef\s+enum[^{]*\{([^}]*)\}\s*" + m.group(2) + r"\s*;",

@@ -2,7 +2,7 @@
 """Generate the views of the Strata CSR map from config/registers.yaml.
 
 One YAML file is the source of the register map; this script writes
-  rtl/strata_csr_pkg.sv           package strata_csr_pkg: byte offsets, field
+  rtl/pkg/strata_csr_pkg.sv       package strata_csr_pkg: byte offsets, field
                                   positions, access masks, reset values, the
                                   performance counter order and the error codes
                                   (enum err_code_e)
@@ -365,7 +365,7 @@ def main():
         print(f"gen_registers: {e}", file=sys.stderr)
         return 2
     outputs = {
-        ROOT / "rtl/strata_csr_pkg.sv": render_sv(regs, codes, src),
+        ROOT / "rtl/pkg/strata_csr_pkg.sv": render_sv(regs, codes, src),
         ROOT / "sw/include/strata/csr_map.hpp": render_hpp(regs, codes, src),
         ROOT / "docs/registers.md": render_md(regs, codes, src, error_code_docs(ROOT / src)),
     }

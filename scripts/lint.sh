@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# verilator --lint-only -Wall over every module in rtl/, each as its own top,
-# so unused-top modules are linted too. Waivers live in per-file rtl/*.vlt.
+# verilator --lint-only -Wall over every module of rtl/manifest.txt, each as its
+# own top, so unused-top modules are linted too. Waivers live in per-file .vlt
+# files listed in the manifest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(rtl/strata_cfg_pkg.sv rtl/strata_pkg.sv)
-# Further packages (generated maps: strata_csr_pkg, strata_isa_pkg) after the two base ones.
-for p in rtl/*_pkg.sv; do
-  case "$p" in rtl/strata_cfg_pkg.sv | rtl/strata_pkg.sv) ;; *) pkgs+=("$p") ;; esac
-done
-waivers=(rtl/*.vlt)
-[[ -e "${waivers[0]}" ]] || waivers=()
+# The manifest in order: waivers and packages, the include folders, the modules.
+pkgs=()
+incdirs=()
+modules=()
+while read -r line; do
+  line=${line%%#*}
+  line=${line//[[:space:]]/}
+  [[ -n "$line" ]] || continue
+  f=rtl/$line
+  [[ -e "$f" ]] || { echo "lint: rtl/manifest.txt names $f, which does not exist"; exit 1; }
+  case "$f" in
+    *.vlt | *_pkg.sv) pkgs+=("$f") ;;
+    *.svh) incdirs+=("-I$(dirname "$f")") ;;
+    *.sv) modules+=("$f") ;;
+  esac
+done < rtl/manifest.txt
 status=0
-for f in rtl/*.sv; do
-  case "$f" in *_pkg.sv) continue ;; esac
+for f in "${modules[@]}"; do
   top=$(basename "$f" .sv)
-  others=()
-  for g in rtl/*.sv; do
-    case "$g" in *_pkg.sv) ;; *) others+=("$g") ;; esac
-  done
-  if ! out=$(verilator --lint-only -Wall --assert -Irtl "${waivers[@]}" "${pkgs[@]}" \
-        "${others[@]}" --top-module "$top" 2>&1); then
+  if ! out=$(verilator --lint-only -Wall --assert "${incdirs[@]}" "${pkgs[@]}" \
+        "${modules[@]}" --top-module "$top" 2>&1); then
     echo "$out"
     echo "lint: $f FAILED"
     status=1
@@ -28,5 +33,5 @@ for f in rtl/*.sv; do
     status=1
   fi
 done
-((status == 0)) && echo "lint: $(ls rtl/*.sv | wc -l) files clean (verilator -Wall)"
+((status == 0)) && echo "lint: ${#modules[@]} modules clean (verilator -Wall)"
 exit $status

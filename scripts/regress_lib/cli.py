@@ -145,7 +145,7 @@ def _coverage_meta(rep: coverage.Report, source_dir: pathlib.Path) -> dict:
                      "line_points": [fc.line.covered, fc.line.total],
                      "toggle_points": [fc.toggle.covered, fc.toggle.total]})
     seen = {r["file"] for r in rows}
-    unseen = [str(p.relative_to(source_dir)) for p in sorted((source_dir / "rtl").glob("*.sv"))
+    unseen = [str(p.relative_to(source_dir)) for p in sorted((source_dir / "rtl").rglob("*.sv"))
               if not p.name.endswith("_pkg.sv")
               and str(p.relative_to(source_dir)) not in seen]
     rows.sort(key=lambda r: (not r["file"].startswith("rtl/"), r["file"]))

@@ -200,7 +200,8 @@ def report_merged(merged: pathlib.Path, cov_dir: pathlib.Path,
     points = parse_dat(merged.read_text(errors="replace"))
     files = summarise(points)
     rtl_dir = (source_dir / "rtl").resolve()
-    rtl_files = {f: fc for f, fc in files.items() if pathlib.Path(f).resolve().parent == rtl_dir}
+    rtl_files = {f: fc for f, fc in files.items()
+                 if pathlib.Path(f).resolve().is_relative_to(rtl_dir)}
     write_info(points, "line", cov_dir / "line.info", "strata_line")
     write_info(points, "toggle", cov_dir / "toggle.info", "strata_toggle")
     html = toggle_html = None

@@ -446,7 +446,7 @@ class EndToEndTest(unittest.TestCase):
         cov = meta["coverage"]
         self.assertIn("line", cov, cov)
         files = {f["file"]: f for f in cov["files"]}
-        sems = files["rtl/strata_dep_sems.sv"]
+        sems = files["rtl/control/strata_dep_sems.sv"]
         self.assertGreater(sems["line_points"][1], 0)
         self.assertGreater(sems["toggle_points"][1], 0)
         rtl = [f for name, f in files.items() if name.startswith("rtl/")]

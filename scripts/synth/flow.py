@@ -6,8 +6,9 @@
 
 Steps (every command and log is kept in the output directory):
   1. config:  strata_cfg_pkg.sv generated from --config (scripts/gen_config.py);
-              it replaces rtl/strata_cfg_pkg.sv, so any configuration can be
-              synthesised without touching rtl/.
+              it replaces rtl/pkg/strata_cfg_pkg.sv, so any configuration can be
+              synthesised without touching rtl/. The RTL files are those of
+              rtl/manifest.txt (scripts/rtl_manifest.py).
   2. ports:   Yosys elaborates the top (read_slang) and lists its ports.
   3. harness: an out-of-context harness (strata_synth_wrap.sv) registers every
               port of the top: inputs come from a serial shift chain, outputs
@@ -41,7 +42,9 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(1, str(pathlib.Path(__file__).resolve().parents[1]))
 import report as synth_report  # noqa: E402  (scripts/synth/report.py)
+import rtl_manifest  # noqa: E402  (scripts/rtl_manifest.py)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -74,7 +77,7 @@ DUT_INSTANCE = "u_dut"
 CLOCK_PORT = "clk_i"
 RESET_PORT = "rst_ni"
 
-# Default top when --top is not given: the first of these that exists in rtl/,
+# Default top when --top is not given: the first of these that rtl/ holds,
 # i.e. the largest block written so far (the whole accelerator once it exists).
 DEFAULT_TOPS = ("strata_top", "strata_compute_engine", "strata_pe_array", "strata_pe",
                 "strata_requant", "strata_ram_1r1w")
@@ -84,7 +87,7 @@ TARGETS = {
     "ecp5": {
         "family": "Lattice ECP5",
         "synth": "synth_ecp5 -top {top}",
-        # RTL that instantiates ECP5 primitives (rtl/strata_pe_mul.sv: MULT18X18D
+        # RTL that instantiates ECP5 primitives (rtl/datapath/strata_pe_mul.sv: MULT18X18D
         # with its registers) selects them with this define. read_slang reads
         # their declarations (parameters included) from Yosys' cell library, and
         # `hierarchy` finds them there as blackboxes.
@@ -195,7 +198,7 @@ def render_config(config_path):
 
 
 def module_files(rtl_dir):
-    return sorted(p.stem for p in rtl_dir.glob("strata_*.sv") if not p.stem.endswith("_pkg"))
+    return sorted(rtl_manifest.Manifest(rtl_dir).modules)
 
 
 def choose_top(rtl_dir, top):
@@ -293,7 +296,7 @@ def error_excerpt(text, limit=30):
 
 def tool_path(path):
     """A path as the WebAssembly tools see it: relative to the repository, their
-    working directory (diagnostics then read rtl/<file>.sv:<line>). YoWASP maps
+    working directory (diagnostics then read rtl/<folder>/<file>.sv:<line>). YoWASP maps
     /tmp to a private directory, so absolute paths under /tmp would not work."""
     return os.path.relpath(path, ROOT)
 
@@ -301,10 +304,15 @@ def tool_path(path):
 def read_slang_cmd(rtl_dir, files, top, params=None, harness=False, defines=()):
     # -j 1: the WebAssembly build has no threads. -DSYNTHESIS drops simulation
     # code (`ifndef SYNTHESIS blocks, assertion macros). -y: other modules and
-    # packages are found by file name (<module>.sv), like Verilator's -y.
-    rtl = tool_path(rtl_dir)
-    cmd = ["read_slang", "-j", "1", "--best-effort-hierarchy", "-DSYNTHESIS",
-           "-I", rtl, "-y", rtl, "--libext", ".sv"]
+    # packages are found by file name (<module>.sv) in the folders of the
+    # manifest, like Verilator's -y.
+    manifest = rtl_manifest.Manifest(rtl_dir)
+    cmd = ["read_slang", "-j", "1", "--best-effort-hierarchy", "-DSYNTHESIS"]
+    for d in manifest.include_dirs:
+        cmd += ["-I", tool_path(d)]
+    for d in manifest.source_dirs:
+        cmd += ["-y", tool_path(d)]
+    cmd += ["--libext", ".sv"]
     cmd += [f"-D{d}" for d in defines]
     if harness:
         # The harness drives enum-typed ports (e.g. pool_op_e) from plain chain
@@ -322,7 +330,8 @@ def discover_ports(runner, rtl_dir, cfg_pkg, top, params):
     """Elaborates the top alone and returns its ports [(name, direction, width)]."""
     ports_json = runner.out / "ports.json"
     runner.yosys("ports", [
-        read_slang_cmd(rtl_dir, [cfg_pkg, rtl_dir / f"{top}.sv"], top, params)
+        read_slang_cmd(rtl_dir, [cfg_pkg, rtl_manifest.Manifest(rtl_dir).modules[top]], top,
+                       params)
         + " --show-parsed-files",
         f"blackbox {top}",
         f"write_json {runner.path('ports.json')}",
@@ -595,6 +604,10 @@ def main(argv=None):
         if not rtl_dir.is_relative_to(ROOT):
             raise FlowError(f"RTL directory '{rtl_dir}' is outside the repository {ROOT}: the "
                             "Yosys and nextpnr from PyPI run sandboxed and see only its tree")
+        try:
+            rtl_manifest.Manifest(rtl_dir)
+        except rtl_manifest.ManifestError as e:
+            raise FlowError(str(e)) from None
         top = choose_top(rtl_dir, args.top)
         params = parse_params(args.params)
         speeds = () if args.no_pnr else parse_speeds(args.speeds, target)

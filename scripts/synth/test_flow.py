@@ -523,7 +523,7 @@ class Ecp5Requant(SynthCase):
         self.assertEqual(generic, [])
 
     def test_dsp_registers_enabled(self):
-        # rtl/strata_dsp_mul.sv: acc[31:16] x M signed (SIGNED = 1, M with a zero
+        # rtl/common/strata_dsp_mul.sv: acc[31:16] x M signed (SIGNED = 1, M with a zero
         # bit above it), acc[15:0] x M unsigned (SIGNED = 0)
         signs = []
         for name, cell in self.dsp_cells():
@@ -536,7 +536,7 @@ class Ecp5Requant(SynthCase):
 
 class Ecp5Pe(SynthCase):
     """strata_pe: one MULT18X18D per int8 MAC with its input and output registers
-    enabled (rtl/strata_pe_mul.sv under STRATA_ECP5), so nextpnr times the
+    enabled (rtl/datapath/strata_pe_mul.sv under STRATA_ECP5), so nextpnr times the
     multiply inside the DSP and not between fabric flip-flops."""
     lanes = 2
     name = "ecp5_pe"

@@ -36,7 +36,7 @@ foreach(t AcceptedNetworksRunOnTheIsaSimulator AcceptedLargeNetworksRunOnTheIsaS
   set_tests_properties(RandomNetworks.${t} PROPERTIES LABELS "unit;random")
 endforeach()
 
-# The committed rtl/strata_isa_pkg.sv, sw/include/strata/isa_fields.hpp,
+# The committed rtl/pkg/strata_isa_pkg.sv, sw/include/strata/isa_fields.hpp,
 # sw/include/strata/isa_codec.hpp and the field tables of docs/isa.md must match
 # config/isa.yaml.
 add_test(NAME isa_in_sync

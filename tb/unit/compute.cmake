@@ -16,22 +16,9 @@ if(NOT STRATA_CFG_LANES OR NOT STRATA_CFG_PES OR NOT STRATA_CFG_PE_CACHE_DEPTH)
   message(FATAL_ERROR "compute.cmake: lanes/pes/pe_cache_depth not found in config/default.yaml")
 endif()
 
-set(STRATA_PE_RTL
-  ${STRATA_RTL_DIR}/strata_fifo.sv
-  ${STRATA_RTL_DIR}/strata_reg_copies.sv
-  ${STRATA_RTL_DIR}/strata_credit_fifo.sv
-  ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
-  ${STRATA_RTL_DIR}/strata_adder_tree.sv
-  ${STRATA_RTL_DIR}/strata_act_stager.sv
-  ${STRATA_RTL_DIR}/strata_dsp_mul.sv
-  ${STRATA_RTL_DIR}/strata_pe_mul.sv
-  ${STRATA_RTL_DIR}/strata_pe.sv
-)
-
 # strata_pe, default configuration (dense).
 strata_bench(strata_pe_test
   TOP strata_pe
-  RTL ${STRATA_PE_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_test.cpp)
 target_compile_definitions(strata_pe_test PRIVATE
   STRATA_BENCH_PES=1 STRATA_BENCH_LANES=${STRATA_CFG_LANES}
@@ -46,8 +33,7 @@ foreach(reg_a 1 0)
   endif()
   strata_bench(${_name}
     TOP strata_pe_mul_tb_top
-    RTL ${STRATA_RTL_DIR}/strata_dsp_mul.sv ${STRATA_RTL_DIR}/strata_pe_mul.sv
-        ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
+    TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
     TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_test.cpp
     PARAMS -GRegA=1'b${reg_a})
   target_compile_definitions(${_name} PRIVATE STRATA_BENCH_REG_A=${reg_a})
@@ -56,7 +42,6 @@ endforeach()
 # strata_act_stager, inside the sparse PE (strata_pe, Sparse = 1).
 strata_bench(strata_act_stager_test
   TOP strata_pe
-  RTL ${STRATA_PE_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_act_stager_test.cpp
   PARAMS -GSparse=1'b1)
 target_compile_definitions(strata_act_stager_test PRIVATE
@@ -64,10 +49,8 @@ target_compile_definitions(strata_act_stager_test PRIVATE
   STRATA_BENCH_DEPTH=${STRATA_CFG_PE_CACHE_DEPTH} STRATA_BENCH_SPARSE=1)
 
 # strata_pe_array, default configuration (P = Pes, N = Lanes from config/default.yaml).
-set(STRATA_PE_ARRAY_RTL ${STRATA_PE_RTL} ${STRATA_RTL_DIR}/strata_pe_array.sv)
 strata_bench(strata_pe_array_test
   TOP strata_pe_array
-  RTL ${STRATA_PE_ARRAY_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_array_test.cpp)
 target_compile_definitions(strata_pe_array_test PRIVATE
   STRATA_BENCH_PES=${STRATA_CFG_PES} STRATA_BENCH_LANES=${STRATA_CFG_LANES}
@@ -77,7 +60,6 @@ target_compile_definitions(strata_pe_array_test PRIVATE
 # is not a power of two (so out-of-range cache addresses can be tested).
 strata_bench(strata_pe_array_p16n16_test
   TOP strata_pe_array
-  RTL ${STRATA_PE_ARRAY_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_array_test.cpp
   PARAMS -GPes=16 -GLanes=16 -GCacheDepth=200)
 target_compile_definitions(strata_pe_array_p16n16_test PRIVATE
@@ -87,9 +69,6 @@ target_compile_definitions(strata_pe_array_p16n16_test PRIVATE
 # strata_requant, Channels = Pes (one PE-array result beat per cycle).
 strata_bench(strata_requant_test
   TOP strata_requant
-  RTL ${STRATA_RTL_DIR}/strata_fifo.sv ${STRATA_RTL_DIR}/strata_reg_copies.sv
-      ${STRATA_RTL_DIR}/strata_credit_fifo.sv
-      ${STRATA_RTL_DIR}/strata_dsp_mul.sv ${STRATA_RTL_DIR}/strata_requant.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_requant_test.cpp)
 target_compile_definitions(strata_requant_test PRIVATE STRATA_BENCH_CHANNELS=${STRATA_CFG_PES})
 
@@ -97,7 +76,6 @@ target_compile_definitions(strata_requant_test PRIVATE STRATA_BENCH_CHANNELS=${S
 # different pruned weights share one packed cycle sequence.
 strata_bench(strata_pe_array_sparse_test
   TOP strata_pe_array
-  RTL ${STRATA_PE_ARRAY_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_array_sparse_test.cpp
   PARAMS -GPes=4 -GLanes=${STRATA_CFG_LANES} -GCacheDepth=64 -GSparse=1'b1)
 target_compile_definitions(strata_pe_array_sparse_test PRIVATE

@@ -2,10 +2,6 @@
 # and the memory system end to end (CSRs, controller, fetch, semaphores, AXI
 # read arbiter, load and store engines, banks) against the C++ AXI memory
 # model (sim/axi_mem_model.hpp). Included by tb/CMakeLists.txt.
-set(STRATA_MEMSYS_PKGS
-  ${STRATA_RTL_DIR}/strata_csr_pkg.sv
-  ${STRATA_RTL_DIR}/strata_isa_pkg.sv
-)
 
 # The committed register-map views must match config/registers.yaml.
 add_test(NAME registers_in_sync
@@ -15,45 +11,18 @@ set_tests_properties(registers_in_sync PROPERTIES LABELS "lint")
 
 strata_bench(strata_csr_tests
   TOP strata_csr_tb_top
-  RTL ${STRATA_MEMSYS_PKGS}
-      ${STRATA_RTL_DIR}/strata_csr.sv
-      ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_csr_tb_top.sv
+  TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_csr_tb_top.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_csr_test.cpp)
 
 strata_bench(strata_dep_sems_tests
   TOP strata_dep_sems
-  RTL ${STRATA_RTL_DIR}/strata_dep_sems.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_dep_sems_test.cpp
   PARAMS -GSemWidth=20)
-
-set(STRATA_MEMSYS_RTL
-  ${STRATA_MEMSYS_PKGS}
-  ${STRATA_RTL_DIR}/strata_fifo.sv
-  ${STRATA_RTL_DIR}/strata_reg_copies.sv
-  ${STRATA_RTL_DIR}/strata_dsp_mul.sv
-  ${STRATA_RTL_DIR}/strata_stride_span.sv
-  ${STRATA_RTL_DIR}/strata_fifo_ram.sv
-  ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
-  ${STRATA_RTL_DIR}/strata_csr.sv
-  ${STRATA_RTL_DIR}/strata_controller.sv
-  ${STRATA_RTL_DIR}/strata_perf_counters.sv
-  ${STRATA_RTL_DIR}/strata_fetch.sv
-  ${STRATA_RTL_DIR}/strata_dep_sems.sv
-  ${STRATA_RTL_DIR}/strata_dep_sync.sv
-  ${STRATA_RTL_DIR}/strata_engine_shell.sv
-  ${STRATA_RTL_DIR}/strata_burst_gen.sv
-  ${STRATA_RTL_DIR}/strata_axi_rd_arbiter.sv
-  ${STRATA_RTL_DIR}/strata_load_engine.sv
-  ${STRATA_RTL_DIR}/strata_store_engine.sv
-  ${STRATA_RTL_DIR}/strata_banks.sv
-  ${STRATA_RTL_DIR}/strata_memsys.sv
-)
 
 # Default configuration; 17-bit semaphores so that overflow (an error) is
 # reachable with three releases.
 strata_bench(strata_memsys_tests
   TOP strata_memsys
-  RTL ${STRATA_MEMSYS_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
   PARAMS -GSemWidth=17)
 target_compile_definitions(strata_memsys_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17)
@@ -63,7 +32,6 @@ target_compile_definitions(strata_memsys_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17
 # beats: the gather / split paths the default configuration does not use.
 strata_bench(strata_memsys_wide_tests
   TOP strata_memsys
-  RTL ${STRATA_MEMSYS_RTL}
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
   PARAMS -GSemWidth=17 -GLanes=32 -GAxiDataWidth=128)
 target_compile_definitions(strata_memsys_wide_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17
@@ -73,6 +41,5 @@ target_compile_definitions(strata_memsys_wide_tests PRIVATE STRATA_BENCH_SEM_WID
 # copies, against a queue model.
 strata_bench(strata_fifo_tests
   TOP strata_fifo_tb_top
-  RTL ${STRATA_RTL_DIR}/strata_fifo.sv ${STRATA_RTL_DIR}/strata_reg_copies.sv
-      ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_fifo_tb_top.sv
+  TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_fifo_tb_top.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_fifo_test.cpp)

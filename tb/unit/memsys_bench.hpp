@@ -1,4 +1,4 @@
-// Bench infrastructure for the memory system (rtl/strata_memsys.sv):
+// Bench infrastructure for the memory system (rtl/memsys/strata_memsys.sv):
 //   - Instr: a 512-bit instruction built field by field from the generated
 //     descriptors of strata/isa_fields.hpp;
 //   - RefMachine: the program-order reference (external memory, banks, PE

@@ -5,44 +5,25 @@ set(STRATA_POOL_UNIT_DIR ${CMAKE_CURRENT_SOURCE_DIR}/unit)
 
 strata_bench(strata_window_gen_tests
   TOP strata_window_gen
-  RTL ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
-      ${STRATA_RTL_DIR}/strata_line_buffer.sv
-      ${STRATA_RTL_DIR}/strata_reg_copies.sv
-      ${STRATA_RTL_DIR}/strata_window_gen.sv
   TESTS ${STRATA_POOL_UNIT_DIR}/strata_window_gen_test.cpp)
-
-set(STRATA_POOL_RTL
-  ${STRATA_RTL_DIR}/strata_dsp_mul.sv
-  ${STRATA_RTL_DIR}/strata_pool_tree.sv
-  ${STRATA_RTL_DIR}/strata_maxpool.sv
-  ${STRATA_RTL_DIR}/strata_avgpool.sv
-  ${STRATA_RTL_DIR}/strata_pool.sv)
 
 strata_bench(strata_maxpool_tests
   TOP strata_maxpool
-  RTL ${STRATA_POOL_RTL}
   TESTS ${STRATA_POOL_UNIT_DIR}/strata_maxpool_test.cpp
   PARAMS -GUserWidth=16)
 
 strata_bench(strata_avgpool_tests
   TOP strata_avgpool
-  RTL ${STRATA_POOL_RTL}
   TESTS ${STRATA_POOL_UNIT_DIR}/strata_avgpool_test.cpp
   PARAMS -GUserWidth=16)
 
 strata_bench(strata_pool_tests
   TOP strata_pool
-  RTL ${STRATA_POOL_RTL}
   TESTS ${STRATA_POOL_UNIT_DIR}/strata_pool_test.cpp
   PARAMS -GUserWidth=16)
 
 # End to end: image -> window generator (3x3 at most) -> pool, bench top in tb/unit.
 strata_bench(strata_pool_e2e_tests
   TOP strata_pool_e2e_tb_top
-  RTL ${STRATA_RTL_DIR}/strata_ram_1r1w.sv
-      ${STRATA_RTL_DIR}/strata_line_buffer.sv
-      ${STRATA_RTL_DIR}/strata_reg_copies.sv
-      ${STRATA_RTL_DIR}/strata_window_gen.sv
-      ${STRATA_POOL_RTL}
-      ${STRATA_POOL_UNIT_DIR}/strata_pool_e2e_tb_top.sv
+  TB ${STRATA_POOL_UNIT_DIR}/strata_pool_e2e_tb_top.sv
   TESTS ${STRATA_POOL_UNIT_DIR}/strata_pool_e2e_test.cpp)

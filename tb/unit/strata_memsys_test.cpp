@@ -1,4 +1,4 @@
-// Memory system end to end (rtl/strata_memsys.sv): programs built
+// Memory system end to end (rtl/memsys/strata_memsys.sv): programs built
 // here run through CSR START -> fetch -> load / store engines (and the bench's
 // compute stand-in, tb/unit/memsys_bench.hpp) against the AXI memory model;
 // external memory, PE caches and parameter RAM are compared byte for byte

@@ -17,8 +17,11 @@ if {[llength $quartus(args)] < 2} {
 set top     [lindex $quartus(args) 0]
 set out_dir [file normalize [lindex $quartus(args) 1]]
 set root    [pwd]
-if {![file exists $root/rtl/$top.sv]} {
-  puts "no module '$top' (rtl/$top.sv); run from the repository root"
+# Packages first, in dependency order, then every module: rtl/manifest.txt.
+source [file join [file dirname [info script]] .. rtl_manifest.tcl]
+strata_rtl_manifest $root sources incdirs modules
+if {![dict exists $modules $top]} {
+  puts "no module '$top' in rtl/manifest.txt; run from the repository root"
   exit 2
 }
 file mkdir $out_dir
@@ -29,22 +32,14 @@ set_global_assignment -name FAMILY "Cyclone V"
 set_global_assignment -name DEVICE 5CSEMA5F31C6
 set_global_assignment -name TOP_LEVEL_ENTITY $top
 set_global_assignment -name VERILOG_MACRO "SYNTHESIS=1"
-set_global_assignment -name SEARCH_PATH $root/rtl
+foreach d $incdirs {
+  set_global_assignment -name SEARCH_PATH $d
+}
 set_global_assignment -name SDC_FILE $root/constraints/strata.sdc
 set_global_assignment -name PROJECT_OUTPUT_DIRECTORY $out_dir
 
-# Packages first, in dependency order, then every module (one per file).
-set pkgs [list $root/rtl/strata_cfg_pkg.sv $root/rtl/strata_pkg.sv]
-foreach f [lsort [glob $root/rtl/strata_*_pkg.sv]] {
-  if {[lsearch -exact $pkgs $f] < 0} { lappend pkgs $f }
-}
-foreach f $pkgs {
+foreach f $sources {
   set_global_assignment -name SYSTEMVERILOG_FILE $f
-}
-foreach f [lsort [glob $root/rtl/strata_*.sv]] {
-  if {[lsearch -exact $pkgs $f] < 0} {
-    set_global_assignment -name SYSTEMVERILOG_FILE $f
-  }
 }
 foreach p [lrange $quartus(args) 2 end] {
   if {![regexp {^([A-Za-z_][A-Za-z0-9_]*)=([0-9]+)$} $p -> name value]} {

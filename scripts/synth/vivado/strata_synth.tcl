@@ -30,25 +30,19 @@ foreach p $rest {
   }
   lappend generics $p
 }
-if {![file exists rtl/$top.sv]} {
-  puts "no module '$top' (rtl/$top.sv); run from the repository root"
+# Packages first, in dependency order, then every module: rtl/manifest.txt.
+source [file join [file dirname [info script]] .. rtl_manifest.tcl]
+strata_rtl_manifest . sources incdirs modules
+if {![dict exists $modules $top]} {
+  puts "no module '$top' in rtl/manifest.txt; run from the repository root"
   exit 2
 }
 file mkdir $out_dir
 
-# Packages first, in dependency order, then every module (one per file).
-set pkgs [list rtl/strata_cfg_pkg.sv rtl/strata_pkg.sv]
-foreach f [lsort [glob rtl/strata_*_pkg.sv]] {
-  if {[lsearch -exact $pkgs $f] < 0} { lappend pkgs $f }
-}
-set mods {}
-foreach f [lsort [glob rtl/strata_*.sv]] {
-  if {[lsearch -exact $pkgs $f] < 0} { lappend mods $f }
-}
-read_verilog -sv [concat $pkgs $mods]
+read_verilog -sv $sources
 read_xdc constraints/strata_xilinx.xdc
 
-set args [list -top $top -part $part -mode out_of_context -include_dirs rtl \
+set args [list -top $top -part $part -mode out_of_context -include_dirs $incdirs \
                -verilog_define SYNTHESIS]
 foreach g $generics { lappend args -generic $g }
 synth_design {*}$args

@@ -12,7 +12,7 @@
 //   - Streams: valid/ready with the AXI handshake rules. A transfer happens on
 //     a rising edge where valid && ready. Once valid is high it stays high and
 //     the payload stays stable until the transfer (asserted by
-//     `STRATA_ASSERT_STREAM in rtl/strata_assert.svh). valid must not depend
+//     `STRATA_ASSERT_STREAM in rtl/pkg/strata_assert.svh). valid must not depend
 //     combinationally on ready.
 package strata_pkg;
 
