@@ -172,7 +172,7 @@ module strata_compute_decode
       clamp_lo_q         <= compute_clamp_lo(instr_i);
       clamp_hi_q         <= compute_clamp_hi(instr_i);
       pool_en_q          <= compute_pool_en(instr_i);
-      pool_avg_q         <= compute_pool_op(instr_i) == strata_pkg::PoolAvg;
+      pool_avg_q         <= compute_pool_op(instr_i) == PoolOpAvg;
       pool_ceil_q        <= compute_pool_ceil(instr_i);
       pk_q               <= compute_pool_k(instr_i);
       ps_q               <= compute_pool_s(instr_i);

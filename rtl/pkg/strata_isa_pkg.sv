@@ -39,7 +39,10 @@ package strata_isa_pkg;
     ComputeDstPeTranspose = 2'd2
   } compute_dst_e;
 
-  // enum pool_op: strata_pkg::pool_op_e (same values)
+  typedef enum logic [0:0] {
+    PoolOpMax = 1'd0,
+    PoolOpAvg = 1'd1
+  } pool_op_e;
 
   // Header (every opcode)
   localparam int unsigned HdrOpcodeLsb = 0;
@@ -330,8 +333,8 @@ package strata_isa_pkg;
     return instr[ComputePoolEnLsb +: ComputePoolEnWidth];
   endfunction
   // MAX or AVG
-  function automatic strata_pkg::pool_op_e compute_pool_op(instr_t instr);
-    return strata_pkg::pool_op_e'(instr[ComputePoolOpLsb +: ComputePoolOpWidth]);
+  function automatic pool_op_e compute_pool_op(instr_t instr);
+    return pool_op_e'(instr[ComputePoolOpLsb +: ComputePoolOpWidth]);
   endfunction
   // ceil mode
   function automatic logic [0:0] compute_pool_ceil(instr_t instr);
