@@ -568,7 +568,9 @@ TEST_F(GenIsaTest, RejectsInconsistentEncodings) {
       {"CONFIG: 5 ", "CONFIG: 17 ", "does not fit"},
       {"compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 2}",
        "compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 4}", "does not fit 2 bits"},
-      {"pool_op:        {MAX: 0, AVG: 1}", "pool_op:        {MAX: 0, AVG: 2}", "sv_types"},
+      // An enum mapped onto an RTL type (sv_types) whose values differ from it.
+      {"pool_op:        {MAX: 0, AVG: 1}",
+       "pool_op:        {MAX: 1, AVG: 0}\nsv_types:\n  pool_op: strata_pkg::pool_op_e", "sv_types"},
       {"default: 127, doc: \"requantisation clamp high", "default: 128, doc: \"x",
        "default 128 does not fit 8 signed bits"},
       {"enum: compute_dst, doc:", "enum: compute_dst, default: 3, doc:", "is no value of enum"},
