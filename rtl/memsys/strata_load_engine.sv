@@ -27,6 +27,9 @@
 //   ext_addr / ext_row_stride not multiples of the beat, bank >= Banks,
 //   PE >= P, a destination range past its depth, an external range past
 //   2^AxiAddrWidth                                          -> UNSUPPORTED
+//   a PARAM entry with shift (byte 6) > MaxShift or byte 7
+//   not zero: not written, the run stops there (the entries
+//   before it are written)                                  -> UNSUPPORTED
 //   RRESP != OKAY on a beat                                 -> AXI_READ
 // On an error or abort_i no further burst is issued; beats still to come are
 // absorbed and dropped; idle_o returns when none is outstanding.
@@ -39,6 +42,7 @@
 module strata_load_engine
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
+  import strata_cfg_pkg::MaxShift;
 #(
   parameter int unsigned AxiDataWidth = strata_cfg_pkg::AxiDataWidth,  // R beat bits
   parameter int unsigned AxiAddrWidth = strata_cfg_pkg::AxiAddrWidth,  // byte address bits
@@ -469,8 +473,10 @@ module strata_load_engine
     logic [WrAddrWidth-1:0] addr;      // word address / parameter channel
     logic [WordWidth-1:0]   data;      // the word (PARAM: the entry in bits 63:0)
     logic                   row_last;  // last unit of its row
+    logic                   bad_entry; // PARAM: shift > MaxShift or byte 7 not zero
   } unit_t;
   logic  wr_valid, wr_fire, wr_free;  // output slice head
+  logic  bad_entry;                   // the head is a refused parameter entry
   unit_t wr;                          // the unit at the head
   logic [15:0]              d_row_d, d_row_q;              // row of the next unit
   logic [15:0]              d_unit_d, d_unit_q;            // unit of the row
@@ -482,6 +488,7 @@ module strata_load_engine
   logic [WordWidth-1:0]     gather_d, gather_q;            // beats gathered so far
   logic                     produce, unit_row_last, unit_last, split_mode;
   logic [WordWidth-1:0]     unit_data;
+  logic                     unit_bad_entry;               // a PARAM entry the requantiser refuses
   logic                     d_done_d, d_done_q;            // every unit produced
 
   // d_unit_q == row_words - 1 and d_row_q == rows - 1 as registered flags
@@ -534,6 +541,10 @@ module strata_load_engine
       unit_data[(WordBeats - 1) * AxiDataWidth +: AxiDataWidth] = beat;
     end
   end
+
+  // Checked on the way into the slice, so the write handshake and the error
+  // decision read a flag from the slice's head register.
+  assign unit_bad_entry = is_param && (unit_data[55:48] > 8'(MaxShift) || unit_data[63:56] != '0);
 
   always_comb begin
     gather_d = gather_q;
@@ -614,7 +625,8 @@ module strata_load_engine
     .in_ready_o  (wr_free),
     .in_data_i   (unit_t'{kind: kind_q, id: WrIdWidth'(d_pe_q),
                           addr: WrAddrWidth'(d_row_addr_q + 17'(d_unit_q)),
-                          data: unit_data, row_last: unit_row_last}),
+                          data: unit_data, row_last: unit_row_last,
+                          bad_entry: unit_bad_entry}),
     .out_valid_o (wr_valid),
     .out_ready_i (wr_fire),
     .out_data_o  (wr),
@@ -625,9 +637,10 @@ module strata_load_engine
     unique case (wr.kind)
       2'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
       2'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
-      default:            wr_fire = wr_valid && param_ready_i;
+      default:            wr_fire = wr_valid && param_ready_i && !wr.bad_entry;
     endcase
   end
+  assign bad_entry = wr_valid && wr.bad_entry;
 
   assign bank_valid_o    = wr_valid && wr.kind == 2'(LoadDstBank);
   assign bank_o          = BankIdxWidth'(wr.id);
@@ -637,7 +650,7 @@ module strata_load_engine
   assign pe_o            = PeIdxWidth'(wr.id);
   assign pe_addr_o       = CacheAddrWidth'(wr.addr);
   assign pe_data_o       = wr.data;
-  assign param_valid_o   = wr_valid && wr.kind == 2'(LoadDstParam);
+  assign param_valid_o   = wr_valid && wr.kind == 2'(LoadDstParam) && !wr.bad_entry;
   assign param_channel_o = ParamIdxWidth'(wr.addr);
   assign param_data_o    = wr.data[63:0];
 
@@ -681,6 +694,10 @@ module strata_load_engine
           state_d    = StError;
           err_d      = 1'b1;
           err_code_d = ErrAxiRead;
+        end else if (bad_entry) begin
+          state_d    = StError;
+          err_d      = 1'b1;
+          err_code_d = ErrUnsupported;
         end else if (all_written && ar_done) begin
           state_d = StFinish;
         end
@@ -699,7 +716,8 @@ module strata_load_engine
   // state_d): an abort wins over both.
   assign start_d = state_q == StCheck4 && !illegal_q && !unsupported && !abort_i;
   assign run_d   = (state_q == StStart ||
-                    (state_q == StRun && !r_error && !(all_written && ar_done))) && !abort_i;
+                    (state_q == StRun && !r_error && !bad_entry && !(all_written && ar_done))) &&
+                   !abort_i;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin

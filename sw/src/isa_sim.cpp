@@ -176,6 +176,10 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
   require(isa::load_dst_name(kind) != nullptr, SimError::kIllegalInstr,
           fmt::format("LOAD dst_kind {} is not defined", kind));
   const bool param = l.dst_kind == LoadDst::kParam;
+  require(!l.dst_pe_step || l.dst_kind == LoadDst::kPeCache, SimError::kIllegalInstr,
+          fmt::format("LOAD dst_pe_step with dst_kind {} (PE_CACHE only)", isa::load_dst_name(kind)));
+  require(!param || l.dst_id == 0, SimError::kIllegalInstr,
+          fmt::format("LOAD PARAM with dst_id = {} (must be 0)", l.dst_id));
   const int64_t entry = param ? 8 : n_;
   const int64_t row_bytes = l.row_words * entry;
   require_rules(l, t_);

@@ -921,7 +921,8 @@ const std::vector<TargetRule> kRules = {
      "LOAD, STORE: ext_addr, ext_row_stride, rows, row_words", "axi_addr_width",
      "strata_load_engine, strata_store_engine", ext_range, b_ext_range},
     {"param.shift", "a parameter entry's shift is at most max_shift and its byte 7 is zero",
-     "LOAD PARAM: entry bytes 6, 7", "max_shift", "", param_shift, b_param_shift},
+     "LOAD PARAM: entry bytes 6, 7", "max_shift", "strata_load_engine", param_shift,
+     b_param_shift},
 };
 
 }  // namespace

@@ -781,6 +781,14 @@ TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
                    3, "rows = 0");
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstKind, 3); },
                    SimError::kIllegalInstr, 3, "dst_kind 3");
+  expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstPeStep, 1); },
+                   SimError::kIllegalInstr, 3, "dst_pe_step with dst_kind BANK");
+  expect_sim_error(
+      [](TinyConv& t) {
+        t.program[3].set(load::kDstKind, static_cast<uint64_t>(LoadDst::kParam));
+        t.program[3].set(load::kDstId, 1);
+      },
+      SimError::kIllegalInstr, 3, "PARAM with dst_id = 1");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kMode, 3); },
                    SimError::kIllegalInstr, 4, "mode 3");
   expect_sim_error([](TinyConv& t) { t.program[1].set(hdr::kRel1, 1); }, SimError::kIllegalInstr,

@@ -52,11 +52,16 @@ inline constexpr int kBeatBytes = STRATA_BENCH_AXI_BITS / 8;
 inline constexpr int kParamBytes = 8;
 inline constexpr uint64_t kInstrBytes = isa::kInstrBytes;
 
-// Background contents of external memory never written: a hash of the address.
+// Background contents of external memory never written: a hash of the address,
+// except that bytes 6 and 7 of every 8-byte entry are a shift of 0..47 and a
+// zero, so a PARAM load of the background is legal (docs/isa.md, LOAD).
 inline uint8_t background_byte(uint64_t addr) {
   uint64_t x = addr * 0x9E3779B97F4A7C15ull;
   x ^= x >> 29;
-  return static_cast<uint8_t>(x * 0xBF58476D1CE4E5B9ull >> 56);
+  const auto h = static_cast<uint8_t>(x * 0xBF58476D1CE4E5B9ull >> 56);
+  if (addr % kParamBytes == 6) return h % (hw::kMaxShift + 1);
+  if (addr % kParamBytes == 7) return 0;
+  return h;
 }
 
 // ---------------------------------------------------------------------------

@@ -529,6 +529,17 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadFieldChecks) {
   l.pe_step = true;
   expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kIllegalInstr, 0,
                             "dst_pe_step on a bank load");
+  for (const auto& [byte, value] : {std::pair{6, hw::kMaxShift + 1}, std::pair{7, 1}}) {
+    // The third of six entries is refused: the first two are written, the run stops.
+    l = small_load();
+    l.kind = isa::LoadDst::kParam;
+    l.rows = 1;
+    l.row_words = 6;
+    l.dst_addr = 10;
+    mem_.write(l.ext_addr + 2 * kParamBytes + byte, static_cast<uint8_t>(value));
+    expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kUnsupported, 0,
+                              fmt::format("parameter entry byte {} = {}", byte, value));
+  }
   l = small_load();
   l.dst_addr = 0;
   Instr kind3 = load_instr(l);
@@ -564,10 +575,26 @@ TEST_F(STRATA_MEMSYS_SUITE, TargetRulesAgreeWithTheEngines) {
   ASSERT_EQ(t.pe_cache_depth, hw::kPeCacheDepth);
   ASSERT_EQ(t.param_depth, hw::kParamDepth);
   ASSERT_EQ(t.axi_addr_width, hw::kAxiAddrWidth);
-  const auto as_instr = [](const RuleSubject& s) {
+  // A parameter entry is judged by a LOAD of it alone into its channel, from
+  // an address of its own (the entry's other bytes are the background's).
+  constexpr uint64_t kEntryAddr = kSrcArea + 0xF0000;
+  const auto as_instr = [&](const RuleSubject& s) {
     Instr in;
     if (const auto* l = std::get_if<isa::LoadInstr>(&s)) in.w = isa::encode(*l).words;
     if (const auto* st = std::get_if<isa::StoreInstr>(&s)) in.w = isa::encode(*st).words;
+    if (const auto* e = std::get_if<ParamEntry>(&s)) {
+      mem_.write(kEntryAddr + 6, static_cast<uint8_t>(e->shift));
+      mem_.write(kEntryAddr + 7, static_cast<uint8_t>(e->byte7));
+      LoadSpec l;
+      l.kind = isa::LoadDst::kParam;
+      l.ext_addr = kEntryAddr;
+      l.ext_stride = kBeatBytes;
+      l.rows = 1;
+      l.row_words = 1;
+      l.dst_addr = static_cast<int>(e->channel);
+      l.dst_stride = 1;
+      in = load_instr(l);
+    }
     return in;
   };
   int rules = 0, pairs = 0;
@@ -581,7 +608,8 @@ TEST_F(STRATA_MEMSYS_SUITE, TargetRulesAgreeWithTheEngines) {
     for (const RuleBoundary& b : rule.boundaries(t)) {
       const std::string what = fmt::format("rule {} pair {}", rule.id, k++);
       ASSERT_TRUE((std::holds_alternative<isa::LoadInstr>(b.legal) ||
-                   std::holds_alternative<isa::StoreInstr>(b.legal)) &&
+                   std::holds_alternative<isa::StoreInstr>(b.legal) ||
+                   std::holds_alternative<ParamEntry>(b.legal)) &&
                   b.legal.index() == b.illegal.index())
           << what;
       ASSERT_FALSE(first_violation(b.legal, t).has_value()) << what;
@@ -608,7 +636,7 @@ TEST_F(STRATA_MEMSYS_SUITE, TargetRulesAgreeWithTheEngines) {
       ++pairs;
     }
   }
-  EXPECT_EQ(rules, 7);
+  EXPECT_EQ(rules, 8);
   std::cout << "[ CHECKED  ] " << rules << " rules, " << pairs << " boundary pairs" << std::endl;
 }
 
