@@ -724,8 +724,12 @@ module strata_compute_engine
   logic [PoolTaps-1:0]           win_mask;
   logic [15:0]                   frames_d, frames_q;   // frames configured so far
   logic                          cfg_more_d, cfg_more_q;
+  logic                          cfg_offered_q;        // a configuration offered, not taken
 
-  assign wg_cfg_valid = run_q[RunPool] && cfg_more_q;
+  // A frame configuration once offered stays offered until the window
+  // generator takes it or the datapath reset clears both (an abort ends the
+  // run before the flush): the configuration port is a valid/ready stream.
+  assign wg_cfg_valid = cfg_more_q && (run_q[RunPool] || cfg_offered_q);
   assign wg_in_valid  = run_q[RunPool] && (cfg.pool.from_bank ? data_valid
                                                        : (cfg.pool.enable && rq_valid));
   assign wg_in_data   = cfg.pool.from_bank ? data_head : rq_data;
@@ -772,11 +776,13 @@ module strata_compute_engine
 
   always_ff @(posedge clk_i) begin
     if (!dp_rst_n[DpRstPool]) begin
-      frames_q   <= '0;
-      cfg_more_q <= 1'b0;
+      frames_q      <= '0;
+      cfg_more_q    <= 1'b0;
+      cfg_offered_q <= 1'b0;
     end else begin
-      frames_q   <= frames_d;
-      cfg_more_q <= cfg_more_d;
+      frames_q      <= frames_d;
+      cfg_more_q    <= cfg_more_d;
+      cfg_offered_q <= wg_cfg_valid && !wg_cfg_ready;
     end
   end
 
