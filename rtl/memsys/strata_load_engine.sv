@@ -116,7 +116,6 @@ module strata_load_engine
 );
 
   localparam int unsigned BeatBytes  = AxiDataWidth / 8;
-  localparam int unsigned BeatShift  = $clog2(BeatBytes);
   localparam int unsigned WordBeats  = WordWidth / AxiDataWidth;      // beats per word
   localparam int unsigned ParamSlots = AxiDataWidth / 64;             // entries per beat
   localparam int unsigned SlotWidth  = (ParamSlots > 1) ? $clog2(ParamSlots) : 1;
@@ -193,100 +192,64 @@ module strata_load_engine
   end
 
   // ---------------------------------------------------------------- checks
-  // The products (each at most 18 x 18 bits, the 24-bit stride in two
-  // halves: strata_stride_span) are strata_dsp_mul's, with both registers
-  // inside the DSP: the input registers load the instruction's fields while
-  // the engine is idle (so the take's edge loads the taken instruction's),
-  // the output registers hold the products from StCheck on (as in
-  // strata_store_engine, where a `*` between fabric registers would be a route
-  // to the DSP and one back in a cycle). StCheck also registers the row-end
-  // partial sums, StCheck2 the range ends, StCheck3 the range comparisons;
-  // StCheck4 decides from flip-flops alone.
+  // strata_xfer_check: the range checks (products in DSP registers loaded
+  // while idle, row-end sums, range ends, comparisons) and the registered
+  // field flags, so StCheck4 decides from flip-flops alone. The engine gives
+  // the destination: its rows (rows / P with dst_pe_step), its depth, and the
+  // destination-specific field flags.
   logic [15:0] take_rows_m1;      // rows - 1 of the instruction offered
   logic [15:0] take_dst_rows_m1;  // destination rows - 1 of the instruction offered
-  logic [23:0] take_ext_stride;   // external row stride of the instruction offered
-  logic        dsp_load;          // the products' input registers load
-  logic [27:0] ext_span_lo;       // (rows - 1) * ext_row_stride[11:0]
-  logic [27:0] ext_span_hi;       // (rows - 1) * ext_row_stride[23:12]
-  logic [31:0] dst_span;          // (destination rows - 1) * dst_row_stride
-  logic [41:0] ext_row_end_d, ext_row_end_q;  // ext_addr + bytes per row
-  logic [32:0] dst_row_end_d, dst_row_end_q;  // dst_addr + units per row
-  logic [41:0] ext_end_d, ext_end_q;          // one past the last byte read
-  logic [32:0] dst_end_d, dst_end_q;          // one past the last unit written
-  logic [32:0] dst_depth;
-  logic        range_over_d, range_over_q;  // a range end past its memory
-  logic        unsupported;
+  logic [15:0] rows_m1, dst_rows_m1;  // of the instruction taken (for the assertion)
+  logic [16:0] dst_depth;
+  logic        illegal_dst, unsup_dst;  // the destination's field flags
+  logic        illegal, unsupported;    // the verdict, from flip-flops (StCheck4 on)
 
   assign take_rows_m1     = load_rows(instr_i) - 16'd1;
   assign take_dst_rows_m1 = (instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 2'(LoadDstPeCache) &&
                              load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
-  assign take_ext_stride  = load_ext_row_stride(instr_i);
-  assign dsp_load         = state_q == StIdle;
-
-  strata_stride_span u_ext_span (
-    .clk_i     (clk_i),
-    .load_i    (dsp_load),
-    .rows_m1_i (take_rows_m1),
-    .stride_i  (take_ext_stride),
-    .lo_o      (ext_span_lo),
-    .hi_o      (ext_span_hi)
-  );
-  strata_dsp_mul #(.AWidth (16), .BWidth (16), .ASigned (1'b0), .BSigned (1'b0)) u_dst_span (
-    .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
-    .a_i (take_dst_rows_m1), .b_i (load_dst_row_stride(instr_i)), .p_o (dst_span)
-  );
-
-  assign ext_row_end_d = 42'(ext_addr_q) + (42'(row_beats) << BeatShift);
-  assign dst_row_end_d = 33'(dst_addr_q) + 33'(row_words_q);
-  assign ext_end_d     = ext_row_end_q + 42'(ext_span_lo) + (42'(ext_span_hi) << 12);
-  assign dst_end_d     = dst_row_end_q + 33'(dst_span);
-
-  always_ff @(posedge clk_i) begin
-    ext_row_end_q <= ext_row_end_d;
-    dst_row_end_q <= dst_row_end_d;
-    ext_end_q     <= ext_end_d;
-    dst_end_q     <= dst_end_d;
-  end
+  assign rows_m1          = rows_q - 16'd1;
+  assign dst_rows_m1      = (is_pe && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
 
   always_comb begin
     unique case (kind_q)
-      2'(LoadDstBank):    dst_depth = 33'(BankDepth);
-      2'(LoadDstPeCache): dst_depth = 33'(PeCacheDepth);
-      default:            dst_depth = 33'(ParamDepth);
+      2'(LoadDstBank):    dst_depth = 17'(BankDepth);
+      2'(LoadDstPeCache): dst_depth = 17'(PeCacheDepth);
+      default:            dst_depth = 17'(ParamDepth);
     endcase
   end
 
-  // The checks are free-running registers (the fields are stable from
-  // StCheck on, so the field checks hold from StCheck2 on and the range
-  // comparison from StCheck4 on; asserted in StCheck4): the error decision
-  // in StCheck4 starts at flip-flops only, not at the comparisons of the
-  // 42- and 33-bit range ends (as in strata_store_engine; one cycle per
-  // LOAD). (Unregistered, Yosys may share `row_words_q == 0` with the burst
-  // generator's `row_beats - 1` borrow and put the error code's enable behind
-  // that carry chain.)
-  logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
-  assign illegal_d = rows_q == '0 || row_words_q == '0 || !(is_bank || is_pe || is_param) ||
-                     (pe_step_q && !is_pe) || (is_param && dst_id_q != '0);
-  assign unsup_fields_d = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
-                          (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes);
-  always_ff @(posedge clk_i) begin
-    illegal_q      <= illegal_d;
-    unsup_fields_q <= unsup_fields_d;
-    range_over_q   <= range_over_d;
-  end
-  assign range_over_d = dst_end_q > dst_depth || ext_end_q > (42'(1) << AW);
-  assign unsupported  = unsup_fields_q || range_over_q;
-  logic [15:0] rows_m1, dst_rows_m1;  // of the instruction taken (for the assertion)
-  assign rows_m1     = rows_q - 16'd1;
-  assign dst_rows_m1 = (is_pe && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
-  `STRATA_ASSERT(load_check_products, clk_i, rst_ni,
-                 !(state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}) ||
-                 (ext_span_lo == 28'(rows_m1) * 28'(ext_stride_q[11:0]) &&
-                  ext_span_hi == 28'(rows_m1) * 28'(ext_stride_q[23:12]) &&
-                  dst_span == 32'(dst_rows_m1) * 32'(dst_stride_q)))
-  `STRATA_ASSERT(load_field_checks, clk_i, rst_ni,
-                 state_q != StCheck4 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d &&
-                                         range_over_q == range_over_d))
+  assign illegal_dst = !(is_bank || is_pe || is_param) || (pe_step_q && !is_pe) ||
+                       (is_param && dst_id_q != '0);
+  assign unsup_dst   = (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes);
+
+  strata_xfer_check #(
+    .AxiAddrWidth (AxiAddrWidth),
+    .AxiDataWidth (AxiDataWidth),
+    .BeatsWidth   (BeatsWidth)
+  ) u_check (
+    .clk_i              (clk_i),
+    .rst_ni             (rst_ni),
+    .load_i             (state_q == StIdle),
+    .take_rows_m1_i     (take_rows_m1),
+    .take_ext_stride_i  (load_ext_row_stride(instr_i)),
+    .take_mem_rows_m1_i (take_dst_rows_m1),
+    .take_mem_stride_i  (load_dst_row_stride(instr_i)),
+    .rows_i             (rows_q),
+    .row_units_i        (row_words_q),
+    .row_beats_i        (row_beats),
+    .ext_addr_i         (ext_addr_q),
+    .ext_stride_i       (ext_stride_q),
+    .mem_addr_i         (dst_addr_q),
+    .mem_rows_m1_i      (dst_rows_m1),
+    .mem_stride_i       (dst_stride_q),
+    .mem_depth_i        (dst_depth),
+    .illegal_i          (illegal_dst),
+    .unsup_i            (unsup_dst),
+    .products_valid_i   (state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}),
+    .decide_i           (state_q == StCheck4),
+    .illegal_o          (illegal),
+    .unsupported_o      (unsupported)
+  );
 
   // ---------------------------------------------------------------- start, run, dependencies
   // strata_engine_shell: the start flags (a copy per block group: burst
@@ -680,10 +643,10 @@ module strata_load_engine
       StCheck2: state_d = StCheck3;
       StCheck3: state_d = StCheck4;
       StCheck4: begin
-        if (illegal_q || unsupported) begin
+        if (illegal || unsupported) begin
           state_d    = StError;
           err_d      = 1'b1;
-          err_code_d = illegal_q ? ErrIllegalInstr : ErrUnsupported;
+          err_code_d = illegal ? ErrIllegalInstr : ErrUnsupported;
         end else begin
           state_d = StStart;
         end
@@ -714,7 +677,7 @@ module strata_load_engine
 
   // The transitions into StStart and StRun (asserted equal to the decodes of
   // state_d): an abort wins over both.
-  assign start_d = state_q == StCheck4 && !illegal_q && !unsupported && !abort_i;
+  assign start_d = state_q == StCheck4 && !illegal && !unsupported && !abort_i;
   assign run_d   = (state_q == StStart ||
                     (state_q == StRun && !r_error && !bad_entry && !(all_written && ar_done))) &&
                    !abort_i;

@@ -103,7 +103,6 @@ module strata_store_engine
 );
 
   localparam int unsigned BeatBytes  = AxiDataWidth / 8;
-  localparam int unsigned BeatShift  = $clog2(BeatBytes);
   localparam int unsigned WordBeats  = WordWidth / AxiDataWidth;
   localparam int unsigned WbeatWidth = (WordBeats > 1) ? $clog2(WordBeats) : 1;
   localparam int unsigned BeatsWidth = 24;
@@ -157,98 +156,65 @@ module strata_store_engine
   assign row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
 
   // ---------------------------------------------------------------- checks
-  // The products (each at most 18 x 18 bits, the 24-bit stride in two
-  // halves: strata_stride_span) are strata_dsp_mul's, with both registers
-  // inside the DSP: the input registers load the instruction's fields while
-  // the engine is idle (so the take's edge loads the taken instruction's),
-  // the output registers hold the products from StCheck on. StCheck also
-  // registers the row-end partial sums, StCheck2 the range ends, StCheck3 the
-  // range comparisons; StCheck4 decides from flip-flops alone. (With `*`
-  // between fabric registers, the multiplier would be a route to the DSP and
-  // one back in a cycle.)
+  // strata_xfer_check: the range checks (products in DSP registers loaded
+  // while idle, row-end sums, range ends, comparisons) and the registered
+  // field flags, so StCheck4 decides from flip-flops alone. The engine gives
+  // the source bank's depth and the source field flag. The word count
+  // (rows x row_words, for the W beat total) is a product of the same kind:
+  // its DSP input registers load while idle, its output register holds it
+  // from StCheck on.
   localparam int unsigned TotalWidth = BeatsWidth + 16;
-  logic [15:0] rows_m1_q;        // rows - 1
-  logic [15:0] take_rows_m1;     // of the instruction offered
-  logic [23:0] take_ext_stride;  // of the instruction offered
-  logic        dsp_load;         // the products' input registers load
-  logic [27:0] ext_span_lo;      // (rows - 1) * ext_row_stride[11:0]
-  logic [27:0] ext_span_hi;      // (rows - 1) * ext_row_stride[23:12]
-  logic [31:0] src_span;         // (rows - 1) * src_row_stride
-  logic [31:0] words;            // rows * row_words
-  logic [TotalWidth-1:0] w_total;             // beats of the instruction
-  logic [41:0] ext_row_end_d, ext_row_end_q;  // ext_addr + bytes per row
-  logic [32:0] src_row_end_d, src_row_end_q;  // src_addr + words per row
-  logic [41:0] ext_end_d, ext_end_q;          // one past the last byte written
-  logic [32:0] src_end_d, src_end_q;          // one past the last word read
-  logic        range_over_d, range_over_q;    // a range end past its memory
-  logic        illegal, unsupported;
+  logic [15:0] rows_m1_q;               // rows - 1
+  logic [15:0] take_rows_m1;            // of the instruction offered
+  logic        dsp_load;                // the products' input registers load
+  logic [31:0] words;                   // rows * row_words
+  logic [TotalWidth-1:0] w_total;       // beats of the instruction
+  logic        illegal, unsupported;    // the verdict, from flip-flops (StCheck4 on)
 
-  assign take_rows_m1    = store_rows(instr_i) - 16'd1;
-  assign take_ext_stride = store_ext_row_stride(instr_i);
-  assign dsp_load        = state_q == StIdle;
+  assign take_rows_m1 = store_rows(instr_i) - 16'd1;
+  assign dsp_load     = state_q == StIdle;
 
   always_ff @(posedge clk_i) begin
     if (take) rows_m1_q <= take_rows_m1;
   end
 
-  strata_stride_span u_ext_span (
-    .clk_i     (clk_i),
-    .load_i    (dsp_load),
-    .rows_m1_i (take_rows_m1),
-    .stride_i  (take_ext_stride),
-    .lo_o      (ext_span_lo),
-    .hi_o      (ext_span_hi)
-  );
-  strata_dsp_mul #(.AWidth (16), .BWidth (16), .ASigned (1'b0), .BSigned (1'b0)) u_src_span (
-    .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
-    .a_i (take_rows_m1), .b_i (store_src_row_stride(instr_i)), .p_o (src_span)
+  strata_xfer_check #(
+    .AxiAddrWidth (AxiAddrWidth),
+    .AxiDataWidth (AxiDataWidth),
+    .BeatsWidth   (BeatsWidth)
+  ) u_check (
+    .clk_i              (clk_i),
+    .rst_ni             (rst_ni),
+    .load_i             (dsp_load),
+    .take_rows_m1_i     (take_rows_m1),
+    .take_ext_stride_i  (store_ext_row_stride(instr_i)),
+    .take_mem_rows_m1_i (take_rows_m1),
+    .take_mem_stride_i  (store_src_row_stride(instr_i)),
+    .rows_i             (rows_q),
+    .row_units_i        (row_words_q),
+    .row_beats_i        (row_beats),
+    .ext_addr_i         (ext_addr_q),
+    .ext_stride_i       (ext_stride_q),
+    .mem_addr_i         (src_addr_q),
+    .mem_rows_m1_i      (rows_m1_q),
+    .mem_stride_i       (src_stride_q),
+    .mem_depth_i        (17'(BankDepth)),
+    .illegal_i          (1'b0),
+    .unsup_i            (32'(src_id_q) >= Banks),
+    .products_valid_i   (state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}),
+    .decide_i           (state_q == StCheck4),
+    .illegal_o          (illegal),
+    .unsupported_o      (unsupported)
   );
   strata_dsp_mul #(.AWidth (16), .BWidth (16), .ASigned (1'b0), .BSigned (1'b0)) u_words (
     .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
     .a_i (store_rows(instr_i)), .b_i (store_row_words(instr_i)), .p_o (words)
   );
 
-  assign w_total       = TotalWidth'(words) << $clog2(WordBeats);
-  assign ext_row_end_d = 42'(ext_addr_q) + (42'(row_beats) << BeatShift);
-  assign src_row_end_d = 33'(src_addr_q) + 33'(row_words_q);
-  assign ext_end_d     = ext_row_end_q + 42'(ext_span_lo) + (42'(ext_span_hi) << 12);
-  assign src_end_d     = src_row_end_q + 33'(src_span);
-
-  always_ff @(posedge clk_i) begin
-    ext_row_end_q <= ext_row_end_d;
-    src_row_end_q <= src_row_end_d;
-    ext_end_q     <= ext_end_d;
-    src_end_q     <= src_end_d;
-  end
-
-  // The checks are free-running registers (the fields are stable from
-  // StCheck on, so the field checks hold from StCheck2 on and the range
-  // comparison from StCheck4 on; asserted in StCheck4), as in
-  // strata_load_engine: the error decision in StCheck4 starts at flip-flops
-  // only, not behind the three LUT levels of the 42- and 33-bit range-end
-  // comparisons and their route to the next-state logic. One cycle per STORE.
-  logic illegal_d, illegal_q, unsup_fields_d, unsup_fields_q;
-  assign illegal_d      = rows_q == '0 || row_words_q == '0;
-  assign unsup_fields_d = ext_addr_q[BeatShift-1:0] != '0 || ext_stride_q[BeatShift-1:0] != '0 ||
-                          32'(src_id_q) >= Banks;
-  always_ff @(posedge clk_i) begin
-    illegal_q      <= illegal_d;
-    unsup_fields_q <= unsup_fields_d;
-    range_over_q   <= range_over_d;
-  end
-  assign range_over_d = src_end_q > 33'(BankDepth) || ext_end_q > (42'(1) << AW);
-  assign illegal      = illegal_q;
-  assign unsupported  = unsup_fields_q || range_over_q;
-  `STRATA_ASSERT(store_check_products, clk_i, rst_ni,
+  assign w_total = TotalWidth'(words) << $clog2(WordBeats);
+  `STRATA_ASSERT(store_check_words, clk_i, rst_ni,
                  !(state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}) ||
-                 (ext_span_lo == 28'(rows_m1_q) * 28'(ext_stride_q[11:0]) &&
-                  ext_span_hi == 28'(rows_m1_q) * 28'(ext_stride_q[23:12]) &&
-                  src_span == 32'(rows_m1_q) * 32'(src_stride_q) &&
-                  words == 32'(rows_q) * 32'(row_words_q)))
-  `STRATA_ASSERT(store_field_checks, clk_i, rst_ni,
-                 state_q != StCheck4 || (illegal_q == illegal_d && unsup_fields_q == unsup_fields_d &&
-                                         range_over_q == range_over_d))
-
+                 words == 32'(rows_q) * 32'(row_words_q))
   // ---------------------------------------------------------------- start, run, dependencies
   // strata_engine_shell: the start flags (a copy per block group: bank read
   // counters, burst generator and AW row count, W counters) and the run
