@@ -1,9 +1,10 @@
 // LOAD engine (docs/isa.md, LOAD): copies rows x row_words units from
 // external memory into a bank, the PE caches or the parameter RAM.
 //
-// Per instruction: accept from the load queue, check the fields (three cycles),
-// start the dependency sequencer (strata_engine_shell: S2L up front, C2L per
-// step), then run two decoupled processes until every unit is written:
+// Per instruction: accept from the load queue, check the fields (four cycles,
+// strata_xfer_check), start the dependency sequencer (strata_engine_shell:
+// S2L up front, C2L per step), then run two decoupled processes until every
+// unit is written:
 //   read requests: row by row (row r at ext_addr + r * ext_row_stride), each
 //     row split into INCR bursts of at most MaxBurst beats that never cross a
 //     4 KB boundary. A burst is issued only when the beat buffer has room for

@@ -1,9 +1,9 @@
 // STORE engine (docs/isa.md, STORE): copies rows x row_words N-byte words
 // from a bank to external memory with AXI4 write bursts.
 //
-// Per instruction: accept from the store queue, check the fields (three
-// cycles), start the dependency sequencer (strata_engine_shell: C2S per step),
-// then run three decoupled processes:
+// Per instruction: accept from the store queue, check the fields (four
+// cycles, strata_xfer_check), start the dependency sequencer
+// (strata_engine_shell: C2S per step), then run three decoupled processes:
 //   bank reads: word w of row r from bank src_id at src_addr +
 //     r * src_row_stride + w, one per cycle while the data FIFO has room for
 //     the word and the reads in flight; row r is acquired as step r before its

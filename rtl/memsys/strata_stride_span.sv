@@ -1,8 +1,8 @@
 // Span of a strided 2-D transfer for the load and store engines' range
-// checks: (rows - 1) x the 24-bit external row stride, as two DSP products of
-// the stride's halves (16 x 12 bits each, so each fits one 18 x 18
-// multiplier): span = lo_o + (hi_o << 12). The caller adds them into its range
-// end (one adder, not a third product).
+// check (strata_xfer_check): (rows - 1) x the 24-bit external row stride, as
+// two DSP products of the stride's halves (16 x 12 bits each, so each fits
+// one 18 x 18 multiplier): span = lo_o + (hi_o << 12). The caller adds them
+// into its range end (one adder, not a third product).
 //
 // Both registers of each multiplier are the DSP's own (strata_dsp_mul): the
 // input registers load while load_i is high, the output register every
