@@ -25,11 +25,11 @@
 // check cycle on, so the field flags hold from the second on and the range
 // comparison from the fourth on; asserted when decide_i): the engine's error
 // decision in the fourth check cycle starts at flip-flops only (illegal_o is
-// one, unsupported_o an OR of two), not behind the comparisons of the 42- and
-// 33-bit range ends and their route to the next-state logic. (Unregistered,
-// Yosys may share the `row_units == 0` test with the burst generator's
-// `row_beats - 1` borrow and put the error code's enable behind that carry
-// chain.)
+// one, unsupported_o an OR of two), not behind the three LUT levels of the
+// 42- and 33-bit range-end comparisons and their route to the next-state
+// logic. (Unregistered, Yosys may share the `row_units == 0` test with the
+// burst generator's `row_beats - 1` borrow and put the error code's enable
+// behind that carry chain.)
 //
 // Latency: with the fields taken at edge 0 (load_i high before it, the
 // registered fields valid after it), illegal_o and unsupported_o hold the
