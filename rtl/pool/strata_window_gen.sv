@@ -14,7 +14,11 @@
 // (held until the next configuration); its H * W pixels are then accepted and
 // dropped and no window comes out, so the upstream never hangs.
 //
-// Structure (docs/rtl-blocks.md, "Window generator / line buffer"):
+// Structure (docs/rtl-blocks.md, "strata_window_gen"): this top holds the
+// configuration, its check and the frame state machine, the line buffer and
+// the column queue; strata_window_write is the write side,
+// strata_window_walker the walker and its read stages, strata_window_reg the
+// window register and output. The state reaches them as decoded strobes.
 //   write side: pixel (y, x) goes to line-buffer bank y mod Rows, word x. Row
 //     y may be written once no window still to come needs row y - Rows.
 //   read side: for each output row the walker shifts one kernel column per
@@ -172,7 +176,7 @@ module strata_window_gen #(
   logic [DimWidth-1:0] wr_x, wr_y;
   logic                wr_more, lb_we;
   pos_t                h_last, wy, free_lim;
-  logic [AddrWidth-1:0] rd_addr;
+  logic [AddrWidth-1:0] rd_addr;  // line-buffer word the walker reads
   logic                row_walk, walk_done, walk_done_next, issue, reads_pending;
   logic                col_credit, col_valid, shift, out_valid;
 
