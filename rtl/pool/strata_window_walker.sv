@@ -129,7 +129,7 @@ module strata_window_walker #(
   // = min(bot_s, H - 1), the next row's y_low.
   pos_t                   bot_s_d, bot_s_q, y_low_nx_d, y_low_nx_q;
   // col_ok: the column the walker issues next is in the line buffer
-  // (registered, see "Walker").
+  // (registered, see "Issue").
   logic                   col_ok_d, col_ok_q;
   logic [KernelWidth-1:0] emit_cnt_d, emit_cnt_q;
   logic [DimWidth-1:0]    oy_d, oy_q, ox_d, ox_q;
