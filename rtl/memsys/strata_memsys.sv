@@ -156,23 +156,8 @@ module strata_memsys
   ) u_csr (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .s_awvalid_i  (s_axil_req_i.aw_valid),
-    .s_awready_o  (s_axil_rsp_o.aw_ready),
-    .s_awaddr_i   (s_axil_req_i.aw.addr),
-    .s_wvalid_i   (s_axil_req_i.w_valid),
-    .s_wready_o   (s_axil_rsp_o.w_ready),
-    .s_wdata_i    (s_axil_req_i.w.data),
-    .s_wstrb_i    (s_axil_req_i.w.strb),
-    .s_bvalid_o   (s_axil_rsp_o.b_valid),
-    .s_bready_i   (s_axil_req_i.b_ready),
-    .s_bresp_o    (s_axil_rsp_o.b.resp),
-    .s_arvalid_i  (s_axil_req_i.ar_valid),
-    .s_arready_o  (s_axil_rsp_o.ar_ready),
-    .s_araddr_i   (s_axil_req_i.ar.addr),
-    .s_rvalid_o   (s_axil_rsp_o.r_valid),
-    .s_rready_i   (s_axil_req_i.r_ready),
-    .s_rdata_o    (s_axil_rsp_o.r.data),
-    .s_rresp_o    (s_axil_rsp_o.r.resp),
+    .s_req_i      (s_axil_req_i),
+    .s_rsp_o      (s_axil_rsp_o),
     .start_o      (start),
     .fine_grain_o (fine_grain_csr),
     .instr_base_o (instr_base),
@@ -559,9 +544,10 @@ module strata_memsys
     inc[PERF_STALL_STORE_MEM_IDX]   = IncWidth'(st_mem_wait);
     inc[PERF_INSTRUCTIONS_IDX]      = IncWidth'(ld_retire) + IncWidth'(cp_retire_i) +
                                       IncWidth'(st_retire) + IncWidth'(f_retire);
-    inc[PERF_READ_BYTES_IDX]        = (m_axi_rsp_i.r_valid && m_axi_req_o.r_ready) ? IncWidth'(BeatBytes) : '0;
-    inc[PERF_WRITE_BYTES_IDX]       = (m_axi_req_o.w_valid && m_axi_rsp_i.w_ready && |m_axi_req_o.w.strb) ?
+    inc[PERF_READ_BYTES_IDX]        = (m_axi_rsp_i.r_valid && m_axi_req_o.r_ready) ?
                                       IncWidth'(BeatBytes) : '0;
+    inc[PERF_WRITE_BYTES_IDX]       = (m_axi_req_o.w_valid && m_axi_rsp_i.w_ready &&
+                                       |m_axi_req_o.w.strb) ? IncWidth'(BeatBytes) : '0;
   end
 
   // Debug trace: the per-cycle terms of the counters above, for strata_top's trace port.

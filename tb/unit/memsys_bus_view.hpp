@@ -47,7 +47,8 @@ void unpack_field(const Port& port, unsigned lsb, unsigned width, Flat& flat) {
     flat = static_cast<Flat>(get_field(port, lsb, width));
   } else {
     for (unsigned done = 0; done < width; done += 32) {
-      flat[done / 32] = static_cast<uint32_t>(get_field(port, lsb + done, std::min(32u, width - done)));
+      const unsigned take = std::min(32u, width - done);
+      flat[done / 32] = static_cast<uint32_t>(get_field(port, lsb + done, take));
     }
   }
 }
