@@ -69,6 +69,7 @@ void unpack_struct(const Port& port, Fields&& fields) {
   fields([&](auto& flat, unsigned w) { unpack_field(port, total -= w, w, flat); });
 }
 
+// CsrAddrBits is strata_csr_pkg::CsrAddrWidth (the register map fixes it).
 template <unsigned AddrBits, unsigned DataBits, unsigned CsrAddrBits = 12>
 class MemsysBusView {
  public:
