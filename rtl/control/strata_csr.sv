@@ -24,6 +24,7 @@
 
 module strata_csr
   import strata_csr_pkg::*;
+  import strata_axi_pkg::*;
 #(
   parameter int unsigned HwVersion     = strata_cfg_pkg::HwVersion,     // configuration version
   parameter int unsigned Pes           = strata_cfg_pkg::Pes,           // P
@@ -40,24 +41,8 @@ module strata_csr
 ) (
   input  logic                       clk_i,            // clock
   input  logic                       rst_ni,           // synchronous reset, active low
-  // AXI4-Lite slave
-  input  logic                       s_awvalid_i,      // write address valid
-  output logic                       s_awready_o,      // write address ready
-  input  logic [CsrAddrWidth-1:0]    s_awaddr_i,       // write byte address (window offset)
-  input  logic                       s_wvalid_i,       // write data valid
-  output logic                       s_wready_o,       // write data ready
-  input  logic [31:0]                s_wdata_i,        // write data
-  input  logic [3:0]                 s_wstrb_i,        // write byte strobes
-  output logic                       s_bvalid_o,       // write response valid
-  input  logic                       s_bready_i,       // write response ready
-  output logic [1:0]                 s_bresp_o,        // OKAY or SLVERR
-  input  logic                       s_arvalid_i,      // read address valid
-  output logic                       s_arready_o,      // read address ready
-  input  logic [CsrAddrWidth-1:0]    s_araddr_i,       // read byte address (window offset)
-  output logic                       s_rvalid_o,       // read data valid
-  input  logic                       s_rready_i,       // read data ready
-  output logic [31:0]                s_rdata_o,        // read data
-  output logic [1:0]                 s_rresp_o,        // OKAY or SLVERR
+  input  axil_req_t                  s_req_i,          // AXI4-Lite slave request (window offsets)
+  output axil_rsp_t                  s_rsp_o,          // its response (OKAY or SLVERR)
   // To the controller and the fetcher
   output logic                       start_o,          // one-cycle pulse: CTRL.START written 1
   output logic                       fine_grain_o,     // CTRL.FINE_GRAIN
@@ -101,8 +86,8 @@ module strata_csr
   logic                    do_write;
   logic [31:0]             wmask;  // bit mask of the written bytes
 
-  assign s_awready_o = !aw_full_q;
-  assign s_wready_o  = !w_full_q;
+  assign s_rsp_o.aw_ready = !aw_full_q;
+  assign s_rsp_o.w_ready  = !w_full_q;
   assign do_write    = aw_full_q && w_full_q && !bvalid_q;
   assign wmask       = {{8{w_strb_q[3]}}, {8{w_strb_q[2]}}, {8{w_strb_q[1]}}, {8{w_strb_q[0]}}};
 
@@ -112,14 +97,14 @@ module strata_csr
     w_full_d  = w_full_q;
     w_data_d  = w_data_q;
     w_strb_d  = w_strb_q;
-    if (s_awvalid_i && s_awready_o) begin
+    if (s_req_i.aw_valid && s_rsp_o.aw_ready) begin
       aw_full_d = 1'b1;
-      aw_addr_d = s_awaddr_i;
+      aw_addr_d = s_req_i.aw.addr;
     end
-    if (s_wvalid_i && s_wready_o) begin
+    if (s_req_i.w_valid && s_rsp_o.w_ready) begin
       w_full_d = 1'b1;
-      w_data_d = s_wdata_i;
-      w_strb_d = s_wstrb_i;
+      w_data_d = s_req_i.w.data;
+      w_strb_d = s_req_i.w.strb;
     end
     if (do_write) begin
       aw_full_d = 1'b0;
@@ -189,15 +174,15 @@ module strata_csr
   always_comb begin
     bvalid_d = bvalid_q;
     bresp_d  = bresp_q;
-    if (s_bvalid_o && s_bready_i) bvalid_d = 1'b0;
+    if (s_rsp_o.b_valid && s_req_i.b_ready) bvalid_d = 1'b0;
     if (do_write) begin
       bvalid_d = 1'b1;
       bresp_d  = write_hit ? RespOkay : RespSlverr;
     end
   end
 
-  assign s_bvalid_o = bvalid_q;
-  assign s_bresp_o  = bresp_q;
+  assign s_rsp_o.b_valid = bvalid_q;
+  assign s_rsp_o.b.resp  = bresp_q;
 
   // ---------------------------------------------------------------- read path
   logic                    rvalid_d, rvalid_q;
@@ -227,8 +212,8 @@ module strata_csr
   logic [63:0]             ctr_val_q;  // the addressed counter, both halves
   logic                    reg_hit_q, ctr_hit_q, ctr_hi_q;
 
-  assign s_arready_o = !rvalid_q && !rd_pend_q && !rd_sel_q;
-  assign rd          = s_arvalid_i && s_arready_o;
+  assign s_rsp_o.ar_ready = !rvalid_q && !rd_pend_q && !rd_sel_q;
+  assign rd          = s_req_i.ar_valid && s_rsp_o.ar_ready;
   assign ctr_hit     = is_counter(raddr_q);
   assign perf_idx    = perf_index(raddr_q);
   `STRATA_ASSERT(csr_perf_idx_copy, clk_i, rst_ni, !rd_pend_q || perf_idx_q == perf_idx)
@@ -275,7 +260,7 @@ module strata_csr
     rdata_d  = rdata_q;
     rresp_d  = rresp_q;
     snap_d   = snap_q;
-    if (s_rvalid_o && s_rready_i) rvalid_d = 1'b0;
+    if (s_rsp_o.r_valid && s_req_i.r_ready) rvalid_d = 1'b0;
     if (rd_sel_q) begin
       rvalid_d = 1'b1;
       rdata_d  = !ctr_hit_q ? reg_word_q : ctr_hi_q ? snap_q : ctr_val_q[31:0];
@@ -284,9 +269,9 @@ module strata_csr
     end
   end
 
-  assign s_rvalid_o = rvalid_q;
-  assign s_rdata_o  = rdata_q;
-  assign s_rresp_o  = rresp_q;
+  assign s_rsp_o.r_valid = rvalid_q;
+  assign s_rsp_o.r.data  = rdata_q;
+  assign s_rsp_o.r.resp  = rresp_q;
 
   // ---------------------------------------------------------------- registers
   always_ff @(posedge clk_i) begin
@@ -331,8 +316,8 @@ module strata_csr
     bresp_q   <= bresp_d;
     rdata_q   <= rdata_d;
     rresp_q   <= rresp_d;
-    if (rd) raddr_q <= s_araddr_i;
-    if (rd) perf_idx_q <= perf_index(s_araddr_i);
+    if (rd) raddr_q <= s_req_i.ar.addr;
+    if (rd) perf_idx_q <= perf_index(s_req_i.ar.addr);
     if (rd_pend_q) begin
       reg_word_q <= reg_word;
       ctr_val_q  <= counters_i[64 * 32'(perf_idx_q) +: 64];
@@ -349,11 +334,11 @@ module strata_csr
   assign irq_o         = |(irq_status_q & irq_enable_q);
 
   // ---------------------------------------------------------------- checks
-  `STRATA_ASSERT_STREAM(csr_b, clk_i, rst_ni, s_bvalid_o, s_bready_i, s_bresp_o)
-  `STRATA_ASSERT_STREAM(csr_r, clk_i, rst_ni, s_rvalid_o, s_rready_i, {s_rdata_o, s_rresp_o})
-  `STRATA_ASSERT_STREAM(csr_aw, clk_i, rst_ni, s_awvalid_i, s_awready_o, s_awaddr_i)
-  `STRATA_ASSERT_STREAM(csr_w, clk_i, rst_ni, s_wvalid_i, s_wready_o, {s_wdata_i, s_wstrb_i})
-  `STRATA_ASSERT_STREAM(csr_ar, clk_i, rst_ni, s_arvalid_i, s_arready_o, s_araddr_i)
+  `STRATA_ASSERT_STREAM(csr_b, clk_i, rst_ni, s_rsp_o.b_valid, s_req_i.b_ready, s_rsp_o.b)
+  `STRATA_ASSERT_STREAM(csr_r, clk_i, rst_ni, s_rsp_o.r_valid, s_req_i.r_ready, s_rsp_o.r)
+  `STRATA_ASSERT_STREAM(csr_aw, clk_i, rst_ni, s_req_i.aw_valid, s_rsp_o.aw_ready, s_req_i.aw)
+  `STRATA_ASSERT_STREAM(csr_w, clk_i, rst_ni, s_req_i.w_valid, s_rsp_o.w_ready, s_req_i.w)
+  `STRATA_ASSERT_STREAM(csr_ar, clk_i, rst_ni, s_req_i.ar_valid, s_rsp_o.ar_ready, s_req_i.ar)
 
 `ifndef SYNTHESIS
   initial begin

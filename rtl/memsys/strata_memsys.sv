@@ -7,11 +7,14 @@
 // The compute engine's connections are ports (prefix cp_ / cw_ / cr_ / pe_ /
 // param_): strata_top attaches strata_compute_engine to them, and the memory
 // system bench plays the compute engine on them. AXI4 master: ID 0 =
-// instruction fetch and all writes, ID 1 = loads. All ports are packed vectors.
+// instruction fetch and all writes, ID 1 = loads. The two buses are request /
+// response struct bundles (strata_axi_pkg; the AXI4 channel structs are built
+// below from AxiAddrWidth / AxiDataWidth); strata_top maps them onto flat ports.
 // Latency and throughput are those of the blocks (see each block's header).
 module strata_memsys
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
+  import strata_axi_pkg::*;
 #(
   parameter int unsigned WatchdogCycles = 4096,  // deadlock detection time
   parameter int unsigned SemWidth       = 32,    // semaphore counter bits
@@ -34,59 +37,36 @@ module strata_memsys
   localparam int unsigned PeIdxWidth    = (Pes > 1) ? $clog2(Pes) : 1,
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth = $clog2(ParamDepth),
-  localparam int unsigned IncWidth      = 16
+  localparam int unsigned IncWidth      = 16,
+  // AXI4 channels (first field most significant; AW as AR).
+  localparam type axi_ar_t = struct packed {
+    axi_id_t id; logic [AxiAddrWidth-1:0] addr; axi_len_t len; axi_size_t size; axi_burst_t burst;
+  },
+  localparam type axi_aw_t = axi_ar_t,
+  localparam type axi_w_t = struct packed {
+    logic [AxiDataWidth-1:0] data; logic [AxiDataWidth/8-1:0] strb; logic last;
+  },
+  localparam type axi_r_t = struct packed {
+    axi_id_t id; logic [AxiDataWidth-1:0] data; axi_resp_t resp; logic last;
+  },
+  localparam type axi_b_t = struct packed { axi_id_t id; axi_resp_t resp; },
+  // What the master drives, and what the memory returns.
+  localparam type axi_req_t = struct packed {
+    axi_aw_t aw; logic aw_valid; axi_w_t w; logic w_valid; logic b_ready;
+    axi_ar_t ar; logic ar_valid; logic r_ready;
+  },
+  localparam type axi_rsp_t = struct packed {
+    logic aw_ready; logic w_ready; axi_b_t b; logic b_valid;
+    logic ar_ready; axi_r_t r; logic r_valid;
+  }
 ) (
   input  logic                       clk_i,             // clock
   input  logic                       rst_ni,            // synchronous reset, active low
-  // AXI4-Lite slave (CSRs)
-  input  logic                       s_axil_awvalid,    // write address valid
-  output logic                       s_axil_awready,    // write address ready
-  input  logic [CsrAddrWidth-1:0]    s_axil_awaddr,     // write address
-  input  logic                       s_axil_wvalid,     // write data valid
-  output logic                       s_axil_wready,     // write data ready
-  input  logic [31:0]                s_axil_wdata,      // write data
-  input  logic [3:0]                 s_axil_wstrb,      // write strobes
-  output logic                       s_axil_bvalid,     // write response valid
-  input  logic                       s_axil_bready,     // write response ready
-  output logic [1:0]                 s_axil_bresp,      // write response
-  input  logic                       s_axil_arvalid,    // read address valid
-  output logic                       s_axil_arready,    // read address ready
-  input  logic [CsrAddrWidth-1:0]    s_axil_araddr,     // read address
-  output logic                       s_axil_rvalid,     // read data valid
-  input  logic                       s_axil_rready,     // read data ready
-  output logic [31:0]                s_axil_rdata,      // read data
-  output logic [1:0]                 s_axil_rresp,      // read response
+  input  axil_req_t                  s_axil_req_i,      // AXI4-Lite slave (CSRs): request
+  output axil_rsp_t                  s_axil_rsp_o,      // and response
   output logic                       irq_o,             // interrupt
-  // AXI4 master
-  output logic                       m_axi_arvalid,     // AR
-  input  logic                       m_axi_arready,
-  output logic [0:0]                 m_axi_arid,
-  output logic [AxiAddrWidth-1:0]    m_axi_araddr,
-  output logic [7:0]                 m_axi_arlen,
-  output logic [2:0]                 m_axi_arsize,
-  output logic [1:0]                 m_axi_arburst,
-  input  logic                       m_axi_rvalid,      // R
-  output logic                       m_axi_rready,
-  input  logic [0:0]                 m_axi_rid,
-  input  logic [AxiDataWidth-1:0]    m_axi_rdata,
-  input  logic [1:0]                 m_axi_rresp,
-  input  logic                       m_axi_rlast,
-  output logic                       m_axi_awvalid,     // AW
-  input  logic                       m_axi_awready,
-  output logic [0:0]                 m_axi_awid,
-  output logic [AxiAddrWidth-1:0]    m_axi_awaddr,
-  output logic [7:0]                 m_axi_awlen,
-  output logic [2:0]                 m_axi_awsize,
-  output logic [1:0]                 m_axi_awburst,
-  output logic                       m_axi_wvalid,      // W
-  input  logic                       m_axi_wready,
-  output logic [AxiDataWidth-1:0]    m_axi_wdata,
-  output logic [AxiDataWidth/8-1:0]  m_axi_wstrb,
-  output logic                       m_axi_wlast,
-  input  logic                       m_axi_bvalid,      // B
-  output logic                       m_axi_bready,
-  input  logic [0:0]                 m_axi_bid,
-  input  logic [1:0]                 m_axi_bresp,
+  output axi_req_t                   m_axi_req_o,       // AXI4 master: request
+  input  axi_rsp_t                   m_axi_rsp_i,       // and response
   // compute engine stand-in: instruction queue
   output logic                       cp_instr_valid_o,  // COMPUTE instruction available
   input  logic                       cp_instr_ready_i,  // taken
@@ -176,23 +156,8 @@ module strata_memsys
   ) u_csr (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .s_awvalid_i  (s_axil_awvalid),
-    .s_awready_o  (s_axil_awready),
-    .s_awaddr_i   (s_axil_awaddr),
-    .s_wvalid_i   (s_axil_wvalid),
-    .s_wready_o   (s_axil_wready),
-    .s_wdata_i    (s_axil_wdata),
-    .s_wstrb_i    (s_axil_wstrb),
-    .s_bvalid_o   (s_axil_bvalid),
-    .s_bready_i   (s_axil_bready),
-    .s_bresp_o    (s_axil_bresp),
-    .s_arvalid_i  (s_axil_arvalid),
-    .s_arready_o  (s_axil_arready),
-    .s_araddr_i   (s_axil_araddr),
-    .s_rvalid_o   (s_axil_rvalid),
-    .s_rready_i   (s_axil_rready),
-    .s_rdata_o    (s_axil_rdata),
-    .s_rresp_o    (s_axil_rresp),
+    .s_req_i      (s_axil_req_i),
+    .s_rsp_o      (s_axil_rsp_o),
     .start_o      (start),
     .fine_grain_o (fine_grain_csr),
     .instr_base_o (instr_base),
@@ -378,19 +343,19 @@ module strata_memsys
     .l_rdata_o   (l_rdata),
     .l_rresp_o   (l_rresp),
     .l_rlast_o   (l_rlast),
-    .m_arvalid_o (m_axi_arvalid),
-    .m_arready_i (m_axi_arready),
-    .m_arid_o    (m_axi_arid),
-    .m_araddr_o  (m_axi_araddr),
-    .m_arlen_o   (m_axi_arlen),
-    .m_arsize_o  (m_axi_arsize),
-    .m_arburst_o (m_axi_arburst),
-    .m_rvalid_i  (m_axi_rvalid),
-    .m_rready_o  (m_axi_rready),
-    .m_rid_i     (m_axi_rid),
-    .m_rdata_i   (m_axi_rdata),
-    .m_rresp_i   (m_axi_rresp),
-    .m_rlast_i   (m_axi_rlast)
+    .m_arvalid_o (m_axi_req_o.ar_valid),
+    .m_arready_i (m_axi_rsp_i.ar_ready),
+    .m_arid_o    (m_axi_req_o.ar.id),
+    .m_araddr_o  (m_axi_req_o.ar.addr),
+    .m_arlen_o   (m_axi_req_o.ar.len),
+    .m_arsize_o  (m_axi_req_o.ar.size),
+    .m_arburst_o (m_axi_req_o.ar.burst),
+    .m_rvalid_i  (m_axi_rsp_i.r_valid),
+    .m_rready_o  (m_axi_req_o.r_ready),
+    .m_rid_i     (m_axi_rsp_i.r.id),
+    .m_rdata_i   (m_axi_rsp_i.r.data),
+    .m_rresp_i   (m_axi_rsp_i.r.resp),
+    .m_rlast_i   (m_axi_rsp_i.r.last)
   );
 
   // ---------------------------------------------------------------- engines + banks
@@ -489,18 +454,18 @@ module strata_memsys
     .bank_addr_o      (sr_addr),
     .bank_rsp_valid_i (sr_rsp_valid),
     .bank_rsp_data_i  (sr_rsp_data),
-    .awvalid_o        (m_axi_awvalid),
-    .awready_i        (m_axi_awready),
-    .awaddr_o         (m_axi_awaddr),
-    .awlen_o          (m_axi_awlen),
-    .wvalid_o         (m_axi_wvalid),
-    .wready_i         (m_axi_wready),
-    .wdata_o          (m_axi_wdata),
-    .wstrb_o          (m_axi_wstrb),
-    .wlast_o          (m_axi_wlast),
-    .bvalid_i         (m_axi_bvalid),
-    .bready_o         (m_axi_bready),
-    .bresp_i          (m_axi_bresp),
+    .awvalid_o        (m_axi_req_o.aw_valid),
+    .awready_i        (m_axi_rsp_i.aw_ready),
+    .awaddr_o         (m_axi_req_o.aw.addr),
+    .awlen_o          (m_axi_req_o.aw.len),
+    .wvalid_o         (m_axi_req_o.w_valid),
+    .wready_i         (m_axi_rsp_i.w_ready),
+    .wdata_o          (m_axi_req_o.w.data),
+    .wstrb_o          (m_axi_req_o.w.strb),
+    .wlast_o          (m_axi_req_o.w.last),
+    .bvalid_i         (m_axi_rsp_i.b_valid),
+    .bready_o         (m_axi_req_o.b_ready),
+    .bresp_i          (m_axi_rsp_i.b.resp),
     .idle_o           (eng_idle[2]),
     .busy_o           (st_busy),
     .dep_wait_o       (st_wait),
@@ -512,11 +477,11 @@ module strata_memsys
     .err_index_o      (eng_err_index[2])
   );
 
-  assign m_axi_awid    = 1'b0;
-  assign m_axi_awsize  = 3'($clog2(AxiDataWidth / 8));
-  assign m_axi_awburst = 2'b01;  // INCR
+  assign m_axi_req_o.aw.id    = 1'b0;
+  assign m_axi_req_o.aw.size  = axi_size_t'($clog2(AxiDataWidth / 8));
+  assign m_axi_req_o.aw.burst = AxiBurstIncr;
   logic unused_bid;
-  assign unused_bid    = m_axi_bid;  // one write ID
+  assign unused_bid = m_axi_rsp_i.b.id;  // one write ID
 
   // The compute engine's status.
   assign eng_idle[1]      = cp_idle_i;
@@ -579,9 +544,10 @@ module strata_memsys
     inc[PERF_STALL_STORE_MEM_IDX]   = IncWidth'(st_mem_wait);
     inc[PERF_INSTRUCTIONS_IDX]      = IncWidth'(ld_retire) + IncWidth'(cp_retire_i) +
                                       IncWidth'(st_retire) + IncWidth'(f_retire);
-    inc[PERF_READ_BYTES_IDX]        = (m_axi_rvalid && m_axi_rready) ? IncWidth'(BeatBytes) : '0;
-    inc[PERF_WRITE_BYTES_IDX]       = (m_axi_wvalid && m_axi_wready && |m_axi_wstrb) ?
+    inc[PERF_READ_BYTES_IDX]        = (m_axi_rsp_i.r_valid && m_axi_req_o.r_ready) ?
                                       IncWidth'(BeatBytes) : '0;
+    inc[PERF_WRITE_BYTES_IDX]       = (m_axi_req_o.w_valid && m_axi_rsp_i.w_ready &&
+                                       |m_axi_req_o.w.strb) ? IncWidth'(BeatBytes) : '0;
   end
 
   // Debug trace: the per-cycle terms of the counters above, for strata_top's trace port.

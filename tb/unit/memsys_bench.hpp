@@ -28,6 +28,7 @@
 
 #include "axi_mem_model.hpp"
 #include "axil_driver.hpp"
+#include "memsys_bus_view.hpp"
 #include "port_fields.hpp"
 #include "sim_fixture.hpp"
 #include "strata/csr_map.hpp"
@@ -51,6 +52,9 @@ inline constexpr int kWordBytes = kLanes;  // N
 inline constexpr int kBeatBytes = STRATA_BENCH_AXI_BITS / 8;
 inline constexpr int kParamBytes = 8;
 inline constexpr uint64_t kInstrBytes = isa::kInstrBytes;
+
+// The flat bus names the AXI agents drive and sample (memsys_bus_view.hpp).
+using BusView = MemsysBusView<hw::kAxiAddrWidth, STRATA_BENCH_AXI_BITS>;
 
 // Background contents of external memory never written: a hash of the address,
 // except that bytes 6 and 7 of every 8-byte entry are a shift of 0..47 and a
@@ -460,8 +464,8 @@ class MemsysBench : public SimFixture<Vtop> {
   void SetUp() override {
     SimFixture::SetUp();
     mem_.set_background(background_byte);
-    axi_ = std::make_unique<AxiMemModel<Vtop>>(dut(), mem_, rng());
-    csr_ = std::make_unique<AxilDriver<Vtop>>(dut(), [this] { step(); }, rng());
+    axi_ = std::make_unique<AxiMemModel<BusView>>(bus_, mem_, rng());
+    csr_ = std::make_unique<AxilDriver<BusView>>(bus_, [this] { step(); }, rng());
     cp_ = std::make_unique<ComputeStandIn>(rng());
     reset();
   }
@@ -479,7 +483,9 @@ class MemsysBench : public SimFixture<Vtop> {
     cp_->drive(d, cycle());
     d.pe_ready_i = !pe_throttle_.stall(rng());
     d.param_ready_i = !param_throttle_.stall(rng());
+    bus_.to_dut(d);
     settle();
+    bus_.from_dut(d);
     axi_->sample();
     csr_->sample();
     cp_->sample(d, cycle());
@@ -495,9 +501,11 @@ class MemsysBench : public SimFixture<Vtop> {
       param_writes_[int(d.param_channel_o)] = v;
       ++param_write_count_;
     }
-    if (d.m_axi_awvalid && d.m_axi_awready) aw_cycles_.push_back(cycle());
-    if (d.m_axi_bvalid && d.m_axi_bready) b_cycles_.push_back(cycle());
-    if (d.m_axi_arvalid && d.m_axi_arready && d.m_axi_arid == 1) load_ar_cycles_.push_back(cycle());
+    if (bus_.m_axi_awvalid && bus_.m_axi_awready) aw_cycles_.push_back(cycle());
+    if (bus_.m_axi_bvalid && bus_.m_axi_bready) b_cycles_.push_back(cycle());
+    if (bus_.m_axi_arvalid && bus_.m_axi_arready && bus_.m_axi_arid == 1) {
+      load_ar_cycles_.push_back(cycle());
+    }
     if (monitor_) monitor_();
     tick();
   }
@@ -615,8 +623,9 @@ class MemsysBench : public SimFixture<Vtop> {
 
   SparseMemory mem_;
   RefMachine ref_;
-  std::unique_ptr<AxiMemModel<Vtop>> axi_;
-  std::unique_ptr<AxilDriver<Vtop>> csr_;
+  BusView bus_;  // the agents' flat view of the bus struct ports
+  std::unique_ptr<AxiMemModel<BusView>> axi_;
+  std::unique_ptr<AxilDriver<BusView>> csr_;
   std::unique_ptr<ComputeStandIn> cp_;
   Throttle pe_throttle_, param_throttle_;
   std::map<std::pair<int, int>, std::vector<uint8_t>> pe_writes_;

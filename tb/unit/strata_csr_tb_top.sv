@@ -1,5 +1,5 @@
-// Bench wrapper of strata_csr: renames the AXI4-Lite ports to s_axil_* (the
-// names sim/axil_driver.hpp drives) and passes everything else through.
+// Bench wrapper of strata_csr: maps flat AXI4-Lite ports s_axil_* (the
+// names sim/axil_driver.hpp drives) onto its struct bundles; the rest passes through.
 module strata_csr_tb_top
   import strata_csr_pkg::*;
 (
@@ -40,23 +40,11 @@ module strata_csr_tb_top
   strata_csr u_csr (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
-    .s_awvalid_i   (s_axil_awvalid),
-    .s_awready_o   (s_axil_awready),
-    .s_awaddr_i    (s_axil_awaddr),
-    .s_wvalid_i    (s_axil_wvalid),
-    .s_wready_o    (s_axil_wready),
-    .s_wdata_i     (s_axil_wdata),
-    .s_wstrb_i     (s_axil_wstrb),
-    .s_bvalid_o    (s_axil_bvalid),
-    .s_bready_i    (s_axil_bready),
-    .s_bresp_o     (s_axil_bresp),
-    .s_arvalid_i   (s_axil_arvalid),
-    .s_arready_o   (s_axil_arready),
-    .s_araddr_i    (s_axil_araddr),
-    .s_rvalid_o    (s_axil_rvalid),
-    .s_rready_i    (s_axil_rready),
-    .s_rdata_o     (s_axil_rdata),
-    .s_rresp_o     (s_axil_rresp),
+    // The flat ports in the field order of strata_axi_pkg's AXI4-Lite bundles.
+    .s_req_i       ({s_axil_awaddr, s_axil_awvalid, s_axil_wdata, s_axil_wstrb, s_axil_wvalid,
+                     s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_rready}),
+    .s_rsp_o       ({s_axil_awready, s_axil_wready, s_axil_bresp, s_axil_bvalid,
+                     s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid}),
     .start_o       (start_o),
     .fine_grain_o  (fine_grain_o),
     .instr_base_o  (instr_base_o),

@@ -1,0 +1,140 @@
+// Flat AXI4 / AXI4-Lite port names over strata_memsys's bus struct ports.
+//
+// strata_memsys carries its buses as packed request / response structs
+// (rtl/pkg/strata_axi_pkg.sv, the AXI4 structs in strata_memsys's header);
+// Verilator turns each into one integer or VlWide port. The bus agents
+// (sim/axi_mem_model.hpp, sim/axil_driver.hpp) address the flat names that
+// strata_top has (m_axi_arvalid, s_axil_awaddr, ...), so the memsys bench gives
+// them this view: to_dut() packs the inputs into the struct ports before an
+// eval, from_dut() unpacks the outputs after it. The field lists follow the
+// struct declarations, first field most significant.
+#pragma once
+
+#include <verilated.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "port_fields.hpp"
+
+namespace strata::tb {
+
+// The C++ type Verilator gives a port of `Bits` bits.
+template <unsigned Bits>
+using VlPort = std::conditional_t<
+    Bits <= 8, CData,
+    std::conditional_t<Bits <= 16, SData,
+                       std::conditional_t<Bits <= 32, IData,
+                                          std::conditional_t<Bits <= 64, QData,
+                                                             VlWide<(Bits + 31) / 32>>>>>;
+
+// Copies a flat port (any width) to or from bits [lsb, lsb + width) of a struct port.
+template <class Port, class Flat>
+void pack_field(Port& port, unsigned lsb, unsigned width, const Flat& flat) {
+  if constexpr (std::is_integral_v<Flat>) {
+    set_field(port, lsb, width, static_cast<uint64_t>(flat));
+  } else {
+    for (unsigned done = 0; done < width; done += 32) {
+      set_field(port, lsb + done, std::min(32u, width - done), flat[done / 32]);
+    }
+  }
+}
+
+template <class Port, class Flat>
+void unpack_field(const Port& port, unsigned lsb, unsigned width, Flat& flat) {
+  if constexpr (std::is_integral_v<Flat>) {
+    flat = static_cast<Flat>(get_field(port, lsb, width));
+  } else {
+    for (unsigned done = 0; done < width; done += 32) {
+      const unsigned take = std::min(32u, width - done);
+      flat[done / 32] = static_cast<uint32_t>(get_field(port, lsb + done, take));
+    }
+  }
+}
+
+// Walks a struct's fields from the most significant one: `fields(f)` calls
+// f(flat, width) for each field in declaration order.
+template <class Port, class Fields>
+void pack_struct(Port& port, Fields&& fields) {
+  unsigned total = 0;
+  fields([&](const auto&, unsigned w) { total += w; });
+  fields([&](const auto& flat, unsigned w) { pack_field(port, total -= w, w, flat); });
+}
+
+template <class Port, class Fields>
+void unpack_struct(const Port& port, Fields&& fields) {
+  unsigned total = 0;
+  fields([&](auto&, unsigned w) { total += w; });
+  fields([&](auto& flat, unsigned w) { unpack_field(port, total -= w, w, flat); });
+}
+
+// CsrAddrBits is strata_csr_pkg::CsrAddrWidth (the register map fixes it).
+template <unsigned AddrBits, unsigned DataBits, unsigned CsrAddrBits = 12>
+class MemsysBusView {
+ public:
+  // AXI4 master (strata_memsys m_axi_req_o / m_axi_rsp_i).
+  CData m_axi_awid = 0, m_axi_awlen = 0, m_axi_awsize = 0, m_axi_awburst = 0;
+  VlPort<AddrBits> m_axi_awaddr{};
+  CData m_axi_awvalid = 0, m_axi_awready = 0;
+  VlPort<DataBits> m_axi_wdata{};
+  VlPort<DataBits / 8> m_axi_wstrb{};
+  CData m_axi_wlast = 0, m_axi_wvalid = 0, m_axi_wready = 0;
+  CData m_axi_bid = 0, m_axi_bresp = 0, m_axi_bvalid = 0, m_axi_bready = 0;
+  CData m_axi_arid = 0, m_axi_arlen = 0, m_axi_arsize = 0, m_axi_arburst = 0;
+  VlPort<AddrBits> m_axi_araddr{};
+  CData m_axi_arvalid = 0, m_axi_arready = 0;
+  CData m_axi_rid = 0, m_axi_rresp = 0, m_axi_rlast = 0, m_axi_rvalid = 0, m_axi_rready = 0;
+  VlPort<DataBits> m_axi_rdata{};
+  // AXI4-Lite slave (strata_memsys s_axil_req_i / s_axil_rsp_o).
+  VlPort<CsrAddrBits> s_axil_awaddr = 0, s_axil_araddr = 0;
+  CData s_axil_awvalid = 0, s_axil_awready = 0;
+  IData s_axil_wdata = 0;
+  CData s_axil_wstrb = 0, s_axil_wvalid = 0, s_axil_wready = 0;
+  CData s_axil_bresp = 0, s_axil_bvalid = 0, s_axil_bready = 0;
+  CData s_axil_arvalid = 0, s_axil_arready = 0;
+  IData s_axil_rdata = 0;
+  CData s_axil_rresp = 0, s_axil_rvalid = 0, s_axil_rready = 0;
+
+  // Before an eval: what the bench drives.
+  template <class Dut>
+  void to_dut(Dut& d) const {
+    pack_struct(d.m_axi_rsp_i, [this](auto&& f) {
+      f(m_axi_awready, 1), f(m_axi_wready, 1);
+      f(m_axi_bid, 1), f(m_axi_bresp, 2), f(m_axi_bvalid, 1);
+      f(m_axi_arready, 1);
+      f(m_axi_rid, 1), f(m_axi_rdata, DataBits), f(m_axi_rresp, 2), f(m_axi_rlast, 1);
+      f(m_axi_rvalid, 1);
+    });
+    pack_struct(d.s_axil_req_i, [this](auto&& f) {
+      f(s_axil_awaddr, CsrAddrBits), f(s_axil_awvalid, 1);
+      f(s_axil_wdata, 32), f(s_axil_wstrb, 4), f(s_axil_wvalid, 1);
+      f(s_axil_bready, 1);
+      f(s_axil_araddr, CsrAddrBits), f(s_axil_arvalid, 1);
+      f(s_axil_rready, 1);
+    });
+  }
+
+  // After an eval: what the memory system drives.
+  template <class Dut>
+  void from_dut(const Dut& d) {
+    unpack_struct(d.m_axi_req_o, [this](auto&& f) {
+      f(m_axi_awid, 1), f(m_axi_awaddr, AddrBits), f(m_axi_awlen, 8), f(m_axi_awsize, 3);
+      f(m_axi_awburst, 2), f(m_axi_awvalid, 1);
+      f(m_axi_wdata, DataBits), f(m_axi_wstrb, DataBits / 8), f(m_axi_wlast, 1);
+      f(m_axi_wvalid, 1);
+      f(m_axi_bready, 1);
+      f(m_axi_arid, 1), f(m_axi_araddr, AddrBits), f(m_axi_arlen, 8), f(m_axi_arsize, 3);
+      f(m_axi_arburst, 2), f(m_axi_arvalid, 1);
+      f(m_axi_rready, 1);
+    });
+    unpack_struct(d.s_axil_rsp_o, [this](auto&& f) {
+      f(s_axil_awready, 1), f(s_axil_wready, 1);
+      f(s_axil_bresp, 2), f(s_axil_bvalid, 1);
+      f(s_axil_arready, 1);
+      f(s_axil_rdata, 32), f(s_axil_rresp, 2), f(s_axil_rvalid, 1);
+    });
+  }
+};
+
+}  // namespace strata::tb
