@@ -9,9 +9,12 @@
 // Programs: docs/isa.md; configuration: strata_cfg_pkg (P = N required).
 // Reset: synchronous, active low; the compute engine follows one cycle late
 // (a registered copy).
+`include "strata_axi_types.svh"
+
 module strata_top
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
+  import strata_axi_pkg::axil_req_t, strata_axi_pkg::axil_rsp_t;
 #(
   parameter int unsigned WatchdogCycles = 4096,  // cycles without progress before DEADLOCK
   // The configuration (config/*.yaml -> strata_cfg_pkg), read here once and
@@ -145,6 +148,59 @@ module strata_top
     .q_o      (cp_rst_n)
   );
 
+  // The flat, named bus ports onto strata_memsys's request / response
+  // bundles, field by field (strata_axi_pkg, strata_axi_types.svh).
+  localparam type axi_ar_t  = `STRATA_AXI_AX_T(AxiAddrWidth);
+  localparam type axi_w_t   = `STRATA_AXI_W_T(AxiDataWidth);
+  localparam type axi_r_t   = `STRATA_AXI_R_T(AxiDataWidth);
+  localparam type axi_b_t   = `STRATA_AXI_B_T;
+  localparam type axi_req_t = `STRATA_AXI_REQ_T(axi_ar_t, axi_ar_t, axi_w_t);
+  localparam type axi_rsp_t = `STRATA_AXI_RSP_T(axi_r_t, axi_b_t);
+
+  axil_req_t s_axil_req;
+  axil_rsp_t s_axil_rsp;
+  axi_req_t  m_axi_req;
+  axi_rsp_t  m_axi_rsp;
+
+  assign s_axil_req = '{aw: '{addr: s_axil_awaddr}, aw_valid: s_axil_awvalid,
+                        w: '{data: s_axil_wdata, strb: s_axil_wstrb}, w_valid: s_axil_wvalid,
+                        b_ready: s_axil_bready,
+                        ar: '{addr: s_axil_araddr}, ar_valid: s_axil_arvalid,
+                        r_ready: s_axil_rready};
+  assign s_axil_awready = s_axil_rsp.aw_ready;
+  assign s_axil_wready  = s_axil_rsp.w_ready;
+  assign s_axil_bvalid  = s_axil_rsp.b_valid;
+  assign s_axil_bresp   = s_axil_rsp.b.resp;
+  assign s_axil_arready = s_axil_rsp.ar_ready;
+  assign s_axil_rvalid  = s_axil_rsp.r_valid;
+  assign s_axil_rdata   = s_axil_rsp.r.data;
+  assign s_axil_rresp   = s_axil_rsp.r.resp;
+
+  assign m_axi_arvalid = m_axi_req.ar_valid;
+  assign m_axi_arid    = m_axi_req.ar.id;
+  assign m_axi_araddr  = m_axi_req.ar.addr;
+  assign m_axi_arlen   = m_axi_req.ar.len;
+  assign m_axi_arsize  = m_axi_req.ar.size;
+  assign m_axi_arburst = m_axi_req.ar.burst;
+  assign m_axi_rready  = m_axi_req.r_ready;
+  assign m_axi_awvalid = m_axi_req.aw_valid;
+  assign m_axi_awid    = m_axi_req.aw.id;
+  assign m_axi_awaddr  = m_axi_req.aw.addr;
+  assign m_axi_awlen   = m_axi_req.aw.len;
+  assign m_axi_awsize  = m_axi_req.aw.size;
+  assign m_axi_awburst = m_axi_req.aw.burst;
+  assign m_axi_wvalid  = m_axi_req.w_valid;
+  assign m_axi_wdata   = m_axi_req.w.data;
+  assign m_axi_wstrb   = m_axi_req.w.strb;
+  assign m_axi_wlast   = m_axi_req.w.last;
+  assign m_axi_bready  = m_axi_req.b_ready;
+  assign m_axi_rsp = '{aw_ready: m_axi_awready, w_ready: m_axi_wready,
+                       b: '{id: m_axi_bid, resp: m_axi_bresp}, b_valid: m_axi_bvalid,
+                       ar_ready: m_axi_arready,
+                       r: '{id: m_axi_rid, data: m_axi_rdata, resp: m_axi_rresp,
+                            last: m_axi_rlast},
+                       r_valid: m_axi_rvalid};
+
   strata_memsys #(
     .WatchdogCycles (WatchdogCycles),
     .HwVersion      (HwVersion),
@@ -162,21 +218,11 @@ module strata_top
   ) u_memsys (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
-    // The flat ports in the field order of strata_memsys's bus structs
-    // (strata_axi_pkg for AXI4-Lite, strata_memsys's header for AXI4), first
-    // field most significant.
-    .s_axil_req_i     ({s_axil_awaddr, s_axil_awvalid, s_axil_wdata, s_axil_wstrb, s_axil_wvalid,
-                        s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_rready}),
-    .s_axil_rsp_o     ({s_axil_awready, s_axil_wready, s_axil_bresp, s_axil_bvalid,
-                        s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid}),
+    .s_axil_req_i     (s_axil_req),
+    .s_axil_rsp_o     (s_axil_rsp),
     .irq_o            (irq_o),
-    .m_axi_req_o      ({m_axi_awid, m_axi_awaddr, m_axi_awlen, m_axi_awsize, m_axi_awburst,
-                        m_axi_awvalid, m_axi_wdata, m_axi_wstrb, m_axi_wlast, m_axi_wvalid,
-                        m_axi_bready, m_axi_arid, m_axi_araddr, m_axi_arlen, m_axi_arsize,
-                        m_axi_arburst, m_axi_arvalid, m_axi_rready}),
-    .m_axi_rsp_i      ({m_axi_awready, m_axi_wready, m_axi_bid, m_axi_bresp, m_axi_bvalid,
-                        m_axi_arready, m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast,
-                        m_axi_rvalid}),
+    .m_axi_req_o      (m_axi_req),
+    .m_axi_rsp_i      (m_axi_rsp),
     .cp_instr_valid_o (cp_instr_valid),
     .cp_instr_ready_i (cp_instr_ready),
     .cp_instr_o       (cp_instr),

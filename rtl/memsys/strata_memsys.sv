@@ -11,6 +11,8 @@
 // response struct bundles (strata_axi_pkg; the AXI4 channel structs are built
 // below from AxiAddrWidth / AxiDataWidth); strata_top maps them onto flat ports.
 // Latency and throughput are those of the blocks (see each block's header).
+`include "strata_axi_types.svh"
+
 module strata_memsys
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
@@ -38,27 +40,14 @@ module strata_memsys
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth = $clog2(ParamDepth),
   localparam int unsigned IncWidth      = 16,
-  // AXI4 channels (first field most significant; AW as AR).
-  localparam type axi_ar_t = struct packed {
-    axi_id_t id; logic [AxiAddrWidth-1:0] addr; axi_len_t len; axi_size_t size; axi_burst_t burst;
-  },
-  localparam type axi_aw_t = axi_ar_t,
-  localparam type axi_w_t = struct packed {
-    logic [AxiDataWidth-1:0] data; logic [AxiDataWidth/8-1:0] strb; logic last;
-  },
-  localparam type axi_r_t = struct packed {
-    axi_id_t id; logic [AxiDataWidth-1:0] data; axi_resp_t resp; logic last;
-  },
-  localparam type axi_b_t = struct packed { axi_id_t id; axi_resp_t resp; },
-  // What the master drives, and what the memory returns.
-  localparam type axi_req_t = struct packed {
-    axi_aw_t aw; logic aw_valid; axi_w_t w; logic w_valid; logic b_ready;
-    axi_ar_t ar; logic ar_valid; logic r_ready;
-  },
-  localparam type axi_rsp_t = struct packed {
-    logic aw_ready; logic w_ready; axi_b_t b; logic b_valid;
-    logic ar_ready; axi_r_t r; logic r_valid;
-  }
+  // AXI4 channels and bundles (strata_axi_types.svh; AW as AR).
+  localparam type axi_ar_t  = `STRATA_AXI_AX_T(AxiAddrWidth),
+  localparam type axi_aw_t  = axi_ar_t,
+  localparam type axi_w_t   = `STRATA_AXI_W_T(AxiDataWidth),
+  localparam type axi_r_t   = `STRATA_AXI_R_T(AxiDataWidth),
+  localparam type axi_b_t   = `STRATA_AXI_B_T,
+  localparam type axi_req_t = `STRATA_AXI_REQ_T(axi_ar_t, axi_aw_t, axi_w_t),
+  localparam type axi_rsp_t = `STRATA_AXI_RSP_T(axi_r_t, axi_b_t)
 ) (
   input  logic                       clk_i,             // clock
   input  logic                       rst_ni,            // synchronous reset, active low
