@@ -10,6 +10,7 @@
 // Reset: synchronous, active low; the compute engine follows one cycle late
 // (a registered copy).
 `include "strata_axi_types.svh"
+`include "strata_bank_types.svh"
 
 module strata_top
   import strata_csr_pkg::*;
@@ -110,9 +111,14 @@ module strata_top
   logic [1:0]                cp_acq_req, cp_acq_grant, cp_rel_valid;
   logic [1:0][15:0]          cp_acq_amount, cp_rel_amount;
   logic                      cw_valid, cw_ready, cr_req_valid, cr_req_ready, cr_rsp_valid;
-  logic [BankIdxWidth-1:0]   cw_bank, cr_bank;
-  logic [BankAddrWidth-1:0]  cw_addr, cr_addr;
-  logic [WordWidth-1:0]      cw_data, cr_rsp_data;
+  // Bank port payloads between the compute engine and the memory system
+  // (strata_bank_types.svh).
+  localparam type bank_wr_t  = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth);
+  localparam type bank_rd_t  = `STRATA_BANK_RD_T(BankIdxWidth, BankAddrWidth);
+  localparam type bank_rsp_t = `STRATA_BANK_RSP_T(WordWidth);
+  bank_wr_t                  cw_req;
+  bank_rd_t                  cr_req;
+  bank_rsp_t                 cr_rsp;
   logic                      pe_valid, pe_ready, param_valid, param_ready;
   logic [PeIdxWidth-1:0]     pe;
   logic [CacheAddrWidth-1:0] pe_addr;
@@ -234,15 +240,12 @@ module strata_top
     .cp_rel_amount_i  (cp_rel_amount),
     .cw_valid_i       (cw_valid),
     .cw_ready_o       (cw_ready),
-    .cw_bank_i        (cw_bank),
-    .cw_addr_i        (cw_addr),
-    .cw_data_i        (cw_data),
+    .cw_req_i         (cw_req),
     .cr_req_valid_i   (cr_req_valid),
     .cr_req_ready_o   (cr_req_ready),
-    .cr_bank_i        (cr_bank),
-    .cr_addr_i        (cr_addr),
+    .cr_req_i         (cr_req),
     .cr_rsp_valid_o   (cr_rsp_valid),
-    .cr_rsp_data_o    (cr_rsp_data),
+    .cr_rsp_o         (cr_rsp),
     .pe_valid_o       (pe_valid),
     .pe_ready_i       (pe_ready),
     .pe_o             (pe),
@@ -299,15 +302,12 @@ module strata_top
     .rel_amount_o    (cp_rel_amount),
     .rd_req_valid_o  (cr_req_valid),
     .rd_req_ready_i  (cr_req_ready),
-    .rd_bank_o       (cr_bank),
-    .rd_addr_o       (cr_addr),
+    .rd_req_o        (cr_req),
     .rd_rsp_valid_i  (cr_rsp_valid),
-    .rd_rsp_data_i   (cr_rsp_data),
+    .rd_rsp_i        (cr_rsp),
     .wr_valid_o      (cw_valid),
     .wr_ready_i      (cw_ready),
-    .wr_bank_o       (cw_bank),
-    .wr_addr_o       (cw_addr),
-    .wr_data_o       (cw_data),
+    .wr_req_o        (cw_req),
     .pe_valid_i      (pe_valid),
     .pe_ready_o      (pe_ready),
     .pe_i            (pe),

@@ -44,6 +44,7 @@
 // Streams follow strata_pkg's rules; the bank read response has no ready (a
 // request is only issued with room for its answer).
 `include "strata_assert.svh"
+`include "strata_bank_types.svh"
 
 module strata_compute_engine
   import strata_csr_pkg::*;
@@ -68,7 +69,11 @@ module strata_compute_engine
   localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
-  localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth)
+  localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth),
+  // Bank port payloads (strata_bank_types.svh).
+  localparam type bank_wr_t  = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth),
+  localparam type bank_rd_t  = `STRATA_BANK_RD_T(BankIdxWidth, BankAddrWidth),
+  localparam type bank_rsp_t = `STRATA_BANK_RSP_T(WordWidth)
 ) (
   input  logic                      clk_i,            // clock
   input  logic                      rst_ni,           // synchronous reset, active low
@@ -88,16 +93,13 @@ module strata_compute_engine
   // bank read port (strata_banks compute read)
   output logic                      rd_req_valid_o,   // read request
   input  logic                      rd_req_ready_i,   // taken
-  output logic [BankIdxWidth-1:0]   rd_bank_o,        // bank
-  output logic [BankAddrWidth-1:0]  rd_addr_o,        // word
+  output bank_rd_t                  rd_req_o,         // bank, word address
   input  logic                      rd_rsp_valid_i,   // word of an earlier request (in order)
-  input  logic [WordWidth-1:0]      rd_rsp_data_i,    // word
+  input  bank_rsp_t                 rd_rsp_i,         // word
   // bank write port (strata_banks compute write)
   output logic                      wr_valid_o,       // write request
   input  logic                      wr_ready_i,       // written
-  output logic [BankIdxWidth-1:0]   wr_bank_o,        // bank
-  output logic [BankAddrWidth-1:0]  wr_addr_o,        // word
-  output logic [WordWidth-1:0]      wr_data_o,        // word
+  output bank_wr_t                  wr_req_o,         // bank, word address, word
   // PE cache write port (load engine)
   input  logic                      pe_valid_i,       // word to write
   output logic                      pe_ready_o,       // written
@@ -406,8 +408,8 @@ module strata_compute_engine
 
   assign rd_req_valid_o = beat_valid && walk_ready_q;
   assign beat_ready     = walk_ready_q && rd_req_ready_i;
-  assign rd_bank_o      = BankIdxWidth'(cfg.in_id);
-  assign rd_addr_o      = beat_addr;
+  assign rd_req_o.bank  = BankIdxWidth'(cfg.in_id);
+  assign rd_req_o.addr  = beat_addr;
   assign rd_fire        = rd_req_valid_o && rd_req_ready_i;
   assign rd_out_d       = rd_out_q + 3'(rd_fire) - 3'(rd_rsp_valid_i);
 
@@ -437,7 +439,7 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n[DpRstFront]),
     .in_valid_i  (rd_rsp_valid_i && state_q != StAbort),
     .in_ready_o  (unused_data_ready),
-    .in_data_i   (rd_rsp_data_i),
+    .in_data_i   (rd_rsp_i.data),
     .out_valid_o (data_valid),
     .out_ready_i (op_fire),
     .out_data_o  (data_head),
@@ -979,9 +981,9 @@ module strata_compute_engine
     .in_data_i     (wres_data),
     .bank_valid_o  (wr_valid_o),
     .bank_ready_i  (wr_ready_i),
-    .bank_o        (wr_bank_o),
-    .bank_addr_o   (wr_addr_o),
-    .bank_data_o   (wr_data_o),
+    .bank_o        (wr_req_o.bank),
+    .bank_addr_o   (wr_req_o.addr),
+    .bank_data_o   (wr_req_o.data),
     .cache_valid_o (wr_cache_valid),
     .cache_ready_i (wr_cache_ready),
     .cache_mask_o  (wr_cache.mask),
@@ -1183,7 +1185,7 @@ module strata_compute_engine
   `STRATA_ASSERT_STREAM(ce_instr, clk_i, ok_n, instr_valid_i, instr_ready_o,
                         {instr_i, instr_index_i})
   `STRATA_ASSERT_STREAM(ce_rd_req, clk_i, ok_n, rd_req_valid_o, rd_req_ready_i,
-                        {rd_bank_o, rd_addr_o})
+                        rd_req_o)
   `STRATA_ASSERT_STREAM(ce_pe_wr, clk_i, ok_n, pe_valid_i, pe_ready_o, {pe_i, pe_addr_i, pe_data_i})
   `STRATA_ASSERT_STREAM(ce_param_wr, clk_i, ok_n, param_valid_i, param_ready_o,
                         {param_channel_i, param_data_i})

@@ -31,7 +31,7 @@
 // (scripts/synth/flow.py; Yosys would merge identical registers); vendor
 // tools read the same attribute (not run here).
 // The store port's read enables: the store engine announces the bank it
-// reads (sr_active_i with sr_bank_i, from its registers) for as long as its
+// reads (sr_active_i with sr_req_i.bank, from its registers) for as long as its
 // reads may come, and each slice's RAM read enable is a flip-flop of that
 // announcement (sr_act_q, one per slice like the compute read's), not the
 // request, so neither the request's logic nor its route across the die sits
@@ -49,6 +49,7 @@
 // bank multiplexer are then in different cycles. Throughput: one read and
 // one write per client per cycle when there is no conflict.
 `include "strata_assert.svh"
+`include "strata_bank_types.svh"
 
 module strata_banks #(
   parameter int unsigned Banks     = strata_cfg_pkg::Banks,      // number of banks, >= 1
@@ -58,38 +59,36 @@ module strata_banks #(
   parameter int unsigned SliceWidth = (WordWidth % 16 == 0) ? 16 : WordWidth,
   localparam int unsigned BankIdxWidth = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned AddrWidth    = $clog2(BankDepth),
-  localparam int unsigned Slices       = WordWidth / SliceWidth
+  localparam int unsigned Slices       = WordWidth / SliceWidth,
+  // Port payloads (strata_bank_types.svh).
+  localparam type bank_wr_t  = `STRATA_BANK_WR_T(BankIdxWidth, AddrWidth, WordWidth),
+  localparam type bank_rd_t  = `STRATA_BANK_RD_T(BankIdxWidth, AddrWidth),
+  localparam type bank_rsp_t = `STRATA_BANK_RSP_T(WordWidth)
 ) (
   input  logic                    clk_i,           // clock
   input  logic                    rst_ni,          // synchronous reset, active low
   // load engine write port
   input  logic                    lw_valid_i,      // write request
   output logic                    lw_ready_o,      // accepted (no compute write to that bank)
-  input  logic [BankIdxWidth-1:0] lw_bank_i,       // bank
-  input  logic [AddrWidth-1:0]    lw_addr_i,       // word address
-  input  logic [WordWidth-1:0]    lw_data_i,       // word
+  input  bank_wr_t                lw_req_i,        // bank, word address, word
   // compute engine write port (priority)
   input  logic                    cw_valid_i,      // write request
   output logic                    cw_ready_o,      // always accepted
-  input  logic [BankIdxWidth-1:0] cw_bank_i,       // bank
-  input  logic [AddrWidth-1:0]    cw_addr_i,       // word address
-  input  logic [WordWidth-1:0]    cw_data_i,       // word
+  input  bank_wr_t                cw_req_i,        // bank, word address, word
   // compute engine read port (priority)
   input  logic                    cr_req_valid_i,  // read request
   output logic                    cr_req_ready_o,  // always accepted
-  input  logic [BankIdxWidth-1:0] cr_bank_i,       // bank
-  input  logic [AddrWidth-1:0]    cr_addr_i,       // word address
+  input  bank_rd_t                cr_req_i,        // bank, word address
   output logic                    cr_rsp_valid_o,  // word of the request three cycles earlier
-  output logic [WordWidth-1:0]    cr_rsp_data_o,   // word
+  output bank_rsp_t               cr_rsp_o,        // word
   // store engine read port
-  input  logic                    sr_active_i,     // store reads bank sr_bank_i from the
-                                                   // next cycle on (see above)
+  input  logic                    sr_active_i,     // store reads bank sr_req_i.bank from
+                                                   // the next cycle on (see above)
   input  logic                    sr_req_valid_i,  // read request
   output logic                    sr_req_ready_o,  // accepted (no compute read of that bank)
-  input  logic [BankIdxWidth-1:0] sr_bank_i,       // bank
-  input  logic [AddrWidth-1:0]    sr_addr_i,       // word address
+  input  bank_rd_t                sr_req_i,        // bank, word address
   output logic                    sr_rsp_valid_o,  // word of the request two cycles earlier
-  output logic [WordWidth-1:0]    sr_rsp_data_o    // word
+  output bank_rsp_t               sr_rsp_o         // word
 );
 
   logic                    lw_fire, cw_fire, cr_fire, sr_fire;
@@ -104,8 +103,8 @@ module strata_banks #(
 
   assign cw_ready_o     = 1'b1;
   assign cr_req_ready_o = 1'b1;
-  assign lw_ready_o     = !(cw_valid_i && cw_bank_i == lw_bank_i);
-  assign sr_req_ready_o = !(cr_valid_q && cr_req_bank_q == sr_bank_i);
+  assign lw_ready_o     = !(cw_valid_i && cw_req_i.bank == lw_req_i.bank);
+  assign sr_req_ready_o = !(cr_valid_q && cr_req_bank_q == sr_req_i.bank);
   assign lw_fire        = lw_valid_i && lw_ready_o;
   assign cw_fire        = cw_valid_i;
   assign cr_fire        = cr_valid_q;
@@ -116,16 +115,16 @@ module strata_banks #(
     logic                 cw_sel, lw_sel, cr_sel, sr_at, sr_req;
     logic [WordWidth-1:0] wdata_q, rdata;
 
-    assign cw_sel = cw_fire && cw_bank_i == BankIdxWidth'(b);
-    assign lw_sel = lw_fire && lw_bank_i == BankIdxWidth'(b);
-    assign cr_sel = cr_req_valid_i && cr_bank_i == BankIdxWidth'(b);
+    assign cw_sel = cw_fire && cw_req_i.bank == BankIdxWidth'(b);
+    assign lw_sel = lw_fire && lw_req_i.bank == BankIdxWidth'(b);
+    assign cr_sel = cr_req_valid_i && cr_req_i.bank == BankIdxWidth'(b);
     // The store addresses this bank; its request (checked against the
     // announcement).
-    assign sr_at  = sr_bank_i == BankIdxWidth'(b);
+    assign sr_at  = sr_req_i.bank == BankIdxWidth'(b);
     assign sr_req = sr_req_valid_i && sr_at;
 
     always_ff @(posedge clk_i) begin
-      wdata_q <= cw_sel ? cw_data_i : lw_data_i;
+      wdata_q <= cw_sel ? cw_req_i.data : lw_req_i.data;
     end
 
     for (genvar s = 0; s < Slices; s++) begin : g_slice
@@ -148,12 +147,12 @@ module strata_banks #(
       end
 
       always_ff @(posedge clk_i) begin
-        waddr_q   <= cw_sel ? cw_addr_i : lw_addr_i;
-        cr_addr_q <= cr_addr_i;
+        waddr_q   <= cw_sel ? cw_req_i.addr : lw_req_i.addr;
+        cr_addr_q <= cr_req_i.addr;
       end
 
       assign re    = cr_hit_q || sr_act_q;
-      assign raddr = cr_hit_q ? cr_addr_q : sr_addr_i;
+      assign raddr = cr_hit_q ? cr_addr_q : sr_req_i.addr;
       assign used  = cr_hit_q || (sr_fire && sr_at);
 
       strata_ram_1r1w #(
@@ -206,31 +205,31 @@ module strata_banks #(
   end
 
   always_ff @(posedge clk_i) begin
-    lw_bank_q     <= lw_bank_i;
-    cw_bank_q     <= cw_bank_i;
-    cr_req_bank_q <= cr_bank_i;
-    cr_req_addr_q <= cr_addr_i;
+    lw_bank_q     <= lw_req_i.bank;
+    cw_bank_q     <= cw_req_i.bank;
+    cr_req_bank_q <= cr_req_i.bank;
+    cr_req_addr_q <= cr_req_i.addr;
     cr_bank_q     <= cr_req_bank_q;
-    sr_bank_q     <= sr_bank_i;
+    sr_bank_q     <= sr_req_i.bank;
     cr_bank_q2    <= cr_bank_q;
     sr_bank_q2    <= sr_bank_q;
   end
 
   assign cr_rsp_valid_o = cr_rsp_q[1];
   assign sr_rsp_valid_o = sr_rsp_q[1];
-  assign cr_rsp_data_o  = rdata_q2[cr_bank_q2];
-  assign sr_rsp_data_o  = rdata_q2[sr_bank_q2];
+  assign cr_rsp_o.data  = rdata_q2[cr_bank_q2];
+  assign sr_rsp_o.data  = rdata_q2[sr_bank_q2];
 
   `STRATA_ASSERT_STREAM(banks_lw, clk_i, rst_ni, lw_valid_i, lw_ready_o,
-                        {lw_bank_i, lw_addr_i, lw_data_i})
+                        lw_req_i)
   `STRATA_ASSERT_STREAM(banks_sr, clk_i, rst_ni, sr_req_valid_i, sr_req_ready_o,
-                        {sr_bank_i, sr_addr_i})
+                        sr_req_i)
   // The registered writes never collide (the arbitration above).
   `STRATA_ASSERT(banks_w_one, clk_i, rst_ni, !(lw_q && cw_q && lw_bank_q == cw_bank_q))
-  `STRATA_ASSERT(banks_lw_range, clk_i, rst_ni, !lw_valid_i || 32'(lw_bank_i) < Banks)
-  `STRATA_ASSERT(banks_cw_range, clk_i, rst_ni, !cw_valid_i || 32'(cw_bank_i) < Banks)
-  `STRATA_ASSERT(banks_cr_range, clk_i, rst_ni, !cr_req_valid_i || 32'(cr_bank_i) < Banks)
-  `STRATA_ASSERT(banks_sr_range, clk_i, rst_ni, !sr_req_valid_i || 32'(sr_bank_i) < Banks)
+  `STRATA_ASSERT(banks_lw_range, clk_i, rst_ni, !lw_valid_i || 32'(lw_req_i.bank) < Banks)
+  `STRATA_ASSERT(banks_cw_range, clk_i, rst_ni, !cw_valid_i || 32'(cw_req_i.bank) < Banks)
+  `STRATA_ASSERT(banks_cr_range, clk_i, rst_ni, !cr_req_valid_i || 32'(cr_req_i.bank) < Banks)
+  `STRATA_ASSERT(banks_sr_range, clk_i, rst_ni, !sr_req_valid_i || 32'(sr_req_i.bank) < Banks)
 
 `ifndef SYNTHESIS
   initial begin

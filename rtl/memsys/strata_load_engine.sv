@@ -39,6 +39,7 @@
 // cycles). Restrictions (elaboration checks): WordWidth is a multiple of
 // AxiDataWidth, AxiDataWidth >= 64, P a power of two.
 `include "strata_assert.svh"
+`include "strata_bank_types.svh"
 
 module strata_load_engine
   import strata_csr_pkg::*;
@@ -60,7 +61,8 @@ module strata_load_engine
   localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
-  localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth)
+  localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth),
+  localparam type bank_wr_t = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth)
 ) (
   input  logic                      clk_i,              // clock
   input  logic                      rst_ni,             // synchronous reset, active low
@@ -90,9 +92,7 @@ module strata_load_engine
   // bank write port (strata_banks)
   output logic                      bank_valid_o,       // word to write
   input  logic                      bank_ready_i,       // written
-  output logic [BankIdxWidth-1:0]   bank_o,             // bank
-  output logic [BankAddrWidth-1:0]  bank_addr_o,        // word address
-  output logic [WordWidth-1:0]      bank_data_o,        // word
+  output bank_wr_t                 bank_req_o,         // bank, word address, word
   // PE cache write port (compute engine)
   output logic                      pe_valid_o,         // word to write
   input  logic                      pe_ready_i,         // written
@@ -607,9 +607,9 @@ module strata_load_engine
   assign bad_entry = wr_valid && wr.bad_entry;
 
   assign bank_valid_o    = wr_valid && wr.kind == 2'(LoadDstBank);
-  assign bank_o          = BankIdxWidth'(wr.id);
-  assign bank_addr_o     = BankAddrWidth'(wr.addr);
-  assign bank_data_o     = wr.data;
+  assign bank_req_o.bank = BankIdxWidth'(wr.id);
+  assign bank_req_o.addr = BankAddrWidth'(wr.addr);
+  assign bank_req_o.data = wr.data;
   assign pe_valid_o      = wr_valid && wr.kind == 2'(LoadDstPeCache);
   assign pe_o            = PeIdxWidth'(wr.id);
   assign pe_addr_o       = CacheAddrWidth'(wr.addr);
@@ -732,7 +732,7 @@ module strata_load_engine
   // ---------------------------------------------------------------- checks
   `STRATA_ASSERT_STREAM(load_ar, clk_i, rst_ni, arvalid_o, arready_i, {araddr_o, arlen_o})
   `STRATA_ASSERT_STREAM(load_bank, clk_i, rst_ni, bank_valid_o, bank_ready_i,
-                        {bank_o, bank_addr_o, bank_data_o})
+                        bank_req_o)
   `STRATA_ASSERT_STREAM(load_pe, clk_i, rst_ni, pe_valid_o, pe_ready_i, {pe_o, pe_addr_o, pe_data_o})
   `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
                         {param_channel_o, param_data_o})

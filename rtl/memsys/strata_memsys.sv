@@ -12,6 +12,7 @@
 // below from AxiAddrWidth / AxiDataWidth); strata_top maps them onto flat ports.
 // Latency and throughput are those of the blocks (see each block's header).
 `include "strata_axi_types.svh"
+`include "strata_bank_types.svh"
 
 module strata_memsys
   import strata_csr_pkg::*;
@@ -47,7 +48,11 @@ module strata_memsys
   localparam type axi_r_t   = `STRATA_AXI_R_T(AxiDataWidth),
   localparam type axi_b_t   = `STRATA_AXI_B_T,
   localparam type axi_req_t = `STRATA_AXI_REQ_T(axi_ar_t, axi_aw_t, axi_w_t),
-  localparam type axi_rsp_t = `STRATA_AXI_RSP_T(axi_r_t, axi_b_t)
+  localparam type axi_rsp_t = `STRATA_AXI_RSP_T(axi_r_t, axi_b_t),
+  // Bank port payloads (strata_bank_types.svh).
+  localparam type bank_wr_t  = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth),
+  localparam type bank_rd_t  = `STRATA_BANK_RD_T(BankIdxWidth, BankAddrWidth),
+  localparam type bank_rsp_t = `STRATA_BANK_RSP_T(WordWidth)
 ) (
   input  logic                       clk_i,             // clock
   input  logic                       rst_ni,            // synchronous reset, active low
@@ -70,15 +75,12 @@ module strata_memsys
   // bank ports
   input  logic                       cw_valid_i,        // compute bank write
   output logic                       cw_ready_o,
-  input  logic [BankIdxWidth-1:0]    cw_bank_i,
-  input  logic [BankAddrWidth-1:0]   cw_addr_i,
-  input  logic [WordWidth-1:0]       cw_data_i,
+  input  bank_wr_t                   cw_req_i,          // bank, word address, word
   input  logic                       cr_req_valid_i,    // compute bank read
   output logic                       cr_req_ready_o,
-  input  logic [BankIdxWidth-1:0]    cr_bank_i,
-  input  logic [BankAddrWidth-1:0]   cr_addr_i,
+  input  bank_rd_t                   cr_req_i,          // bank, word address
   output logic                       cr_rsp_valid_o,
-  output logic [WordWidth-1:0]       cr_rsp_data_o,
+  output bank_rsp_t                  cr_rsp_o,          // word
   // load engine -> PE caches and parameter RAM
   output logic                       pe_valid_o,        // PE cache write
   input  logic                       pe_ready_i,
@@ -349,14 +351,11 @@ module strata_memsys
 
   // ---------------------------------------------------------------- engines + banks
   logic                     lw_valid, lw_ready;
-  logic [BankIdxWidth-1:0]  lw_bank;
-  logic [BankAddrWidth-1:0] lw_addr;
-  logic [WordWidth-1:0]     lw_data;
+  bank_wr_t                 lw_req;
   logic                     ld_busy, ld_wait, ld_mem_wait, ld_retire;
   logic                     sr_active, sr_req_valid, sr_req_ready, sr_rsp_valid;
-  logic [BankIdxWidth-1:0]  sr_bank;
-  logic [BankAddrWidth-1:0] sr_addr;
-  logic [WordWidth-1:0]     sr_rsp_data;
+  bank_rd_t                 sr_req;
+  bank_rsp_t                sr_rsp;
   logic                     st_busy, st_wait, st_mem_wait, st_retire;
 
   strata_load_engine #(
@@ -393,9 +392,7 @@ module strata_memsys
     .rlast_i         (l_rlast),
     .bank_valid_o    (lw_valid),
     .bank_ready_i    (lw_ready),
-    .bank_o          (lw_bank),
-    .bank_addr_o     (lw_addr),
-    .bank_data_o     (lw_data),
+    .bank_req_o      (lw_req),
     .pe_valid_o      (pe_valid_o),
     .pe_ready_i      (pe_ready_i),
     .pe_o            (pe_o),
@@ -439,10 +436,9 @@ module strata_memsys
     .bank_active_o    (sr_active),
     .bank_req_valid_o (sr_req_valid),
     .bank_req_ready_i (sr_req_ready),
-    .bank_o           (sr_bank),
-    .bank_addr_o      (sr_addr),
+    .bank_req_o       (sr_req),
     .bank_rsp_valid_i (sr_rsp_valid),
-    .bank_rsp_data_i  (sr_rsp_data),
+    .bank_rsp_i       (sr_rsp),
     .awvalid_o        (m_axi_req_o.aw_valid),
     .awready_i        (m_axi_rsp_i.aw_ready),
     .awaddr_o         (m_axi_req_o.aw.addr),
@@ -490,27 +486,21 @@ module strata_memsys
     .rst_ni         (rst_ni),
     .lw_valid_i     (lw_valid),
     .lw_ready_o     (lw_ready),
-    .lw_bank_i      (lw_bank),
-    .lw_addr_i      (lw_addr),
-    .lw_data_i      (lw_data),
+    .lw_req_i       (lw_req),
     .cw_valid_i     (cw_valid_i),
     .cw_ready_o     (cw_ready_o),
-    .cw_bank_i      (cw_bank_i),
-    .cw_addr_i      (cw_addr_i),
-    .cw_data_i      (cw_data_i),
+    .cw_req_i       (cw_req_i),
     .cr_req_valid_i (cr_req_valid_i),
     .cr_req_ready_o (cr_req_ready_o),
-    .cr_bank_i      (cr_bank_i),
-    .cr_addr_i      (cr_addr_i),
+    .cr_req_i       (cr_req_i),
     .cr_rsp_valid_o (cr_rsp_valid_o),
-    .cr_rsp_data_o  (cr_rsp_data_o),
+    .cr_rsp_o       (cr_rsp_o),
     .sr_active_i    (sr_active),
     .sr_req_valid_i (sr_req_valid),
     .sr_req_ready_o (sr_req_ready),
-    .sr_bank_i      (sr_bank),
-    .sr_addr_i      (sr_addr),
+    .sr_req_i       (sr_req),
     .sr_rsp_valid_o (sr_rsp_valid),
-    .sr_rsp_data_o  (sr_rsp_data)
+    .sr_rsp_o       (sr_rsp)
   );
 
   // ---------------------------------------------------------------- performance counters

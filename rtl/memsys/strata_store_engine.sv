@@ -36,6 +36,7 @@
 // Throughput: one W beat per cycle (one word per WordWidth / AxiDataWidth
 // cycles). Restriction: WordWidth is a multiple of AxiDataWidth.
 `include "strata_assert.svh"
+`include "strata_bank_types.svh"
 
 module strata_store_engine
   import strata_csr_pkg::*;
@@ -51,7 +52,9 @@ module strata_store_engine
   parameter int unsigned DataDepth      = 4,   // words buffered between bank and W, >= 4
   localparam int unsigned WordWidth     = Lanes * 8,
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
-  localparam int unsigned BankAddrWidth = $clog2(BankDepth)
+  localparam int unsigned BankAddrWidth = $clog2(BankDepth),
+  localparam type bank_rd_t  = `STRATA_BANK_RD_T(BankIdxWidth, BankAddrWidth),
+  localparam type bank_rsp_t = `STRATA_BANK_RSP_T(WordWidth)
 ) (
   input  logic                       clk_i,           // clock
   input  logic                       rst_ni,          // synchronous reset, active low
@@ -69,14 +72,14 @@ module strata_store_engine
   output logic [1:0]                 rel_valid_o,     // release
   output logic [1:0][15:0]           rel_amount_o,    // units
   // bank read port (strata_banks)
-  output logic                       bank_active_o,    // bank_o is read from the next cycle
-                                                       // on (strata_banks' read enables)
+  output logic                       bank_active_o,    // bank_req_o.bank is read from the
+                                                       // next cycle on (strata_banks' read
+                                                       // enables)
   output logic                       bank_req_valid_o, // read request
   input  logic                       bank_req_ready_i, // taken
-  output logic [BankIdxWidth-1:0]    bank_o,           // bank
-  output logic [BankAddrWidth-1:0]   bank_addr_o,      // word address
+  output bank_rd_t                   bank_req_o,       // bank, word address
   input  logic                       bank_rsp_valid_i, // word of the request two cycles earlier
-  input  logic [WordWidth-1:0]       bank_rsp_data_i,  // word
+  input  bank_rsp_t                  bank_rsp_i,       // word
   // AXI write channels (ID fixed by the top)
   output logic                       awvalid_o,       // burst address
   input  logic                       awready_i,       // taken
@@ -340,8 +343,8 @@ module strata_store_engine
   // run, so the announcement always precedes it by a cycle.
   assign bank_active_o    = running && !rd_done_q;
   assign bank_req_valid_o = bank_active_o && rd_acq && rd_room;
-  assign bank_o       = BankIdxWidth'(src_id_q);
-  assign bank_addr_o  = BankAddrWidth'(rd_addr_q);
+  assign bank_req_o.bank = BankIdxWidth'(src_id_q);
+  assign bank_req_o.addr = BankAddrWidth'(rd_addr_q);
   assign rd_fire      = bank_req_valid_o && bank_req_ready_i;
   assign rd_row_end   = rd_fire && rd_last_word;
 
@@ -397,7 +400,7 @@ module strata_store_engine
     .rst_ni      (rst_ni && !quiesce),
     .in_valid_i  (data_push),
     .in_ready_o  (unused_data_ready),
-    .in_data_i   (bank_rsp_data_i),
+    .in_data_i   (bank_rsp_i.data),
     .out_valid_o (data_valid),
     .out_ready_i (data_pop),
     .out_data_o  (data_word),
@@ -713,7 +716,7 @@ module strata_store_engine
   `STRATA_ASSERT_STREAM(store_aw, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})
   `STRATA_ASSERT_STREAM(store_w, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
   `STRATA_ASSERT_STREAM(store_rd, clk_i, rst_ni, bank_req_valid_o, bank_req_ready_i,
-                        {bank_o, bank_addr_o})
+                        bank_req_o)
   // The acquired-row count stands for "the burst's row is acquired": every
   // row before the one being read, that row once acquired, and the next one
   // when it is acquired too (two rows held).

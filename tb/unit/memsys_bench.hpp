@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -52,6 +53,13 @@ inline constexpr int kWordBytes = kLanes;  // N
 inline constexpr int kBeatBytes = STRATA_BENCH_AXI_BITS / 8;
 inline constexpr int kParamBytes = 8;
 inline constexpr uint64_t kInstrBytes = isa::kInstrBytes;
+// The compute bank ports carry the payload structs of strata_bank_types.svh:
+// cw_req_i = {bank, addr, data}, cr_req_i = {bank, addr}, cr_rsp_o = {data},
+// first field most significant.
+inline constexpr unsigned kWordBits = 8 * kWordBytes;
+inline constexpr unsigned kBankIdxBits =
+    hw::kBanks > 1 ? std::bit_width(unsigned(hw::kBanks - 1)) : 1;
+inline constexpr unsigned kBankAddrBits = std::bit_width(unsigned(hw::kBankDepth - 1));
 
 // The flat bus names the AXI agents drive and sample (memsys_bus_view.hpp).
 using BusView = MemsysBusView<hw::kAxiAddrWidth, STRATA_BENCH_AXI_BITS>;
@@ -341,15 +349,18 @@ class ComputeStandIn {
     if (state_ == St::kCopy) {
       if (reads_ < total() && !Throttle(gap).stall(rng_)) {
         d.cr_req_valid_i = 1;
-        d.cr_bank_i = spec_.in_id;
-        d.cr_addr_i = spec_.in_base + (reads_ / spec_.words) * spec_.in_stride + reads_ % spec_.words;
+        set_field(d.cr_req_i, kBankAddrBits, kBankIdxBits, spec_.in_id);
+        set_field(d.cr_req_i, 0, kBankAddrBits,
+                  spec_.in_base + (reads_ / spec_.words) * spec_.in_stride + reads_ % spec_.words);
       }
       if (!wq_.empty()) {
         const int k = wq_.front().first;
         d.cw_valid_i = 1;
-        d.cw_bank_i = spec_.dst_id;
-        d.cw_addr_i = spec_.dst_base + (k / spec_.words) * spec_.dst_stride + k % spec_.words;
-        port_set_bytes(d.cw_data_i, wq_.front().second.data(), kWordBytes);
+        // The word first: port_set_bytes clears the whole port.
+        port_set_bytes(d.cw_req_i, wq_.front().second.data(), kWordBytes);
+        set_field(d.cw_req_i, kWordBits, kBankAddrBits,
+                  spec_.dst_base + (k / spec_.words) * spec_.dst_stride + k % spec_.words);
+        set_field(d.cw_req_i, kWordBits + kBankAddrBits, kBankIdxBits, spec_.dst_id);
       }
     }
     d.cp_idle_i = state_ == St::kIdle;
@@ -410,7 +421,7 @@ class ComputeStandIn {
               << "bank read response exactly three cycles after the request";
           if (due >= 0) {
             std::vector<uint8_t> v(kWordBytes);
-            port_get_bytes(d.cr_rsp_data_o, v.data(), kWordBytes);
+            port_get_bytes(d.cr_rsp_o, v.data(), kWordBytes);
             for (auto& b : v) b ^= 0x5A;
             wq_.emplace_back(due, std::move(v));
           }

@@ -7,7 +7,10 @@
 // never refuses the compute ports). Observation ports (obs_*) show the
 // engine's accepted bank reads and writes and every write into the PE caches,
 // so the bench can check addresses, ordering against the semaphores and
-// stray writes. Packed ports only (Verilator-friendly).
+// stray writes. Packed ports only (Verilator-friendly): the bench's bank ports
+// stay flat fields here and are packed into the bank payload structs below.
+`include "strata_bank_types.svh"
+
 module strata_compute_engine_tb_top
   import strata_csr_pkg::*;
   import strata_isa_pkg::*;
@@ -91,10 +94,15 @@ module strata_compute_engine_tb_top
   output logic [WordWidth-1:0]      obs_cache_data_o
 );
 
+  // Bank port payloads (strata_bank_types.svh), as in strata_top.
+  localparam type bank_wr_t  = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth);
+  localparam type bank_rd_t  = `STRATA_BANK_RD_T(BankIdxWidth, BankAddrWidth);
+  localparam type bank_rsp_t = `STRATA_BANK_RSP_T(WordWidth);
+
   logic                     rd_valid, rd_ready, cr_ready, rsp_valid;
-  logic [BankIdxWidth-1:0]  rd_bank, wr_bank;
-  logic [BankAddrWidth-1:0] rd_addr, wr_addr;
-  logic [WordWidth-1:0]     rsp_data, wr_data;
+  bank_rd_t                 rd_req, sr_req;
+  bank_wr_t                 wr_req, lw_req;
+  bank_rsp_t                rsp, sr_rsp;
   logic                     wr_valid, wr_ready, cw_ready;
   logic [1:0][15:0]         acq_amount, rel_amount;
   err_code_e                err_code;
@@ -115,15 +123,12 @@ module strata_compute_engine_tb_top
     .rel_amount_o    (rel_amount),
     .rd_req_valid_o  (rd_valid),
     .rd_req_ready_i  (rd_ready),
-    .rd_bank_o       (rd_bank),
-    .rd_addr_o       (rd_addr),
+    .rd_req_o        (rd_req),
     .rd_rsp_valid_i  (rsp_valid),
-    .rd_rsp_data_i   (rsp_data),
+    .rd_rsp_i        (rsp),
     .wr_valid_o      (wr_valid),
     .wr_ready_i      (wr_ready),
-    .wr_bank_o       (wr_bank),
-    .wr_addr_o       (wr_addr),
-    .wr_data_o       (wr_data),
+    .wr_req_o        (wr_req),
     .pe_valid_i      (pe_valid_i),
     .pe_ready_o      (pe_ready_o),
     .pe_i            (pe_i),
@@ -155,41 +160,43 @@ module strata_compute_engine_tb_top
   assign rd_ready = cr_ready && !rd_stall_i;
   assign wr_ready = cw_ready && !wr_stall_i;
 
+  assign lw_req.bank = lw_bank_i;
+  assign lw_req.addr = lw_addr_i;
+  assign lw_req.data = lw_data_i;
+  assign sr_req.bank = sr_bank_i;
+  assign sr_req.addr = sr_addr_i;
+
   strata_banks u_banks (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .lw_valid_i     (lw_valid_i),
     .lw_ready_o     (lw_ready_o),
-    .lw_bank_i      (lw_bank_i),
-    .lw_addr_i      (lw_addr_i),
-    .lw_data_i      (lw_data_i),
+    .lw_req_i       (lw_req),
     .cw_valid_i     (wr_valid && !wr_stall_i),
     .cw_ready_o     (cw_ready),
-    .cw_bank_i      (wr_bank),
-    .cw_addr_i      (wr_addr),
-    .cw_data_i      (wr_data),
+    .cw_req_i       (wr_req),
     .cr_req_valid_i (rd_valid && !rd_stall_i),
     .cr_req_ready_o (cr_ready),
-    .cr_bank_i      (rd_bank),
-    .cr_addr_i      (rd_addr),
+    .cr_req_i       (rd_req),
     .cr_rsp_valid_o (rsp_valid),
-    .cr_rsp_data_o  (rsp_data),
+    .cr_rsp_o       (rsp),
     .sr_active_i    (sr_active_i),
     .sr_req_valid_i (sr_req_valid_i),
     .sr_req_ready_o (sr_req_ready_o),
-    .sr_bank_i      (sr_bank_i),
-    .sr_addr_i      (sr_addr_i),
+    .sr_req_i       (sr_req),
     .sr_rsp_valid_o (sr_rsp_valid_o),
-    .sr_rsp_data_o  (sr_rsp_data_o)
+    .sr_rsp_o       (sr_rsp)
   );
 
+  assign sr_rsp_data_o    = sr_rsp.data;
+
   assign obs_rd_fire_o    = rd_valid && rd_ready;
-  assign obs_rd_bank_o    = rd_bank;
-  assign obs_rd_addr_o    = rd_addr;
+  assign obs_rd_bank_o    = rd_req.bank;
+  assign obs_rd_addr_o    = rd_req.addr;
   assign obs_wr_fire_o    = wr_valid && wr_ready;
-  assign obs_wr_bank_o    = wr_bank;
-  assign obs_wr_addr_o    = wr_addr;
-  assign obs_wr_data_o    = wr_data;
+  assign obs_wr_bank_o    = wr_req.bank;
+  assign obs_wr_addr_o    = wr_req.addr;
+  assign obs_wr_data_o    = wr_req.data;
   // The arbitrated write in its handshake cycle (the PE caches see it a cycle
   // later, from the engine's write register; results check what they hold).
   assign obs_cache_we_o   = u_engine.cache_we;
