@@ -70,6 +70,7 @@
 // jumps from (ky, kx_hi) to (ky + 1, kx_lo) and ends the window at
 // (ky_hi, kx_hi)), and win_count_o > 0 for every legal configuration.
 `include "strata_assert.svh"
+`include "strata_window_types.svh"
 
 module strata_window_gen #(
   parameter int unsigned Lanes         = strata_cfg_pkg::Lanes,          // channels per pixel
@@ -212,16 +213,7 @@ module strata_window_gen #(
   );
 
   // What travels with a column read to the window register.
-  typedef struct packed {
-    logic                 col_in;
-    logic                 emit;
-    logic                 clear;
-    logic                 first;
-    logic                 last;
-    logic [MaxKernel-1:0] rows;
-    logic [DimWidth-1:0]  oy;
-    logic [DimWidth-1:0]  ox;
-  } col_meta_t;
+  typedef `STRATA_WINDOW_COL_META_T(MaxKernel, DimWidth) col_meta_t;
 
   // A column in the column queue: its flags and its data.
   typedef struct packed {
@@ -264,14 +256,7 @@ module strata_window_gen #(
     .rd_addr_o        (rd_addr),
     .reads_pending_o  (reads_pending),
     .push_o           (push),
-    .col_in_o         (push_meta.col_in),
-    .col_emit_o       (push_meta.emit),
-    .col_clear_o      (push_meta.clear),
-    .col_first_o      (push_meta.first),
-    .col_last_o       (push_meta.last),
-    .col_rows_o       (push_meta.rows),
-    .col_oy_o         (push_meta.oy),
-    .col_ox_o         (push_meta.ox)
+    .col_meta_o       (push_meta)
   );
 
   // Line buffer: stage 1, its RAMs hold the column read (one cycle after the

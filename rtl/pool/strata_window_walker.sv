@@ -17,9 +17,9 @@
 // run_i lets the walk go. A column is issued (issue_o, a column-queue
 // reservation) only with a credit of the column queue behind it (credit_i)
 // and once it is in the line buffer (the write position wr_x_i, wr_y_i has
-// passed it). rd_addr_o and wy_o (its top row) address the line buffer; push_o and the
-// col_*_o fields give the column two cycles after its issue, when the line
-// buffer's output register holds it (stages 1 and 2 never stall).
+// passed it). rd_addr_o and wy_o (its top row) address the line buffer; push_o and
+// col_meta_o give the column two cycles after its issue, when the line buffer's
+// output register holds it (stages 1 and 2 never stall).
 // Timing: every per-cycle decision reads a register: emit counter,
 // last-window flags, column-in-image flag, and the column-ready flag,
 // computed a cycle ahead for the current column and for the position the
@@ -30,6 +30,7 @@
 // assertion checks it against its definition. The issue decision is four
 // flip-flops.
 `include "strata_assert.svh"
+`include "strata_window_types.svh"
 
 module strata_window_walker #(
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // largest kernel side
@@ -38,7 +39,8 @@ module strata_window_walker #(
   parameter int unsigned StrideWidth   = 4,   // bits of the stride
   localparam int unsigned KernelWidth = $clog2(MaxKernel + 1),
   localparam int unsigned AddrWidth   = $clog2(MaxImageWidth),
-  localparam int unsigned PosWidth    = DimWidth + 2  // signed image coordinates, padding < 0
+  localparam int unsigned PosWidth    = DimWidth + 2,  // signed image coordinates, padding < 0
+  localparam type col_meta_t = `STRATA_WINDOW_COL_META_T(MaxKernel, DimWidth)
 ) (
   input  logic                       clk_i,             // clock
   input  logic                       rst_ni,            // synchronous reset, active low
@@ -69,14 +71,7 @@ module strata_window_walker #(
   output logic                       reads_pending_o,   // issued columns not yet pushed
   // The column read two cycles after its issue, with its flags.
   output logic                       push_o,            // the line buffer's output holds it
-  output logic                       col_in_o,          // column inside the image
-  output logic                       col_emit_o,        // the shift completes a window
-  output logic                       col_clear_o,       // row start: clear the window first
-  output logic                       col_first_o,       // first window of the frame
-  output logic                       col_last_o,        // last window of the frame
-  output logic [MaxKernel-1:0]       col_rows_o,        // the window's valid tap rows
-  output logic [DimWidth-1:0]        col_oy_o,          // output row
-  output logic [DimWidth-1:0]        col_ox_o           // output column
+  output col_meta_t                  col_meta_o         // its flags, tap rows and position
 );
 
   localparam int unsigned SlotWidth = $clog2(MaxKernel + 1);
@@ -162,7 +157,7 @@ module strata_window_walker #(
   // What travels with a column read: column inside the image, the shift
   // completes a window (emit), clear the window register first (row start),
   // frame flags, position; the window's top row in stage 1, turned into its
-  // valid tap rows on the way to stage 2.
+  // valid tap rows on the way to stage 2 (col_meta_t).
   typedef struct packed {
     logic                col_in;
     logic                emit;
@@ -174,23 +169,12 @@ module strata_window_walker #(
     logic [DimWidth-1:0] ox;
   } s1_meta_t;
 
-  typedef struct packed {
-    logic                 col_in;
-    logic                 emit;
-    logic                 clear;
-    logic                 first;
-    logic                 last;
-    logic [MaxKernel-1:0] rows;
-    logic [DimWidth-1:0]  oy;
-    logic [DimWidth-1:0]  ox;
-  } s2_meta_t;
-
   // Stage 1: the line buffer's RAMs hold the column read (one cycle after
   // the issue); stage 2: the line buffer's output register holds it (two
   // cycles after). Stages 1 and 2 never stall.
   logic     s1_valid_q, s2_valid_q;
   s1_meta_t s1_meta_d, s1_meta_q;
-  s2_meta_t s2_meta_d, s2_meta_q;
+  col_meta_t s2_meta_d, s2_meta_q;
 
   pos_t k, s, p, h, w, wr_y;
   assign k    = pos_t'(kernel_i);
@@ -544,14 +528,7 @@ module strata_window_walker #(
   assign rd_addr_o        = col_q[AddrWidth-1:0];
   assign reads_pending_o  = s1_valid_q || s2_valid_q;
   assign push_o           = s2_valid_q;
-  assign col_in_o         = s2_meta_q.col_in;
-  assign col_emit_o       = s2_meta_q.emit;
-  assign col_clear_o      = s2_meta_q.clear;
-  assign col_first_o      = s2_meta_q.first;
-  assign col_last_o       = s2_meta_q.last;
-  assign col_rows_o       = s2_meta_q.rows;
-  assign col_oy_o         = s2_meta_q.oy;
-  assign col_ox_o         = s2_meta_q.ox;
+  assign col_meta_o       = s2_meta_q;
 
   // ---------------------------------------------------------------------------
   // Assertions.
