@@ -7,6 +7,7 @@ add_executable(strata_compiler_tests
   ${CMAKE_CURRENT_LIST_DIR}/compiler_passes_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/random_network_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/target_rules_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tiling_test.cpp
 )
 target_link_libraries(strata_compiler_tests PRIVATE strata_core GTest::gtest_main)
 # compiler_passes_test.cpp tests each pass on its own: the compiler's internal
@@ -30,7 +31,8 @@ set_tests_properties(RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel PROP
 # Compiled => runs: random networks of every layer type and order (the library's
 # generator, random_network.hpp); accepted ones run on the ISA simulator equal to
 # the golden model, the others are refused by the reader or the compiler.
-foreach(t AcceptedNetworksRunOnTheIsaSimulator AcceptedLargeNetworksRunOnTheIsaSimulator)
+foreach(t AcceptedNetworksRunOnTheIsaSimulator AcceptedLargeNetworksRunOnTheIsaSimulator
+          TiledNetworksRunOnTheIsaSimulator)
   add_test(NAME RandomNetworks.${t}
            COMMAND strata_compiler_tests --gtest_filter=RandomNetworks.${t})
   set_tests_properties(RandomNetworks.${t} PROPERTIES LABELS "unit;random")

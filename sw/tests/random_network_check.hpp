@@ -117,11 +117,14 @@ inline std::vector<rn_fs::path> kept_networks() {
 class RandomNetworkTally {
  public:
   // `replay`: the command that replays one drawn network, "{}" standing for its seed.
-  RandomNetworkTally(std::string backend, uint64_t base, int networks, std::string replay)
+  // `target`: the hardware configuration the networks are compiled for.
+  RandomNetworkTally(std::string backend, uint64_t base, int networks, std::string replay,
+                     HwTarget target = HwTarget::defaults())
       : backend_(std::move(backend)),
         base_(base),
         networks_(networks),
-        replay_(std::move(replay)) {}
+        replay_(std::move(replay)),
+        target_(std::move(target)) {}
 
   // Draws network `seed` and checks it (check_network).
   Outcome check(uint64_t seed, const RandomNetworkOptions& options, int batch,
@@ -193,7 +196,7 @@ class RandomNetworkTally {
                   fmt::format("reading or generating threw {}", e.what()));
     }
     const Network& net = g.network;
-    batch = std::min<int>(batch, HwTarget::defaults().pes);
+    batch = std::min<int>(batch, target_.pes);
     // Image 0 is `strata gen`'s input.npy, images 0..3 its images.npy.
     const Tensor<int8_t> batch_images = random_images(net.input_shape, batch, s.gen_seed);
     std::vector<Tensor<int8_t>> inputs;
@@ -202,7 +205,7 @@ class RandomNetworkTally {
     try {
       CompileOptions co;
       co.batch = batch;
-      program = compile(net, HwTarget::defaults(), co);
+      program = compile(net, target_, co);
     } catch (const Error& e) {
       // A limit is a refusal; an internal inconsistency is the compiler's defect.
       if (e.message().rfind("internal", 0) == 0) {
@@ -284,15 +287,15 @@ class RandomNetworkTally {
 
   // Runs growing prefixes of the network to name the first layer whose output
   // differs from the golden model.
-  static std::string first_wrong_layer(const Network& net, const Tensor<int8_t>& input,
-                                       const std::vector<Tensor<int8_t>>& golden,
-                                       const Backend& backend) {
+  std::string first_wrong_layer(const Network& net, const Tensor<int8_t>& input,
+                                const std::vector<Tensor<int8_t>>& golden,
+                                const Backend& backend) const {
     for (size_t k = 1; k < net.layers.size(); ++k) {
       Network prefix = net;
       prefix.layers.resize(k);
       BackendRun r;
       try {
-        r = backend(compile(prefix, HwTarget::defaults(), {}), {input});
+        r = backend(compile(prefix, target_, {}), {input});
       } catch (const std::exception&) {
         continue;  // a prefix the compiler refuses or that cannot run: try a longer one
       }
@@ -313,6 +316,7 @@ class RandomNetworkTally {
   uint64_t base_ = 0;
   int networks_ = 0;
   std::string replay_;
+  HwTarget target_;
   int kept_ = 0;
   int accepted_ = 0, refused_ = 0, failed_ = 0;
   std::map<int, int> batches_;

@@ -237,7 +237,8 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
 // ISA simulator. Every fourth network runs a batch of 2..P images.
 // With `kept`, the committed reproducers (tests/random_networks) run first.
 void check_networks(const RandomNetworkOptions& options, const char* what,
-                    const char* count_variable, int fallback_count, bool kept) {
+                    const char* count_variable, int fallback_count, bool kept,
+                    const HwTarget& target = HwTarget::defaults()) {
   const uint64_t base = test::random_seed_from_env(31);
   const int count = test::count_from_env(count_variable, fallback_count);
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -246,8 +247,9 @@ void check_networks(const RandomNetworkOptions& options, const char* what,
   test::RandomNetworkTally tally(
       fmt::format("ISA simulator, {} networks", what), base, count,
       fmt::format("STRATA_SEED={{}} {}=1 build/sw/strata_compiler_tests --gtest_filter={}.{}",
-                  count_variable, info->test_suite_name(), info->name()));
-  const int pes = HwTarget::defaults().pes;
+                  count_variable, info->test_suite_name(), info->name()),
+      target);
+  const int pes = target.pes;
   const auto start = std::chrono::steady_clock::now();
   if (kept) {
     for (const fs::path& p : test::kept_networks()) tally.check_kept(p, run_isa);
@@ -276,6 +278,15 @@ TEST(RandomNetworks, AcceptedNetworksRunOnTheIsaSimulator) {
 // holds); STRATA_RANDOM_LARGE sets the count.
 TEST(RandomNetworks, AcceptedLargeNetworksRunOnTheIsaSimulator) {
   check_networks(RandomNetworkOptions::large(), "large", "STRATA_RANDOM_LARGE", 60, false);
+}
+
+// The same networks compiled for config/tiny.yaml (256-word banks, a 16-pixel
+// line buffer, small PE caches and parameter RAM): most maps live in external
+// memory and most layers run in bands and strips with halos, streamed weights
+// and per-pass parameters. STRATA_RANDOM_TINY sets the count.
+TEST(RandomNetworks, TiledNetworksRunOnTheIsaSimulator) {
+  check_networks(RandomNetworkOptions{}, "tiny-target", "STRATA_RANDOM_TINY", 200, true,
+                 HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/tiny.yaml"));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -58,7 +59,7 @@ class RandomNetworksRtl : public ::testing::Test {
       o.fine_grain = seed % 2 == 1;
       o.stall = seed % 3 == 0 ? 0.2 : 0.0;
       o.timeout = 5000000;
-      AccelRunner runner(o);
+      AccelRunner runner(prog.target, o);
       test::BackendRun run;
       const RunReport r = runner.run_program(prog, inputs, run.outputs);
       const std::string mode =
@@ -86,13 +87,15 @@ class RandomNetworksRtl : public ::testing::Test {
   // Checks `count` networks drawn with `options`, seeds seed_ .. seed_ + count - 1.
   // With `kept`, the committed reproducers (tests/random_networks) run first.
   void check_networks(const RandomNetworkOptions& options, int count, const char* what,
-                      const char* count_variable, bool kept) {
+                      const char* count_variable, bool kept,
+                      const HwTarget& target = HwTarget::defaults()) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     test::RandomNetworkTally tally(
         fmt::format("RTL, {} networks", what), seed_, count,
         fmt::format("STRATA_SEED={{}} {}=1 build/tb/strata_random_network_tests "
                     "--gtest_filter={}.{}",
-                    count_variable, info->test_suite_name(), info->name()));
+                    count_variable, info->test_suite_name(), info->name()),
+        target);
     const auto start = std::chrono::steady_clock::now();
     if (kept) {
       for (const fs::path& p : test::kept_networks()) tally.check_kept(p, rtl(seed_));
@@ -123,6 +126,22 @@ TEST_F(RandomNetworksRtl, AcceptedLargeNetworksMatchTheGoldenModel) {
   check_networks(RandomNetworkOptions::large(),
                  test::count_from_env("STRATA_RANDOM_RTL_LARGE", 20), "large",
                  "STRATA_RANDOM_RTL_LARGE", false);
+}
+
+// The same networks compiled for config/tiny.yaml (256-word banks, a
+// 16-pixel line buffer, small PE caches and parameter RAM), on its RTL model:
+// maps in external memory, bands and strips with halos, pools across tile
+// edges, streamed weights and per-pass parameters, RTL == golden element by
+// element. STRATA_RANDOM_RTL_TINY sets the count.
+TEST_F(RandomNetworksRtl, TiledNetworksMatchTheGoldenModel) {
+  const HwTarget tiny = HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/tiny.yaml");
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  if (std::find(built.begin(), built.end(), "tiny") == built.end()) {
+    GTEST_SKIP() << "no RTL model of config/tiny.yaml (STRATA_RTL_CONFIGS)";
+  }
+  check_networks(RandomNetworkOptions{},
+                 test::count_from_env("STRATA_RANDOM_RTL_TINY", 30), "tiny-target",
+                 "STRATA_RANDOM_RTL_TINY", true, tiny);
 }
 
 }  // namespace

@@ -142,6 +142,13 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
                                  : fmt::format("output{}", i);
     prog.regions.push_back({name, data + d.outputs[i], d.output_bytes});
   }
+  for (size_t i = 0; i < d.maps.size(); ++i) {
+    for (size_t k = 0; k < d.maps[i].size(); ++k) {
+      if (d.map_bytes[k] == 0) continue;
+      prog.regions.push_back({fmt::format("map{}:{}", i, base(pl.ops[k]).name),
+                              data + d.maps[i][k], d.map_bytes[k]});
+    }
+  }
 
   // Input and output placement.
   InputPlacement& in = prog.input;

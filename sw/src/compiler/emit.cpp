@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "emit_context.hpp"
 #include "passes.hpp"
 #include "strata/error.hpp"
 
@@ -180,11 +181,60 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
   return e;
 }
 
-Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int batch) {
+int64_t EmitContext::take_bank(std::initializer_list<int64_t> exclude) {
+  for (int tries = 0; tries < t.banks; ++tries) {
+    const int b = next_bank_;
+    next_bank_ = (next_bank_ + 1) % t.banks;
+    if (std::find(exclude.begin(), exclude.end(), b) == exclude.end()) return int64_t{b};
+  }
+  throw Error("internal: no free bank");
+}
+
+int64_t EmitContext::param_load(const PlanBase& q, int64_t first, int64_t count,
+                                std::vector<Emit>& loads) {
+  if (pl.params_resident) return q.param_base + first;
+  if (count == 0) return 0;  // a POOL op: no parameters, and a LOAD of none is illegal
+  if (ring_ + count > t.param_depth) ring_ = 0;
+  const int64_t at = ring_;
+  ring_ += count;
+  LoadInstr l;
+  l.hdr.tag = q.tag;
+  l.ext_addr = static_cast<int64_t>(d.params + q.param_ext + first * 8);
+  l.ext_row_stride = static_cast<int64_t>(align_up(count * 8, t.beat_bytes()));
+  l.rows = 1;
+  l.row_words = count;
+  l.dst_kind = LoadDst::kParam;
+  l.dst_addr = at;
+  l.dst_row_stride = count;
+  loads.push_back(em.load(l, q.name));
+  return at;
+}
+
+int64_t EmitContext::weight_load(const ConvPlan& q, int64_t pass, std::vector<Emit>& loads) {
   const int64_t n = t.lanes, p = t.pes;
-  Emitter em(t);
-  Emission out;
-  DataLayout& d = out.data;
+  const int64_t at = (slot_turn_++ % pl.slots) * pl.slot_words;
+  LoadInstr l;
+  l.hdr.tag = q.tag;
+  l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + pass * p * q.per_pass * n);
+  l.ext_row_stride = q.per_pass * n;
+  l.rows = p;
+  l.row_words = q.per_pass;
+  l.dst_kind = LoadDst::kPeCache;
+  l.dst_pe_step = true;
+  l.dst_addr = at;
+  l.dst_row_stride = q.per_pass;
+  loads.push_back(em.load(l, q.name));
+  return at;
+}
+
+namespace {
+
+// Where the data sits in external memory, relative to the parameters region:
+// parameters, weights, the inputs, the outputs, then the maps kept in external
+// memory between two ops (per image).
+DataLayout data_layout(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int batch) {
+  const int64_t n = t.lanes;
+  DataLayout d;
   d.params = 0;
   d.weights = align_up(pl.params.size(), kRegionAlign);
   uint64_t cursor = align_up(d.weights + pl.weights.size(), kRegionAlign);
@@ -207,37 +257,134 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       cursor += align_up(d.output_bytes, kRegionAlign);
     }
   }
-  d.end = cursor;
-
-  int next_bank = 0;
-  const auto take_bank = [&](std::initializer_list<int64_t> exclude) {
-    for (int tries = 0; tries < t.banks; ++tries) {
-      const int b = next_bank;
-      next_bank = (next_bank + 1) % t.banks;
-      if (std::find(exclude.begin(), exclude.end(), b) == exclude.end()) return int64_t{b};
+  d.map_bytes.assign(ops.size(), 0);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const MapInput* m = map_input(pl.ops[k]);
+    if (m != nullptr && m->out_external && !base(pl.ops[k]).is_final) {
+      const OpBase& op = base(ops[k]);
+      d.map_bytes[k] = static_cast<uint64_t>(m->out_groups * op.out_h * op.out_w * n);
     }
-    throw Error("internal: no free bank");
-  };
-  int64_t ring = 0;  // parameter RAM ring pointer (params loaded per use)
-  const auto param_load = [&](const PlanBase& q, std::vector<Emit>& loads) -> int64_t {
-    if (pl.params_resident) return q.param_base;
-    if (q.param_entries == 0) return 0;  // a POOL op: no parameters, and a LOAD of none is illegal
-    if (ring + q.param_entries > t.param_depth) ring = 0;
-    const int64_t base = ring;
-    ring += q.param_entries;
-    LoadInstr l;
-    l.hdr.tag = q.tag;
-    l.ext_addr = static_cast<int64_t>(d.params + q.param_ext);
-    l.ext_row_stride = static_cast<int64_t>(align_up(q.param_entries * 8, t.beat_bytes()));
-    l.rows = 1;
-    l.row_words = q.param_entries;
-    l.dst_kind = LoadDst::kParam;
-    l.dst_addr = base;
-    l.dst_row_stride = q.param_entries;
-    loads.push_back(em.load(l, q.name));
-    return base;
-  };
-  int slot_turn = 0;
+  }
+  d.maps.assign(static_cast<size_t>(batch), std::vector<uint64_t>(ops.size(), 0));
+  for (int i = 0; i < batch; ++i) {
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (d.map_bytes[k] == 0) continue;
+      d.maps[i][k] = cursor;
+      cursor += align_up(d.map_bytes[k], kRegionAlign);
+    }
+  }
+  d.end = cursor;
+  return d;
+}
+
+// The jobs of map op `k` that runs whole for image `img`: its input in bank
+// `in_bank` (loaded here for the first op), its results into `out_bank`, the PE
+// caches, and stored when they are the output or a map kept in external memory.
+void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int img,
+                   int64_t in_bank, int64_t out_bank, std::vector<Job>& jobs) {
+  const int64_t n = cx.t.lanes, p = cx.t.pes;
+  const DataLayout& d = cx.d;
+  const OpBase& op = base(ops[k]);
+  const OpPlan& plan = cx.pl.ops[k];
+  const PlanBase& q = base(plan);
+  const MapInput& m = *map_input(plan);
+  const ConvPlan* cq = std::get_if<ConvPlan>(&plan);  // else a PoolPlan
+  const int64_t passes = cq != nullptr ? cq->passes : 1;
+  std::vector<Emit> pending;
+  const int64_t op_params =
+      q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+  // The input, external layout [row][group][col]: image row y holds the words
+  // of every group, so a compute can start once its first rows are in (one
+  // load per row when there are several groups, bank layout [group][row][col]).
+  std::vector<Emit> input_loads;
+  if (k == 0) {
+    const int64_t per_load = m.g_in == 1 ? m.map_h : 1;
+    for (int64_t y = 0; y < m.map_h; y += per_load) {
+      LoadInstr l;
+      l.hdr.tag = q.tag;
+      l.ext_addr = static_cast<int64_t>(d.inputs[img]) + y * m.g_in * m.map_w * n;
+      l.ext_row_stride = m.map_w * n;
+      l.rows = m.g_in == 1 ? m.map_h : m.g_in;
+      l.row_words = m.map_w;
+      l.dst_kind = LoadDst::kBank;
+      l.dst_id = in_bank;
+      l.dst_addr = y * m.map_w;
+      l.dst_row_stride = m.g_in == 1 ? m.map_w : m.map_h * m.map_w;
+      input_loads.push_back(cx.em.load(l, q.name));
+    }
+  }
+  const AxisTile rows = axis_tile(m.rows, 0, m.rows.out);
+  const AxisTile cols = axis_tile(m.cols, 0, m.cols.out);
+  const int64_t plane = op.out_h * op.out_w;
+  for (int64_t pass = 0; pass < passes; ++pass) {
+    Job job;
+    job.loads = std::move(pending);
+    pending.clear();
+    const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
+                                                 : op_params + pass * p;
+    int64_t cache_base = 0;
+    if (cq != nullptr) {
+      cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
+                                          : cx.weight_load(*cq, pass, job.loads);
+    }
+    ComputeInstr c = tile_compute(ops[k], plan, rows, cols, in_bank, 0, param_base, cache_base);
+    const int64_t group_base = cq != nullptr ? pass * plane : 0;
+    c.dst_row_stride = op.out_w;
+    c.dst_group_stride = plane;
+    if (q.dst == Dst::kBank) {
+      c.dst_kind = ComputeDst::kBank;
+      c.dst_id = out_bank;
+      c.dst_base = group_base;
+    } else {
+      c.dst_kind = ComputeDst::kPeCache;
+      c.dst_id = img;
+      c.dst_base = q.next_feat_base + group_base;
+    }
+    for (Emit& e : input_loads) job.loads.push_back(std::move(e));
+    input_loads.clear();
+    job.compute = cx.em.compute(c, q.name);
+    if (m.out_external) {
+      // The output: [group][row][col], a pass's group (a POOL: all) in one
+      // STORE. A map kept in external memory: [row][group][col], one STORE per
+      // group.
+      const int64_t first = cq != nullptr ? pass : 0;
+      const int64_t count = cq != nullptr ? 1 : m.out_groups;
+      const auto store = [&](int64_t g, int64_t groups) {
+        StoreInstr s;
+        s.hdr.tag = q.tag;
+        s.src_id = out_bank;
+        s.src_addr = g * plane;
+        s.src_row_stride = op.out_w;
+        s.rows = groups * op.out_h;
+        s.row_words = op.out_w;
+        if (q.is_final) {
+          s.ext_addr = static_cast<int64_t>(d.outputs[img] + g * plane * n);
+          s.ext_row_stride = op.out_w * n;
+        } else {
+          s.ext_addr = static_cast<int64_t>(d.maps[img][k] + g * op.out_w * n);
+          s.ext_row_stride = m.out_groups * op.out_w * n;
+        }
+        job.stores.push_back(cx.em.store(s, q.name));
+      };
+      if (q.is_final) {
+        store(first, count);
+      } else {
+        for (int64_t g = first; g < first + count; ++g) store(g, 1);
+      }
+    }
+    jobs.push_back(std::move(job));
+  }
+}
+
+}  // namespace
+
+Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int batch) {
+  const int64_t n = t.lanes, p = t.pes;
+  Emission out;
+  out.data = data_layout(ops, pl, t, batch);
+  const DataLayout& d = out.data;
+  EmitContext cx(t, pl, d);
+  const Emitter& em = cx.em;
 
   std::vector<Job> jobs;
   // Resident parameters and weights: those of the first op lead the program;
@@ -281,7 +428,8 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   }
   jobs.push_back(std::move(preamble));
 
-  // Maps: every image through the convolution / pooling ops.
+  // Maps: every image through the convolution / pooling ops, each op whole or
+  // in tiles; a map stays in a bank between two ops unless the second is tiled.
   size_t first_fc = ops.size();
   for (size_t k = 0; k < ops.size(); ++k) {
     if (is<FcOp>(ops[k])) {
@@ -292,127 +440,23 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
   for (int img = 0; img < batch; ++img) {
     int64_t cur_bank = -1;
     for (size_t k = 0; k < first_fc; ++k) {
-      const OpBase& op = base(ops[k]);
-      const ConvOp* conv = std::get_if<ConvOp>(&ops[k]);  // else a POOL op
-      const Pooling* pool = pooling(ops[k]);
       const PlanBase& q = base(pl.ops[k]);
       const MapInput& m = *map_input(pl.ops[k]);
-      const ConvPlan* cq = std::get_if<ConvPlan>(&pl.ops[k]);  // else a PoolPlan
-      const int64_t passes = cq != nullptr ? cq->passes : 1;
-      std::vector<Emit> pending;
-      const int64_t in_bank = k == 0 ? take_bank({}) : cur_bank;
-      const int64_t out_bank = q.dst == Dst::kBank ? take_bank({in_bank}) : -1;
-      const int64_t param_base = param_load(q, pending);
-      // The input, external layout [row][group][col]: image row y holds the
-      // words of every group, so a compute can start once its first rows are in
-      // (one load per row when there are several groups, bank layout
-      // [group][row][col]).
-      std::vector<Emit> input_loads;
-      if (k == 0) {
-        const int64_t per_load = m.g_in == 1 ? m.map_h : 1;
-        for (int64_t y = 0; y < m.map_h; y += per_load) {
-          LoadInstr l;
-          l.hdr.tag = q.tag;
-          l.ext_addr = static_cast<int64_t>(d.inputs[img]) + y * m.g_in * m.map_w * n;
-          l.ext_row_stride = m.map_w * n;
-          l.rows = m.g_in == 1 ? m.map_h : m.g_in;
-          l.row_words = m.map_w;
-          l.dst_kind = LoadDst::kBank;
-          l.dst_id = in_bank;
-          l.dst_addr = y * m.map_w;
-          l.dst_row_stride = m.g_in == 1 ? m.map_w : m.map_h * m.map_w;
-          input_loads.push_back(em.load(l, q.name));
-        }
+      if (m.tiled) {
+        TiledOpIo io;
+        io.in_ext = k == 0 ? d.inputs[img] : d.maps[img][k - 1];
+        io.in_pitch_groups = m.g_in;
+        io.in_width = m.map_w;
+        io.out_bank = q.dst == Dst::kBank && !m.out_external ? cx.take_bank({}) : -1;
+        io.out_ext = q.is_final ? d.outputs[img] : d.maps[img][k];
+        io.out_is_output = q.is_final;
+        emit_tiled_op(cx, ops[k], pl.ops[k], img, io, jobs);
+        cur_bank = io.out_bank;
+        continue;
       }
-      const int64_t plane = op.out_h * op.out_w;
-      for (int64_t pass = 0; pass < passes; ++pass) {
-        Job job;
-        job.loads = std::move(pending);
-        pending.clear();
-        ComputeInstr c;
-        c.hdr.tag = q.tag;
-        c.in_id = in_bank;
-        c.in_base = 0;
-        c.in_h = m.map_h;
-        c.in_w = m.map_w;
-        c.in_groups = m.g_in;
-        c.pool_en = pool != nullptr;
-        if (pool != nullptr) {
-          c.pool_op = pool->avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
-          c.pool_ceil = pool->window.ceil_mode;
-          c.pool_k = pool->window.kernel;
-          c.pool_s = pool->window.stride;
-          c.pool_pad = pool->window.pad;
-          c.pool_out_h = op.out_h;
-          c.pool_out_w = op.out_w;
-          c.post_lo = pool->post_lo;
-          c.post_hi = pool->post_hi;
-        }
-        if (conv != nullptr) {
-          c.mode = ComputeMode::kConv;
-          c.kernel_h = cq->kh;
-          c.kernel_w = cq->kw;
-          c.stride_h = cq->sh;
-          c.stride_w = cq->sw;
-          c.pad_h = cq->ph;
-          c.pad_w = cq->pw;
-          c.out_h = conv->conv_h;
-          c.out_w = conv->conv_w;
-          c.param_base = param_base + pass * p;
-          c.clamp_lo = conv->params.lo;
-          c.clamp_hi = conv->params.hi;
-          if (pl.weights_resident) {
-            c.cache_base = cq->cache_base + pass * cq->per_pass;
-          } else {
-            c.cache_base = (slot_turn++ % pl.slots) * pl.slot_words;
-            LoadInstr l;
-            l.hdr.tag = q.tag;
-            l.ext_addr = static_cast<int64_t>(d.weights + cq->weights_ext +
-                                              pass * p * cq->per_pass * n);
-            l.ext_row_stride = cq->per_pass * n;
-            l.rows = p;
-            l.row_words = cq->per_pass;
-            l.dst_kind = LoadDst::kPeCache;
-            l.dst_pe_step = true;
-            l.dst_addr = c.cache_base;
-            l.dst_row_stride = cq->per_pass;
-            job.loads.push_back(em.load(l, q.name));
-          }
-        } else {
-          c.mode = ComputeMode::kPool;
-          c.out_h = m.map_h;
-          c.out_w = m.map_w;
-          c.dst_group_stride = plane;
-        }
-        const int64_t group_base = conv != nullptr ? pass * plane : 0;
-        c.dst_row_stride = op.out_w;
-        if (q.dst == Dst::kBank) {
-          c.dst_kind = ComputeDst::kBank;
-          c.dst_id = out_bank;
-          c.dst_base = group_base;
-        } else {
-          c.dst_kind = ComputeDst::kPeCache;
-          c.dst_id = img;
-          c.dst_base = q.next_feat_base + group_base;
-        }
-        for (Emit& e : input_loads) job.loads.push_back(std::move(e));
-        input_loads.clear();
-        job.compute = em.compute(c, q.name);
-        if (q.is_final) {
-          const int64_t groups = conv != nullptr ? 1 : m.out_groups;
-          StoreInstr s;
-          s.hdr.tag = q.tag;
-          s.src_id = out_bank;
-          s.src_addr = group_base;
-          s.src_row_stride = op.out_w;
-          s.rows = groups * op.out_h;
-          s.row_words = op.out_w;
-          s.ext_addr = static_cast<int64_t>(d.outputs[img] + group_base * n);
-          s.ext_row_stride = op.out_w * n;
-          job.stores.push_back(em.store(s, q.name));
-        }
-        jobs.push_back(std::move(job));
-      }
+      const int64_t in_bank = k == 0 ? cx.take_bank({}) : cur_bank;
+      const int64_t out_bank = q.dst == Dst::kBank ? cx.take_bank({in_bank}) : -1;
+      emit_whole_op(cx, ops, k, img, in_bank, out_bank, jobs);
       cur_bank = out_bank;
     }
   }
@@ -436,11 +480,11 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.dst_row_stride = q.fc_words;
       pending.push_back(em.load(l, q.name));
     }
-    const int64_t out_bank = q.dst == Dst::kBank ? take_bank({}) : -1;
-    const int64_t tile_bank0 = take_bank({out_bank});
+    const int64_t out_bank = q.dst == Dst::kBank ? cx.take_bank({}) : -1;
+    const int64_t tile_bank0 = cx.take_bank({out_bank});
     const int64_t tile_bank1 =
-        t.banks >= 3 || q.dst != Dst::kBank ? take_bank({out_bank, tile_bank0}) : tile_bank0;
-    const int64_t param_base = param_load(q, pending);
+        t.banks >= 3 || q.dst != Dst::kBank ? cx.take_bank({out_bank, tile_bank0}) : tile_bank0;
+    const int64_t param_base = cx.param_load(q, 0, q.param_entries, pending);
     int turn = 0;
     for (int64_t o0 = 0; o0 < op.out_c; o0 += q.tile) {
       const int64_t count = std::min(q.tile, op.out_c - o0);

@@ -15,6 +15,7 @@
 #include "strata/network.hpp"
 #include "strata/numerics.hpp"
 #include "strata/tensor.hpp"
+#include "tiling.hpp"
 
 namespace strata::compiler {
 
@@ -144,13 +145,33 @@ struct PlanBase {
   int64_t param_entries = 0;
   uint64_t param_ext = 0;   // offset in the params region
   int64_t param_base = -1;  // resident channel base, -1 = loaded per use
+  bool params_per_pass = false;  // more channels than the parameter RAM: P loaded per pass
 };
 
-// A map op's input as stored in a bank, and its output groups (CONV, POOL).
+// Where a tiled op keeps its tiles (docs/compiler.md, "Large maps"): two input
+// buffers that alternate between tiles, and two output buffers when its results
+// go to external memory (otherwise they go straight into the whole output map,
+// in a bank or the PE caches). A buffer is a bank, or half of one when the
+// target has too few banks for a bank each (`*_shared`: both in one bank).
+struct TileBuffers {
+  int64_t in_words = 0;   // each input buffer
+  int64_t out_words = 0;  // each output buffer; 0: none
+  bool in_shared = false;
+  bool out_shared = false;
+};
+
+// A map op's input, its output groups, and how it runs (CONV, POOL): whole (its
+// input map in one bank, loaded whole or left there by the op before) or tiled
+// (bands x strips, its input read tile by tile from external memory).
 struct MapInput {
   bool reorder = false;  // the first convolution's input, reordered on the host
   int64_t g_in = 0, map_h = 0, map_w = 0;
   int64_t out_groups = 0;
+  bool tiled = false;
+  bool out_external = false;  // its results are stored: the output, or a map in external memory
+  AxisGeometry rows, cols;    // the op's windows along each axis, as run
+  TilingChoice tiling;        // tiled: bands, strips, loop order, predicted cost
+  TileBuffers buffers;        // tiled
 };
 
 struct ConvPlan : PlanBase, MapInput {
@@ -246,6 +267,11 @@ struct DataLayout {
   std::vector<uint64_t> outputs;
   uint64_t input_bytes = 0;
   uint64_t output_bytes = 0;
+  // Maps kept in external memory between two ops ([row][group][col] words): per
+  // image, per op, the address of its results (0 for an op whose results stay
+  // on chip or are the output) and their size.
+  std::vector<std::vector<uint64_t>> maps;
+  std::vector<uint64_t> map_bytes;
   uint64_t end = 0;
 };
 

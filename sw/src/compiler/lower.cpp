@@ -113,7 +113,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         const bool avg = l.type == LayerType::kAvgPool;
         if (after_fc) fail("pooling after a fully-connected layer is not supported");
         if (flat) fail("pooling after flatten of a map larger than 1x1 is not supported");
-        const bool fits = l.pool.kernel <= t.max_pool_kernel && cur[2] <= t.max_image_width;
+        // A row wider than the line buffer runs in column strips (plan.cpp).
+        const bool fits = l.pool.kernel <= t.max_pool_kernel;
         ConvOp* conv = last != nullptr ? std::get_if<ConvOp>(last) : nullptr;
         PoolOp* clamp = last != nullptr ? std::get_if<PoolOp>(last) : nullptr;
         if (clamp != nullptr && !clamp->clamp_only) clamp = nullptr;
@@ -158,7 +159,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
               "average pool {}x{} (larger than max_pool_kernel {}) computed as a convolution "
               "with identity weights, M = 1, S = {}: exact, every window holds {} elements",
               k, k, t.max_pool_kernel, shift, k * k));
-        } else if (l.pool.kernel > t.max_pool_kernel) {
+        } else {
           fail(violation_message(
               target_rule("pool.kernel"),
               fmt::format("pooling window {} exceeds the target's max_pool_kernel {}{}",
@@ -166,12 +167,6 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                           avg ? " (and it is not an average over equal power-of-two windows "
                                 "that could run as a convolution)"
                               : "")));
-        } else {
-          fail(violation_message(
-              target_rule("pool.width"),
-              fmt::format("pooling input width {} exceeds the target's max_image_width {} (the "
-                          "line buffer holds one row)",
-                          cur[2], t.max_image_width)));
         }
         break;
       }
@@ -181,13 +176,6 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           // when flattens came before it (they only rename the shape; the output placement
           // and a following FC's feature order then see the map).
           const Shape& in = net.input_shape;
-          if (in[2] > t.max_image_width) {
-            fail(violation_message(
-                target_rule("pool.width"),
-                fmt::format("a clamp on the input runs in the pooling unit, whose row holds "
-                            "{} pixels (max_image_width); the input is {} wide",
-                            t.max_image_width, in[2])));
-          }
           PoolOp op = elementwise(in);
           op.main = &l;
           op.layers.push_back(li);
@@ -230,14 +218,6 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     cur = l.out_shape;
   }
   if (ops.empty()) {  // nothing to compute (only flatten): copy through the pooling unit
-    if (net.input_shape[2] > t.max_image_width) {
-      throw Error(violation_message(
-                      target_rule("pool.width"),
-                      fmt::format("the network computes nothing, and copying its {}-wide input "
-                                  "through the pooling unit exceeds max_image_width {}",
-                                  net.input_shape[2], t.max_image_width)),
-                  ErrorContext{net.source_file, 0, ""});
-    }
     PoolOp op = elementwise(net.input_shape);
     for (size_t li = 0; li < net.layers.size(); ++li) op.layers.push_back(li);
     ops.push_back(std::move(op));

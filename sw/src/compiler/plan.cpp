@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
 
 #include "passes.hpp"
 #include "strata/error.hpp"
@@ -46,6 +47,84 @@ MapInput* map_input_of(OpPlan& q) {
   if (auto* c = std::get_if<ConvPlan>(&q)) return c;
   if (auto* p = std::get_if<PoolPlan>(&q)) return p;
   return nullptr;
+}
+
+// Maps in external memory and the tiles of every op that does not run whole
+// (docs/compiler.md, "Large maps"). A map stays on chip when the op that reads
+// it runs whole; a tiled op reads its input from external memory, tile by tile,
+// through two alternating buffers, and writes its results into the whole
+// output map on chip, or through two alternating buffers to external memory.
+template <class Fail>
+void plan_tiles(const std::vector<Op>& ops, const HwTarget& t, Plan& pl, const Fail& fail) {
+  const int64_t n = t.lanes;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    MapInput* m = map_input_of(pl.ops[k]);
+    if (m == nullptr) continue;
+    const PlanBase& b = base(pl.ops[k]);
+    const MapInput* next = k + 1 < ops.size() ? map_input(pl.ops[k + 1]) : nullptr;
+    m->out_external = b.is_final || (next != nullptr && next->tiled);
+    if (!m->tiled) continue;
+    const OpBase& op = base(ops[k]);
+    const bool map_out = !m->out_external && b.dst == Dst::kBank;
+    const int need = 2 + (m->out_external ? 2 : map_out ? 1 : 0);
+    const int64_t half = t.bank_depth / 2;
+    TileBuffers& buf = m->buffers;
+    buf.in_words = t.bank_depth;
+    buf.out_words = m->out_external ? t.bank_depth : 0;
+    if (t.banks < need) {
+      const int spare = t.banks - (m->out_external ? 0 : map_out ? 1 : 0);
+      if (spare < 1 || (m->out_external && t.banks < 2)) {
+        fail(op, "compute.dst_bank_overlap",
+             fmt::format("running it in tiles needs two banks, the target has {} (banks)",
+                         t.banks));
+      }
+      if (m->out_external) {
+        buf.out_shared = true;
+        buf.out_words = half;
+        buf.in_shared = t.banks < 3;
+      } else {
+        buf.in_shared = spare < 2;
+      }
+      if (buf.in_shared) buf.in_words = half;
+    }
+    TilingProblem tp;
+    tp.rows = m->rows;
+    tp.cols = m->cols;
+    tp.in_groups = m->g_in;
+    tp.out_groups = m->out_groups;
+    const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
+    tp.passes = cq != nullptr ? cq->passes : 1;
+    tp.pool_op = cq == nullptr;
+    tp.in_buf_words = buf.in_words;
+    tp.out_buf_words = buf.out_words;
+    tp.line_buffer = t.max_image_width;
+    tp.strips_allowed = t.beat_bytes() <= n && n % t.beat_bytes() == 0;
+    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass : 0;
+    tp.pes = t.pes;
+    tp.words_per_beat_inv = std::max<int64_t>(1, ceil_div(n, t.beat_bytes()));
+    std::string why;
+    m->tiling = choose_tiling(tp, &why);
+    if (m->tiling.bands.empty()) {
+      fail(op, "compute.in_range",
+           fmt::format("input feature map [{}][{}][{}] ({} word{} per pixel) cannot be split "
+                       "into tiles that fit: {}; a buffer holds {} words (bank_depth), a pooled "
+                       "row {} pixels (max_image_width)",
+                       op.in_c, op.in_h, op.in_w, m->g_in, m->g_in == 1 ? "" : "s", why,
+                       buf.in_words, t.max_image_width));
+    }
+    const TilingChoice& c = m->tiling;
+    pl.notes.push_back(fmt::format(
+        "{}: {} band{} x {} strip{} ({}; input {} words per buffer{}, results {}), {} beats, "
+        "{} external words, {} cycles predicted",
+        b.name, c.bands.size(), c.bands.size() == 1 ? "" : "s", c.strips.size(),
+        c.strips.size() == 1 ? "" : "s",
+        c.pass_outer ? "every tile per weight pass" : "every weight pass per tile",
+        buf.in_words, buf.in_shared ? ", two in one bank" : "",
+        m->out_external ? "stored to external memory"
+                        : (b.dst == Dst::kBank ? "into the whole map in a bank"
+                                               : "into the PE caches"),
+        c.compute_beats, c.ext_words, c.predicted_cycles));
+  }
 }
 
 }  // namespace
@@ -137,10 +216,9 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                                        first.conv_w);
       const int64_t reordered = conv_beats(first.in_h, first.conv_w, g2, k, 1, first.stride, 1,
                                            first.pad, 0, first.conv_h, first.conv_w);
-      const bool fits = first.in_h * first.conv_w * g2 <= t.bank_depth;
       const bool want = o.reorder == Reorder::kAlways ||
                         (o.reorder == Reorder::kAuto && reordered < plain);
-      if (want && fits) {
+      if (want) {
         fq.reorder = true;
         pl.input_layout = InputLayout::kReordered;
         pl.notes.push_back(fmt::format(
@@ -149,9 +227,8 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
             fq.name, k, first.in_c, g2, g2 == 1 ? "" : "s", reordered, plain));
       } else if (o.reorder != Reorder::kNever) {
         pl.notes.push_back(fmt::format("{}: plain input layout ({} beats per image; reordered "
-                                       "would need {}{})",
-                                       fq.name, plain, reordered,
-                                       fits ? "" : " and does not fit a bank"));
+                                       "would need {})",
+                                       fq.name, plain, reordered));
       }
     }
   }
@@ -189,21 +266,46 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       q.passes = ceil_div(op.out_c, p);
       q.param_entries = q.passes * p;
     }
+    // The op's windows along each axis, as run: a POOL op is a 1 x 1 window
+    // followed by its pool.
+    const Pooling* pool = pooling(ops[k]);
+    const auto axis = [&](int64_t in, int64_t conv_out, int kernel, int stride, int pad) {
+      AxisGeometry a;
+      a.in = in;
+      a.kernel = kernel;
+      a.stride = stride;
+      a.pad_before = a.pad_after = pad;
+      a.conv_out = conv_out;
+      a.out = conv_out;
+      if (pool != nullptr) {
+        a.pooled = true;
+        a.pool_kernel = pool->window.kernel;
+        a.pool_stride = pool->window.stride;
+        a.pool_pad_before = a.pool_pad_after = pool->window.pad;
+        a.pool_ceil = pool->window.ceil_mode;
+        a.out = window_count(conv_out, a.pool_kernel, a.pool_stride, a.pool_pad_before,
+                             a.pool_pad_after, a.pool_ceil);
+      }
+      return a;
+    };
+    if (const auto* cq = std::get_if<ConvPlan>(&pl.ops[k])) {
+      const ConvOp& conv = std::get<ConvOp>(ops[k]);
+      m.rows = axis(m.map_h, conv.conv_h, cq->kh, cq->sh, cq->ph);
+      m.cols = axis(m.map_w, conv.conv_w, cq->kw, cq->sw, cq->pw);
+    } else {
+      m.rows = axis(m.map_h, m.map_h, 1, 1, 0);
+      m.cols = axis(m.map_w, m.map_w, 1, 1, 0);
+    }
+    if (m.rows.out != op.out_h || m.cols.out != op.out_w) {
+      throw Error(fmt::format("internal: {} computes [{}][{}], its layers [{}][{}]", b.name,
+                              m.rows.out, m.cols.out, op.out_h, op.out_w));
+    }
+    // Whole when its input and output maps fit a bank and a pooled row fits the
+    // line buffer; otherwise in tiles.
     const int64_t in_words = m.g_in * m.map_h * m.map_w;
-    if (in_words > t.bank_depth) {
-      fail(op, "compute.in_range",
-           fmt::format("input feature map [{}][{}][{}] needs {} words ({} group{} x {} x "
-                       "{}), a bank holds {} (bank_depth)",
-                       op.in_c, op.in_h, op.in_w, in_words, m.g_in, m.g_in == 1 ? "" : "s",
-                       m.map_h, m.map_w, t.bank_depth));
-    }
     const int64_t out_words = m.out_groups * op.out_h * op.out_w;
-    if (b.dst == Dst::kBank && out_words > t.bank_depth) {
-      fail(op, "compute.dst_bank_range",
-           fmt::format("output feature map [{}][{}][{}] needs {} words, a bank holds {} "
-                       "(bank_depth)",
-                       op.out_c, op.out_h, op.out_w, out_words, t.bank_depth));
-    }
+    m.tiled = in_words > t.bank_depth || (b.dst == Dst::kBank && out_words > t.bank_depth) ||
+              (pool != nullptr && m.cols.conv_out > t.max_image_width);
   }
 
   if (pl.input_layout != InputLayout::kFeatures) {
@@ -211,15 +313,19 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     pl.input_words = m.g_in * m.map_h * m.map_w;
   }
 
-  // Parameter RAM: resident when every op's channels fit, else loaded per use.
+  // Parameter RAM: resident when every op's channels fit, else loaded per use;
+  // a convolution with more channels than the RAM loads each pass's P.
   int64_t entries = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
-    const PlanBase& q = base(pl.ops[k]);
+    PlanBase& q = base_of(pl.ops[k]);
     if (q.param_entries > t.param_depth) {
-      fail(base(ops[k]), "compute.param_range",
-           fmt::format("{} output channels need {} parameter entries, the parameter RAM "
-                       "holds {} (param_depth)",
-                       base(ops[k]).out_c, q.param_entries, t.param_depth));
+      if (!is<ConvOp>(ops[k]) || p > t.param_depth) {
+        fail(base(ops[k]), "compute.param_range",
+             fmt::format("{} output channels need {} parameter entries, the parameter RAM "
+                         "holds {} (param_depth)",
+                         base(ops[k]).out_c, q.param_entries, t.param_depth));
+      }
+      q.params_per_pass = true;
     }
     entries += q.param_entries;
   }
@@ -304,6 +410,9 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                                    "pass through {} slot{} of {} words",
                                    total, cap, pl.slots, pl.slots == 1 ? "" : "s", largest));
   }
+
+  // Maps in external memory and the tiles of the ops that do not run whole.
+  plan_tiles(ops, t, pl, fail);
 
   // External images of the parameters and weights, in hardware order.
   for (size_t k = 0; k < ops.size(); ++k) {

@@ -1,0 +1,65 @@
+// What the emission of one op's jobs shares with the others (pass 3, emit):
+// the target, the plan, the external data layout, the bank rotation, the
+// parameter ring and the weight slots. emit.cpp emits the ops that run whole
+// and the fully-connected layers, emit_tiles.cpp the tiled ops.
+#pragma once
+
+#include <initializer_list>
+#include <vector>
+
+#include "ir.hpp"
+
+namespace strata::compiler {
+
+class EmitContext {
+ public:
+  EmitContext(const HwTarget& t, const Plan& pl, const DataLayout& d)
+      : t(t), pl(pl), d(d), em(t) {}
+
+  const HwTarget& t;
+  const Plan& pl;
+  const DataLayout& d;
+  const Emitter em;
+
+  // The next bank in round-robin order that is not excluded.
+  int64_t take_bank(std::initializer_list<int64_t> exclude);
+
+  // The parameter RAM address of channel `first` of op `q`: its resident base,
+  // or a LOAD of `count` channels from `first` into the ring (added to `loads`).
+  int64_t param_load(const PlanBase& q, int64_t first, int64_t count, std::vector<Emit>& loads);
+
+  // Streamed weights: the PE-cache slot of the next pass and the LOAD that
+  // fills it with pass `pass` of convolution `q` (added to `loads`).
+  int64_t weight_load(const ConvPlan& q, int64_t pass, std::vector<Emit>& loads);
+
+ private:
+  int next_bank_ = 0;
+  int64_t ring_ = 0;
+  int slot_turn_ = 0;
+};
+
+// The COMPUTE of one tile (a band and a strip) and pass of map op `op`: its
+// input, [group][row][col] words of the tile's input rows and columns at
+// `in_bank`:`in_base`, with the tile's padding and sizes; parameters from
+// `param_base` (channel 0 of the pass), weights at `cache_base`. The caller sets
+// the destination. An op that runs whole is one tile of the whole map.
+isa::ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band,
+                               const AxisTile& strip, int64_t in_bank, int64_t in_base,
+                               int64_t param_base, int64_t cache_base);
+
+// The jobs of tiled op `k` (emit_tiles.cpp) for image `img`: its input read
+// tile by tile from external memory at `in_ext` ([row][group][col], rows
+// `in_row_bytes` apart per group), its results into bank `out_bank` (a whole map
+// on chip), the PE caches, or external memory at `out_ext`.
+struct TiledOpIo {
+  uint64_t in_ext = 0;
+  int64_t in_pitch_groups = 0;  // groups per external input row
+  int64_t in_width = 0;         // words per group row of the external input
+  int64_t out_bank = -1;        // whole output map on chip (dst kBank, not external)
+  uint64_t out_ext = 0;         // results in external memory
+  bool out_is_output = false;   // the network's output region: [group][row][col]
+};
+void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
+                   const TiledOpIo& io, std::vector<Job>& jobs);
+
+}  // namespace strata::compiler

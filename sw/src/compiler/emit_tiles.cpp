@@ -1,0 +1,212 @@
+// Pass 3, emit (passes.hpp), for the ops that run in tiles (docs/compiler.md,
+// "Large maps"): per tile and weight pass a job of loads (parameters, weights,
+// the tile's input rows), one COMPUTE and the STOREs of its results; and the
+// COMPUTE of a tile, shared with the ops that run whole.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "emit_context.hpp"
+#include "strata/error.hpp"
+
+namespace strata::compiler {
+
+using isa::ComputeDst;
+using isa::ComputeInstr;
+using isa::ComputeMode;
+using isa::LoadDst;
+using isa::LoadInstr;
+using isa::StoreInstr;
+
+ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band,
+                          const AxisTile& strip, int64_t in_bank, int64_t in_base,
+                          int64_t param_base, int64_t cache_base) {
+  const PlanBase& q = base(plan);
+  const MapInput& m = *map_input(plan);
+  ComputeInstr c;
+  c.hdr.tag = q.tag;
+  c.in_id = in_bank;
+  c.in_base = in_base;
+  c.in_h = band.in_end - band.in_begin;
+  c.in_w = strip.in_end - strip.in_begin;
+  c.in_groups = m.g_in;
+  if (const Pooling* pool = pooling(op)) {
+    c.pool_en = true;
+    c.pool_op = pool->avg ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
+    c.pool_ceil = band.pool_ceil;
+    c.pool_k = pool->window.kernel;
+    c.pool_s = pool->window.stride;
+    c.pool_pad_top = band.pool_pad_before;
+    c.pool_pad_bottom = band.pool_pad_after;
+    c.pool_pad_left = strip.pool_pad_before;
+    c.pool_pad_right = strip.pool_pad_after;
+    c.pool_out_h = band.out_end - band.out_begin;
+    c.pool_out_w = strip.out_end - strip.out_begin;
+    c.post_lo = pool->post_lo;
+    c.post_hi = pool->post_hi;
+  }
+  if (const auto* conv = std::get_if<ConvOp>(&op)) {
+    const ConvPlan& cq = std::get<ConvPlan>(plan);
+    c.mode = ComputeMode::kConv;
+    c.kernel_h = cq.kh;
+    c.kernel_w = cq.kw;
+    c.stride_h = cq.sh;
+    c.stride_w = cq.sw;
+    c.pad_top = band.pad_before;
+    c.pad_bottom = band.pad_after;
+    c.pad_left = strip.pad_before;
+    c.pad_right = strip.pad_after;
+    c.out_h = band.conv_end - band.conv_begin;
+    c.out_w = strip.conv_end - strip.conv_begin;
+    c.param_base = param_base;
+    c.cache_base = cache_base;
+    c.clamp_lo = conv->params.lo;
+    c.clamp_hi = conv->params.hi;
+  } else {
+    c.mode = ComputeMode::kPool;
+    c.out_h = c.in_h;
+    c.out_w = c.in_w;
+  }
+  return c;
+}
+
+namespace {
+
+struct Buffer {
+  int64_t bank = -1;
+  int64_t base = 0;
+};
+
+}  // namespace
+
+void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
+                   const TiledOpIo& io, std::vector<Job>& jobs) {
+  const int64_t n = cx.t.lanes, p = cx.t.pes;
+  const OpBase& ob = base(op);
+  const PlanBase& q = base(plan);
+  const MapInput& m = *map_input(plan);
+  const ConvPlan* cq = std::get_if<ConvPlan>(&plan);
+  const TilingChoice& tc = m.tiling;
+  const TileBuffers& buf = m.buffers;
+
+  // Two input buffers; two output buffers when the results leave the chip.
+  Buffer in[2], out[2];
+  in[0] = {cx.take_bank({io.out_bank}), 0};
+  in[1] = buf.in_shared ? Buffer{in[0].bank, buf.in_words}
+                        : Buffer{cx.take_bank({io.out_bank, in[0].bank}), 0};
+  if (buf.out_words > 0) {
+    out[0] = {cx.take_bank({in[0].bank, in[1].bank}), 0};
+    out[1] = buf.out_shared ? Buffer{out[0].bank, buf.out_words}
+                            : Buffer{cx.take_bank({in[0].bank, in[1].bank, out[0].bank}), 0};
+  }
+
+  const int64_t passes = cq != nullptr ? cq->passes : 1;
+  const bool streamed = cq != nullptr && !cx.pl.weights_resident;
+  const int64_t strips = static_cast<int64_t>(tc.strips.size());
+  const int64_t tiles = static_cast<int64_t>(tc.bands.size()) * strips;
+  const int64_t plane = ob.out_h * ob.out_w;
+  std::vector<Emit> pending;
+  const int64_t op_params =
+      q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+  int in_turn = -1, out_turn = 0;
+  int64_t cache_base = 0;
+  for (int64_t i = 0; i < tiles * passes; ++i) {
+    const int64_t tile = tc.pass_outer ? i % tiles : i / passes;
+    const int64_t pass = tc.pass_outer ? i / tiles : i % passes;
+    const AxisTile& band = tc.bands[static_cast<size_t>(tile / strips)];
+    const AxisTile& strip = tc.strips[static_cast<size_t>(tile % strips)];
+    const int64_t rows = band.in_end - band.in_begin, cols = strip.in_end - strip.in_begin;
+    Job job;
+    job.loads = std::move(pending);
+    pending.clear();
+    // Loads in the order a compute needs them last: parameters, weights, input.
+    const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
+                                                 : op_params + pass * p;
+    if (cq != nullptr) {
+      if (!streamed) {
+        cache_base = cq->cache_base + pass * cq->per_pass;
+      } else if (!tc.pass_outer || tile == 0) {
+        cache_base = cx.weight_load(*cq, pass, job.loads);
+      }
+    }
+    if (tc.pass_outer || pass == 0) {
+      ++in_turn;
+      const Buffer& b = in[in_turn % 2];
+      // External [row][group][col]: one LOAD per input row (every group of it),
+      // or one for the tile when a row is one group, so the compute can start
+      // once its first rows are in.
+      const int64_t ext_row = io.in_pitch_groups * io.in_width * n;
+      const uint64_t x0 = static_cast<uint64_t>(strip.in_begin * n);
+      const int64_t per_load = m.g_in == 1 ? rows : 1;
+      for (int64_t y = 0; y < rows; y += per_load) {
+        LoadInstr l;
+        l.hdr.tag = q.tag;
+        l.ext_addr = static_cast<int64_t>(io.in_ext + (band.in_begin + y) * ext_row + x0);
+        l.ext_row_stride = m.g_in == 1 ? ext_row : io.in_width * n;
+        l.rows = m.g_in == 1 ? rows : m.g_in;
+        l.row_words = cols;
+        l.dst_kind = LoadDst::kBank;
+        l.dst_id = b.bank;
+        l.dst_addr = b.base + y * cols;
+        l.dst_row_stride = m.g_in == 1 ? cols : rows * cols;
+        job.loads.push_back(cx.em.load(l, q.name));
+      }
+    }
+    const Buffer& src = in[in_turn % 2];
+    ComputeInstr c = tile_compute(op, plan, band, strip, src.bank, src.base, param_base,
+                                  cache_base);
+    const int64_t out_rows = band.out_end - band.out_begin;
+    const int64_t out_cols = strip.out_end - strip.out_begin;
+    const int64_t group_base = cq != nullptr ? pass * plane : 0;
+    if (buf.out_words == 0) {
+      // Into the whole output map: a bank, or the PE caches of image `img`.
+      const int64_t at = group_base + band.out_begin * ob.out_w + strip.out_begin;
+      c.dst_row_stride = ob.out_w;
+      c.dst_group_stride = plane;
+      if (io.out_bank >= 0) {
+        c.dst_kind = ComputeDst::kBank;
+        c.dst_id = io.out_bank;
+        c.dst_base = at;
+      } else {
+        c.dst_kind = ComputeDst::kPeCache;
+        c.dst_id = img;
+        c.dst_base = q.next_feat_base + at;
+      }
+      job.compute = cx.em.compute(c, q.name);
+    } else {
+      const Buffer& b = out[out_turn++ % 2];
+      c.dst_kind = ComputeDst::kBank;
+      c.dst_id = b.bank;
+      c.dst_base = b.base;
+      c.dst_row_stride = out_cols;
+      c.dst_group_stride = out_rows * out_cols;
+      job.compute = cx.em.compute(c, q.name);
+      // CONV: the pass's group; POOL: every group.
+      const int64_t first = cq != nullptr ? pass : 0;
+      const int64_t count = cq != nullptr ? 1 : m.out_groups;
+      for (int64_t g = first; g < first + count; ++g) {
+        StoreInstr s;
+        s.hdr.tag = q.tag;
+        s.src_id = b.bank;
+        s.src_addr = b.base + (g - first) * out_rows * out_cols;
+        s.src_row_stride = out_cols;
+        s.rows = out_rows;
+        s.row_words = out_cols;
+        if (io.out_is_output) {  // [group][row][col]
+          s.ext_addr = static_cast<int64_t>(
+              io.out_ext + ((g * ob.out_h + band.out_begin) * ob.out_w + strip.out_begin) * n);
+          s.ext_row_stride = ob.out_w * n;
+        } else {  // [row][group][col]
+          s.ext_addr = static_cast<int64_t>(
+              io.out_ext +
+              ((band.out_begin * m.out_groups + g) * ob.out_w + strip.out_begin) * n);
+          s.ext_row_stride = m.out_groups * ob.out_w * n;
+        }
+        job.stores.push_back(cx.em.store(s, q.name));
+      }
+    }
+    jobs.push_back(std::move(job));
+  }
+}
+
+}  // namespace strata::compiler
