@@ -155,7 +155,7 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
         const int64_t a = c.in_base + (g * c.in_h + y) * c.in_w;
         step.push_back({{Space::kBank, c.in_id, a, a + c.in_w}, false});
       } else {
-        const int64_t y0 = y * c.stride_h - c.pad_h;
+        const int64_t y0 = y * c.stride_h - c.pad_top;
         const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + c.kernel_h);
         for (int64_t gi = 0; gi < c.in_groups; ++gi) {
           const int64_t a = c.in_base + (gi * c.in_h + r0) * c.in_w;
@@ -167,9 +167,10 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
       }
     }
     for (int64_t r = 0; r < res_rows; ++r) {
-      const int64_t last_in = pool_only || c.pool_en
-                                  ? std::min(rows_in - 1, r * c.pool_s - c.pool_pad + c.pool_k - 1)
-                                  : r;
+      const int64_t last_in =
+          pool_only || c.pool_en
+              ? std::min(rows_in - 1, r * c.pool_s - c.pool_pad_top + c.pool_k - 1)
+              : r;
       const Span s = dst_span(c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride,
                               res_cols);
       e.steps[static_cast<size_t>(g * rows_in + last_in)].push_back({s, true});
@@ -342,7 +343,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
           c.pool_ceil = pool->window.ceil_mode;
           c.pool_k = pool->window.kernel;
           c.pool_s = pool->window.stride;
-          c.pool_pad = pool->window.pad;
+          // The network's pooling padding is symmetric: the same on every side.
+          c.pool_pad_top = c.pool_pad_left = pool->window.pad;
+          c.pool_pad_bottom = c.pool_pad_right = pool->window.pad;
           c.pool_out_h = op.out_h;
           c.pool_out_w = op.out_w;
           c.post_lo = pool->post_lo;
@@ -354,8 +357,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
           c.kernel_w = cq->kw;
           c.stride_h = cq->sh;
           c.stride_w = cq->sw;
-          c.pad_h = cq->ph;
-          c.pad_w = cq->pw;
+          // The network's padding is symmetric: bottom = top, right = left.
+          c.pad_top = c.pad_bottom = cq->ph;
+          c.pad_left = c.pad_right = cq->pw;
           c.out_h = conv->conv_h;
           c.out_w = conv->conv_w;
           c.param_base = param_base + pass * p;
