@@ -19,7 +19,8 @@
 //     compiler emits it only when fewer than N neurons fit a bank).
 // No division anywhere: an output size m + 1 is checked as the pair of
 // inequalities that define it (floor: m*s + k <= D < m*s + s + k with
-// D = dim + 2p; ceil: the window generator's "another window" rule).
+// D = dim + pad_a + pad_b, the padding before and after; ceil: the window
+// generator's "another window" rule).
 //
 // Resources: ONE registered 17 x 17 multiplier (one DSP) computes the 17
 // products of the checks and of the walk geometry in sequence, then a stage
@@ -70,12 +71,12 @@ module strata_compute_decode
   localparam int unsigned SPlane   = 0;   // in_h * in_w
   localparam int unsigned SVRows   = 1;   // POOL: G * in_h
   localparam int unsigned SKwg     = 2;   // kernel_w * G (effective)
-  localparam int unsigned SRowOff0 = 3;   // pad_h * kernel_w * G
+  localparam int unsigned SRowOff0 = 3;   // pad_top * kernel_w * G
   localparam int unsigned SRowStep = 4;   // stride_h * kernel_w * G
-  localparam int unsigned SColOff0 = 5;   // pad_w * G
+  localparam int unsigned SColOff0 = 5;   // pad_left * G
   localparam int unsigned SColStep = 6;   // stride_w * G
   localparam int unsigned SRowAdv  = 7;   // stride_h * image row words
-  localparam int unsigned SPadOff  = 8;   // pad_h * image row words
+  localparam int unsigned SPadOff  = 8;   // pad_top * image row words
   localparam int unsigned SConvMh  = 9;   // (out_h - 1) * stride_h
   localparam int unsigned SConvMw  = 10;  // (out_w - 1) * stride_w
   localparam int unsigned SPoolMh  = 11;  // (pool_out_h - 1) * pool_s
@@ -107,7 +108,9 @@ module strata_compute_decode
   logic [15:0] param_base_q, pool_out_h_q, pool_out_w_q, dst_base_q, dst_row_stride_q;
   logic [15:0] dst_group_stride_q;
   logic [5:0]  dst_lane_q;
-  logic [3:0]  kh_q, kw_q, sh_q, sw_q, ph_q, pw_q, pk_q, ps_q, pp_q;
+  logic [3:0]  kh_q, kw_q, sh_q, sw_q, pk_q, ps_q;
+  logic [3:0]  pt_q, pl_q, pb_q, pr_q;      // CONV padding: top, left, bottom, right
+  logic [3:0]  ppt_q, ppl_q, ppb_q, ppr_q;  // pooling padding: top, left, bottom, right
   logic signed [7:0] clamp_lo_q, clamp_hi_q, post_lo_q, post_hi_q;
   logic        pool_en_q, pool_avg_q, pool_ceil_q;
 
@@ -163,8 +166,10 @@ module strata_compute_decode
       kw_q               <= compute_kernel_w(instr_i);
       sh_q               <= compute_stride_h(instr_i);
       sw_q               <= compute_stride_w(instr_i);
-      ph_q               <= compute_pad_h(instr_i);
-      pw_q               <= compute_pad_w(instr_i);
+      pt_q               <= compute_pad_top(instr_i);
+      pl_q               <= compute_pad_left(instr_i);
+      pb_q               <= compute_pad_bottom(instr_i);
+      pr_q               <= compute_pad_right(instr_i);
       out_h_q            <= compute_out_h(instr_i);
       out_w_q            <= compute_out_w(instr_i);
       cache_base_q       <= compute_cache_base(instr_i);
@@ -176,7 +181,10 @@ module strata_compute_decode
       pool_ceil_q        <= compute_pool_ceil(instr_i);
       pk_q               <= compute_pool_k(instr_i);
       ps_q               <= compute_pool_s(instr_i);
-      pp_q               <= compute_pool_pad(instr_i);
+      ppt_q              <= compute_pool_pad_top(instr_i);
+      ppl_q              <= compute_pool_pad_left(instr_i);
+      ppb_q              <= compute_pool_pad_bottom(instr_i);
+      ppr_q              <= compute_pool_pad_right(instr_i);
       pool_out_h_q       <= compute_pool_out_h(instr_i);
       pool_out_w_q       <= compute_pool_out_w(instr_i);
       dst_id_q           <= compute_dst_id(instr_i);
@@ -195,15 +203,17 @@ module strata_compute_decode
   assign is_pool = mode_q == 2'(ComputeModePool);
   assign pooled  = is_pool || (is_conv && pool_en_q);
 
-  // Effective walk geometry (FC and POOL are 1x1 convolutions).
-  logic [3:0]  kh_e, kw_e, sh_e, sw_e, ph_e, pw_e;
+  // Effective walk geometry (FC and POOL are 1x1 convolutions). The walk
+  // needs the top and left padding only: its taps end at the image's last
+  // row and column, and out_h, out_w (checked) give the bottom and right.
+  logic [3:0]  kh_e, kw_e, sh_e, sw_e, pt_e, pl_e;
   logic [15:0] gw_e, inw_e, res_rows, res_cols;
   assign kh_e  = is_conv ? kh_q : 4'd1;
   assign kw_e  = is_conv ? kw_q : 4'd1;
   assign sh_e  = is_conv ? sh_q : 4'd1;
   assign sw_e  = is_conv ? sw_q : 4'd1;
-  assign ph_e  = is_conv ? ph_q : 4'd0;
-  assign pw_e  = is_conv ? pw_q : 4'd0;
+  assign pt_e  = is_conv ? pt_q : 4'd0;
+  assign pl_e  = is_conv ? pl_q : 4'd0;
   assign gw_e  = is_pool ? 16'd1 : groups_q;
   assign inw_e = is_fc ? groups_q : in_w_q;
   // Result rows / columns per group.
@@ -220,12 +230,12 @@ module strata_compute_decode
   // Operands that need arithmetic (small products, "minus one", the mode's
   // choices) are registered from the captured fields, so the operand
   // multiplexer only selects registers; the small products (kernel_h,
-  // pad_h, stride_h times kernel_w) are DSP multipliers whose input and
+  // pad_top, stride_h times kernel_w) are DSP multipliers whose input and
   // output registers are the two register stages after the mode's choices.
   // They are valid from the third StMul cycle (cnt_q = 2); steps 0 and 1 use
   // captured fields only (asserted).
-  logic [16:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q, ph_e_q;
-  logic [16:0] pw_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q, pool_mw_a_q;
+  logic [16:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q, pt_e_q;
+  logic [16:0] pl_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q, pool_mw_a_q;
   logic [16:0] dst_rows_a_q, dst_grps_a_q, in_words_a_q;
   logic        derived1_q;    // the first stage follows the captured fields
   logic        derived_ok_q;  // every register above follows them
@@ -235,8 +245,8 @@ module strata_compute_decode
     gw_e_q          <= 17'(gw_e);
     inw_e_q         <= 17'(inw_e);
     sh_e_q          <= 17'(sh_e);
-    ph_e_q          <= 17'(ph_e);
-    pw_e_q          <= 17'(pw_e);
+    pt_e_q          <= 17'(pt_e);
+    pl_e_q          <= 17'(pl_e);
     sw_e_q          <= 17'(sw_e);
     conv_mh_a_q     <= 17'(out_h_q - 16'd1);
     conv_mw_a_q     <= 17'(out_w_q - 16'd1);
@@ -253,10 +263,10 @@ module strata_compute_decode
   // far from the decoder is reached and left register to register, never a
   // route to the DSP and one back in the same cycle.
   // Product k: small_a[k] * kw_e; 0 taps (kernel_h, 0 for POOL), 1 row
-  // offset (pad_h), 2 row step (stride_h).
+  // offset (pad_top), 2 row step (stride_h).
   logic [2:0][3:0] small_a;
   logic [2:0][7:0] small_p;
-  assign small_a = {sh_e, ph_e, is_pool ? 4'd0 : kh_e};
+  assign small_a = {sh_e, pt_e, is_pool ? 4'd0 : kh_e};
 
   for (genvar k = 0; k < 3; k++) begin : g_small_mul
     strata_dsp_mul #(
@@ -308,10 +318,10 @@ module strata_compute_decode
     src_a[SKwg]     = kw_g_q;        src_b[SKwg]     = gw_e_q;
     src_a[SRowOff0] = row_off_k_q;   src_b[SRowOff0] = gw_e_q;
     src_a[SRowStep] = row_step_k_q;  src_b[SRowStep] = gw_e_q;
-    src_a[SColOff0] = pw_e_q;        src_b[SColOff0] = gw_e_q;
+    src_a[SColOff0] = pl_e_q;        src_b[SColOff0] = gw_e_q;
     src_a[SColStep] = sw_e_q;        src_b[SColStep] = gw_e_q;
     src_a[SRowAdv]  = sh_e_q;        src_b[SRowAdv]  = inw_e_q;
-    src_a[SPadOff]  = ph_e_q;        src_b[SPadOff]  = inw_e_q;
+    src_a[SPadOff]  = pt_e_q;        src_b[SPadOff]  = inw_e_q;
     src_a[SConvMh]  = conv_mh_a_q;   src_b[SConvMh]  = 17'(sh_q);
     src_a[SConvMw]  = conv_mw_a_q;   src_b[SConvMw]  = 17'(sw_q);
     src_a[SPoolMh]  = pool_mh_a_q;   src_b[SPoolMh]  = 17'(ps_q);
@@ -386,36 +396,43 @@ module strata_compute_decode
   // derived_ok_q): the mode's choice of the pooled size and the sum of the
   // padding and stride are registered first, so each sum below is one carry
   // chain between registers, never the mode's choice and two carry chains in
-  // series.
+  // series. A padded size adds the padding before and after (top and bottom,
+  // left and right); the pooling pads' sums are first-stage registers of
+  // their own (pp_tb_q, pp_lr_q), so the second stage still adds two operands.
   wide_t dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q, pool_h2_s_q, pool_w2_s_q;
   wide_t param_end_q;
   logic [4:0] conv_skh_q, conv_skw_q, pool_sk_q;  // stride + kernel
   logic [15:0] pool_dim_h_q, pool_dim_w_q;
-  logic [5:0]  pp2_ps_q;  // 2 pad + stride of the pooling window
+  logic [4:0]  pp_tb_q, pp_lr_q;      // pooling pads: top + bottom, left + right
+  logic [5:0]  pp_tb_s_q, pp_lr_s_q;  // the same + the pooling stride
   assign pool_dim_h = is_conv ? out_h_q : in_h_q;
   assign pool_dim_w = is_conv ? out_w_q : in_w_q;
-  assign dh2     = W'(in_h_q) + W'(ph_q) + W'(ph_q);
-  assign dw2     = W'(in_w_q) + W'(pw_q) + W'(pw_q);
+  assign dh2     = W'(in_h_q) + W'(pt_q) + W'(pb_q);
+  assign dw2     = W'(in_w_q) + W'(pl_q) + W'(pr_q);
   // ph_dim .. pool_w2: the pooled sizes' definitions from the captured fields,
   // which decode_derived_exact checks the two-stage registers against (no
-  // logic reads them, so synthesis removes them).
-  assign ph_dim  = W'(pool_dim_h) + W'(pp_q);
-  assign pw_dim  = W'(pool_dim_w) + W'(pp_q);
-  assign pool_h2 = W'(pool_dim_h) + W'({pp_q, 1'b0});
-  assign pool_w2 = W'(pool_dim_w) + W'({pp_q, 1'b0});
+  // logic reads them, so synthesis removes them). ph_dim, pw_dim: the input
+  // and the padding before it, where the last window must start (ceil mode).
+  assign ph_dim  = W'(pool_dim_h) + W'(ppt_q);
+  assign pw_dim  = W'(pool_dim_w) + W'(ppl_q);
+  assign pool_h2 = W'(pool_dim_h) + W'(ppt_q) + W'(ppb_q);
+  assign pool_w2 = W'(pool_dim_w) + W'(ppl_q) + W'(ppr_q);
 
   always_ff @(posedge clk_i) begin
     pool_dim_h_q <= pool_dim_h;
     pool_dim_w_q <= pool_dim_w;
-    pp2_ps_q     <= 6'({pp_q, 1'b0}) + 6'(ps_q);
+    pp_tb_q      <= 5'(ppt_q) + 5'(ppb_q);
+    pp_lr_q      <= 5'(ppl_q) + 5'(ppr_q);
+    pp_tb_s_q    <= 6'(ppt_q) + 6'(ppb_q) + 6'(ps_q);
+    pp_lr_s_q    <= 6'(ppl_q) + 6'(ppr_q) + 6'(ps_q);
     dh2_q        <= dh2;
     dw2_q        <= dw2;
-    ph_dim_q     <= W'(pool_dim_h_q) + W'(pp_q);
-    pw_dim_q     <= W'(pool_dim_w_q) + W'(pp_q);
-    pool_h2_q    <= W'(pool_dim_h_q) + W'({pp_q, 1'b0});
-    pool_w2_q    <= W'(pool_dim_w_q) + W'({pp_q, 1'b0});
-    pool_h2_s_q  <= W'(pool_dim_h_q) + W'(pp2_ps_q);
-    pool_w2_s_q  <= W'(pool_dim_w_q) + W'(pp2_ps_q);
+    ph_dim_q     <= W'(pool_dim_h_q) + W'(ppt_q);
+    pw_dim_q     <= W'(pool_dim_w_q) + W'(ppl_q);
+    pool_h2_q    <= W'(pool_dim_h_q) + W'(pp_tb_q);
+    pool_w2_q    <= W'(pool_dim_w_q) + W'(pp_lr_q);
+    pool_h2_s_q  <= W'(pool_dim_h_q) + W'(pp_tb_s_q);
+    pool_w2_s_q  <= W'(pool_dim_w_q) + W'(pp_lr_s_q);
     param_end_q  <= W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes));
     conv_skh_q   <= 5'(sh_q) + 5'(kh_q);
     conv_skw_q   <= 5'(sw_q) + 5'(kw_q);
@@ -430,8 +447,9 @@ module strata_compute_decode
   endfunction
 
   // Ceil mode (strata_window_gen's rule: window m exists, window m + 1 not),
-  // from ms = m*s, ms_k = m*s + k, ms_s = m*s + s and d2_s = d2 + s; one:
-  // the count m + 1 is 1.
+  // from ms = m*s, ms_k = m*s + k, ms_s = m*s + s, d1 = dim + the padding
+  // before (a window starts below it), d2 = dim + both paddings and d2_s =
+  // d2 + s; one: the count m + 1 is 1.
   function automatic logic ceil_ok(logic one, wide_t ms, wide_t ms_k, wide_t ms_s,
                                    wide_t d1, wide_t d2, wide_t d2_s);
     logic exists, next;
@@ -445,23 +463,26 @@ module strata_compute_decode
   // captured field (some reach 40 sinks across the decoder) is in series
   // with a comparison's carry chain. Two stages (two groups of terms each,
   // then their OR), like the small products: valid with derived_ok_q.
-  logic [1:0] uf_conv, uf_fc, uf_pool_mode, uf_pool;
-  logic [1:0] uf_conv_t_q, uf_fc_t_q, uf_pool_mode_t_q, uf_pool_t_q;
+  logic [2:0] uf_conv, uf_pool;
+  logic [1:0] uf_fc, uf_pool_mode;
+  logic [2:0] uf_conv_t_q, uf_pool_t_q;
+  logic [1:0] uf_fc_t_q, uf_pool_mode_t_q;
   logic uf_conv_q, uf_fc_q, uf_pool_mode_q, uf_pool_q, pool_h_one_q, pool_w_one_q;
 
   always_comb begin
     uf_conv[0] = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || out_h_q == '0 ||
                  out_w_q == '0;
     uf_conv[1] = kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
-                 sh_q == '0 || sw_q == '0 || ph_q >= kh_q || pw_q >= kw_q ||
-                 clamp_lo_q > clamp_hi_q;
+                 sh_q == '0 || sw_q == '0 || clamp_lo_q > clamp_hi_q;
+    uf_conv[2] = pt_q >= kh_q || pb_q >= kh_q || pl_q >= kw_q || pr_q >= kw_q;
     uf_fc[0] = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1;
     uf_fc[1] = pool_en_q || clamp_lo_q > clamp_hi_q;
     uf_pool_mode[0] = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q;
     uf_pool_mode[1] = out_h_q != in_h_q || out_w_q != in_w_q;
-    uf_pool[0] = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 || pp_q >= pk_q ||
+    uf_pool[0] = pk_q == '0 || 32'(pk_q) > MaxPoolKernel || ps_q == '0 ||
                  post_lo_q > post_hi_q;
     uf_pool[1] = 32'(pool_dim_w) > MaxImageWidth || pool_out_h_q == '0 || pool_out_w_q == '0;
+    uf_pool[2] = ppt_q >= pk_q || ppb_q >= pk_q || ppl_q >= pk_q || ppr_q >= pk_q;
   end
 
   always_ff @(posedge clk_i) begin
@@ -604,8 +625,8 @@ module strata_compute_decode
     cfg_d.walk.kernel_w     = kw_e;
     cfg_d.walk.stride_h     = sh_e;
     cfg_d.walk.stride_w     = sw_e;
-    cfg_d.walk.pad_h        = ph_e;
-    cfg_d.walk.pad_w        = pw_e;
+    cfg_d.walk.pad_top      = pt_e;
+    cfg_d.walk.pad_left     = pl_e;
     cfg_d.walk.groups_m1    = gw_e - 16'd1;
     cfg_d.walk.group_step   = is_fc ? 17'd1 : plane;
     cfg_d.walk.row_adv      = 20'(res_q[SRowAdv]);
@@ -629,18 +650,21 @@ module strata_compute_decode
     cfg_d.wr.groups_m1    = is_pool ? groups_q - 16'd1 : 16'd0;
     cfg_d.wr.neurons_m1   = out_h_q - 16'd1;
 
-    cfg_d.pool.enable    = pooled;
-    cfg_d.pool.from_bank = is_pool;
-    cfg_d.pool.frames_m1 = is_pool ? groups_q - 16'd1 : 16'd0;
-    cfg_d.pool.height    = pool_dim_h;
-    cfg_d.pool.width     = pool_dim_w;
-    cfg_d.pool.kernel    = pk_q;
-    cfg_d.pool.stride    = ps_q;
-    cfg_d.pool.pad       = pp_q;
-    cfg_d.pool.ceil_mode = pool_ceil_q;
-    cfg_d.pool.op_avg    = pool_avg_q;
-    cfg_d.pool.post_lo   = post_lo_q;
-    cfg_d.pool.post_hi   = post_hi_q;
+    cfg_d.pool.enable     = pooled;
+    cfg_d.pool.from_bank  = is_pool;
+    cfg_d.pool.frames_m1  = is_pool ? groups_q - 16'd1 : 16'd0;
+    cfg_d.pool.height     = pool_dim_h;
+    cfg_d.pool.width      = pool_dim_w;
+    cfg_d.pool.kernel     = pk_q;
+    cfg_d.pool.stride     = ps_q;
+    cfg_d.pool.pad_top    = ppt_q;
+    cfg_d.pool.pad_left   = ppl_q;
+    cfg_d.pool.pad_bottom = ppb_q;
+    cfg_d.pool.pad_right  = ppr_q;
+    cfg_d.pool.ceil_mode  = pool_ceil_q;
+    cfg_d.pool.op_avg     = pool_avg_q;
+    cfg_d.pool.post_lo    = post_lo_q;
+    cfg_d.pool.post_hi    = post_hi_q;
   end
 
   always_ff @(posedge clk_i) begin
@@ -711,9 +735,9 @@ module strata_compute_decode
                  !derived_ok_q || illegal_q == |illegal_part_q)
   `STRATA_ASSERT(decode_derived_exact, clk_i, rst_ni, !derived_ok_q ||
                  (taps_k_q == (is_pool ? '0 : 17'(kh_e * kw_e)) &&
-                  row_off_k_q == 17'(ph_e * kw_e) && row_step_k_q == 17'(sh_e * kw_e) &&
+                  row_off_k_q == 17'(pt_e * kw_e) && row_step_k_q == 17'(sh_e * kw_e) &&
                   kw_g_q == 17'(kw_e) && gw_e_q == 17'(gw_e) && inw_e_q == 17'(inw_e) &&
-                  sh_e_q == 17'(sh_e) && ph_e_q == 17'(ph_e) && pw_e_q == 17'(pw_e) &&
+                  sh_e_q == 17'(sh_e) && pt_e_q == 17'(pt_e) && pl_e_q == 17'(pl_e) &&
                   sw_e_q == 17'(sw_e) && conv_mh_a_q == 17'(out_h_q - 16'd1) &&
                   conv_mw_a_q == 17'(out_w_q - 16'd1) &&
                   pool_mh_a_q == 17'(pool_out_h_q - 16'd1) &&
@@ -724,6 +748,7 @@ module strata_compute_decode
                   dst_head_q == dst_head && dh2_q == dh2 && dw2_q == dw2 &&
                   ph_dim_q == ph_dim && pw_dim_q == pw_dim && pool_h2_q == pool_h2 &&
                   pool_w2_q == pool_w2 && pool_h2_s_q == pool_h2 + W'(ps_q) &&
+                  pp_tb_q == 5'(ppt_q) + 5'(ppb_q) && pp_lr_q == 5'(ppl_q) + 5'(ppr_q) &&
                   pool_w2_s_q == pool_w2 + W'(ps_q) &&
                   param_end_q == W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes)) &&
                   conv_skh_q == 5'(sh_q) + 5'(kh_q) && conv_skw_q == 5'(sw_q) + 5'(kw_q) &&

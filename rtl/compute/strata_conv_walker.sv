@@ -2,7 +2,7 @@
 // geometry (strata_compute_pkg::walk_cfg_t) into the stream of beats of a
 // convolution, one per cycle: for each output pixel (oy, ox) in raster order,
 // only the taps inside the image (docs/isa.md, COMPUTE),
-//   ky in [max(0, pad_h - oy*stride_h), min(kernel_h, img_h + pad_h - oy*stride_h))
+//   ky in [max(0, pad_top - oy*stride_h), min(kernel_h, img_h + pad_top - oy*stride_h))
 //   kx likewise, and every group g (innermost),
 // the bank word base + g*group_step + iy*img_w + ix and the cache word
 // cache_base + (ky*kernel_w + kx)*groups + g, with first (the window's first
@@ -75,7 +75,7 @@ module strata_conv_walker
   // ---------------------------------------------------------------- next window
   logic [16:0] oy_n_d, oy_n_q;        // output row of the next window
   logic [15:0] ox_n_d, ox_n_q;        // output column
-  pos_t        iy0_n_d, iy0_n_q;      // image row of its tap row 0 (oy*stride_h - pad_h)
+  pos_t        iy0_n_d, iy0_n_q;      // image row of its tap row 0 (oy*stride_h - pad_top)
   pos_t        ix0_n_d, ix0_n_q;      // image column of tap column 0
   walk_addr_t  vrow_n_d, vrow_n_q;    // base + iy0 * img_w (virtual, may be < 0)
   walk_addr_t  nro_n_d, nro_n_q;      // -iy0 * kernel_w * groups (used while iy0 < 0)
@@ -137,12 +137,12 @@ module strata_conv_walker
   logic [15:0] cols_m2_q;     // cols_m1 - 1
   logic        one_col_q;     // cols_m1 == 0
 
-  // img_w + pad_w: the room of a row's first window (a register of the
+  // img_w + pad_left: the room of a row's first window (a register of the
   // configuration, stable during a walk).
   pos_t kx_room0_q;
 
   always_ff @(posedge clk_i) begin
-    kx_room0_q  <= pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_w);
+    kx_room0_q  <= pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_left);
     groups_m2_q <= cfg_i.groups_m1 - 16'd1;
     one_group_q <= cfg_i.groups_m1 == '0;
     cols_m2_q   <= cfg_i.cols_m1 - 16'd1;
@@ -267,7 +267,7 @@ module strata_conv_walker
         more_n_d    = oy_n_q != cfg_i.rows_m1;
         ox_last_n_d = one_col_q;
         ox_n_d      = '0;
-        ix0_n_d     = -pos_t'(cfg_i.pad_w);
+        ix0_n_d     = -pos_t'(cfg_i.pad_left);
         kx_room_n_d = kx_room0_q;
         nco_n_d     = AW'(cfg_i.col_off0);
         oy_n_d      = oy_n_q + 17'd1;
@@ -294,10 +294,10 @@ module strata_conv_walker
       ox_n_d   = '0;
       ox_first_n_d = 1'b1;
       ox_last_n_d  = cfg_i.cols_m1 == '0;
-      iy0_n_d  = -pos_t'(cfg_i.pad_h);
-      ix0_n_d  = -pos_t'(cfg_i.pad_w);
-      ky_room_n_d = pos_t'({1'b0, cfg_i.img_h}) + pos_t'(cfg_i.pad_h);
-      kx_room_n_d = pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_w);
+      iy0_n_d  = -pos_t'(cfg_i.pad_top);
+      ix0_n_d  = -pos_t'(cfg_i.pad_left);
+      ky_room_n_d = pos_t'({1'b0, cfg_i.img_h}) + pos_t'(cfg_i.pad_top);
+      kx_room_n_d = pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_left);
       vrow_n_d = AW'(cfg_i.base) - AW'(cfg_i.pad_off);
       nro_n_d  = AW'(cfg_i.row_off0);
       nco_n_d  = AW'(cfg_i.col_off0);
@@ -396,9 +396,9 @@ module strata_conv_walker
   `STRATA_ASSERT(walker_first_window, clk_i, rst_ni, !prime_q ||
                  (oy_n_q == '0 && ox_n_q == '0 && ox_first_n_q && more_n_q &&
                   ox_last_n_q == (cfg_i.cols_m1 == '0) &&
-                  iy0_n_q == -pos_t'(cfg_i.pad_h) && ix0_n_q == -pos_t'(cfg_i.pad_w) &&
-                  ky_room_n_q == pos_t'({1'b0, cfg_i.img_h}) + pos_t'(cfg_i.pad_h) &&
-                  kx_room_n_q == pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_w) &&
+                  iy0_n_q == -pos_t'(cfg_i.pad_top) && ix0_n_q == -pos_t'(cfg_i.pad_left) &&
+                  ky_room_n_q == pos_t'({1'b0, cfg_i.img_h}) + pos_t'(cfg_i.pad_top) &&
+                  kx_room_n_q == pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_left) &&
                   vrow_n_q == AW'(cfg_i.base) - AW'(cfg_i.pad_off) &&
                   nro_n_q == AW'(cfg_i.row_off0) && nco_n_q == AW'(cfg_i.col_off0) &&
                   ch_n_q == cfg_i.param_base))

@@ -10,7 +10,7 @@
 // mode of its own.
 package strata_compute_pkg;
 
-  // Walker signed address arithmetic: wide enough for in_base - pad_h * in_w
+  // Walker signed address arithmetic: wide enough for in_base - pad_top * in_w
   // (down to -15 * 65535) and every intermediate of a legal walk.
   localparam int unsigned WalkAddrWidth = 24;
 
@@ -26,18 +26,18 @@ package strata_compute_pkg;
     logic [3:0]  kernel_w;      // kernel columns
     logic [3:0]  stride_h;      // vertical stride
     logic [3:0]  stride_w;      // horizontal stride
-    logic [3:0]  pad_h;         // top padding
-    logic [3:0]  pad_w;         // left padding
+    logic [3:0]  pad_top;       // top padding (the bottom needs none: taps end at img_h)
+    logic [3:0]  pad_left;      // left padding (the right needs none: taps end at img_w)
     logic [15:0] groups_m1;     // beats per tap - 1 (channel groups)
     logic [16:0] group_step;    // bank words between two groups of a tap (CONV: in_h * in_w)
     logic [19:0] row_adv;       // bank words between two output rows' first image rows
-    logic [19:0] pad_off;       // pad_h * img_w: image row -pad_h is at base - pad_off
+    logic [19:0] pad_off;       // pad_top * img_w: image row -pad_top is at base - pad_off
     logic [15:0] base;          // bank word of image row 0, column 0, group 0
     logic [15:0] cache_base;    // cache word of tap (0, 0), group 0
     logic [16:0] kw_groups;     // cache words between two tap rows (kernel_w * groups)
-    logic [19:0] row_off0;      // pad_h * kernel_w * groups (cache skip of the top padding)
+    logic [19:0] row_off0;      // pad_top * kernel_w * groups (cache skip of the top padding)
     logic [19:0] row_off_step;  // stride_h * kernel_w * groups
-    logic [19:0] col_off0;      // pad_w * groups (cache skip of the left padding)
+    logic [19:0] col_off0;      // pad_left * groups (cache skip of the left padding)
     logic [19:0] col_off_step;  // stride_w * groups
     logic [15:0] param_base;    // parameter channel of output row 0 (FC: neuron 0)
   } walk_cfg_t;
@@ -73,7 +73,10 @@ package strata_compute_pkg;
     logic [15:0] width;         // frame columns
     logic [3:0]  kernel;        // window side
     logic [3:0]  stride;        // window step
-    logic [3:0]  pad;           // padding
+    logic [3:0]  pad_top;       // padding rows above the frame
+    logic [3:0]  pad_left;      // padding columns left of the frame
+    logic [3:0]  pad_bottom;    // padding rows below the frame
+    logic [3:0]  pad_right;     // padding columns right of the frame
     logic        ceil_mode;     // Caffe ceil mode
     logic        op_avg;        // 1: average, 0: maximum
     logic [7:0]  post_lo;       // clamp after pooling (signed)

@@ -103,10 +103,14 @@ package strata_isa_pkg;
   localparam int unsigned ComputeStrideHWidth = 4;
   localparam int unsigned ComputeStrideWLsb = 220;
   localparam int unsigned ComputeStrideWWidth = 4;
-  localparam int unsigned ComputePadHLsb = 224;
-  localparam int unsigned ComputePadHWidth = 4;
-  localparam int unsigned ComputePadWLsb = 228;
-  localparam int unsigned ComputePadWWidth = 4;
+  localparam int unsigned ComputePadTopLsb = 224;
+  localparam int unsigned ComputePadTopWidth = 4;
+  localparam int unsigned ComputePadLeftLsb = 228;
+  localparam int unsigned ComputePadLeftWidth = 4;
+  localparam int unsigned ComputePadBottomLsb = 232;
+  localparam int unsigned ComputePadBottomWidth = 4;
+  localparam int unsigned ComputePadRightLsb = 236;
+  localparam int unsigned ComputePadRightWidth = 4;
   localparam int unsigned ComputeOutHLsb = 240;
   localparam int unsigned ComputeOutHWidth = 16;
   localparam int unsigned ComputeOutWLsb = 256;
@@ -129,8 +133,14 @@ package strata_isa_pkg;
   localparam int unsigned ComputePoolKWidth = 4;
   localparam int unsigned ComputePoolSLsb = 332;
   localparam int unsigned ComputePoolSWidth = 4;
-  localparam int unsigned ComputePoolPadLsb = 336;
-  localparam int unsigned ComputePoolPadWidth = 4;
+  localparam int unsigned ComputePoolPadTopLsb = 336;
+  localparam int unsigned ComputePoolPadTopWidth = 4;
+  localparam int unsigned ComputePoolPadLeftLsb = 340;
+  localparam int unsigned ComputePoolPadLeftWidth = 4;
+  localparam int unsigned ComputePoolPadBottomLsb = 344;
+  localparam int unsigned ComputePoolPadBottomWidth = 4;
+  localparam int unsigned ComputePoolPadRightLsb = 348;
+  localparam int unsigned ComputePoolPadRightWidth = 4;
   localparam int unsigned ComputePoolOutHLsb = 352;
   localparam int unsigned ComputePoolOutHWidth = 16;
   localparam int unsigned ComputePoolOutWLsb = 368;
@@ -296,13 +306,21 @@ package strata_isa_pkg;
   function automatic logic [3:0] compute_stride_w(instr_t instr);
     return instr[ComputeStrideWLsb +: ComputeStrideWWidth];
   endfunction
-  // CONV: rows of zero padding above and below (< kernel_h)
-  function automatic logic [3:0] compute_pad_h(instr_t instr);
-    return instr[ComputePadHLsb +: ComputePadHWidth];
+  // CONV: rows of zero padding above the input (< kernel_h)
+  function automatic logic [3:0] compute_pad_top(instr_t instr);
+    return instr[ComputePadTopLsb +: ComputePadTopWidth];
   endfunction
-  // CONV: columns of zero padding left and right (< kernel_w)
-  function automatic logic [3:0] compute_pad_w(instr_t instr);
-    return instr[ComputePadWLsb +: ComputePadWWidth];
+  // CONV: columns of zero padding left of the input (< kernel_w)
+  function automatic logic [3:0] compute_pad_left(instr_t instr);
+    return instr[ComputePadLeftLsb +: ComputePadLeftWidth];
+  endfunction
+  // CONV: rows of zero padding below the input (< kernel_h)
+  function automatic logic [3:0] compute_pad_bottom(instr_t instr);
+    return instr[ComputePadBottomLsb +: ComputePadBottomWidth];
+  endfunction
+  // CONV: columns of zero padding right of the input (< kernel_w)
+  function automatic logic [3:0] compute_pad_right(instr_t instr);
+    return instr[ComputePadRightLsb +: ComputePadRightWidth];
   endfunction
   // CONV: output rows before pooling; FC: neurons; POOL: = in_h
   function automatic logic [15:0] compute_out_h(instr_t instr);
@@ -348,9 +366,21 @@ package strata_isa_pkg;
   function automatic logic [3:0] compute_pool_s(instr_t instr);
     return instr[ComputePoolSLsb +: ComputePoolSWidth];
   endfunction
-  // pooling padding (< pool_k)
-  function automatic logic [3:0] compute_pool_pad(instr_t instr);
-    return instr[ComputePoolPadLsb +: ComputePoolPadWidth];
+  // pooling: rows of padding above the input (< pool_k)
+  function automatic logic [3:0] compute_pool_pad_top(instr_t instr);
+    return instr[ComputePoolPadTopLsb +: ComputePoolPadTopWidth];
+  endfunction
+  // pooling: columns of padding left of the input (< pool_k)
+  function automatic logic [3:0] compute_pool_pad_left(instr_t instr);
+    return instr[ComputePoolPadLeftLsb +: ComputePoolPadLeftWidth];
+  endfunction
+  // pooling: rows of padding below the input (< pool_k)
+  function automatic logic [3:0] compute_pool_pad_bottom(instr_t instr);
+    return instr[ComputePoolPadBottomLsb +: ComputePoolPadBottomWidth];
+  endfunction
+  // pooling: columns of padding right of the input (< pool_k)
+  function automatic logic [3:0] compute_pool_pad_right(instr_t instr);
+    return instr[ComputePoolPadRightLsb +: ComputePoolPadRightWidth];
   endfunction
   // pooled rows (checked by hardware)
   function automatic logic [15:0] compute_pool_out_h(instr_t instr);
@@ -483,8 +513,8 @@ package strata_isa_pkg;
     64'h000001ffffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ComputeUsedMask = {
-    64'h00000000003fffff, 64'hffffffffffff3f03, 64'hffffffff000fff07, 64'hffffffffffffffff,
-    64'hffff00ffffffffff, 64'hffffffffffff3f03, 64'hffffffffffffffff, 64'hffffffffffff000f
+    64'h00000000003fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
+    64'hffffffffffffffff, 64'hffffffffffff3f03, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t StoreUsedMask = {
     64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000000ffffffff,

@@ -1,16 +1,18 @@
 // Sliding-window generator: turns a row-major stream of pixel vectors of an
 // H x W image into the stream of k x k windows of a convolution or pooling
-// layer (kernel k, stride s, pad p, floor or ceil mode), in row-major order of
-// the output position (oy, ox), with a per-tap valid mask for padding.
+// layer (kernel k, stride s, padding pt / pl / pb / pr above / left of /
+// below / right of the image, floor or ceil mode), in row-major order of the
+// output position (oy, ox), with a per-tap valid mask for padding.
 //
 // Frame protocol: a configuration handshake (cfg_*) starts a frame; the block
 // then takes exactly H * W pixel vectors and emits Ho * Wo windows, where
-// Ho / Wo follow strata::pool_out_size (ceil as in Caffe: the last window
-// starts inside the input or its left padding; floor equals
-// strata::conv_out_size). The next configuration is taken once the frame's
-// last window has left and all its pixels have arrived. A configuration
-// outside the legal range (H, W >= 1, W <= MaxImageWidth, 1 <= k <=
-// MaxKernel, s >= 1, p < k, k <= H + 2p and k <= W + 2p) raises cfg_error_o
+// Ho / Wo follow strata::pool_out_size (docs/isa.md, COMPUTE: floor((H + pt +
+// pb - k) / s) + 1, or in ceil mode as in Caffe and PyTorch, the last window
+// starting inside the input or its top / left padding). The next
+// configuration is taken once the frame's last window has left and all its
+// pixels have arrived. A configuration outside the legal range (H, W >= 1,
+// W <= MaxImageWidth, 1 <= k <= MaxKernel, s >= 1, every pad < k,
+// k <= H + pt + pb and k <= W + pl + pr) raises cfg_error_o
 // (held until the next configuration); its H * W pixels are then accepted and
 // dropped and no window comes out, so the upstream never hangs.
 //
@@ -23,12 +25,12 @@
 //     y may be written once no window still to come needs row y - Rows.
 //   read side: for each output row the walker shifts one kernel column per
 //     cycle into a k-column window register, reading column c of rows
-//     wy .. wy + k - 1 in one cycle (wy = oy * s - p). Padding is generated,
+//     wy .. wy + k - 1 in one cycle (wy = oy * s - pt). Padding is generated,
 //     never stored: a row outside the image or a column >= W is masked, and
-//     the p left padding columns are put in place by clearing the window
+//     the pl left padding columns are put in place by clearing the window
 //     register when a row starts. Only shifts that complete a window at
-//     wx = ox * s - p are emitted; the shifts that only fill the register
-//     (k - 1 - p at each row start) are dropped, and with s > k the columns
+//     wx = ox * s - pl are emitted; the shifts that only fill the register
+//     (k - 1 - pl at each row start) are dropped, and with s > k the columns
 //     between two windows are skipped (the column address jumps).
 //   A column is used as soon as it is in the buffer (the bottom image row of
 //     the window has been written up to that column), so output row oy runs
@@ -61,7 +63,7 @@
 //   output register, column queue, shift); the first input pixel is taken 4
 //   cycles after the configuration.
 // Throughput: one column per cycle, i.e. one window per cycle at stride 1;
-//   an output row takes (k - p) + (Wo - 1) * min(s, k) cycles; input and
+//   an output row takes (k - pl) + (Wo - 1) * min(s, k) cycles; input and
 //   output overlap, so a frame takes about max(H * W, sum of row walks) plus
 //   the rows of bottom padding after the last input pixel.
 // Data of padded and unused taps (ky or kx >= k) is zero and their mask bit 0;
@@ -85,37 +87,40 @@ module strata_window_gen #(
   localparam int unsigned TapIdxWidth = (MaxKernel > 1) ? $clog2(MaxKernel) : 1,
   localparam int unsigned CountWidth  = $clog2(Taps + 1)
 ) (
-  input  logic                         clk_i,         // clock
-  input  logic                         rst_ni,        // synchronous reset, active low
+  input  logic                       clk_i,             // clock
+  input  logic                       rst_ni,            // synchronous reset, active low
   // Frame configuration (one handshake per frame).
-  input  logic                         cfg_valid_i,   // a frame configuration is offered
-  output logic                         cfg_ready_o,   // idle: the configuration is taken
-  input  logic [DimWidth-1:0]          cfg_height_i,  // H, image rows
-  input  logic [DimWidth-1:0]          cfg_width_i,   // W, image columns (<= MaxImageWidth)
-  input  logic [KernelWidth-1:0]       cfg_kernel_i,  // k, window side (1..MaxKernel)
-  input  logic [StrideWidth-1:0]       cfg_stride_i,  // s, window step (>= 1)
-  input  logic [KernelWidth-1:0]       cfg_pad_i,     // p, padding on each side (< k)
-  input  logic                         cfg_ceil_i,    // 1: ceil mode, 0: floor mode
-  output logic                         cfg_error_o,   // last configuration illegal (frame dropped)
-  output logic                         busy_o,        // a frame is in progress
+  input  logic                       cfg_valid_i,       // a frame configuration is offered
+  output logic                       cfg_ready_o,       // idle: the configuration is taken
+  input  logic [DimWidth-1:0]        cfg_height_i,      // H, image rows
+  input  logic [DimWidth-1:0]        cfg_width_i,       // W, image columns (<= MaxImageWidth)
+  input  logic [KernelWidth-1:0]     cfg_kernel_i,      // k, window side (1..MaxKernel)
+  input  logic [StrideWidth-1:0]     cfg_stride_i,      // s, window step (>= 1)
+  input  logic [KernelWidth-1:0]     cfg_pad_top_i,     // pt, padding rows above (< k)
+  input  logic [KernelWidth-1:0]     cfg_pad_left_i,    // pl, padding columns left (< k)
+  input  logic [KernelWidth-1:0]     cfg_pad_bottom_i,  // pb, padding rows below (< k)
+  input  logic [KernelWidth-1:0]     cfg_pad_right_i,   // pr, padding columns right (< k)
+  input  logic                       cfg_ceil_i,        // 1: ceil mode, 0: floor mode
+  output logic                       cfg_error_o,       // last configuration illegal: frame dropped
+  output logic                       busy_o,            // a frame is in progress
   // Input stream: the image's pixel vectors, row-major.
-  input  logic                         in_valid_i,    // pixel vector offered
-  output logic                         in_ready_o,    // pixel vector taken
-  input  logic [PixelWidth-1:0]        in_data_i,     // lane l at [l*DataWidth +: DataWidth]
+  input  logic                       in_valid_i,        // pixel vector offered
+  output logic                       in_ready_o,        // pixel vector taken
+  input  logic [PixelWidth-1:0]      in_data_i,         // lane l at [l*DataWidth +: DataWidth]
   // Output stream: windows in row-major order of (oy, ox).
-  output logic                         win_valid_o,   // window offered
-  input  logic                         win_ready_i,   // window taken
-  output logic [Taps*PixelWidth-1:0]   win_data_o,    // tap t = ky*MaxKernel + kx at t*PixelWidth
-  output logic [Taps-1:0]              win_mask_o,    // bit t: tap inside the image
-  output logic [CountWidth-1:0]        win_count_o,   // number of valid taps (n of the average)
-  output logic [TapIdxWidth-1:0]       win_ky_lo_o,   // first valid tap row
-  output logic [TapIdxWidth-1:0]       win_ky_hi_o,   // last valid tap row
-  output logic [TapIdxWidth-1:0]       win_kx_lo_o,   // first valid tap column
-  output logic [TapIdxWidth-1:0]       win_kx_hi_o,   // last valid tap column
-  output logic [DimWidth-1:0]          win_oy_o,      // output row
-  output logic [DimWidth-1:0]          win_ox_o,      // output column
-  output logic                         win_first_o,   // first window of the frame
-  output logic                         win_last_o     // last window of the frame
+  output logic                       win_valid_o,       // window offered
+  input  logic                       win_ready_i,       // window taken
+  output logic [Taps*PixelWidth-1:0] win_data_o,        // tap t = ky*MaxKernel + kx at t*PixelWidth
+  output logic [Taps-1:0]            win_mask_o,        // bit t: tap inside the image
+  output logic [CountWidth-1:0]      win_count_o,       // number of valid taps (n of the average)
+  output logic [TapIdxWidth-1:0]     win_ky_lo_o,       // first valid tap row
+  output logic [TapIdxWidth-1:0]     win_ky_hi_o,       // last valid tap row
+  output logic [TapIdxWidth-1:0]     win_kx_lo_o,       // first valid tap column
+  output logic [TapIdxWidth-1:0]     win_kx_hi_o,       // last valid tap column
+  output logic [DimWidth-1:0]        win_oy_o,          // output row
+  output logic [DimWidth-1:0]        win_ox_o,          // output column
+  output logic                       win_first_o,       // first window of the frame
+  output logic                       win_last_o         // last window of the frame
 );
 
   localparam int unsigned SlotWidth = $clog2(MaxKernel + 1);
@@ -142,7 +147,12 @@ module strata_window_gen #(
 
   // Frame configuration, as taken at the handshake.
   logic [DimWidth-1:0]    height_d, height_q, width_d, width_q;
-  logic [KernelWidth-1:0] kernel_d, kernel_q, pad_d, pad_q;
+  logic [KernelWidth-1:0] kernel_d, kernel_q;
+  logic [KernelWidth-1:0] pad_top_d, pad_top_q, pad_left_d, pad_left_q;
+  logic [KernelWidth-1:0] pad_bottom_d, pad_bottom_q, pad_right_d, pad_right_q;
+  // pt + pb and pl + pr, registered with the configuration, so the check
+  // below subtracts one register from k, not two.
+  logic [KernelWidth:0]   pad_tb_d, pad_tb_q, pad_lr_d, pad_lr_q;
   logic [StrideWidth-1:0] stride_d, stride_q;
   logic                   ceil_d, ceil_q;
 
@@ -151,8 +161,9 @@ module strata_window_gen #(
 
   pos_t h, w;
   logic cfg_ok, kernel_fits, cfg_fire;
-  // k - 2p in a few bits: "k <= H + 2p" becomes one compare with H.
-  logic signed [KernelWidth+2:0] k_minus_2p;
+  // k - pt - pb, k - pl - pr in a few bits: "k <= H + pt + pb" becomes one
+  // compare with H.
+  logic signed [KernelWidth+2:0] k_minus_tb, k_minus_lr;
 
   assign h = pos_t'({2'b00, height_q});
   assign w = pos_t'({2'b00, width_q});
@@ -163,10 +174,13 @@ module strata_window_gen #(
     assign kernel_fits = 1'b1;  // every encodable kernel side is supported
   end
 
-  assign k_minus_2p = $signed({3'b000, kernel_q}) - $signed({2'b00, pad_q, 1'b0});
+  assign k_minus_tb = $signed({3'b000, kernel_q}) - $signed({2'b00, pad_tb_q});
+  assign k_minus_lr = $signed({3'b000, kernel_q}) - $signed({2'b00, pad_lr_q});
   assign cfg_ok = (height_q != '0) && (width_q != '0) && (32'(width_q) <= MaxImageWidth)
-               && (kernel_q != '0) && kernel_fits && (stride_q != '0) && (pad_q < kernel_q)
-               && (pos_t'(k_minus_2p) <= h) && (pos_t'(k_minus_2p) <= w);
+               && (kernel_q != '0) && kernel_fits && (stride_q != '0)
+               && (pad_top_q < kernel_q) && (pad_left_q < kernel_q)
+               && (pad_bottom_q < kernel_q) && (pad_right_q < kernel_q)
+               && (pos_t'(k_minus_tb) <= h) && (pos_t'(k_minus_lr) <= w);
 
   assign cfg_ready_o = (state_q == StIdle);
   assign cfg_fire    = cfg_valid_i && cfg_ready_o;
@@ -197,7 +211,7 @@ module strata_window_gen #(
     .height_i         (height_q),
     .width_i          (width_q),
     .stride_i         (stride_q),
-    .pad_i            (pad_q),
+    .pad_top_i        (pad_top_q),
     .h_last_i         (h_last),
     .row_walk_i       (row_walk),
     .walk_done_i      (walk_done),
@@ -241,7 +255,10 @@ module strata_window_gen #(
     .width_i          (width_q),
     .kernel_i         (kernel_q),
     .stride_i         (stride_q),
-    .pad_i            (pad_q),
+    .pad_top_i        (pad_top_q),
+    .pad_left_i       (pad_left_q),
+    .pad_bottom_i     (pad_bottom_q),
+    .pad_right_i      (pad_right_q),
     .ceil_i           (ceil_q),
     .wr_x_i           (wr_x),
     .wr_y_i           (wr_y),
@@ -345,7 +362,12 @@ module strata_window_gen #(
     width_d  = width_q;
     kernel_d = kernel_q;
     stride_d = stride_q;
-    pad_d    = pad_q;
+    pad_top_d    = pad_top_q;
+    pad_left_d   = pad_left_q;
+    pad_bottom_d = pad_bottom_q;
+    pad_right_d  = pad_right_q;
+    pad_tb_d     = pad_tb_q;
+    pad_lr_d     = pad_lr_q;
     ceil_d   = ceil_q;
 
     unique case (state_q)
@@ -355,7 +377,12 @@ module strata_window_gen #(
           width_d  = cfg_width_i;
           kernel_d = cfg_kernel_i;
           stride_d = cfg_stride_i;
-          pad_d    = cfg_pad_i;
+          pad_top_d    = cfg_pad_top_i;
+          pad_left_d   = cfg_pad_left_i;
+          pad_bottom_d = cfg_pad_bottom_i;
+          pad_right_d  = cfg_pad_right_i;
+          pad_tb_d     = (KernelWidth + 1)'(cfg_pad_top_i) + (KernelWidth + 1)'(cfg_pad_bottom_i);
+          pad_lr_d     = (KernelWidth + 1)'(cfg_pad_left_i) + (KernelWidth + 1)'(cfg_pad_right_i);
           ceil_d   = cfg_ceil_i;
           state_d  = StCheck;
         end
@@ -395,7 +422,12 @@ module strata_window_gen #(
       width_q  <= '0;
       kernel_q <= '0;
       stride_q <= '0;
-      pad_q    <= '0;
+      pad_top_q    <= '0;
+      pad_left_q   <= '0;
+      pad_bottom_q <= '0;
+      pad_right_q  <= '0;
+      pad_tb_q     <= '0;
+      pad_lr_q     <= '0;
       ceil_q   <= 1'b0;
     end else begin
       state_q  <= state_d;
@@ -404,7 +436,12 @@ module strata_window_gen #(
       width_q  <= width_d;
       kernel_q <= kernel_d;
       stride_q <= stride_d;
-      pad_q    <= pad_d;
+      pad_top_q    <= pad_top_d;
+      pad_left_q   <= pad_left_d;
+      pad_bottom_q <= pad_bottom_d;
+      pad_right_q  <= pad_right_d;
+      pad_tb_q     <= pad_tb_d;
+      pad_lr_q     <= pad_lr_d;
       ceil_q   <= ceil_d;
     end
   end
@@ -420,8 +457,12 @@ module strata_window_gen #(
   // Assertions.
 
   `STRATA_ASSERT_STREAM(wg_cfg, clk_i, rst_ni, cfg_valid_i, cfg_ready_o,
-                        {cfg_height_i, cfg_width_i, cfg_kernel_i, cfg_stride_i, cfg_pad_i,
-                         cfg_ceil_i})
+                        {cfg_height_i, cfg_width_i, cfg_kernel_i, cfg_stride_i, cfg_pad_top_i,
+                         cfg_pad_left_i, cfg_pad_bottom_i, cfg_pad_right_i, cfg_ceil_i})
+  // The pads' sums follow the pads (loaded with them at the handshake).
+  `STRATA_ASSERT(wg_pad_sums, clk_i, rst_ni,
+                 pad_tb_q == (KernelWidth + 1)'(pad_top_q) + (KernelWidth + 1)'(pad_bottom_q)
+                 && pad_lr_q == (KernelWidth + 1)'(pad_left_q) + (KernelWidth + 1)'(pad_right_q))
   `STRATA_ASSERT_STREAM(wg_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)
   `STRATA_ASSERT_STREAM(wg_win, clk_i, rst_ni, win_valid_o, win_ready_i,
                         {win_data_o, win_mask_o, win_oy_o, win_ox_o, win_first_o, win_last_o})

@@ -4,10 +4,11 @@
 // with what travels with each column (in-image flag, emit, row-start clear,
 // frame flags, position and the window's valid tap rows).
 //
-// For each output row (window top row wy = oy * s - p) the walker reads
-// column c of rows wy .. wy + k - 1 in one cycle. Only shifts that complete a
-// window at wx = ox * s - p are emitted; the shifts that only fill the
-// register (k - 1 - p at each row start) are not, and with s > k the columns
+// For each output row (window top row wy = oy * s - pt, pt the top padding)
+// the walker reads column c of rows wy .. wy + k - 1 in one cycle. Only
+// shifts that complete a window at wx = ox * s - pl (pl the left padding) are
+// emitted; the shifts that only fill the register (k - 1 - pl at each row
+// start) are not, and with s > k the columns
 // between two windows are skipped (the column address jumps). Along each
 // dimension another window follows the one starting at `start` exactly when
 // start < lim (pool_out_size one step at a time, no division, floor or ceil).
@@ -53,7 +54,10 @@ module strata_window_walker #(
   input  logic [DimWidth-1:0]        width_i,           // W
   input  logic [KernelWidth-1:0]     kernel_i,          // k
   input  logic [StrideWidth-1:0]     stride_i,          // s
-  input  logic [KernelWidth-1:0]     pad_i,             // p
+  input  logic [KernelWidth-1:0]     pad_top_i,         // pt, padding rows above the image
+  input  logic [KernelWidth-1:0]     pad_left_i,        // pl, padding columns left of it
+  input  logic [KernelWidth-1:0]     pad_bottom_i,      // pb, padding rows below it
+  input  logic [KernelWidth-1:0]     pad_right_i,       // pr, padding columns right of it
   input  logic                       ceil_i,            // ceil mode
   // Write side.
   input  logic [DimWidth-1:0]        wr_x_i,            // column of the next pixel to arrive
@@ -94,13 +98,15 @@ module strata_window_walker #(
   // ---------------------------------------------------------------------------
   // Registers.
 
-  // Per-frame constants of the walker (setup cycles). Along each dimension
-  // another window follows the one starting at `start` exactly when
-  // start < lim (pool_out_size one step at a time, no division):
-  //   floor: start + s + k <= dim + p       -> lim = dim + p - k - s + 1
-  //   ceil:  start + k < dim + p (still counted by ceil((dim + 2p - k) / s))
-  //          and start + s < dim (starts inside the input or left padding)
-  //                                         -> lim = min(dim + p - k, dim - s)
+  // Per-frame constants of the walker (setup cycles). Along each dimension,
+  // with pa, pb the padding before and after (top and bottom, left and
+  // right) and windows starting at m * s - pa, another window follows the one
+  // starting at `start` exactly when start < lim (pool_out_size one step at
+  // a time, no division):
+  //   floor: start + s + k <= dim + pb      -> lim = dim + pb - k - s + 1
+  //   ceil:  start + k < dim + pb (still counted by ceil((dim + pa + pb - k) / s))
+  //          and start + s < dim (starts inside the input or its padding before)
+  //                                         -> lim = min(dim + pb - k, dim - s)
   // lim_ms = lim - s answers the same question for the window after next;
   // skip: column jump between windows (s > k); first_cnt / step_cnt: shifts
   // to a row's first window / to the next window, minus one; w_m1 = W - 1:
@@ -148,7 +154,7 @@ module strata_window_walker #(
   // jump_last = !(wx < w_lim - s): the last-column flag after the next jump
   // (the next window is the row's last), kept per window like last_col;
   // w_lim_ms2 = w_lim - 2s updates it at a jump, row_jump_last (its value
-  // at wx = -p, i.e. !(s - p < w_lim); sp = s - p) at a row start.
+  // at wx = -pl, i.e. !(s - pl < w_lim); sp = s - pl) at a row start.
   logic                   jump_last_d, jump_last_q, row_jump_last_d, row_jump_last_q;
   pos_t                   w_lim_ms2_d, w_lim_ms2_q, sp_d, sp_q;
   logic                   row_start_d, row_start_q;
@@ -176,10 +182,13 @@ module strata_window_walker #(
   s1_meta_t s1_meta_d, s1_meta_q;
   col_meta_t s2_meta_d, s2_meta_q;
 
-  pos_t k, s, p, h, w, wr_y;
+  pos_t k, s, pt, pl, pb, pr, h, w, wr_y;
   assign k    = pos_t'(kernel_i);
   assign s    = pos_t'(stride_i);
-  assign p    = pos_t'(pad_i);
+  assign pt   = pos_t'(pad_top_i);
+  assign pl   = pos_t'(pad_left_i);
+  assign pb   = pos_t'(pad_bottom_i);
+  assign pr   = pos_t'(pad_right_i);
   assign h    = pos_of(height_i);
   assign w    = pos_of(width_i);
   assign wr_y = pos_of(wr_y_i);
@@ -312,22 +321,22 @@ module strata_window_walker #(
     walk_done_d      = walk_done_q;
 
     if (check_i) begin
-      h_lim_d     = h + p - k;  // ceil candidate a (floor: before "- s + 1")
-      w_lim_d     = w + p - k;
-      h_lim_ms_d  = h - s;      // ceil candidate b
+      h_lim_d     = h + pb - k;  // ceil candidate a (floor: before "- s + 1")
+      w_lim_d     = w + pr - k;
+      h_lim_ms_d  = h - s;       // ceil candidate b
       w_lim_ms_d  = w - s;
-      sp_d        = s - p;
+      sp_d        = s - pl;
       skip_d      = (s > k) ? s - k : pos_t'(0);
       h_last_d    = h - pos_t'(1);
       w_m1_d      = w - pos_t'(1);
-      first_cnt_d = kernel_i - KernelWidth'(1) - pad_i;
+      first_cnt_d = kernel_i - KernelWidth'(1) - pad_left_i;
       step_cnt_d  = ((s < k) ? KernelWidth'(stride_i) : kernel_i) - KernelWidth'(1);
-      wy_d        = -p;
-      wx_d        = -p;
+      wy_d        = -pt;
+      wx_d        = -pl;
       col_d       = '0;
-      bot_d       = k - pos_t'(1) - p;
-      bot_s_d     = k - pos_t'(1) - p + s;
-      free_lim_d  = pos_t'(Rows) - p;
+      bot_d       = k - pos_t'(1) - pt;
+      bot_s_d     = k - pos_t'(1) - pt + s;
+      free_lim_d  = pos_t'(Rows) - pt;
       oy_d        = '0;
       ox_d        = '0;
       col_in_d    = 1'b1;
@@ -338,9 +347,9 @@ module strata_window_walker #(
       h_lim_d     = ceil_i ? min_pos(h_lim_q, h_lim_ms_q) : h_lim_q - s + pos_t'(1);
       w_lim_d     = ceil_i ? min_pos(w_lim_q, w_lim_ms_q) : w_lim_q - s + pos_t'(1);
       h_last_ms_d = h_last_q - s;
-      // The first window's last-column flag !(wx < w_lim) at wx = -p, from
-      // the limit's candidates (ceil: below both; floor: -p < w_lim - s + 1,
-      // i.e. s - p <= w_lim), so start_i's adv_q reads it from a flip-flop,
+      // The first window's last-column flag !(wx < w_lim) at wx = -pl, from
+      // the limit's candidates (ceil: below both; floor: -pl < w_lim - s + 1,
+      // i.e. s - pl <= w_lim), so start_i's adv_q reads it from a flip-flop,
       // not from a compare of w_lim_q.
       first_last_col_d = ceil_i ? !((wx_q < w_lim_q) && (wx_q < w_lim_ms_q))
                                 : !(sp_q <= w_lim_q);
@@ -383,7 +392,7 @@ module strata_window_walker #(
         col_inc_d   = jump_inc;
         col_jump_d  = jump_jump;
         // Same test as without a jump: a following window starts inside the
-        // image (ceil: start + s < W; floor: start + s <= W + p - k < W),
+        // image (ceil: start + s < W; floor: start + s <= W + pr - k < W),
         // so after a jump (skip > 0) both col + 1 + skip < W and
         // col < W - 1 hold.
         col_in_d    = nxt_in_q;
@@ -395,7 +404,7 @@ module strata_window_walker #(
       end else if (!last_row_q) begin
         wy_d        = wy_q + s;
         oy_d        = oy_q + DimWidth'(1);
-        wx_d        = -p;
+        wx_d        = -pl;
         ox_d        = '0;
         col_d       = '0;
         col_inc_d   = col_t'(1);
@@ -552,8 +561,8 @@ module strata_window_walker #(
                      && (nxt_in_q == (col_q < w_m1_q))
                      && (w_gt1_q == (w > pos_t'(1)))
                      && (jump_last_q == !(wx_q < w_lim_q - s))
-                     && (row_jump_last_q == !(-p < w_lim_q - s))
-                     && (first_last_col_q == !(-p < w_lim_q))
+                     && (row_jump_last_q == !(-pl < w_lim_q - s))
+                     && (first_last_col_q == !(-pl < w_lim_q))
                      && (adv_q == advance(emit, last_col_q, col_inc_q, col_jump_q, nxt_in_q))
                      && (y_low_q == min_pos(wy_q + k - pos_t'(1), h - pos_t'(1)))
                      && (pos_t'(emit_cnt_q) == wx_q + k - pos_t'(1) - col_q)

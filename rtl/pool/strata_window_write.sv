@@ -35,7 +35,7 @@ module strata_window_write #(
   input  logic [DimWidth-1:0]        height_i,          // H
   input  logic [DimWidth-1:0]        width_i,           // W
   input  logic [StrideWidth-1:0]     stride_i,          // s
-  input  logic [KernelWidth-1:0]     pad_i,             // p
+  input  logic [KernelWidth-1:0]     pad_top_i,         // pt, padding rows above the image
   // From the walker.
   input  logic signed [PosWidth-1:0] h_last_i,          // H - 1
   input  logic                       row_walk_i,        // the walker starts its next row
@@ -69,8 +69,8 @@ module strata_window_write #(
   logic                w_one_d, w_one_q;
   pos_t                room_d, room_q, w_m2_d, w_m2_q;
 
-  pos_t p, s, w, wr_x, wr_y;
-  assign p    = pos_t'(pad_i);
+  pos_t pt, s, w, wr_x, wr_y;
+  assign pt   = pos_t'(pad_top_i);
   assign s    = pos_t'(stride_i);
   assign w    = pos_of(width_i);
   assign wr_x = pos_of(wr_x_q);
@@ -93,7 +93,7 @@ module strata_window_write #(
   always_comb begin
     wr_more_hold = check_i ? height_i != '0 : wr_more_q;
     wr_more_fire = wr_x_last_q ? wr_y < h_last_i : wr_more_hold;
-    room_ok_walk = row_walk_i || (check_i ? pos_t'(Rows) > p : room_ok_q);
+    room_ok_walk = row_walk_i || (check_i ? pos_t'(Rows) > pt : room_ok_q);
     room_ok_row  = row_walk_i ? room_ok_q || (stride_i > StrideWidth'(1)) : room_q > pos_t'(1);
   end
 
@@ -132,7 +132,7 @@ module strata_window_write #(
       wr_y_d = '0;
     end
     if (check_i) begin
-      room_d      = pos_t'(Rows) - p;
+      room_d      = pos_t'(Rows) - pt;
       wr_x_last_d = width_i == DimWidth'(1);
       w_one_d     = width_i == DimWidth'(1);
       w_m2_d      = w - pos_t'(2);

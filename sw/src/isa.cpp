@@ -83,10 +83,12 @@ std::string store_text(const Instruction& instr) {
 
 std::string pool_text(const Instruction& instr, const ComputeInstr& c) {
   const uint64_t op = instr.raw(compute::kPoolOp);
-  return fmt::format("{}pool k{} s{} p{}{} -> {}x{} post[{},{}]",
+  // Padding in ONNX order: top, left, bottom, right.
+  return fmt::format("{}pool k{} s{} p{},{},{},{}{} -> {}x{} post[{},{}]",
                      op == static_cast<uint64_t>(PoolOp::kAvg) ? "avg" : "max", c.pool_k,
-                     c.pool_s, c.pool_pad, c.pool_ceil ? " ceil" : "", c.pool_out_h,
-                     c.pool_out_w, c.post_lo, c.post_hi);
+                     c.pool_s, c.pool_pad_top, c.pool_pad_left, c.pool_pad_bottom,
+                     c.pool_pad_right, c.pool_ceil ? " ceil" : "", c.pool_out_h, c.pool_out_w,
+                     c.post_lo, c.post_hi);
 }
 
 std::string compute_dst_text(const Instruction& instr, const ComputeInstr& c, bool groups) {
@@ -114,12 +116,13 @@ std::string compute_text(const Instruction& instr) {
   const uint64_t mode = instr.raw(compute::kMode);
   switch (mode) {
     case static_cast<uint64_t>(ComputeMode::kConv): {
+      // Padding in ONNX order: top, left, bottom, right.
       std::string s = fmt::format(
-          "COMPUTE CONV b{}[{}] {}x{} g{} k{}x{} s{},{} p{},{} -> {}x{} w[{}] prm[{}] "
+          "COMPUTE CONV b{}[{}] {}x{} g{} k{}x{} s{},{} p{},{},{},{} -> {}x{} w[{}] prm[{}] "
           "clamp[{},{}]",
           c.in_id, c.in_base, c.in_h, c.in_w, c.in_groups, c.kernel_h, c.kernel_w, c.stride_h,
-          c.stride_w, c.pad_h, c.pad_w, c.out_h, c.out_w, c.cache_base, c.param_base, c.clamp_lo,
-          c.clamp_hi);
+          c.stride_w, c.pad_top, c.pad_left, c.pad_bottom, c.pad_right, c.out_h, c.out_w,
+          c.cache_base, c.param_base, c.clamp_lo, c.clamp_hi);
       if (c.pool_en) s += fmt::format(" {}", pool_text(instr, c));
       return fmt::format("{} -> {}", s, compute_dst_text(instr, c, false));
     }

@@ -86,9 +86,17 @@ struct Param {
   uint8_t shift = 0;
 };
 
-// Rows of a pooling window r of the pooled map: [first, last] clipped to the input.
+// The last input row of pooling window row r (p: the padding above), clipped to the input.
 int64_t pool_last_row(int64_t r, int64_t k, int64_t s, int64_t p, int64_t in) {
   return std::min(in - 1, r * s - p + k - 1);
+}
+
+// The pooling window of a COMPUTE instruction, padding per side.
+PoolWindow pool_window_of(const isa::ComputeInstr& c) {
+  return PoolWindow{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
+                    Pads{static_cast<int>(c.pool_pad_top), static_cast<int>(c.pool_pad_left),
+                         static_cast<int>(c.pool_pad_bottom), static_cast<int>(c.pool_pad_right)},
+                    c.pool_ceil};
 }
 
 class Machine {
@@ -320,10 +328,10 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
   for (int64_t pe = 0; pe < p_; ++pe) note_cache_read(pe, c.cache_base, taps);
   std::vector<int64_t> acc(static_cast<size_t>(p_));
   for (int64_t oy = 0; oy < oh; ++oy) {
-    const int64_t y0 = oy * c.stride_h - c.pad_h;
+    const int64_t y0 = oy * c.stride_h - c.pad_top;
     const int64_t ky0 = std::max<int64_t>(0, -y0), ky1 = std::min(c.kernel_h, c.in_h - y0);
     for (int64_t ox = 0; ox < ow; ++ox) {
-      const int64_t x0 = ox * c.stride_w - c.pad_w;
+      const int64_t x0 = ox * c.stride_w - c.pad_left;
       const int64_t kx0 = std::max<int64_t>(0, -x0), kx1 = std::min(c.kernel_w, c.in_w - x0);
       for (int64_t pe = 0; pe < p_; ++pe) acc[pe] = params_[c.param_base + pe].bias;
       for (int64_t ky = ky0; ky < ky1; ++ky) {
@@ -357,8 +365,7 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
   }
   Tensor<int8_t> result = out;
   if (c.pool_en) {
-    const PoolGeometry g{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
-                         static_cast<int>(c.pool_pad), c.pool_ceil};
+    const PoolWindow g = pool_window_of(c);
     result = clamp(c.pool_op == PoolOp::kAvg ? avgpool(out, g) : maxpool(out, g),
                    static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
   }
@@ -367,7 +374,7 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
   tr.steps.resize(static_cast<size_t>(oh));
   for (int64_t oy = 0; oy < oh; ++oy) {
     Step& s = tr.steps[static_cast<size_t>(oy)];
-    const int64_t y0 = oy * c.stride_h - c.pad_h;
+    const int64_t y0 = oy * c.stride_h - c.pad_top;
     const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + c.kernel_h);
     for (int64_t g = 0; g < g_count; ++g) {
       const int64_t a = c.in_base + (g * c.in_h + r0) * c.in_w;
@@ -385,7 +392,7 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad, oh) : r;
+    const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, oh) : r;
     Step& s = tr.steps[static_cast<size_t>(done)];
     write_result_row(c, c.dst_base + r * c.dst_row_stride, result, r, s);
     ++s.releases;
@@ -463,8 +470,7 @@ void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
   const int64_t g_count = c.in_groups;
   const int64_t plane = c.in_h * c.in_w;
   const int64_t rows = c.pool_out_h, cols = c.pool_out_w;
-  const PoolGeometry geo{static_cast<int>(c.pool_k), static_cast<int>(c.pool_s),
-                         static_cast<int>(c.pool_pad), c.pool_ceil};
+  const PoolWindow geo = pool_window_of(c);
   tr.steps.resize(static_cast<size_t>(g_count * c.in_h));
   for (int64_t g = 0; g < g_count; ++g) {
     const int64_t base = c.in_base + g * plane;
@@ -484,7 +490,7 @@ void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
                                                                   : maxpool(map, geo),
                                         static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
     for (int64_t r = 0; r < rows; ++r) {
-      const int64_t done = pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad, c.in_h);
+      const int64_t done = pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, c.in_h);
       Step& s = tr.steps[static_cast<size_t>(g * c.in_h + done)];
       write_result_row(c, c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride, pooled, r,
                        s);

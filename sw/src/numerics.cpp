@@ -56,10 +56,32 @@ int pool_out_size(int in, const PoolGeometry& g) {
     throw Error(fmt::format("pooling kernel {} larger than the padded input {}", g.kernel,
                             in + 2 * g.pad));
   }
-  int out = (g.ceil_mode ? (span + g.stride - 1) / g.stride : span / g.stride) + 1;
-  // The last window must start inside the input or its left padding.
-  if (g.ceil_mode && (out - 1) * g.stride >= in + g.pad) --out;
+  return pool_out_size(in, g.kernel, g.stride, g.pad, g.pad, g.ceil_mode);
+}
+
+int pool_out_size(int in, int kernel, int stride, int before, int after, bool ceil_mode) {
+  if (in < 1 || kernel < 1 || stride < 1 || before < 0 || after < 0) {
+    throw Error(fmt::format("invalid pooling geometry: input {}, kernel {}, stride {}, pad {} "
+                            "before and {} after",
+                            in, kernel, stride, before, after));
+  }
+  if (before >= kernel || after >= kernel) {
+    throw Error(fmt::format("pooling pads {} and {} must be smaller than the kernel {}", before,
+                            after, kernel));
+  }
+  const int span = in + before + after - kernel;
+  if (span < 0) {
+    throw Error(fmt::format("pooling kernel {} larger than the padded input {}", kernel,
+                            in + before + after));
+  }
+  int out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  // The last window must start inside the input or the padding before it.
+  if (ceil_mode && (out - 1) * stride >= in + before) --out;
   return out;
+}
+
+PoolWindow pool_window(const PoolGeometry& g) {
+  return PoolWindow{g.kernel, g.stride, Pads{g.pad, g.pad, g.pad, g.pad}, g.ceil_mode};
 }
 
 namespace {
@@ -159,11 +181,13 @@ namespace {
 
 // Visits every pooling window; f(c, oy, ox, elements) gets the valid elements.
 template <typename F>
-Tensor<int8_t> pool(const Tensor<int8_t>& in, const PoolGeometry& g, F reduce) {
+Tensor<int8_t> pool(const Tensor<int8_t>& in, const PoolWindow& g, F reduce) {
   require_rank(in, 3, "pooling input");
   const int64_t c = in.dim(0), h = in.dim(1), w = in.dim(2);
-  const int ho = pool_out_size(static_cast<int>(h), g);
-  const int wo = pool_out_size(static_cast<int>(w), g);
+  const int ho = pool_out_size(static_cast<int>(h), g.kernel, g.stride, g.pad.top, g.pad.bottom,
+                               g.ceil_mode);
+  const int wo = pool_out_size(static_cast<int>(w), g.kernel, g.stride, g.pad.left, g.pad.right,
+                               g.ceil_mode);
   Tensor<int8_t> out({c, ho, wo});
   std::vector<int8_t> window;
   window.reserve(static_cast<size_t>(g.kernel) * g.kernel);
@@ -172,10 +196,10 @@ Tensor<int8_t> pool(const Tensor<int8_t>& in, const PoolGeometry& g, F reduce) {
       for (int ox = 0; ox < wo; ++ox) {
         window.clear();
         for (int ky = 0; ky < g.kernel; ++ky) {
-          const int64_t iy = int64_t{oy} * g.stride - g.pad + ky;
+          const int64_t iy = int64_t{oy} * g.stride - g.pad.top + ky;
           if (iy < 0 || iy >= h) continue;
           for (int kx = 0; kx < g.kernel; ++kx) {
-            const int64_t ix = int64_t{ox} * g.stride - g.pad + kx;
+            const int64_t ix = int64_t{ox} * g.stride - g.pad.left + kx;
             if (ix < 0 || ix >= w) continue;
             window.push_back(in(ch, iy, ix));
           }
@@ -189,19 +213,40 @@ Tensor<int8_t> pool(const Tensor<int8_t>& in, const PoolGeometry& g, F reduce) {
 
 }  // namespace
 
-Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolGeometry& g) {
+Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolWindow& g) {
   return pool(in, g, [](const std::vector<int8_t>& v) {
     if (v.empty()) throw Error("max pooling over an empty window");
     return *std::max_element(v.begin(), v.end());
   });
 }
 
-Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolGeometry& g) {
+Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolWindow& g) {
   return pool(in, g, [](const std::vector<int8_t>& v) {
     int64_t sum = 0;
     for (int8_t e : v) sum += e;
     return static_cast<int8_t>(avg_round(sum, static_cast<int64_t>(v.size())));
   });
+}
+
+namespace {
+
+// The symmetric geometry's own checks (their messages name the one pad).
+void check_pool(const Tensor<int8_t>& in, const PoolGeometry& g) {
+  require_rank(in, 3, "pooling input");
+  pool_out_size(static_cast<int>(in.dim(1)), g);
+  pool_out_size(static_cast<int>(in.dim(2)), g);
+}
+
+}  // namespace
+
+Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolGeometry& g) {
+  check_pool(in, g);
+  return maxpool(in, pool_window(g));
+}
+
+Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolGeometry& g) {
+  check_pool(in, g);
+  return avgpool(in, pool_window(g));
 }
 
 Tensor<int8_t> clamp(const Tensor<int8_t>& in, int lo, int hi) {

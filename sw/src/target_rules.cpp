@@ -38,7 +38,10 @@ bool pools(const ComputeInstr& c) { return (is_conv(c) && c.pool_en) || is_pool(
 
 bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 < b1 && b0 < a1; }
 
-int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p) { return (in + 2 * p - k) / s + 1; }
+// Output size along one dimension with padding a before and b after the input.
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t a, int64_t b) {
+  return (in + a + b - k) / s + 1;
+}
 
 // The pooling unit's input: the convolution's output (CONV) or the input (POOL).
 int64_t pool_in_h(const ComputeInstr& c) { return is_pool(c) ? c.in_h : c.out_h; }
@@ -132,31 +135,39 @@ Verdict conv_stride(const RuleSubject& s, const HwTarget&) {
   return fmt::format("CONV stride {},{} (must be >= 1)", c->stride_h, c->stride_w);
 }
 
+// The padded input of a CONV: in + the padding before and after.
+int64_t conv_padded_h(const ComputeInstr& c) { return c.in_h + c.pad_top + c.pad_bottom; }
+int64_t conv_padded_w(const ComputeInstr& c) { return c.in_w + c.pad_left + c.pad_right; }
+
 Verdict conv_pad(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
-  if (c == nullptr || !is_conv(*c) || (c->pad_h < c->kernel_h && c->pad_w < c->kernel_w)) {
+  if (c == nullptr || !is_conv(*c) ||
+      (c->pad_top < c->kernel_h && c->pad_bottom < c->kernel_h && c->pad_left < c->kernel_w &&
+       c->pad_right < c->kernel_w)) {
     return {};
   }
-  return fmt::format("CONV pad {},{} not below the kernel {}x{}", c->pad_h, c->pad_w, c->kernel_h,
+  return fmt::format("CONV pad {},{},{},{} (top, left, bottom, right) not below the kernel {}x{}",
+                     c->pad_top, c->pad_left, c->pad_bottom, c->pad_right, c->kernel_h,
                      c->kernel_w);
 }
 
 Verdict conv_fits(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || !is_conv(*c)) return {};
-  if (c->in_h + 2 * c->pad_h >= c->kernel_h && c->in_w + 2 * c->pad_w >= c->kernel_w) return {};
-  return fmt::format("CONV kernel {}x{} larger than the padded {}x{} input (pad {},{})",
-                     c->kernel_h, c->kernel_w, c->in_h, c->in_w, c->pad_h, c->pad_w);
+  if (conv_padded_h(*c) >= c->kernel_h && conv_padded_w(*c) >= c->kernel_w) return {};
+  return fmt::format("CONV kernel {}x{} larger than the padded {}x{} input (pad {},{},{},{})",
+                     c->kernel_h, c->kernel_w, c->in_h, c->in_w, c->pad_top, c->pad_left,
+                     c->pad_bottom, c->pad_right);
 }
 
 Verdict conv_out_size(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || !is_conv(*c) || c->stride_h < 1 || c->stride_w < 1 ||
-      c->in_h + 2 * c->pad_h < c->kernel_h || c->in_w + 2 * c->pad_w < c->kernel_w) {
+      conv_padded_h(*c) < c->kernel_h || conv_padded_w(*c) < c->kernel_w) {
     return {};
   }
-  const int64_t oh = conv_out(c->in_h, c->kernel_h, c->stride_h, c->pad_h);
-  const int64_t ow = conv_out(c->in_w, c->kernel_w, c->stride_w, c->pad_w);
+  const int64_t oh = conv_out(c->in_h, c->kernel_h, c->stride_h, c->pad_top, c->pad_bottom);
+  const int64_t ow = conv_out(c->in_w, c->kernel_w, c->stride_w, c->pad_left, c->pad_right);
   if (oh == c->out_h && ow == c->out_w) return {};
   return fmt::format("CONV out {}x{} does not follow from the input (expected {}x{})", c->out_h,
                      c->out_w, oh, ow);
@@ -208,10 +219,17 @@ Verdict pool_stride(const RuleSubject& s, const HwTarget&) {
   return std::string("pooling stride 0");
 }
 
+bool pool_pads_below(const ComputeInstr& c) {
+  return c.pool_pad_top < c.pool_k && c.pool_pad_left < c.pool_k &&
+         c.pool_pad_bottom < c.pool_k && c.pool_pad_right < c.pool_k;
+}
+
 Verdict pool_pad(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
-  if (c == nullptr || !pools(*c) || c->pool_pad < c->pool_k) return {};
-  return fmt::format("pooling pad {} not below the window {}", c->pool_pad, c->pool_k);
+  if (c == nullptr || !pools(*c) || pool_pads_below(*c)) return {};
+  return fmt::format("pooling pad {},{},{},{} (top, left, bottom, right) not below the window {}",
+                     c->pool_pad_top, c->pool_pad_left, c->pool_pad_bottom, c->pool_pad_right,
+                     c->pool_k);
 }
 
 Verdict pool_width(const RuleSubject& s, const HwTarget& t) {
@@ -221,13 +239,21 @@ Verdict pool_width(const RuleSubject& s, const HwTarget& t) {
                      t.max_image_width);
 }
 
+// The padded pooling input: its size + the padding before and after.
+int64_t pool_padded_h(const ComputeInstr& c) {
+  return pool_in_h(c) + c.pool_pad_top + c.pool_pad_bottom;
+}
+int64_t pool_padded_w(const ComputeInstr& c) {
+  return pool_in_w(c) + c.pool_pad_left + c.pool_pad_right;
+}
+
 Verdict pool_fits(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || !pools(*c)) return {};
-  const int64_t h = pool_in_h(*c), w = pool_in_w(*c);
-  if (h + 2 * c->pool_pad >= c->pool_k && w + 2 * c->pool_pad >= c->pool_k) return {};
-  return fmt::format("pooling window {} larger than the padded {}x{} input (pad {})", c->pool_k,
-                     h, w, c->pool_pad);
+  if (pool_padded_h(*c) >= c->pool_k && pool_padded_w(*c) >= c->pool_k) return {};
+  return fmt::format("pooling window {} larger than the padded {}x{} input (pad {},{},{},{})",
+                     c->pool_k, pool_in_h(*c), pool_in_w(*c), c->pool_pad_top,
+                     c->pool_pad_left, c->pool_pad_bottom, c->pool_pad_right);
 }
 
 Verdict post_clamp_order(const RuleSubject& s, const HwTarget&) {
@@ -240,14 +266,15 @@ Verdict pool_out(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || !pools(*c)) return {};
   const int64_t h = pool_in_h(*c), w = pool_in_w(*c);
-  if (h < 1 || w < 1 || c->pool_k < 1 || c->pool_s < 1 || c->pool_pad >= c->pool_k ||
-      h + 2 * c->pool_pad < c->pool_k || w + 2 * c->pool_pad < c->pool_k) {
+  if (h < 1 || w < 1 || c->pool_k < 1 || c->pool_s < 1 || !pool_pads_below(*c) ||
+      pool_padded_h(*c) < c->pool_k || pool_padded_w(*c) < c->pool_k) {
     return {};
   }
-  const PoolGeometry g{static_cast<int>(c->pool_k), static_cast<int>(c->pool_s),
-                       static_cast<int>(c->pool_pad), c->pool_ceil};
-  const int64_t ho = pool_out_size(static_cast<int>(h), g);
-  const int64_t wo = pool_out_size(static_cast<int>(w), g);
+  const auto k = static_cast<int>(c->pool_k), st = static_cast<int>(c->pool_s);
+  const int64_t ho = pool_out_size(static_cast<int>(h), k, st, static_cast<int>(c->pool_pad_top),
+                                   static_cast<int>(c->pool_pad_bottom), c->pool_ceil);
+  const int64_t wo = pool_out_size(static_cast<int>(w), k, st, static_cast<int>(c->pool_pad_left),
+                                   static_cast<int>(c->pool_pad_right), c->pool_ceil);
   if (ho == c->pool_out_h && wo == c->pool_out_w) return {};
   return fmt::format("pool_out {}x{} does not follow from the {}x{} input (expected {}x{})",
                      c->pool_out_h, c->pool_out_w, h, w, ho, wo);
@@ -451,7 +478,7 @@ ComputeInstr conv_base() {
   c.in_groups = 2;
   c.kernel_h = c.kernel_w = 3;
   c.stride_h = c.stride_w = 1;
-  c.pad_h = c.pad_w = 1;
+  c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 1;
   c.out_h = c.out_w = 6;
   c.dst_kind = ComputeDst::kBank;
   c.dst_id = 1;
@@ -565,30 +592,72 @@ std::vector<RuleBoundary> b_conv_kernel(const HwTarget& t) {
   return {pair(conv_base(), [&](ComputeInstr& c, bool bad) {
     c.in_h = t.max_kernel + 4;
     c.kernel_h = t.max_kernel + one(bad);
-    c.pad_h = 0;
+    c.pad_top = c.pad_bottom = 0;
     c.out_h = c.in_h - c.kernel_h + 1;
   })};
 }
 std::vector<RuleBoundary> b_conv_stride(const HwTarget&) {
   return {pair(conv_base(), [](ComputeInstr& c, bool bad) { c.stride_w = bad ? 0 : 1; })};
 }
+// One pair per padding field: that pad at kernel - 1 (legal) or kernel, the
+// output size the pads give, so only the pad is wrong.
 std::vector<RuleBoundary> b_conv_pad(const HwTarget&) {
-  return {pair(conv_base(), [](ComputeInstr& c, bool bad) {
-    c.pad_w = c.kernel_w - 1 + one(bad);
-    c.out_w = conv_out(c.in_w, c.kernel_w, c.stride_w, c.pad_w);
-    c.dst_row_stride = c.out_w;
-  })};
+  std::vector<RuleBoundary> out;
+  for (int side = 0; side < 4; ++side) {
+    out.push_back(pair(conv_base(), [side](ComputeInstr& c, bool bad) {
+      const bool rows = side == 0 || side == 2;
+      const int64_t p = (rows ? c.kernel_h : c.kernel_w) - 1 + one(bad);
+      int64_t* pads[] = {&c.pad_top, &c.pad_left, &c.pad_bottom, &c.pad_right};
+      *pads[side] = p;
+      c.out_h = conv_out(c.in_h, c.kernel_h, c.stride_h, c.pad_top, c.pad_bottom);
+      c.out_w = conv_out(c.in_w, c.kernel_w, c.stride_w, c.pad_left, c.pad_right);
+      c.dst_row_stride = c.out_w;
+    }));
+  }
+  return out;
 }
+// A 3-row (column) kernel over 3 - bad rows with the one padding row above
+// (left of) or below (right of) the input, then none.
 std::vector<RuleBoundary> b_conv_fits(const HwTarget&) {
   return {pair(conv_base(), [](ComputeInstr& c, bool bad) {
-    c.kernel_h = 3;
-    c.pad_h = 0;
-    c.in_h = 3 - one(bad);
-    c.out_h = 1;
-  })};
+            c.kernel_h = 3;
+            c.pad_top = 0;
+            c.pad_bottom = 0;
+            c.in_h = 3 - one(bad);
+            c.out_h = 1;
+          }),
+          pair(conv_base(), [](ComputeInstr& c, bool bad) {
+            c.kernel_h = 3;
+            c.pad_top = 1;
+            c.pad_bottom = 0;
+            c.in_h = 2 - one(bad);
+            c.out_h = 1;
+          }),
+          pair(conv_base(), [](ComputeInstr& c, bool bad) {
+            c.kernel_w = 3;
+            c.pad_left = 0;
+            c.pad_right = 1;
+            c.in_w = 2 - one(bad);
+            c.out_w = 1;
+            c.dst_row_stride = 1;
+          })};
 }
+// Symmetric, then padding on one side only: the illegal size is the one the
+// padding on the other side would give.
 std::vector<RuleBoundary> b_conv_out_size(const HwTarget&) {
-  return {pair(conv_base(), [](ComputeInstr& c, bool bad) { c.out_h += one(bad); })};
+  return {pair(conv_base(), [](ComputeInstr& c, bool bad) { c.out_h += one(bad); }),
+          pair(conv_base(), [](ComputeInstr& c, bool bad) {
+            c.pad_top = 0;  // rows: 6 + 0 + 1 - 3 + 1 = 5; 4 with no bottom row
+            c.out_h = bad ? 4 : 5;
+          }),
+          pair(conv_base(), [](ComputeInstr& c, bool bad) {
+            c.kernel_w = 3;
+            c.stride_w = 2;
+            c.pad_left = 2;
+            c.pad_right = 0;  // columns: (6 + 2 + 0 - 3) / 2 + 1 = 3; 4 with 2 on the right too
+            c.out_w = bad ? 4 : 3;
+            c.dst_row_stride = 4;
+          })};
 }
 std::vector<RuleBoundary> b_in_range(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
@@ -633,13 +702,21 @@ std::vector<RuleBoundary> b_pool_stride(const HwTarget&) {
     c.dst_row_stride = c.pool_out_w;
   })};
 }
+// One pair per padding field (that pad at pool_k - 1 or pool_k) with the
+// size the pads give, so only the pad is wrong.
 std::vector<RuleBoundary> b_pool_pad(const HwTarget&) {
-  return {pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
-    c.pool_pad = c.pool_k - 1 + one(bad);
-    // floor((6 + 2p - 2) / 2) + 1: the size the pad gives, so only the pad is wrong
-    c.pool_out_h = c.pool_out_w = (6 + 2 * c.pool_pad - c.pool_k) / c.pool_s + 1;
-    c.dst_row_stride = c.pool_out_w;
-  })};
+  std::vector<RuleBoundary> out;
+  for (int side = 0; side < 4; ++side) {
+    out.push_back(pair(conv_pool_base(), [side](ComputeInstr& c, bool bad) {
+      int64_t* pads[] = {&c.pool_pad_top, &c.pool_pad_left, &c.pool_pad_bottom,
+                         &c.pool_pad_right};
+      *pads[side] = c.pool_k - 1 + one(bad);
+      c.pool_out_h = conv_out(6, c.pool_k, c.pool_s, c.pool_pad_top, c.pool_pad_bottom);
+      c.pool_out_w = conv_out(6, c.pool_k, c.pool_s, c.pool_pad_left, c.pool_pad_right);
+      c.dst_row_stride = c.pool_out_w;
+    }));
+  }
+  return out;
 }
 std::vector<RuleBoundary> b_pool_width(const HwTarget& t) {
   // A 1x1 convolution of a 2-row map max_image_width (+1) wide, pooled 1x1.
@@ -648,7 +725,7 @@ std::vector<RuleBoundary> b_pool_width(const HwTarget& t) {
             c.in_h = 2;
             c.in_w = t.max_image_width + one(bad);
             c.kernel_h = c.kernel_w = 1;
-            c.pad_h = c.pad_w = 0;
+            c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 0;
             c.out_h = c.in_h;
             c.out_w = c.in_w;
             c.pool_k = c.pool_s = 1;
@@ -666,18 +743,31 @@ std::vector<RuleBoundary> b_pool_width(const HwTarget& t) {
           })};
 }
 std::vector<RuleBoundary> b_pool_fits(const HwTarget& t) {
-  // A POOL of a (k-1) x (k-1) map with the largest window: pad 1 makes it fit.
-  return {pair(pool_base(), [&](ComputeInstr& c, bool bad) {
+  // A POOL of a (k-1) x (k-1) map with the largest window: pad 1 on every
+  // side, or on one side of each dimension (bottom, left), makes it fit.
+  const auto base = [&](ComputeInstr& c) {
     const int64_t k = t.max_pool_kernel;
     c.in_groups = 1;
     c.in_h = c.in_w = c.out_h = c.out_w = k - 1;
     c.pool_k = k;
     c.pool_s = 1;
-    c.pool_pad = bad ? 0 : 1;
-    c.pool_out_h = c.pool_out_w = bad ? 1 : k - 1 + 2 - k + 1;
-    c.dst_row_stride = c.pool_out_w;
-    c.dst_group_stride = c.pool_out_h * c.pool_out_w;
-  })};
+  };
+  return {pair(pool_base(), [&](ComputeInstr& c, bool bad) {
+            base(c);
+            const int64_t p = bad ? 0 : 1;
+            c.pool_pad_top = c.pool_pad_left = c.pool_pad_bottom = c.pool_pad_right = p;
+            c.pool_out_h = c.pool_out_w = bad ? 1 : 2;  // (k - 1 + 2 - k) / 1 + 1
+            c.dst_row_stride = c.pool_out_w;
+            c.dst_group_stride = c.pool_out_h * c.pool_out_w;
+          }),
+          pair(pool_base(), [&](ComputeInstr& c, bool bad) {
+            base(c);
+            c.pool_pad_bottom = bad ? 0 : 1;
+            c.pool_pad_left = 1;
+            c.pool_out_h = c.pool_out_w = 1;
+            c.dst_row_stride = 1;
+            c.dst_group_stride = 1;
+          })};
 }
 std::vector<RuleBoundary> b_post_clamp(const HwTarget&) {
   const auto edit = [](ComputeInstr& c, bool bad) {
@@ -686,6 +776,9 @@ std::vector<RuleBoundary> b_post_clamp(const HwTarget&) {
   };
   return {pair(conv_pool_base(), edit), pair(pool_base(), edit)};
 }
+// Symmetric cases, then padding on one side only (the illegal size: the
+// one without that padding, or in ceil mode with the last window starting
+// past the input and the padding before it).
 std::vector<RuleBoundary> b_pool_out(const HwTarget&) {
   return {pair(conv_pool_base(), [](ComputeInstr& c, bool bad) { c.pool_out_w += one(bad); }),
           pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
@@ -693,7 +786,26 @@ std::vector<RuleBoundary> b_pool_out(const HwTarget&) {
             c.pool_ceil = true;  // 6 -> 3 in ceil mode, 2 in floor mode
             c.pool_out_h = c.pool_out_w = 3 - one(bad);
           }),
-          pair(pool_base(), [](ComputeInstr& c, bool bad) { c.pool_out_h -= one(bad); })};
+          pair(pool_base(), [](ComputeInstr& c, bool bad) { c.pool_out_h -= one(bad); }),
+          pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
+            c.pool_k = 3;
+            c.pool_pad_bottom = 1;  // rows: (6 + 0 + 1 - 3) / 2 + 1 = 3; 2 without it
+            c.pool_out_h = 3 - one(bad);
+            c.pool_out_w = 2;
+            c.dst_row_stride = 2;
+          }),
+          pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
+            c.pool_ceil = true;
+            c.pool_pad_right = 1;  // columns: ceil((6 + 1 - 2) / 2) + 1 = 4, the last at 6: 3
+            c.pool_out_w = 3 + one(bad);
+            c.dst_row_stride = 4;
+          }),
+          pair(pool_base(), [](ComputeInstr& c, bool bad) {
+            c.pool_ceil = true;
+            c.pool_pad_top = 1;  // rows: ceil((6 + 1 - 2) / 2) + 1 = 4, the last at 5 < 6
+            c.pool_out_h = 4 - one(bad);
+            c.dst_group_stride = 12;
+          })};
 }
 std::vector<RuleBoundary> b_dst_kind(const HwTarget& t) {
   return {pair(conv_base(), [&](ComputeInstr& c, bool bad) {
@@ -851,11 +963,12 @@ const std::vector<TargetRule> kRules = {
      "max_kernel", kDecode, conv_kernel, b_conv_kernel},
     {"conv.stride", "the stride is at least 1", "COMPUTE CONV: stride_h, stride_w", "", kDecode,
      conv_stride, b_conv_stride},
-    {"conv.pad", "the padding is below the kernel", "COMPUTE CONV: pad_h, pad_w", "", kDecode,
-     conv_pad, b_conv_pad},
+    {"conv.pad", "the padding is below the kernel",
+     "COMPUTE CONV: pad_top, pad_left, pad_bottom, pad_right", "", kDecode, conv_pad, b_conv_pad},
     {"conv.fits", "the kernel fits the padded input", "COMPUTE CONV: in_h, in_w, kernel_*, pad_*",
      "", kDecode, conv_fits, b_conv_fits},
-    {"conv.out_size", "out_h, out_w are floor((in + 2 pad - kernel) / stride) + 1",
+    {"conv.out_size",
+     "out_h, out_w are floor((in + pad before + pad after - kernel) / stride) + 1",
      "COMPUTE CONV: out_h, out_w", "", kDecode, conv_out_size, b_conv_out_size},
     {"compute.in_range", "the streamed operand (map, or FC weights) lies inside its bank",
      "COMPUTE: in_base + words", "bank_depth", kDecode, in_range, b_in_range},
@@ -872,12 +985,13 @@ const std::vector<TargetRule> kRules = {
     {"pool.stride", "the pooling stride is at least 1", "COMPUTE CONV with pool_en, POOL: pool_s",
      "", kDecode, pool_stride, b_pool_stride},
     {"pool.pad", "the pooling padding is below the window", "COMPUTE CONV with pool_en, POOL: "
-     "pool_pad", "", kDecode, pool_pad, b_pool_pad},
+     "pool_pad_top, pool_pad_left, pool_pad_bottom, pool_pad_right", "", kDecode, pool_pad,
+     b_pool_pad},
     {"pool.width", "a row of the pooling input fits the line buffer",
      "COMPUTE CONV with pool_en: out_w; POOL: in_w", "max_image_width", kDecode, pool_width,
      b_pool_width},
     {"pool.fits", "the pooling window fits the padded input", "COMPUTE CONV with pool_en, POOL: "
-     "pool_k, pool_pad", "", kDecode, pool_fits, b_pool_fits},
+     "pool_k, pool_pad_*", "", kDecode, pool_fits, b_pool_fits},
     {"pool.post_clamp", "the post-pooling clamp has lo <= hi",
      "COMPUTE CONV with pool_en, POOL: post_lo, post_hi", "", kDecode, post_clamp_order,
      b_post_clamp},

@@ -281,7 +281,9 @@ TEST(Compiler, ReorderingTheFirstLayerNeverChangesTheResult) {
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(c.kernel_h, 5);
   EXPECT_EQ(c.kernel_w, 1);
-  EXPECT_EQ(c.pad_w, 0);
+  EXPECT_EQ(c.pad_left, 0);
+  EXPECT_EQ(c.pad_right, 0);
+  EXPECT_EQ(c.pad_top, c.pad_bottom);
   EXPECT_EQ(c.in_groups, 2);
   // Fewer PE-array beats with the reordered input.
   std::vector<uint8_t> m1 = plain.image, m2 = reordered.image;

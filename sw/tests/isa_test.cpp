@@ -398,7 +398,7 @@ TEST(Disassembler, OneReadableLinePerOpcode) {
   c.kernel_h = 5;
   c.kernel_w = 1;
   c.stride_h = c.stride_w = 1;
-  c.pad_h = 2;
+  c.pad_top = c.pad_bottom = 2;
   c.out_h = c.out_w = 32;
   c.clamp_lo = 0;
   c.pool_en = true;
@@ -410,8 +410,8 @@ TEST(Disassembler, OneReadableLinePerOpcode) {
   c.dst_id = 3;
   c.dst_row_stride = 16;
   const std::string cv = disassemble(encode(c));
-  expect_contains(cv, {"COMPUTE CONV", "b1[0] 32x32 g2 k5x1", "p2,0", "clamp[0,127]",
-                       "avgpool k3 s2 p0 ceil -> 16x16", "-> b3[0] row 16",
+  expect_contains(cv, {"COMPUTE CONV", "b1[0] 32x32 g2 k5x1", "p2,0,2,0", "clamp[0,127]",
+                       "avgpool k3 s2 p0,0,0,0 ceil -> 16x16", "-> b3[0] row 16",
                        "L2C 32 (first 3, step 1)"});
   c.mode = ComputeMode::kFc;
   c.dst_kind = ComputeDst::kPeTranspose;
@@ -679,7 +679,7 @@ struct TinyConv {
     c.in_groups = 1;
     c.kernel_h = c.kernel_w = 3;
     c.stride_h = c.stride_w = 1;
-    c.pad_h = c.pad_w = 1;
+    c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 1;
     c.out_h = c.out_w = 6;
     c.clamp_lo = 0;
     c.clamp_hi = 127;
@@ -743,6 +743,357 @@ TEST(IsaSim, HandAssembledConvolutionMatchesTheGoldenModel) {
   EXPECT_EQ(r.stats[4].beats, 4 * 4 + 16 * 6 + 16 * 9);
   EXPECT_EQ(r.beats, r.stats[4].beats);
   EXPECT_EQ(r.uninitialized_reads, 0);
+}
+
+// ---- asymmetric padding: the simulator against plain loops over docs/isa.md ---------------
+
+// One CONV (optionally pooled) or POOL with padding of its own on every side
+// (top, left, bottom, right).
+struct PadCase {
+  bool pool_only = false;
+  int64_t h = 1, w = 1, groups = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
+  std::array<int64_t, 4> pad{};
+  bool pool = false, avg = false, ceil_mode = false;
+  int64_t pk = 1, ps = 1;
+  std::array<int64_t, 4> pool_pad{};
+
+  std::string str() const {
+    return fmt::format("{} {}x{}x{}g k{}x{} s{},{} p{},{},{},{}{}", pool_only ? "POOL" : "CONV",
+                       h, w, groups, kh, kw, sh, sw, pad[0], pad[1], pad[2], pad[3],
+                       pool ? fmt::format(" {}pool k{} s{} p{},{},{},{}{}", avg ? "avg" : "max",
+                                          pk, ps, pool_pad[0], pool_pad[1], pool_pad[2],
+                                          pool_pad[3], ceil_mode ? " ceil" : "")
+                            : "");
+  }
+};
+
+// Windows along one dimension of size d with padding a before and b after
+// (docs/isa.md, COMPUTE), written out without the library's helpers.
+int64_t windows(int64_t d, int64_t k, int64_t s, int64_t a, int64_t b, bool ceil_mode) {
+  const int64_t span = d + a + b - k;
+  if (!ceil_mode) return span / s + 1;
+  int64_t n = (span + s - 1) / s + 1;
+  if ((n - 1) * s - a >= d) --n;  // the last window starts inside the input or before it
+  return n;
+}
+
+// The case's result [P or N][rows][cols] per group, by the definitions.
+std::vector<Tensor<int8_t>> reference(const PadCase& pc, const Tensor<int8_t>& in,
+                                      const Tensor<int8_t>& wt, const std::vector<int32_t>& bias,
+                                      int64_t lanes, int64_t pes) {
+  std::vector<Tensor<int8_t>> maps;  // the pooling unit's input, one per group (POOL) or one
+  if (pc.pool_only) {
+    for (int64_t g = 0; g < pc.groups; ++g) {
+      Tensor<int8_t> m({lanes, pc.h, pc.w});
+      for (int64_t l = 0; l < lanes; ++l) {
+        for (int64_t y = 0; y < pc.h; ++y) {
+          for (int64_t x = 0; x < pc.w; ++x) m(l, y, x) = in(g * lanes + l, y, x);
+        }
+      }
+      maps.push_back(m);
+    }
+  } else {
+    const int64_t oh = (pc.h + pc.pad[0] + pc.pad[2] - pc.kh) / pc.sh + 1;
+    const int64_t ow = (pc.w + pc.pad[1] + pc.pad[3] - pc.kw) / pc.sw + 1;
+    Tensor<int8_t> m({pes, oh, ow});
+    for (int64_t p = 0; p < pes; ++p) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          int64_t acc = bias[p];
+          for (int64_t ky = 0; ky < pc.kh; ++ky) {
+            const int64_t iy = oy * pc.sh - pc.pad[0] + ky;
+            if (iy < 0 || iy >= pc.h) continue;
+            for (int64_t kx = 0; kx < pc.kw; ++kx) {
+              const int64_t ix = ox * pc.sw - pc.pad[1] + kx;
+              if (ix < 0 || ix >= pc.w) continue;
+              for (int64_t c = 0; c < pc.groups * lanes; ++c) {
+                acc += int64_t{wt(p, c, ky, kx)} * in(c, iy, ix);
+              }
+            }
+          }
+          m(p, oy, ox) = requantize(static_cast<int32_t>(acc), 300, 14, -128, 127);
+        }
+      }
+    }
+    maps.push_back(m);
+  }
+  if (!pc.pool) return maps;
+  std::vector<Tensor<int8_t>> out;
+  for (const Tensor<int8_t>& m : maps) {
+    const int64_t d_h = m.dim(1), d_w = m.dim(2);
+    const int64_t rh = windows(d_h, pc.pk, pc.ps, pc.pool_pad[0], pc.pool_pad[2], pc.ceil_mode);
+    const int64_t rw = windows(d_w, pc.pk, pc.ps, pc.pool_pad[1], pc.pool_pad[3], pc.ceil_mode);
+    Tensor<int8_t> r({m.dim(0), rh, rw});
+    for (int64_t l = 0; l < m.dim(0); ++l) {
+      for (int64_t oy = 0; oy < rh; ++oy) {
+        for (int64_t ox = 0; ox < rw; ++ox) {
+          int64_t best = -129, sum = 0, taps = 0;  // taps inside the image only
+          for (int64_t ky = 0; ky < pc.pk; ++ky) {
+            const int64_t iy = oy * pc.ps - pc.pool_pad[0] + ky;
+            for (int64_t kx = 0; kx < pc.pk; ++kx) {
+              const int64_t ix = ox * pc.ps - pc.pool_pad[1] + kx;
+              if (iy < 0 || iy >= d_h || ix < 0 || ix >= d_w) continue;
+              best = std::max<int64_t>(best, m(l, iy, ix));
+              sum += m(l, iy, ix);
+              ++taps;
+            }
+          }
+          EXPECT_GT(taps, 0) << pc.str() << ": a window with no tap inside the input";
+          r(l, oy, ox) = static_cast<int8_t>(pc.avg ? avg_round(sum, std::max<int64_t>(taps, 1))
+                                                    : best);
+        }
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+// Runs the case on strata::IsaSim (CONFIG, three LOADs, the COMPUTE, a STORE)
+// on random data and compares every result word with reference().
+void expect_padding_case(const PadCase& pc, uint64_t seed) {
+  const HwTarget t = HwTarget::defaults();
+  const int64_t n = t.lanes, pes = t.pes;
+  std::mt19937_64 rng(seed);
+  const auto rand8 = [&](int lo, int hi) {
+    return static_cast<int8_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  Tensor<int8_t> in({pc.groups * n, pc.h, pc.w});
+  for (auto& v : in.values()) v = rand8(-128, 127);
+  const int64_t kh = pc.pool_only ? 1 : pc.kh, kw = pc.pool_only ? 1 : pc.kw;
+  Tensor<int8_t> wt({pes, pc.groups * n, kh, kw});
+  for (auto& v : wt.values()) v = rand8(-15, 15);
+  std::vector<int32_t> bias(static_cast<size_t>(pes));
+  for (auto& b : bias) b = std::uniform_int_distribution<int32_t>(-3000, 3000)(rng);
+  const std::vector<Tensor<int8_t>> want = reference(pc, in, wt, bias, n, pes);
+  const int64_t rows = want[0].dim(1), cols = want[0].dim(2);
+
+  // External memory: program, input words (g, y, x), weights (PE p: tap
+  // (ky, kx), group g at word (ky * kw + kx) * groups + g), parameters, output.
+  constexpr uint64_t kIn = 0x1000, kWeights = 0x8000, kParams = 0xC000, kOut = 0xD000;
+  std::vector<uint8_t> mem(0x10000, 0);
+  const int64_t in_words = pc.groups * pc.h * pc.w;
+  for (int64_t g = 0; g < pc.groups; ++g) {
+    for (int64_t y = 0; y < pc.h; ++y) {
+      for (int64_t x = 0; x < pc.w; ++x) {
+        for (int64_t l = 0; l < n; ++l) {
+          mem[kIn + ((g * pc.h + y) * pc.w + x) * n + l] =
+              static_cast<uint8_t>(in(g * n + l, y, x));
+        }
+      }
+    }
+  }
+  const int64_t taps = kh * kw * pc.groups;
+  for (int64_t p = 0; p < pes; ++p) {
+    for (int64_t ky = 0; ky < kh; ++ky) {
+      for (int64_t kx = 0; kx < kw; ++kx) {
+        for (int64_t g = 0; g < pc.groups; ++g) {
+          for (int64_t l = 0; l < n; ++l) {
+            mem[kWeights + (p * taps + (ky * kw + kx) * pc.groups + g) * n + l] =
+                static_cast<uint8_t>(wt(p, g * n + l, ky, kx));
+          }
+        }
+      }
+    }
+    uint8_t* e = &mem[kParams + p * 8];
+    const auto b = static_cast<uint32_t>(bias[p]);
+    for (int i = 0; i < 4; ++i) e[i] = static_cast<uint8_t>(b >> (8 * i));
+    e[4] = 300 & 0xff;
+    e[5] = 300 >> 8;
+    e[6] = 14;
+  }
+
+  LoadInstr li;
+  li.ext_addr = kIn;
+  li.ext_row_stride = in_words * n;
+  li.rows = 1;
+  li.row_words = in_words;
+  LoadInstr lw;  // row p: PE p's weights
+  lw.ext_addr = kWeights;
+  lw.ext_row_stride = taps * n;
+  lw.rows = pes;
+  lw.row_words = taps;
+  lw.dst_kind = LoadDst::kPeCache;
+  lw.dst_pe_step = true;
+  LoadInstr lp;
+  lp.ext_addr = kParams;
+  lp.ext_row_stride = pes * 8;
+  lp.rows = 1;
+  lp.row_words = pes;
+  lp.dst_kind = LoadDst::kParam;
+
+  ComputeInstr c;
+  c.mode = pc.pool_only ? ComputeMode::kPool : ComputeMode::kConv;
+  c.in_id = 0;
+  c.in_h = pc.h;
+  c.in_w = pc.w;
+  c.in_groups = pc.groups;
+  if (pc.pool_only) {
+    c.out_h = pc.h;
+    c.out_w = pc.w;
+  } else {
+    c.kernel_h = pc.kh;
+    c.kernel_w = pc.kw;
+    c.stride_h = pc.sh;
+    c.stride_w = pc.sw;
+    c.pad_top = pc.pad[0];
+    c.pad_left = pc.pad[1];
+    c.pad_bottom = pc.pad[2];
+    c.pad_right = pc.pad[3];
+    c.out_h = (pc.h + pc.pad[0] + pc.pad[2] - pc.kh) / pc.sh + 1;
+    c.out_w = (pc.w + pc.pad[1] + pc.pad[3] - pc.kw) / pc.sw + 1;
+  }
+  c.pool_en = pc.pool;
+  if (pc.pool) {
+    c.pool_op = pc.avg ? PoolOp::kAvg : PoolOp::kMax;
+    c.pool_ceil = pc.ceil_mode;
+    c.pool_k = pc.pk;
+    c.pool_s = pc.ps;
+    c.pool_pad_top = pc.pool_pad[0];
+    c.pool_pad_left = pc.pool_pad[1];
+    c.pool_pad_bottom = pc.pool_pad[2];
+    c.pool_pad_right = pc.pool_pad[3];
+    c.pool_out_h = rows;
+    c.pool_out_w = cols;
+  }
+  c.dst_kind = ComputeDst::kBank;
+  c.dst_id = 1;
+  c.dst_row_stride = cols;
+  c.dst_group_stride = rows * cols;
+  const int64_t out_words = static_cast<int64_t>(want.size()) * rows * cols;
+  StoreInstr st;
+  st.src_id = 1;
+  st.rows = 1;
+  st.row_words = out_words;
+  st.ext_addr = kOut;
+  st.ext_row_stride = out_words * n;
+
+  const std::vector<Instruction> program = {encode(config_for(t)), encode(li), encode(lw),
+                                            encode(lp), encode(c), encode(st),
+                                            encode(EndInstr{})};
+  for (size_t i = 0; i < program.size(); ++i) program[i].to_bytes(&mem[i * kInstrBytes]);
+  SimOptions o;
+  o.check_dependencies = false;
+  const SimResult r = IsaSim(t).run(mem, o);
+  ASSERT_TRUE(r.ok()) << pc.str() << ": " << describe_problems(r);
+  int bad = 0;
+  for (size_t g = 0; g < want.size(); ++g) {
+    for (int64_t y = 0; y < rows; ++y) {
+      for (int64_t x = 0; x < cols; ++x) {
+        for (int64_t l = 0; l < want[g].dim(0); ++l) {
+          const auto got = static_cast<int8_t>(
+              mem[kOut + ((static_cast<int64_t>(g) * rows + y) * cols + x) * n + l]);
+          if (got != want[g](l, y, x) && ++bad <= 8) {
+            ADD_FAILURE() << pc.str() << ": group " << g << " row " << y << " col " << x
+                          << " channel " << l << ": expected " << int{want[g](l, y, x)}
+                          << ", got " << int{got} << " (seed " << seed << ")";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(IsaSim, AsymmetricConvolutionPaddingFollowsTheDefinition) {
+  std::vector<PadCase> cases;
+  const auto conv = [&](int64_t h, int64_t w, int64_t g, int64_t kh, int64_t kw, int64_t sh,
+                        int64_t sw, std::array<int64_t, 4> pad) {
+    PadCase pc;
+    pc.h = h;
+    pc.w = w;
+    pc.groups = g;
+    pc.kh = kh;
+    pc.kw = kw;
+    pc.sh = sh;
+    pc.sw = sw;
+    pc.pad = pad;
+    return pc;
+  };
+  cases.push_back(conv(7, 6, 1, 3, 3, 1, 1, {1, 0, 0, 1}));  // top != bottom, left != right
+  cases.push_back(conv(9, 8, 2, 5, 3, 2, 1, {2, 0, 0, 2}));
+  cases.push_back(conv(6, 6, 1, 3, 3, 1, 1, {1, 0, 0, 0}));  // one side only
+  cases.push_back(conv(5, 7, 1, 4, 2, 1, 2, {0, 1, 3, 0}));
+  cases.push_back(conv(6, 6, 1, 3, 3, 1, 1, {1, 1, 1, 1}));  // symmetric
+  PadCase p = conv(8, 8, 1, 3, 3, 1, 1, {0, 1, 1, 0});  // fused max pool, ceil, asymmetric
+  p.pool = true;
+  p.ceil_mode = true;
+  p.pk = 3;
+  p.ps = 2;
+  p.pool_pad = {1, 0, 0, 1};
+  cases.push_back(p);
+  p = conv(7, 9, 1, 3, 3, 1, 1, {1, 1, 0, 0});  // 6 x 8 -> avg 2x2 s2 ceil, pad below / right:
+  p.pool = true;                                // the fourth window would start at 6
+  p.avg = true;
+  p.ceil_mode = true;
+  p.pk = 2;
+  p.ps = 2;
+  p.pool_pad = {0, 0, 1, 1};
+  cases.push_back(p);
+  p = conv(9, 7, 2, 3, 3, 1, 1, {2, 0, 1, 2});  // avg pool, floor, padding before only
+  p.pool = true;
+  p.avg = true;
+  p.pk = 3;
+  p.ps = 1;
+  p.pool_pad = {2, 1, 0, 0};
+  cases.push_back(p);
+  uint64_t seed = 11;
+  for (const PadCase& pc : cases) expect_padding_case(pc, seed++);
+}
+
+TEST(IsaSim, AsymmetricPoolPaddingFollowsTheDefinition) {
+  const auto pool = [](int64_t h, int64_t w, int64_t g, int64_t k, int64_t s,
+                       std::array<int64_t, 4> pad, bool avg, bool ceil_mode) {
+    PadCase pc;
+    pc.pool_only = true;
+    pc.pool = true;
+    pc.h = h;
+    pc.w = w;
+    pc.groups = g;
+    pc.pk = k;
+    pc.ps = s;
+    pc.pool_pad = pad;
+    pc.avg = avg;
+    pc.ceil_mode = ceil_mode;
+    return pc;
+  };
+  const std::vector<PadCase> cases = {
+      pool(6, 6, 2, 3, 2, {0, 1, 2, 0}, false, true),  // ceil, top != bottom
+      pool(6, 6, 1, 2, 2, {1, 0, 0, 1}, true, true),   // ceil, windows over the top padding
+      pool(7, 6, 1, 3, 2, {0, 0, 0, 2}, true, true),   // one side only
+      pool(6, 6, 1, 2, 2, {0, 0, 1, 1}, false, true),  // ceil drops the window starting at 6
+      pool(5, 8, 1, 3, 1, {1, 0, 2, 1}, true, false),  // floor
+      pool(9, 7, 2, 3, 3, {2, 2, 0, 0}, false, false),
+      pool(1, 1, 3, 1, 1, {2, 0, 0, 2}, true, false),  // one pixel, all padding on two sides
+  };
+  uint64_t seed = 31;
+  for (const PadCase& pc : cases) expect_padding_case(pc, seed++);
+}
+
+// The ceil rule's dropped window, counted by hand: 6 rows, window 2, stride 2,
+// one padding row below: ceil(5 / 2) + 1 = 4 windows, the last would start at
+// row 6, so 3; with the padding row above instead, the last starts at row 5: 4.
+TEST(IsaSim, CeilModeWindowCountWithPaddingOnOneSide) {
+  EXPECT_EQ(windows(6, 2, 2, 0, 1, true), 3);
+  EXPECT_EQ(windows(6, 2, 2, 1, 0, true), 4);
+  EXPECT_EQ(pool_out_size(6, 2, 2, 0, 1, true), 3);
+  EXPECT_EQ(pool_out_size(6, 2, 2, 1, 0, true), 4);
+  // The symmetric form is the special case.
+  for (int in = 1; in <= 12; ++in) {
+    for (int k = 1; k <= 4; ++k) {
+      for (int s = 1; s <= 3; ++s) {
+        for (int p = 0; p < k; ++p) {
+          for (bool ceil_mode : {false, true}) {
+            if (in + 2 * p < k) continue;
+            EXPECT_EQ(pool_out_size(in, k, s, p, p, ceil_mode),
+                      pool_out_size(in, PoolGeometry{k, s, p, ceil_mode}));
+            EXPECT_EQ(pool_out_size(in, k, s, p, p, ceil_mode),
+                      windows(in, k, s, p, p, ceil_mode));
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(IsaSim, ResultDoesNotDependOnOnChipMemoryContents) {
@@ -820,6 +1171,12 @@ TEST(IsaSim, FieldsTheConfigurationCannotRunAreUnsupported) {
       SimError::kUnsupported, 4, "MaxKernel = 7");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kOutH, 5); },
                    SimError::kUnsupported, 4, "does not follow");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPadBottom, 0); },
+                   SimError::kUnsupported, 4, "does not follow");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPadRight, 3); },
+                   SimError::kUnsupported, 4, "not below the kernel");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPoolPadBottom, 2); },
+                   SimError::kUnsupported, 4, "not below the window");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPoolK, 4); },
                    SimError::kUnsupported, 4, "MaxPoolKernel = 3");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPoolOutW, 4); },

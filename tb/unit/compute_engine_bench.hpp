@@ -113,7 +113,8 @@ struct Expected {
   }
 };
 
-inline int conv_out(int in, int k, int s, int p) { return (in + 2 * p - k) / s + 1; }
+// Output size along one dimension with padding a before and b after the input.
+inline int conv_out(int in, int k, int s, int a, int b) { return (in + a + b - k) / s + 1; }
 
 // Requantisation parameters that keep typical results inside int8 for a dot
 // product over `terms` int8 x int8 products.
@@ -134,13 +135,33 @@ inline Param random_param(std::mt19937_64& rng, int terms) {
 struct PoolStage {
   bool avg = false, ceil_mode = false;
   int pk = 1, ps = 1, pp = 0, post_lo = -128, post_hi = 127;
+  // Padding per side (top, left, bottom, right); -1: pp.
+  std::array<int, 4> pp_side{-1, -1, -1, -1};
 
-  PoolGeometry pool_geometry() const { return PoolGeometry{pk, ps, pp, ceil_mode}; }
+  Pads pool_pads() const {
+    const auto side = [&](int i) { return pp_side[i] < 0 ? pp : pp_side[i]; };
+    return Pads{side(0), side(1), side(2), side(3)};
+  }
+  PoolWindow pool_window() const { return PoolWindow{pk, ps, pool_pads(), ceil_mode}; }
+  int pool_out_h(int h) const {
+    return pool_out_size(h, pk, ps, pool_pads().top, pool_pads().bottom, ceil_mode);
+  }
+  int pool_out_w(int w) const {
+    return pool_out_size(w, pk, ps, pool_pads().left, pool_pads().right, ceil_mode);
+  }
+  // Whether a window fits the padded h x w input.
+  bool pool_fits(int h, int w) const {
+    const Pads q = pool_pads();
+    return h + q.top + q.bottom >= pk && w + q.left + q.right >= pk;
+  }
+  std::string pool_pad_str() const {
+    const Pads q = pool_pads();
+    return fmt::format("p{},{},{},{}", q.top, q.left, q.bottom, q.right);
+  }
 
   // x pooled and clamped to [post_lo, post_hi], as the engine's pool unit does.
   Tensor<int8_t> pooled(const Tensor<int8_t>& x) const {
-    return clamp(avg ? avgpool(x, pool_geometry()) : maxpool(x, pool_geometry()), post_lo,
-                 post_hi);
+    return clamp(avg ? avgpool(x, pool_window()) : maxpool(x, pool_window()), post_lo, post_hi);
   }
 
   // The pooling fields of c but pool_en, for a pooled result of res_h x res_w.
@@ -149,7 +170,11 @@ struct PoolStage {
     c.pool_ceil = ceil_mode;
     c.pool_k = pk;
     c.pool_s = ps;
-    c.pool_pad = pp;
+    const Pads q = pool_pads();
+    c.pool_pad_top = q.top;
+    c.pool_pad_left = q.left;
+    c.pool_pad_bottom = q.bottom;
+    c.pool_pad_right = q.right;
     c.pool_out_h = res_h;
     c.pool_out_w = res_w;
     c.post_lo = post_lo;
@@ -179,25 +204,31 @@ struct ImageInput {
 // ---------------------------------------------------------------------------
 
 struct ConvLayer : ImageInput, PoolStage {
-  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  // ph, pw: padding above and left of the input; pb, pr: below and right
+  // (-1: the same as ph, pw).
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, pb = -1, pr = -1;
   int cache_base = 0, param_base = 0;
   int clamp_lo = -128, clamp_hi = 127;
   bool pool = false;  // the PoolStage runs on the convolution's result
   isa::ComputeDst dst = isa::ComputeDst::kBank;
   int dst_id = 0, dst_base = 0, dst_row_stride = 0;
 
-  int out_h() const { return conv_out(in_h, kh, sh, ph); }
-  int out_w() const { return conv_out(in_w, kw, sw, pw); }
-  int res_h() const { return pool ? pool_out_size(out_h(), pool_geometry()) : out_h(); }
-  int res_w() const { return pool ? pool_out_size(out_w(), pool_geometry()) : out_w(); }
+  int pad_bottom() const { return pb < 0 ? ph : pb; }
+  int pad_right() const { return pr < 0 ? pw : pr; }
+  bool symmetric() const { return pad_bottom() == ph && pad_right() == pw; }
+  int out_h() const { return conv_out(in_h, kh, sh, ph, pad_bottom()); }
+  int out_w() const { return conv_out(in_w, kw, sw, pw, pad_right()); }
+  int res_h() const { return pool ? pool_out_h(out_h()) : out_h(); }
+  int res_w() const { return pool ? pool_out_w(out_w()) : out_w(); }
   int taps() const { return kh * kw * groups; }
 
   std::string str() const {
-    std::string s = fmt::format("CONV {}x{}x{}g k{}x{} s{},{} p{},{} -> {}x{}", in_h, in_w, groups,
-                                kh, kw, sh, sw, ph, pw, out_h(), out_w());
+    std::string s = fmt::format("CONV {}x{}x{}g k{}x{} s{},{} p{},{},{},{} -> {}x{}", in_h, in_w,
+                                groups, kh, kw, sh, sw, ph, pw, pad_bottom(), pad_right(),
+                                out_h(), out_w());
     if (pool) {
-      s += fmt::format(" {}pool k{} s{} p{}{} -> {}x{}", avg ? "avg" : "max", pk, ps, pp,
-                       ceil_mode ? " ceil" : "", res_h(), res_w());
+      s += fmt::format(" {}pool k{} s{} {}{} -> {}x{}", avg ? "avg" : "max", pk, ps,
+                       pool_pad_str(), ceil_mode ? " ceil" : "", res_h(), res_w());
     }
     s += fmt::format(" clamp[{},{}] {} {} @{}", clamp_lo, clamp_hi,
                      dst == isa::ComputeDst::kBank ? "bank" : "pe", dst_id, dst_base);
@@ -212,8 +243,10 @@ struct ConvLayer : ImageInput, PoolStage {
     c.kernel_w = kw;
     c.stride_h = sh;
     c.stride_w = sw;
-    c.pad_h = ph;
-    c.pad_w = pw;
+    c.pad_top = ph;
+    c.pad_left = pw;
+    c.pad_bottom = pad_bottom();
+    c.pad_right = pad_right();
     c.out_h = out_h();
     c.out_w = out_w();
     c.cache_base = cache_base;
@@ -245,7 +278,7 @@ struct ConvLayer : ImageInput, PoolStage {
 
   // Conv accumulators [P][out_h][out_w] of the data in `m`, walking every tap
   // inside the image (docs/isa.md); equal to strata::conv2d_acc when the
-  // kernel, stride and padding are square (checked by the caller).
+  // kernel, stride and padding are square and symmetric (checked by the caller).
   Tensor<int32_t> acc(const Memories& m) const {
     Tensor<int32_t> a({kP, out_h(), out_w()});
     for (int p = 0; p < kP; ++p) {
@@ -421,12 +454,13 @@ struct PoolLayer : ImageInput, PoolStage {
   isa::ComputeDst dst = isa::ComputeDst::kBank;
   int dst_id = 0, dst_base = 0, dst_row_stride = 0, dst_group_stride = 0;
 
-  int res_h() const { return pool_out_size(in_h, pool_geometry()); }
-  int res_w() const { return pool_out_size(in_w, pool_geometry()); }
+  int res_h() const { return pool_out_h(in_h); }
+  int res_w() const { return pool_out_w(in_w); }
 
   std::string str() const {
-    return fmt::format("POOL {}x{}x{}g {} k{} s{} p{}{} -> {}x{} post[{},{}] {} {} @{}", in_h,
-                       in_w, groups, avg ? "avg" : "max", pk, ps, pp, ceil_mode ? " ceil" : "",
+    return fmt::format("POOL {}x{}x{}g {} k{} s{} {}{} -> {}x{} post[{},{}] {} {} @{}", in_h,
+                       in_w, groups, avg ? "avg" : "max", pk, ps, pool_pad_str(),
+                       ceil_mode ? " ceil" : "",
                        res_h(), res_w(), post_lo, post_hi,
                        dst == isa::ComputeDst::kBank ? "bank" : "pe", dst_id, dst_base);
   }

@@ -83,15 +83,25 @@ struct WindowGeometry {
   int width = 1;
   int kernel = 1;
   int stride = 1;
-  int pad = 0;
+  int pad = 0;  // on every side, unless given per side below
   bool ceil_mode = false;
+  int pad_top = -1, pad_left = -1, pad_bottom = -1, pad_right = -1;  // -1: pad
 
-  PoolGeometry pool() const { return PoolGeometry{kernel, stride, pad, ceil_mode}; }
-  int out_height() const { return pool_out_size(height, pool()); }
-  int out_width() const { return pool_out_size(width, pool()); }
+  Pads pads() const {
+    const auto side = [&](int p) { return p < 0 ? pad : p; };
+    return Pads{side(pad_top), side(pad_left), side(pad_bottom), side(pad_right)};
+  }
+  PoolWindow pool() const { return PoolWindow{kernel, stride, pads(), ceil_mode}; }
+  int out_height() const {
+    return pool_out_size(height, kernel, stride, pads().top, pads().bottom, ceil_mode);
+  }
+  int out_width() const {
+    return pool_out_size(width, kernel, stride, pads().left, pads().right, ceil_mode);
+  }
   std::string str() const {
-    return fmt::format("{}x{} k{} s{} p{} {}", height, width, kernel, stride, pad,
-                       ceil_mode ? "ceil" : "floor");
+    const Pads q = pads();
+    return fmt::format("{}x{} k{} s{} p{},{},{},{} {}", height, width, kernel, stride, q.top,
+                       q.left, q.bottom, q.right, ceil_mode ? "ceil" : "floor");
   }
 };
 
@@ -124,10 +134,10 @@ inline std::vector<RefWindow> reference_windows(const Tensor<int8_t>& image,
       w.ky_lo = w.kx_lo = max_kernel;
       w.ky_hi = w.kx_hi = -1;
       for (int ky = 0; ky < g.kernel; ++ky) {
-        const int iy = oy * g.stride - g.pad + ky;
+        const int iy = oy * g.stride - g.pads().top + ky;
         if (iy < 0 || iy >= g.height) continue;
         for (int kx = 0; kx < g.kernel; ++kx) {
-          const int ix = ox * g.stride - g.pad + kx;
+          const int ix = ox * g.stride - g.pads().left + kx;
           if (ix < 0 || ix >= g.width) continue;
           const int t = ky * max_kernel + kx;
           w.mask |= uint64_t{1} << t;
@@ -166,30 +176,34 @@ inline uint64_t pack_pixel(const Tensor<int8_t>& image, int y, int x, int data_w
 // Upper bound on the cycles strata_window_gen needs for one frame with no
 // stalls, from its configuration handshake to its last window (see
 // docs/rtl-blocks.md). One column is shifted per cycle; an output row takes
-// (k - p) shifts to its first window and min(s, k) per further window. Either
-// the row walks are the limit (the first starts when input row k - 1 - p
+// (k - pl) shifts to its first window and min(s, k) per further window. Either
+// the row walks are the limit (the first starts when input row k - 1 - pt
 // arrives and they run back to back) or the input is (one pixel per cycle;
 // the output rows whose lowest image row is the last one walk after it).
 // Plus 10 cycles: 3 setup cycles, the first pixel's handshake and the 6
 // cycles of latency from a pixel to the window that needs it.
 inline uint64_t window_gen_cycle_bound(const WindowGeometry& g) {
   const int ho = g.out_height(), wo = g.out_width();
+  const Pads q = g.pads();
   const uint64_t row_walk =
-      uint64_t(g.kernel - g.pad) + uint64_t(wo - 1) * uint64_t(std::min(g.stride, g.kernel));
+      uint64_t(g.kernel - q.left) + uint64_t(wo - 1) * uint64_t(std::min(g.stride, g.kernel));
   uint64_t tail_rows = 0;
   for (int oy = 0; oy < ho; ++oy) {
-    if (oy * g.stride - g.pad + g.kernel - 1 >= g.height - 1) ++tail_rows;
+    if (oy * g.stride - q.top + g.kernel - 1 >= g.height - 1) ++tail_rows;
   }
   const uint64_t pixels = uint64_t(g.height) * uint64_t(g.width);
-  const uint64_t fill = uint64_t(std::min(g.kernel - 1 - g.pad, g.height - 1)) * uint64_t(g.width);
+  const uint64_t fill = uint64_t(std::min(g.kernel - 1 - q.top, g.height - 1)) * uint64_t(g.width);
   return std::max(pixels + tail_rows * row_walk, fill + uint64_t(ho) * row_walk) + 10;
 }
 
-// Legal geometry for the window generator / pooling: p < k, k <= padded input.
+// Legal geometry for the window generator / pooling: every pad < k, k <=
+// padded input.
 inline bool legal(const WindowGeometry& g) {
-  return g.height >= 1 && g.width >= 1 && g.kernel >= 1 && g.stride >= 1 && g.pad >= 0 &&
-         g.pad < g.kernel && g.kernel <= g.height + 2 * g.pad &&
-         g.kernel <= g.width + 2 * g.pad;
+  const Pads q = g.pads();
+  const auto pad_ok = [&](int p) { return p >= 0 && p < g.kernel; };
+  return g.height >= 1 && g.width >= 1 && g.kernel >= 1 && g.stride >= 1 && pad_ok(q.top) &&
+         pad_ok(q.left) && pad_ok(q.bottom) && pad_ok(q.right) &&
+         g.kernel <= g.height + q.top + q.bottom && g.kernel <= g.width + q.left + q.right;
 }
 
 }  // namespace strata::tb

@@ -52,7 +52,9 @@ class StrataComputeEngine : public ComputeEngineBench {
     return lo;
   }
 
-  ConvLayer random_conv(bool pool, bool pe_dst, int max_in = 16) {
+  // asym: half the layers get padding of its own on every side (convolution
+  // and pooling), the others the same padding before and after.
+  ConvLayer random_conv(bool pool, bool pe_dst, int max_in = 16, bool asym = false) {
     ConvLayer l;
     l.kh = int(rand_int(1, 5));
     l.kw = rand_int(0, 2) == 0 ? int(rand_int(1, 5)) : l.kh;
@@ -60,8 +62,13 @@ class StrataComputeEngine : public ComputeEngineBench {
     l.sw = rand_int(0, 3) == 0 ? int(rand_int(1, 2)) : l.sh;
     l.ph = int(rand_int(0, l.kh - 1));
     l.pw = int(rand_int(0, l.kw - 1));
-    l.in_h = int(rand_int(std::max(1, l.kh - 2 * l.ph), max_in));
-    l.in_w = int(rand_int(std::max(1, l.kw - 2 * l.pw), max_in));
+    asym = asym && rand_int(0, 1) == 1;
+    if (asym) {
+      l.pb = int(rand_int(0, l.kh - 1));
+      l.pr = int(rand_int(0, l.kw - 1));
+    }
+    l.in_h = int(rand_int(std::max(1, l.kh - l.ph - l.pad_bottom()), max_in));
+    l.in_w = int(rand_int(std::max(1, l.kw - l.pw - l.pad_right()), max_in));
     l.groups = int(rand_int(1, 4));
     l.in_id = int(rand_int(0, kBanks - 1));
     l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
@@ -72,16 +79,23 @@ class StrataComputeEngine : public ComputeEngineBench {
       l.pool = true;
       l.avg = rand_int(0, 1) == 1;
       l.ceil_mode = rand_int(0, 1) == 1;
-      do {
-        l.pk = int(rand_int(1, hw::kMaxPoolKernel));
-        l.pp = int(rand_int(0, l.pk - 1));
-      } while (l.out_h() + 2 * l.pp < l.pk || l.out_w() + 2 * l.pp < l.pk);
-      l.ps = int(rand_int(1, 3));
+      random_pool_window(l, l.out_h(), l.out_w(), asym);
       clamp_pick(l.post_lo, l.post_hi);
     }
     l.dst_row_stride = l.res_w() + int(rand_int(0, 3));
     random_dst(l, pe_dst, (l.res_h() - 1) * l.dst_row_stride + l.res_w());
     return l;
+  }
+
+  // A random pooling window, stride and padding that fit an h x w input;
+  // asym: a padding of its own on every side.
+  void random_pool_window(PoolStage& l, int h, int w, bool asym) {
+    do {
+      l.pk = int(rand_int(1, hw::kMaxPoolKernel));
+      l.pp = int(rand_int(0, l.pk - 1));
+      for (int& side : l.pp_side) side = asym ? int(rand_int(0, l.pk - 1)) : -1;
+    } while (!l.pool_fits(h, w));
+    l.ps = int(rand_int(1, 3));
   }
 
   // A random destination for a result of `span` words: a PE cache above the
@@ -114,7 +128,7 @@ class StrataComputeEngine : public ComputeEngineBench {
 
   // The bench's reference agrees with strata::conv2d_acc where that applies.
   void check_reference(const ConvLayer& l) {
-    if (l.kh != l.kw || l.sh != l.sw || l.ph != l.pw) return;
+    if (l.kh != l.kw || l.sh != l.sw || l.ph != l.pw || !l.symmetric()) return;
     EXPECT_EQ(l.acc(mem_), l.golden_acc(mem_))
         << "bench reference differs from strata::conv2d_acc for " << l.str();
   }
@@ -168,13 +182,13 @@ class StrataComputeEngine : public ComputeEngineBench {
   // least `min_words` result words have been checked: the coverage a test
   // asks for does not depend on how small its seed's shapes happen to be.
   int conv_batch(int layers, double pool_share, double pe_share, const RunOptions& o,
-                 double fill_gap = 0.0, int min_words = 0) {
+                 double fill_gap = 0.0, int min_words = 0, bool asym = true) {
     int words = 0;
     for (int i = 0; (i < layers || (words < min_words && i < 4 * layers)) && !HasFailure();
          ++i) {
       const bool pool = std::uniform_real_distribution<>(0, 1)(rng()) < pool_share;
       const bool pe = std::uniform_real_distribution<>(0, 1)(rng()) < pe_share;
-      const ConvLayer l = random_conv(pool, pe);
+      const ConvLayer l = random_conv(pool, pe, 16, asym);
       load_conv(l, fill_gap);
       words += run_conv(l, o, fmt::format("layer {}", i));
     }
@@ -221,16 +235,12 @@ class StrataComputeEngine : public ComputeEngineBench {
     });
   }
 
-  PoolLayer random_pool(bool pe_dst) {
+  PoolLayer random_pool(bool pe_dst, bool asym = false) {
     PoolLayer l;
     l.in_h = int(rand_int(1, 16));
     l.in_w = int(rand_int(1, 16));
     l.groups = int(rand_int(1, 4));
-    do {
-      l.pk = int(rand_int(1, hw::kMaxPoolKernel));
-      l.pp = int(rand_int(0, l.pk - 1));
-    } while (l.in_h + 2 * l.pp < l.pk || l.in_w + 2 * l.pp < l.pk);
-    l.ps = int(rand_int(1, 3));
+    random_pool_window(l, l.in_h, l.in_w, asym && rand_int(0, 1) == 1);
     l.avg = rand_int(0, 1) == 1;
     l.ceil_mode = rand_int(0, 1) == 1;
     clamp_pick(l.post_lo, l.post_hi);
@@ -381,6 +391,81 @@ TEST_F(StrataComputeEngine, ConvEdgeShapes) {
   }
 }
 
+// Padding of its own on each side (docs/isa.md, COMPUTE): top != bottom,
+// left != right, padding on one side only, with and without a fused pool whose
+// padding is asymmetric too, in floor and ceil mode.
+TEST_F(StrataComputeEngine, ConvAsymmetricPadding) {
+  struct Case {
+    int h, w, kh, kw, sh, sw;
+    std::array<int, 4> pad;       // top, left, bottom, right
+    int pk, ps;                   // pk 0: no pool
+    std::array<int, 4> pool_pad;  // top, left, bottom, right
+    bool avg, ceil_mode;
+  };
+  const Case cases[] = {
+      {7, 6, 3, 3, 1, 1, {1, 0, 0, 1}, 0, 0, {}, false, false},
+      {9, 8, 5, 3, 2, 2, {2, 0, 0, 2}, 0, 0, {}, false, false},
+      {6, 6, 3, 3, 1, 1, {1, 0, 0, 0}, 0, 0, {}, false, false},
+      {5, 7, 4, 2, 1, 2, {0, 1, 3, 0}, 0, 0, {}, false, false},
+      {8, 8, 3, 3, 1, 1, {0, 1, 1, 0}, 3, 2, {1, 0, 0, 1}, false, true},
+      {7, 9, 3, 3, 1, 1, {1, 1, 0, 0}, 2, 2, {0, 0, 1, 1}, true, true},
+      {9, 7, 3, 3, 1, 1, {2, 0, 1, 2}, 3, 1, {2, 1, 0, 0}, true, false},
+      {6, 6, 3, 3, 1, 1, {0, 0, 2, 2}, 3, 2, {0, 0, 0, 2}, false, true},
+      {10, 5, 5, 1, 1, 1, {4, 0, 0, 0}, 3, 3, {0, 2, 2, 0}, true, true},
+  };
+  int i = 0, words = 0;
+  for (const Case& k : cases) {
+    ConvLayer l = random_conv(false, false);
+    l.in_h = k.h;
+    l.in_w = k.w;
+    l.kh = k.kh;
+    l.kw = k.kw;
+    l.sh = k.sh;
+    l.sw = k.sw;
+    l.ph = k.pad[0];
+    l.pw = k.pad[1];
+    l.pb = k.pad[2];
+    l.pr = k.pad[3];
+    if (k.pk > 0) {
+      l.pool = true;
+      l.pk = k.pk;
+      l.ps = k.ps;
+      l.pp_side = k.pool_pad;
+      l.avg = k.avg;
+      l.ceil_mode = k.ceil_mode;
+    }
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.cache_base = int(rand_int(0, kWeightArea - l.taps()));
+    l.dst_row_stride = l.res_w();
+    l.dst_id = l.in_id ^ 1;
+    l.dst_base = int(rand_int(0, kBankDepth - l.res_h() * l.res_w()));
+    load_conv(l);
+    words += run_conv(l, i % 2 == 0 ? RunOptions{} : stressed(), fmt::format("asym {}", i));
+    ++i;
+    if (HasFailure()) return;
+  }
+  // The same at random: every pad, kernel and pooling window drawn anew.
+  for (int j = 0; j < 12 && !HasFailure(); ++j) {
+    ConvLayer l = random_conv(rand_int(0, 1) == 1, false, 12);
+    l.pb = int(rand_int(0, l.kh - 1));
+    l.pr = int(rand_int(0, l.kw - 1));
+    l.in_h = std::max(l.in_h, l.kh - l.ph - l.pb);
+    l.in_w = std::max(l.in_w, l.kw - l.pw - l.pr);
+    if (l.pool) {
+      do {
+        for (int& side : l.pp_side) side = int(rand_int(0, l.pk - 1));
+      } while (!l.pool_fits(l.out_h(), l.out_w()));
+    }
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.dst_row_stride = l.res_w();
+    l.dst_id = l.in_id ^ 1;
+    l.dst_base = int(rand_int(0, kBankDepth - l.res_h() * l.res_w()));
+    load_conv(l);
+    words += run_conv(l, RunOptions{}, fmt::format("random asym {}", j));
+  }
+  std::cout << "[ CHECKED  ] " << words << " result words" << std::endl;
+}
+
 // ---------------------------------------------------------------------------
 // FC and POOL.
 
@@ -425,9 +510,51 @@ TEST_F(StrataComputeEngine, FcRandomBackPressure) {
 TEST_F(StrataComputeEngine, PoolMode) {
   int words = 0;
   for (int i = 0; i < 16 && !HasFailure(); ++i) {
-    const PoolLayer l = random_pool(rand_int(0, 3) == 0);
+    const PoolLayer l = random_pool(rand_int(0, 3) == 0, true);
     fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
     words += run_pool(l, i % 2 == 0 ? RunOptions{} : stressed(), fmt::format("pool {}", i));
+  }
+  EXPECT_GE(words, 100);
+}
+
+// POOL with padding of its own on each side, floor and ceil mode (the last
+// ceil window must start inside the input or its top / left padding).
+TEST_F(StrataComputeEngine, PoolAsymmetricPadding) {
+  struct Case {
+    int h, w, k, s;
+    std::array<int, 4> pad;  // top, left, bottom, right
+    bool avg, ceil_mode;
+  };
+  const Case cases[] = {
+      {6, 6, 3, 2, {0, 1, 2, 0}, false, true},  {6, 6, 2, 2, {1, 0, 0, 1}, true, true},
+      {9, 7, 3, 3, {2, 2, 0, 0}, false, false}, {7, 6, 3, 2, {0, 0, 0, 2}, true, true},
+      {5, 8, 3, 1, {1, 0, 2, 1}, true, false},  {1, 1, 3, 1, {2, 0, 0, 2}, false, false},
+      {6, 7, 2, 2, {0, 1, 1, 0}, true, true},   {8, 5, 3, 2, {1, 2, 0, 1}, false, true},
+  };
+  int i = 0, words = 0;
+  for (const Case& k : cases) {
+    PoolLayer l = random_pool(false);
+    l.in_h = k.h;
+    l.in_w = k.w;
+    l.pk = k.k;
+    l.ps = k.s;
+    l.pp_side = k.pad;
+    l.avg = k.avg;
+    l.ceil_mode = k.ceil_mode;
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.dst_row_stride = l.res_w();
+    l.dst_group_stride = l.res_h() * l.res_w();
+    l.dst_id = l.in_id ^ 1;
+    l.dst_base = int(rand_int(0, kBankDepth - l.groups * l.dst_group_stride));
+    fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+    words += run_pool(l, i % 2 == 0 ? RunOptions{} : stressed(), fmt::format("asym {}", i));
+    ++i;
+    if (HasFailure()) return;
+  }
+  for (int j = 0; j < 12 && !HasFailure(); ++j) {
+    PoolLayer l = random_pool(rand_int(0, 3) == 0, true);
+    fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+    words += run_pool(l, RunOptions{}, fmt::format("random asym {}", j));
   }
   EXPECT_GE(words, 100);
 }
@@ -893,7 +1020,7 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
     c.pool_en = true;
     c.pool_k = 2;
     c.pool_s = 2;
-    c.pool_pad = 0;
+    c.pool_pad_top = c.pool_pad_left = c.pool_pad_bottom = c.pool_pad_right = 0;
     c.pool_out_h = 3;
     c.pool_out_w = 3;
     c.dst_row_stride = 3;
@@ -923,22 +1050,47 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
       {"kernel > MaxKernel", U,
        [](auto& c) {
          c.kernel_h = hw::kMaxKernel + 1;
-         c.pad_h = 0;
+         c.pad_top = c.pad_bottom = 0;
          c.in_h = 12;
          c.out_h = 12 - hw::kMaxKernel;
        },
        {}},
       {"stride 0", U, [](auto& c) { c.stride_h = 0; }, {}},
-      {"pad >= kernel", U, [](auto& c) { c.pad_w = c.kernel_w; }, {}},
+      {"pad >= kernel", U, [](auto& c) { c.pad_left = c.kernel_w; }, {}},
+      {"pad_top >= kernel", U, [](auto& c) { c.pad_top = c.kernel_h; }, {}},
+      {"pad_bottom >= kernel", U,
+       [](auto& c) {
+         c.pad_bottom = c.kernel_h;
+         c.out_h += c.pad_bottom - 1;  // the size the pads give
+       },
+       {}},
+      {"pad_right >= kernel", U,
+       [](auto& c) {
+         c.pad_right = c.kernel_w;
+         c.out_w += c.pad_right - 1;
+         c.dst_row_stride = c.out_w;
+       },
+       {}},
       {"kernel larger than the padded input", U,
        [](auto& c) {
          c.in_h = 2;
          c.kernel_h = 5;
-         c.pad_h = 1;
+         c.pad_top = c.pad_bottom = 1;
+         c.out_h = 1;
+       },
+       {}},
+      {"kernel larger than the input + top + bottom", U,
+       [](auto& c) {
+         c.in_h = 2;
+         c.kernel_h = 4;
+         c.pad_top = 1;
+         c.pad_bottom = 0;
          c.out_h = 1;
        },
        {}},
       {"out_h wrong", U, [](auto& c) { c.out_h += 1; }, {}},
+      {"out_h of the symmetric pad", U, [](auto& c) { c.pad_bottom = 0; }, {}},
+      {"out_w of the symmetric pad", U, [](auto& c) { c.pad_right = 2; }, {}},
       {"out_w wrong", U, [](auto& c) { c.out_w -= 1; }, {}},
       {"input past the bank", U, [](auto& c) { c.in_base = kBankDepth - 10; }, {}},
       {"weights past the cache", U, [](auto& c) { c.cache_base = kCacheDepth - 5; }, {}},
@@ -954,8 +1106,33 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
       {"pool stride 0", U, [&](auto& c) { pooled(c, 2, 0, 1, 1); }, {}},
       {"pool pad >= window", U,
        [&](auto& c) {
-         pooled(c, 2, 2, 4, 4);
-         c.pool_pad = 2;
+         pooled(c, 2, 2, 4, 2);  // the size the pads give: only the pad is wrong
+         c.pool_pad_top = 2;
+       },
+       {}},
+      {"pool pad right >= window", U,
+       [&](auto& c) {
+         pooled(c, 2, 2, 3, 3);
+         c.pool_pad_right = 2;
+       },
+       {}},
+      {"pool_out of the symmetric pool pad", U,
+       [&](auto& c) {
+         // 6 rows, pad 1 above and below: 3; 5 columns, pad 1 left only: 2,
+         // not the 3 of pad 1 on both sides.
+         pooled(c, 3, 2, 3, 3);
+         c.pool_pad_top = 1;
+         c.pool_pad_bottom = 1;
+         c.pool_pad_left = 1;
+       },
+       {}},
+      {"pool_out ceil, last window past the padding before", U,
+       [&](auto& c) {
+         // 6 rows, pad 1 below, ceil: ceil(5 / 2) + 1 = 4 windows, but the
+         // last would start at row 6, past the input: 3. 5 columns: 3.
+         pooled(c, 2, 2, 4, 3);
+         c.pool_ceil = true;
+         c.pool_pad_bottom = 1;
        },
        {}},
       {"pool_out wrong", U, [&](auto& c) { pooled(c, 2, 2, 3, 4); }, {}},  // 6 -> 3
@@ -978,7 +1155,7 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.in_h = 2;
          c.in_w = hw::kMaxImageWidth + 1;
          c.kernel_h = c.kernel_w = 1;
-         c.pad_h = c.pad_w = 0;
+         c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 0;
          c.out_h = 2;
          c.out_w = hw::kMaxImageWidth + 1;
          c.cache_base = 0;

@@ -15,29 +15,32 @@ module strata_pool_e2e_tb_top #(
   localparam int unsigned PixelWidth  = Lanes * DataWidth,
   localparam int unsigned KernelWidth = $clog2(Kernel + 1)
 ) (
-  input  logic                    clk_i,         // clock
-  input  logic                    rst_ni,        // synchronous reset, active low
-  input  logic                    cfg_valid_i,   // frame configuration offered
-  output logic                    cfg_ready_o,   // configuration taken
-  input  logic [DimWidth-1:0]     cfg_height_i,  // H
-  input  logic [DimWidth-1:0]     cfg_width_i,   // W
-  input  logic [KernelWidth-1:0]  cfg_kernel_i,  // k
-  input  logic [StrideWidth-1:0]  cfg_stride_i,  // s
-  input  logic [KernelWidth-1:0]  cfg_pad_i,     // p
-  input  logic                    cfg_ceil_i,    // ceil mode
-  input  strata_pkg::pool_op_e    cfg_op_i,      // max or avg for this frame
-  output logic                    cfg_error_o,   // illegal configuration (frame dropped)
-  output logic                    busy_o,        // window generator busy
-  input  logic                    in_valid_i,    // pixel vector offered
-  output logic                    in_ready_o,    // pixel vector taken
-  input  logic [PixelWidth-1:0]   in_data_i,     // pixel vector, row-major
-  output logic                    out_valid_o,   // pooled pixel vector offered
-  input  logic                    out_ready_i,   // pooled pixel vector taken
-  output logic [PixelWidth-1:0]   out_data_o,    // pooled pixel vector
-  output logic [DimWidth-1:0]     out_oy_o,      // output row
-  output logic [DimWidth-1:0]     out_ox_o,      // output column
-  output logic                    out_first_o,   // first output of the frame
-  output logic                    out_last_o     // last output of the frame
+  input  logic                   clk_i,             // clock
+  input  logic                   rst_ni,            // synchronous reset, active low
+  input  logic                   cfg_valid_i,       // frame configuration offered
+  output logic                   cfg_ready_o,       // configuration taken
+  input  logic [DimWidth-1:0]    cfg_height_i,      // H
+  input  logic [DimWidth-1:0]    cfg_width_i,       // W
+  input  logic [KernelWidth-1:0] cfg_kernel_i,      // k
+  input  logic [StrideWidth-1:0] cfg_stride_i,      // s
+  input  logic [KernelWidth-1:0] cfg_pad_top_i,     // padding rows above
+  input  logic [KernelWidth-1:0] cfg_pad_left_i,    // padding columns left
+  input  logic [KernelWidth-1:0] cfg_pad_bottom_i,  // padding rows below
+  input  logic [KernelWidth-1:0] cfg_pad_right_i,   // padding columns right
+  input  logic                   cfg_ceil_i,        // ceil mode
+  input  strata_pkg::pool_op_e   cfg_op_i,          // max or avg for this frame
+  output logic                   cfg_error_o,       // illegal configuration (frame dropped)
+  output logic                   busy_o,            // window generator busy
+  input  logic                   in_valid_i,        // pixel vector offered
+  output logic                   in_ready_o,        // pixel vector taken
+  input  logic [PixelWidth-1:0]  in_data_i,         // pixel vector, row-major
+  output logic                   out_valid_o,       // pooled pixel vector offered
+  input  logic                   out_ready_i,       // pooled pixel vector taken
+  output logic [PixelWidth-1:0]  out_data_o,        // pooled pixel vector
+  output logic [DimWidth-1:0]    out_oy_o,          // output row
+  output logic [DimWidth-1:0]    out_ox_o,          // output column
+  output logic                   out_first_o,       // first output of the frame
+  output logic                   out_last_o         // last output of the frame
 );
 
   localparam int unsigned Taps        = Kernel * Kernel;
@@ -70,34 +73,37 @@ module strata_pool_e2e_tb_top #(
     .DimWidth      (DimWidth),
     .StrideWidth   (StrideWidth)
   ) u_window_gen (
-    .clk_i        (clk_i),
-    .rst_ni       (rst_ni),
-    .cfg_valid_i  (cfg_valid_i),
-    .cfg_ready_o  (cfg_ready_o),
-    .cfg_height_i (cfg_height_i),
-    .cfg_width_i  (cfg_width_i),
-    .cfg_kernel_i (cfg_kernel_i),
-    .cfg_stride_i (cfg_stride_i),
-    .cfg_pad_i    (cfg_pad_i),
-    .cfg_ceil_i   (cfg_ceil_i),
-    .cfg_error_o  (cfg_error_o),
-    .busy_o       (busy_o),
-    .in_valid_i   (in_valid_i),
-    .in_ready_o   (in_ready_o),
-    .in_data_i    (in_data_i),
-    .win_valid_o  (win_valid),
-    .win_ready_i  (win_ready),
-    .win_data_o   (win_data),
-    .win_mask_o   (win_mask),
-    .win_count_o  (unused_count),
-    .win_ky_lo_o  (unused_ky_lo),
-    .win_ky_hi_o  (unused_ky_hi),
-    .win_kx_lo_o  (unused_kx_lo),
-    .win_kx_hi_o  (unused_kx_hi),
-    .win_oy_o     (win_oy),
-    .win_ox_o     (win_ox),
-    .win_first_o  (win_first),
-    .win_last_o   (win_last)
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .cfg_valid_i      (cfg_valid_i),
+    .cfg_ready_o      (cfg_ready_o),
+    .cfg_height_i     (cfg_height_i),
+    .cfg_width_i      (cfg_width_i),
+    .cfg_kernel_i     (cfg_kernel_i),
+    .cfg_stride_i     (cfg_stride_i),
+    .cfg_pad_top_i    (cfg_pad_top_i),
+    .cfg_pad_left_i   (cfg_pad_left_i),
+    .cfg_pad_bottom_i (cfg_pad_bottom_i),
+    .cfg_pad_right_i  (cfg_pad_right_i),
+    .cfg_ceil_i       (cfg_ceil_i),
+    .cfg_error_o      (cfg_error_o),
+    .busy_o           (busy_o),
+    .in_valid_i       (in_valid_i),
+    .in_ready_o       (in_ready_o),
+    .in_data_i        (in_data_i),
+    .win_valid_o      (win_valid),
+    .win_ready_i      (win_ready),
+    .win_data_o       (win_data),
+    .win_mask_o       (win_mask),
+    .win_count_o      (unused_count),
+    .win_ky_lo_o      (unused_ky_lo),
+    .win_ky_hi_o      (unused_ky_hi),
+    .win_kx_lo_o      (unused_kx_lo),
+    .win_kx_hi_o      (unused_kx_hi),
+    .win_oy_o         (win_oy),
+    .win_ox_o         (win_ox),
+    .win_first_o      (win_first),
+    .win_last_o       (win_last)
   );
 
   strata_pool #(

@@ -92,7 +92,10 @@ class StrataPoolE2e : public SimFixture<Vstrata_pool_e2e_tb_top> {
         d.cfg_width_i = static_cast<uint16_t>(fr.g.width);
         d.cfg_kernel_i = static_cast<uint8_t>(fr.g.kernel);
         d.cfg_stride_i = static_cast<uint8_t>(fr.g.stride);
-        d.cfg_pad_i = static_cast<uint8_t>(fr.g.pad);
+        d.cfg_pad_top_i = static_cast<uint8_t>(fr.g.pads().top);
+        d.cfg_pad_left_i = static_cast<uint8_t>(fr.g.pads().left);
+        d.cfg_pad_bottom_i = static_cast<uint8_t>(fr.g.pads().bottom);
+        d.cfg_pad_right_i = static_cast<uint8_t>(fr.g.pads().right);
         d.cfg_ceil_i = fr.g.ceil_mode;
         d.cfg_op_i = fr.avg ? 1 : 0;
       }
@@ -161,20 +164,23 @@ class StrataPoolE2e : public SimFixture<Vstrata_pool_e2e_tb_top> {
     return timing;
   }
 
-  // Every legal combination of kernel 1..3, pad < kernel, stride 1..4 and
-  // both rounding modes on the given image sizes; max and avg alternate.
+  // Every legal combination of kernel 1..3, pads p, q < kernel (p above and
+  // right, q left and below: asymmetric where p != q), stride 1..4 and both
+  // rounding modes on the given image sizes; max and avg alternate.
   std::vector<PoolFrame> sweep(const std::vector<std::pair<int, int>>& sizes) {
     std::vector<PoolFrame> frames;
     bool avg = false;
     for (auto [h, w] : sizes) {
       for (int k = 1; k <= kMaxPool; ++k) {
         for (int p = 0; p < k; ++p) {
-          for (int s = 1; s <= 4; ++s) {
-            for (bool ceil_mode : {false, true}) {
-              const WindowGeometry g{h, w, k, s, p, ceil_mode};
-              if (!legal(g)) continue;
-              frames.push_back(make_frame(g, avg));
-              avg = !avg;
+          for (int q = 0; q < k; ++q) {
+            for (int s = 1; s <= 4; ++s) {
+              for (bool ceil_mode : {false, true}) {
+                const WindowGeometry g{h, w, k, s, p, ceil_mode, p, q, q, p};
+                if (!legal(g)) continue;
+                frames.push_back(make_frame(g, avg));
+                avg = !avg;
+              }
             }
           }
         }

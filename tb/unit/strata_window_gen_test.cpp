@@ -132,7 +132,10 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
         d.cfg_width_i = static_cast<uint16_t>(g.width);
         d.cfg_kernel_i = static_cast<uint8_t>(g.kernel);
         d.cfg_stride_i = static_cast<uint8_t>(g.stride);
-        d.cfg_pad_i = static_cast<uint8_t>(g.pad);
+        d.cfg_pad_top_i = static_cast<uint8_t>(g.pads().top);
+        d.cfg_pad_left_i = static_cast<uint8_t>(g.pads().left);
+        d.cfg_pad_bottom_i = static_cast<uint8_t>(g.pads().bottom);
+        d.cfg_pad_right_i = static_cast<uint8_t>(g.pads().right);
         d.cfg_ceil_i = g.ceil_mode;
       } else {
         d.cfg_height_i = static_cast<uint16_t>(rng()());
@@ -215,6 +218,15 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
         {7, 9, 4, 3, 1, true},     // even kernel, ceil cuts the last window
         {6, 5, 7, 1, 3, false},    // kernel larger than both sides
         {20, 3, 7, 2, 2, false},   // tall and narrow
+        // Padding per side (top, left, bottom, right):
+        {32, 32, 3, 2, 0, true, 0, 0, 1, 1},   // ceil, padding after only
+        {6, 6, 2, 2, 0, true, 0, 0, 1, 1},     // ceil drops the window starting at 6
+        {9, 9, 3, 2, 0, true, 1, 0, 0, 1},     // top and right
+        {7, 9, 5, 1, 0, false, 4, 0, 0, 3},    // one side each, up to k - 1
+        {1, 1, 7, 1, 0, false, 6, 0, 0, 6},    // one pixel, all padding on two sides
+        {10, 12, 4, 3, 0, true, 3, 1, 0, 2},   // stride 3, ceil
+        {5, kMaxWidth, 3, 1, 0, false, 0, 2, 2, 0},  // full width, left padding 2
+        {12, 11, 3, 4, 0, false, 2, 2, 0, 0},  // stride > kernel, padding before only
     };
   }
 
@@ -250,6 +262,11 @@ TEST_F(StrataWindowGen, RandomGeometries) {
     do {
       g.kernel = int(rand_int(1, kMaxKernel));
       g.pad = int(rand_int(0, g.kernel - 1));
+      // Half the frames: a padding of its own on each side.
+      const bool asym = rand_int(0, 1) == 1;
+      for (int* side : {&g.pad_top, &g.pad_left, &g.pad_bottom, &g.pad_right}) {
+        *side = asym ? int(rand_int(0, g.kernel - 1)) : -1;
+      }
       g.stride = int(rand_int(1, 9));
       g.height = int(rand_int(1, 24));
       g.width = int(rand_int(1, kMaxWidth));
@@ -275,6 +292,7 @@ TEST_F(StrataWindowGen, Throughput) {
       {32, 32, 3, 1, 1, false}, {32, 32, 5, 1, 2, false}, {32, 32, 7, 1, 3, false},
       {32, 32, 7, 2, 3, false}, {32, 32, 3, 2, 0, true},  {64, 64, 3, 1, 1, false},
       {32, 32, 1, 1, 0, false}, {32, 32, 2, 2, 0, false}, {32, 32, 3, 1, 0, false},
+      {32, 32, 3, 1, 0, false, 1, 0, 0, 1}, {32, 32, 5, 2, 0, true, 0, 4, 3, 0},
   };
   for (const auto& g : cases) {
     const auto stats = run({make_frame(g)}, 0.0, 0.0);
@@ -317,6 +335,11 @@ TEST_F(StrataWindowGen, IllegalConfigurations) {
       {8, 8, 2, 1, 5, false},              // pad > k
       {2, 8, 5, 1, 1, false},              // k > H + 2p
       {8, 1, 4, 1, 1, true},               // k > W + 2p
+      {8, 8, 3, 1, 0, false, 0, 0, 3, 0},  // pad_bottom = k
+      {8, 8, 3, 1, 0, true, 0, 0, 0, 4},   // pad_right > k
+      {8, 8, 3, 1, 0, false, 0, 3, 0, 0},  // pad_left = k
+      {2, 8, 5, 1, 0, false, 2, 0, 0, 0},  // k > H + pt + pb (but < H + 2 pt)
+      {8, 2, 5, 1, 0, false, 0, 0, 0, 2},  // k > W + pl + pr (but < W + 2 pr)
   };
   std::vector<Frame> frames;
   for (const auto& g : bad) {
@@ -345,7 +368,10 @@ TEST_F(StrataWindowGen, ResetMidFrame) {
   d.cfg_width_i = 20;
   d.cfg_kernel_i = 3;
   d.cfg_stride_i = 1;
-  d.cfg_pad_i = 1;
+  d.cfg_pad_top_i = 1;
+  d.cfg_pad_left_i = 1;
+  d.cfg_pad_bottom_i = 1;
+  d.cfg_pad_right_i = 1;
   d.cfg_ceil_i = 0;
   settle();
   ASSERT_TRUE(d.cfg_ready_o);

@@ -110,8 +110,10 @@ struct ComputeInstr {
   int64_t kernel_w = 0;  // CONV: kernel columns
   int64_t stride_h = 0;  // CONV: vertical stride
   int64_t stride_w = 0;  // CONV: horizontal stride
-  int64_t pad_h = 0;  // CONV: rows of zero padding above and below (< kernel_h)
-  int64_t pad_w = 0;  // CONV: columns of zero padding left and right (< kernel_w)
+  int64_t pad_top = 0;  // CONV: rows of zero padding above the input (< kernel_h)
+  int64_t pad_left = 0;  // CONV: columns of zero padding left of the input (< kernel_w)
+  int64_t pad_bottom = 0;  // CONV: rows of zero padding below the input (< kernel_h)
+  int64_t pad_right = 0;  // CONV: columns of zero padding right of the input (< kernel_w)
   int64_t out_h = 0;  // CONV: output rows before pooling; FC: neurons; POOL: = in_h
   int64_t out_w = 0;  // CONV: output columns before pooling; FC: 1; POOL: = in_w
   int64_t cache_base = 0;  // CONV: weights word address in every PE cache; FC: features address
@@ -123,7 +125,10 @@ struct ComputeInstr {
   bool pool_ceil = false;  // ceil mode
   int64_t pool_k = 0;  // pooling window side
   int64_t pool_s = 0;  // pooling stride
-  int64_t pool_pad = 0;  // pooling padding (< pool_k)
+  int64_t pool_pad_top = 0;  // pooling: rows of padding above the input (< pool_k)
+  int64_t pool_pad_left = 0;  // pooling: columns of padding left of the input (< pool_k)
+  int64_t pool_pad_bottom = 0;  // pooling: rows of padding below the input (< pool_k)
+  int64_t pool_pad_right = 0;  // pooling: columns of padding right of the input (< pool_k)
   int64_t pool_out_h = 0;  // pooled rows (checked by hardware)
   int64_t pool_out_w = 0;  // pooled columns (checked by hardware)
   ComputeDst dst_kind = ComputeDst::kBank;  // where results go
@@ -151,8 +156,10 @@ inline Instruction encode(const ComputeInstr& in) {
   instr.set(compute::kKernelW, in.kernel_w);
   instr.set(compute::kStrideH, in.stride_h);
   instr.set(compute::kStrideW, in.stride_w);
-  instr.set(compute::kPadH, in.pad_h);
-  instr.set(compute::kPadW, in.pad_w);
+  instr.set(compute::kPadTop, in.pad_top);
+  instr.set(compute::kPadLeft, in.pad_left);
+  instr.set(compute::kPadBottom, in.pad_bottom);
+  instr.set(compute::kPadRight, in.pad_right);
   instr.set(compute::kOutH, in.out_h);
   instr.set(compute::kOutW, in.out_w);
   instr.set(compute::kCacheBase, in.cache_base);
@@ -164,7 +171,10 @@ inline Instruction encode(const ComputeInstr& in) {
   instr.set(compute::kPoolCeil, in.pool_ceil ? 1 : 0);
   instr.set(compute::kPoolK, in.pool_k);
   instr.set(compute::kPoolS, in.pool_s);
-  instr.set(compute::kPoolPad, in.pool_pad);
+  instr.set(compute::kPoolPadTop, in.pool_pad_top);
+  instr.set(compute::kPoolPadLeft, in.pool_pad_left);
+  instr.set(compute::kPoolPadBottom, in.pool_pad_bottom);
+  instr.set(compute::kPoolPadRight, in.pool_pad_right);
   instr.set(compute::kPoolOutH, in.pool_out_h);
   instr.set(compute::kPoolOutW, in.pool_out_w);
   instr.set(compute::kDstKind, static_cast<int64_t>(in.dst_kind));
@@ -192,8 +202,10 @@ inline ComputeInstr decode_compute(const Instruction& instr) {
   out.kernel_w = instr.get(compute::kKernelW);
   out.stride_h = instr.get(compute::kStrideH);
   out.stride_w = instr.get(compute::kStrideW);
-  out.pad_h = instr.get(compute::kPadH);
-  out.pad_w = instr.get(compute::kPadW);
+  out.pad_top = instr.get(compute::kPadTop);
+  out.pad_left = instr.get(compute::kPadLeft);
+  out.pad_bottom = instr.get(compute::kPadBottom);
+  out.pad_right = instr.get(compute::kPadRight);
   out.out_h = instr.get(compute::kOutH);
   out.out_w = instr.get(compute::kOutW);
   out.cache_base = instr.get(compute::kCacheBase);
@@ -205,7 +217,10 @@ inline ComputeInstr decode_compute(const Instruction& instr) {
   out.pool_ceil = instr.raw(compute::kPoolCeil) != 0;
   out.pool_k = instr.get(compute::kPoolK);
   out.pool_s = instr.get(compute::kPoolS);
-  out.pool_pad = instr.get(compute::kPoolPad);
+  out.pool_pad_top = instr.get(compute::kPoolPadTop);
+  out.pool_pad_left = instr.get(compute::kPoolPadLeft);
+  out.pool_pad_bottom = instr.get(compute::kPoolPadBottom);
+  out.pool_pad_right = instr.get(compute::kPoolPadRight);
   out.pool_out_h = instr.get(compute::kPoolOutH);
   out.pool_out_w = instr.get(compute::kPoolOutW);
   out.dst_kind = static_cast<ComputeDst>(instr.raw(compute::kDstKind));

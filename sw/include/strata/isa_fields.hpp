@@ -153,8 +153,10 @@ inline constexpr Field kKernelH{"kernel_h", 208, 4, false};  // CONV: kernel row
 inline constexpr Field kKernelW{"kernel_w", 212, 4, false};  // CONV: kernel columns
 inline constexpr Field kStrideH{"stride_h", 216, 4, false};  // CONV: vertical stride
 inline constexpr Field kStrideW{"stride_w", 220, 4, false};  // CONV: horizontal stride
-inline constexpr Field kPadH{"pad_h", 224, 4, false};  // CONV: rows of zero padding above and below (< kernel_h)
-inline constexpr Field kPadW{"pad_w", 228, 4, false};  // CONV: columns of zero padding left and right (< kernel_w)
+inline constexpr Field kPadTop{"pad_top", 224, 4, false};  // CONV: rows of zero padding above the input (< kernel_h)
+inline constexpr Field kPadLeft{"pad_left", 228, 4, false};  // CONV: columns of zero padding left of the input (< kernel_w)
+inline constexpr Field kPadBottom{"pad_bottom", 232, 4, false};  // CONV: rows of zero padding below the input (< kernel_h)
+inline constexpr Field kPadRight{"pad_right", 236, 4, false};  // CONV: columns of zero padding right of the input (< kernel_w)
 inline constexpr Field kOutH{"out_h", 240, 16, false};  // CONV: output rows before pooling; FC: neurons; POOL: = in_h
 inline constexpr Field kOutW{"out_w", 256, 16, false};  // CONV: output columns before pooling; FC: 1; POOL: = in_w
 inline constexpr Field kCacheBase{"cache_base", 272, 16, false};  // CONV: weights word address in every PE cache; FC: features address
@@ -166,7 +168,10 @@ inline constexpr Field kPoolOp{"pool_op", 321, 1, false};  // MAX or AVG
 inline constexpr Field kPoolCeil{"pool_ceil", 322, 1, false};  // ceil mode
 inline constexpr Field kPoolK{"pool_k", 328, 4, false};  // pooling window side
 inline constexpr Field kPoolS{"pool_s", 332, 4, false};  // pooling stride
-inline constexpr Field kPoolPad{"pool_pad", 336, 4, false};  // pooling padding (< pool_k)
+inline constexpr Field kPoolPadTop{"pool_pad_top", 336, 4, false};  // pooling: rows of padding above the input (< pool_k)
+inline constexpr Field kPoolPadLeft{"pool_pad_left", 340, 4, false};  // pooling: columns of padding left of the input (< pool_k)
+inline constexpr Field kPoolPadBottom{"pool_pad_bottom", 344, 4, false};  // pooling: rows of padding below the input (< pool_k)
+inline constexpr Field kPoolPadRight{"pool_pad_right", 348, 4, false};  // pooling: columns of padding right of the input (< pool_k)
 inline constexpr Field kPoolOutH{"pool_out_h", 352, 16, false};  // pooled rows (checked by hardware)
 inline constexpr Field kPoolOutW{"pool_out_w", 368, 16, false};  // pooled columns (checked by hardware)
 inline constexpr Field kDstKind{"dst_kind", 384, 2, false};  // where results go
@@ -177,12 +182,12 @@ inline constexpr Field kDstGroupStride{"dst_group_stride", 432, 16, false};  // 
 inline constexpr Field kPostLo{"post_lo", 448, 8, true};  // clamp after pooling, low bound
 inline constexpr Field kPostHi{"post_hi", 456, 8, true};  // clamp after pooling, high bound
 inline constexpr Field kDstLane{"dst_lane", 464, 6, false};  // PE_TRANSPOSE: byte of word dst_base that neuron 0 goes to (< N)
-inline constexpr std::array<Field, 34> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadH, kPadW, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kPoolK, kPoolS, kPoolPad, kPoolOutH, kPoolOutW, kDstKind, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi, kDstLane}};
+inline constexpr std::array<Field, 39> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadTop, kPadLeft, kPadBottom, kPadRight, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kPoolK, kPoolS, kPoolPadTop, kPoolPadLeft, kPoolPadBottom, kPoolPadRight, kPoolOutH, kPoolOutW, kDstKind, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi, kDstLane}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
-    0xffffffffffff3f03ull, 0xffff00ffffffffffull,
-    0xffffffffffffffffull, 0xffffffff000fff07ull,
+    0xffffffffffff3f03ull, 0xffffffffffffffffull,
+    0xffffffffffffffffull, 0xffffffffffffff07ull,
     0xffffffffffff3f03ull, 0x00000000003fffffull,
 }};
 }  // namespace compute

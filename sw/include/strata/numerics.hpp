@@ -49,11 +49,40 @@ struct PoolGeometry {
   bool ceil_mode = false;
 };
 
+// Zero padding on each side of a 2-D window walk, as the ISA's COMPUTE
+// fields have it (ONNX's `pads` order: top, left, bottom, right).
+struct Pads {
+  int top = 0;
+  int left = 0;
+  int bottom = 0;
+  int right = 0;
+};
+
+// A pooling window with its padding per side; PoolGeometry is the case of
+// the same padding on every side (pool_window). Not an aggregate, so a braced
+// list of four numbers still means a PoolGeometry.
+struct PoolWindow {
+  int kernel = 2;
+  int stride = 2;
+  Pads pad;
+  bool ceil_mode = false;
+
+  PoolWindow() = default;
+  PoolWindow(int k, int s, Pads p, bool ceil) : kernel(k), stride(s), pad(p), ceil_mode(ceil) {}
+};
+PoolWindow pool_window(const PoolGeometry& g);
+
 // floor((in + 2p - k) / s) + 1; throws when the padded input is smaller than k.
 int conv_out_size(int in, const ConvGeometry& g);
 // Floor or ceil mode (Caffe/PyTorch rule: the last window must start inside
 // the input or its left padding); throws when no window fits.
 int pool_out_size(int in, const PoolGeometry& g);
+// Along one dimension with `before` and `after` padding (each below k):
+// floor((in + before + after - k) / s) + 1, or in ceil mode ceil(...) + 1
+// less one if that last window would start at or past in + before (it must
+// start inside the input or the padding before it). Throws when no window
+// fits. pool_out_size(in, g) is pool_out_size(in, k, s, p, p, ceil).
+int pool_out_size(int in, int kernel, int stride, int before, int after, bool ceil_mode);
 
 // Convolution accumulators [Cout][Ho][Wo] from in [Cin][H][W],
 // w [Cout][Cin][K][K], bias [Cout]. Taps outside the image contribute nothing.
@@ -72,6 +101,10 @@ Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq);
 // Pooling over [C][H][W]; elements outside the input are ignored.
 Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolGeometry& g);
 Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolGeometry& g);
+// The same with padding per side (window (oy, ox) starts at row
+// oy * stride - pad.top, column ox * stride - pad.left).
+Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolWindow& g);
+Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolWindow& g);
 
 // Standalone clamp (ReLU is clamp(x, 0, 127)).
 Tensor<int8_t> clamp(const Tensor<int8_t>& in, int lo, int hi);

@@ -156,7 +156,7 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
         const int64_t a = c.in_base + (g * c.in_h + y) * c.in_w;
         step.push_back({{Space::kBank, c.in_id, a, a + c.in_w}, false});
       } else {
-        const int64_t y0 = y * c.stride_h - c.pad_h;
+        const int64_t y0 = y * c.stride_h - c.pad_top;
         const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + c.kernel_h);
         for (int64_t gi = 0; gi < c.in_groups; ++gi) {
           const int64_t a = c.in_base + (gi * c.in_h + r0) * c.in_w;
@@ -168,9 +168,10 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
       }
     }
     for (int64_t r = 0; r < res_rows; ++r) {
-      const int64_t last_in = pool_only || c.pool_en
-                                  ? std::min(rows_in - 1, r * c.pool_s - c.pool_pad + c.pool_k - 1)
-                                  : r;
+      const int64_t last_in =
+          pool_only || c.pool_en
+              ? std::min(rows_in - 1, r * c.pool_s - c.pool_pad_top + c.pool_k - 1)
+              : r;
       const Span s = dst_span(c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride,
                               res_cols);
       e.steps[static_cast<size_t>(g * rows_in + last_in)].push_back({s, true});

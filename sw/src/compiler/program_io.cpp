@@ -111,7 +111,8 @@ std::vector<OpWork> op_work(const Program& prog) {
     }
     return nullptr;
   };
-  // Taps of a window row (or column) inside the input: what the walker visits.
+  // Taps of a window row (or column) inside the input, p the padding before it: what the walker
+  // visits.
   const auto inside = [](int64_t o, int64_t in, int64_t k, int64_t s, int64_t p) {
     const int64_t y0 = o * s - p;
     return std::max<int64_t>(0, std::min(k, in - y0) - std::max<int64_t>(0, -y0));
@@ -132,10 +133,10 @@ std::vector<OpWork> op_work(const Program& prog) {
       if (c.mode == isa::ComputeMode::kConv) {
         int64_t rows = 0, cols = 0;
         for (int64_t oy = 0; oy < c.out_h; ++oy) {
-          rows += inside(oy, c.in_h, c.kernel_h, c.stride_h, c.pad_h);
+          rows += inside(oy, c.in_h, c.kernel_h, c.stride_h, c.pad_top);
         }
         for (int64_t ox = 0; ox < c.out_w; ++ox) {
-          cols += inside(ox, c.in_w, c.kernel_w, c.stride_w, c.pad_w);
+          cols += inside(ox, c.in_w, c.kernel_w, c.stride_w, c.pad_left);
         }
         w->beats += rows * cols * c.in_groups;
         w->dense_beats += c.out_h * c.out_w * c.kernel_h * c.kernel_w * c.in_groups;
