@@ -356,35 +356,35 @@ module strata_window_gen #(
   // Next state.
 
   always_comb begin
-    state_d  = state_q;
-    err_d    = err_q;
-    height_d = height_q;
-    width_d  = width_q;
-    kernel_d = kernel_q;
-    stride_d = stride_q;
+    state_d      = state_q;
+    err_d        = err_q;
+    height_d     = height_q;
+    width_d      = width_q;
+    kernel_d     = kernel_q;
+    stride_d     = stride_q;
     pad_top_d    = pad_top_q;
     pad_left_d   = pad_left_q;
     pad_bottom_d = pad_bottom_q;
     pad_right_d  = pad_right_q;
     pad_tb_d     = pad_tb_q;
     pad_lr_d     = pad_lr_q;
-    ceil_d   = ceil_q;
+    ceil_d       = ceil_q;
 
     unique case (state_q)
       StIdle: begin
         if (cfg_fire) begin
-          height_d = cfg_height_i;
-          width_d  = cfg_width_i;
-          kernel_d = cfg_kernel_i;
-          stride_d = cfg_stride_i;
+          height_d     = cfg_height_i;
+          width_d      = cfg_width_i;
+          kernel_d     = cfg_kernel_i;
+          stride_d     = cfg_stride_i;
           pad_top_d    = cfg_pad_top_i;
           pad_left_d   = cfg_pad_left_i;
           pad_bottom_d = cfg_pad_bottom_i;
           pad_right_d  = cfg_pad_right_i;
           pad_tb_d     = (KernelWidth + 1)'(cfg_pad_top_i) + (KernelWidth + 1)'(cfg_pad_bottom_i);
           pad_lr_d     = (KernelWidth + 1)'(cfg_pad_left_i) + (KernelWidth + 1)'(cfg_pad_right_i);
-          ceil_d   = cfg_ceil_i;
-          state_d  = StCheck;
+          ceil_d       = cfg_ceil_i;
+          state_d      = StCheck;
         end
       end
       StCheck: begin
@@ -416,33 +416,33 @@ module strata_window_gen #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      state_q  <= StIdle;
-      err_q    <= 1'b0;
-      height_q <= '0;
-      width_q  <= '0;
-      kernel_q <= '0;
-      stride_q <= '0;
+      state_q      <= StIdle;
+      err_q        <= 1'b0;
+      height_q     <= '0;
+      width_q      <= '0;
+      kernel_q     <= '0;
+      stride_q     <= '0;
       pad_top_q    <= '0;
       pad_left_q   <= '0;
       pad_bottom_q <= '0;
       pad_right_q  <= '0;
       pad_tb_q     <= '0;
       pad_lr_q     <= '0;
-      ceil_q   <= 1'b0;
+      ceil_q       <= 1'b0;
     end else begin
-      state_q  <= state_d;
-      err_q    <= err_d;
-      height_q <= height_d;
-      width_q  <= width_d;
-      kernel_q <= kernel_d;
-      stride_q <= stride_d;
+      state_q      <= state_d;
+      err_q        <= err_d;
+      height_q     <= height_d;
+      width_q      <= width_d;
+      kernel_q     <= kernel_d;
+      stride_q     <= stride_d;
       pad_top_q    <= pad_top_d;
       pad_left_q   <= pad_left_d;
       pad_bottom_q <= pad_bottom_d;
       pad_right_q  <= pad_right_d;
       pad_tb_q     <= pad_tb_d;
       pad_lr_q     <= pad_lr_d;
-      ceil_q   <= ceil_d;
+      ceil_q       <= ceil_d;
     end
   end
 

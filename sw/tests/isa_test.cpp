@@ -1064,7 +1064,7 @@ TEST(IsaSim, AsymmetricPoolPaddingFollowsTheDefinition) {
       pool(6, 6, 1, 2, 2, {0, 0, 1, 1}, false, true),  // ceil drops the window starting at 6
       pool(5, 8, 1, 3, 1, {1, 0, 2, 1}, true, false),  // floor
       pool(9, 7, 2, 3, 3, {2, 2, 0, 0}, false, false),
-      pool(1, 1, 3, 1, 1, {2, 0, 0, 2}, true, false),  // one pixel, all padding on two sides
+      pool(1, 1, 1, 3, 1, {2, 0, 0, 2}, true, false),  // one pixel, all padding on two sides
   };
   uint64_t seed = 31;
   for (const PadCase& pc : cases) expect_padding_case(pc, seed++);
