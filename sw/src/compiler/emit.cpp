@@ -314,8 +314,8 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
       input_loads.push_back(cx.em.load(l, q.name));
     }
   }
-  const AxisTile rows = axis_tile(m.rows, 0, m.rows.out);
-  const AxisTile cols = axis_tile(m.cols, 0, m.cols.out);
+  const AxisTile rows = whole_axis(m.rows);
+  const AxisTile cols = whole_axis(m.cols);
   const int64_t plane = op.out_h * op.out_w;
   for (int64_t pass = 0; pass < passes; ++pass) {
     Job job;

@@ -52,12 +52,24 @@ AxisTile axis_tile(const AxisGeometry& g, int64_t out_begin, int64_t out_end) {
     t.conv_begin = std::max<int64_t>(0, first);
     t.conv_end = std::min(g.conv_out, end);
     t.pool_pad_before = static_cast<int>(t.conv_begin - first);
-    // The last tile keeps the layer's padding and rounding; inside the image a
-    // window that reaches past the computed rows can only reach past the map.
-    t.pool_pad_after = last ? g.pool_pad_after : static_cast<int>(end - t.conv_end);
-    t.pool_ceil = last && g.pool_ceil;
-    const int64_t n = window_count(t.conv_end - t.conv_begin, g.pool_kernel, g.pool_stride,
-                                   t.pool_pad_before, t.pool_pad_after, t.pool_ceil);
+    // The layer's rounding applies to every tile (one flag per instruction).
+    // The last tile keeps the layer's padding after the map when that gives
+    // its windows; otherwise, and inside the map, the padding after is what
+    // the last window reaches past the computed rows (0 inside the map), which
+    // makes the windows fit exactly, so floor and ceil agree.
+    const int64_t rows = t.conv_end - t.conv_begin;
+    const auto windows = [&](int after) {
+      return rows + t.pool_pad_before + after >= g.pool_kernel
+                 ? window_count(rows, g.pool_kernel, g.pool_stride, t.pool_pad_before, after,
+                                g.pool_ceil)
+                 : 0;
+    };
+    t.pool_ceil = g.pool_ceil;
+    t.pool_pad_after = static_cast<int>(end - t.conv_end);
+    if (last && windows(g.pool_pad_after) == out_end - out_begin) {
+      t.pool_pad_after = g.pool_pad_after;
+    }
+    const int64_t n = windows(t.pool_pad_after);
     if (n != out_end - out_begin || t.pool_pad_before >= g.pool_kernel ||
         t.pool_pad_after >= g.pool_kernel) {
       throw Error(fmt::format("internal: pooled tile [{}, {}) of {} does not follow from its "
@@ -69,13 +81,15 @@ AxisTile axis_tile(const AxisGeometry& g, int64_t out_begin, int64_t out_end) {
     t.conv_begin = out_begin;
     t.conv_end = out_end;
   }
-  const bool conv_last = t.conv_end == g.conv_out;
+  // The padding after the input is what the last window reaches past it: the
+  // layer's at the image's edge (or less, when the last window stops short of
+  // it), none inside the image.
   const int64_t first = t.conv_begin * g.stride - g.pad_before;
   const int64_t end = (t.conv_end - 1) * g.stride - g.pad_before + g.kernel;
   t.in_begin = std::max<int64_t>(0, first);
   t.in_end = std::min(g.in, end);
   t.pad_before = static_cast<int>(t.in_begin - first);
-  t.pad_after = conv_last ? g.pad_after : static_cast<int>(end - t.in_end);
+  t.pad_after = static_cast<int>(end - t.in_end);
   const int64_t n = window_count(t.in_end - t.in_begin, g.kernel, g.stride, t.pad_before,
                                  t.pad_after, false);
   if (n != t.conv_end - t.conv_begin || t.pad_before >= g.kernel || t.pad_after >= g.kernel) {
@@ -84,6 +98,19 @@ AxisTile axis_tile(const AxisGeometry& g, int64_t out_begin, int64_t out_end) {
                             t.conv_begin, t.conv_end, g.conv_out, t.in_begin, t.in_end,
                             t.pad_before, t.pad_after));
   }
+  return t;
+}
+
+AxisTile whole_axis(const AxisGeometry& g) {
+  AxisTile t;
+  t.out_end = g.out;
+  t.conv_end = g.conv_out;
+  t.in_end = g.in;
+  t.pad_before = g.pad_before;
+  t.pad_after = g.pad_after;
+  t.pool_pad_before = g.pool_pad_before;
+  t.pool_pad_after = g.pool_pad_after;
+  t.pool_ceil = g.pool_ceil;
   return t;
 }
 

@@ -36,7 +36,7 @@ struct AxisTile {
   int64_t in_begin = 0, in_end = 0;
   int pad_before = 0, pad_after = 0;
   int pool_pad_before = 0, pool_pad_after = 0;
-  bool pool_ceil = false;  // ceil mode: the layer's last tile only
+  bool pool_ceil = false;  // the layer's rounding (every tile: one flag per instruction)
 };
 
 // The output size of a window walk over `in` with the given kernel, stride and
@@ -49,6 +49,10 @@ int64_t window_count(int64_t in, int kernel, int stride, int pad_before, int pad
 // The tile of final outputs [out_begin, out_end) of `g`. Throws an internal
 // strata::Error when the hardware rules would not reproduce the tile's ranges.
 AxisTile axis_tile(const AxisGeometry& g, int64_t out_begin, int64_t out_end);
+
+// The whole axis as one instruction runs it on a map kept whole in a bank: every
+// input and convolution output (the stored map's sizes), the layer's padding.
+AxisTile whole_axis(const AxisGeometry& g);
 
 // `count` tiles covering g.out as evenly as possible (sizes differ by at most 1).
 std::vector<AxisTile> axis_tiles(const AxisGeometry& g, int64_t count);
