@@ -222,6 +222,20 @@ MEMSYS_INSTANTIATE(STRATA_MEMSYS_SUITE, MemsysRandom, ::testing::Values(0.0, 0.2
                      return fmt::format("Stall{}", static_cast<int>(info.param * 100));
                    });
 
+// Write responses hundreds of cycles late: several finished STOREs wait for
+// theirs at once, their S2L releases leave in order as the responses come
+// in, and each LOAD that reuses a STORE's bank slot (S2L) waits for them;
+// the results are those of program order in both modes.
+TEST_F(STRATA_MEMSYS_SUITE, TiledProgramsWithLateWriteResponses) {
+  axi_->config().write_latency = 300;
+  axi_->config().b_gap = 0.2;
+  for (bool fine : {false, true}) {
+    run_and_check(random_tiles(12, 4, 24), fine ? "fine" : "completion", fine);
+    // The last two tiles' S2L units, which no load takes: released before DONE.
+    EXPECT_EQ(sem(4), 2u) << "S2L units of the last two STOREs";
+  }
+}
+
 // Same programs in fine-grained mode: the result is identical.
 TEST_F(STRATA_MEMSYS_SUITE, TiledProgramsFineGrained) {
   axi_->config().r_gap = 0.1;
