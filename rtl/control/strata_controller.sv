@@ -17,10 +17,11 @@
 // every queue is empty and every engine idle, which includes all AXI writes
 // acknowledged.
 // Watchdog: in Run, when the fetcher can make no progress (END reached, or
-// blocked on a full queue) and every engine is either idle with an empty queue
-// or waiting on a semaphore, and at least one waits, for WatchdogCycles cycles
-// in a row, the run stops with DEADLOCK; the index is the smallest instruction
-// index among the waiting engines.
+// blocked on a full queue) and every engine is either idle (nothing
+// outstanding) with an empty queue or waiting on a semaphore, and at least
+// one waits, for WatchdogCycles cycles in a row, the run stops with
+// DEADLOCK; the index is the smallest instruction index among the waiting
+// engines.
 // Every status input from the fetcher and the engines is registered first
 // (they come from blocks placed far apart on an FPGA, and the error priority
 // and completion logic then start from flip-flops), and so is the outcome of
@@ -57,7 +58,6 @@ module strata_controller
   // engines: load, compute, store (index 0, 1, 2)
   input  logic [2:0]  eng_queue_empty_i,  // the engine's instruction queue is empty
   input  logic [2:0]  eng_idle_i,         // no instruction, no AXI transaction outstanding
-  input  logic [2:0]  eng_busy_i,         // executing an instruction
   input  logic [2:0]  eng_dep_wait_i,     // waiting on a semaphore
   input  logic [2:0][15:0] eng_index_i,   // index of the instruction being executed
   input  logic [2:0]  eng_err_i,          // error (held until abort)
@@ -99,7 +99,7 @@ module strata_controller
   logic             in_f_idle_q, in_f_end_q, in_f_blocked_q, in_f_err_q, in_overflow_q;
   err_code_e        in_f_code_q;
   logic [15:0]      in_f_index_q;
-  logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_busy_q, in_e_wait_q, in_e_err_q;
+  logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_wait_q, in_e_err_q;
   err_code_e [2:0]  in_e_code_q;
   logic [2:0][15:0] in_e_index_q, in_e_err_index_q;
   logic             clear_q2;  // clear_o was high two cycles ago
@@ -114,7 +114,6 @@ module strata_controller
     in_f_index_q     <= fetch_err_index_i;
     in_e_empty_q     <= eng_queue_empty_i;
     in_e_idle_q      <= eng_idle_i;
-    in_e_busy_q      <= eng_busy_i;
     in_e_wait_q      <= eng_dep_wait_i;
     in_e_index_q     <= eng_index_i;
     in_e_err_q       <= eng_err_i;
@@ -162,10 +161,13 @@ module strata_controller
   end
 
   // Watchdog: nothing can move and someone waits (from registered inputs).
+  // An engine between instructions with work outstanding (write responses,
+  // a STORE's S2L release waiting for them) is not idle, so it does not
+  // count as stuck: that work ends by itself, however slow the bus.
   always_comb begin
     stuck      = (in_f_end_q || in_f_blocked_q) && (|in_e_wait_q);
     for (int e = 0; e < 3; e++) begin
-      if (!(in_e_wait_q[e] || (!in_e_busy_q[e] && in_e_empty_q[e]))) stuck = 1'b0;
+      if (!(in_e_wait_q[e] || (in_e_idle_q[e] && in_e_empty_q[e]))) stuck = 1'b0;
     end
   end
 

@@ -168,7 +168,7 @@ module strata_memsys
   err_code_e   f_err_code;
   logic [15:0] f_err_index;
   logic [2:0]  q_empty;
-  logic [2:0]  eng_idle, eng_busy, eng_wait, eng_err;
+  logic [2:0]  eng_idle, eng_wait, eng_err;
   logic [2:0][15:0] eng_index, eng_err_index;
   err_code_e [2:0]  eng_err_code;
   logic        sem_overflow;
@@ -190,7 +190,6 @@ module strata_memsys
     .fetch_err_index_i (f_err_index),
     .eng_queue_empty_i (q_empty),
     .eng_idle_i        (eng_idle),
-    .eng_busy_i        (eng_busy),
     .eng_dep_wait_i    (eng_wait),
     .eng_index_i       (eng_index),
     .eng_err_i         (eng_err),
@@ -474,7 +473,6 @@ module strata_memsys
   assign eng_err[1]       = cp_err_i;
   assign eng_err_code[1]  = err_code_e'(cp_err_code_i);
   assign eng_err_index[1] = cp_err_index_i;
-  assign eng_busy         = {st_busy, cp_busy_i, ld_busy};
   assign eng_wait         = {st_wait, cp_dep_wait_i, ld_wait};
 
   strata_banks #(

@@ -19,12 +19,19 @@
 //     beat first), WSTRB all ones, WLAST on each burst's last beat, bursts in
 //     AW order.
 // The instruction finishes when every word has been read and every W beat
-// sent: the data has left for the bus, so the rest of S2C and all of S2L (rel1)
-// are released then (seeds/004), and the next STORE may start while write
-// responses are still outstanding. Each response is matched to the
-// instruction of its burst (index FIFO): BRESP != OKAY is error AXI_WRITE
-// with that instruction's index. idle_o needs every response back, so END
-// completes only with all writes acknowledged.
+// sent: the data has left for the bus, so the rest of S2C is released then
+// (seeds/004), and the next STORE may start while write responses are still
+// outstanding. Each response is matched to the instruction of its burst
+// (index FIFO): BRESP != OKAY is error AXI_WRITE with that instruction's
+// index. S2L (rel1) is released only once every response of the instruction
+// has arrived (docs/isa.md: a LOAD that acquires it reads the stored bytes;
+// AXI orders a read after a write only once the write's response is in):
+// the finish's release waits in a queue of pending releases, in order,
+// several STOREs deep, and leaves a register one cycle after the registered
+// response count reaches the instruction's last burst (two cycles after its
+// BVALID, or after the finish if that is later). An instruction with no S2L
+// units queues nothing. idle_o needs every response back and no release
+// pending, so END completes only with all writes acknowledged and released.
 // Checks (error held until abort_i; nothing is read or written):
 //   rows = 0, row_words = 0                                  -> ILLEGAL_INSTR
 //   ext_addr / ext_row_stride not multiples of the beat, src_id >= Banks, a
@@ -32,7 +39,8 @@
 //                                                            -> UNSUPPORTED
 // On an error or abort_i no new burst or bank read starts; bursts whose AW
 // was issued are completed with WSTRB = 0 beats (memory is left unchanged by
-// them), and idle_o returns when every response is back.
+// them), pending S2L releases are dropped (the run stops), and idle_o
+// returns when every response is back.
 // Throughput: one W beat per cycle (one word per WordWidth / AxiDataWidth
 // cycles). Restriction: WordWidth is a multiple of AxiDataWidth.
 `include "strata_assert.svh"
@@ -236,6 +244,8 @@ module strata_store_engine
   logic                     start_d, run_d, run_q;
   logic step_valid, step_ready, step_done, finish_valid, finish_ready, sync_waiting;
   logic finish_q, error_q;  // state_q == StFinish / StError (registered, below)
+  logic [1:0]       shell_rel_valid;   // the sequencer's releases: S2C out at once, S2L held
+  logic [1:0][15:0] shell_rel_amount;  // (below, after the write responses)
 
   strata_engine_shell #(
     .StartCopies (StartCopies),
@@ -260,8 +270,8 @@ module strata_store_engine
     .acq_req_o      (acq_req_o),
     .acq_amount_o   (acq_amount_o),
     .acq_grant_i    (acq_grant_i),
-    .rel_valid_o    (rel_valid_o),
-    .rel_amount_o   (rel_amount_o),
+    .rel_valid_o    (shell_rel_valid),
+    .rel_amount_o   (shell_rel_amount),
     .waiting_o      (sync_waiting)
   );
 
@@ -573,6 +583,73 @@ module strata_store_engine
   logic  new_b_error;  // a write error while none is recorded: it stops the engine
   assign new_b_error = b_error && !err_q;
 
+  // ---------------------------------------------------------------- S2L after the responses
+  // S2L orders a LOAD after this STORE's external writes (docs/isa.md), and
+  // AXI orders a read only after a write whose response has arrived, so the
+  // sequencer's rel1 release (at the finish) waits in a queue until every
+  // response of the instruction is in; S2C leaves at once. An entry holds the
+  // amount and the mark: the bursts issued so far, counted modulo
+  // 2^OutWidth as responses counted + responses pending (b_count_q +
+  // pend_q: both registers, and every burst of the instruction was issued
+  // before its finish). Responses come in AW order, so the head is due when
+  // b_count_q reaches its mark. Several finished STOREs may wait (the next
+  // one starts with responses outstanding); they leave in order, one per
+  // cycle. Each instruction issues at least one burst, so marks increase and
+  // the head's mark is never behind the count (asserted): an equality does.
+  // Entries: every instruction waiting has a burst outstanding, plus the
+  // head leaving this cycle, so MaxOutstanding + 1 never fills (asserted).
+  // The decision reads registers only (the response count, the head
+  // register) and the release leaves a flip-flop: BVALID reaches the count's
+  // adder, not the semaphores. An error or an abort drops the queue (the run
+  // stops; nothing more is released).
+  typedef struct packed {
+    logic [15:0]         amount;  // S2L units
+    logic [OutWidth-1:0] mark;    // bursts issued up to the instruction's last, mod 2^OutWidth
+  } rel1_t;
+  rel1_t               rel1_head;
+  logic                rel1_ready, rel1_wait, rel1_go, rel1_valid_q;
+  logic [15:0]         rel1_amount_q;
+  logic [OutWidth-1:0] b_count_q;          // responses received, mod 2^OutWidth
+  logic [OutWidth-1:0] rel1_mark;          // bursts issued so far, mod 2^OutWidth
+  logic [$clog2(MaxOutstanding + 2)-1:0] unused_rel1_count;
+
+  assign rel1_mark = b_count_q + pend_q;
+
+  strata_fifo #(
+    .T      (rel1_t),
+    .Depth  (MaxOutstanding + 1),
+    .OutReg (1'b1)
+  ) u_rel1 (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni && !abort_i),
+    .in_valid_i  (shell_rel_valid[1]),
+    .in_ready_o  (rel1_ready),
+    .in_data_i   (rel1_t'{amount: shell_rel_amount[1], mark: rel1_mark}),
+    .out_valid_o (rel1_wait),
+    .out_ready_i (rel1_go),
+    .out_data_o  (rel1_head),
+    .count_o     (unused_rel1_count)
+  );
+
+  assign rel1_go = rel1_wait && rel1_head.mark == b_count_q && !quiesce && !abort_i;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      b_count_q    <= '0;
+      rel1_valid_q <= 1'b0;
+    end else begin
+      b_count_q    <= b_count_q + OutWidth'(b_fire);
+      rel1_valid_q <= rel1_go;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rel1_go) rel1_amount_q <= rel1_head.amount;
+  end
+
+  assign rel_valid_o  = {rel1_valid_q, shell_rel_valid[0]};
+  assign rel_amount_o = {rel1_amount_q, shell_rel_amount[0]};
+
   // ---------------------------------------------------------------- control
   // All sent: registered (all_sent_q: sent in the previous cycle of StRun;
   // nothing more is sent then, so it stays sent), so the 40-bit beat compare
@@ -694,7 +771,8 @@ module strata_store_engine
     w_sent_q      <= w_sent_d;
   end
 
-  assign idle_o      = state_q == StIdle && pend_q == '0 && !lens_valid && !awvalid_o;
+  assign idle_o      = state_q == StIdle && pend_q == '0 && !lens_valid && !awvalid_o &&
+                       !rel1_wait && !rel1_valid_q;
   assign busy_o      = state_q inside {StCheck, StCheck2, StCheck3, StCheck4, StStart, StRun,
                                         StFinish};
   assign dep_wait_o  = sync_waiting;
@@ -729,6 +807,14 @@ module strata_store_engine
                  finish_d == (state_d == StFinish) && error_d == (state_d == StError) &&
                  quiesce_d == (state_d == StError || state_d == StDrain))
   `STRATA_ASSERT(store_pend_index, clk_i, rst_ni, pend_q == idx_count)
+  // Every burst of a finishing STORE was issued before its finish (the mark
+  // counts them all), the queue has room, and the head's mark is never
+  // behind the response count (no more than pend_q responses ahead of it;
+  // after an error the queue waits for the abort and is not looked at).
+  `STRATA_ASSERT(store_rel1_no_issue, clk_i, rst_ni, !(shell_rel_valid[1] && aw_issue))
+  `STRATA_ASSERT(store_rel1_room, clk_i, rst_ni, !shell_rel_valid[1] || rel1_ready)
+  `STRATA_ASSERT(store_rel1_mark, clk_i, rst_ni,
+                 !rel1_wait || quiesce || abort_i || OutWidth'(rel1_head.mark - b_count_q) <= pend_q)
   `STRATA_ASSERT(store_sync_flags, clk_i, rst_ni,
                  finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(store_b_expected, clk_i, rst_ni, !bvalid_i || (pend_q != '0 && idx_valid))

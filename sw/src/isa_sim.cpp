@@ -503,7 +503,17 @@ void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
 
 // ---- dependency model ----------------------------------------------------------------------
 
-using Clock = std::array<int64_t, isa::kEngines>;
+// The agents of the vector clocks: the three engines, and the store engine's
+// external writes. A STORE's writes complete when their responses arrive,
+// which may be after the STORE has finished and after its S2C releases; only
+// its S2L release waits for them (docs/isa.md, Dependencies). So they are
+// events of an agent of their own (the writes keep AXI order among
+// themselves), which an S2L release joins and no other release does: a LOAD
+// of stored bytes is ordered only through S2L (or a chain that starts with
+// it).
+constexpr int kWrites = isa::kEngines;
+constexpr int kAgents = isa::kEngines + 1;
+using Clock = std::array<int64_t, kAgents>;
 
 struct Shadow {
   int32_t w_instr = -1;
@@ -537,7 +547,7 @@ class DependencyModel {
     int64_t acquired0 = 0;
     int64_t released0 = 0;
     int32_t event = -1;
-    Clock clock{-1, -1, -1};
+    Clock clock{-1, -1, -1, -1};
     int64_t in_flight = 0;  // fetched, not finished
   };
 
@@ -548,7 +558,8 @@ class DependencyModel {
   void acquire(int e, std::optional<Edge> edge, int64_t units);
   void release(int e, std::optional<Edge> edge, int64_t units);
   void perform(int e, const Trace& tr, const Step& step);
-  void touch(int e, const Trace& tr, Shadow& s, bool write, const Access& a, uint64_t addr);
+  void touch(int agent, const Clock& clk, int32_t now, const Trace& tr, Shadow& s, bool write,
+             const Access& a, uint64_t addr);
   std::string waiting_text(int e) const;
 
   const HwTarget& t_;
@@ -557,6 +568,8 @@ class DependencyModel {
   const int depth_;
   std::array<std::vector<size_t>, isa::kEngines> queues_;
   std::array<EngineState, isa::kEngines> eng_;
+  Clock writes_clock_{-1, -1, -1, -1};  // the store engine's external writes (kWrites)
+  int32_t writes_event_ = -1;
   size_t fetched_ = 0;  // traces handed to the queues (program order)
   std::array<int64_t, isa::kEdges> sem_{};
   std::array<std::vector<Clock>, isa::kEdges> release_clock_;
@@ -572,13 +585,17 @@ void DependencyModel::acquire(int e, std::optional<Edge> edge, int64_t units) {
   out_.acquired[k] += units;
   const Clock& c = release_clock_[k][static_cast<size_t>(out_.acquired[k] - 1)];
   Clock& mine = eng_[e].clock;
-  for (int i = 0; i < isa::kEngines; ++i) mine[i] = std::max(mine[i], c[i]);
+  for (int i = 0; i < kAgents; ++i) mine[i] = std::max(mine[i], c[i]);
 }
 
 void DependencyModel::release(int e, std::optional<Edge> edge, int64_t units) {
   if (units == 0) return;
   const int k = static_cast<int>(*edge);
-  for (int64_t i = 0; i < units; ++i) release_clock_[k].push_back(eng_[e].clock);
+  Clock clk = eng_[e].clock;
+  if (*edge == Edge::kS2L) {  // after every write response of the STOREs so far
+    for (int i = 0; i < kAgents; ++i) clk[i] = std::max(clk[i], writes_clock_[i]);
+  }
+  for (int64_t i = 0; i < units; ++i) release_clock_[k].push_back(clk);
   sem_[k] += units;
   out_.released[k] += units;
   out_.max_outstanding[k] = std::max(out_.max_outstanding[k], sem_[k]);
@@ -594,9 +611,8 @@ std::string memory_name(const Access& a) {
   return "?";
 }
 
-void DependencyModel::touch(int e, const Trace& tr, Shadow& s, bool write, const Access& a,
-                            uint64_t addr) {
-  const Clock& clk = eng_[e].clock;
+void DependencyModel::touch(int agent, const Clock& clk, int32_t now, const Trace& tr,
+                            Shadow& s, bool write, const Access& a, uint64_t addr) {
   const auto record = [&](const char* kind, int32_t first) {
     const std::string memory = memory_name(a);
     const auto key = std::make_tuple(std::string(kind) + " " + memory, int64_t{first}, tr.index);
@@ -607,21 +623,20 @@ void DependencyModel::touch(int e, const Trace& tr, Shadow& s, bool write, const
       }
     }
   };
-  if (s.w_engine >= 0 && s.w_engine != e && clk[s.w_engine] < s.w_event) {
+  if (s.w_engine >= 0 && s.w_engine != agent && clk[s.w_engine] < s.w_event) {
     record(write ? "WAW" : "RAW", s.w_instr);
   }
-  const int32_t now = eng_[e].event;
   if (!write) {
-    s.r_event[e] = now;
-    s.r_instr[e] = static_cast<int32_t>(tr.index);
+    s.r_event[agent] = now;
+    s.r_instr[agent] = static_cast<int32_t>(tr.index);
     return;
   }
   for (int other = 0; other < isa::kEngines; ++other) {
-    if (other != e && s.r_event[other] >= 0 && clk[other] < s.r_event[other]) {
+    if (other != agent && s.r_event[other] >= 0 && clk[other] < s.r_event[other]) {
       record("WAR", s.r_instr[other]);
     }
   }
-  s.w_engine = static_cast<int8_t>(e);
+  s.w_engine = static_cast<int8_t>(agent);
   s.w_event = now;
   s.w_instr = static_cast<int32_t>(tr.index);
   s.r_event = {-1, -1, -1};
@@ -632,22 +647,32 @@ void DependencyModel::perform(int e, const Trace& tr, const Step& step) {
   ++st.event;
   st.clock[e] = st.event;
   for (const Access& a : step.accesses) {
+    // A STORE's external writes are issued now (after what the STORE waited
+    // for) and complete as events of the writes agent.
+    const bool bus_write = a.mem == Mem::kExt && a.write;
+    if (bus_write) {
+      for (int i = 0; i < kAgents; ++i) writes_clock_[i] = std::max(writes_clock_[i], st.clock[i]);
+      writes_clock_[kWrites] = ++writes_event_;
+    }
+    const int agent = bus_write ? kWrites : e;
+    const Clock& clk = bus_write ? writes_clock_ : st.clock;
+    const int32_t now = bus_write ? writes_event_ : st.event;
     for (uint64_t i = a.begin; i < a.end;) {
       switch (a.mem) {
         case Mem::kBank:
-          touch(e, tr, bank_[a.id * t_.bank_depth + i], a.write, a, i);
+          touch(agent, clk, now, tr, bank_[a.id * t_.bank_depth + i], a.write, a, i);
           ++i;
           break;
         case Mem::kCache:
-          touch(e, tr, cache_[a.id * t_.pe_cache_depth + i], a.write, a, i);
+          touch(agent, clk, now, tr, cache_[a.id * t_.pe_cache_depth + i], a.write, a, i);
           ++i;
           break;
         case Mem::kParam:
-          touch(e, tr, param_[i], a.write, a, i);
+          touch(agent, clk, now, tr, param_[i], a.write, a, i);
           ++i;
           break;
         case Mem::kExt:
-          touch(e, tr, ext_[i / kExtGranule], a.write, a, i);
+          touch(agent, clk, now, tr, ext_[i / kExtGranule], a.write, a, i);
           i = (i / kExtGranule + 1) * kExtGranule;
           break;
       }

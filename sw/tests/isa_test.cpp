@@ -1272,6 +1272,67 @@ TEST(IsaSim, MissingDependenciesAreRaces) {
   EXPECT_EQ(tc.output(), tc.expected());
 }
 
+// A map kept in external memory between layers: after TinyConv's STORE
+// (instruction 5) the convolution runs again over the same bank (instruction
+// 6: it overwrites bank 1 once the STORE has read it, S2C, and releases C2L)
+// and a LOAD (7) reads the stored map back into bank 2. The STORE's S2C units
+// and its finish come before its write responses; only its S2L release waits
+// for them (docs/isa.md, Dependencies).
+struct Reload {
+  TinyConv tc;
+  explicit Reload(bool s2l) {
+    Instruction& store = tc.program[5];
+    store.set(hdr::kRel0, 3);  // S2C: one unit per row read
+    if (s2l) store.set(hdr::kRel1, 1);
+    Instruction again = tc.program[4];
+    encode_header(again, Header{0, 3, 0, 1, 0, 0, 0});  // acq1 S2C 3, rel1 C2L 1
+    LoadInstr back;
+    back.hdr.acq0 = 1;  // C2L from the second convolution
+    back.hdr.acq0_first = 1;
+    back.hdr.acq1 = s2l ? 1 : 0;
+    back.ext_addr = TinyConv::kOutput;
+    back.ext_row_stride = 24;
+    back.rows = 3;
+    back.row_words = 3;
+    back.dst_id = 2;
+    back.dst_row_stride = 3;
+    tc.program.insert(tc.program.end() - 1, {again, encode(back)});
+  }
+};
+
+TEST(IsaSim, LoadOfStoredBytesOrderedThroughS2LIsNoRace) {
+  Reload rl(true);
+  const SimResult r = rl.tc.run();
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_TRUE(r.completion.clean()) << describe_problems(r);
+  EXPECT_TRUE(r.fine.clean()) << describe_problems(r);
+  EXPECT_TRUE(r.completion.balanced()) << describe_problems(r);
+  EXPECT_TRUE(r.fine.balanced()) << describe_problems(r);
+  EXPECT_EQ(rl.tc.output(), rl.tc.expected());
+}
+
+// The same LOAD ordered after the STORE only through S2C -> COMPUTE -> C2L:
+// S2C says the STORE has read its rows, not that its writes are done, so the
+// read of the stored bytes is a race (in the hardware it may see the old
+// bytes), in both modes and only there.
+TEST(IsaSim, LoadOfStoredBytesNotOrderedThroughS2LIsARace) {
+  Reload rl(false);
+  const SimResult r = rl.tc.run();
+  ASSERT_TRUE(r.ok()) << r.message;
+  for (const DependencyCheck* d : {&r.completion, &r.fine}) {
+    EXPECT_FALSE(d->deadlock);
+    EXPECT_TRUE(d->balanced()) << describe_problems(r);
+    EXPECT_EQ(d->race_count, 1) << describe_problems(r);
+    ASSERT_FALSE(d->races.empty());
+    const Race& race = d->races[0];
+    EXPECT_EQ(race.kind, "RAW");
+    EXPECT_EQ(race.memory, "external");
+    EXPECT_EQ(race.address, TinyConv::kOutput);
+    EXPECT_EQ(race.first, 5);   // the STORE
+    EXPECT_EQ(race.second, 7);  // the LOAD
+  }
+}
+
 TEST(IsaSim, EarlyStartThatIsTooEarlyIsARaceOnlyInFineGrainedMode) {
   TinyConv tc;
   // Needs params + weights + 2 input rows (11 units) for its first output row.

@@ -8,7 +8,8 @@
 //     ports (queue, semaphores, bank ports, status), with its own simple
 //     COMPUTE semantics (a 2D bank-to-bank copy with each byte XOR 0x5A);
 //   - MemsysBench: the fixture (AXI memory model, CSR driver, stand-in, PE /
-//     parameter write recorders, run_program with a cycle timeout).
+//     parameter write recorders, run_program with a cycle timeout, bank words
+//     read back through the compute read port).
 #pragma once
 
 #include <Vstrata_memsys.h>
@@ -492,6 +493,11 @@ class MemsysBench : public SimFixture<Vtop> {
     axi_->drive();
     csr_->drive();
     cp_->drive(d, cycle());
+    if (peek_) {  // bank_word(): the stand-in is idle and leaves the read port alone
+      d.cr_req_valid_i = 1;
+      set_field(d.cr_req_i, kBankAddrBits, kBankIdxBits, uint64_t(peek_->first));
+      set_field(d.cr_req_i, 0, kBankAddrBits, uint64_t(peek_->second));
+    }
     d.pe_ready_i = !pe_throttle_.stall(rng());
     d.param_ready_i = !param_throttle_.stall(rng());
     bus_.to_dut(d);
@@ -500,6 +506,15 @@ class MemsysBench : public SimFixture<Vtop> {
     axi_->sample();
     csr_->sample();
     cp_->sample(d, cycle());
+    if (peek_due_ > 0 && --peek_due_ == 0) {
+      EXPECT_TRUE(d.cr_rsp_valid_o) << "bank word three cycles after its request";
+      peek_word_.assign(kWordBytes, 0);
+      port_get_bytes(d.cr_rsp_o, peek_word_.data(), kWordBytes);
+    }
+    if (peek_ && d.cr_req_valid_i && d.cr_req_ready_o) {
+      peek_.reset();
+      peek_due_ = 3;  // strata_banks: request register, RAM, output register
+    }
     if (d.pe_valid_o && d.pe_ready_i) {
       std::vector<uint8_t> v(kWordBytes);
       port_get_bytes(d.pe_data_o, v.data(), kWordBytes);
@@ -625,6 +640,18 @@ class MemsysBench : public SimFixture<Vtop> {
     return s;
   }
 
+  // Word `addr` of bank `bank`, read through the compute read port between
+  // runs (the stand-in idle).
+  std::vector<uint8_t> bank_word(int bank, int addr) {
+    peek_ = std::pair{bank, addr};
+    peek_word_.clear();
+    for (int i = 0; i < 1000 && peek_word_.empty(); ++i) step();
+    EXPECT_FALSE(peek_word_.empty()) << "bank " << bank << " word " << addr << " not read";
+    peek_.reset();
+    peek_due_ = 0;
+    return peek_word_;
+  }
+
   // Semaphore count (L2C, C2S, C2L, S2C, S2L = 0..4) from the debug port
   // (SemWidth bits each; tb/unit/memsys.cmake sets both).
   uint64_t sem(int s) {
@@ -644,6 +671,9 @@ class MemsysBench : public SimFixture<Vtop> {
   uint64_t pe_write_count_ = 0, param_write_count_ = 0;
   std::vector<uint64_t> aw_cycles_, b_cycles_, load_ar_cycles_;
   std::function<void()> monitor_;
+  std::optional<std::pair<int, int>> peek_;  // bank_word(): (bank, address) to request
+  int peek_due_ = 0;                         // cycles until its word arrives
+  std::vector<uint8_t> peek_word_;
 };
 
 }  // namespace strata::tb

@@ -222,6 +222,20 @@ MEMSYS_INSTANTIATE(STRATA_MEMSYS_SUITE, MemsysRandom, ::testing::Values(0.0, 0.2
                      return fmt::format("Stall{}", static_cast<int>(info.param * 100));
                    });
 
+// Write responses hundreds of cycles late: several finished STOREs wait for
+// theirs at once, their S2L releases leave in order as the responses come
+// in, and each LOAD that reuses a STORE's bank slot (S2L) waits for them;
+// the results are those of program order in both modes.
+TEST_F(STRATA_MEMSYS_SUITE, TiledProgramsWithLateWriteResponses) {
+  axi_->config().write_latency = 300;
+  axi_->config().b_gap = 0.2;
+  for (bool fine : {false, true}) {
+    run_and_check(random_tiles(12, 4, 24), fine ? "fine" : "completion", fine);
+    // The last two tiles' S2L units, which no load takes: released before DONE.
+    EXPECT_EQ(sem(4), 2u) << "S2L units of the last two STOREs";
+  }
+}
+
 // Same programs in fine-grained mode: the result is identical.
 TEST_F(STRATA_MEMSYS_SUITE, TiledProgramsFineGrained) {
   axi_->config().r_gap = 0.1;
@@ -444,25 +458,128 @@ TEST_F(STRATA_MEMSYS_SUITE, StoreStartsWithFirstRowWhenFineGrained) {
   }
 }
 
-// S2L is released when the store's data has left for the bus (seeds/004):
-// a LOAD waiting on it issues its reads before the store's write responses.
-TEST_F(STRATA_MEMSYS_SUITE, LoadAfterStoreStartsBeforeWriteResponses) {
+// S2L orders a LOAD after a STORE's external writes (docs/isa.md): its units
+// are released once every write response of the STORE is in. With the
+// responses hundreds of cycles late and reads fast, a LOAD that acquires a
+// STORE's S2L unit issues its first AR after that STORE's last B and loads the
+// words the STORE wrote (a read before the response would see the old bytes).
+// Three STOREs finish before their responses are back: A and B release one
+// S2L unit each, in order, the one between them (Z) none; the LOAD of A's
+// bytes does not wait for B's responses.
+TEST_F(STRATA_MEMSYS_SUITE, LoadThroughS2LReadsWhatTheStoreWrote) {
+  for (bool fine : {false, true}) {
+    mem_ = SparseMemory();
+    mem_.set_background(background_byte);
+    ref_ = RefMachine();
+    axi_->config().write_latency = 400;
+    axi_->config().read_latency = 4;
+    constexpr int kRowWords = 20;
+    constexpr uint64_t kA = kDstArea, kZ = kDstArea + 0x10000, kB = kDstArea + 0x20000;
+    const uint64_t row_bytes = uint64_t(kRowWords) * kWordBytes;
+    LoadSpec l0 = small_load();  // bank 0, four rows: A stores rows 0-1, B rows 2-3
+    l0.rows = 4;
+    l0.row_words = kRowWords;
+    l0.ext_stride = row_bytes;
+    l0.dst_stride = kRowWords;
+    const auto store_rows = [&](int first, int rows, uint64_t ext) {
+      StoreSpec s = small_store(rows, kRowWords);
+      s.src_addr = first * kRowWords;
+      s.ext_addr = ext;
+      return s;
+    };
+    LoadSpec la = small_load();  // A's bytes into bank 1 at 0, B's at 64
+    la.ext_addr = kA;
+    la.rows = 2;
+    la.row_words = kRowWords;
+    la.ext_stride = row_bytes;
+    la.dst_id = 1;
+    la.dst_stride = kRowWords;
+    LoadSpec lb = la;
+    lb.ext_addr = kB;
+    lb.dst_addr = 64;
+    const std::vector<Instr> prog{
+        load_instr(l0).deps(0, 0, 1, 0),
+        compute_instr({}).deps(1, 0, 3, 0).fine(1, 0),                   // C2S: one per store
+        store_instr(store_rows(0, 2, kA)).deps(1, 0, 0, 1).fine(1, 0),   // A: S2L 1
+        store_instr(store_rows(0, 4, kZ)).deps(1, 0, 0, 0).fine(1, 0),   // Z: no S2L
+        store_instr(store_rows(2, 2, kB)).deps(1, 0, 0, 1).fine(1, 0),   // B: S2L 1
+        load_instr(la).deps(0, 1, 0, 0),
+        load_instr(lb).deps(0, 1, 0, 0),
+        end_instr()};
+    // AW addresses in order (one write ID: the k-th B answers the k-th AW) and
+    // the first AR of each reload.
+    std::vector<uint64_t> aw_addr;
+    std::optional<uint64_t> ar_a, ar_b;
+    b_cycles_.clear();
+    monitor_ = [&] {
+      if (bus_.m_axi_awvalid && bus_.m_axi_awready) {
+        aw_addr.push_back(static_cast<uint64_t>(bus_.m_axi_awaddr));
+      }
+      if (bus_.m_axi_arvalid && bus_.m_axi_arready && bus_.m_axi_arid == 1) {
+        const auto a = static_cast<uint64_t>(bus_.m_axi_araddr);
+        if (a >= kA && a < kA + 2 * row_bytes && !ar_a) ar_a = cycle();
+        if (a >= kB && a < kB + 2 * row_bytes && !ar_b) ar_b = cycle();
+      }
+    };
+    const std::string mode = fine ? "fine" : "completion";
+    run_and_check(prog, mode);
+    monitor_ = nullptr;
+    ASSERT_EQ(b_cycles_.size(), aw_addr.size()) << mode;
+    const auto last_b = [&](uint64_t base) {
+      uint64_t t = 0;
+      for (size_t k = 0; k < aw_addr.size(); ++k) {
+        if (aw_addr[k] >= base && aw_addr[k] < base + 2 * row_bytes) t = b_cycles_[k];
+      }
+      return t;
+    };
+    ASSERT_TRUE(ar_a && ar_b) << mode;
+    EXPECT_GT(*ar_a, last_b(kA)) << mode << ": the LOAD of A read before A's last write response";
+    EXPECT_GT(*ar_b, last_b(kB)) << mode << ": the LOAD of B read before B's last write response";
+    EXPECT_LT(*ar_a, last_b(kB)) << mode << ": the LOAD of A waited for B's responses";
+    EXPECT_EQ(sem(4), 0u) << mode << ": S2L units left";
+    // The reloaded words, word by word, against the program-order reference
+    // (A: rows 0-1 of the first load, B: rows 2-3).
+    int bad = 0;
+    for (int a = 0; a < 64 + 2 * kRowWords; ++a) {
+      if (a >= 2 * kRowWords && a < 64) continue;
+      const auto want = ref_.bank.at({1, a});
+      const auto got = bank_word(1, a);
+      if (got != want && ++bad <= 8) {
+        ADD_FAILURE() << mode << ": bank 1 word " << a << " expected " << hex_bytes(want) << " got "
+                      << hex_bytes(got) << " (STRATA_SEED=" << seed() << ")";
+      }
+    }
+    EXPECT_EQ(bad, 0) << mode << ": reloaded words that differ from the stored ones";
+  }
+}
+
+// Only a LOAD that acquires S2L waits for the write responses: one ordered
+// after a STORE through S2C -> relay COMPUTE -> C2L (it overwrites the bank
+// region the store read, and shares no external bytes with it) issues its
+// reads after the store's last W beat and before its first write response.
+TEST_F(STRATA_MEMSYS_SUITE, LoadWithoutS2LDoesNotWaitForWriteResponses) {
   axi_->config().write_latency = 300;
   const LoadSpec l = small_load();
   const StoreSpec s = small_store();
   LoadSpec l2 = small_load();
   l2.ext_addr = kSrcArea + 0x1000;
-  l2.dst_addr = 0;  // overwrites the region the store read: WAR through S2L
+  l2.dst_addr = 0;  // overwrites the region the store read: WAR through S2C and C2L
   std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
-                          store_instr(s).deps(1, 0, 0, 1), load_instr(l2).deps(0, 1, 0, 0),
-                          end_instr()};
+                          store_instr(s).deps(1, 0, 1, 0), compute_instr({}).deps(0, 1, 0, 1),
+                          load_instr(l2).deps(1, 0, 0, 0), end_instr()};
+  uint64_t last_w = 0;
+  monitor_ = [&] {
+    if (bus_.m_axi_wvalid && bus_.m_axi_wready) last_w = cycle();
+  };
   load_ar_cycles_.clear();
   b_cycles_.clear();
-  run_and_check(prog, "store then load");
+  run_and_check(prog, "store, then load through S2C and C2L");
+  monitor_ = nullptr;
   ASSERT_GE(load_ar_cycles_.size(), 2u);
   ASSERT_FALSE(b_cycles_.empty());
+  EXPECT_GT(load_ar_cycles_.back(), last_w) << "the second LOAD is ordered after the store";
   EXPECT_LT(load_ar_cycles_.back(), b_cycles_.front())
-      << "the second LOAD did not wait for the write responses";
+      << "the second LOAD waited for the write responses";
 }
 
 // ---------------------------------------------------------------- errors

@@ -9,7 +9,10 @@
 //   - deadlock: every engine waiting for units that can never arrive;
 //   - races: every pair of accesses to the same word by two engines, one of
 //     them a write, must be ordered by the semaphores (happens-before through
-//     the acquired units), step by step in fine-grained mode.
+//     the acquired units), step by step in fine-grained mode. A STORE's
+//     external writes are done only when its S2L units are released (its S2C
+//     units and its finish come earlier), so a LOAD of stored bytes is
+//     ordered only through S2L (docs/isa.md, Dependencies).
 // Decode and range errors stop the run with the error codes of
 // config/registers.yaml and the index of the failing instruction.
 #pragma once
