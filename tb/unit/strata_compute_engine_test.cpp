@@ -1106,30 +1106,28 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
       {"pool stride 0", U, [&](auto& c) { pooled(c, 2, 0, 1, 1); }, {}},
       {"pool pad >= window", U,
        [&](auto& c) {
-         pooled(c, 2, 2, 4, 2);  // the size the pads give: only the pad is wrong
+         pooled(c, 2, 2, 4, 3);  // the size the pads give: only the pad is wrong
          c.pool_pad_top = 2;
        },
        {}},
       {"pool pad right >= window", U,
        [&](auto& c) {
-         pooled(c, 2, 2, 3, 3);
+         pooled(c, 2, 2, 3, 4);
          c.pool_pad_right = 2;
        },
        {}},
       {"pool_out of the symmetric pool pad", U,
        [&](auto& c) {
-         // 6 rows, pad 1 above and below: 3; 5 columns, pad 1 left only: 2,
-         // not the 3 of pad 1 on both sides.
-         pooled(c, 3, 2, 3, 3);
-         c.pool_pad_top = 1;
-         c.pool_pad_bottom = 1;
+         // 6 x 6, window 2, stride 2, pad 1 left only: 3 x 3, not the 4
+         // columns of pad 1 on both sides.
+         pooled(c, 2, 2, 3, 4);
          c.pool_pad_left = 1;
        },
        {}},
       {"pool_out ceil, last window past the padding before", U,
        [&](auto& c) {
          // 6 rows, pad 1 below, ceil: ceil(5 / 2) + 1 = 4 windows, but the
-         // last would start at row 6, past the input: 3. 5 columns: 3.
+         // last would start at row 6, past the input: 3. 6 columns: 3.
          pooled(c, 2, 2, 4, 3);
          c.pool_ceil = true;
          c.pool_pad_bottom = 1;
