@@ -576,27 +576,21 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
       {"kernel", "input: [4, 12, 12]\nlayers:\n  - {name: big, type: conv, out_channels: 4, kernel: 9}\n",
        none, "big",
        {"kernel 9 exceeds the target's max_kernel 7", "bounded by max_kernel", "[rule conv.kernel]"}},
-      {"input map", "input: [1, 20, 20]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 3}\n",
+      {"no tile fits", "input: [4096, 2, 2]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n",
        [](HwTarget& t) { t.bank_depth = 256; }, "c",
-       {"input feature map [1][20][20] needs 400 words", "bank_depth", "[rule compute.in_range]"}},
-      {"output map", "input: [8, 10, 10]\nlayers:\n  - {name: wide, type: conv, out_channels: 64, kernel: 1}\n",
-       [](HwTarget& t) { t.bank_depth = 512; }, "wide",
-       {"output feature map [64][10][10] needs 800 words", "bank_depth",
-        "[rule compute.dst_bank_range]"}},
+       {"input feature map [4096][2][2] (512 words per pixel) cannot be split into tiles that fit",
+        "bank_depth", "[rule compute.in_range]"}},
       {"weights per pass", "input: [8, 6, 6]\nlayers:\n  - {name: w5, type: conv, out_channels: 8, kernel: 5, pad: 2}\n",
        [](HwTarget& t) { t.pe_cache_depth = 16; }, "w5",
        {"the weights of one pass need 25 words in every PE cache, 16 are free",
         "[rule compute.cache_range]"}},
-      {"pool width", "input: [8, 4, 80]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - {name: p, type: maxpool, kernel: 2}\n",
-       none, "p", {"pooling input width 80 exceeds the target's max_image_width 64",
-               "[rule pool.width]"}},
       {"pool kernel", "input: [8, 8, 8]\nlayers:\n  - {name: p4, type: maxpool, kernel: 4}\n", none,
        "p4", {"pooling window 4 exceeds the target's max_pool_kernel 3", "[rule pool.kernel]"}},
       {"avg pool kernel, cut windows", "input: [8, 7, 7]\nlayers:\n  - {name: a4, type: avgpool, kernel: 4, stride: 2, ceil_mode: true}\n",
        none, "a4", {"pooling window 4 exceeds the target's max_pool_kernel 3", "power-of-two"}},
-      {"channels", "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 24, kernel: 1}\n",
-       [](HwTarget& t) { t.param_depth = 16; }, "many",
-       {"24 output channels need 24 parameter entries, the parameter RAM holds 16 (param_depth)",
+      {"one pass's channels", "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 8, kernel: 1}\n",
+       [](HwTarget& t) { t.param_depth = 4; }, "many",
+       {"8 output channels need 8 parameter entries, the parameter RAM holds 4 (param_depth)",
         "[rule compute.param_range]"}},
       {"fc features", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
        [](HwTarget& t) { t.pe_cache_depth = 64; }, "f",
@@ -645,6 +639,54 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
                                                       << what;
       }
     }
+  }
+}
+
+// What a bank, the line buffer or the parameter RAM cannot hold runs in tiles
+// or per pass, equal to the golden model in both dependency modes: a map
+// larger than a bank (input, output), a pooled row wider than the line buffer,
+// more channels than the parameter RAM, and all at once on one small target.
+TEST(Compiler, WhatDoesNotFitRunsInTiles) {
+  struct Case {
+    std::string name, yaml;
+    std::function<void(HwTarget&)> target;
+    int bands_at_least, strips_at_least;  // 0: runs whole
+  };
+  const std::vector<Case> cases = {
+      {"input map", "input: [1, 20, 20]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 3}\n",
+       [](HwTarget& t) { t.bank_depth = 256; }, 2, 1},
+      {"output map", "input: [8, 10, 10]\nlayers:\n  - {name: wide, type: conv, out_channels: 64, kernel: 1}\n",
+       [](HwTarget& t) { t.bank_depth = 512; }, 1, 1},
+      {"pool width", "input: [8, 4, 80]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - {name: p, type: maxpool, kernel: 2}\n",
+       [](HwTarget&) {}, 1, 2},
+      {"pooled bands and strips", "input: [3, 41, 37]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 5, stride: 1, pad: 2}\n  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}\n  - {name: c2, type: conv, out_channels: 9, kernel: 3, stride: 2, pad: 1}\n  - {name: a, type: avgpool, kernel: 3, stride: 2, pad: 1}\n",
+       [](HwTarget& t) {
+         t.bank_depth = 256;
+         t.max_image_width = 16;
+       },
+       2, 2},
+      {"channels", "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 24, kernel: 1}\n",
+       [](HwTarget& t) { t.param_depth = 16; }, 0, 0},
+  };
+  TempFiles files;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = files.write("tiles.yaml", "name: tiles\n" + c.yaml);
+    Network net = load_network(path, LoadOptions{"", false});
+    GenOptions go;
+    go.images = 2;
+    const Tensor<int8_t> images = random_images(net.input_shape, 2, 7);
+    generate_parameters(net, go, images);
+    HwTarget t = HwTarget::defaults();
+    c.target(t);
+    const Program prog = check_network(net, t, split(images), c.name);
+    std::string notes = fmt::format("{}", fmt::join(prog.notes, "\n"));
+    int bands = 0, strips = 0;
+    for (const std::string& n : prog.notes) {
+      if (std::sscanf(n.c_str(), "%*[^:]: %d band%*[^x]x %d strip", &bands, &strips) == 2) break;
+    }
+    EXPECT_GE(bands, c.bands_at_least) << notes;
+    EXPECT_GE(strips, c.strips_at_least) << notes;
   }
 }
 

@@ -485,7 +485,8 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
     const int64_t tile_bank0 = cx.take_bank({out_bank});
     const int64_t tile_bank1 =
         t.banks >= 3 || q.dst != Dst::kBank ? cx.take_bank({out_bank, tile_bank0}) : tile_bank0;
-    const int64_t param_base = cx.param_load(q, 0, q.param_entries, pending);
+    const int64_t op_params =
+        q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
     int turn = 0;
     for (int64_t o0 = 0; o0 < op.out_c; o0 += q.tile) {
       const int64_t count = std::min(q.tile, op.out_c - o0);
@@ -493,6 +494,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       Job job;
       job.loads = std::move(pending);
       pending.clear();
+      const int64_t param_base = q.params_per_pass
+                                     ? cx.param_load(q, o0, count, job.loads) - o0
+                                     : op_params;
       LoadInstr l;
       l.hdr.tag = q.tag;
       l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + o0 * q.fc_words * n);

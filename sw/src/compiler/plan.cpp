@@ -182,8 +182,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       // Neurons per tile (one bank of weights). Tiles of whole N-neuron words, so that each
       // tile's transposed results start at lane 0 of a PE-cache word; a tile narrower than
       // a word starts a word of its own (the next layer's FeatureOrder::per_word).
-      q.tile = std::min<int64_t>(op.out_c, t.bank_depth / q.fc_words);
+      // More neurons than the parameter RAM holds: each tile loads its own.
+      q.tile = std::min<int64_t>({op.out_c, t.bank_depth / q.fc_words, t.param_depth});
       if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
+      q.params_per_pass = op.out_c > t.param_depth;
       pl.ops.emplace_back(std::move(q));
     } else if (is<ConvOp>(ops[k])) {
       ConvPlan q;
@@ -314,12 +316,13 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   }
 
   // Parameter RAM: resident when every op's channels fit, else loaded per use;
-  // a convolution with more channels than the RAM loads each pass's P.
+  // a convolution with more channels than the RAM loads each pass's P, an FC
+  // layer each tile's neurons.
   int64_t entries = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
     PlanBase& q = base_of(pl.ops[k]);
     if (q.param_entries > t.param_depth) {
-      if (!is<ConvOp>(ops[k]) || p > t.param_depth) {
+      if (is<PoolOp>(ops[k]) || (is<ConvOp>(ops[k]) && p > t.param_depth)) {
         fail(base(ops[k]), "compute.param_range",
              fmt::format("{} output channels need {} parameter entries, the parameter RAM "
                          "holds {} (param_depth)",
