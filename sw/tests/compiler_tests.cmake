@@ -8,6 +8,7 @@ add_executable(strata_compiler_tests
   ${CMAKE_CURRENT_LIST_DIR}/random_network_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/target_rules_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tiling_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_shapes_test.cpp
 )
 target_link_libraries(strata_compiler_tests PRIVATE strata_core GTest::gtest_main)
 # compiler_passes_test.cpp tests each pass on its own: the compiler's internal
