@@ -447,6 +447,10 @@ module strata_load_engine
   logic [16:0]              d_row_addr_d, d_row_addr_q;    // destination address of unit 0
   logic [5:0]               d_pe_d, d_pe_q;                // PE of the row (pe_step)
   logic [PeIdxWidth-1:0]    d_pe_cnt_d, d_pe_cnt_q;        // rows since the address stepped
+  // The destination address steps at the end of this row: every row, or with
+  // pe_step every P-th. A flag kept with the PE count, so the address's enable
+  // is the produce decision and two flip-flops, not a compare of the count.
+  logic                     addr_step_d, addr_step_q;
   logic [GbeatWidth-1:0]    gbeat_d, gbeat_q;              // beat of the word being gathered
   logic [SlotWidth-1:0]     slot_d, slot_q;                // entry of the beat (PARAM)
   logic [WordWidth-1:0]     gather_d, gather_q;            // beats gathered so far
@@ -542,16 +546,10 @@ module strata_load_engine
         rows_end_d = d_row_q == rows_m2_q;
         d_done_d   = unit_last;
         if (is_pe && pe_step_q) begin
-          d_pe_d = (32'(d_pe_q) == Pes - 1) ? '0 : d_pe_q + 6'd1;
-          if (32'(d_pe_cnt_q) == Pes - 1) begin
-            d_pe_cnt_d   = '0;
-            d_row_addr_d = d_row_addr_q + 17'(dst_stride_q);
-          end else begin
-            d_pe_cnt_d = d_pe_cnt_q + PeIdxWidth'(1);
-          end
-        end else begin
-          d_row_addr_d = d_row_addr_q + 17'(dst_stride_q);
+          d_pe_d     = (32'(d_pe_q) == Pes - 1) ? '0 : d_pe_q + 6'd1;
+          d_pe_cnt_d = (32'(d_pe_cnt_q) == Pes - 1) ? '0 : d_pe_cnt_q + PeIdxWidth'(1);
         end
+        if (addr_step_q) d_row_addr_d = d_row_addr_q + 17'(dst_stride_q);
       end else begin
         d_unit_d  = d_unit_q + 16'd1;
         row_end_d = d_unit_q == row_words_m2_q;
@@ -567,6 +565,7 @@ module strata_load_engine
       d_pe_cnt_d   = '0;
       d_done_d     = 1'b0;
     end
+    addr_step_d = !(is_pe && pe_step_q) || 32'(d_pe_cnt_d) == Pes - 1;
   end
 
   // Units leave through a two-entry register slice (full rate): a
@@ -711,6 +710,7 @@ module strata_load_engine
     d_row_addr_q  <= d_row_addr_d;
     d_pe_q        <= d_pe_d;
     d_pe_cnt_q    <= d_pe_cnt_d;
+    addr_step_q   <= addr_step_d;
     d_done_q      <= d_done_d;
     row_end_q     <= row_end_d;
     rows_end_q    <= rows_end_d;
@@ -744,6 +744,8 @@ module strata_load_engine
   `STRATA_ASSERT(load_row_flags, clk_i, rst_ni, state_q != StRun ||
                  (row_end_q == (d_unit_q == row_words_q - 16'd1) &&
                   rows_end_q == (d_row_q == rows_q - 16'd1)))
+  `STRATA_ASSERT(load_addr_step, clk_i, rst_ni, state_q != StRun ||
+                 addr_step_q == (!(is_pe && pe_step_q) || 32'(d_pe_cnt_q) == Pes - 1))
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
   `STRATA_ASSERT(load_room_range, clk_i, rst_ni, 32'(room_q) <= BufDepth)
   `STRATA_ASSERT(load_room_ok, clk_i, rst_ni, room_ok == (32'(room_q) >= MaxBurst))
