@@ -140,7 +140,7 @@ TEST_F(RandomNetworksRtl, TiledNetworksMatchTheGoldenModel) {
     GTEST_SKIP() << "no RTL model of config/tiny.yaml (STRATA_RTL_CONFIGS)";
   }
   check_networks(RandomNetworkOptions{},
-                 test::count_from_env("STRATA_RANDOM_RTL_TINY", 30), "tiny-target",
+                 test::count_from_env("STRATA_RANDOM_RTL_TINY", 60), "tiny-target",
                  "STRATA_RANDOM_RTL_TINY", true, tiny);
 }
 
