@@ -121,6 +121,7 @@ std::vector<std::string> missing_files(const Network& net) {
 struct InfoArgs {
   std::string network;
   std::string weights;
+  std::string target;  // with --target: the placement the compiler chooses for it
 };
 
 int cmd_info(const InfoArgs& a) {
@@ -156,6 +157,28 @@ int cmd_info(const InfoArgs& a) {
   fmt::print(
       "MACs count only taps inside the image (a padded tap is not a multiply-accumulate);\n"
       "parameter bytes = int8 weights + per channel 4 (bias) + 2 (M) + 1 (S).\n");
+  if (a.target.empty()) return 0;
+  // The placement depends on the shapes only: without the parameter files,
+  // those `strata gen --seed 1` makes stand in.
+  const HwTarget target = HwTarget::from_yaml(a.target);
+  if (!missing.empty()) {
+    GenOptions g;
+    generate_parameters(net, g, random_images(net.input_shape, g.images, g.seed));
+  }
+  const Program prog = compile(net, target, {});
+  const std::vector<OpWork> work = op_work(prog);
+  fmt::print("\non target '{}' ({}): {} instructions\n", target.name, a.target,
+             prog.instructions.size());
+  fmt::print("{:<24} {:<10} {:<10} {:<22} {:>12} {:>12} {:>12}\n", "op", "input", "output",
+             "runs", "load B", "store B", "beats");
+  for (size_t k = 0; k < prog.ops.size(); ++k) {
+    const CompiledOp& op = prog.ops[k];
+    fmt::print("{:<24} {:<10} {:<10} {:<22} {:>12} {:>12} {:>12}\n", op.name, op.input_at,
+               op.output_at, op.tiling, work[k].load_bytes, work[k].store_bytes, work[k].beats);
+  }
+  fmt::print("input / output: where the op's maps live (on chip: a bank; external: external "
+             "memory);\nruns: whole, or in row bands x column strips (docs/compiler.md, Large "
+             "maps);\nload B / store B: external bytes its instructions move per run.\n");
   return 0;
 }
 
@@ -472,6 +495,14 @@ nlohmann::ordered_json mode_json(const RtlResult& r, int64_t macs, int64_t image
   return j;
 }
 
+// Cycles the op's external bytes need at one AXI beat per cycle: its memory
+// bound. With its PE-array beats (one per cycle) the larger is the roofline
+// bound on its cycles.
+int64_t memory_cycles(const OpWork& w, const HwTarget& t) {
+  const int64_t beat = t.beat_bytes();
+  return (w.load_bytes + w.store_bytes + beat - 1) / beat;
+}
+
 nlohmann::ordered_json layer_json(const CompiledOp& op, const tbr::PerfCounts& c,
                                   const OpWork& w, int64_t images, const HwTarget& t) {
   const uint64_t cycles = perf(c, csr::kPerfCycles);
@@ -492,6 +523,8 @@ nlohmann::ordered_json layer_json(const CompiledOp& op, const tbr::PerfCounts& c
   j["axi_bytes"] = {{"read", perf(c, csr::kPerfReadBytes)},
                     {"write", perf(c, csr::kPerfWriteBytes)}};
   j["beats"] = w.beats;
+  j["memory_cycles"] = memory_cycles(w, t);
+  j["bound_cycles"] = std::max<int64_t>(w.beats, memory_cycles(w, t));
   j["dense_beats"] = w.dense_beats;
   j["skipped_beats"] = w.dense_beats - w.beats;
   j["computes"] = w.computes;
@@ -501,9 +534,9 @@ nlohmann::ordered_json layer_json(const CompiledOp& op, const tbr::PerfCounts& c
 void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
                        const HwTarget& t) {
   fmt::print("{:>2}  {:<22} {:<4} {:>9} {:>10} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
-             "{:>7} {:>8} {:>8}\n",
+             "{:>7} {:>8} {:>8} {:>9}\n",
              "#", "layer (fused op)", "kind", "cycles", "MACs", "util%", "beats", "skipped",
-             "C-dep", "C-out", "L-dep", "L-mem", "S-dep", "S-mem", "load B", "store B");
+             "C-dep", "C-out", "L-dep", "L-mem", "S-dep", "S-mem", "load B", "store B", "bound");
   tbr::PerfCounts sum{};
   OpWork wsum;
   for (size_t k = 0; k < shape.ops.size(); ++k) {
@@ -511,13 +544,14 @@ void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
     const OpWork& w = r.work[k];
     const uint64_t cycles = perf(c, csr::kPerfCycles);
     fmt::print("{:>2}  {:<22} {:<4} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} "
-               "{:>7} {:>7} {:>8} {:>8}\n",
+               "{:>7} {:>7} {:>8} {:>8} {:>9}\n",
                k, shape.ops[k].name, shape.ops[k].kind, cycles, shape.ops[k].macs * images,
                100.0 * utilisation(shape.ops[k].macs * images, t, cycles), w.beats,
                w.dense_beats - w.beats, perf(c, csr::kPerfStallComputeDep),
                perf(c, csr::kPerfStallComputeOut), perf(c, csr::kPerfStallLoadDep),
                perf(c, csr::kPerfStallLoadMem), perf(c, csr::kPerfStallStoreDep),
-               perf(c, csr::kPerfStallStoreMem), w.load_bytes, w.store_bytes);
+               perf(c, csr::kPerfStallStoreMem), w.load_bytes, w.store_bytes,
+               std::max<int64_t>(w.beats, memory_cycles(w, t)));
     for (size_t i = 0; i < c.size(); ++i) sum[i] += c[i];
     wsum.beats += w.beats;
     wsum.dense_beats += w.dense_beats;
@@ -528,12 +562,16 @@ void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
   for (const CompiledOp& op : shape.ops) macs += op.macs * images;
   const uint64_t cycles = perf(sum, csr::kPerfCycles);
   fmt::print("    {:<22} {:<4} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
-             "{:>7} {:>8} {:>8}\n",
+             "{:>7} {:>8} {:>8} {:>9}\n",
              "total", "", cycles, macs, 100.0 * utilisation(macs, t, cycles), wsum.beats,
              wsum.dense_beats - wsum.beats, perf(sum, csr::kPerfStallComputeDep),
              perf(sum, csr::kPerfStallComputeOut), perf(sum, csr::kPerfStallLoadDep),
              perf(sum, csr::kPerfStallLoadMem), perf(sum, csr::kPerfStallStoreDep),
-             perf(sum, csr::kPerfStallStoreMem), wsum.load_bytes, wsum.store_bytes);
+             perf(sum, csr::kPerfStallStoreMem), wsum.load_bytes, wsum.store_bytes,
+             std::max<int64_t>(wsum.beats, memory_cycles(wsum, t)));
+  fmt::print("bound: the roofline bound on the cycles, max(PE-array beats, (load B + store B) / "
+             "{} bytes per AXI beat)\n",
+             t.beat_bytes());
 }
 
 #endif  // STRATA_HAVE_RTL
@@ -993,6 +1031,9 @@ int run_main(int argc, char** argv) {
   InfoArgs info;
   CLI::App* info_cmd = app.add_subcommand("info", "Print the per-layer table of a network");
   info_cmd->add_option("network", info.network, "Network description (YAML)")->required();
+  info_cmd->add_option("--target,--config", info.target,
+                       "Hardware configuration YAML: also print where each op's maps live, "
+                       "its tiling and its external bytes on it");
   info_cmd->add_option("--weights", info.weights,
                        "Directory of the .npy parameter files (overrides the YAML's weights:)");
 

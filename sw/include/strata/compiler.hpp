@@ -85,6 +85,9 @@ struct CompiledOp {
   std::vector<size_t> layers;       // indices into Network::layers
   int tag = 0;                      // header tag of its instructions (first layer's index)
   int64_t macs = 0;                 // useful MACs per image (padded taps excluded)
+  // Where its input and output live ("on chip", "external", "PE caches") and
+  // how it runs ("whole", or "B bands x S strips"; FC: "tiles of T neurons").
+  std::string input_at, output_at, tiling;
 };
 
 struct Program {

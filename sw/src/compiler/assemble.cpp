@@ -53,6 +53,26 @@ std::string op_detail(const Op& op, const OpPlan& plan) {
   return s;
 }
 
+// Where op k's input and output live and how it runs, for CompiledOp.
+void placement(const Plan& pl, size_t k, CompiledOp& c) {
+  const PlanBase& q = base(pl.ops[k]);
+  const char* dst = q.dst == Dst::kBank ? "on chip" : "PE caches";
+  if (const auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
+    c.input_at = k == 0 ? "external" : "PE caches";
+    c.output_at = q.is_final ? "external" : dst;
+    c.tiling = fmt::format("tiles of {} neuron{}", fq->tile, fq->tile == 1 ? "" : "s");
+    return;
+  }
+  const MapInput& m = *map_input(pl.ops[k]);
+  const MapInput* prev = k > 0 ? map_input(pl.ops[k - 1]) : nullptr;
+  c.input_at = k == 0 || (prev != nullptr && prev->out_external) ? "external" : "on chip";
+  c.output_at = m.out_external ? "external" : dst;
+  c.tiling = m.tiled ? fmt::format("{} band{} x {} strip{}", m.tiling.bands.size(),
+                                   m.tiling.bands.size() == 1 ? "" : "s",
+                                   m.tiling.strips.size(), m.tiling.strips.size() == 1 ? "" : "s")
+                     : std::string("whole");
+}
+
 }  // namespace
 
 Program assemble(const Network& net, const HwTarget& target, int batch,
@@ -73,6 +93,7 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     c.layers = base(ops[k]).layers;
     c.tag = base(pl.ops[k]).tag;
     c.macs = base(ops[k]).macs;
+    placement(pl, k, c);
     prog.ops.push_back(c);
     for (const std::string& note : base(ops[k]).notes) prog.notes.push_back(c.name + ": " + note);
   }

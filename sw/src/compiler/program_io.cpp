@@ -174,6 +174,16 @@ std::string listing(const Program& prog) {
   for (const CompiledOp& op : prog.ops) {
     s += fmt::format("#   tag {:>3}  {:<24} {}\n", op.tag, op.name, op.detail);
   }
+  // Where each op's maps live, how it runs and the external bytes it moves.
+  const std::vector<OpWork> work = op_work(prog);
+  s += fmt::format("#\n# placement ({} image{}):\n", prog.batch, prog.batch == 1 ? "" : "s");
+  s += fmt::format("#   {:<24} {:<10} {:<10} {:<22} {:>12} {:>12}\n", "op", "input", "output",
+                   "runs", "load B", "store B");
+  for (size_t k = 0; k < prog.ops.size(); ++k) {
+    const CompiledOp& op = prog.ops[k];
+    s += fmt::format("#   {:<24} {:<10} {:<10} {:<22} {:>12} {:>12}\n", op.name, op.input_at,
+                     op.output_at, op.tiling, work[k].load_bytes, work[k].store_bytes);
+  }
   if (!prog.notes.empty()) {
     s += "#\n# notes:\n";
     for (const std::string& note : prog.notes) s += "#   " + note + "\n";
