@@ -336,6 +336,16 @@ RandomNetworkOptions RandomNetworkOptions::large() {
   return o;
 }
 
+RandomNetworkOptions RandomNetworkOptions::any_size() {
+  RandomNetworkOptions o;
+  o.max_layers = 8;
+  o.max_side = 300;
+  o.max_channels = 300;
+  o.max_features = 256;
+  o.max_work = 10 * o.max_work;
+  return o;
+}
+
 std::string random_network_yaml(uint64_t seed, const RandomNetworkOptions& options) {
   return NetworkDraw(seed, options).run(seed);
 }

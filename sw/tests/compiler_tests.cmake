@@ -33,7 +33,7 @@ set_tests_properties(RandomNetworks.CompiledAndSimulatedEqualTheGoldenModel PROP
 # generator, random_network.hpp); accepted ones run on the ISA simulator equal to
 # the golden model, the others are refused by the reader or the compiler.
 foreach(t AcceptedNetworksRunOnTheIsaSimulator AcceptedLargeNetworksRunOnTheIsaSimulator
-          TiledNetworksRunOnTheIsaSimulator)
+          TiledNetworksRunOnTheIsaSimulator AnySizeNetworksRunOnTheIsaSimulator)
   add_test(NAME RandomNetworks.${t}
            COMMAND strata_compiler_tests --gtest_filter=RandomNetworks.${t})
   set_tests_properties(RandomNetworks.${t} PROPERTIES LABELS "unit;random")

@@ -289,5 +289,16 @@ TEST(RandomNetworks, TiledNetworksRunOnTheIsaSimulator) {
                  HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/tiny.yaml"));
 }
 
+// Networks of any size (RandomNetworkOptions::any_size: inputs up to 300 x 300,
+// up to 300 channels) on the default and the tiny configuration.
+// STRATA_RANDOM_ANY_SIZE sets the count of each.
+TEST(RandomNetworks, AnySizeNetworksRunOnTheIsaSimulator) {
+  check_networks(RandomNetworkOptions::any_size(), "any-size", "STRATA_RANDOM_ANY_SIZE", 40,
+                 false);
+  check_networks(RandomNetworkOptions::any_size(), "any-size, tiny-target",
+                 "STRATA_RANDOM_ANY_SIZE", 40, false,
+                 HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/tiny.yaml"));
+}
+
 }  // namespace
 }  // namespace strata

@@ -144,5 +144,14 @@ TEST_F(RandomNetworksRtl, TiledNetworksMatchTheGoldenModel) {
                  "STRATA_RANDOM_RTL_TINY", true, tiny);
 }
 
+// Networks of any size (RandomNetworkOptions::any_size: inputs up to 300 x
+// 300, up to 300 channels) on the default configuration: maps in external
+// memory between most layers. STRATA_RANDOM_RTL_ANY_SIZE sets the count.
+TEST_F(RandomNetworksRtl, AnySizeNetworksMatchTheGoldenModel) {
+  check_networks(RandomNetworkOptions::any_size(),
+                 test::count_from_env("STRATA_RANDOM_RTL_ANY_SIZE", 8), "any-size",
+                 "STRATA_RANDOM_RTL_ANY_SIZE", false);
+}
+
 }  // namespace
 }  // namespace strata::tb

@@ -47,6 +47,10 @@ struct RandomNetworkOptions {
   // Bigger networks for nightly regressions: inputs up to 96 wide (past the
   // pooling unit's line buffer), up to 80 channels, 10 layers, 30x the work.
   static RandomNetworkOptions large();
+  // Any size: inputs up to 300 x 300 (non-square), up to 300 channels, 8
+  // layers, 10x the default work: maps far beyond a bank and the line buffer,
+  // so every layer runs in bands and strips.
+  static RandomNetworkOptions any_size();
 };
 
 // The YAML text of random network number `seed`. Same seed and options =>
