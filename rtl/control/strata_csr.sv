@@ -349,6 +349,8 @@ module strata_csr
       else $fatal(1, "strata_csr: configuration out of range");
     assert (MaxKernel < 256 && MaxPoolKernel < 256 && MaxImageWidth < 65536)
       else $fatal(1, "strata_csr: CFG_LIMITS fields overflow");
+    assert (AxilAddrWidth == CsrAddrWidth)
+      else $fatal(1, "strata_csr: AXI4-Lite address width differs from the register map's");
   end
 `endif
 

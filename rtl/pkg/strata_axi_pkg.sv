@@ -1,8 +1,10 @@
 // Strata bus types: AXI4 field types and the AXI4-Lite channel structs.
 //
-// AXI4-Lite (the CSR slave) has widths the register map fixes (CsrAddrWidth
-// from strata_csr_pkg, 32-bit data), so its channel structs and its
-// request/response bundles live here. The AXI4 master's address and data widths
+// AXI4-Lite (the CSR slave) has widths the register map fixes (a 4 KiB window,
+// 32-bit data), so its channel structs and its request/response bundles live
+// here. The package stands alone: AxilAddrWidth restates the register map's
+// CsrAddrWidth (strata_csr_pkg, generated), and strata_csr checks at
+// elaboration that the two agree. The AXI4 master's address and data widths
 // are configuration parameters, and a package cannot take parameters: its
 // channel structs are `localparam type`s in strata_memsys's header, built from
 // the field types below and the module's AxiAddrWidth / AxiDataWidth.
@@ -13,7 +15,7 @@
 // in strata_pkg. In a packed struct the first field is the most significant.
 package strata_axi_pkg;
 
-  import strata_csr_pkg::CsrAddrWidth;
+  localparam int unsigned AxilAddrWidth = 12;  // CSR window byte address bits
 
   // AXI4 fields whose widths the protocol (or this design's single ID bit) fixes.
   typedef logic [0:0] axi_id_t;     // ID 0 = fetch and writes, ID 1 = loads
@@ -26,7 +28,7 @@ package strata_axi_pkg;
 
   // AXI4-Lite channels.
   typedef struct packed {
-    logic [CsrAddrWidth-1:0] addr;  // byte address
+    logic [AxilAddrWidth-1:0] addr;  // byte address
   } axil_aw_t;
 
   typedef struct packed {
@@ -39,7 +41,7 @@ package strata_axi_pkg;
   } axil_b_t;
 
   typedef struct packed {
-    logic [CsrAddrWidth-1:0] addr;  // byte address
+    logic [AxilAddrWidth-1:0] addr;  // byte address
   } axil_ar_t;
 
   typedef struct packed {
