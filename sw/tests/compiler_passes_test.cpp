@@ -410,10 +410,16 @@ layers:
   EXPECT_EQ(base(streamed.ops[0]).param_base, -1);
   EXPECT_FALSE(streamed.weights_resident);
   EXPECT_EQ(conv_plan(streamed, 0).cache_base, -1);
-  EXPECT_EQ(streamed.slot_words, 18);
-  EXPECT_EQ(streamed.slots, 2);
+  EXPECT_EQ(streamed.weight_words, 40);
+  EXPECT_EQ(conv_plan(streamed, 0).slots, 4);  // 9-word passes: at most 4 slots
+  EXPECT_EQ(conv_plan(streamed, 1).slots, 2);  // 18-word passes side by side
+  EXPECT_FALSE(conv_plan(streamed, 1).slots_overlap);
   t.pe_cache_depth = 30;
-  EXPECT_EQ(plan(net, ops, t, {}).slots, 1);
+  const Plan overlapping = plan(net, ops, t, {});
+  EXPECT_EQ(conv_plan(overlapping, 0).slots, 3);
+  EXPECT_FALSE(conv_plan(overlapping, 0).slots_overlap);
+  EXPECT_EQ(conv_plan(overlapping, 1).slots, 2);  // 18 + 18 > 30: two that share 6 words
+  EXPECT_TRUE(conv_plan(overlapping, 1).slots_overlap);
   t.pe_cache_depth = 16;
   try {
     plan(net, ops, t, {});
@@ -481,6 +487,39 @@ layers:
   EXPECT_EQ(count(s.emits, Engine::kLoad), 1 + 6 + 3);
   EXPECT_EQ(count(s.emits, Engine::kCompute), 3);
   EXPECT_EQ(count(s.emits, Engine::kStore), 3);
+
+  // 18-word passes in 30 free words: slots at 0 and 12 that share words
+  // 12..17. Each pass loads the words outside the other slot first, then the
+  // shared ones, and only those wait for the pass before.
+  t.pe_cache_depth = 30;
+  const Plan overlapping = plan(net, ops, t, {});
+  const Dependencies deps = dependencies(emit(ops, overlapping, t, 1).emits);
+  struct Chunk {
+    int64_t ext_word, row_words, dst_addr, acq;
+  };
+  std::vector<Chunk> chunks;
+  std::vector<int64_t> bases;
+  for (const Emit& e : deps.emits) {
+    if (const auto* l = std::get_if<LoadInstr>(&e.instr); l && l->dst_kind == LoadDst::kPeCache) {
+      EXPECT_EQ(l->rows, 8);
+      EXPECT_EQ(l->ext_row_stride, 18 * 8);
+      chunks.push_back({l->ext_addr / 8, l->row_words, l->dst_addr, l->hdr.acq0});  // acq0: C2L
+    }
+    if (const auto* c = std::get_if<ComputeInstr>(&e.instr)) bases.push_back(c->cache_base);
+  }
+  EXPECT_EQ(bases, (std::vector<int64_t>{0, 12, 0}));
+  ASSERT_EQ(chunks.size(), 6u);
+  const int64_t w0 = chunks[0].ext_word;  // pass p's word i at w0 + p * 8 * 18 + i
+  const std::vector<std::array<int64_t, 4>> want = {
+      {0, 12, 0, 0},             {12, 6, 12, 0},            // pass 0 into [0, 18)
+      {144 + 6, 12, 18, 0},      {144 + 0, 6, 12, 1},       // pass 1 into [12, 30): 12..17 wait
+      {288 + 0, 12, 0, 0},       {288 + 12, 6, 12, 1}};     // pass 2: 0..11 held pass 0
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(chunks[i].ext_word - w0, want[i][0]) << i;
+    EXPECT_EQ(chunks[i].row_words, want[i][1]) << i;
+    EXPECT_EQ(chunks[i].dst_addr, want[i][2]) << i;
+    EXPECT_EQ(chunks[i].acq, want[i][3]) << i;
+  }
 }
 
 TEST_F(EmitPass, FullyConnectedTilesAreOneLoadAndOneComputeEach) {

@@ -361,7 +361,7 @@ struct TargetCase {
 TEST(Compiler, EveryAllocationPathComputesTheSameResults) {
   const std::vector<TargetCase> cases = {
       {"resident weights", [](HwTarget& t) { t.pe_cache_depth = 4096; }, "resident"},
-      {"one weight slot", [](HwTarget& t) { t.pe_cache_depth = 300; }, "through 1 slot"},
+      {"overlapping weight slots", [](HwTarget& t) { t.pe_cache_depth = 300; }, "two overlapping slots"},
       {"params per use", [](HwTarget& t) { t.param_depth = 72; }, "loaded before each use"},
       {"two banks", [](HwTarget& t) { t.banks = 2; }, ""},
       {"small banks", [](HwTarget& t) { t.bank_depth = 2048; }, "tiles of 16"},

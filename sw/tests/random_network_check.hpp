@@ -158,6 +158,10 @@ class RandomNetworkTally {
         "the golden model, {} refused, {} failed\n",
         backend_, networks_, base_, kept_, accepted_, refused_, failed_);
     for (const auto& [b, n] : batches_) s += fmt::format("[ RANDOM   ]   batch {}: {}\n", b, n);
+    for (const auto& [label, marker] : kPathMarkers) {
+      const auto it = paths_.find(label);
+      s += fmt::format("[ RANDOM   ]   {}: {}\n", label, it == paths_.end() ? 0 : it->second);
+    }
     for (const auto& [reason, r] : reasons_) {
       s += fmt::format("[ REFUSED  ]   {:4} {} (e.g. {})\n", r.count, reason, r.example);
     }
@@ -180,6 +184,16 @@ class RandomNetworkTally {
   struct Reason {
     int count = 0;
     std::string example;
+  };
+
+  // The compiler's allocation paths an accepted network took, by a phrase of
+  // the program's notes (compiler/plan.cpp): how many networks took each.
+  static constexpr std::pair<const char*, const char*> kPathMarkers[] = {
+      {"weights resident", "resident (loaded once"},
+      {"weights streamed", "streamed per pass"},
+      {"overlapping weight slots", "two overlapping slots"},
+      {"parameters per use", "loaded before each use"},
+      {"tiled ops", "words per buffer"},
   };
 
   // Reads, generates, compiles with `batch` images and runs on `backend`;
@@ -243,6 +257,11 @@ class RandomNetworkTally {
     }
     ++accepted_;
     ++batches_[batch];
+    for (const auto& [label, marker] : kPathMarkers) {
+      bool hit = false;
+      for (const std::string& n : program.notes) hit = hit || n.find(marker) != std::string::npos;
+      if (hit) ++paths_[label];
+    }
     return Outcome::kAccepted;
   }
 
@@ -320,6 +339,7 @@ class RandomNetworkTally {
   int kept_ = 0;
   int accepted_ = 0, refused_ = 0, failed_ = 0;
   std::map<int, int> batches_;
+  std::map<std::string, int> paths_;  // accepted networks per allocation path
   std::map<std::string, Reason> reasons_;
   std::map<std::string, std::vector<std::string>> failures_;
 };

@@ -241,7 +241,7 @@ struct RtlArgs {
   double stall = 0.0;          // probability of a memory-model stall per channel and cycle
   unsigned latency = 60;       // memory read latency, cycles
   uint64_t seed = 1;           // memory-model stalls, initial X values, random images
-  uint64_t timeout = 20000000; // cycles before a run counts as hung
+  uint64_t timeout = 0;        // cycles before a run counts as hung; 0: from the program
   std::string trace;           // FST file of the (first) run, "" = none
   bool checked_model = false;  // the checked model (assertions, random X) instead of the fast one
 };
@@ -264,9 +264,10 @@ void add_rtl_options(CLI::App* cmd, RtlArgs& a, bool both) {
   cmd->add_option("--seed", a.seed, "RTL: seed of the memory stalls and initial X values")
       ->check(kSeedCheck)
       ->capture_default_str();
-  cmd->add_option("--timeout", a.timeout, "RTL: cycles before a run counts as hung")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
-      ->capture_default_str();
+  cmd->add_option("--timeout", a.timeout,
+                  "RTL: cycles before a run counts as hung (default: 20,000,000 plus 10 times "
+                  "the program's roofline bound)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   cmd->add_flag("--checked-model", a.checked_model,
                "RTL: run the checked model (assertions on, X values randomised, as the tests "
                "do) instead of the fast one; same cycles, about half the speed");
@@ -295,18 +296,44 @@ struct RtlResult {
 
 uint64_t perf(const tbr::PerfCounts& c, uint32_t offset) { return c[tbr::perf_index(offset)]; }
 
+// The default RTL timeout of a program: a margin for fixed costs plus ten
+// times its roofline bound (PE-array beats or external bytes per AXI beat,
+// whichever is larger, per op), so that a large network is not cut short and
+// a hang is still caught.
+uint64_t default_timeout(const Program& prog, const HwTarget& target) {
+  uint64_t bound = 0;
+  for (const OpWork& w : op_work(prog)) {
+    bound += static_cast<uint64_t>(
+        std::max(w.beats, (w.load_bytes + w.store_bytes) / target.beat_bytes()));
+  }
+  return 20000000 + 10 * bound;
+}
+
 // Runs `images` (each [C][H][W]) on the accelerator model of `target`, in
 // batches of up to P images, in one scheduling mode. A run that hangs, stops
 // with an error or trips a bench check is a strata::Error naming what happened.
 RtlResult run_rtl(const Network& net, const HwTarget& target,
                   const std::vector<Tensor<int8_t>>& images, const RtlArgs& a, bool fine,
                   bool trace) {
+  std::map<int, Program> programs;
+  const auto program_for = [&](int batch) -> const Program& {
+    auto it = programs.find(batch);
+    if (it == programs.end()) {
+      CompileOptions co;
+      co.batch = batch;
+      it = programs.emplace(batch, compile(net, target, co)).first;
+    }
+    return it->second;
+  };
   tbr::RunnerOptions o;
   o.seed = a.seed;
   o.read_latency = a.latency;
   o.stall = a.stall;
   o.fine_grain = fine;
-  o.timeout = a.timeout;
+  o.timeout = a.timeout != 0 ? a.timeout
+                             : default_timeout(program_for(static_cast<int>(std::min<size_t>(
+                                                   target.pes, images.size()))),
+                                               target);
   o.checked = a.checked_model;
   if (trace) {
     create_parent(a.trace);
@@ -316,17 +343,10 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   RtlResult res;
   res.fine = fine;
   res.model = runner.model_kind();
-  std::map<int, Program> programs;
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t first = 0; first < images.size(); first += static_cast<size_t>(target.pes)) {
     const int batch = static_cast<int>(std::min<size_t>(target.pes, images.size() - first));
-    auto it = programs.find(batch);
-    if (it == programs.end()) {
-      CompileOptions co;
-      co.batch = batch;
-      it = programs.emplace(batch, compile(net, target, co)).first;
-    }
-    const Program& prog = it->second;
+    const Program& prog = program_for(batch);
     const std::vector<Tensor<int8_t>> in(images.begin() + static_cast<std::ptrdiff_t>(first),
                                          images.begin() + static_cast<std::ptrdiff_t>(first) +
                                              batch);
@@ -338,7 +358,7 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
     if (!r.finished) {
       throw Error(fmt::format("{} did not finish within {} cycles (timeout): the accelerator "
                               "hung or --timeout is too small",
-                              what, a.timeout));
+                              what, o.timeout));
     }
     if (r.error != csr::ErrorCode::kNone) {
       throw Error(fmt::format("{} stopped with error {} at instruction {}", what,

@@ -87,11 +87,12 @@ class StrataTop : public ::testing::Test {
   // Runs `inputs` on the RTL and the golden model; every element must agree.
   // On a mismatch, names the first layer whose output differs.
   void expect_bit_exact(const Network& net, const std::vector<Tensor<int8_t>>& inputs,
-                        double stall = 0.0, int max_reports = 3) {
+                        double stall = 0.0, int max_reports = 3,
+                        const HwTarget& target = HwTarget::defaults()) {
     CompileOptions co;
     co.batch = static_cast<int>(inputs.size());
-    const Program program = compile(net, HwTarget::defaults(), co);
-    AccelRunner runner(options(stall));
+    const Program program = compile(net, target, co);
+    AccelRunner runner(target, options(stall));
     std::vector<Tensor<int8_t>> outputs;
     const RunReport r = runner.run_program(program, inputs, outputs);
     ASSERT_TRUE(r.finished) << net.name << ": no interrupt (STRATA_SEED=" << seed_ << ")";
@@ -106,7 +107,7 @@ class StrataTop : public ::testing::Test {
       if (auto d = first_difference(want, outputs[i])) {
         ADD_FAILURE() << net.name << " image " << i << " output: " << *d
                       << " (STRATA_SEED=" << seed_ << ")";
-        if (++wrong <= max_reports) locate_first_wrong_layer(net, inputs[i]);
+        if (++wrong <= max_reports) locate_first_wrong_layer(net, inputs[i], target);
       }
     }
     std::cout << fmt::format("[ RTL      ] {} batch {}: {} cycles, stall {}\n", net.name,
@@ -115,7 +116,8 @@ class StrataTop : public ::testing::Test {
 
   // Runs growing prefixes of the network on the RTL to find the first layer
   // whose output differs from the golden model.
-  void locate_first_wrong_layer(const Network& net, const Tensor<int8_t>& input) {
+  void locate_first_wrong_layer(const Network& net, const Tensor<int8_t>& input,
+                                const HwTarget& target) {
     std::vector<Tensor<int8_t>> golden;
     run_network(net, input, [&](size_t, const Layer&, const Tensor<int8_t>& out) {
       golden.push_back(out);
@@ -125,8 +127,8 @@ class StrataTop : public ::testing::Test {
       prefix.layers.resize(k);
       std::vector<Tensor<int8_t>> out;
       try {
-        const Program p = compile(prefix, HwTarget::defaults(), {});
-        AccelRunner runner(options());
+        const Program p = compile(prefix, target, {});
+        AccelRunner runner(target, options());
         const RunReport r = runner.run_program(p, {input}, out);
         if (!r.finished || r.error != csr::ErrorCode::kNone) {
           ADD_FAILURE() << "  prefix ending at layer '" << net.layers[k - 1].name
@@ -220,6 +222,44 @@ TEST_F(StrataTop, NetworksThatOnceFailedRunBitExact) {
     const Network net = inline_network(name, yaml, 7);
     const Tensor<int8_t> batch = random_images(net.input_shape, 3, seed_);
     expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1), image_of(batch, 2)});
+  }
+}
+
+// Weight passes larger than half the free PE cache stream through two
+// overlapping slots (docs/compiler.md, "PE caches"): each pass's LOAD is split,
+// and the words the two slots share wait for the pass before. On the default
+// configuration (a 576-word pass in 1,024 words) and on the tiny one (288 in
+// 512: a map smaller than the kernel, so that it fits a 256-word bank), with
+// and without random memory stalls.
+TEST_F(StrataTop, OverlappingWeightSlotsBitExact) {
+  struct Case {
+    std::string config, yaml;
+  };
+  const std::vector<Case> cases = {
+      {"default", "input: [512, 5, 5]\nlayers:\n"
+                  "  - {name: c1, type: conv, out_channels: 40, kernel: 3, pad: 1, "
+                  "activation: relu}\n"
+                  "  - {name: c2, type: conv, out_channels: 8, kernel: 3}\n"},
+      {"tiny", "input: [256, 2, 3]\nlayers:\n"
+               "  - {name: c1, type: conv, out_channels: 32, kernel: 3, pad: 1, "
+               "activation: relu}\n"
+               "  - {name: c2, type: conv, out_channels: 16, kernel: 3, pad: 1}\n"},
+  };
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.config);
+    if (std::find(built.begin(), built.end(), c.config) == built.end()) continue;
+    const HwTarget target = HwTarget::from_yaml(kSource + "/config/" + c.config + ".yaml");
+    const Network net = inline_network("overlap_" + c.config, c.yaml, 5);
+    const Program program = compile(net, target, {});
+    bool overlapping = false;
+    for (const std::string& n : program.notes) {
+      overlapping = overlapping || n.find("two overlapping slots") != std::string::npos;
+    }
+    EXPECT_TRUE(overlapping) << "the program does not use overlapping weight slots";
+    const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
+    expect_bit_exact(net, {image_of(batch, 0)}, 0.0, 3, target);
+    expect_bit_exact(net, {image_of(batch, 1)}, 0.2, 3, target);
   }
 }
 

@@ -212,19 +212,57 @@ int64_t EmitContext::param_load(const PlanBase& q, int64_t first, int64_t count,
 }
 
 int64_t EmitContext::weight_load(const ConvPlan& q, int64_t pass, std::vector<Emit>& loads) {
-  const int64_t n = t.lanes, p = t.pes;
-  const int64_t at = (slot_turn_++ % pl.slots) * pl.slot_words;
-  LoadInstr l;
-  l.hdr.tag = q.tag;
-  l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + pass * p * q.per_pass * n);
-  l.ext_row_stride = q.per_pass * n;
-  l.rows = p;
-  l.row_words = q.per_pass;
-  l.dst_kind = LoadDst::kPeCache;
-  l.dst_pe_step = true;
-  l.dst_addr = at;
-  l.dst_row_stride = q.per_pass;
-  loads.push_back(em.load(l, q.name));
+  const int64_t n = t.lanes, p = t.pes, w = q.per_pass;
+  // Slot i of side-by-side slots starts at i * w; of two overlapping ones, at
+  // the bottom or the top of the weight region. A new op starts in the slot
+  // that overlaps the previous op's last one the least.
+  const auto slot_base = [&](int64_t i) {
+    return q.slots_overlap ? (i % 2 == 0 ? 0 : pl.weight_words - w) : (i % q.slots) * w;
+  };
+  if (q.tag != slot_op_) {
+    slot_op_ = q.tag;
+    int64_t best = -1;
+    for (int64_t i = 0; i < q.slots; ++i) {
+      const int64_t b = slot_base(i);
+      const int64_t shared = std::max<int64_t>(0, std::min(b + w, last_slot_.second) -
+                                                       std::max(b, last_slot_.first));
+      if (best < 0 || shared < best) {
+        best = shared;
+        slot_turn_ = i;
+      }
+    }
+  }
+  const int64_t at = slot_base(slot_turn_++);
+  last_slot_ = {at, at + w};
+  // Words [0, w) of every PE's pass; with overlapping slots, first those
+  // outside the other slot (free while the pass before runs), then the shared
+  // ones (they wait for it).
+  int64_t shared_lo = 0, shared_hi = 0;
+  if (q.slots_overlap) {
+    const int64_t other = slot_base(slot_turn_);
+    shared_lo = std::max(at, other) - at;
+    shared_hi = std::min(at, other) + w - at;
+  }
+  const auto load = [&](int64_t lo, int64_t hi) {
+    if (hi <= lo) return;
+    LoadInstr l;
+    l.hdr.tag = q.tag;
+    l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + (pass * p * w + lo) * n);
+    l.ext_row_stride = w * n;
+    l.rows = p;
+    l.row_words = hi - lo;
+    l.dst_kind = LoadDst::kPeCache;
+    l.dst_pe_step = true;
+    l.dst_addr = at + lo;
+    l.dst_row_stride = w;
+    loads.push_back(em.load(l, q.name));
+  };
+  if (shared_lo == 0) {
+    load(shared_hi, w);
+  } else {
+    load(0, shared_lo);
+  }
+  load(shared_lo, shared_hi);
   return at;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "ir.hpp"
@@ -35,7 +36,9 @@ class EmitContext {
  private:
   int next_bank_ = 0;
   int64_t ring_ = 0;
-  int slot_turn_ = 0;
+  int64_t slot_turn_ = 0;           // the next pass's slot
+  int slot_op_ = -1;                 // the tag of the op whose passes take the slots
+  std::pair<int64_t, int64_t> last_slot_{0, 0};  // words of the last pass loaded
 };
 
 // The COMPUTE of one tile (a band and a strip) and pass of map op `op`: its

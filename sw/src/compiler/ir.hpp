@@ -180,6 +180,12 @@ struct ConvPlan : PlanBase, MapInput {
   int64_t passes = 1;    // passes of P output channels
   uint64_t weights_ext = 0;  // offset in the weights region
   int64_t cache_base = -1;   // resident cache base, -1 = streamed
+  // Streamed weights: the PE-cache slots its passes take in turn. `slots` of
+  // `per_pass` words side by side, or, when two do not fit, two that overlap
+  // (one at the bottom, one at the top of the weight region): a pass's LOAD is
+  // then split so that only the overlap waits for the pass before it.
+  int64_t slots = 0;
+  bool slots_overlap = false;
 };
 
 struct PoolPlan : PlanBase, MapInput {};
@@ -211,8 +217,7 @@ struct Plan {
   std::vector<uint8_t> weights;        // weights region
   bool params_resident = false;
   bool weights_resident = false;
-  int64_t slot_words = 0;  // streamed weights: size of one slot
-  int slots = 0;
+  int64_t weight_words = 0;  // PE-cache words per PE below the FC features
   InputLayout input_layout = InputLayout::kMap;
   int64_t input_words = 0;  // words per image in external memory
   std::vector<std::string> notes;

@@ -14,6 +14,11 @@ namespace strata::compiler {
 
 namespace {
 
+// Streamed weights: at most this many slots per convolution. Two hide a
+// pass's LOAD behind the pass before it; the others absorb passes shorter
+// than their LOAD (small maps) without holding the load engine.
+constexpr int64_t kMaxWeightSlots = 4;
+
 // "conv1+pool1+relu1": the names of the op's layers ("copy" for none).
 std::string op_name(const OpBase& op, const Network& net) {
   std::vector<std::string> names;
@@ -407,12 +412,23 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                                      total, cap));
     }
   } else {
-    pl.slot_words = largest;
-    pl.slots = 2 * largest <= cap ? 2 : 1;
-    pl.notes.push_back(fmt::format("convolution weights: {} words per PE > {} free: streamed per "
-                                   "pass through {} slot{} of {} words",
-                                   total, cap, pl.slots, pl.slots == 1 ? "" : "s", largest));
+    int64_t most = 0;
+    for (OpPlan& q : pl.ops) {
+      auto* cq = std::get_if<ConvPlan>(&q);
+      if (cq == nullptr) continue;
+      cq->slots = std::clamp<int64_t>(cap / cq->per_pass, 2, kMaxWeightSlots);
+      cq->slots_overlap = 2 * cq->per_pass > cap;
+      most = std::max(most, cq->slots);
+    }
+    pl.notes.push_back(fmt::format(
+        "convolution weights: {} words per PE > {} free: streamed per pass through up to {} "
+        "slots of the pass's size{}",
+        total, cap, most,
+        2 * largest > cap ? fmt::format(" (passes of more than {} words: two overlapping slots)",
+                                        cap / 2)
+                          : ""));
   }
+  pl.weight_words = cap;
 
   // Maps in external memory and the tiles of the ops that do not run whole.
   plan_tiles(ops, t, pl, fail);
