@@ -76,7 +76,25 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       ops.push_back(std::move(op));
       return std::get<T>(ops.back());
     };
+    // What the golden model runs and the accelerator does not yet: a clear
+    // refusal naming the layer.
+    if (l.inputs != std::vector<int>{static_cast<int>(li) - 1}) {
+      fail("a layer that reads another layer than the one before it (a shortcut) is not "
+           "supported by the compiler yet; the golden model (strata run) runs it");
+    }
+    if (!l.symmetric_pads()) {
+      fail(fmt::format("padding that differs per side ({}, {}, {}, {}) is not supported by the "
+                       "compiler yet; the golden model (strata run) runs it",
+                       l.pads.top, l.pads.left, l.pads.bottom, l.pads.right));
+    }
     switch (l.type) {
+      case LayerType::kDepthwise:
+      case LayerType::kAdd:
+      case LayerType::kGlobalAvgPool:
+        fail(fmt::format("layer type '{}' is not supported by the compiler yet; the golden model "
+                         "(strata run) runs it",
+                         layer_type_name(l.type)));
+        break;
       case LayerType::kConv: {
         if (after_fc) {
           fail("a convolution after a fully-connected layer is not supported (FC results are "
