@@ -56,6 +56,8 @@ struct Pads {
   int left = 0;
   int bottom = 0;
   int right = 0;
+
+  bool operator==(const Pads&) const = default;
 };
 
 // A pooling window with its padding per side; PoolGeometry is the case of
