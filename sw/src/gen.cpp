@@ -78,11 +78,13 @@ void check_options(const GenOptions& o) {
 // Random weights (exactly round(sparsity * count) zeros) and biases.
 void fill_layer(Layer& l, const GenOptions& o, std::mt19937_64& rng, const std::string& file) {
   const int64_t cout = l.out_channels;
-  const int64_t fan_in = l.type == LayerType::kConv ? l.in_shape[0] * l.conv.kernel * l.conv.kernel
-                                                    : shape_elements(l.in_shape);
-  Shape wshape = l.type == LayerType::kConv
-                     ? Shape{cout, l.in_shape[0], l.conv.kernel, l.conv.kernel}
-                     : Shape{cout, fan_in};
+  const int64_t k2 = int64_t{l.conv.kernel} * l.conv.kernel;
+  const int64_t fan_in = l.type == LayerType::kConv        ? l.in_shape[0] * k2
+                         : l.type == LayerType::kDepthwise ? k2
+                                                           : shape_elements(l.in_shape);
+  Shape wshape = l.type == LayerType::kConv ? Shape{cout, l.in_shape[0], l.conv.kernel, l.conv.kernel}
+                 : l.type == LayerType::kDepthwise ? Shape{cout, 1, l.conv.kernel, l.conv.kernel}
+                                                   : Shape{cout, fan_in};
   Tensor<int8_t> w(wshape);
   for (int64_t i = 0; i < w.size(); ++i) w[i] = uniform_nonzero(rng, o.weight_min, o.weight_max);
   // Zero positions: the first `zeros` of a partial Fisher-Yates shuffle.
@@ -176,6 +178,41 @@ void calibrate_layer(Layer& l, const std::vector<Tensor<int32_t>>& accs, int tar
   }
 }
 
+// An add's Ma, Mb and S per channel: a * Ma + b * Mb scaled so that the
+// largest |a| + |b| seen maps to about `target`, Ma = Mb (values given inline
+// in the YAML stay fixed).
+void calibrate_add(Layer& l, const std::vector<Tensor<int8_t>>& a,
+                   const std::vector<Tensor<int8_t>>& b, int target, LayerCalibration& cal) {
+  const auto c = static_cast<size_t>(l.out_channels);
+  cal.acc_max_abs.assign(c, 0);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int64_t plane = a[i].dim(1) * a[i].dim(2);
+    std::vector<int64_t> ma(c, 0), mb(c, 0);
+    for (int64_t e = 0; e < a[i].size(); ++e) {
+      const auto ch = static_cast<size_t>(e / plane);
+      ma[ch] = std::max<int64_t>(ma[ch], std::abs(int{a[i][e]}));
+      mb[ch] = std::max<int64_t>(mb[ch], std::abs(int{b[i][e]}));
+    }
+    for (size_t ch = 0; ch < c; ++ch) {
+      cal.acc_max_abs[ch] = std::max(cal.acc_max_abs[ch], ma[ch] + mb[ch]);
+    }
+  }
+  const bool fixed_a = l.files.multiplier.empty();
+  const bool fixed_b = l.files.multiplier_b.empty();
+  const bool fixed_s = l.files.shift.empty();
+  l.requant.multiplier.resize(c);
+  l.multiplier_b.resize(c);
+  l.requant.shift.resize(c);
+  for (size_t ch = 0; ch < c; ++ch) {
+    // With one multiplier given, the other follows it; with both, only S is chosen.
+    uint16_t m = fixed_a ? l.requant.multiplier[ch] : fixed_b ? l.multiplier_b[ch] : 0;
+    calibrate_channel(cal.acc_max_abs[ch], target, fixed_a || fixed_b, fixed_s, m,
+                      l.requant.shift[ch]);
+    if (!fixed_a) l.requant.multiplier[ch] = m;
+    if (!fixed_b) l.multiplier_b[ch] = m;
+  }
+}
+
 void record_outputs(const std::vector<Tensor<int8_t>>& outs, LayerCalibration& cal) {
   int64_t total = 0, zeros = 0, limits = 0;
   cal.out_min = kInt8Max;
@@ -227,27 +264,50 @@ std::vector<LayerCalibration> generate_parameters(Network& net, const GenOptions
   std::mt19937_64 rng(options.seed);
   const int64_t n = images.dim(0);
   const int64_t image_size = shape_elements(net.input_shape);
-  std::vector<Tensor<int8_t>> acts;
+  std::vector<Tensor<int8_t>> input;
   for (int64_t i = 0; i < n; ++i) {
     const auto first = images.values().begin() + i * image_size;
-    acts.emplace_back(net.input_shape, std::vector<int8_t>(first, first + image_size));
+    input.emplace_back(net.input_shape, std::vector<int8_t>(first, first + image_size));
   }
+  // Each layer's outputs over the images, dropped after their last reader.
+  std::vector<std::vector<Tensor<int8_t>>> outs(net.layers.size());
+  std::vector<size_t> last_reader(net.layers.size(), 0);
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    for (int k : net.layers[i].inputs) {
+      if (k != kNetworkInput) last_reader[static_cast<size_t>(k)] = i;
+    }
+  }
+  const auto operand = [&](int k) -> const std::vector<Tensor<int8_t>>& {
+    return k == kNetworkInput ? input : outs[static_cast<size_t>(k)];
+  };
 
   std::vector<LayerCalibration> report;
-  for (Layer& l : net.layers) {
+  for (size_t li = 0; li < net.layers.size(); ++li) {
+    Layer& l = net.layers[li];
     LayerCalibration cal;
     cal.layer = l.name;
+    const std::vector<Tensor<int8_t>>& acts = operand(l.inputs[0]);
+    std::vector<Tensor<int8_t>>& out = outs[li];
     if (l.has_weights()) {
       fill_layer(l, options, rng, net.source_file);
       std::vector<Tensor<int32_t>> accs;
       for (const Tensor<int8_t>& a : acts) accs.push_back(layer_accumulators(l, a));
       calibrate_layer(l, accs, options.target, cal);
-      for (size_t i = 0; i < acts.size(); ++i) acts[i] = requantize(accs[i], l.requant);
+      for (const Tensor<int32_t>& acc : accs) out.push_back(requantize(acc, l.requant));
+    } else if (l.type == LayerType::kAdd) {
+      const std::vector<Tensor<int8_t>>& b = operand(l.inputs[1]);
+      calibrate_add(l, acts, b, options.target, cal);
+      for (size_t i = 0; i < acts.size(); ++i) out.push_back(run_layer(l, {acts[i], b[i]}));
     } else {
-      for (Tensor<int8_t>& a : acts) a = run_layer(l, a);
+      for (const Tensor<int8_t>& a : acts) out.push_back(run_layer(l, a));
     }
-    record_outputs(acts, cal);
+    record_outputs(out, cal);
     report.push_back(std::move(cal));
+    for (int k : l.inputs) {
+      if (k != kNetworkInput && last_reader[static_cast<size_t>(k)] == li) {
+        outs[static_cast<size_t>(k)].clear();
+      }
+    }
   }
   validate_parameters(net);
   return report;
@@ -264,9 +324,10 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
   std::map<std::string, std::string> owners = {{"input.npy", "the input image"},
                                                {"images.npy", "the calibration images"}};
   for (const Layer& l : net.layers) {
-    if (!l.has_weights()) continue;
-    for (const std::string& f :
-         {l.files.weights, l.files.bias, l.files.multiplier, l.files.shift}) {
+    if (!l.has_requant()) continue;
+    for (const std::string& f : {l.has_weights() ? l.files.weights : std::string(),
+                                 l.has_weights() ? l.files.bias : std::string(),
+                                 l.files.multiplier, l.files.multiplier_b, l.files.shift}) {
       if (f.empty()) continue;
       const std::string key = fs::path(f).lexically_normal().string();
       const auto [it, fresh] = owners.emplace(key, fmt::format("layer '{}'", l.name));
@@ -289,12 +350,18 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
                 ErrorContext{out_dir, 0, ""});
   }
   for (const Layer& l : net.layers) {
-    if (!l.has_weights()) continue;
-    write_param(dir, l.files.weights, l.weights, result.files);
-    write_param(dir, l.files.bias, l.bias, result.files);
+    if (!l.has_requant()) continue;
+    if (l.has_weights()) {
+      write_param(dir, l.files.weights, l.weights, result.files);
+      write_param(dir, l.files.bias, l.bias, result.files);
+    }
     const int64_t cout = l.out_channels;
     if (!l.files.multiplier.empty()) {
       write_param(dir, l.files.multiplier, Tensor<uint16_t>({cout}, l.requant.multiplier),
+                  result.files);
+    }
+    if (!l.files.multiplier_b.empty()) {
+      write_param(dir, l.files.multiplier_b, Tensor<uint16_t>({cout}, l.multiplier_b),
                   result.files);
     }
     if (!l.files.shift.empty()) {
@@ -316,7 +383,8 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
     const Layer& a = net.layers[i];
     const Layer& b = result.network.layers[i];
     if (a.weights != b.weights || a.bias != b.bias ||
-        a.requant.multiplier != b.requant.multiplier || a.requant.shift != b.requant.shift) {
+        a.requant.multiplier != b.requant.multiplier || a.requant.shift != b.requant.shift ||
+        a.multiplier_b != b.multiplier_b) {
       throw Error("parameters read back differ from those written",
                   ErrorContext{out_dir, 0, a.name});
     }

@@ -34,23 +34,40 @@ Tensor<int32_t> layer_accumulators(const Layer& layer, const Tensor<int8_t>& inp
     throw Error("parameters not loaded (network read with load_weights = false)",
                 ErrorContext{"", 0, layer.name});
   }
-  if (layer.type == LayerType::kConv) {
-    return conv2d_acc(input, layer.weights, layer.bias, layer.conv);
-  }
-  return fc_acc(input, layer.weights, layer.bias);
+  if (layer.type == LayerType::kFc) return fc_acc(input, layer.weights, layer.bias);
+  return conv2d_acc(input, layer.weights, layer.bias, layer.conv_window());
 }
 
 Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input) {
   check_input(layer, input);
+  const PoolWindow window{layer.pool.kernel, layer.pool.stride, layer.pads, layer.pool.ceil_mode};
   switch (layer.type) {
     case LayerType::kConv:
+    case LayerType::kDepthwise:
     case LayerType::kFc: return requantize(layer_accumulators(layer, input), layer.requant);
-    case LayerType::kMaxPool: return maxpool(input, layer.pool);
-    case LayerType::kAvgPool: return avgpool(input, layer.pool);
+    case LayerType::kMaxPool: return maxpool(input, window);
+    case LayerType::kAvgPool: return avgpool(input, window);
+    case LayerType::kGlobalAvgPool: return global_avgpool(input);
     case LayerType::kClamp: return clamp(input, layer.lo, layer.hi);
     case LayerType::kFlatten: return input.reshaped(layer.out_shape);
+    case LayerType::kAdd:
+      throw Error("an add layer needs its two operands", ErrorContext{"", 0, layer.name});
   }
   throw Error("unknown layer type", ErrorContext{"", 0, layer.name});
+}
+
+Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& inputs) {
+  if (inputs.size() != layer.inputs.size() || inputs.empty()) {
+    throw Error(fmt::format("{} inputs given, the layer reads {}", inputs.size(),
+                            layer.inputs.size()),
+                ErrorContext{"", 0, layer.name});
+  }
+  if (layer.type != LayerType::kAdd) return run_layer(layer, inputs[0]);
+  check_input(layer, inputs[0]);
+  check_input(layer, inputs[1]);
+  const AddRequant rq{layer.requant.multiplier, layer.multiplier_b, layer.requant.shift,
+                      layer.requant.lo, layer.requant.hi};
+  return residual_add(inputs[0], inputs[1], rq);
 }
 
 Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
@@ -66,38 +83,61 @@ Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
                             fmt::join(in_shape, ", ")),
                 ErrorContext{net.source_file, 0, ""});
   }
-  if (!batch) {
-    Tensor<int8_t> x = input;
+  // Each layer's output, kept while a later layer still reads it.
+  const auto run_image = [&](const Tensor<int8_t>& image, const auto& on_layer) {
+    std::vector<Tensor<int8_t>> outs(net.layers.size());
+    std::vector<int> last_reader(net.layers.size(), -1);
     for (size_t i = 0; i < net.layers.size(); ++i) {
-      x = run_layer(net.layers[i], x);
-      if (observer) observer(i, net.layers[i], x);
+      for (int k : net.layers[i].inputs) {
+        if (k != kNetworkInput) last_reader[static_cast<size_t>(k)] = static_cast<int>(i);
+      }
     }
-    return x;
+    for (size_t i = 0; i < net.layers.size(); ++i) {
+      std::vector<Tensor<int8_t>> ins;
+      for (int k : net.layers[i].inputs) {
+        ins.push_back(k == kNetworkInput ? image : outs[static_cast<size_t>(k)]);
+      }
+      outs[i] = run_layer(net.layers[i], ins);
+      on_layer(i, outs[i]);
+      for (int k : net.layers[i].inputs) {
+        if (k != kNetworkInput && last_reader[static_cast<size_t>(k)] == static_cast<int>(i)) {
+          outs[static_cast<size_t>(k)] = Tensor<int8_t>();
+        }
+      }
+    }
+    return outs.back();
+  };
+  if (!batch) {
+    return run_image(input, [&](size_t i, const Tensor<int8_t>& out) {
+      if (observer) observer(i, net.layers[i], out);
+    });
   }
 
-  // Batch: every layer over all images, so the observer sees [N][C][H][W].
+  // Batch: image by image; the observer sees each layer's [N][C][H][W].
   const int64_t n = input.dim(0);
-  std::vector<Tensor<int8_t>> images;
   const int64_t image_size = shape_elements(in_shape);
+  std::vector<Tensor<int8_t>> stacked(observer ? net.layers.size() : 0);
+  for (size_t li = 0; li < stacked.size(); ++li) {
+    Shape shape{n};
+    shape.insert(shape.end(), net.layers[li].out_shape.begin(), net.layers[li].out_shape.end());
+    stacked[li] = Tensor<int8_t>(shape);
+  }
+  Shape out_shape{n};
+  out_shape.insert(out_shape.end(), net.output_shape().begin(), net.output_shape().end());
+  Tensor<int8_t> result(out_shape);
+  const int64_t out_size = shape_elements(net.output_shape());
   for (int64_t i = 0; i < n; ++i) {
     const auto first = input.values().begin() + i * image_size;
-    images.emplace_back(in_shape, std::vector<int8_t>(first, first + image_size));
+    const Tensor<int8_t> image(in_shape, std::vector<int8_t>(first, first + image_size));
+    const Tensor<int8_t> y = run_image(image, [&](size_t li, const Tensor<int8_t>& out) {
+      if (!observer) return;
+      std::copy(out.values().begin(), out.values().end(),
+                stacked[li].values().begin() + i * out.size());
+    });
+    std::copy(y.values().begin(), y.values().end(), result.values().begin() + i * out_size);
   }
-  Tensor<int8_t> stacked;
-  for (size_t li = 0; li < net.layers.size(); ++li) {
-    const Layer& layer = net.layers[li];
-    Shape shape{n};
-    shape.insert(shape.end(), layer.out_shape.begin(), layer.out_shape.end());
-    stacked = Tensor<int8_t>(shape);
-    const int64_t out_size = shape_elements(layer.out_shape);
-    for (int64_t i = 0; i < n; ++i) {
-      images[i] = run_layer(layer, images[i]);
-      std::copy(images[i].values().begin(), images[i].values().end(),
-                stacked.values().begin() + i * out_size);
-    }
-    if (observer) observer(li, layer, stacked);
-  }
-  return stacked;
+  for (size_t li = 0; li < stacked.size(); ++li) observer(li, net.layers[li], stacked[li]);
+  return result;
 }
 
 }  // namespace strata

@@ -31,6 +31,9 @@ const char* layer_type_name(LayerType t) {
     case LayerType::kAvgPool: return "avgpool";
     case LayerType::kClamp: return "clamp";
     case LayerType::kFlatten: return "flatten";
+    case LayerType::kDepthwise: return "depthwise";
+    case LayerType::kAdd: return "add";
+    case LayerType::kGlobalAvgPool: return "global_avgpool";
   }
   return "?";
 }
@@ -200,6 +203,7 @@ struct ParamLines {
   int bias = 0;
   int multiplier = 0;
   int shift = 0;
+  int multiplier_b = 0;
 };
 
 // Activation of conv / fc: none, relu, or {clamp: [lo, hi]}.
@@ -256,6 +260,29 @@ std::string parse_requant_values(const Reader& r, const YAML::Node& n, const cha
 
 void parse_requant(const Reader& r, const YAML::Node& layer, Layer& l, ParamLines& lines) {
   const YAML::Node q = layer["requant"];
+  if (l.type == LayerType::kAdd) {
+    // y = clamp(rshift_round(a * Ma + b * Mb, S), lo, hi): two multipliers.
+    if (!q) {
+      l.files.multiplier = l.name + "_mult_a.npy";
+      l.files.multiplier_b = l.name + "_mult_b.npy";
+      l.files.shift = l.name + "_shift.npy";
+      lines.multiplier = lines.multiplier_b = lines.shift = l.line;
+      return;
+    }
+    r.check_keys(q, {"multiplier_a", "multiplier_b", "shift"}, "add requant");
+    const YAML::Node ma = r.require(q, "multiplier_a", "add requant");
+    const YAML::Node mb = r.require(q, "multiplier_b", "add requant");
+    const YAML::Node s = r.require(q, "shift", "add requant");
+    l.files.multiplier = parse_requant_values(r, ma, "multiplier_a", kMaxMultiplier,
+                                              l.out_channels, l.requant.multiplier);
+    l.files.multiplier_b = parse_requant_values(r, mb, "multiplier_b", kMaxMultiplier,
+                                                l.out_channels, l.multiplier_b);
+    l.files.shift = parse_requant_values(r, s, "shift", kMaxShift, l.out_channels, l.requant.shift);
+    lines.multiplier = line_of(ma);
+    lines.multiplier_b = line_of(mb);
+    lines.shift = line_of(s);
+    return;
+  }
   if (!q) {
     l.files.multiplier = l.name + "_mult.npy";
     l.files.shift = l.name + "_shift.npy";
@@ -299,9 +326,75 @@ void check_elements(const Reader& r, const YAML::Node& at, const Shape& s, const
   }
 }
 
-// Parses one layer given its input shape; fills shapes and geometry.
-Layer parse_layer(Reader& r, const YAML::Node& node, size_t index, const Shape& in,
-                  ParamLines& lines) {
+// `pad`: one integer for every side, or [top, left, bottom, right] (ONNX's
+// order), each 0..kernel-1. Absent: 0.
+Pads parse_pads(const Reader& r, const YAML::Node& layer, int kernel) {
+  const YAML::Node n = layer["pad"];
+  if (!n) return {};
+  if (n.IsSequence()) {
+    if (n.size() != 4) {
+      r.fail(n, fmt::format("'pad' must be an integer or a list [top, left, bottom, right], "
+                            "got a list of {}",
+                            n.size()));
+    }
+    int v[4];
+    for (size_t i = 0; i < 4; ++i) v[i] = static_cast<int>(r.to_int(n[i], "pad", 0, kernel - 1));
+    return Pads{v[0], v[1], v[2], v[3]};
+  }
+  const int p = static_cast<int>(r.to_int(n, "pad", 0, kernel - 1));
+  return Pads{p, p, p, p};
+}
+
+// The layers a layer reads: `inputs` names earlier layers or `input` (the
+// network input); default: the layer before it.
+struct LayerInputs {
+  std::vector<int> index;
+  std::vector<Shape> shapes;
+};
+
+LayerInputs parse_inputs(const Reader& r, const YAML::Node& node, size_t position,
+                         const std::map<std::string, int>& index_of,
+                         const std::vector<Layer>& earlier, const Shape& network_input) {
+  LayerInputs in;
+  const auto add = [&](int i) {
+    in.index.push_back(i);
+    in.shapes.push_back(i == kNetworkInput ? network_input : earlier[static_cast<size_t>(i)].out_shape);
+  };
+  const YAML::Node n = node["inputs"];
+  if (!n) {
+    add(position == 0 ? kNetworkInput : static_cast<int>(position) - 1);
+    return in;
+  }
+  std::vector<YAML::Node> names;
+  if (n.IsSequence()) {
+    for (const auto& e : n) names.push_back(e);
+  } else {
+    names.push_back(n);
+  }
+  if (names.empty() || names.size() > 2) {
+    r.fail(n, fmt::format("'inputs' must name one or two layers, got {}", describe(n)));
+  }
+  for (const YAML::Node& e : names) {
+    const std::string name = r.to_string(e, "inputs");
+    if (name == "input") {
+      add(kNetworkInput);
+      continue;
+    }
+    const auto it = index_of.find(name);
+    if (it == index_of.end()) {
+      r.fail(e, fmt::format("'inputs' names '{}', which is not an earlier layer (a layer may "
+                            "read only layers above it, or 'input')",
+                            name));
+    }
+    add(it->second);
+  }
+  return in;
+}
+
+// Parses one layer given the layers before it; fills inputs, shapes and geometry.
+Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
+                  const std::map<std::string, int>& index_of, const std::vector<Layer>& earlier,
+                  const Shape& network_input, ParamLines& lines) {
   Layer l;
   l.line = line_of(node);
   const std::string what = fmt::format("layer #{}", index + 1);
@@ -311,38 +404,66 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index, const Shape& 
   }
   const YAML::Node name = r.require(node, "name", what);
   l.name = r.to_string(name, "name");
-  if (!valid_name(l.name)) {
-    r.fail(name, fmt::format("layer name '{}' must match [A-Za-z0-9_-]+", l.name));
+  if (!valid_name(l.name) || l.name == "input") {
+    r.fail(name, fmt::format("layer name '{}' must match [A-Za-z0-9_-]+ and not be 'input' (the "
+                             "network input's name)",
+                             l.name));
   }
   r.set_layer(l.name);
   const std::string type = r.to_string(r.require(node, "type", "layer"), "type");
+  const LayerInputs ins = parse_inputs(r, node, index, index_of, earlier, network_input);
+  l.inputs = ins.index;
+  const Shape& in = ins.shapes[0];
   l.in_shape = in;
   const int64_t c = in[0], h = in[1], w = in[2];
-
-  if (type == "conv") {
-    l.type = LayerType::kConv;
-    r.check_keys(node,
-                 {"name", "type", "out_channels", "kernel", "stride", "pad", "activation",
-                  "requant", "weights", "bias"},
-                 "conv layer");
-    l.out_channels =
-        static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, "conv layer"));
-    l.conv.kernel =
-        static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, "conv layer"));
-    l.conv.stride = static_cast<int>(r.get_int(node, "stride", 1, kMaxStride, 1, "conv layer"));
-    l.conv.pad = static_cast<int>(r.get_int(node, "pad", 0, l.conv.kernel - 1, 0, "conv layer"));
+  if (type != "add" && ins.index.size() != 1) {
+    r.fail(node["inputs"], fmt::format("a {} layer reads one input, 'inputs' names {}", type,
+                                       ins.index.size()));
+  }
+  // A convolution window's output size along both axes, or a clear error.
+  const auto conv_shape = [&](int kernel, int stride) {
     int ho = 0, wo = 0;
     try {
-      ho = conv_out_size(static_cast<int>(h), l.conv);
-      wo = conv_out_size(static_cast<int>(w), l.conv);
+      ho = conv_out_size(static_cast<int>(h), kernel, stride, l.pads.top, l.pads.bottom);
+      wo = conv_out_size(static_cast<int>(w), kernel, stride, l.pads.left, l.pads.right);
     } catch (const Error& e) {
       r.fail(node, fmt::format("impossible shape for input {}: {}", shape_str(in), e.message()));
     }
+    return std::pair{ho, wo};
+  };
+
+  if (type == "conv" || type == "depthwise") {
+    const bool dw = type == "depthwise";
+    l.type = dw ? LayerType::kDepthwise : LayerType::kConv;
+    const std::string what_conv = type + " layer";
+    if (dw) {
+      r.check_keys(node,
+                   {"name", "type", "inputs", "kernel", "stride", "pad", "activation", "requant",
+                    "weights", "bias"},
+                   what_conv);
+      l.out_channels = static_cast<int>(c);
+    } else {
+      r.check_keys(node,
+                   {"name", "type", "inputs", "out_channels", "kernel", "stride", "pad",
+                    "activation", "requant", "weights", "bias"},
+                   what_conv);
+      l.out_channels =
+          static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, what_conv));
+    }
+    l.conv.kernel =
+        static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, what_conv));
+    l.conv.stride = static_cast<int>(r.get_int(node, "stride", 1, kMaxStride, 1, what_conv));
+    l.pads = parse_pads(r, node, l.conv.kernel);
+    l.conv.pad = l.pads.top;
+    const auto [ho, wo] = conv_shape(l.conv.kernel, l.conv.stride);
     l.out_shape = {l.out_channels, ho, wo};
-    check_elements(r, node, {l.out_channels, c, l.conv.kernel, l.conv.kernel}, "weight tensor");
+    check_elements(r, node, {l.out_channels, dw ? 1 : c, l.conv.kernel, l.conv.kernel},
+                   "weight tensor");
   } else if (type == "fc") {
     l.type = LayerType::kFc;
-    r.check_keys(node, {"name", "type", "out_features", "activation", "requant", "weights", "bias"},
+    r.check_keys(node,
+                 {"name", "type", "inputs", "out_features", "activation", "requant", "weights",
+                  "bias"},
                  "fc layer");
     l.out_channels = static_cast<int>(r.get_int(node, "out_features", 1, kMaxDim, {}, "fc layer"));
     // The fc layer as a convolution covering the whole input (square inputs;
@@ -353,48 +474,69 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index, const Shape& 
   } else if (type == "maxpool" || type == "avgpool") {
     l.type = type == "maxpool" ? LayerType::kMaxPool : LayerType::kAvgPool;
     const std::string what_pool = type + " layer";
-    r.check_keys(node, {"name", "type", "kernel", "stride", "pad", "ceil_mode"}, what_pool);
+    r.check_keys(node, {"name", "type", "inputs", "kernel", "stride", "pad", "ceil_mode"},
+                 what_pool);
     l.pool.kernel = static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, what_pool));
     l.pool.stride =
         static_cast<int>(r.get_int(node, "stride", 1, kMaxStride, l.pool.kernel, what_pool));
-    l.pool.pad = static_cast<int>(r.get_int(node, "pad", 0, l.pool.kernel - 1, 0, what_pool));
+    l.pads = parse_pads(r, node, l.pool.kernel);
+    l.pool.pad = l.pads.top;
     l.pool.ceil_mode = r.get_bool(node, "ceil_mode", false);
     int ho = 0, wo = 0;
     try {
-      ho = pool_out_size(static_cast<int>(h), l.pool);
-      wo = pool_out_size(static_cast<int>(w), l.pool);
+      ho = pool_out_size(static_cast<int>(h), l.pool.kernel, l.pool.stride, l.pads.top,
+                         l.pads.bottom, l.pool.ceil_mode);
+      wo = pool_out_size(static_cast<int>(w), l.pool.kernel, l.pool.stride, l.pads.left,
+                         l.pads.right, l.pool.ceil_mode);
     } catch (const Error& e) {
       r.fail(node, fmt::format("impossible shape for input {}: {}", shape_str(in), e.message()));
     }
     l.out_shape = {c, ho, wo};
+  } else if (type == "global_avgpool") {
+    l.type = LayerType::kGlobalAvgPool;
+    r.check_keys(node, {"name", "type", "inputs"}, "global_avgpool layer");
+    l.out_shape = {c, 1, 1};
+  } else if (type == "add") {
+    l.type = LayerType::kAdd;
+    r.check_keys(node, {"name", "type", "inputs", "activation", "requant"}, "add layer");
+    if (ins.index.size() != 2) {
+      r.fail(node, "an add layer needs 'inputs' naming its two operands");
+    }
+    if (ins.shapes[0] != ins.shapes[1]) {
+      r.fail(node["inputs"], fmt::format("add operands differ in shape: {} and {}",
+                                         shape_str(ins.shapes[0]), shape_str(ins.shapes[1])));
+    }
+    l.out_channels = static_cast<int>(c);
+    l.out_shape = in;
   } else if (type == "relu") {
     l.type = LayerType::kClamp;
-    r.check_keys(node, {"name", "type"}, "relu layer");
+    r.check_keys(node, {"name", "type", "inputs"}, "relu layer");
     l.lo = 0;
     l.hi = kInt8Max;
     l.out_shape = in;
   } else if (type == "clamp") {
     l.type = LayerType::kClamp;
-    r.check_keys(node, {"name", "type", "lo", "hi"}, "clamp layer");
+    r.check_keys(node, {"name", "type", "inputs", "lo", "hi"}, "clamp layer");
     l.lo = static_cast<int>(r.get_int(node, "lo", kInt8Min, kInt8Max, {}, "clamp layer"));
     l.hi = static_cast<int>(r.get_int(node, "hi", kInt8Min, kInt8Max, {}, "clamp layer"));
     if (l.lo > l.hi) r.fail(node, fmt::format("clamp lo {} is greater than hi {}", l.lo, l.hi));
     l.out_shape = in;
   } else if (type == "flatten") {
     l.type = LayerType::kFlatten;
-    r.check_keys(node, {"name", "type"}, "flatten layer");
+    r.check_keys(node, {"name", "type", "inputs"}, "flatten layer");
     l.out_shape = {c * h * w, 1, 1};
   } else {
-    r.fail(node["type"], fmt::format("unknown layer type '{}' (expected conv, fc, maxpool, "
-                                     "avgpool, relu, clamp or flatten)",
+    r.fail(node["type"], fmt::format("unknown layer type '{}' (expected conv, depthwise, fc, "
+                                     "maxpool, avgpool, global_avgpool, add, relu, clamp or "
+                                     "flatten)",
                                      type));
   }
 
-  if (l.has_weights()) {
+  if (l.has_requant()) {
     parse_activation(r, node, l.requant);
     parse_requant(r, node, l, lines);
-    parse_param_files(r, node, l, lines);
   }
+  if (l.has_weights()) parse_param_files(r, node, l, lines);
   return l;
 }
 
@@ -428,17 +570,26 @@ Shape weight_shape(const Layer& l) {
   if (l.type == LayerType::kConv) {
     return {l.out_channels, l.in_shape[0], l.conv.kernel, l.conv.kernel};
   }
+  if (l.type == LayerType::kDepthwise) return {l.out_channels, 1, l.conv.kernel, l.conv.kernel};
   return {l.out_channels, shape_elements(l.in_shape)};
 }
 
 void load_parameters(const Network& net, Layer& l, const ParamLines& lines) {
   const int64_t cout = l.out_channels;
-  l.weights =
-      load_param<int8_t>(net, l, lines.weights, l.files.weights, "weights", weight_shape(l));
-  l.bias = load_param<int32_t>(net, l, lines.bias, l.files.bias, "bias", {cout});
+  if (l.has_weights()) {
+    l.weights =
+        load_param<int8_t>(net, l, lines.weights, l.files.weights, "weights", weight_shape(l));
+    l.bias = load_param<int32_t>(net, l, lines.bias, l.files.bias, "bias", {cout});
+  }
+  if (!l.files.multiplier_b.empty()) {
+    const auto m = load_param<uint16_t>(net, l, lines.multiplier_b, l.files.multiplier_b,
+                                        "multiplier_b", {cout});
+    l.multiplier_b.assign(m.values().begin(), m.values().end());
+  }
   if (!l.files.multiplier.empty()) {
     const auto m =
-        load_param<uint16_t>(net, l, lines.multiplier, l.files.multiplier, "multiplier", {cout});
+        load_param<uint16_t>(net, l, lines.multiplier, l.files.multiplier,
+                             l.type == LayerType::kAdd ? "multiplier_a" : "multiplier", {cout});
     l.requant.multiplier.assign(m.values().begin(), m.values().end());
   }
   if (!l.files.shift.empty()) {
@@ -461,29 +612,45 @@ void load_parameters(const Network& net, Layer& l, const ParamLines& lines) {
 int64_t Layer::macs() const {
   if (in_shape.size() != 3 || out_shape.size() != 3) return 0;
   if (type == LayerType::kFc) return int64_t{out_channels} * shape_elements(in_shape);
-  if (type != LayerType::kConv) return 0;
+  if (type != LayerType::kConv && type != LayerType::kDepthwise) return 0;
   // Only taps that land inside the image are multiply-accumulates; a padded
   // tap multiplies by zero and the hardware skips it.
-  const auto taps = [this](int64_t in, int64_t out) {
+  const auto taps = [this](int64_t in, int64_t out, int before) {
     int64_t n = 0;
     for (int64_t o = 0; o < out; ++o) {
       for (int k = 0; k < conv.kernel; ++k) {
-        const int64_t i = o * conv.stride - conv.pad + k;
+        const int64_t i = o * conv.stride - before + k;
         n += (i >= 0 && i < in) ? 1 : 0;
       }
     }
     return n;
   };
-  return int64_t{out_channels} * in_shape[0] * taps(in_shape[1], out_shape[1]) *
-         taps(in_shape[2], out_shape[2]);
+  const int64_t per_output = type == LayerType::kDepthwise ? 1 : in_shape[0];
+  return int64_t{out_channels} * per_output * taps(in_shape[1], out_shape[1], pads.top) *
+         taps(in_shape[2], out_shape[2], pads.left);
 }
 
 int64_t Layer::param_bytes() const {
-  if (!has_weights() || in_shape.size() != 3) return 0;
-  const int64_t fan_in =
-      type == LayerType::kConv ? in_shape[0] * conv.kernel * conv.kernel : shape_elements(in_shape);
+  if (!has_requant() || in_shape.size() != 3) return 0;
+  // add: two uint16 multipliers and a uint8 shift per channel.
+  if (type == LayerType::kAdd) return int64_t{out_channels} * (2 + 2 + 1);
+  const int64_t fan_in = type == LayerType::kConv        ? in_shape[0] * conv.kernel * conv.kernel
+                         : type == LayerType::kDepthwise ? int64_t{conv.kernel} * conv.kernel
+                                                         : shape_elements(in_shape);
   // int8 weights, int32 bias, uint16 multiplier, uint8 shift per output channel.
   return int64_t{out_channels} * (fan_in + 4 + 2 + 1);
+}
+
+ConvWindow Layer::conv_window() const {
+  return ConvWindow{conv.kernel, conv.stride, pads,
+                    type == LayerType::kDepthwise ? out_channels : 1};
+}
+
+bool Network::is_chain() const {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].inputs != std::vector<int>{static_cast<int>(i) - 1}) return false;
+  }
+  return true;
 }
 
 const Shape& Network::output_shape() const {
@@ -498,8 +665,28 @@ int64_t Network::macs() const {
 
 void validate_parameters(const Network& net) {
   for (const Layer& l : net.layers) {
-    if (!l.has_weights()) continue;
+    if (!l.has_requant()) continue;
     const ErrorContext where{net.source_file, l.line, l.name};
+    if (l.type == LayerType::kAdd) {
+      // Each term is below 2^23 in magnitude: the sum cannot overflow.
+      const auto n = static_cast<size_t>(l.out_channels);
+      if (l.requant.multiplier.size() != n || l.multiplier_b.size() != n ||
+          l.requant.shift.size() != n) {
+        throw Error(fmt::format("requantisation has {} + {} multipliers and {} shifts for {} "
+                                "channels",
+                                l.requant.multiplier.size(), l.multiplier_b.size(),
+                                l.requant.shift.size(), n),
+                    where);
+      }
+      for (size_t ch = 0; ch < n; ++ch) {
+        if (l.requant.shift[ch] > kMaxShift) {
+          throw Error(fmt::format("channel {} has shift {}, must be in 0..{}", ch,
+                                  l.requant.shift[ch], kMaxShift),
+                      where);
+        }
+      }
+      continue;
+    }
     const Shape expected = weight_shape(l);
     if (l.weights.shape() != expected) {
       throw Error(fmt::format("weights have shape {}, expected {}", shape_str(l.weights.shape()),
@@ -605,20 +792,33 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
     if (!layers.IsSequence() || layers.size() == 0) {
       r.fail(layers, fmt::format("'layers' must be a non-empty list, got {}", describe(layers)));
     }
-    std::map<std::string, int> names;
-    Shape shape = net.input_shape;
+    std::map<std::string, int> index_of;
     for (size_t i = 0; i < layers.size(); ++i) {
       ParamLines pl;
-      Layer l = parse_layer(r, layers[i], i, shape, pl);
-      if (const auto it = names.find(l.name); it != names.end()) {
+      Layer l = parse_layer(r, layers[i], i, index_of, net.layers, net.input_shape, pl);
+      if (const auto it = index_of.find(l.name); it != index_of.end()) {
         r.fail_line(l.line, fmt::format("duplicate layer name '{}' (first defined at line {})",
-                                        l.name, it->second));
+                                        l.name, net.layers[it->second].line));
       }
-      names.emplace(l.name, l.line);
+      index_of.emplace(l.name, static_cast<int>(i));
       check_elements(r, layers[i], l.out_shape, "output");
-      shape = l.out_shape;
       net.layers.push_back(std::move(l));
       lines.push_back(pl);
+    }
+    // Every output but the last layer's (the network's) feeds a later layer.
+    std::vector<int> readers(net.layers.size(), 0);
+    for (const Layer& l : net.layers) {
+      for (int i : l.inputs) {
+        if (i != kNetworkInput) ++readers[static_cast<size_t>(i)];
+      }
+    }
+    for (size_t i = 0; i + 1 < net.layers.size(); ++i) {
+      if (readers[i] == 0) {
+        r.set_layer(net.layers[i].name);
+        r.fail_line(net.layers[i].line,
+                    "the layer's output is never read (only the last layer's output is the "
+                    "network's; name it in a later layer's 'inputs')");
+      }
     }
     r.set_layer({});
   } catch (const YAML::Exception& e) {
@@ -629,7 +829,7 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
 
   if (options.load_weights) {
     for (size_t i = 0; i < net.layers.size(); ++i) {
-      if (net.layers[i].has_weights()) load_parameters(net, net.layers[i], lines[i]);
+      if (net.layers[i].has_requant()) load_parameters(net, net.layers[i], lines[i]);
     }
     validate_parameters(net);
   }

@@ -43,6 +43,24 @@ int conv_out_size(int in, const ConvGeometry& g) {
   return span / g.stride + 1;
 }
 
+int conv_out_size(int in, int kernel, int stride, int before, int after) {
+  if (in < 1 || kernel < 1 || stride < 1 || before < 0 || after < 0) {
+    throw Error(fmt::format("invalid convolution geometry: input {}, kernel {}, stride {}, pad {} "
+                            "before and {} after",
+                            in, kernel, stride, before, after));
+  }
+  const int span = in + before + after - kernel;
+  if (span < 0) {
+    throw Error(fmt::format("kernel {} larger than the padded input {} (input {}, pads {} and {})",
+                            kernel, in + before + after, in, before, after));
+  }
+  return span / stride + 1;
+}
+
+ConvWindow conv_window(const ConvGeometry& g) {
+  return ConvWindow{g.kernel, g.stride, Pads{g.pad, g.pad, g.pad, g.pad}, 1};
+}
+
 int pool_out_size(int in, const PoolGeometry& g) {
   if (in < 1 || g.kernel < 1 || g.stride < 1 || g.pad < 0) {
     throw Error(fmt::format("invalid pooling geometry: input {}, kernel {}, stride {}, pad {}", in,
@@ -96,33 +114,44 @@ void require_rank(const Tensor<int8_t>& t, size_t rank, const char* what) {
 
 Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
                            const Tensor<int32_t>& bias, const ConvGeometry& g) {
+  return conv2d_acc(in, w, bias, conv_window(g));
+}
+
+Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                           const Tensor<int32_t>& bias, const ConvWindow& g) {
   require_rank(in, 3, "conv input");
   require_rank(w, 4, "conv weights");
   const int64_t cin = in.dim(0), h = in.dim(1), wd = in.dim(2);
   const int64_t cout = w.dim(0);
-  if (w.dim(1) != cin || w.dim(2) != g.kernel || w.dim(3) != g.kernel) {
-    throw Error(fmt::format("conv weights [{}][{}][{}][{}] do not match input channels {} and "
-                            "kernel {}",
-                            w.dim(0), w.dim(1), w.dim(2), w.dim(3), cin, g.kernel));
+  if (g.groups < 1 || cin % g.groups != 0 || cout % g.groups != 0) {
+    throw Error(fmt::format("{} groups do not divide {} input and {} output channels", g.groups,
+                            cin, cout));
+  }
+  const int64_t cin_g = cin / g.groups, cout_g = cout / g.groups;
+  if (w.dim(1) != cin_g || w.dim(2) != g.kernel || w.dim(3) != g.kernel) {
+    throw Error(fmt::format("conv weights [{}][{}][{}][{}] do not match {} input channels per "
+                            "group and kernel {}",
+                            w.dim(0), w.dim(1), w.dim(2), w.dim(3), cin_g, g.kernel));
   }
   if (bias.rank() != 1 || bias.dim(0) != cout) {
     throw Error(fmt::format("conv bias must be [{}]", cout));
   }
-  const int ho = conv_out_size(static_cast<int>(h), g);
-  const int wo = conv_out_size(static_cast<int>(wd), g);
+  const int ho = conv_out_size(static_cast<int>(h), g.kernel, g.stride, g.pad.top, g.pad.bottom);
+  const int wo = conv_out_size(static_cast<int>(wd), g.kernel, g.stride, g.pad.left, g.pad.right);
   Tensor<int32_t> acc({cout, ho, wo});
   for (int64_t co = 0; co < cout; ++co) {
+    const int64_t c0 = co / cout_g * cin_g;  // first input channel of the filter's group
     for (int y = 0; y < ho; ++y) {
       for (int x = 0; x < wo; ++x) {
         int64_t sum = bias(co);
-        for (int64_t ci = 0; ci < cin; ++ci) {
+        for (int64_t ci = 0; ci < cin_g; ++ci) {
           for (int ky = 0; ky < g.kernel; ++ky) {
-            const int64_t iy = int64_t{y} * g.stride - g.pad + ky;
+            const int64_t iy = int64_t{y} * g.stride - g.pad.top + ky;
             if (iy < 0 || iy >= h) continue;
             for (int kx = 0; kx < g.kernel; ++kx) {
-              const int64_t ix = int64_t{x} * g.stride - g.pad + kx;
+              const int64_t ix = int64_t{x} * g.stride - g.pad.left + kx;
               if (ix < 0 || ix >= wd) continue;
-              sum += int64_t{w(co, ci, ky, kx)} * in(ci, iy, ix);
+              sum += int64_t{w(co, ci, ky, kx)} * in(c0 + ci, iy, ix);
             }
           }
         }
@@ -131,6 +160,45 @@ Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
     }
   }
   return acc;
+}
+
+Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
+                            const AddRequant& rq) {
+  require_rank(a, 3, "add input");
+  if (a.shape() != b.shape()) {
+    throw Error(fmt::format("add inputs differ in shape: [{}] and [{}]", fmt::join(a.shape(), ", "),
+                            fmt::join(b.shape(), ", ")));
+  }
+  const int64_t c = a.dim(0), plane = a.dim(1) * a.dim(2);
+  const auto n = static_cast<size_t>(c);
+  if (rq.mult_a.size() != n || rq.mult_b.size() != n || rq.shift.size() != n) {
+    throw Error(fmt::format("add requantisation needs {} values per channel parameter", c));
+  }
+  if (rq.lo < kInt8Min || rq.lo > rq.hi || rq.hi > kInt8Max) {
+    throw Error(fmt::format("add clamp [{}, {}] outside int8", rq.lo, rq.hi));
+  }
+  Tensor<int8_t> out(a.shape());
+  for (int64_t ch = 0; ch < c; ++ch) {
+    for (int64_t i = ch * plane; i < (ch + 1) * plane; ++i) {
+      const int64_t sum =
+          int64_t{a.values()[i]} * rq.mult_a[ch] + int64_t{b.values()[i]} * rq.mult_b[ch];
+      out.values()[i] =
+          static_cast<int8_t>(std::clamp<int64_t>(rshift_round(sum, rq.shift[ch]), rq.lo, rq.hi));
+    }
+  }
+  return out;
+}
+
+Tensor<int8_t> global_avgpool(const Tensor<int8_t>& in) {
+  require_rank(in, 3, "global average pool input");
+  const int64_t c = in.dim(0), plane = in.dim(1) * in.dim(2);
+  Tensor<int8_t> out({c, 1, 1});
+  for (int64_t ch = 0; ch < c; ++ch) {
+    int64_t sum = 0;
+    for (int64_t i = ch * plane; i < (ch + 1) * plane; ++i) sum += in.values()[i];
+    out.values()[ch] = static_cast<int8_t>(avg_round(sum, plane));
+  }
+  return out;
 }
 
 Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/error.hpp"
 #include "strata/gen.hpp"
 #include "strata/numerics.hpp"
 
@@ -134,6 +135,25 @@ class NetworkDraw {
     return m;
   }
 
+  // Padding per side: mostly `pad` on every side; sometimes each side drawn
+  // in 0..k-1 (as ONNX pads and TensorFlow's SAME give), kept only when the
+  // padded input still holds a k x k window.
+  Pads sides(int k, const Map& in, int pad) {
+    if (k == 1 || !d_.chance(15)) return Pads{pad, pad, pad, pad};
+    const Pads p{d_.range(0, k - 1), d_.range(0, k - 1), d_.range(0, k - 1), d_.range(0, k - 1)};
+    const bool fits = in.h + p.top + p.bottom >= k && in.w + p.left + p.right >= k;
+    return fits ? p : Pads{pad, pad, pad, pad};
+  }
+
+  // The YAML of `pads`: a list when the sides differ; one number, written
+  // when not 0 or with `percent` chance.
+  std::string pad_text(const Pads& p, int percent) {
+    if (p.left != p.top || p.bottom != p.top || p.right != p.top) {
+      return fmt::format(", pad: [{}, {}, {}, {}]", p.top, p.left, p.bottom, p.right);
+    }
+    return p.top != 0 || d_.chance(percent) ? fmt::format(", pad: {}", p.top) : std::string();
+  }
+
   // The smallest pad (0..k-1) with which a k-wide window fits the input.
   static int min_pad(int k, int64_t side) {
     return static_cast<int>(std::max<int64_t>(0, (k - side + 1) / 2));
@@ -215,17 +235,17 @@ class NetworkDraw {
     const int sr = d_.range(0, 99);
     const int stride = sr < 65 ? 1 : sr < 88 ? 2 : d_.range(3, 8);
     const int cout = channels();
-    const ConvGeometry g{k, stride, pad};
+    const Pads pads = sides(k, in, pad);
     Drawn l;
     if (in.c * k * k > kMaxFanIn) {  // e.g. after a flatten of a large map
       l.work = std::numeric_limits<int32_t>::max();  // never fits: drawn again
       return l;
     }
-    l.out = {cout, conv_out_size(static_cast<int>(in.h), g),
-             conv_out_size(static_cast<int>(in.w), g)};
+    l.out = {cout, conv_out_size(static_cast<int>(in.h), k, stride, pads.top, pads.bottom),
+             conv_out_size(static_cast<int>(in.w), k, stride, pads.left, pads.right)};
     std::string geometry = fmt::format("kernel: {}", k);
     if (stride != 1 || d_.chance(30)) geometry += fmt::format(", stride: {}", stride);
-    if (pad != 0 || d_.chance(30)) geometry += fmt::format(", pad: {}", pad);
+    geometry += pad_text(pads, 30);
     const std::string act = activation();
     l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, {}{}{}}}", name, cout,
                                   geometry, act, requant(name, cout)));
@@ -253,17 +273,24 @@ class NetworkDraw {
       pad = d_.chance(60) ? pmin : d_.range(pmin, k - 1);
       ceil = d_.chance(35);
     }
-    const PoolGeometry g{k, stride, pad, ceil};
+    Pads pads = sides(k, in, pad);
     Drawn l;
     // A pool of a vector ([C][1][1]) is still a valid network (the compiler
     // refuses it after an fc or a flatten of a map).
-    l.out = {in.c, pool_out_size(static_cast<int>(in.h), g),
-             pool_out_size(static_cast<int>(in.w), g)};
+    const auto out_side = [&](int64_t n, int before, int after) {
+      return pool_out_size(static_cast<int>(n), k, stride, before, after, ceil);
+    };
+    try {
+      l.out = {in.c, out_side(in.h, pads.top, pads.bottom), out_side(in.w, pads.left, pads.right)};
+    } catch (const Error&) {  // per-side pads whose ceil-mode windows do not fit
+      pads = Pads{pad, pad, pad, pad};
+      l.out = {in.c, out_side(in.h, pad, pad), out_side(in.w, pad, pad)};
+    }
     l.after = after == After::kInput ? After::kMap : after;
     std::string text = fmt::format("{{name: {}, type: {}, kernel: {}", name,
                                    avg ? "avgpool" : "maxpool", k);
     if (stride_given) text += fmt::format(", stride: {}", stride);
-    if (pad != 0 || d_.chance(20)) text += fmt::format(", pad: {}", pad);
+    text += pad_text(pads, 20);
     if (ceil || d_.chance(20)) text += fmt::format(", ceil_mode: {}", ceil ? "true" : "false");
     l.lines.push_back(text + "}");
     l.work = words(in.c) * in.h * in.w;

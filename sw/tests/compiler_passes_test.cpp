@@ -189,7 +189,7 @@ layers:
   EXPECT_TRUE(id.identity);
   EXPECT_EQ(id.kernel, 4);
   EXPECT_EQ(id.stride, 4);
-  EXPECT_EQ(id.pad, 0);
+  EXPECT_EQ(id.pad, Pads{});
   EXPECT_FALSE(id.pool.has_value());
   EXPECT_EQ(id.weights.shape(), (Shape{6, 6, 4, 4}));
   for (int64_t co = 0; co < 6; ++co) {
@@ -359,7 +359,7 @@ layers:
   EXPECT_EQ(q.kh, 5);
   EXPECT_EQ(q.kw, 1);
   EXPECT_EQ(q.sw, 1);
-  EXPECT_EQ(q.pw, 0);
+  EXPECT_EQ(q.pad, (Pads{2, 0, 2, 0}));  // rows keep the 5 x 5 kernel's padding
   EXPECT_EQ(q.per_pass, 10);
   EXPECT_EQ(reordered.input_words, 2 * 16 * 16);
   EXPECT_TRUE(any_contains(reordered.notes, "c: input reordered on the host"));

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "strata/compiler.hpp"
 #include "strata/error.hpp"
+#include "strata/hw_target.hpp"
 #include "strata/golden.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
@@ -240,6 +242,35 @@ TEST_F(Gen, BadOptionsAndNetworksAreErrors) {
       write("bad.yaml", "name: bad\ninput: [1, 4, 4]\nlayers:\n  - {name: a}\n");
   expect_error([&] { generate_network(bad, path("x"), {}); }, bad, 4, "a",
                {"missing required key 'type'"});
+}
+
+// A graph with a depthwise convolution, an add and a global average pool:
+// generated, written, read back, run by the golden model; the compiler
+// refuses what it cannot run yet, naming the layer.
+TEST_F(Gen, GraphNetworksGenerateAndRunOnTheGoldenModel) {
+  const std::string yaml = write(
+      "g.yaml",
+      "name: g\ninput: [8, 9, 7]\nlayers:\n"
+      "  - {name: c1, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: relu}\n"
+      "  - {name: d1, type: depthwise, kernel: 3, stride: 1, pad: [1, 1, 1, 1]}\n"
+      "  - {name: a1, type: add, inputs: [d1, c1], activation: relu}\n"
+      "  - {name: g1, type: global_avgpool}\n");
+  const GenResult r = generate_network(yaml, path("w"), GenOptions{.seed = 3});
+  EXPECT_TRUE(fs::exists(dir_ / "w" / "a1_mult_a.npy"));
+  EXPECT_TRUE(fs::exists(dir_ / "w" / "a1_mult_b.npy"));
+  EXPECT_TRUE(fs::exists(dir_ / "w" / "d1_weight.npy"));
+  const Network net = load_network(yaml, {path("w"), true});
+  const Layer& a1 = net.layers[2];
+  EXPECT_EQ(a1.requant.multiplier, a1.multiplier_b);  // calibrated Ma = Mb
+  const Tensor<int8_t> input = load_npy<int8_t>(path("w/input.npy"));
+  const Tensor<int8_t> y = run_network(net, input);
+  EXPECT_EQ(y.shape(), (Shape{8, 1, 1}));
+  // The add's calibration keeps its outputs in range without saturating them all.
+  const LayerCalibration& cal = r.layers[2];
+  EXPECT_GT(cal.out_max, 20);
+  EXPECT_LT(cal.limit_fraction, 0.5);
+  expect_error([&] { compile(net, HwTarget::defaults()); }, yaml, 5, "d1",
+               {"layer type 'depthwise' is not supported by the compiler yet"});
 }
 
 }  // namespace

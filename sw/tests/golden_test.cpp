@@ -216,5 +216,54 @@ TEST_F(GoldenNetwork, StructureOnlyNetworkCannotRun) {
   expect_error([&] { run_network(bare, image(0)); }, "", 0, "c", {"parameters not loaded"});
 }
 
+
+// A graph: conv, a depthwise branch and the input, added; a global average
+// pool. The golden model equals the numerics functions composed by hand.
+TEST_F(Golden, ResidualGraphEqualsTheNumericsComposedByHand) {
+  Tensor<int8_t> w({2, 2, 3, 3}), dw({2, 1, 3, 3});
+  for (int64_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(i % 9 - 4);
+  for (int64_t i = 0; i < dw.size(); ++i) dw[i] = static_cast<int8_t>(3 - i % 7);
+  save_npy(path("c_weight.npy"), w);
+  save_npy(path("c_bias.npy"), Tensor<int32_t>({2}, std::vector<int32_t>{7, -7}));
+  save_npy(path("d_weight.npy"), dw);
+  save_npy(path("d_bias.npy"), Tensor<int32_t>({2}, std::vector<int32_t>{-3, 30}));
+  const Network net = load(
+      "name: graph\ninput: [2, 5, 6]\nlayers:\n"
+      "  - {name: c, type: conv, out_channels: 2, kernel: 3, pad: [1, 0, 1, 2], activation: relu,\n"
+      "     requant: {multiplier: 5, shift: 4}}\n"
+      "  - {name: d, type: depthwise, kernel: 3, pad: [1, 1, 1, 1],\n"
+      "     requant: {multiplier: [3, 9], shift: 3}}\n"
+      "  - {name: a, type: add, inputs: [d, input], activation: {clamp: [-20, 100]},\n"
+      "     requant: {multiplier_a: [200, 65535], multiplier_b: [0, 300], shift: [8, 16]}}\n"
+      "  - {name: g, type: global_avgpool}\n");
+  Tensor<int8_t> x({2, 5, 6});
+  for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 53) % 256 - 128);
+  Requant rc{{5, 5}, {4, 4}, 0, 127}, rd{{3, 9}, {3, 3}, -128, 127};
+  const Tensor<int8_t> c = requantize(
+      conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 0, 1, 2}, 1}), rc);
+  EXPECT_EQ(c.shape(), (Shape{2, 5, 6}));
+  const Tensor<int8_t> d =
+      requantize(conv2d_acc(c, dw, net.layers[1].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 2}), rd);
+  const Tensor<int8_t> a = residual_add(d, x, AddRequant{{200, 65535}, {0, 300}, {8, 16}, -20, 100});
+  const Tensor<int8_t> want = global_avgpool(a);
+  std::vector<Tensor<int8_t>> seen;
+  const Tensor<int8_t> y =
+      run_network(net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0], c);
+  EXPECT_EQ(seen[1], d);
+  EXPECT_EQ(seen[2], a);
+  EXPECT_EQ(y, want);
+  EXPECT_NE(a, Tensor<int8_t>(a.shape(), 0));
+  // A batch of two equals image by image.
+  Tensor<int8_t> batch({2, 2, 5, 6});
+  for (int64_t i = 0; i < batch.size(); ++i) batch[i] = x[i % x.size()];
+  const Tensor<int8_t> yb = run_network(net, batch);
+  EXPECT_EQ(yb.shape(), (Shape{2, 2, 1, 1}));
+  for (int64_t i = 0; i < yb.size(); ++i) EXPECT_EQ(yb[i], want[i % want.size()]);
+  // An add needs both operands.
+  EXPECT_THROW(run_layer(net.layers[2], x), Error);
+}
+
 }  // namespace
 }  // namespace strata

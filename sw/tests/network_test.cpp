@@ -400,6 +400,75 @@ TEST_F(NetworkErrors, ImpossibleShapes) {
       6, "p3", {"impossible shape for input [1, 2, 2]", "pooling kernel 3 larger"});
 }
 
+// ---- graphs, depthwise, add, global average pool, padding per side ---------------
+
+TEST_F(NetworkErrors, GraphsParseWithInputsAndDefaults) {
+  net("  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: [0, 1, 2, 1]}\n"
+      "  - {name: d1, type: depthwise, kernel: 3, stride: 2, pad: 1, activation: relu}\n"
+      "  - {name: c2, type: conv, out_channels: 4, kernel: 1, stride: 2, inputs: c1}\n"
+      "  - {name: a1, type: add, inputs: [d1, c2], activation: relu,\n"
+      "     requant: {multiplier_a: 3, multiplier_b: [1, 2, 3, 4], shift: 2}}\n"
+      "  - {name: g1, type: global_avgpool}\n",
+      "[2, 9, 8]");
+  const Network n = load_network(yaml_, {"", false});
+  ASSERT_EQ(n.layers.size(), 5u);
+  EXPECT_FALSE(n.is_chain());
+  const Layer& c1 = n.layers[0];
+  EXPECT_EQ(c1.inputs, (std::vector<int>{kNetworkInput}));
+  EXPECT_FALSE(c1.symmetric_pads());
+  EXPECT_EQ(c1.pads.bottom, 2);
+  EXPECT_EQ(c1.out_shape, (Shape{4, 9, 8}));  // 9 + 0 + 2 - 3 + 1 rows, 8 + 1 + 1 - 3 + 1 columns
+  const Layer& d1 = n.layers[1];
+  EXPECT_EQ(d1.type, LayerType::kDepthwise);
+  EXPECT_EQ(d1.out_channels, 4);
+  EXPECT_EQ(d1.out_shape, (Shape{4, 5, 4}));
+  EXPECT_EQ(d1.files.weights, "d1_weight.npy");
+  EXPECT_EQ(d1.conv_window().groups, 4);
+  EXPECT_EQ(n.layers[2].inputs, (std::vector<int>{0}));
+  const Layer& a1 = n.layers[3];
+  EXPECT_EQ(a1.inputs, (std::vector<int>{1, 2}));
+  EXPECT_EQ(a1.requant.multiplier, (std::vector<uint16_t>{3, 3, 3, 3}));
+  EXPECT_EQ(a1.multiplier_b, (std::vector<uint16_t>{1, 2, 3, 4}));
+  EXPECT_EQ(a1.requant.lo, 0);
+  EXPECT_EQ(a1.param_bytes(), 4 * 5);
+  EXPECT_EQ(n.layers[4].out_shape, (Shape{4, 1, 1}));
+  // Depthwise MACs: one input channel per output, in-image taps only.
+  EXPECT_EQ(d1.macs(), 4 * (2 + 3 + 3 + 3 + 2) * (2 + 3 + 3 + 3));
+}
+
+TEST_F(NetworkErrors, GraphMistakesNameTheLayerAndLine) {
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 1, inputs: c2}\n"
+         "  - {name: c2, type: relu}\n",
+         4, "c1", {"'inputs' names 'c2', which is not an earlier layer"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 1, inputs: c1}\n", 4, "c1",
+         {"'inputs' names 'c1', which is not an earlier layer"});
+  expect("  - {name: r1, type: relu}\n"
+         "  - {name: r2, type: relu, inputs: [r1, input]}\n",
+         5, "r2", {"a relu layer reads one input, 'inputs' names 2"});
+  expect("  - {name: r1, type: relu}\n"
+         "  - {name: a1, type: add, inputs: r1}\n",
+         5, "a1", {"an add layer needs 'inputs' naming its two operands"});
+  expect("  - {name: p1, type: maxpool, kernel: 2}\n"
+         "  - {name: a1, type: add, inputs: [p1, input]}\n",
+         5, "a1", {"add operands differ in shape: [1, 4, 4] and [1, 8, 8]"});
+  expect("  - {name: r1, type: relu}\n"
+         "  - {name: r2, type: relu, inputs: input}\n",
+         4, "r1", {"output is never read"});
+  expect("  - {name: input, type: relu}\n", 4, "", {"not be 'input'"});
+  expect("  - {name: r1, type: relu, inputs: [input, input, input]}\n", 4, "r1",
+         {"'inputs' must name one or two layers"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: [1, 1, 1]}\n", 4, "c1",
+         {"'pad' must be an integer or a list [top, left, bottom, right]"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: [0, 0, 3, 0]}\n", 4, "c1",
+         {"'pad' is 3, must be in 0..2"});
+  expect("  - {name: d1, type: depthwise, out_channels: 4, kernel: 3}\n", 4, "d1",
+         {"unknown key 'out_channels' in depthwise layer"});
+  expect("  - {name: a1, type: add, inputs: [input, input], requant: {multiplier: 1, shift: 0}}\n",
+         4, "a1", {"unknown key 'multiplier' in add requant"});
+  expect("  - {name: g1, type: global_avgpool, kernel: 2}\n", 4, "g1",
+         {"unknown key 'kernel' in global_avgpool layer"});
+}
+
 TEST_F(NetworkErrors, FileKeysMustStayInsideTheWeightsDirectory) {
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, weights: ../w.npy}\n", 4, "c1",
          {"'weights' file '../w.npy' must be a relative path inside the weights directory"});

@@ -143,6 +143,7 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
           if (l.conv.stride > 1) ++seen["conv stride > 1"];
           if (l.conv.stride > 2) ++seen["conv stride > 2"];
           if (l.conv.pad > 0) ++seen["conv pad"];
+          if (!l.symmetric_pads()) ++seen["conv pads per side"];
           if (l.conv.kernel >= 5) ++seen["conv kernel >= 5"];
           if (l.conv.kernel > 7) ++seen["conv kernel > 7 (beyond the target)"];
           if (l.out_channels > 32) ++seen["conv > 32 channels"];
@@ -152,6 +153,7 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         case LayerType::kAvgPool:
           if (l.pool.ceil_mode) ++seen["pool ceil mode"];
           if (l.pool.pad > 0) ++seen["pool pad"];
+          if (!l.symmetric_pads()) ++seen["pool pads per side"];
           if (l.pool.stride != l.pool.kernel) ++seen["pool stride != kernel"];
           if (l.pool.kernel > 3) ++seen["pool kernel > 3"];
           if (l.type == LayerType::kAvgPool && (l.pool.kernel == 4 || l.pool.kernel == 8) &&
@@ -177,6 +179,9 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         case LayerType::kFlatten:
           if (map_in) ++seen["flatten of a map"];
           break;
+        case LayerType::kDepthwise:
+        case LayerType::kAdd:
+        case LayerType::kGlobalAvgPool: break;  // not drawn by the generator yet
       }
     }
   }

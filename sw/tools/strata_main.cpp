@@ -81,12 +81,17 @@ std::string type_label(const Layer& l) {
   return layer_type_name(l.type);
 }
 
+// kernel/stride/pad; padding per side as t,l,b,r when the sides differ.
 std::string geometry_label(const Layer& l) {
+  const std::string pad = l.symmetric_pads() ? std::to_string(l.pads.top)
+                                             : fmt::format("{},{},{},{}", l.pads.top, l.pads.left,
+                                                           l.pads.bottom, l.pads.right);
   switch (l.type) {
-    case LayerType::kConv: return fmt::format("{}/{}/{}", l.conv.kernel, l.conv.stride, l.conv.pad);
+    case LayerType::kConv:
+    case LayerType::kDepthwise: return fmt::format("{}/{}/{}", l.conv.kernel, l.conv.stride, pad);
     case LayerType::kMaxPool:
     case LayerType::kAvgPool:
-      return fmt::format("{}/{}/{}{}", l.pool.kernel, l.pool.stride, l.pool.pad,
+      return fmt::format("{}/{}/{}{}", l.pool.kernel, l.pool.stride, pad,
                          l.pool.ceil_mode ? " ceil" : "");
     default: return "-";
   }
@@ -94,7 +99,7 @@ std::string geometry_label(const Layer& l) {
 
 std::string activation_label(const Layer& l) {
   if (l.type == LayerType::kClamp) return fmt::format("clamp [{}, {}]", l.lo, l.hi);
-  if (!l.has_weights()) return "";
+  if (!l.has_requant()) return "";
   if (l.requant.lo == kInt8Min && l.requant.hi == kInt8Max) return "none";
   if (l.requant.lo == 0 && l.requant.hi == kInt8Max) return "relu";
   return fmt::format("clamp [{}, {}]", l.requant.lo, l.requant.hi);
@@ -104,9 +109,9 @@ std::string activation_label(const Layer& l) {
 std::vector<std::string> missing_files(const Network& net) {
   std::vector<std::string> missing;
   for (const Layer& l : net.layers) {
-    if (!l.has_weights()) continue;
-    for (const std::string& f :
-         {l.files.weights, l.files.bias, l.files.multiplier, l.files.shift}) {
+    if (!l.has_requant()) continue;
+    for (const std::string& f : {l.files.weights, l.files.bias, l.files.multiplier,
+                                 l.files.multiplier_b, l.files.shift}) {
       std::error_code ec;
       if (!f.empty() && !fs::is_regular_file(fs::path(net.weights_dir) / f, ec)) {
         missing.push_back(f);
@@ -142,12 +147,12 @@ int cmd_info(const InfoArgs& a) {
   fmt::print("network {} ({})\n", net.name, net.source_file);
   fmt::print("input   {}\n", shape_str(net.input_shape));
   fmt::print("weights {}\n\n", weights_note);
-  fmt::print("{:>3}  {:<12} {:<8} {:<16} {:<16} {:<11} {:<15} {:>12} {:>10}\n", "#", "name", "type",
+  fmt::print("{:>3}  {:<12} {:<14} {:<16} {:<16} {:<11} {:<15} {:>12} {:>10}\n", "#", "name", "type",
              "in", "out", "k/s/p", "activation", "MACs", "params(B)");
   int64_t params = 0;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& l = net.layers[i];
-    fmt::print("{:>3}  {:<12} {:<8} {:<16} {:<16} {:<11} {:<15} {:>12} {:>10}\n", i, l.name,
+    fmt::print("{:>3}  {:<12} {:<14} {:<16} {:<16} {:<11} {:<15} {:>12} {:>10}\n", i, l.name,
                type_label(l), shape_str(l.in_shape), shape_str(l.out_shape), geometry_label(l),
                activation_label(l), l.macs(), l.param_bytes());
     params += l.param_bytes();
@@ -889,10 +894,10 @@ int cmd_run(const RunArgs& a) {
                target.name, target.pes, target.lanes, s.runs, s.runs == 1 ? "" : "s", s.programs,
                s.programs == 1 ? "" : "s", s.instructions, s.beats);
   } else {
-    fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", "#", "name", "type", "out", "MACs",
+    fmt::print("{:>3}  {:<12} {:<14} {:<16} {:>12} {:>10}\n", "#", "name", "type", "out", "MACs",
                "fnv1a32");
     const auto observer = [&](size_t i, const Layer& l, const Tensor<int8_t>& out) {
-      fmt::print("{:>3}  {:<12} {:<8} {:<16} {:>12} {:>10}\n", i, l.name, type_label(l),
+      fmt::print("{:>3}  {:<12} {:<14} {:<16} {:>12} {:>10}\n", i, l.name, type_label(l),
                  shape_str(l.out_shape), l.macs() * n,
                  fmt::format("{:#010x}", fnv1a32(out.values())));
       if (!a.dump_dir.empty()) {

@@ -58,7 +58,7 @@ struct InputPlacement {
   int64_t groups = 0;                // words per pixel (kFeatures: words per image)
   int64_t rows = 0;                  // kMap / kReordered: rows of the map
   int64_t cols = 0;                  // kMap: W; kReordered: output width of the first layer
-  int kernel = 0;                    // kReordered: first layer's kernel, stride and pad
+  int kernel = 0;                    // kReordered: first layer's kernel, stride, left pad
   int stride = 0;
   int pad = 0;
 };

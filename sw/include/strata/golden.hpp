@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "strata/network.hpp"
 #include "strata/tensor.hpp"
@@ -14,13 +15,16 @@ namespace strata {
 using LayerObserver = std::function<void(size_t index, const Layer&, const Tensor<int8_t>&)>;
 
 // Output of one layer for input [C][H][W] (shape-checked against layer.in_shape).
+// An add layer takes its two operands in `inputs` (the one-input form throws).
 Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input);
+Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& inputs);
 
-// int32 accumulators [Cout][Ho][Wo] of a conv or fc layer before
+// int32 accumulators [Cout][Ho][Wo] of a conv, depthwise or fc layer before
 // requantisation (bias included); throws for other layer types.
 Tensor<int32_t> layer_accumulators(const Layer& layer, const Tensor<int8_t>& input);
 
-// Runs every layer in order; returns the last layer's output. The input is one
+// Runs every layer in order, each on the outputs of the layers it names
+// (Layer::inputs); returns the last layer's output. The input is one
 // image [C][H][W] (output [C][H][W]) or a batch [N][C][H][W] (output
 // [N][C][H][W], the observer then sees each layer's batched output).
 Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,

@@ -11,39 +11,69 @@
 
 namespace strata {
 
-enum class LayerType { kConv, kFc, kMaxPool, kAvgPool, kClamp, kFlatten };
+enum class LayerType {
+  kConv,
+  kFc,
+  kMaxPool,
+  kAvgPool,
+  kClamp,
+  kFlatten,
+  kDepthwise,      // one K x K filter per channel
+  kAdd,            // residual addition of two maps of one shape
+  kGlobalAvgPool,  // [C][H][W] -> [C][1][1]
+};
 
 const char* layer_type_name(LayerType t);  // YAML spelling: "conv", "fc", ...
+
+// The network input as a layer's input (Layer::inputs).
+inline constexpr int kNetworkInput = -1;
 
 // Where a layer's parameter tensors live, relative to the weights directory.
 struct LayerFiles {
   std::string weights;     // int8  conv [Cout][Cin][K][K], fc [Cout][Cin_flat]
   std::string bias;        // int32 [Cout]
-  std::string multiplier;  // uint16 [Cout]; empty when given inline in YAML
+  std::string multiplier;  // uint16 [Cout]; empty when given inline in YAML (add: Ma)
   std::string shift;       // uint8 [Cout];  empty when given inline in YAML
+  std::string multiplier_b;  // add only: uint16 [C], Mb; empty when given inline
 };
 
 struct Layer {
   std::string name;
   LayerType type = LayerType::kConv;
   int line = 0;  // line of the layer in the YAML file (1-based)
+  // The layers whose outputs it reads (index into Network::layers, or
+  // kNetworkInput), each earlier in the list: one, two for an add.
+  std::vector<int> inputs;
 
-  // conv and fc
-  int out_channels = 0;     // conv out_channels / fc out_features
-  ConvGeometry conv;        // conv only (fc: kernel = input size, no stride/pad)
-  Tensor<int8_t> weights;   // empty until loaded
+  // conv, depthwise and fc
+  int out_channels = 0;     // conv out_channels / fc out_features / depthwise channels
+  ConvGeometry conv;        // conv and depthwise (fc: kernel = input size, no stride/pad);
+                            // conv.pad = pads.top (see pads)
+  Pads pads;                // conv, depthwise, maxpool, avgpool: zero padding per side
+  Tensor<int8_t> weights;   // empty until loaded; depthwise [C][1][K][K]
   Tensor<int32_t> bias;
-  Requant requant;          // per-channel M, S and the fused clamp [lo, hi]
+  Requant requant;          // per-channel M, S and the fused clamp [lo, hi]; add: Ma, S
+  std::vector<uint16_t> multiplier_b;  // add: Mb per channel
   LayerFiles files;
 
-  PoolGeometry pool;        // maxpool and avgpool
+  PoolGeometry pool;        // maxpool and avgpool (pool.pad = pads.top)
   int lo = kInt8Min;        // standalone clamp (relu is [0, 127])
   int hi = kInt8Max;
 
   Shape in_shape;           // [C][H][W], filled by validation
   Shape out_shape;          // [C][H][W]
 
-  bool has_weights() const { return type == LayerType::kConv || type == LayerType::kFc; }
+  bool has_weights() const {
+    return type == LayerType::kConv || type == LayerType::kFc || type == LayerType::kDepthwise;
+  }
+  // Layers with per-channel requantisation values: the weighted ones and add.
+  bool has_requant() const { return has_weights() || type == LayerType::kAdd; }
+  // The same padding on every side (ConvGeometry / PoolGeometry say it all).
+  bool symmetric_pads() const {
+    return pads.left == pads.top && pads.bottom == pads.top && pads.right == pads.top;
+  }
+  // The convolution window of a conv or depthwise layer (pads, groups).
+  ConvWindow conv_window() const;
   int64_t macs() const;         // multiply-accumulates for one image (incl. padded taps: 0)
   int64_t param_bytes() const;  // weights + bias + multiplier + shift bytes
 };
@@ -53,7 +83,10 @@ struct Network {
   std::string source_file;  // the YAML path as given
   std::string weights_dir;  // resolved directory of the .npy files
   Shape input_shape;        // [C][H][W]
-  std::vector<Layer> layers;
+  std::vector<Layer> layers;  // in an order where every layer follows its inputs
+
+  // Every layer reads the layer before it (no shortcuts).
+  bool is_chain() const;
 
   const Shape& output_shape() const;
   int64_t macs() const;

@@ -56,6 +56,8 @@ struct Pads {
   int left = 0;
   int bottom = 0;
   int right = 0;
+
+  bool operator==(const Pads&) const = default;
 };
 
 // A pooling window with its padding per side; PoolGeometry is the case of
@@ -84,10 +86,56 @@ int pool_out_size(int in, const PoolGeometry& g);
 // fits. pool_out_size(in, g) is pool_out_size(in, k, s, p, p, ceil).
 int pool_out_size(int in, int kernel, int stride, int before, int after, bool ceil_mode);
 
+// A convolution window with padding per side and channel groups: the Cin
+// input channels and the Cout filters split into `groups` equal parts, filter
+// o reading the input channels of its part, o / (Cout / groups); weights
+// [Cout][Cin / groups][K][K]. groups = Cin = Cout is a depthwise convolution.
+// ConvGeometry is the case of one group and the same padding on every side.
+// Not an aggregate, so a braced list of three numbers still means a ConvGeometry.
+struct ConvWindow {
+  int kernel = 1;
+  int stride = 1;
+  Pads pad;
+  int groups = 1;
+
+  ConvWindow() = default;
+  ConvWindow(int k, int s, Pads p, int groups) : kernel(k), stride(s), pad(p), groups(groups) {}
+};
+ConvWindow conv_window(const ConvGeometry& g);
+
+// Along one dimension with `before` and `after` padding:
+// floor((in + before + after - k) / s) + 1; throws when the padded input is
+// smaller than k. conv_out_size(in, g) is conv_out_size(in, k, s, p, p).
+int conv_out_size(int in, int kernel, int stride, int before, int after);
+
 // Convolution accumulators [Cout][Ho][Wo] from in [Cin][H][W],
-// w [Cout][Cin][K][K], bias [Cout]. Taps outside the image contribute nothing.
+// w [Cout][Cin / groups][K][K], bias [Cout]. Window (oy, ox) starts at row
+// oy * stride - pad.top, column ox * stride - pad.left; taps outside the
+// image contribute nothing.
 Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
                            const Tensor<int32_t>& bias, const ConvGeometry& g);
+Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                           const Tensor<int32_t>& bias, const ConvWindow& g);
+
+// The requantisation of a residual addition, per channel (a per-layer value
+// repeated for every channel): multipliers of the two inputs, one shift, the
+// activation clamp.
+struct AddRequant {
+  std::vector<uint16_t> mult_a;  // Ma[c]
+  std::vector<uint16_t> mult_b;  // Mb[c]
+  std::vector<uint8_t> shift;    // S[c], 0..47
+  int lo = kInt8Min;
+  int hi = kInt8Max;
+};
+
+// Element-wise sum of two [C][H][W] maps of one shape:
+// y = clamp(rshift_round(a * Ma[c] + b * Mb[c], S[c]), lo, hi), exact in int64.
+Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
+                            const AddRequant& rq);
+
+// Average of each channel's whole map: [C][H][W] -> [C][1][1],
+// avg_round(sum, H * W).
+Tensor<int8_t> global_avgpool(const Tensor<int8_t>& in);
 
 // Fully connected accumulators [Cout][1][1]: the input is flattened in C, H, W
 // order (any rank), w is [Cout][Cin_flat] (or any shape with that many elements

@@ -16,11 +16,17 @@ std::string op_kind_name(const Op& op) {
   return is<ConvOp>(op) ? "conv" : is<FcOp>(op) ? "fc" : "pool";
 }
 
+// "1", or "1,0,1,2" (top, left, bottom, right) when the sides differ.
+std::string pad_label(const Pads& p) {
+  if (p.left == p.top && p.bottom == p.top && p.right == p.top) return std::to_string(p.top);
+  return fmt::format("{},{},{},{}", p.top, p.left, p.bottom, p.right);
+}
+
 std::string pooling_detail(const Pooling& pool, const OpBase& op, bool clamp_only) {
   std::string s = clamp_only ? std::string(", elementwise")
                              : fmt::format(", {}pool {}/{}/{}{} -> [{}][{}]",
                                            pool.avg ? "avg" : "max", pool.window.kernel,
-                                           pool.window.stride, pool.window.pad,
+                                           pool.window.stride, pad_label(pool.window.pad),
                                            pool.window.ceil_mode ? " ceil" : "", op.out_h,
                                            op.out_w);
   return s + fmt::format(", post clamp [{}, {}]", pool.post_lo, pool.post_hi);
@@ -33,7 +39,7 @@ std::string op_detail(const Op& op, const OpPlan& plan) {
     const ConvPlan& q = std::get<ConvPlan>(plan);
     s = fmt::format("{} {}x{} s{} p{}: [{}][{}][{}] -> [{}][{}][{}], {} pass{} of {} words{}",
                     c->identity ? "identity conv" : "conv", c->kernel, c->kernel, c->stride,
-                    c->pad, c->in_c, c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
+                    pad_label(c->pad), c->in_c, c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
                     q.passes == 1 ? "" : "es", q.per_pass,
                     q.reorder ? fmt::format(" (reordered input, run as {}x1)", c->kernel) : "");
     s += fmt::format(", clamp [{}, {}]", c->params.lo, c->params.hi);
@@ -186,7 +192,7 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     const auto* conv = std::get_if<ConvOp>(&ops.front());
     in.kernel = conv != nullptr ? conv->kernel : 1;
     in.stride = conv != nullptr ? conv->stride : 1;
-    in.pad = conv != nullptr ? conv->pad : 0;
+    in.pad = conv != nullptr ? conv->pad.left : 0;
   }
   OutputPlacement& out = prog.output;
   const OpBase& last = base(ops.back());

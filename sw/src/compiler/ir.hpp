@@ -50,7 +50,7 @@ struct ChannelParams {
 // A pooling stage (fused into a convolution, or a POOL op): the window, max or
 // average, and the clamp applied after it.
 struct Pooling {
-  PoolGeometry window;
+  PoolWindow window;
   bool avg = false;
   int post_lo = kInt8Min, post_hi = kInt8Max;
 };
@@ -58,7 +58,8 @@ struct Pooling {
 // A convolution (CONV mode), with the pool that follows it fused in when the
 // pooling unit can run it.
 struct ConvOp : OpBase {
-  int kernel = 1, stride = 1, pad = 0;
+  int kernel = 1, stride = 1;
+  Pads pad;                // zero padding per side
   bool identity = false;   // an average pool computed with identity weights (lower.cpp)
   Tensor<int8_t> weights;  // [Cout][Cin][K][K]
   ChannelParams params;
@@ -175,7 +176,8 @@ struct MapInput {
 };
 
 struct ConvPlan : PlanBase, MapInput {
-  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;  // geometry as run (reordered: K x 1)
+  int kh = 1, kw = 1, sh = 1, sw = 1;  // geometry as run (reordered: K x 1)
+  Pads pad;                            // as run (reordered: no column padding)
   int64_t per_pass = 0;  // weight words per PE per pass
   int64_t passes = 1;    // passes of P output channels
   uint64_t weights_ext = 0;  // offset in the weights region

@@ -19,13 +19,14 @@ void compose(int& lo1, int& hi1, int lo2, int hi2) {
   hi1 = std::clamp(hi1, lo2, hi2);
 }
 
-bool identity_pool_possible(const PoolGeometry& g, int64_t h, int64_t w, const HwTarget& t) {
+bool identity_pool_possible(const PoolWindow& g, int64_t h, int64_t w, const HwTarget& t) {
   const int n = g.kernel * g.kernel;
-  if (g.pad != 0 || g.kernel > t.max_kernel || !std::has_single_bit(static_cast<unsigned>(n))) {
+  const bool padded = g.pad.top != 0 || g.pad.left != 0 || g.pad.bottom != 0 || g.pad.right != 0;
+  if (padded || g.kernel > t.max_kernel || !std::has_single_bit(static_cast<unsigned>(n))) {
     return false;
   }
-  const int64_t ho = pool_out_size(static_cast<int>(h), g);
-  const int64_t wo = pool_out_size(static_cast<int>(w), g);
+  const int64_t ho = pool_out_size(static_cast<int>(h), g.kernel, g.stride, 0, 0, g.ceil_mode);
+  const int64_t wo = pool_out_size(static_cast<int>(w), g.kernel, g.stride, 0, 0, g.ceil_mode);
   return (ho - 1) * g.stride + g.kernel <= h && (wo - 1) * g.stride + g.kernel <= w;
 }
 
@@ -45,7 +46,7 @@ PoolOp elementwise(const Shape& map) {
   op.in_c = op.out_c = map[0];
   op.in_h = op.out_h = map[1];
   op.in_w = op.out_w = map[2];
-  op.pool.window = PoolGeometry{1, 1, 0, false};
+  op.pool.window = PoolWindow{1, 1, Pads{}, false};
   op.clamp_only = true;
   return op;
 }
@@ -76,7 +77,21 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       ops.push_back(std::move(op));
       return std::get<T>(ops.back());
     };
+    // What the golden model runs and the accelerator does not yet: a clear
+    // refusal naming the layer.
+    if (l.inputs != std::vector<int>{static_cast<int>(li) - 1}) {
+      fail("a layer that reads another layer than the one before it (a shortcut) is not "
+           "supported by the compiler yet; the golden model (strata run) runs it");
+    }
+    const PoolWindow window{l.pool.kernel, l.pool.stride, l.pads, l.pool.ceil_mode};
     switch (l.type) {
+      case LayerType::kDepthwise:
+      case LayerType::kAdd:
+      case LayerType::kGlobalAvgPool:
+        fail(fmt::format("layer type '{}' is not supported by the compiler yet; the golden model "
+                         "(strata run) runs it",
+                         layer_type_name(l.type)));
+        break;
       case LayerType::kConv: {
         if (after_fc) {
           fail("a convolution after a fully-connected layer is not supported (FC results are "
@@ -91,7 +106,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         ConvOp& op = start(ConvOp{});
         op.kernel = l.conv.kernel;
         op.stride = l.conv.stride;
-        op.pad = l.conv.pad;
+        op.pad = l.pads;
         op.weights = l.weights;
         op.params = channel_params_of(l);
         op.conv_h = l.out_shape[1];
@@ -119,14 +134,14 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         PoolOp* clamp = last != nullptr ? std::get_if<PoolOp>(last) : nullptr;
         if (clamp != nullptr && !clamp->clamp_only) clamp = nullptr;
         if (fits && conv != nullptr && !conv->pool && !conv->identity) {
-          conv->pool = Pooling{l.pool, avg};
+          conv->pool = Pooling{window, avg};
           conv->out_h = l.out_shape[1];
           conv->out_w = l.out_shape[2];
           conv->layers.push_back(li);
         } else if (fits && !avg && clamp != nullptr) {
           // clamp then max = max then clamp: the clamp stays after the pool.
           clamp->clamp_only = false;
-          clamp->pool.window = l.pool;
+          clamp->pool.window = window;
           clamp->out_h = l.out_shape[1];
           clamp->out_w = l.out_shape[2];
           clamp->layers.push_back(li);
@@ -134,14 +149,14 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                                  "with a monotone clamp)");
         } else if (fits) {
           PoolOp& op = start(PoolOp{});
-          op.pool = Pooling{l.pool, avg};
-        } else if (avg && identity_pool_possible(l.pool, cur[1], cur[2], t)) {
+          op.pool = Pooling{window, avg};
+        } else if (avg && identity_pool_possible(window, cur[1], cur[2], t)) {
           const int k = l.pool.kernel;
           ConvOp& op = start(ConvOp{});
           op.identity = true;
           op.kernel = k;
           op.stride = l.pool.stride;
-          op.pad = 0;
+          op.pad = Pads{};
           const int64_t c = cur[0];
           op.weights = Tensor<int8_t>({c, c, k, k});
           for (int64_t ch = 0; ch < c; ++ch) {

@@ -28,14 +28,14 @@ std::string op_name(const OpBase& op, const Network& net) {
 
 // Beats a convolution needs: only taps inside the image (the padding filter).
 int64_t conv_beats(int64_t in_h, int64_t in_w, int64_t groups, int kh, int kw, int sh, int sw,
-                   int ph, int pw, int64_t out_h, int64_t out_w) {
+                   const Pads& pad, int64_t out_h, int64_t out_w) {
   const auto valid = [](int64_t o, int64_t in, int k, int s, int p) {
     const int64_t y0 = o * s - p;
     return std::min<int64_t>(k, in - y0) - std::max<int64_t>(0, -y0);
   };
   int64_t rows = 0, cols = 0;
-  for (int64_t oy = 0; oy < out_h; ++oy) rows += valid(oy, in_h, kh, sh, ph);
-  for (int64_t ox = 0; ox < out_w; ++ox) cols += valid(ox, in_w, kw, sw, pw);
+  for (int64_t oy = 0; oy < out_h; ++oy) rows += valid(oy, in_h, kh, sh, pad.top);
+  for (int64_t ox = 0; ox < out_w; ++ox) cols += valid(ox, in_w, kw, sw, pad.left);
   return rows * cols * groups;
 }
 
@@ -219,10 +219,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       const int k = first.kernel;
       const int64_t g2 = ceil_div(int64_t{k} * first.in_c, n);
       const int64_t plain = conv_beats(first.in_h, first.in_w, g, k, k, first.stride,
-                                       first.stride, first.pad, first.pad, first.conv_h,
-                                       first.conv_w);
+                                       first.stride, first.pad, first.conv_h, first.conv_w);
       const int64_t reordered = conv_beats(first.in_h, first.conv_w, g2, k, 1, first.stride, 1,
-                                           first.pad, 0, first.conv_h, first.conv_w);
+                                           Pads{first.pad.top, 0, first.pad.bottom, 0},
+                                           first.conv_h, first.conv_w);
       const bool want = o.reorder == Reorder::kAlways ||
                         (o.reorder == Reorder::kAuto && reordered < plain);
       if (want) {
@@ -261,13 +261,13 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       ConvPlan& q = std::get<ConvPlan>(pl.ops[k]);
       q.kh = q.kw = conv->kernel;
       q.sh = q.sw = conv->stride;
-      q.ph = q.pw = conv->pad;
+      q.pad = conv->pad;
       if (q.reorder) {
         q.g_in = ceil_div(int64_t{conv->kernel} * op.in_c, n);
         q.map_w = conv->conv_w;
         q.kw = 1;
         q.sw = 1;
-        q.pw = 0;
+        q.pad.left = q.pad.right = 0;
       }
       q.per_pass = int64_t{q.kh} * q.kw * q.g_in;
       q.passes = ceil_div(op.out_c, p);
@@ -276,19 +276,23 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     // The op's windows along each axis, as run: a POOL op is a 1 x 1 window
     // followed by its pool.
     const Pooling* pool = pooling(ops[k]);
-    const auto axis = [&](int64_t in, int64_t conv_out, int kernel, int stride, int pad) {
+    // `row`: the rows axis (top / bottom padding), else the columns (left / right).
+    const auto axis = [&](bool row, int64_t in, int64_t conv_out, int kernel, int stride,
+                          const Pads& pad) {
       AxisGeometry a;
       a.in = in;
       a.kernel = kernel;
       a.stride = stride;
-      a.pad_before = a.pad_after = pad;
+      a.pad_before = row ? pad.top : pad.left;
+      a.pad_after = row ? pad.bottom : pad.right;
       a.conv_out = conv_out;
       a.out = conv_out;
       if (pool != nullptr) {
         a.pooled = true;
         a.pool_kernel = pool->window.kernel;
         a.pool_stride = pool->window.stride;
-        a.pool_pad_before = a.pool_pad_after = pool->window.pad;
+        a.pool_pad_before = row ? pool->window.pad.top : pool->window.pad.left;
+        a.pool_pad_after = row ? pool->window.pad.bottom : pool->window.pad.right;
         a.pool_ceil = pool->window.ceil_mode;
         a.out = window_count(conv_out, a.pool_kernel, a.pool_stride, a.pool_pad_before,
                              a.pool_pad_after, a.pool_ceil);
@@ -297,11 +301,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     };
     if (const auto* cq = std::get_if<ConvPlan>(&pl.ops[k])) {
       const ConvOp& conv = std::get<ConvOp>(ops[k]);
-      m.rows = axis(m.map_h, conv.conv_h, cq->kh, cq->sh, cq->ph);
-      m.cols = axis(m.map_w, conv.conv_w, cq->kw, cq->sw, cq->pw);
+      m.rows = axis(true, m.map_h, conv.conv_h, cq->kh, cq->sh, cq->pad);
+      m.cols = axis(false, m.map_w, conv.conv_w, cq->kw, cq->sw, cq->pad);
     } else {
-      m.rows = axis(m.map_h, m.map_h, 1, 1, 0);
-      m.cols = axis(m.map_w, m.map_w, 1, 1, 0);
+      m.rows = axis(true, m.map_h, m.map_h, 1, 1, Pads{});
+      m.cols = axis(false, m.map_w, m.map_w, 1, 1, Pads{});
     }
     if (m.rows.out != op.out_h || m.cols.out != op.out_w) {
       throw Error(fmt::format("internal: {} computes [{}][{}], its layers [{}][{}]", b.name,
