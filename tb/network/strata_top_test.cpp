@@ -263,6 +263,38 @@ TEST_F(StrataTop, OverlappingWeightSlotsBitExact) {
   }
 }
 
+// Padding that differs per side (ONNX pads, TensorFlow's SAME at stride 2):
+// convolutions with and without a fused pool, a standalone pool, on a map in
+// one bank and on one in external memory run in bands.
+TEST_F(StrataTop, PaddingPerSideBitExact) {
+  const std::vector<std::pair<std::string, std::string>> nets = {
+      {"same_s2", "input: [3, 17, 14]\nlayers:\n"
+                  "  - {name: c1, type: conv, out_channels: 16, kernel: 3, stride: 2, "
+                  "pad: [0, 0, 1, 1], activation: relu}\n"
+                  "  - {name: p1, type: maxpool, kernel: 3, stride: 2, pad: [1, 0, 0, 1]}\n"
+                  "  - {name: c2, type: conv, out_channels: 8, kernel: 5, pad: [2, 1, 0, 3]}\n"
+                  "  - {name: p2, type: avgpool, kernel: 2, pad: [0, 1, 1, 0], "
+                  "ceil_mode: true}\n"},
+      {"banded", "input: [16, 90, 70]\nlayers:\n"
+                 "  - {name: c1, type: conv, out_channels: 16, kernel: 3, pad: [1, 0, 2, 1], "
+                 "activation: relu}\n"
+                 "  - {name: p1, type: maxpool, kernel: 2, stride: 2, pad: [1, 1, 0, 0]}\n"},
+  };
+  for (const auto& [name, yaml] : nets) {
+    SCOPED_TRACE(name);
+    const Network net = inline_network(name, yaml, 9);
+    bool per_side = false;
+    for (const Layer& l : net.layers) per_side = per_side || !l.symmetric_pads();
+    ASSERT_TRUE(per_side);
+    const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
+    if (name == "banded") {
+      expect_bit_exact(net, {image_of(batch, 0)}, 0.1);
+    } else {
+      expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1)}, 0.1);
+    }
+  }
+}
+
 // The digits model classifies all 1797 images on the RTL exactly as the
 // golden model does (batches of P images).
 TEST_F(StrataTop, DigitsAllImagesMatchGolden) {
