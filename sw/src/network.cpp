@@ -663,6 +663,26 @@ int64_t Network::macs() const {
   return n;
 }
 
+namespace {
+
+// Every channel's shift in 0..47 and the activation clamp inside int8.
+void check_requant_ranges(const Layer& l, const ErrorContext& where) {
+  for (size_t ch = 0; ch < l.requant.shift.size(); ++ch) {
+    if (l.requant.shift[ch] > kMaxShift) {
+      throw Error(fmt::format("output channel {} has shift {}, must be in 0..{}", ch,
+                              l.requant.shift[ch], kMaxShift),
+                  where);
+    }
+  }
+  if (l.requant.lo < kInt8Min || l.requant.hi > kInt8Max || l.requant.lo > l.requant.hi) {
+    throw Error(fmt::format("activation clamp [{}, {}] is not inside [-128, 127]", l.requant.lo,
+                            l.requant.hi),
+                where);
+  }
+}
+
+}  // namespace
+
 void validate_parameters(const Network& net) {
   for (const Layer& l : net.layers) {
     if (!l.has_requant()) continue;
@@ -678,13 +698,7 @@ void validate_parameters(const Network& net) {
                                 l.requant.shift.size(), n),
                     where);
       }
-      for (size_t ch = 0; ch < n; ++ch) {
-        if (l.requant.shift[ch] > kMaxShift) {
-          throw Error(fmt::format("channel {} has shift {}, must be in 0..{}", ch,
-                                  l.requant.shift[ch], kMaxShift),
-                      where);
-        }
-      }
+      check_requant_ranges(l, where);
       continue;
     }
     const Shape expected = weight_shape(l);
@@ -705,18 +719,7 @@ void validate_parameters(const Network& net) {
                               l.requant.multiplier.size(), l.requant.shift.size(), cout),
                   where);
     }
-    for (int64_t ch = 0; ch < cout; ++ch) {
-      if (l.requant.shift[ch] > kMaxShift) {
-        throw Error(fmt::format("output channel {} has shift {}, must be in 0..{}", ch,
-                                l.requant.shift[ch], kMaxShift),
-                    where);
-      }
-    }
-    if (l.requant.lo < kInt8Min || l.requant.hi > kInt8Max || l.requant.lo > l.requant.hi) {
-      throw Error(fmt::format("activation clamp [{}, {}] is not inside [-128, 127]", l.requant.lo,
-                              l.requant.hi),
-                  where);
-    }
+    check_requant_ranges(l, where);
     const int64_t fan_in = l.weights.size() / cout;
     for (int64_t ch = 0; ch < cout; ++ch) {
       const AccRange r = worst_case_acc(l.weights.data() + ch * fan_in, fan_in, l.bias[ch]);
