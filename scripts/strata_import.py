@@ -28,7 +28,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 try:
     import numpy as np
@@ -47,12 +46,12 @@ MAX_MULT = 65535
 MAX_SHIFT = 47
 
 
-class ImportError_(Exception):
+class ImportFailure(Exception):
     """An error in the model or the data: printed as one line, exit status 1."""
 
 
 def fail(msg):
-    raise ImportError_(msg)
+    raise ImportFailure(msg)
 
 
 def node_label(node):
@@ -94,9 +93,11 @@ class Graph:
             fail(f"graph input '{self.input.name}' is not float32")
         dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
         if len(dims) != 4:
-            fail(f"graph input '{self.input.name}' has {len(dims)} dimensions; expected [N, C, H, W]")
+            fail(f"graph input '{self.input.name}' has {len(dims)} dimensions; "
+                 "expected [N, C, H, W]")
         if any(d is None or d <= 0 for d in dims[1:]):
-            shown = [d.dim_param if not d.HasField("dim_value") else d.dim_value for d in t.shape.dim]
+            shown = [d.dim_value if d.HasField("dim_value") else d.dim_param
+                     for d in t.shape.dim]
             fail(f"graph input '{self.input.name}' has a dynamic or unknown shape {shown}; "
                  "C, H and W must be fixed (only the batch may be symbolic)")
         self.batch_fixed = dims[0] if dims[0] else None
@@ -244,7 +245,8 @@ class Converter:
         self.out_tensor = None
 
     def layer_name(self, node):
-        base = re.sub(r"[^A-Za-z0-9_-]", "_", node.name or node.output[0]).strip("_") or node.op_type
+        base = re.sub(r"[^A-Za-z0-9_-]", "_", node.name or node.output[0]).strip("_")
+        base = base or node.op_type
         if base == "input" or base[0] == "-":
             base = "l_" + base
         name, i = base, 1
@@ -291,7 +293,7 @@ class Converter:
             return None
         return {"clamp": [lo, hi]}
 
-    def requant_files(self, name, node, w, b, s_in, out, fc=False):
+    def requant_files(self, name, node, w, b, s_in, out):
         cout = w.shape[0]
         flat = w.reshape(cout, -1)
         s_w = np.max(np.abs(flat), axis=1) / 127.0
@@ -322,12 +324,15 @@ class Converter:
         depthwise = group != 1
         if depthwise and not (group == cin and w.shape[0] == cin and w.shape[1] == 1):
             fail(f"{node_label(node)}: group {group} is not supported (only 1 or depthwise: "
-                 f"group == channels == output channels, here {cin} channels, {w.shape[0]} outputs)")
+                 f"group == channels == output channels, here {cin} channels, "
+                 f"{w.shape[0]} outputs)")
         k, s, pad = kernel_geometry(node, g, self.act[x].shape, w.shape)
         out = node.output[0]
         bn = g.only_consumer(out)
         if bn is not None and bn.op_type == "BatchNormalization":
             check_attrs(bn, {"epsilon", "momentum", "training_mode", "spatial"})
+            if attrs(bn).get("training_mode", 0) or len(bn.output) > 1:
+                fail(f"{node_label(bn)}: training-mode batch normalisation is not supported")
             eps = attrs(bn).get("epsilon", 1e-5)
             gamma, beta, mean, var = (g.const(bn, t, "BatchNormalization parameter")
                                       for t in bn.input[1:5])
@@ -372,7 +377,7 @@ class Converter:
         a = self.activation_yaml(act_node, self.scale[out])
         if a is not None:
             layer["activation"] = a
-        self.requant_files(name, node, w, b, self.scale[x], out, fc=True)
+        self.requant_files(name, node, w, b, self.scale[x], out)
         self.emit(node, layer, [x], out, self.scale[out])
 
     def gemm(self, node):
@@ -387,8 +392,8 @@ class Converter:
         w = w * a.get("alpha", 1.0)
         b = np.zeros(w.shape[0])
         if len(node.input) > 2 and node.input[2]:
-            b = np.broadcast_to(g.const(node, node.input[2], "bias").reshape(-1) * a.get("beta", 1.0),
-                                (w.shape[0],)).copy()
+            c = g.const(node, node.input[2], "bias").reshape(-1) * a.get("beta", 1.0)
+            b = np.broadcast_to(c, (w.shape[0],)).copy()
         self.fc(node, w, b, node.input[0])
 
     def matmul(self, node):
@@ -513,7 +518,8 @@ class Converter:
             else:
                 fail(f"{node_label(node)}: unsupported operator {op}")
         if self.out_tensor != self.g.outputs[0] or not self.layers:
-            fail(f"graph output '{self.g.outputs[0]}' is not the result of the last supported layer")
+            fail(f"graph output '{self.g.outputs[0]}' is not the result of the last "
+                 "supported layer")
 
 
 # ---- output -----------------------------------------------------------------------
@@ -609,7 +615,7 @@ def main(argv):
     tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs))
     try:
         act = run_float(data, g, x, tensors)
-    except ImportError_:
+    except ImportFailure:
         raise
     except Exception as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
@@ -644,7 +650,7 @@ def main(argv):
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except ImportError_ as e:
+    except ImportFailure as e:
         print(f"strata: error: {e}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:

@@ -76,7 +76,8 @@ def make_model(name, nodes, inits, in_shape, out_name, out_shape=None, opset=13)
 
 
 def bn(prefix, c, x, y):
-    inits = [init(f"{prefix}_g", RNG.uniform(0.5, 1.5, c)), init(f"{prefix}_b", RNG.normal(0, .2, c)),
+    inits = [init(f"{prefix}_g", RNG.uniform(0.5, 1.5, c)),
+             init(f"{prefix}_b", RNG.normal(0, .2, c)),
              init(f"{prefix}_m", RNG.normal(0, .2, c)), init(f"{prefix}_v", RNG.uniform(.5, 2, c))]
     node = helper.make_node("BatchNormalization", [x] + [i.name for i in inits], [y],
                             name=f"{prefix}", epsilon=1e-5)
@@ -129,6 +130,26 @@ def model_mlp():
     n.append(helper.make_node("Relu", ["hb"], ["hr"], name="fc1_relu"))
     n.append(helper.make_node("Gemm", ["hr", "w2"], ["y"], name="fc2"))
     return make_model("mlp", n, i, [1, 2, 8, 8], "y", [1, 5])
+
+
+def model_relu6():
+    """Conv (auto_pad SAME_UPPER, stride 2) + Clip(-1, 6) that clips, MaxPool (ceil mode) +
+    Clip(0, 1) on its own (a clamp layer), AveragePool, Flatten, Gemm; a node without a name."""
+    n, i = [], []
+    i += [init("c_w", 4 * conv_w(6, 2, 3)), init("c_b", RNG.normal(0, .1, 6)),
+          init("lo", 0.0), init("lo_m1", -1.0), init("hi", 6.0), init("hi1", 1.0)]
+    n.append(helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], kernel_shape=[3, 3],
+                              strides=[2, 2], auto_pad="SAME_UPPER"))
+    n.append(helper.make_node("Clip", ["c", "lo_m1", "hi"], ["c6"], name="clip_m1_6"))
+    n.append(helper.make_node("MaxPool", ["c6"], ["m"], name="pool", kernel_shape=[3, 3],
+                              strides=[2, 2], ceil_mode=1))
+    n.append(helper.make_node("Clip", ["m", "lo", "hi1"], ["mc"], name="clip01"))
+    # ONNX's default stride is 1, not the kernel.
+    n.append(helper.make_node("AveragePool", ["mc"], ["a"], name="avg", kernel_shape=[2, 2]))
+    n.append(helper.make_node("Flatten", ["a"], ["f"], name="flat"))
+    i += [init("fc_w", RNG.normal(0, .5, (6 * 4 * 4, 7)))]
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("relu6", n, i, [1, 2, 19, 19], "y", [1, 7])
 
 
 def strata(*args):
@@ -206,6 +227,13 @@ def main():
 def run_all(work):
     import_and_compare(work, model_convnet(), 64, 0.10, 0.85)
     import_and_compare(work, model_mlp(), 64, 0.10, 0.85)
+    import_and_compare(work, model_relu6(), 64, 0.10, 0.85)
+    yaml = open(os.path.join(work, "relu6", "relu6.yaml")).read()
+    # s_out = 6 / 127 (the clip's largest output), so Clip(-1, 6) is [-21, 127]; Clip(0, 1)
+    # after the pool keeps the pool's scale: [0, round(1 / s)].
+    check("activation: {clamp: [-21, 127]}" in yaml and "type: clamp, lo: 0, hi: 21}" in yaml
+          and "ceil_mode: true" in yaml,
+          "relu6: Clip(-1, 6) fused as a clamp activation, Clip after a pool as a clamp layer")
 
     good = model_convnet()
     data = good.SerializeToString()
@@ -221,7 +249,8 @@ def run_all(work):
         [helper.make_node("LSTM", ["x", "W", "R"], ["y"], name="lstm1", hidden_size=2)], "lstm",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1, 2])],
-        initializer=[init("W", RNG.normal(0, 1, (1, 8, 2))), init("R", RNG.normal(0, 1, (1, 8, 2)))])
+        initializer=[init("W", RNG.normal(0, 1, (1, 8, 2))),
+                     init("R", RNG.normal(0, 1, (1, 8, 2)))])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
     expect_error(work, "lstm", m.SerializeToString(), (4, 1, 2, 2), "'lstm1' (LSTM)")
@@ -235,9 +264,9 @@ def run_all(work):
                    [init("w", conv_w(4, 2, 1))], [1, 4, 4, 4], "y", [1, 4, 4, 4])
     expect_error(work, "grouped", m.SerializeToString(), (4, 4, 4, 4), "gconv")
     # count_include_pad = 1.
-    m = make_model("cip", [helper.make_node("AveragePool", ["x"], ["y"], name="avgcip",
-                                            kernel_shape=[3, 3], pads=[1, 1, 1, 1],
-                                            count_include_pad=1)], [], [1, 2, 4, 4], "y", [1, 2, 4, 4])
+    cip = helper.make_node("AveragePool", ["x"], ["y"], name="avgcip", kernel_shape=[3, 3],
+                           pads=[1, 1, 1, 1], count_include_pad=1)
+    m = make_model("cip", [cip], [], [1, 2, 4, 4], "y", [1, 2, 4, 4])
     expect_error(work, "cip", m.SerializeToString(), (4, 2, 4, 4), "avgcip")
     # Two graph outputs.
     g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r"),
