@@ -611,6 +611,9 @@ def main(argv):
     if not np.issubdtype(x.dtype, np.floating) or not np.all(np.isfinite(x)):
         fail(f"{a.calibration}: expected finite float values, dtype {x.dtype}")
     x = x.astype(np.float32)
+    if g.batch_fixed and len(x) % g.batch_fixed:
+        fail(f"{a.calibration}: {len(x)} images, not a multiple of the model's fixed batch "
+             f"{g.batch_fixed}")
 
     tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs))
     try:
