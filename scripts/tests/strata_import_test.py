@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Tests of `strata import` (scripts/strata_import.py), run by ctest (strata_import, label unit).
+
+Builds small float ONNX models with onnx.helper (no PyTorch), imports them with
+the built `strata import`, loads the result with `strata info`, runs the golden
+model (`strata run`) on the quantised calibration images and compares its
+dequantised output with onnxruntime's float output; then the error cases.
+
+  strata_import_test.py --strata build/sw/strata --source SRC [--keep DIR]
+
+Needs the project venv (.venv: numpy, onnx, onnxruntime; `make setup`). Started by
+another python (ctest uses /usr/bin/python3), it re-runs itself with the venv's;
+without the venv or its packages it exits 77, which ctest reports as skipped.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def reexec_in_venv(source):
+    py = os.path.join(source, ".venv", "bin", "python")
+    # The venv's python is a symlink to the system one: compare the prefixes.
+    if os.path.realpath(sys.prefix) != os.path.realpath(os.path.join(source, ".venv")) and \
+            os.path.exists(py) and not os.environ.get("STRATA_IMPORT_TEST_REEXEC"):
+        os.environ["STRATA_IMPORT_TEST_REEXEC"] = "1"
+        os.execv(py, [py] + sys.argv)
+
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--strata", required=True)
+ap.add_argument("--source", required=True)
+ap.add_argument("--keep", help="keep the models and imports in this directory")
+ARGS = ap.parse_args()
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    import onnxruntime as ort
+except ImportError as e:
+    reexec_in_venv(ARGS.source)
+    print(f"SKIP: strata import tests need numpy, onnx and onnxruntime in {ARGS.source}/.venv "
+          f"({e.name} is missing): run make setup")
+    sys.exit(SKIP)
+
+RNG = np.random.default_rng(34)
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr, dtype=np.float32), name)
+
+
+def conv_w(cout, cin, k):
+    return RNG.normal(0, 1.0 / np.sqrt(cin * k * k), (cout, cin, k, k))
+
+
+def make_model(name, nodes, inits, in_shape, out_name, out_shape=None, opset=13):
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+                          [helper.make_tensor_value_info(out_name, TensorProto.FLOAT, out_shape)],
+                          initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def bn(prefix, c, x, y):
+    inits = [init(f"{prefix}_g", RNG.uniform(0.5, 1.5, c)),
+             init(f"{prefix}_b", RNG.normal(0, .2, c)),
+             init(f"{prefix}_m", RNG.normal(0, .2, c)), init(f"{prefix}_v", RNG.uniform(.5, 2, c))]
+    node = helper.make_node("BatchNormalization", [x] + [i.name for i in inits], [y],
+                            name=f"{prefix}", epsilon=1e-5)
+    return node, inits
+
+
+def model_convnet():
+    """Conv+BN+Relu (asymmetric pads), depthwise Conv + Clip(0, 6), Add shortcut + Relu,
+    MaxPool, Conv, GlobalAveragePool, Flatten, Gemm."""
+    n, i = [], []
+    i += [init("c1_w", conv_w(8, 3, 3)), init("c1_b", RNG.normal(0, .1, 8))]
+    n.append(helper.make_node("Conv", ["x", "c1_w", "c1_b"], ["c1"], name="conv1",
+                              kernel_shape=[3, 3], pads=[0, 0, 1, 1], strides=[2, 2]))
+    b, bi = bn("bn1", 8, "c1", "b1")
+    n.append(b), i.extend(bi)
+    n.append(helper.make_node("Relu", ["b1"], ["r1"], name="relu1"))
+    i += [init("dw_w", conv_w(8, 1, 3)), init("dw_b", RNG.normal(0, .1, 8)),
+          init("lo", 0.0), init("hi", 6.0)]
+    n.append(helper.make_node("Conv", ["r1", "dw_w", "dw_b"], ["d1"], name="dw1", group=8,
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Clip", ["d1", "lo", "hi"], ["d1c"], name="relu6"))
+    i += [init("pw_w", conv_w(8, 8, 1))]
+    n.append(helper.make_node("Conv", ["d1c", "pw_w"], ["p1"], name="pw1", kernel_shape=[1, 1]))
+    n.append(helper.make_node("Add", ["p1", "r1"], ["a1"], name="add1"))
+    n.append(helper.make_node("Relu", ["a1"], ["a1r"], name="relu_add"))
+    n.append(helper.make_node("MaxPool", ["a1r"], ["m1"], name="pool1", kernel_shape=[2, 2],
+                              strides=[2, 2]))
+    i += [init("c2_w", conv_w(16, 8, 3)), init("c2_b", RNG.normal(0, .1, 16))]
+    n.append(helper.make_node("Conv", ["m1", "c2_w", "c2_b"], ["c2"], name="conv2",
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Relu", ["c2"], ["r2"], name="relu2"))
+    n.append(helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"))
+    n.append(helper.make_node("Flatten", ["g"], ["f"], name="flat", axis=1))
+    i += [init("fc_w", RNG.normal(0, .5, (10, 16))), init("fc_b", RNG.normal(0, .1, 10))]
+    n.append(helper.make_node("Gemm", ["f", "fc_w", "fc_b"], ["y"], name="fc", transB=1))
+    return make_model("convnet", n, i, [1, 3, 16, 16], "y", [1, 10])
+
+
+def model_mlp():
+    """AveragePool (pads, count_include_pad 0), Reshape [N, -1], MatMul + Add, Relu, Gemm."""
+    n, i = [], []
+    n.append(helper.make_node("AveragePool", ["x"], ["p"], name="avg", kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[1, 1, 1, 1]))
+    i += [init("shape", np.array([1, -1])), init("w1", RNG.normal(0, .3, (2 * 4 * 4, 12))),
+          init("b1", RNG.normal(0, .1, 12)), init("w2", RNG.normal(0, .3, (12, 5)))]
+    i[0] = numpy_helper.from_array(np.array([1, -1], dtype=np.int64), "shape")
+    n.append(helper.make_node("Reshape", ["p", "shape"], ["r"], name="reshape"))
+    n.append(helper.make_node("MatMul", ["r", "w1"], ["h"], name="fc1"))
+    n.append(helper.make_node("Add", ["h", "b1"], ["hb"], name="fc1_bias"))
+    n.append(helper.make_node("Relu", ["hb"], ["hr"], name="fc1_relu"))
+    n.append(helper.make_node("Gemm", ["hr", "w2"], ["y"], name="fc2"))
+    return make_model("mlp", n, i, [1, 2, 8, 8], "y", [1, 5])
+
+
+def model_relu6():
+    """Conv (auto_pad SAME_UPPER, stride 2) + Clip(-1, 6) that clips, MaxPool (ceil mode) +
+    Clip(0, 1) on its own (a clamp layer), AveragePool, Flatten, Gemm; a node without a name."""
+    n, i = [], []
+    i += [init("c_w", 4 * conv_w(6, 2, 3)), init("c_b", RNG.normal(0, .1, 6)),
+          init("lo", 0.0), init("lo_m1", -1.0), init("hi", 6.0), init("hi1", 1.0)]
+    n.append(helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], kernel_shape=[3, 3],
+                              strides=[2, 2], auto_pad="SAME_UPPER"))
+    n.append(helper.make_node("Clip", ["c", "lo_m1", "hi"], ["c6"], name="clip_m1_6"))
+    n.append(helper.make_node("MaxPool", ["c6"], ["m"], name="pool", kernel_shape=[3, 3],
+                              strides=[2, 2], ceil_mode=1))
+    n.append(helper.make_node("Clip", ["m", "lo", "hi1"], ["mc"], name="clip01"))
+    # ONNX's default stride is 1, not the kernel.
+    n.append(helper.make_node("AveragePool", ["mc"], ["a"], name="avg", kernel_shape=[2, 2]))
+    n.append(helper.make_node("Flatten", ["a"], ["f"], name="flat"))
+    i += [init("fc_w", RNG.normal(0, .5, (6 * 4 * 4, 7)))]
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("relu6", n, i, [1, 2, 19, 19], "y", [1, 7])
+
+
+def strata(*args):
+    return subprocess.run([ARGS.strata, *args], capture_output=True, text=True)
+
+
+def float_output(model_path, x):
+    sess = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+    return np.concatenate([sess.run(None, {"x": x[k:k + 1]})[0] for k in range(len(x))])
+
+
+def import_and_compare(work, model, images, tol, min_top1):
+    """Imports `model`; checks info, the golden run against onnxruntime; tol is the largest
+    max abs error allowed as a fraction of the float output range."""
+    name = model.graph.name
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(model, path)
+    calib = os.path.join(work, name + "_calib.npy")
+    x = RNG.normal(0, 1, (images, *[d.dim_value for d in model.graph.input[0].type.tensor_type
+                                      .shape.dim][1:])).astype(np.float32)
+    np.save(calib, x)
+    out = os.path.join(work, name)
+    r = strata("import", path, "--calibration", calib, "--out", out)
+    check(r.returncode == 0, f"{name}: strata import exits 0 ({r.stderr.strip()})")
+    if r.returncode != 0:
+        return
+    print(r.stdout)
+    yaml = os.path.join(out, name + ".yaml")
+    info = strata("info", yaml)
+    check(info.returncode == 0 and "not present" not in info.stdout,
+          f"{name}: strata info loads the YAML and every parameter file ({info.stderr.strip()})")
+    y_path = os.path.join(out, "golden.npy")
+    run = strata("run", yaml, "--input", os.path.join(out, "calibration_input.npy"),
+                 "--output", y_path)
+    check(run.returncode == 0, f"{name}: strata run (golden) exits 0 ({run.stderr.strip()})")
+    if run.returncode != 0:
+        return
+    # The output scale the importer used: it prints it; recompute it the same way.
+    f = float_output(path, x).reshape(images, -1)
+    s_out = np.max(np.abs(f)) / 127.0
+    y = np.load(y_path).astype(np.float64).reshape(images, -1) * s_out
+    err = np.abs(y - f)
+    rng = np.max(np.abs(f))
+    top1 = np.mean(np.argmax(y, 1) == np.argmax(f, 1))
+    print(f"{name}: max abs error {err.max():.4f} ({100 * err.max() / rng:.2f} % of the output "
+          f"range {rng:.3f}), mean {err.mean():.4f}, top-1 agreement {100 * top1:.1f} %")
+    check(err.max() <= tol * rng, f"{name}: max abs error within {100 * tol:.0f} % of the range")
+    check(top1 >= min_top1, f"{name}: top-1 agrees on at least {100 * min_top1:.0f} % of images")
+    # The importer's own report names the same figures.
+    check("top-1 agreement" in r.stdout and "max abs error" in r.stdout,
+          f"{name}: import prints the float vs int8 agreement")
+
+
+def expect_error(work, label, model_bytes, calib_shape, needle, model_shape_dims=None):
+    path = os.path.join(work, label + ".onnx")
+    with open(path, "wb") as f:
+        f.write(model_bytes)
+    calib = os.path.join(work, label + "_calib.npy")
+    np.save(calib, RNG.normal(0, 1, calib_shape).astype(np.float32))
+    r = strata("import", path, "--calibration", calib, "--out", os.path.join(work, label))
+    err = r.stderr.strip()
+    ok = (r.returncode == 1 and err.startswith("strata: error:") and len(err.splitlines()) == 1
+          and "Traceback" not in err and needle in err)
+    check(ok, f"error {label}: exit {r.returncode}, one line naming '{needle}': {err}")
+
+
+def main():
+    if not ARGS.keep:
+        with tempfile.TemporaryDirectory(prefix="strata_import_test_") as work:
+            return run_all(work)
+    os.makedirs(ARGS.keep, exist_ok=True)
+    return run_all(ARGS.keep)
+
+
+def run_all(work):
+    import_and_compare(work, model_convnet(), 64, 0.10, 0.85)
+    import_and_compare(work, model_mlp(), 64, 0.10, 0.85)
+    import_and_compare(work, model_relu6(), 64, 0.10, 0.85)
+    yaml = open(os.path.join(work, "relu6", "relu6.yaml")).read()
+    # s_out = 6 / 127 (the clip's largest output), so Clip(-1, 6) is [-21, 127]; Clip(0, 1)
+    # after the pool keeps the pool's scale: [0, round(1 / s)].
+    check("activation: {clamp: [-21, 127]}" in yaml and "type: clamp, lo: 0, hi: 21}" in yaml
+          and "ceil_mode: true" in yaml,
+          "relu6: Clip(-1, 6) fused as a clamp activation, Clip after a pool as a clamp layer")
+
+    good = model_convnet()
+    data = good.SerializeToString()
+    expect_error(work, "truncated", data[:len(data) // 2], (4, 3, 16, 16), "truncated.onnx")
+    expect_error(work, "wrong_calibration", data, (4, 3, 16, 15), "wrong_calibration_calib.npy")
+    # An unsupported operator in the middle: Softmax between two layers, and an LSTM.
+    n = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", kernel_shape=[1, 1]),
+         helper.make_node("Softmax", ["c"], ["s"], name="mid_softmax", axis=1),
+         helper.make_node("Conv", ["s", "w"], ["y"], name="conv2", kernel_shape=[1, 1])]
+    m = make_model("softmax", n, [init("w", conv_w(3, 3, 1))], [1, 3, 4, 4], "y", [1, 3, 4, 4])
+    expect_error(work, "softmax", m.SerializeToString(), (4, 3, 4, 4), "mid_softmax")
+    g = helper.make_graph(
+        [helper.make_node("LSTM", ["x", "W", "R"], ["y"], name="lstm1", hidden_size=2)], "lstm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1, 2])],
+        initializer=[init("W", RNG.normal(0, 1, (1, 8, 2))),
+                     init("R", RNG.normal(0, 1, (1, 8, 2)))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    expect_error(work, "lstm", m.SerializeToString(), (4, 1, 2, 2), "'lstm1' (LSTM)")
+    # Dynamic spatial shape.
+    m = make_model("dynamic", [helper.make_node("Relu", ["x"], ["y"], name="r")], [],
+                   [1, 3, "H", "W"], "y", [1, 3, "H", "W"])
+    expect_error(work, "dynamic", m.SerializeToString(), (4, 3, 4, 4), "dynamic or unknown shape")
+    # Grouped (not depthwise) convolution.
+    m = make_model("grouped", [helper.make_node("Conv", ["x", "w"], ["y"], name="gconv", group=2,
+                                                kernel_shape=[1, 1])],
+                   [init("w", conv_w(4, 2, 1))], [1, 4, 4, 4], "y", [1, 4, 4, 4])
+    expect_error(work, "grouped", m.SerializeToString(), (4, 4, 4, 4), "gconv")
+    # count_include_pad = 1.
+    cip = helper.make_node("AveragePool", ["x"], ["y"], name="avgcip", kernel_shape=[3, 3],
+                           pads=[1, 1, 1, 1], count_include_pad=1)
+    m = make_model("cip", [cip], [], [1, 2, 4, 4], "y", [1, 2, 4, 4])
+    expect_error(work, "cip", m.SerializeToString(), (4, 2, 4, 4), "avgcip")
+    # Two graph outputs.
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r"),
+                           helper.make_node("Relu", ["x"], ["z"], name="r2")], "two",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2, 2]),
+                           helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 1, 2, 2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    expect_error(work, "two_outputs", m.SerializeToString(), (4, 1, 2, 2), "2 graph outputs")
+    expect_error(work, "empty", b"", (1, 1, 2, 2), "empty.onnx")
+
+    print(f"\n{len(FAILS)} failure(s)" + (": " + "; ".join(FAILS) if FAILS else ""))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
