@@ -6,18 +6,35 @@ operation is computed here by PyTorch in float64 on integer-valued tensors
 (exact: every accumulator is an integer far below 2^53), then requantised or
 averaged by the contract's integer rules in exact int64 numpy:
 
-  conv    torch.nn.functional.conv2d (bias, stride, padding), then
-          y = clamp(rshift_round(acc * M[c], S[c]), lo, hi)
+  conv    torch.nn.functional.conv2d (bias, stride, padding, groups), then
+          y = clamp(rshift_round(acc * M[c], S[c]), lo, hi); padding per side
+          (ONNX order top, left, bottom, right) is torch.nn.functional.pad with
+          zeros before an unpadded conv2d; groups = C is a depthwise convolution
   fc      torch.nn.functional.linear on the input flattened in C, H, W order,
           then the same requantisation
-  maxpool torch.nn.functional.max_pool2d (padding, ceil_mode)
+  maxpool torch.nn.functional.max_pool2d (padding, ceil_mode); padding per
+          side is torch.nn.functional.pad with -inf before an unpadded pool
   avgpool sum and count of the valid elements of each window from
           torch.nn.functional.avg_pool2d(divisor_override=1) on the data and on
-          a tensor of ones (padded zeros add nothing to either), then
+          a tensor of ones (padded zeros add nothing to either; padding per
+          side is torch.nn.functional.pad with zeros), then
+          floor((2 * sum + n) / (2 * n))
+  add     two int8 maps of one shape, in exact int64 numpy:
+          y = clamp(rshift_round(a * Ma[c] + b * Mb[c], S[c]), lo, hi)
+  global_avgpool
+          each channel's sum from torch.sum over H and W, n = H * W, then
           floor((2 * sum + n) / (2 * n))
 
+In ceil mode the contract drops a last window that starts in the padding after
+the input; PyTorch on a pre-padded tensor would keep it (holding no input
+element). The script fails on a window without an input element, so the
+per-side pool cases it writes have the same output size under both rules.
+
 Output: tests/data/reference/<case>/{input,weights,bias,mult,shift,expected}.npy
-and tests/data/reference/manifest.json, read by sw/tests/reference_test.cpp.
+(add: {input,input_b,mult_a,mult_b,shift,expected}.npy) and
+tests/data/reference/manifest.json, read by sw/tests/reference_test.cpp. A
+manifest "pad" is one number for every side or [top, left, bottom, right]; conv
+cases with the latter also give "groups".
 Deterministic (seeded): running it twice gives identical files.
 
 Usage: /usr/bin/python3 scripts/make_reference_vectors.py [--out-dir DIR]
@@ -38,6 +55,11 @@ SEED = 7031
 N_RANDOM_CONV = 12
 N_RANDOM_FC = 4
 N_RANDOM_POOL = 6         # of each kind
+N_RANDOM_GROUPED = 10     # grouped and depthwise convolutions, padding per side
+N_RANDOM_ASYM_CONV = 4    # one group, padding per side
+N_RANDOM_ASYM_POOL = 4    # of each kind, padding per side
+N_RANDOM_ADD = 4
+N_RANDOM_GAP = 3
 
 INT8_MIN, INT8_MAX = -128, 127
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -96,8 +118,19 @@ def f64(a):
     return torch.from_numpy(np.asarray(a, dtype=np.float64))
 
 
-def conv_acc(x, w, b, stride, pad):
-    out = F.conv2d(f64(x)[None], f64(w), f64(b), stride=stride, padding=pad)
+def torch_pads(pads):
+    """ONNX (top, left, bottom, right) -> torch.nn.functional.pad's (left, right, top, bottom)."""
+    top, left, bottom, right = pads
+    return (left, right, top, bottom)
+
+
+def conv_acc(x, w, b, stride, pad, groups=1):
+    """pad: one number for every side, or (top, left, bottom, right)."""
+    if isinstance(pad, tuple):
+        data = F.pad(f64(x)[None], torch_pads(pad))
+        out = F.conv2d(data, f64(w), f64(b), stride=stride, groups=groups)
+    else:
+        out = F.conv2d(f64(x)[None], f64(w), f64(b), stride=stride, padding=pad, groups=groups)
     return exact_int(out[0], "conv2d")
 
 
@@ -107,12 +140,27 @@ def fc_acc(x, w, b):
 
 
 def maxpool(x, kernel, stride, pad, ceil_mode):
-    out = F.max_pool2d(f64(x)[None], kernel, stride, pad, ceil_mode=ceil_mode)
+    """pad: one number for every side, or (top, left, bottom, right) padded with
+    -inf (ignored by max); a window of padding alone would give -inf and fail."""
+    if isinstance(pad, tuple):
+        data = F.pad(f64(x)[None], torch_pads(pad), value=-np.inf)
+        out = F.max_pool2d(data, kernel, stride, 0, ceil_mode=ceil_mode)
+        if not torch.all(torch.isfinite(out)):
+            raise ValueError("a pooling window holds no input element")
+    else:
+        out = F.max_pool2d(f64(x)[None], kernel, stride, pad, ceil_mode=ceil_mode)
     return exact_int(out[0], "max_pool2d").astype(np.int8)
 
 
 def avgpool(x, kernel, stride, pad, ceil_mode):
+    """pad as for maxpool; per-side padding adds zeros to both the data and the
+    tensor of ones, so it adds nothing to the sums or the counts."""
+    per_side = torch_pads(pad) if isinstance(pad, tuple) else None
+
     def window_sums(t):
+        if per_side is not None:
+            return F.avg_pool2d(F.pad(t[None], per_side), kernel, stride, 0,
+                                ceil_mode=ceil_mode, divisor_override=1)[0]
         return F.avg_pool2d(t[None], kernel, stride, pad, ceil_mode=ceil_mode,
                             divisor_override=1)[0]
     data = f64(x)
@@ -121,6 +169,22 @@ def avgpool(x, kernel, stride, pad, ceil_mode):
     if count.min() < 1:
         raise ValueError("a pooling window holds no input element")
     return avg_round(total, count).astype(np.int8)
+
+
+def global_avgpool(x):
+    data = f64(x)
+    total = exact_int(torch.sum(data, dim=(1, 2), keepdim=True), "global sum")
+    count = x.shape[1] * x.shape[2]
+    return avg_round(total, np.int64(count)).astype(np.int8)
+
+
+def residual_add(a, b, mult_a, mult_b, shift, lo, hi):
+    """Exact int64: clamp(rshift_round(a * Ma[c] + b * Mb[c], S[c]), lo, hi)."""
+    ma = mult_a.astype(np.int64)[:, None, None]
+    mb = mult_b.astype(np.int64)[:, None, None]
+    s = shift.astype(np.int64)[:, None, None]
+    total = a.astype(np.int64) * ma + b.astype(np.int64) * mb
+    return np.clip(rshift_round(total, s), lo, hi).astype(np.int8)
 
 
 # ----------------------------------------------------------------------------
@@ -175,17 +239,21 @@ class Builder:
             raise ValueError(f"case name '{name}' must be unique and [A-Za-z0-9_]+")
 
     def weighted(self, name, op, x, w, b, clamp, requant=None, geometry=None):
-        """A conv or fc case: op 'conv' (geometry = (kernel, stride, pad)) or 'fc'.
+        """A conv or fc case: op 'conv' (geometry = (kernel, stride, pad, groups),
+        pad one number or (top, left, bottom, right)) or 'fc'.
 
         requant: (mult, shift) arrays, or None to choose them from the accumulators.
         """
         self._check_name(name)
         if op == "conv":
-            kernel, stride, pad = geometry
-            if w.shape[2] != kernel or pad >= kernel or x.shape[1] + 2 * pad < kernel \
-                    or x.shape[2] + 2 * pad < kernel:
+            kernel, stride, pad, groups = geometry
+            top, left, bottom, right = pad if isinstance(pad, tuple) else (pad,) * 4
+            if w.shape[2] != kernel or max(top, left, bottom, right) >= kernel \
+                    or x.shape[1] + top + bottom < kernel or x.shape[2] + left + right < kernel \
+                    or x.shape[0] % groups or w.shape[0] % groups \
+                    or w.shape[1] * groups != x.shape[0]:
                 raise ValueError(f"{name}: impossible convolution geometry")
-            acc = conv_acc(x, w, b, stride, pad)
+            acc = conv_acc(x, w, b, stride, pad, groups)
         else:
             acc = fc_acc(x, w, b)
         check_acc(acc, name)
@@ -201,18 +269,26 @@ class Builder:
             "mult": (mult, np.uint16), "shift": (shift, np.uint8),
             "expected": (expected, np.int8)})
         case = {"name": name, "op": op}
-        if op == "conv":
+        if op == "conv" and isinstance(pad, tuple):
+            case.update({"kernel": kernel, "stride": stride, "pad": list(pad), "groups": groups})
+        elif op == "conv":
+            if groups != 1:
+                raise ValueError(f"{name}: give a grouped convolution's pads per side")
             case.update({"kernel": kernel, "stride": stride, "pad": pad})
         case.update({"lo": lo, "hi": hi, "files": files})
         self.cases.append(case)
 
     def conv(self, name, cin, h, w, cout, kernel, stride=1, pad=0, clamp=NONE, requant=None,
-             x=None, weights=None, bias=None):
+             x=None, weights=None, bias=None, groups=1):
+        """pad: one number (the manifest's "pad": n) or a (top, left, bottom,
+        right) tuple (written as "pad": [t, l, b, r] with "groups")."""
         x = int8_data(self.rng, (cin, h, w)) if x is None else x
-        weights = int8_data(self.rng, (cout, cin, kernel, kernel)) if weights is None else weights
+        if weights is None:
+            weights = int8_data(self.rng, (cout, cin // groups, kernel, kernel))
         if bias is None:
             bias = self.rng.integers(-20000, 20000, size=cout, endpoint=True).astype(np.int32)
-        self.weighted(name, "conv", x, weights, bias, clamp, requant, (kernel, stride, pad))
+        self.weighted(name, "conv", x, weights, bias, clamp, requant,
+                      (kernel, stride, pad, groups))
 
     def fc(self, name, in_shape, cout, clamp=NONE, requant=None):
         x = int8_data(self.rng, in_shape)
@@ -221,8 +297,12 @@ class Builder:
         self.weighted(name, "fc", x, weights, bias, clamp, requant)
 
     def pool(self, name, op, x, kernel, stride, pad=0, ceil_mode=False):
+        """pad: one number, or (top, left, bottom, right) each below the kernel."""
         self._check_name(name)
-        if pad > kernel // 2:
+        if isinstance(pad, tuple):
+            if len(pad) != 4 or max(pad) >= kernel:
+                raise ValueError(f"{name}: pads per side must be four values below the kernel")
+        elif pad > kernel // 2:
             raise ValueError(f"{name}: PyTorch needs pooling pad <= kernel // 2")
         if isinstance(x, tuple):
             x = int8_data(self.rng, x)
@@ -230,7 +310,37 @@ class Builder:
         expected = fn(x, kernel, stride, pad, ceil_mode)
         files = self._write(name, {"input": (x, np.int8), "expected": (expected, np.int8)})
         self.cases.append({"name": name, "op": op, "kernel": kernel, "stride": stride,
-                           "pad": pad, "ceil_mode": ceil_mode, "files": files})
+                           "pad": list(pad) if isinstance(pad, tuple) else pad,
+                           "ceil_mode": ceil_mode, "files": files})
+
+    def add(self, name, a, b, mult_a, mult_b, shift, clamp=NONE):
+        """A residual add; a and b are arrays or a shape to draw both from."""
+        self._check_name(name)
+        if isinstance(a, tuple):
+            a = int8_data(self.rng, a)
+        if isinstance(b, tuple):
+            b = int8_data(self.rng, b)
+        mult_a = np.asarray(mult_a, dtype=np.uint16)
+        mult_b = np.asarray(mult_b, dtype=np.uint16)
+        shift = np.asarray(shift, dtype=np.uint8)
+        if a.shape != b.shape or a.ndim != 3 or shift.max() > MAX_SHIFT \
+                or not len(mult_a) == len(mult_b) == len(shift) == a.shape[0]:
+            raise ValueError(f"{name}: bad add shapes or parameters")
+        lo, hi = clamp
+        expected = residual_add(a, b, mult_a, mult_b, shift, lo, hi)
+        files = self._write(name, {
+            "input": (a, np.int8), "input_b": (b, np.int8), "mult_a": (mult_a, np.uint16),
+            "mult_b": (mult_b, np.uint16), "shift": (shift, np.uint8),
+            "expected": (expected, np.int8)})
+        self.cases.append({"name": name, "op": "add", "lo": lo, "hi": hi, "files": files})
+
+    def global_avgpool(self, name, x):
+        self._check_name(name)
+        if isinstance(x, tuple):
+            x = int8_data(self.rng, x)
+        expected = global_avgpool(x)
+        files = self._write(name, {"input": (x, np.int8), "expected": (expected, np.int8)})
+        self.cases.append({"name": name, "op": "global_avgpool", "files": files})
 
     def manifest(self):
         return {
@@ -351,6 +461,188 @@ def pool_cases(b, op):
                ceil_mode=bool(rng.integers(0, 2)))
 
 
+def random_pads(rng, kernel, h, w):
+    """Pads per side below the kernel, re-drawn until the padded map holds a window."""
+    while True:
+        pads = tuple(int(v) for v in rng.integers(0, kernel, size=4))
+        if h + pads[0] + pads[2] >= kernel and w + pads[1] + pads[3] >= kernel:
+            return pads
+
+
+def grouped_conv_cases(b):
+    """Depthwise (groups = C) and grouped convolutions, padding per side (ONNX
+    order top, left, bottom, right)."""
+    rng = b.rng
+    b.conv("dwconv_k3_p1_odd", cin=4, h=7, w=9, cout=4, kernel=3, pad=(1, 1, 1, 1), groups=4)
+    # TensorFlow SAME on an even map with stride 2: one pad row / column after.
+    b.conv("dwconv_k3_s2_same_even_relu", cin=3, h=10, w=12, cout=3, kernel=3, stride=2,
+           pad=(0, 0, 1, 1), groups=3, clamp=RELU)
+    b.conv("dwconv_k3_s2_p1_odd_relu6", cin=5, h=9, w=11, cout=5, kernel=3, stride=2,
+           pad=(1, 1, 1, 1), groups=5, clamp=RELU6)
+    b.conv("dwconv_k5_p2_odd", cin=3, h=9, w=7, cout=3, kernel=5, pad=(2, 2, 2, 2), groups=3)
+    b.conv("dwconv_k5_s2_asym", cin=4, h=11, w=13, cout=4, kernel=5, stride=2,
+           pad=(2, 1, 1, 2), groups=4, clamp=(-5, 90))
+    b.conv("dwconv_k5_s1_asym_relu", cin=2, h=5, w=7, cout=2, kernel=5, pad=(0, 3, 4, 1),
+           groups=2, clamp=RELU)
+    b.conv("dwconv_k3_multiplier2", cin=3, h=5, w=6, cout=6, kernel=3, pad=(1, 0, 1, 2),
+           groups=3)    # two filters per input channel
+    b.conv("dwconv_k3_p1_image_1x1", cin=3, h=1, w=1, cout=3, kernel=3, pad=(1, 1, 1, 1),
+           groups=3)
+    b.conv("dwconv_k5_kernel_gt_input", cin=2, h=2, w=3, cout=2, kernel=5, pad=(2, 2, 2, 2),
+           groups=2)
+    b.conv("dwconv_clamp_negative", cin=3, h=6, w=5, cout=3, kernel=3, stride=2,
+           pad=(0, 1, 1, 0), groups=3, clamp=NEGATIVE)
+    b.conv("gconv_g2_k3_asym", cin=4, h=7, w=6, cout=6, kernel=3, pad=(1, 0, 1, 2), groups=2)
+    b.conv("gconv_g3_k3_s2_relu", cin=6, h=9, w=9, cout=3, kernel=3, stride=2,
+           pad=(0, 1, 1, 0), groups=3, clamp=RELU)
+    b.conv("gconv_g2_k5_s2_same", cin=4, h=8, w=11, cout=4, kernel=5, stride=2,
+           pad=(1, 2, 2, 2), groups=2, clamp=RELU6)
+
+    # Saturation: M = 65535 with small shifts drives most outputs to lo or hi.
+    b.conv("dwconv_saturate", cin=4, h=5, w=5, cout=4, kernel=3, pad=(1, 1, 1, 1), groups=4,
+           bias=np.zeros(4, dtype=np.int32), requant=([MULT_MAX] * 4, [8, 4, 12, 0]))
+    b.conv("dwconv_saturate_relu", cin=3, h=7, w=5, cout=3, kernel=3, stride=2,
+           pad=(0, 0, 1, 1), groups=3, clamp=RELU, requant=([MULT_MAX] * 3, [10, 6, 2]))
+    # Multiplier extremes and shift 0 / 47 per channel.
+    b.conv("dwconv_mult_extremes", cin=6, h=5, w=7, cout=6, kernel=3, pad=(1, 1, 1, 1),
+           groups=6, requant=([MULT_MAX, 0, MULT_MAX, 0, 1, MULT_MAX],
+                              [24, 0, 30, MAX_SHIFT, 0, MAX_SHIFT]))
+    # Accumulators at the ends of int32 (9 taps of 16384 or of -16256 at the
+    # centre) times M = 65535 with S = 41.
+    b.conv("dwconv_large_acc", cin=2, h=3, w=3, cout=2, kernel=3, pad=(1, 1, 1, 1), groups=2,
+           x=np.full((2, 3, 3), INT8_MIN, dtype=np.int8),
+           weights=np.stack([np.full((1, 3, 3), INT8_MIN, dtype=np.int8),
+                             np.full((1, 3, 3), INT8_MAX, dtype=np.int8)]),
+           bias=np.array([INT32_MAX - 9 * 16384, INT32_MIN + 9 * 16256], dtype=np.int32),
+           requant=([MULT_MAX, MULT_MAX], [41, 41]))
+
+    for i in range(N_RANDOM_GROUPED):
+        groups = int(rng.integers(2, 6))
+        depthwise = bool(rng.integers(0, 2))     # one input channel per group
+        cin = groups * (1 if depthwise else int(rng.integers(2, 4)))
+        cout = groups * int(rng.integers(1, 3))
+        kernel = int(rng.choice([1, 3, 3, 5, 5, 7]))
+        stride = int(rng.integers(1, 4))
+        h = int(rng.integers(1, 14))
+        w = int(rng.integers(1, 14))
+        pad = random_pads(rng, kernel, h, w)
+        clamp = CLAMPS[int(rng.integers(0, len(CLAMPS)))]
+        b.conv(f"gconv_random_{i:02d}", cin=cin, h=h, w=w, cout=cout, kernel=kernel,
+               stride=stride, pad=pad, groups=groups, clamp=clamp)
+
+
+def asym_conv_cases(b):
+    """One group, padding per side."""
+    rng = b.rng
+    # TensorFlow SAME, stride 2: the odd total pad puts the extra row / column after.
+    b.conv("conv_asym_k3_s2_same_even", cin=3, h=10, w=8, cout=4, kernel=3, stride=2,
+           pad=(0, 0, 1, 1))
+    b.conv("conv_asym_k2_s2_same_odd_relu", cin=2, h=7, w=9, cout=3, kernel=2, stride=2,
+           pad=(0, 0, 1, 1), clamp=RELU)
+    b.conv("conv_asym_k5_s1", cin=2, h=7, w=5, cout=3, kernel=5, pad=(2, 1, 2, 3), clamp=RELU6)
+    b.conv("conv_asym_k3_top_only", cin=3, h=5, w=6, cout=2, kernel=3, pad=(2, 0, 0, 0))
+    b.conv("conv_asym_k3_s2_saturate", cin=3, h=9, w=7, cout=3, kernel=3, stride=2,
+           pad=(1, 0, 0, 1), requant=([MULT_MAX] * 3, [6, 10, 0]))
+    for i in range(N_RANDOM_ASYM_CONV):
+        kernel = int(rng.integers(1, 8))
+        stride = int(rng.integers(1, 4))
+        h = int(rng.integers(1, 13))
+        w = int(rng.integers(1, 13))
+        pad = random_pads(rng, kernel, h, w)
+        clamp = CLAMPS[int(rng.integers(0, len(CLAMPS)))]
+        b.conv(f"conv_asym_random_{i:02d}", cin=int(rng.integers(1, 6)), h=h, w=w,
+               cout=int(rng.integers(1, 6)), kernel=kernel, stride=stride, pad=pad,
+               clamp=clamp)
+
+
+def asym_pool_cases(b, op):
+    """Pools with padding per side; padded elements are ignored."""
+    rng = b.rng
+    b.pool(f"{op}_asym_k2_s2_same_odd", op, (2, 7, 9), 2, 2, (0, 0, 1, 1))
+    b.pool(f"{op}_asym_k3_s2_same_even", op, (2, 8, 10), 3, 2, (0, 0, 1, 1))
+    b.pool(f"{op}_asym_k3_s1", op, (2, 5, 7), 3, 1, (1, 0, 1, 2))
+    b.pool(f"{op}_asym_k3_s2_ceil", op, (2, 9, 8), 3, 2, (2, 0, 0, 1), ceil_mode=True)
+    b.pool(f"{op}_asym_negative", op, int8_data(rng, (2, 5, 6), INT8_MIN, -1), 3, 2,
+           (0, 2, 1, 0))
+    for i in range(N_RANDOM_ASYM_POOL):
+        kernel = int(rng.integers(2, 5))
+        stride = int(rng.integers(1, 4))
+        h = int(rng.integers(1, 12))
+        w = int(rng.integers(1, 12))
+        pad = random_pads(rng, kernel, h, w)
+        b.pool(f"{op}_asym_random_{i:02d}", op, (int(rng.integers(1, 4)), h, w), kernel, stride,
+               pad)
+
+
+def add_cases(b):
+    rng = b.rng
+
+    def mults(c, shift):
+        """Multipliers near 2^S (a scale ratio of 0.3..1.2), in 16 bits."""
+        ratio = rng.uniform(0.3, 1.2, size=c)
+        return np.minimum(np.floor(ratio * 2.0 ** np.asarray(shift)), MULT_MAX)
+
+    shift = np.array([12, 14, 9], dtype=np.uint8)
+    b.add("add_odd", (3, 5, 7), (3, 5, 7), mults(3, shift), mults(3, shift), shift)
+    b.add("add_relu", (3, 7, 7), (3, 7, 7), mults(3, shift), mults(3, shift), shift,
+          clamp=RELU)
+    b.add("add_relu6", (3, 3, 5), (3, 3, 5), mults(3, shift), mults(3, shift), shift,
+          clamp=RELU6)
+    b.add("add_clamp_negative", (3, 4, 3), (3, 4, 3), mults(3, shift), mults(3, shift), shift,
+          clamp=NEGATIVE)
+    b.add("add_image_1x1", (4, 1, 1), (4, 1, 1), [300, 1, 65535, 0], [7, 65535, 0, 2],
+          [8, 16, 24, 0])
+    # Multiplier 0 and 65535 on either input, shift 0 and 47.
+    b.add("add_mult_extremes", (6, 5, 5), (6, 5, 5),
+          [0, MULT_MAX, MULT_MAX, 0, 1, MULT_MAX], [MULT_MAX, 0, MULT_MAX, 0, 1, 1],
+          [16, 16, MAX_SHIFT, 0, 0, 24])
+    # Shift 0, M = 1: y = clamp(a + b), saturating at both ends.
+    b.add("add_shift0_saturate", (2, 5, 5), (2, 5, 5), [1, 1], [1, 1], [0, 0])
+    b.add("add_shift0_saturate_relu6", (2, 3, 3), (2, 3, 3), [1, 2], [1, 3], [0, 0],
+          clamp=RELU6)
+    # Extreme inputs with the largest multipliers: a * Ma + b * Mb at +-2^24.
+    b.add("add_int8_extremes", np.full((4, 3, 3), INT8_MIN, dtype=np.int8),
+          np.stack([np.full((3, 3), v, dtype=np.int8) for v in (INT8_MIN, INT8_MAX, 0, -1)]),
+          [MULT_MAX] * 4, [MULT_MAX] * 4, [16, 17, 20, 24])
+    b.add("add_int8_max_shift47", np.full((2, 3, 3), INT8_MAX, dtype=np.int8),
+          np.full((2, 3, 3), INT8_MAX, dtype=np.int8), [MULT_MAX, 1], [MULT_MAX, 0],
+          [MAX_SHIFT, MAX_SHIFT])
+    # Halves both ways: (a + b) / 2 with odd sums, and (a + b) / 4 with sums 2 mod 4.
+    ties_a = np.array([[[1, 2, -1, -2, 5, -5]], [[1, 3, -1, -3, 7, -7]]], dtype=np.int8)
+    ties_b = np.array([[[0, 1, 0, -1, 0, 0]], [[1, 3, -1, -3, 3, -3]]], dtype=np.int8)
+    b.add("add_half_ties", ties_a, ties_b, [1, 1], [1, 1], [1, 2])
+    for i in range(N_RANDOM_ADD):
+        c = int(rng.integers(1, 6))
+        shape = (c, int(rng.integers(1, 10)), int(rng.integers(1, 10)))
+        s = rng.integers(0, 17, size=c)
+        clamp = CLAMPS[int(rng.integers(0, len(CLAMPS)))]
+        b.add(f"add_random_{i:02d}", shape, shape, mults(c, s), mults(c, s), s, clamp=clamp)
+
+
+def global_avgpool_cases(b):
+    rng = b.rng
+    b.global_avgpool("gavgpool_7x7", (4, 7, 7))
+    b.global_avgpool("gavgpool_1x1", (5, 1, 1))
+    b.global_avgpool("gavgpool_3x5", (3, 3, 5))
+    b.global_avgpool("gavgpool_13x13", (2, 13, 13))
+    b.global_avgpool("gavgpool_all_min", np.full((2, 5, 5), INT8_MIN, dtype=np.int8))
+    b.global_avgpool("gavgpool_all_max", np.full((2, 7, 7), INT8_MAX, dtype=np.int8))
+    b.global_avgpool("gavgpool_extremes", int8_data(rng, (3, 9, 7), INT8_MAX - 1, INT8_MAX))
+    # Means on .5 (both signs: sums +-3 and +-9 over 6 elements) and just
+    # either side of it (sums +-24 and +-25 over 49 elements).
+    ties = np.zeros((4, 3, 2), dtype=np.int8)
+    for c, total in enumerate((3, -3, 9, -9)):
+        ties[c, 0, 0] = total
+    b.global_avgpool("gavgpool_half_ties", ties)
+    near = np.zeros((4, 7, 7), dtype=np.int8)
+    for c, total in enumerate((24, -24, 25, -25)):
+        near[c, 3, 3] = total
+    b.global_avgpool("gavgpool_near_ties", near)
+    for i in range(N_RANDOM_GAP):
+        shape = (int(rng.integers(1, 6)), int(rng.integers(1, 16)), int(rng.integers(1, 16)))
+        b.global_avgpool(f"gavgpool_random_{i:02d}", shape)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out-dir", type=Path, default=REPO / "tests" / "data" / "reference",
@@ -375,11 +667,18 @@ def main():
     fc_cases(b)
     pool_cases(b, "maxpool")
     pool_cases(b, "avgpool")
+    # Added after the cases above, so theirs draw the same random numbers as before.
+    grouped_conv_cases(b)
+    asym_conv_cases(b)
+    asym_pool_cases(b, "maxpool")
+    asym_pool_cases(b, "avgpool")
+    add_cases(b)
+    global_avgpool_cases(b)
     (out / "manifest.json").write_text(json.dumps(b.manifest(), indent=1) + "\n")
 
     total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
-    counts = {op: sum(c["op"] == op for c in b.cases) for op in ("conv", "fc", "maxpool",
-                                                                  "avgpool")}
+    counts = {op: sum(c["op"] == op for c in b.cases)
+              for op in ("conv", "fc", "maxpool", "avgpool", "add", "global_avgpool")}
     print(f"wrote {len(b.cases)} cases ({counts}) to {out}, {total} bytes")
     return 0
 

@@ -177,6 +177,69 @@ TEST(Numerics, Clamp) {
   EXPECT_THROW(clamp(in, -129, 4), Error);
 }
 
+TEST(Numerics, GroupsMustDivideTheChannels) {
+  const Tensor<int32_t> bias({4}, 0);
+  const auto in = image({4, 3, 3}, std::vector<int8_t>(36, 1));
+  const Pads p1{1, 1, 1, 1};
+  // 3 groups divide neither the 4 input nor the 4 output channels.
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}), bias, ConvWindow{3, 1, p1, 3}),
+               Error);
+  EXPECT_THROW(conv2d_acc(image({6, 3, 3}, std::vector<int8_t>(54, 1)),
+                          Tensor<int8_t>({4, 3, 3, 3}), bias, ConvWindow{3, 1, p1, 4}),
+               Error);  // 4 groups do not divide 6 input channels
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({3, 2, 3, 3}), Tensor<int32_t>({3}, 0),
+                          ConvWindow{3, 1, p1, 2}),
+               Error);  // 2 groups do not divide 3 output channels
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}), bias, ConvWindow{3, 1, p1, 0}),
+               Error);
+  // Weights whose second dimension is not Cin / groups.
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 4, 3, 3}), bias, ConvWindow{3, 1, p1, 4}),
+               Error);
+  // Depthwise with 4 groups is fine: each output reads its own channel.
+  const auto dw = conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}, 1), bias, ConvWindow{3, 1, p1, 4});
+  EXPECT_EQ(dw(2, 1, 1), 9);
+  EXPECT_EQ(dw(3, 0, 0), 4);
+}
+
+TEST(Numerics, ResidualAddRejectsBadShapesAndParameters) {
+  const auto a = image({2, 1, 2}, {1, 2, 3, 4});
+  const AddRequant rq{{1, 1}, {1, 1}, {0, 0}, kInt8Min, kInt8Max};
+  EXPECT_EQ(residual_add(a, a, rq), image({2, 1, 2}, {2, 4, 6, 8}));
+  EXPECT_THROW(residual_add(a, image({2, 2, 1}, {1, 2, 3, 4}), rq), Error);  // shape mismatch
+  EXPECT_THROW(residual_add(a, image({1, 1, 2}, {1, 2}), rq), Error);
+  EXPECT_THROW(residual_add(a, a, AddRequant{{1}, {1, 1}, {0, 0}, -128, 127}), Error);
+  EXPECT_THROW(residual_add(a, a, AddRequant{{1, 1}, {1, 1, 1}, {0, 0}, -128, 127}), Error);
+  EXPECT_THROW(residual_add(a, a, AddRequant{{1, 1}, {1, 1}, {0}, -128, 127}), Error);
+  EXPECT_THROW(residual_add(a, a, AddRequant{{1, 1}, {1, 1}, {0, 48}, -128, 127}), Error);
+}
+
+TEST(Numerics, GlobalAvgPoolOfOnePixelIsTheInput) {
+  const auto in = image({4, 1, 1}, {-128, -1, 0, 127});
+  EXPECT_EQ(global_avgpool(in), in);
+  // 1 x 2 maps: halves round toward +infinity.
+  EXPECT_EQ(global_avgpool(image({2, 1, 2}, {0, 1, -1, 0})), image({2, 1, 1}, {1, 0}));
+}
+
+// The ConvGeometry overload is the ConvWindow one with the same pad on every
+// side and one group.
+TEST(Numerics, ConvGeometryEqualsSymmetricConvWindow) {
+  std::mt19937 rng(20261127);
+  std::uniform_int_distribution<int> v8(kInt8Min, kInt8Max);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int k = 1 + static_cast<int>(rng() % 5), s = 1 + static_cast<int>(rng() % 3);
+    const int p = static_cast<int>(rng() % k);
+    const int64_t cin = 1 + rng() % 4, cout = 1 + rng() % 4, h = k + rng() % 6, w = k + rng() % 6;
+    Tensor<int8_t> in({cin, h, w}), wt({cout, cin, k, k});
+    Tensor<int32_t> bias({cout});
+    for (auto& x : in.values()) x = static_cast<int8_t>(v8(rng));
+    for (auto& x : wt.values()) x = static_cast<int8_t>(v8(rng));
+    for (auto& x : bias.values()) x = v8(rng) * 100;
+    EXPECT_EQ(conv2d_acc(in, wt, bias, ConvGeometry{k, s, p}),
+              conv2d_acc(in, wt, bias, ConvWindow{k, s, Pads{p, p, p, p}, 1}))
+        << "kernel " << k << " stride " << s << " pad " << p;
+  }
+}
+
 TEST(Numerics, WorstCaseAccumulator) {
   const std::vector<int8_t> w = {-128, 127, 0, 1};
   auto r = worst_case_acc(w.data(), 4, 10);

@@ -2,7 +2,10 @@
 // vectors computed independently with PyTorch (scripts/make_reference_vectors.py,
 // committed in tests/data/reference/). One test per case, bit-exact, element
 // by element; a mismatch names the case, channel, row, column, expected and
-// actual value.
+// actual value. Cases whose manifest entry gives "pad" as one number run
+// through the ConvGeometry / PoolGeometry overloads, those that give it per
+// side ([top, left, bottom, right], with "groups" for convolutions) through
+// ConvWindow / PoolWindow.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -29,20 +32,16 @@ using nlohmann::json;
 
 const fs::path kReferenceDir = fs::path(STRATA_SOURCE_DIR) / "tests" / "data" / "reference";
 
-enum class RefOp { kConv, kFc, kMaxPool, kAvgPool };
-
-// The fewest cases of each kind the committed manifest must hold (what
-// make_reference_vectors.py writes today); fewer means data went missing.
-const std::map<RefOp, size_t> kMinCases = {
-    {RefOp::kConv, 28}, {RefOp::kFc, 9}, {RefOp::kMaxPool, 21}, {RefOp::kAvgPool, 21}};
+enum class RefOp { kConv, kFc, kMaxPool, kAvgPool, kAdd, kGlobalAvgPool };
 
 // One manifest entry, with file paths resolved against the manifest directory.
 struct ReferenceCase {
   std::string name;
   RefOp op = RefOp::kConv;
-  ConvGeometry conv;  // conv
-  PoolGeometry pool;  // maxpool, avgpool
-  int lo = kInt8Min;  // conv, fc
+  ConvWindow conv;        // conv
+  PoolWindow pool;        // maxpool, avgpool
+  bool per_side = false;  // conv, pools: "pad" given per side (else one number)
+  int lo = kInt8Min;      // conv, fc, add
   int hi = kInt8Max;
   std::map<std::string, fs::path> files;
 };
@@ -58,9 +57,27 @@ const char* op_name(RefOp op) {
     case RefOp::kFc: return "fc";
     case RefOp::kMaxPool: return "maxpool";
     case RefOp::kAvgPool: return "avgpool";
+    case RefOp::kAdd: return "add";
+    case RefOp::kGlobalAvgPool: return "global_avgpool";
   }
   return "?";
 }
+
+// What a case exercises: its op, and for convolutions and pools whether it
+// has channel groups or padding per side.
+std::string case_kind(const ReferenceCase& c) {
+  const std::string op = op_name(c.op);
+  if (c.op == RefOp::kConv && c.conv.groups > 1) return op + " grouped";
+  if (c.per_side) return op + " per-side pads";
+  return op;
+}
+
+// The fewest cases of each kind the committed manifest must hold (what
+// make_reference_vectors.py writes today); fewer means data went missing.
+const std::map<std::string, size_t> kMinCases = {
+    {"conv", 28}, {"conv grouped", 27}, {"conv per-side pads", 9}, {"fc", 9},
+    {"maxpool", 21}, {"maxpool per-side pads", 9}, {"avgpool", 21},
+    {"avgpool per-side pads", 9}, {"add", 15}, {"global_avgpool", 12}};
 
 // ---------------------------------------------------------------------------
 // Manifest parsing: every problem is a strata::Error naming the manifest, the
@@ -85,6 +102,24 @@ class CaseReader {
     const json& v = get(key);
     if (!v.is_string()) fail(fmt::format("'{}' must be a string, is {}", key, v.dump()));
     return v.get<std::string>();
+  }
+  // One number for every side, or [top, left, bottom, right]; *per_side says which.
+  Pads pads(const std::string& key, int hi, bool* per_side) const {
+    const json& v = get(key);
+    *per_side = v.is_array();
+    if (!*per_side) {
+      const int p = integer(key, 0, hi);
+      return Pads{p, p, p, p};
+    }
+    const bool ok = v.size() == 4 && std::all_of(v.begin(), v.end(), [&](const json& e) {
+      return e.is_number_integer() && e.get<int64_t>() >= 0 && e.get<int64_t>() <= hi;
+    });
+    if (!ok) {
+      fail(fmt::format("'{}' must be an integer in 0..{} or four of them [top, left, bottom, "
+                       "right], is {}",
+                       key, hi, v.dump()));
+    }
+    return Pads{v[0].get<int>(), v[1].get<int>(), v[2].get<int>(), v[3].get<int>()};
   }
   bool boolean(const std::string& key) const {
     const json& v = get(key);
@@ -120,18 +155,26 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
   static const std::map<std::string, RefOp> kOps = {{"conv", RefOp::kConv},
                                                     {"fc", RefOp::kFc},
                                                     {"maxpool", RefOp::kMaxPool},
-                                                    {"avgpool", RefOp::kAvgPool}};
+                                                    {"avgpool", RefOp::kAvgPool},
+                                                    {"add", RefOp::kAdd},
+                                                    {"global_avgpool", RefOp::kGlobalAvgPool}};
   const auto it = kOps.find(op);
-  if (it == kOps.end()) r.fail(fmt::format("unknown op '{}' (conv, fc, maxpool, avgpool)", op));
+  if (it == kOps.end()) {
+    r.fail(fmt::format("unknown op '{}' (conv, fc, maxpool, avgpool, add, global_avgpool)", op));
+  }
   c.op = it->second;
 
   if (c.op == RefOp::kConv) {
-    c.conv = {r.integer("kernel", 1, 11), r.integer("stride", 1, 8), r.integer("pad", 0, 10)};
-  } else if (c.op != RefOp::kFc) {
-    c.pool = {r.integer("kernel", 1, 11), r.integer("stride", 1, 8), r.integer("pad", 0, 10),
-              r.boolean("ceil_mode")};
+    const int kernel = r.integer("kernel", 1, 11), stride = r.integer("stride", 1, 8);
+    const Pads pads = r.pads("pad", 10, &c.per_side);
+    const int groups = node.contains("groups") ? r.integer("groups", 1, 1024) : 1;
+    c.conv = ConvWindow{kernel, stride, pads, groups};
+  } else if (c.op == RefOp::kMaxPool || c.op == RefOp::kAvgPool) {
+    const int kernel = r.integer("kernel", 1, 11), stride = r.integer("stride", 1, 8);
+    const Pads pads = r.pads("pad", 10, &c.per_side);
+    c.pool = PoolWindow{kernel, stride, pads, r.boolean("ceil_mode")};
   }
-  if (has_weights(c.op)) {
+  if (has_weights(c.op) || c.op == RefOp::kAdd) {
     c.lo = r.integer("lo", kInt8Min, kInt8Max);
     c.hi = r.integer("hi", c.lo, kInt8Max);
   }
@@ -140,6 +183,7 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
   if (!files.is_object()) r.fail("'files' must be an object");
   std::vector<std::string> keys = {"input", "expected"};
   if (has_weights(c.op)) keys.insert(keys.end(), {"weights", "bias", "mult", "shift"});
+  if (c.op == RefOp::kAdd) keys.insert(keys.end(), {"input_b", "mult_a", "mult_b", "shift"});
   const CaseReader fr(files, fmt::format("case '{}' files", c.name));
   for (const std::string& key : keys) c.files[key] = dir / fr.string(key);
   return c;
@@ -246,14 +290,32 @@ Tensor<int8_t> run_case(const ReferenceCase& c) {
       rq.shift = as_vector(load_npy<uint8_t>(c.files.at("shift").string()));
       rq.lo = c.lo;
       rq.hi = c.hi;
-      const Tensor<int32_t> acc = c.op == RefOp::kConv ? conv2d_acc(input, weights, bias, c.conv)
-                                                       : fc_acc(input, weights, bias);
-      return requantize(acc, rq);
+      if (c.op == RefOp::kFc) return requantize(fc_acc(input, weights, bias), rq);
+      if (c.per_side || c.conv.groups != 1) {
+        return requantize(conv2d_acc(input, weights, bias, c.conv), rq);
+      }
+      const ConvGeometry g{c.conv.kernel, c.conv.stride, c.conv.pad.top};
+      return requantize(conv2d_acc(input, weights, bias, g), rq);
     }
     case RefOp::kMaxPool:
-      return maxpool(input, c.pool);
-    case RefOp::kAvgPool:
-      return avgpool(input, c.pool);
+    case RefOp::kAvgPool: {
+      const bool max = c.op == RefOp::kMaxPool;
+      if (c.per_side) return max ? maxpool(input, c.pool) : avgpool(input, c.pool);
+      const PoolGeometry g{c.pool.kernel, c.pool.stride, c.pool.pad.top, c.pool.ceil_mode};
+      return max ? maxpool(input, g) : avgpool(input, g);
+    }
+    case RefOp::kAdd: {
+      const auto input_b = load_npy<int8_t>(c.files.at("input_b").string());
+      AddRequant rq;
+      rq.mult_a = as_vector(load_npy<uint16_t>(c.files.at("mult_a").string()));
+      rq.mult_b = as_vector(load_npy<uint16_t>(c.files.at("mult_b").string()));
+      rq.shift = as_vector(load_npy<uint8_t>(c.files.at("shift").string()));
+      rq.lo = c.lo;
+      rq.hi = c.hi;
+      return residual_add(input, input_b, rq);
+    }
+    case RefOp::kGlobalAvgPool:
+      return global_avgpool(input);
   }
   throw Error(fmt::format("case {}: unhandled op", c.name));
 }
@@ -287,12 +349,12 @@ INSTANTIATE_TEST_SUITE_P(Manifest, PyTorchReference,
 TEST(ReferenceManifest, HoldsEveryKindOfCase) {
   const LoadedManifest& m = committed_manifest();
   ASSERT_TRUE(m.error.empty()) << m.error;
-  std::map<RefOp, size_t> count;
-  for (const ReferenceCase& c : m.cases) ++count[c.op];
-  for (const auto& [op, minimum] : kMinCases) {
-    EXPECT_GE(count[op], minimum) << op_name(op)
-                                  << ": fewer reference cases than make_reference_vectors.py "
-                                     "writes; regenerate with `make regen-data`";
+  std::map<std::string, size_t> count;
+  for (const ReferenceCase& c : m.cases) ++count[case_kind(c)];
+  for (const auto& [kind, minimum] : kMinCases) {
+    EXPECT_GE(count[kind], minimum) << kind
+                                    << ": fewer reference cases than make_reference_vectors.py "
+                                       "writes; regenerate with `make regen-data`";
   }
 }
 
@@ -355,6 +417,20 @@ TEST(ReferenceManifest, RejectsBadManifests) {
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "fc", "lo": 0, "hi": 4, )" + files +
                             "}]}",
                         "case 'a' files: missing key 'weights'");
+  expect_manifest_error(R"({"cases": [{"name": "a", "op": "maxpool", "kernel": 2, "stride": 2,
+                        "pad": [0, 1, 1], "ceil_mode": false, )" + files + "}]}",
+                        "'pad' must be an integer in 0..10 or four of them");
+  expect_manifest_error(R"({"cases": [{"name": "a", "op": "conv", "kernel": 3, "stride": 1,
+                        "pad": [0, 1, -1, 0], "groups": 2, )" + files + "}]}",
+                        "'pad' must be an integer in 0..10 or four of them");
+  expect_manifest_error(R"({"cases": [{"name": "a", "op": "conv", "kernel": 3, "stride": 1,
+                        "pad": [0, 1, 1, 0], "groups": 0, )" + files + "}]}",
+                        "'groups' must be an integer in 1..1024");
+  expect_manifest_error(R"({"cases": [{"name": "a", "op": "add", "lo": 0, "hi": 6, )" + files +
+                            "}]}",
+                        "case 'a' files: missing key 'input_b'");
+  expect_manifest_error(R"({"cases": [{"name": "a", "op": "add", )" + files + "}]}",
+                        "case 'a': missing key 'lo'");
   expect_manifest_error(R"({"cases": [{"name": "a b", "op": "avgpool"}]})",
                         "'name' must be non-empty");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "maxpool", "kernel": 2, "stride": 2,
