@@ -34,6 +34,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--strata", required=True)
 ap.add_argument("--source", required=True)
 ap.add_argument("--keep", help="keep the models and imports in this directory")
+ap.add_argument("--rtl", action="store_true",
+                help="the build has the RTL model: imported chains also run on it, checked")
 ARGS = ap.parse_args()
 
 try:
@@ -203,6 +205,21 @@ def import_and_compare(work, model, images, tol, min_top1):
           f"{name}: import prints the float vs int8 agreement")
 
 
+def rtl_matches_golden(work, name):
+    """The imported network, compiled and run on the Verilated accelerator for every
+    calibration image, equals the golden model element by element (--check)."""
+    out = os.path.join(work, name)
+    r = strata("run", os.path.join(out, name + ".yaml"), "--input",
+               os.path.join(out, "calibration_input.npy"), "--output",
+               os.path.join(out, "rtl.npy"), "--backend", "rtl", "--check")
+    check(r.returncode == 0, f"{name}: strata run --backend rtl --check exits 0 "
+          f"({r.stderr.strip()})")
+    if r.returncode == 0:
+        same = np.array_equal(np.load(os.path.join(out, "rtl.npy")),
+                              np.load(os.path.join(out, "golden.npy")))
+        check(same, f"{name}: the RTL's outputs equal the golden model's")
+
+
 def expect_error(work, label, model_bytes, calib_shape, needle, model_shape_dims=None):
     path = os.path.join(work, label + ".onnx")
     with open(path, "wb") as f:
@@ -228,6 +245,10 @@ def run_all(work):
     import_and_compare(work, model_convnet(), 64, 0.10, 0.85)
     import_and_compare(work, model_mlp(), 64, 0.10, 0.85)
     import_and_compare(work, model_relu6(), 64, 0.10, 0.85)
+    if ARGS.rtl:
+        # The chains (no add or depthwise yet on the accelerator), SAME padding included.
+        rtl_matches_golden(work, "mlp")
+        rtl_matches_golden(work, "relu6")
     yaml = open(os.path.join(work, "relu6", "relu6.yaml")).read()
     # s_out = 6 / 127 (the clip's largest output), so Clip(-1, 6) is [-21, 127]; Clip(0, 1)
     # after the pool keeps the pool's scale: [0, round(1 / s)].
