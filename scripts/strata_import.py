@@ -12,10 +12,17 @@ Post-training quantisation to the numerics contract (docs/numerics.md):
   - bias: int32 round(b / (s_in * s_w[c]));
   - requantisation: M[c] (uint16), S[c] (0..47) with M / 2^S ~ s_in * s_w[c] / s_out,
     the largest S whose M fits 16 bits (as sw/src/gen.cpp's calibrate_channel);
-    add: Ma, Mb with one S for s_a / s_out and s_b / s_out;
+  - add (y = clamp(rshift_round(a * Ma + b * Mb, S), lo, hi)): in the form the compiler
+    maps onto the PE array, a per-channel two-tap weighted sum (int8 weights wa, wb, then
+    the requantiser's M, S): Ma = wa * M, Mb = wb * M with 0 <= wa, wb <= 127. With
+    ra = s_a / s_out, rb = s_b / s_out, r = max(ra, rb): the larger operand's weight is
+    127, the other's round(127 * min(ra, rb) / r); M / 2^S ~ r / 127 with the largest S
+    (<= 47) for which Ma and Mb still fit uint16, i.e. M <= 516. (Any Ma, Mb pair is valid
+    numerics for the golden model; only this form runs on the PE array.)
   - activations: ReLU -> [0, 127]; Clip(lo, hi) -> [round(lo / s), round(hi / s)]
-    within [-128, 127], fused into the conv / fc / add before it when that is its
-    only consumer, else a clamp layer.
+    within [-128, 127]; a chain of them (PyTorch's ReLU6 is Relu then Clip(0, 6)) is the
+    intersection of their ranges; fused into the conv / fc / add before it when each is
+    the only consumer of the one before, else clamp layers.
 
 Writes DIR/<name>.yaml, DIR/<name>/*.npy (the file names docs/network-format.md
 expects) and DIR/calibration_input.npy (the int8 calibration images), then runs
@@ -44,6 +51,7 @@ SUPPORTED_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "MaxPool", "AveragePo
                  "Identity", "Dropout"}
 MAX_MULT = 65535
 MAX_SHIFT = 47
+WEIGHT_MAX = 127   # an add's per-operand weight on the PE array (int8, non-negative)
 
 
 class ImportFailure(Exception):
@@ -72,6 +80,10 @@ class Graph:
                 if val is None:
                     fail(f"{node_label(n)}: only 'value' constants are supported")
                 self.inits[n.output[0]] = numpy_helper.to_array(val.t)
+                continue
+            if n.op_type == "Identity" and n.input[0] in self.inits:
+                # torch.onnx.export shares equal initializers through Identity nodes.
+                self.inits[n.output[0]] = self.inits[n.input[0]]
                 continue
             self.nodes.append(n)
         self.consumers = {}
@@ -163,24 +175,38 @@ def quantise(x, s):
 
 
 def mult_shift(ratios, node):
-    """Per channel M (uint16), S (0..47): M / 2^S ~ ratio, the largest S whose M fits.
-    `ratios` is a list of arrays sharing one S per channel (an add's a and b)."""
-    n = len(ratios[0])
-    ms = [np.zeros(n, np.uint16) for _ in ratios]
+    """Per channel M (uint16), S (0..47): M / 2^S ~ ratio, the largest S whose M fits."""
+    n = len(ratios)
+    ms = np.zeros(n, np.uint16)
     ss = np.zeros(n, np.uint8)
     for c in range(n):
-        rs = [float(r[c]) for r in ratios]
+        r = float(ratios[c])
         for sh in range(MAX_SHIFT, -1, -1):
-            m = [math.floor(r * 2.0 ** sh + 0.5) for r in rs]
-            if max(m) <= MAX_MULT:
-                for k in range(len(rs)):
-                    ms[k][c] = m[k]
-                ss[c] = sh
+            m = math.floor(r * 2.0 ** sh + 0.5)
+            if m <= MAX_MULT:
+                ms[c], ss[c] = m, sh
                 break
         else:
-            fail(f"{node_label(node)}: output channel {c}: scale ratio {max(rs):.6g} needs a "
+            fail(f"{node_label(node)}: output channel {c}: scale ratio {r:.6g} needs a "
                  f"multiplier above {MAX_MULT} even with shift 0")
     return ms, ss
+
+
+def add_mult_shift(ra, rb, node):
+    """An add's Ma, Mb (uint16) and S (0..47) for the ratios ra = s_a / s_out, rb = s_b / s_out,
+    in the form the PE array runs: Ma = wa * M, Mb = wb * M with int8 weights 0 <= wa, wb <= 127
+    (the larger operand's 127, the other round(127 * min / max)) and one requantiser M / 2^S ~
+    max(ra, rb) / 127, the largest S whose M keeps 127 * M within 16 bits (M <= 516)."""
+    r = max(ra, rb)
+    w_small = max(0, min(WEIGHT_MAX, math.floor(WEIGHT_MAX * min(ra, rb) / r + 0.5)))
+    wa, wb = (WEIGHT_MAX, w_small) if ra >= rb else (w_small, WEIGHT_MAX)
+    limit = MAX_MULT // WEIGHT_MAX
+    for sh in range(MAX_SHIFT, -1, -1):
+        m = math.floor(r / WEIGHT_MAX * 2.0 ** sh + 0.5)
+        if m <= limit:
+            return wa * m, wb * m, sh
+    fail(f"{node_label(node)}: scale ratio {r:.6g} needs a multiplier above {limit} "
+         f"(127 x {limit} <= {MAX_MULT}) even with shift 0")
 
 
 # ---- conversion -------------------------------------------------------------------
@@ -272,21 +298,31 @@ class Converter:
         self.out_tensor = out_tensor
 
     def fuse_activation(self, out):
-        """Follows a Relu / Clip that is the only consumer of `out`: (tensor, kind)."""
+        """Follows the chain of Relu / Clip nodes each the only consumer of the one before,
+        from `out` (PyTorch exports ReLU6 as Relu then Clip): (last tensor, [nodes])."""
+        nodes = []
         nxt = self.g.only_consumer(out)
-        if nxt is not None and nxt.op_type in ("Relu", "Clip"):
+        while nxt is not None and nxt.op_type in ("Relu", "Clip"):
             self.done.add(id(nxt))
-            return nxt.output[0], nxt
-        return out, None
+            nodes.append(nxt)
+            out = nxt.output[0]
+            nxt = self.g.only_consumer(out)
+        return out, nodes
 
-    def activation_yaml(self, act_node, s_out):
-        if act_node is None:
+    def activation_yaml(self, act_nodes, s_out):
+        """The clamp of a chain of Relu / Clip nodes: the intersection of their ranges."""
+        if not act_nodes:
             return None
-        if act_node.op_type == "Relu":
-            return "relu"
-        lo, hi = clamp_codes(*clip_bounds(act_node, self.g), s_out)
+        lo, hi = -math.inf, math.inf
+        for n in act_nodes:
+            a, b = (0.0, math.inf) if n.op_type == "Relu" else clip_bounds(n, self.g)
+            lo, hi = max(lo, a), min(hi, b)
+            if lo > hi:
+                fail(f"{node_label(n)}: the clip ranges of the activation chain do not overlap")
+        lo, hi = clamp_codes(lo, hi, s_out)
         if lo > hi:
-            fail(f"{node_label(act_node)}: clip range quantises to an empty range [{lo}, {hi}]")
+            fail(f"{node_label(act_nodes[-1])}: clip range quantises to an empty range "
+                 f"[{lo}, {hi}]")
         if (lo, hi) == (0, 127):
             return "relu"
         if (lo, hi) == (-128, 127):
@@ -302,7 +338,7 @@ class Converter:
         bq = np.round(b / (s_in * s_w))
         if np.any(np.abs(bq) > 2**31 - 1):
             fail(f"{node_label(node)}: a bias does not fit int32 at the calibrated scales")
-        (m,), s = mult_shift([s_in * s_w / self.scale[out]], node)
+        m, s = mult_shift(s_in * s_w / self.scale[out], node)
         self.files[f"{name}_weight.npy"] = wq
         self.files[f"{name}_bias.npy"] = bq.astype(np.int32)
         self.files[f"{name}_mult.npy"] = m
@@ -341,7 +377,7 @@ class Converter:
             b = (b - mean) * f + beta
             self.done.add(id(bn))
             out = bn.output[0]
-        out, act_node = self.fuse_activation(out)
+        out, act_nodes = self.fuse_activation(out)
         name = self.layer_name(node)
         self.scale[out] = scale_of(self.act[out])
         layer = {"name": name, "type": "depthwise" if depthwise else "conv"}
@@ -352,7 +388,7 @@ class Converter:
             layer["stride"] = s
         if pad != 0:
             layer["pad"] = pad
-        a = self.activation_yaml(act_node, self.scale[out])
+        a = self.activation_yaml(act_nodes, self.scale[out])
         if a is not None:
             layer["activation"] = a
         self.requant_files(name, node, w, b, self.scale[x], out)
@@ -370,11 +406,11 @@ class Converter:
                     b = b + c
                     self.done.add(id(bias_add))
                     out = bias_add.output[0]
-        out, act_node = self.fuse_activation(out)
+        out, act_nodes = self.fuse_activation(out)
         name = self.layer_name(node)
         self.scale[out] = scale_of(self.act[out])
         layer = {"name": name, "type": "fc", "out_features": int(w.shape[0])}
-        a = self.activation_yaml(act_node, self.scale[out])
+        a = self.activation_yaml(act_nodes, self.scale[out])
         if a is not None:
             layer["activation"] = a
         self.requant_files(name, node, w, b, self.scale[x], out)
@@ -431,17 +467,16 @@ class Converter:
         if self.act[a_t].shape != self.act[b_t].shape:
             fail(f"{node_label(node)}: operands of shapes {list(self.act[a_t].shape[1:])} and "
                  f"{list(self.act[b_t].shape[1:])} (broadcasting is not supported)")
-        out, act_node = self.fuse_activation(node.output[0])
+        out, act_nodes = self.fuse_activation(node.output[0])
         name = self.layer_name(node)
         s_out = self.scale[out] = scale_of(self.act[out])
         c = self.act[a_t].shape[1]
-        (ma, mb), s = mult_shift([np.full(c, self.scale[a_t] / s_out),
-                                  np.full(c, self.scale[b_t] / s_out)], node)
-        self.files[f"{name}_mult_a.npy"] = ma
-        self.files[f"{name}_mult_b.npy"] = mb
-        self.files[f"{name}_shift.npy"] = s
+        ma, mb, s = add_mult_shift(self.scale[a_t] / s_out, self.scale[b_t] / s_out, node)
+        self.files[f"{name}_mult_a.npy"] = np.full(c, ma, np.uint16)
+        self.files[f"{name}_mult_b.npy"] = np.full(c, mb, np.uint16)
+        self.files[f"{name}_shift.npy"] = np.full(c, s, np.uint8)
         layer = {"name": name, "type": "add"}
-        act = self.activation_yaml(act_node, s_out)
+        act = self.activation_yaml(act_nodes, s_out)
         if act is not None:
             layer["activation"] = act
         srcs = [self.src_of(node, t) for t in (a_t, b_t)]

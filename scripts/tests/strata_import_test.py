@@ -13,7 +13,9 @@ another python (ctest uses /usr/bin/python3), it re-runs itself with the venv's;
 without the venv or its packages it exits 77, which ctest reports as skipped.
 """
 import argparse
+import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -180,6 +182,7 @@ def import_and_compare(work, model, images, tol, min_top1):
         return
     print(r.stdout)
     yaml = os.path.join(out, name + ".yaml")
+    adds_in_pe_array_form(yaml, os.path.join(out, name), name)
     info = strata("info", yaml)
     check(info.returncode == 0 and "not present" not in info.stdout,
           f"{name}: strata info loads the YAML and every parameter file ({info.stderr.strip()})")
@@ -203,6 +206,27 @@ def import_and_compare(work, model, images, tol, min_top1):
     # The importer's own report names the same figures.
     check("top-1 agreement" in r.stdout and "max abs error" in r.stdout,
           f"{name}: import prints the float vs int8 agreement")
+
+
+def pe_array_form(ma, mb):
+    """Ma = wa * M and Mb = wb * M for some 0 <= wa, wb <= 127 and M <= 65535 (an add as a
+    two-tap weighted sum on the PE array). M = gcd(Ma, Mb) gives the smallest weights, so the
+    form exists exactly when it works with that M."""
+    g = math.gcd(int(ma), int(mb))
+    return g == 0 or (ma // g <= 127 and mb // g <= 127 and g <= 65535)
+
+
+def adds_in_pe_array_form(yaml, weights_dir, name):
+    """Every imported add's Ma[c], Mb[c] share one factor M with weights of at most 127."""
+    adds = re.findall(r"name: ([A-Za-z0-9_-]+), type: add\b", open(yaml).read())
+    if name == "convnet":
+        check(adds == ["add1"], f"convnet: the Add is imported as an add layer ({adds})")
+    for add in adds:
+        ma = np.load(os.path.join(weights_dir, f"{add}_mult_a.npy"))
+        mb = np.load(os.path.join(weights_dir, f"{add}_mult_b.npy"))
+        check(all(pe_array_form(a, b) for a, b in zip(ma, mb)),
+              f"{name}: add {add}: Ma {ma[0]}, Mb {mb[0]} are wa * M, wb * M with "
+              "0 <= wa, wb <= 127")
 
 
 def rtl_matches_golden(work, name):
