@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The trained small models (docs/models.md) through `strata import` and the golden model.
+
+Run by ctest (small_models, label unit). For examples/resnet_digits and
+examples/mobilenet_digits: imports model.onnx with calibration.npy, runs the golden model
+(`strata run`) on the 360 held-out test images and checks that its int8 accuracy is within
+2 percentage points of the float accuracy recorded in float_accuracy.json (printing both);
+also that onnxruntime's float accuracy on the same images is the recorded one, and that
+every imported add has the form the PE array runs (Ma = wa * M, Mb = wb * M, wa, wb in
+0..127).
+
+  small_models_test.py --strata build/sw/strata --source SRC --work DIR
+
+The imported networks are written to DIR/<model>/ (the build directory under ctest).
+Needs the project venv (.venv: numpy, onnx, onnxruntime; `make setup`); started by another
+python it re-runs itself with the venv's, and without the venv's packages it exits 77 (skip).
+"""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+SKIP = 77
+MODELS = ("resnet_digits", "mobilenet_digits")
+MAX_DROP = 0.02          # int8 accuracy may be at most 2 percentage points from the float
+
+
+def reexec_in_venv(source):
+    py = os.path.join(source, ".venv", "bin", "python")
+    if os.path.realpath(sys.prefix) != os.path.realpath(os.path.join(source, ".venv")) and \
+            os.path.exists(py) and not os.environ.get("STRATA_SMALL_MODELS_TEST_REEXEC"):
+        os.environ["STRATA_SMALL_MODELS_TEST_REEXEC"] = "1"
+        os.execv(py, [py] + sys.argv)
+
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--strata", required=True)
+ap.add_argument("--source", required=True)
+ap.add_argument("--work", required=True, help="directory for the imported networks")
+ARGS = ap.parse_args()
+
+try:
+    import numpy as np
+    import onnx  # noqa: F401 (strata import needs it; skip rather than fail without it)
+    import onnxruntime as ort
+except ImportError as e:
+    reexec_in_venv(ARGS.source)
+    print(f"SKIP: the small-model tests need numpy, onnx and onnxruntime in {ARGS.source}/.venv "
+          f"({e.name} is missing): run make setup")
+    sys.exit(SKIP)
+
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def strata(*args):
+    return subprocess.run([ARGS.strata, *args], capture_output=True, text=True)
+
+
+def pe_array_form(ma, mb):
+    """Ma = wa * M and Mb = wb * M for some 0 <= wa, wb <= 127 and M <= 65535: M = gcd gives
+    the smallest weights, so the form exists exactly when it works with M = gcd(Ma, Mb)."""
+    g = math.gcd(int(ma), int(mb))
+    return g == 0 or (ma // g <= 127 and mb // g <= 127 and g <= 65535)
+
+
+def check_adds(yaml_path, weights_dir, model):
+    adds = re.findall(r"name: ([A-Za-z0-9_-]+), type: add\b", open(yaml_path).read())
+    check(len(adds) > 0, f"{model}: the import has add layers ({len(adds)})")
+    for name in adds:
+        ma = np.load(os.path.join(weights_dir, f"{name}_mult_a.npy"))
+        mb = np.load(os.path.join(weights_dir, f"{name}_mult_b.npy"))
+        check(all(pe_array_form(a, b) for a, b in zip(ma, mb)),
+              f"{model}: add {name}: Ma {ma[0]}, Mb {mb[0]} are wa * M, wb * M (wa, wb <= 127)")
+
+
+def run_model(model):
+    src = os.path.join(ARGS.source, "examples", model)
+    onnx_path = os.path.join(src, "model.onnx")
+    calib_path = os.path.join(src, "calibration.npy")
+    images = np.load(os.path.join(src, "test_images.npy"))      # int8 [N][1][16][16], 0..127
+    labels = np.load(os.path.join(src, "test_labels.npy"))
+    recorded = json.load(open(os.path.join(src, "float_accuracy.json")))["float_test"]
+    out = os.path.join(ARGS.work, model)
+    os.makedirs(out, exist_ok=True)
+
+    start = time.time()
+    # --no-check: the golden run below on the test images replaces the calibration-set report.
+    r = strata("import", onnx_path, "--calibration", calib_path, "--out", out, "--name", model,
+               "--no-check")
+    check(r.returncode == 0, f"{model}: strata import exits 0 ({r.stderr.strip()})")
+    if r.returncode != 0:
+        return
+    print(r.stdout.rstrip())
+    yaml_path = os.path.join(out, model + ".yaml")
+    check_adds(yaml_path, os.path.join(out, model), model)
+
+    # The float model reads q / 127; the importer's input scale is max|calibration| / 127.
+    x_float = images.astype(np.float32) / 127.0
+    s_in = float(np.max(np.abs(np.load(calib_path)))) / 127.0
+    xq = np.clip(np.round(x_float / s_in), -128, 127).astype(np.int8)
+    xq_path = os.path.join(out, "test_input.npy")
+    np.save(xq_path, xq)
+    y_path = os.path.join(out, "test_output.npy")
+    run = strata("run", yaml_path, "--input", xq_path, "--output", y_path)
+    check(run.returncode == 0, f"{model}: strata run (golden) exits 0 ({run.stderr.strip()})")
+    if run.returncode != 0:
+        return
+    logits = np.load(y_path).reshape(len(labels), -1)
+    int8_acc = float(np.mean(np.argmax(logits, axis=1) == labels))
+
+    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    f = sess.run(None, {sess.get_inputs()[0].name: x_float})[0]
+    ort_acc = float(np.mean(np.argmax(f, axis=1) == labels))
+    n = len(labels)
+    print(f"{model}: {n} test images: float {100 * recorded:.2f} % (recorded; onnxruntime "
+          f"{100 * ort_acc:.2f} %), golden int8 {100 * int8_acc:.2f} % "
+          f"({time.time() - start:.1f} s)")
+    check(abs(ort_acc - recorded) <= 1.0 / n + 1e-9,
+          f"{model}: onnxruntime's float accuracy is the recorded one (within one image)")
+    check(abs(int8_acc - recorded) <= MAX_DROP + 1e-9,
+          f"{model}: golden int8 accuracy {100 * int8_acc:.2f} % within "
+          f"{100 * MAX_DROP:.0f} points of the float {100 * recorded:.2f} %")
+
+
+def main():
+    for model in MODELS:
+        run_model(model)
+    print(f"\n{len(FAILS)} failure(s)" + (": " + "; ".join(FAILS) if FAILS else ""))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
