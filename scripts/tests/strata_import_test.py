@@ -156,6 +156,27 @@ def model_relu6():
     return make_model("relu6", n, i, [1, 2, 19, 19], "y", [1, 7])
 
 
+def model_act_chain():
+    """Conv + Relu + Clip(0.5, 3) (one fused activation, as PyTorch's ReLU6 is Relu then Clip),
+    a Conv whose weights come through an Identity of an initializer (as torch.onnx.export
+    shares equal initializers), GlobalAveragePool, Flatten, Gemm."""
+    n, i = [], []
+    i += [init("c1_w", 4 * conv_w(8, 2, 3)), init("c1_b", RNG.normal(0, .1, 8)),
+          init("lo", 0.5), init("hi", 3.0), init("c2_w_src", conv_w(8, 8, 3)),
+          init("fc_w", RNG.normal(0, .5, (8, 6)))]
+    n.append(helper.make_node("Identity", ["c2_w_src"], ["c2_w"], name="shared_w"))
+    n.append(helper.make_node("Conv", ["x", "c1_w", "c1_b"], ["c1"], name="conv1",
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Relu", ["c1"], ["r1"], name="relu1"))
+    n.append(helper.make_node("Clip", ["r1", "lo", "hi"], ["k1"], name="clip1"))
+    n.append(helper.make_node("Conv", ["k1", "c2_w"], ["c2"], name="conv2", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("GlobalAveragePool", ["c2"], ["g"], name="gap"))
+    n.append(helper.make_node("Flatten", ["g"], ["f"], name="flat"))
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("act_chain", n, i, [1, 2, 8, 8], "y", [1, 6])
+
+
 def strata(*args):
     return subprocess.run([ARGS.strata, *args], capture_output=True, text=True)
 
@@ -269,6 +290,12 @@ def run_all(work):
     import_and_compare(work, model_convnet(), 64, 0.10, 0.85)
     import_and_compare(work, model_mlp(), 64, 0.10, 0.85)
     import_and_compare(work, model_relu6(), 64, 0.10, 0.85)
+    import_and_compare(work, model_act_chain(), 64, 0.10, 0.85)
+    yaml = open(os.path.join(work, "act_chain", "act_chain.yaml")).read()
+    # s_out = 3 / 127 (the clip's largest output): [0.5, 3] is [21, 127].
+    check("name: conv1, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: {clamp: "
+          "[21, 127]}}" in yaml and "type: clamp" not in yaml and "type: relu" not in yaml,
+          "act_chain: Relu then Clip(0.5, 3) fused into conv1 as one clamp [21, 127]")
     if ARGS.rtl:
         # The chains (no add or depthwise yet on the accelerator), SAME padding included.
         rtl_matches_golden(work, "mlp")
