@@ -9,7 +9,10 @@ also that onnxruntime's float accuracy on the same images is the recorded one, a
 every imported add has the form the PE array runs (Ma = wa * M, Mb = wb * M, wa, wb in
 0..127).
 
-  small_models_test.py --strata build/sw/strata --source SRC --work DIR
+  small_models_test.py --strata build/sw/strata --source SRC --work DIR [--rtl N]
+
+With --rtl N (a build with the RTL) the first N test images (0: all) also run on the RTL,
+each output equal to the golden model's.
 
 The imported networks are written to DIR/<model>/ (the build directory under ctest).
 Needs the project venv (.venv: numpy, onnx, onnxruntime; `make setup`); started by another
@@ -41,6 +44,9 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--strata", required=True)
 ap.add_argument("--source", required=True)
 ap.add_argument("--work", required=True, help="directory for the imported networks")
+ap.add_argument("--rtl", type=int, default=0, metavar="N",
+                help="also run the first N test images on the RTL (strata run --backend rtl "
+                     "--check): every output equal to the golden model's (0: all, -1: none)")
 ARGS = ap.parse_args()
 
 try:
@@ -130,6 +136,25 @@ def run_model(model):
     check(abs(int8_acc - recorded) <= MAX_DROP + 1e-9,
           f"{model}: golden int8 accuracy {100 * int8_acc:.2f} % within "
           f"{100 * MAX_DROP:.0f} points of the float {100 * recorded:.2f} %")
+    if ARGS.rtl < 0:
+        return
+    count = n if ARGS.rtl == 0 else min(n, ARGS.rtl)
+    rtl_in = os.path.join(out, "rtl_input.npy")
+    np.save(rtl_in, xq[:count])
+    rtl_out = os.path.join(out, "rtl_output.npy")
+    start = time.time()
+    run = strata("run", yaml_path, "--input", rtl_in, "--output", rtl_out, "--backend", "rtl",
+                 "--check")
+    check(run.returncode == 0, f"{model}: strata run --backend rtl --check on {count} images "
+                               f"exits 0: every output equal to the golden model's "
+                               f"({run.stderr.strip()})")
+    if run.returncode != 0:
+        return
+    rtl = np.load(rtl_out).reshape(count, -1)
+    check(np.array_equal(rtl, logits[:count]), f"{model}: RTL outputs equal the golden run's")
+    rtl_acc = float(np.mean(np.argmax(rtl, axis=1) == labels[:count]))
+    print(f"{model}: RTL on {count} test images: {100 * rtl_acc:.2f} % "
+          f"({time.time() - start:.1f} s)")
 
 
 def main():

@@ -915,9 +915,7 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
   // compiler may place an instruction ahead of the producers it waits for
   // (docs/compiler.md, dispatch order), so program order itself need not be
   // a legal sequential order. If no head can start (a deadlock, which the
-  // dependency model reports), the rest runs in program order; without
-  // check_dependencies (a data reference that ignores the semaphores) all of
-  // it does.
+  // dependency model reports), the rest runs in program order.
   std::array<std::vector<size_t>, isa::kEngines> queue;
   for (size_t i = 0; i < pending.size(); ++i) {
     queue[static_cast<int>(*isa::engine_of(pending[i].op))].push_back(i);
@@ -939,7 +937,7 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
         const bool ok1 = h.acq1 == 0 || (sl.acq1 && sem[static_cast<int>(*sl.acq1)] >= h.acq1);
         if (ok0 && ok1) pick = std::min(pick, i);
       }
-      if (pick == pending.size() || !options.check_dependencies) pick = fallback;
+      if (pick == pending.size()) pick = fallback;
       const Pending& pd = pending[pick];
       const int e = static_cast<int>(*isa::engine_of(pd.op));
       ++head[e];

@@ -186,7 +186,7 @@ layers:
   EXPECT_FALSE(std::get<ConvOp>(ops[0]).pool.has_value());
   ASSERT_TRUE(is<ConvOp>(ops[1]));
   const ConvOp& id = std::get<ConvOp>(ops[1]);
-  EXPECT_TRUE(id.identity);
+  EXPECT_EQ(id.kind, ConvKind::kIdentityPool);
   EXPECT_EQ(id.kernel, 4);
   EXPECT_EQ(id.stride, 4);
   EXPECT_EQ(id.pad, Pads{});
@@ -205,6 +205,94 @@ layers:
   EXPECT_EQ((Shape{id.out_c, id.out_h, id.out_w}), (Shape{6, 2, 2}));
   EXPECT_EQ(id.layers, (std::vector<size_t>{1}));
   EXPECT_TRUE(any_contains(id.notes, "identity weights, M = 1, S = 4"));
+}
+
+// A residual block: ops read the ops they name; the add reads both operands
+// as one pass's two groups with weights wa, wb on the channel's lane and
+// M = gcd(Ma, Mb); the ReLU after it fuses into its clamp; the depthwise
+// layer's weights sit on each channel's own lane.
+TEST_F(LowerPass, ShortcutsAddsAndDepthwiseLayersBecomeGroupedOps) {
+  Network net = network(R"(input: [8, 6, 6]
+layers:
+  - {name: c0, type: conv, out_channels: 12, kernel: 3, pad: 1, activation: relu}
+  - {name: d1, type: depthwise, kernel: 3, pad: 1}
+  - {name: a, type: add, inputs: [d1, c0]}
+  - {name: r, type: relu}
+)");
+  Layer& add = net.layers[2];
+  add.requant.multiplier = std::vector<uint16_t>(12, 300);  // 3 * 100
+  add.multiplier_b = std::vector<uint16_t>(12, 500);        // 5 * 100
+  const std::vector<Op> ops = lower(net, t_);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(base(ops[0]).srcs, (std::vector<int>{kInputSrc}));
+  const ConvOp& dw = std::get<ConvOp>(ops[1]);
+  EXPECT_EQ(dw.kind, ConvKind::kDepthwise);
+  EXPECT_EQ(dw.srcs, (std::vector<int>{0}));
+  EXPECT_EQ(dw.pass_groups, 1);
+  EXPECT_EQ(dw.weights.shape(), (Shape{12, 8, 3, 3}));
+  for (int64_t co = 0; co < 12; ++co) {
+    for (int64_t lane = 0; lane < 8; ++lane) {
+      EXPECT_EQ(dw.weights(co, lane, 2, 1), lane == co % 8 ? net.layers[1].weights(co, 0, 2, 1) : 0);
+    }
+  }
+  const ConvOp& a = std::get<ConvOp>(ops[2]);
+  EXPECT_EQ(a.kind, ConvKind::kAdd);
+  EXPECT_EQ(a.srcs, (std::vector<int>{1, 0}));
+  EXPECT_EQ(a.pass_groups, 2);
+  EXPECT_EQ(a.layers, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(a.params.lo, 0);  // the ReLU
+  EXPECT_EQ(a.params.mult, std::vector<uint16_t>(12, 100));
+  EXPECT_EQ(a.params.bias, std::vector<int32_t>(12, 0));
+  EXPECT_EQ(a.params.shift, add.requant.shift);
+  EXPECT_EQ(a.weights.shape(), (Shape{12, 16, 1, 1}));
+  EXPECT_EQ(a.weights(9, 1, 0, 0), 3);   // wa on lane 9 mod 8 of the pass's group 0 (d1's)
+  EXPECT_EQ(a.weights(9, 9, 0, 0), 5);   // wb on the same lane of group 1 (c0's)
+  EXPECT_EQ(a.weights(9, 2, 0, 0), 0);
+  // Two ops read c0's result: it is stored, and both read it from external
+  // memory, as tiled ops do; the add reads both of its operands there.
+  const Plan pl = plan(net, ops, t_, {});
+  EXPECT_TRUE(conv_plan(pl, 0).out_external);
+  EXPECT_TRUE(conv_plan(pl, 1).tiled);
+  EXPECT_TRUE(conv_plan(pl, 2).tiled);
+  EXPECT_EQ(conv_plan(pl, 2).g_in, 4);    // two operands of two groups
+  EXPECT_EQ(conv_plan(pl, 2).g_pass, 2);
+  EXPECT_EQ(conv_plan(pl, 2).per_pass, 2);
+  EXPECT_EQ(conv_plan(pl, 1).per_pass, 9);
+}
+
+// Ma / Mb that is no ratio of two int8 weights cannot be a two-tap sum.
+TEST_F(LowerPass, AnAddWhoseMultipliersDoNotFactorIsAnErrorNamingTheLayer) {
+  Network net = network(R"(input: [8, 4, 4]
+layers:
+  - {name: c0, type: conv, out_channels: 8, kernel: 1}
+  - {name: a, type: add, inputs: [c0, input]}
+)");
+  net.layers[1].requant.multiplier = std::vector<uint16_t>(8, 40000);
+  net.layers[1].multiplier_b = std::vector<uint16_t>(8, 40001);
+  try {
+    lower(net, t_);
+    ADD_FAILURE() << "lowered";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where().layer, "a");
+    EXPECT_TRUE(test::contains(e.what(), "Ma = 40000, Mb = 40001 are not wa * M, wb * M")) << e.what();
+  }
+}
+
+// The mean of n int8 values as a weighted sum and a requantisation equals
+// floor((2 sum + n) / (2 n)) for every sum, for every window the largest
+// kernel allows (checked here independently of avg_round).
+TEST(ExactMean, EveryWindowUpToTheLargestKernelHasExactParameters) {
+  for (int64_t n = 1; n <= 64; ++n) {
+    const std::optional<MeanParams> mp = exact_mean_params(n);
+    ASSERT_TRUE(mp.has_value()) << n;
+    for (int64_t sum = -128 * n; sum <= 127 * n; ++sum) {
+      const int64_t num = 2 * sum + n, den = 2 * n;
+      const int64_t want = num >= 0 ? num / den : -((-num + den - 1) / den);
+      const int64_t v = (mp->weight * sum + mp->bias) * int64_t{mp->mult};
+      const int64_t got = mp->shift == 0 ? v : (v + (int64_t{1} << (mp->shift - 1))) >> mp->shift;
+      ASSERT_EQ(got, want) << "n " << n << ", sum " << sum;
+    }
+  }
 }
 
 TEST_F(LowerPass, ANetworkThatOnlyFlattensIsACopy) {

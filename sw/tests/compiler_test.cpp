@@ -208,7 +208,13 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"strided_net", 3, false, false},
                       ExampleCase{"strided_net", 3, false, true},
                       ExampleCase{"strided_net", 3, true, false},
-                      ExampleCase{"strided_net", 3, true, true}),
+                      ExampleCase{"strided_net", 3, true, true},
+                      ExampleCase{"residual_net", 8, false, false},
+                      ExampleCase{"residual_net", 8, false, true},
+                      ExampleCase{"residual_net", 8, true, false},
+                      ExampleCase{"inverted_residual_net", 9, false, false},
+                      ExampleCase{"inverted_residual_net", 9, false, true},
+                      ExampleCase{"inverted_residual_net", 9, true, true}),
     case_name);
 
 // ---- the trained digits model: all 1797 images in batches of P --------------------------------
@@ -598,6 +604,8 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
         "[rule compute.cache_range]"}},
       {"fc neuron", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
        [](HwTarget& t) { t.bank_depth = 64; }, "f", {"one neuron's weights need 100 words", "[rule compute.in_range]"}},
+      {"global pool, map wider than the largest kernel", "input: [8, 8, 8]\nlayers:\n  - {name: g, type: global_avgpool}\n",
+       none, "g", {"global average pool over [8][8]", "max_kernel 7", "[rule conv.kernel]"}},
       {"conv after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
        none, "c", {"a convolution after a fully-connected layer is not supported"}},
       {"pool after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: maxpool, kernel: 1}\n",

@@ -147,6 +147,7 @@ TEST(Tiling, TheChoiceFitsItsBuffersAndPrefersFewTiles) {
   TilingProblem p;
   p.rows = p.cols = conv_axis(224, 3, 1, 1);
   p.in_groups = 8;
+  p.pass_groups = 8;
   p.out_groups = 8;
   p.passes = 8;
   p.in_buf_words = 4096;

@@ -175,6 +175,20 @@ TEST_F(StrataTop, StridedNetBitExact) {
   expect_bit_exact(net, {random_images(net.input_shape, 1, seed_).reshaped(net.input_shape)});
 }
 
+// Graphs: shortcuts, residual adds (fused ReLU, strided projections),
+// depthwise layers and global average pools, all on the PE array; the
+// inverted-residual network under random memory stalls.
+TEST_F(StrataTop, ResidualNetBitExact) {
+  const Network net = example_network("residual_net", 8);
+  expect_bit_exact(net, {random_images(net.input_shape, 1, seed_).reshaped(net.input_shape)});
+}
+
+TEST_F(StrataTop, InvertedResidualNetUnderRandomStallsBitExact) {
+  const Network net = example_network("inverted_residual_net", 9);
+  const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
+  expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1)}, 0.25);
+}
+
 TEST_F(StrataTop, Cifar10QuickBatchUnderRandomStalls) {
   const Network net = example_network("cifar10_quick", 1);
   const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);

@@ -38,7 +38,7 @@ std::string op_detail(const Op& op, const OpPlan& plan) {
   if (const auto* c = std::get_if<ConvOp>(&op)) {
     const ConvPlan& q = std::get<ConvPlan>(plan);
     s = fmt::format("{} {}x{} s{} p{}: [{}][{}][{}] -> [{}][{}][{}], {} pass{} of {} words{}",
-                    c->identity ? "identity conv" : "conv", c->kernel, c->kernel, c->stride,
+                    conv_kind_name(*c), c->kernel, c->kernel, c->stride,
                     pad_label(c->pad), c->in_c, c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
                     q.passes == 1 ? "" : "es", q.per_pass,
                     q.reorder ? fmt::format(" (reordered input, run as {}x1)", c->kernel) : "");

@@ -366,7 +366,8 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
                                           : cx.weight_load(*cq, pass, job.loads);
     }
-    ComputeInstr c = tile_compute(ops[k], plan, rows, cols, in_bank, 0, param_base, cache_base);
+    ComputeInstr c =
+        tile_compute(ops[k], plan, rows, cols, pass, in_bank, 0, param_base, cache_base);
     const int64_t group_base = cq != nullptr ? pass * plane : 0;
     c.dst_row_stride = op.out_w;
     c.dst_group_stride = plane;
@@ -483,8 +484,11 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       const MapInput& m = *map_input(pl.ops[k]);
       if (m.tiled) {
         TiledOpIo io;
-        io.in_ext = k == 0 ? d.inputs[img] : d.maps[img][k - 1];
-        io.in_pitch_groups = m.g_in;
+        const OpBase& ob = base(ops[k]);
+        for (int s : ob.srcs) {
+          io.srcs.push_back({s == kInputSrc ? d.inputs[img] : d.maps[img][static_cast<size_t>(s)],
+                             m.g_in / static_cast<int64_t>(ob.srcs.size())});
+        }
         io.in_width = m.map_w;
         io.out_bank = q.dst == Dst::kBank && !m.out_external ? cx.take_bank({}) : -1;
         io.out_ext = q.is_final ? d.outputs[img] : d.maps[img][k];

@@ -43,20 +43,28 @@ class EmitContext {
 
 // The COMPUTE of one tile (a band and a strip) and pass of map op `op`: its
 // input, [group][row][col] words of the tile's input rows and columns at
-// `in_bank`:`in_base`, with the tile's padding and sizes; parameters from
-// `param_base` (channel 0 of the pass), weights at `cache_base`. The caller sets
-// the destination. An op that runs whole is one tile of the whole map.
+// `in_bank`:`in_base`, with the tile's padding and sizes (a grouped op's pass
+// reads its own groups of them); parameters from `param_base` (channel 0 of the
+// pass), weights at `cache_base`. The caller sets the destination. An op that
+// runs whole is one tile of the whole map.
 isa::ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band,
-                               const AxisTile& strip, int64_t in_bank, int64_t in_base,
-                               int64_t param_base, int64_t cache_base);
+                               const AxisTile& strip, int64_t pass, int64_t in_bank,
+                               int64_t in_base, int64_t param_base, int64_t cache_base);
+
+// One map a tiled op reads from external memory ([row][group][col] words):
+// its address, and the groups of a row (`groups`, in_width words each).
+struct TiledSource {
+  uint64_t ext = 0;
+  int64_t groups = 0;
+};
 
 // The jobs of tiled op `k` (emit_tiles.cpp) for image `img`: its input read
-// tile by tile from external memory at `in_ext` ([row][group][col], rows
-// `in_row_bytes` apart per group), its results into bank `out_bank` (a whole map
-// on chip), the PE caches, or external memory at `out_ext`.
+// tile by tile from external memory (one source; an add's two, interleaved by
+// group in the tile buffer: source s's group g is the tile's group g * sources + s),
+// its results into bank `out_bank` (a whole map on chip), the PE caches, or
+// external memory at `out_ext`.
 struct TiledOpIo {
-  uint64_t in_ext = 0;
-  int64_t in_pitch_groups = 0;  // groups per external input row
+  std::vector<TiledSource> srcs;
   int64_t in_width = 0;         // words per group row of the external input
   int64_t out_bank = -1;        // whole output map on chip (dst kBank, not external)
   uint64_t out_ext = 0;         // results in external memory

@@ -19,7 +19,7 @@ using isa::LoadInstr;
 using isa::StoreInstr;
 
 ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band,
-                          const AxisTile& strip, int64_t in_bank, int64_t in_base,
+                          const AxisTile& strip, int64_t pass, int64_t in_bank, int64_t in_base,
                           int64_t param_base, int64_t cache_base) {
   const PlanBase& q = base(plan);
   const MapInput& m = *map_input(plan);
@@ -60,6 +60,10 @@ ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band
     c.out_w = strip.conv_end - strip.conv_begin;
     c.param_base = param_base;
     c.cache_base = cache_base;
+    if (conv->pass_groups > 0) {  // a grouped op's pass reads its own groups
+      c.in_groups = cq.g_pass;
+      c.in_base = in_base + pass * cq.g_pass * c.in_h * c.in_w;
+    }
     c.clamp_lo = conv->params.lo;
     c.clamp_hi = conv->params.hi;
   } else {
@@ -134,26 +138,32 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
       const Buffer& b = in[in_turn % 2];
       // External [row][group][col]: one LOAD per input row (every group of it),
       // or one for the tile when a row is one group, so the compute can start
-      // once its first rows are in.
-      const int64_t ext_row = io.in_pitch_groups * io.in_width * n;
+      // once its first rows are in. Source s's group g goes to the tile's group
+      // g * sources + s.
+      const auto sources = static_cast<int64_t>(io.srcs.size());
       const uint64_t x0 = static_cast<uint64_t>(strip.in_begin * n);
-      const int64_t per_load = m.g_in == 1 ? rows : 1;
+      const int64_t groups = io.srcs.front().groups;
+      const int64_t per_load = groups == 1 ? rows : 1;
       for (int64_t y = 0; y < rows; y += per_load) {
-        LoadInstr l;
-        l.hdr.tag = q.tag;
-        l.ext_addr = static_cast<int64_t>(io.in_ext + (band.in_begin + y) * ext_row + x0);
-        l.ext_row_stride = m.g_in == 1 ? ext_row : io.in_width * n;
-        l.rows = m.g_in == 1 ? rows : m.g_in;
-        l.row_words = cols;
-        l.dst_kind = LoadDst::kBank;
-        l.dst_id = b.bank;
-        l.dst_addr = b.base + y * cols;
-        l.dst_row_stride = m.g_in == 1 ? cols : rows * cols;
-        job.loads.push_back(cx.em.load(l, q.name));
+        for (int64_t si = 0; si < sources; ++si) {
+          const TiledSource& from = io.srcs[static_cast<size_t>(si)];
+          const int64_t ext_row = from.groups * io.in_width * n;
+          LoadInstr l;
+          l.hdr.tag = q.tag;
+          l.ext_addr = static_cast<int64_t>(from.ext + (band.in_begin + y) * ext_row + x0);
+          l.ext_row_stride = groups == 1 ? ext_row : io.in_width * n;
+          l.rows = groups == 1 ? rows : groups;
+          l.row_words = cols;
+          l.dst_kind = LoadDst::kBank;
+          l.dst_id = b.bank;
+          l.dst_addr = b.base + (si * rows + y) * cols;
+          l.dst_row_stride = groups == 1 ? cols : sources * rows * cols;
+          job.loads.push_back(cx.em.load(l, q.name));
+        }
       }
     }
     const Buffer& src = in[in_turn % 2];
-    ComputeInstr c = tile_compute(op, plan, band, strip, src.bank, src.base, param_base,
+    ComputeInstr c = tile_compute(op, plan, band, strip, pass, src.bank, src.base, param_base,
                                   cache_base);
     const int64_t out_rows = band.out_end - band.out_begin;
     const int64_t out_cols = strip.out_end - strip.out_begin;

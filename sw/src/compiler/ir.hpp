@@ -27,11 +27,18 @@ inline uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // ---- ops: what lower() makes of the network's layers ----------------------------------------
 
+// The network input as an op's source (OpBase::srcs).
+constexpr int kInputSrc = -1;
+
 // What every op has: the network layers it computes, the layer that started it
-// (errors name it), its input and its result.
+// (errors name it), the ops whose results it reads, its input and its result.
 struct OpBase {
   std::vector<size_t> layers;   // indices into Network::layers, in order
   const Layer* main = nullptr;  // the layer that started the op; nullptr for the copy op
+  // The ops whose results it reads, in operand order (kInputSrc: the network
+  // input): the op before it in a chain; any earlier op for a shortcut; two
+  // for an add, whose operands share one shape.
+  std::vector<int> srcs;
   int64_t in_c = 0, in_h = 0, in_w = 0;     // input map [C][H][W] (fc: as the network has it)
   int64_t out_c = 0, out_h = 0, out_w = 0;  // result map (fc: out_c neurons, 1x1)
   int64_t macs = 0;                         // useful MACs per image
@@ -55,17 +62,42 @@ struct Pooling {
   int post_lo = kInt8Min, post_hi = kInt8Max;
 };
 
+// What a convolution-mode op computes besides a convolution (lower.cpp).
+enum class ConvKind {
+  kConv,           // a convolution layer
+  kIdentityPool,   // an average pool with identity weights (larger than the pooling unit)
+  kDepthwise,      // a depthwise layer: one input group per pass, diagonal weights
+  kAdd,            // a residual add: per channel wa * a + wb * b, then M, S
+  kGlobalAvgPool,  // a global average pool: a depthwise sum over the map, exact M, S
+};
+
 // A convolution (CONV mode), with the pool that follows it fused in when the
-// pooling unit can run it.
+// pooling unit can run it. Grouped kinds (`pass_groups` > 0: depthwise, add,
+// global average pool) read, in pass p (output group p), only the input groups
+// [p * pass_groups, (p + 1) * pass_groups): their weights are [Cout][pass_groups * N][K][K],
+// the second index the lane within the pass's groups. An add's input is its two
+// operands interleaved by group (group 2g = a's g, 2g + 1 = b's g).
 struct ConvOp : OpBase {
   int kernel = 1, stride = 1;
   Pads pad;                // zero padding per side
-  bool identity = false;   // an average pool computed with identity weights (lower.cpp)
-  Tensor<int8_t> weights;  // [Cout][Cin][K][K]
+  ConvKind kind = ConvKind::kConv;
+  int64_t pass_groups = 0; // input groups per pass; 0: all of them (a dense convolution)
+  Tensor<int8_t> weights;  // [Cout][Cin][K][K]; grouped: [Cout][pass_groups * N][K][K]
   ChannelParams params;
   int64_t conv_h = 0, conv_w = 0;  // convolution output, before the fused pool
   std::optional<Pooling> pool;     // fused pool; out_h, out_w are its output
 };
+
+inline const char* conv_kind_name(const ConvOp& c) {
+  switch (c.kind) {
+    case ConvKind::kIdentityPool: return "identity conv";
+    case ConvKind::kDepthwise: return "depthwise";
+    case ConvKind::kAdd: return "add";
+    case ConvKind::kGlobalAvgPool: return "global avgpool";
+    case ConvKind::kConv: break;
+  }
+  return "conv";
+}
 
 // A fully-connected layer (FC mode) over the flattened input.
 struct FcOp : OpBase {
@@ -178,6 +210,7 @@ struct MapInput {
 struct ConvPlan : PlanBase, MapInput {
   int kh = 1, kw = 1, sh = 1, sw = 1;  // geometry as run (reordered: K x 1)
   Pads pad;                            // as run (reordered: no column padding)
+  int64_t g_pass = 0;    // input groups each pass reads (= g_in for a dense convolution)
   int64_t per_pass = 0;  // weight words per PE per pass
   int64_t passes = 1;    // passes of P output channels
   uint64_t weights_ext = 0;  // offset in the weights region

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <numeric>
+#include <optional>
 
 #include "passes.hpp"
 #include "strata/error.hpp"
@@ -53,21 +56,73 @@ PoolOp elementwise(const Shape& map) {
 
 }  // namespace
 
+std::optional<MeanParams> exact_mean_params(int64_t n) {
+  if (n < 1) return std::nullopt;
+  // acc = weight * sum + bias over sum in [-128 n, 127 n]; M / 2^S ~ 1 / (weight n),
+  // the largest S whose M fits. Kept only when every sum gives avg_round(sum, n).
+  for (int weight = 1; weight <= 8; ++weight) {
+    for (int32_t bias = 0; bias <= weight; ++bias) {
+      for (int s = kMaxShift; s >= 0; --s) {
+        const double m = std::ldexp(1.0, s) / static_cast<double>(weight * n);
+        const int64_t mult = std::llround(m);
+        if (mult > 65535) continue;
+        if (mult < 1) break;
+        bool exact = true;
+        for (int64_t sum = -128 * n; sum <= 127 * n && exact; ++sum) {
+          const auto acc = static_cast<int32_t>(weight * sum + bias);
+          exact = requantize(acc, static_cast<uint16_t>(mult), s, kInt8Min, kInt8Max) ==
+                  avg_round(sum, n);
+        }
+        if (exact) {
+          return MeanParams{weight, bias, static_cast<uint16_t>(mult), static_cast<uint8_t>(s)};
+        }
+        break;  // only the most precise M for this weight and bias
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<Op> lower(const Network& net, const HwTarget& t) {
+  const size_t count = net.layers.size();
+  // How many later layers read each layer's output; which op's result it is
+  // (kInputSrc: the network input, a flatten of it included); whether it is a
+  // map larger than 1x1 flattened into a vector.
+  std::vector<int> readers(count, 0);
+  for (const Layer& l : net.layers) {
+    for (int i : l.inputs) {
+      if (i != kNetworkInput) ++readers[static_cast<size_t>(i)];
+    }
+  }
+  std::vector<int> op_of(count, kInputSrc);
+  std::vector<bool> flat_of(count, false);
   std::vector<Op> ops;
-  Shape cur = net.input_shape;
-  bool flat = false;  // a flatten turned a map larger than 1x1 into a vector
-  for (size_t li = 0; li < net.layers.size(); ++li) {
+  for (size_t li = 0; li < count; ++li) {
     const Layer& l = net.layers[li];
     const auto fail = [&](const std::string& msg) {
       throw Error(msg, ErrorContext{net.source_file, l.line, l.name});
     };
-    Op* last = ops.empty() ? nullptr : &ops.back();
-    const bool after_fc = last != nullptr && is<FcOp>(*last);
-    // A new op of type T started by this layer, on the current map.
-    const auto start = [&]<class T>(T op) -> T& {
+    const int in0 = l.inputs.front();
+    const auto src_of = [&](int layer) {
+      return layer == kNetworkInput ? kInputSrc : op_of[static_cast<size_t>(layer)];
+    };
+    const int src = src_of(in0);
+    const Shape cur = in0 == kNetworkInput ? net.input_shape
+                                           : net.layers[static_cast<size_t>(in0)].out_shape;
+    const bool flat = in0 != kNetworkInput && flat_of[static_cast<size_t>(in0)];
+    const bool after_fc = src != kInputSrc && is<FcOp>(ops[static_cast<size_t>(src)]);
+    // The op this layer may fuse into: the last one, when it ends with the layer
+    // this one reads and nothing else reads that layer.
+    Op* last = nullptr;
+    if (l.inputs.size() == 1 && in0 != kNetworkInput && readers[static_cast<size_t>(in0)] == 1 &&
+        !ops.empty() && src == static_cast<int>(ops.size()) - 1) {
+      last = &ops.back();
+    }
+    // A new op of type T started by this layer, reading `srcs`.
+    const auto start = [&]<class T>(T op, std::vector<int> srcs) -> T& {
       op.main = &l;
       op.layers.push_back(li);
+      op.srcs = std::move(srcs);
       op.in_c = cur[0];
       op.in_h = cur[1];
       op.in_w = cur[2];
@@ -77,50 +132,136 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       ops.push_back(std::move(op));
       return std::get<T>(ops.back());
     };
-    // What the golden model runs and the accelerator does not yet: a clear
-    // refusal naming the layer.
-    if (l.inputs != std::vector<int>{static_cast<int>(li) - 1}) {
-      fail("a layer that reads another layer than the one before it (a shortcut) is not "
-           "supported by the compiler yet; the golden model (strata run) runs it");
-    }
+    const auto map_layer_checks = [&](const char* what) {
+      if (after_fc) {
+        fail(fmt::format("{} after a fully-connected layer is not supported (FC results are "
+                         "batch-transposed: lane = image)",
+                         what));
+      }
+      if (flat) fail(fmt::format("{} after flatten of a map larger than 1x1 is not supported", what));
+    };
     const PoolWindow window{l.pool.kernel, l.pool.stride, l.pads, l.pool.ceil_mode};
+    const int64_t n = t.lanes;
     switch (l.type) {
-      case LayerType::kDepthwise:
-      case LayerType::kAdd:
-      case LayerType::kGlobalAvgPool:
-        fail(fmt::format("layer type '{}' is not supported by the compiler yet; the golden model "
-                         "(strata run) runs it",
-                         layer_type_name(l.type)));
-        break;
-      case LayerType::kConv: {
-        if (after_fc) {
-          fail("a convolution after a fully-connected layer is not supported (FC results are "
-               "batch-transposed: lane = image)");
-        }
-        if (flat) fail("a convolution after flatten of a map larger than 1x1 is not supported");
+      case LayerType::kConv:
+      case LayerType::kDepthwise: {
+        const bool depthwise = l.type == LayerType::kDepthwise;
+        map_layer_checks(depthwise ? "a depthwise convolution" : "a convolution");
         if (l.conv.kernel > t.max_kernel) {
           fail(violation_message(target_rule("conv.kernel"),
                                  fmt::format("kernel {} exceeds the target's max_kernel {}",
                                              l.conv.kernel, t.max_kernel)));
         }
-        ConvOp& op = start(ConvOp{});
+        ConvOp& op = start(ConvOp{}, {src});
         op.kernel = l.conv.kernel;
         op.stride = l.conv.stride;
         op.pad = l.pads;
-        op.weights = l.weights;
         op.params = channel_params_of(l);
         op.conv_h = l.out_shape[1];
         op.conv_w = l.out_shape[2];
         op.macs = l.macs();
+        if (!depthwise) {
+          op.weights = l.weights;
+          break;
+        }
+        const int k = l.conv.kernel;
+        op.kind = ConvKind::kDepthwise;
+        op.pass_groups = 1;
+        op.weights = Tensor<int8_t>({op.out_c, n, k, k});
+        for (int64_t co = 0; co < op.out_c; ++co) {
+          for (int y = 0; y < k; ++y) {
+            for (int x = 0; x < k; ++x) op.weights(co, co % n, y, x) = l.weights(co, 0, y, x);
+          }
+        }
+        op.notes.push_back(fmt::format(
+            "depthwise: one input group per pass, each PE's weights on its own channel's lane "
+            "({} of {} lanes useful)",
+            1, n));
+        break;
+      }
+      case LayerType::kAdd: {
+        map_layer_checks("an add");
+        ConvOp& op = start(ConvOp{}, {src, src_of(l.inputs[1])});
+        op.kind = ConvKind::kAdd;
+        op.pass_groups = 2;
+        op.conv_h = op.out_h;
+        op.conv_w = op.out_w;
+        op.weights = Tensor<int8_t>({op.out_c, 2 * n, 1, 1});
+        op.params.lo = l.requant.lo;
+        op.params.hi = l.requant.hi;
+        // a * Ma + b * Mb = (a * wa + b * wb) * M with M = gcd(Ma, Mb): the
+        // requantisation of the two-tap sum is then the add's own.
+        for (int64_t c = 0; c < op.out_c; ++c) {
+          const int64_t ma = l.requant.multiplier[static_cast<size_t>(c)];
+          const int64_t mb = l.multiplier_b[static_cast<size_t>(c)];
+          const int64_t g = std::max<int64_t>(1, std::gcd(ma, mb));
+          if (ma / g > kInt8Max || mb / g > kInt8Max) {
+            fail(fmt::format(
+                "channel {}: multipliers Ma = {}, Mb = {} are not wa * M, wb * M with int8 "
+                "weights wa, wb <= 127 (Ma / Mb = {} / {} in lowest terms): the accelerator "
+                "runs an add as a two-tap weighted sum on the PE array (docs/compiler.md, "
+                "Graphs); strata import and strata gen quantise adds in that form",
+                c, ma, mb, ma / g, mb / g));
+          }
+          op.weights(c, c % n, 0, 0) = static_cast<int8_t>(ma / g);
+          op.weights(c, n + c % n, 0, 0) = static_cast<int8_t>(mb / g);
+          op.params.bias.push_back(0);
+          op.params.mult.push_back(static_cast<uint16_t>(g));
+          op.params.shift.push_back(l.requant.shift[static_cast<size_t>(c)]);
+        }
+        op.notes.push_back(fmt::format(
+            "add: both operands' group g in one pass, weights wa, wb on the channel's lane, "
+            "M = gcd(Ma, Mb): exact"));
+        break;
+      }
+      case LayerType::kGlobalAvgPool: {
+        map_layer_checks("a global average pool");
+        const int64_t h = cur[1], w = cur[2];
+        if (h != w || h > t.max_kernel) {
+          fail(violation_message(
+              target_rule("conv.kernel"),
+              fmt::format("a global average pool over [{}][{}] runs as a {}x{} convolution: it "
+                          "needs a square map no larger than the target's max_kernel {}",
+                          h, w, h, w, t.max_kernel)));
+        }
+        const std::optional<MeanParams> mp = exact_mean_params(h * w);
+        if (!mp) {
+          fail(fmt::format("no exact integer mean over {} elements (internal limit)", h * w));
+        }
+        const int k = static_cast<int>(h);
+        ConvOp& op = start(ConvOp{}, {src});
+        op.kind = ConvKind::kGlobalAvgPool;
+        op.kernel = k;
+        op.pass_groups = 1;
+        op.conv_h = op.conv_w = 1;
+        op.weights = Tensor<int8_t>({op.out_c, n, k, k});
+        for (int64_t co = 0; co < op.out_c; ++co) {
+          for (int y = 0; y < k; ++y) {
+            for (int x = 0; x < k; ++x) {
+              op.weights(co, co % n, y, x) = static_cast<int8_t>(mp->weight);
+            }
+          }
+        }
+        op.params.bias.assign(static_cast<size_t>(op.out_c), mp->bias);
+        op.params.mult.assign(static_cast<size_t>(op.out_c), mp->mult);
+        op.params.shift.assign(static_cast<size_t>(op.out_c), mp->shift);
+        op.notes.push_back(fmt::format(
+            "global average pool: a depthwise {}x{} sum with weight {}, bias {}, M = {}, S = {}: "
+            "equal to the average rule for every sum (checked)",
+            k, k, mp->weight, mp->bias, mp->mult, mp->shift));
         break;
       }
       case LayerType::kFc: {
-        FcOp& op = start(FcOp{});
+        if (src != static_cast<int>(ops.size()) - 1 ||
+            (in0 != kNetworkInput && readers[static_cast<size_t>(in0)] != 1)) {
+          fail("a fully-connected layer must read the op right before it, as its only reader "
+               "(its input goes through the PE caches)");
+        }
+        FcOp& op = start(FcOp{}, {src});
         op.features = shape_elements(cur);
         op.weights = l.weights.reshaped({l.out_channels, op.features});
         op.params = channel_params_of(l);
         op.macs = l.macs();
-        flat = false;
         break;
       }
       case LayerType::kMaxPool:
@@ -133,7 +274,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         ConvOp* conv = last != nullptr ? std::get_if<ConvOp>(last) : nullptr;
         PoolOp* clamp = last != nullptr ? std::get_if<PoolOp>(last) : nullptr;
         if (clamp != nullptr && !clamp->clamp_only) clamp = nullptr;
-        if (fits && conv != nullptr && !conv->pool && !conv->identity) {
+        if (fits && conv != nullptr && !conv->pool && conv->kind != ConvKind::kIdentityPool) {
           conv->pool = Pooling{window, avg};
           conv->out_h = l.out_shape[1];
           conv->out_w = l.out_shape[2];
@@ -148,12 +289,12 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           clamp->notes.push_back("the clamp before the max pool moves after it (max commutes "
                                  "with a monotone clamp)");
         } else if (fits) {
-          PoolOp& op = start(PoolOp{});
+          PoolOp& op = start(PoolOp{}, {src});
           op.pool = Pooling{window, avg};
         } else if (avg && identity_pool_possible(window, cur[1], cur[2], t)) {
           const int k = l.pool.kernel;
-          ConvOp& op = start(ConvOp{});
-          op.identity = true;
+          ConvOp& op = start(ConvOp{}, {src});
+          op.kind = ConvKind::kIdentityPool;
           op.kernel = k;
           op.stride = l.pool.stride;
           op.pad = Pads{};
@@ -187,13 +328,15 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       }
       case LayerType::kClamp: {
         if (last == nullptr) {
-          // A clamp on the input is elementwise: it runs on the input map as stored, even
-          // when flattens came before it (they only rename the shape; the output placement
-          // and a following FC's feature order then see the map).
-          const Shape& in = net.input_shape;
-          PoolOp op = elementwise(in);
+          // A clamp that cannot merge into the op before it is elementwise over its
+          // input map; on the network input, the map as stored, even when flattens
+          // came before it (they only rename the shape; the output placement and a
+          // following FC's feature order then see the map).
+          if (after_fc) fail("a clamp after a fully-connected layer read elsewhere is not supported");
+          PoolOp op = elementwise(src == kInputSrc ? net.input_shape : cur);
           op.main = &l;
           op.layers.push_back(li);
+          op.srcs = {src};
           op.pool.post_lo = l.lo;
           op.pool.post_hi = l.hi;
           ops.push_back(std::move(op));
@@ -226,16 +369,34 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         break;
       }
       case LayerType::kFlatten:
-        if (cur[1] * cur[2] > 1) flat = true;
+        flat_of[li] = flat || cur[1] * cur[2] > 1;
+        op_of[li] = src;
         if (last != nullptr) base(*last).layers.push_back(li);
-        break;
+        continue;
     }
-    cur = l.out_shape;
+    op_of[li] = static_cast<int>(ops.size()) - 1;
   }
   if (ops.empty()) {  // nothing to compute (only flatten): copy through the pooling unit
     PoolOp op = elementwise(net.input_shape);
-    for (size_t li = 0; li < net.layers.size(); ++li) op.layers.push_back(li);
+    op.srcs = {kInputSrc};
+    for (size_t li = 0; li < count; ++li) op.layers.push_back(li);
     ops.push_back(std::move(op));
+  } else if (op_of[count - 1] != static_cast<int>(ops.size()) - 1) {
+    throw Error("internal: the network's output is not the last op's result");
+  }
+  // An FC reads its input from the PE caches, where the op before it wrote it:
+  // no other op may read that result.
+  for (size_t k = 0; k < ops.size(); ++k) {
+    for (int s : base(ops[k]).srcs) {
+      const bool fc_src = s >= 0 && static_cast<size_t>(s) + 1 < ops.size() &&
+                          is<FcOp>(ops[static_cast<size_t>(s) + 1]) && static_cast<size_t>(s) + 1 != k;
+      if (fc_src) {
+        const Layer& l = *base(ops[k]).main;
+        throw Error("this layer reads the result that a fully-connected layer after it takes "
+                    "from the PE caches: not supported",
+                    ErrorContext{net.source_file, l.line, l.name});
+      }
+    }
   }
   return ops;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "ir.hpp"
@@ -18,6 +19,17 @@ namespace strata::compiler {
 // convolution, a copy for a network that computes nothing. Throws strata::Error
 // naming the layer for what no op can compute.
 std::vector<Op> lower(const Network& net, const HwTarget& t);
+
+// The integer mean of n int8 values as the PE array computes it: acc = weight *
+// sum + bias, then requantised with M, S; equal to avg_round(sum, n) for every
+// sum of n int8 values (checked exhaustively), or nullopt (lower.cpp).
+struct MeanParams {
+  int weight = 1;
+  int32_t bias = 0;
+  uint16_t mult = 1;
+  uint8_t shift = 0;
+};
+std::optional<MeanParams> exact_mean_params(int64_t n);
 
 // 2. plan.cpp. Takes the ops and returns, per op, its destination, input layout
 // and geometry as run, parameter and weight placement (resident, or per use /

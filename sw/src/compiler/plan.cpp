@@ -59,15 +59,18 @@ MapInput* map_input_of(OpPlan& q) {
 // it runs whole; a tiled op reads its input from external memory, tile by tile,
 // through two alternating buffers, and writes its results into the whole
 // output map on chip, or through two alternating buffers to external memory.
+// A result is stored to external memory for its readers (`shared`) unless its
+// one reader is the op right after it.
 template <class Fail>
-void plan_tiles(const std::vector<Op>& ops, const HwTarget& t, Plan& pl, const Fail& fail) {
+void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, const HwTarget& t,
+                Plan& pl, const Fail& fail) {
   const int64_t n = t.lanes;
   for (size_t k = 0; k < ops.size(); ++k) {
     MapInput* m = map_input_of(pl.ops[k]);
     if (m == nullptr) continue;
     const PlanBase& b = base(pl.ops[k]);
     const MapInput* next = k + 1 < ops.size() ? map_input(pl.ops[k + 1]) : nullptr;
-    m->out_external = b.is_final || (next != nullptr && next->tiled);
+    m->out_external = b.is_final || (next != nullptr && next->tiled) || shared[k];
     if (!m->tiled) continue;
     const OpBase& op = base(ops[k]);
     const bool map_out = !m->out_external && b.dst == Dst::kBank;
@@ -98,6 +101,7 @@ void plan_tiles(const std::vector<Op>& ops, const HwTarget& t, Plan& pl, const F
     tp.in_groups = m->g_in;
     tp.out_groups = m->out_groups;
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
+    tp.pass_groups = cq != nullptr ? cq->g_pass : m->g_in;
     tp.passes = cq != nullptr ? cq->passes : 1;
     tp.pool_op = cq == nullptr;
     tp.in_buf_words = buf.in_words;
@@ -146,6 +150,25 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                 ErrorContext{net.source_file, l != nullptr ? l->line : 0,
                              l != nullptr ? l->name : std::string()});
   };
+
+  // Graphs (docs/compiler.md, "Graphs"): an op's result that is read by
+  // another op than the next one, or by two, is shared: stored to external
+  // memory, where every reader loads it from, tile by tile.
+  std::vector<std::vector<int>> readers(ops.size());
+  bool input_shared = false;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    for (int s : base(ops[k]).srcs) {
+      if (s == kInputSrc) {
+        input_shared = input_shared || k != 0;
+      } else {
+        readers[static_cast<size_t>(s)].push_back(static_cast<int>(k));
+      }
+    }
+  }
+  std::vector<bool> shared(ops.size(), false);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    shared[k] = !readers[k].empty() && readers[k] != std::vector<int>{static_cast<int>(k) + 1};
+  }
 
   // Destinations and FC feature orders: a plan of the op's kind each.
   pl.ops.reserve(ops.size());
@@ -212,7 +235,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   } else {
     pl.input_layout = InputLayout::kMap;
     const auto* conv = std::get_if<ConvOp>(&ops.front());
-    if (conv != nullptr && conv->in_c < n) {
+    if (conv != nullptr && conv->kind == ConvKind::kConv && conv->in_c < n && !input_shared) {
       ConvPlan& fq = std::get<ConvPlan>(pl.ops.front());
       const ConvOp& first = *conv;
       const int64_t g = ceil_div(first.in_c, n);
@@ -253,7 +276,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     }
     MapInput& m = *map_input_of(pl.ops[k]);
     const PlanBase& b = base(pl.ops[k]);
-    m.g_in = ceil_div(op.in_c, n);
+    m.g_in = ceil_div(op.in_c, n) * static_cast<int64_t>(op.srcs.size());
     m.map_h = op.in_h;
     m.map_w = op.in_w;
     m.out_groups = ceil_div(op.out_c, n);
@@ -269,7 +292,8 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
         q.sw = 1;
         q.pad.left = q.pad.right = 0;
       }
-      q.per_pass = int64_t{q.kh} * q.kw * q.g_in;
+      q.g_pass = conv->pass_groups > 0 ? conv->pass_groups : q.g_in;
+      q.per_pass = int64_t{q.kh} * q.kw * q.g_pass;
       q.passes = ceil_div(op.out_c, p);
       q.param_entries = q.passes * p;
     }
@@ -317,6 +341,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     const int64_t out_words = m.out_groups * op.out_h * op.out_w;
     m.tiled = in_words > t.bank_depth || (b.dst == Dst::kBank && out_words > t.bank_depth) ||
               (pool != nullptr && m.cols.conv_out > t.max_image_width);
+    // An input that is not the previous op's result left on chip is read from
+    // external memory, which is what a tiled op does.
+    const std::vector<int> chain{static_cast<int>(k) - 1};
+    if (k > 0 && (op.srcs != chain || shared[k - 1])) m.tiled = true;
   }
 
   if (pl.input_layout != InputLayout::kFeatures) {
@@ -435,7 +463,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   pl.weight_words = cap;
 
   // Maps in external memory and the tiles of the ops that do not run whole.
-  plan_tiles(ops, t, pl, fail);
+  plan_tiles(ops, shared, t, pl, fail);
 
   // External images of the parameters and weights, in hardware order.
   for (size_t k = 0; k < ops.size(); ++k) {
@@ -466,9 +494,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                   const int64_t ky = wi / q.g_in, idx = (wi % q.g_in) * n + lane;
                   if (idx < k_side * cin) v = op.weights(co, idx % cin, ky, idx / cin);
                 } else {
-                  const int64_t ky = wi / (k_side * q.g_in), kx = (wi / q.g_in) % k_side;
-                  const int64_t c = (wi % q.g_in) * n + lane;
-                  if (c < cin) v = op.weights(co, c, ky, kx);
+                  // Grouped ops: the weights' second index is the lane within the
+                  // pass's groups (ir.hpp, ConvOp).
+                  const int64_t ky = wi / (k_side * q.g_pass), kx = (wi / q.g_pass) % k_side;
+                  const int64_t c = (wi % q.g_pass) * n + lane;
+                  if (c < op.weights.shape()[1]) v = op.weights(co, c, ky, kx);
                 }
               }
               pl.weights.push_back(static_cast<uint8_t>(v));

@@ -162,7 +162,7 @@ TilingChoice cost(const TilingProblem& p, std::vector<AxisTile> bands,
       const int64_t in = p.in_groups * (b.in_end - b.in_begin) * (s.in_end - s.in_begin);
       in_words += in;
       out_words += p.out_groups * (b.out_end - b.out_begin) * (s.out_end - s.out_begin);
-      beats += p.pool_op ? in : p.in_groups * valid_taps(b, p.rows) * valid_taps(s, p.cols);
+      beats += p.pool_op ? in : p.pass_groups * valid_taps(b, p.rows) * valid_taps(s, p.cols);
     }
   }
   const int64_t tiles = static_cast<int64_t>(bands.size() * strips.size());
