@@ -6,6 +6,7 @@
 #   make wave TEST=<Suite.Test>   run one bench test with an FST trace
 #   make regress [SEEDS=N] [LABELS=..] [SHARD=i/n] [COVERAGE=1]   nightly regression
 #   make perf    the figures of docs/performance.md (bench JSON + utilisation plot)
+#   make models  torchvision resnet18 and mobilenet_v2 (random weights) -> ONNX -> strata import
 #   make sanitize   the software tests built with ASan + UBSan (in $(BUILD)-asan)
 #   make fuzz [FUZZ_TIME=s] [FUZZERS=..]   libFuzzer harnesses of sw/fuzz, each for FUZZ_TIME s
 .PHONY: all setup build test demo lint wave clean regen-data perf
@@ -64,6 +65,20 @@ perf: build
 	$(STRATA) bench $(DEMO_NET) --weights $(DEMO_DIR) --batch 8 --json $(PERF_DIR)/cifar10_quick_b8.json
 	/usr/bin/python3 scripts/plot_utilization.py docs/performance_utilization.png \
 	  $(PERF_DIR)/cifar10_quick_b1.json $(PERF_DIR)/cifar10_quick_b8.json
+
+# torchvision's resnet18 and mobilenet_v2 at 224 x 224, randomly initialised
+# (nothing is downloaded), exported to ONNX with synthetic calibration images,
+# then imported (docs/performance.md, "Imported networks"). Not part of make test.
+MODELS_DIR := $(BUILD)/models
+MODELS := resnet18 mobilenet_v2
+.PHONY: models
+models: export STRATA_SETUP_MODELS := 1
+models: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target strata
+	/usr/bin/python3 scripts/export_torchvision.py $(MODELS_DIR)
+	for m in $(MODELS); do $(STRATA) import $(MODELS_DIR)/$$m.onnx \
+	  --calibration $(MODELS_DIR)/calibration.npy --out $(MODELS_DIR) || exit 1; done
+	for m in $(MODELS); do $(STRATA) info $(MODELS_DIR)/$$m.yaml || exit 1; done
 
 lint: build
 	cd $(BUILD) && ctest -L lint --output-on-failure

@@ -31,6 +31,11 @@ debs=(
 if [[ "${STRATA_SETUP_TRAIN:-0}" == 1 ]]; then
   debs+=(python3-torch python3-sklearn python3-matplotlib)
 fi
+# `make models` (scripts/export_torchvision.py): torchvision's resnet18 and
+# mobilenet_v2 built and exported to ONNX (STRATA_SETUP_MODELS=1).
+if [[ "${STRATA_SETUP_MODELS:-0}" == 1 ]]; then
+  debs+=(python3-torch python3-torchvision)
+fi
 if [[ "${STRATA_SETUP_WAVES:-0}" == 1 ]]; then
   debs+=(gtkwave)
 fi

@@ -177,6 +177,54 @@ def model_act_chain():
     return make_model("act_chain", n, i, [1, 2, 8, 8], "y", [1, 6])
 
 
+def model_torchvision():
+    """The patterns of torchvision's resnet18 and mobilenet_v2 as torch.onnx.export writes them
+    (opset 13): a symbolic batch, 7x7 stride-2 stem + Relu, MaxPool 3x3/2 with pads 1, a basic
+    block whose shortcut is a 1x1 stride-2 Conv (add + Relu), a depthwise Conv + Clip whose
+    bounds are Constant nodes (ReLU6), an Add without activation, GlobalAveragePool, Flatten
+    of the [C][1][1] map, Gemm with explicit alpha, beta and transB."""
+    n, i = [], []
+
+    def clip6(x, y, tag):
+        for bound, v in (("min", 0.0), ("max", 6.0)):
+            n.append(helper.make_node("Constant", [], [f"{tag}_{bound}"], name=f"{tag}_{bound}",
+                                      value=numpy_helper.from_array(np.array(v, np.float32))))
+        n.append(helper.make_node("Clip", [x, f"{tag}_min", f"{tag}_max"], [y], name=tag))
+
+    i += [init("stem_w", conv_w(8, 3, 7)), init("stem_b", RNG.normal(0, .1, 8))]
+    n.append(helper.make_node("Conv", ["x", "stem_w", "stem_b"], ["s"], name="stem",
+                              kernel_shape=[7, 7], strides=[2, 2], pads=[3, 3, 3, 3]))
+    n.append(helper.make_node("Relu", ["s"], ["sr"], name="stem_relu"))
+    n.append(helper.make_node("MaxPool", ["sr"], ["m"], name="maxpool", kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=0))
+    i += [init("b1_w", conv_w(16, 8, 3)), init("b1_b", RNG.normal(0, .1, 16)),
+          init("b2_w", conv_w(16, 16, 3)), init("b2_b", RNG.normal(0, .1, 16)),
+          init("ds_w", conv_w(16, 8, 1)), init("ds_b", RNG.normal(0, .1, 16))]
+    n.append(helper.make_node("Conv", ["m", "b1_w", "b1_b"], ["b1"], name="block_conv1",
+                              kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Relu", ["b1"], ["b1r"], name="block_relu1"))
+    n.append(helper.make_node("Conv", ["b1r", "b2_w", "b2_b"], ["b2"], name="block_conv2",
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Conv", ["m", "ds_w", "ds_b"], ["ds"], name="downsample",
+                              kernel_shape=[1, 1], strides=[2, 2]))
+    n.append(helper.make_node("Add", ["b2", "ds"], ["a"], name="block_add"))
+    n.append(helper.make_node("Relu", ["a"], ["ar"], name="block_relu2"))
+    i += [init("dw_w", 2 * conv_w(16, 1, 3)), init("dw_b", RNG.normal(0, .1, 16)),
+          init("pw_w", conv_w(16, 16, 1)), init("pw_b", RNG.normal(0, .1, 16))]
+    n.append(helper.make_node("Conv", ["ar", "dw_w", "dw_b"], ["d"], name="dw", group=16,
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    clip6("d", "dc", "dw_relu6")
+    n.append(helper.make_node("Conv", ["dc", "pw_w", "pw_b"], ["p"], name="pw",
+                              kernel_shape=[1, 1]))
+    n.append(helper.make_node("Add", ["ar", "p"], ["a2"], name="linear_add"))
+    n.append(helper.make_node("GlobalAveragePool", ["a2"], ["g"], name="gap"))
+    n.append(helper.make_node("Flatten", ["g"], ["f"], name="flatten", axis=1))
+    i += [init("fc_w", RNG.normal(0, .5, (10, 16))), init("fc_b", RNG.normal(0, .1, 10))]
+    n.append(helper.make_node("Gemm", ["f", "fc_w", "fc_b"], ["y"], name="fc", alpha=1.0,
+                              beta=1.0, transB=1))
+    return make_model("torchvision", n, i, ["N", 3, 32, 32], "y", ["N", 10])
+
+
 def strata(*args):
     return subprocess.run([ARGS.strata, *args], capture_output=True, text=True)
 
@@ -296,16 +344,30 @@ def run_all(work):
     check("name: conv1, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: {clamp: "
           "[21, 127]}}" in yaml and "type: clamp" not in yaml and "type: relu" not in yaml,
           "act_chain: Relu then Clip(0.5, 3) fused into conv1 as one clamp [21, 127]")
-    if ARGS.rtl:
-        # The chains (no add or depthwise yet on the accelerator), SAME padding included.
-        rtl_matches_golden(work, "mlp")
-        rtl_matches_golden(work, "relu6")
     yaml = open(os.path.join(work, "relu6", "relu6.yaml")).read()
     # s_out = 6 / 127 (the clip's largest output), so Clip(-1, 6) is [-21, 127]; Clip(0, 1)
     # after the pool keeps the pool's scale: [0, round(1 / s)].
     check("activation: {clamp: [-21, 127]}" in yaml and "type: clamp, lo: 0, hi: 21}" in yaml
           and "ceil_mode: true" in yaml,
           "relu6: Clip(-1, 6) fused as a clamp activation, Clip after a pool as a clamp layer")
+    import_and_compare(work, model_torchvision(), 64, 0.10, 0.85)
+    path = os.path.join(work, "torchvision", "torchvision.yaml")
+    yaml = open(path).read() if os.path.exists(path) else ""
+    # ReLU6 quantises to [0, 127] (s_out = 6 / 127 when the clip saturates), else a clamp.
+    check("{name: maxpool, type: maxpool, kernel: 3, stride: 2, pad: 1}" in yaml
+          and "{name: downsample, type: conv, out_channels: 16, kernel: 1, stride: 2, "
+          "inputs: maxpool}" in yaml
+          and "inputs: [block_conv2, downsample]" in yaml
+          and re.search(r"name: dw, type: depthwise, kernel: 3, pad: 1, "
+                        r"activation: (relu|\{clamp: \[0, \d+\]\})", yaml)
+          and "type: global_avgpool" in yaml and "flatten" not in yaml,
+          "torchvision: padded max pool, 1x1 stride-2 shortcut, depthwise + Clip(0, 6) from "
+          "Constant bounds, no flatten layer after the global pool")
+    if ARGS.rtl:
+        # Every imported model on the accelerator: shortcuts, adds, depthwise layers, global
+        # pools, SAME padding, the MLP.
+        for name in ("convnet", "mlp", "relu6", "act_chain", "torchvision"):
+            rtl_matches_golden(work, name)
 
     good = model_convnet()
     data = good.SerializeToString()
