@@ -279,10 +279,13 @@ layers:
 }
 
 // The mean of n int8 values as a weighted sum and a requantisation equals
-// floor((2 sum + n) / (2 n)) for every sum, for every window the largest
-// kernel allows (checked here independently of avg_round).
-TEST(ExactMean, EveryWindowUpToTheLargestKernelHasExactParameters) {
-  for (int64_t n = 1; n <= 64; ++n) {
+// floor((2 sum + n) / (2 n)) for every sum, for every window up to 8 x 8 and
+// the final maps of common networks (checked here independently of avg_round).
+TEST(ExactMean, EveryWindowUpTo8x8AndLargeMapsHaveExactParameters) {
+  std::vector<int64_t> sizes;
+  for (int64_t n = 1; n <= 64; ++n) sizes.push_back(n);
+  for (int64_t side : {10, 14, 28, 56}) sizes.push_back(side * side);
+  for (const int64_t n : sizes) {
     const std::optional<MeanParams> mp = exact_mean_params(n);
     ASSERT_TRUE(mp.has_value()) << n;
     for (int64_t sum = -128 * n; sum <= 127 * n; ++sum) {

@@ -366,8 +366,9 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
                                           : cx.weight_load(*cq, pass, job.loads);
     }
+    const int64_t first_group = cq != nullptr ? pass * cq->g_pass : 0;  // grouped ops only
     ComputeInstr c =
-        tile_compute(ops[k], plan, rows, cols, pass, in_bank, 0, param_base, cache_base);
+        tile_compute(ops[k], plan, rows, cols, first_group, in_bank, 0, param_base, cache_base);
     const int64_t group_base = cq != nullptr ? pass * plane : 0;
     c.dst_row_stride = op.out_w;
     c.dst_group_stride = plane;

@@ -44,11 +44,11 @@ class EmitContext {
 // The COMPUTE of one tile (a band and a strip) and pass of map op `op`: its
 // input, [group][row][col] words of the tile's input rows and columns at
 // `in_bank`:`in_base`, with the tile's padding and sizes (a grouped op's pass
-// reads its own groups of them); parameters from `param_base` (channel 0 of the
-// pass), weights at `cache_base`. The caller sets the destination. An op that
-// runs whole is one tile of the whole map.
+// reads its groups from group `first_group` of them on); parameters from
+// `param_base` (channel 0 of the pass), weights at `cache_base`. The caller
+// sets the destination. An op that runs whole is one tile of the whole map.
 isa::ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band,
-                               const AxisTile& strip, int64_t pass, int64_t in_bank,
+                               const AxisTile& strip, int64_t first_group, int64_t in_bank,
                                int64_t in_base, int64_t param_base, int64_t cache_base);
 
 // One map a tiled op reads from external memory ([row][group][col] words):
@@ -60,7 +60,8 @@ struct TiledSource {
 
 // The jobs of tiled op `k` (emit_tiles.cpp) for image `img`: its input read
 // tile by tile from external memory (one source; an add's two, interleaved by
-// group in the tile buffer: source s's group g is the tile's group g * sources + s),
+// group in the tile buffer: source s's group g is the tile's group g * sources + s;
+// a grouped op loads per pass only the pass's group of each source),
 // its results into bank `out_bank` (a whole map on chip), the PE caches, or
 // external memory at `out_ext`.
 struct TiledOpIo {

@@ -19,8 +19,8 @@ using isa::LoadInstr;
 using isa::StoreInstr;
 
 ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band,
-                          const AxisTile& strip, int64_t pass, int64_t in_bank, int64_t in_base,
-                          int64_t param_base, int64_t cache_base) {
+                          const AxisTile& strip, int64_t first_group, int64_t in_bank,
+                          int64_t in_base, int64_t param_base, int64_t cache_base) {
   const PlanBase& q = base(plan);
   const MapInput& m = *map_input(plan);
   ComputeInstr c;
@@ -62,7 +62,20 @@ ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band
     c.cache_base = cache_base;
     if (conv->pass_groups > 0) {  // a grouped op's pass reads its own groups
       c.in_groups = cq.g_pass;
-      c.in_base = in_base + pass * cq.g_pass * c.in_h * c.in_w;
+      c.in_base = in_base + first_group * c.in_h * c.in_w;
+    }
+    if (conv->kind == ConvKind::kGlobalAvgPool) {
+      // The whole map as a 1 x 1 image of H * W groups: group g's words in
+      // [group][row][col] order are consecutive, so any map size is one window
+      // of 1 x 1 taps (the kernel side stays within max_kernel).
+      if (c.out_h != 1 || c.out_w != 1) {
+        throw Error(fmt::format("internal: {}: a global pool tile of {}x{} outputs", q.name,
+                                c.out_h, c.out_w));
+      }
+      c.in_groups = c.in_h * c.in_w;
+      c.in_h = c.in_w = 1;
+      c.kernel_h = c.kernel_w = 1;
+      c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 0;
     }
     c.clamp_lo = conv->params.lo;
     c.clamp_hi = conv->params.hi;
@@ -106,6 +119,8 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
 
   const int64_t passes = cq != nullptr ? cq->passes : 1;
   const bool streamed = cq != nullptr && !cx.pl.weights_resident;
+  const auto* conv = std::get_if<ConvOp>(&op);
+  const bool grouped = conv != nullptr && conv->pass_groups > 0;  // its tiles: the pass's groups
   const int64_t strips = static_cast<int64_t>(tc.strips.size());
   const int64_t tiles = static_cast<int64_t>(tc.bands.size()) * strips;
   const int64_t plane = ob.out_h * ob.out_w;
@@ -140,9 +155,11 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
       // or one for the tile when a row is one group, so the compute can start
       // once its first rows are in. Source s's group g goes to the tile's group
       // g * sources + s.
+      // A grouped op's pass loads only its own group of each source.
       const auto sources = static_cast<int64_t>(io.srcs.size());
-      const uint64_t x0 = static_cast<uint64_t>(strip.in_begin * n);
-      const int64_t groups = io.srcs.front().groups;
+      const uint64_t x0 = static_cast<uint64_t>(strip.in_begin * n) +
+                          static_cast<uint64_t>(grouped ? pass * io.in_width * n : 0);
+      const int64_t groups = grouped ? 1 : io.srcs.front().groups;
       const int64_t per_load = groups == 1 ? rows : 1;
       for (int64_t y = 0; y < rows; y += per_load) {
         for (int64_t si = 0; si < sources; ++si) {
@@ -163,7 +180,7 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
       }
     }
     const Buffer& src = in[in_turn % 2];
-    ComputeInstr c = tile_compute(op, plan, band, strip, pass, src.bank, src.base, param_base,
+    ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,
                                   cache_base);
     const int64_t out_rows = band.out_end - band.out_begin;
     const int64_t out_cols = strip.out_end - strip.out_begin;

@@ -60,20 +60,27 @@ std::optional<MeanParams> exact_mean_params(int64_t n) {
   if (n < 1) return std::nullopt;
   // acc = weight * sum + bias over sum in [-128 n, 127 n]; M / 2^S ~ 1 / (weight n),
   // the largest S whose M fits. Kept only when every sum gives avg_round(sum, n).
-  for (int weight = 1; weight <= 8; ++weight) {
-    for (int32_t bias = 0; bias <= weight; ++bias) {
+  // The bias centres the rounding steps: 0 for odd n, half a weight for even n.
+  // The sums are checked from both ends inwards, where a wrong M shows first.
+  const auto exact = [n](int weight, int32_t bias, uint16_t mult, int s) {
+    for (int64_t d = 0; d <= 255 * n / 2 + 1; ++d) {
+      for (const int64_t sum : {-128 * n + d, 127 * n - d}) {
+        if (sum < -128 * n || sum > 127 * n) continue;
+        const auto acc = static_cast<int32_t>(weight * sum + bias);
+        if (requantize(acc, mult, s, kInt8Min, kInt8Max) != avg_round(sum, n)) return false;
+      }
+    }
+    return true;
+  };
+  for (int weight = 1; weight <= kInt8Max; ++weight) {
+    if (int64_t{weight} * 128 * n + weight > (int64_t{1} << 31) - 1) break;
+    std::vector<int32_t> biases{0, weight / 2, (weight + 1) / 2};
+    biases.erase(std::unique(biases.begin(), biases.end()), biases.end());
+    for (const int32_t bias : biases) {
       for (int s = kMaxShift; s >= 0; --s) {
-        const double m = std::ldexp(1.0, s) / static_cast<double>(weight * n);
-        const int64_t mult = std::llround(m);
+        const int64_t mult = std::llround(std::ldexp(1.0, s) / static_cast<double>(weight * n));
         if (mult > 65535) continue;
-        if (mult < 1) break;
-        bool exact = true;
-        for (int64_t sum = -128 * n; sum <= 127 * n && exact; ++sum) {
-          const auto acc = static_cast<int32_t>(weight * sum + bias);
-          exact = requantize(acc, static_cast<uint16_t>(mult), s, kInt8Min, kInt8Max) ==
-                  avg_round(sum, n);
-        }
-        if (exact) {
+        if (mult >= 1 && exact(weight, bias, static_cast<uint16_t>(mult), s)) {
           return MeanParams{weight, bias, static_cast<uint16_t>(mult), static_cast<uint8_t>(s)};
         }
         break;  // only the most precise M for this weight and bias
@@ -217,38 +224,30 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       case LayerType::kGlobalAvgPool: {
         map_layer_checks("a global average pool");
         const int64_t h = cur[1], w = cur[2];
-        if (h != w || h > t.max_kernel) {
-          fail(violation_message(
-              target_rule("conv.kernel"),
-              fmt::format("a global average pool over [{}][{}] runs as a {}x{} convolution: it "
-                          "needs a square map no larger than the target's max_kernel {}",
-                          h, w, h, w, t.max_kernel)));
-        }
         const std::optional<MeanParams> mp = exact_mean_params(h * w);
         if (!mp) {
-          fail(fmt::format("no exact integer mean over {} elements (internal limit)", h * w));
+          fail(fmt::format("no weight, bias, M and S give the exact mean of {} int8 values as "
+                           "a weighted sum and one requantisation",
+                           h * w));
         }
-        const int k = static_cast<int>(h);
+        // One window over the whole map (plan.cpp: kh = H, kw = W); each pass runs it as
+        // a 1 x 1 image of H * W groups, the map's words in order (emit_tiles.cpp).
         ConvOp& op = start(ConvOp{}, {src});
         op.kind = ConvKind::kGlobalAvgPool;
-        op.kernel = k;
+        op.kernel = static_cast<int>(std::max(h, w));
         op.pass_groups = 1;
         op.conv_h = op.conv_w = 1;
-        op.weights = Tensor<int8_t>({op.out_c, n, k, k});
+        op.weights = Tensor<int8_t>({op.out_c, n, 1, 1});
         for (int64_t co = 0; co < op.out_c; ++co) {
-          for (int y = 0; y < k; ++y) {
-            for (int x = 0; x < k; ++x) {
-              op.weights(co, co % n, y, x) = static_cast<int8_t>(mp->weight);
-            }
-          }
+          op.weights(co, co % n, 0, 0) = static_cast<int8_t>(mp->weight);
         }
         op.params.bias.assign(static_cast<size_t>(op.out_c), mp->bias);
         op.params.mult.assign(static_cast<size_t>(op.out_c), mp->mult);
         op.params.shift.assign(static_cast<size_t>(op.out_c), mp->shift);
         op.notes.push_back(fmt::format(
-            "global average pool: a depthwise {}x{} sum with weight {}, bias {}, M = {}, S = {}: "
-            "equal to the average rule for every sum (checked)",
-            k, k, mp->weight, mp->bias, mp->mult, mp->shift));
+            "global average pool over {}x{}: each channel's {} words summed with weight {}, "
+            "bias {}, M = {}, S = {}: equal to the average rule for every sum (checked)",
+            h, w, h * w, mp->weight, mp->bias, mp->mult, mp->shift));
         break;
       }
       case LayerType::kFc: {

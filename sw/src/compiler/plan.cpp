@@ -102,6 +102,9 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
     tp.out_groups = m->out_groups;
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
     tp.pass_groups = cq != nullptr ? cq->g_pass : m->g_in;
+    const auto* conv = std::get_if<ConvOp>(&ops[k]);
+    tp.grouped = conv != nullptr && conv->pass_groups > 0;
+    if (tp.grouped) tp.in_groups = cq->g_pass;
     tp.passes = cq != nullptr ? cq->passes : 1;
     tp.pool_op = cq == nullptr;
     tp.in_buf_words = buf.in_words;
@@ -283,6 +286,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     if (const auto* conv = std::get_if<ConvOp>(&ops[k])) {
       ConvPlan& q = std::get<ConvPlan>(pl.ops[k]);
       q.kh = q.kw = conv->kernel;
+      if (conv->kind == ConvKind::kGlobalAvgPool) {  // one window over the whole map
+        q.kh = static_cast<int>(op.in_h);
+        q.kw = static_cast<int>(op.in_w);
+      }
       q.sh = q.sw = conv->stride;
       q.pad = conv->pad;
       if (q.reorder) {
@@ -498,7 +505,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                   // pass's groups (ir.hpp, ConvOp).
                   const int64_t ky = wi / (k_side * q.g_pass), kx = (wi / q.g_pass) % k_side;
                   const int64_t c = (wi % q.g_pass) * n + lane;
-                  if (c < op.weights.shape()[1]) v = op.weights(co, c, ky, kx);
+                  if (op.kind == ConvKind::kGlobalAvgPool) {
+                    v = op.weights(co, lane, 0, 0);  // the same weight at every position
+                  } else if (c < op.weights.shape()[1]) {
+                    v = op.weights(co, c, ky, kx);
+                  }
                 }
               }
               pl.weights.push_back(static_cast<uint8_t>(v));

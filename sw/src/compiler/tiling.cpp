@@ -169,9 +169,10 @@ TilingChoice cost(const TilingProblem& p, std::vector<AxisTile> bands,
   const int64_t weights_once = p.passes * p.pes * p.weight_words;
   const int64_t tile_outer = in_words + tiles * weights_once;
   const int64_t pass_outer = in_words * p.passes + weights_once;
-  c.pass_outer = p.weight_words > 0 && pass_outer < tile_outer;
+  c.pass_outer = p.grouped || (p.weight_words > 0 && pass_outer < tile_outer);
   c.compute_beats = beats * (p.pool_op ? 1 : p.passes);
-  c.ext_words = (c.pass_outer ? pass_outer : tile_outer) + out_words;
+  // Grouped: each pass loads its own groups of every tile, the input once in all.
+  c.ext_words = (p.grouped ? pass_outer : c.pass_outer ? pass_outer : tile_outer) + out_words;
   const int64_t instructions = tiles * (p.pool_op ? 1 : p.passes) * 3;
   c.predicted_cycles = std::max(c.compute_beats, c.ext_words * p.words_per_beat_inv) +
                        instructions * kInstructionCycles;

@@ -62,6 +62,8 @@ struct TilingProblem {
   AxisGeometry rows, cols;
   int64_t in_groups = 1;      // input words per pixel
   int64_t pass_groups = 1;    // CONV: input words per pixel each pass reads (grouped ops: fewer)
+  bool grouped = false;       // each pass reads only its own groups: a tile holds those
+                              // (in_groups = pass_groups) and every tile runs per pass
   int64_t out_groups = 1;     // output words per pixel
   int64_t passes = 1;         // CONV: passes of P output channels (each writes one group)
   bool pool_op = false;       // a POOL instruction handles every group at once
