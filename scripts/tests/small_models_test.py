@@ -27,17 +27,11 @@ import subprocess
 import sys
 import time
 
+from venv_reexec import reexec_in_venv
+
 SKIP = 77
 MODELS = ("resnet_digits", "mobilenet_digits")
 MAX_DROP = 0.02          # int8 accuracy may be at most 2 percentage points from the float
-
-
-def reexec_in_venv(source):
-    py = os.path.join(source, ".venv", "bin", "python")
-    if os.path.realpath(sys.prefix) != os.path.realpath(os.path.join(source, ".venv")) and \
-            os.path.exists(py) and not os.environ.get("STRATA_SMALL_MODELS_TEST_REEXEC"):
-        os.environ["STRATA_SMALL_MODELS_TEST_REEXEC"] = "1"
-        os.execv(py, [py] + sys.argv)
 
 
 ap = argparse.ArgumentParser()
@@ -54,7 +48,7 @@ try:
     import onnx  # noqa: F401 (strata import needs it; skip rather than fail without it)
     import onnxruntime as ort
 except ImportError as e:
-    reexec_in_venv(ARGS.source)
+    reexec_in_venv(ARGS.source, "STRATA_SMALL_MODELS_TEST_REEXEC")
     print(f"SKIP: the small-model tests need numpy, onnx and onnxruntime in {ARGS.source}/.venv "
           f"({e.name} is missing): run make setup")
     sys.exit(SKIP)

@@ -20,16 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+from venv_reexec import reexec_in_venv
+
 SKIP = 77
-
-
-def reexec_in_venv(source):
-    py = os.path.join(source, ".venv", "bin", "python")
-    # The venv's python is a symlink to the system one: compare the prefixes.
-    if os.path.realpath(sys.prefix) != os.path.realpath(os.path.join(source, ".venv")) and \
-            os.path.exists(py) and not os.environ.get("STRATA_IMPORT_TEST_REEXEC"):
-        os.environ["STRATA_IMPORT_TEST_REEXEC"] = "1"
-        os.execv(py, [py] + sys.argv)
 
 
 ap = argparse.ArgumentParser()
@@ -46,7 +39,7 @@ try:
     from onnx import TensorProto, helper, numpy_helper
     import onnxruntime as ort
 except ImportError as e:
-    reexec_in_venv(ARGS.source)
+    reexec_in_venv(ARGS.source, "STRATA_IMPORT_TEST_REEXEC")
     print(f"SKIP: strata import tests need numpy, onnx and onnxruntime in {ARGS.source}/.venv "
           f"({e.name} is missing): run make setup")
     sys.exit(SKIP)

@@ -564,9 +564,15 @@ nlohmann::ordered_json layer_json(const CompiledOp& op, const tbr::PerfCounts& c
 
 void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
                        const HwTarget& t) {
-  fmt::print("{:>2}  {:<22} {:<4} {:>9} {:>10} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
+  size_t name_w = 22, kind_w = 4;  // imported networks have long layer names
+  for (const CompiledOp& op : shape.ops) {
+    name_w = std::max(name_w, op.name.size());
+    kind_w = std::max(kind_w, op.kind.size());
+  }
+  fmt::print("{:>2}  {:<{}} {:<{}} {:>9} {:>10} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
              "{:>7} {:>8} {:>8} {:>9}\n",
-             "#", "layer (fused op)", "kind", "cycles", "MACs", "util%", "beats", "skipped",
+             "#", "layer (fused op)", name_w, "kind", kind_w, "cycles", "MACs", "util%", "beats",
+             "skipped",
              "C-dep", "C-out", "L-dep", "L-mem", "S-dep", "S-mem", "load B", "store B", "bound");
   tbr::PerfCounts sum{};
   OpWork wsum;
@@ -574,9 +580,10 @@ void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
     const tbr::PerfCounts& c = r.per_op[k];
     const OpWork& w = r.work[k];
     const uint64_t cycles = perf(c, csr::kPerfCycles);
-    fmt::print("{:>2}  {:<22} {:<4} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} "
+    fmt::print("{:>2}  {:<{}} {:<{}} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} "
                "{:>7} {:>7} {:>8} {:>8} {:>9}\n",
-               k, shape.ops[k].name, shape.ops[k].kind, cycles, shape.ops[k].macs * images,
+               k, shape.ops[k].name, name_w, shape.ops[k].kind, kind_w, cycles,
+               shape.ops[k].macs * images,
                100.0 * utilisation(shape.ops[k].macs * images, t, cycles), w.beats,
                w.dense_beats - w.beats, perf(c, csr::kPerfStallComputeDep),
                perf(c, csr::kPerfStallComputeOut), perf(c, csr::kPerfStallLoadDep),
@@ -592,9 +599,9 @@ void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
   int64_t macs = 0;
   for (const CompiledOp& op : shape.ops) macs += op.macs * images;
   const uint64_t cycles = perf(sum, csr::kPerfCycles);
-  fmt::print("    {:<22} {:<4} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
+  fmt::print("    {:<{}} {:<{}} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
              "{:>7} {:>8} {:>8} {:>9}\n",
-             "total", "", cycles, macs, 100.0 * utilisation(macs, t, cycles), wsum.beats,
+             "total", name_w, "", kind_w, cycles, macs, 100.0 * utilisation(macs, t, cycles), wsum.beats,
              wsum.dense_beats - wsum.beats, perf(sum, csr::kPerfStallComputeDep),
              perf(sum, csr::kPerfStallComputeOut), perf(sum, csr::kPerfStallLoadDep),
              perf(sum, csr::kPerfStallLoadMem), perf(sum, csr::kPerfStallStoreDep),

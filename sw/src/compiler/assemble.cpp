@@ -13,7 +13,16 @@ namespace strata::compiler {
 namespace {
 
 std::string op_kind_name(const Op& op) {
-  return is<ConvOp>(op) ? "conv" : is<FcOp>(op) ? "fc" : "pool";
+  if (const auto* c = std::get_if<ConvOp>(&op)) {
+    switch (c->kind) {
+      case ConvKind::kDepthwise: return "depthwise";
+      case ConvKind::kAdd: return "add";
+      case ConvKind::kGlobalAvgPool: return "gpool";
+      case ConvKind::kConv:
+      case ConvKind::kIdentityPool: return "conv";
+    }
+  }
+  return is<FcOp>(op) ? "fc" : "pool";
 }
 
 // "1", or "1,0,1,2" (top, left, bottom, right) when the sides differ.

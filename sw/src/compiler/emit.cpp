@@ -355,14 +355,14 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
   const AxisTile rows = whole_axis(m.rows);
   const AxisTile cols = whole_axis(m.cols);
   const int64_t plane = op.out_h * op.out_w;
+  int64_t cache_base = 0;
   for (int64_t pass = 0; pass < passes; ++pass) {
     Job job;
     job.loads = std::move(pending);
     pending.clear();
     const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
                                                  : op_params + pass * p;
-    int64_t cache_base = 0;
-    if (cq != nullptr) {
+    if (cq != nullptr && pass < cq->weight_passes) {  // later passes: pass 0's weights
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
                                           : cx.weight_load(*cq, pass, job.loads);
     }
@@ -457,7 +457,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.hdr.tag = q.tag;
       l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext);
       l.ext_row_stride = q.per_pass * n;
-      l.rows = q.passes * p;
+      l.rows = q.weight_passes * p;
       l.row_words = q.per_pass;
       l.dst_kind = LoadDst::kPeCache;
       l.dst_id = 0;

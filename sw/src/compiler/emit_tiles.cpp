@@ -142,10 +142,12 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
                                                  : op_params + pass * p;
     if (cq != nullptr) {
+      // Weights shared by every pass (weight_passes = 1) are loaded once.
+      const bool shared = cq->weight_passes < cq->passes;
       if (!streamed) {
-        cache_base = cq->cache_base + pass * cq->per_pass;
-      } else if (!tc.pass_outer || tile == 0) {
-        cache_base = cx.weight_load(*cq, pass, job.loads);
+        cache_base = cq->cache_base + (shared ? 0 : pass) * cq->per_pass;
+      } else if (shared ? i == 0 : (!tc.pass_outer || tile == 0)) {
+        cache_base = cx.weight_load(*cq, shared ? 0 : pass, job.loads);
       }
     }
     if (tc.pass_outer || pass == 0) {

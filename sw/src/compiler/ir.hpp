@@ -213,6 +213,8 @@ struct ConvPlan : PlanBase, MapInput {
   int64_t g_pass = 0;    // input groups each pass reads (= g_in for a dense convolution)
   int64_t per_pass = 0;  // weight words per PE per pass
   int64_t passes = 1;    // passes of P output channels
+  int64_t weight_passes = 1;  // passes with weights of their own; 1 < passes: all use pass 0's
+                              // (a global pool: the same weight word per PE in every pass)
   uint64_t weights_ext = 0;  // offset in the weights region
   int64_t cache_base = -1;   // resident cache base, -1 = streamed
   // Streamed weights: the PE-cache slots its passes take in turn. `slots` of

@@ -302,6 +302,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       q.g_pass = conv->pass_groups > 0 ? conv->pass_groups : q.g_in;
       q.per_pass = int64_t{q.kh} * q.kw * q.g_pass;
       q.passes = ceil_div(op.out_c, p);
+      q.weight_passes = conv->kind == ConvKind::kGlobalAvgPool ? 1 : q.passes;
       q.param_entries = q.passes * p;
     }
     // The op's windows along each axis, as run: a POOL op is a 1 x 1 window
@@ -433,7 +434,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                        "(pe_cache_depth {} minus {} for FC features)",
                        cq->per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
     }
-    total += cq->passes * cq->per_pass;
+    total += cq->weight_passes * cq->per_pass;
     largest = std::max(largest, cq->per_pass);
   }
   pl.weights_resident = total <= cap;
@@ -443,7 +444,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       auto* cq = std::get_if<ConvPlan>(&q);
       if (cq == nullptr) continue;
       cq->cache_base = next;
-      next += cq->passes * cq->per_pass;
+      next += cq->weight_passes * cq->per_pass;
     }
     if (total > 0) {
       pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
@@ -490,7 +491,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       const ConvOp& op = std::get<ConvOp>(ops[k]);
       q.weights_ext = pl.weights.size();
       const int64_t cout = op.out_c, cin = op.in_c, k_side = op.kernel;
-      for (int64_t pass = 0; pass < q.passes; ++pass) {
+      for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
         for (int64_t pe = 0; pe < p; ++pe) {
           const int64_t co = pass * p + pe;
           for (int64_t wi = 0; wi < q.per_pass; ++wi) {
