@@ -217,6 +217,53 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"inverted_residual_net", 9, true, true}),
     case_name);
 
+// Graphs whose corners the example networks do not reach: an add of the input
+// with itself as the first op (two operands from one external map), a 5x5
+// stride-2 depthwise layer, a shortcut convolution with a ceil-mode max pool
+// fused, an add with an average pool fused into it, global pools over a
+// non-square map and over 1x1, an FC after a pool of an add; P = 8 and P = 16.
+TEST(Compiler, GraphCornersEqualTheGoldenModel) {
+  const std::vector<std::pair<std::string, std::string>> nets = {
+      {"corners",
+       "input: [5, 9, 7]\nlayers:\n"
+       "  - {name: a0, type: add, inputs: [input, input], activation: relu}\n"
+       "  - {name: d1, type: depthwise, kernel: 5, stride: 2, pad: 2}\n"
+       "  - {name: c2, type: conv, out_channels: 5, kernel: 3, pad: 1, inputs: a0}\n"
+       "  - {name: p2, type: maxpool, kernel: 2, stride: 2, ceil_mode: true}\n"
+       "  - {name: a3, type: add, inputs: [p2, d1]}\n"
+       "  - {name: mp, type: avgpool, kernel: 2, stride: 1}\n"
+       "  - {name: g, type: global_avgpool}\n"},
+      {"shortcuts_from_input",
+       "input: [3, 12, 12]\nlayers:\n"
+       "  - {name: c1, type: conv, out_channels: 16, kernel: 3, pad: 1}\n"
+       "  - {name: c2, type: conv, out_channels: 3, kernel: 1, inputs: input}\n"
+       "  - {name: c3, type: conv, out_channels: 3, kernel: 3, pad: 1, inputs: c1}\n"
+       "  - {name: a, type: add, inputs: [c3, c2]}\n"
+       "  - {name: a2, type: add, inputs: [a, input], activation: {clamp: [-20, 50]}}\n"
+       "  - {name: d, type: depthwise, kernel: 3, pad: 1}\n"
+       "  - {name: dp, type: avgpool, kernel: 3, stride: 3}\n"
+       "  - {name: g, type: global_avgpool}\n"
+       "  - {name: fl, type: flatten}\n"
+       "  - {name: fc, type: fc, out_features: 7}\n"},
+      {"one_pixel", "input: [24, 1, 1]\nlayers:\n"
+                    "  - {name: g, type: global_avgpool}\n"
+                    "  - {name: d, type: depthwise, kernel: 1}\n"
+                    "  - {name: a, type: add, inputs: [d, g]}\n"},
+  };
+  TempFiles files;
+  for (const auto& [name, yaml] : nets) {
+    Network net = load_network(files.write(name + ".yaml", "name: " + name + "\n" + yaml),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.seed = 11;
+    generate_parameters(net, go, random_images(net.input_shape, go.images, 11));
+    for (const HwTarget& target : {HwTarget::defaults(), p16n16()}) {
+      const auto images = split(random_images(net.input_shape, 2, 12));
+      check_network(net, target, images, fmt::format("{} on {}", name, target.name));
+    }
+  }
+}
+
 // ---- the trained digits model: all 1797 images in batches of P --------------------------------
 
 TEST(Digits, AllImagesInBatchesOfPMatchTheGoldenModelAndTheExpectedPredictions) {

@@ -195,7 +195,8 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     in.groups = std::get<FcPlan>(pl.ops.front()).fc_words;
   } else {
     const MapInput& fq = *map_input(pl.ops.front());
-    in.groups = fq.g_in;
+    // An add of the input with itself reads it as both of its operands.
+    in.groups = fq.g_in / static_cast<int64_t>(base(ops.front()).srcs.size());
     in.rows = fq.map_h;
     in.cols = fq.map_w;
     const auto* conv = std::get_if<ConvOp>(&ops.front());

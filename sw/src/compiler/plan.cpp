@@ -350,14 +350,16 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     m.tiled = in_words > t.bank_depth || (b.dst == Dst::kBank && out_words > t.bank_depth) ||
               (pool != nullptr && m.cols.conv_out > t.max_image_width);
     // An input that is not the previous op's result left on chip is read from
-    // external memory, which is what a tiled op does.
+    // external memory, which is what a tiled op does; so are an add's two
+    // operands (the tiled loads interleave them), the network input's too.
     const std::vector<int> chain{static_cast<int>(k) - 1};
-    if (k > 0 && (op.srcs != chain || shared[k - 1])) m.tiled = true;
+    if (op.srcs.size() > 1 || (k > 0 && (op.srcs != chain || shared[k - 1]))) m.tiled = true;
   }
 
   if (pl.input_layout != InputLayout::kFeatures) {
     const MapInput& m = *map_input(pl.ops.front());
-    pl.input_words = m.g_in * m.map_h * m.map_w;
+    pl.input_words =
+        m.g_in / static_cast<int64_t>(base(ops.front()).srcs.size()) * m.map_h * m.map_w;
   }
 
   // Parameter RAM: resident when every op's channels fit, else loaded per use;
