@@ -203,6 +203,11 @@ class RandomNetworkTally {
       const std::array<int, 3> n = it == features_.end() ? std::array<int, 3>{} : it->second;
       s += fmt::format("[ RANDOM   ]   {}: {} accepted, {} refused, {} failed\n", f, n[0], n[1],
                        n[2]);
+      const auto why = feature_reasons_.find(f);
+      if (why == feature_reasons_.end()) continue;
+      for (const auto& [reason, count] : why->second) {
+        s += fmt::format("[ RANDOM   ]     {:4} {}\n", count, reason);
+      }
     }
     for (const auto& [reason, r] : reasons_) {
       s += fmt::format("[ REFUSED  ]   {:4} {} (e.g. {})\n", r.count, reason, r.example);
@@ -326,7 +331,9 @@ class RandomNetworkTally {
   Outcome refuse(const Subject& s, const std::string& who, const std::string& message) {
     ++refused_;
     count_features(1);
-    Reason& r = reasons_[who + ": " + reason_class(message)];
+    const std::string reason = who + ": " + reason_class(message);
+    for (const std::string& f : current_features_) ++feature_reasons_[f][reason];
+    Reason& r = reasons_[reason];
     if (r.count++ == 0) r.example = s.label;
     return Outcome::kRefused;
   }
@@ -395,6 +402,7 @@ class RandomNetworkTally {
   std::map<std::string, int> paths_;  // accepted networks per allocation path
   std::vector<std::string> current_features_;            // of the network being checked
   std::map<std::string, std::array<int, 3>> features_;  // accepted, refused, failed
+  std::map<std::string, std::map<std::string, int>> feature_reasons_;  // refusals per feature
   std::map<std::string, Reason> reasons_;
   std::map<std::string, std::vector<std::string>> failures_;
 };
