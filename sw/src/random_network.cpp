@@ -251,7 +251,7 @@ class NetworkDraw {
       case 6: return fc(name, in, after);
       case 7: return depthwise(name, in, after);
       case 8: return block(name, in);
-      case 9: return shortcut(name, in, after, earlier_.size() - 1);
+      case 9: return shortcut(name, in, after);
       default: return global_pool(name, in, after);
     }
   }
@@ -382,14 +382,16 @@ class NetworkDraw {
     return 0;
   }
 
-  // An add of the map `cur`, which layer `last` leaves, with the earlier map
-  // `earlier_[k]`. Without `last` (cur is the last entry's map), the earlier
-  // map is drawn among those of cur's shape and those a strided 1x1
-  // projection (a conv reading that map) brings to cur's shape; the network
-  // input now and then. A projection is added where the shapes differ.
-  Drawn shortcut(const std::string& name, const Map& cur, After after, size_t k,
-                 std::string last = "") {
-    if (last.empty()) {
+  // An add of the map `cur` with an earlier map, through a strided 1x1
+  // projection (a conv reading the earlier map) where the shapes differ. With
+  // `from`, cur is what layer `last` leaves and the earlier map is
+  // `earlier_[*from]`; without, cur is the last entry's map and the earlier
+  // map is drawn among those of cur's shape and those a projection brings to
+  // it, the network input now and then.
+  Drawn shortcut(const std::string& name, const Map& cur, After after,
+                 std::optional<size_t> from = std::nullopt, std::string last = "") {
+    size_t k = from.value_or(0);
+    if (!from) {
       last = earlier_.back().name;
       std::vector<size_t> same, projected;
       for (size_t e = 0; e + 1 < earlier_.size(); ++e) {
