@@ -70,10 +70,28 @@ enum class After { kInput, kMap, kFc, kFlatMap };
 // leaves and its cost.
 struct Drawn {
   std::vector<std::string> lines;
+  std::string last;  // the layer whose output is `out` (empty: the draw's own name)
   Map out;
   After after = After::kMap;
   int64_t work = 0;
 };
+
+// A map an earlier layer (or the network input) leaves, which a later layer
+// may read as a shortcut.
+struct Earlier {
+  std::string name;  // "input" for the network input
+  Map map;
+  After after = After::kInput;
+};
+
+// The work of a drawn layer that can never fit the budget (it is drawn again).
+constexpr int64_t kNeverFits = std::numeric_limits<int32_t>::max();
+
+Drawn never_fits() {
+  Drawn l;
+  l.work = kNeverFits;
+  return l;
+}
 
 class NetworkDraw {
  public:
@@ -87,21 +105,27 @@ class NetworkDraw {
         "layers:\n",
         seed, o_.name, seed, in.c, in.h, in.w);
     const int count = d_.range(1, std::max(1, o_.max_layers));
-    Map cur = in;
-    After after = After::kInput;
+    // Every draw reads the map the one before it leaves (the last entry);
+    // shortcuts read any earlier entry, so each stays read by the next draw.
+    earlier_ = {Earlier{"input", in, After::kInput}};
     int emitted = 0;
     for (int i = 0; i < count; ++i) {
       std::optional<Drawn> pick;
       for (int a = 0; a < kAttempts && !pick; ++a) {
-        Drawn l = layer(fmt::format("l{}", i), cur, after);
-        if (work + l.work <= o_.max_work) pick = std::move(l);
+        const std::string name = fmt::format("l{}", i);
+        Drawn l = layer(name, earlier_.back().map, earlier_.back().after);
+        if (l.last.empty()) l.last = name;
+        // At most two layers per drawn one on average (a flatten before an fc,
+        // a residual block's several).
+        const bool fits_count =
+            emitted + static_cast<int>(l.lines.size()) <= 2 * std::max(1, o_.max_layers);
+        if (work + l.work <= o_.max_work && fits_count) pick = std::move(l);
       }
       if (!pick) break;
       for (const std::string& line : pick->lines) text += "  - " + line + "\n";
       emitted += static_cast<int>(pick->lines.size());
       work += pick->work;
-      cur = pick->out;
-      after = pick->after;
+      earlier_.push_back(Earlier{pick->last, pick->out, pick->after});
     }
     if (emitted == 0) text += "  - {name: l0, type: flatten}\n";  // costs nothing
     return text;
@@ -201,13 +225,17 @@ class NetworkDraw {
   }
 
   Drawn layer(const std::string& name, const Map& in, After after) {
-    // Weights of each kind: conv, maxpool, avgpool, relu, clamp, flatten, fc.
+    // Weights of each kind: conv, maxpool, avgpool, relu, clamp, flatten, fc,
+    // then the graph layers: depthwise, a residual block, a shortcut add of
+    // the last map with an earlier one, a global average pool (mostly on maps
+    // of up to 16 x 16, the pool of a network's head).
+    const int gap = in.h * in.w <= 256 ? 6 : 1;
     std::vector<int> weights;
     switch (after) {
-      case After::kInput: weights = {25, 13, 12, 12, 12, 10, 16}; break;
-      case After::kMap: weights = {30, 12, 10, 8, 8, 10, 22}; break;
-      case After::kFc: weights = {2, 1, 1, 15, 15, 15, 51}; break;
-      case After::kFlatMap: weights = {2, 1, 1, 12, 12, 10, 62}; break;
+      case After::kInput: weights = {25, 13, 12, 12, 12, 10, 16, 6, 7, 0, gap}; break;
+      case After::kMap: weights = {30, 12, 10, 8, 8, 10, 22, 7, 9, 5, gap}; break;
+      case After::kFc: weights = {2, 1, 1, 15, 15, 15, 51, 1, 0, 1, 1}; break;
+      case After::kFlatMap: weights = {2, 1, 1, 12, 12, 10, 62, 1, 0, 0, 1}; break;
     }
     int total = 0;
     for (int w : weights) total += w;
@@ -220,36 +248,219 @@ class NetworkDraw {
       case 3: return clamp(name, in, after, true);
       case 4: return clamp(name, in, after, false);
       case 5: return flatten(name, in, after);
-      default: return fc(name, in, after);
+      case 6: return fc(name, in, after);
+      case 7: return depthwise(name, in, after);
+      case 8: return block(name, in);
+      case 9: return shortcut(name, in, after);
+      default: return global_pool(name, in, after);
     }
   }
 
-  Drawn conv(const std::string& name, const Map& in) {
+  // A convolution window drawn for conv and depthwise layers: any kernel,
+  // stride and padding the format allows, per-side pads too.
+  struct Window {
+    int k = 1, stride = 1;
+    Pads pads;
+    std::string text;  // "kernel: 3, stride: 2, pad: 1"
+  };
+
+  Window window(const Map& in) {
+    Window w;
     const int r = d_.range(0, 99);
-    const int k = r < 60 ? d_.range(1, 3) : r < 94 ? d_.range(4, 7) : d_.range(8, 11);
-    const int pmin = min_pad(k, std::min(in.h, in.w));
+    w.k = r < 60 ? d_.range(1, 3) : r < 94 ? d_.range(4, 7) : d_.range(8, 11);
+    const int pmin = min_pad(w.k, std::min(in.h, in.w));
     const int pr = d_.range(0, 99);
     const int pad = pr < 40   ? pmin
-                    : pr < 70 ? std::max(pmin, (k - 1) / 2)
-                              : d_.range(pmin, k - 1);
+                    : pr < 70 ? std::max(pmin, (w.k - 1) / 2)
+                              : d_.range(pmin, w.k - 1);
     const int sr = d_.range(0, 99);
-    const int stride = sr < 65 ? 1 : sr < 88 ? 2 : d_.range(3, 8);
-    const int cout = channels();
-    const Pads pads = sides(k, in, pad);
+    w.stride = sr < 65 ? 1 : sr < 88 ? 2 : d_.range(3, 8);
+    w.pads = sides(w.k, in, pad);
+    w.text = fmt::format("kernel: {}", w.k);
+    if (w.stride != 1 || d_.chance(30)) w.text += fmt::format(", stride: {}", w.stride);
+    w.text += pad_text(w.pads, 30);
+    return w;
+  }
+
+  // A window whose output is ceil(H / stride) x ceil(W / stride), as a 1x1
+  // convolution of that stride gives (a residual block's shapes): padding
+  // k - 1 in all, split evenly or (always for even k) drawn per side.
+  Window same_window(int stride) {
+    Window w;
+    const int r = d_.range(0, 99);
+    w.k = r < 25 ? 1 : r < 75 ? 3 : d_.range(2, 7);
+    w.stride = stride;
+    const int half = (w.k - 1) / 2;
+    if (w.k % 2 == 1 && d_.chance(75)) {
+      w.pads = Pads{half, half, half, half};
+    } else {
+      const int top = d_.range(0, w.k - 1), left = d_.range(0, w.k - 1);
+      w.pads = Pads{top, left, w.k - 1 - top, w.k - 1 - left};
+    }
+    w.text = fmt::format("kernel: {}", w.k);
+    if (w.stride != 1 || d_.chance(30)) w.text += fmt::format(", stride: {}", w.stride);
+    w.text += pad_text(w.pads, 30);
+    return w;
+  }
+
+  static Map window_out(const Map& in, int64_t c, const Window& w) {
+    return {c, conv_out_size(static_cast<int>(in.h), w.k, w.stride, w.pads.top, w.pads.bottom),
+            conv_out_size(static_cast<int>(in.w), w.k, w.stride, w.pads.left, w.pads.right)};
+  }
+
+  // `extra`: more keys (e.g. ", inputs: l2").
+  Drawn conv(const std::string& name, const Map& in, std::optional<Window> given = std::nullopt,
+             std::optional<int64_t> given_cout = std::nullopt, const std::string& extra = "") {
+    const Window w = given ? *given : window(in);
+    const int64_t cout = given_cout ? *given_cout : channels();
+    if (in.c * w.k * w.k > kMaxFanIn) return never_fits();  // e.g. after a flatten of a map
     Drawn l;
-    if (in.c * k * k > kMaxFanIn) {  // e.g. after a flatten of a large map
-      l.work = std::numeric_limits<int32_t>::max();  // never fits: drawn again
+    l.out = window_out(in, cout, w);
+    const std::string act = activation();
+    l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, {}{}{}{}}}", name,
+                                  cout, w.text, extra, act, requant(name, cout)));
+    l.work = l.out.h * l.out.w * w.k * w.k * words(in.c) * words(cout) +
+             cout * words(in.c) * w.k * w.k;
+    return l;
+  }
+
+  // One K x K filter per channel; the compiler runs it as a grouped CONV
+  // (pass g reads only input group g).
+  Drawn depthwise(const std::string& name, const Map& in, After after,
+                  std::optional<Window> given = std::nullopt) {
+    const Window w = given ? *given : window(in);
+    Drawn l;
+    l.out = window_out(in, in.c, w);
+    l.after = after == After::kInput ? After::kMap : after;
+    const std::string act = activation();
+    l.lines.push_back(fmt::format("{{name: {}, type: depthwise, {}{}{}}}", name, w.text, act,
+                                  requant(name, in.c)));
+    l.work = l.out.h * l.out.w * w.k * w.k * words(in.c) + words(in.c) * w.k * w.k * kBudgetLanes;
+    return l;
+  }
+
+  // A residual block on the last map: one to three conv or depthwise layers
+  // (the first may be strided), then an add of their result with the block's
+  // input, through a strided 1x1 projection when the shapes differ (shortcut).
+  Drawn block(const std::string& name, const Map& in) {
+    const size_t from = earlier_.size() - 1;  // the block's input
+    const int sr = d_.range(0, 99);
+    const int stride = sr < 65 ? 1 : sr < 90 ? 2 : d_.range(3, 4);
+    const int n = d_.range(1, 3);
+    const int64_t cout = d_.chance(55) ? in.c : channels();
+    Drawn l;
+    Map cur = in;
+    std::string last;
+    for (int i = 0; i < n; ++i) {
+      const std::string part = fmt::format("{}{}", name, static_cast<char>('a' + i));
+      const Window w = same_window(i == 0 ? stride : 1);
+      // Depthwise where the channels stay (MobileNet's middle layer).
+      const bool dw = (i < n - 1 || cur.c == cout) && d_.chance(30);
+      const int64_t c = i == n - 1 ? cout : dw || d_.chance(50) ? cur.c : channels();
+      Drawn p = dw ? depthwise(part, cur, After::kMap, w) : conv(part, cur, w, c);
+      if (p.work >= kNeverFits) return p;
+      l.lines.insert(l.lines.end(), p.lines.begin(), p.lines.end());
+      l.work += p.work;
+      cur = p.out;
+      last = part;
+    }
+    Drawn add = shortcut(name, cur, After::kMap, from, last);
+    if (add.work >= kNeverFits) return add;
+    l.lines.insert(l.lines.end(), add.lines.begin(), add.lines.end());
+    l.work += add.work;
+    l.out = add.out;
+    l.after = add.after;
+    return l;
+  }
+
+  // The smallest stride with which a 1x1 convolution maps `from` to `to`'s
+  // height and width, or 0.
+  static int projection_stride(const Map& from, const Map& to) {
+    for (int s = 1; s <= 8; ++s) {
+      if ((from.h - 1) / s + 1 == to.h && (from.w - 1) / s + 1 == to.w) return s;
+    }
+    return 0;
+  }
+
+  // An add of the map `cur` with an earlier map, through a strided 1x1
+  // projection (a conv reading the earlier map) where the shapes differ. With
+  // `from`, cur is what layer `last` leaves and the earlier map is
+  // `earlier_[*from]`; without, cur is the last entry's map and the earlier
+  // map is drawn among those of cur's shape and those a projection brings to
+  // it, the network input now and then.
+  Drawn shortcut(const std::string& name, const Map& cur, After after,
+                 std::optional<size_t> from = std::nullopt, std::string last = "") {
+    size_t k = from.value_or(0);
+    if (!from) {
+      last = earlier_.back().name;
+      std::vector<size_t> same, projected;
+      for (size_t e = 0; e + 1 < earlier_.size(); ++e) {
+        const Map& m = earlier_[e].map;
+        if (m.c == cur.c && m.h == cur.h && m.w == cur.w) {
+          same.push_back(e);
+        } else if (projection_stride(m, cur) != 0) {
+          projected.push_back(e);
+        }
+      }
+      const bool input_ok = projection_stride(earlier_[0].map, cur) != 0;
+      if (input_ok && d_.chance(30)) {
+        k = 0;
+      } else if (!same.empty() && (projected.empty() || d_.chance(60))) {
+        k = same[static_cast<size_t>(d_.range(0, static_cast<int>(same.size()) - 1))];
+      } else if (!projected.empty()) {
+        k = projected[static_cast<size_t>(d_.range(0, static_cast<int>(projected.size()) - 1))];
+      } else {
+        return never_fits();
+      }
+    }
+    const Earlier& e = earlier_[k];
+    const int stride = projection_stride(e.map, cur);
+    if (stride == 0) return never_fits();
+    Drawn l;
+    std::string other = e.name;
+    const bool same = e.map.c == cur.c && stride == 1;
+    if (!same || d_.chance(10)) {  // a projection, now and then even when shapes match
+      if (cur.c > o_.max_channels) return never_fits();
+      Window w;
+      w.stride = stride;
+      w.text = stride != 1 || d_.chance(30) ? fmt::format("kernel: 1, stride: {}", stride)
+                                            : "kernel: 1";
+      other = name + "p";
+      Drawn p = conv(other, e.map, w, cur.c, fmt::format(", inputs: {}", e.name));
+      if (p.work >= kNeverFits) return p;
+      l.lines = p.lines;
+      l.work = p.work;
+    }
+    const bool swap = d_.chance(50);
+    const std::string& a = swap ? other : last;
+    const std::string& b = swap ? last : other;
+    l.lines.push_back(fmt::format("{{name: {}, type: add, inputs: [{}, {}]{}}}", name, a, b,
+                                  activation()));
+    l.out = cur;
+    l.after = after == After::kInput ? After::kMap : after;
+    l.work += 2 * words(cur.c) * cur.h * cur.w + words(cur.c) * 2 * kBudgetLanes;
+    return l;
+  }
+
+  // A global average pool, mostly followed by an fc (a classifier head).
+  Drawn global_pool(const std::string& name, const Map& in, After after) {
+    Drawn l;
+    l.out = {in.c, 1, 1};
+    l.after = after == After::kInput ? After::kMap : after;
+    l.work = 2 * words(in.c) * in.h * in.w;
+    if (!d_.chance(55)) {
+      l.lines.push_back(fmt::format("{{name: {}, type: global_avgpool}}", name));
       return l;
     }
-    l.out = {cout, conv_out_size(static_cast<int>(in.h), k, stride, pads.top, pads.bottom),
-             conv_out_size(static_cast<int>(in.w), k, stride, pads.left, pads.right)};
-    std::string geometry = fmt::format("kernel: {}", k);
-    if (stride != 1 || d_.chance(30)) geometry += fmt::format(", stride: {}", stride);
-    geometry += pad_text(pads, 30);
-    const std::string act = activation();
-    l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, {}{}{}}}", name, cout,
-                                  geometry, act, requant(name, cout)));
-    l.work = l.out.h * l.out.w * k * k * words(in.c) * words(cout) + cout * words(in.c) * k * k;
+    const std::string pooled = name + "g";
+    l.lines.push_back(fmt::format("{{name: {}, type: global_avgpool}}", pooled));
+    if (d_.chance(40)) l.lines.push_back(fmt::format("{{name: {}f, type: flatten}}", name));
+    Drawn f = fc(name, l.out, l.after);
+    if (f.work >= kNeverFits) return f;
+    l.lines.insert(l.lines.end(), f.lines.begin(), f.lines.end());
+    l.work += f.work;
+    l.out = f.out;
+    l.after = f.after;
     return l;
   }
 
@@ -331,10 +542,7 @@ class NetworkDraw {
     const int out = r < 50   ? d_.range(1, std::min(16, o_.max_features))
                     : r < 80 ? d_.range(1, o_.max_features)
                              : std::min(o_.max_features, d_.one_of<int>({8, 9, 10, 16, 32, 64}));
-    if (in.elements() > kMaxFanIn) {
-      l.work = std::numeric_limits<int32_t>::max();  // never fits: drawn again
-      return l;
-    }
+    if (in.elements() > kMaxFanIn) return never_fits();
     if (in.h * in.w > 1 && after != After::kFlatMap && d_.chance(35)) {
       l.lines.push_back(fmt::format("{{name: {}f, type: flatten}}", name));
     }
@@ -349,6 +557,7 @@ class NetworkDraw {
 
   Draw d_;
   const RandomNetworkOptions& o_;
+  std::vector<Earlier> earlier_;  // the input, then the map each draw leaves
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -84,6 +85,41 @@ inline std::optional<std::string> first_difference(const Tensor<int8_t>& want,
                      "elements differ)",
                      first / (h * w), first / w % h, first % w, first, want[first], got[first],
                      wrong, want.size());
+}
+
+// The graph features of a network the random-network tallies count: each
+// name once if the network has it.
+inline constexpr const char* kGraphFeatures[] = {
+    "depthwise", "add", "add with activation", "projection (1x1 conv on a shortcut)",
+    "shortcut from input", "global pool"};
+
+inline std::vector<std::string> graph_features(const Network& net) {
+  std::vector<bool> has(std::size(kGraphFeatures), false);
+  std::vector<int> add_operand(net.layers.size(), 0);
+  for (const Layer& l : net.layers) {
+    if (l.type != LayerType::kAdd) continue;
+    for (int k : l.inputs) {
+      if (k != kNetworkInput) add_operand[static_cast<size_t>(k)] = 1;
+    }
+  }
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& l = net.layers[i];
+    const int before = static_cast<int>(i) - 1;
+    has[0] = has[0] || l.type == LayerType::kDepthwise;
+    has[1] = has[1] || l.type == LayerType::kAdd;
+    has[2] = has[2] || (l.type == LayerType::kAdd &&
+                        (l.requant.lo != kInt8Min || l.requant.hi != kInt8Max));
+    has[3] = has[3] || (l.type == LayerType::kConv && l.conv.kernel == 1 && add_operand[i] != 0 &&
+                        l.inputs.size() == 1 && l.inputs[0] != before);
+    has[4] = has[4] || (i > 0 && std::find(l.inputs.begin(), l.inputs.end(), kNetworkInput) !=
+                                     l.inputs.end());
+    has[5] = has[5] || l.type == LayerType::kGlobalAvgPool;
+  }
+  std::vector<std::string> out;
+  for (size_t f = 0; f < has.size(); ++f) {
+    if (has[f]) out.push_back(kGraphFeatures[f]);
+  }
+  return out;
 }
 
 // What happened to one network.
@@ -162,6 +198,17 @@ class RandomNetworkTally {
       const auto it = paths_.find(label);
       s += fmt::format("[ RANDOM   ]   {}: {}\n", label, it == paths_.end() ? 0 : it->second);
     }
+    for (const char* f : kGraphFeatures) {
+      const auto it = features_.find(f);
+      const std::array<int, 3> n = it == features_.end() ? std::array<int, 3>{} : it->second;
+      s += fmt::format("[ RANDOM   ]   {}: {} accepted, {} refused, {} failed\n", f, n[0], n[1],
+                       n[2]);
+      const auto why = feature_reasons_.find(f);
+      if (why == feature_reasons_.end()) continue;
+      for (const auto& [reason, count] : why->second) {
+        s += fmt::format("[ RANDOM   ]     {:4} {}\n", count, reason);
+      }
+    }
     for (const auto& [reason, r] : reasons_) {
       s += fmt::format("[ REFUSED  ]   {:4} {} (e.g. {})\n", r.count, reason, r.example);
     }
@@ -201,6 +248,7 @@ class RandomNetworkTally {
   Outcome check_network(const Subject& s, const std::string& path, int batch,
                         const Backend& backend) {
     GeneratedNetwork g;
+    current_features_.clear();
     try {
       g = load_generated(path, s.gen_seed);
     } catch (const Error& e) {
@@ -210,6 +258,7 @@ class RandomNetworkTally {
                   fmt::format("reading or generating threw {}", e.what()));
     }
     const Network& net = g.network;
+    current_features_ = graph_features(net);
     batch = std::min<int>(batch, target_.pes);
     // Image 0 is `strata gen`'s input.npy, images 0..3 its images.npy.
     const Tensor<int8_t> batch_images = random_images(net.input_shape, batch, s.gen_seed);
@@ -256,6 +305,7 @@ class RandomNetworkTally {
       }
     }
     ++accepted_;
+    count_features(0);
     ++batches_[batch];
     for (const auto& [label, marker] : kPathMarkers) {
       bool hit = false;
@@ -263,6 +313,12 @@ class RandomNetworkTally {
       if (hit) ++paths_[label];
     }
     return Outcome::kAccepted;
+  }
+
+  // Counts the checked network's graph features under outcome 0 (accepted),
+  // 1 (refused) or 2 (failed).
+  void count_features(size_t outcome) {
+    for (const std::string& f : current_features_) ++features_[f][outcome];
   }
 
   static Tensor<int8_t> image(const Tensor<int8_t>& batch, int64_t i) {
@@ -274,7 +330,10 @@ class RandomNetworkTally {
 
   Outcome refuse(const Subject& s, const std::string& who, const std::string& message) {
     ++refused_;
-    Reason& r = reasons_[who + ": " + reason_class(message)];
+    count_features(1);
+    const std::string reason = who + ": " + reason_class(message);
+    for (const std::string& f : current_features_) ++feature_reasons_[f][reason];
+    Reason& r = reasons_[reason];
     if (r.count++ == 0) r.example = s.label;
     return Outcome::kRefused;
   }
@@ -283,6 +342,7 @@ class RandomNetworkTally {
   // and keeps the network's YAML in a file.
   Outcome fail(const Subject& s, const std::string& cls, const std::string& detail) {
     ++failed_;
+    count_features(2);
     std::vector<std::string>& which = failures_[cls];
     which.push_back(s.label);
     const char* env = std::getenv("STRATA_FAIL_DIR");
@@ -340,6 +400,9 @@ class RandomNetworkTally {
   int accepted_ = 0, refused_ = 0, failed_ = 0;
   std::map<int, int> batches_;
   std::map<std::string, int> paths_;  // accepted networks per allocation path
+  std::vector<std::string> current_features_;            // of the network being checked
+  std::map<std::string, std::array<int, 3>> features_;  // accepted, refused, failed
+  std::map<std::string, std::map<std::string, int>> feature_reasons_;  // refusals per feature
   std::map<std::string, Reason> reasons_;
   std::map<std::string, std::vector<std::string>> failures_;
 };

@@ -103,6 +103,8 @@ TEST(RandomNetworkGen, EveryDrawIsAValidNetworkWithinTheLimits) {
         // Any weights and bias 0 fit int32: 2^31 / 128^2 products per output.
         const int64_t fan_in = l.type == LayerType::kConv
                                    ? l.in_shape[0] * l.conv.kernel * l.conv.kernel
+                               : l.type == LayerType::kDepthwise
+                                   ? int64_t{l.conv.kernel} * l.conv.kernel
                                    : shape_elements(l.in_shape);
         if (l.has_weights()) {
           EXPECT_LE(fan_in, 131072) << l.name;
@@ -180,10 +182,26 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
           if (map_in) ++seen["flatten of a map"];
           break;
         case LayerType::kDepthwise:
+          if (l.conv.stride > 1) ++seen["depthwise stride > 1"];
+          if (l.conv.pad > 0) ++seen["depthwise pad"];
+          if (!l.symmetric_pads()) ++seen["depthwise pads per side"];
+          if (l.conv.kernel >= 5) ++seen["depthwise kernel >= 5"];
+          break;
         case LayerType::kAdd:
-        case LayerType::kGlobalAvgPool: break;  // not drawn by the generator yet
+          if (l.inputs[0] == kNetworkInput || l.inputs[1] == kNetworkInput) {
+            ++seen["add of the network input"];
+          }
+          break;
+        case LayerType::kGlobalAvgPool:
+          if (l.in_shape[1] * l.in_shape[2] > 1) ++seen["global pool of a map"];
+          if (i + 1 < net.layers.size() && net.layers[i + 1].type == LayerType::kFc) {
+            ++seen["global pool before fc"];
+          }
+          break;
       }
     }
+    for (const std::string& f : test::graph_features(net)) ++seen["network with " + f];
+    if (!net.is_chain()) ++seen["graph (not a chain)"];
   }
   std::string counts;
   for (const auto& [what, n] : seen) counts += fmt::format("  {:5} {}\n", n, what);
@@ -197,7 +215,13 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         "pool ceil mode", "pool pad", "pool stride != kernel", "pool kernel > 3",
         "avgpool 4 or 8, exact", "pool after conv", "pool after fc", "fc after fc",
         "fc after flatten of a map", "fc on a map", "fc on a non-square map", "clamp after fc",
-        "clamp after flatten", "flatten of a map"}) {
+        "clamp after flatten", "flatten of a map", "depthwise stride > 1", "depthwise pad",
+        "depthwise pads per side", "depthwise kernel >= 5", "add of the network input",
+        "global pool of a map", "global pool before fc", "graph (not a chain)"}) {
+    EXPECT_GE(seen[what], 3) << what << "\n" << counts;
+  }
+  for (const char* f : test::kGraphFeatures) {
+    const std::string what = std::string("network with ") + f;
     EXPECT_GE(seen[what], 3) << what << "\n" << counts;
   }
   // relu is a clamp [0, 127] in the API; the YAML spelling must occur too.

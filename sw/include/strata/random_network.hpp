@@ -4,12 +4,18 @@
 // refused by the reader or the compiler, never fail at run time.
 //
 // random_network_yaml() draws the YAML text of a network (docs/network-format.md)
-// over every layer type and order the format allows: conv, fc, maxpool,
-// avgpool, relu, clamp and flatten, including flatten and clamps first, pools
-// first, ceil mode and padding, strides and kernels up to the format's limits,
-// FC chains, FC after a flatten of a map, layers after an FC, inline
-// requantisation (at times M and S at their field limits), small, odd and
-// non-square inputs. Shapes are valid by construction, so the reader accepts
+// over every layer type and order the format allows: conv, depthwise, fc,
+// maxpool, avgpool, global_avgpool, relu, clamp and flatten, including
+// flatten and clamps first, pools first, ceil mode and padding (per side too),
+// strides and kernels up to the format's limits, FC chains, FC after a flatten
+// of a map, layers after an FC, inline requantisation (at times M and S at
+// their field limits), small, odd and non-square inputs; and graphs: residual
+// blocks (conv / depthwise layers whose result is added to the block's input,
+// through a strided 1x1 projection conv when the shapes differ), shortcut adds
+// of the last map with any earlier one or the network input, adds with and
+// without an activation (their multipliers are `strata gen`'s, Ma = Mb).
+// Every layer but the last is read by a later one (docs/network-format.md).
+// Shapes are valid by construction, so the reader accepts
 // every network; some exceed what a target can run (kernels beyond
 // max_kernel, maps beyond a bank, ...), and the compiler must refuse those
 // with a strata::Error.
@@ -33,7 +39,8 @@ namespace strata {
 
 struct RandomNetworkOptions {
   std::string name = "random";  // network name prefix: "<name>_<seed>"
-  int max_layers = 6;           // 1..max_layers layers (flatten and clamps count)
+  int max_layers = 6;           // 1..max_layers draws (flatten and clamps count), at most
+                                // 2 * max_layers layers (a residual block is several)
   int max_side = 40;            // input height and width: 1..max_side
   int max_channels = 40;        // input channels and conv out_channels: 1..max_channels
   int max_features = 64;        // fc out_features: 1..max_features

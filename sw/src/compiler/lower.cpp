@@ -94,7 +94,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
   const size_t count = net.layers.size();
   // How many later layers read each layer's output; which op's result it is
   // (kInputSrc: the network input, a flatten of it included); whether it is a
-  // map larger than 1x1 flattened into a vector.
+  // map larger than 1x1 flattened into a vector (a clamp of such a vector is
+  // one too: the op keeps the map as stored).
   std::vector<int> readers(count, 0);
   for (const Layer& l : net.layers) {
     for (int i : l.inputs) {
@@ -116,8 +117,15 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     const int src = src_of(in0);
     const Shape cur = in0 == kNetworkInput ? net.input_shape
                                            : net.layers[static_cast<size_t>(in0)].out_shape;
-    const bool flat = in0 != kNetworkInput && flat_of[static_cast<size_t>(in0)];
-    const bool after_fc = src != kInputSrc && is<FcOp>(ops[static_cast<size_t>(src)]);
+    // Whether any input is a flattened map (an add reads two).
+    bool flat = false;
+    for (int i : l.inputs) flat = flat || (i != kNetworkInput && flat_of[static_cast<size_t>(i)]);
+    // Whether any input is an FC layer's result (an add reads two).
+    bool after_fc = false;
+    for (int i : l.inputs) {
+      const int s = src_of(i);
+      after_fc = after_fc || (s != kInputSrc && is<FcOp>(ops[static_cast<size_t>(s)]));
+    }
     // The op this layer may fuse into: the last one, when it ends with the layer
     // this one reads and nothing else reads that layer.
     Op* last = nullptr;
@@ -374,6 +382,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         continue;
     }
     op_of[li] = static_cast<int>(ops.size()) - 1;
+    if (l.type == LayerType::kClamp) flat_of[li] = flat;
   }
   if (ops.empty()) {  // nothing to compute (only flatten): copy through the pooling unit
     PoolOp op = elementwise(net.input_shape);
