@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""strata import: a float ONNX model -> a Strata network (YAML + int8 .npy parameters).
+"""strata import: a float or QDQ ONNX model -> a Strata network (YAML + int8 .npy parameters).
 
 Run by `strata import MODEL.onnx --calibration X.npy --out DIR` with the project
 venv's python (.venv/bin/python: onnx, onnxruntime, numpy; `make setup`).
@@ -23,6 +23,16 @@ Post-training quantisation to the numerics contract (docs/numerics.md):
     within [-128, 127]; a chain of them (PyTorch's ReLU6 is Relu then Clip(0, 6)) is the
     intersection of their ranges; fused into the conv / fc / add before it when each is
     the only consumer of the one before, else clamp layers.
+
+A QDQ model (any QuantizeLinear / DequantizeLinear node, as onnxruntime's quantize_static
+writes it) already carries its quantisation; with every zero point 0 and int8 values it maps
+directly: the int8 weights as they are (per-channel scales along the output channels, or one
+per tensor), the int32 biases as they are when their scale is s_in * s_w[c] (else
+round(b / (s_in * s_w[c]))), a layer's output scale the scale of the QuantizeLinear after it (or
+after its fused Relu / Clip chain), the input's the first QuantizeLinear's; M, S and an add's
+Ma, Mb as above. The calibration images then only feed the agreement report, against
+onnxruntime running the QDQ model. A nonzero zero point, uint8, a per-channel activation scale,
+an unfolded BatchNormalization or a Q/DQ node anywhere else is an error naming the node.
 
 Writes DIR/<name>.yaml, DIR/<name>/*.npy (the file names docs/network-format.md
 expects) and DIR/calibration_input.npy (the int8 calibration images), then runs
@@ -49,6 +59,8 @@ except ImportError as e:  # the one message a user without the venv sees
 SUPPORTED_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "MaxPool", "AveragePool",
                  "GlobalAveragePool", "Add", "Flatten", "Reshape", "BatchNormalization",
                  "Identity", "Dropout"}
+QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
+RANGE_KEEPING_OPS = {"MaxPool", "Flatten", "Reshape", "Identity", "Dropout"}
 MAX_MULT = 65535
 MAX_SHIFT = 47
 WEIGHT_MAX = 127   # an add's per-operand weight on the PE array (int8, non-negative)
@@ -86,12 +98,18 @@ class Graph:
                 self.inits[n.output[0]] = self.inits[n.input[0]]
                 continue
             self.nodes.append(n)
+        self.outputs = [o.name for o in g.output]
+        self.report_output = self.outputs[0] if self.outputs else None
+        self.qdq = any(n.op_type in QDQ_OPS for n in self.nodes)
+        self.qscale = {}    # QDQ: float tensor -> the scale of the QuantizeLinear quantising it
+        self.qinit = {}     # QDQ: dequantised constant -> (int values, scale, axis, DQ node)
+        if self.qdq:
+            self.strip_qdq()
         self.consumers = {}
         for n in self.nodes:
             for i in n.input:
                 if i:
                     self.consumers.setdefault(i, []).append(n)
-        self.outputs = [o.name for o in g.output]
         inputs = [i for i in g.input if i.name not in self.inits]
         if len(inputs) != 1:
             fail(f"the model has {len(inputs)} graph inputs ({', '.join(i.name for i in inputs)}); "
@@ -112,12 +130,154 @@ class Graph:
                      for d in t.shape.dim]
             fail(f"graph input '{self.input.name}' has a dynamic or unknown shape {shown}; "
                  "C, H and W must be fixed (only the batch may be symbolic)")
+        if self.qdq and self.input.name not in self.qscale:
+            # quantize_static may leave a max pool or a reshape before the first QuantizeLinear
+            # in float; both commute with quantisation (a clamp is monotone), so the input
+            # takes that Q's scale. An average would clip the input at its output's range.
+            t = self.input.name
+            while t not in self.qscale:
+                c = self.consumers.get(t, [])
+                if len(c) == 1 and c[0].op_type not in RANGE_KEEPING_OPS:
+                    fail(f"{node_label(c[0])}: reads the graph input '{self.input.name}' in "
+                         "float, before any QuantizeLinear (only max pools, reshapes and "
+                         "flattens may; quantise the input first)")
+                if len(c) != 1 or t in self.outputs:
+                    fail(f"graph input '{self.input.name}' is not quantised: a QDQ model "
+                         "quantises its input with a QuantizeLinear")
+                t = c[0].output[0]
+            self.qscale[self.input.name] = self.qscale[t]
         self.batch_fixed = dims[0] if dims[0] else None
         self.chw = tuple(dims[1:])
         for n in self.nodes:  # before the float run: name the first node we cannot convert
             if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx"):
                 fail(f"{node_label(n)}: unsupported operator {n.op_type} (supported: "
                      f"{', '.join(sorted(SUPPORTED_OPS))})")
+
+    def check_qdq_node(self, n):
+        """Types, zero points and attributes of one QuantizeLinear / DequantizeLinear node."""
+        check_attrs(n, {"axis"})
+        if len(n.input) < 2 or n.input[1] not in self.inits:
+            fail(f"{node_label(n)}: the scale must be a constant (initializer)")
+        s = self.inits[n.input[1]]
+        if not np.all(np.isfinite(s)) or np.any(s <= 0):
+            fail(f"{node_label(n)}: scale {s.reshape(-1)[:4].tolist()} is not positive and finite")
+        if len(n.input) < 3 or not n.input[2]:
+            fail(f"{node_label(n)}: uint8 quantisation (no zero point, ONNX's default type) is "
+                 "not supported: Strata's values are int8 with zero point 0 (quantise with "
+                 "QuantType.QInt8)")
+        if n.input[2] not in self.inits:
+            fail(f"{node_label(n)}: the zero point must be a constant (initializer)")
+        zp = self.inits[n.input[2]]
+        if zp.dtype == np.uint8:
+            fail(f"{node_label(n)}: uint8 quantisation is not supported: Strata's values are "
+                 "int8 with zero point 0 (quantise with QuantType.QInt8)")
+        const_in = n.op_type == "DequantizeLinear" and n.input[0] in self.inits
+        allowed = (np.int8, np.int32) if const_in else (np.int8,)
+        if zp.dtype not in allowed:
+            fail(f"{node_label(n)}: type {zp.dtype} is not supported (int8 values, or int32 "
+                 "biases)")
+        if const_in and self.inits[n.input[0]].dtype != zp.dtype:
+            fail(f"{node_label(n)}: the values ({self.inits[n.input[0]].dtype}) and the zero "
+                 f"point ({zp.dtype}) differ in type")
+        if np.any(zp != 0):
+            fail(f"{node_label(n)}: zero point {zp.reshape(-1)[:4].tolist()} is not 0 "
+                 "(Strata's int8 values are symmetric: quantise with ActivationSymmetric and "
+                 "WeightSymmetric)")
+        if s.size != zp.size:
+            fail(f"{node_label(n)}: {s.size} scales but {zp.size} zero points")
+
+    def strip_qdq(self):
+        """A QDQ model: records the scale of every QuantizeLinear (the scale of the float tensor
+        it quantises) and the int8 / int32 values of every DequantizeLinear of a constant, then
+        drops the Q/DQ nodes so the float operators read the float tensors directly."""
+        qnodes = [n for n in self.nodes if n.op_type in QDQ_OPS]
+        for n in qnodes:  # graph order: the first offending node is the one named
+            if n.domain not in ("", "ai.onnx"):
+                fail(f"{node_label(n)}: only the standard ONNX {n.op_type} is supported")
+            self.check_qdq_node(n)
+        q_of = {}   # Q output -> (Q node, float tensor, scale)
+        for n in qnodes:
+            if n.op_type != "QuantizeLinear":
+                continue
+            x, s = n.input[0], self.inits[n.input[1]].astype(np.float64)
+            if x in self.inits:
+                fail(f"{node_label(n)}: a QuantizeLinear of a constant is not supported "
+                     "(weights are int8 initializers read through a DequantizeLinear)")
+            if s.size != 1:
+                fail(f"{node_label(n)}: per-channel activation scales are not supported (one "
+                     "scale per tensor)")
+            s = float(s.reshape(-1)[0])
+            if x in self.qscale and not math.isclose(self.qscale[x], s, rel_tol=1e-6):
+                fail(f"{node_label(n)}: tensor '{x}' is quantised twice with different scales")
+            self.qscale[x] = s
+            q_of[n.output[0]] = (n, x, s)
+        alias = {}  # DQ output -> the float tensor its Q quantised
+        for n in qnodes:
+            if n.op_type != "DequantizeLinear":
+                continue
+            t, s = n.input[0], self.inits[n.input[1]].astype(np.float64)
+            if t in self.inits:
+                q = self.inits[t]
+                axis = attrs(n).get("axis", 1)
+                if s.size == 1:
+                    f = q.astype(np.float64) * float(s.reshape(-1)[0])
+                else:
+                    if s.ndim != 1 or q.ndim == 0 or not -q.ndim <= axis < q.ndim \
+                            or q.shape[axis] != s.size:
+                        fail(f"{node_label(n)}: {s.size} scales do not match axis {axis} of "
+                             f"the values' shape {list(q.shape)}")
+                    axis %= q.ndim
+                    shape = [1] * q.ndim
+                    shape[axis] = s.size
+                    f = q.astype(np.float64) * s.reshape(shape)
+                self.inits[n.output[0]] = f
+                self.qinit[n.output[0]] = (q, s, axis, n)
+            elif t in q_of:
+                qn, x, s_q = q_of[t]
+                if s.size != 1 or not math.isclose(float(s.reshape(-1)[0]), s_q, rel_tol=1e-6):
+                    fail(f"{node_label(n)}: its scale differs from that of {node_label(qn)}")
+                alias[n.output[0]] = x
+            else:
+                fail(f"{node_label(n)}: dequantises '{t}', neither a constant nor the output "
+                     "of a QuantizeLinear")
+        readers = {}
+        for m in self.nodes:
+            for i in m.input:
+                readers.setdefault(i, []).append(m)
+        for t, (qn, _, _) in q_of.items():
+            bad = [m for m in readers.get(t, []) if m.op_type != "DequantizeLinear"]
+            if bad or t in self.outputs:
+                what = node_label(bad[0]) if bad else "the graph output"
+                fail(f"{node_label(qn)}: its int8 output is read by {what}, not by a "
+                     "DequantizeLinear (only QuantizeLinear -> DequantizeLinear pairs around "
+                     "float operators are supported)")
+        nodes = []
+        for n in self.nodes:
+            if n.op_type in QDQ_OPS:
+                continue
+            c = onnx.NodeProto()
+            c.CopyFrom(n)
+            for k, i in enumerate(c.input):
+                c.input[k] = alias.get(i, i)
+            nodes.append(c)
+        self.nodes = nodes
+        self.outputs = [alias.get(o, o) for o in self.outputs]
+
+    def quantised(self, node, name, out_axis, cout, weights=True):
+        """QDQ weights or bias: (int values, per-output-channel scale [cout]) of the constant
+        `name` if it is a DequantizeLinear of an int8 (weights) / int32 or int8 (bias)
+        initializer, else None (a float constant: quantised here)."""
+        if name not in self.qinit:
+            return None
+        q, s, axis, dq = self.qinit[name]
+        if weights and q.dtype != np.int8:
+            fail(f"{node_label(dq)}: {node_label(node)}'s weights are {q.dtype}, not int8")
+        if s.size == 1:
+            return q, np.full(cout, float(s.reshape(-1)[0]))
+        if axis != out_axis or s.size != cout:
+            fail(f"{node_label(dq)}: per-channel scales along axis {axis} of {list(q.shape)}; "
+                 f"{node_label(node)} needs them along its output channels (axis {out_axis})")
+        return q, s.reshape(-1)
 
     def const(self, node, name, what):
         if name not in self.inits:
@@ -266,9 +426,19 @@ class Converter:
         self.files = {}         # file name -> array
         self.names = set(["input"])
         self.src = {g.input.name: "input"}     # ONNX tensor -> strata layer name
-        self.scale = {g.input.name: scale_of(images)}
+        self.scale = {g.input.name: g.qscale[g.input.name] if g.qdq else scale_of(images)}
         self.done = set()
         self.out_tensor = None
+
+    def out_scale(self, node, tensor):
+        """The scale of a conv / fc / add output: its QuantizeLinear's in a QDQ model, else
+        max|x| / 127 over the calibration activations."""
+        if not self.g.qdq:
+            return scale_of(self.act[tensor])
+        if tensor not in self.g.qscale:
+            fail(f"{node_label(node)}: its output '{tensor}' is not quantised (no "
+                 "QuantizeLinear follows it)")
+        return self.g.qscale[tensor]
 
     def layer_name(self, node):
         base = re.sub(r"[^A-Za-z0-9_-]", "_", node.name or node.output[0]).strip("_")
@@ -329,13 +499,23 @@ class Converter:
             return None
         return {"clamp": [lo, hi]}
 
-    def requant_files(self, name, node, w, b, s_in, out):
+    def requant_files(self, name, node, w, b, s_in, out, qw=None, qb=None):
+        """qw: a QDQ model's (int8 weights shaped like w, s_w[cout]), used as they are;
+        qb: its (int32 bias, scale[cout]), used as it is when the scale is s_in * s_w[c]."""
         cout = w.shape[0]
-        flat = w.reshape(cout, -1)
-        s_w = np.max(np.abs(flat), axis=1) / 127.0
-        s_w[s_w == 0] = 1.0 / 127.0
-        wq = np.clip(np.round(flat / s_w[:, None]), -127, 127).astype(np.int8).reshape(w.shape)
-        bq = np.round(b / (s_in * s_w))
+        if qw is not None:
+            wq, s_w = qw[0].astype(np.int8), qw[1].astype(np.float64)
+        else:
+            flat = w.reshape(cout, -1)
+            s_w = np.max(np.abs(flat), axis=1) / 127.0
+            s_w[s_w == 0] = 1.0 / 127.0
+            wq = np.clip(np.round(flat / s_w[:, None]), -127, 127).astype(np.int8) \
+                .reshape(w.shape)
+        if qb is not None and qb[0].dtype == np.int32 and \
+                np.allclose(qb[1], s_in * s_w, rtol=1e-5, atol=0):
+            bq = qb[0].reshape(-1).astype(np.float64)
+        else:
+            bq = np.round(b / (s_in * s_w))
         if np.any(np.abs(bq) > 2**31 - 1):
             fail(f"{node_label(node)}: a bias does not fit int32 at the calibrated scales")
         m, s = mult_shift(s_in * s_w / self.scale[out], node)
@@ -350,8 +530,10 @@ class Converter:
         if len(node.input) < 2 or node.input[1] not in g.inits:
             fail(f"{node_label(node)}: the weights must be a constant (initializer)")
         w = g.const(node, node.input[1], "weights")
-        b = g.const(node, node.input[2], "bias") if len(node.input) > 2 and node.input[2] \
-            else np.zeros(w.shape[0])
+        has_b = len(node.input) > 2 and node.input[2]
+        b = g.const(node, node.input[2], "bias") if has_b else np.zeros(w.shape[0])
+        qw = g.quantised(node, node.input[1], 0, w.shape[0])
+        qb = g.quantised(node, node.input[2], 0, w.shape[0], False) if has_b else None
         if w.ndim != 4:
             fail(f"{node_label(node)}: only 2-D convolutions are supported")
         x = node.input[0]
@@ -366,6 +548,10 @@ class Converter:
         out = node.output[0]
         bn = g.only_consumer(out)
         if bn is not None and bn.op_type == "BatchNormalization":
+            if g.qdq:
+                fail(f"{node_label(bn)}: in a QDQ model batch normalisation must be folded into "
+                     "the convolution before quantisation (onnxruntime.quantization."
+                     "quant_pre_process does it)")
             check_attrs(bn, {"epsilon", "momentum", "training_mode", "spatial"})
             if attrs(bn).get("training_mode", 0) or len(bn.output) > 1:
                 fail(f"{node_label(bn)}: training-mode batch normalisation is not supported")
@@ -379,7 +565,7 @@ class Converter:
             out = bn.output[0]
         out, act_nodes = self.fuse_activation(out)
         name = self.layer_name(node)
-        self.scale[out] = scale_of(self.act[out])
+        self.scale[out] = self.out_scale(node, out)
         layer = {"name": name, "type": "depthwise" if depthwise else "conv"}
         if not depthwise:
             layer["out_channels"] = int(w.shape[0])
@@ -391,11 +577,11 @@ class Converter:
         a = self.activation_yaml(act_nodes, self.scale[out])
         if a is not None:
             layer["activation"] = a
-        self.requant_files(name, node, w, b, self.scale[x], out)
+        self.requant_files(name, node, w, b, self.scale[x], out, qw, qb)
         self.emit(node, layer, [x], out, self.scale[out])
 
-    def fc(self, node, w, b, x):
-        """w: [Cout][K] float; b: [Cout]."""
+    def fc(self, node, w, b, x, qw=None, qb=None):
+        """w: [Cout][K] float; b: [Cout]; qw, qb: a QDQ model's int values (requant_files)."""
         out = node.output[0]
         bias_add = self.g.only_consumer(out)
         if node.op_type == "MatMul" and bias_add is not None and bias_add.op_type == "Add":
@@ -404,16 +590,18 @@ class Converter:
                 c = self.g.const(bias_add, other[0], "bias").reshape(-1)
                 if c.size in (1, w.shape[0]):
                     b = b + c
+                    qb = (self.g.quantised(bias_add, other[0], 0, w.shape[0], False)
+                          if c.size > 1 else None)
                     self.done.add(id(bias_add))
                     out = bias_add.output[0]
         out, act_nodes = self.fuse_activation(out)
         name = self.layer_name(node)
-        self.scale[out] = scale_of(self.act[out])
+        self.scale[out] = self.out_scale(node, out)
         layer = {"name": name, "type": "fc", "out_features": int(w.shape[0])}
         a = self.activation_yaml(act_nodes, self.scale[out])
         if a is not None:
             layer["activation"] = a
-        self.requant_files(name, node, w, b, self.scale[x], out)
+        self.requant_files(name, node, w, b, self.scale[x], out, qw, qb)
         self.emit(node, layer, [x], out, self.scale[out])
 
     def gemm(self, node):
@@ -423,20 +611,31 @@ class Converter:
         if a.get("transA", 0):
             fail(f"{node_label(node)}: transA is not supported")
         w = g.const(node, node.input[1], "weights")
-        if not a.get("transB", 0):
+        trans_b = a.get("transB", 0)
+        cout = w.shape[0] if trans_b else w.shape[1]
+        qw = g.quantised(node, node.input[1], 0 if trans_b else 1, cout)
+        if not trans_b:
             w = w.T
-        w = w * a.get("alpha", 1.0)
+        alpha = a.get("alpha", 1.0)
+        w = w * alpha
+        if qw is not None:  # a negative alpha: the weights are requantised from float
+            qw = (qw[0] if trans_b else qw[0].T, qw[1] * alpha) if alpha > 0 else None
         b = np.zeros(w.shape[0])
+        qb = None
         if len(node.input) > 2 and node.input[2]:
             c = g.const(node, node.input[2], "bias").reshape(-1) * a.get("beta", 1.0)
             b = np.broadcast_to(c, (w.shape[0],)).copy()
-        self.fc(node, w, b, node.input[0])
+            if a.get("beta", 1.0) == 1.0 and c.size == cout:
+                qb = g.quantised(node, node.input[2], 0, cout, False)
+        self.fc(node, w, b, node.input[0], qw, qb)
 
     def matmul(self, node):
         w = self.g.const(node, node.input[1], "weights")
         if w.ndim != 2:
             fail(f"{node_label(node)}: only a 2-D constant right operand is supported")
-        self.fc(node, w.T, np.zeros(w.shape[1]), node.input[0])
+        qw = self.g.quantised(node, node.input[1], 1, w.shape[1])
+        self.fc(node, w.T, np.zeros(w.shape[1]), node.input[0],
+                None if qw is None else (qw[0].T, qw[1]))
 
     def pool(self, node, kind):
         check_attrs(node, {"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "auto_pad",
@@ -469,7 +668,7 @@ class Converter:
                  f"{list(self.act[b_t].shape[1:])} (broadcasting is not supported)")
         out, act_nodes = self.fuse_activation(node.output[0])
         name = self.layer_name(node)
-        s_out = self.scale[out] = scale_of(self.act[out])
+        s_out = self.scale[out] = self.out_scale(node, out)
         c = self.act[a_t].shape[1]
         ma, mb, s = add_mult_shift(self.scale[a_t] / s_out, self.scale[b_t] / s_out, node)
         self.files[f"{name}_mult_a.npy"] = np.full(c, ma, np.uint16)
@@ -569,8 +768,9 @@ def yaml_value(v):
     return str(v)
 
 
-def write_yaml(path, name, chw, weights, layers, source):
-    lines = [f"# Imported from {os.path.basename(source)} by strata import (post-training int8).",
+def write_yaml(path, name, chw, weights, layers, source, qdq):
+    how = "QDQ int8, the model's own scales" if qdq else "post-training int8"
+    lines = [f"# Imported from {os.path.basename(source)} by strata import ({how}).",
              f"name: {name}", f"input: {yaml_value(list(chw))}", f"weights: {weights}", "layers:"]
     for l in layers:
         lines.append(f"  - {yaml_value(l)}")
@@ -585,7 +785,7 @@ def save_npy(path, arr):
     os.replace(tmp, path)
 
 
-def report(strata, yaml_path, dir_, xq, ref, s_out):
+def report(strata, yaml_path, dir_, xq, ref, s_out, qdq):
     out = os.path.join(dir_, "calibration_output.npy")
     r = subprocess.run([strata, "run", yaml_path, "--input", xq, "--output", out],
                        capture_output=True, text=True)
@@ -600,8 +800,10 @@ def report(strata, yaml_path, dir_, xq, ref, s_out):
         fail(f"golden output shape {list(y.shape)} differs from the float model's {list(f.shape)}")
     err = np.abs(y - f)
     rng = float(np.max(np.abs(f))) or 1.0
-    print(f"float vs int8 on {n} calibration image(s): max abs error {err.max():.4g}, mean "
-          f"{err.mean():.4g} (output range +-{rng:.4g}, output scale {s_out:.4g})")
+    what = "onnxruntime (QDQ model)" if qdq else "float"
+    print(f"{what} vs int8 on {n} calibration image(s): max abs error {err.max():.4g}, mean "
+          f"{err.mean():.4g} (output range +-{rng:.4g}, output scale {s_out:.4g}"
+          + (f", {err.max() / s_out:.3g} output LSBs)" if qdq else ")"))
     if f.shape[1] > 1:
         agree = int(np.sum(np.argmax(y, axis=1) == np.argmax(f, axis=1)))
         print(f"top-1 agreement: {agree}/{n} ({100.0 * agree / n:.1f} %)")
@@ -650,7 +852,8 @@ def main(argv):
         fail(f"{a.calibration}: {len(x)} images, not a multiple of the model's fixed batch "
              f"{g.batch_fixed}")
 
-    tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs))
+    tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs)
+                     | {g.report_output})
     try:
         act = run_float(data, g, x, tensors)
     except ImportFailure:
@@ -671,7 +874,7 @@ def main(argv):
     for fname, arr in conv.files.items():
         save_npy(os.path.join(wdir, fname), arr)
     yaml_path = os.path.join(a.out, name + ".yaml")
-    write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model)
+    write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model, g.qdq)
     xq_path = os.path.join(a.out, "calibration_input.npy")
     save_npy(xq_path, quantise(x, conv.scale[g.input.name]))
     s_out = conv.scale[g.outputs[0]]
@@ -681,7 +884,7 @@ def main(argv):
     if not a.no_check:
         strata = a.strata or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
                                           "sw", "strata")
-        report(strata, yaml_path, a.out, xq_path, act[g.outputs[0]], s_out)
+        report(strata, yaml_path, a.out, xq_path, act[g.report_output], s_out, g.qdq)
     return 0
 
 

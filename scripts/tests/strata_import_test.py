@@ -4,7 +4,9 @@
 Builds small float ONNX models with onnx.helper (no PyTorch), imports them with
 the built `strata import`, loads the result with `strata info`, runs the golden
 model (`strata run`) on the quantised calibration images and compares its
-dequantised output with onnxruntime's float output; then the error cases.
+dequantised output with onnxruntime's float output; quantises two of them to QDQ
+models with onnxruntime's quantize_static and checks that the import keeps their
+int8 weights and agrees with onnxruntime running them; then the error cases.
 
   strata_import_test.py --strata build/sw/strata --source SRC [--keep DIR]
 
@@ -38,6 +40,9 @@ try:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     import onnxruntime as ort
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    from onnxruntime.quantization.shape_inference import quant_pre_process
 except ImportError as e:
     reexec_in_venv(ARGS.source, "STRATA_IMPORT_TEST_REEXEC")
     print(f"SKIP: strata import tests need numpy, onnx and onnxruntime in {ARGS.source}/.venv "
@@ -270,6 +275,158 @@ def import_and_compare(work, model, images, tol, min_top1):
           f"{name}: import prints the float vs int8 agreement")
 
 
+class Images(CalibrationDataReader):
+    """quantize_static's calibration data: the images one at a time."""
+
+    def __init__(self, x):
+        self.it = iter([{"x": x[k:k + 1]} for k in range(len(x))])
+
+    def get_next(self):
+        return next(self.it, None)
+
+
+def quantise_qdq(work, model, x, tag="qdq", activation_type=None, symmetric=True,
+                 pre_process=True):
+    """`model` as onnxruntime's static quantisation writes it in the QDQ format: int8 weights per
+    output channel and int8 activations, symmetric (zero points 0) unless told otherwise. The
+    float model is first pre-processed (quant_pre_process folds BatchNormalization into the
+    convolution before it, the documented first step). Returns the QDQ model's path."""
+    name = model.graph.name
+    src = os.path.join(work, f"{name}_{tag}_float.onnx")
+    onnx.save(model, src)
+    if pre_process:
+        pre = os.path.join(work, f"{name}_{tag}_pre.onnx")
+        quant_pre_process(src, pre, skip_symbolic_shape=True)
+        src = pre
+    path = os.path.join(work, f"{name}_{tag}.onnx")
+    quantize_static(src, path, Images(x), quant_format=QuantFormat.QDQ,
+                    activation_type=activation_type or QuantType.QInt8,
+                    weight_type=QuantType.QInt8, per_channel=True,
+                    extra_options={"ActivationSymmetric": symmetric,
+                                   "WeightSymmetric": True})
+    return path
+
+
+def qdq_weights(model_path):
+    """{node name: (int8 weights, int32 bias or None)} of every Conv / Gemm of a QDQ model, the
+    initializers its DequantizeLinear nodes read."""
+    m = onnx.load(model_path)
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    dq = {n.output[0]: inits.get(n.input[0]) for n in m.graph.node
+          if n.op_type == "DequantizeLinear"}
+    return {n.name: (dq.get(n.input[1]), dq.get(n.input[2]) if len(n.input) > 2 else None)
+            for n in m.graph.node if n.op_type in ("Conv", "Gemm")}
+
+
+# Largest difference, in output LSBs, between the golden model's int8 output and onnxruntime
+# evaluating the QDQ model. Both start from the same int8 weights, int32 biases and int8 input;
+# they differ in rounding. onnxruntime computes each float operator on dequantised values and
+# QuantizeLinear rounds half to even; Strata requantises the int32 accumulator with a 16-bit
+# M / 2^S and rounds half up (docs/numerics.md): a convolution's output differs by at most one
+# LSB, on a tie or an M / 2^S rounding. An add in the PE-array form (weights of at most 127,
+# M <= 516) approximates its scale ratios to about 1/127 and differs by one LSB on about one
+# element in eight; Strata's global pool keeps its input's scale where the QDQ model
+# re-quantises the mean at a finer one; and the Gemm sums 16 inputs, each of which may be one
+# LSB off. Measured: 4 output LSBs on both models (3 % of the output range); allowed: 5.
+QDQ_MAX_LSB = 5
+
+
+def qdq_import_and_compare(work, model, images, min_top1):
+    """Quantises `model` to QDQ on `images` calibration images, imports it and checks that
+    (a) the imported int8 weights are the QDQ model's initializers, and the int32 biases where
+    the input scale is the one the QDQ model used, (b) the golden model agrees with
+    onnxruntime running the QDQ model on the same images: top-1 on at least min_top1 and every
+    output within QDQ_MAX_LSB output LSBs."""
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim][1:]
+    x = RNG.normal(0, 1, (images, *shape)).astype(np.float32)
+    path = quantise_qdq(work, model, x)
+    name = os.path.splitext(os.path.basename(path))[0]
+    calib = os.path.join(work, name + "_calib.npy")
+    np.save(calib, x)
+    out = os.path.join(work, name)
+    r = strata("import", path, "--calibration", calib, "--out", out)
+    check(r.returncode == 0, f"{name}: strata import exits 0 ({r.stderr.strip()})")
+    if r.returncode != 0:
+        return
+    print(r.stdout)
+    wdir = os.path.join(out, name)
+    yaml = os.path.join(out, name + ".yaml")
+    adds_in_pe_array_form(yaml, wdir, name)
+    layers = re.findall(r"name: ([A-Za-z0-9_-]+), type: (conv|depthwise|fc)\b", open(yaml).read())
+    ref = qdq_weights(path)
+    same_w = [l for l, _ in layers if l in ref and ref[l][0] is not None and np.array_equal(
+        np.load(os.path.join(wdir, f"{l}_weight.npy")), ref[l][0])]
+    check(len(same_w) == len(layers) == len(ref),
+          f"{name}: the int8 weights of all {len(ref)} Conv / Gemm nodes are the QDQ "
+          f"initializers ({len(same_w)} of {len(layers)} layers equal)")
+    # Every bias but the Gemm's after the global pool (whose QDQ input scale Strata does not
+    # have, as the pool keeps its input's scale) is the QDQ model's int32 as it is.
+    same_b = [l for l, _ in layers if ref.get(l, (0, None))[1] is not None and np.array_equal(
+        np.load(os.path.join(wdir, f"{l}_bias.npy")), ref[l][1])]
+    with_b = [l for l in ref if ref[l][1] is not None and l != "fc"]
+    check(set(with_b) <= set(same_b), f"{name}: the int32 biases of {with_b} are the QDQ "
+          f"initializers (equal: {same_b})")
+    y_path = os.path.join(out, "golden.npy")
+    run = strata("run", yaml, "--input", os.path.join(out, "calibration_input.npy"),
+                 "--output", y_path)
+    check(run.returncode == 0, f"{name}: strata run (golden) exits 0 ({run.stderr.strip()})")
+    if run.returncode != 0:
+        return
+    m = onnx.load(path)
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    last = next(n for n in m.graph.node if n.output[0] == m.graph.output[0].name)
+    s_out = float(inits[last.input[1]])
+    y = np.load(y_path).astype(np.float64).reshape(images, -1)
+    lsb = top1 = None
+    for optimised in (False, True):
+        # The reference is onnxruntime evaluating the QDQ graph operator by operator, as ONNX
+        # defines it (graph optimisations off). With them on (the default), onnxruntime fuses
+        # the pairs into QLinearConv / QGemm kernels whose u8s8 path on x86 CPUs without VNNI
+        # (AVX2's vpmaddubsw) can saturate 16-bit pair sums with 8-bit weights (onnxruntime's
+        # quantisation docs: reduce_range); that figure depends on the machine and is printed
+        # for information only.
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        if not optimised:
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        f = np.concatenate([sess.run(None, {"x": x[k:k + 1]})[0] for k in range(len(x))])
+        f = np.round(f.reshape(images, -1) / s_out)   # the int8 codes of the QDQ output
+        err = np.abs(y - f)
+        agree = np.mean(np.argmax(y, 1) == np.argmax(f, 1))
+        how = "optimised int8 kernels, information only" if optimised else "QDQ graph op by op"
+        print(f"{name}: golden vs onnxruntime ({how}) on {images} images: "
+              f"max abs error {err.max():.0f} output LSBs "
+              f"({100 * err.max() / max(1, np.abs(f).max()):.2f} % of the output range), "
+              f"mean {err.mean():.3f} LSBs, outputs equal {100 * np.mean(err == 0):.1f} %, "
+              f"top-1 agreement {100 * agree:.1f} %")
+        if not optimised:
+            lsb, top1 = err, agree
+    check(lsb.max() <= QDQ_MAX_LSB, f"{name}: max abs error within {QDQ_MAX_LSB} output LSBs")
+    check(top1 >= min_top1, f"{name}: top-1 agrees on at least {100 * min_top1:.0f} % of images")
+    check("top-1 agreement" in r.stdout and "onnxruntime (QDQ model) vs int8" in r.stdout,
+          f"{name}: import prints the onnxruntime vs int8 agreement")
+
+
+def expect_qdq_error(work, label, model, needle, **quant):
+    """A QDQ model quantisation cannot map: one line naming `needle` (a node name and why)."""
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim][1:]
+    x = RNG.normal(0, 1, (8, *shape)).astype(np.float32)
+    path = quantise_qdq(work, model, x, tag=label, **quant)
+    with open(path, "rb") as f:
+        data = f.read()
+    m = onnx.load_from_string(data)
+    expect_error(work, label, data, x.shape, needle(m) if callable(needle) else needle)
+
+
+def first_nonzero_zero_point(m):
+    """The first Q / DQ node (graph order) whose zero point is not 0, and its label."""
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    n = next(n for n in m.graph.node if n.op_type in ("QuantizeLinear", "DequantizeLinear")
+             and np.any(inits[n.input[2]] != 0))
+    return f"node '{n.name}' ({n.op_type}): zero point"
+
+
 def pe_array_form(ma, mb):
     """Ma = wa * M and Mb = wb * M for some 0 <= wa, wb <= 127 and M <= 65535 (an add as a
     two-tap weighted sum on the PE array). M = gcd(Ma, Mb) gives the smallest weights, so the
@@ -361,6 +518,25 @@ def run_all(work):
         # pools, SAME padding, the MLP.
         for name in ("convnet", "mlp", "relu6", "act_chain", "torchvision"):
             rtl_matches_golden(work, name)
+
+    # QDQ models (onnxruntime's quantize_static): the conv / BN / ReLU / add / pool / Gemm net
+    # and the torchvision patterns (depthwise, ReLU6, strided shortcut, linear add).
+    qdq_import_and_compare(work, model_convnet(), 64, 0.95)
+    qdq_import_and_compare(work, model_torchvision(), 64, 0.95)
+    if ARGS.rtl:
+        rtl_matches_golden(work, "convnet_qdq")
+    # Asymmetric activations (zero points not 0), uint8 activations, an unfolded BN, a
+    # float average pool before the first QuantizeLinear.
+    expect_qdq_error(work, "qdq_zero_point", model_convnet(), first_nonzero_zero_point,
+                     symmetric=False)
+    expect_qdq_error(work, "qdq_uint8", model_convnet(),
+                     "node 'x_QuantizeLinear' (QuantizeLinear): uint8",
+                     activation_type=QuantType.QUInt8)
+    expect_qdq_error(work, "qdq_bn", model_convnet(), "node 'bn1' (BatchNormalization)",
+                     pre_process=False)
+    # quantize_static leaves the MLP's leading AveragePool in float: quantising the input at the
+    # pooled tensor's scale would clip it.
+    expect_qdq_error(work, "qdq_float_avgpool", model_mlp(), "node 'avg' (AveragePool)")
 
     good = model_convnet()
     data = good.SerializeToString()
