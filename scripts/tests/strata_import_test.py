@@ -232,6 +232,20 @@ def float_output(model_path, x):
     return np.concatenate([sess.run(None, {"x": x[k:k + 1]})[0] for k in range(len(x))])
 
 
+def imported(work, name, path, calib):
+    """`strata import` of `path` into work/name: (output directory, YAML path), or (None, None)
+    after a failed check. Every add it writes must have the PE array's form."""
+    out = os.path.join(work, name)
+    r = strata("import", path, "--calibration", calib, "--out", out)
+    check(r.returncode == 0, f"{name}: strata import exits 0 ({r.stderr.strip()})")
+    if r.returncode != 0:
+        return None, None
+    print(r.stdout)
+    yaml = os.path.join(out, name + ".yaml")
+    adds_in_pe_array_form(yaml, os.path.join(out, name), name)
+    return out, yaml
+
+
 def import_and_compare(work, model, images, tol, min_top1):
     """Imports `model`; checks info, the golden run against onnxruntime; tol is the largest
     max abs error allowed as a fraction of the float output range."""
@@ -242,14 +256,9 @@ def import_and_compare(work, model, images, tol, min_top1):
     x = RNG.normal(0, 1, (images, *[d.dim_value for d in model.graph.input[0].type.tensor_type
                                       .shape.dim][1:])).astype(np.float32)
     np.save(calib, x)
-    out = os.path.join(work, name)
-    r = strata("import", path, "--calibration", calib, "--out", out)
-    check(r.returncode == 0, f"{name}: strata import exits 0 ({r.stderr.strip()})")
-    if r.returncode != 0:
+    out, yaml = imported(work, name, path, calib)
+    if out is None:
         return
-    print(r.stdout)
-    yaml = os.path.join(out, name + ".yaml")
-    adds_in_pe_array_form(yaml, os.path.join(out, name), name)
     info = strata("info", yaml)
     check(info.returncode == 0 and "not present" not in info.stdout,
           f"{name}: strata info loads the YAML and every parameter file ({info.stderr.strip()})")
@@ -343,15 +352,10 @@ def qdq_import_and_compare(work, model, images, min_top1):
     name = os.path.splitext(os.path.basename(path))[0]
     calib = os.path.join(work, name + "_calib.npy")
     np.save(calib, x)
-    out = os.path.join(work, name)
-    r = strata("import", path, "--calibration", calib, "--out", out)
-    check(r.returncode == 0, f"{name}: strata import exits 0 ({r.stderr.strip()})")
-    if r.returncode != 0:
+    out, yaml = imported(work, name, path, calib)
+    if out is None:
         return
-    print(r.stdout)
     wdir = os.path.join(out, name)
-    yaml = os.path.join(out, name + ".yaml")
-    adds_in_pe_array_form(yaml, wdir, name)
     layers = re.findall(r"name: ([A-Za-z0-9_-]+), type: (conv|depthwise|fc)\b", open(yaml).read())
     ref = qdq_weights(path)
     same_w = [l for l, _ in layers if l in ref and ref[l][0] is not None and np.array_equal(
