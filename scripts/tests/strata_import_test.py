@@ -233,17 +233,18 @@ def float_output(model_path, x):
 
 
 def imported(work, name, path, calib):
-    """`strata import` of `path` into work/name: (output directory, YAML path), or (None, None)
-    after a failed check. Every add it writes must have the PE array's form."""
+    """`strata import` of `path` into work/name: (output directory, YAML path, the import's
+    report), or Nones after a failed check. Every add it writes must have the PE array's
+    form."""
     out = os.path.join(work, name)
     r = strata("import", path, "--calibration", calib, "--out", out)
     check(r.returncode == 0, f"{name}: strata import exits 0 ({r.stderr.strip()})")
     if r.returncode != 0:
-        return None, None
+        return None, None, None
     print(r.stdout)
     yaml = os.path.join(out, name + ".yaml")
     adds_in_pe_array_form(yaml, os.path.join(out, name), name)
-    return out, yaml
+    return out, yaml, r.stdout
 
 
 def import_and_compare(work, model, images, tol, min_top1):
@@ -256,7 +257,7 @@ def import_and_compare(work, model, images, tol, min_top1):
     x = RNG.normal(0, 1, (images, *[d.dim_value for d in model.graph.input[0].type.tensor_type
                                       .shape.dim][1:])).astype(np.float32)
     np.save(calib, x)
-    out, yaml = imported(work, name, path, calib)
+    out, yaml, report = imported(work, name, path, calib)
     if out is None:
         return
     info = strata("info", yaml)
@@ -280,7 +281,7 @@ def import_and_compare(work, model, images, tol, min_top1):
     check(err.max() <= tol * rng, f"{name}: max abs error within {100 * tol:.0f} % of the range")
     check(top1 >= min_top1, f"{name}: top-1 agrees on at least {100 * min_top1:.0f} % of images")
     # The importer's own report names the same figures.
-    check("top-1 agreement" in r.stdout and "max abs error" in r.stdout,
+    check("top-1 agreement" in report and "max abs error" in report,
           f"{name}: import prints the float vs int8 agreement")
 
 
@@ -352,7 +353,7 @@ def qdq_import_and_compare(work, model, images, min_top1):
     name = os.path.splitext(os.path.basename(path))[0]
     calib = os.path.join(work, name + "_calib.npy")
     np.save(calib, x)
-    out, yaml = imported(work, name, path, calib)
+    out, yaml, report = imported(work, name, path, calib)
     if out is None:
         return
     wdir = os.path.join(out, name)
@@ -408,7 +409,7 @@ def qdq_import_and_compare(work, model, images, min_top1):
             lsb, top1 = err, agree
     check(lsb.max() <= QDQ_MAX_LSB, f"{name}: max abs error within {QDQ_MAX_LSB} output LSBs")
     check(top1 >= min_top1, f"{name}: top-1 agrees on at least {100 * min_top1:.0f} % of images")
-    check("top-1 agreement" in r.stdout and "onnxruntime (QDQ model) vs int8" in r.stdout,
+    check("top-1 agreement" in report and "onnxruntime (QDQ model) vs int8" in report,
           f"{name}: import prints the onnxruntime vs int8 agreement")
 
 
