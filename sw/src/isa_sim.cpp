@@ -915,7 +915,9 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
   // compiler may place an instruction ahead of the producers it waits for
   // (docs/compiler.md, dispatch order), so program order itself need not be
   // a legal sequential order. If no head can start (a deadlock, which the
-  // dependency model reports), the rest runs in program order.
+  // dependency model reports), the rest runs in program order; without
+  // check_dependencies (a data reference that ignores the semaphores) all of
+  // it does.
   std::array<std::vector<size_t>, isa::kEngines> queue;
   for (size_t i = 0; i < pending.size(); ++i) {
     queue[static_cast<int>(*isa::engine_of(pending[i].op))].push_back(i);
@@ -937,7 +939,7 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
         const bool ok1 = h.acq1 == 0 || (sl.acq1 && sem[static_cast<int>(*sl.acq1)] >= h.acq1);
         if (ok0 && ok1) pick = std::min(pick, i);
       }
-      if (pick == pending.size()) pick = fallback;
+      if (pick == pending.size() || !options.check_dependencies) pick = fallback;
       const Pending& pd = pending[pick];
       const int e = static_cast<int>(*isa::engine_of(pd.op));
       ++head[e];
@@ -1062,10 +1064,13 @@ Tensor<int8_t> run_isa_backend(const Network& net, const HwTarget& target,
       write_input(prog, memory, i, Tensor<int8_t>(want, std::vector<int8_t>(src, src + per_image)));
     }
     SimOptions options;
-    options.check_dependencies = fresh;  // the same program has the same dependencies
+    // Every batch follows the semaphores, which the checked mode does: program
+    // order is not a sequential order once the compiler moves a compute ahead
+    // of the loads its later steps need (docs/compiler.md, Program order).
+    options.check_dependencies = true;
     const SimResult r = sim.run(memory, options);
-    const bool clean = r.ok() && (!fresh || (r.completion.clean() && r.fine.clean() &&
-                                             r.completion.balanced()));
+    const bool clean =
+        r.ok() && r.completion.clean() && r.fine.clean() && r.completion.balanced();
     if (!clean) {
       throw Error(fmt::format("ISA simulation of network '{}' (images {}..{}) failed:\n{}",
                               net.name, first, first + batch - 1, describe_problems(r)));

@@ -264,6 +264,26 @@ TEST(Compiler, GraphCornersEqualTheGoldenModel) {
   }
 }
 
+// strata run --backend isa: more images than one run holds run in batches of
+// P, each executed in an order the semaphores allow (program order is not
+// one: the dispatch-order pass moves computes ahead of loads), every image
+// equal to the golden model, the last batch a shorter program.
+TEST(Compiler, IsaBackendRunsEveryBatchInSemaphoreOrder) {
+  const Network net = generated_example("inverted_residual_net", 9);
+  const HwTarget target = HwTarget::defaults();
+  const Tensor<int8_t> batch = random_images(net.input_shape, 2 * target.pes + 3, 21);
+  IsaRunSummary summary;
+  const Tensor<int8_t> got = run_isa_backend(net, target, batch, &summary);
+  EXPECT_EQ(summary.runs, 3);
+  EXPECT_EQ(summary.programs, 2);
+  const auto images = split(batch);
+  const auto outputs = split(got);
+  ASSERT_EQ(outputs.size(), images.size());
+  for (size_t i = 0; i < images.size(); ++i) {
+    expect_golden(net, images[i], outputs[i], fmt::format("image {}", i));
+  }
+}
+
 // ---- the trained digits model: all 1797 images in batches of P --------------------------------
 
 TEST(Digits, AllImagesInBatchesOfPMatchTheGoldenModelAndTheExpectedPredictions) {

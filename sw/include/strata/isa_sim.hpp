@@ -47,8 +47,8 @@ struct SimOptions {
   uint64_t instr_base = 0;       // INSTR_BASE (64-byte aligned)
   uint32_t instr_limit = 0xFFFFFFFFu;  // INSTR_LIMIT: most instructions fetched without END
   bool fine_grain = false;       // CTRL.FINE_GRAIN: the mode whose deadlock is an error
-  bool check_dependencies = true;  // run the engine/semaphore model (both modes); execution
-                                   // follows the semaphores either way
+  bool check_dependencies = true;  // run the engine/semaphore model (both modes) and execute
+                                   // in an order the semaphores allow (false: program order)
   int queue_depth = 4;           // instructions each engine's queue holds (>= 1)
   uint64_t onchip_seed = 0;      // initial banks/caches/params: 0 = zeros, else seeded noise
 };
