@@ -4,6 +4,11 @@
 // one extractor function per field (<op>_<field>(instr)) and, per opcode, the mask
 // of the bits it uses: every other bit is reserved and must be 0 (ILLEGAL_INSTR).
 // Bit b of an instruction is bit b % 64 of its little-endian 64-bit word b / 64.
+// Every field's position and extractor is emitted and each extractor takes the
+// whole instruction to read one field, so unused parameters and instruction
+// bits say nothing: the waivers are here so that any lint of rtl/ reads them.
+/* verilator lint_off UNUSEDPARAM */
+/* verilator lint_off UNUSEDSIGNAL */
 package strata_isa_pkg;
 
   localparam int unsigned InstrBits = 512;  // bits per instruction
@@ -544,3 +549,5 @@ package strata_isa_pkg;
   endfunction
 
 endpackage : strata_isa_pkg
+/* verilator lint_on UNUSEDSIGNAL */
+/* verilator lint_on UNUSEDPARAM */
