@@ -32,6 +32,8 @@ import torch
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
 
+from training import make_deterministic, train
+
 REPO = Path(__file__).resolve().parent.parent
 
 SEED = 20240601
@@ -103,46 +105,6 @@ class DigitsNet(torch.nn.Module):
 
     def forward(self, x):
         return self.features(x)[2]
-
-
-def make_deterministic():
-    torch.manual_seed(SEED)
-    np.random.seed(SEED)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-
-
-def shifted(x_padded, shifts):
-    """Each image moved by (dy, dx) in -1..1 (shifts holds dy + 1, dx + 1); zeros fill in."""
-    h, w = x_padded.shape[2] - 2, x_padded.shape[3] - 2
-    out = torch.empty(x_padded.shape[0], x_padded.shape[1], h, w, dtype=x_padded.dtype)
-    for dy in range(3):
-        for dx in range(3):
-            sel = (shifts[:, 0] == dy) & (shifts[:, 1] == dx)
-            out[sel] = x_padded[sel, :, dy:dy + h, dx:dx + w]
-    return out
-
-
-def train(model, x_train, y_train):
-    """Adam + cosine schedule; each epoch sees every image shifted by up to one pixel."""
-    generator = torch.Generator().manual_seed(SEED)
-    optimiser = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE,
-                                 weight_decay=WEIGHT_DECAY)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=EPOCHS)
-    n = x_train.shape[0]
-    x_padded = F.pad(x_train, (1, 1, 1, 1))
-    for _ in range(EPOCHS):
-        model.train()
-        order = torch.randperm(n, generator=generator)
-        x_epoch = shifted(x_padded, torch.randint(0, 3, (n, 2), generator=generator))
-        for start in range(0, n, BATCH):
-            idx = order[start:start + BATCH]
-            optimiser.zero_grad()
-            loss = F.cross_entropy(model(x_epoch[idx]), y_train[idx])
-            loss.backward()
-            optimiser.step()
-        schedule.step()
-    model.eval()
 
 
 def accuracy(predictions, labels):
@@ -440,7 +402,7 @@ def main():
                         help="document whose generated section is rewritten ('' to skip)")
     args = parser.parse_args()
 
-    make_deterministic()
+    make_deterministic(SEED)
     pixels, images_q, labels = load_data()
     x_float = torch.from_numpy((pixels / PIXEL_MAX).astype(np.float32))[:, None, :, :]
     y = torch.from_numpy(labels.astype(np.int64))
@@ -448,7 +410,8 @@ def main():
     test_idx = slice(N_TRAIN, len(labels))
 
     model = DigitsNet()
-    train(model, x_float[train_idx], y[train_idx])
+    train(model, x_float[train_idx], y[train_idx], seed=SEED, epochs=EPOCHS, batch=BATCH,
+          learning_rate=LEARNING_RATE, weight_decay=WEIGHT_DECAY, shift_step=1)
     with torch.no_grad():
         float_pred = argmax_lowest(model(x_float).numpy())
 

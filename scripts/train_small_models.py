@@ -42,6 +42,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from training import make_deterministic, train
+
 REPO = Path(__file__).resolve().parent.parent
 
 SEED = 20240634
@@ -165,48 +167,6 @@ MODELS = {"resnet_digits": ResNetDigits, "mobilenet_digits": MobileNetDigits}
 # Training
 
 
-def make_deterministic():
-    torch.manual_seed(SEED)
-    np.random.seed(SEED)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-
-
-def shifted(x_padded, shifts, pad):
-    """Each image moved by (dy, dx) in -pad..pad (shifts holds dy + pad, dx + pad); zeros
-    fill in."""
-    h, w = x_padded.shape[2] - 2 * pad, x_padded.shape[3] - 2 * pad
-    out = torch.empty(x_padded.shape[0], x_padded.shape[1], h, w, dtype=x_padded.dtype)
-    for dy in range(2 * pad + 1):
-        for dx in range(2 * pad + 1):
-            sel = (shifts[:, 0] == dy) & (shifts[:, 1] == dx)
-            out[sel] = x_padded[sel, :, dy:dy + h, dx:dx + w]
-    return out
-
-
-def train(model, x_train, y_train):
-    """Adam + cosine schedule; each epoch sees every image shifted by up to two pixels (one
-    pixel of the 8 x 8 original)."""
-    generator = torch.Generator().manual_seed(SEED)
-    optimiser = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE,
-                                 weight_decay=WEIGHT_DECAY)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=EPOCHS)
-    n = x_train.shape[0]
-    x_padded = F.pad(x_train, (2, 2, 2, 2))
-    for _ in range(EPOCHS):
-        model.train()
-        order = torch.randperm(n, generator=generator)
-        x_epoch = shifted(x_padded, 2 * torch.randint(0, 3, (n, 2), generator=generator), 2)
-        for start in range(0, n, BATCH):
-            idx = order[start:start + BATCH]
-            optimiser.zero_grad()
-            loss = F.cross_entropy(model(x_epoch[idx]), y_train[idx])
-            loss.backward()
-            optimiser.step()
-        schedule.step()
-    model.eval()
-
-
 def accuracy(model, x, labels):
     with torch.no_grad():
         pred = np.argmax(model(x).numpy(), axis=1)
@@ -252,10 +212,11 @@ def main():
     train_idx, test_idx = slice(0, N_TRAIN), slice(N_TRAIN, len(labels))
 
     for name in args.models:
-        make_deterministic()
+        make_deterministic(SEED)
         model = MODELS[name]()
         start = time.time()
-        train(model, x[train_idx], y[train_idx])
+        train(model, x[train_idx], y[train_idx], seed=SEED, epochs=EPOCHS, batch=BATCH,
+              learning_rate=LEARNING_RATE, weight_decay=WEIGHT_DECAY, shift_step=2)
         acc = {"float_test": accuracy(model, x[test_idx], labels[test_idx]),
                "float_train": accuracy(model, x[train_idx], labels[train_idx]),
                "test_images": int(len(labels) - N_TRAIN)}
