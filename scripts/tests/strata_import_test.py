@@ -247,6 +247,16 @@ def imported(work, name, path, calib):
     return out, yaml, r.stdout
 
 
+def golden_run(out, yaml, name):
+    """The golden model (`strata run`) on the import's int8 calibration images: the path of
+    its output, or None after a failed check."""
+    y_path = os.path.join(out, "golden.npy")
+    run = strata("run", yaml, "--input", os.path.join(out, "calibration_input.npy"),
+                 "--output", y_path)
+    check(run.returncode == 0, f"{name}: strata run (golden) exits 0 ({run.stderr.strip()})")
+    return y_path if run.returncode == 0 else None
+
+
 def import_and_compare(work, model, images, tol, min_top1):
     """Imports `model`; checks info, the golden run against onnxruntime; tol is the largest
     max abs error allowed as a fraction of the float output range."""
@@ -263,11 +273,8 @@ def import_and_compare(work, model, images, tol, min_top1):
     info = strata("info", yaml)
     check(info.returncode == 0 and "not present" not in info.stdout,
           f"{name}: strata info loads the YAML and every parameter file ({info.stderr.strip()})")
-    y_path = os.path.join(out, "golden.npy")
-    run = strata("run", yaml, "--input", os.path.join(out, "calibration_input.npy"),
-                 "--output", y_path)
-    check(run.returncode == 0, f"{name}: strata run (golden) exits 0 ({run.stderr.strip()})")
-    if run.returncode != 0:
+    y_path = golden_run(out, yaml, name)
+    if y_path is None:
         return
     # The output scale the importer used: it prints it; recompute it the same way.
     f = float_output(path, x).reshape(images, -1)
@@ -371,11 +378,8 @@ def qdq_import_and_compare(work, model, images, min_top1):
     with_b = [l for l in ref if ref[l][1] is not None and l != "fc"]
     check(set(with_b) <= set(same_b), f"{name}: the int32 biases of {with_b} are the QDQ "
           f"initializers (equal: {same_b})")
-    y_path = os.path.join(out, "golden.npy")
-    run = strata("run", yaml, "--input", os.path.join(out, "calibration_input.npy"),
-                 "--output", y_path)
-    check(run.returncode == 0, f"{name}: strata run (golden) exits 0 ({run.stderr.strip()})")
-    if run.returncode != 0:
+    y_path = golden_run(out, yaml, name)
+    if y_path is None:
         return
     m = onnx.load(path)
     inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
