@@ -74,6 +74,14 @@ struct Drawn {
   Map out;
   After after = After::kMap;
   int64_t work = 0;
+
+  // `next` drawn after these layers: its lines follow, its result is the result.
+  void then(const Drawn& next) {
+    lines.insert(lines.end(), next.lines.begin(), next.lines.end());
+    work += next.work;
+    out = next.out;
+    after = next.after;
+  }
 };
 
 // A map an earlier layer (or the network input) leaves, which a later layer
@@ -359,17 +367,13 @@ class NetworkDraw {
       const int64_t c = i == n - 1 ? cout : dw || d_.chance(50) ? cur.c : channels();
       Drawn p = dw ? depthwise(part, cur, After::kMap, w) : conv(part, cur, w, c);
       if (p.work >= kNeverFits) return p;
-      l.lines.insert(l.lines.end(), p.lines.begin(), p.lines.end());
-      l.work += p.work;
+      l.then(p);
       cur = p.out;
       last = part;
     }
     Drawn add = shortcut(name, cur, After::kMap, from, last);
     if (add.work >= kNeverFits) return add;
-    l.lines.insert(l.lines.end(), add.lines.begin(), add.lines.end());
-    l.work += add.work;
-    l.out = add.out;
-    l.after = add.after;
+    l.then(add);
     return l;
   }
 
@@ -457,10 +461,7 @@ class NetworkDraw {
     if (d_.chance(40)) l.lines.push_back(fmt::format("{{name: {}f, type: flatten}}", name));
     Drawn f = fc(name, l.out, l.after);
     if (f.work >= kNeverFits) return f;
-    l.lines.insert(l.lines.end(), f.lines.begin(), f.lines.end());
-    l.work += f.work;
-    l.out = f.out;
-    l.after = f.after;
+    l.then(f);
     return l;
   }
 
