@@ -117,13 +117,11 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     const int src = src_of(in0);
     const Shape cur = in0 == kNetworkInput ? net.input_shape
                                            : net.layers[static_cast<size_t>(in0)].out_shape;
-    // Whether any input is a flattened map (an add reads two).
-    bool flat = false;
-    for (int i : l.inputs) flat = flat || (i != kNetworkInput && flat_of[static_cast<size_t>(i)]);
-    // Whether any input is an FC layer's result (an add reads two).
-    bool after_fc = false;
+    // Whether any input (an add reads two) is a flattened map, or an FC layer's result.
+    bool flat = false, after_fc = false;
     for (int i : l.inputs) {
       const int s = src_of(i);
+      flat = flat || (i != kNetworkInput && flat_of[static_cast<size_t>(i)]);
       after_fc = after_fc || (s != kInputSrc && is<FcOp>(ops[static_cast<size_t>(s)]));
     }
     // The op this layer may fuse into: the last one, when it ends with the layer
@@ -274,8 +272,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       case LayerType::kMaxPool:
       case LayerType::kAvgPool: {
         const bool avg = l.type == LayerType::kAvgPool;
-        if (after_fc) fail("pooling after a fully-connected layer is not supported");
-        if (flat) fail("pooling after flatten of a map larger than 1x1 is not supported");
+        map_layer_checks("pooling");
         // A row wider than the line buffer runs in column strips (plan.cpp).
         const bool fits = l.pool.kernel <= t.max_pool_kernel;
         ConvOp* conv = last != nullptr ? std::get_if<ConvOp>(last) : nullptr;
