@@ -32,10 +32,11 @@ package strata_isa_pkg;
     LoadDstParam = 2'd2
   } load_dst_e;
 
-  typedef enum logic [1:0] {
-    ComputeModeConv = 2'd0,
-    ComputeModeFc = 2'd1,
-    ComputeModePool = 2'd2
+  typedef enum logic [2:0] {
+    ComputeModeConv = 3'd0,
+    ComputeModeFc = 3'd1,
+    ComputeModePool = 3'd2,
+    ComputeModeDepthwise = 3'd3
   } compute_mode_e;
 
   typedef enum logic [1:0] {
@@ -89,7 +90,7 @@ package strata_isa_pkg;
 
   // COMPUTE payload
   localparam int unsigned ComputeModeLsb = 128;
-  localparam int unsigned ComputeModeWidth = 2;
+  localparam int unsigned ComputeModeWidth = 3;
   localparam int unsigned ComputeInIdLsb = 136;
   localparam int unsigned ComputeInIdWidth = 6;
   localparam int unsigned ComputeInBaseLsb = 144;
@@ -271,7 +272,7 @@ package strata_isa_pkg;
     return instr[LoadDstRowStrideLsb +: LoadDstRowStrideWidth];
   endfunction
 
-  // CONV, FC (batch) or POOL (pooling only)
+  // CONV, FC (batch), POOL (pooling only) or DEPTHWISE (per-channel window)
   function automatic compute_mode_e compute_mode(instr_t instr);
     return compute_mode_e'(instr[ComputeModeLsb +: ComputeModeWidth]);
   endfunction
@@ -519,7 +520,7 @@ package strata_isa_pkg;
   };
   localparam instr_t ComputeUsedMask = {
     64'h00000000003fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
-    64'hffffffffffffffff, 64'hffffffffffff3f03, 64'hffffffffffffffff, 64'hffffffffffff000f
+    64'hffffffffffffffff, 64'hffffffffffff3f07, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t StoreUsedMask = {
     64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000000ffffffff,

@@ -100,7 +100,7 @@ inline LoadInstr decode_load(const Instruction& instr) {
 // COMPUTE (opcode 2).
 struct ComputeInstr {
   Header hdr;
-  ComputeMode mode = ComputeMode::kConv;  // CONV, FC (batch) or POOL (pooling only)
+  ComputeMode mode = ComputeMode::kConv;  // CONV, FC (batch), POOL (pooling only) or DEPTHWISE (per-channel window)
   int64_t in_id = 0;  // bank holding the streamed operand (features for CONV/POOL, weights for FC)
   int64_t in_base = 0;  // word address of the streamed operand
   int64_t in_h = 0;  // CONV/POOL: input rows

@@ -65,6 +65,7 @@ enum class ComputeMode : uint8_t {
   kConv = 0,
   kFc = 1,
   kPool = 2,
+  kDepthwise = 3,
 };
 
 // Name of a compute_mode value, nullptr if the value is not defined.
@@ -73,6 +74,7 @@ constexpr const char* compute_mode_name(uint64_t value) {
     case 0: return "CONV";
     case 1: return "FC";
     case 2: return "POOL";
+    case 3: return "DEPTHWISE";
     default: return nullptr;
   }
 }
@@ -143,7 +145,7 @@ inline constexpr std::array<uint64_t, 8> kUsedMask{{
 
 // COMPUTE payload
 namespace compute {
-inline constexpr Field kMode{"mode", 128, 2, false};  // CONV, FC (batch) or POOL (pooling only)
+inline constexpr Field kMode{"mode", 128, 3, false};  // CONV, FC (batch), POOL (pooling only) or DEPTHWISE (per-channel window)
 inline constexpr Field kInId{"in_id", 136, 6, false};  // bank holding the streamed operand (features for CONV/POOL, weights for FC)
 inline constexpr Field kInBase{"in_base", 144, 16, false};  // word address of the streamed operand
 inline constexpr Field kInH{"in_h", 160, 16, false};  // CONV/POOL: input rows
@@ -186,7 +188,7 @@ inline constexpr std::array<Field, 39> kFields{{kMode, kInId, kInBase, kInH, kIn
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
-    0xffffffffffff3f03ull, 0xffffffffffffffffull,
+    0xffffffffffff3f07ull, 0xffffffffffffffffull,
     0xffffffffffffffffull, 0xffffffffffffff07ull,
     0xffffffffffff3f03ull, 0x00000000003fffffull,
 }};
