@@ -210,7 +210,7 @@ layers:
 // A residual block: ops read the ops they name; the add reads both operands
 // as one pass's two groups with weights wa, wb on the channel's lane and
 // M = gcd(Ma, Mb); the ReLU after it fuses into its clamp; the depthwise
-// layer's weights sit on each channel's own lane.
+// layer runs in DEPTHWISE mode, one group per pass, with the layer's weights.
 TEST_F(LowerPass, ShortcutsAddsAndDepthwiseLayersBecomeGroupedOps) {
   Network net = network(R"(input: [8, 6, 6]
 layers:
@@ -229,12 +229,8 @@ layers:
   EXPECT_EQ(dw.kind, ConvKind::kDepthwise);
   EXPECT_EQ(dw.srcs, (std::vector<int>{0}));
   EXPECT_EQ(dw.pass_groups, 1);
-  EXPECT_EQ(dw.weights.shape(), (Shape{12, 8, 3, 3}));
-  for (int64_t co = 0; co < 12; ++co) {
-    for (int64_t lane = 0; lane < 8; ++lane) {
-      EXPECT_EQ(dw.weights(co, lane, 2, 1), lane == co % 8 ? net.layers[1].weights(co, 0, 2, 1) : 0);
-    }
-  }
+  EXPECT_TRUE(dw.depthwise_mode);
+  EXPECT_EQ(dw.weights, net.layers[1].weights);
   const ConvOp& a = std::get<ConvOp>(ops[2]);
   EXPECT_EQ(a.kind, ConvKind::kAdd);
   EXPECT_EQ(a.srcs, (std::vector<int>{1, 0}));
@@ -257,7 +253,61 @@ layers:
   EXPECT_EQ(conv_plan(pl, 2).g_in, 4);    // two operands of two groups
   EXPECT_EQ(conv_plan(pl, 2).g_pass, 2);
   EXPECT_EQ(conv_plan(pl, 2).per_pass, 2);
-  EXPECT_EQ(conv_plan(pl, 1).per_pass, 9);
+  EXPECT_EQ(conv_plan(pl, 1).per_pass, 2);  // B = ceil(3 * 3 / 8)
+}
+
+// Depthwise layers run in COMPUTE mode DEPTHWISE when the window generator can
+// run them, else as grouped CONVs with diagonal weights, and the notes say why:
+// a kernel above max_pool_kernel, an FC right after it (DEPTHWISE writes a
+// bank). A pool after a DEPTHWISE is an op of its own.
+TEST_F(LowerPass, DepthwiseLayersRunInDepthwiseModeWhereTheWindowGeneratorCan) {
+  const Network net = network(R"(input: [10, 9, 9]
+layers:
+  - {name: d3, type: depthwise, kernel: 3, stride: 2, pad: 1, activation: relu}
+  - {name: p, type: maxpool, kernel: 2, stride: 1}
+  - {name: d5, type: depthwise, kernel: 5, pad: 2}
+  - {name: d1, type: depthwise, kernel: 1}
+  - {name: fl, type: flatten}
+  - {name: f, type: fc, out_features: 4}
+)");
+  const std::vector<Op> ops = lower(net, t_);
+  ASSERT_EQ(ops.size(), 5u);
+  const ConvOp& d3 = std::get<ConvOp>(ops[0]);
+  EXPECT_TRUE(d3.depthwise_mode);
+  EXPECT_FALSE(d3.pool);
+  EXPECT_EQ(d3.params.lo, 0);  // the ReLU
+  EXPECT_EQ(d3.weights.shape(), (Shape{10, 1, 3, 3}));
+  EXPECT_TRUE(any_contains(d3.notes, "COMPUTE mode DEPTHWISE"));
+  EXPECT_TRUE(is<PoolOp>(ops[1]));
+  const ConvOp& d5 = std::get<ConvOp>(ops[2]);
+  EXPECT_FALSE(d5.depthwise_mode);
+  EXPECT_EQ(d5.weights.shape(), (Shape{10, 8, 5, 5}));
+  EXPECT_EQ(d5.weights(9, 1, 4, 0), net.layers[2].weights(9, 0, 4, 0));
+  EXPECT_EQ(d5.weights(9, 2, 4, 0), 0);
+  EXPECT_TRUE(any_contains(d5.notes, "kernel 5 exceeds max_pool_kernel 3"));
+  const ConvOp& d1 = std::get<ConvOp>(ops[3]);
+  EXPECT_FALSE(d1.depthwise_mode);
+  EXPECT_EQ(d1.weights.shape(), (Shape{10, 8, 1, 1}));
+  EXPECT_TRUE(any_contains(d1.notes, "a fully-connected layer follows"));
+
+  // d3's weights image: per pass (group) and PE, B = 2 words; byte l of word b
+  // is tap b * 8 + l = ky * 3 + kx, 0 past the 9 taps and past the channels.
+  const Plan pl = plan(net, ops, t_, {});
+  const ConvPlan& q = conv_plan(pl, 0);
+  EXPECT_EQ(q.per_pass, 2);
+  EXPECT_EQ(q.passes, 2);
+  for (int64_t pass = 0; pass < 2; ++pass) {
+    for (int64_t pe = 0; pe < 8; ++pe) {
+      const int64_t co = pass * 8 + pe;
+      for (int64_t tap = 0; tap < 16; ++tap) {
+        const auto got = static_cast<int8_t>(
+            pl.weights[q.weights_ext + ((pass * 8 + pe) * 2 + tap / 8) * 8 + tap % 8]);
+        const int8_t want = co < 10 && tap < 9 ? net.layers[0].weights(co, 0, tap / 3, tap % 3)
+                                               : int8_t{0};
+        EXPECT_EQ(got, want) << "pass " << pass << " pe " << pe << " tap " << tap;
+      }
+    }
+  }
 }
 
 // Ma / Mb that is no ratio of two int8 weights cannot be a two-tap sum.

@@ -169,6 +169,11 @@ Program check_network(const Network& net, const HwTarget& target,
   return prog;
 }
 
+// Whether `text` contains `part`.
+bool contains_text(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // ---- the example networks ------------------------------------------------------------------
 
 struct ExampleCase {
@@ -260,6 +265,95 @@ TEST(Compiler, GraphCornersEqualTheGoldenModel) {
     for (const HwTarget& target : {HwTarget::defaults(), p16n16()}) {
       const auto images = split(random_images(net.input_shape, 2, 12));
       check_network(net, target, images, fmt::format("{} on {}", name, target.name));
+    }
+  }
+}
+
+// Depthwise layers in COMPUTE mode DEPTHWISE and, where the window generator
+// cannot run them, as grouped CONVs: kernel 3 at stride 1 and 2, kernel 2 and
+// 1, asymmetric padding, a pool after a DEPTHWISE (an op of its own), kernel 5
+// (grouped CONV), a depthwise right before an FC (grouped CONV: DEPTHWISE
+// writes a bank), maps wider than the line buffer (column strips) and several
+// channel groups; P = 8, P = 16 and the tiny target (16-pixel line buffer).
+TEST(Compiler, DepthwiseLayersEqualTheGoldenModelInBothMappings) {
+  struct Case {
+    std::string name, yaml;
+    int depthwise_ops, grouped_ops;  // per target
+  };
+  const std::vector<Case> nets = {
+      {"dw_modes",
+       "input: [20, 11, 13]\nlayers:\n"
+       "  - {name: d1, type: depthwise, kernel: 3, pad: 1, activation: relu}\n"
+       "  - {name: d2, type: depthwise, kernel: 3, stride: 2, pad: [0, 0, 1, 1]}\n"
+       "  - {name: mp, type: maxpool, kernel: 2, stride: 1}\n"
+       "  - {name: d3, type: depthwise, kernel: 2, pad: [1, 0, 0, 1]}\n"
+       "  - {name: d4, type: depthwise, kernel: 5, pad: 2}\n"
+       "  - {name: d5, type: depthwise, kernel: 1, stride: 2}\n",
+       4, 1},
+      {"dw_wide",
+       "input: [10, 7, 150]\nlayers:\n"
+       "  - {name: d1, type: depthwise, kernel: 3, pad: 1, activation: relu}\n"
+       "  - {name: d2, type: depthwise, kernel: 3, stride: 2, pad: [1, 1, 0, 1]}\n"
+       "  - {name: c, type: conv, out_channels: 9, kernel: 1}\n"
+       "  - {name: d3, type: depthwise, kernel: 2, stride: 2}\n",
+       3, 0},
+      {"dw_before_fc",
+       "input: [12, 6, 6]\nlayers:\n"
+       "  - {name: d1, type: depthwise, kernel: 3, stride: 2, pad: 1}\n"
+       "  - {name: d2, type: depthwise, kernel: 3, pad: 1}\n"
+       "  - {name: fl, type: flatten}\n"
+       "  - {name: fc, type: fc, out_features: 5}\n",
+       1, 1},
+  };
+  const HwTarget tiny = HwTarget::from_yaml((kSource / "config" / "tiny.yaml").string());
+  TempFiles files;
+  for (const Case& c : nets) {
+    Network net = load_network(files.write(c.name + ".yaml", "name: " + c.name + "\n" + c.yaml),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.seed = 23;
+    generate_parameters(net, go, random_images(net.input_shape, go.images, 23));
+    for (const HwTarget& target : {HwTarget::defaults(), p16n16(), tiny}) {
+      const std::string where = fmt::format("{} on {}", c.name, target.name);
+      const auto images = split(random_images(net.input_shape, 2, 24));
+      const Program prog = check_network(net, target, images, where);
+      std::set<int64_t> dw_tags, conv_tags;
+      int64_t widest = 0;
+      for (const isa::Instruction& in : prog.instructions) {
+        if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
+        const isa::ComputeInstr ci = isa::decode_compute(in);
+        if (ci.mode == isa::ComputeMode::kDepthwise) {
+          dw_tags.insert(ci.hdr.tag);
+          widest = std::max(widest, ci.in_w);
+        } else if (ci.mode == isa::ComputeMode::kConv) {
+          conv_tags.insert(ci.hdr.tag);
+        }
+      }
+      int grouped = 0;
+      for (const CompiledOp& op : prog.ops) {
+        if (op.kind != "depthwise") continue;
+        if (contains_text(op.detail, "grouped COMPUTE CONV")) {
+          ++grouped;
+          EXPECT_TRUE(conv_tags.count(op.tag)) << where << ": " << op.name;
+        } else {
+          EXPECT_TRUE(contains_text(op.detail, "COMPUTE DEPTHWISE")) << where << ": " << op.detail;
+          EXPECT_TRUE(dw_tags.count(op.tag)) << where << ": " << op.name;
+        }
+      }
+      EXPECT_EQ(static_cast<int>(dw_tags.size()), c.depthwise_ops) << where;
+      EXPECT_EQ(grouped, c.grouped_ops) << where;
+      EXPECT_LE(widest, target.max_image_width) << where;
+      if (c.name == "dw_wide") {  // rows wider than the line buffer: in column strips
+        EXPECT_LT(widest, 150) << where;
+      }
+      if (c.grouped_ops > 0) {
+        bool why = false;
+        for (const std::string& note : prog.notes) {
+          why = why || contains_text(note, "exceeds max_pool_kernel") ||
+                contains_text(note, "a fully-connected layer follows");
+        }
+        EXPECT_TRUE(why) << where << ": no note says why a depthwise layer is a grouped CONV";
+      }
     }
   }
 }

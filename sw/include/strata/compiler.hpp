@@ -80,7 +80,8 @@ struct OutputPlacement {
 // One fused operation of the program, for listings and reports.
 struct CompiledOp {
   std::string name;                 // "conv1+pool1+relu1"
-  std::string kind;                 // "conv", "fc", "pool"; grouped CONV ops: "depthwise",
+  std::string kind;                 // "conv", "fc", "pool"; "depthwise" (COMPUTE DEPTHWISE, or
+                                    // grouped CONV where that cannot run it); grouped CONV ops:
                                     // "add", "gpool" (docs/compiler.md, Graphs)
   std::string detail;               // geometry and the decisions taken
   std::vector<size_t> layers;       // indices into Network::layers

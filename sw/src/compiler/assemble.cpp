@@ -51,6 +51,9 @@ std::string op_detail(const Op& op, const OpPlan& plan) {
                     pad_label(c->pad), c->in_c, c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
                     q.passes == 1 ? "" : "es", q.per_pass,
                     q.reorder ? fmt::format(" (reordered input, run as {}x1)", c->kernel) : "");
+    if (c->kind == ConvKind::kDepthwise) {
+      s += c->depthwise_mode ? ", COMPUTE DEPTHWISE" : ", grouped COMPUTE CONV";
+    }
     s += fmt::format(", clamp [{}, {}]", c->params.lo, c->params.hi);
     if (c->pool) s += pooling_detail(*c->pool, *c, false);
   } else if (const auto* f = std::get_if<FcOp>(&op)) {

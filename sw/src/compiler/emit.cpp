@@ -142,6 +142,25 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
     finish(e);
     return e;
   }
+  if (c.mode == ComputeMode::kDepthwise) {
+    // Steps are input rows; result row r is written once input row
+    // min(in_h - 1, r * pool_s - pool_pad_top + pool_k - 1) is in.
+    e.steps.resize(static_cast<size_t>(c.in_h));
+    for (int64_t y = 0; y < c.in_h; ++y) {
+      std::vector<Touch>& step = e.steps[static_cast<size_t>(y)];
+      const int64_t a = c.in_base + y * c.in_w;
+      step.push_back({{Space::kBank, c.in_id, a, a + c.in_w}, false});
+      if (y == 0 || y == c.in_h - 1) operands(step, dw_words_, p_);
+    }
+    for (int64_t r = 0; r < c.pool_out_h; ++r) {
+      const int64_t last_in = std::min(c.in_h - 1, r * c.pool_s - c.pool_pad_top + c.pool_k - 1);
+      const Span s = dst_span(c.dst_base + r * c.dst_row_stride, c.pool_out_w);
+      e.steps[static_cast<size_t>(last_in)].push_back({s, true});
+      e.units.push_back({s});
+    }
+    finish(e);
+    return e;
+  }
   // CONV and POOL: steps are input rows (POOL) or convolution output rows.
   const bool pool_only = c.mode == ComputeMode::kPool;
   const int64_t groups = pool_only ? c.in_groups : 1;

@@ -79,6 +79,26 @@ ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band
     }
     c.clamp_lo = conv->params.lo;
     c.clamp_hi = conv->params.hi;
+    if (conv->depthwise_mode) {
+      // The pass's group through the window generator: the convolution's window
+      // in the pooling fields, floor mode (docs/isa.md, DEPTHWISE).
+      c.mode = ComputeMode::kDepthwise;
+      c.kernel_h = c.kernel_w = c.stride_h = c.stride_w = 0;
+      c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 0;
+      c.out_h = c.in_h;
+      c.out_w = c.in_w;
+      c.pool_en = true;
+      c.pool_op = isa::PoolOp::kMax;
+      c.pool_ceil = false;
+      c.pool_k = cq.kh;
+      c.pool_s = cq.sh;
+      c.pool_pad_top = band.pad_before;
+      c.pool_pad_bottom = band.pad_after;
+      c.pool_pad_left = strip.pad_before;
+      c.pool_pad_right = strip.pad_after;
+      c.pool_out_h = band.conv_end - band.conv_begin;
+      c.pool_out_w = strip.conv_end - strip.conv_begin;
+    }
   } else {
     c.mode = ComputeMode::kPool;
     c.out_h = c.in_h;

@@ -66,7 +66,7 @@ struct Pooling {
 enum class ConvKind {
   kConv,           // a convolution layer
   kIdentityPool,   // an average pool with identity weights (larger than the pooling unit)
-  kDepthwise,      // a depthwise layer: one input group per pass, diagonal weights
+  kDepthwise,      // a depthwise layer: one input group per pass (ConvOp::depthwise_mode)
   kAdd,            // a residual add: per channel wa * a + wb * b, then M, S
   kGlobalAvgPool,  // a global average pool: a depthwise sum over the map, exact M, S
 };
@@ -82,6 +82,11 @@ struct ConvOp : OpBase {
   Pads pad;                // zero padding per side
   ConvKind kind = ConvKind::kConv;
   int64_t pass_groups = 0; // input groups per pass; 0: all of them (a dense convolution)
+  // A depthwise layer that runs in COMPUTE mode DEPTHWISE (PE p = channel p of the
+  // pass's group, the taps through the window generator; no fused pool), its
+  // weights [Cout][1][K][K] as the layer has them. false: as a grouped CONV, its
+  // weights diagonal ([Cout][N][K][K], each PE's on its own channel's lane).
+  bool depthwise_mode = false;
   Tensor<int8_t> weights;  // [Cout][Cin][K][K]; grouped: [Cout][pass_groups * N][K][K]
   ChannelParams params;
   int64_t conv_h = 0, conv_w = 0;  // convolution output, before the fused pool
@@ -340,7 +345,8 @@ inline isa::Opcode opcode_of(const AnyInstr& v) {
 // per LOAD, COMPUTE and STORE, for a target's P and N.
 class Emitter {
  public:
-  explicit Emitter(const HwTarget& t) : n_(t.lanes), p_(t.pes) {}
+  explicit Emitter(const HwTarget& t)
+      : n_(t.lanes), p_(t.pes), dw_words_(t.depthwise_weight_words()) {}
   Emit load(const isa::LoadInstr& l, const std::string& what) const;
   Emit store(const isa::StoreInstr& s, const std::string& what) const;
   Emit compute(const isa::ComputeInstr& c, const std::string& what) const;
@@ -348,6 +354,7 @@ class Emitter {
  private:
   int64_t n_;
   int64_t p_;
+  int64_t dw_words_;  // DEPTHWISE weight words per PE (B)
 };
 
 // True when the two instructions touch a common word and one of them writes it.

@@ -43,6 +43,40 @@ ChannelParams channel_params_of(const Layer& l) {
   return p;
 }
 
+// Why depthwise layer `l` over an input of width `in_w` cannot run in COMPUTE
+// mode DEPTHWISE on `t` (docs/isa.md, COMPUTE), or "" when it can. Its kernel
+// is the pooling path's window: at most max_pool_kernel (square, one stride:
+// the network format's); a row wider than the line buffer runs in column
+// strips, which need external column offsets on the AXI beat.
+std::string depthwise_mode_refusal(const Layer& l, int64_t in_w, const HwTarget& t) {
+  if (l.conv.kernel > t.max_pool_kernel) {
+    return fmt::format("kernel {} exceeds max_pool_kernel {}", l.conv.kernel, t.max_pool_kernel);
+  }
+  if (in_w > t.max_image_width && !(t.beat_bytes() <= t.lanes && t.lanes % t.beat_bytes() == 0)) {
+    return fmt::format("rows of {} exceed max_image_width {} and column strips need external "
+                       "offsets on the {}-byte AXI beat",
+                       in_w, t.max_image_width, t.beat_bytes());
+  }
+  return "";
+}
+
+// A depthwise op as a grouped CONV: each PE's weights on its own channel's lane.
+void to_grouped_conv(ConvOp& op, const Tensor<int8_t>& layer_weights, int64_t n,
+                     const std::string& why) {
+  const int k = op.kernel;
+  op.depthwise_mode = false;
+  op.weights = Tensor<int8_t>({op.out_c, n, k, k});
+  for (int64_t co = 0; co < op.out_c; ++co) {
+    for (int y = 0; y < k; ++y) {
+      for (int x = 0; x < k; ++x) op.weights(co, co % n, y, x) = layer_weights(co, 0, y, x);
+    }
+  }
+  op.notes.push_back(fmt::format(
+      "depthwise as a grouped CONV ({}): one input group per pass, each PE's weights on its own "
+      "channel's lane (1 of {} lanes useful)",
+      why, n));
+}
+
 // A 1x1 POOL over a whole map: an elementwise clamp, or a copy.
 PoolOp elementwise(const Shape& map) {
   PoolOp op;
@@ -177,19 +211,21 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           op.weights = l.weights;
           break;
         }
-        const int k = l.conv.kernel;
         op.kind = ConvKind::kDepthwise;
         op.pass_groups = 1;
-        op.weights = Tensor<int8_t>({op.out_c, n, k, k});
-        for (int64_t co = 0; co < op.out_c; ++co) {
-          for (int y = 0; y < k; ++y) {
-            for (int x = 0; x < k; ++x) op.weights(co, co % n, y, x) = l.weights(co, 0, y, x);
-          }
+        const std::string why = depthwise_mode_refusal(l, cur[2], t);
+        if (!why.empty()) {
+          to_grouped_conv(op, l.weights, n, why);
+          break;
         }
+        op.depthwise_mode = true;
+        op.weights = l.weights;
+        const int64_t words = t.depthwise_weight_words();
         op.notes.push_back(fmt::format(
-            "depthwise: one input group per pass, each PE's weights on its own channel's lane "
-            "({} of {} lanes useful)",
-            1, n));
+            "depthwise in COMPUTE mode DEPTHWISE: PE p = channel p of a group, the {}x{} "
+            "window's taps in {} word{} per PE ({} beat{} per window)",
+            l.conv.kernel, l.conv.kernel, words, words == 1 ? "" : "s", words,
+            words == 1 ? "" : "s"));
         break;
       }
       case LayerType::kAdd: {
@@ -278,7 +314,10 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         ConvOp* conv = last != nullptr ? std::get_if<ConvOp>(last) : nullptr;
         PoolOp* clamp = last != nullptr ? std::get_if<PoolOp>(last) : nullptr;
         if (clamp != nullptr && !clamp->clamp_only) clamp = nullptr;
-        if (fits && conv != nullptr && !conv->pool && conv->kind != ConvKind::kIdentityPool) {
+        // DEPTHWISE mode uses the window generator for its own taps: a pool after it is
+        // an op of its own.
+        if (fits && conv != nullptr && !conv->pool && conv->kind != ConvKind::kIdentityPool &&
+            !conv->depthwise_mode) {
           conv->pool = Pooling{window, avg};
           conv->out_h = l.out_shape[1];
           conv->out_w = l.out_shape[2];
@@ -388,6 +427,17 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     ops.push_back(std::move(op));
   } else if (op_of[count - 1] != static_cast<int>(ops.size()) - 1) {
     throw Error("internal: the network's output is not the last op's result");
+  }
+  // DEPTHWISE writes a bank only: one right before an FC (which reads its input
+  // from the PE caches) runs as a grouped CONV.
+  for (size_t k = 0; k + 1 < ops.size(); ++k) {
+    auto* conv = std::get_if<ConvOp>(&ops[k]);
+    if (conv != nullptr && conv->depthwise_mode && is<FcOp>(ops[k + 1])) {
+      conv->notes.clear();
+      to_grouped_conv(*conv, Tensor<int8_t>(conv->weights), t.lanes,
+                      "a fully-connected layer follows: its input goes to the PE caches, "
+                      "DEPTHWISE writes a bank");
+    }
   }
   // An FC reads its input from the PE caches, where the op before it wrote it:
   // no other op may read that result.

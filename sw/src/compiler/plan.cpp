@@ -107,6 +107,7 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
     if (tp.grouped) tp.in_groups = cq->g_pass;
     tp.passes = cq != nullptr ? cq->passes : 1;
     tp.pool_op = cq == nullptr;
+    tp.window_beats = conv != nullptr && conv->depthwise_mode ? t.depthwise_weight_words() : 0;
     tp.in_buf_words = buf.in_words;
     tp.out_buf_words = buf.out_words;
     tp.line_buffer = t.max_image_width;
@@ -301,6 +302,13 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       }
       q.g_pass = conv->pass_groups > 0 ? conv->pass_groups : q.g_in;
       q.per_pass = int64_t{q.kh} * q.kw * q.g_pass;
+      if (conv->depthwise_mode) {
+        q.per_pass = t.depthwise_weight_words();
+        if (q.dst != Dst::kBank) {
+          throw Error(fmt::format("internal: {} runs in DEPTHWISE mode into the PE caches",
+                                  q.name));
+        }
+      }
       q.passes = ceil_div(op.out_c, p);
       q.weight_passes = conv->kind == ConvKind::kGlobalAvgPool ? 1 : q.passes;
       q.param_entries = q.passes * p;
@@ -347,8 +355,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     // line buffer; otherwise in tiles.
     const int64_t in_words = m.g_in * m.map_h * m.map_w;
     const int64_t out_words = m.out_groups * op.out_h * op.out_w;
+    // DEPTHWISE: its input rows pass through the line buffer.
+    const auto* dw = std::get_if<ConvOp>(&ops[k]);
     m.tiled = in_words > t.bank_depth || (b.dst == Dst::kBank && out_words > t.bank_depth) ||
-              (pool != nullptr && m.cols.conv_out > t.max_image_width);
+              (pool != nullptr && m.cols.conv_out > t.max_image_width) ||
+              (dw != nullptr && dw->depthwise_mode && m.map_w > t.max_image_width);
     // An input that is not the previous op's result left on chip is read from
     // external memory, which is what a tiled op does; so are an add's two
     // operands (the tiled loads interleave them), the network input's too.
@@ -503,6 +514,12 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                 if (q.reorder) {
                   const int64_t ky = wi / q.g_in, idx = (wi % q.g_in) * n + lane;
                   if (idx < k_side * cin) v = op.weights(co, idx % cin, ky, idx / cin);
+                } else if (op.depthwise_mode) {
+                  // DEPTHWISE: byte `lane` of word wi is tap t = wi * N + lane =
+                  // ky * max_pool_kernel + kx (docs/isa.md); taps outside the kernel 0.
+                  const int64_t tap = wi * n + lane, kmax = t.max_pool_kernel;
+                  const int64_t ky = tap / kmax, kx = tap % kmax;
+                  if (ky < k_side && kx < k_side) v = op.weights(co, 0, ky, kx);
                 } else {
                   // Grouped ops: the weights' second index is the lane within the
                   // pass's groups (ir.hpp, ConvOp).

@@ -162,7 +162,12 @@ TilingChoice cost(const TilingProblem& p, std::vector<AxisTile> bands,
       const int64_t in = p.in_groups * (b.in_end - b.in_begin) * (s.in_end - s.in_begin);
       in_words += in;
       out_words += p.out_groups * (b.out_end - b.out_begin) * (s.out_end - s.out_begin);
-      beats += p.pool_op ? in : p.pass_groups * valid_taps(b, p.rows) * valid_taps(s, p.cols);
+      if (p.window_beats > 0) {  // B beats a window, the window generator a word a cycle
+        const int64_t windows = (b.conv_end - b.conv_begin) * (s.conv_end - s.conv_begin);
+        beats += std::max(windows * p.window_beats, in);
+      } else {
+        beats += p.pool_op ? in : p.pass_groups * valid_taps(b, p.rows) * valid_taps(s, p.cols);
+      }
     }
   }
   const int64_t tiles = static_cast<int64_t>(bands.size() * strips.size());
@@ -200,6 +205,11 @@ TilingChoice choose_tiling(const TilingProblem& p, std::string* why) {
     // A pooling stage's input rows pass through the line buffer.
     if (p.cols.pooled && max_conv(strips) > p.line_buffer) {
       reason = fmt::format("pooling input rows of {} exceed the line buffer", max_conv(strips));
+      continue;
+    }
+    // So do a DEPTHWISE's input rows.
+    if (p.window_beats > 0 && max_in(strips) > p.line_buffer) {
+      reason = fmt::format("depthwise input rows of {} exceed the line buffer", max_in(strips));
       continue;
     }
     // The fewest bands that fit (more bands: smaller tiles).
