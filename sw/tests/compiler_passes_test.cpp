@@ -290,6 +290,17 @@ layers:
   EXPECT_EQ(d1.weights.shape(), (Shape{10, 8, 1, 1}));
   EXPECT_TRUE(any_contains(d1.notes, "a fully-connected layer follows"));
 
+  // Rows wider than the line buffer run in column strips, which need external
+  // column offsets on the AXI beat: with a beat wider than a word, a grouped CONV.
+  HwTarget wide_beat = t_;
+  wide_beat.axi_data_width = 128;
+  wide_beat.max_image_width = 8;
+  const std::vector<Op> narrow = lower(net, wide_beat);
+  EXPECT_FALSE(std::get<ConvOp>(narrow[0]).depthwise_mode);
+  EXPECT_TRUE(any_contains(std::get<ConvOp>(narrow[0]).notes,
+                           "rows of 9 exceed max_image_width 8 and column strips need"));
+  EXPECT_TRUE(std::get<ConvOp>(narrow[0]).pool.has_value());  // the pool fuses into it again
+
   // d3's weights image: per pass (group) and PE, B = 2 words; byte l of word b
   // is tap b * 8 + l = ky * 3 + kx, 0 past the 9 taps and past the channels.
   const Plan pl = plan(net, ops, t_, {});

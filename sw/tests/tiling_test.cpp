@@ -181,5 +181,34 @@ TEST(Tiling, TheChoiceFitsItsBuffersAndPrefersFewTiles) {
   EXPECT_FALSE(why.empty());
 }
 
+// A DEPTHWISE (grouped, one group per tile, B = 2 beats per window): its input
+// rows pass through the line buffer, so strips read at most 64 input columns;
+// a tile costs the larger of its beats and its input words (stride 2: the input).
+TEST(Tiling, DepthwiseStripsReadRowsThatFitTheLineBufferAndCostTheirInput) {
+  TilingProblem p;
+  p.rows = p.cols = conv_axis(150, 3, 2, 1);  // 75 x 75 windows
+  p.grouped = true;
+  p.passes = 3;
+  p.window_beats = 2;
+  p.in_buf_words = 4096;
+  p.out_buf_words = 4096;
+  p.line_buffer = 64;
+  p.pes = 8;
+  std::string why;
+  const TilingChoice c = choose_tiling(p, &why);
+  ASSERT_FALSE(c.bands.empty()) << why;
+  EXPECT_GE(c.strips.size(), 3u);
+  int64_t cycles = 0;
+  for (const AxisTile& b : c.bands) {
+    for (const AxisTile& s : c.strips) {
+      EXPECT_LE(s.in_end - s.in_begin, 64);
+      const int64_t windows = (b.conv_end - b.conv_begin) * (s.conv_end - s.conv_begin);
+      cycles += std::max(2 * windows, (b.in_end - b.in_begin) * (s.in_end - s.in_begin));
+    }
+  }
+  EXPECT_EQ(c.compute_beats, 3 * cycles);
+  EXPECT_GT(c.compute_beats, 3 * 2 * 75 * 75);  // the input words bound it at stride 2
+}
+
 }  // namespace
 }  // namespace strata::compiler
