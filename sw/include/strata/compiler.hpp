@@ -6,8 +6,9 @@
 // read_output() are all a backend (ISA simulator, RTL bench, board) needs.
 //
 // Lowering in brief: conv/fc + a following max/avg pool + clamps fuse into one
-// COMPUTE per pass; standalone pools and clamps become POOL computes; flatten
-// is free; the first convolution's input is reordered on the host when that
+// COMPUTE per pass; standalone pools and clamps become POOL computes; depthwise
+// layers are DEPTHWISE computes, one per channel group (grouped CONVs where the
+// window generator cannot run them); flatten is free; the first convolution's input is reordered on the host when that
 // saves beats; convolutions run per image, fully-connected layers in batch
 // mode (PE i = image i); every instruction carries the dependency counts of
 // both modes (completion and fine-grained). What the target cannot run is a

@@ -14,8 +14,9 @@
 namespace strata::compiler {
 
 // 1. lower.cpp. Takes a validated network with its parameters and returns its
-// layers as fused ops: conv/fc + a following pool + clamps, POOL ops, a clamp
-// first as a 1x1 POOL over the input map, a large average pool as an identity
+// layers as fused ops: conv/fc + a following pool + clamps, POOL ops, depthwise
+// layers in DEPTHWISE mode (or as grouped CONVs), a clamp first as a 1x1 POOL over
+// the input map, a large average pool as an identity
 // convolution, a copy for a network that computes nothing. Throws strata::Error
 // naming the layer for what no op can compute.
 std::vector<Op> lower(const Network& net, const HwTarget& t);
