@@ -134,6 +134,15 @@ std::string compute_text(const Instruction& instr) {
       return fmt::format("COMPUTE POOL b{}[{}] {}x{} g{} {} -> {}", c.in_id, c.in_base, c.in_h,
                          c.in_w, c.in_groups, pool_text(instr, c),
                          compute_dst_text(instr, c, true));
+    case static_cast<uint64_t>(ComputeMode::kDepthwise):
+      // Padding in ONNX order: top, left, bottom, right.
+      return fmt::format(
+          "COMPUTE DEPTHWISE b{}[{}] {}x{} g{} k{} s{} p{},{},{},{}{} -> {}x{} w[{}] prm[{}] "
+          "clamp[{},{}] -> {}",
+          c.in_id, c.in_base, c.in_h, c.in_w, c.in_groups, c.pool_k, c.pool_s, c.pool_pad_top,
+          c.pool_pad_left, c.pool_pad_bottom, c.pool_pad_right, c.pool_ceil ? " ceil" : "",
+          c.pool_out_h, c.pool_out_w, c.cache_base, c.param_base, c.clamp_lo, c.clamp_hi,
+          compute_dst_text(instr, c, false));
     default:
       return fmt::format("COMPUTE {}", enum_text(compute_mode_name(mode), mode));
   }

@@ -159,6 +159,7 @@ class Machine {
   void execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
+  void execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void write_result_row(const isa::ComputeInstr& c, int64_t row_addr, const Tensor<int8_t>& map,
                         int64_t r, Step& step);
 
@@ -304,6 +305,7 @@ void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
     case ComputeMode::kConv: execute_conv(c, tr, st); break;
     case ComputeMode::kFc: execute_fc(c, tr, st); break;
     case ComputeMode::kPool: execute_pool(c, tr, st); break;
+    case ComputeMode::kDepthwise: execute_depthwise(c, tr, st); break;
   }
 }
 
@@ -499,6 +501,73 @@ void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
   }
   st.pool_words = g_count * plane;
   st.words = g_count * rows * cols;
+}
+
+// PE p computes channel p of the one input group: its weight of tap
+// t = ky * max_pool_kernel + kx is byte t % N of cache word cache_base + t / N;
+// padded taps contribute nothing. Steps: one per input row; result row r is
+// written once input row pool_last_row(r) is in.
+void Machine::execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
+  const int64_t kmax = t_.max_pool_kernel;
+  const int64_t words = t_.depthwise_weight_words();
+  const int64_t rows = c.pool_out_h, cols = c.pool_out_w;
+  note_bank_read(c.in_id, c.in_base, c.in_h * c.in_w);
+  for (int64_t pe = 0; pe < p_; ++pe) {
+    note_cache_read(pe, c.cache_base, words);
+    if (!param_written_[c.param_base + pe]) ++res_.uninitialized_reads;
+  }
+  Tensor<int8_t> out({n_, rows, cols});
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t y0 = r * c.pool_s - c.pool_pad_top;
+    for (int64_t x = 0; x < cols; ++x) {
+      const int64_t x0 = x * c.pool_s - c.pool_pad_left;
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        int64_t acc = params_[c.param_base + pe].bias;
+        for (int64_t ky = 0; ky < c.pool_k; ++ky) {
+          const int64_t iy = y0 + ky;
+          if (iy < 0 || iy >= c.in_h) continue;
+          for (int64_t kx = 0; kx < c.pool_k; ++kx) {
+            const int64_t ix = x0 + kx;
+            if (ix < 0 || ix >= c.in_w) continue;
+            const int64_t tap = ky * kmax + kx;
+            const int8_t w = cache_word(pe, c.cache_base + tap / n_)[tap % n_];
+            acc += int64_t{w} * bank_word(c.in_id, c.in_base + iy * c.in_w + ix)[pe];
+          }
+        }
+        const Param& q = params_[c.param_base + pe];
+        if (acc < INT32_MIN || acc > INT32_MAX) ++res_.acc_wraps;
+        const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc));
+        out(pe, r, x) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
+                                   static_cast<int>(c.clamp_hi));
+      }
+    }
+  }
+
+  tr.steps.resize(static_cast<size_t>(c.in_h));
+  for (int64_t y = 0; y < c.in_h; ++y) {
+    Step& s = tr.steps[static_cast<size_t>(y)];
+    const int64_t a = c.in_base + y * c.in_w;
+    s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
+                          static_cast<uint64_t>(a), static_cast<uint64_t>(a + c.in_w)});
+    if (y == 0 || y == c.in_h - 1) {  // operands read throughout: first and last step suffice
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
+                              static_cast<uint64_t>(c.cache_base),
+                              static_cast<uint64_t>(c.cache_base + words)});
+      }
+      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
+                            static_cast<uint64_t>(c.param_base + p_)});
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t done = pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, c.in_h);
+    Step& s = tr.steps[static_cast<size_t>(done)];
+    write_result_row(c, c.dst_base + r * c.dst_row_stride, out, r, s);
+    ++s.releases;
+  }
+  st.beats = rows * cols * words;
+  st.pool_words = c.in_h * c.in_w;
+  st.words = rows * cols;
 }
 
 // ---- dependency model ----------------------------------------------------------------------

@@ -26,6 +26,7 @@ const char* mode_name(ComputeMode m) {
     case ComputeMode::kConv: return "CONV";
     case ComputeMode::kFc: return "FC";
     case ComputeMode::kPool: return "POOL";
+    case ComputeMode::kDepthwise: return "DEPTHWISE";
   }
   return "COMPUTE";
 }
@@ -33,8 +34,12 @@ const char* mode_name(ComputeMode m) {
 bool is_conv(const ComputeInstr& c) { return c.mode == ComputeMode::kConv; }
 bool is_fc(const ComputeInstr& c) { return c.mode == ComputeMode::kFc; }
 bool is_pool(const ComputeInstr& c) { return c.mode == ComputeMode::kPool; }
-// The pooling unit runs: CONV with pool_en, or POOL.
-bool pools(const ComputeInstr& c) { return (is_conv(c) && c.pool_en) || is_pool(c); }
+bool is_dw(const ComputeInstr& c) { return c.mode == ComputeMode::kDepthwise; }
+// The input map streams through the pooling path's window generator (POOL, DEPTHWISE).
+bool streams_window(const ComputeInstr& c) { return is_pool(c) || is_dw(c); }
+// The window fields (pool_k, pool_s, pool_pad_*, pool_out_*) apply: CONV with
+// pool_en, POOL, and DEPTHWISE (its kernel is the pooling window).
+bool pools(const ComputeInstr& c) { return (is_conv(c) && c.pool_en) || streams_window(c); }
 
 bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 < b1 && b0 < a1; }
 
@@ -43,17 +48,19 @@ int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t a, int64_t b) {
   return (in + a + b - k) / s + 1;
 }
 
-// The pooling unit's input: the convolution's output (CONV) or the input (POOL).
-int64_t pool_in_h(const ComputeInstr& c) { return is_pool(c) ? c.in_h : c.out_h; }
-int64_t pool_in_w(const ComputeInstr& c) { return is_pool(c) ? c.in_w : c.out_w; }
+// The pooling unit's input: the convolution's output (CONV) or the input (POOL, DEPTHWISE).
+int64_t pool_in_h(const ComputeInstr& c) { return streams_window(c) ? c.in_h : c.out_h; }
+int64_t pool_in_w(const ComputeInstr& c) { return streams_window(c) ? c.in_w : c.out_w; }
 
 // The streamed operand's words in bank in_id: the map (CONV, POOL) or the
 // weights of out_h neurons (FC).
 int64_t in_words(const ComputeInstr& c) {
   return is_fc(c) ? c.out_h * c.in_groups : c.in_groups * c.in_h * c.in_w;
 }
-// The cached operand's words in every PE cache: weights (CONV), features (FC).
-int64_t cache_words(const ComputeInstr& c) {
+// The cached operand's words in every PE cache: weights (CONV; DEPTHWISE: the B
+// words of max_pool_kernel^2 taps), features (FC).
+int64_t cache_words(const ComputeInstr& c, const HwTarget& t) {
+  if (is_dw(c)) return t.depthwise_weight_words();
   return is_fc(c) ? c.in_groups : c.kernel_h * c.kernel_w * c.in_groups;
 }
 // One past the last destination word.
@@ -109,15 +116,35 @@ Verdict fc_no_pool(const RuleSubject& s, const HwTarget&) {
 
 Verdict pool_enable(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
-  if (c == nullptr || !is_pool(*c) || c->pool_en) return {};
-  return std::string("POOL with pool_en = 0");
+  if (c == nullptr || !streams_window(*c) || c->pool_en) return {};
+  return fmt::format("{} with pool_en = 0", mode_name(c->mode));
 }
 
 Verdict pool_out_is_in(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
-  if (c == nullptr || !is_pool(*c) || (c->out_h == c->in_h && c->out_w == c->in_w)) return {};
-  return fmt::format("POOL out {}x{} must equal the input {}x{}", c->out_h, c->out_w, c->in_h,
-                     c->in_w);
+  if (c == nullptr || !streams_window(*c) || (c->out_h == c->in_h && c->out_w == c->in_w)) {
+    return {};
+  }
+  return fmt::format("{} out {}x{} must equal the input {}x{}", mode_name(c->mode), c->out_h,
+                     c->out_w, c->in_h, c->in_w);
+}
+
+Verdict dw_groups(const RuleSubject& s, const HwTarget&) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !is_dw(*c) || c->in_groups <= 1) return {};
+  return fmt::format("DEPTHWISE with {} groups (it reads one channel group)", c->in_groups);
+}
+
+Verdict dw_floor(const RuleSubject& s, const HwTarget&) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !is_dw(*c) || !c->pool_ceil) return {};
+  return std::string("DEPTHWISE in ceil mode (pool_ceil = 1; its windows use floor mode)");
+}
+
+Verdict dw_pool_op(const RuleSubject& s, const HwTarget&) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !is_dw(*c) || c->pool_op == isa::PoolOp::kMax) return {};
+  return std::string("DEPTHWISE with pool_op AVG (pool_op must be MAX, 0)");
 }
 
 Verdict conv_kernel(const RuleSubject& s, const HwTarget& t) {
@@ -185,7 +212,7 @@ Verdict in_range(const RuleSubject& s, const HwTarget& t) {
 Verdict cache_range(const RuleSubject& s, const HwTarget& t) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || is_pool(*c)) return {};
-  const int64_t end = c->cache_base + cache_words(*c);
+  const int64_t end = c->cache_base + cache_words(*c, t);
   if (end <= t.pe_cache_depth) return {};
   return fmt::format("{} {} [{}, {}) past the PE cache depth {}", mode_name(c->mode),
                      is_fc(*c) ? "features" : "weights", c->cache_base, end, t.pe_cache_depth);
@@ -258,7 +285,7 @@ Verdict pool_fits(const RuleSubject& s, const HwTarget&) {
 
 Verdict post_clamp_order(const RuleSubject& s, const HwTarget&) {
   const auto* c = as<ComputeInstr>(s);
-  if (c == nullptr || !pools(*c) || c->post_lo <= c->post_hi) return {};
+  if (c == nullptr || !pools(*c) || is_dw(*c) || c->post_lo <= c->post_hi) return {};
   return fmt::format("post-pooling clamp [{}, {}] has lo > hi", c->post_lo, c->post_hi);
 }
 
@@ -288,6 +315,9 @@ Verdict dst_kind(const RuleSubject& s, const HwTarget&) {
   }
   if (!is_fc(*c) && c->dst_kind == ComputeDst::kPeTranspose) {
     return fmt::format("{} cannot write PE_TRANSPOSE (FC only)", mode_name(c->mode));
+  }
+  if (is_dw(*c) && c->dst_kind != ComputeDst::kBank) {
+    return std::string("DEPTHWISE writes a bank only (dst_kind BANK)");
   }
   return {};
 }
@@ -355,7 +385,7 @@ Verdict dst_cache_overlap(const RuleSubject& s, const HwTarget& t) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || is_pool(*c) || !dst_in_cache(*c)) return {};
   if (!overlaps(c->dst_base, dst_end(*c, t.lanes), c->cache_base,
-                c->cache_base + cache_words(*c))) {
+                c->cache_base + cache_words(*c, t))) {
     return {};
   }
   return is_fc(*c) ? std::string("FC transposed results overlap its features")
@@ -530,6 +560,24 @@ ComputeInstr pool_base() {
   c.dst_group_stride = 9;
   return c;
 }
+// A 3x3 pad 1 depthwise convolution of a 6x6 map of one group: bank 0 -> bank 1.
+ComputeInstr dw_base() {
+  ComputeInstr c;
+  c.mode = ComputeMode::kDepthwise;
+  c.in_id = 0;
+  c.in_h = c.in_w = 6;
+  c.in_groups = 1;
+  c.out_h = c.out_w = 6;
+  c.pool_en = true;
+  c.pool_k = 3;
+  c.pool_s = 1;
+  c.pool_pad_top = c.pool_pad_left = c.pool_pad_bottom = c.pool_pad_right = 1;
+  c.pool_out_h = c.pool_out_w = 6;
+  c.dst_kind = ComputeDst::kBank;
+  c.dst_id = 1;
+  c.dst_row_stride = 6;
+  return c;
+}
 // External memory the boundary LOADs and STOREs use: 4 KB up (below it, the
 // program that runs them).
 constexpr int64_t kExtBase = 4096;
@@ -566,15 +614,20 @@ RuleBoundary pair(T base, F edit) {
 int one(bool b) { return b ? 1 : 0; }
 
 std::vector<RuleBoundary> b_in_id(const HwTarget& t) {
-  return {pair(conv_base(), [&](ComputeInstr& c, bool bad) {
+  const auto edit = [&](ComputeInstr& c, bool bad) {
     c.in_id = t.banks - 1 + one(bad);
     c.dst_id = 0;
-  })};
+  };
+  return {pair(conv_base(), edit), pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_sizes(const HwTarget&) {
   return {pair(conv_base(), [](ComputeInstr& c, bool bad) { c.in_groups = bad ? 0 : 1; }),
           pair(fc_base(), [](ComputeInstr& c, bool bad) { c.in_groups = bad ? 0 : 1; }),
-          pair(pool_base(), [](ComputeInstr& c, bool bad) { c.in_groups = bad ? 0 : 1; })};
+          pair(pool_base(), [](ComputeInstr& c, bool bad) { c.in_groups = bad ? 0 : 1; }),
+          pair(dw_base(), [](ComputeInstr& c, bool bad) {
+            c.in_w = c.out_w = bad ? 0 : 1;  // 3 padded columns: one window
+            c.pool_out_w = c.dst_row_stride = 1;
+          })};
 }
 std::vector<RuleBoundary> b_fc_out_w(const HwTarget&) {
   return {pair(fc_base(), [](ComputeInstr& c, bool bad) { c.out_w = 1 + one(bad); })};
@@ -583,10 +636,31 @@ std::vector<RuleBoundary> b_fc_no_pool(const HwTarget&) {
   return {pair(fc_base(), [](ComputeInstr& c, bool bad) { c.pool_en = bad; })};
 }
 std::vector<RuleBoundary> b_pool_enable(const HwTarget&) {
-  return {pair(pool_base(), [](ComputeInstr& c, bool bad) { c.pool_en = !bad; })};
+  const auto edit = [](ComputeInstr& c, bool bad) { c.pool_en = !bad; };
+  return {pair(pool_base(), edit), pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_pool_out_is_in(const HwTarget&) {
-  return {pair(pool_base(), [](ComputeInstr& c, bool bad) { c.out_h = c.in_h + one(bad); })};
+  return {pair(pool_base(), [](ComputeInstr& c, bool bad) { c.out_h = c.in_h + one(bad); }),
+          pair(dw_base(), [](ComputeInstr& c, bool bad) { c.out_w = c.in_w - one(bad); })};
+}
+std::vector<RuleBoundary> b_dw_groups(const HwTarget&) {
+  return {pair(dw_base(), [](ComputeInstr& c, bool bad) { c.in_groups = 1 + one(bad); })};
+}
+// A 2x2 stride 2 window over the 6x6 map: 3x3 in floor and in ceil mode, so
+// only the mode is wrong.
+std::vector<RuleBoundary> b_dw_floor(const HwTarget&) {
+  return {pair(dw_base(), [](ComputeInstr& c, bool bad) {
+    c.pool_k = c.pool_s = 2;
+    c.pool_pad_top = c.pool_pad_left = c.pool_pad_bottom = c.pool_pad_right = 0;
+    c.pool_out_h = c.pool_out_w = 3;
+    c.dst_row_stride = 3;
+    c.pool_ceil = bad;
+  })};
+}
+std::vector<RuleBoundary> b_dw_pool_op(const HwTarget&) {
+  return {pair(dw_base(), [](ComputeInstr& c, bool bad) {
+    c.pool_op = bad ? isa::PoolOp::kAvg : isa::PoolOp::kMax;
+  })};
 }
 std::vector<RuleBoundary> b_conv_kernel(const HwTarget& t) {
   return {pair(conv_base(), [&](ComputeInstr& c, bool bad) {
@@ -663,19 +737,23 @@ std::vector<RuleBoundary> b_in_range(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
     c.in_base = t.bank_depth - in_words(c) + one(bad);
   };
-  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(pool_base(), edit)};
+  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(pool_base(), edit),
+          pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_cache_range(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
-    c.cache_base = t.pe_cache_depth - cache_words(c) + one(bad);
+    c.cache_base = t.pe_cache_depth - cache_words(c, t) + one(bad);
   };
-  return {pair(conv_base(), edit), pair(fc_base(), edit)};
+  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_param_range(const HwTarget& t) {
   return {pair(conv_base(), [&](ComputeInstr& c,
                                 bool bad) { c.param_base = t.param_depth - t.pes + one(bad); }),
           pair(fc_base(), [&](ComputeInstr& c, bool bad) {
             c.param_base = t.param_depth - c.out_h + one(bad);
+          }),
+          pair(dw_base(), [&](ComputeInstr& c, bool bad) {
+            c.param_base = t.param_depth - t.pes + one(bad);
           })};
 }
 std::vector<RuleBoundary> b_clamp(const HwTarget&) {
@@ -683,7 +761,7 @@ std::vector<RuleBoundary> b_clamp(const HwTarget&) {
     c.clamp_lo = 5;
     c.clamp_hi = 5 - one(bad);
   };
-  return {pair(conv_base(), edit), pair(fc_base(), edit)};
+  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_pool_kernel(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
@@ -693,28 +771,33 @@ std::vector<RuleBoundary> b_pool_kernel(const HwTarget& t) {
     c.dst_row_stride = c.pool_out_w;
     c.dst_group_stride = c.pool_out_h * c.pool_out_w;
   };
-  return {pair(conv_pool_base(), edit), pair(pool_base(), edit)};
+  ComputeInstr dw = dw_base();
+  dw.pool_pad_top = dw.pool_pad_left = dw.pool_pad_bottom = dw.pool_pad_right = 0;
+  return {pair(conv_pool_base(), edit), pair(pool_base(), edit), pair(dw, edit)};
 }
 std::vector<RuleBoundary> b_pool_stride(const HwTarget&) {
   return {pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
-    c.pool_s = bad ? 0 : 1;
-    c.pool_out_h = c.pool_out_w = bad ? 3 : 5;
-    c.dst_row_stride = c.pool_out_w;
-  })};
+            c.pool_s = bad ? 0 : 1;
+            c.pool_out_h = c.pool_out_w = bad ? 3 : 5;
+            c.dst_row_stride = c.pool_out_w;
+          }),
+          pair(dw_base(), [](ComputeInstr& c, bool bad) { c.pool_s = bad ? 0 : 1; })};
 }
 // One pair per padding field (that pad at pool_k - 1 or pool_k) with the
 // size the pads give, so only the pad is wrong.
 std::vector<RuleBoundary> b_pool_pad(const HwTarget&) {
   std::vector<RuleBoundary> out;
-  for (int side = 0; side < 4; ++side) {
-    out.push_back(pair(conv_pool_base(), [side](ComputeInstr& c, bool bad) {
-      int64_t* pads[] = {&c.pool_pad_top, &c.pool_pad_left, &c.pool_pad_bottom,
-                         &c.pool_pad_right};
-      *pads[side] = c.pool_k - 1 + one(bad);
-      c.pool_out_h = conv_out(6, c.pool_k, c.pool_s, c.pool_pad_top, c.pool_pad_bottom);
-      c.pool_out_w = conv_out(6, c.pool_k, c.pool_s, c.pool_pad_left, c.pool_pad_right);
-      c.dst_row_stride = c.pool_out_w;
-    }));
+  for (const ComputeInstr& base : {conv_pool_base(), dw_base()}) {
+    for (int side = 0; side < 4; ++side) {
+      out.push_back(pair(base, [side](ComputeInstr& c, bool bad) {
+        int64_t* pads[] = {&c.pool_pad_top, &c.pool_pad_left, &c.pool_pad_bottom,
+                           &c.pool_pad_right};
+        *pads[side] = c.pool_k - 1 + one(bad);
+        c.pool_out_h = conv_out(6, c.pool_k, c.pool_s, c.pool_pad_top, c.pool_pad_bottom);
+        c.pool_out_w = conv_out(6, c.pool_k, c.pool_s, c.pool_pad_left, c.pool_pad_right);
+        c.dst_row_stride = c.pool_out_w;
+      }));
+    }
   }
   return out;
 }
@@ -739,6 +822,13 @@ std::vector<RuleBoundary> b_pool_width(const HwTarget& t) {
             c.in_w = c.out_w = t.max_image_width + one(bad);
             c.pool_out_h = 1;
             c.pool_out_w = c.in_w / 2;
+            c.dst_row_stride = c.pool_out_w;
+          }),
+          pair(dw_base(), [&](ComputeInstr& c, bool bad) {
+            c.in_h = c.out_h = 2;
+            c.in_w = c.out_w = t.max_image_width + one(bad);
+            c.pool_out_h = 2;
+            c.pool_out_w = c.in_w;
             c.dst_row_stride = c.pool_out_w;
           })};
 }
@@ -767,6 +857,14 @@ std::vector<RuleBoundary> b_pool_fits(const HwTarget& t) {
             c.pool_out_h = c.pool_out_w = 1;
             c.dst_row_stride = 1;
             c.dst_group_stride = 1;
+          }),
+          pair(dw_base(), [&](ComputeInstr& c, bool bad) {
+            base(c);
+            c.pool_pad_top = c.pool_pad_right = 0;
+            c.pool_pad_bottom = bad ? 0 : 1;
+            c.pool_pad_left = 1;
+            c.pool_out_h = c.pool_out_w = 1;
+            c.dst_row_stride = 1;
           })};
 }
 std::vector<RuleBoundary> b_post_clamp(const HwTarget&) {
@@ -805,6 +903,14 @@ std::vector<RuleBoundary> b_pool_out(const HwTarget&) {
             c.pool_pad_top = 1;  // rows: ceil((6 + 1 - 2) / 2) + 1 = 4, the last at 5 < 6
             c.pool_out_h = 4 - one(bad);
             c.dst_group_stride = 12;
+          }),
+          pair(dw_base(), [](ComputeInstr& c, bool bad) { c.pool_out_w += one(bad); }),
+          pair(dw_base(), [](ComputeInstr& c, bool bad) {
+            c.pool_s = 2;
+            c.pool_pad_top = c.pool_pad_left = 0;  // rows: (6 + 0 + 1 - 3) / 2 + 1 = 3; 2
+            c.pool_out_h = 3 - one(bad);           // without the bottom row
+            c.pool_out_w = 3;
+            c.dst_row_stride = 3;
           })};
 }
 std::vector<RuleBoundary> b_dst_kind(const HwTarget& t) {
@@ -822,11 +928,17 @@ std::vector<RuleBoundary> b_dst_kind(const HwTarget& t) {
             c.dst_kind = bad ? ComputeDst::kPeTranspose : ComputeDst::kPeCache;
             c.dst_id = 0;
             c.dst_base = t.pe_cache_depth / 2;
+          }),
+          pair(dw_base(), [&](ComputeInstr& c, bool bad) {
+            c.dst_kind = bad ? ComputeDst::kPeCache : ComputeDst::kBank;
+            c.dst_id = bad ? 0 : 1;
+            c.dst_base = bad ? t.pe_cache_depth / 2 : 0;
           })};
 }
 std::vector<RuleBoundary> b_dst_bank(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) { c.dst_id = t.banks - 1 + one(bad); };
-  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(pool_base(), edit)};
+  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(pool_base(), edit),
+          pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_dst_bank_range(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
@@ -834,7 +946,7 @@ std::vector<RuleBoundary> b_dst_bank_range(const HwTarget& t) {
     c.dst_base = t.bank_depth - dst_end(c, t.lanes) + one(bad);
   };
   return {pair(conv_base(), edit), pair(conv_pool_base(), edit), pair(fc_base(), edit),
-          pair(pool_base(), edit)};
+          pair(pool_base(), edit), pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_dst_bank_overlap(const HwTarget&) {
   // The destination right after the input in the same bank, then one word into it.
@@ -842,7 +954,8 @@ std::vector<RuleBoundary> b_dst_bank_overlap(const HwTarget&) {
     c.dst_id = c.in_id;
     c.dst_base = c.in_base + in_words(c) - one(bad);
   };
-  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(pool_base(), edit)};
+  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(pool_base(), edit),
+          pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_dst_pe(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
@@ -868,7 +981,7 @@ std::vector<RuleBoundary> b_dst_cache_range(const HwTarget& t) {
 std::vector<RuleBoundary> b_dst_cache_overlap(const HwTarget& t) {
   // The destination right after the cached operand, then one word into it.
   const auto edit = [&](ComputeInstr& c, bool bad) {
-    c.dst_base = c.cache_base + cache_words(c) - one(bad);
+    c.dst_base = c.cache_base + cache_words(c, t) - one(bad);
   };
   ComputeInstr conv = conv_base();
   conv.dst_kind = ComputeDst::kPeCache;
@@ -955,10 +1068,16 @@ const std::vector<TargetRule> kRules = {
      b_fc_out_w},
     {"fc.no_pool", "an FC does not pool", "COMPUTE FC: pool_en", "", kDecode, fc_no_pool,
      b_fc_no_pool},
-    {"pool.enable", "a POOL has pool_en set", "COMPUTE POOL: pool_en", "", kDecode, pool_enable,
-     b_pool_enable},
-    {"pool.out_is_in", "a POOL's out_h, out_w repeat the input size",
-     "COMPUTE POOL: out_h, out_w", "", kDecode, pool_out_is_in, b_pool_out_is_in},
+    {"pool.enable", "a POOL or DEPTHWISE has pool_en set", "COMPUTE POOL, DEPTHWISE: pool_en", "",
+     kDecode, pool_enable, b_pool_enable},
+    {"pool.out_is_in", "a POOL's or DEPTHWISE's out_h, out_w repeat the input size",
+     "COMPUTE POOL, DEPTHWISE: out_h, out_w", "", kDecode, pool_out_is_in, b_pool_out_is_in},
+    {"depthwise.groups", "a DEPTHWISE reads one channel group", "COMPUTE DEPTHWISE: in_groups",
+     "", kDecode, dw_groups, b_dw_groups},
+    {"depthwise.floor", "a DEPTHWISE's windows use floor mode", "COMPUTE DEPTHWISE: pool_ceil",
+     "", kDecode, dw_floor, b_dw_floor},
+    {"depthwise.pool_op", "a DEPTHWISE has pool_op MAX (0)", "COMPUTE DEPTHWISE: pool_op", "",
+     kDecode, dw_pool_op, b_dw_pool_op},
     {"conv.kernel", "the kernel fits the window generator", "COMPUTE CONV: kernel_h, kernel_w",
      "max_kernel", kDecode, conv_kernel, b_conv_kernel},
     {"conv.stride", "the stride is at least 1", "COMPUTE CONV: stride_h, stride_w", "", kDecode,
@@ -972,34 +1091,37 @@ const std::vector<TargetRule> kRules = {
      "COMPUTE CONV: out_h, out_w", "", kDecode, conv_out_size, b_conv_out_size},
     {"compute.in_range", "the streamed operand (map, or FC weights) lies inside its bank",
      "COMPUTE: in_base + words", "bank_depth", kDecode, in_range, b_in_range},
-    {"compute.cache_range", "the cached operand (CONV weights, FC features) lies inside the PE "
-     "caches", "COMPUTE CONV, FC: cache_base + words", "pe_cache_depth", kDecode, cache_range,
+    {"compute.cache_range", "the cached operand (CONV weights, FC features, DEPTHWISE's B = "
+     "ceil(max_pool_kernel^2 / N) weight words) lies inside the PE caches",
+     "COMPUTE CONV, FC, DEPTHWISE: cache_base + words", "pe_cache_depth", kDecode, cache_range,
      b_cache_range},
-    {"compute.param_range", "the output channels (CONV: P, FC: out_h) lie inside the parameter RAM",
-     "COMPUTE CONV, FC: param_base", "param_depth", kDecode, param_range, b_param_range},
+    {"compute.param_range", "the output channels (CONV, DEPTHWISE: P; FC: out_h) lie inside the "
+     "parameter RAM", "COMPUTE CONV, FC, DEPTHWISE: param_base", "param_depth", kDecode,
+     param_range, b_param_range},
     {"compute.clamp", "the requantisation clamp has lo <= hi",
-     "COMPUTE CONV, FC: clamp_lo, clamp_hi", "", kDecode, clamp_order, b_clamp},
-    {"pool.kernel", "the pooling window fits the pooling units",
-     "COMPUTE CONV with pool_en, POOL: pool_k", "max_pool_kernel", kDecode, pool_kernel,
-     b_pool_kernel},
-    {"pool.stride", "the pooling stride is at least 1", "COMPUTE CONV with pool_en, POOL: pool_s",
-     "", kDecode, pool_stride, b_pool_stride},
-    {"pool.pad", "the pooling padding is below the window", "COMPUTE CONV with pool_en, POOL: "
-     "pool_pad_top, pool_pad_left, pool_pad_bottom, pool_pad_right", "", kDecode, pool_pad,
-     b_pool_pad},
+     "COMPUTE CONV, FC, DEPTHWISE: clamp_lo, clamp_hi", "", kDecode, clamp_order, b_clamp},
+    {"pool.kernel", "the pooling window (DEPTHWISE: the kernel) fits the pooling units",
+     "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_k", "max_pool_kernel", kDecode,
+     pool_kernel, b_pool_kernel},
+    {"pool.stride", "the pooling stride is at least 1",
+     "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_s", "", kDecode, pool_stride,
+     b_pool_stride},
+    {"pool.pad", "the pooling padding is below the window", "COMPUTE CONV with pool_en, POOL, "
+     "DEPTHWISE: pool_pad_top, pool_pad_left, pool_pad_bottom, pool_pad_right", "", kDecode,
+     pool_pad, b_pool_pad},
     {"pool.width", "a row of the pooling input fits the line buffer",
-     "COMPUTE CONV with pool_en: out_w; POOL: in_w", "max_image_width", kDecode, pool_width,
-     b_pool_width},
-    {"pool.fits", "the pooling window fits the padded input", "COMPUTE CONV with pool_en, POOL: "
-     "pool_k, pool_pad_*", "", kDecode, pool_fits, b_pool_fits},
+     "COMPUTE CONV with pool_en: out_w; POOL, DEPTHWISE: in_w", "max_image_width", kDecode,
+     pool_width, b_pool_width},
+    {"pool.fits", "the pooling window fits the padded input", "COMPUTE CONV with pool_en, POOL, "
+     "DEPTHWISE: pool_k, pool_pad_*", "", kDecode, pool_fits, b_pool_fits},
     {"pool.post_clamp", "the post-pooling clamp has lo <= hi",
      "COMPUTE CONV with pool_en, POOL: post_lo, post_hi", "", kDecode, post_clamp_order,
      b_post_clamp},
     {"pool.out_size", "pool_out_h, pool_out_w follow from the input (floor or ceil mode)",
-     "COMPUTE CONV with pool_en, POOL: pool_out_h, pool_out_w", "", kDecode, pool_out,
+     "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_out_h, pool_out_w", "", kDecode, pool_out,
      b_pool_out},
     {"compute.dst_kind", "the mode has the destination kind (PE_TRANSPOSE: FC only; PE_CACHE: "
-     "CONV, POOL)", "COMPUTE: dst_kind", "", kDecode, dst_kind, b_dst_kind},
+     "CONV, POOL; DEPTHWISE: BANK only)", "COMPUTE: dst_kind", "", kDecode, dst_kind, b_dst_kind},
     {"compute.dst_bank", "the destination bank exists", "COMPUTE dst BANK: dst_id", "banks",
      kDecode, dst_bank, b_dst_bank},
     {"compute.dst_bank_range", "the results lie inside the destination bank",

@@ -42,6 +42,11 @@ struct HwTarget {
   int word_bytes() const { return lanes; }
   int beat_bytes() const { return axi_data_width / 8; }
   int64_t macs_per_beat() const { return int64_t{pes} * lanes; }
+  // B: the PE-cache words of one channel's DEPTHWISE weights, max_pool_kernel^2
+  // taps N to a word (docs/isa.md, COMPUTE).
+  int64_t depthwise_weight_words() const {
+    return (int64_t{max_pool_kernel} * max_pool_kernel + lanes - 1) / lanes;
+  }
 
   bool operator==(const HwTarget&) const = default;
 };

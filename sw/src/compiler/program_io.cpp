@@ -143,6 +143,11 @@ std::vector<OpWork> op_work(const Program& prog) {
       } else if (c.mode == isa::ComputeMode::kFc) {
         w->beats += c.out_h * c.in_groups;
         w->dense_beats += c.out_h * c.in_groups;
+      } else if (c.mode == isa::ComputeMode::kDepthwise) {
+        // B beats per window, padded taps included (they meet a zero operand).
+        const int64_t b = c.pool_out_h * c.pool_out_w * prog.target.depthwise_weight_words();
+        w->beats += b;
+        w->dense_beats += b;
       }
     }
   }
