@@ -836,13 +836,17 @@ module strata_compute_engine
   logic [15:0]                   frames_d, frames_q;   // frames configured so far
   logic                          cfg_more_d, cfg_more_q;
   logic                          cfg_offered_q;        // a configuration offered, not taken
+  logic                          wg_in_offered_q;      // a pixel word offered, not taken
 
   // A frame configuration once offered stays offered until the window
   // generator takes it or the datapath reset clears both (an abort ends the
   // run before the flush): the configuration port is a valid/ready stream.
+  // So is the pixel input: a word offered when an abort ends the run stays
+  // offered until the input slice takes it (wg_in_offered_q; its source, the
+  // operand FIFO or the requantiser, holds it until then).
   assign wg_cfg_valid = cfg_more_q && (run_q[RunPool] || cfg_offered_q);
-  assign wg_in_valid  = run_q[RunPool] && (cfg.pool.from_bank ? data_valid
-                                                       : (cfg.pool.enable && rq_valid));
+  assign wg_in_valid  = (run_q[RunPool] || wg_in_offered_q) &&
+                        (cfg.pool.from_bank ? data_valid : (cfg.pool.enable && rq_valid));
   assign wg_in_data   = cfg.pool.from_bank ? data_head : rq_data;
 
   // Input slice in front of the window generator: its producers (the
@@ -890,10 +894,12 @@ module strata_compute_engine
       frames_q      <= '0;
       cfg_more_q    <= 1'b0;
       cfg_offered_q <= 1'b0;
+      wg_in_offered_q <= 1'b0;
     end else begin
       frames_q      <= frames_d;
       cfg_more_q    <= cfg_more_d;
       cfg_offered_q <= wg_cfg_valid && !wg_cfg_ready;
+      wg_in_offered_q <= wg_in_valid && !wg_in_ready;
     end
   end
 

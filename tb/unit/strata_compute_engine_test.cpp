@@ -14,7 +14,8 @@
 // (an emulated load engine writes each row only when it releases its unit);
 // every decode error class against strata::IsaSim's verdict; every COMPUTE
 // rule of the target-rule table (strata/target_rules.hpp) on its boundary
-// instructions against the table's verdict; abort at any point; the PE array
+// instructions against the table's verdict; abort at any point (CONV and
+// DEPTHWISE); the PE array
 // utilisation of a 16x16x32 -> 32, 5x5 pad 2 layer.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -1602,6 +1603,45 @@ TEST_F(StrataComputeEngine, AbortAnywhere) {
     sem_ = {};
     // The same layer then runs correctly.
     run_conv(l, RunOptions{}, fmt::format("after an abort at {}", at));
+    if (HasFailure()) return;
+  }
+}
+
+// Abort of a DEPTHWISE instruction at any point (decode, line fill, beats,
+// drain) leaves the engine idle and quiet; the layer then runs correctly.
+TEST_F(StrataComputeEngine, AbortDepthwiseAnywhere) {
+  DepthwiseLayer l = random_dw();
+  l.in_h = l.in_w = 12;
+  l.pk = std::min(3, hw::kMaxPoolKernel);
+  l.pp = l.pk / 2;
+  l.pp_side = {-1, -1, -1, -1};
+  l.ps = 1;
+  l.in_base = 0;
+  l.dst_row_stride = l.res_w();
+  l.dst_id = l.in_id ^ 1;
+  l.dst_base = 0;
+  load_dw(l);
+  const uint64_t points[] = {1, 21, 30, 45, 120, 250, 400};
+  for (uint64_t at : points) {
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {1, 1, 1, 1, 1, 0, 0};
+    provide(c.hdr);
+    RunOptions o = stressed();
+    o.abort_at = at;
+    o.background_pe = false;
+    const RunResult r = run(isa::encode(c), o);
+    EXPECT_FALSE(r.error) << "abort at " << at;
+    auto& d = dut();
+    settle();
+    EXPECT_TRUE(d.idle_o && !d.busy_o) << "abort at " << at << ": not idle";
+    for (int i = 0; i < 30; ++i) {
+      settle();
+      EXPECT_FALSE(d.obs_rd_fire_o || d.obs_wr_fire_o || d.obs_cache_we_o)
+          << "activity after the abort at " << at;
+      tick();
+    }
+    sem_ = {};
+    run_dw(l, RunOptions{}, fmt::format("after an abort at {}", at));
     if (HasFailure()) return;
   }
 }
