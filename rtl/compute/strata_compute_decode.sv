@@ -1,7 +1,7 @@
-// Decoder and checker of one COMPUTE instruction (docs/isa.md, COMPUTE and
-// Errors): captures the instruction, checks every field against the
-// configuration and derives the effective walk / write / pooling geometry of
-// strata_compute_pkg::ce_cfg_t.
+// Decoder and checker of one COMPUTE instruction (CONV, FC, POOL, DEPTHWISE;
+// docs/isa.md, COMPUTE and Errors): captures the instruction, checks every
+// field against the configuration and derives the effective walk / write /
+// pooling geometry of strata_compute_pkg::ce_cfg_t.
 //
 // Checks (code_o when done_o pulses; held until the next start):
 //   ILLEGAL_INSTR: opcode not COMPUTE, a reserved bit set, mode or dst_kind
@@ -14,6 +14,8 @@
 //     pad >= window, pooling input wider than MaxImageWidth, pool_out_* that do
 //     not follow; a destination kind the mode does not have; a destination that
 //     overlaps the streamed input (same bank) or the cached operand;
+//     DEPTHWISE: POOL's checks, and in_groups != 1, ceil mode, AVG, a
+//     destination other than a bank;
 //     PE_TRANSPOSE with dst_lane != 0 (this implementation writes whole
 //     PE-cache words; strata::IsaSim models the byte-masked write, the
 //     compiler emits it only when fewer than N neurons fit a bank).
@@ -64,6 +66,8 @@ module strata_compute_decode
   localparam int unsigned PWidth   = 2 * OpWidth;
   localparam int unsigned W        = 36;  // comparison arithmetic
   localparam int unsigned LgLanes  = $clog2(Lanes);
+  // DEPTHWISE: cache words of a channel's weights (the window's taps, N per word).
+  localparam int unsigned DwBeats  = (MaxPoolKernel * MaxPoolKernel + Lanes - 1) / Lanes;
 
   typedef logic [W-1:0] wide_t;
 
@@ -102,7 +106,8 @@ module strata_compute_decode
   logic        illegal_q;           // opcode, reserved bits, mode, destination kind (follows illegal_part_q)
   logic [15:0] acq0_q, acq0_first_q;
   logic        acq_order_q;         // acq0_first_q > acq0_q, from the cycle after the capture
-  logic [1:0]  mode_q, dst_kind_q;
+  logic [2:0]  mode_q;
+  logic [1:0]  dst_kind_q;
   logic [5:0]  in_id_q, dst_id_q;
   logic [15:0] in_base_q, in_h_q, in_w_q, groups_q, out_h_q, out_w_q, cache_base_q;
   logic [15:0] param_base_q, pool_out_h_q, pool_out_w_q, dst_base_q, dst_row_stride_q;
@@ -141,7 +146,7 @@ module strata_compute_decode
       illegal_part_d[w] = (instr_i[64*w +: 64] & ~ComputeUsedMask[64*w +: 64]) != '0;
     end
     illegal_part_d[InstrWords] = hdr_opcode(instr_i) != OpCompute ||
-                                 instr_i[ComputeModeLsb +: ComputeModeWidth] == 2'd3 ||
+                                 instr_i[ComputeModeLsb +: ComputeModeWidth] > 3'(ComputeModeDepthwise) ||
                                  instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3;
   end
 
@@ -197,13 +202,17 @@ module strata_compute_decode
     end
   end
 
-  logic is_conv, is_fc, is_pool, pooled;
-  assign is_conv = mode_q == 2'(ComputeModeConv);
-  assign is_fc   = mode_q == 2'(ComputeModeFc);
-  assign is_pool = mode_q == 2'(ComputeModePool);
-  assign pooled  = is_pool || (is_conv && pool_en_q);
+  // DEPTHWISE walks and windows its input as POOL does (one group), so
+  // pool_walk stands for both wherever the geometry is POOL's.
+  logic is_conv, is_fc, is_pool, is_dw, pool_walk, pooled;
+  assign is_conv   = mode_q == 3'(ComputeModeConv);
+  assign is_fc     = mode_q == 3'(ComputeModeFc);
+  assign is_pool   = mode_q == 3'(ComputeModePool);
+  assign is_dw     = mode_q == 3'(ComputeModeDepthwise);
+  assign pool_walk = is_pool || is_dw;
+  assign pooled    = pool_walk || (is_conv && pool_en_q);
 
-  // Effective walk geometry (FC and POOL are 1x1 convolutions). The walk
+  // Effective walk geometry (FC, POOL and DEPTHWISE are 1x1 convolutions). The walk
   // needs the top and left padding only: its taps end at the image's last
   // row and column, and out_h, out_w (checked) give the bottom and right.
   logic [3:0]  kh_e, kw_e, sh_e, sw_e, pt_e, pl_e;
@@ -214,7 +223,7 @@ module strata_compute_decode
   assign sw_e  = is_conv ? sw_q : 4'd1;
   assign pt_e  = is_conv ? pt_q : 4'd0;
   assign pl_e  = is_conv ? pl_q : 4'd0;
-  assign gw_e  = is_pool ? 16'd1 : groups_q;
+  assign gw_e  = pool_walk ? 16'd1 : groups_q;
   assign inw_e = is_fc ? groups_q : in_w_q;
   // Result rows / columns per group.
   assign res_rows = pooled ? pool_out_h_q : out_h_q;
@@ -253,7 +262,7 @@ module strata_compute_decode
     pool_mh_a_q     <= 17'(pool_out_h_q - 16'd1);
     pool_mw_a_q     <= 17'(pool_out_w_q - 16'd1);
     dst_rows_a_q    <= is_fc ? '0 : 17'(res_rows - 16'd1);
-    dst_grps_a_q    <= is_pool ? 17'(groups_q - 16'd1) : '0;
+    dst_grps_a_q    <= pool_walk ? 17'(groups_q - 16'd1) : '0;
     in_words_a_q    <= is_fc ? 17'(out_h_q) : 17'(groups_q);
   end
 
@@ -266,7 +275,7 @@ module strata_compute_decode
   // offset (pad_top), 2 row step (stride_h).
   logic [2:0][3:0] small_a;
   logic [2:0][7:0] small_p;
-  assign small_a = {sh_e, pt_e, is_pool ? 4'd0 : kh_e};
+  assign small_a = {sh_e, pt_e, pool_walk ? 4'd0 : kh_e};
 
   for (genvar k = 0; k < 3; k++) begin : g_small_mul
     strata_dsp_mul #(
@@ -375,7 +384,7 @@ module strata_compute_decode
   assign in_words = wd(res_q[SInWords]);
   assign in_end   = W'(in_base_q) + in_words;
   assign fc_words = (W'(out_h_q) + W'(Lanes) - W'(1)) >> LgLanes;
-  assign cache_end = W'(cache_base_q) + (is_fc ? W'(groups_q) : taps);
+  assign cache_end = W'(cache_base_q) + (is_fc ? W'(groups_q) : is_dw ? W'(DwBeats) : taps);
   // dst_end = dst_base + (FC: the words written; else the products + the
   // result columns). The part that needs only captured fields is a register
   // (like the operands above), so the mode's choices and the first addition
@@ -464,10 +473,10 @@ module strata_compute_decode
   // with a comparison's carry chain. Two stages (two groups of terms each,
   // then their OR), like the small products: valid with derived_ok_q.
   logic [2:0] uf_conv, uf_pool;
-  logic [1:0] uf_fc, uf_pool_mode;
+  logic [1:0] uf_fc, uf_pool_mode, uf_dw;
   logic [2:0] uf_conv_t_q, uf_pool_t_q;
-  logic [1:0] uf_fc_t_q, uf_pool_mode_t_q;
-  logic uf_conv_q, uf_fc_q, uf_pool_mode_q, uf_pool_q, pool_h_one_q, pool_w_one_q;
+  logic [1:0] uf_fc_t_q, uf_pool_mode_t_q, uf_dw_t_q;
+  logic uf_conv_q, uf_fc_q, uf_pool_mode_q, uf_pool_q, uf_dw_q, pool_h_one_q, pool_w_one_q;
 
   always_comb begin
     uf_conv[0] = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || out_h_q == '0 ||
@@ -483,6 +492,10 @@ module strata_compute_decode
                  post_lo_q > post_hi_q;
     uf_pool[1] = 32'(pool_dim_w) > MaxImageWidth || pool_out_h_q == '0 || pool_out_w_q == '0;
     uf_pool[2] = ppt_q >= pk_q || ppb_q >= pk_q || ppl_q >= pk_q || ppr_q >= pk_q;
+    // DEPTHWISE beyond POOL's fields: one group, floor mode, the MAX code,
+    // the requantisation clamp, results to a bank.
+    uf_dw[0] = groups_q != 16'd1 || pool_ceil_q || pool_avg_q;
+    uf_dw[1] = clamp_lo_q > clamp_hi_q || dst_kind_q != 2'(ComputeDstBank);
   end
 
   always_ff @(posedge clk_i) begin
@@ -490,10 +503,12 @@ module strata_compute_decode
     uf_fc_t_q        <= uf_fc;
     uf_pool_mode_t_q <= uf_pool_mode;
     uf_pool_t_q      <= uf_pool;
+    uf_dw_t_q        <= uf_dw;
     uf_conv_q        <= |uf_conv_t_q;
     uf_fc_q          <= |uf_fc_t_q;
     uf_pool_mode_q   <= |uf_pool_mode_t_q;
     uf_pool_q        <= |uf_pool_t_q;
+    uf_dw_q          <= |uf_dw_t_q;
     pool_h_one_q     <= pool_out_h_q == 16'd1;
     pool_w_one_q     <= pool_out_w_q == 16'd1;
   end
@@ -529,8 +544,8 @@ module strata_compute_decode
     end
   end
 
-  logic u_in_id, u_conv, u_fc, u_pool_mode, u_pool, u_dst;
-  logic u_in_id_q, u_conv_q, u_fc_q, u_pool_mode_q, u_pool_q, u_dst_q;
+  logic u_in_id, u_conv, u_fc, u_pool_mode, u_pool, u_dw, u_dst;
+  logic u_in_id_q, u_conv_q, u_fc_q, u_pool_mode_q, u_pool_q, u_dw_q, u_dst_q;
 
   always_comb begin
     u_in_id = 32'(in_id_q) >= Banks;
@@ -546,8 +561,11 @@ module strata_compute_decode
     u_fc = uf_fc_q || in_end_q > W'(BankDepth) || cache_end_q > W'(PeCacheDepth) ||
            param_end_q > W'(ParamDepth);
 
-    // POOL's own fields.
+    // POOL's own fields (DEPTHWISE's too).
     u_pool_mode = uf_pool_mode_q || in_end_q > W'(BankDepth);
+
+    // DEPTHWISE's weights and parameters.
+    u_dw = uf_dw_q || cache_end_q > W'(PeCacheDepth) || param_end_q > W'(ParamDepth);
 
     // The pooling unit (CONV with pool_en, POOL).
     u_pool = uf_pool_q || W'(pk_q) > pool_h2_q || W'(pk_q) > pool_w2_q;
@@ -590,6 +608,7 @@ module strata_compute_decode
       u_fc_q        <= u_fc;
       u_pool_mode_q <= u_pool_mode;
       u_pool_q      <= u_pool;
+      u_dw_q        <= u_dw;
       u_dst_q       <= u_dst;
     end
   end
@@ -601,9 +620,10 @@ module strata_compute_decode
 
   always_comb begin
     unique case (mode_q)
-      2'(ComputeModeConv): unsupported = u_conv_q || (pool_en_q && u_pool_q);
-      2'(ComputeModeFc):   unsupported = u_fc_q;
-      default:             unsupported = u_pool_mode_q || u_pool_q;
+      3'(ComputeModeConv):      unsupported = u_conv_q || (pool_en_q && u_pool_q);
+      3'(ComputeModeFc):        unsupported = u_fc_q;
+      3'(ComputeModeDepthwise): unsupported = u_pool_mode_q || u_pool_q || u_dw_q;
+      default:                  unsupported = u_pool_mode_q || u_pool_q;
     endcase
     unsupported = unsupported || u_in_id_q || u_dst_q;
     code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
@@ -613,13 +633,14 @@ module strata_compute_decode
     cfg_d = '0;
     cfg_d.fc        = is_fc;
     cfg_d.pool_only = is_pool;
+    cfg_d.dw        = is_dw;
     cfg_d.clamp_lo  = clamp_lo_q;
     cfg_d.clamp_hi  = clamp_hi_q;
     cfg_d.in_id     = in_id_q;
 
-    cfg_d.walk.rows_m1      = is_pool ? 17'(res_q[SVRows]) - 17'd1 : 17'(out_h_q) - 17'd1;
-    cfg_d.walk.cols_m1      = is_fc ? 16'd0 : (is_pool ? in_w_q : out_w_q) - 16'd1;
-    cfg_d.walk.img_h        = is_pool ? 17'(res_q[SVRows]) : (is_fc ? 17'(out_h_q) : 17'(in_h_q));
+    cfg_d.walk.rows_m1      = pool_walk ? 17'(res_q[SVRows]) - 17'd1 : 17'(out_h_q) - 17'd1;
+    cfg_d.walk.cols_m1      = is_fc ? 16'd0 : (pool_walk ? in_w_q : out_w_q) - 16'd1;
+    cfg_d.walk.img_h        = pool_walk ? 17'(res_q[SVRows]) : (is_fc ? 17'(out_h_q) : 17'(in_h_q));
     cfg_d.walk.img_w        = is_fc ? 16'd1 : in_w_q;
     cfg_d.walk.kernel_h     = kh_e;
     cfg_d.walk.kernel_w     = kw_e;
@@ -647,12 +668,12 @@ module strata_compute_decode
     cfg_d.wr.group_stride = dst_group_stride_q;
     cfg_d.wr.rows_m1      = (is_fc ? out_h_q : res_rows) - 16'd1;
     cfg_d.wr.cols_m1      = is_fc ? 16'd0 : res_cols - 16'd1;
-    cfg_d.wr.groups_m1    = is_pool ? groups_q - 16'd1 : 16'd0;
+    cfg_d.wr.groups_m1    = pool_walk ? groups_q - 16'd1 : 16'd0;
     cfg_d.wr.neurons_m1   = out_h_q - 16'd1;
 
     cfg_d.pool.enable     = pooled;
-    cfg_d.pool.from_bank  = is_pool;
-    cfg_d.pool.frames_m1  = is_pool ? groups_q - 16'd1 : 16'd0;
+    cfg_d.pool.from_bank  = pool_walk;
+    cfg_d.pool.frames_m1  = pool_walk ? groups_q - 16'd1 : 16'd0;
     cfg_d.pool.height     = pool_dim_h;
     cfg_d.pool.width      = pool_dim_w;
     cfg_d.pool.kernel     = pk_q;
@@ -734,7 +755,7 @@ module strata_compute_decode
   `STRATA_ASSERT(decode_illegal_follows, clk_i, rst_ni,
                  !derived_ok_q || illegal_q == |illegal_part_q)
   `STRATA_ASSERT(decode_derived_exact, clk_i, rst_ni, !derived_ok_q ||
-                 (taps_k_q == (is_pool ? '0 : 17'(kh_e * kw_e)) &&
+                 (taps_k_q == (pool_walk ? '0 : 17'(kh_e * kw_e)) &&
                   row_off_k_q == 17'(pt_e * kw_e) && row_step_k_q == 17'(sh_e * kw_e) &&
                   kw_g_q == 17'(kw_e) && gw_e_q == 17'(gw_e) && inw_e_q == 17'(inw_e) &&
                   sh_e_q == 17'(sh_e) && pt_e_q == 17'(pt_e) && pl_e_q == 17'(pl_e) &&
@@ -743,7 +764,7 @@ module strata_compute_decode
                   pool_mh_a_q == 17'(pool_out_h_q - 16'd1) &&
                   pool_mw_a_q == 17'(pool_out_w_q - 16'd1) &&
                   dst_rows_a_q == (is_fc ? '0 : 17'(res_rows - 16'd1)) &&
-                  dst_grps_a_q == (is_pool ? 17'(groups_q - 16'd1) : '0) &&
+                  dst_grps_a_q == (pool_walk ? 17'(groups_q - 16'd1) : '0) &&
                   in_words_a_q == (is_fc ? 17'(out_h_q) : 17'(groups_q)) &&
                   dst_head_q == dst_head && dh2_q == dh2 && dw2_q == dw2 &&
                   ph_dim_q == ph_dim && pw_dim_q == pw_dim && pool_h2_q == pool_h2 &&
@@ -754,6 +775,7 @@ module strata_compute_decode
                   conv_skh_q == 5'(sh_q) + 5'(kh_q) && conv_skw_q == 5'(sw_q) + 5'(kw_q) &&
                   pool_sk_q == 5'(ps_q) + 5'(pk_q) && uf_conv_q == |uf_conv &&
                   uf_fc_q == |uf_fc && uf_pool_mode_q == |uf_pool_mode && uf_pool_q == |uf_pool &&
+                  uf_dw_q == |uf_dw &&
                   pool_h_one_q == (pool_out_h_q == 16'd1) &&
                   pool_w_one_q == (pool_out_w_q == 16'd1)))
 

@@ -1,5 +1,6 @@
 // COMPUTE engine (docs/isa.md, COMPUTE; docs/architecture.md, RTL structure):
-// executes CONV, FC (batch) and POOL instructions from the compute queue.
+// executes CONV, FC (batch), POOL and DEPTHWISE instructions from the compute
+// queue.
 //
 //   instr -> strata_compute_decode (checks, geometry; ILLEGAL_INSTR /
 //            UNSUPPORTED held until abort_i)
@@ -19,6 +20,11 @@
 //        transpose)
 //   POOL: operand FIFO -> input slice -> strata_window_gen -> window slice ->
 //   strata_pool (no PE array).
+//   DEPTHWISE: operand FIFO -> input slice -> strata_window_gen -> window
+//   slice -> depthwise beats (each window transposed into B = ceil(taps / N)
+//   beats, PE p receiving channel p's taps N at a time; the array's operand is
+//   one per PE) -> strata_pe_array -> strata_requant (the P channels'
+//   parameters, as CONV) -> result register slice -> strata_dst_writer.
 //   strata_param_ram: bias / M / S, P banks by channel mod P; CONV reads the P
 //   channels once per instruction, FC one channel per neuron (with the first
 //   beat; bias and M/S then travel in small FIFOs beside the beats).
@@ -280,6 +286,7 @@ module strata_compute_engine
     if (!busy_q[BusyMisc]) begin
       cfg.fc        <= dec_cfg.fc;
       cfg.pool_only <= dec_cfg.pool_only;
+      cfg.dw        <= dec_cfg.dw;
       cfg.clamp_lo  <= dec_cfg.clamp_lo;
       cfg.clamp_hi  <= dec_cfg.clamp_hi;
       cfg.in_id     <= dec_cfg.in_id;
@@ -609,8 +616,106 @@ module strata_compute_engine
     .count_o     (ms_count)
   );
 
+  // ---------------------------------------------------------------- DEPTHWISE beats
+  // The window slice (declared here, written by the window generator below)
+  // feeds the pooling unit (POOL, CONV with pool_en) or, for DEPTHWISE, the
+  // beat register: window w becomes beats b = 0 .. DwBeats - 1, in which PE
+  // p's lane l carries channel p of tap b * N + l (tap t = ky * MaxPoolKernel
+  // + kx; taps past the window are zero), its cache address is cache_base +
+  // b, and the first and last beats open and close the accumulation. The
+  // window generator zeroes the padded taps, so padding contributes nothing.
+  // The beat register is the PE array's DEPTHWISE operand, so the operands
+  // leave flip-flops as the broadcast ones do; its byte p of each tap goes to
+  // PE p only (a transpose is wiring). The window leaves the slice with its
+  // last beat.
+  logic pe_in_valid, pe_in_ready;  // the PE array's input handshake
+
+  localparam int unsigned PoolTaps  = MaxPoolKernel * MaxPoolKernel;
+  localparam int unsigned DwBeats   = (PoolTaps + Lanes - 1) / Lanes;
+  localparam int unsigned DwBeatW   = (DwBeats > 1) ? $clog2(DwBeats) : 1;
+
+  typedef struct packed {
+    logic [PoolTaps-1:0]           mask;  // taps inside the image
+    logic [PoolTaps*WordWidth-1:0] data;  // the taps' words
+  } window_t;
+  logic       ws_valid, ws_ready;
+  window_t    ws;  // the window at the slice's head
+
+  logic [DwBeatW-1:0]                  dwb_beat_q;   // beat of the window at the slice head
+  logic                                dwb_valid_q;  // a beat waits for the PE array
+  logic [Pes-1:0][Lanes-1:0][7:0]      dwb_op_q;     // PE p's lanes of the beat
+  logic [Pes-1:0][CacheAddrWidth-1:0]  dwb_addr_q;   // copy p for PE p
+  logic                                dwb_first_q, dwb_last_q;
+  logic                                dwb_take, dwb_pop, dwb_last_beat;
+  logic [Pes-1:0][Lanes-1:0][7:0]      dwb_op;
+
+  // The register takes a beat when it is empty or its beat enters the array.
+  assign dwb_last_beat = dwb_beat_q == DwBeatW'(DwBeats - 1);
+  assign dwb_take      = cfg.dw && ws_valid && (!dwb_valid_q || pe_in_ready);
+  assign dwb_pop       = dwb_take && dwb_last_beat;
+
+  always_comb begin
+    for (int p = 0; p < Pes; p++) begin
+      for (int l = 0; l < Lanes; l++) begin
+        dwb_op[p][l] = '0;
+        for (int b = 0; b < DwBeats; b++) begin
+          if (b * Lanes + l < PoolTaps && 32'(dwb_beat_q) == b) begin
+            dwb_op[p][l] = ws.data[(b * Lanes + l) * WordWidth + p * 8 +: 8];
+          end
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!dp_rst_n[DpRstPool]) begin
+      dwb_beat_q  <= '0;
+      dwb_valid_q <= 1'b0;
+    end else begin
+      if (dwb_take) dwb_beat_q <= dwb_last_beat ? '0 : dwb_beat_q + DwBeatW'(1);
+      if (dwb_take) dwb_valid_q <= 1'b1;
+      else if (pe_in_ready) dwb_valid_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (dwb_take) begin
+      dwb_op_q    <= dwb_op;
+      dwb_first_q <= dwb_beat_q == '0;
+      dwb_last_q  <= dwb_last_beat;
+      for (int p = 0; p < Pes; p++) begin
+        dwb_addr_q[p] <= CacheAddrWidth'(cfg.walk.cache_base) + CacheAddrWidth'(dwb_beat_q);
+      end
+    end
+  end
+
+  // The array's inputs: DEPTHWISE beats or the broadcast stream. The select
+  // of PE p's operand and address reads a copy of cfg.dw of its own
+  // (strata_reg_copies, loaded like rq_fc_q below), placed beside the PE.
+  logic [Pes-1:0]                      pe_dw_q;
+  logic [Pes-1:0][WordWidth-1:0]       pe_op;
+  logic [Pes-1:0][CacheAddrWidth-1:0]  pe_addr;
+  logic                                pe_first, pe_last;
+
+  strata_reg_copies #(.Copies (Pes)) u_pe_dw_copies (
+    .clk_i    (clk_i),
+    .rst_ni   (1'b1),
+    .d_i      (busy_q[BusyMisc] ? cfg.dw : dec_cfg.dw),
+    .mirror_i (cfg.dw),
+    .q_o      (pe_dw_q)
+  );
+
+  always_comb begin
+    for (int p = 0; p < Pes; p++) begin
+      pe_op[p]   = pe_dw_q[p] ? dwb_op_q[p] : data_head;
+      pe_addr[p] = pe_dw_q[p] ? dwb_addr_q[p] : op_cache[p];
+    end
+  end
+  assign pe_first = cfg.dw ? dwb_first_q : op_first;
+  assign pe_last  = cfg.dw ? dwb_last_q : op_last;
+
   // ---------------------------------------------------------------- PE array
-  logic                      pe_in_valid, pe_in_ready, pe_res_valid, pe_res_ready, pe_err;
+  logic                      pe_res_valid, pe_res_ready, pe_err;
   acc_t [Pes-1:0]            pe_bias, pe_acc;
   logic                      cache_we, cache_we_q;  // PE cache write: arbitrated, registered
   logic [Pes-1:0]            cache_mask, cache_mask_q;
@@ -627,7 +732,9 @@ module strata_compute_engine
   // credit) instead of the FC room logic and a second LUT level in front of
   // the route to the PE caches' clock enables.
   logic pe_go_d, pe_go_q;
-  assign pe_go_d = run_d && !(busy_q[BusyMisc] ? cfg.pool_only : dec_cfg.pool_only) &&
+  assign pe_go_d = run_d &&
+                   !(busy_q[BusyMisc] ? (cfg.pool_only || cfg.dw)
+                                      : (dec_cfg.pool_only || dec_cfg.dw)) &&
                    !((busy_q[BusyMisc] ? cfg.fc : dec_cfg.fc) &&
                      !(ms_room_d || !dp_rst_n[DpRstFc]));
 
@@ -636,7 +743,9 @@ module strata_compute_engine
     else         pe_go_q <= pe_go_d;
   end
 
-  assign pe_in_valid = pe_go_q && data_valid;
+  // DEPTHWISE beats come from the beat register (below), whose valid is
+  // never set in the other modes.
+  assign pe_in_valid = (pe_go_q && data_valid) || dwb_valid_q;
   always_comb begin
     for (int p = 0; p < Pes; p++) pe_bias[p] = cfg.fc ? fc_bias : par_bias[p];
   end
@@ -645,7 +754,8 @@ module strata_compute_engine
     .Pes        (Pes),
     .Lanes      (Lanes),
     .CacheDepth (PeCacheDepth),
-    .AddrCopies (Pes)
+    .AddrCopies (Pes),
+    .OpCopies   (Pes)
   ) u_pe_array (
     .clk_i           (clk_i),
     .rst_ni          (dp_rst_n[DpRstPe]),
@@ -655,10 +765,10 @@ module strata_compute_engine
     .cache_wdata_i   (cache_wdata_q),
     .in_valid_i      (pe_in_valid),
     .in_ready_o      (pe_in_ready),
-    .in_op_i         (data_head),
-    .in_addr_i       (op_cache),
-    .in_first_i      (op_first),
-    .in_last_i       (op_last),
+    .in_op_i         (pe_op),
+    .in_addr_i       (pe_addr),
+    .in_first_i      (pe_first),
+    .in_last_i       (pe_last),
     .in_bias_i       (pe_bias),
     .res_valid_o     (pe_res_valid),
     .res_ready_i     (pe_res_ready),
@@ -716,7 +826,6 @@ module strata_compute_engine
 
   // ---------------------------------------------------------------- pooling
   localparam int unsigned PoolKw   = $clog2(MaxPoolKernel + 1);
-  localparam int unsigned PoolTaps = MaxPoolKernel * MaxPoolKernel;
 
   logic                          wg_cfg_valid, wg_cfg_ready, wg_cfg_error, wg_busy;
   logic                          wg_in_valid, wg_in_ready;
@@ -727,13 +836,17 @@ module strata_compute_engine
   logic [15:0]                   frames_d, frames_q;   // frames configured so far
   logic                          cfg_more_d, cfg_more_q;
   logic                          cfg_offered_q;        // a configuration offered, not taken
+  logic                          wg_in_offered_q;      // a pixel word offered, not taken
 
   // A frame configuration once offered stays offered until the window
   // generator takes it or the datapath reset clears both (an abort ends the
   // run before the flush): the configuration port is a valid/ready stream.
+  // So is the pixel input: a word offered when an abort ends the run stays
+  // offered until the input slice takes it (wg_in_offered_q; its source, the
+  // operand FIFO or the requantiser, holds it until then).
   assign wg_cfg_valid = cfg_more_q && (run_q[RunPool] || cfg_offered_q);
-  assign wg_in_valid  = run_q[RunPool] && (cfg.pool.from_bank ? data_valid
-                                                       : (cfg.pool.enable && rq_valid));
+  assign wg_in_valid  = (run_q[RunPool] || wg_in_offered_q) &&
+                        (cfg.pool.from_bank ? data_valid : (cfg.pool.enable && rq_valid));
   assign wg_in_data   = cfg.pool.from_bank ? data_head : rq_data;
 
   // Input slice in front of the window generator: its producers (the
@@ -781,10 +894,12 @@ module strata_compute_engine
       frames_q      <= '0;
       cfg_more_q    <= 1'b0;
       cfg_offered_q <= 1'b0;
+      wg_in_offered_q <= 1'b0;
     end else begin
       frames_q      <= frames_d;
       cfg_more_q    <= cfg_more_d;
       cfg_offered_q <= wg_cfg_valid && !wg_cfg_ready;
+      wg_in_offered_q <= wg_in_valid && !wg_in_ready;
     end
   end
 
@@ -843,12 +958,6 @@ module strata_compute_engine
   // The slice's storage (585 flip-flops at the default) is written under
   // PoolTaps copies of its not-full flag, so no single flag's net reaches
   // every storage enable.
-  typedef struct packed {
-    logic [PoolTaps-1:0]           mask;  // taps inside the image
-    logic [PoolTaps*WordWidth-1:0] data;  // the taps' words
-  } window_t;
-  logic       ws_valid, ws_ready;
-  window_t    ws;  // the window at the slice's head
   logic [1:0] unused_ws_count;
 
   strata_fifo #(
@@ -868,9 +977,11 @@ module strata_compute_engine
     .count_o     (unused_ws_count)
   );
 
-  logic                 pool_valid, pool_ready;
+  logic                 pool_valid, pool_ready, pool_in_ready;
   logic [WordWidth-1:0] pool_data;
   logic                 unused_pool_user;
+
+  assign ws_ready = cfg.dw ? dwb_pop : pool_in_ready;
 
   strata_pool #(
     .Lanes     (Pes),
@@ -881,8 +992,8 @@ module strata_compute_engine
   ) u_pool (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstPool]),
-    .in_valid_i  (ws_valid),
-    .in_ready_o  (ws_ready),
+    .in_valid_i  (ws_valid && !cfg.dw),
+    .in_ready_o  (pool_in_ready),
     .in_op_i     (cfg.pool.op_avg ? PoolAvg : PoolMax),
     .in_taps_i   (ws.data),
     .in_mask_i   (ws.mask),
@@ -908,8 +1019,10 @@ module strata_compute_engine
   logic                      res_valid, res_ready;
   logic [WordWidth-1:0]      res_data;
 
-  assign op_fire = cfg.pool_only ? (wg_in_valid && wg_in_ready) : (pe_in_valid && pe_in_ready);
-  assign rq_ready = cfg.pool.enable ? (run_q[RunPool] && wg_in_ready) : res_ready;
+  // POOL and DEPTHWISE: the bank stream feeds the window generator; CONV
+  // with pool_en: the requantised results do.
+  assign op_fire  = cfg.pool.from_bank ? (wg_in_valid && wg_in_ready) : (pe_in_valid && pe_in_ready);
+  assign rq_ready = (cfg.pool.enable && !cfg.dw) ? (run_q[RunPool] && wg_in_ready) : res_ready;
 
   // ---------------------------------------------------------------- destination
   // A PE cache write of the writer (PE_TRANSPOSE: a word to the PEs of mask).
@@ -941,8 +1054,8 @@ module strata_compute_engine
     .count_o     (unused_post_count)
   );
 
-  assign res_valid  = cfg.pool.enable ? post_valid : (run_q[RunBack] && rq_valid);
-  assign res_data   = cfg.pool.enable ? post_slice_data : rq_data;
+  assign res_valid  = (cfg.pool.enable && !cfg.dw) ? post_valid : (run_q[RunBack] && rq_valid);
+  assign res_data   = (cfg.pool.enable && !cfg.dw) ? post_slice_data : rq_data;
 
   // Register slice in front of the writer: its ready (which follows the bank
   // write port's ready) and its group counters stop here instead of running
@@ -1176,7 +1289,7 @@ module strata_compute_engine
   assign mac_active_o = pe_in_valid && pe_in_ready;
   assign macs_o       = mac_active_o ? IncWidth'(Pes * Lanes) : '0;
   assign stall_out_o  = running && data_valid &&
-                        (cfg.pool_only ? !wg_in_ready : (pe_in_valid && !pe_in_ready));
+                        (cfg.pool.from_bank ? !wg_in_ready : (pe_in_valid && !pe_in_ready));
 
   // ---------------------------------------------------------------- checks
   logic unused_dec_busy;
@@ -1214,9 +1327,10 @@ module strata_compute_engine
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))
   `STRATA_ASSERT(ce_pe_go, clk_i, rst_ni,
-                 pe_go_q == (running_q && !cfg.pool_only && !(cfg.fc && !ms_room)))
+                 pe_go_q == (running_q && !cfg.pool_only && !cfg.dw && !(cfg.fc && !ms_room)))
   `STRATA_ASSERT(ce_drained, clk_i, ok_n, state_q != StFinish ||
                  (!side_valid && side_count == '0 && !pe_res_valid && !rq_valid && !win_valid &&
+                  !dwb_valid_q &&
                   !pool_valid && !post_valid && !wres_valid))
   `STRATA_ASSERT(ce_conv_param, clk_i, ok_n,
                  !(pe_in_valid && (conv_par_q || conv_rd_q || conv_rd_q2 || conv_rd_q3)))

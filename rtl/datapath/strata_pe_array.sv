@@ -1,6 +1,7 @@
-// PE array: Pes processing elements (strata_pe) in lockstep on ONE broadcast
-// compute stream, each with its own operand cache, and one result stream that
-// carries the Pes accumulators of an output position together.
+// PE array: Pes processing elements (strata_pe) in lockstep on ONE compute
+// stream (its operand broadcast, or one per PE: OpCopies below), each with
+// its own operand cache, and one result stream that carries the Pes
+// accumulators of an output position together.
 //
 // seeds/000 data flows: conv (each PE caches a different output channel's
 // weights, the activations are broadcast, so one beat advances Pes output
@@ -23,6 +24,10 @@
 // (equal, asserted), PE p reading copy p % AddrCopies, so a driver with one
 // register copy per PE (strata_compute_engine) gives each PE's cache RAMs a
 // net of their own.
+// OpCopies > 1: in_op_i carries that many operands, PE p reading operand
+// p % OpCopies: with OpCopies = Pes every PE gets an operand of its own
+// (strata_compute_engine's DEPTHWISE beats, where PE p receives its channel's
+// taps); with 1 the operand is broadcast.
 `include "strata_assert.svh"
 
 module strata_pe_array
@@ -35,6 +40,7 @@ module strata_pe_array
   parameter bit          Sparse     = 1'b0,  // PEs with activation stagers
   parameter int unsigned TreeStages = ($clog2(Lanes) + 1) / 2,  // adder-tree registers
   parameter int unsigned AddrCopies = 1,  // copies of the cache address in in_addr_i
+  parameter int unsigned OpCopies   = 1,  // operands in in_op_i (1: broadcast, Pes: one per PE)
   localparam int unsigned CacheAddrWidth = $clog2(CacheDepth),
   localparam int unsigned OpVectors      = Sparse ? 2 : 1,
   localparam int unsigned CacheWidth     = Lanes * (DataWidth + (Sparse ? 2 : 0))
@@ -49,7 +55,8 @@ module strata_pe_array
   // Broadcast compute stream.
   input  logic                                           in_valid_i,      // beat valid
   output logic                                           in_ready_o,      // beat accepted
-  input  logic [OpVectors-1:0][Lanes-1:0][DataWidth-1:0] in_op_i,         // streamed operand(s)
+  input  logic [OpCopies-1:0][OpVectors-1:0][Lanes-1:0][DataWidth-1:0]
+                                                         in_op_i,         // streamed operand(s)
   input  logic [AddrCopies-1:0][CacheAddrWidth-1:0]      in_addr_i,       // cache word (all PEs)
   input  logic                                           in_first_i,      // start accumulation
   input  logic                                           in_last_i,       // emit the results
@@ -78,7 +85,7 @@ module strata_pe_array
       .cache_wdata_i (cache_wdata_i),
       .in_valid_i    (in_valid_i),
       .in_ready_o    (in_ready[p]),
-      .in_op_i       (in_op_i),
+      .in_op_i       (in_op_i[p % OpCopies]),
       .in_addr_i     (in_addr_i[p % AddrCopies]),
       .in_first_i    (in_first_i),
       .in_last_i     (in_last_i),
@@ -109,6 +116,8 @@ module strata_pe_array
     assert (Pes >= 1) else $fatal(1, "strata_pe_array: Pes must be >= 1");
     assert (AddrCopies >= 1 && AddrCopies <= Pes)
       else $fatal(1, "strata_pe_array: AddrCopies must be in 1 .. Pes");
+    assert (OpCopies >= 1 && OpCopies <= Pes)
+      else $fatal(1, "strata_pe_array: OpCopies must be in 1 .. Pes");
   end
 `endif
 

@@ -87,6 +87,7 @@ package strata_compute_pkg;
   typedef struct packed {
     logic        fc;            // FC: one parameter channel per neuron, broadcast
     logic        pool_only;     // POOL: no PE array, no requantisation
+    logic        dw;            // DEPTHWISE: windows transposed into the PE array
     logic [7:0]  clamp_lo;      // requantisation clamp (signed)
     logic [7:0]  clamp_hi;
     logic [5:0]  in_id;         // bank of the streamed operand

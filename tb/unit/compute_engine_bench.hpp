@@ -1,9 +1,9 @@
 // Bench infrastructure of the COMPUTE engine (tb/unit/strata_compute_engine_tb_top.sv):
 //   - Memories: the bench's view of the banks, PE caches and parameter RAM;
-//   - ConvLayer / FcLayer / PoolLayer: one instruction's geometry, its
-//     isa::ComputeInstr (encoded with strata/isa.hpp) and its expected results
-//     from strata/numerics.hpp (conv2d_acc, fc_acc, requantize, maxpool,
-//     avgpool, clamp);
+//   - ConvLayer / FcLayer / PoolLayer / DepthwiseLayer: one instruction's
+//     geometry, its isa::ComputeInstr (encoded with strata/isa.hpp) and its
+//     expected results from strata/numerics.hpp (conv2d_acc, fc_acc,
+//     requantize, maxpool, avgpool, clamp);
 //   - ComputeEngineBench: the fixture: fills banks / caches / parameters
 //     through the ports, runs one instruction with a semaphore model, random
 //     back-pressure and input gaps, concurrent load-engine cache writes and an
@@ -496,6 +496,83 @@ struct PoolLayer : ImageInput, PoolStage {
       }
       e.add_frame(pooled(x), dst_id, g, dst_base + g * dst_group_stride, dst_row_stride);
     }
+    return e;
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+// DEPTHWISE (docs/isa.md): one group's map through the window generator, PE p
+// = channel p, its weights in kDwBeats cache words, tap t = ky * kMaxPoolKernel
+// + kx at byte t % N of word t / N.
+inline constexpr int kDwBeats = (hw::kMaxPoolKernel * hw::kMaxPoolKernel + kN - 1) / kN;
+
+struct DepthwiseLayer : ImageInput, PoolStage {
+  int cache_base = 0, param_base = 0;
+  int clamp_lo = -128, clamp_hi = 127;
+  int dst_id = 0, dst_base = 0, dst_row_stride = 0;
+
+  int res_h() const { return pool_out_h(in_h); }
+  int res_w() const { return pool_out_w(in_w); }
+
+  std::string str() const {
+    return fmt::format("DEPTHWISE {}x{} k{} s{} {} -> {}x{} clamp[{},{}] bank {} @{}", in_h, in_w,
+                       pk, ps, pool_pad_str(), res_h(), res_w(), clamp_lo, clamp_hi, dst_id,
+                       dst_base);
+  }
+
+  isa::ComputeInstr instr() const {
+    isa::ComputeInstr c;
+    c.mode = isa::ComputeMode::kDepthwise;
+    set_input_fields(c);
+    c.out_h = in_h;
+    c.out_w = in_w;
+    c.pool_en = true;
+    set_pool_fields(c, res_h(), res_w());
+    c.cache_base = cache_base;
+    c.param_base = param_base;
+    c.clamp_lo = clamp_lo;
+    c.clamp_hi = clamp_hi;
+    c.dst_kind = isa::ComputeDst::kBank;
+    c.dst_id = dst_id;
+    c.dst_base = dst_base;
+    c.dst_row_stride = dst_row_stride;
+    return c;
+  }
+
+  // Weight of PE p's tap (ky, kx) in the caches of m.
+  int8_t weight(const Memories& m, int p, int ky, int kx) const {
+    const int t = ky * hw::kMaxPoolKernel + kx;
+    return m.cache[p][cache_base + t / kN][t % kN];
+  }
+
+  // Per channel: bias + the taps inside the image, requantised and clamped.
+  Expected expected(const Memories& m) const {
+    const Pads q = pool_pads();
+    Tensor<int8_t> y({kP, res_h(), res_w()});
+    for (int p = 0; p < kP; ++p) {
+      const Param& par = m.param[param_base + p];
+      for (int oy = 0; oy < res_h(); ++oy) {
+        for (int ox = 0; ox < res_w(); ++ox) {
+          int64_t s = par.bias;
+          for (int ky = 0; ky < pk; ++ky) {
+            const int iy = oy * ps - q.top + ky;
+            if (iy < 0 || iy >= in_h) continue;
+            for (int kx = 0; kx < pk; ++kx) {
+              const int ix = ox * ps - q.left + kx;
+              if (ix < 0 || ix >= in_w) continue;
+              s += int64_t(pixel(m, 0, iy, ix)[p]) * weight(m, p, ky, kx);
+            }
+          }
+          y(p, oy, ox) = requantize(int32_t(s), par.mult, par.shift, clamp_lo, clamp_hi);
+        }
+      }
+    }
+    Expected e;
+    e.bank = true;
+    e.id = dst_id;
+    e.rows = res_h();
+    e.add_frame(y, dst_id, 0, dst_base, dst_row_stride);
     return e;
   }
 };

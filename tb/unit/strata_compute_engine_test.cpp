@@ -7,13 +7,15 @@
 // errors. Covered: random convolutions (kernel 1..5 with kernel_h != kernel_w,
 // stride 1..2, pad < kernel, 1..4 groups, inputs 1..16) with fused max / avg
 // pooling (floor and ceil), BANK and PE_CACHE destinations; FC batch to BANK
-// and PE_TRANSPOSE (partial last word); POOL; random back-pressure on both
-// bank ports, gaps on the instruction, grants, and load-engine cache writes
-// competing for the PE cache port; completion and fine-grained dependencies
+// and PE_TRANSPOSE (partial last word); POOL; DEPTHWISE (kernel 1..3,
+// stride 1..3, asymmetric padding); random back-pressure on both bank ports,
+// gaps on the instruction, grants, and load-engine cache writes competing
+// for the PE cache port; completion and fine-grained dependencies
 // (an emulated load engine writes each row only when it releases its unit);
 // every decode error class against strata::IsaSim's verdict; every COMPUTE
 // rule of the target-rule table (strata/target_rules.hpp) on its boundary
-// instructions against the table's verdict; abort at any point; the PE array
+// instructions against the table's verdict; abort at any point (CONV and
+// DEPTHWISE); the PE array
 // utilisation of a 16x16x32 -> 32, 5x5 pad 2 layer.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -259,6 +261,48 @@ class StrataComputeEngine : public ComputeEngineBench {
     return run_layer(l, {1, 1, 1, 1, 1, 0, 3}, o, budget, tag, [&](const RunResult& r) {
       EXPECT_EQ(r.beats, 0u) << "POOL uses no MAC";
       EXPECT_EQ(int(r.reads.size()), l.in_words()) << tag << " " << l.str() << " reads";
+    });
+  }
+
+  // A random DEPTHWISE layer: kernel 1..max_pool_kernel, stride 1..3, its
+  // own padding on each side now and then, up to max_image_width columns.
+  DepthwiseLayer random_dw(int max_in = 16) {
+    DepthwiseLayer l;
+    l.in_h = int(rand_int(1, max_in));
+    l.in_w = int(rand_int(1, std::min(max_in, hw::kMaxImageWidth)));
+    random_pool_window(l, l.in_h, l.in_w, rand_int(0, 1) == 1);
+    l.in_id = int(rand_int(0, kBanks - 1));
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.cache_base = int(rand_int(0, kWeightArea - kDwBeats));
+    l.param_base = int(rand_int(0, kParamDepth - kP));
+    clamp_pick(l.clamp_lo, l.clamp_hi);
+    l.dst_row_stride = l.res_w() + int(rand_int(0, 3));
+    const int span = (l.res_h() - 1) * l.dst_row_stride + l.res_w();
+    l.dst_id = int(rand_int(0, kBanks - 1));
+    l.dst_base = l.dst_id == l.in_id ? int(rand_int(kHalfBank, kBankDepth - span))
+                                     : int(rand_int(0, kBankDepth - span));
+    return l;
+  }
+
+  // Input, weights (random in every byte: the unused taps' bytes must not
+  // matter) and parameters of a DEPTHWISE layer.
+  void load_dw(const DepthwiseLayer& l) {
+    fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
+    for (int p = 0; p < kP; ++p) fill_cache(p, l.cache_base, random_words(kDwBeats));
+    std::vector<Param> q;
+    for (int p = 0; p < kP; ++p) q.push_back(random_param(rng(), l.pk * l.pk));
+    if (rand_int(0, 3) == 0) q[rand_int(0, kP - 1)].shift = 0;
+    fill_params(l.param_base, q);
+  }
+
+  int run_dw(const DepthwiseLayer& l, const RunOptions& o, const std::string& tag) {
+    const uint64_t budget = 60 * uint64_t(l.in_words() + kDwBeats * l.res_h() * l.res_w() + 300);
+    return run_layer(l, {1, 1, 1, 1, 1, 0, 5}, o, budget, tag, [&](const RunResult& r) {
+      EXPECT_EQ(int64_t(r.beats), int64_t(kDwBeats) * l.res_h() * l.res_w())
+          << tag << " " << l.str() << " beats";
+      EXPECT_EQ(int(r.reads.size()), l.in_words()) << tag << " " << l.str() << " reads";
+      EXPECT_EQ(r.released[0], 1);
+      EXPECT_EQ(r.released[1], 1);
     });
   }
 
@@ -766,6 +810,124 @@ TEST_F(StrataComputeEngine, OtherThroughput) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// DEPTHWISE.
+
+// Random depthwise layers (kernel 1..3, stride 1..3, symmetric and
+// asymmetric padding, clamps, requantiser corners), half of them under
+// back-pressure, instruction and grant gaps and load-engine cache traffic.
+TEST_F(StrataComputeEngine, DepthwiseMode) {
+  int words = 0;
+  for (int i = 0; i < 24 && !HasFailure(); ++i) {
+    const DepthwiseLayer l = random_dw();
+    load_dw(l);
+    words += run_dw(l, i % 2 == 0 ? RunOptions{} : stressed(), fmt::format("dw {}", i));
+  }
+  EXPECT_GE(words, 200);
+}
+
+// The corners: a 1x1 map, one row, one column, the widest row the line
+// buffer holds, kernels 1 and 2, stride 3, every padding side alone.
+TEST_F(StrataComputeEngine, DepthwiseEdgeShapes) {
+  struct Case {
+    int h, w, k, s;
+    std::array<int, 4> pad;  // top, left, bottom, right
+  };
+  const Case cases[] = {
+      {1, 1, 3, 1, {1, 1, 1, 1}}, {1, 9, 3, 1, {1, 1, 1, 1}}, {9, 1, 3, 2, {1, 1, 1, 1}},
+      {3, hw::kMaxImageWidth, 3, 1, {1, 1, 1, 1}}, {5, 6, 1, 1, {0, 0, 0, 0}},
+      {6, 5, 2, 2, {0, 0, 0, 0}}, {7, 7, 2, 1, {1, 0, 0, 1}}, {10, 11, 3, 3, {0, 0, 0, 0}},
+      {8, 8, 3, 2, {1, 0, 0, 0}}, {8, 8, 3, 2, {0, 1, 0, 0}}, {8, 8, 3, 2, {0, 0, 1, 0}},
+      {8, 8, 3, 2, {0, 0, 0, 1}}, {8, 8, 3, 2, {0, 0, 1, 1}},
+  };
+  int i = 0;
+  for (const Case& k : cases) {
+    if (k.k > hw::kMaxPoolKernel) continue;
+    DepthwiseLayer l = random_dw();
+    l.in_h = k.h;
+    l.in_w = k.w;
+    l.pk = k.k;
+    l.ps = k.s;
+    l.pp_side = k.pad;
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.dst_row_stride = l.res_w();
+    l.dst_id = l.in_id ^ 1;
+    l.dst_base = int(rand_int(0, kBankDepth - l.res_h() * l.res_w()));
+    load_dw(l);
+    run_dw(l, i % 2 == 0 ? RunOptions{} : stressed(), fmt::format("dw edge {}", i));
+    ++i;
+    if (HasFailure()) return;
+  }
+}
+
+// Fine-grained DEPTHWISE: one L2C unit per input row, one C2S unit per
+// result row.
+TEST_F(StrataComputeEngine, FineGrainedDepthwise) {
+  for (int iter = 0; iter < 4 && !HasFailure(); ++iter) {
+    DepthwiseLayer l = random_dw();
+    load_dw(l);
+    std::deque<Feed> feeds;
+    for (int row = 0; row < l.in_h; ++row) {
+      Feed f;
+      f.delay = int(rand_int(0, 20));
+      f.write(l.in_id, l.in_base + row * l.in_w, random_words(l.in_w));
+      feeds.push_back(f);
+    }
+    const Memories final_mem = after_feeds(mem_, feeds);
+    const Expected e = l.expected(final_mem);
+    isa::ComputeInstr c = l.instr();
+    c.hdr.acq0 = l.in_h;
+    c.hdr.acq0_first = 1;
+    c.hdr.acq0_step = 1;
+    c.hdr.rel0 = l.res_h();
+    RunOptions o;
+    o.fine = true;
+    const RunResult r = run(
+        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
+          const int row = (rd.addr - l.in_base) / l.in_w;
+          if (row >= rr.acquired[0]) {
+            ADD_FAILURE() << l.str() << ": input row " << row << " read with "
+                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
+          }
+        });
+    ASSERT_TRUE(r.retired) << l.str();
+    check_fine(fmt::format("fine dw {}", iter), e, r, c, final_mem);
+    EXPECT_EQ(r.released[0], l.res_h());
+  }
+}
+
+// Lane use of DEPTHWISE: a stride-1 3x3 window takes kDwBeats back-to-back
+// beats, so a frame runs at one window per kDwBeats cycles; stride 2 is
+// bound by the generator's input (one word per cycle).
+TEST_F(StrataComputeEngine, DepthwiseThroughput) {
+  RunOptions o;
+  o.budget = 100000;
+  for (const int stride : {1, 2}) {
+    DepthwiseLayer l;
+    l.in_h = l.in_w = 32;
+    l.pk = std::min(3, hw::kMaxPoolKernel);
+    l.ps = stride;
+    l.pp = l.pk / 2;
+    l.in_id = 0;
+    l.dst_id = 1;
+    l.dst_row_stride = l.res_w();
+    load_dw(l);
+    const Expected e = l.expected(mem_);
+    const RunResult r = run_and_check(fmt::format("dw throughput s{}", stride), e, l.instr(), o);
+    ASSERT_TRUE(r.retired);
+    const uint64_t windows = uint64_t(l.res_h()) * uint64_t(l.res_w());
+    EXPECT_EQ(r.beats, windows * kDwBeats);
+    const uint64_t bound = std::max<uint64_t>(windows * kDwBeats, l.in_words());
+    EXPECT_LE(r.cycles(), bound + bound / 10 + 80) << "DEPTHWISE slower than its bound";
+    const double useful = double(windows) * l.pk * l.pk * kN;
+    std::cout << fmt::format("[ MEASURED ] DEPTHWISE 32x32 k{} s{} -> {}x{}: {} beats in {} "
+                             "cycles (take to retire), {:.1f} % of the array's MAC slots used",
+                             l.pk, stride, l.res_h(), l.res_w(), r.beats, r.cycles(),
+                             100.0 * useful / (double(r.cycles()) * kP * kN))
+              << std::endl;
+  }
+}
+
 // Performance strobes: one MAC strobe per beat with P x N MACs, stall_out_o
 // while the destination holds the array back, dep_wait_o while waiting.
 TEST_F(StrataComputeEngine, PerfStrobes) {
@@ -1026,6 +1188,22 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
     c.dst_row_stride = 3;
     c.dst_group_stride = 9;
   };
+  // A DEPTHWISE 3x3 pad 1 over group 0 of the base's input.
+  auto dw = [](isa::ComputeInstr& c) {
+    c.mode = M::kDepthwise;
+    c.in_groups = 1;
+    c.out_h = c.in_h;
+    c.out_w = c.in_w;
+    c.pool_en = true;
+    c.pool_op = isa::PoolOp::kMax;
+    c.pool_ceil = false;
+    c.pool_k = 3;
+    c.pool_s = 1;
+    c.pool_pad_top = c.pool_pad_left = c.pool_pad_bottom = c.pool_pad_right = 1;
+    c.pool_out_h = c.in_h;
+    c.pool_out_w = c.in_w;
+    c.dst_row_stride = c.in_w;
+  };
   // Pooling k x k, stride s, to out_h x out_w after the convolution.
   auto pooled = [](isa::ComputeInstr& c, int k, int s, int64_t out_h, int64_t out_w) {
     c.pool_en = true;
@@ -1040,7 +1218,8 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
        false},
       {"reserved bit", I, {}, [](isa::Instruction& in) { in.words[2] |= uint64_t{1} << 2; }},
       {"reserved header bit", I, {}, [](isa::Instruction& in) { in.words[0] |= 1u << 7; }},
-      {"mode 3", I, {}, [](isa::Instruction& in) { in.set(isa::compute::kMode, 3); }},
+      {"mode 4", I, {}, [](isa::Instruction& in) { in.set(isa::compute::kMode, 4); }},
+      {"mode 7", I, {}, [](isa::Instruction& in) { in.set(isa::compute::kMode, 7); }},
       {"dst_kind 3", I, {}, [](isa::Instruction& in) { in.set(isa::compute::kDstKind, 3); }},
       {"acq0_first > acq0", I, [](auto& c) { c.hdr.acq0_first = c.hdr.acq0 + 1; }, {}},
       {"in_id >= Banks", U, [](auto& c) { c.in_id = kBanks; }, {}},
@@ -1230,6 +1409,27 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.dst_kind = ComputeDst::kPeTranspose;
        },
        {}},
+      {"DEPTHWISE over 2 groups", U, [&](auto& c) { dw(c); c.in_groups = 2; }, {}},
+      {"DEPTHWISE in ceil mode", U, [&](auto& c) { dw(c); c.pool_ceil = true; }, {}},
+      {"DEPTHWISE with AVG", U, [&](auto& c) { dw(c); c.pool_op = isa::PoolOp::kAvg; }, {}},
+      {"DEPTHWISE without pool_en", U, [&](auto& c) { dw(c); c.pool_en = false; }, {}},
+      {"DEPTHWISE window > MaxPoolKernel", U,
+       [&](auto& c) {
+         dw(c);
+         c.pool_k = hw::kMaxPoolKernel + 1;
+         c.pool_out_h = c.in_h + 3 - c.pool_k;
+         c.pool_out_w = c.in_w + 3 - c.pool_k;
+       },
+       {}},
+      {"DEPTHWISE clamp lo > hi", U, [&](auto& c) { dw(c); c.clamp_lo = 5; c.clamp_hi = 4; }, {}},
+      {"DEPTHWISE to PE_CACHE", U, [&](auto& c) { dw(c); c.dst_kind = ComputeDst::kPeCache; }, {}},
+      {"DEPTHWISE weights past the cache", U,
+       [&](auto& c) { dw(c); c.cache_base = kCacheDepth - kDwBeats + 1; }, {}},
+      {"DEPTHWISE parameters past the RAM", U,
+       [&](auto& c) { dw(c); c.param_base = kParamDepth - kP + 1; }, {}},
+      {"DEPTHWISE pool_out_w off by one", U, [&](auto& c) { dw(c); c.pool_out_w -= 1; }, {}},
+      {"DEPTHWISE input past the bank", U,
+       [&](auto& c) { dw(c); c.in_base = kBankDepth - c.in_h * c.in_w + 1; }, {}},
       {"POOL groups past the bank", U,
        [&](auto& c) {
          pool(c);
@@ -1256,6 +1456,9 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
     isa::ComputeInstr p = good;
     pool(p);
     ASSERT_EQ(isa_sim_verdict(isa::encode(p)), SimError::kNone) << "POOL base";
+    isa::ComputeInstr d = good;
+    dw(d);
+    ASSERT_EQ(isa_sim_verdict(isa::encode(d)), SimError::kNone) << "DEPTHWISE base";
   }
 
   for (const ErrorCase& ec : cases) {
@@ -1400,6 +1603,45 @@ TEST_F(StrataComputeEngine, AbortAnywhere) {
     sem_ = {};
     // The same layer then runs correctly.
     run_conv(l, RunOptions{}, fmt::format("after an abort at {}", at));
+    if (HasFailure()) return;
+  }
+}
+
+// Abort of a DEPTHWISE instruction at any point (decode, line fill, beats,
+// drain) leaves the engine idle and quiet; the layer then runs correctly.
+TEST_F(StrataComputeEngine, AbortDepthwiseAnywhere) {
+  DepthwiseLayer l = random_dw();
+  l.in_h = l.in_w = 12;
+  l.pk = std::min(3, hw::kMaxPoolKernel);
+  l.pp = l.pk / 2;
+  l.pp_side = {-1, -1, -1, -1};
+  l.ps = 1;
+  l.in_base = 0;
+  l.dst_row_stride = l.res_w();
+  l.dst_id = l.in_id ^ 1;
+  l.dst_base = 0;
+  load_dw(l);
+  const uint64_t points[] = {1, 21, 30, 45, 120, 250, 400};
+  for (uint64_t at : points) {
+    isa::ComputeInstr c = l.instr();
+    c.hdr = {1, 1, 1, 1, 1, 0, 0};
+    provide(c.hdr);
+    RunOptions o = stressed();
+    o.abort_at = at;
+    o.background_pe = false;
+    const RunResult r = run(isa::encode(c), o);
+    EXPECT_FALSE(r.error) << "abort at " << at;
+    auto& d = dut();
+    settle();
+    EXPECT_TRUE(d.idle_o && !d.busy_o) << "abort at " << at << ": not idle";
+    for (int i = 0; i < 30; ++i) {
+      settle();
+      EXPECT_FALSE(d.obs_rd_fire_o || d.obs_wr_fire_o || d.obs_cache_we_o)
+          << "activity after the abort at " << at;
+      tick();
+    }
+    sem_ = {};
+    run_dw(l, RunOptions{}, fmt::format("after an abort at {}", at));
     if (HasFailure()) return;
   }
 }
