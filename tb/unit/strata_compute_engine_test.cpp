@@ -306,6 +306,29 @@ class StrataComputeEngine : public ComputeEngineBench {
     });
   }
 
+  // Runs c (its units provided) under stress and aborts it `at` cycles after
+  // the take: no error, the engine idle, and quiet afterwards (no bank
+  // access, no cache write).
+  void abort_and_check_quiet(isa::ComputeInstr c, uint64_t at) {
+    c.hdr = {1, 1, 1, 1, 1, 0, 0};
+    provide(c.hdr);
+    RunOptions o = stressed();
+    o.abort_at = at;
+    o.background_pe = false;
+    const RunResult r = run(isa::encode(c), o);
+    EXPECT_FALSE(r.error) << "abort at " << at;
+    auto& d = dut();
+    settle();
+    EXPECT_TRUE(d.idle_o && !d.busy_o) << "abort at " << at << ": not idle";
+    for (int i = 0; i < 30; ++i) {
+      settle();
+      EXPECT_FALSE(d.obs_rd_fire_o || d.obs_wr_fire_o || d.obs_cache_we_o)
+          << "activity after the abort at " << at;
+      tick();
+    }
+    sem_ = {};
+  }
+
   // Runs c from the memories as they are and checks it (IsaSim too) if it
   // retired; the caller asserts that it did.
   RunResult run_and_check(const std::string& what, const Expected& e, const isa::ComputeInstr& c,
@@ -1582,25 +1605,7 @@ TEST_F(StrataComputeEngine, AbortAnywhere) {
   load_conv(l);
   const uint64_t points[] = {1, 5, 21, 24, 30, 200, 900, uint64_t(l.beats()), 4000};
   for (uint64_t at : points) {
-    isa::ComputeInstr c = l.instr();
-    c.hdr = {1, 1, 1, 1, 1, 0, 0};
-    provide(c.hdr);
-    RunOptions o = stressed();
-    o.abort_at = at;
-    o.background_pe = false;
-    const RunResult r = run(isa::encode(c), o);
-    EXPECT_FALSE(r.error) << "abort at " << at;
-    auto& d = dut();
-    settle();
-    EXPECT_TRUE(d.idle_o && !d.busy_o) << "abort at " << at << ": not idle";
-    // Quiet afterwards: no bank access, no cache write.
-    for (int i = 0; i < 30; ++i) {
-      settle();
-      EXPECT_FALSE(d.obs_rd_fire_o || d.obs_wr_fire_o || d.obs_cache_we_o)
-          << "activity after the abort at " << at;
-      tick();
-    }
-    sem_ = {};
+    abort_and_check_quiet(l.instr(), at);
     // The same layer then runs correctly.
     run_conv(l, RunOptions{}, fmt::format("after an abort at {}", at));
     if (HasFailure()) return;
@@ -1623,24 +1628,7 @@ TEST_F(StrataComputeEngine, AbortDepthwiseAnywhere) {
   load_dw(l);
   const uint64_t points[] = {1, 21, 30, 45, 120, 250, 400};
   for (uint64_t at : points) {
-    isa::ComputeInstr c = l.instr();
-    c.hdr = {1, 1, 1, 1, 1, 0, 0};
-    provide(c.hdr);
-    RunOptions o = stressed();
-    o.abort_at = at;
-    o.background_pe = false;
-    const RunResult r = run(isa::encode(c), o);
-    EXPECT_FALSE(r.error) << "abort at " << at;
-    auto& d = dut();
-    settle();
-    EXPECT_TRUE(d.idle_o && !d.busy_o) << "abort at " << at << ": not idle";
-    for (int i = 0; i < 30; ++i) {
-      settle();
-      EXPECT_FALSE(d.obs_rd_fire_o || d.obs_wr_fire_o || d.obs_cache_we_o)
-          << "activity after the abort at " << at;
-      tick();
-    }
-    sem_ = {};
+    abort_and_check_quiet(l.instr(), at);
     run_dw(l, RunOptions{}, fmt::format("after an abort at {}", at));
     if (HasFailure()) return;
   }
