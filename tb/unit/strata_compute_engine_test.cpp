@@ -306,6 +306,42 @@ class StrataComputeEngine : public ComputeEngineBench {
     });
   }
 
+  // Fine-grained run of a layer `l` (POOL or DEPTHWISE) that streams `rows`
+  // input rows of l.in_w words: an emulated load engine writes each row only
+  // when it releases its L2C unit, the instruction takes one unit per row and
+  // releases one per result row, and no row is read before its unit is
+  // acquired. Checks the results (IsaSim too) and the releases.
+  template <class Layer>
+  void run_fine_rows(const Layer& l, int rows, int result_rows, const std::string& what) {
+    std::deque<Feed> feeds;
+    for (int row = 0; row < rows; ++row) {
+      Feed f;
+      f.delay = int(rand_int(0, 20));
+      f.write(l.in_id, l.in_base + row * l.in_w, random_words(l.in_w));
+      feeds.push_back(f);
+    }
+    const Memories final_mem = after_feeds(mem_, feeds);
+    const Expected e = l.expected(final_mem);
+    isa::ComputeInstr c = l.instr();
+    c.hdr.acq0 = rows;
+    c.hdr.acq0_first = 1;
+    c.hdr.acq0_step = 1;
+    c.hdr.rel0 = result_rows;
+    RunOptions o;
+    o.fine = true;
+    const RunResult r = run(
+        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
+          const int row = (rd.addr - l.in_base) / l.in_w;
+          if (row >= rr.acquired[0]) {
+            ADD_FAILURE() << l.str() << ": input row " << row << " read with "
+                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
+          }
+        });
+    ASSERT_TRUE(r.retired) << l.str();
+    check_fine(what, e, r, c, final_mem);
+    EXPECT_EQ(r.released[0], result_rows);
+  }
+
   // Runs c (its units provided) under stress and aborts it `at` cycles after
   // the take: no error, the engine idle, and quiet afterwards (no bank
   // access, no cache write).
@@ -887,35 +923,9 @@ TEST_F(StrataComputeEngine, DepthwiseEdgeShapes) {
 // result row.
 TEST_F(StrataComputeEngine, FineGrainedDepthwise) {
   for (int iter = 0; iter < 4 && !HasFailure(); ++iter) {
-    DepthwiseLayer l = random_dw();
+    const DepthwiseLayer l = random_dw();
     load_dw(l);
-    std::deque<Feed> feeds;
-    for (int row = 0; row < l.in_h; ++row) {
-      Feed f;
-      f.delay = int(rand_int(0, 20));
-      f.write(l.in_id, l.in_base + row * l.in_w, random_words(l.in_w));
-      feeds.push_back(f);
-    }
-    const Memories final_mem = after_feeds(mem_, feeds);
-    const Expected e = l.expected(final_mem);
-    isa::ComputeInstr c = l.instr();
-    c.hdr.acq0 = l.in_h;
-    c.hdr.acq0_first = 1;
-    c.hdr.acq0_step = 1;
-    c.hdr.rel0 = l.res_h();
-    RunOptions o;
-    o.fine = true;
-    const RunResult r = run(
-        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
-          const int row = (rd.addr - l.in_base) / l.in_w;
-          if (row >= rr.acquired[0]) {
-            ADD_FAILURE() << l.str() << ": input row " << row << " read with "
-                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
-          }
-        });
-    ASSERT_TRUE(r.retired) << l.str();
-    check_fine(fmt::format("fine dw {}", iter), e, r, c, final_mem);
-    EXPECT_EQ(r.released[0], l.res_h());
+    run_fine_rows(l, l.in_h, l.res_h(), fmt::format("fine dw {}", iter));
   }
 }
 
@@ -1144,35 +1154,9 @@ TEST_F(StrataComputeEngine, FineGrainedFc) {
 // Fine-grained POOL: one L2C unit per input row, in (group, row) order.
 TEST_F(StrataComputeEngine, FineGrainedPool) {
   for (int iter = 0; iter < 4 && !HasFailure(); ++iter) {
-    PoolLayer l = random_pool(false);
+    const PoolLayer l = random_pool(false);
     fill_bank(l.in_id, l.in_base, random_words(l.in_words()));
-    std::deque<Feed> feeds;
-    for (int row = 0; row < l.groups * l.in_h; ++row) {
-      Feed f;
-      f.delay = int(rand_int(0, 20));
-      f.write(l.in_id, l.in_base + row * l.in_w, random_words(l.in_w));
-      feeds.push_back(f);
-    }
-    const Memories final_mem = after_feeds(mem_, feeds);
-    const Expected e = l.expected(final_mem);
-    isa::ComputeInstr c = l.instr();
-    c.hdr.acq0 = l.groups * l.in_h;
-    c.hdr.acq0_first = 1;
-    c.hdr.acq0_step = 1;
-    c.hdr.rel0 = l.groups * l.res_h();
-    RunOptions o;
-    o.fine = true;
-    const RunResult r = run(
-        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
-          const int row = (rd.addr - l.in_base) / l.in_w;
-          if (row >= rr.acquired[0]) {
-            ADD_FAILURE() << l.str() << ": input row " << row << " read with "
-                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
-          }
-        });
-    ASSERT_TRUE(r.retired) << l.str();
-    check_fine(fmt::format("fine pool {}", iter), e, r, c, final_mem);
-    EXPECT_EQ(r.released[0], l.groups * l.res_h());
+    run_fine_rows(l, l.groups * l.in_h, l.groups * l.res_h(), fmt::format("fine pool {}", iter));
   }
 }
 
