@@ -127,7 +127,7 @@ module strata_compute_engine
   output err_code_e                 err_code_o,       // its code
   output logic [15:0]               err_index_o,      // its instruction index (with err_o)
   output logic                      mac_active_o,     // a beat entered the PE array
-  output logic [IncWidth-1:0]       macs_o,           // MACs this cycle (P x N per beat)
+  output logic [IncWidth-1:0]       macs_o,           // MACs this cycle (lanes with data x P)
   output logic                      stall_out_o       // an operand waits for the result path
 );
 
@@ -648,6 +648,7 @@ module strata_compute_engine
   logic                                dwb_first_q, dwb_last_q;
   logic                                dwb_take, dwb_pop, dwb_last_beat;
   logic [Pes-1:0][Lanes-1:0][7:0]      dwb_op;
+  logic [$clog2(Lanes+1)-1:0]          dwb_taps, dwb_taps_q;  // lanes holding a tap of the kernel
 
   // The register takes a beat when it is empty or its beat enters the array.
   assign dwb_last_beat = dwb_beat_q == DwBeatW'(DwBeats - 1);
@@ -662,6 +663,21 @@ module strata_compute_engine
           if (b * Lanes + l < PoolTaps && 32'(dwb_beat_q) == b) begin
             dwb_op[p][l] = ws.data[(b * Lanes + l) * WordWidth + p * 8 +: 8];
           end
+        end
+      end
+    end
+  end
+
+  // The beat's useful lanes, for the MAC counter: taps t = b * N + l inside
+  // the instruction's pool_k x pool_k kernel (the other lanes carry zeros).
+  always_comb begin
+    dwb_taps = '0;
+    for (int l = 0; l < Lanes; l++) begin
+      for (int b = 0; b < DwBeats; b++) begin
+        if (b * Lanes + l < PoolTaps && 32'(dwb_beat_q) == b &&
+            (b * Lanes + l) / MaxPoolKernel < 32'(cfg.pool.kernel) &&
+            (b * Lanes + l) % MaxPoolKernel < 32'(cfg.pool.kernel)) begin
+          dwb_taps = dwb_taps + 1'b1;
         end
       end
     end
@@ -683,6 +699,7 @@ module strata_compute_engine
       dwb_op_q    <= dwb_op;
       dwb_first_q <= dwb_beat_q == '0;
       dwb_last_q  <= dwb_last_beat;
+      dwb_taps_q  <= dwb_taps;
       for (int p = 0; p < Pes; p++) begin
         dwb_addr_q[p] <= CacheAddrWidth'(cfg.walk.cache_base) + CacheAddrWidth'(dwb_beat_q);
       end
@@ -1287,7 +1304,9 @@ module strata_compute_engine
   assign err_code_o   = err_code_q;
   assign err_index_o  = err_index_q;
   assign mac_active_o = pe_in_valid && pe_in_ready;
-  assign macs_o       = mac_active_o ? IncWidth'(Pes * Lanes) : '0;
+  // P x N per beat, except DEPTHWISE beats: P x the lanes holding a kernel tap.
+  assign macs_o       = !mac_active_o ? '0 :
+                        cfg.dw ? IncWidth'(Pes) * IncWidth'(dwb_taps_q) : IncWidth'(Pes * Lanes);
   assign stall_out_o  = running && data_valid &&
                         (cfg.pool.from_bank ? !wg_in_ready : (pe_in_valid && !pe_in_ready));
 

@@ -300,6 +300,9 @@ class StrataComputeEngine : public ComputeEngineBench {
     return run_layer(l, {1, 1, 1, 1, 1, 0, 5}, o, budget, tag, [&](const RunResult& r) {
       EXPECT_EQ(int64_t(r.beats), int64_t(kDwBeats) * l.res_h() * l.res_w())
           << tag << " " << l.str() << " beats";
+      // PERF_MACS counts the kernel's taps, not the beats' P x N lane slots.
+      EXPECT_EQ(int64_t(r.macs), int64_t(kP) * l.pk * l.pk * l.res_h() * l.res_w())
+          << tag << " " << l.str() << " MAC count";
       EXPECT_EQ(int(r.reads.size()), l.in_words()) << tag << " " << l.str() << " reads";
       EXPECT_EQ(r.released[0], 1);
       EXPECT_EQ(r.released[1], 1);
