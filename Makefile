@@ -92,6 +92,7 @@ wave: build
 regen-data:
 	STRATA_SETUP_TRAIN=1 scripts/setup.sh
 	/usr/bin/python3 scripts/train_digits.py
+	/usr/bin/python3 scripts/prune_digits.py
 	/usr/bin/python3 scripts/train_small_models.py
 	/usr/bin/python3 scripts/make_reference_vectors.py
 

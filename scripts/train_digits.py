@@ -38,6 +38,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 SEED = 20240601
 N_TRAIN = 1437            # images 0..1436 train, 1437..1796 held out (360)
+TRAIN = slice(0, N_TRAIN)
+TEST = slice(N_TRAIN, None)
 EPOCHS = 120
 BATCH = 64
 LEARNING_RATE = 1e-2
@@ -109,6 +111,36 @@ class DigitsNet(torch.nn.Module):
 
 def accuracy(predictions, labels):
     return float(np.mean(np.asarray(predictions) == np.asarray(labels)))
+
+
+def accuracies(float_pred, quant_pred, labels):
+    """The fractions accuracy.json records: float and quantised, all images and held out."""
+    return {
+        "float_all": accuracy(float_pred, labels),
+        "float_test": accuracy(float_pred[TEST], labels[TEST]),
+        "quant_all": accuracy(quant_pred, labels),
+        "quant_test": accuracy(quant_pred[TEST], labels[TEST]),
+    }
+
+
+def float_data(pixels, labels):
+    """The float model's inputs p / 16 as [N][1][8][8] and its int64 targets."""
+    x_float = torch.from_numpy((pixels / PIXEL_MAX).astype(np.float32))[:, None, :, :]
+    return x_float, torch.from_numpy(labels.astype(np.int64))
+
+
+def train_float_model(x_float, y):
+    """The float model trained on the TRAIN images from its seeded initial weights."""
+    make_deterministic(SEED)
+    model = DigitsNet()
+    train(model, x_float[TRAIN], y[TRAIN], seed=SEED, epochs=EPOCHS, batch=BATCH,
+          learning_rate=LEARNING_RATE, weight_decay=WEIGHT_DECAY, shift_step=1)
+    return model
+
+
+def float_predictions(model, x_float):
+    with torch.no_grad():
+        return argmax_lowest(model(x_float).numpy())
 
 
 # ----------------------------------------------------------------------------
@@ -402,29 +434,16 @@ def main():
                         help="document whose generated section is rewritten ('' to skip)")
     args = parser.parse_args()
 
-    make_deterministic(SEED)
     pixels, images_q, labels = load_data()
-    x_float = torch.from_numpy((pixels / PIXEL_MAX).astype(np.float32))[:, None, :, :]
-    y = torch.from_numpy(labels.astype(np.int64))
-    train_idx = slice(0, N_TRAIN)
-    test_idx = slice(N_TRAIN, len(labels))
+    x_float, y = float_data(pixels, labels)
+    model = train_float_model(x_float, y)
+    float_pred = float_predictions(model, x_float)
 
-    model = DigitsNet()
-    train(model, x_float[train_idx], y[train_idx], seed=SEED, epochs=EPOCHS, batch=BATCH,
-          learning_rate=LEARNING_RATE, weight_decay=WEIGHT_DECAY, shift_step=1)
-    with torch.no_grad():
-        float_pred = argmax_lowest(model(x_float).numpy())
-
-    q = quantise_model(model, x_float[train_idx])
+    q = quantise_model(model, x_float[TRAIN])
     logits_q = run_integer(q, images_q)
     quant_pred = argmax_lowest(logits_q)
 
-    acc = {
-        "float_all": accuracy(float_pred, labels),
-        "float_test": accuracy(float_pred[test_idx], labels[test_idx]),
-        "quant_all": accuracy(quant_pred, labels),
-        "quant_test": accuracy(quant_pred[test_idx], labels[test_idx]),
-    }
+    acc = accuracies(float_pred, quant_pred, labels)
     counts = {"agree": int(np.sum(float_pred == quant_pred)),
               "macs": macs_per_image(q, images_q.shape[1:]),
               "param_bytes": sum(layer[k].nbytes for layer in q.values() for k in "wbms")}

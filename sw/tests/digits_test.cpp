@@ -2,6 +2,8 @@
 // on the golden model: every one of the 1797 predictions must equal the one
 // computed by the independent numpy integer pipeline in scripts/train_digits.py,
 // and the accuracy must stay within one percentage point of the float model.
+// The same image-by-image check, and a count of zero weights, for the pruned
+// models of scripts/prune_digits.py (DigitsPruned).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -178,6 +180,95 @@ TEST_F(DigitsModel, LogitsUseTheInt8Range) {
   }
   EXPECT_LT(lo, hi - 32) << "largest logit spans only " << lo << ".." << hi;
 }
+
+// The magnitude-pruned digits models (scripts/prune_digits.py, docs/sparsity.md):
+// the golden model must give the numpy pipeline's prediction for every image,
+// and every weighted layer must hold at least the stated fraction of zero
+// weights, the fractions accuracy.json records for the documentation's table.
+struct PrunedDigits {
+  const char* name;  // directory under examples/, stem of its YAML and network name
+  double sparsity;   // fraction of zero weights every weighted layer must hold
+};
+// How gtest prints the parameter, also in the test list ctest's names come from.
+void PrintTo(const PrunedDigits& p, std::ostream* os) { *os << p.name; }
+
+class DigitsPruned : public ::testing::TestWithParam<PrunedDigits> {
+ protected:
+  fs::path dir() const { return fs::path(STRATA_SOURCE_DIR) / "examples" / GetParam().name; }
+  Network network() const {
+    return load_network((dir() / (std::string(GetParam().name) + ".yaml")).string());
+  }
+  nlohmann::json record() const {
+    const fs::path file = dir() / "accuracy.json";
+    std::ifstream in(file);
+    if (!in) throw Error("cannot open the file", ErrorContext{file.string(), 0, ""});
+    return nlohmann::json::parse(in);
+  }
+};
+
+TEST_P(DigitsPruned, PredictionsMatchTheNumpyIntegerPipeline) {
+  const Network net = network();
+  const nlohmann::json rec = record();
+  EXPECT_EQ(net.name, GetParam().name);
+  // The images and labels are examples/digits/'s, named relative to the model's directory.
+  const auto images = load_npy<int8_t>((dir() / rec.at("images").get<std::string>()).string());
+  const auto labels = load_npy<int32_t>((dir() / rec.at("labels").get<std::string>()).string());
+  const auto expected = load_npy<int32_t>((dir() / "expected_predictions.npy").string());
+  ASSERT_EQ(images.shape(), (Shape{kImages, 1, 8, 8}));
+  ASSERT_EQ(labels.shape(), (Shape{kImages}));
+  ASSERT_EQ(expected.shape(), (Shape{kImages}));
+  int64_t wrong = 0, correct = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    const Tensor<int8_t> out = run_network(net, image(images, n));
+    ASSERT_EQ(out.shape(), (Shape{kClasses, 1, 1}));
+    const int predicted = argmax_lowest(out);
+    correct += predicted == labels[n];
+    if (predicted == expected[n]) continue;
+    if (++wrong <= 10) {
+      ADD_FAILURE() << fmt::format("{} image {}: numpy pipeline predicts {}, golden model {} "
+                                   "(golden logits {})",
+                                   GetParam().name, n, expected[n], predicted, logits_text(out));
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "of " << kImages << " images disagree";
+  const double golden = static_cast<double>(correct) / kImages;
+  std::cout << fmt::format("{}: float model {:.2f} %, golden model (int8) {:.2f} % "
+                           "({} of {} images)\n",
+                           GetParam().name, 100.0 * rec.at("float_all").get<double>(),
+                           100.0 * golden, correct, kImages);
+  EXPECT_NEAR(golden, rec.at("quant_all").get<double>(), 0.5 / kImages);
+}
+
+TEST_P(DigitsPruned, EveryLayerHoldsTheStatedFractionOfZeroWeights) {
+  const Network net = network();
+  const nlohmann::json rec = record();
+  EXPECT_EQ(rec.at("sparsity").get<double>(), GetParam().sparsity);
+  const auto& recorded = rec.at("zero_fraction");
+  int64_t zeros_all = 0, size_all = 0;
+  for (const Layer& layer : net.layers) {
+    if (!layer.has_weights()) continue;
+    const auto w = layer.weights.values();
+    const int64_t zeros = std::count(w.begin(), w.end(), int8_t{0});
+    const int64_t size = layer.weights.size();
+    zeros_all += zeros;
+    size_all += size;
+    const double fraction = static_cast<double>(zeros) / size;
+    EXPECT_GE(fraction, GetParam().sparsity)
+        << GetParam().name << " " << layer.name << ": " << zeros << " of " << size << " zero";
+    EXPECT_DOUBLE_EQ(fraction, recorded.at(layer.name).get<double>()) << layer.name;
+  }
+  ASSERT_EQ(size_all, 8 * 9 + 16 * 8 * 9 + 10 * 64);  // conv1, conv2, fc1
+  const double fraction = static_cast<double>(zeros_all) / size_all;
+  EXPECT_GE(fraction, GetParam().sparsity) << zeros_all << " of " << size_all << " zero";
+  EXPECT_DOUBLE_EQ(fraction, recorded.at("all").get<double>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DigitsPruned,
+                         ::testing::Values(PrunedDigits{"digits_pruned50", 0.50},
+                                           PrunedDigits{"digits_pruned75", 0.75}),
+                         [](const ::testing::TestParamInfo<PrunedDigits>& info) {
+                           return std::string(info.param.name);
+                         });
 
 TEST(DigitsModelErrors, MissingWeightsDirectoryIsAnError) {
   LoadOptions options;
