@@ -275,6 +275,62 @@ TEST(Compiler, GraphCornersEqualTheGoldenModel) {
 // (grouped CONV), a depthwise right before an FC (grouped CONV: DEPTHWISE
 // writes a bank), maps wider than the line buffer (column strips) and several
 // channel groups; P = 8, P = 16 and the tiny target (16-pixel line buffer).
+// The packing report (listing): each CONV op's weight passes, read back from
+// the image as the PE caches take them, packed and checked exact. 50 % random
+// zeros pack like the Monte-Carlo of docs/sparsity.md; a convolution with one
+// non-zero tap per filter packs each pass into one row, and an all-zero pass
+// still takes one; FC layers report no rows.
+TEST(Compiler, PackingReportCountsEveryPassOfTheWeightsInTheImage) {
+  Network net = load_network((kSource / "examples" / "cifar10_quick.yaml").string(),
+                             LoadOptions{"", false});
+  GenOptions o;
+  o.seed = 7;
+  o.sparsity = 0.5;
+  generate_parameters(net, o, random_images(net.input_shape, o.images, o.seed));
+  const Program prog = compile(net, HwTarget::defaults());
+  const std::vector<OpPacking> packing = op_packing(prog);
+  ASSERT_EQ(packing.size(), prog.ops.size());
+  // conv1 runs with the reordered input (5 x ceil(5 * 3 / 8) words, 32 / 8
+  // passes), conv2 and conv3 5 x 5 x 32 / 8 words in 4 and 8 passes.
+  const std::vector<int64_t> dense = {5 * 2 * 4, 25 * 4 * 4, 25 * 4 * 8, 0, 0};
+  for (size_t k = 0; k < prog.ops.size(); ++k) {
+    const OpPacking& q = packing[k];
+    EXPECT_EQ(q.dense_rows, dense[k]) << prog.ops[k].name;
+    if (q.dense_rows == 0) continue;
+    EXPECT_GE(q.zero_slots * 2, q.slots) << prog.ops[k].name;
+    EXPECT_GE(q.packed_rows * 2, q.dense_rows) << prog.ops[k].name << ": one-step moves";
+    EXPECT_LE(q.packed_rows * 5, q.dense_rows * 4) << prog.ops[k].name << ": below 1.25x";
+  }
+  const std::string text = listing(prog);
+  EXPECT_NE(text.find(fmt::format("{:>11} {:>11}", dense[2], packing[2].packed_rows)),
+            std::string::npos)
+      << text;
+
+  TempFiles files;
+  Network one = load_network(files.write("one_tap.yaml",
+                                         "name: one_tap\ninput: [8, 6, 6]\nlayers:\n"
+                                         "  - {name: c, type: conv, out_channels: 16, "
+                                         "kernel: 3, pad: 1}\n"),
+                             LoadOptions{"", false});
+  generate_parameters(one, GenOptions{}, random_images(one.input_shape, 4, 1));
+  Tensor<int8_t>& w = one.layers[0].weights;
+  for (int64_t co = 0; co < 16; ++co) {
+    for (int64_t ci = 0; ci < 8; ++ci) {
+      for (int64_t ky = 0; ky < 3; ++ky) {
+        for (int64_t kx = 0; kx < 3; ++kx) {
+          // Filters 0..7: the centre tap only; filters 8..15 (the second pass): none.
+          w(co, ci, ky, kx) = co < 8 && ky == 1 && kx == 1 ? int8_t(1 + ci) : int8_t(0);
+        }
+      }
+    }
+  }
+  const std::vector<OpPacking> q = op_packing(compile(one, HwTarget::defaults()));
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].dense_rows, 18);
+  EXPECT_EQ(q[0].packed_rows, 2);
+  EXPECT_EQ(q[0].zero_slots, q[0].slots - 64);
+}
+
 TEST(Compiler, DepthwiseLayersEqualTheGoldenModelInBothMappings) {
   struct Case {
     std::string name, yaml;

@@ -91,6 +91,12 @@ struct CompiledOp {
   // Where its input and output live ("on chip", "external", "PE caches") and
   // how it runs ("whole", or "B bands x S strips"; FC: "tiles of T neurons").
   std::string input_at, output_at, tiling;
+  // A CONV op's weights in the image, as the PE caches take them: `weight_passes`
+  // passes of P PEs x `pass_words` words of N bytes from image address
+  // `weights_at` (the packing report, docs/sparsity.md). 0 passes: weights that
+  // are not streamed against a dense schedule (FC, DEPTHWISE, global pooling).
+  uint64_t weights_at = 0;
+  int64_t pass_words = 0, weight_passes = 0;
 };
 
 struct Program {
@@ -120,6 +126,18 @@ void write_input(const Program& program, std::vector<uint8_t>& memory, int image
 
 // Reads image `image`'s output (the network's output shape) from `memory`.
 Tensor<int8_t> read_output(const Program& program, const std::vector<uint8_t>& memory, int image);
+
+// The rows a sparse build would run for each op's weights (docs/sparsity.md):
+// every weight pass of the op packed with pack_sparse() (intra-tile moves,
+// inter-tile moves to a neighbouring tile) and proven exact with
+// check_packed(). Rows are PE-array beats per output pixel, summed over the
+// passes (at least one per pass: an all-zero pass still opens and closes its
+// accumulation); ops without packable weights report 0 dense rows.
+struct OpPacking {
+  int64_t slots = 0, zero_slots = 0;  // weight bytes of its passes (padding lanes too), zeros
+  int64_t dense_rows = 0, packed_rows = 0;
+};
+std::vector<OpPacking> op_packing(const Program& program);
 
 // Work of one op of a program, summed over its instructions (by header tag):
 // what `strata bench` reports next to the RTL's cycles.

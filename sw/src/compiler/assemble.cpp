@@ -169,6 +169,14 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     throw Error(fmt::format("the memory image needs {} bytes, beyond the {}-bit address space",
                             data + d.end, target.axi_addr_width));
   }
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
+    const auto* conv = std::get_if<ConvOp>(&ops[k]);
+    if (cq == nullptr || conv->depthwise_mode || conv->kind == ConvKind::kGlobalAvgPool) continue;
+    prog.ops[k].weights_at = data + d.weights + cq->weights_ext;
+    prog.ops[k].pass_words = cq->per_pass;
+    prog.ops[k].weight_passes = cq->weight_passes;
+  }
   prog.regions.push_back({"instructions", 0, count * isa::kInstrBytes});
   prog.regions.push_back({"params", data + d.params, pl.params.size()});
   prog.regions.push_back({"weights", data + d.weights, pl.weights.size()});

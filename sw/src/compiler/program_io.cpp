@@ -7,6 +7,7 @@
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
 #include "strata/file_io.hpp"
+#include "strata/sparse_pack.hpp"
 
 namespace strata {
 namespace {
@@ -102,6 +103,39 @@ void save_program(const Program& prog, const std::string& image_path,
   if (!listing_path.empty()) write_file(listing_path, listing(prog));
 }
 
+std::vector<OpPacking> op_packing(const Program& prog) {
+  const int p = prog.target.pes, n = prog.target.lanes;
+  std::vector<OpPacking> out(prog.ops.size());
+  for (size_t k = 0; k < prog.ops.size(); ++k) {
+    const CompiledOp& op = prog.ops[k];
+    OpPacking& r = out[k];
+    const int words = static_cast<int>(op.pass_words);
+    for (int64_t pass = 0; pass < op.weight_passes; ++pass) {
+      // Pass `pass`: P consecutive blocks of `words` words, PE by PE (plan.cpp).
+      const uint64_t at = op.weights_at + static_cast<uint64_t>(pass * p * words * n);
+      DenseSchedule dense(p, words, n);
+      for (int pe = 0; pe < p; ++pe) {
+        for (int t = 0; t < words; ++t) {
+          for (int lane = 0; lane < n; ++lane) {
+            const int8_t v = static_cast<int8_t>(
+                prog.image.at(at + static_cast<uint64_t>((pe * words + t) * n + lane)));
+            dense.at(pe, t, lane) = v;
+            r.zero_slots += v == 0;
+          }
+        }
+      }
+      const PackedSchedule packed = pack_sparse(dense);
+      check_packed(dense, packed);
+      r.slots += int64_t{p} * words * n;
+      r.dense_rows += words;
+      // A pass whose weights are all zero still takes one beat per output
+      // pixel: the beat that opens and closes its accumulation (the bias).
+      r.packed_rows += std::max(1, packed.packed_cycles());
+    }
+  }
+  return out;
+}
+
 std::vector<OpWork> op_work(const Program& prog) {
   std::vector<OpWork> work(prog.ops.size());
   const int64_t n = prog.target.lanes;
@@ -188,6 +222,24 @@ std::string listing(const Program& prog) {
     const CompiledOp& op = prog.ops[k];
     s += fmt::format("#   {:<24} {:<10} {:<10} {:<22} {:>12} {:>12}\n", op.name, op.input_at,
                      op.output_at, op.tiling, work[k].load_bytes, work[k].store_bytes);
+  }
+  // What a sparse build would run: each op's weight passes packed (docs/sparsity.md).
+  const std::vector<OpPacking> packing = op_packing(prog);
+  s += "#\n# sparse packing of the weights (rows: PE-array beats per output pixel, all "
+       "passes):\n";
+  s += fmt::format("#   {:<24} {:>11} {:>11} {:>11} {:>9}\n", "op", "zero slots", "dense rows",
+                   "packed rows", "speed-up");
+  for (size_t k = 0; k < prog.ops.size(); ++k) {
+    const OpPacking& q = packing[k];
+    if (q.dense_rows == 0) {
+      s += fmt::format("#   {:<24} {:>11} {:>11} {:>11} {:>9}\n", prog.ops[k].name, "-", "-",
+                       "-", "-");
+      continue;
+    }
+    s += fmt::format("#   {:<24} {:>10.1f}% {:>11} {:>11} {:>8.2f}x\n", prog.ops[k].name,
+                     100.0 * static_cast<double>(q.zero_slots) / static_cast<double>(q.slots),
+                     q.dense_rows, q.packed_rows,
+                     static_cast<double>(q.dense_rows) / static_cast<double>(q.packed_rows));
   }
   if (!prog.notes.empty()) {
     s += "#\n# notes:\n";
