@@ -1,21 +1,16 @@
-// Reference packer for the activation stager (seeds/002, intra-tile
-// lookahead / lookaside with a common cycle sequence across tiles), written
-// for the benches; the compiler will produce the same encoding.
+// Packed schedules for the activation-stager benches: the compiler's packer
+// (strata::pack_sparse, docs/sparsity.md) in the benches' form, the inverse
+// that rebuilds a tile's dense schedule from it (an independent check of the
+// encoding), and the stager's multiplexer as the RTL documents it.
 //
-// Input: one dense weight schedule per tile (tile = PE), dense[t][n] = weight
-// multiplied by activation act[t][n] in dense cycle t, lane n; 0 = no weight.
-// Output: T' packed cycles. Packed cycle k has a base dense cycle base[k]; its
-// activation window is {act[base[k]], act[base[k] + 1]}; tile p's weight in
-// lane m is value[p][k][m] with select code sel[p][k][m]:
+// Dense schedule of a tile (tile = PE): dense[t][n] = weight multiplied by
+// activation act[t][n] in dense cycle t, lane n; 0 = no weight. Packed cycle k
+// has a base dense cycle base[k]; its activation window is {act[base[k]],
+// act[base[k] + 1]}; tile p's weight in lane m is value[p][k][m] with select
+// code sel[p][k][m]:
 //   kSelCur  act[base][m]              kSelNext act[base + 1][m]
 //   kSelUp   act[base + 1][(m+1) % N]  kSelDown act[base + 1][(m-1) % N]
-// Packing, cycle by cycle: the remaining weights of dense cycle b stay in
-// their lanes; then each weight of cycle b + 1 moves one cycle earlier into
-// its own lane when that slot is free (lookahead), else into a free
-// neighbouring lane (lookaside). When cycle b + 1 is then empty in EVERY tile
-// it is skipped (the next base is b + 2), otherwise the next base is b + 1.
-// With one cycle of lookahead a packed cycle covers at most two dense
-// cycles, so T' >= ceil(T / 2).
+// A packed cycle covers at most two dense cycles, so T' >= ceil(T / 2).
 #pragma once
 
 #include <fmt/format.h>
@@ -23,6 +18,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
+
+#include "strata/sparse_pack.hpp"
 
 namespace strata::tb {
 
@@ -40,73 +37,54 @@ struct Packed {
   int cycles() const { return static_cast<int>(base.size()); }
 };
 
+// The compiler's packer (strata::pack_sparse, docs/sparsity.md) with
+// intra-tile moves only: the PE array has no demultiplexer, so every tile's
+// sums stay its own. The schedule is proven exact by strata::check_packed;
+// an all-zero schedule keeps one packed cycle, the beat that opens and closes
+// the accumulation.
 inline Packed pack_schedules(const std::vector<Schedule>& dense, int lanes) {
   if (dense.empty()) throw std::invalid_argument("pack_schedules: no tiles");
   const int tiles = static_cast<int>(dense.size());
   const int t_dense = static_cast<int>(dense[0].size());
-  for (const auto& s : dense) {
-    if (static_cast<int>(s.size()) != t_dense) {
+  DenseSchedule d(tiles, t_dense, lanes);
+  for (int p = 0; p < tiles; ++p) {
+    if (static_cast<int>(dense[p].size()) != t_dense) {
       throw std::invalid_argument("pack_schedules: tiles differ in length");
     }
-    for (const auto& row : s) {
-      if (static_cast<int>(row.size()) != lanes) {
+    for (int t = 0; t < t_dense; ++t) {
+      if (static_cast<int>(dense[p][t].size()) != lanes) {
         throw std::invalid_argument("pack_schedules: row width != lanes");
       }
+      for (int n = 0; n < lanes; ++n) d.at(p, t, n) = dense[p][t][n];
     }
   }
-  std::vector<Schedule> left = dense;  // weights not placed yet
+  PackOptions options;
+  options.inter_tile = false;
+  options.tile_reach = 0;
+  const PackedSchedule packed = pack_sparse(d, options);
+  check_packed(d, packed, options);
   Packed out;
   out.value.resize(tiles);
   out.sel.resize(tiles);
-  int b = 0;
-  while (b < t_dense) {
-    out.base.push_back(b);
+  for (const PackedCycle& c : packed.cycles) {
+    out.base.push_back(c.base);
     for (int p = 0; p < tiles; ++p) {
-      std::vector<int8_t> value(lanes, 0);
-      std::vector<uint8_t> sel(lanes, kSelCur);
-      std::vector<bool> used(lanes, false);
-      for (int n = 0; n < lanes; ++n) {
-        if (left[p][b][n] != 0) {
-          value[n] = left[p][b][n];
-          used[n] = true;
-          left[p][b][n] = 0;
-        }
-      }
-      if (b + 1 < t_dense) {
-        auto& next = left[p][b + 1];
-        for (int n = 0; n < lanes; ++n) {  // lookahead first: own lane
-          if (next[n] != 0 && !used[n]) {
-            value[n] = next[n];
-            sel[n] = kSelNext;
-            used[n] = true;
-            next[n] = 0;
-          }
-        }
-        for (int n = 0; n < lanes; ++n) {  // then lookaside: a neighbouring lane
-          if (next[n] == 0) continue;
-          const int down = (n + lanes - 1) % lanes;  // lane n-1 takes lane n: its Up
-          const int up = (n + 1) % lanes;            // lane n+1 takes lane n: its Down
-          if (!used[down]) {
-            value[down] = next[n];
-            sel[down] = kSelUp;
-            used[down] = true;
-            next[n] = 0;
-          } else if (!used[up]) {
-            value[up] = next[n];
-            sel[up] = kSelDown;
-            used[up] = true;
-            next[n] = 0;
-          }
-        }
+      std::vector<int8_t> value(lanes);
+      std::vector<uint8_t> sel(lanes);
+      for (int m = 0; m < lanes; ++m) {
+        value[m] = c.value[p * lanes + m];
+        sel[m] = static_cast<uint8_t>(c.sel[p * lanes + m]);
       }
       out.value[p].push_back(value);
       out.sel[p].push_back(sel);
     }
-    bool next_empty = b + 1 < t_dense;
-    for (int p = 0; p < tiles && next_empty; ++p) {
-      for (int8_t v : left[p][b + 1]) next_empty = next_empty && v == 0;
+  }
+  if (out.base.empty()) {
+    out.base.push_back(0);
+    for (int p = 0; p < tiles; ++p) {
+      out.value[p].push_back(std::vector<int8_t>(lanes, 0));
+      out.sel[p].push_back(std::vector<uint8_t>(lanes, kSelCur));
     }
-    b += next_empty ? 2 : 1;
   }
   return out;
 }
