@@ -38,6 +38,13 @@ FIELDS = {
 }
 
 
+# Optional boolean keys: key -> (SystemVerilog name, C++ name, default, description).
+FLAGS = {
+    "sparse": ("Sparse", "kSparse", False,
+               "stagers and packed CONV schedules (docs/sparsity.md)"),
+}
+
+
 def load(path):
     with open(path) as f:
         cfg = yaml.safe_load(f)
@@ -47,7 +54,19 @@ def load(path):
     for k in FIELDS:
         if not isinstance(cfg[k], int) or cfg[k] <= 0:
             sys.exit(f"{path}: '{k}' must be a positive integer, got {cfg[k]!r}")
+    for k, (_, _, default, _) in FLAGS.items():
+        cfg.setdefault(k, default)
+        if not isinstance(cfg[k], bool):
+            sys.exit(f"{path}: '{k}' must be true or false, got {cfg[k]!r}")
     return cfg
+
+
+def check_buildable(cfg, path):
+    """The RTL views exist only for what the RTL builds."""
+    if cfg["sparse"]:
+        sys.exit(f"{path}: 'sparse: true' is modelled by the compiler and the ISA simulator; the "
+                 "RTL's sparse datapath is not built yet (docs/sparsity.md), so there is no "
+                 "RTL package for it")
 
 
 def render_sv(cfg, src):
@@ -58,6 +77,8 @@ def render_sv(cfg, src):
     ]
     for k, (sv, _, desc) in FIELDS.items():
         lines.append(f"  localparam int unsigned {sv} = {cfg[k]};  // {desc}")
+    for k, (sv, _, _, desc) in FLAGS.items():
+        lines.append(f"  localparam bit {sv} = 1'b{int(cfg[k])};  // {desc}")
     lines.append("endpackage : strata_cfg_pkg")
     return "\n".join(lines) + "\n"
 
@@ -74,6 +95,8 @@ def render_hpp(cfg, src):
     ]
     for k, (_, cpp, desc) in FIELDS.items():
         lines.append(f"inline constexpr int {cpp} = {cfg[k]};  // {desc}")
+    for k, (_, cpp, _, desc) in FLAGS.items():
+        lines.append(f"inline constexpr bool {cpp} = {str(cfg[k]).lower()};  // {desc}")
     lines += ["", "}  // namespace strata::hw"]
     return "\n".join(lines) + "\n"
 
@@ -87,6 +110,7 @@ def main():
     args = ap.parse_args()
     src = pathlib.Path(args.config)
     cfg = load(ROOT / src)
+    check_buildable(cfg, src)
     if args.sv_out:
         args.sv_out.parent.mkdir(parents=True, exist_ok=True)
         text = render_sv(cfg, src.name if src.is_absolute() else src)

@@ -16,6 +16,7 @@
 //     overlaps the streamed input (same bank) or the cached operand;
 //     DEPTHWISE: POOL's checks, and in_groups != 1, ceil mode, AVG, a
 //     destination other than a bank;
+//     packed_rows != 0 outside a sparse build's CONV (docs/sparsity.md);
 //     PE_TRANSPOSE with dst_lane != 0 (this implementation writes whole
 //     PE-cache words; strata::IsaSim models the byte-masked write, the
 //     compiler emits it only when fewer than N neurons fit a bank).
@@ -48,7 +49,8 @@ module strata_compute_decode
   parameter int unsigned ParamDepth    = strata_cfg_pkg::ParamDepth,     // parameter channels
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // conv kernel side
   parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
-  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth   // pooling input width
+  parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling input width
+  parameter bit          Sparse        = strata_cfg_pkg::Sparse          // packed CONV schedules
 ) (
   input  logic      clk_i,    // clock
   input  logic      rst_ni,   // synchronous reset, active low
@@ -118,6 +120,7 @@ module strata_compute_decode
   logic [3:0]  ppt_q, ppl_q, ppb_q, ppr_q;  // pooling padding: top, left, bottom, right
   logic signed [7:0] clamp_lo_q, clamp_hi_q, post_lo_q, post_hi_q;
   logic        pool_en_q, pool_avg_q, pool_ceil_q;
+  logic        packed_q;            // packed_rows != 0
 
   // The fields are captured in every idle cycle, so also in the cycle of the
   // start, and held from then on: their enables (some 300 flip-flops) are a
@@ -197,6 +200,7 @@ module strata_compute_decode
       dst_row_stride_q   <= compute_dst_row_stride(instr_i);
       dst_group_stride_q <= compute_dst_group_stride(instr_i);
       dst_lane_q         <= compute_dst_lane(instr_i);
+      packed_q           <= compute_packed_rows(instr_i) != '0;
       post_lo_q          <= compute_post_lo(instr_i);
       post_hi_q          <= compute_post_hi(instr_i);
     end
@@ -625,7 +629,8 @@ module strata_compute_decode
       3'(ComputeModeDepthwise): unsupported = u_pool_mode_q || u_pool_q || u_dw_q;
       default:                  unsupported = u_pool_mode_q || u_pool_q;
     endcase
-    unsupported = unsupported || u_in_id_q || u_dst_q;
+    unsupported = unsupported || u_in_id_q || u_dst_q ||
+                  (packed_q && !(Sparse && mode_q == 3'(ComputeModeConv)));
     code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
   end
 
@@ -786,6 +791,8 @@ module strata_compute_decode
     assert (Lanes == 2 ** LgLanes) else $fatal(1, "strata_compute_decode: Lanes must be 2^k");
     assert (BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 && Banks <= 64)
       else $fatal(1, "strata_compute_decode: memories exceed the instruction fields");
+    assert (!Sparse)
+      else $fatal(1, "strata_compute_decode: the sparse datapath is not built (docs/sparsity.md)");
   end
 `endif
 

@@ -44,7 +44,8 @@ module strata_fetch
   parameter int unsigned Banks          = strata_cfg_pkg::Banks,
   parameter int unsigned BankDepth      = strata_cfg_pkg::BankDepth,
   parameter int unsigned PeCacheDepth   = strata_cfg_pkg::PeCacheDepth,
-  parameter int unsigned ParamDepth     = strata_cfg_pkg::ParamDepth
+  parameter int unsigned ParamDepth     = strata_cfg_pkg::ParamDepth,
+  parameter bit          Sparse         = strata_cfg_pkg::Sparse
 ) (
   input  logic                    clk_i,          // clock
   input  logic                    rst_ni,         // synchronous reset, active low
@@ -284,7 +285,8 @@ module strata_fetch
                           32'(config_banks(dec_q)) > Banks ||
                           config_bank_depth(dec_q) > 32'(BankDepth) ||
                           config_pe_cache_depth(dec_q) > 32'(PeCacheDepth) ||
-                          config_param_depth(dec_q) > 32'(ParamDepth);
+                          config_param_depth(dec_q) > 32'(ParamDepth) ||
+                          config_sparse(dec_q) != Sparse;
     flag_op_q          <= op_onehot;
   end
 

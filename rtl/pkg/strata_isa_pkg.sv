@@ -29,7 +29,8 @@ package strata_isa_pkg;
   typedef enum logic [1:0] {
     LoadDstBank = 2'd0,
     LoadDstPeCache = 2'd1,
-    LoadDstParam = 2'd2
+    LoadDstParam = 2'd2,
+    LoadDstControl = 2'd3
   } load_dst_e;
 
   typedef enum logic [2:0] {
@@ -167,6 +168,8 @@ package strata_isa_pkg;
   localparam int unsigned ComputePostHiWidth = 8;
   localparam int unsigned ComputeDstLaneLsb = 464;
   localparam int unsigned ComputeDstLaneWidth = 6;
+  localparam int unsigned ComputePackedRowsLsb = 480;
+  localparam int unsigned ComputePackedRowsWidth = 16;
 
   // STORE payload
   localparam int unsigned StoreExtAddrLsb = 128;
@@ -201,6 +204,8 @@ package strata_isa_pkg;
   localparam int unsigned ConfigPeCacheDepthWidth = 32;
   localparam int unsigned ConfigParamDepthLsb = 256;
   localparam int unsigned ConfigParamDepthWidth = 32;
+  localparam int unsigned ConfigSparseLsb = 288;
+  localparam int unsigned ConfigSparseWidth = 1;
 
   // operation (opcodes above)
   function automatic opcode_e hdr_opcode(instr_t instr);
@@ -255,11 +260,11 @@ package strata_isa_pkg;
   function automatic load_dst_e load_dst_kind(instr_t instr);
     return load_dst_e'(instr[LoadDstKindLsb +: LoadDstKindWidth]);
   endfunction
-  // bank index (BANK) or first PE index (PE_CACHE)
+  // bank index (BANK), first PE index (PE_CACHE, CONTROL), or P for the packed-row schedule (CONTROL)
   function automatic logic [5:0] load_dst_id(instr_t instr);
     return instr[LoadDstIdLsb +: LoadDstIdWidth];
   endfunction
-  // PE_CACHE: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
+  // PE_CACHE, CONTROL to PEs: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
   function automatic logic [0:0] load_dst_pe_step(instr_t instr);
     return instr[LoadDstPeStepLsb +: LoadDstPeStepWidth];
   endfunction
@@ -428,6 +433,10 @@ package strata_isa_pkg;
   function automatic logic [5:0] compute_dst_lane(instr_t instr);
     return instr[ComputeDstLaneLsb +: ComputeDstLaneWidth];
   endfunction
+  // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
+  function automatic logic [15:0] compute_packed_rows(instr_t instr);
+    return instr[ComputePackedRowsLsb +: ComputePackedRowsWidth];
+  endfunction
 
   // external byte address of row 0 (multiple of the beat size)
   function automatic logic [39:0] store_ext_addr(instr_t instr);
@@ -487,6 +496,10 @@ package strata_isa_pkg;
   function automatic logic [31:0] config_param_depth(instr_t instr);
     return instr[ConfigParamDepthLsb +: ConfigParamDepthWidth];
   endfunction
+  // 1: compiled for a sparse build (must equal the build's sparse key)
+  function automatic logic [0:0] config_sparse(instr_t instr);
+    return instr[ConfigSparseLsb +: ConfigSparseWidth];
+  endfunction
 
   // The dependency fields of the header (docs/isa.md, Dependencies) as one value:
   // each engine latches it from the instruction it takes and hands it to its
@@ -519,7 +532,7 @@ package strata_isa_pkg;
     64'h000001ffffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ComputeUsedMask = {
-    64'h00000000003fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
+    64'h0000ffff003fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
     64'hffffffffffffffff, 64'hffffffffffff3f07, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t StoreUsedMask = {
@@ -531,7 +544,7 @@ package strata_isa_pkg;
     64'h0000000000000000, 64'h0000000000000000, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ConfigUsedMask = {
-    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000000ffffffff,
+    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000001ffffffff,
     64'hffffffffffffffff, 64'h000000ffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
 

@@ -54,6 +54,14 @@ HwTarget parse_target(const YAML::Node& root, const std::string& path) {
       t.name = kv.second.as<std::string>();
       continue;
     }
+    if (key == "sparse") {  // optional, default false (docs/sparsity.md)
+      try {
+        t.sparse = kv.second.as<bool>();
+      } catch (const YAML::Exception&) {
+        throw Error("'sparse' must be true or false", where);
+      }
+      continue;
+    }
     const auto it = ints.find(key);
     const auto fixed = kFixedKeys.find(key);
     if (it == ints.end() && fixed == kFixedKeys.end()) {
@@ -99,6 +107,7 @@ HwTarget HwTarget::defaults() {
   t.banks = hw::kBanks;
   t.bank_depth = hw::kBankDepth;
   t.pe_cache_depth = hw::kPeCacheDepth;
+  t.sparse = hw::kSparse;
   t.param_depth = hw::kParamDepth;
   t.axi_data_width = hw::kAxiDataWidth;
   t.axi_addr_width = hw::kAxiAddrWidth;

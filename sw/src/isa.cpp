@@ -67,6 +67,10 @@ std::string load_text(const Instruction& instr) {
     case static_cast<uint64_t>(LoadDst::kParam):
       dst = fmt::format("param[{}]", l.dst_addr);
       break;
+    case static_cast<uint64_t>(LoadDst::kControl):  // PE control planes, or the schedule
+      dst = l.dst_pe_step ? fmt::format("ctl{}+r[{}]", l.dst_id, l.dst_addr)
+                          : fmt::format("ctl{}[{}]", l.dst_id, l.dst_addr);
+      break;
     default:
       dst = enum_text(load_dst_name(kind), kind);
   }
@@ -123,6 +127,7 @@ std::string compute_text(const Instruction& instr) {
           c.in_id, c.in_base, c.in_h, c.in_w, c.in_groups, c.kernel_h, c.kernel_w, c.stride_h,
           c.stride_w, c.pad_top, c.pad_left, c.pad_bottom, c.pad_right, c.out_h, c.out_w,
           c.cache_base, c.param_base, c.clamp_lo, c.clamp_hi);
+      if (c.packed_rows != 0) s += fmt::format(" packed {}", c.packed_rows);
       if (c.pool_en) s += fmt::format(" {}", pool_text(instr, c));
       return fmt::format("{} -> {}", s, compute_dst_text(instr, c, false));
     }
@@ -300,6 +305,7 @@ std::string disassemble(const Instruction& instr) {
       text = fmt::format("CONFIG  version {} P {} N {} banks {} x {} cache {} params {}",
                          c.version, c.pes, c.lanes, c.banks, c.bank_depth, c.pe_cache_depth,
                          c.param_depth);
+      if (c.sparse != 0) text += " sparse";
       break;
     }
     default:

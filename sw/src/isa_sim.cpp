@@ -109,6 +109,10 @@ class Machine {
         bank_written_(static_cast<size_t>(t.banks) * t.bank_depth),
         cache_written_(static_cast<size_t>(t.pes) * t.pe_cache_depth),
         param_written_(static_cast<size_t>(t.param_depth)) {
+    if (t.sparse) {  // the control planes and the schedule (docs/isa.md, LOAD CONTROL)
+      controls_.assign(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth * t.lanes, 0);
+      control_written_.assign(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth, false);
+    }
     if (o.onchip_seed != 0) {
       std::mt19937_64 rng(o.onchip_seed);
       for (int8_t& b : banks_) b = static_cast<int8_t>(rng());
@@ -128,6 +132,10 @@ class Machine {
  private:
   int8_t* bank_word(int64_t b, int64_t a) { return &banks_[(b * t_.bank_depth + a) * n_]; }
   int8_t* cache_word(int64_t p, int64_t a) { return &caches_[(p * t_.pe_cache_depth + a) * n_]; }
+  // Sparse builds: PE p's control word at cache address a; p = P: the schedule entry.
+  uint8_t* control_word(int64_t p, int64_t a) {
+    return &controls_[(p * t_.pe_cache_depth + a) * n_];
+  }
 
   void note_bank_read(int64_t b, int64_t a, int64_t words) {
     for (int64_t i = 0; i < words; ++i) {
@@ -157,6 +165,7 @@ class Machine {
   }
 
   void execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
+  void execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
@@ -174,6 +183,8 @@ class Machine {
   std::vector<bool> bank_written_;
   std::vector<bool> cache_written_;
   std::vector<bool> param_written_;
+  std::vector<uint8_t> controls_;       // sparse: (P + 1) x depth words of N bytes
+  std::vector<bool> control_written_;
 };
 
 void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
@@ -184,9 +195,13 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
                       l.row_words));
   require(isa::load_dst_name(kind) != nullptr, SimError::kIllegalInstr,
           fmt::format("LOAD dst_kind {} is not defined", kind));
+  const bool control = l.dst_kind == LoadDst::kControl;
+  require(!control || t_.sparse, SimError::kIllegalInstr,
+          "LOAD dst_kind CONTROL on a dense build (it exists on sparse builds only)");
   const bool param = l.dst_kind == LoadDst::kParam;
-  require(!l.dst_pe_step || l.dst_kind == LoadDst::kPeCache, SimError::kIllegalInstr,
-          fmt::format("LOAD dst_pe_step with dst_kind {} (PE_CACHE only)", isa::load_dst_name(kind)));
+  require(!l.dst_pe_step || l.dst_kind == LoadDst::kPeCache || control, SimError::kIllegalInstr,
+          fmt::format("LOAD dst_pe_step with dst_kind {} (PE_CACHE, CONTROL only)",
+                      isa::load_dst_name(kind)));
   require(!param || l.dst_id == 0, SimError::kIllegalInstr,
           fmt::format("LOAD PARAM with dst_id = {} (must be 0)", l.dst_id));
   const int64_t entry = param ? 8 : n_;
@@ -195,6 +210,24 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
   check_ext(static_cast<uint64_t>(l.ext_addr), static_cast<uint64_t>(l.ext_row_stride),
             static_cast<uint64_t>(l.rows), static_cast<uint64_t>(row_bytes), false);
 
+  if (control) {  // every word is checked before any is written
+    for (int64_t r = 0; r < l.rows; ++r) {
+      for (int64_t w = 0; w < l.row_words; ++w) {
+        const uint8_t* e = &mem_[l.ext_addr + r * l.ext_row_stride + w * n_];
+        const bool schedule = !l.dst_pe_step && l.dst_id == p_;
+        for (int64_t b = 0; b < n_; ++b) {
+          // Control: bits 1:0 of each byte (a select code), bits 3:2 of byte 0
+          // (dest, 0..2); schedule: g in bytes 0..1, ky | kx << 4 in byte 2.
+          const uint8_t used = schedule ? (b < 3 ? 0xFF : 0x00) : (b == 0 ? 0x0F : 0x03);
+          require((e[b] & ~used) == 0 && (schedule || b != 0 || (e[0] >> 2) != 3),
+                  SimError::kUnsupported,
+                  fmt::format("LOAD CONTROL row {} word {}: byte {} = 0x{:02x} sets bits a {} word "
+                              "does not have",
+                              r, w, b, e[b], schedule ? "schedule" : "control"));
+        }
+      }
+    }
+  }
   if (param) {  // every entry is checked before any is written
     for (int64_t r = 0; r < l.rows; ++r) {
       for (int64_t w = 0; w < l.row_words; ++w) {
@@ -226,9 +259,16 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
     }
     int64_t pe = l.dst_id;
     int64_t addr = l.dst_addr + r * l.dst_row_stride;
-    if (l.dst_kind == LoadDst::kPeCache && l.dst_pe_step) {
+    if (l.dst_pe_step) {
       pe = (l.dst_id + r) % p_;
       addr = l.dst_addr + (r / p_) * l.dst_row_stride;
+    }
+    if (control) {
+      std::copy_n(&mem_[src], row_bytes, control_word(pe, addr));
+      std::fill_n(control_written_.begin() + pe * t_.pe_cache_depth + addr, l.row_words, true);
+      s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), true,
+                            static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + l.row_words)});
+      continue;
     }
     int8_t* dst = l.dst_kind == LoadDst::kBank ? bank_word(l.dst_id, addr) : cache_word(pe, addr);
     std::copy_n(reinterpret_cast<const int8_t*>(&mem_[src]), row_bytes, dst);
@@ -302,7 +342,13 @@ void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
           fmt::format("COMPUTE dst_kind {} is not defined", dst));
   require_rules(c, t_);
   switch (c.mode) {
-    case ComputeMode::kConv: execute_conv(c, tr, st); break;
+    case ComputeMode::kConv:
+      if (c.packed_rows != 0) {
+        execute_packed_conv(c, tr, st);
+      } else {
+        execute_conv(c, tr, st);
+      }
+      break;
     case ComputeMode::kFc: execute_fc(c, tr, st); break;
     case ComputeMode::kPool: execute_pool(c, tr, st); break;
     case ComputeMode::kDepthwise: execute_depthwise(c, tr, st); break;
@@ -388,6 +434,155 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
         s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
                               static_cast<uint64_t>(c.cache_base),
                               static_cast<uint64_t>(c.cache_base + taps)});
+      }
+      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
+                            static_cast<uint64_t>(c.param_base + p_)});
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, oh) : r;
+    Step& s = tr.steps[static_cast<size_t>(done)];
+    write_result_row(c, c.dst_base + r * c.dst_row_stride, result, r, s);
+    ++s.releases;
+  }
+  st.beats = beats;
+  st.words = rows * cols;
+}
+
+// A packed CONV (sparse builds, docs/isa.md and docs/sparsity.md): every
+// output pixel runs the packed_rows rows at cache_base. Row k's schedule entry
+// names the tap (ky, kx) and input group g of its window's first word,
+// act[base]; the second, act[base + 1], is the next dense row (the next group,
+// else the next tap), or zeros past the last. Words in the padding are zeros,
+// and a row whose two words both lie there is skipped. PE p's lane m multiplies its
+// weight by the activation its select code picks, and the row's sum goes to
+// the accumulator its dest names (PE p, p - 1 or p + 1 around the ring).
+void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
+  const int64_t g_count = c.in_groups, kh = c.kernel_h, kw = c.kernel_w;
+  const int64_t oh = c.out_h, ow = c.out_w, rows_k = c.packed_rows;
+  int64_t rows = oh, cols = ow;
+  if (c.pool_en) {
+    rows = c.pool_out_h;
+    cols = c.pool_out_w;
+  }
+  struct Entry {
+    int64_t ky, kx, g;
+  };
+  std::vector<Entry> sched(static_cast<size_t>(rows_k));
+  for (int64_t k = 0; k < rows_k; ++k) {
+    const int64_t a = c.cache_base + k;
+    for (int64_t pe = 0; pe <= p_; ++pe) {
+      if (!control_written_[pe * t_.pe_cache_depth + a]) ++res_.uninitialized_reads;
+    }
+    const uint8_t* e = control_word(p_, a);
+    Entry& en = sched[static_cast<size_t>(k)];
+    en = {e[2] & 0x0F, e[2] >> 4, e[0] | e[1] << 8};
+    require(en.ky < kh && en.kx < kw && en.g < g_count, SimError::kUnsupported,
+            fmt::format("packed CONV: the schedule entry of row {} names tap ({}, {}) group {}, "
+                        "outside the {}x{} kernel's {} groups",
+                        k, en.ky, en.kx, en.g, kh, kw, g_count));
+  }
+  for (int64_t ch = 0; ch < p_; ++ch) {
+    if (!param_written_[c.param_base + ch]) ++res_.uninitialized_reads;
+  }
+  for (int64_t pe = 0; pe < p_; ++pe) note_cache_read(pe, c.cache_base, rows_k);
+
+  const std::vector<int8_t> zeros(static_cast<size_t>(n_), 0);
+  Tensor<int8_t> out({n_, oh, ow});
+  std::vector<int64_t> acc(static_cast<size_t>(p_));
+  int64_t beats = 0;
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const int64_t y0 = oy * c.stride_h - c.pad_top;
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      const int64_t x0 = ox * c.stride_w - c.pad_left;
+      const auto inside = [&](int64_t ky, int64_t kx) {
+        const int64_t y = y0 + ky, x = x0 + kx;
+        return y >= 0 && y < c.in_h && x >= 0 && x < c.in_w;
+      };
+      const auto word = [&](int64_t ky, int64_t kx, int64_t g) -> const int8_t* {
+        if (!inside(ky, kx)) return zeros.data();
+        return bank_word(c.in_id, c.in_base + (g * c.in_h + y0 + ky) * c.in_w + x0 + kx);
+      };
+      for (int64_t pe = 0; pe < p_; ++pe) acc[pe] = params_[c.param_base + pe].bias;
+      const int64_t pixel_start = beats;
+      for (int64_t k = 0; k < rows_k; ++k) {
+        const Entry& en = sched[static_cast<size_t>(k)];
+        const int8_t* cur = word(en.ky, en.kx, en.g);
+        const int8_t* next = zeros.data();
+        bool next_inside = false;
+        if (en.g + 1 < g_count) {
+          next = word(en.ky, en.kx, en.g + 1);
+          next_inside = inside(en.ky, en.kx);
+        } else if (en.kx + 1 < kw) {
+          next = word(en.ky, en.kx + 1, 0);
+          next_inside = inside(en.ky, en.kx + 1);
+        } else if (en.ky + 1 < kh) {
+          next = word(en.ky + 1, 0, 0);
+          next_inside = inside(en.ky + 1, 0);
+        }
+        // A row whose two words both lie in the padding adds nothing and is
+        // skipped, as the dense schedule skips a padded tap.
+        if (!inside(en.ky, en.kx) && !next_inside) continue;
+        ++beats;
+        const int64_t a = c.cache_base + k;
+        for (int64_t pe = 0; pe < p_; ++pe) {
+          const int8_t* w = cache_word(pe, a);
+          const uint8_t* ctl = control_word(pe, a);
+          int64_t dot = 0;
+          for (int64_t m = 0; m < n_; ++m) {
+            int8_t x = 0;
+            switch (ctl[m] & 3) {
+              case 0: x = cur[m]; break;                     // SelCur
+              case 1: x = next[m]; break;                    // SelNext: lookahead
+              case 2: x = next[(m + 1) % n_]; break;         // SelUp: lookaside from lane m + 1
+              default: x = next[(m + n_ - 1) % n_]; break;   // SelDown: from lane m - 1
+            }
+            dot += int64_t{w[m]} * x;
+          }
+          const int dest = (ctl[0] >> 2) & 3;
+          acc[dest == 0 ? pe : dest == 1 ? (pe + p_ - 1) % p_ : (pe + 1) % p_] += dot;
+        }
+      }
+      // A pixel at which every row was skipped still takes one beat: the one
+      // that opens and closes its accumulation (all its words zeros).
+      if (beats == pixel_start) ++beats;
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        const Param& q = params_[c.param_base + pe];
+        if (acc[pe] < INT32_MIN || acc[pe] > INT32_MAX) ++res_.acc_wraps;
+        const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc[pe]));
+        out(pe, oy, ox) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
+                                     static_cast<int>(c.clamp_hi));
+      }
+    }
+    const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + kh);
+    for (int64_t g = 0; g < g_count; ++g) {
+      if (r1 > r0) note_bank_read(c.in_id, c.in_base + (g * c.in_h + r0) * c.in_w, (r1 - r0) * c.in_w);
+    }
+  }
+  Tensor<int8_t> result = out;
+  if (c.pool_en) {
+    const PoolWindow g = pool_window_of(c);
+    result = clamp(c.pool_op == PoolOp::kAvg ? avgpool(out, g) : maxpool(out, g),
+                   static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
+  }
+
+  // Steps as for the dense CONV: one per output row; the operands (weights,
+  // control words, schedule, parameters) at the first and the last.
+  tr.steps.resize(static_cast<size_t>(oh));
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    Step& s = tr.steps[static_cast<size_t>(oy)];
+    const int64_t y0 = oy * c.stride_h - c.pad_top;
+    const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + kh);
+    for (int64_t g = 0; g < g_count && r1 > r0; ++g) {
+      const int64_t a = c.in_base + (g * c.in_h + r0) * c.in_w;
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
+                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + (r1 - r0) * c.in_w)});
+    }
+    if (oy == 0 || oy == oh - 1) {
+      for (int64_t pe = 0; pe <= p_; ++pe) {
+        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
+                              static_cast<uint64_t>(c.cache_base),
+                              static_cast<uint64_t>(c.cache_base + rows_k)});
       }
       s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
                             static_cast<uint64_t>(c.param_base + p_)});
@@ -598,7 +793,7 @@ class DependencyModel {
                   bool fine, int queue_depth)
       : t_(t), traces_(traces), fine_(fine), depth_(queue_depth),
         bank_(static_cast<size_t>(t.banks) * t.bank_depth),
-        cache_(static_cast<size_t>(t.pes) * t.pe_cache_depth),
+        cache_(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth),  // + the schedule (index P)
         param_(static_cast<size_t>(t.param_depth)),
         ext_(ext_bytes / kExtGranule + 1) {
     for (size_t i = 0; i < traces.size(); ++i) {
@@ -673,7 +868,7 @@ void DependencyModel::release(int e, std::optional<Edge> edge, int64_t units) {
 std::string memory_name(const Access& a) {
   switch (a.mem) {
     case Mem::kBank: return fmt::format("bank {}", a.id);
-    case Mem::kCache: return fmt::format("pe {} cache", a.id);
+    case Mem::kCache: return fmt::format("pe {} cache", a.id);  // id P: the packed-row schedule
     case Mem::kParam: return "param";
     case Mem::kExt: return "external";
   }
@@ -913,6 +1108,11 @@ void check_config(const isa::ConfigInstr& c, const HwTarget& t) {
   at_most("bank_depth", c.bank_depth, t.bank_depth);
   at_most("pe_cache_depth", c.pe_cache_depth, t.pe_cache_depth);
   at_most("param_depth", c.param_depth, t.param_depth);
+  require((c.sparse != 0) == t.sparse, SimError::kUnsupported,
+          c.sparse != 0 ? std::string("program compiled for a sparse build, this configuration is "
+                                      "dense")
+                        : std::string("program compiled for a dense build, this configuration is "
+                                      "sparse"));
 }
 
 }  // namespace

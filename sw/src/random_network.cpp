@@ -587,11 +587,12 @@ std::string random_network_yaml(uint64_t seed, const RandomNetworkOptions& optio
   return NetworkDraw(seed, options).run(seed);
 }
 
-GeneratedNetwork load_generated(const std::string& yaml_path, uint64_t seed) {
+GeneratedNetwork load_generated(const std::string& yaml_path, uint64_t seed, double sparsity) {
   GeneratedNetwork g;
   g.network = load_network(yaml_path, LoadOptions{"", false});
   GenOptions o;
   o.seed = seed;
+  o.sparsity = sparsity;
   g.images = random_images(g.network.input_shape, o.images, o.seed);
   generate_parameters(g.network, o, g.images);
   return g;

@@ -61,6 +61,7 @@ int64_t in_words(const ComputeInstr& c) {
 // words of max_pool_kernel^2 taps), features (FC).
 int64_t cache_words(const ComputeInstr& c, const HwTarget& t) {
   if (is_dw(c)) return t.depthwise_weight_words();
+  if (c.packed_rows != 0) return c.packed_rows;  // a packed CONV: its rows (docs/sparsity.md)
   return is_fc(c) ? c.in_groups : c.kernel_h * c.kernel_w * c.in_groups;
 }
 // One past the last destination word.
@@ -392,6 +393,30 @@ Verdict dst_cache_overlap(const RuleSubject& s, const HwTarget& t) {
                    : std::string("CONV destination overlaps its weights in the PE cache");
 }
 
+Verdict packed_rows(const RuleSubject& s, const HwTarget& t) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || c->packed_rows == 0) return {};
+  if (!t.sparse) {
+    return fmt::format("packed_rows = {}: a packed schedule needs a sparse build (this "
+                       "configuration is dense)",
+                       c->packed_rows);
+  }
+  if (c->mode == ComputeMode::kConv) return {};
+  return fmt::format("packed_rows = {} with {}: only CONV runs a packed schedule",
+                     c->packed_rows, mode_name(c->mode));
+}
+
+Verdict load_control(const RuleSubject& s, const HwTarget& t) {
+  const auto* l = as<LoadInstr>(s);
+  if (l == nullptr || l->dst_kind != LoadDst::kControl) return {};
+  if (l->dst_id < t.pes || (l->dst_id == t.pes && !l->dst_pe_step)) return {};
+  return l->dst_id == t.pes
+             ? std::string("LOAD CONTROL into the schedule (dst_id = P) with dst_pe_step")
+             : fmt::format("LOAD CONTROL into PE {}, the configuration has {} PEs (and the "
+                           "schedule at {})",
+                           l->dst_id, t.pes, t.pes);
+}
+
 Verdict load_bank(const RuleSubject& s, const HwTarget& t) {
   const auto* l = as<LoadInstr>(s);
   if (l == nullptr || l->dst_kind != LoadDst::kBank || l->dst_id < t.banks) return {};
@@ -415,8 +440,9 @@ Verdict load_dst_range(const RuleSubject& s, const HwTarget& t) {
       what = fmt::format("bank {}", l->dst_id);
       break;
     case LoadDst::kPeCache:
+    case LoadDst::kControl:  // the control planes and the schedule: PE-cache deep
       depth = t.pe_cache_depth;
-      what = "PE cache";
+      what = l->dst_kind == LoadDst::kPeCache ? "PE cache" : "PE control plane";
       if (l->dst_pe_step) last_row = l->dst_addr + ((l->rows - 1) / t.pes) * l->dst_row_stride;
       break;
     case LoadDst::kParam:
@@ -988,6 +1014,31 @@ std::vector<RuleBoundary> b_dst_cache_overlap(const HwTarget& t) {
   conv.dst_id = 0;
   return {pair(conv, edit), pair(fc_transpose_base(t), edit)};
 }
+std::vector<RuleBoundary> b_packed_rows(const HwTarget& t) {
+  // Dense builds: any packed CONV is refused; sparse builds: only CONV packs.
+  if (!t.sparse) {
+    return {pair(conv_base(), [&](ComputeInstr& c, bool bad) { c.packed_rows = one(bad); })};
+  }
+  return {pair(conv_base(), [&](ComputeInstr& c, bool bad) {
+    c.packed_rows = 1;
+    if (bad) {
+      c = fc_base();
+      c.packed_rows = 1;
+    }
+  })};
+}
+std::vector<RuleBoundary> b_load_control(const HwTarget& t) {
+  if (!t.sparse) return {};  // LOAD CONTROL is undefined on a dense build (ILLEGAL_INSTR)
+  return {pair(load_base(), [&](LoadInstr& l, bool bad) {
+            l.dst_kind = LoadDst::kControl;
+            l.dst_id = t.pes + one(bad);
+          }),
+          pair(load_base(), [&](LoadInstr& l, bool bad) {
+            l.dst_kind = LoadDst::kControl;
+            l.dst_id = bad ? t.pes : t.pes - 1;
+            l.dst_pe_step = true;
+          })};
+}
 std::vector<RuleBoundary> b_load_bank(const HwTarget& t) {
   return {pair(load_base(), [&](LoadInstr& l, bool bad) { l.dst_id = t.banks - 1 + one(bad); })};
 }
@@ -1139,6 +1190,11 @@ const std::vector<TargetRule> kRules = {
     {"compute.dst_cache_overlap", "results in the PE caches do not overlap the cached operand",
      "COMPUTE CONV dst PE_CACHE, FC dst PE_TRANSPOSE: dst_base", "", kDecode, dst_cache_overlap,
      b_dst_cache_overlap},
+    {"compute.packed_rows", "a packed schedule is a sparse build's CONV",
+     "COMPUTE: packed_rows", "sparse", kDecode, packed_rows, b_packed_rows},
+    {"load.control", "the control destination exists (PE < P, or the schedule at P without "
+     "dst_pe_step)", "LOAD dst CONTROL: dst_id, dst_pe_step", "pes, sparse",
+     "strata_load_engine", load_control, b_load_control},
     {"load.bank", "the destination bank exists", "LOAD dst BANK: dst_id", "banks",
      "strata_load_engine", load_bank, b_load_bank},
     {"load.pe", "the destination PE exists", "LOAD dst PE_CACHE: dst_id", "pes",

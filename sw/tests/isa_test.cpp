@@ -450,8 +450,8 @@ TEST(Disassembler, OneReadableLinePerOpcode) {
   odd.words[7] |= uint64_t{1} << 63;
   expect_contains(disassemble(odd), {"RESERVED BITS SET"});
   Instruction kind = encode(l);
-  kind.set(load::kDstKind, 3);
-  expect_contains(disassemble(kind), {"?3"});
+  kind.set(load::kDstKind, 3);  // CONTROL (sparse builds): PE 2's control words
+  expect_contains(disassemble(kind), {"ctl2["});
 }
 
 // ---- error codes and the hardware target -----------------------------------------------------
@@ -1426,7 +1426,7 @@ TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kRows, 0); }, SimError::kIllegalInstr,
                    3, "rows = 0");
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstKind, 3); },
-                   SimError::kIllegalInstr, 3, "dst_kind 3");
+                   SimError::kIllegalInstr, 3, "CONTROL on a dense build");
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstPeStep, 1); },
                    SimError::kIllegalInstr, 3, "dst_pe_step with dst_kind BANK");
   expect_sim_error(

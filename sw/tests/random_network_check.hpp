@@ -162,14 +162,15 @@ class RandomNetworkTally {
         replay_(std::move(replay)),
         target_(std::move(target)) {}
 
-  // Draws network `seed` and checks it (check_network).
+  // Draws network `seed` and checks it (check_network), its weights with
+  // `sparsity` of them zero (strata gen --sparsity).
   Outcome check(uint64_t seed, const RandomNetworkOptions& options, int batch,
-                const Backend& backend, const std::string& dir) {
+                const Backend& backend, const std::string& dir, double sparsity = 0.0) {
     const std::string yaml = random_network_yaml(seed, options);
     const std::string path = (rn_fs::path(dir) / fmt::format("net_{}.yaml", seed)).string();
     std::ofstream(path) << yaml;
     Subject s{fmt::format("network seed {}", seed), std::to_string(seed),
-              fmt::format(fmt::runtime(replay_), seed), yaml, seed};
+              fmt::format(fmt::runtime(replay_), seed), yaml, seed, sparsity};
     return check_network(s, path, batch, backend);
   }
 
@@ -226,6 +227,7 @@ class RandomNetworkTally {
     std::string replay;  // command (or file) that replays it
     std::string yaml;
     uint64_t gen_seed = 1;
+    double sparsity = 0.0;  // fraction of zero weights
   };
 
   struct Reason {
@@ -250,7 +252,7 @@ class RandomNetworkTally {
     GeneratedNetwork g;
     current_features_.clear();
     try {
-      g = load_generated(path, s.gen_seed);
+      g = load_generated(path, s.gen_seed, s.sparsity);
     } catch (const Error& e) {
       return refuse(s, "reader/gen", e.message());
     } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // The table of target rules (strata/target_rules.hpp): its shape, each rule's
 // boundary instructions against the table itself, and strata::IsaSim's verdict
 // on them (UNSUPPORTED with the table's message, or not UNSUPPORTED), on the
-// default configuration and on config/p16n16.yaml.
+// default configuration, config/p16n16.yaml and config/sparse.yaml.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -33,8 +33,9 @@ std::string subject_text(const RuleSubject& s) {
 }
 
 std::vector<HwTarget> targets() {
-  return {HwTarget::defaults(), HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) +
-                                                    "/config/p16n16.yaml")};
+  return {HwTarget::defaults(),
+          HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/p16n16.yaml"),
+          HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml")};
 }
 
 TEST(TargetRules, EveryRuleIsDescribedAndHasBoundaries) {
@@ -44,7 +45,10 @@ TEST(TargetRules, EveryRuleIsDescribedAndHasBoundaries) {
     EXPECT_FALSE(r.description.empty()) << r.id;
     EXPECT_FALSE(r.applies.empty()) << r.id;
     EXPECT_EQ(&target_rule(r.id), &r);
-    EXPECT_FALSE(r.boundaries(HwTarget::defaults()).empty()) << r.id;
+    // Rules of the sparse datapath have their boundaries on a sparse build.
+    EXPECT_FALSE(r.boundaries(HwTarget::defaults()).empty() &&
+                 r.boundaries(targets().back()).empty())
+        << r.id;
     EXPECT_NE(rules_markdown().find(fmt::format("| `{}` |", r.id)), std::string::npos) << r.id;
   }
   EXPECT_THROW(target_rule("no.such.rule"), Error);
@@ -52,7 +56,7 @@ TEST(TargetRules, EveryRuleIsDescribedAndHasBoundaries) {
   const std::set<std::string> params = {"banks",          "pes",         "bank_depth",
                                         "pe_cache_depth", "param_depth", "max_kernel",
                                         "max_pool_kernel", "max_image_width", "axi_data_width",
-                                        "axi_addr_width", "max_shift"};
+                                        "axi_addr_width", "max_shift", "sparse"};
   for (const TargetRule& r : target_rules()) {
     std::string p(r.parameter);
     for (size_t at = 0; !p.empty();) {
@@ -105,6 +109,7 @@ SimResult sim_one(const isa::Instruction& in, const HwTarget& t) {
   cfg.bank_depth = t.bank_depth;
   cfg.pe_cache_depth = t.pe_cache_depth;
   cfg.param_depth = t.param_depth;
+  cfg.sparse = t.sparse ? 1 : 0;
   std::vector<uint8_t> mem(8192);
   isa::encode(cfg).to_bytes(&mem[0]);
   in.to_bytes(&mem[64]);
@@ -188,6 +193,94 @@ TEST(TargetRules, IsaSimulatorChecksParameterEntriesWithTheTable) {
       }
     }
   }
+}
+
+// Runs CONFIG, `program`, END on `t` with `data` at byte 4096.
+SimResult sim_program(const HwTarget& t, const std::vector<isa::Instruction>& program,
+                      const std::vector<uint8_t>& data) {
+  isa::ConfigInstr cfg;
+  cfg.version = t.version;
+  cfg.pes = t.pes;
+  cfg.lanes = t.lanes;
+  cfg.banks = t.banks;
+  cfg.bank_depth = t.bank_depth;
+  cfg.pe_cache_depth = t.pe_cache_depth;
+  cfg.param_depth = t.param_depth;
+  cfg.sparse = t.sparse ? 1 : 0;
+  std::vector<uint8_t> mem(8192);
+  isa::encode(cfg).to_bytes(&mem[0]);
+  for (size_t i = 0; i < program.size(); ++i) program[i].to_bytes(&mem[64 * (i + 1)]);
+  isa::encode(isa::EndInstr{}).to_bytes(&mem[64 * (program.size() + 1)]);
+  std::copy(data.begin(), data.end(), mem.begin() + 4096);
+  SimOptions o;
+  o.check_dependencies = false;
+  o.onchip_seed = 1;
+  return IsaSim(t).run(mem, o);
+}
+
+// LOAD CONTROL: undefined on a dense build; on a sparse one, a control word or a
+// schedule word with a bit its format does not have is refused before anything
+// is written; a packed CONV whose schedule names a tap outside its kernel stops.
+TEST(TargetRules, SparseControlWordsAndSchedulesAreChecked) {
+  const HwTarget sparse =
+      HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml");
+  const int n = sparse.lanes;
+  isa::LoadInstr l;
+  l.ext_addr = 4096;
+  l.ext_row_stride = 64;
+  l.rows = 1;
+  l.row_words = 1;
+  l.dst_kind = isa::LoadDst::kControl;
+  l.dst_row_stride = 1;
+  std::vector<uint8_t> word(static_cast<size_t>(n), 0);
+  word[0] = 0x03 | 0x08;  // SelDown, destination PE p + 1
+  word[1] = 0x02;
+  const SimResult dense = sim_program(HwTarget::defaults(), {isa::encode(l)}, word);
+  EXPECT_EQ(dense.error, SimError::kIllegalInstr) << dense.message;
+  EXPECT_EQ(sim_program(sparse, {isa::encode(l)}, word).error, SimError::kNone);
+
+  const auto refused = [&](isa::LoadInstr load, std::vector<uint8_t> w, const std::string& what) {
+    const SimResult r = sim_program(sparse, {isa::encode(load)}, w);
+    EXPECT_EQ(r.error, SimError::kUnsupported) << what << ": " << r.message;
+    EXPECT_EQ(r.error_index, 1) << what;
+  };
+  std::vector<uint8_t> bad = word;
+  bad[1] = 0x04;  // above the select code
+  refused(l, bad, "control bit 2 of byte 1");
+  bad = word;
+  bad[0] = 0x0C;  // destination 3
+  refused(l, bad, "destination 3");
+  isa::LoadInstr sched = l;
+  sched.dst_id = sparse.pes;
+  std::vector<uint8_t> entry(static_cast<size_t>(n), 0);
+  entry[0] = 1;     // group 1
+  entry[2] = 0x21;  // ky 1, kx 2
+  EXPECT_EQ(sim_program(sparse, {isa::encode(sched)}, entry).error, SimError::kNone);
+  bad = entry;
+  bad[3] = 1;
+  refused(sched, bad, "schedule byte 3");
+
+  // A packed CONV (3x3, 2 groups) whose row 0 names kx = 3.
+  isa::ComputeInstr c;
+  c.mode = isa::ComputeMode::kConv;
+  c.in_h = c.in_w = 6;
+  c.in_groups = 2;
+  c.kernel_h = c.kernel_w = 3;
+  c.stride_h = c.stride_w = 1;
+  c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 1;
+  c.out_h = c.out_w = 6;
+  c.dst_kind = isa::ComputeDst::kBank;
+  c.dst_id = 1;
+  c.dst_row_stride = 6;
+  c.packed_rows = 1;
+  EXPECT_EQ(sim_program(sparse, {isa::encode(sched), isa::encode(c)}, entry).error,
+            SimError::kNone);
+  bad = entry;
+  bad[2] = 0x31;
+  const SimResult r = sim_program(sparse, {isa::encode(sched), isa::encode(c)}, bad);
+  EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
+  EXPECT_EQ(r.error_index, 2);
+  EXPECT_NE(r.message.find("outside the 3x3 kernel"), std::string::npos) << r.message;
 }
 
 TEST(TargetRules, DocsSectionIsReplacedBetweenTheMarkers) {

@@ -519,5 +519,21 @@ TEST_F(StrataTopErrors, ProgramForAnotherConfigurationIsRefused) {
   expect_recovers(runner);
 }
 
+// A program for a sparse build (CONFIG sparse = 1, packed CONVs) is refused at
+// CONFIG by this dense build, before any of its instructions runs.
+TEST_F(StrataTopErrors, ProgramForASparseBuildIsRefused) {
+  HwTarget sparse = HwTarget::defaults();
+  sparse.sparse = true;
+  const Program p = compile(net_, sparse, {});
+  std::vector<uint8_t> mem = p.image;
+  write_input(p, mem, 0, image_of(images_, 0));
+  AccelRunner runner(options());
+  const RunReport r = runner.run(mem, static_cast<uint32_t>(p.instructions.size()));
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.error, csr::ErrorCode::kUnsupported);
+  EXPECT_EQ(r.error_index, 0u) << "refused at CONFIG";
+  expect_recovers(runner);
+}
+
 }  // namespace
 }  // namespace strata::tb

@@ -97,6 +97,9 @@ struct CompiledOp {
   // are not streamed against a dense schedule (FC, DEPTHWISE, global pooling).
   uint64_t weights_at = 0;
   int64_t pass_words = 0, weight_passes = 0;
+  // A sparse target's packed op: the figures of its packing (op_packing).
+  bool packed = false;
+  int64_t packed_rows = 0, dense_rows = 0, slots = 0, zero_slots = 0;
 };
 
 struct Program {
@@ -127,12 +130,14 @@ void write_input(const Program& program, std::vector<uint8_t>& memory, int image
 // Reads image `image`'s output (the network's output shape) from `memory`.
 Tensor<int8_t> read_output(const Program& program, const std::vector<uint8_t>& memory, int image);
 
-// The rows a sparse build would run for each op's weights (docs/sparsity.md):
-// every weight pass of the op packed with pack_sparse() (intra-tile moves,
-// inter-tile moves to a neighbouring tile) and proven exact with
-// check_packed(). Rows are PE-array beats per output pixel, summed over the
-// passes (at least one per pass: an all-zero pass still opens and closes its
-// accumulation); ops without packable weights report 0 dense rows.
+// The rows a sparse build runs for each op's weights (docs/sparsity.md). A
+// dense program: every weight pass of the op packed with pack_sparse()
+// (intra-tile moves, inter-tile moves to a neighbouring tile) and proven exact
+// with check_packed(). A sparse program: the packing it runs (an op it runs
+// dense has packed rows = dense rows). Rows are PE-array beats per output
+// pixel, summed over the passes (at least one per pass: an all-zero pass still
+// opens and closes its accumulation); ops without packable weights report 0
+// dense rows.
 struct OpPacking {
   int64_t slots = 0, zero_slots = 0;  // weight bytes of its passes (padding lanes too), zeros
   int64_t dense_rows = 0, packed_rows = 0;

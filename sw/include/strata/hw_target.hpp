@@ -25,6 +25,7 @@ struct HwTarget {
   int max_kernel = 0;       // largest convolution kernel side
   int max_pool_kernel = 0;  // largest pooling window side
   int max_image_width = 0;  // longest row the pooling line buffer holds
+  bool sparse = false;      // stagers and packed CONV schedules (docs/sparsity.md; CONFIG sparse)
 
   // config/default.yaml, as compiled into strata/hw_config.hpp.
   static HwTarget defaults();

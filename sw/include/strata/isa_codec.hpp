@@ -58,8 +58,8 @@ struct LoadInstr {
   int64_t rows = 0;  // rows to transfer (>= 1)
   int64_t row_words = 0;  // words per row (>= 1): N-byte words, or 8-byte entries for PARAM
   LoadDst dst_kind = LoadDst::kBank;  // destination memory
-  int64_t dst_id = 0;  // bank index (BANK) or first PE index (PE_CACHE)
-  bool dst_pe_step = false;  // PE_CACHE: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
+  int64_t dst_id = 0;  // bank index (BANK), first PE index (PE_CACHE, CONTROL), or P for the packed-row schedule (CONTROL)
+  bool dst_pe_step = false;  // PE_CACHE, CONTROL to PEs: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
   int64_t dst_addr = 0;  // destination word address of row 0 (PARAM: channel index)
   int64_t dst_row_stride = 0;  // destination words between rows
   bool operator==(const LoadInstr&) const = default;
@@ -139,6 +139,7 @@ struct ComputeInstr {
   int64_t post_lo = -128;  // clamp after pooling, low bound
   int64_t post_hi = 127;  // clamp after pooling, high bound
   int64_t dst_lane = 0;  // PE_TRANSPOSE: byte of word dst_base that neuron 0 goes to (< N)
+  int64_t packed_rows = 0;  // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
   bool operator==(const ComputeInstr&) const = default;
 };
 
@@ -185,6 +186,7 @@ inline Instruction encode(const ComputeInstr& in) {
   instr.set(compute::kPostLo, in.post_lo);
   instr.set(compute::kPostHi, in.post_hi);
   instr.set(compute::kDstLane, in.dst_lane);
+  instr.set(compute::kPackedRows, in.packed_rows);
   return instr;
 }
 
@@ -231,6 +233,7 @@ inline ComputeInstr decode_compute(const Instruction& instr) {
   out.post_lo = instr.get(compute::kPostLo);
   out.post_hi = instr.get(compute::kPostHi);
   out.dst_lane = instr.get(compute::kDstLane);
+  out.packed_rows = instr.get(compute::kPackedRows);
   return out;
 }
 
@@ -305,6 +308,7 @@ struct ConfigInstr {
   int64_t bank_depth = 0;  // words per bank compiled for (<= CFG_BANK_DEPTH)
   int64_t pe_cache_depth = 0;  // words per PE cache compiled for (<= CFG_CACHE_DEPTH)
   int64_t param_depth = 0;  // parameter RAM channels compiled for (<= CFG_PARAM_DEPTH)
+  bool sparse = false;  // 1: compiled for a sparse build (must equal the build's sparse key)
   bool operator==(const ConfigInstr&) const = default;
 };
 
@@ -319,6 +323,7 @@ inline Instruction encode(const ConfigInstr& in) {
   instr.set(config::kBankDepth, in.bank_depth);
   instr.set(config::kPeCacheDepth, in.pe_cache_depth);
   instr.set(config::kParamDepth, in.param_depth);
+  instr.set(config::kSparse, in.sparse ? 1 : 0);
   return instr;
 }
 
@@ -333,6 +338,7 @@ inline ConfigInstr decode_config(const Instruction& instr) {
   out.bank_depth = instr.get(config::kBankDepth);
   out.pe_cache_depth = instr.get(config::kPeCacheDepth);
   out.param_depth = instr.get(config::kParamDepth);
+  out.sparse = instr.raw(config::kSparse) != 0;
   return out;
 }
 

@@ -72,8 +72,10 @@ struct GeneratedNetwork {
   Tensor<int8_t> images;  // [4][C][H][W]: image 0 is gen's input.npy, all are images.npy
 };
 
-// Reads `yaml_path` (structure only) and generates its parameters. Throws the
-// reader's or the generator's strata::Error.
-GeneratedNetwork load_generated(const std::string& yaml_path, uint64_t seed);
+// Reads `yaml_path` (structure only) and generates its parameters, `sparsity`
+// of each layer's weights zero (strata gen --sparsity). Throws the reader's or
+// the generator's strata::Error.
+GeneratedNetwork load_generated(const std::string& yaml_path, uint64_t seed,
+                                double sparsity = 0.0);
 
 }  // namespace strata

@@ -127,6 +127,7 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
   cfg.bank_depth = target.bank_depth;
   cfg.pe_cache_depth = target.pe_cache_depth;
   cfg.param_depth = target.param_depth;
+  cfg.sparse = target.sparse ? 1 : 0;
   prog.instructions.push_back(isa::encode(cfg));
   for (const Emit& e : emits) {
     try {
@@ -173,9 +174,19 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
     const auto* conv = std::get_if<ConvOp>(&ops[k]);
     if (cq == nullptr || conv->depthwise_mode || conv->kind == ConvKind::kGlobalAvgPool) continue;
-    prog.ops[k].weights_at = data + d.weights + cq->weights_ext;
-    prog.ops[k].pass_words = cq->per_pass;
-    prog.ops[k].weight_passes = cq->weight_passes;
+    CompiledOp& c = prog.ops[k];
+    c.weights_at = data + d.weights + cq->weights_ext;
+    c.pass_words = cq->per_pass;
+    c.weight_passes = cq->weight_passes;
+    if (cq->packed) {
+      c.packed = true;
+      c.dense_rows = cq->dense_per_pass * cq->weight_passes;
+      for (int64_t pass = 0; pass < cq->weight_passes; ++pass) {
+        c.packed_rows += cq->packed_rows(pass);
+      }
+      c.slots = cq->weight_slots;
+      c.zero_slots = cq->zero_slots;
+    }
   }
   prog.regions.push_back({"instructions", 0, count * isa::kInstrBytes});
   prog.regions.push_back({"params", data + d.params, pl.params.size()});

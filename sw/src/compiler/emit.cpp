@@ -72,7 +72,8 @@ Emit Emitter::load(const LoadInstr& l, const std::string& what) const {
     if (l.dst_kind == LoadDst::kParam) {
       dst.space = Space::kParam;
       dst.id = 0;
-    } else if (l.dst_kind == LoadDst::kPeCache) {
+    } else if (l.dst_kind == LoadDst::kPeCache || l.dst_kind == LoadDst::kControl) {
+      // CONTROL: PE p's control plane orders like its cache; id P, the schedule.
       dst.space = Space::kCache;
       if (l.dst_pe_step) {
         dst.id = (l.dst_id + r) % p_;
@@ -116,7 +117,9 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
                 addr + words};
   };
   const auto operands = [&](std::vector<Touch>& step, int64_t cache_words, int64_t params) {
-    for (int64_t pe = 0; pe < p_; ++pe) {
+    // A packed CONV reads its rows' control words too, and the schedule (id P).
+    const int64_t last = c.packed_rows != 0 ? p_ : p_ - 1;
+    for (int64_t pe = 0; pe <= last; ++pe) {
       step.push_back({{Space::kCache, pe, c.cache_base, c.cache_base + cache_words}, false});
     }
     step.push_back({{Space::kParam, 0, c.param_base, c.param_base + params}, false});
@@ -182,7 +185,8 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
           step.push_back({{Space::kBank, c.in_id, a, a + (r1 - r0) * c.in_w}, false});
         }
         if (y == 0 || y == rows_in - 1) {
-          operands(step, c.kernel_h * c.kernel_w * c.in_groups, p_);
+          operands(step,
+                   c.packed_rows != 0 ? c.packed_rows : c.kernel_h * c.kernel_w * c.in_groups, p_);
         }
       }
     }
@@ -230,6 +234,34 @@ int64_t EmitContext::param_load(const PlanBase& q, int64_t first, int64_t count,
   return at;
 }
 
+void EmitContext::control_loads(const ConvPlan& q, int64_t first_pass, int64_t lo, int64_t hi,
+                                int64_t at, std::vector<Emit>& loads) const {
+  const int64_t n = t.lanes, p = t.pes, w = q.per_pass;
+  const int64_t passes = lo < 0 ? q.weight_passes : 1;  // lo < 0: every pass, resident
+  if (lo < 0) {
+    lo = 0;
+    hi = w;
+  }
+  const uint64_t controls = d.weights + q.controls_ext;
+  const uint64_t schedules = controls + static_cast<uint64_t>(q.weight_passes * p * w * n);
+  LoadInstr l;
+  l.hdr.tag = q.tag;
+  l.ext_addr = static_cast<int64_t>(controls + (first_pass * p * w + lo) * n);
+  l.ext_row_stride = w * n;
+  l.rows = passes * p;
+  l.row_words = hi - lo;
+  l.dst_kind = LoadDst::kControl;
+  l.dst_pe_step = true;
+  l.dst_addr = at;
+  l.dst_row_stride = w;
+  loads.push_back(em.load(l, q.name));
+  l.ext_addr = static_cast<int64_t>(schedules + (first_pass * w + lo) * n);
+  l.rows = passes;
+  l.dst_id = p;
+  l.dst_pe_step = false;
+  loads.push_back(em.load(l, q.name));
+}
+
 int64_t EmitContext::weight_load(const ConvPlan& q, int64_t pass, std::vector<Emit>& loads) {
   const int64_t n = t.lanes, p = t.pes, w = q.per_pass;
   // Slot i of side-by-side slots starts at i * w; of two overlapping ones, at
@@ -275,6 +307,7 @@ int64_t EmitContext::weight_load(const ConvPlan& q, int64_t pass, std::vector<Em
     l.dst_addr = at + lo;
     l.dst_row_stride = w;
     loads.push_back(em.load(l, q.name));
+    if (q.packed) control_loads(q, pass, lo, hi, at + lo, loads);
   };
   if (shared_lo == 0) {
     load(shared_hi, w);
@@ -388,6 +421,7 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
     const int64_t first_group = cq != nullptr ? pass * cq->g_pass : 0;  // grouped ops only
     ComputeInstr c =
         tile_compute(ops[k], plan, rows, cols, first_group, in_bank, 0, param_base, cache_base);
+    if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);
     const int64_t group_base = cq != nullptr ? pass * plane : 0;
     c.dst_row_stride = op.out_w;
     c.dst_group_stride = plane;
@@ -483,7 +517,9 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.dst_pe_step = true;
       l.dst_addr = q.cache_base;
       l.dst_row_stride = q.per_pass;
-      (k == 0 ? preamble : late).loads.push_back(em.load(l, q.name));
+      Job& job = k == 0 ? preamble : late;
+      job.loads.push_back(em.load(l, q.name));
+      if (q.packed) cx.control_loads(q, 0, -1, -1, q.cache_base, job.loads);
     }
   }
   jobs.push_back(std::move(preamble));

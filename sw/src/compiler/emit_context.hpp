@@ -32,6 +32,10 @@ class EmitContext {
   // Streamed weights: the PE-cache slot of the next pass and the LOAD that
   // fills it with pass `pass` of convolution `q` (added to `loads`).
   int64_t weight_load(const ConvPlan& q, int64_t pass, std::vector<Emit>& loads);
+  // A packed op's control words and schedule for words [lo, hi) of weight pass
+  // `first_pass` at cache address `at` (lo < 0: every pass, resident at `at`).
+  void control_loads(const ConvPlan& q, int64_t first_pass, int64_t lo, int64_t hi, int64_t at,
+                     std::vector<Emit>& loads) const;
 
  private:
   int next_bank_ = 0;

@@ -204,6 +204,7 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     const Buffer& src = in[in_turn % 2];
     ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,
                                   cache_base);
+    if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);
     const int64_t out_rows = band.out_end - band.out_begin;
     const int64_t out_cols = strip.out_end - strip.out_begin;
     const int64_t group_base = cq != nullptr ? pass * plane : 0;

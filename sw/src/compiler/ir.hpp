@@ -3,6 +3,7 @@
 // tests; the public interface is strata/compiler.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "strata/isa.hpp"
 #include "strata/network.hpp"
 #include "strata/numerics.hpp"
+#include "strata/sparse_pack.hpp"
 #include "strata/tensor.hpp"
 #include "tiling.hpp"
 
@@ -228,6 +230,21 @@ struct ConvPlan : PlanBase, MapInput {
   // then split so that only the overlap waits for the pass before it.
   int64_t slots = 0;
   bool slots_overlap = false;
+  // Sparse targets (docs/sparsity.md): the weight passes packed when that saves
+  // beats. `per_pass` is then the longest pass's packed rows, pass i's CONV runs
+  // packing[i].packed_cycles() of them, and the weights region holds, after the
+  // op's weights, every pass's control words (P x per_pass per pass) and then
+  // every pass's schedule (per_pass words per pass), from `controls_ext` on.
+  bool packed = false;
+  int64_t dense_per_pass = 0;            // per_pass before packing
+  int64_t weight_slots = 0, zero_slots = 0;  // its weight passes' lanes, and the zero ones
+  std::vector<PackedSchedule> packing;   // per weight pass
+  uint64_t controls_ext = 0;
+  // The packed rows pass `pass`'s CONV runs (0: the dense schedule).
+  int64_t packed_rows(int64_t pass) const {
+    if (!packed) return 0;
+    return std::max(1, packing[static_cast<size_t>(pass < weight_passes ? pass : 0)].packed_cycles());
+  }
 };
 
 struct PoolPlan : PlanBase, MapInput {};

@@ -45,6 +45,159 @@ void put_le(std::vector<uint8_t>& v, uint64_t value, int bytes) {
 
 void pad_to(std::vector<uint8_t>& v, uint64_t align) { v.resize(align_up(v.size(), align), 0); }
 
+// Lane `lane` of word `wi` of PE `pe`'s weights in weight pass `pass` of a CONV
+// op, in the order its dense schedule reads them (docs/isa.md, COMPUTE).
+int8_t cache_weight(const ConvOp& op, const ConvPlan& q, const HwTarget& t, int64_t pass,
+                    int64_t pe, int64_t wi, int64_t lane) {
+  const int64_t n = t.lanes, co = pass * t.pes + pe;
+  const int64_t cout = op.out_c, cin = op.in_c, k_side = op.kernel;
+  int8_t v = 0;
+  if (co < cout) {
+    if (q.reorder) {
+      const int64_t ky = wi / q.g_in, idx = (wi % q.g_in) * n + lane;
+      if (idx < k_side * cin) v = op.weights(co, idx % cin, ky, idx / cin);
+    } else if (op.depthwise_mode) {
+      // DEPTHWISE: byte `lane` of word wi is tap t = wi * N + lane =
+      // ky * max_pool_kernel + kx (docs/isa.md); taps outside the kernel 0.
+      const int64_t tap = wi * n + lane, kmax = t.max_pool_kernel;
+      const int64_t ky = tap / kmax, kx = tap % kmax;
+      if (ky < k_side && kx < k_side) v = op.weights(co, 0, ky, kx);
+    } else {
+      // Grouped ops: the weights' second index is the lane within the
+      // pass's groups (ir.hpp, ConvOp).
+      const int64_t ky = wi / (k_side * q.g_pass), kx = (wi / q.g_pass) % k_side;
+      const int64_t c = (wi % q.g_pass) * n + lane;
+      if (op.kind == ConvKind::kGlobalAvgPool) {
+        v = op.weights(co, lane, 0, 0);  // the same weight at every position
+      } else if (c < op.weights.shape()[1]) {
+        v = op.weights(co, c, ky, kx);
+      }
+    }
+  }
+  return v;
+}
+
+// Sparse targets: packs every weight pass of a CONV op (intra-tile moves and
+// inter-tile moves to a neighbouring PE, proven exact by check_packed) and
+// keeps the packing when its beats, packed_rows per output pixel, are fewer
+// than the dense schedule's, which skips the taps in the padding.
+void pack_conv(const ConvOp& op, ConvPlan& q, const HwTarget& t, int64_t in_h, int64_t in_w) {
+  const int p = t.pes, n = t.lanes;
+  const int words = static_cast<int>(q.per_pass);
+  std::vector<PackedSchedule> packing;
+  int64_t longest = 1, zeros = 0;
+  for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
+    DenseSchedule dense(p, words, n);
+    for (int pe = 0; pe < p; ++pe) {
+      for (int wi = 0; wi < words; ++wi) {
+        for (int lane = 0; lane < n; ++lane) {
+          dense.at(pe, wi, lane) = cache_weight(op, q, t, pass, pe, wi, lane);
+          zeros += dense.at(pe, wi, lane) == 0;
+        }
+      }
+    }
+    packing.push_back(pack_sparse(dense));
+    check_packed(dense, packing.back());
+    longest = std::max<int64_t>(longest, packing.back().packed_cycles());
+  }
+  const int64_t out_h = (in_h + q.pad.top + q.pad.bottom - q.kh) / q.sh + 1;
+  const int64_t out_w = (in_w + q.pad.left + q.pad.right - q.kw) / q.sw + 1;
+  const int64_t dense_beats = q.weight_passes * conv_beats(in_h, in_w, q.g_pass, q.kh, q.kw, q.sh,
+                                                           q.sw, q.pad, out_h, out_w);
+  // Packed beats: a row runs at an output pixel unless both of its words lie
+  // in the padding. in_y[ky] / in_x[kx]: the output rows / columns at which
+  // tap row ky / column kx lies inside the map; two taps: both inside.
+  const auto count = [](int64_t out, int64_t in, int s, int pad, int a, int b) {
+    int64_t n_in = 0;
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t y0 = o * s - pad;
+      n_in += y0 + a >= 0 && y0 + a < in && y0 + b >= 0 && y0 + b < in;
+    }
+    return n_in;
+  };
+  int64_t packed_beats = 0;
+  for (const PackedSchedule& ps : packing) {
+    for (const PackedCycle& c : ps.cycles) {
+      const int64_t b0 = c.base, b1 = c.base + 1;
+      const int ky0 = static_cast<int>(b0 / (q.g_pass * q.kw));
+      const int kx0 = static_cast<int>((b0 / q.g_pass) % q.kw);
+      const int ky1 = static_cast<int>(b1 / (q.g_pass * q.kw));
+      const int kx1 = static_cast<int>((b1 / q.g_pass) % q.kw);
+      const int64_t a = count(out_h, in_h, q.sh, q.pad.top, ky0, ky0) *
+                        count(out_w, in_w, q.sw, q.pad.left, kx0, kx0);
+      if (b1 >= ps.dense_cycles) {  // no second word
+        packed_beats += a;
+        continue;
+      }
+      const int64_t b = count(out_h, in_h, q.sh, q.pad.top, ky1, ky1) *
+                        count(out_w, in_w, q.sw, q.pad.left, kx1, kx1);
+      const int64_t both = count(out_h, in_h, q.sh, q.pad.top, ky0, ky1) *
+                           count(out_w, in_w, q.sw, q.pad.left, kx0, kx1);
+      packed_beats += a + b - both;
+    }
+    if (ps.cycles.empty()) packed_beats += out_h * out_w;  // the framing row
+    // (A pixel at which every row is skipped still takes one beat; rare, and
+    // not counted here.)
+  }
+  if (packed_beats >= dense_beats) return;
+  q.packed = true;
+  q.dense_per_pass = q.per_pass;
+  q.weight_slots = q.weight_passes * p * words * n;
+  q.zero_slots = zeros;
+  q.per_pass = longest;
+  q.packing = std::move(packing);
+}
+
+// Lane `lane` of packed row `k` of PE `pe` in weight pass `pass`; rows past the
+// pass's own are zero.
+int8_t packed_weight(const ConvPlan& q, int64_t pass, int64_t pe, int64_t k, int64_t lane) {
+  const PackedSchedule& s = q.packing[static_cast<size_t>(pass)];
+  if (k >= s.packed_cycles()) return 0;
+  return s.cycles[static_cast<size_t>(k)].value[static_cast<size_t>(pe * s.lanes + lane)];
+}
+
+// A packed op's control words and schedules (docs/isa.md, LOAD CONTROL): per
+// pass, P x per_pass control words (byte m: lane m's select code; byte 0 bits
+// 3:2: the row's destination, 0 its own PE, 1 PE p - 1, 2 PE p + 1); then per
+// pass, per_pass schedule words (bytes 0..1: the input group of the row's first
+// dense word, byte 2: its tap, ky | kx << 4). Rows past a pass's own are zero.
+void put_controls(ConvPlan& q, const HwTarget& t, std::vector<uint8_t>& image) {
+  const int64_t p = t.pes, n = t.lanes;
+  q.controls_ext = image.size();
+  for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
+    const PackedSchedule& s = q.packing[static_cast<size_t>(pass)];
+    for (int64_t pe = 0; pe < p; ++pe) {
+      for (int64_t k = 0; k < q.per_pass; ++k) {
+        std::vector<uint8_t> word(static_cast<size_t>(n), 0);
+        if (k < s.packed_cycles()) {
+          const PackedCycle& c = s.cycles[static_cast<size_t>(k)];
+          for (int64_t m = 0; m < n; ++m) {
+            word[static_cast<size_t>(m)] = static_cast<uint8_t>(c.sel[static_cast<size_t>(pe * n + m)]);
+          }
+          const int64_t dest = c.dest[static_cast<size_t>(pe)];
+          const uint8_t code = dest == pe ? 0 : dest == (pe + p - 1) % p ? 1 : 2;
+          word[0] = static_cast<uint8_t>(word[0] | code << 2);
+        }
+        image.insert(image.end(), word.begin(), word.end());
+      }
+    }
+  }
+  for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
+    const PackedSchedule& s = q.packing[static_cast<size_t>(pass)];
+    for (int64_t k = 0; k < q.per_pass; ++k) {
+      std::vector<uint8_t> word(static_cast<size_t>(n), 0);
+      if (k < s.packed_cycles()) {
+        const int64_t b = s.cycles[static_cast<size_t>(k)].base;
+        const int64_t g = b % q.g_pass, kx = (b / q.g_pass) % q.kw, ky = b / (q.g_pass * q.kw);
+        word[0] = static_cast<uint8_t>(g);
+        word[1] = static_cast<uint8_t>(g >> 8);
+        word[2] = static_cast<uint8_t>(ky | kx << 4);
+      }
+      image.insert(image.end(), word.begin(), word.end());
+    }
+  }
+}
+
 PlanBase& base_of(OpPlan& q) {
   return std::visit([](auto& p) -> PlanBase& { return p; }, q);
 }
@@ -312,6 +465,9 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       q.passes = ceil_div(op.out_c, p);
       q.weight_passes = conv->kind == ConvKind::kGlobalAvgPool ? 1 : q.passes;
       q.param_entries = q.passes * p;
+      if (t.sparse && !conv->depthwise_mode && conv->kind != ConvKind::kGlobalAvgPool) {
+        pack_conv(*conv, q, t, m.map_h, m.map_w);
+      }
     }
     // The op's windows along each axis, as run: a POOL op is a 1 x 1 window
     // followed by its pool.
@@ -503,40 +659,18 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       ConvPlan& q = *cq;
       const ConvOp& op = std::get<ConvOp>(ops[k]);
       q.weights_ext = pl.weights.size();
-      const int64_t cout = op.out_c, cin = op.in_c, k_side = op.kernel;
       for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
         for (int64_t pe = 0; pe < p; ++pe) {
-          const int64_t co = pass * p + pe;
           for (int64_t wi = 0; wi < q.per_pass; ++wi) {
             for (int64_t lane = 0; lane < n; ++lane) {
-              int8_t v = 0;
-              if (co < cout) {
-                if (q.reorder) {
-                  const int64_t ky = wi / q.g_in, idx = (wi % q.g_in) * n + lane;
-                  if (idx < k_side * cin) v = op.weights(co, idx % cin, ky, idx / cin);
-                } else if (op.depthwise_mode) {
-                  // DEPTHWISE: byte `lane` of word wi is tap t = wi * N + lane =
-                  // ky * max_pool_kernel + kx (docs/isa.md); taps outside the kernel 0.
-                  const int64_t tap = wi * n + lane, kmax = t.max_pool_kernel;
-                  const int64_t ky = tap / kmax, kx = tap % kmax;
-                  if (ky < k_side && kx < k_side) v = op.weights(co, 0, ky, kx);
-                } else {
-                  // Grouped ops: the weights' second index is the lane within the
-                  // pass's groups (ir.hpp, ConvOp).
-                  const int64_t ky = wi / (k_side * q.g_pass), kx = (wi / q.g_pass) % k_side;
-                  const int64_t c = (wi % q.g_pass) * n + lane;
-                  if (op.kind == ConvKind::kGlobalAvgPool) {
-                    v = op.weights(co, lane, 0, 0);  // the same weight at every position
-                  } else if (c < op.weights.shape()[1]) {
-                    v = op.weights(co, c, ky, kx);
-                  }
-                }
-              }
+              const int8_t v = q.packed ? packed_weight(q, pass, pe, wi, lane)
+                                        : cache_weight(op, q, t, pass, pe, wi, lane);
               pl.weights.push_back(static_cast<uint8_t>(v));
             }
           }
         }
       }
+      if (q.packed) put_controls(q, t, pl.weights);
       pad_to(pl.weights, kRegionAlign);
     } else if (auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
       FcPlan& q = *fq;

@@ -109,6 +109,10 @@ std::vector<OpPacking> op_packing(const Program& prog) {
   for (size_t k = 0; k < prog.ops.size(); ++k) {
     const CompiledOp& op = prog.ops[k];
     OpPacking& r = out[k];
+    if (op.packed) {  // a sparse program: the packing it runs
+      r = {op.slots, op.zero_slots, op.dense_rows, op.packed_rows};
+      continue;
+    }
     const int words = static_cast<int>(op.pass_words);
     for (int64_t pass = 0; pass < op.weight_passes; ++pass) {
       // Pass `pass`: P consecutive blocks of `words` words, PE by PE (plan.cpp).
@@ -124,10 +128,14 @@ std::vector<OpPacking> op_packing(const Program& prog) {
           }
         }
       }
-      const PackedSchedule packed = pack_sparse(dense);
-      check_packed(dense, packed);
       r.slots += int64_t{p} * words * n;
       r.dense_rows += words;
+      if (prog.target.sparse) {  // a sparse program runs this op dense: packing did not pay
+        r.packed_rows += words;
+        continue;
+      }
+      const PackedSchedule packed = pack_sparse(dense);
+      check_packed(dense, packed);
       // A pass whose weights are all zero still takes one beat per output
       // pixel: the beat that opens and closes its accumulation (the bias).
       r.packed_rows += std::max(1, packed.packed_cycles());
@@ -223,10 +231,12 @@ std::string listing(const Program& prog) {
     s += fmt::format("#   {:<24} {:<10} {:<10} {:<22} {:>12} {:>12}\n", op.name, op.input_at,
                      op.output_at, op.tiling, work[k].load_bytes, work[k].store_bytes);
   }
-  // What a sparse build would run: each op's weight passes packed (docs/sparsity.md).
+  // A dense program: what a sparse build would run; a sparse one: what it runs.
   const std::vector<OpPacking> packing = op_packing(prog);
-  s += "#\n# sparse packing of the weights (rows: PE-array beats per output pixel, all "
-       "passes):\n";
+  s += fmt::format("#\n# sparse packing of the weights ({}; rows: PE-array beats per output "
+                   "pixel, all passes):\n",
+                   prog.target.sparse ? "as this program runs them" : "as a sparse build would "
+                                                                      "run them");
   s += fmt::format("#   {:<24} {:>11} {:>11} {:>11} {:>9}\n", "op", "zero slots", "dense rows",
                    "packed rows", "speed-up");
   for (size_t k = 0; k < prog.ops.size(); ++k) {
