@@ -120,6 +120,12 @@ HwTarget HwTarget::defaults() {
 void HwTarget::validate() const {
   const ErrorContext where{name.empty() ? std::string("target") : "target '" + name + "'", 0, ""};
   require_range("pes", pes, 1, 64, "PE ids are 6 bits", where);
+  if (sparse && pes > 63) {
+    throw Error(fmt::format("sparse with pes = {}: the packed-row schedule is LOAD CONTROL "
+                            "destination P, and dst_id addresses 0..63",
+                            pes),
+                where);
+  }
   require_range("lanes", lanes, 1, 64, "one word is N bytes", where);
   if (pes != lanes) {
     throw Error(fmt::format("pes = {} and lanes = {}: this version requires P = N (one output "

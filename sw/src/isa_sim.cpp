@@ -117,6 +117,7 @@ class Machine {
       std::mt19937_64 rng(o.onchip_seed);
       for (int8_t& b : banks_) b = static_cast<int8_t>(rng());
       for (int8_t& b : caches_) b = static_cast<int8_t>(rng());
+      for (uint8_t& b : controls_) b = static_cast<uint8_t>(rng());
       for (Param& q : params_) {
         q.bias = static_cast<int32_t>(rng() % 2001) - 1000;
         q.mult = static_cast<uint16_t>(rng());

@@ -378,4 +378,37 @@ int packed_floor(const DenseSchedule& dense) {
   return static_cast<int>(std::max(by_rows, by_slots));
 }
 
+int64_t packed_conv_beats(const PackedConvWalk& walk, const std::vector<int64_t>& bases) {
+  const int64_t dense = int64_t{walk.kernel_h} * walk.kernel_w * walk.groups;
+  // Per row, its two taps (-1: no second word).
+  struct Taps {
+    int64_t ky0, kx0, ky1, kx1;
+  };
+  std::vector<Taps> taps;
+  for (int64_t t : bases) {
+    const int64_t tap0 = t / walk.groups, tap1 = (t + 1) / walk.groups;
+    Taps r{tap0 / walk.kernel_w, tap0 % walk.kernel_w, -1, -1};
+    if (t + 1 < dense) {
+      r.ky1 = tap1 / walk.kernel_w;
+      r.kx1 = tap1 % walk.kernel_w;
+    }
+    taps.push_back(r);
+  }
+  int64_t beats = 0;
+  for (int64_t oy = 0; oy < walk.out_h; ++oy) {
+    const int64_t y0 = oy * walk.stride_h - walk.pad_top;
+    for (int64_t ox = 0; ox < walk.out_w; ++ox) {
+      const int64_t x0 = ox * walk.stride_w - walk.pad_left;
+      const auto inside = [&](int64_t ky, int64_t kx) {
+        return ky >= 0 && y0 + ky >= 0 && y0 + ky < walk.in_h && x0 + kx >= 0 &&
+               x0 + kx < walk.in_w;
+      };
+      int64_t rows = 0;
+      for (const Taps& r : taps) rows += inside(r.ky0, r.kx0) || inside(r.ky1, r.kx1);
+      beats += std::max<int64_t>(1, rows);
+    }
+  }
+  return beats;
+}
+
 }  // namespace strata

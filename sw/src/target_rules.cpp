@@ -61,7 +61,7 @@ int64_t in_words(const ComputeInstr& c) {
 // words of max_pool_kernel^2 taps), features (FC).
 int64_t cache_words(const ComputeInstr& c, const HwTarget& t) {
   if (is_dw(c)) return t.depthwise_weight_words();
-  if (c.packed_rows != 0) return c.packed_rows;  // a packed CONV: its rows (docs/sparsity.md)
+  if (c.packed_rows != 0 && c.mode == ComputeMode::kConv) return c.packed_rows;  // its rows
   return is_fc(c) ? c.in_groups : c.kernel_h * c.kernel_w * c.in_groups;
 }
 // One past the last destination word.

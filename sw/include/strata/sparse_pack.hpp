@@ -135,4 +135,17 @@ std::vector<int32_t> packed_dots(const PackedSchedule& packed, const std::vector
 // max(ceil(occupied / 2), ceil(nnz / (tiles * lanes))).
 int packed_floor(const DenseSchedule& dense);
 
+// The walk of a packed CONV over its input (docs/isa.md, Packed CONV): dense
+// row t is tap (ky, kx) = ((t / groups) / kernel_w, (t / groups) % kernel_w)
+// of input group t % groups.
+struct PackedConvWalk {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, groups = 1;
+  int kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+};
+
+// PE-array beats of a packed CONV whose rows start at dense rows `bases`: at
+// each output pixel, the rows with a word (t or t + 1) inside the input, and
+// at least one.
+int64_t packed_conv_beats(const PackedConvWalk& walk, const std::vector<int64_t>& bases);
+
 }  // namespace strata

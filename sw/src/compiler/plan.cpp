@@ -104,40 +104,24 @@ void pack_conv(const ConvOp& op, ConvPlan& q, const HwTarget& t, int64_t in_h, i
   const int64_t out_w = (in_w + q.pad.left + q.pad.right - q.kw) / q.sw + 1;
   const int64_t dense_beats = q.weight_passes * conv_beats(in_h, in_w, q.g_pass, q.kh, q.kw, q.sh,
                                                            q.sw, q.pad, out_h, out_w);
-  // Packed beats: a row runs at an output pixel unless both of its words lie
-  // in the padding. in_y[ky] / in_x[kx]: the output rows / columns at which
-  // tap row ky / column kx lies inside the map; two taps: both inside.
-  const auto count = [](int64_t out, int64_t in, int s, int pad, int a, int b) {
-    int64_t n_in = 0;
-    for (int64_t o = 0; o < out; ++o) {
-      const int64_t y0 = o * s - pad;
-      n_in += y0 + a >= 0 && y0 + a < in && y0 + b >= 0 && y0 + b < in;
-    }
-    return n_in;
-  };
+  PackedConvWalk walk;
+  walk.in_h = in_h;
+  walk.in_w = in_w;
+  walk.out_h = out_h;
+  walk.out_w = out_w;
+  walk.groups = q.g_pass;
+  walk.kernel_h = q.kh;
+  walk.kernel_w = q.kw;
+  walk.stride_h = q.sh;
+  walk.stride_w = q.sw;
+  walk.pad_top = q.pad.top;
+  walk.pad_left = q.pad.left;
   int64_t packed_beats = 0;
   for (const PackedSchedule& ps : packing) {
-    for (const PackedCycle& c : ps.cycles) {
-      const int64_t b0 = c.base, b1 = c.base + 1;
-      const int ky0 = static_cast<int>(b0 / (q.g_pass * q.kw));
-      const int kx0 = static_cast<int>((b0 / q.g_pass) % q.kw);
-      const int ky1 = static_cast<int>(b1 / (q.g_pass * q.kw));
-      const int kx1 = static_cast<int>((b1 / q.g_pass) % q.kw);
-      const int64_t a = count(out_h, in_h, q.sh, q.pad.top, ky0, ky0) *
-                        count(out_w, in_w, q.sw, q.pad.left, kx0, kx0);
-      if (b1 >= ps.dense_cycles) {  // no second word
-        packed_beats += a;
-        continue;
-      }
-      const int64_t b = count(out_h, in_h, q.sh, q.pad.top, ky1, ky1) *
-                        count(out_w, in_w, q.sw, q.pad.left, kx1, kx1);
-      const int64_t both = count(out_h, in_h, q.sh, q.pad.top, ky0, ky1) *
-                           count(out_w, in_w, q.sw, q.pad.left, kx0, kx1);
-      packed_beats += a + b - both;
-    }
-    if (ps.cycles.empty()) packed_beats += out_h * out_w;  // the framing row
-    // (A pixel at which every row is skipped still takes one beat; rare, and
-    // not counted here.)
+    std::vector<int64_t> bases;
+    for (const PackedCycle& c : ps.cycles) bases.push_back(c.base);
+    if (bases.empty()) bases.push_back(0);  // the framing row of an all-zero pass
+    packed_beats += packed_conv_beats(walk, bases);
   }
   if (packed_beats >= dense_beats) return;
   q.packed = true;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
@@ -159,6 +160,10 @@ std::vector<OpWork> op_work(const Program& prog) {
     const int64_t y0 = o * s - p;
     return std::max<int64_t>(0, std::min(k, in - y0) - std::max<int64_t>(0, -y0));
   };
+  // Sparse programs: the dense row each schedule entry starts at, as the
+  // LOAD CONTROLs into the schedule (dst_id = P) leave it.
+  std::vector<std::array<int64_t, 3>> schedule;  // ky, kx, g per cache address
+  if (prog.target.sparse) schedule.resize(static_cast<size_t>(prog.target.pe_cache_depth));
   for (const isa::Instruction& in : prog.instructions) {
     const auto op = static_cast<isa::Opcode>(in.opcode_value());
     OpWork* w = op_of(isa::decode_header(in).tag);
@@ -166,13 +171,36 @@ std::vector<OpWork> op_work(const Program& prog) {
     if (op == isa::Opcode::kLoad) {
       const isa::LoadInstr l = isa::decode_load(in);
       w->load_bytes += l.rows * l.row_words * n;
+      if (l.dst_kind == isa::LoadDst::kControl && l.dst_id == prog.target.pes) {
+        for (int64_t r = 0; r < l.rows; ++r) {
+          for (int64_t k = 0; k < l.row_words; ++k) {
+            const uint8_t* e = &prog.image.at(
+                static_cast<size_t>(l.ext_addr + r * l.ext_row_stride + k * n));
+            schedule.at(static_cast<size_t>(l.dst_addr + r * l.dst_row_stride + k)) = {
+                e[2] & 0x0F, e[2] >> 4, e[0] | e[1] << 8};
+          }
+        }
+      }
     } else if (op == isa::Opcode::kStore) {
       const isa::StoreInstr st = isa::decode_store(in);
       w->store_bytes += st.rows * st.row_words * n;
     } else if (op == isa::Opcode::kCompute) {
       const isa::ComputeInstr c = isa::decode_compute(in);
       ++w->computes;
-      if (c.mode == isa::ComputeMode::kConv) {
+      if (c.mode == isa::ComputeMode::kConv && c.packed_rows != 0) {
+        PackedConvWalk walk{c.in_h,         c.in_w,          c.out_h,    c.out_w,
+                            c.in_groups,    static_cast<int>(c.kernel_h),
+                            static_cast<int>(c.kernel_w), static_cast<int>(c.stride_h),
+                            static_cast<int>(c.stride_w), static_cast<int>(c.pad_top),
+                            static_cast<int>(c.pad_left)};
+        std::vector<int64_t> bases;
+        for (int64_t k = 0; k < c.packed_rows; ++k) {
+          const auto& e = schedule.at(static_cast<size_t>(c.cache_base + k));
+          bases.push_back((e[0] * c.kernel_w + e[1]) * c.in_groups + e[2]);
+        }
+        w->beats += packed_conv_beats(walk, bases);
+        w->dense_beats += c.out_h * c.out_w * c.kernel_h * c.kernel_w * c.in_groups;
+      } else if (c.mode == isa::ComputeMode::kConv) {
         int64_t rows = 0, cols = 0;
         for (int64_t oy = 0; oy < c.out_h; ++oy) {
           rows += inside(oy, c.in_h, c.kernel_h, c.stride_h, c.pad_top);
