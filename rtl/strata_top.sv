@@ -32,6 +32,7 @@ module strata_top
   localparam int unsigned MaxImageWidth  = strata_cfg_pkg::MaxImageWidth,
   localparam int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,
   localparam int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,
+  localparam bit          Sparse         = strata_cfg_pkg::Sparse,
   localparam int unsigned WordWidth      = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
@@ -220,7 +221,8 @@ module strata_top
     .MaxPoolKernel  (MaxPoolKernel),
     .MaxImageWidth  (MaxImageWidth),
     .AxiDataWidth   (AxiDataWidth),
-    .AxiAddrWidth   (AxiAddrWidth)
+    .AxiAddrWidth   (AxiAddrWidth),
+    .Sparse         (Sparse)
   ) u_memsys (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -285,7 +287,8 @@ module strata_top
     .ParamDepth    (ParamDepth),
     .MaxKernel     (MaxKernel),
     .MaxPoolKernel (MaxPoolKernel),
-    .MaxImageWidth (MaxImageWidth)
+    .MaxImageWidth (MaxImageWidth),
+    .Sparse        (Sparse)
   ) u_compute (
     .clk_i           (clk_i),
     .rst_ni          (cp_rst_n),

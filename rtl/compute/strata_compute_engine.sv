@@ -68,6 +68,7 @@ module strata_compute_engine
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // conv kernel side
   parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling row length
+  parameter bit          Sparse        = strata_cfg_pkg::Sparse,         // packed CONVs (decode check)
   parameter int unsigned ReadDepth     = 5,   // bank reads in flight + buffered, >= 3
   parameter int unsigned IncWidth      = 16,  // macs_o bits
   localparam int unsigned WordWidth      = Lanes * 8,
@@ -244,7 +245,8 @@ module strata_compute_engine
     .ParamDepth    (ParamDepth),
     .MaxKernel     (MaxKernel),
     .MaxPoolKernel (MaxPoolKernel),
-    .MaxImageWidth (MaxImageWidth)
+    .MaxImageWidth (MaxImageWidth),
+    .Sparse        (Sparse)
   ) u_decode (
     .clk_i   (clk_i),
     .rst_ni  (dp_rst_n[DpRstFront]),

@@ -34,6 +34,7 @@ module strata_memsys
   parameter int unsigned MaxImageWidth  = strata_cfg_pkg::MaxImageWidth,  // line-buffer row length
   parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,   // AXI beat bits
   parameter int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,   // AXI byte address bits
+  parameter bit          Sparse         = strata_cfg_pkg::Sparse,         // sparse build (CONFIG check)
   localparam int unsigned WordWidth     = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth = $clog2(BankDepth),
@@ -231,7 +232,8 @@ module strata_memsys
     .Banks        (Banks),
     .BankDepth    (BankDepth),
     .PeCacheDepth (PeCacheDepth),
-    .ParamDepth   (ParamDepth)
+    .ParamDepth   (ParamDepth),
+    .Sparse       (Sparse)
   ) u_fetch (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),

@@ -117,7 +117,13 @@ class Machine {
       std::mt19937_64 rng(o.onchip_seed);
       for (int8_t& b : banks_) b = static_cast<int8_t>(rng());
       for (int8_t& b : caches_) b = static_cast<int8_t>(rng());
-      for (uint8_t& b : controls_) b = static_cast<uint8_t>(rng());
+      // The PE control planes; the schedule stays zero (tap (0, 0) of group 0,
+      // an entry every packed CONV can run), so an instruction's legality does
+      // not depend on the seed.
+      const size_t planes = static_cast<size_t>(t.pes) * t.pe_cache_depth * t.lanes;
+      for (size_t i = 0; i < std::min(planes, controls_.size()); ++i) {
+        controls_[i] = static_cast<uint8_t>(rng());
+      }
       for (Param& q : params_) {
         q.bias = static_cast<int32_t>(rng() % 2001) - 1000;
         q.mult = static_cast<uint16_t>(rng());
