@@ -182,14 +182,6 @@ def doc_section(rows):
     return "\n".join(lines)
 
 
-def update_doc(doc_path, section):
-    text = doc_path.read_text()
-    begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
-    if begin < 0 or end < begin:
-        raise ValueError(f"{doc_path}: generated-section markers not found")
-    doc_path.write_text(text[:begin] + section + text[end + len(DOC_END):])
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=Path, default=td.REPO / "examples",
@@ -236,7 +228,7 @@ def main():
         print(f"wrote {os.path.relpath(out_dir, Path.cwd())}")
 
     if args.doc:
-        update_doc(Path(args.doc), doc_section(rows))
+        td.update_doc(Path(args.doc), doc_section(rows), DOC_BEGIN, DOC_END)
     return 0
 
 

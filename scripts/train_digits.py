@@ -415,12 +415,13 @@ def doc_section(q, acc, counts):
     return "\n".join(lines)
 
 
-def update_doc(doc_path, section):
+def update_doc(doc_path, section, begin_marker=DOC_BEGIN, end_marker=DOC_END):
+    """Replaces the text from begin_marker to end_marker (both included) by section."""
     text = doc_path.read_text()
-    begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
+    begin, end = text.find(begin_marker), text.find(end_marker)
     if begin < 0 or end < begin:
         raise ValueError(f"{doc_path}: generated-section markers not found")
-    doc_path.write_text(text[:begin] + section + text[end + len(DOC_END):])
+    doc_path.write_text(text[:begin] + section + text[end + len(end_marker):])
 
 
 # ----------------------------------------------------------------------------

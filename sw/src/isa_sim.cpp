@@ -173,6 +173,10 @@ class Machine {
 
   void execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
+  void finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out, int64_t operand_words,
+                   int64_t operand_memories, int64_t beats, Trace& tr, InstrStats& st);
+  void requantize_pixel(const isa::ComputeInstr& c, const std::vector<int64_t>& acc,
+                        Tensor<int8_t>& out, int64_t oy, int64_t ox);
   void execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
@@ -364,15 +368,69 @@ void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
 
 // The execute_* functions run instructions that obey every target rule
 // (Machine::compute checked them).
+// The end of a CONV, dense or packed: pooling of the requantised map `out`,
+// one step per convolution output row (its input rows; the operands, words
+// [cache_base, cache_base + operand_words) of memories 0 .. operand_memories - 1
+// (the PE caches, and for a packed CONV the schedule), and the parameters at
+// the first and the last), result rows written when complete.
+void Machine::finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out,
+                          int64_t operand_words, int64_t operand_memories, int64_t beats,
+                          Trace& tr, InstrStats& st) {
+  const int64_t oh = c.out_h;
+  const int64_t rows = c.pool_en ? c.pool_out_h : c.out_h;
+  const int64_t cols = c.pool_en ? c.pool_out_w : c.out_w;
+  Tensor<int8_t> result = out;
+  if (c.pool_en) {
+    const PoolWindow g = pool_window_of(c);
+    result = clamp(c.pool_op == PoolOp::kAvg ? avgpool(out, g) : maxpool(out, g),
+                   static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
+  }
+  tr.steps.resize(static_cast<size_t>(oh));
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    Step& s = tr.steps[static_cast<size_t>(oy)];
+    const int64_t y0 = oy * c.stride_h - c.pad_top;
+    const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + c.kernel_h);
+    for (int64_t g = 0; g < c.in_groups && r1 > r0; ++g) {
+      const int64_t a = c.in_base + (g * c.in_h + r0) * c.in_w;
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
+                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + (r1 - r0) * c.in_w)});
+    }
+    if (oy == 0 || oy == oh - 1) {  // operands read throughout: first and last step suffice
+      for (int64_t m = 0; m < operand_memories; ++m) {
+        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(m), false,
+                              static_cast<uint64_t>(c.cache_base),
+                              static_cast<uint64_t>(c.cache_base + operand_words)});
+      }
+      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
+                            static_cast<uint64_t>(c.param_base + p_)});
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, oh) : r;
+    Step& s = tr.steps[static_cast<size_t>(done)];
+    write_result_row(c, c.dst_base + r * c.dst_row_stride, result, r, s);
+    ++s.releases;
+  }
+  st.beats = beats;
+  st.words = rows * cols;
+}
+
+// Requantises output pixel (oy, ox) of every PE from its accumulator.
+void Machine::requantize_pixel(const isa::ComputeInstr& c, const std::vector<int64_t>& acc,
+                               Tensor<int8_t>& out, int64_t oy, int64_t ox) {
+  for (int64_t pe = 0; pe < p_; ++pe) {
+    const Param& q = params_[c.param_base + pe];
+    if (acc[pe] < INT32_MIN || acc[pe] > INT32_MAX) ++res_.acc_wraps;
+    const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc[pe]));
+    out(pe, oy, ox) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
+                                 static_cast<int>(c.clamp_hi));
+  }
+}
+
 void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
   const int64_t g_count = c.in_groups;
   const int64_t oh = c.out_h, ow = c.out_w;
   const int64_t taps = c.kernel_h * c.kernel_w * g_count;
-  int64_t rows = oh, cols = ow;
-  if (c.pool_en) {
-    rows = c.pool_out_h;
-    cols = c.pool_out_w;
-  }
 
   // Accumulate every output pixel: only taps inside the image (padding filter).
   Tensor<int8_t> out({n_, oh, ow});
@@ -405,55 +463,14 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
           }
         }
       }
-      for (int64_t pe = 0; pe < p_; ++pe) {
-        const Param& q = params_[c.param_base + pe];
-        if (acc[pe] < INT32_MIN || acc[pe] > INT32_MAX) ++res_.acc_wraps;
-        const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc[pe]));
-        out(pe, oy, ox) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
-                                     static_cast<int>(c.clamp_hi));
-      }
+      requantize_pixel(c, acc, out, oy, ox);
     }
     for (int64_t g = 0; g < g_count; ++g) {
       note_bank_read(c.in_id, c.in_base + (g * c.in_h + y0 + ky0) * c.in_w,
                      (ky1 - ky0) * c.in_w);
     }
   }
-  Tensor<int8_t> result = out;
-  if (c.pool_en) {
-    const PoolWindow g = pool_window_of(c);
-    result = clamp(c.pool_op == PoolOp::kAvg ? avgpool(out, g) : maxpool(out, g),
-                   static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
-  }
-
-  // Steps: one per convolution output row; result rows written when complete.
-  tr.steps.resize(static_cast<size_t>(oh));
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    Step& s = tr.steps[static_cast<size_t>(oy)];
-    const int64_t y0 = oy * c.stride_h - c.pad_top;
-    const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + c.kernel_h);
-    for (int64_t g = 0; g < g_count; ++g) {
-      const int64_t a = c.in_base + (g * c.in_h + r0) * c.in_w;
-      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
-                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + (r1 - r0) * c.in_w)});
-    }
-    if (oy == 0 || oy == oh - 1) {  // operands read throughout: first and last step suffice
-      for (int64_t pe = 0; pe < p_; ++pe) {
-        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
-                              static_cast<uint64_t>(c.cache_base),
-                              static_cast<uint64_t>(c.cache_base + taps)});
-      }
-      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
-                            static_cast<uint64_t>(c.param_base + p_)});
-    }
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, oh) : r;
-    Step& s = tr.steps[static_cast<size_t>(done)];
-    write_result_row(c, c.dst_base + r * c.dst_row_stride, result, r, s);
-    ++s.releases;
-  }
-  st.beats = beats;
-  st.words = rows * cols;
+  finish_conv(c, out, taps, p_, beats, tr, st);
 }
 
 // A packed CONV (sparse builds, docs/isa.md and docs/sparsity.md): every
@@ -467,11 +484,6 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
 void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
   const int64_t g_count = c.in_groups, kh = c.kernel_h, kw = c.kernel_w;
   const int64_t oh = c.out_h, ow = c.out_w, rows_k = c.packed_rows;
-  int64_t rows = oh, cols = ow;
-  if (c.pool_en) {
-    rows = c.pool_out_h;
-    cols = c.pool_out_w;
-  }
   struct Entry {
     int64_t ky, kx, g;
   };
@@ -553,56 +565,14 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
       // A pixel at which every row was skipped still takes one beat: the one
       // that opens and closes its accumulation (all its words zeros).
       if (beats == pixel_start) ++beats;
-      for (int64_t pe = 0; pe < p_; ++pe) {
-        const Param& q = params_[c.param_base + pe];
-        if (acc[pe] < INT32_MIN || acc[pe] > INT32_MAX) ++res_.acc_wraps;
-        const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc[pe]));
-        out(pe, oy, ox) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
-                                     static_cast<int>(c.clamp_hi));
-      }
+      requantize_pixel(c, acc, out, oy, ox);
     }
     const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + kh);
     for (int64_t g = 0; g < g_count; ++g) {
       if (r1 > r0) note_bank_read(c.in_id, c.in_base + (g * c.in_h + r0) * c.in_w, (r1 - r0) * c.in_w);
     }
   }
-  Tensor<int8_t> result = out;
-  if (c.pool_en) {
-    const PoolWindow g = pool_window_of(c);
-    result = clamp(c.pool_op == PoolOp::kAvg ? avgpool(out, g) : maxpool(out, g),
-                   static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
-  }
-
-  // Steps as for the dense CONV: one per output row; the operands (weights,
-  // control words, schedule, parameters) at the first and the last.
-  tr.steps.resize(static_cast<size_t>(oh));
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    Step& s = tr.steps[static_cast<size_t>(oy)];
-    const int64_t y0 = oy * c.stride_h - c.pad_top;
-    const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + kh);
-    for (int64_t g = 0; g < g_count && r1 > r0; ++g) {
-      const int64_t a = c.in_base + (g * c.in_h + r0) * c.in_w;
-      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
-                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + (r1 - r0) * c.in_w)});
-    }
-    if (oy == 0 || oy == oh - 1) {
-      for (int64_t pe = 0; pe <= p_; ++pe) {
-        s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
-                              static_cast<uint64_t>(c.cache_base),
-                              static_cast<uint64_t>(c.cache_base + rows_k)});
-      }
-      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
-                            static_cast<uint64_t>(c.param_base + p_)});
-    }
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, oh) : r;
-    Step& s = tr.steps[static_cast<size_t>(done)];
-    write_result_row(c, c.dst_base + r * c.dst_row_stride, result, r, s);
-    ++s.releases;
-  }
-  st.beats = beats;
-  st.words = rows * cols;
+  finish_conv(c, out, rows_k, p_ + 1, beats, tr, st);
 }
 
 void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {

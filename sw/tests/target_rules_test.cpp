@@ -99,8 +99,9 @@ TEST(TargetRules, BoundariesAreJustLegalAndJustIllegal) {
   }
 }
 
-// IsaSim on CONFIG, the instruction, END: the error it stops with.
-SimResult sim_one(const isa::Instruction& in, const HwTarget& t) {
+// Runs CONFIG, `program`, END on `t` with `data` at byte 4096.
+SimResult sim_program(const HwTarget& t, const std::vector<isa::Instruction>& program,
+                      const std::vector<uint8_t>& data) {
   isa::ConfigInstr cfg;
   cfg.version = t.version;
   cfg.pes = t.pes;
@@ -112,13 +113,17 @@ SimResult sim_one(const isa::Instruction& in, const HwTarget& t) {
   cfg.sparse = t.sparse ? 1 : 0;
   std::vector<uint8_t> mem(8192);
   isa::encode(cfg).to_bytes(&mem[0]);
-  in.to_bytes(&mem[64]);
-  isa::encode(isa::EndInstr{}).to_bytes(&mem[128]);
+  for (size_t i = 0; i < program.size(); ++i) program[i].to_bytes(&mem[64 * (i + 1)]);
+  isa::encode(isa::EndInstr{}).to_bytes(&mem[64 * (program.size() + 1)]);
+  std::copy(data.begin(), data.end(), mem.begin() + 4096);
   SimOptions o;
   o.check_dependencies = false;
   o.onchip_seed = 1;
   return IsaSim(t).run(mem, o);
 }
+
+// IsaSim on CONFIG, the instruction, END: the error it stops with.
+SimResult sim_one(const isa::Instruction& in, const HwTarget& t) { return sim_program(t, {in}, {}); }
 
 // The ISA simulator's checks are the table: UNSUPPORTED with the table's message
 // on the illegal side, anything but UNSUPPORTED on the legal side (the legal side
@@ -168,23 +173,10 @@ TEST(TargetRules, IsaSimulatorChecksParameterEntriesWithTheTable) {
       l.dst_kind = isa::LoadDst::kParam;
       l.dst_addr = e.channel;
       l.dst_row_stride = 1;
-      isa::ConfigInstr cfg;
-      cfg.version = t.version;
-      cfg.pes = t.pes;
-      cfg.lanes = t.lanes;
-      cfg.banks = t.banks;
-      cfg.bank_depth = t.bank_depth;
-      cfg.pe_cache_depth = t.pe_cache_depth;
-      cfg.param_depth = t.param_depth;
-      std::vector<uint8_t> mem(8192);
-      isa::encode(cfg).to_bytes(&mem[0]);
-      isa::encode(l).to_bytes(&mem[64]);
-      isa::encode(isa::EndInstr{}).to_bytes(&mem[128]);
-      mem[4096 + 6] = static_cast<uint8_t>(e.shift);
-      mem[4096 + 7] = static_cast<uint8_t>(e.byte7);
-      SimOptions o;
-      o.check_dependencies = false;
-      const SimResult r = IsaSim(t).run(mem, o);
+      std::vector<uint8_t> entry(8, 0);
+      entry[6] = static_cast<uint8_t>(e.shift);
+      entry[7] = static_cast<uint8_t>(e.byte7);
+      const SimResult r = sim_program(t, {isa::encode(l)}, entry);
       if (illegal) {
         EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
         EXPECT_NE(r.message.find(first_violation(e, t)->message), std::string::npos) << r.message;
@@ -193,29 +185,6 @@ TEST(TargetRules, IsaSimulatorChecksParameterEntriesWithTheTable) {
       }
     }
   }
-}
-
-// Runs CONFIG, `program`, END on `t` with `data` at byte 4096.
-SimResult sim_program(const HwTarget& t, const std::vector<isa::Instruction>& program,
-                      const std::vector<uint8_t>& data) {
-  isa::ConfigInstr cfg;
-  cfg.version = t.version;
-  cfg.pes = t.pes;
-  cfg.lanes = t.lanes;
-  cfg.banks = t.banks;
-  cfg.bank_depth = t.bank_depth;
-  cfg.pe_cache_depth = t.pe_cache_depth;
-  cfg.param_depth = t.param_depth;
-  cfg.sparse = t.sparse ? 1 : 0;
-  std::vector<uint8_t> mem(8192);
-  isa::encode(cfg).to_bytes(&mem[0]);
-  for (size_t i = 0; i < program.size(); ++i) program[i].to_bytes(&mem[64 * (i + 1)]);
-  isa::encode(isa::EndInstr{}).to_bytes(&mem[64 * (program.size() + 1)]);
-  std::copy(data.begin(), data.end(), mem.begin() + 4096);
-  SimOptions o;
-  o.check_dependencies = false;
-  o.onchip_seed = 1;
-  return IsaSim(t).run(mem, o);
 }
 
 // LOAD CONTROL: undefined on a dense build; on a sparse one, a control word or a

@@ -458,6 +458,20 @@ class StrataTopErrors : public StrataTop {
 
   uint32_t count() const { return static_cast<uint32_t>(program_.instructions.size()); }
 
+  // Runs the network compiled for `target` on this build (the default
+  // configuration): UNSUPPORTED at CONFIG, then a good run.
+  void expect_refused_at_config(const HwTarget& target) {
+    const Program p = compile(net_, target, {});
+    std::vector<uint8_t> mem = p.image;
+    write_input(p, mem, 0, image_of(images_, 0));
+    AccelRunner runner(options());
+    const RunReport r = runner.run(mem, static_cast<uint32_t>(p.instructions.size()));
+    ASSERT_TRUE(r.finished);
+    EXPECT_EQ(r.error, csr::ErrorCode::kUnsupported);
+    EXPECT_EQ(r.error_index, 0u) << "refused at CONFIG";
+    expect_recovers(runner);
+  }
+
   Network net_;
   Program program_;
   Tensor<int8_t> images_;
@@ -509,14 +523,7 @@ TEST_F(StrataTopErrors, StartWhileBusy) {
 TEST_F(StrataTopErrors, ProgramForAnotherConfigurationIsRefused) {
   HwTarget big = HwTarget::defaults();
   big.bank_depth *= 2;  // a program compiled for deeper banks than this hardware has
-  const Program p = compile(net_, big, {});
-  std::vector<uint8_t> mem = p.image;
-  write_input(p, mem, 0, image_of(images_, 0));
-  AccelRunner runner(options());
-  const RunReport r = runner.run(mem, static_cast<uint32_t>(p.instructions.size()));
-  ASSERT_TRUE(r.finished);
-  EXPECT_EQ(r.error, csr::ErrorCode::kUnsupported);
-  expect_recovers(runner);
+  expect_refused_at_config(big);
 }
 
 // A program for a sparse build (CONFIG sparse = 1, packed CONVs) is refused at
@@ -524,15 +531,7 @@ TEST_F(StrataTopErrors, ProgramForAnotherConfigurationIsRefused) {
 TEST_F(StrataTopErrors, ProgramForASparseBuildIsRefused) {
   HwTarget sparse = HwTarget::defaults();
   sparse.sparse = true;
-  const Program p = compile(net_, sparse, {});
-  std::vector<uint8_t> mem = p.image;
-  write_input(p, mem, 0, image_of(images_, 0));
-  AccelRunner runner(options());
-  const RunReport r = runner.run(mem, static_cast<uint32_t>(p.instructions.size()));
-  ASSERT_TRUE(r.finished);
-  EXPECT_EQ(r.error, csr::ErrorCode::kUnsupported);
-  EXPECT_EQ(r.error_index, 0u) << "refused at CONFIG";
-  expect_recovers(runner);
+  expect_refused_at_config(sparse);
 }
 
 }  // namespace
