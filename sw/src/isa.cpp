@@ -316,4 +316,19 @@ std::string disassemble(const Instruction& instr) {
   return text;
 }
 
+int control_word_bad_byte(const uint8_t* word, int64_t n) {
+  if ((word[0] & ~0x0F) != 0 || control_dest(word) == 3) return 0;
+  for (int64_t b = 1; b < n; ++b) {
+    if ((word[b] & ~0x03) != 0) return static_cast<int>(b);
+  }
+  return -1;
+}
+
+int schedule_word_bad_byte(const uint8_t* word, int64_t n) {
+  for (int64_t b = 3; b < n; ++b) {
+    if (word[b] != 0) return static_cast<int>(b);
+  }
+  return -1;
+}
+
 }  // namespace strata::isa

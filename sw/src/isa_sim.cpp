@@ -226,16 +226,11 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
       for (int64_t w = 0; w < l.row_words; ++w) {
         const uint8_t* e = &mem_[l.ext_addr + r * l.ext_row_stride + w * n_];
         const bool schedule = !l.dst_pe_step && l.dst_id == p_;
-        for (int64_t b = 0; b < n_; ++b) {
-          // Control: bits 1:0 of each byte (a select code), bits 3:2 of byte 0
-          // (dest, 0..2); schedule: g in bytes 0..1, ky | kx << 4 in byte 2.
-          const uint8_t used = schedule ? (b < 3 ? 0xFF : 0x00) : (b == 0 ? 0x0F : 0x03);
-          require((e[b] & ~used) == 0 && (schedule || b != 0 || (e[0] >> 2) != 3),
-                  SimError::kUnsupported,
-                  fmt::format("LOAD CONTROL row {} word {}: byte {} = 0x{:02x} sets bits a {} word "
-                              "does not have",
-                              r, w, b, e[b], schedule ? "schedule" : "control"));
-        }
+        const int b = schedule ? isa::schedule_word_bad_byte(e, n_) : isa::control_word_bad_byte(e, n_);
+        require(b < 0, SimError::kUnsupported,
+                fmt::format("LOAD CONTROL row {} word {}: byte {} = 0x{:02x} sets bits a {} word "
+                            "does not have",
+                            r, w, b, e[b < 0 ? 0 : b], schedule ? "schedule" : "control"));
       }
     }
   }
@@ -484,18 +479,14 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
 void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
   const int64_t g_count = c.in_groups, kh = c.kernel_h, kw = c.kernel_w;
   const int64_t oh = c.out_h, ow = c.out_w, rows_k = c.packed_rows;
-  struct Entry {
-    int64_t ky, kx, g;
-  };
-  std::vector<Entry> sched(static_cast<size_t>(rows_k));
+  std::vector<isa::ScheduleEntry> sched(static_cast<size_t>(rows_k));
   for (int64_t k = 0; k < rows_k; ++k) {
     const int64_t a = c.cache_base + k;
     for (int64_t pe = 0; pe <= p_; ++pe) {
       if (!control_written_[pe * t_.pe_cache_depth + a]) ++res_.uninitialized_reads;
     }
-    const uint8_t* e = control_word(p_, a);
-    Entry& en = sched[static_cast<size_t>(k)];
-    en = {e[2] & 0x0F, e[2] >> 4, e[0] | e[1] << 8};
+    isa::ScheduleEntry& en = sched[static_cast<size_t>(k)];
+    en = isa::schedule_entry(control_word(p_, a));
     require(en.ky < kh && en.kx < kw && en.g < g_count, SimError::kUnsupported,
             fmt::format("packed CONV: the schedule entry of row {} names tap ({}, {}) group {}, "
                         "outside the {}x{} kernel's {} groups",
@@ -525,7 +516,7 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
       for (int64_t pe = 0; pe < p_; ++pe) acc[pe] = params_[c.param_base + pe].bias;
       const int64_t pixel_start = beats;
       for (int64_t k = 0; k < rows_k; ++k) {
-        const Entry& en = sched[static_cast<size_t>(k)];
+        const isa::ScheduleEntry& en = sched[static_cast<size_t>(k)];
         const int8_t* cur = word(en.ky, en.kx, en.g);
         const int8_t* next = zeros.data();
         bool next_inside = false;
@@ -550,7 +541,7 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
           int64_t dot = 0;
           for (int64_t m = 0; m < n_; ++m) {
             int8_t x = 0;
-            switch (ctl[m] & 3) {
+            switch (isa::control_select(ctl, m)) {
               case 0: x = cur[m]; break;                     // SelCur
               case 1: x = next[m]; break;                    // SelNext: lookahead
               case 2: x = next[(m + 1) % n_]; break;         // SelUp: lookaside from lane m + 1
@@ -558,8 +549,10 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
             }
             dot += int64_t{w[m]} * x;
           }
-          const int dest = (ctl[0] >> 2) & 3;
-          acc[dest == 0 ? pe : dest == 1 ? (pe + p_ - 1) % p_ : (pe + 1) % p_] += dot;
+          const int dest = isa::control_dest(ctl);
+          acc[dest == isa::kDestOwn    ? pe
+              : dest == isa::kDestPrev ? (pe + p_ - 1) % p_
+                                       : (pe + 1) % p_] += dot;
         }
       }
       // A pixel at which every row was skipped still takes one beat: the one

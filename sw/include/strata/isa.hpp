@@ -64,6 +64,33 @@ struct Instruction {
 // (on one line). Unknown opcodes and enum values are shown as numbers.
 std::string disassemble(const Instruction& instr);
 
+// The N-byte words LOAD CONTROL writes on sparse builds (docs/isa.md, LOAD).
+// A control word: byte m bits 1:0, lane m's select code; byte 0 bits 3:2, the
+// row's destination (kDestOwn, kDestPrev: PE p - 1, kDestNext: PE p + 1).
+// A schedule word: the input group of the row's first dense row in bytes 0..1
+// (little-endian), its tap in byte 2 (ky bits 3:0, kx bits 7:4).
+inline constexpr int kDestOwn = 0, kDestPrev = 1, kDestNext = 2;
+struct ScheduleEntry {
+  int64_t ky = 0, kx = 0, g = 0;
+};
+inline int control_select(const uint8_t* word, int64_t lane) { return word[lane] & 3; }
+inline int control_dest(const uint8_t* word) { return (word[0] >> 2) & 3; }
+inline void set_control_dest(uint8_t* word, int dest) {
+  word[0] = static_cast<uint8_t>((word[0] & ~0x0C) | dest << 2);
+}
+inline ScheduleEntry schedule_entry(const uint8_t* word) {
+  return {word[2] & 0x0F, word[2] >> 4, word[0] | word[1] << 8};
+}
+inline void set_schedule_entry(uint8_t* word, const ScheduleEntry& e) {
+  word[0] = static_cast<uint8_t>(e.g);
+  word[1] = static_cast<uint8_t>(e.g >> 8);
+  word[2] = static_cast<uint8_t>(e.ky | e.kx << 4);
+}
+// Byte b of an N-byte word whose bits outside the format are set, or -1;
+// a control word's destination 3 counts as such a bit of byte 0.
+int control_word_bad_byte(const uint8_t* word, int64_t n);
+int schedule_word_bad_byte(const uint8_t* word, int64_t n);
+
 }  // namespace strata::isa
 
 // Header, LoadInstr, StoreInstr, ComputeInstr, EndInstr, ConfigInstr and their

@@ -140,11 +140,9 @@ int8_t packed_weight(const ConvPlan& q, int64_t pass, int64_t pe, int64_t k, int
   return s.cycles[static_cast<size_t>(k)].value[static_cast<size_t>(pe * s.lanes + lane)];
 }
 
-// A packed op's control words and schedules (docs/isa.md, LOAD CONTROL): per
-// pass, P x per_pass control words (byte m: lane m's select code; byte 0 bits
-// 3:2: the row's destination, 0 its own PE, 1 PE p - 1, 2 PE p + 1); then per
-// pass, per_pass schedule words (bytes 0..1: the input group of the row's first
-// dense word, byte 2: its tap, ky | kx << 4). Rows past a pass's own are zero.
+// A packed op's control words and schedules (docs/isa.md, LOAD CONTROL; the
+// word formats in strata/isa.hpp): per pass, P x per_pass control words; then
+// per pass, per_pass schedule words. Rows past a pass's own are zero.
 void put_controls(ConvPlan& q, const HwTarget& t, std::vector<uint8_t>& image) {
   const int64_t p = t.pes, n = t.lanes;
   q.controls_ext = image.size();
@@ -159,8 +157,9 @@ void put_controls(ConvPlan& q, const HwTarget& t, std::vector<uint8_t>& image) {
             word[static_cast<size_t>(m)] = static_cast<uint8_t>(c.sel[static_cast<size_t>(pe * n + m)]);
           }
           const int64_t dest = c.dest[static_cast<size_t>(pe)];
-          const uint8_t code = dest == pe ? 0 : dest == (pe + p - 1) % p ? 1 : 2;
-          word[0] = static_cast<uint8_t>(word[0] | code << 2);
+          isa::set_control_dest(word.data(), dest == pe                 ? isa::kDestOwn
+                                             : dest == (pe + p - 1) % p ? isa::kDestPrev
+                                                                        : isa::kDestNext);
         }
         image.insert(image.end(), word.begin(), word.end());
       }
@@ -172,10 +171,8 @@ void put_controls(ConvPlan& q, const HwTarget& t, std::vector<uint8_t>& image) {
       std::vector<uint8_t> word(static_cast<size_t>(n), 0);
       if (k < s.packed_cycles()) {
         const int64_t b = s.cycles[static_cast<size_t>(k)].base;
-        const int64_t g = b % q.g_pass, kx = (b / q.g_pass) % q.kw, ky = b / (q.g_pass * q.kw);
-        word[0] = static_cast<uint8_t>(g);
-        word[1] = static_cast<uint8_t>(g >> 8);
-        word[2] = static_cast<uint8_t>(ky | kx << 4);
+        isa::set_schedule_entry(word.data(),
+                                {b / (q.g_pass * q.kw), (b / q.g_pass) % q.kw, b % q.g_pass});
       }
       image.insert(image.end(), word.begin(), word.end());
     }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
@@ -162,7 +161,7 @@ std::vector<OpWork> op_work(const Program& prog) {
   };
   // Sparse programs: the dense row each schedule entry starts at, as the
   // LOAD CONTROLs into the schedule (dst_id = P) leave it.
-  std::vector<std::array<int64_t, 3>> schedule;  // ky, kx, g per cache address
+  std::vector<isa::ScheduleEntry> schedule;  // per cache address
   if (prog.target.sparse) schedule.resize(static_cast<size_t>(prog.target.pe_cache_depth));
   for (const isa::Instruction& in : prog.instructions) {
     const auto op = static_cast<isa::Opcode>(in.opcode_value());
@@ -174,10 +173,9 @@ std::vector<OpWork> op_work(const Program& prog) {
       if (l.dst_kind == isa::LoadDst::kControl && l.dst_id == prog.target.pes) {
         for (int64_t r = 0; r < l.rows; ++r) {
           for (int64_t k = 0; k < l.row_words; ++k) {
-            const uint8_t* e = &prog.image.at(
-                static_cast<size_t>(l.ext_addr + r * l.ext_row_stride + k * n));
-            schedule.at(static_cast<size_t>(l.dst_addr + r * l.dst_row_stride + k)) = {
-                e[2] & 0x0F, e[2] >> 4, e[0] | e[1] << 8};
+            schedule.at(static_cast<size_t>(l.dst_addr + r * l.dst_row_stride + k)) =
+                isa::schedule_entry(
+                    &prog.image.at(static_cast<size_t>(l.ext_addr + r * l.ext_row_stride + k * n)));
           }
         }
       }
@@ -195,8 +193,8 @@ std::vector<OpWork> op_work(const Program& prog) {
                             static_cast<int>(c.pad_left)};
         std::vector<int64_t> bases;
         for (int64_t k = 0; k < c.packed_rows; ++k) {
-          const auto& e = schedule.at(static_cast<size_t>(c.cache_base + k));
-          bases.push_back((e[0] * c.kernel_w + e[1]) * c.in_groups + e[2]);
+          const isa::ScheduleEntry& e = schedule.at(static_cast<size_t>(c.cache_base + k));
+          bases.push_back((e.ky * c.kernel_w + e.kx) * c.in_groups + e.g);
         }
         w->beats += packed_conv_beats(walk, bases);
         w->dense_beats += c.out_h * c.out_w * c.kernel_h * c.kernel_w * c.in_groups;
