@@ -278,6 +278,9 @@ TEST_F(CliRtl, ErrorsAreClear) {
                          "rtl", "--target", shallow}),
                  1, {"no RTL model is built"});
   EXPECT_FALSE(fs::exists(path("y.npy")));
+  // The sparse configuration: its programs run on the ISA simulator only.
+  expect_failure(strata(with({"--config", kSource + "/config/sparse.yaml"})),
+                 1, {"configuration 'sparse' is sparse", "--backend isa"});
 
   // Missing weights.
   expect_failure(strata({"bench", kLenet, "--weights", path("nowhere")}), 1,
