@@ -13,8 +13,14 @@
 // other addresses. Bias: one value per PE in the beat (in_bias_i[p]), sampled
 // with a `first` beat (conv: bias of PE p's channel; FC: the same value in
 // every lane).
-// Latency: that of strata_pe (5 + TreeStages cycles from accepting a `last`
-// beat to res_valid_o). Throughput: one beat per cycle, Pes * Lanes MACs per
+// Sparse = 1: PEs with activation stagers and control planes (strata_pe);
+// cache_ctl_i writes the control planes, in_packed_i marks a packed CONV's
+// beats, and each PE's sum addressed to a neighbour (PE p - 1 or p + 1, modulo
+// Pes) is wired to that neighbour's accumulator: the demultiplexer that
+// returns a product moved into another tile to the accumulator it belongs to
+// (docs/sparsity.md, "Inter-tile moves").
+// Latency: that of strata_pe (5 + TreeStages + SumStages cycles from accepting
+// a `last` beat to res_valid_o; SumStages = 1 when Sparse, else 0). Throughput: one beat per cycle, Pes * Lanes MACs per
 // cycle, while the result stream is drained. Back-pressure: credit based (see
 // strata_pe); every PE sees the same handshakes, so all PEs hold the same
 // control state and PE 0's ready/valid/error stand for all (asserted in
@@ -43,12 +49,14 @@ module strata_pe_array
   parameter int unsigned OpCopies   = 1,  // operands in in_op_i (1: broadcast, Pes: one per PE)
   localparam int unsigned CacheAddrWidth = $clog2(CacheDepth),
   localparam int unsigned OpVectors      = Sparse ? 2 : 1,
-  localparam int unsigned CacheWidth     = Lanes * (DataWidth + (Sparse ? 2 : 0))
+  localparam int unsigned CacheWidth     = Lanes * DataWidth,
+  localparam int unsigned SumWidth       = ProdWidth + ((Lanes > 1) ? $clog2(Lanes) : 0)
 ) (
   input  logic                                           clk_i,           // clock
   input  logic                                           rst_ni,          // sync reset, active low
   // Cache write port (loader), word layout as in strata_pe.
   input  logic                                           cache_we_i,      // write enable
+  input  logic                                           cache_ctl_i,     // Sparse: control planes
   input  logic [Pes-1:0]                                 cache_pe_mask_i, // PEs written
   input  logic [CacheAddrWidth-1:0]                      cache_waddr_i,   // write address
   input  logic [CacheWidth-1:0]                          cache_wdata_i,   // write data
@@ -61,6 +69,7 @@ module strata_pe_array
   input  logic                                           in_first_i,      // start accumulation
   input  logic                                           in_last_i,       // emit the results
   input  acc_t [Pes-1:0]                                 in_bias_i,       // start value per PE
+  input  logic                                           in_packed_i,     // Sparse: packed CONV beat
   // Result stream: one accumulator per PE.
   output logic                                           res_valid_o,     // results valid
   input  logic                                           res_ready_i,     // results taken
@@ -70,8 +79,13 @@ module strata_pe_array
 );
 
   logic [Pes-1:0] in_ready, res_valid, err;
+  logic signed [SumWidth-1:0] fwd_prev [Pes];  // PE p's sum for PE p - 1
+  logic signed [SumWidth-1:0] fwd_next [Pes];  // PE p's sum for PE p + 1
 
   for (genvar p = 0; p < Pes; p++) begin : g_pe
+    localparam int unsigned Prev = (p + Pes - 1) % Pes;
+    localparam int unsigned Next = (p + 1) % Pes;
+
     strata_pe #(
       .Lanes      (Lanes),
       .CacheDepth (CacheDepth),
@@ -81,6 +95,7 @@ module strata_pe_array
       .clk_i         (clk_i),
       .rst_ni        (rst_ni),
       .cache_we_i    (cache_we_i && cache_pe_mask_i[p]),
+      .cache_ctl_i   (cache_ctl_i),
       .cache_waddr_i (cache_waddr_i),
       .cache_wdata_i (cache_wdata_i),
       .in_valid_i    (in_valid_i),
@@ -90,6 +105,11 @@ module strata_pe_array
       .in_first_i    (in_first_i),
       .in_last_i     (in_last_i),
       .in_bias_i     (in_bias_i[p]),
+      .in_packed_i   (in_packed_i),
+      .fwd_prev_o    (fwd_prev[p]),
+      .fwd_next_o    (fwd_next[p]),
+      .nb_prev_i     (fwd_prev[Next]),
+      .nb_next_i     (fwd_next[Prev]),
       .res_valid_o   (res_valid[p]),
       .res_ready_i   (res_ready_i),
       .res_acc_o     (res_acc_o[p]),
@@ -108,7 +128,7 @@ module strata_pe_array
   `STRATA_ASSERT(array_addr_copies, clk_i, rst_ni,
                  !in_valid_i || in_addr_i == {AddrCopies{in_addr_i[0]}})
   `STRATA_ASSERT_STREAM(array_in, clk_i, rst_ni, in_valid_i, in_ready_o,
-                        {in_op_i, in_addr_i, in_first_i, in_last_i, in_bias_i})
+                        {in_op_i, in_addr_i, in_first_i, in_last_i, in_bias_i, in_packed_i})
   `STRATA_ASSERT_STREAM(array_res, clk_i, rst_ni, res_valid_o, res_ready_i, res_acc_o)
 
 `ifndef SYNTHESIS

@@ -480,6 +480,7 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
   const int64_t g_count = c.in_groups, kh = c.kernel_h, kw = c.kernel_w;
   const int64_t oh = c.out_h, ow = c.out_w, rows_k = c.packed_rows;
   std::vector<isa::ScheduleEntry> sched(static_cast<size_t>(rows_k));
+  int64_t prev_t = -1;
   for (int64_t k = 0; k < rows_k; ++k) {
     const int64_t a = c.cache_base + k;
     for (int64_t pe = 0; pe <= p_; ++pe) {
@@ -491,6 +492,14 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
             fmt::format("packed CONV: the schedule entry of row {} names tap ({}, {}) group {}, "
                         "outside the {}x{} kernel's {} groups",
                         k, en.ky, en.kx, en.g, kh, kw, g_count));
+    // Rows in dense order let the RTL walker find a pixel's rows by tap
+    // (strata_packed_walker); the packer emits them so.
+    const int64_t t = (en.ky * kw + en.kx) * g_count + en.g;
+    require(k == 0 || t > prev_t, SimError::kUnsupported,
+            fmt::format("packed CONV: the schedule entry of row {} names dense row {}, not after "
+                        "row {}'s dense row {} (the rows must follow the dense order)",
+                        k, t, k - 1, prev_t));
+    prev_t = t;
   }
   for (int64_t ch = 0; ch < p_; ++ch) {
     if (!param_written_[c.param_base + ch]) ++res_.uninitialized_reads;

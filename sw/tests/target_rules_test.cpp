@@ -250,6 +250,21 @@ TEST(TargetRules, SparseControlWordsAndSchedulesAreChecked) {
   EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
   EXPECT_EQ(r.error_index, 2);
   EXPECT_NE(r.message.find("outside the 3x3 kernel"), std::string::npos) << r.message;
+
+  // Two rows: (ky 1, kx 2, g 1) then (ky 1, kx 2, g 0), a dense row earlier.
+  isa::LoadInstr two = sched;
+  two.row_words = 2;
+  std::vector<uint8_t> entries = entry;
+  entries.insert(entries.end(), entry.begin(), entry.end());
+  entries[static_cast<size_t>(n)] = 0;
+  c.packed_rows = 2;
+  const SimResult back = sim_program(sparse, {isa::encode(two), isa::encode(c)}, entries);
+  EXPECT_EQ(back.error, SimError::kUnsupported) << back.message;
+  EXPECT_EQ(back.error_index, 2);
+  EXPECT_NE(back.message.find("dense order"), std::string::npos) << back.message;
+  std::swap(entries[0], entries[static_cast<size_t>(n)]);  // g 0, then g 1: in order
+  EXPECT_EQ(sim_program(sparse, {isa::encode(two), isa::encode(c)}, entries).error,
+            SimError::kNone);
 }
 
 TEST(TargetRules, DocsSectionIsReplacedBetweenTheMarkers) {

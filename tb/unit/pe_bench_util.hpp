@@ -56,33 +56,41 @@ struct ComputeConfig {
 
   static constexpr int kAddrBits = clog2(kDepth);
   // The RTL's documented figures (strata_pe header): adder-tree register stages,
-  // latency from the accepting edge to res_valid_o, result FIFO slots.
+  // the sparse PE's stage that adds the neighbours' sums, latency from the
+  // accepting edge to res_valid_o, result FIFO slots.
   static constexpr int kTreeStages = (clog2(kLanes) + 1) / 2;
-  static constexpr int kLatency = 5 + kTreeStages;
-  static constexpr int kResultDepth = 6 + kTreeStages;
+  static constexpr int kSumStages = kSparse ? 1 : 0;
+  static constexpr int kLatency = 5 + kTreeStages + kSumStages;
+  static constexpr int kResultDepth = 6 + kTreeStages + kSumStages;
 };
 
 // One compute beat. op holds kOpVectors * kLanes values (vector 0 first);
-// bias holds one value per PE.
+// bias holds one value per PE; packed (sparse PEs): the beat uses the control
+// plane (select codes, destination), else every lane its current word.
 struct ComputeBeat {
   std::vector<int8_t> op;
   uint32_t addr = 0;
   bool first = false;
   bool last = false;
   std::vector<int32_t> bias;
+  bool packed = true;
 };
 
-// One cache word: kLanes operands and (sparse) kLanes select codes.
+// One cache word: kLanes operands and (sparse) kLanes select codes and the
+// destination of the word's sum (0 own, 1 PE p - 1, 2 PE p + 1).
 struct CacheWord {
   std::vector<int8_t> value;
   std::vector<uint8_t> sel;
+  uint8_t dest = 0;
 };
 
-// One cache write: the PEs it goes to (bit p = PE p), address and word.
+// One cache write: the PEs it goes to (bit p = PE p), address and word. On a
+// sparse PE, load() writes the word's control plane in a second cycle.
 struct CacheWrite {
   uint64_t pe_mask = 1;
   uint32_t addr = 0;
   CacheWord word;
+  bool ctl = false;  // this cycle writes the control plane (sparse)
 };
 
 struct RunStats {
@@ -120,18 +128,31 @@ class ComputeBench : public SimFixture<Model> {
 
   // Drives all inputs to their idle values (valid/enables low, payload random).
   void idle_inputs() {
+    // A lone strata_pe has no neighbours: nothing arrives from them.
+    if constexpr (requires { m().nb_prev_i; }) {
+      m().nb_prev_i = 0;
+      m().nb_next_i = 0;
+    }
     m().cache_we_i = 0;
     m().in_valid_i = 0;
     m().res_ready_i = 0;
     randomise_payload();
   }
 
-  // Writes cache words, one per cycle, with nothing streaming.
+  // Writes cache words, one per cycle, with nothing streaming; on a sparse
+  // PE, each word's control plane in the cycle after its weights.
   void load(const std::vector<CacheWrite>& writes) {
     for (const auto& w : writes) {
       drive_write(w);
       this->settle();
       this->tick();
+      if (Cfg::kSparse && !w.ctl) {
+        CacheWrite c = w;
+        c.ctl = true;
+        drive_write(c);
+        this->settle();
+        this->tick();
+      }
     }
     m().cache_we_i = 0;
     this->settle();
@@ -313,13 +334,13 @@ class ComputeBench : public SimFixture<Model> {
       set_field(m().cache_pe_mask_i, 0, Cfg::kPes, w.pe_mask);
     }
     m().cache_waddr_i = w.addr;
+    m().cache_ctl_i = w.ctl;
     for (int n = 0; n < Cfg::kLanes; ++n) {
-      set_field(m().cache_wdata_i, n * Cfg::kDataBits, Cfg::kDataBits,
-                static_cast<uint8_t>(w.word.value.at(n)));
-      if constexpr (Cfg::kSparse) {
-        set_field(m().cache_wdata_i, Cfg::kLanes * Cfg::kDataBits + n * Cfg::kSelBits,
-                  Cfg::kSelBits, w.word.sel.at(n));
-      }
+      // The control word of docs/isa.md (LOAD CONTROL): lane n's select code
+      // in bits 1:0 of byte n, the destination in bits 3:2 of byte 0.
+      const uint8_t byte = w.ctl ? static_cast<uint8_t>(w.word.sel.at(n) | (n == 0 ? w.word.dest << 2 : 0))
+                                 : static_cast<uint8_t>(w.word.value.at(n));
+      set_field(m().cache_wdata_i, n * Cfg::kDataBits, Cfg::kDataBits, byte);
     }
   }
 
@@ -330,6 +351,7 @@ class ComputeBench : public SimFixture<Model> {
     m().in_addr_i = b.addr;
     m().in_first_i = b.first;
     m().in_last_i = b.last;
+    m().in_packed_i = Cfg::kSparse && b.packed;
     for (int p = 0; p < Cfg::kPes; ++p) {
       set_field(m().in_bias_i, p * Cfg::kAccBits, Cfg::kAccBits,
                 static_cast<uint32_t>(b.bias.at(p)));

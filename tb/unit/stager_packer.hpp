@@ -34,15 +34,24 @@ struct Packed {
   std::vector<int> base;                             // [k] dense cycle of the window
   std::vector<std::vector<std::vector<int8_t>>> value;  // [tile][k][lane]
   std::vector<std::vector<std::vector<uint8_t>>> sel;   // [tile][k][lane]
+  std::vector<std::vector<uint8_t>> dest;  // [tile][k]: 0 own, 1 tile p - 1, 2 tile p + 1
   int cycles() const { return static_cast<int>(base.size()); }
 };
 
-// The compiler's packer (strata::pack_sparse, docs/sparsity.md) with
-// intra-tile moves only: the PE array has no demultiplexer, so every tile's
-// sums stay its own. The schedule is proven exact by strata::check_packed;
-// an all-zero schedule keeps one packed cycle, the beat that opens and closes
+// The tile whose accumulator tile p's row k feeds.
+inline int dest_tile(const Packed& pk, int p, int k) {
+  const int tiles = static_cast<int>(pk.dest.size());
+  const int d = pk.dest[p][k];
+  return d == 0 ? p : d == 1 ? (p + tiles - 1) % tiles : (p + 1) % tiles;
+}
+
+// The compiler's packer (strata::pack_sparse, docs/sparsity.md): intra-tile
+// moves, and with `inter_tile` the neighbouring inter-tile moves the PE
+// array's demultiplexer returns (a tile's row feeding tile p - 1's or p + 1's
+// accumulator). The schedule is proven exact by strata::check_packed; an
+// all-zero schedule keeps one packed cycle, the beat that opens and closes
 // the accumulation.
-inline Packed pack_schedules(const std::vector<Schedule>& dense, int lanes) {
+inline Packed pack_schedules(const std::vector<Schedule>& dense, int lanes, bool inter_tile = false) {
   if (dense.empty()) throw std::invalid_argument("pack_schedules: no tiles");
   const int tiles = static_cast<int>(dense.size());
   const int t_dense = static_cast<int>(dense[0].size());
@@ -59,16 +68,22 @@ inline Packed pack_schedules(const std::vector<Schedule>& dense, int lanes) {
     }
   }
   PackOptions options;
-  options.inter_tile = false;
-  options.tile_reach = 0;
+  options.inter_tile = inter_tile;
+  options.tile_reach = inter_tile ? 1 : 0;
   const PackedSchedule packed = pack_sparse(d, options);
   check_packed(d, packed, options);
   Packed out;
   out.value.resize(tiles);
   out.sel.resize(tiles);
+  out.dest.resize(tiles);
   for (const PackedCycle& c : packed.cycles) {
     out.base.push_back(c.base);
     for (int p = 0; p < tiles; ++p) {
+      const int d = c.dest[p];
+      out.dest[p].push_back(d == p ? 0 : d == (p + tiles - 1) % tiles ? 1 : 2);
+      if (d != p && d != (p + 1) % tiles && d != (p + tiles - 1) % tiles) {
+        throw std::logic_error(fmt::format("pack_schedules: tile {} feeds tile {}", p, d));
+      }
       std::vector<int8_t> value(lanes);
       std::vector<uint8_t> sel(lanes);
       for (int m = 0; m < lanes; ++m) {
@@ -84,29 +99,37 @@ inline Packed pack_schedules(const std::vector<Schedule>& dense, int lanes) {
     for (int p = 0; p < tiles; ++p) {
       out.value[p].push_back(std::vector<int8_t>(lanes, 0));
       out.sel[p].push_back(std::vector<uint8_t>(lanes, kSelCur));
+      out.dest[p].push_back(0);
     }
   }
   return out;
 }
 
-// Rebuilds tile p's dense schedule from the packed form; throws if two packed
-// weights land on the same dense slot (the packer's own consistency check).
+// Rebuilds tile p's dense schedule from the packed form (the rows of every
+// tile that feed tile p's accumulator); throws if two packed weights land on
+// the same dense slot (the packer's own consistency check).
 inline Schedule unpack_schedule(const Packed& pk, int tile, int t_dense, int lanes) {
   Schedule dense(t_dense, std::vector<int8_t>(lanes, 0));
   std::vector<std::vector<bool>> hit(t_dense, std::vector<bool>(lanes, false));
+  const int tiles = static_cast<int>(pk.value.size());
   for (int k = 0; k < pk.cycles(); ++k) {
-    for (int m = 0; m < lanes; ++m) {
-      const int8_t v = pk.value[tile][k][m];
-      if (v == 0) continue;
-      int t = pk.base[k] + (pk.sel[tile][k][m] == kSelCur ? 0 : 1);
-      int n = m;
-      if (pk.sel[tile][k][m] == kSelUp) n = (m + 1) % lanes;
-      if (pk.sel[tile][k][m] == kSelDown) n = (m + lanes - 1) % lanes;
-      if (t >= t_dense || hit[t][n]) {
-        throw std::logic_error(fmt::format("packed cycle {} lane {} maps to a bad or used slot", k, m));
+    for (int q = 0; q < tiles; ++q) {
+      if (dest_tile(pk, q, k) != tile) continue;
+      for (int m = 0; m < lanes; ++m) {
+        const int8_t v = pk.value[q][k][m];
+        if (v == 0) continue;
+        const uint8_t sel = pk.sel[q][k][m];
+        const int t = pk.base[k] + (sel == kSelCur ? 0 : 1);
+        int n = m;
+        if (sel == kSelUp) n = (m + 1) % lanes;
+        if (sel == kSelDown) n = (m + lanes - 1) % lanes;
+        if (t >= t_dense || hit[t][n]) {
+          throw std::logic_error(
+              fmt::format("packed cycle {} tile {} lane {} maps to a bad or used slot", k, q, m));
+        }
+        hit[t][n] = true;
+        dense[t][n] = v;
       }
-      hit[t][n] = true;
-      dense[t][n] = v;
     }
   }
   return dense;
