@@ -121,6 +121,7 @@ module strata_compute_decode
   logic signed [7:0] clamp_lo_q, clamp_hi_q, post_lo_q, post_hi_q;
   logic        pool_en_q, pool_avg_q, pool_ceil_q;
   logic        packed_q;            // packed_rows != 0
+  logic [15:0] packed_rows_q;       // packed rows per output pixel (sparse builds)
 
   // The fields are captured in every idle cycle, so also in the cycle of the
   // start, and held from then on: their enables (some 300 flip-flops) are a
@@ -201,6 +202,7 @@ module strata_compute_decode
       dst_group_stride_q <= compute_dst_group_stride(instr_i);
       dst_lane_q         <= compute_dst_lane(instr_i);
       packed_q           <= compute_packed_rows(instr_i) != '0;
+      packed_rows_q      <= compute_packed_rows(instr_i);
       post_lo_q          <= compute_post_lo(instr_i);
       post_hi_q          <= compute_post_hi(instr_i);
     end
@@ -388,7 +390,9 @@ module strata_compute_decode
   assign in_words = wd(res_q[SInWords]);
   assign in_end   = W'(in_base_q) + in_words;
   assign fc_words = (W'(out_h_q) + W'(Lanes) - W'(1)) >> LgLanes;
-  assign cache_end = W'(cache_base_q) + (is_fc ? W'(groups_q) : is_dw ? W'(DwBeats) : taps);
+  // A packed CONV caches its packed rows, not the dense taps x groups.
+  assign cache_end = W'(cache_base_q) + (is_fc ? W'(groups_q) : is_dw ? W'(DwBeats) :
+                                         (Sparse && packed_q) ? W'(packed_rows_q) : taps);
   // dst_end = dst_base + (FC: the words written; else the products + the
   // result columns). The part that needs only captured fields is a register
   // (like the operands above), so the mode's choices and the first addition
@@ -642,6 +646,7 @@ module strata_compute_decode
     cfg_d.clamp_lo  = clamp_lo_q;
     cfg_d.clamp_hi  = clamp_hi_q;
     cfg_d.in_id     = in_id_q;
+    cfg_d.packed_rows = (Sparse && is_conv) ? packed_rows_q : 16'd0;
 
     cfg_d.walk.rows_m1      = pool_walk ? 17'(res_q[SVRows]) - 17'd1 : 17'(out_h_q) - 17'd1;
     cfg_d.walk.cols_m1      = is_fc ? 16'd0 : (pool_walk ? in_w_q : out_w_q) - 16'd1;
@@ -791,8 +796,6 @@ module strata_compute_decode
     assert (Lanes == 2 ** LgLanes) else $fatal(1, "strata_compute_decode: Lanes must be 2^k");
     assert (BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 && Banks <= 64)
       else $fatal(1, "strata_compute_decode: memories exceed the instruction fields");
-    assert (!Sparse)
-      else $fatal(1, "strata_compute_decode: the sparse datapath is not built (docs/sparsity.md)");
   end
 `endif
 

@@ -47,6 +47,21 @@
 // Abort (abort_i, from the controller): every state returns to idle after the
 // bank reads in flight have answered; the datapath blocks are then cleared
 // by a one-cycle local reset (PE caches and parameter RAM keep their contents).
+// Sparse builds (Sparse = 1; docs/sparsity.md, "The sparse build"): a packed
+// CONV (cfg.packed_rows != 0) walks with strata_packed_walker instead of
+// strata_conv_walker. Each of its beats reads two bank words, the row's
+// current and next dense rows, on the two compute read ports (the second
+// reads the banks' replica); a word outside the image is replaced by zeros as
+// it arrives (its inside flag travels the bank latency in a delay line), and
+// the beat enters the PE array as the window {current, next} with
+// in_packed_i, so each PE's control plane picks the lanes and the
+// accumulator. Every other beat of a sparse build reads the second port too
+// (its word is dropped), so the two response streams stay in step. LOAD
+// CONTROL words arrive on the PE write port with pe_ctl_i: PE pe_i's control
+// plane, or with pe_i = P the packed walker's schedule. A schedule the walker
+// refuses (outside the kernel, not in dense order) stops the instruction with
+// UNSUPPORTED. Dense builds (Sparse = 0) have none of this; their second read
+// port is idle and pe_ctl_i is 0.
 // Streams follow strata_pkg's rules; the bank read response has no ready (a
 // request is only issued with room for its answer).
 `include "strata_assert.svh"
@@ -75,6 +90,7 @@ module strata_compute_engine
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
+  localparam int unsigned PeSelWidth     = Sparse ? $clog2(Pes + 1) : PeIdxWidth,  // + schedule
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth),
   // Bank port payloads (strata_bank_types.svh).
@@ -103,6 +119,12 @@ module strata_compute_engine
   output bank_rd_t                  rd_req_o,         // bank, word address
   input  logic                      rd_rsp_valid_i,   // word of an earlier request (in order)
   input  bank_rsp_t                 rd_rsp_i,         // word
+  // second bank read port (strata_banks cr1, sparse builds: the packed beat's next word)
+  output logic                      rd1_req_valid_o,  // read request (with every rd_req)
+  input  logic                      rd1_req_ready_i,  // taken (always 1)
+  output bank_rd_t                  rd1_req_o,        // bank, word address
+  input  logic                      rd1_rsp_valid_i,  // word, with rd_rsp_valid_i
+  input  bank_rsp_t                 rd1_rsp_i,        // word
   // bank write port (strata_banks compute write)
   output logic                      wr_valid_o,       // write request
   input  logic                      wr_ready_i,       // written
@@ -110,7 +132,8 @@ module strata_compute_engine
   // PE cache write port (load engine)
   input  logic                      pe_valid_i,       // word to write
   output logic                      pe_ready_o,       // written
-  input  logic [PeIdxWidth-1:0]     pe_i,             // PE
+  input  logic [PeSelWidth-1:0]     pe_i,             // PE (P: the schedule, with pe_ctl_i)
+  input  logic                      pe_ctl_i,         // a LOAD CONTROL word (sparse builds)
   input  logic [CacheAddrWidth-1:0] pe_addr_i,        // word
   input  logic [WordWidth-1:0]      pe_data_i,        // word
   // parameter RAM write port (load engine)
@@ -294,6 +317,7 @@ module strata_compute_engine
       cfg.in_id     <= dec_cfg.in_id;
     end
     if (!busy_q[BusyWalk]) cfg.walk <= dec_cfg.walk;
+    if (!busy_q[BusyWalk]) cfg.packed_rows <= dec_cfg.packed_rows;
     if (!busy_q[BusyWr])   cfg.wr   <= dec_cfg.wr;
     if (!busy_q[BusyPool]) cfg.pool <= dec_cfg.pool;
   end
@@ -349,6 +373,24 @@ module strata_compute_engine
   logic [CacheAddrWidth-1:0] beat_cache;
   logic                      beat_first, beat_last;
   logic [ParamIdxWidth-1:0]  beat_param;
+  // The dense walker's outputs (the beat's unless a packed CONV runs).
+  logic                      cw_busy, cw_step_valid, cw_beat_valid;
+  logic [BankAddrWidth-1:0]  cw_beat_addr;
+  logic [CacheAddrWidth-1:0] cw_beat_cache;
+  logic                      cw_beat_first, cw_beat_last;
+  logic [ParamIdxWidth-1:0]  cw_beat_param;
+  // Sparse builds: the beat's second word, the words' inside flags (dense
+  // beats: {0, 1}), whether it is a packed CONV's, and a refused schedule.
+  logic [BankAddrWidth-1:0]  beat_addr1;
+  logic [1:0]                beat_in;
+  logic                      beat_packed, walk_err;
+  // The PE write port, registered (below): the schedule's write comes from it.
+  logic                      sched_we_q;
+  logic [CacheAddrWidth-1:0] cache_waddr_q;
+  logic [WordWidth-1:0]      cache_wdata_q;
+  logic                      walk_start;
+
+  assign walk_start = start_q[StartFront];
 
   strata_conv_walker #(
     .BankAddrWidth  (BankAddrWidth),
@@ -357,19 +399,95 @@ module strata_compute_engine
   ) u_walker (
     .clk_i        (clk_i),
     .rst_ni       (dp_rst_n[DpRstFront]),
-    .start_i      (start_q[StartFront]),
+    .start_i      (walk_start && !beat_packed),
     .cfg_i        (cfg.walk),
-    .busy_o       (walk_busy),
-    .step_valid_o (walk_step_valid),
+    .busy_o       (cw_busy),
+    .step_valid_o (cw_step_valid),
     .step_ready_i (step_ready && run_q[RunFront]),
-    .beat_valid_o (beat_valid),
+    .beat_valid_o (cw_beat_valid),
     .beat_ready_i (beat_ready),
-    .beat_addr_o  (beat_addr),
-    .beat_cache_o (beat_cache),
-    .beat_first_o (beat_first),
-    .beat_last_o  (beat_last),
-    .beat_param_o (beat_param)
+    .beat_addr_o  (cw_beat_addr),
+    .beat_cache_o (cw_beat_cache),
+    .beat_first_o (cw_beat_first),
+    .beat_last_o  (cw_beat_last),
+    .beat_param_o (cw_beat_param)
   );
+
+  if (Sparse) begin : g_packed_walk
+    logic                      pw_busy, pw_step_valid, pw_beat_valid, pw_err;
+    logic [1:0][BankAddrWidth-1:0] pw_beat_addr;
+    logic [1:0]                pw_beat_in;
+    logic [CacheAddrWidth-1:0] pw_beat_cache;
+    logic                      pw_beat_first, pw_beat_last;
+    logic [ParamIdxWidth-1:0]  pw_beat_param;
+    logic                      packed_q;  // the launched CONV is packed (cfg, a flag of its own)
+
+    always_ff @(posedge clk_i) begin
+      if (!busy_q[BusyWalk]) packed_q <= dec_cfg.packed_rows != '0;
+    end
+
+    strata_packed_walker #(
+      .BankAddrWidth  (BankAddrWidth),
+      .CacheAddrWidth (CacheAddrWidth),
+      .ParamIdxWidth  (ParamIdxWidth),
+      .CacheDepth     (PeCacheDepth),
+      .MaxKernel      (MaxKernel)
+    ) u_packed_walker (
+      .clk_i         (clk_i),
+      .rst_ni        (dp_rst_n[DpRstFront]),
+      .start_i       (walk_start && packed_q),
+      .cfg_i         (cfg.walk),
+      .rows_i        (cfg.packed_rows),
+      .busy_o        (pw_busy),
+      .err_o         (pw_err),
+      .sched_we_i    (sched_we_q),
+      .sched_waddr_i (cache_waddr_q),
+      .sched_wdata_i (cache_wdata_q[23:0]),
+      .step_valid_o  (pw_step_valid),
+      .step_ready_i  (step_ready && run_q[RunFront]),
+      .beat_valid_o  (pw_beat_valid),
+      .beat_ready_i  (beat_ready),
+      .beat_addr_o   (pw_beat_addr),
+      .beat_in_o     (pw_beat_in),
+      .beat_cache_o  (pw_beat_cache),
+      .beat_first_o  (pw_beat_first),
+      .beat_last_o   (pw_beat_last),
+      .beat_param_o  (pw_beat_param)
+    );
+
+    // One walker runs at a time: the valid and step requests are ORs.
+    assign walk_busy       = cw_busy || pw_busy;
+    assign walk_step_valid = cw_step_valid || pw_step_valid;
+    assign beat_valid      = cw_beat_valid || pw_beat_valid;
+    assign beat_addr       = packed_q ? pw_beat_addr[0] : cw_beat_addr;
+    assign beat_addr1      = packed_q ? pw_beat_addr[1] : cw_beat_addr;
+    assign beat_in         = packed_q ? pw_beat_in : 2'b01;
+    assign beat_packed     = packed_q;
+    assign beat_cache      = packed_q ? pw_beat_cache : cw_beat_cache;
+    assign beat_first      = packed_q ? pw_beat_first : cw_beat_first;
+    assign beat_last       = packed_q ? pw_beat_last : cw_beat_last;
+    assign beat_param      = packed_q ? pw_beat_param : cw_beat_param;
+    assign walk_err        = pw_err;
+
+    `STRATA_ASSERT(ce_one_walker, clk_i, rst_ni, !(cw_busy && pw_busy))
+    `STRATA_ASSERT(ce_packed_flag, clk_i, rst_ni,
+                   !busy_q[BusyWalk] || packed_q == (cfg.packed_rows != '0))
+  end else begin : g_dense_walk
+    logic unused_sched;  // no schedule on a dense build
+    assign unused_sched    = ^{sched_we_q, cfg.packed_rows};
+    assign walk_busy       = cw_busy;
+    assign walk_step_valid = cw_step_valid;
+    assign beat_valid      = cw_beat_valid;
+    assign beat_addr       = cw_beat_addr;
+    assign beat_addr1      = cw_beat_addr;
+    assign beat_in         = 2'b01;
+    assign beat_packed     = 1'b0;
+    assign beat_cache      = cw_beat_cache;
+    assign beat_first      = cw_beat_first;
+    assign beat_last       = cw_beat_last;
+    assign beat_param      = cw_beat_param;
+    assign walk_err        = 1'b0;
+  end
 
   assign step_valid = run_q[RunFront] && walk_step_valid;
 
@@ -439,6 +557,64 @@ module strata_compute_engine
     .count_o     (side_count)
   );
 
+  // Sparse builds: the second read port reads with every request (the
+  // packed beat's next word; a dense beat's is dropped), and a word outside
+  // the image becomes zeros as it arrives: the inside flags of each request
+  // wait the bank latency (three cycles, exact) in a delay line.
+  logic [WordWidth-1:0] rsp_data;       // the first port's word, zeros outside
+  logic [WordWidth-1:0] data1_head;     // the second port's word at the operand FIFO's head
+
+  if (Sparse) begin : g_second_read
+    localparam int unsigned BankLatency = 3;  // strata_banks: compute read handshake to word
+    logic [BankLatency-1:0]      fire_dl;
+    logic [BankLatency-1:0][1:0] in_dl;
+    logic                        data1_valid, unused_data1_ready;
+    logic [CntWidth-1:0]         data1_count;
+
+    assign rd1_req_valid_o = rd_req_valid_o;
+    assign rd1_req_o.bank  = BankIdxWidth'(cfg.in_id);
+    assign rd1_req_o.addr  = beat_addr1;
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) fire_dl <= '0;
+      else         fire_dl <= {fire_dl[BankLatency-2:0], rd_fire};
+    end
+    always_ff @(posedge clk_i) begin
+      in_dl <= {in_dl[BankLatency-2:0], beat_in};
+    end
+
+    assign rsp_data = in_dl[BankLatency-1][0] ? rd_rsp_i.data : '0;
+
+    strata_fifo #(
+      .Width  (WordWidth),
+      .Depth  (ReadDepth),
+      .OutReg (1'b1)
+    ) u_data1 (
+      .clk_i       (clk_i),
+      .rst_ni      (dp_rst_n[DpRstFront]),
+      .in_valid_i  (rd1_rsp_valid_i && state_q != StAbort),
+      .in_ready_o  (unused_data1_ready),
+      .in_data_i   (in_dl[BankLatency-1][1] ? rd1_rsp_i.data : '0),
+      .out_valid_o (data1_valid),
+      .out_ready_i (op_fire),
+      .out_data_o  (data1_head),
+      .count_o     (data1_count)
+    );
+
+    `STRATA_ASSERT(ce_rd1_ready, clk_i, rst_ni, !rd1_req_valid_o || rd1_req_ready_i)
+    `STRATA_ASSERT(ce_rd_latency, clk_i, rst_ni,
+                   rd_rsp_valid_i == fire_dl[BankLatency-1] && rd1_rsp_valid_i == rd_rsp_valid_i)
+    `STRATA_ASSERT(ce_data1_in_step, clk_i, rst_ni,
+                   data1_valid == data_valid && data1_count == data_count)
+  end else begin : g_one_read
+    logic unused_rd1;  // the second read port is a sparse build's
+    assign unused_rd1      = ^{rd1_req_ready_i, rd1_rsp_valid_i, rd1_rsp_i, beat_addr1, beat_in};
+    assign rd1_req_valid_o = 1'b0;
+    assign rd1_req_o       = '0;
+    assign rsp_data        = rd_rsp_i.data;
+    assign data1_head      = '0;
+  end
+
   strata_fifo #(
     .Width  (WordWidth),
     .Depth  (ReadDepth),
@@ -448,7 +624,7 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n[DpRstFront]),
     .in_valid_i  (rd_rsp_valid_i && state_q != StAbort),
     .in_ready_o  (unused_data_ready),
-    .in_data_i   (rd_rsp_i.data),
+    .in_data_i   (rsp_data),
     .out_valid_o (data_valid),
     .out_ready_i (op_fire),
     .out_data_o  (data_head),
@@ -711,8 +887,9 @@ module strata_compute_engine
   // The array's inputs: DEPTHWISE beats or the broadcast stream. The select
   // of PE p's operand and address reads a copy of cfg.dw of its own
   // (strata_reg_copies, loaded like rq_fc_q below), placed beside the PE.
+  localparam int unsigned OpVectors = Sparse ? 2 : 1;  // sparse: the window {current, next}
   logic [Pes-1:0]                      pe_dw_q;
-  logic [Pes-1:0][WordWidth-1:0]       pe_op;
+  logic [Pes-1:0][OpVectors-1:0][WordWidth-1:0] pe_op;
   logic [Pes-1:0][CacheAddrWidth-1:0]  pe_addr;
   logic                                pe_first, pe_last;
 
@@ -726,8 +903,9 @@ module strata_compute_engine
 
   always_comb begin
     for (int p = 0; p < Pes; p++) begin
-      pe_op[p]   = pe_dw_q[p] ? dwb_op_q[p] : data_head;
-      pe_addr[p] = pe_dw_q[p] ? dwb_addr_q[p] : op_cache[p];
+      pe_op[p][0] = pe_dw_q[p] ? dwb_op_q[p] : data_head;
+      if (Sparse) pe_op[p][OpVectors-1] = data1_head;  // zeros unless packed
+      pe_addr[p]  = pe_dw_q[p] ? dwb_addr_q[p] : op_cache[p];
     end
   end
   assign pe_first = cfg.dw ? dwb_first_q : op_first;
@@ -738,8 +916,9 @@ module strata_compute_engine
   acc_t [Pes-1:0]            pe_bias, pe_acc;
   logic                      cache_we, cache_we_q;  // PE cache write: arbitrated, registered
   logic [Pes-1:0]            cache_mask, cache_mask_q;
-  logic [CacheAddrWidth-1:0] cache_waddr, cache_waddr_q;
-  logic [WordWidth-1:0]      cache_wdata, cache_wdata_q;
+  logic [CacheAddrWidth-1:0] cache_waddr;
+  logic [WordWidth-1:0]      cache_wdata;
+  logic                      cache_ctl, cache_ctl_q;  // sparse: a control plane / schedule word
 
   // An FC last beat also needs room for its M, S (never lacking in practice);
   // every FC beat waits for it, so the handshake does not wait for op_last
@@ -773,13 +952,14 @@ module strata_compute_engine
     .Pes        (Pes),
     .Lanes      (Lanes),
     .CacheDepth (PeCacheDepth),
+    .Sparse     (Sparse),
     .AddrCopies (Pes),
     .OpCopies   (Pes)
   ) u_pe_array (
     .clk_i           (clk_i),
     .rst_ni          (dp_rst_n[DpRstPe]),
     .cache_we_i      (cache_we_q),
-    .cache_ctl_i     (1'b0),
+    .cache_ctl_i     (cache_ctl_q),
     .cache_pe_mask_i (cache_mask_q),
     .cache_waddr_i   (cache_waddr_q),
     .cache_wdata_i   (cache_wdata_q),
@@ -790,7 +970,7 @@ module strata_compute_engine
     .in_first_i      (pe_first),
     .in_last_i       (pe_last),
     .in_bias_i       (pe_bias),
-    .in_packed_i     (1'b0),
+    .in_packed_i     (beat_packed),
     .res_valid_o     (pe_res_valid),
     .res_ready_i     (pe_res_ready),
     .res_acc_o       (pe_acc),
@@ -1157,9 +1337,11 @@ module strata_compute_engine
   assign wcache_ready = !pe_valid_i || prio_q;
   assign prio_d       = (wcache_valid && pe_valid_i) ? !prio_q : prio_q;
   assign cache_we     = (wcache_valid && wcache_ready) || (pe_valid_i && pe_ready_o);
-  assign cache_mask   = (wcache_valid && wcache_ready) ? wcache.mask : (Pes'(1) << pe_i);
+  // pe_i = P (the schedule, sparse builds) selects no PE.
+  assign cache_mask   = (wcache_valid && wcache_ready) ? wcache.mask : Pes'((Pes + 1)'(1) << pe_i);
   assign cache_waddr  = (wcache_valid && wcache_ready) ? wcache.addr : pe_addr_i;
   assign cache_wdata  = (wcache_valid && wcache_ready) ? wcache.data : pe_data_i;
+  assign cache_ctl    = Sparse && !(wcache_valid && wcache_ready) && pe_ctl_i;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) prio_q <= 1'b0;
@@ -1181,6 +1363,19 @@ module strata_compute_engine
     cache_mask_q  <= cache_mask;
     cache_waddr_q <= cache_waddr;
     cache_wdata_q <= cache_wdata;
+    cache_ctl_q   <= cache_ctl;
+  end
+
+  // The schedule's write (sparse builds): a CONTROL word for PE index P.
+  if (Sparse) begin : g_sched_write
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) sched_we_q <= 1'b0;
+      else         sched_we_q <= cache_we && cache_ctl && 32'(pe_i) == Pes;
+    end
+  end else begin : g_no_sched_write
+    logic unused_pe_ctl;  // 0 on dense builds
+    assign unused_pe_ctl = pe_ctl_i;
+    assign sched_we_q    = 1'b0;
   end
 
   // Fine-grained releases: one rel0 unit per result row written, one per
@@ -1235,7 +1430,16 @@ module strata_compute_engine
         end
       end
       StStart:  state_d = StRun;  // the dependency side is idle (asserted)
-      StRun:    if (all_done_q) state_d = StFinish;
+      StRun: begin
+        // A packed CONV whose schedule the walker refuses (sparse builds).
+        if (walk_err) begin
+          state_d    = StError;
+          err_d      = 1'b1;
+          err_code_d = ErrUnsupported;
+        end else if (all_done_q) begin
+          state_d = StFinish;
+        end
+      end
       StFinish: if (finish_ready) state_d = StIdle;
       StError:  ;
       StAbort:  if (rd_out_q == '0 && !rd_rsp_valid_i) state_d = StIdle;
@@ -1254,7 +1458,7 @@ module strata_compute_engine
   // to the decodes of state_d): a few registered inputs each, so the copies'
   // data inputs do not wait for the whole next-state logic (its instruction
   // checks, behind the decoder's done and a route from the decoder).
-  assign run_d   = !abort_i && (state_q == StStart || (state_q == StRun && !all_done_q));
+  assign run_d   = !abort_i && (state_q == StStart || (state_q == StRun && !all_done_q && !walk_err));
   assign flush_d = state_q == StAbort && rd_out_q == '0 && !rd_rsp_valid_i;
 
   always_ff @(posedge clk_i) begin
@@ -1325,7 +1529,8 @@ module strata_compute_engine
                         {instr_i, instr_index_i})
   `STRATA_ASSERT_STREAM(ce_rd_req, clk_i, ok_n, rd_req_valid_o, rd_req_ready_i,
                         rd_req_o)
-  `STRATA_ASSERT_STREAM(ce_pe_wr, clk_i, ok_n, pe_valid_i, pe_ready_o, {pe_i, pe_addr_i, pe_data_i})
+  `STRATA_ASSERT_STREAM(ce_pe_wr, clk_i, ok_n, pe_valid_i, pe_ready_o,
+                        {pe_i, pe_ctl_i, pe_addr_i, pe_data_i})
   `STRATA_ASSERT_STREAM(ce_param_wr, clk_i, ok_n, param_valid_i, param_ready_o,
                         {param_channel_i, param_data_i})
   // Responses never overrun the buffers: a request is issued only with room.

@@ -91,6 +91,7 @@ package strata_compute_pkg;
     logic [7:0]  clamp_lo;      // requantisation clamp (signed)
     logic [7:0]  clamp_hi;
     logic [5:0]  in_id;         // bank of the streamed operand
+    logic [15:0] packed_rows;   // CONV on a sparse build: packed rows per pixel (0: dense walk)
     walk_cfg_t   walk;
     wr_cfg_t     wr;
     pool_cfg_t   pool;
