@@ -187,20 +187,23 @@ module strata_packed_walker
   // ---------------------------------------------------------------- configuration
   // Registers of the configuration, loaded while idle (cfg_i and rows_i are
   // stable from the start on), so the scan and walk compare registers.
-  logic   cfg_bad_q;   // R = 0, rows past the memory, or a kernel the table cannot hold
-  caddr_t rows_end_q;  // cache_base + R
-  logic   bad_now;
+  logic   cfg_bad_d, cfg_bad_q;    // R = 0, rows past the memory, or a kernel the table
+                                   // cannot hold
+  caddr_t rows_end_d, rows_end_q;  // cache_base + R
   logic [16:0] end_now;
 
-  assign end_now = 17'(cfg_i.cache_base) + 17'(rows_i);
-  assign bad_now = rows_i == '0 || 32'(end_now) > CacheDepth ||
-                   cfg_i.kernel_h == '0 || 32'(cfg_i.kernel_h) > M ||
-                   cfg_i.kernel_w == '0 || 32'(cfg_i.kernel_w) > M;
+  always_comb begin
+    end_now    = 17'(cfg_i.cache_base) + 17'(rows_i);
+    rows_end_d = KW'(end_now);
+    cfg_bad_d  = rows_i == '0 || 32'(end_now) > CacheDepth ||
+                 cfg_i.kernel_h == '0 || 32'(cfg_i.kernel_h) > M ||
+                 cfg_i.kernel_w == '0 || 32'(cfg_i.kernel_w) > M;
+  end
 
   always_ff @(posedge clk_i) begin
     if (state_q == StIdle) begin
-      cfg_bad_q <= bad_now;
-      rows_end_q <= KW'(end_now);
+      cfg_bad_q  <= cfg_bad_d;
+      rows_end_q <= rows_end_d;
     end
   end
 
@@ -229,15 +232,23 @@ module strata_packed_walker
   logic        tail_q;                // the cycle after stage 3's last entry
 
   logic        scan_read;
-  logic        sc2_bad;
+  logic        sc2_bad, sc2_glast;
   slot_t       sc2_j, sc2_nj;
+  logic [23:0] sc2_key;
+  logic        sc1_v_d, has_prev2_d, has_prev3_d, tail_d;
 
   assign scan_read = state_q == StScan && reading_q;
 
   always_comb begin
+    sc1_v_d     = scan_read && !cfg_bad_q;
+    tail_d      = sc3_v_q && sc3_last_q;
+    has_prev2_d = state_q != StIdle && (has_prev2_q || sc2_v_q);
+    has_prev3_d = state_q != StIdle && (has_prev3_q || sc3_v_q);
+    sc2_key   = {sc2_ky_q, sc2_kx_q, sc2_g_q};
+    sc2_glast = sc2_g_q == cfg_i.groups_m1;
     sc2_bad = 32'(sc2_ky_q) >= 32'(cfg_i.kernel_h) || 32'(sc2_kx_q) >= 32'(cfg_i.kernel_w) ||
               sc2_g_q > cfg_i.groups_m1 ||
-              (has_prev2_q && {sc2_ky_q, sc2_kx_q, sc2_g_q} <= prev_key_q);
+              (has_prev2_q && sc2_key <= prev_key_q);
     sc2_j   = slot_t'(32'(sc2_ky_q) * M + 32'(sc2_kx_q));
     // The next dense tap: (ky, kx + 1), else (ky + 1, 0).
     sc2_nj  = (sc2_kx_q + 4'd1 == cfg_i.kernel_w) ? slot_t'((32'(sc2_ky_q) + 1) * M)
@@ -279,8 +290,8 @@ module strata_packed_walker
     sc3_last_q <= sc2_last_q;
     sc3_j_q   <= sc2_j;
     sc3_nj_q  <= sc2_nj;
-    sc3_glast_q <= sc2_g_q == cfg_i.groups_m1;
-    if (sc2_v_q) prev_key_q <= {sc2_ky_q, sc2_kx_q, sc2_g_q};
+    sc3_glast_q <= sc2_glast;
+    if (sc2_v_q) prev_key_q <= sc2_key;
     if (sc3_v_q) begin
       prev_j_q     <= sc3_j_q;
       prev_nj_q    <= sc3_nj_q;
@@ -297,12 +308,12 @@ module strata_packed_walker
       has_prev3_q <= 1'b0;
       tail_q      <= 1'b0;
     end else begin
-      tail_q      <= sc3_v_q && sc3_last_q;
-      sc1_v_q     <= scan_read && !cfg_bad_q;
+      tail_q      <= tail_d;
+      sc1_v_q     <= sc1_v_d;
       sc2_v_q     <= sc1_v_q;
       sc3_v_q     <= sc2_v_q;
-      has_prev2_q <= state_q != StIdle && (has_prev2_q || sc2_v_q);
-      has_prev3_q <= state_q != StIdle && (has_prev3_q || sc3_v_q);
+      has_prev2_q <= has_prev2_d;
+      has_prev3_q <= has_prev3_d;
     end
   end
 
@@ -314,7 +325,8 @@ module strata_packed_walker
   logic   ph_q [Slots];
 
   for (genvar j = 0; j < Slots; j++) begin : g_slot
-    logic upd, upd_tail;
+    logic   upd, upd_tail, fk_en, ph_en, ph_d;
+    caddr_t fk_d;
     if (j == 0) begin : g_first
       assign upd      = sc3_v_q && !has_prev3_q;
       assign upd_tail = 1'b0;
@@ -323,16 +335,16 @@ module strata_packed_walker
                         slot_t'(j) <= sc3_j_q;
       assign upd_tail = tail_q && prev_j_q < slot_t'(j);
     end
+    always_comb begin
+      fk_en = state_q == StIdle || upd;
+      ph_en = state_q == StIdle || upd || upd_tail;
+      fk_d  = (state_q == StIdle) ? rows_end_d : sc3_a_q;
+      ph_d  = state_q != StIdle && (upd ? has_prev3_q : 1'b1) && prev_glast_q &&
+              prev_nj_q == slot_t'(j);
+    end
     always_ff @(posedge clk_i) begin
-      if (state_q == StIdle) begin
-        fk_q[j] <= KW'(end_now);
-        ph_q[j] <= 1'b0;
-      end else if (upd) begin
-        fk_q[j] <= sc3_a_q;
-        ph_q[j] <= has_prev3_q && prev_glast_q && prev_nj_q == slot_t'(j);
-      end else if (upd_tail) begin
-        ph_q[j] <= prev_glast_q && prev_nj_q == slot_t'(j);
-      end
+      if (fk_en) fk_q[j] <= fk_d;
+      if (ph_en) ph_q[j] <= ph_d;
     end
   end
 
@@ -484,20 +496,40 @@ module strata_packed_walker
   logic   q4_first_q;
   caddr_t q4_start_q, q4_hi_q;
 
-  logic   q3_seen_before, q3_nonempty;
+  logic   q3_seen_before, q3_nonempty, q3_seen, q3_first;
   caddr_t q3_start;
   rec_kind_e q3_kind;
   rec_t   rec_push, rec_head;
   logic   rec_valid, rec_pop;
+  logic   q1_fin_d, q2_ph_d, p_prime_d;
+  tidx_t  q1_jlo_d, q1_jhi_d;
+  caddr_t q2_fklo_d, q2_hi_d, q3_lo_d;
 
   always_comb begin
+    p_prime_d = state_q == StScan && state_d == StWalk;
+    // Stage 0 -> 1: the table slots of the kernel row's valid columns.
+    q1_fin_d  = lky_q && pfin_q;
+    q1_jlo_d  = tidx_t'(jrow_q + slot_t'(px_q.kx_lo));
+    q1_jhi_d  = tidx_t'(jrow_q + slot_t'(px_q.kx_last) + slot_t'(1));
+    // Stage 1 -> 2: the table reads.
+    q2_fklo_d = fk_q[q1_jlo_q];
+    q2_ph_d   = ph_q[q1_jlo_q];
+    q2_hi_d   = fk_q[q1_jhi_q];
+    // Stage 2 -> 3: the range's first row (the row before counts when it
+    // reads the range's first word as its next).
+    q3_lo_d   = q2_fklo_q - caddr_t'(q2_ph_q);
+    // Stage 3 -> 4: less the row shared with the kernel row before; empty?
     q3_seen_before = !q3_f_q && seen_q;
     // start = max(lo, prev_end) < hi, as two comparisons side by side.
     q3_nonempty = q3_lo_q < q3_hi_q && (q3_f_q || prev_end_q < q3_hi_q);
-    q3_start    = (q3_f_q || q3_lo_q >= prev_end_q) ? q3_lo_q : prev_end_q;
+    q3_seen     = q3_seen_before || q3_nonempty;
     if (q3_nonempty)                       q3_kind = RecRange;
     else if (q3_l_q && !q3_seen_before)    q3_kind = RecDummy;
     else                                   q3_kind = RecEmpty;
+    q3_first = q3_kind != RecEmpty && !q3_seen_before;
+    if (q3_kind == RecDummy)                    q3_start = caddr_t'(cfg_i.cache_base);
+    else if (q3_f_q || q3_lo_q >= prev_end_q)   q3_start = q3_lo_q;
+    else                                        q3_start = prev_end_q;
     rec_push.kind   = q4_kind_q;
     rec_push.first  = q4_first_q;
     rec_push.final_ = q4_fin_q;
@@ -511,31 +543,31 @@ module strata_packed_walker
     q1_px_q  <= px_q;
     q1_f_q   <= fky_q;
     q1_l_q   <= lky_q;
-    q1_fin_q <= lky_q && pfin_q;
-    q1_jlo_q <= tidx_t'(jrow_q + slot_t'(px_q.kx_lo));
-    q1_jhi_q <= tidx_t'(jrow_q + slot_t'(px_q.kx_last) + slot_t'(1));
+    q1_fin_q <= q1_fin_d;
+    q1_jlo_q <= q1_jlo_d;
+    q1_jhi_q <= q1_jhi_d;
     q2_px_q  <= q1_px_q;
     q2_f_q   <= q1_f_q;
     q2_l_q   <= q1_l_q;
     q2_fin_q <= q1_fin_q;
-    q2_fklo_q <= fk_q[q1_jlo_q];
-    q2_ph_q  <= ph_q[q1_jlo_q];
-    q2_hi_q  <= fk_q[q1_jhi_q];
+    q2_fklo_q <= q2_fklo_d;
+    q2_ph_q  <= q2_ph_d;
+    q2_hi_q  <= q2_hi_d;
     q3_px_q  <= q2_px_q;
     q3_f_q   <= q2_f_q;
     q3_l_q   <= q2_l_q;
     q3_fin_q <= q2_fin_q;
-    q3_lo_q  <= q2_fklo_q - caddr_t'(q2_ph_q);
+    q3_lo_q  <= q3_lo_d;
     q3_hi_q  <= q2_hi_q;
     if (q3_v_q) begin
       prev_end_q <= q3_hi_q;
-      seen_q     <= q3_seen_before || q3_nonempty;
+      seen_q     <= q3_seen;
     end
     q4_px_q    <= q3_px_q;
     q4_fin_q   <= q3_fin_q;
     q4_kind_q  <= q3_kind;
-    q4_first_q <= q3_kind != RecEmpty && !q3_seen_before;
-    q4_start_q <= (q3_kind == RecDummy) ? caddr_t'(cfg_i.cache_base) : q3_start;
+    q4_first_q <= q3_first;
+    q4_start_q <= q3_start;
     q4_hi_q    <= q3_hi_q;
   end
 
@@ -552,7 +584,7 @@ module strata_packed_walker
     end else begin
       state_q   <= state_d;
       err_q     <= err_d;
-      p_prime_q <= state_q == StScan && state_d == StWalk;
+      p_prime_q <= p_prime_d;
       pv_q      <= pv_d;
       q1_v_q    <= p_adv;
       q2_v_q    <= q1_v_q;
@@ -727,16 +759,37 @@ module strata_packed_walker
   );
 
   logic [4:0] s2_ky1, s2_kx1;
-  logic       s4_in_cur, s4_in_nxt;
+  logic       s3_ky_in_d, s3_kx_in_d, s3_ky1_in_d, s3_kx1_in_d, s3_ng_d, s3_nkx_d, s3_nky_d;
+  walk_addr_t s3_pbk_d, s3_pbk1_d, s3_pbw_d, s4_t1_d, s4_t2_d, s4_u_d, s5_cur_d, s5_nb_d;
+  logic       s4_in_cur_d, s4_in_nxt_d;
   walk_addr_t s5_nxt;
   beat_t      beat_push, beat_head;
 
   always_comb begin
-    s2_ky1 = {1'b0, s2_ky_q} + 5'd1;
-    s2_kx1 = {1'b0, s2_kx_q} + 5'd1;
+    // Stage 2: parts of the inside flags of the entry's tap (ky, kx) and of
+    // the next word's (ky, kx + 1) or (ky + 1, 0); which next word; the pixel sums.
+    s2_ky1      = {1'b0, s2_ky_q} + 5'd1;
+    s2_kx1      = {1'b0, s2_kx_q} + 5'd1;
+    s3_ky_in_d  = s2_ky_q >= s2_q.px.ky_lo && s2_ky_q <= s2_q.px.ky_last;
+    s3_kx_in_d  = s2_kx_q >= s2_q.px.kx_lo && s2_kx_q <= s2_q.px.kx_last;
+    s3_ky1_in_d = s2_ky1 >= {1'b0, s2_q.px.ky_lo} && s2_ky1 <= {1'b0, s2_q.px.ky_last};
+    s3_kx1_in_d = s2_kx1 >= {1'b0, s2_q.px.kx_lo} && s2_kx1 <= {1'b0, s2_q.px.kx_last};
+    s3_ng_d     = s2_g_q != cfg_i.groups_m1;
+    s3_nkx_d    = s2_kx1 != {1'b0, cfg_i.kernel_w};
+    s3_nky_d    = s2_ky1 != {1'b0, cfg_i.kernel_h};
+    s3_pbk_d    = s2_q.px.pbase + AW'(s2_kx_q);
+    s3_pbk1_d   = s2_q.px.pbase + AW'(s2_kx1);
+    s3_pbw_d    = s2_q.px.pbase + AW'(cfg_i.img_w);
+    // Stage 3: the products arrive.
+    s4_t1_d     = s3_pbk_q + AW'(prod_g);
+    s4_t2_d     = AW'(prod_ky);
+    s4_u_d      = s3_nkx_q ? s3_pbk1_q : s3_pbw_q;
+    // Stage 4: + ky*img_w.
+    s5_cur_d    = s4_t1_q + s4_t2_q;
+    s5_nb_d     = s4_u_q + s4_t2_q;
     // Stage 3 flags (dummy beats have no word inside).
-    s4_in_cur = !s3_q.dummy && s3_ky_in_q && s3_kx_in_q;
-    s4_in_nxt = !s3_q.dummy && (s3_ng_q  ? s3_ky_in_q && s3_kx_in_q :
+    s4_in_cur_d = !s3_q.dummy && s3_ky_in_q && s3_kx_in_q;
+    s4_in_nxt_d = !s3_q.dummy && (s3_ng_q  ? s3_ky_in_q && s3_kx_in_q :
                                 s3_nkx_q ? s3_ky_in_q && s3_kx1_in_q :
                                 s3_nky_q ? s3_ky1_in_q && s3_q.px.kx_lo == 4'd0 : 1'b0);
     s5_nxt = s5_ng_q ? s5_cur_q + AW'(cfg_i.group_step) : s5_nb_q;
@@ -756,29 +809,29 @@ module strata_packed_walker
     s2_q <= s1_q;
     {s2_kx_q, s2_ky_q, s2_g_q} <= sched_rdata;
     s3_q <= s2_q;
-    s3_ky_in_q  <= s2_ky_q >= s2_q.px.ky_lo && s2_ky_q <= s2_q.px.ky_last;
-    s3_kx_in_q  <= s2_kx_q >= s2_q.px.kx_lo && s2_kx_q <= s2_q.px.kx_last;
-    s3_ky1_in_q <= s2_ky1 >= {1'b0, s2_q.px.ky_lo} && s2_ky1 <= {1'b0, s2_q.px.ky_last};
-    s3_kx1_in_q <= s2_kx1 >= {1'b0, s2_q.px.kx_lo} && s2_kx1 <= {1'b0, s2_q.px.kx_last};
-    s3_ng_q     <= s2_g_q != cfg_i.groups_m1;
-    s3_nkx_q    <= s2_kx1 != {1'b0, cfg_i.kernel_w};
-    s3_nky_q    <= s2_ky1 != {1'b0, cfg_i.kernel_h};
-    s3_pbk_q    <= s2_q.px.pbase + AW'(s2_kx_q);
-    s3_pbk1_q   <= s2_q.px.pbase + AW'(s2_kx1);
-    s3_pbw_q    <= s2_q.px.pbase + AW'(cfg_i.img_w);
+    s3_ky_in_q  <= s3_ky_in_d;
+    s3_kx_in_q  <= s3_kx_in_d;
+    s3_ky1_in_q <= s3_ky1_in_d;
+    s3_kx1_in_q <= s3_kx1_in_d;
+    s3_ng_q     <= s3_ng_d;
+    s3_nkx_q    <= s3_nkx_d;
+    s3_nky_q    <= s3_nky_d;
+    s3_pbk_q    <= s3_pbk_d;
+    s3_pbk1_q   <= s3_pbk1_d;
+    s3_pbw_q    <= s3_pbw_d;
     s4_q <= s3_q;
-    s4_in_cur_q <= s4_in_cur;
-    s4_in_nxt_q <= s4_in_nxt;
+    s4_in_cur_q <= s4_in_cur_d;
+    s4_in_nxt_q <= s4_in_nxt_d;
     s4_ng_q     <= s3_ng_q;
-    s4_t1_q     <= s3_pbk_q + AW'(prod_g);
-    s4_t2_q     <= AW'(prod_ky);
-    s4_u_q      <= s3_nkx_q ? s3_pbk1_q : s3_pbw_q;
+    s4_t1_q     <= s4_t1_d;
+    s4_t2_q     <= s4_t2_d;
+    s4_u_q      <= s4_u_d;
     s5_q <= s4_q;
     s5_in_cur_q <= s4_in_cur_q;
     s5_in_nxt_q <= s4_in_nxt_q;
     s5_ng_q     <= s4_ng_q;
-    s5_cur_q    <= s4_t1_q + s4_t2_q;
-    s5_nb_q     <= s4_u_q + s4_t2_q;
+    s5_cur_q    <= s5_cur_d;
+    s5_nb_q     <= s5_nb_d;
   end
 
   always_ff @(posedge clk_i) begin
@@ -805,9 +858,11 @@ module strata_packed_walker
   // ---------------------------------------------------------------- output
   logic beat_valid, out_ready, fire, step_fire, acq_d, acq_q;
 
+  // OutReg: every beat output and the handshake's step flag leave flip-flops.
   strata_credit_fifo #(
-    .T     (beat_t),
-    .Depth (BeatDepth)
+    .T      (beat_t),
+    .Depth  (BeatDepth),
+    .OutReg (1'b1)
   ) u_beat_fifo (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),

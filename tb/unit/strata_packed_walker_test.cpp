@@ -204,6 +204,7 @@ struct RunResult {
   std::vector<Beat> beats;
   std::vector<int> steps;        // beats received when each step was taken
   std::vector<uint64_t> beat_cycles;
+  uint64_t start_cycle = 0;  // the cycle start_i was high
   bool err = false;
   bool timeout = false;
   int beats_while_err = 0;
@@ -280,11 +281,12 @@ class StrataPackedWalker : public SimFixture<Vstrata_packed_walker> {
     auto& d = dut();
     Throttle beat_gap(beat_stall), step_gap(step_stall);
     drive_cfg(c, rows);
+    RunResult r;
+    r.start_cycle = cycle();
     d.start_i = 1;
     settle();
     tick();
     d.start_i = 0;
-    RunResult r;
     for (uint64_t n = 0; n < max_cycles; ++n) {
       d.beat_ready_i = !beat_gap.stall(rng());
       d.step_ready_i = !step_gap.stall(rng());
@@ -542,6 +544,27 @@ TEST_F(StrataPackedWalker, ThroughputDense) {
   const RunResult got = run(c, static_cast<int>(s.size()), 0.0, 0.0, 100000);
   ASSERT_EQ(got.beats, want.beats);
   EXPECT_EQ(got.beat_cycles.back() - got.beat_cycles.front() + 1, want.beats.size());
+}
+
+// Latency (documented in the RTL header): start_i to the first beat is
+// R + kStartLatency cycles when the walk's first two beats are issued back to
+// back (a dense 1x1 schedule of two groups: every pixel has two beats).
+TEST_F(StrataPackedWalker, Latency) {
+  constexpr uint64_t kStartLatency = 19;
+  for (int i = 0; i < 4; ++i) {
+    Conv c;
+    c.in_h = 2 + i;
+    c.in_w = 3;
+    c.groups = 2;
+    std::vector<Entry> s = random_sched(c, 1.0);
+    place(c, s.size());
+    std::vector<uint32_t> words;
+    for (const Entry& e : s) words.push_back(word(e));
+    write_sched(c.cache_base, words);
+    const RunResult got = run(c, static_cast<int>(s.size()), 0.0, 0.0, 1000);
+    ASSERT_FALSE(got.beats.empty());
+    EXPECT_EQ(got.beat_cycles.front() - got.start_cycle, s.size() + kStartLatency);
+  }
 }
 
 }  // namespace
