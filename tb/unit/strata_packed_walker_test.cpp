@@ -487,10 +487,38 @@ TEST_F(StrataPackedWalker, Errors) {
   check_error(c, {w(0, 1, 0), w(0, 0, 1), w(2, 2, 1)}, "t decreasing");
   check_error(c, {w(1, 0, 0), w(0, 2, 1)}, "t decreasing across kernel rows");
   check_error(c, {w(15, 15, 0xffff)}, "every field past its range");
+  check_error(c, {w(0, 0, 0), w(0, 0, 1), w(2, 2, 0), w(2, 2, 2)}, "last entry's g > groups_m1");
+  // The rows must lie inside the schedule memory.
+  Conv end = c;
+  end.cache_base = kCacheDepth - 1;
+  check_error(end, {w(0, 0, 0), w(0, 0, 1)}, "rows past the memory's end");
   // A legal walk afterwards: err_o cleared by the start.
   std::vector<Entry> s = random_sched(c, 0.5);
   place(c, s.size());
   check_walk(c, s, 0.0, 0.0, "after errors");
+}
+
+// R = 0 (the dense walk's value: the engine never starts this walker with it)
+// is refused like a bad schedule.
+TEST_F(StrataPackedWalker, NoRows) {
+  Conv c = random_conv(3, 3);
+  const RunResult got = run(c, 0, 0.0, 0.0, 64);
+  ASSERT_FALSE(got.timeout);
+  EXPECT_TRUE(got.err);
+  EXPECT_TRUE(got.beats.empty());
+}
+
+// A schedule that ends at the memory's last word (cache_base + R = CacheDepth):
+// the end value needs the table's extra bit.
+TEST_F(StrataPackedWalker, ScheduleAtMemoryEnd) {
+  for (int i = 0; i < 4; ++i) {
+    const int k = i < 2 ? 3 : kMaxKernel;
+    Conv c = random_conv(k, k);
+    std::vector<Entry> s = random_sched(c, i % 2 ? 0.4 : 1.0);
+    c.cache_base = kCacheDepth - static_cast<int>(s.size());
+    check_walk(c, s, 0.3, 0.3, fmt::format("at the memory's end {}", i));
+    if (HasFatalFailure()) return;
+  }
 }
 
 // No back-pressure: the cycles from the first beat to the last are the beats
