@@ -12,6 +12,8 @@
 // D + 1, so Depth >= D + 2 keeps one reservation per cycle (full throughput)
 // while the output is drained every cycle; a smaller Depth still works but
 // throttles. Latency: a pushed word is visible the cycle after the push.
+// OutReg = 1: the oldest word leaves a flip-flop (strata_fifo OutReg), same
+// latency and capacity.
 // credit_o is a flip-flop of its own, loaded from the next reservation count
 // (selected by reserve and pop from a comparison of the present count, as in
 // strata_fifo: no adder between the handshakes and the flag).
@@ -21,6 +23,7 @@ module strata_credit_fifo #(
   parameter int unsigned Width = 32,  // payload bits of an untyped word (when T is not given)
   parameter type         T = logic [Width-1:0],  // payload type (packed)
   parameter int unsigned Depth = 4,   // slots (credits), >= 1
+  parameter bit          OutReg = 1'b0,  // oldest word from a flip-flop (strata_fifo OutReg)
   localparam int unsigned CountWidth = $clog2(Depth + 1)
 ) (
   input  logic             clk_i,       // clock
@@ -62,8 +65,9 @@ module strata_credit_fifo #(
   end
 
   strata_fifo #(
-    .T     (T),
-    .Depth (Depth)
+    .T      (T),
+    .Depth  (Depth),
+    .OutReg (OutReg)
   ) u_fifo (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
