@@ -96,12 +96,6 @@ AccelRunner::AccelRunner(const HwTarget& target, const RunnerOptions& options) {
     model_kind_ = pick->checked ? "checked" : "fast";
     return;
   }
-  if (target.sparse) {
-    throw Error(fmt::format("configuration '{}' is sparse: the RTL's sparse datapath is not built "
-                            "yet, so it has no model (its programs run with --backend isa; "
-                            "docs/sparsity.md)",
-                            target.name));
-  }
   throw Error(fmt::format(
       "no RTL model is built for configuration '{}' (P {}, N {}); built: {} (add it to the "
       "CMake option STRATA_RTL_CONFIGS)",
