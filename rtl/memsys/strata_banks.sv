@@ -1,6 +1,7 @@
 // On-chip feature buffers: Banks x strata_ram_1r1w of BankDepth words of
 // WordWidth bits (one word = N int8 lanes), with four client ports:
-//   load write (lw), compute write (cw), compute read (cr), store read (sr).
+//   load write (lw), compute write (cw), compute read (cr), store read (sr),
+// and on sparse builds a fifth, a second compute read (cr1, described last).
 // Each bank has one write and one read port. A read and a write of different
 // clients may use the same bank in the same cycle, at different addresses: the
 // dependency semaphores order every producer and consumer of a word, so a
@@ -48,6 +49,18 @@
 // RAM's own output register): its clock-to-out and the routing through the
 // bank multiplexer are then in different cycles. Throughput: one read and
 // one write per client per cycle when there is no conflict.
+// A second compute read port (ComputeReadPorts = 2, the sparse build): the
+// packed CONV of a sparse build reads two activation words per beat,
+// consecutive dense rows of one tap, which may lie in the same bank at any
+// distance, so neither an address-parity split nor a wider word serves them.
+// Every bank is then built twice: two sets of RAMs written together by the
+// same write registers (every write reaches both copies), copy 0 read by the
+// compute read port (cr) and the store port as above, copy 1 by the second
+// compute read port (cr1) alone, so cr1 needs no arbitration and never delays
+// the store. cr1 has cr's protocol and latency (request register with
+// per-slice hit and address copies, RAM, output register: three cycles, in
+// order, cr1_req_ready_o always 1). With ComputeReadPorts = 1 the cr1 ports
+// exist but are ignored (outputs 0) and nothing of copy 1 is built.
 `include "strata_assert.svh"
 `include "strata_bank_types.svh"
 
@@ -57,6 +70,8 @@ module strata_banks #(
   parameter int unsigned WordWidth = strata_cfg_pkg::Lanes * strata_cfg_pkg::DataWidth,  // bits
   // bits per RAM of a bank; divides WordWidth
   parameter int unsigned SliceWidth = (WordWidth % 16 == 0) ? 16 : WordWidth,
+  // compute read ports: 1, or 2 (a replica of every bank, read by cr1)
+  parameter int unsigned ComputeReadPorts = 1,
   localparam int unsigned BankIdxWidth = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned AddrWidth    = $clog2(BankDepth),
   localparam int unsigned Slices       = WordWidth / SliceWidth,
@@ -81,6 +96,12 @@ module strata_banks #(
   input  bank_rd_t                cr_req_i,        // bank, word address
   output logic                    cr_rsp_valid_o,  // word of the request three cycles earlier
   output bank_rsp_t               cr_rsp_o,        // word
+  // second compute engine read port (ComputeReadPorts = 2; else ignored, outputs 0)
+  input  logic                    cr1_req_valid_i, // read request (bank copy 1)
+  output logic                    cr1_req_ready_o, // always accepted (1; 0 without the port)
+  input  bank_rd_t                cr1_req_i,       // bank, word address
+  output logic                    cr1_rsp_valid_o, // word of the request three cycles earlier
+  output bank_rsp_t               cr1_rsp_o,       // word
   // store engine read port
   input  logic                    sr_active_i,     // store reads bank sr_req_i.bank from
                                                    // the next cycle on (see above)
@@ -97,7 +118,8 @@ module strata_banks #(
   logic [AddrWidth-1:0]    cr_req_addr_q;
   logic [1:0]              cr_rsp_q, sr_rsp_q;    // a RAM read 1 / 2 cycles ago
   logic [BankIdxWidth-1:0] cr_bank_q, sr_bank_q, cr_bank_q2, sr_bank_q2;
-  logic [WordWidth-1:0]    rdata_q2 [Banks];      // registered RAM outputs
+  // Registered RAM outputs, copy c in bits [c * WordWidth +: WordWidth].
+  logic [ComputeReadPorts*WordWidth-1:0] rdata_q2 [Banks];
   logic                    lw_q, cw_q;            // registered writes (after arbitration)
   logic [BankIdxWidth-1:0] lw_bank_q, cw_bank_q;
 
@@ -113,7 +135,8 @@ module strata_banks #(
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     // This bank's share of the requests, decoded before the registers.
     logic                 cw_sel, lw_sel, cr_sel, sr_at, sr_req;
-    logic [WordWidth-1:0] wdata_q, rdata;
+    logic [WordWidth-1:0] wdata_q;
+    logic [ComputeReadPorts*WordWidth-1:0] rdata;  // the copies' RAM outputs
 
     assign cw_sel = cw_fire && cw_req_i.bank == BankIdxWidth'(b);
     assign lw_sel = lw_fire && lw_req_i.bank == BankIdxWidth'(b);
@@ -181,6 +204,44 @@ module strata_banks #(
                               (lw_q && lw_bank_q == BankIdxWidth'(b))) &&
                      cr_hit_q == (cr_valid_q && cr_req_bank_q == BankIdxWidth'(b)) &&
                      cr_addr_q == cr_req_addr_q)
+
+      // Bank copy 1 (the second compute read port): the same write pins,
+      // its own read hit and address registers (per slice, as cr's).
+      if (ComputeReadPorts == 2) begin : g_copy1
+        (* keep *) logic                 cr1_hit_q;
+        (* keep *) logic [AddrWidth-1:0] cr1_addr_q;
+
+        always_ff @(posedge clk_i) begin
+          if (!rst_ni) begin
+            cr1_hit_q <= 1'b0;
+          end else begin
+            cr1_hit_q <= cr1_req_valid_i && cr1_req_i.bank == BankIdxWidth'(b);
+          end
+        end
+
+        always_ff @(posedge clk_i) begin
+          cr1_addr_q <= cr1_req_i.addr;
+        end
+
+        strata_ram_1r1w #(
+          .Width      (SliceWidth),
+          .Depth      (BankDepth),
+          .ReadFirst  (1'b0),
+          .CheckReads (1'b0)
+        ) u_ram (
+          .clk_i   (clk_i),
+          .we_i    (we_q),
+          .waddr_i (waddr_q),
+          .wdata_i (wdata_q[s*SliceWidth +: SliceWidth]),
+          .re_i    (cr1_hit_q),
+          .raddr_i (cr1_addr_q),
+          .rdata_o (rdata[WordWidth + s*SliceWidth +: SliceWidth])
+        );
+
+        // A read is in range and not of the word written in the same cycle.
+        `STRATA_ASSERT(banks_read1_used, clk_i, rst_ni, !cr1_hit_q ||
+                       (32'(cr1_addr_q) < BankDepth && !(we_q && waddr_q == cr1_addr_q)))
+      end
     end
 
     always_ff @(posedge clk_i) begin
@@ -217,8 +278,45 @@ module strata_banks #(
 
   assign cr_rsp_valid_o = cr_rsp_q[1];
   assign sr_rsp_valid_o = sr_rsp_q[1];
-  assign cr_rsp_o.data  = rdata_q2[cr_bank_q2];
-  assign sr_rsp_o.data  = rdata_q2[sr_bank_q2];
+  assign cr_rsp_o.data  = rdata_q2[cr_bank_q2][WordWidth-1:0];
+  assign sr_rsp_o.data  = rdata_q2[sr_bank_q2][WordWidth-1:0];
+
+  // The second compute read port: request and response pipeline as cr's
+  // (the request register is the per-slice hit and address copies above).
+  if (ComputeReadPorts == 2) begin : g_cr1
+    logic                    cr1_valid_q;
+    logic [1:0]              cr1_rsp_q;
+    logic [BankIdxWidth-1:0] cr1_req_bank_q, cr1_bank_q, cr1_bank_q2;
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        cr1_valid_q <= 1'b0;
+        cr1_rsp_q   <= '0;
+      end else begin
+        cr1_valid_q <= cr1_req_valid_i;
+        cr1_rsp_q   <= {cr1_rsp_q[0], cr1_valid_q};
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      cr1_req_bank_q <= cr1_req_i.bank;
+      cr1_bank_q     <= cr1_req_bank_q;
+      cr1_bank_q2    <= cr1_bank_q;
+    end
+
+    assign cr1_req_ready_o = 1'b1;
+    assign cr1_rsp_valid_o = cr1_rsp_q[1];
+    assign cr1_rsp_o.data  = rdata_q2[cr1_bank_q2][WordWidth +: WordWidth];
+
+    `STRATA_ASSERT(banks_cr1_range, clk_i, rst_ni,
+                   !cr1_req_valid_i || 32'(cr1_req_i.bank) < Banks)
+  end else begin : g_no_cr1
+    logic unused_cr1;
+    assign unused_cr1      = ^{cr1_req_valid_i, cr1_req_i};
+    assign cr1_req_ready_o = 1'b0;
+    assign cr1_rsp_valid_o = 1'b0;
+    assign cr1_rsp_o       = '0;
+  end
 
   `STRATA_ASSERT_STREAM(banks_lw, clk_i, rst_ni, lw_valid_i, lw_ready_o,
                         lw_req_i)
@@ -236,6 +334,8 @@ module strata_banks #(
     assert (Banks >= 1 && Banks <= 64 && BankDepth >= 2 && WordWidth >= 8 &&
             SliceWidth >= 1 && WordWidth % SliceWidth == 0)
       else $fatal(1, "strata_banks: Banks 1..64, BankDepth >= 2, WordWidth >= 8, SliceWidth divides WordWidth");
+    assert (ComputeReadPorts == 1 || ComputeReadPorts == 2)
+      else $fatal(1, "strata_banks: ComputeReadPorts 1 or 2");
   end
 `endif
 

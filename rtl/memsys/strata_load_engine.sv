@@ -1,5 +1,6 @@
 // LOAD engine (docs/isa.md, LOAD): copies rows x row_words units from
-// external memory into a bank, the PE caches or the parameter RAM.
+// external memory into a bank, the PE caches or the parameter RAM (and, on
+// sparse builds, Sparse = 1, the control planes and the packed-row schedule).
 //
 // Per instruction: accept from the load queue, check the fields (four cycles,
 // strata_xfer_check), start the dependency sequencer (strata_engine_shell:
@@ -20,24 +21,34 @@
 //       PE_CACHE: PE dst_id, same address; with dst_pe_step PE
 //                 (dst_id + r) mod P at dst_addr + (r div P) * dst_row_stride + w
 //       PARAM:    channel dst_addr + r * dst_row_stride + w
+//       CONTROL:  (sparse builds) as PE_CACHE, through the PE port with
+//                 pe_ctl_o = 1: PE p's control word (p < P), or with PE
+//                 index P (dst_id = P, no dst_pe_step) a schedule word; the
+//                 compute engine holds both, beside its PE caches, so the
+//                 load engine has no port of its own for them
 //     one unit per cycle while the destination is ready. In fine-grained
 //     mode each written row releases one L2C unit; the rest at the end.
 // Checks (error held until abort_i; nothing is read or written):
-//   rows = 0, row_words = 0, dst_kind undefined, dst_pe_step without
-//   PE_CACHE, dst_id != 0 with PARAM                       -> ILLEGAL_INSTR
+//   rows = 0, row_words = 0, dst_kind undefined (CONTROL on a
+//   dense build), dst_pe_step without PE_CACHE or CONTROL,
+//   dst_id != 0 with PARAM                                  -> ILLEGAL_INSTR
 //   ext_addr / ext_row_stride not multiples of the beat, bank >= Banks,
-//   PE >= P, a destination range past its depth, an external range past
+//   PE >= P, CONTROL dst_id > P or = P with dst_pe_step, a destination
+//   range past its depth, an external range past
 //   2^AxiAddrWidth                                          -> UNSUPPORTED
 //   a PARAM entry with shift (byte 6) > MaxShift or byte 7
-//   not zero: not written, the run stops there (the entries
-//   before it are written)                                  -> UNSUPPORTED
+//   not zero, a control word with a bit set outside bits 1:0
+//   of each byte and 3:2 of byte 0 or a destination of 3, a
+//   schedule word with a bit set above byte 2: not written,
+//   the run stops there (the units before it are written)   -> UNSUPPORTED
 //   RRESP != OKAY on a beat                                 -> AXI_READ
 // On an error or abort_i no further burst is issued; beats still to come are
 // absorbed and dropped; idle_o returns when none is outstanding.
 // Throughput: one beat per cycle from the bus and one unit per cycle to the
 // destination (a word of WordWidth / AxiDataWidth beats every that many
 // cycles). Restrictions (elaboration checks): WordWidth is a multiple of
-// AxiDataWidth, AxiDataWidth >= 64, P a power of two.
+// AxiDataWidth, AxiDataWidth >= 64, P a power of two (<= 32 when Sparse,
+// so that P itself, the schedule, is a PE index of the port).
 `include "strata_assert.svh"
 `include "strata_bank_types.svh"
 
@@ -54,12 +65,15 @@ module strata_load_engine
   parameter int unsigned BankDepth    = strata_cfg_pkg::BankDepth,     // words per bank
   parameter int unsigned PeCacheDepth = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
   parameter int unsigned ParamDepth   = strata_cfg_pkg::ParamDepth,    // parameter channels
+  parameter bit          Sparse       = strata_cfg_pkg::Sparse,        // LOAD CONTROL exists
   parameter int unsigned MaxBurst     = 16,   // beats per burst, a power of two, 2..256
   parameter int unsigned BufDepth     = 128,  // beat buffer (beats in flight), >= MaxBurst
   localparam int unsigned WordWidth      = Lanes * 8,
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
+  // The PE port's index: PE 0..P-1, and on sparse builds also P (the schedule).
+  localparam int unsigned PeSelWidth     = Sparse ? $clog2(Pes + 1) : PeIdxWidth,
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth),
   localparam type bank_wr_t = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth)
@@ -96,7 +110,8 @@ module strata_load_engine
   // PE cache write port (compute engine)
   output logic                      pe_valid_o,         // word to write
   input  logic                      pe_ready_i,         // written
-  output logic [PeIdxWidth-1:0]     pe_o,               // PE
+  output logic [PeSelWidth-1:0]     pe_o,               // PE (P: the schedule, pe_ctl_o only)
+  output logic                      pe_ctl_o,           // CONTROL word (0 on dense builds)
   output logic [CacheAddrWidth-1:0] pe_addr_o,          // word address
   output logic [WordWidth-1:0]      pe_data_o,          // word
   // parameter RAM write port (compute engine)
@@ -126,7 +141,7 @@ module strata_load_engine
   localparam int unsigned BeatsWidth = 24;  // beats per row: row_words * WordBeats < 2^24
   localparam int unsigned AW         = AxiAddrWidth;
   // Destination index and address bits of a unit (bank / PE / parameter channel).
-  localparam int unsigned WrIdWidth   = (BankIdxWidth > PeIdxWidth) ? BankIdxWidth : PeIdxWidth;
+  localparam int unsigned WrIdWidth   = (BankIdxWidth > PeSelWidth) ? BankIdxWidth : PeSelWidth;
   localparam int unsigned WrAddrWidth = (BankAddrWidth > CacheAddrWidth) ?
       ((BankAddrWidth > ParamIdxWidth) ? BankAddrWidth : ParamIdxWidth) :
       ((CacheAddrWidth > ParamIdxWidth) ? CacheAddrWidth : ParamIdxWidth);
@@ -177,10 +192,14 @@ module strata_load_engine
     end
   end
 
-  logic is_bank, is_pe, is_param;
+  // is_ctl, and everything it enables, is a constant 0 on dense builds.
+  logic is_bank, is_pe, is_param, is_ctl, is_sched, pe_like;
   assign is_bank  = kind_q == 2'(LoadDstBank);
   assign is_pe    = kind_q == 2'(LoadDstPeCache);
   assign is_param = kind_q == 2'(LoadDstParam);
+  assign is_ctl   = Sparse && kind_q == 2'(LoadDstControl);
+  assign is_sched = is_ctl && 32'(dst_id_q) == Pes && !pe_step_q;  // the schedule, PE index P
+  assign pe_like  = is_pe || is_ctl;  // addressed as PE_CACHE (dst_pe_step)
 
   // Beats per row: whole words, or ceil(row_words * 8 / BeatBytes) entries.
   logic [BeatsWidth-1:0] row_beats;
@@ -206,22 +225,26 @@ module strata_load_engine
   logic        illegal, unsupported;    // the verdict, from flip-flops (StCheck4 on)
 
   assign take_rows_m1     = load_rows(instr_i) - 16'd1;
-  assign take_dst_rows_m1 = (instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 2'(LoadDstPeCache) &&
+  assign take_dst_rows_m1 = ((instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 2'(LoadDstPeCache) ||
+                              (Sparse && instr_i[LoadDstKindLsb +: LoadDstKindWidth] ==
+                                         2'(LoadDstControl))) &&
                              load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
   assign rows_m1          = rows_q - 16'd1;
-  assign dst_rows_m1      = (is_pe && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
+  assign dst_rows_m1      = (pe_like && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
 
   always_comb begin
     unique case (kind_q)
       2'(LoadDstBank):    dst_depth = 17'(BankDepth);
       2'(LoadDstPeCache): dst_depth = 17'(PeCacheDepth);
-      default:            dst_depth = 17'(ParamDepth);
+      default:            dst_depth = is_ctl ? 17'(PeCacheDepth) : 17'(ParamDepth);
     endcase
   end
 
-  assign illegal_dst = !(is_bank || is_pe || is_param) || (pe_step_q && !is_pe) ||
+  assign illegal_dst = !(is_bank || is_pe || is_param || is_ctl) || (pe_step_q && !pe_like) ||
                        (is_param && dst_id_q != '0);
-  assign unsup_dst   = (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes);
+  // CONTROL: PEs 0..P-1, and P (the schedule) without dst_pe_step.
+  assign unsup_dst   = (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes) ||
+                       (is_ctl && (32'(dst_id_q) > Pes || (32'(dst_id_q) == Pes && pe_step_q)));
 
   strata_xfer_check #(
     .AxiAddrWidth (AxiAddrWidth),
@@ -437,10 +460,11 @@ module strata_load_engine
     logic [WrAddrWidth-1:0] addr;      // word address / parameter channel
     logic [WordWidth-1:0]   data;      // the word (PARAM: the entry in bits 63:0)
     logic                   row_last;  // last unit of its row
-    logic                   bad_entry; // PARAM: shift > MaxShift or byte 7 not zero
+    logic                   bad_entry; // PARAM: shift > MaxShift or byte 7 not zero;
+                                       // CONTROL: a bit outside the word's format
   } unit_t;
   logic  wr_valid, wr_fire, wr_free;  // output slice head
-  logic  bad_entry;                   // the head is a refused parameter entry
+  logic  bad_entry;                   // the head is a refused parameter entry or CONTROL word
   unit_t wr;                          // the unit at the head
   logic [15:0]              d_row_d, d_row_q;              // row of the next unit
   logic [15:0]              d_unit_d, d_unit_q;            // unit of the row
@@ -456,7 +480,8 @@ module strata_load_engine
   logic [WordWidth-1:0]     gather_d, gather_q;            // beats gathered so far
   logic                     produce, unit_row_last, unit_last, split_mode;
   logic [WordWidth-1:0]     unit_data;
-  logic                     unit_bad_entry;               // a PARAM entry the requantiser refuses
+  logic                     unit_bad_entry;               // a PARAM entry the requantiser refuses,
+                                                           // or a malformed CONTROL word
   logic                     d_done_d, d_done_q;            // every unit produced
 
   // d_unit_q == row_words - 1 and d_row_q == rows - 1 as registered flags
@@ -512,7 +537,16 @@ module strata_load_engine
 
   // Checked on the way into the slice, so the write handshake and the error
   // decision read a flag from the slice's head register.
-  assign unit_bad_entry = is_param && (unit_data[55:48] > 8'(MaxShift) || unit_data[63:56] != '0);
+  // A control word uses bits 1:0 of every byte (select codes) and bits 3:2 of
+  // byte 0 (destination, 3 undefined); a schedule word bytes 0..2 (group, tap).
+  localparam logic [WordWidth-1:0] CtlBits   = {Lanes{8'h03}} | WordWidth'(8'h0C);
+  localparam logic [WordWidth-1:0] SchedBits = WordWidth'(24'hFFFFFF);
+  logic ctl_bad;
+  assign ctl_bad = is_sched ? |(unit_data & ~SchedBits)
+                            : (|(unit_data & ~CtlBits) || unit_data[3:2] == 2'd3);
+  assign unit_bad_entry = (is_param &&
+                           (unit_data[55:48] > 8'(MaxShift) || unit_data[63:56] != '0)) ||
+                          (is_ctl && ctl_bad);
 
   always_comb begin
     gather_d = gather_q;
@@ -545,7 +579,7 @@ module strata_load_engine
         d_row_d    = d_row_q + 16'd1;
         rows_end_d = d_row_q == rows_m2_q;
         d_done_d   = unit_last;
-        if (is_pe && pe_step_q) begin
+        if (pe_like && pe_step_q) begin
           d_pe_d     = (32'(d_pe_q) == Pes - 1) ? '0 : d_pe_q + 6'd1;
           d_pe_cnt_d = (32'(d_pe_cnt_q) == Pes - 1) ? '0 : d_pe_cnt_q + PeIdxWidth'(1);
         end
@@ -565,7 +599,7 @@ module strata_load_engine
       d_pe_cnt_d   = '0;
       d_done_d     = 1'b0;
     end
-    addr_step_d = !(is_pe && pe_step_q) || 32'(d_pe_cnt_d) == Pes - 1;
+    addr_step_d = !(pe_like && pe_step_q) || 32'(d_pe_cnt_d) == Pes - 1;
   end
 
   // Units leave through a two-entry register slice (full rate): a
@@ -596,11 +630,16 @@ module strata_load_engine
     .count_o     (unused_slice_count)
   );
 
+  // A CONTROL unit at the head (constant 0 on dense builds).
+  logic wr_ctl;
+  assign wr_ctl = Sparse && wr.kind == 2'(LoadDstControl);
+
   always_comb begin
     unique case (wr.kind)
       2'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
       2'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
-      default:            wr_fire = wr_valid && param_ready_i && !wr.bad_entry;
+      default:            wr_fire = wr_valid && (wr_ctl ? pe_ready_i : param_ready_i) &&
+                                    !wr.bad_entry;
     endcase
   end
   assign bad_entry = wr_valid && wr.bad_entry;
@@ -609,8 +648,10 @@ module strata_load_engine
   assign bank_req_o.bank = BankIdxWidth'(wr.id);
   assign bank_req_o.addr = BankAddrWidth'(wr.addr);
   assign bank_req_o.data = wr.data;
-  assign pe_valid_o      = wr_valid && wr.kind == 2'(LoadDstPeCache);
-  assign pe_o            = PeIdxWidth'(wr.id);
+  assign pe_valid_o      = wr_valid &&
+                           (wr.kind == 2'(LoadDstPeCache) || (wr_ctl && !wr.bad_entry));
+  assign pe_ctl_o        = wr_ctl;
+  assign pe_o            = PeSelWidth'(wr.id);
   assign pe_addr_o       = CacheAddrWidth'(wr.addr);
   assign pe_data_o       = wr.data;
   assign param_valid_o   = wr_valid && wr.kind == 2'(LoadDstParam) && !wr.bad_entry;
@@ -733,7 +774,8 @@ module strata_load_engine
   `STRATA_ASSERT_STREAM(load_ar, clk_i, rst_ni, arvalid_o, arready_i, {araddr_o, arlen_o})
   `STRATA_ASSERT_STREAM(load_bank, clk_i, rst_ni, bank_valid_o, bank_ready_i,
                         bank_req_o)
-  `STRATA_ASSERT_STREAM(load_pe, clk_i, rst_ni, pe_valid_o, pe_ready_i, {pe_o, pe_addr_o, pe_data_o})
+  `STRATA_ASSERT_STREAM(load_pe, clk_i, rst_ni, pe_valid_o, pe_ready_i,
+                        {pe_o, pe_ctl_o, pe_addr_o, pe_data_o})
   `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
                         {param_channel_o, param_data_o})
   `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
@@ -745,7 +787,10 @@ module strata_load_engine
                  (row_end_q == (d_unit_q == row_words_q - 16'd1) &&
                   rows_end_q == (d_row_q == rows_q - 16'd1)))
   `STRATA_ASSERT(load_addr_step, clk_i, rst_ni, state_q != StRun ||
-                 addr_step_q == (!(is_pe && pe_step_q) || 32'(d_pe_cnt_q) == Pes - 1))
+                 addr_step_q == (!(pe_like && pe_step_q) || 32'(d_pe_cnt_q) == Pes - 1))
+  // The PE port names an existing PE, or the schedule with the CONTROL bit.
+  `STRATA_ASSERT(load_pe_index, clk_i, rst_ni, !pe_valid_o || 32'(pe_o) < Pes ||
+                 (pe_ctl_o && 32'(pe_o) == Pes))
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
   `STRATA_ASSERT(load_room_range, clk_i, rst_ni, 32'(room_q) <= BufDepth)
   `STRATA_ASSERT(load_room_ok, clk_i, rst_ni, room_ok == (32'(room_q) >= MaxBurst))
@@ -760,8 +805,8 @@ module strata_load_engine
       else $fatal(1, "strata_load_engine: AxiDataWidth must be a power of two >= 64");
     assert (WordWidth % AxiDataWidth == 0)
       else $fatal(1, "strata_load_engine: N * 8 must be a multiple of AxiDataWidth");
-    assert (2 ** LgPes == Pes && Pes <= 64)
-      else $fatal(1, "strata_load_engine: P must be a power of two <= 64");
+    assert (2 ** LgPes == Pes && Pes <= 64 && (!Sparse || Pes <= 63))
+      else $fatal(1, "strata_load_engine: P must be a power of two <= 64 (<= 63 when Sparse)");
     assert (MaxBurst >= 2 && MaxBurst <= 256 && 2 ** $clog2(MaxBurst) == MaxBurst &&
             BufDepth >= MaxBurst && BufDepth >= 4)
       else $fatal(1, "strata_load_engine: MaxBurst a power of two 2..256, BufDepth >= MaxBurst");

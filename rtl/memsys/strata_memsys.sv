@@ -4,9 +4,14 @@
 //   strata_csr, strata_controller, strata_perf_counters, strata_fetch,
 //   strata_dep_sems, strata_axi_rd_arbiter, strata_load_engine,
 //   strata_store_engine, strata_banks.
-// The compute engine's connections are ports (prefix cp_ / cw_ / cr_ / pe_ /
-// param_): strata_top attaches strata_compute_engine to them, and the memory
-// system bench plays the compute engine on them. AXI4 master: ID 0 =
+// The compute engine's connections are ports (prefix cp_ / cw_ / cr_ / cr1_ /
+// pe_ / param_): strata_top attaches strata_compute_engine to them, and the
+// memory system bench plays the compute engine on them. Sparse builds
+// (Sparse = 1) add a second compute read port (cr1_*: strata_banks builds
+// every bank twice, ComputeReadPorts = 2, for the packed CONV's two
+// activation words per beat) and LOAD CONTROL on the PE write port (pe_ctl_o:
+// a control word for PE pe_o, or with pe_o = P a schedule word); on dense
+// builds cr1_* is ignored (outputs 0) and pe_ctl_o is 0. AXI4 master: ID 0 =
 // instruction fetch and all writes, ID 1 = loads. The two buses are request /
 // response struct bundles (strata_axi_pkg; the AXI4 channel structs are built
 // below from AxiAddrWidth / AxiDataWidth); strata_top maps them onto flat ports.
@@ -39,6 +44,8 @@ module strata_memsys
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth = $clog2(BankDepth),
   localparam int unsigned PeIdxWidth    = (Pes > 1) ? $clog2(Pes) : 1,
+  // The PE write port's index: PE 0..P-1, and on sparse builds also P (the schedule).
+  localparam int unsigned PeSelWidth    = Sparse ? $clog2(Pes + 1) : PeIdxWidth,
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth = $clog2(ParamDepth),
   localparam int unsigned IncWidth      = 16,
@@ -82,10 +89,16 @@ module strata_memsys
   input  bank_rd_t                   cr_req_i,          // bank, word address
   output logic                       cr_rsp_valid_o,
   output bank_rsp_t                  cr_rsp_o,          // word
+  input  logic                       cr1_req_valid_i,   // second compute bank read (sparse
+  output logic                       cr1_req_ready_o,   // builds; ignored, outputs 0, on dense)
+  input  bank_rd_t                   cr1_req_i,         // bank, word address
+  output logic                       cr1_rsp_valid_o,
+  output bank_rsp_t                  cr1_rsp_o,         // word
   // load engine -> PE caches and parameter RAM
   output logic                       pe_valid_o,        // PE cache write
   input  logic                       pe_ready_i,
-  output logic [PeIdxWidth-1:0]      pe_o,
+  output logic [PeSelWidth-1:0]      pe_o,              // PE (P: the schedule, with pe_ctl_o)
+  output logic                       pe_ctl_o,          // LOAD CONTROL word (sparse builds)
   output logic [CacheAddrWidth-1:0]  pe_addr_o,
   output logic [WordWidth-1:0]       pe_data_o,
   output logic                       param_valid_o,     // parameter RAM write
@@ -367,7 +380,8 @@ module strata_memsys
     .Banks        (Banks),
     .BankDepth    (BankDepth),
     .PeCacheDepth (PeCacheDepth),
-    .ParamDepth   (ParamDepth)
+    .ParamDepth   (ParamDepth),
+    .Sparse       (Sparse)
   ) u_load (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -397,6 +411,7 @@ module strata_memsys
     .pe_valid_o      (pe_valid_o),
     .pe_ready_i      (pe_ready_i),
     .pe_o            (pe_o),
+    .pe_ctl_o        (pe_ctl_o),
     .pe_addr_o       (pe_addr_o),
     .pe_data_o       (pe_data_o),
     .param_valid_o   (param_valid_o),
@@ -478,29 +493,35 @@ module strata_memsys
   assign eng_wait         = {st_wait, cp_dep_wait_i, ld_wait};
 
   strata_banks #(
-    .Banks     (Banks),
-    .BankDepth (BankDepth),
-    .WordWidth (WordWidth)
+    .Banks            (Banks),
+    .BankDepth        (BankDepth),
+    .WordWidth        (WordWidth),
+    .ComputeReadPorts (Sparse ? 2 : 1)
   ) u_banks (
-    .clk_i          (clk_i),
-    .rst_ni         (rst_ni),
-    .lw_valid_i     (lw_valid),
-    .lw_ready_o     (lw_ready),
-    .lw_req_i       (lw_req),
-    .cw_valid_i     (cw_valid_i),
-    .cw_ready_o     (cw_ready_o),
-    .cw_req_i       (cw_req_i),
-    .cr_req_valid_i (cr_req_valid_i),
-    .cr_req_ready_o (cr_req_ready_o),
-    .cr_req_i       (cr_req_i),
-    .cr_rsp_valid_o (cr_rsp_valid_o),
-    .cr_rsp_o       (cr_rsp_o),
-    .sr_active_i    (sr_active),
-    .sr_req_valid_i (sr_req_valid),
-    .sr_req_ready_o (sr_req_ready),
-    .sr_req_i       (sr_req),
-    .sr_rsp_valid_o (sr_rsp_valid),
-    .sr_rsp_o       (sr_rsp)
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .lw_valid_i      (lw_valid),
+    .lw_ready_o      (lw_ready),
+    .lw_req_i        (lw_req),
+    .cw_valid_i      (cw_valid_i),
+    .cw_ready_o      (cw_ready_o),
+    .cw_req_i        (cw_req_i),
+    .cr_req_valid_i  (cr_req_valid_i),
+    .cr_req_ready_o  (cr_req_ready_o),
+    .cr_req_i        (cr_req_i),
+    .cr_rsp_valid_o  (cr_rsp_valid_o),
+    .cr_rsp_o        (cr_rsp_o),
+    .cr1_req_valid_i (cr1_req_valid_i),
+    .cr1_req_ready_o (cr1_req_ready_o),
+    .cr1_req_i       (cr1_req_i),
+    .cr1_rsp_valid_o (cr1_rsp_valid_o),
+    .cr1_rsp_o       (cr1_rsp_o),
+    .sr_active_i     (sr_active),
+    .sr_req_valid_i  (sr_req_valid),
+    .sr_req_ready_o  (sr_req_ready),
+    .sr_req_i        (sr_req),
+    .sr_rsp_valid_o  (sr_rsp_valid),
+    .sr_rsp_o        (sr_rsp)
   );
 
   // ---------------------------------------------------------------- performance counters

@@ -37,6 +37,16 @@ strata_bench(strata_memsys_wide_tests
 target_compile_definitions(strata_memsys_wide_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17
   STRATA_BENCH_LANES=32 STRATA_BENCH_AXI_BITS=128 STRATA_MEMSYS_SUITE=StrataMemsysN32Axi128)
 
+# Sparse build (Sparse = 1): strata_banks with the second compute read port
+# (every bank built twice) and LOAD CONTROL through the PE write port, on the
+# default configuration otherwise; the whole suite runs, CONFIG says sparse.
+strata_bench(strata_memsys_sparse_tests
+  TOP strata_memsys
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_memsys_test.cpp
+  PARAMS -GSemWidth=17 -GSparse=1'b1)
+target_compile_definitions(strata_memsys_sparse_tests PRIVATE STRATA_BENCH_SEM_WIDTH=17
+  STRATA_BENCH_SPARSE=1 STRATA_MEMSYS_SUITE=StrataMemsysSparse)
+
 # strata_fifo in every (Depth, OutReg) variant the RTL uses, and with write-enable
 # copies, against a queue model.
 strata_bench(strata_fifo_tests

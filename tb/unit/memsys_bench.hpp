@@ -8,8 +8,12 @@
 //     ports (queue, semaphores, bank ports, status), with its own simple
 //     COMPUTE semantics (a 2D bank-to-bank copy with each byte XOR 0x5A);
 //   - MemsysBench: the fixture (AXI memory model, CSR driver, stand-in, PE /
-//     parameter write recorders, run_program with a cycle timeout, bank words
-//     read back through the compute read port).
+//     control / parameter write recorders, run_program with a cycle timeout,
+//     bank words read back through either compute read port).
+// On a sparse build (STRATA_BENCH_SPARSE, the top built with Sparse = 1) the
+// reference also runs LOAD CONTROL (control words and the schedule, which
+// the load engine writes through the PE port with pe_ctl_o), and CONFIG says
+// sparse.
 #pragma once
 
 #include <Vstrata_memsys.h>
@@ -49,7 +53,11 @@ using Vtop = Vstrata_memsys;
 #ifndef STRATA_BENCH_AXI_BITS
 #define STRATA_BENCH_AXI_BITS hw::kAxiDataWidth
 #endif
+#ifndef STRATA_BENCH_SPARSE
+#define STRATA_BENCH_SPARSE 0
+#endif
 inline constexpr int kLanes = STRATA_BENCH_LANES;
+inline constexpr bool kSparse = STRATA_BENCH_SPARSE != 0;  // the top's Sparse parameter
 inline constexpr int kWordBytes = kLanes;  // N
 inline constexpr int kBeatBytes = STRATA_BENCH_AXI_BITS / 8;
 inline constexpr int kParamBytes = 8;
@@ -212,7 +220,8 @@ inline Instr config_instr() {
       .set(kBanks, hw::kBanks)
       .set(kBankDepth, hw::kBankDepth)
       .set(kPeCacheDepth, hw::kPeCacheDepth)
-      .set(kParamDepth, hw::kParamDepth);
+      .set(kParamDepth, hw::kParamDepth)
+      .set(isa::config::kSparse, kSparse ? 1 : 0);
   return i;
 }
 
@@ -228,6 +237,7 @@ class RefMachine {
   SparseMemory ext;
   std::map<std::pair<int, int>, Word> bank;      // (bank, addr) -> word, written words only
   std::map<std::pair<int, int>, Word> pe_cache;  // (pe, addr) -> word
+  std::map<std::pair<int, int>, Word> control;   // (pe or P = schedule, addr) -> word
   std::map<int, Word> param;                     // channel -> 8 bytes
 
   void execute(const Instr& i) {
@@ -254,10 +264,13 @@ class RefMachine {
           bank[{id, base + r * stride + w}] = v;
         } else if (kind == isa::LoadDst::kParam) {
           param[base + r * stride + w] = v;
-        } else if (i.get(kDstPeStep)) {
-          pe_cache[{(id + r) % hw::kPes, base + (r / hw::kPes) * stride + w}] = v;
         } else {
-          pe_cache[{id, base + r * stride + w}] = v;
+          auto& dst = kind == isa::LoadDst::kControl ? control : pe_cache;
+          if (i.get(kDstPeStep)) {
+            dst[{(id + r) % hw::kPes, base + (r / hw::kPes) * stride + w}] = v;
+          } else {
+            dst[{id, base + r * stride + w}] = v;
+          }
         }
       }
     }
@@ -493,11 +506,16 @@ class MemsysBench : public SimFixture<Vtop> {
     axi_->drive();
     csr_->drive();
     cp_->drive(d, cycle());
-    if (peek_) {  // bank_word(): the stand-in is idle and leaves the read port alone
-      d.cr_req_valid_i = 1;
-      set_field(d.cr_req_i, kBankAddrBits, kBankIdxBits, uint64_t(peek_->first));
-      set_field(d.cr_req_i, 0, kBankAddrBits, uint64_t(peek_->second));
+    d.cr1_req_valid_i = 0;  // the stand-in reads through the first port only
+    d.cr1_req_i = 0;
+    if (peek_) {  // bank_word(): the stand-in is idle and leaves the read ports alone
+      auto& valid = peek_port_ ? d.cr1_req_valid_i : d.cr_req_valid_i;
+      auto& req = peek_port_ ? d.cr1_req_i : d.cr_req_i;
+      valid = 1;
+      set_field(req, kBankAddrBits, kBankIdxBits, uint64_t(peek_->first));
+      set_field(req, 0, kBankAddrBits, uint64_t(peek_->second));
     }
+    if (drive_) drive_();  // a test's own drive of the ports, last
     d.pe_ready_i = !pe_throttle_.stall(rng());
     d.param_ready_i = !param_throttle_.stall(rng());
     bus_.to_dut(d);
@@ -507,19 +525,26 @@ class MemsysBench : public SimFixture<Vtop> {
     csr_->sample();
     cp_->sample(d, cycle());
     if (peek_due_ > 0 && --peek_due_ == 0) {
-      EXPECT_TRUE(d.cr_rsp_valid_o) << "bank word three cycles after its request";
+      EXPECT_TRUE(peek_port_ ? d.cr1_rsp_valid_o : d.cr_rsp_valid_o)
+          << "bank word three cycles after its request";
       peek_word_.assign(kWordBytes, 0);
-      port_get_bytes(d.cr_rsp_o, peek_word_.data(), kWordBytes);
+      if (peek_port_) {
+        port_get_bytes(d.cr1_rsp_o, peek_word_.data(), kWordBytes);
+      } else {
+        port_get_bytes(d.cr_rsp_o, peek_word_.data(), kWordBytes);
+      }
     }
-    if (peek_ && d.cr_req_valid_i && d.cr_req_ready_o) {
+    if (peek_ && (peek_port_ ? d.cr1_req_valid_i && d.cr1_req_ready_o
+                             : d.cr_req_valid_i && d.cr_req_ready_o)) {
       peek_.reset();
       peek_due_ = 3;  // strata_banks: request register, RAM, output register
     }
     if (d.pe_valid_o && d.pe_ready_i) {
       std::vector<uint8_t> v(kWordBytes);
       port_get_bytes(d.pe_data_o, v.data(), kWordBytes);
-      pe_writes_[{int(d.pe_o), int(d.pe_addr_o)}] = v;
-      ++pe_write_count_;
+      // pe_ctl_o: a LOAD CONTROL word (sparse builds; PE P is the schedule).
+      (d.pe_ctl_o ? ctl_writes_ : pe_writes_)[{int(d.pe_o), int(d.pe_addr_o)}] = v;
+      ++(d.pe_ctl_o ? ctl_write_count_ : pe_write_count_);
     }
     if (d.param_valid_o && d.param_ready_i) {
       std::vector<uint8_t> v(kParamBytes);
@@ -622,6 +647,18 @@ class MemsysBench : public SimFixture<Vtop> {
                       << seed() << ")";
       }
     }
+    EXPECT_EQ(ctl_writes_.size(), ref_.control.size()) << ctx << ": control words written";
+    for (const auto& [key, v] : ref_.control) {
+      const auto it = ctl_writes_.find(key);
+      if (it == ctl_writes_.end()) {
+        ADD_FAILURE() << ctx << ": control word " << key.second << " of PE " << key.first
+                      << " (P: the schedule) not written";
+      } else if (it->second != v) {
+        ADD_FAILURE() << ctx << ": control word " << key.second << " of PE " << key.first
+                      << " expected " << hex_bytes(v) << " got " << hex_bytes(it->second)
+                      << " (STRATA_SEED=" << seed() << ")";
+      }
+    }
     EXPECT_EQ(param_writes_.size(), ref_.param.size()) << ctx << ": parameter entries written";
     for (const auto& [ch, v] : ref_.param) {
       const auto it = param_writes_.find(ch);
@@ -640,10 +677,11 @@ class MemsysBench : public SimFixture<Vtop> {
     return s;
   }
 
-  // Word `addr` of bank `bank`, read through the compute read port between
-  // runs (the stand-in idle).
-  std::vector<uint8_t> bank_word(int bank, int addr) {
+  // Word `addr` of bank `bank`, read through compute read port `port` (0: cr,
+  // 1: cr1, sparse builds) between runs (the stand-in idle).
+  std::vector<uint8_t> bank_word(int bank, int addr, int port = 0) {
     peek_ = std::pair{bank, addr};
+    peek_port_ = port;
     peek_word_.clear();
     for (int i = 0; i < 1000 && peek_word_.empty(); ++i) step();
     EXPECT_FALSE(peek_word_.empty()) << "bank " << bank << " word " << addr << " not read";
@@ -667,11 +705,14 @@ class MemsysBench : public SimFixture<Vtop> {
   std::unique_ptr<ComputeStandIn> cp_;
   Throttle pe_throttle_, param_throttle_;
   std::map<std::pair<int, int>, std::vector<uint8_t>> pe_writes_;
+  std::map<std::pair<int, int>, std::vector<uint8_t>> ctl_writes_;  // PE port with pe_ctl_o
   std::map<int, std::vector<uint8_t>> param_writes_;
-  uint64_t pe_write_count_ = 0, param_write_count_ = 0;
+  uint64_t pe_write_count_ = 0, ctl_write_count_ = 0, param_write_count_ = 0;
   std::vector<uint64_t> aw_cycles_, b_cycles_, load_ar_cycles_;
-  std::function<void()> monitor_;
+  std::function<void()> drive_;    // each cycle after the agents' drive, before the evaluation
+  std::function<void()> monitor_;  // each cycle after the evaluation, before the clock edge
   std::optional<std::pair<int, int>> peek_;  // bank_word(): (bank, address) to request
+  int peek_port_ = 0;                        // through cr (0) or cr1 (1)
   int peek_due_ = 0;                         // cycles until its word arrives
   std::vector<uint8_t> peek_word_;
 };

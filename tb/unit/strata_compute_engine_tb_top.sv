@@ -166,27 +166,38 @@ module strata_compute_engine_tb_top
   assign sr_req.bank = sr_bank_i;
   assign sr_req.addr = sr_addr_i;
 
+  // The engine reads one bank port (the second, ComputeReadPorts = 2, is a
+  // sparse build's and is left idle here).
+  logic      cr1_ready, cr1_rsp_valid, unused_cr1;
+  bank_rsp_t cr1_rsp;
+
   strata_banks u_banks (
-    .clk_i          (clk_i),
-    .rst_ni         (rst_ni),
-    .lw_valid_i     (lw_valid_i),
-    .lw_ready_o     (lw_ready_o),
-    .lw_req_i       (lw_req),
-    .cw_valid_i     (wr_valid && !wr_stall_i),
-    .cw_ready_o     (cw_ready),
-    .cw_req_i       (wr_req),
-    .cr_req_valid_i (rd_valid && !rd_stall_i),
-    .cr_req_ready_o (cr_ready),
-    .cr_req_i       (rd_req),
-    .cr_rsp_valid_o (rsp_valid),
-    .cr_rsp_o       (rsp),
-    .sr_active_i    (sr_active_i),
-    .sr_req_valid_i (sr_req_valid_i),
-    .sr_req_ready_o (sr_req_ready_o),
-    .sr_req_i       (sr_req),
-    .sr_rsp_valid_o (sr_rsp_valid_o),
-    .sr_rsp_o       (sr_rsp)
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .lw_valid_i      (lw_valid_i),
+    .lw_ready_o      (lw_ready_o),
+    .lw_req_i        (lw_req),
+    .cw_valid_i      (wr_valid && !wr_stall_i),
+    .cw_ready_o      (cw_ready),
+    .cw_req_i        (wr_req),
+    .cr_req_valid_i  (rd_valid && !rd_stall_i),
+    .cr_req_ready_o  (cr_ready),
+    .cr_req_i        (rd_req),
+    .cr_rsp_valid_o  (rsp_valid),
+    .cr_rsp_o        (rsp),
+    .cr1_req_valid_i (1'b0),
+    .cr1_req_ready_o (cr1_ready),
+    .cr1_req_i       ('0),
+    .cr1_rsp_valid_o (cr1_rsp_valid),
+    .cr1_rsp_o       (cr1_rsp),
+    .sr_active_i     (sr_active_i),
+    .sr_req_valid_i  (sr_req_valid_i),
+    .sr_req_ready_o  (sr_req_ready_o),
+    .sr_req_i        (sr_req),
+    .sr_rsp_valid_o  (sr_rsp_valid_o),
+    .sr_rsp_o        (sr_rsp)
   );
+  assign unused_cr1 = ^{cr1_ready, cr1_rsp_valid, cr1_rsp};
 
   assign sr_rsp_data_o    = sr_rsp.data;
 

@@ -6,12 +6,16 @@
 // error code with its instruction index and a good run after it, performance
 // counters and the LOAD bandwidth at 60 cycles of memory latency; every LOAD
 // and STORE rule of the target-rule table (strata/target_rules.hpp) on its
-// boundary instructions against the table's verdict.
+// boundary instructions against the table's verdict. On the sparse build
+// (StrataMemsysSparse): the second compute read port against a model of the
+// bank while the load engine and the compute write port write it, and LOAD
+// CONTROL (control words, dst_pe_step, the schedule, every refusal).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <vector>
 
@@ -132,9 +136,11 @@ class STRATA_MEMSYS_SUITE : public MemsysBench {
     EXPECT_EQ(axi_->writes_outstanding(), 0u);
   }
 
-  // A program that must stop with `code` at `index`, then a good one.
+  // A program that must stop with `code` at `index` (then `check`, which may
+  // look at what was written), then a good one.
   void expect_error_then_recover(const std::vector<Instr>& bad, ErrorCode code, uint16_t index,
-                                 const std::string& what, std::optional<uint32_t> limit = {}) {
+                                 const std::string& what, std::optional<uint32_t> limit = {},
+                                 const std::function<void()>& check = {}) {
     const RunResult r = run(bad, false, 100000, limit);
     ASSERT_TRUE(r.finished) << what;
     EXPECT_TRUE(r.status & csr::kStatusError) << what << ": STATUS.ERROR";
@@ -145,10 +151,12 @@ class STRATA_MEMSYS_SUITE : public MemsysBench {
     steps(50);
     EXPECT_EQ(axi_->reads_outstanding(), 0u) << what << ": reads drained";
     EXPECT_EQ(axi_->writes_outstanding(), 0u) << what << ": writes drained";
+    if (check) check();
     axi_->clear_error_regions();
     // Ready for the next START: a good program runs and is correct.
     ref_ = RefMachine();
     pe_writes_.clear();
+    ctl_writes_.clear();
     param_writes_.clear();
     mem_ = SparseMemory();
     mem_.set_background(background_byte);
@@ -176,6 +184,47 @@ class STRATA_MEMSYS_SUITE : public MemsysBench {
     s.row_words = row_words;
     s.src_stride = row_words;
     return s;
+  }
+
+  // A legal LOAD CONTROL word (docs/isa.md, LOAD; strata/isa.hpp): a control
+  // word has a select code in bits 1:0 of every byte and a destination 0..2 in
+  // bits 3:2 of byte 0; a schedule word uses bytes 0..2 only.
+  std::vector<uint8_t> control_word(bool schedule) {
+    std::vector<uint8_t> v(kWordBytes, 0);
+    for (int b = 0; b < (schedule ? 3 : kWordBytes); ++b) {
+      v[b] = static_cast<uint8_t>(rand_int(0, schedule ? 255 : 3));
+    }
+    if (!schedule) v[0] = static_cast<uint8_t>(v[0] | rand_int(0, 2) << 2);
+    return v;
+  }
+
+  // Bytes into the bench's external memory and the reference's.
+  void put_bytes(uint64_t addr, const std::vector<uint8_t>& v) {
+    mem_.write_block(addr, v);
+    ref_.ext.write_block(addr, v);
+  }
+
+  // Legal words at the external rows of a LOAD (its rows x row_words N-byte words).
+  void put_control_words(const LoadSpec& l, bool schedule) {
+    for (int r = 0; r < l.rows; ++r) {
+      for (int w = 0; w < l.row_words; ++w) {
+        put_bytes(l.ext_addr + uint64_t(r) * l.ext_stride + uint64_t(w) * kWordBytes,
+                  control_word(schedule));
+      }
+    }
+  }
+
+  // A LOAD CONTROL of rows x row_words words, rows packed in external memory.
+  static LoadSpec control_load(int dst_id, int rows, int row_words, uint64_t ext = kSrcArea) {
+    LoadSpec l;
+    l.kind = isa::LoadDst::kControl;
+    l.dst_id = dst_id;
+    l.ext_addr = ext;
+    l.rows = rows;
+    l.row_words = row_words;
+    l.ext_stride = uint64_t(row_words) * kWordBytes;
+    l.dst_stride = row_words;
+    return l;
   }
 
   // LOAD l -> (L2C) relay COMPUTE (C2S) -> STORE s, END.
@@ -657,11 +706,13 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadFieldChecks) {
     expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kUnsupported, 0,
                               fmt::format("parameter entry byte {} = {}", byte, value));
   }
-  l = small_load();
-  l.dst_addr = 0;
-  Instr kind3 = load_instr(l);
-  kind3.set(isa::load::kDstKind, 3);
-  expect_error_then_recover({kind3, end_instr()}, ErrorCode::kIllegalInstr, 0, "dst_kind 3");
+  if (!kSparse) {  // CONTROL exists on sparse builds only (LoadControl* below)
+    l = small_load();
+    l.dst_addr = 0;
+    Instr kind3 = load_instr(l);
+    kind3.set(isa::load::kDstKind, 3);
+    expect_error_then_recover({kind3, end_instr()}, ErrorCode::kIllegalInstr, 0, "dst_kind 3");
+  }
 }
 
 TEST_F(STRATA_MEMSYS_SUITE, StoreFieldChecks) {
@@ -686,6 +737,7 @@ TEST_F(STRATA_MEMSYS_SUITE, TargetRulesAgreeWithTheEngines) {
   HwTarget t = HwTarget::defaults();
   t.lanes = kLanes;
   t.axi_data_width = STRATA_BENCH_AXI_BITS;
+  t.sparse = kSparse;
   ASSERT_EQ(t.banks, hw::kBanks);
   ASSERT_EQ(t.pes, hw::kPes);
   ASSERT_EQ(t.bank_depth, hw::kBankDepth);
@@ -697,7 +749,17 @@ TEST_F(STRATA_MEMSYS_SUITE, TargetRulesAgreeWithTheEngines) {
   constexpr uint64_t kEntryAddr = kSrcArea + 0xF0000;
   const auto as_instr = [&](const RuleSubject& s) {
     Instr in;
-    if (const auto* l = std::get_if<isa::LoadInstr>(&s)) in.w = isa::encode(*l).words;
+    if (const auto* l = std::get_if<isa::LoadInstr>(&s)) {
+      in.w = isa::encode(*l).words;
+      // A LOAD CONTROL's words are judged too: zeros are legal control and
+      // schedule words.
+      if (l->dst_kind == isa::LoadDst::kControl) {
+        for (int64_t r = 0; r < l->rows; ++r) {
+          mem_.write_block(static_cast<uint64_t>(l->ext_addr + r * l->ext_row_stride),
+                           std::vector<uint8_t>(static_cast<size_t>(l->row_words * kWordBytes)));
+        }
+      }
+    }
     if (const auto* st = std::get_if<isa::StoreInstr>(&s)) in.w = isa::encode(*st).words;
     if (const auto* e = std::get_if<ParamEntry>(&s)) {
       mem_.write(kEntryAddr + 6, static_cast<uint8_t>(e->shift));
@@ -872,6 +934,276 @@ TEST_F(STRATA_MEMSYS_SUITE, SemaphoreOverflow) {
   prog.push_back(end_instr());
   expect_error_then_recover(prog, ErrorCode::kIllegalInstr, 0xFFFF, "S2C overflow");
   EXPECT_GE(rtl_errors(), 1);
+}
+
+// ---------------------------------------------------------------- sparse builds
+
+// The second compute read port (cr1; strata_banks ComputeReadPorts = 2 on
+// sparse builds). Bank 1 holds region A (words 0..63, loaded first); during a
+// second run the load engine writes region B (words 256..1279) of the same
+// bank while the bench writes region C (words 64..127) through the compute
+// write port (which the load engine's writes then wait for) and reads words
+// of A and C on both compute read ports every cycle: the same word on both
+// in about a third of the cycles, a word written the cycle before often.
+// Every response is checked against a model of the bank, three cycles after
+// its request; afterwards B and C are read back through both ports. On a
+// dense build the port is ignored: ready 0, no response.
+TEST_F(STRATA_MEMSYS_SUITE, SecondComputeReadPort) {
+  auto& d = dut();
+  if (!kSparse) {
+    drive_ = [&] {
+      d.cr1_req_valid_i = 1;
+      set_field(d.cr1_req_i, 0, kBankAddrBits, 5);
+    };
+    int responses = 0, ready = 0;
+    monitor_ = [&] {
+      responses += d.cr1_rsp_valid_o;
+      ready += d.cr1_req_ready_o;
+    };
+    steps(20);
+    drive_ = nullptr;
+    monitor_ = nullptr;
+    EXPECT_EQ(responses, 0) << "the dense build answers on cr1";
+    EXPECT_EQ(ready, 0) << "the dense build's cr1_req_ready_o";
+    return;
+  }
+  using Word = std::vector<uint8_t>;
+  constexpr int kBank = 1, kC = 64, kCWords = 64, kB = 256, kBRows = 4, kBRowWords = 256;
+  LoadSpec a;
+  a.ext_addr = kSrcArea;
+  a.row_words = 64;
+  a.ext_stride = 64 * kWordBytes;
+  a.dst_id = kBank;
+  a.dst_stride = 64;
+  run_and_check({load_instr(a), end_instr()}, "region A");
+  std::map<int, Word> model;  // the words of A and C the bench may read
+  for (int w = 0; w < 64; ++w) model[w] = ref_.bank.at({kBank, w});
+
+  LoadSpec b;
+  b.ext_addr = kSrcArea + 0x10000;
+  b.rows = kBRows;
+  b.row_words = kBRowWords;
+  b.ext_stride = uint64_t(kBRowWords) * kWordBytes;
+  b.dst_id = kBank;
+  b.dst_addr = kB;
+  b.dst_stride = kBRowWords;
+  const std::vector<Instr> prog{load_instr(b), end_instr()};
+  reference(prog);
+
+  // Per port: the expected word of the requests one, two and three cycles ago.
+  std::array<std::array<std::optional<Word>, 3>, 2> due{};
+  std::array<std::optional<Word>, 2> asked;  // this cycle's requests
+  bool active = true;
+  int same = 0, different = 0, after_write = 0, checked = 0, bad = 0;
+  int last_written = -1;
+  const auto pick = [&](int avoid) {
+    for (;;) {
+      auto it = model.begin();
+      std::advance(it, rand_int(0, int64_t(model.size()) - 1));
+      if (it->first != avoid) return it->first;
+    }
+  };
+  drive_ = [&] {
+    asked = {};
+    d.cw_valid_i = 0;
+    if (!active) return;
+    // A compute write into C: written to both copies the next cycle, so not
+    // read in this cycle.
+    int written = -1;
+    Word data(kWordBytes);
+    if (rand_int(0, 2) == 0) {
+      written = kC + static_cast<int>(rand_int(0, kCWords - 1));
+      for (auto& x : data) x = static_cast<uint8_t>(rand_int(0, 255));
+      d.cw_valid_i = 1;
+      port_set_bytes(d.cw_req_i, data.data(), kWordBytes);
+      set_field(d.cw_req_i, kWordBits, kBankAddrBits, uint64_t(written));
+      set_field(d.cw_req_i, kWordBits + kBankAddrBits, kBankIdxBits, kBank);
+    }
+    // Reads: the word written last cycle first when there is one, often.
+    const int w0 = (last_written >= 0 && last_written != written && rand_int(0, 1) == 0)
+                       ? last_written
+                       : pick(written);
+    const int w1 = rand_int(0, 2) == 0 ? w0 : pick(written);
+    for (int port = 0; port < 2; ++port) {
+      const int w = port ? w1 : w0;
+      auto& valid = port ? d.cr1_req_valid_i : d.cr_req_valid_i;
+      auto& req = port ? d.cr1_req_i : d.cr_req_i;
+      valid = 1;
+      req = 0;
+      set_field(req, kBankAddrBits, kBankIdxBits, kBank);
+      set_field(req, 0, kBankAddrBits, uint64_t(w));
+      asked[port] = model.at(w);
+    }
+    (w0 == w1 ? same : different)++;
+    after_write += w0 == last_written || w1 == last_written;
+    if (written >= 0) model[written] = data;
+    last_written = written;
+  };
+  monitor_ = [&] {
+    EXPECT_TRUE(d.cr_req_ready_o && d.cr1_req_ready_o) << "compute reads are always accepted";
+    for (int port = 0; port < 2; ++port) {
+      const auto& want = due[port][2];
+      const bool valid = port ? d.cr1_rsp_valid_o : d.cr_rsp_valid_o;
+      EXPECT_EQ(valid, want.has_value()) << "port " << port << ": response three cycles after "
+                                         << "the request, cycle " << cycle();
+      if (want && valid) {
+        Word got(kWordBytes);
+        if (port) {
+          port_get_bytes(d.cr1_rsp_o, got.data(), kWordBytes);
+        } else {
+          port_get_bytes(d.cr_rsp_o, got.data(), kWordBytes);
+        }
+        ++checked;
+        if (got != *want && ++bad <= 8) {
+          ADD_FAILURE() << "port " << port << " cycle " << cycle() << ": expected "
+                        << hex_bytes(*want) << " got " << hex_bytes(got)
+                        << " (STRATA_SEED=" << seed() << ")";
+        }
+      }
+      due[port] = {asked[port], due[port][0], due[port][1]};
+    }
+  };
+  write_program(prog, kProgBase);
+  const uint64_t t0 = cycle();
+  start(kProgBase, static_cast<uint32_t>(prog.size()));
+  const RunResult r = wait_done(100000, t0);
+  active = false;
+  steps(4);  // the last responses
+  drive_ = nullptr;
+  monitor_ = nullptr;
+  ASSERT_TRUE(r.done()) << csr::to_string(r.code);
+  expect_matches_reference("region B");
+  EXPECT_EQ(bad, 0) << "responses that differ from the model";
+  std::cout << "[ CHECKED  ] " << checked << " responses: " << same << " cycles with the same "
+            << "word on both ports, " << different << " with two words, " << after_write
+            << " reads of the word written the cycle before" << std::endl;
+  EXPECT_GT(same, 200);
+  EXPECT_GT(different, 200);
+  EXPECT_GT(after_write, 100);
+  EXPECT_GE(r.cycles, uint64_t(kBRows * kBRowWords)) << "the load ran beside the reads";
+  // B (written by the load engine) and C through both ports.
+  for (int port = 0; port < 2; ++port) {
+    int mismatches = 0;
+    for (int w = kB; w < kB + kBRows * kBRowWords; w += port ? 3 : 1) {
+      const Word got = bank_word(kBank, w, port);
+      if (got != ref_.bank.at({kBank, w}) && ++mismatches <= 8) {
+        ADD_FAILURE() << "port " << port << ": bank " << kBank << " word " << w << " expected "
+                      << hex_bytes(ref_.bank.at({kBank, w})) << " got " << hex_bytes(got);
+      }
+    }
+    for (const auto& [w, v] : model) {
+      const Word got = bank_word(kBank, w, port);
+      if (got != v && ++mismatches <= 8) {
+        ADD_FAILURE() << "port " << port << ": bank " << kBank << " word " << w << " expected "
+                      << hex_bytes(v) << " got " << hex_bytes(got);
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << "port " << port;
+  }
+}
+
+// LOAD CONTROL (docs/isa.md, LOAD): control words of one PE, of every PE
+// with dst_pe_step (rows wrapping past PE P - 1, to the next address), and
+// the schedule (dst_id = P), each to the addresses a PE_CACHE load would
+// use, arrive on the PE write port with pe_ctl_o under back-pressure; a
+// PE_CACHE load to the same addresses stays a PE-cache write.
+TEST_F(STRATA_MEMSYS_SUITE, LoadControlWords) {
+  if (!kSparse) GTEST_SKIP() << "LOAD CONTROL exists on sparse builds only";
+  pe_throttle_ = Throttle(0.3);
+  LoadSpec pe = small_load();
+  pe.kind = isa::LoadDst::kPeCache;
+  pe.dst_id = 3;
+  pe.dst_addr = 10;
+  LoadSpec one = control_load(3, 3, 5, kSrcArea + 0x1000);
+  one.dst_addr = 10;
+  one.dst_stride = 7;
+  LoadSpec step = control_load(hw::kPes - 3, 2 * hw::kPes + 3, 4, kSrcArea + 0x2000);
+  step.pe_step = true;
+  step.dst_addr = 100;
+  step.dst_stride = 6;
+  LoadSpec sched = control_load(hw::kPes, 2, 6, kSrcArea + 0x4000);
+  sched.dst_addr = hw::kPeCacheDepth - 12;  // the last words
+  put_control_words(one, false);
+  put_control_words(step, false);
+  put_control_words(sched, true);
+  run_and_check({load_instr(pe), load_instr(one), load_instr(step), load_instr(sched),
+                 end_instr()},
+                "LOAD CONTROL");
+  EXPECT_EQ(ctl_write_count_, uint64_t(3 * 5 + (2 * hw::kPes + 3) * 4 + 2 * 6));
+  EXPECT_EQ(pe_write_count_, uint64_t(2 * 4));
+  EXPECT_TRUE(ctl_writes_.count({hw::kPes, hw::kPeCacheDepth - 1})) << "the schedule's last word";
+  EXPECT_TRUE(ctl_writes_.count({hw::kPes - 1, 100 + 2 * 6 + 3})) << "row 2P + 2: PE P - 1, "
+                                                                     "third address row";
+}
+
+// LOAD CONTROL's refusals (rule load.control, load.dst_range, and the words'
+// format): each stops the run with UNSUPPORTED at the LOAD. A bad destination
+// writes nothing; a malformed word is not written and nothing after it is,
+// while the words before it are.
+TEST_F(STRATA_MEMSYS_SUITE, LoadControlChecks) {
+  if (!kSparse) GTEST_SKIP() << "LOAD CONTROL exists on sparse builds only";
+  const auto nothing_written = [&] {
+    EXPECT_TRUE(ctl_writes_.empty()) << ctl_writes_.size() << " control words written";
+    EXPECT_TRUE(pe_writes_.empty());
+  };
+  const auto refused = [&](LoadSpec l, const std::string& what) {
+    put_control_words(l, l.dst_id == hw::kPes && !l.pe_step);
+    expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kUnsupported, 0, what, {},
+                              nothing_written);
+  };
+  refused(control_load(hw::kPes + 1, 2, 4), "dst_id P + 1");
+  refused(control_load(63, 2, 4), "dst_id 63");
+  LoadSpec l = control_load(hw::kPes, 2, 4);
+  l.pe_step = true;
+  refused(l, "the schedule with dst_pe_step");
+  l = control_load(2, 2, 4);
+  l.dst_addr = hw::kPeCacheDepth - 7;  // row 1 ends one word past the plane
+  refused(l, "control words past the depth");
+  l = control_load(hw::kPes, 1, 4);
+  l.dst_addr = hw::kPeCacheDepth - 3;
+  refused(l, "schedule words past the depth");
+  l = control_load(0, 2 * hw::kPes + 1, 1);
+  l.pe_step = true;
+  l.dst_addr = hw::kPeCacheDepth - 2;  // rows 2P go to PE 0 at depth
+  refused(l, "dst_pe_step rows past the depth");
+
+  // Malformed words: word 2 of a row of 6 (or row 2 of dst_pe_step rows of one word).
+  struct Bad {
+    bool schedule, pe_step;
+    int byte;
+    uint8_t value;
+    const char* what;
+  };
+  for (const Bad& bad : {Bad{false, false, 0, 0x10, "control byte 0 bit 4"},
+                         Bad{false, false, 0, 0x0C, "control destination 3"},
+                         Bad{false, false, 0, 0x8D, "control byte 0 bit 7"},
+                         Bad{false, false, 5, 0x04, "control byte 5 bit 2"},
+                         Bad{false, false, kWordBytes - 1, 0x80, "control last byte bit 7"},
+                         Bad{false, true, 1, 0x08, "control byte 1 bit 3, dst_pe_step"},
+                         Bad{true, false, 3, 0x01, "schedule byte 3"},
+                         Bad{true, false, kWordBytes - 1, 0x40, "schedule last byte"}}) {
+    LoadSpec c = bad.pe_step ? control_load(hw::kPes - 1, 6, 1) : control_load(5, 1, 6);
+    if (bad.schedule) c.dst_id = hw::kPes;
+    c.pe_step = bad.pe_step;
+    c.dst_addr = 20;
+    put_control_words(c, bad.schedule);
+    std::vector<uint8_t> word = control_word(bad.schedule);
+    word[bad.byte] = bad.value;
+    put_bytes(c.ext_addr + 2 * kWordBytes, word);  // unit 2 (row 2 when dst_pe_step)
+    // The expected writes: units 0 and 1.
+    std::map<std::pair<int, int>, std::vector<uint8_t>> want;
+    for (int k = 0; k < 2; ++k) {
+      const auto key = bad.pe_step ? std::pair{(c.dst_id + k) % hw::kPes, c.dst_addr}
+                                   : std::pair{c.dst_id, c.dst_addr + k};
+      want[key] = ref_.ext.read_block(c.ext_addr + uint64_t(k) * kWordBytes, kWordBytes);
+    }
+    expect_error_then_recover({load_instr(c), end_instr()}, ErrorCode::kUnsupported, 0, bad.what,
+                              {}, [&] {
+                                EXPECT_EQ(ctl_writes_, want)
+                                    << bad.what << ": the words before the bad one, no other";
+                                EXPECT_TRUE(pe_writes_.empty()) << bad.what;
+                              });
+  }
 }
 
 }  // namespace
