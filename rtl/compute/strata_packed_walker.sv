@@ -43,17 +43,27 @@
 //     then two adder stages; a credit FIFO (strata_credit_fifo) at its end
 //     holds a slot for every beat in flight, so beat_ready_i reaches no
 //     pipeline register.
-// Latency: start_i to the first beat: R + 17 cycles or so (scan, producer,
-// issue, pipeline). Throughput: one beat per cycle while beat_ready_i;
-// skipped rows cost nothing, an empty kernel-row range (one whose rows are
-// all skipped) costs one cycle, except the one that carries an all-skipped
-// pixel's beat.
+// Latency: start_i to the first beat R + 19 cycles (scan R + 5, producer 6,
+// issue 2, pipeline 6) when the walk's second beat follows its first.
+// Throughput: one beat per cycle while beat_ready_i; skipped rows cost
+// nothing; a valid kernel row of a pixel none of whose packed rows is visited
+// (an empty range) costs one cycle, except the one that carries an
+// all-skipped pixel's beat. So with no back-pressure the cycles from the
+// first beat to the last are the beats plus the empty ranges issued after the
+// walk's second beat (the bench checks this count).
 // Errors: err_o rises (and busy_o falls, no beat) when an entry lies outside
 // the kernel or the groups, the dense rows do not strictly increase, R = 0,
 // the rows pass the end of the memory, or the kernel exceeds MaxKernel; it
 // stays until the next start_i.
+// Timing: every stage ends at a register; the table reads are multiplexers
+// of registers; the issue stage advances on an AND of flip-flops (the beat
+// FIFO's credit, a record held) and the producer on its record FIFO's credit;
+// the beat handshake starts at the beat FIFO's head register (its step flag
+// and valid) as in strata_conv_walker.
 // Invariants (asserted): every beat has a word inside unless it is its
-// pixel's only beat; the range, flag and pixel registers are exact.
+// pixel's only beat; the producer is never behind the issue stage (only the
+// walk's first record is waited for); the range, flag and pixel registers
+// are exact.
 `include "strata_assert.svh"
 
 module strata_packed_walker

@@ -434,6 +434,26 @@ TEST_F(StrataPackedWalker, KernelNonSquare) {
   random_walks(3, 5, 8);
   if (HasFatalFailure()) return;
   random_walks(kMaxKernel, 2, 8);
+  for (int i = 0; i < 8 && !HasFatalFailure(); ++i) {
+    random_walks(static_cast<int>(rand_int(1, kMaxKernel)),
+                 static_cast<int>(rand_int(1, kMaxKernel)), 4);
+  }
+}
+
+// Many groups (G up to 16) and larger images: sparse schedules of at most
+// the memory's rows, addresses up to the bank's end.
+TEST_F(StrataPackedWalker, ManyGroups) {
+  for (int i = 0; i < 12; ++i) {
+    const int k = static_cast<int>(rand_int(1, 5));
+    Conv c = random_conv(k, k, 16);
+    c.groups = static_cast<int>(rand_int(5, 16));
+    c.base = static_cast<int>(rand_int(0, kBankDepth - c.groups * c.in_h * c.in_w));
+    if (i % 4 == 0) c.base = kBankDepth - c.groups * c.in_h * c.in_w;
+    std::vector<Entry> s = random_sched(c, std::min(1.0, 200.0 / (k * k * c.groups)) * 0.7);
+    place(c, s.size());
+    check_walk(c, s, 0.2, 0.2, fmt::format("many groups {}", i));
+    if (HasFatalFailure()) return;
+  }
 }
 
 // Schedules of padding taps only: the corner pixel (0, 0) skips every row and
