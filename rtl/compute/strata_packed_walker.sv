@@ -43,17 +43,27 @@
 //     then two adder stages; a credit FIFO (strata_credit_fifo) at its end
 //     holds a slot for every beat in flight, so beat_ready_i reaches no
 //     pipeline register.
-// Latency: start_i to the first beat: R + 17 cycles or so (scan, producer,
-// issue, pipeline). Throughput: one beat per cycle while beat_ready_i;
-// skipped rows cost nothing, an empty kernel-row range (one whose rows are
-// all skipped) costs one cycle, except the one that carries an all-skipped
-// pixel's beat.
+// Latency: start_i to the first beat R + 19 cycles (scan R + 5, producer 6,
+// issue 2, pipeline 6) when the walk's second beat follows its first.
+// Throughput: one beat per cycle while beat_ready_i; skipped rows cost
+// nothing; a valid kernel row of a pixel none of whose packed rows is visited
+// (an empty range) costs one cycle, except the one that carries an
+// all-skipped pixel's beat. So with no back-pressure the cycles from the
+// first beat to the last are the beats plus the empty ranges issued after the
+// walk's second beat (the bench checks this count).
 // Errors: err_o rises (and busy_o falls, no beat) when an entry lies outside
 // the kernel or the groups, the dense rows do not strictly increase, R = 0,
 // the rows pass the end of the memory, or the kernel exceeds MaxKernel; it
 // stays until the next start_i.
+// Timing: every stage ends at a register; the table reads are multiplexers
+// of registers; the issue stage advances on an AND of flip-flops (the beat
+// FIFO's credit, a record held) and the producer on its record FIFO's credit;
+// the beat handshake starts at the beat FIFO's head register (its step flag
+// and valid) as in strata_conv_walker.
 // Invariants (asserted): every beat has a word inside unless it is its
-// pixel's only beat; the range, flag and pixel registers are exact.
+// pixel's only beat; the producer is never behind the issue stage (only the
+// walk's first record is waited for); the range, flag and pixel registers
+// are exact.
 `include "strata_assert.svh"
 
 module strata_packed_walker
@@ -126,7 +136,7 @@ module strata_packed_walker
   typedef struct packed {
     rec_kind_e kind;
     logic      first;    // the record's first beat is the pixel's first
-    logic      final_;   // the walk's last record
+    logic      walk_last;   // the walk's last record
     logic      single;   // start + 1 == hi
     caddr_t    start;    // cache word of the first row (RecDummy: cache_base)
     caddr_t    hi;       // cache word after the last row
@@ -140,19 +150,20 @@ module strata_packed_walker
     logic   first;
     logic   last;
     logic   step;        // first beat of an output row: waits for the step
-    logic   final_;      // the walk's last beat
+    logic   walk_last;      // the walk's last beat
     px_t    px;
   } send_t;
 
+  // A beat as it leaves (the output ports, and two flags of its own).
   typedef struct packed {
-    logic [BankAddrWidth-1:0]  a_nxt;
-    logic [BankAddrWidth-1:0]  a_cur;
-    logic [1:0]                in;
+    logic [BankAddrWidth-1:0]  a_nxt;      // bank word of the next dense row (base: outside)
+    logic [BankAddrWidth-1:0]  a_cur;      // bank word of the row's first dense row
+    logic [1:0]                in;         // {next, cur} inside the image
     logic [CacheAddrWidth-1:0] cache;
     logic                      first;
     logic                      last;
-    logic                      step;
-    logic                      final_;
+    logic                      step;       // waits for the output row's step
+    logic                      walk_last;  // the walk's last beat: the walker goes idle
     logic [ParamIdxWidth-1:0]  param;
   } beat_t;
 
@@ -532,7 +543,7 @@ module strata_packed_walker
     else                                        q3_start = prev_end_q;
     rec_push.kind   = q4_kind_q;
     rec_push.first  = q4_first_q;
-    rec_push.final_ = q4_fin_q;
+    rec_push.walk_last = q4_fin_q;
     rec_push.single = q4_start_q + caddr_t'(1) == q4_hi_q;
     rec_push.start  = q4_start_q;
     rec_push.hi     = q4_hi_q;
@@ -630,7 +641,7 @@ module strata_packed_walker
     send     = adv && hold_v_q && (new_beat || endp_q);
     send_data        = hold_q;
     send_data.last   = endp_q || first_q;
-    send_data.final_ = endp_q;
+    send_data.walk_last = endp_q;
 
     cur_v_d  = cur_v_q;
     kind_d   = kind_q;
@@ -652,7 +663,7 @@ module strata_packed_walker
       hold_d.first = first_q;
       hold_d.last  = 1'b0;
       hold_d.step  = first_q && ipx_q.row_first;
-      hold_d.final_ = 1'b0;
+      hold_d.walk_last = 1'b0;
       hold_d.px    = ipx_q;
     end
     if (adv && endp_q) begin
@@ -669,7 +680,7 @@ module strata_packed_walker
       if (fin_q) endp_d = 1'b1;
     end
     // Load a record when none is held or the held one is done.
-    if ((!cur_v_q && !endp_q || rec_done && !fin_q) && rec_valid && state_q == StWalk) begin
+    if (((!cur_v_q && !endp_q) || (rec_done && !fin_q)) && rec_valid && state_q == StWalk) begin
       rec_pop = 1'b1;
       cur_v_d = 1'b1;
       kind_d  = rec_head.kind;
@@ -677,7 +688,7 @@ module strata_packed_walker
       hi_d    = rec_head.hi;
       end_d   = rec_head.single;
       first_d = rec_head.first;
-      fin_d   = rec_head.final_;
+      fin_d   = rec_head.walk_last;
       ipx_d   = rec_head.px;
     end
     if (state_q != StWalk) begin
@@ -800,7 +811,7 @@ module strata_packed_walker
     beat_push.first  = s5_q.first;
     beat_push.last   = s5_q.last;
     beat_push.step   = s5_q.step;
-    beat_push.final_ = s5_q.final_;
+    beat_push.walk_last = s5_q.walk_last;
     beat_push.param  = ParamIdxWidth'(s5_q.px.ch);
   end
 
@@ -908,7 +919,7 @@ module strata_packed_walker
         end
       end
       StWalk: begin
-        if (fire && beat_head.final_) state_d = StIdle;
+        if (fire && beat_head.walk_last) state_d = StIdle;
       end
       default: state_d = StIdle;
     endcase

@@ -434,6 +434,26 @@ TEST_F(StrataPackedWalker, KernelNonSquare) {
   random_walks(3, 5, 8);
   if (HasFatalFailure()) return;
   random_walks(kMaxKernel, 2, 8);
+  for (int i = 0; i < 8 && !HasFatalFailure(); ++i) {
+    random_walks(static_cast<int>(rand_int(1, kMaxKernel)),
+                 static_cast<int>(rand_int(1, kMaxKernel)), 4);
+  }
+}
+
+// Many groups (G up to 16) and larger images: sparse schedules of at most
+// the memory's rows, addresses up to the bank's end.
+TEST_F(StrataPackedWalker, ManyGroups) {
+  for (int i = 0; i < 12; ++i) {
+    const int k = static_cast<int>(rand_int(1, 5));
+    Conv c = random_conv(k, k, 16);
+    c.groups = static_cast<int>(rand_int(5, 16));
+    c.base = static_cast<int>(rand_int(0, kBankDepth - c.groups * c.in_h * c.in_w));
+    if (i % 4 == 0) c.base = kBankDepth - c.groups * c.in_h * c.in_w;
+    std::vector<Entry> s = random_sched(c, std::min(1.0, 200.0 / (k * k * c.groups)) * 0.7);
+    place(c, s.size());
+    check_walk(c, s, 0.2, 0.2, fmt::format("many groups {}", i));
+    if (HasFatalFailure()) return;
+  }
 }
 
 // Schedules of padding taps only: the corner pixel (0, 0) skips every row and
@@ -553,6 +573,41 @@ TEST_F(StrataPackedWalker, Throughput) {
                            beats, cycles, bubbles, static_cast<double>(cycles) / beats)
             << std::endl;
   RecordProperty("cycles_per_beat", fmt::format("{:.3f}", static_cast<double>(cycles) / beats));
+}
+
+// Layer-sized walks (32x32, 3x3 pad 1 and 5x5 pad 2, G = 1 and 4) with
+// schedules keeping 75 %, 50 % and 30 % of the dense rows: the same exact
+// count, and the cycles per beat printed for each.
+TEST_F(StrataPackedWalker, ThroughputLayers) {
+  for (const int k : {3, 5}) {
+    for (const int groups : {1, 4}) {
+      for (const double keep : {0.75, 0.5, 0.3}) {
+        Conv c;
+        c.kh = c.kw = k;
+        c.pt = c.pl = c.pb = c.pr = k / 2;
+        c.in_h = c.in_w = 32;
+        c.groups = groups;
+        std::vector<Entry> s = random_sched(c, keep);
+        place(c, s.size());
+        std::vector<uint32_t> words;
+        for (const Entry& e : s) words.push_back(word(e));
+        write_sched(c.cache_base, words);
+        const Walk want = reference(c, s);
+        const RunResult got = run(c, static_cast<int>(s.size()), 0.0, 0.0, 1000000);
+        ASSERT_FALSE(got.timeout || got.err);
+        ASSERT_EQ(got.beats, want.beats) << "(STRATA_SEED=" << seed() << ")";
+        int b = 0;
+        const int want_cycles = expected_cycles(want, &b);
+        const auto span = static_cast<int>(got.beat_cycles.back() - got.beat_cycles.front() + 1);
+        EXPECT_EQ(span, want_cycles) << "(STRATA_SEED=" << seed() << ")";
+        std::cout << fmt::format("[ PERF     ] 32x32 k{} G{} R {} of {}: {} beats, {} cycles, "
+                                 "{} bubbles: {:.3f} cycles/beat",
+                                 k, groups, s.size(), k * k * groups, want.beats.size(), span, b,
+                                 static_cast<double>(span) / want.beats.size())
+                  << std::endl;
+      }
+    }
+  }
 }
 
 // Dense schedules of full windows (no padding, stride 1): no bubble at all,
