@@ -124,9 +124,8 @@ module strata_top
   logic                      pe_valid, pe_ready, param_valid, param_ready;
   logic [PeSelWidth-1:0]     pe;
   logic                      pe_ctl;
-  logic                      ce_pe_valid, ce_pe_ready;  // the PE write port at the engine
-  logic [PeIdxWidth-1:0]     ce_pe;
-  logic                      cr1_req_ready, cr1_rsp_valid;  // second bank read port (sparse)
+  logic                      cr1_req_valid, cr1_req_ready, cr1_rsp_valid;  // second bank read
+  bank_rd_t                  cr1_req;                                      // port (sparse)
   bank_rsp_t                 cr1_rsp;
   logic [CacheAddrWidth-1:0] pe_addr;
   logic [WordWidth-1:0]      pe_data;
@@ -254,9 +253,9 @@ module strata_top
     .cr_req_i         (cr_req),
     .cr_rsp_valid_o   (cr_rsp_valid),
     .cr_rsp_o         (cr_rsp),
-    .cr1_req_valid_i  (1'b0),
+    .cr1_req_valid_i  (cr1_req_valid),
     .cr1_req_ready_o  (cr1_req_ready),
-    .cr1_req_i        ('0),
+    .cr1_req_i        (cr1_req),
     .cr1_rsp_valid_o  (cr1_rsp_valid),
     .cr1_rsp_o        (cr1_rsp),
     .pe_valid_o       (pe_valid),
@@ -320,12 +319,18 @@ module strata_top
     .rd_req_o        (cr_req),
     .rd_rsp_valid_i  (cr_rsp_valid),
     .rd_rsp_i        (cr_rsp),
+    .rd1_req_valid_o (cr1_req_valid),
+    .rd1_req_ready_i (cr1_req_ready),
+    .rd1_req_o       (cr1_req),
+    .rd1_rsp_valid_i (cr1_rsp_valid),
+    .rd1_rsp_i       (cr1_rsp),
     .wr_valid_o      (cw_valid),
     .wr_ready_i      (cw_ready),
     .wr_req_o        (cw_req),
-    .pe_valid_i      (ce_pe_valid),
-    .pe_ready_o      (ce_pe_ready),
-    .pe_i            (ce_pe),
+    .pe_valid_i      (pe_valid),
+    .pe_ready_o      (pe_ready),
+    .pe_i            (pe),
+    .pe_ctl_i        (pe_ctl),
     .pe_addr_i       (pe_addr),
     .pe_data_i       (pe_data),
     .param_valid_i   (param_valid),
@@ -366,27 +371,6 @@ module strata_top
                       ms_state[2:0]};
     trace_macs_o  <= cp_macs;
   end
-
-  // Sparse builds: the compute engine has neither the control planes and the
-  // schedule nor the second bank read port yet. LOAD CONTROL words (pe_ctl)
-  // are taken here and dropped, so none is written into a PE cache as a
-  // weight word; nothing reads the second bank read port.
-  if (Sparse) begin : g_pe_ctl
-    logic unused_pe_sched;
-    assign ce_pe_valid     = pe_valid && !pe_ctl;
-    assign pe_ready        = pe_ctl || ce_pe_ready;
-    assign ce_pe           = pe[PeIdxWidth-1:0];  // < P unless pe_ctl
-    assign unused_pe_sched = pe[PeSelWidth-1];    // P, the schedule: a CONTROL word only
-  end else begin : g_no_pe_ctl
-    logic unused_pe_ctl;
-    assign ce_pe_valid   = pe_valid;
-    assign pe_ready      = ce_pe_ready;
-    assign ce_pe         = pe;
-    assign unused_pe_ctl = pe_ctl;  // 0 on dense builds
-  end
-
-  logic unused_cr1;
-  assign unused_cr1 = ^{cr1_req_ready, cr1_rsp_valid, cr1_rsp};
 
   logic unused_sem_count, unused_clear;
   assign unused_sem_count = ^sem_count;  // debug view, not used at the top

@@ -571,7 +571,7 @@ module strata_compute_engine
     logic                        data1_valid, unused_data1_ready;
     logic [CntWidth-1:0]         data1_count;
 
-    assign rd1_req_valid_o = rd_req_valid_o;
+    assign rd1_req_valid_o = rd_fire;  // with the first port's handshake
     assign rd1_req_o.bank  = BankIdxWidth'(cfg.in_id);
     assign rd1_req_o.addr  = beat_addr1;
 

@@ -13,11 +13,14 @@
 // outside), the two inside flags, the cache word cache_base + k, first / last
 // (of the pixel) and the parameter channel param_base + oy. Dependency steps
 // as strata_conv_walker: step_valid_o before the first beat of each output
-// row, and that beat waits for the step.
+// row, and that beat waits for the step; the first row's step is acquired
+// right after start_i, before the schedule is read, since the loads it waits
+// for include the schedule's.
 //
 // The schedule memory (CacheDepth words of {kx, ky, g}: g bits 15:0, ky
-// 19:16, kx 23:20, row k at cache_base + k) is written through sched_we_i
-// while the walker is idle.
+// 19:16, kx 23:20, row k at cache_base + k) is written through sched_we_i at
+// any time except to the rows of a running walk (the next pass's schedule
+// loads while this one runs; the dependency rules keep it off these rows).
 //
 // Structure:
 //   scan: the R entries are read once (R + 5 cycles). Each is checked (inside
@@ -43,8 +46,9 @@
 //     then two adder stages; a credit FIFO (strata_credit_fifo) at its end
 //     holds a slot for every beat in flight, so beat_ready_i reaches no
 //     pipeline register.
-// Latency: start_i to the first beat R + 19 cycles (scan R + 5, producer 6,
-// issue 2, pipeline 6) when the walk's second beat follows its first.
+// Latency: start_i to the first beat R + 20 cycles (the first step 1 when it
+// is granted at once, scan R + 5, producer 6, issue 2, pipeline 6) when the
+// walk's second beat follows its first.
 // Throughput: one beat per cycle while beat_ready_i; skipped rows cost
 // nothing; a valid kernel row of a pixel none of whose packed rows is visited
 // (an empty range) costs one cycle, except the one that carries an
@@ -83,7 +87,7 @@ module strata_packed_walker
   input  logic [15:0]                rows_i,         // packed rows R, stable while busy
   output logic                       busy_o,         // scanning or beats remain
   output logic                       err_o,          // bad schedule: no beat (until start_i)
-  // schedule memory write port (while idle)
+  // schedule memory write port (any time; not the rows of a running walk)
   input  logic                       sched_we_i,     // write one entry
   input  logic [SchedAddrWidth-1:0]  sched_waddr_i,  // entry address (cache_base + k)
   input  logic [23:0]                sched_wdata_i,  // {kx, ky, g}
@@ -169,6 +173,7 @@ module strata_packed_walker
 
   typedef enum logic [1:0] {
     StIdle,
+    StStep,   // acquiring the first output row's step: the schedule is read after it
     StScan,   // reading the schedule (and draining the scan pipeline)
     StWalk
   } state_e;
@@ -184,7 +189,7 @@ module strata_packed_walker
   strata_ram_1r1w #(
     .Width     (24),
     .Depth     (CacheDepth),
-    .ReadFirst (1'b0)   // written only while idle, read only while busy
+    .ReadFirst (1'b0)   // a walk's rows are not written while it reads them
   ) u_sched (
     .clk_i   (clk_i),
     .we_i    (sched_we_i),
@@ -886,7 +891,10 @@ module strata_packed_walker
     .out_data_o  (beat_head)
   );
 
-  assign step_valid_o = beat_valid && beat_head.step && !acq_q;
+  // The first row's step is acquired before the scan (StStep): the units it
+  // waits for include the LOAD CONTROL that writes the schedule. Its first
+  // beat then finds acq_q set.
+  assign step_valid_o = state_q == StStep || (beat_valid && beat_head.step && !acq_q);
   assign step_fire    = step_valid_o && step_ready_i;
   assign beat_valid_o = beat_valid && (!beat_head.step || acq_q || step_ready_i);
   assign out_ready    = beat_ready_i && (!beat_head.step || acq_q || step_ready_i);
@@ -905,9 +913,12 @@ module strata_packed_walker
     unique case (state_q)
       StIdle: begin
         if (start_i) begin
-          state_d = StScan;
+          state_d = StStep;
           err_d   = 1'b0;
         end
+      end
+      StStep: begin
+        if (step_ready_i) state_d = StScan;
       end
       StScan: begin
         if (cfg_bad_q) begin
@@ -953,7 +964,11 @@ module strata_packed_walker
                          beat_param_o})
   `STRATA_ASSERT_STREAM(pw_step, clk_i, rst_ni, step_valid_o, step_ready_i, beat_param_o)
   `STRATA_ASSERT(pw_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
-  `STRATA_ASSERT(pw_sched_write_idle, clk_i, rst_ni, !sched_we_i || state_q == StIdle)
+  // A running walk's rows are not rewritten (the dependency rules order a
+  // LOAD CONTROL after the COMPUTE that reads the rows it overwrites).
+  `STRATA_ASSERT(pw_sched_write_rows, clk_i, rst_ni, !sched_we_i || state_q == StIdle ||
+                 32'(sched_waddr_i) < 32'(cfg_i.cache_base) ||
+                 32'(sched_waddr_i) >= 32'(cfg_i.cache_base) + 32'(rows_i))
   // A beat with no word inside is its pixel's only beat.
   `STRATA_ASSERT(pw_dummy_alone, clk_i, rst_ni,
                  !beat_valid_o || beat_in_o != 2'b00 || (beat_first_o && beat_last_o))

@@ -126,12 +126,18 @@ module strata_compute_engine_tb_top
     .rd_req_o        (rd_req),
     .rd_rsp_valid_i  (rsp_valid),
     .rd_rsp_i        (rsp),
+    .rd1_req_valid_o (rd1_valid),
+    .rd1_req_ready_i (cr1_ready),
+    .rd1_req_o       (rd1_req),
+    .rd1_rsp_valid_i (cr1_rsp_valid),
+    .rd1_rsp_i       (cr1_rsp),
     .wr_valid_o      (wr_valid),
     .wr_ready_i      (wr_ready),
     .wr_req_o        (wr_req),
     .pe_valid_i      (pe_valid_i),
     .pe_ready_o      (pe_ready_o),
     .pe_i            (pe_i),
+    .pe_ctl_i        (1'b0),
     .pe_addr_i       (pe_addr_i),
     .pe_data_i       (pe_data_i),
     .param_valid_i   (param_valid_i),
@@ -166,9 +172,10 @@ module strata_compute_engine_tb_top
   assign sr_req.bank = sr_bank_i;
   assign sr_req.addr = sr_addr_i;
 
-  // The engine reads one bank port (the second, ComputeReadPorts = 2, is a
-  // sparse build's and is left idle here).
-  logic      cr1_ready, cr1_rsp_valid, unused_cr1;
+  // The second bank read port (ComputeReadPorts = 2) is a sparse build's;
+  // the dense engine leaves it idle.
+  logic      rd1_valid, cr1_ready, cr1_rsp_valid;
+  bank_rd_t  rd1_req;
   bank_rsp_t cr1_rsp;
 
   strata_banks u_banks (
@@ -185,9 +192,9 @@ module strata_compute_engine_tb_top
     .cr_req_i        (rd_req),
     .cr_rsp_valid_o  (rsp_valid),
     .cr_rsp_o        (rsp),
-    .cr1_req_valid_i (1'b0),
+    .cr1_req_valid_i (rd1_valid),
     .cr1_req_ready_o (cr1_ready),
-    .cr1_req_i       ('0),
+    .cr1_req_i       (rd1_req),
     .cr1_rsp_valid_o (cr1_rsp_valid),
     .cr1_rsp_o       (cr1_rsp),
     .sr_active_i     (sr_active_i),
@@ -197,7 +204,6 @@ module strata_compute_engine_tb_top
     .sr_rsp_valid_o  (sr_rsp_valid_o),
     .sr_rsp_o        (sr_rsp)
   );
-  assign unused_cr1 = ^{cr1_ready, cr1_rsp_valid, cr1_rsp};
 
   assign sr_rsp_data_o    = sr_rsp.data;
 
