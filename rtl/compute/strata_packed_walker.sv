@@ -964,9 +964,11 @@ module strata_packed_walker
                          beat_param_o})
   `STRATA_ASSERT_STREAM(pw_step, clk_i, rst_ni, step_valid_o, step_ready_i, beat_param_o)
   `STRATA_ASSERT(pw_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
-  // A running walk's rows are not rewritten (the dependency rules order a
-  // LOAD CONTROL after the COMPUTE that reads the rows it overwrites).
-  `STRATA_ASSERT(pw_sched_write_rows, clk_i, rst_ni, !sched_we_i || state_q == StIdle ||
+  // A walk's rows are not rewritten once it reads them (from the scan on: the
+  // dependency rules order its LOAD CONTROL before the first row's step, and
+  // the next LOAD CONTROL of these rows after the COMPUTE).
+  `STRATA_ASSERT(pw_sched_write_rows, clk_i, rst_ni, !sched_we_i ||
+                 state_q == StIdle || state_q == StStep ||
                  32'(sched_waddr_i) < 32'(cfg_i.cache_base) ||
                  32'(sched_waddr_i) >= 32'(cfg_i.cache_base) + 32'(rows_i))
   // A beat with no word inside is its pixel's only beat.

@@ -239,6 +239,18 @@ TEST_F(CliRtl, BenchWithoutWeightsGeneratesSeedOne) {
   EXPECT_EQ(generated.at("macs"), files.at("macs"));
 }
 
+// The sparse build (config/sparse.yaml, in the default STRATA_RTL_CONFIGS):
+// bench compiles packed CONVs for it and every output element equals the
+// golden model's.
+TEST_F(CliRtl, BenchOnTheSparseBuild) {
+  const Outcome r = strata({"bench", kLenet, "--weights", kLenetWeights, "--mode", "fine",
+                            "--config", kSource + "/config/sparse.yaml", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("mismatches").get<int64_t>(), 0);
+  EXPECT_GT(j.at("cycles").get<int64_t>(), 0);
+}
+
 TEST_F(CliRtl, RunRtlTraceWritesFst) {
   const Outcome r = strata({"run", kLenet, "--weights", kLenetWeights, "--input",
                             kLenetWeights + "/input.npy", "--output", path("y.npy"), "--backend",
@@ -278,9 +290,6 @@ TEST_F(CliRtl, ErrorsAreClear) {
                          "rtl", "--target", shallow}),
                  1, {"no RTL model is built"});
   EXPECT_FALSE(fs::exists(path("y.npy")));
-  // The sparse configuration: its programs run on the ISA simulator only.
-  expect_failure(strata(with({"--config", kSource + "/config/sparse.yaml"})),
-                 1, {"configuration 'sparse' is sparse", "--backend isa"});
 
   // Missing weights.
   expect_failure(strata({"bench", kLenet, "--weights", path("nowhere")}), 1,

@@ -130,12 +130,13 @@ TEST_F(StrataPeArraySparse, NinetyPercentSparseSavesCyclesForAllPes) {
 // accumulators (the demultiplexer), results still exact.
 TEST_F(StrataPeArraySparse, InterTileMovesReturnSumsToTheirAccumulators) {
   for (const double s : {0.5, 0.75, 0.9}) EXPECT_LE(run_sparsity(s, 48, 120, 0.2, 0.2, true), 48);
-  // Such moves are rare (docs/sparsity.md); packings at 75 % until one has one.
+  // Such moves are rare (docs/sparsity.md): packings at 60 to 90 % until
+  // one has one (about one in ten does).
   int runs = 0;
   do {
-    run_sparsity(0.75, 48, 20, 0.2, 0.2, true);
-  } while (last_moved_rows_ == 0 && ++runs < 40);
-  EXPECT_GT(last_moved_rows_, 0) << "no packing used an inter-tile move in 40 tries";
+    run_sparsity(0.6 + 0.1 * (runs % 4), 48, 4, 0.2, 0.2, true);
+  } while (last_moved_rows_ == 0 && ++runs < 400);
+  EXPECT_GT(last_moved_rows_, 0) << "no packing used an inter-tile move in 400 tries";
 }
 
 // Every destination by hand, including the wrap-around ones (PE 0 feeding

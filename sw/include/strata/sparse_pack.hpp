@@ -148,4 +148,12 @@ struct PackedConvWalk {
 // at least one.
 int64_t packed_conv_beats(const PackedConvWalk& walk, const std::vector<int64_t>& bases);
 
+// Cycles a packed CONV instruction spends before its first beat beyond a
+// dense one's, besides one per packed row: the RTL walker
+// (strata_packed_walker) reads the R schedule entries once after its first
+// step, then fills its pipeline (start to first beat R + 20 cycles against
+// the dense walker's 2). The compiler packs an op only when its beats saved
+// exceed this cost on every pass.
+inline constexpr int64_t kPackedStartCycles = 18;
+
 }  // namespace strata

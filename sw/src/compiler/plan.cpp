@@ -116,14 +116,17 @@ void pack_conv(const ConvOp& op, ConvPlan& q, const HwTarget& t, int64_t in_h, i
   walk.stride_w = q.sw;
   walk.pad_top = q.pad.top;
   walk.pad_left = q.pad.left;
-  int64_t packed_beats = 0;
+  // The packed walk's cost: its beats and, per pass (at least one COMPUTE
+  // each), the schedule scan and pipeline fill before the first beat.
+  int64_t packed_cost = 0;
   for (const PackedSchedule& ps : packing) {
     std::vector<int64_t> bases;
     for (const PackedCycle& c : ps.cycles) bases.push_back(c.base);
     if (bases.empty()) bases.push_back(0);  // the framing row of an all-zero pass
-    packed_beats += packed_conv_beats(walk, bases);
+    packed_cost += packed_conv_beats(walk, bases) + static_cast<int64_t>(bases.size()) +
+                   kPackedStartCycles;
   }
-  if (packed_beats >= dense_beats) return;
+  if (packed_cost >= dense_beats) return;
   q.packed = true;
   q.dense_per_pass = q.per_pass;
   q.weight_slots = q.weight_passes * p * words * n;
