@@ -138,6 +138,7 @@ regress: export STRATA_RANDOM_TINY ?= 1000
 regress: export STRATA_RANDOM_ANY_SIZE ?= 500
 regress: export STRATA_RANDOM_SPARSE ?= 1000
 regress: export STRATA_RANDOM_RTL_TINY ?= 200
+regress: export STRATA_RANDOM_RTL_SPARSE ?= 200
 regress: export STRATA_RANDOM_RTL_ANY_SIZE ?= 20
 regress: setup $(if $(call regress_wants,sanitize),sanitize-build) \
                  $(if $(call regress_wants,fuzz),fuzz-build)

@@ -103,7 +103,9 @@ class RandomNetworksRtl : public ::testing::Test {
     for (int i = 0; i < count; ++i) {
       const uint64_t seed = seed_ + static_cast<uint64_t>(i);
       const int batch = seed % 5 == 0 ? 2 + static_cast<int>(seed / 5 % 3) : 1;
-      tally.check(seed, options, batch, rtl(seed), dir_.string());
+      // A sparse target: 0, 45 or 90 % zero weights, so packed and dense CONVs mix.
+      const double sparsity = target.sparse ? 0.45 * static_cast<double>(seed % 3) : 0.0;
+      tally.check(seed, options, batch, rtl(seed), dir_.string(), sparsity);
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -142,6 +144,21 @@ TEST_F(RandomNetworksRtl, TiledNetworksMatchTheGoldenModel) {
   check_networks(RandomNetworkOptions{},
                  test::count_from_env("STRATA_RANDOM_RTL_TINY", 60), "tiny-target",
                  "STRATA_RANDOM_RTL_TINY", true, tiny);
+}
+
+// The default networks compiled for config/sparse.yaml (packed CONVs), a
+// third each with 0, 45 and 90 % zero weights, on the sparse build's RTL
+// model. STRATA_RANDOM_RTL_SPARSE sets the count.
+TEST_F(RandomNetworksRtl, SparseNetworksMatchTheGoldenModel) {
+  const HwTarget sparse =
+      HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml");
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  if (std::find(built.begin(), built.end(), "sparse") == built.end()) {
+    GTEST_SKIP() << "no RTL model of config/sparse.yaml (STRATA_RTL_CONFIGS)";
+  }
+  check_networks(RandomNetworkOptions{},
+                 test::count_from_env("STRATA_RANDOM_RTL_SPARSE", 30), "sparse-target",
+                 "STRATA_RANDOM_RTL_SPARSE", false, sparse);
 }
 
 // Networks of any size (RandomNetworkOptions::any_size: inputs up to 300 x
