@@ -153,7 +153,7 @@ int64_t packed_conv_beats(const PackedConvWalk& walk, const std::vector<int64_t>
 // (strata_packed_walker) reads the R schedule entries once after its first
 // step, then fills its pipeline (start to first beat R + 20 cycles against
 // the dense walker's 2). The compiler packs an op only when its beats saved
-// exceed this cost on every pass.
+// exceed this cost plus one cycle per packed row, summed over its passes.
 inline constexpr int64_t kPackedStartCycles = 18;
 
 }  // namespace strata
