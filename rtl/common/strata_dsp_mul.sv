@@ -5,9 +5,8 @@
 //   a_i, b_i -> [input registers, ce_in_i] -> multiply -> [output register, ce_out_i] -> p_o
 //
 // Latency: p_o = a_i * b_i two cycles after a_i and b_i are presented with
-// ce_in_i and ce_out_i high (RegA = 0: a_i is taken combinationally, one
-// cycle after it; b_i is always registered). No reset: the caller's valid bits
-// qualify the data. p_o is the full product, two's complement when either
+// ce_in_i and ce_out_i high. No reset: the caller's valid bits qualify the
+// data. p_o is the full product, two's complement when either
 // operand is signed (AWidth + BWidth bits always hold it).
 //
 // Two implementations of the same registers, selected by the `STRATA_ECP5`
@@ -30,7 +29,6 @@ module strata_dsp_mul #(
   parameter int unsigned BWidth  = 18,    // operand b bits
   parameter bit          ASigned = 1'b1,  // a is two's complement
   parameter bit          BSigned = 1'b1,  // b is two's complement
-  parameter bit          RegA    = 1'b1,  // 1: register a_i here; 0: a_i is a register output
   localparam int unsigned PWidth = AWidth + BWidth
 ) (
   input  logic              clk_i,     // clock
@@ -72,7 +70,7 @@ module strata_dsp_mul #(
     assign b = DspWidth'(ext_b(b_i));
 
     MULT18X18D #(
-      .REG_INPUTA_CLK (RegA ? "CLK0" : "NONE"),
+      .REG_INPUTA_CLK ("CLK0"),
       .REG_INPUTA_CE  ("CE0"),
       .REG_INPUTB_CLK ("CLK0"),
       .REG_INPUTB_CE  ("CE0"),
@@ -109,15 +107,8 @@ module strata_dsp_mul #(
     logic [BWidth-1:0] b_q;
     logic [PWidth-1:0] p_q;
 
-    if (RegA) begin : g_reg_a
-      always_ff @(posedge clk_i) begin
-        if (ce_in_i) a_q <= a_i;
-      end
-    end else begin : g_comb_a
-      assign a_q = a_i;
-    end
-
     always_ff @(posedge clk_i) begin
+      if (ce_in_i) a_q <= a_i;
       if (ce_in_i) b_q <= b_i;
       if (ce_out_i) p_q <= PWidth'(ext_a(a_q) * ext_b(b_q));
     end

@@ -120,6 +120,16 @@ module strata_packed_walker
   typedef logic [JW-1:0]        slot_t;
   typedef logic [JIW-1:0]       tidx_t;
 
+  // ky * M, the tap table slot of kernel row ky, as a 16-entry constant table
+  // (one LUT per bit) rather than a multiply that synthesis would give a DSP.
+  function automatic slot_t row_slot(logic [3:0] ky);
+    slot_t s = '0;
+    for (int k = 0; k < 16; k++) begin
+      if (ky == 4'(k)) s = slot_t'(k * M);
+    end
+    return s;
+  endfunction
+
   // Pixel context, carried with every kernel row, record and beat.
   typedef struct packed {
     walk_addr_t  pbase;      // base + iy0*img_w + ix0 (virtual: tap (0, 0), group 0)
@@ -265,9 +275,9 @@ module strata_packed_walker
     sc2_bad = 32'(sc2_ky_q) >= 32'(cfg_i.kernel_h) || 32'(sc2_kx_q) >= 32'(cfg_i.kernel_w) ||
               sc2_g_q > cfg_i.groups_m1 ||
               (has_prev2_q && sc2_key <= prev_key_q);
-    sc2_j   = slot_t'(32'(sc2_ky_q) * M + 32'(sc2_kx_q));
+    sc2_j   = row_slot(sc2_ky_q) + slot_t'(sc2_kx_q);
     // The next dense tap: (ky, kx + 1), else (ky + 1, 0).
-    sc2_nj  = (sc2_kx_q + 4'd1 == cfg_i.kernel_w) ? slot_t'((32'(sc2_ky_q) + 1) * M)
+    sc2_nj  = (sc2_kx_q + 4'd1 == cfg_i.kernel_w) ? row_slot(sc2_ky_q + 4'd1)
                                                   : sc2_j + slot_t'(1);
   end
 
@@ -436,7 +446,7 @@ module strata_packed_walker
       pv_d   = 1'b1;
       px_d   = px_n;
       ky_d   = px_n.ky_lo;
-      jrow_d = slot_t'(32'(px_n.ky_lo) * M);
+      jrow_d = row_slot(px_n.ky_lo);
       fky_d  = 1'b1;
       lky_d  = px_n.ky_lo == px_n.ky_last;
       pfin_d = ox_last_n_q && oy_n_q == cfg_i.rows_m1;

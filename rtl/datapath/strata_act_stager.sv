@@ -14,19 +14,18 @@
 //   SelNext (2'b01)  next[m]             lookahead: from the next cycle, same lane
 //   SelUp   (2'b10)  next[(m+1) % Lanes] lookaside: from the next cycle, lane m+1
 //   SelDown (2'b11)  next[(m-1) % Lanes] lookaside: from the next cycle, lane m-1
-// Latency: 1 cycle (act_o is registered: it is the activation-side multiplier
-// input register of the PE, so a DSP can absorb it). Throughput: one window per
-// cycle. No reset, no enable: the caller's valid bits qualify the data.
+// Combinational (no register, no clock): the PE takes act_o into its
+// multiplier's activation input register, so that on an FPGA that register is
+// the DSP block's own, like the weight side's. One window per cycle.
 module strata_act_stager
   import strata_cfg_pkg::DataWidth;
 #(
   parameter int unsigned Lanes = strata_cfg_pkg::Lanes,  // multiplier lanes, >= 1
   localparam int unsigned SelWidth = 2                    // select code bits per lane
 ) (
-  input  logic                                 clk_i,    // clock
   input  logic [1:0][Lanes-1:0][DataWidth-1:0] window_i, // [0] current, [1] next vector
   input  logic [Lanes-1:0][SelWidth-1:0]       sel_i,    // per-lane select code
-  output logic [Lanes-1:0][DataWidth-1:0]      act_o     // staged activations, 1 cycle later
+  output logic [Lanes-1:0][DataWidth-1:0]      act_o     // staged activations
 );
 
   typedef enum logic [SelWidth-1:0] {
@@ -36,28 +35,20 @@ module strata_act_stager
     SelDown = 2'b11
   } sel_e;
 
-  logic [Lanes-1:0][DataWidth-1:0] act_d, act_q;
-
   for (genvar m = 0; m < Lanes; m++) begin : g_lane
     localparam int unsigned Up   = (m + 1) % Lanes;
     localparam int unsigned Down = (m + Lanes - 1) % Lanes;
 
     always_comb begin
       unique case (sel_e'(sel_i[m]))
-        SelCur:  act_d[m] = window_i[0][m];
-        SelNext: act_d[m] = window_i[1][m];
-        SelUp:   act_d[m] = window_i[1][Up];
-        SelDown: act_d[m] = window_i[1][Down];
-        default: act_d[m] = window_i[0][m];
+        SelCur:  act_o[m] = window_i[0][m];
+        SelNext: act_o[m] = window_i[1][m];
+        SelUp:   act_o[m] = window_i[1][Up];
+        SelDown: act_o[m] = window_i[1][Down];
+        default: act_o[m] = window_i[0][m];
       endcase
     end
   end
-
-  always_ff @(posedge clk_i) begin
-    act_q <= act_d;
-  end
-
-  assign act_o = act_q;
 
 `ifndef SYNTHESIS
   initial begin

@@ -276,11 +276,13 @@ module strata_pe
   assign sel_d = ctl_q2.packed_beat ? plane_q2[Lanes*SelWidth-1:0] : '0;
 
   if (Sparse) begin : g_sparse
-    // The stager's output register is the a-side input register (RegA = 0).
+    // The stager's multiplexer feeds the multiplier's a-side input register
+    // directly, so that register stays inside the DSP block with the b side's
+    // (a fabric register on one side only is a mix the ECP5 timing model does
+    // not support: it would time the multiply as unregistered).
     strata_act_stager #(
       .Lanes (Lanes)
     ) u_stager (
-      .clk_i    (clk_i),
       .window_i (op_q2),
       .sel_i    (sel_d),
       .act_o    (a_d)
@@ -292,9 +294,7 @@ module strata_pe
   end
 
   for (genvar n = 0; n < Lanes; n++) begin : g_mul
-    strata_pe_mul #(
-      .RegA (!Sparse)
-    ) u_mul (
+    strata_pe_mul u_mul (
       .clk_i (clk_i),
       .a_i   (a_d[n]),
       .b_i   (b_d[n]),

@@ -3,8 +3,7 @@
 //
 //   a_i, b_i -> [input registers] -> multiply -> [output register] -> p_o
 //
-// Latency: p_o = a_i * b_i two cycles after a_i and b_i are presented
-// (RegA = 0: a_i is taken combinationally, one cycle after it, b_i still two).
+// Latency: p_o = a_i * b_i two cycles after a_i and b_i are presented.
 // Throughput: one product per cycle. No reset, no enable: the caller's valid
 // bits qualify the data (the registers always load).
 //
@@ -16,12 +15,10 @@
 module strata_pe_mul
   import strata_cfg_pkg::DataWidth;
   import strata_pkg::*;
-#(
-  parameter bit RegA = 1'b1  // 1: register a_i here; 0: a_i is already a register output
-) (
+(
   input  logic                        clk_i,  // clock
-  input  data_t                       a_i,    // operand a (registered here when RegA)
-  input  data_t                       b_i,    // operand b (always registered here)
+  input  data_t                       a_i,    // operand a (registered here)
+  input  data_t                       b_i,    // operand b (registered here)
   output logic signed [ProdWidth-1:0] p_o     // registered product
 );
 
@@ -31,8 +28,7 @@ module strata_pe_mul
     .AWidth  (DataWidth),
     .BWidth  (DataWidth),
     .ASigned (1'b1),
-    .BSigned (1'b1),
-    .RegA    (RegA)
+    .BSigned (1'b1)
   ) u_dsp (
     .clk_i    (clk_i),
     .ce_in_i  (1'b1),

@@ -24,20 +24,11 @@ target_compile_definitions(strata_pe_test PRIVATE
   STRATA_BENCH_PES=1 STRATA_BENCH_LANES=${STRATA_CFG_LANES}
   STRATA_BENCH_DEPTH=${STRATA_CFG_PE_CACHE_DEPTH})
 
-# strata_pe_mul (through a bench wrapper): RegA = 1 as in the dense PE, RegA = 0 as
-# in the sparse PE (a from the stager's register).
-foreach(reg_a 1 0)
-  set(_name strata_pe_mul_test)
-  if(reg_a EQUAL 0)
-    set(_name strata_pe_mul_sparse_test)
-  endif()
-  strata_bench(${_name}
-    TOP strata_pe_mul_tb_top
-    TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
-    TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_test.cpp
-    PARAMS -GRegA=1'b${reg_a})
-  target_compile_definitions(${_name} PRIVATE STRATA_BENCH_REG_A=${reg_a})
-endforeach()
+# strata_pe_mul (through a bench wrapper).
+strata_bench(strata_pe_mul_test
+  TOP strata_pe_mul_tb_top
+  TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_test.cpp)
 
 # strata_act_stager, inside the sparse PE (strata_pe, Sparse = 1).
 strata_bench(strata_act_stager_test

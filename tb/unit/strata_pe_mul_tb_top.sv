@@ -1,16 +1,13 @@
 // Bench wrapper of strata_pe_mul: adds what the multiplier has no need for but
 // a bench does, a reset and a valid bit that travels with the operand pair
-// (valid_i marks the cycle b_i is presented; with RegA = 0 the bench presents
-// a_i one cycle later, as the sparse PE's stager does), so the bench can check
-// the latency exactly. Nothing here touches the data path.
+// (valid_i marks the cycle the pair is presented), so the bench can check the
+// latency exactly. Nothing here touches the data path.
 module strata_pe_mul_tb_top
   import strata_pkg::*;
-#(
-  parameter bit RegA = 1'b1  // passed to strata_pe_mul
-) (
+(
   input  logic                        clk_i,    // clock
   input  logic                        rst_ni,   // sync reset, active low (valid pipe)
-  input  logic                        valid_i,  // a pair starts this cycle (b_i)
+  input  logic                        valid_i,  // a pair is presented this cycle
   input  data_t                       a_i,      // operand a
   input  data_t                       b_i,      // operand b
   output logic                        valid_o,  // p_o holds the product of a marked pair
@@ -26,9 +23,7 @@ module strata_pe_mul_tb_top
 
   assign valid_o = valid_q[1];
 
-  strata_pe_mul #(
-    .RegA (RegA)
-  ) u_mul (
+  strata_pe_mul u_mul (
     .clk_i (clk_i),
     .a_i   (a_i),
     .b_i   (b_i),

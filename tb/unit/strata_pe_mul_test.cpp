@@ -1,9 +1,7 @@
 // strata_pe_mul bench (through tb/unit/strata_pe_mul_tb_top.sv): every int8 x
 // int8 pair against products from the golden model (strata::fc_acc of one
-// element), the latency (product exactly two cycles after b, one after a with
-// RegA = 0) and one product per cycle; random pairs with random input gaps.
-// Built twice: RegA = 1 (dense PE, suite StrataPeMul) and RegA = 0 (sparse PE,
-// a from the stager's register, suite StrataPeMulSparse).
+// element), the latency (product exactly two cycles after the pair) and one
+// product per cycle; random pairs with random input gaps.
 #include <Vstrata_pe_mul_tb_top.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -18,15 +16,10 @@
 #include "strata/tensor.hpp"
 #include "throttle.hpp"
 
-#ifndef STRATA_BENCH_REG_A
-#error "STRATA_BENCH_REG_A must be defined (0 or 1, the RegA of the Verilated model)"
-#endif
-
 namespace strata::tb {
 namespace {
 
-constexpr bool kRegA = STRATA_BENCH_REG_A != 0;
-constexpr int kLatency = 2;  // b_i -> p_o (a_i -> p_o: 2 with RegA, 1 without)
+constexpr int kLatency = 2;  // pair -> p_o
 
 struct Pair {
   int8_t a;
@@ -62,7 +55,6 @@ class PeMulBench : public SimFixture<Vstrata_pe_mul_tb_top> {
     static const auto table = golden_products();
     std::deque<Pair> expected;
     size_t sent = 0, checked = 0;
-    int8_t a_late = 0;  // RegA = 0: the previous cycle's pair's a
     const uint64_t start = cycle();
     const uint64_t limit = start + 4 * pairs.size() + 100;  // no pair can take longer
     while (checked < pairs.size()) {
@@ -76,16 +68,12 @@ class PeMulBench : public SimFixture<Vstrata_pe_mul_tb_top> {
                                                   static_cast<int8_t>(rand_int(-128, 127))};
       dut().valid_i = drive;
       dut().b_i = static_cast<uint8_t>(p.b);
-      dut().a_i = static_cast<uint8_t>(kRegA ? p.a : a_late);
-      a_late = p.a;
+      dut().a_i = static_cast<uint8_t>(p.a);
       if (drive) {
         expected.push_back(p);
         ++sent;
       }
       tick();
-      // RegA = 0: a is presented in the cycle after b (the stager's register).
-      dut().a_i = static_cast<uint8_t>(a_late);
-      settle();
       if (dut().valid_o) {
         if (expected.empty()) {
           ADD_FAILURE() << fmt::format("cycle {}: product without a pair (STRATA_SEED={})",
@@ -108,17 +96,12 @@ class PeMulBench : public SimFixture<Vstrata_pe_mul_tb_top> {
   }
 };
 
-#if STRATA_BENCH_REG_A
-#define STRATA_PE_MUL_SUITE StrataPeMul
-#else
-#define STRATA_PE_MUL_SUITE StrataPeMulSparse
-#endif
-using STRATA_PE_MUL_SUITE = PeMulBench;
+using StrataPeMul = PeMulBench;
 
 // Every int8 x int8 pair (edge cases included: -128 x -128 = 16384, -128 x 127,
 // 0, +-1), back to back: one product per cycle, the last exactly kLatency
 // cycles after the last pair.
-TEST_F(STRATA_PE_MUL_SUITE, AllPairsFullThroughput) {
+TEST_F(StrataPeMul, AllPairsFullThroughput) {
   std::vector<Pair> pairs;
   for (int a = -128; a <= 127; ++a) {
     for (int b = -128; b <= 127; ++b) {
@@ -132,7 +115,7 @@ TEST_F(STRATA_PE_MUL_SUITE, AllPairsFullThroughput) {
 // Random pairs with random input gaps: the registers always load, so the
 // products of the marked pairs must come out unchanged by the idle cycles
 // between them (whose operands are random too).
-TEST_F(STRATA_PE_MUL_SUITE, RandomPairsWithGaps) {
+TEST_F(StrataPeMul, RandomPairsWithGaps) {
   for (double gap : {0.2, 0.6}) {
     std::vector<Pair> pairs(2000);
     for (auto& p : pairs) {
@@ -143,7 +126,7 @@ TEST_F(STRATA_PE_MUL_SUITE, RandomPairsWithGaps) {
 }
 
 // Latency, one isolated pair at a time: valid_o exactly kLatency cycles later.
-TEST_F(STRATA_PE_MUL_SUITE, LatencyIsTwoCycles) {
+TEST_F(StrataPeMul, LatencyIsTwoCycles) {
   for (int i = 0; i < 50; ++i) {
     const Pair p{static_cast<int8_t>(rand_int(-128, 127)), static_cast<int8_t>(rand_int(-128, 127))};
     const uint64_t cycles = run({p}, Throttle(0.0));
