@@ -112,6 +112,13 @@ std::vector<std::string> AccelRunner::built_configurations() {
   return names;
 }
 
+std::string AccelRunner::built_model_of(const HwTarget& target) {
+  for (const BuiltModel& m : built_models()) {
+    if (same_hardware(m.target(), target)) return m.name;
+  }
+  return "";
+}
+
 RunReport AccelRunner::run(const std::vector<uint8_t>& memory, uint32_t instr_count) {
   return impl_->run(memory, instr_count, std::nullopt);
 }

@@ -91,6 +91,8 @@ class AccelRunner {
 
   // Names of the hardware configurations with a built model ("default", ...).
   static std::vector<std::string> built_configurations();
+  // The name of a built model of `target`'s hardware (any name), "" if none.
+  static std::string built_model_of(const HwTarget& target);
 
   // Which model runs: "checked" or "fast" (sim/CMakeLists.txt).
   const std::string& model_kind() const { return model_kind_; }

@@ -5,7 +5,8 @@
 //               [--target CFG] [--check]          accelerator (rtl: --check compares
 //               [--trace FILE] [--mode M]         with the golden model)
 //   strata bench NET.yaml [--batch B] [--json]    RTL cycles, MACs, utilisation, stalls,
-//               [--mode fine|completion|both]     bytes per layer, both scheduling modes
+//               [--mode fine|completion|both]     bytes per layer, both scheduling modes;
+//               [--sparsity F]                    sparse builds: speed-up over the dense one
 //   strata gen  NET.yaml --seed S --out DIR       random calibrated parameters
 //   strata compile NET.yaml --out prog.bin        accelerator program (memory image)
 //               [--target CFG] [--batch B] [--listing prog.txt]
@@ -472,6 +473,7 @@ void print_trace_note(const std::string& trace) {
 struct BenchArgs {
   std::string network;
   std::string weights;
+  double sparsity = 0.0;  // generated parameters (no --weights): fraction of zero weights
   std::string input;    // "" = random images (seed --seed)
   std::string target;   // hardware configuration YAML ("" = default)
   int batch = 1;
@@ -612,6 +614,143 @@ void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
              t.beat_bytes());
 }
 
+// The per-op work of running `images` images as run_rtl does (runs of up to
+// P images), without running them: the compiled programs' figures, summed.
+std::vector<OpWork> program_work(const Network& net, const HwTarget& target, size_t images) {
+  std::vector<OpWork> sum;
+  for (size_t first = 0; first < images; first += static_cast<size_t>(target.pes)) {
+    CompileOptions co;
+    co.batch = static_cast<int>(std::min<size_t>(target.pes, images - first));
+    const std::vector<OpWork> w = op_work(compile(net, target, co));
+    if (sum.empty()) sum.resize(w.size());
+    for (size_t k = 0; k < w.size(); ++k) {
+      sum[k].beats += w[k].beats;
+      sum[k].dense_beats += w[k].dense_beats;
+      sum[k].load_bytes += w[k].load_bytes;
+      sum[k].store_bytes += w[k].store_bytes;
+      sum[k].computes += w[k].computes;
+    }
+  }
+  return sum;
+}
+
+// A sparse build's comparison: the dense program of the same weights (every
+// CONV unpacked) on the dense build of the same hardware (sparse: false).
+struct DenseTwin {
+  HwTarget target;               // this configuration with sparse: false
+  std::string model;             // its built model, "" when none is built
+  std::vector<OpWork> work;      // the dense program's work per op, all images
+  std::optional<RtlResult> run;  // its RTL run in the main mode, when built
+};
+
+DenseTwin run_dense_twin(const Network& net, const HwTarget& target, const Program& shape,
+                         const std::vector<Tensor<int8_t>>& images,
+                         const std::vector<Tensor<int8_t>>& golden, const RtlArgs& a,
+                         bool fine) {
+  DenseTwin t;
+  t.target = target;
+  t.target.sparse = false;
+  t.target.name = target.name + " with sparse: false";
+  const Program twin_shape = compile(net, t.target, {});
+  bool same_ops = twin_shape.ops.size() == shape.ops.size();
+  for (size_t k = 0; same_ops && k < shape.ops.size(); ++k) {
+    same_ops = twin_shape.ops[k].name == shape.ops[k].name;
+  }
+  if (!same_ops) {
+    throw Error(fmt::format("the dense program of '{}' has other ops than its sparse program; "
+                            "the two cannot be compared layer by layer",
+                            net.name));
+  }
+  t.work = program_work(net, t.target, images.size());
+  t.model = tbr::AccelRunner::built_model_of(t.target);
+  if (!t.model.empty()) {
+    RtlArgs dense_args = a;
+    dense_args.trace.clear();
+    t.run = run_rtl(net, t.target, images, dense_args, fine, false);
+    check_against_golden(*t.run, golden);
+  }
+  return t;
+}
+
+int64_t total_beats(const std::vector<OpWork>& work) {
+  int64_t b = 0;
+  for (const OpWork& w : work) b += w.beats;
+  return b;
+}
+
+double ratio(double num, double den) { return den == 0.0 ? 0.0 : num / den; }
+
+nlohmann::ordered_json sparse_json(const Program& shape, const RtlResult& main,
+                                   const DenseTwin& t) {
+  int packed = 0;
+  for (const CompiledOp& op : shape.ops) packed += op.packed;
+  const int64_t beats = total_beats(main.work), dense = total_beats(t.work);
+  nlohmann::ordered_json j;
+  j["packed_ops"] = packed;
+  j["beats"] = beats;
+  j["dense_program_beats"] = dense;
+  j["beat_speedup"] = ratio(double(dense), double(beats));
+  if (t.run) {
+    const uint64_t c = perf(main.counters, csr::kPerfCycles);
+    const uint64_t dc = perf(t.run->counters, csr::kPerfCycles);
+    j["dense_build"] = {{"model", t.model},
+                        {"cycles", dc},
+                        {"mac_active_cycles", perf(t.run->counters, csr::kPerfMacActive)},
+                        {"mismatches", t.run->mismatches}};
+    j["speedup"] = ratio(double(dc), double(c));
+  } else {
+    j["dense_build"] = nullptr;
+    j["speedup"] = nullptr;
+  }
+  return j;
+}
+
+void print_sparse_table(const Program& shape, const RtlResult& main, const DenseTwin& t,
+                        const HwTarget& target) {
+  size_t name_w = 22;
+  for (const CompiledOp& op : shape.ops) name_w = std::max(name_w, op.name.size());
+  fmt::print("\nsparse build: packed CONVs against the dense program of the same weights"
+             "{}:\n",
+             t.run ? fmt::format(" on the dense build (model '{}': this configuration with "
+                                 "sparse: false)",
+                                 t.model)
+                   : "");
+  fmt::print("{:>2}  {:<{}} {:>6} {:>9} {:>11} {:>7} {:>9} {:>12} {:>8}\n", "#", "layer", name_w,
+             "packed", "beats", "dense beats", "beat x", "cycles", "dense cycles", "speed-up");
+  for (size_t k = 0; k < shape.ops.size(); ++k) {
+    const uint64_t c = perf(main.per_op[k], csr::kPerfCycles);
+    const std::string dc =
+        t.run ? fmt::format("{}", perf(t.run->per_op[k], csr::kPerfCycles)) : "-";
+    const std::string up =
+        t.run ? fmt::format("{:.2f}x", ratio(double(perf(t.run->per_op[k], csr::kPerfCycles)),
+                                             double(c)))
+              : "-";
+    fmt::print("{:>2}  {:<{}} {:>6} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", k,
+               shape.ops[k].name, name_w, shape.ops[k].packed ? "yes" : "no", main.work[k].beats,
+               t.work[k].beats, ratio(double(t.work[k].beats), double(main.work[k].beats)), c, dc,
+               up);
+  }
+  const int64_t beats = total_beats(main.work), dense = total_beats(t.work);
+  const uint64_t c = perf(main.counters, csr::kPerfCycles);
+  fmt::print("    {:<{}} {:>6} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", "total", name_w, "",
+             beats, dense, ratio(double(dense), double(beats)), c,
+             t.run ? fmt::format("{}", perf(t.run->counters, csr::kPerfCycles)) : "-",
+             t.run ? fmt::format("{:.2f}x",
+                                 ratio(double(perf(t.run->counters, csr::kPerfCycles)), double(c)))
+                   : "-");
+  if (t.run) {
+    fmt::print("speed-up of the sparse build: {:.2f}x the dense build's speed on the same "
+               "weights; dense build mismatches: {}\n",
+               ratio(double(perf(t.run->counters, csr::kPerfCycles)), double(c)),
+               t.run->mismatches);
+  } else {
+    fmt::print("no model of '{}' is built (P {}, N {}, sparse: false): beats only; add a "
+               "configuration with this hardware and sparse: false to STRATA_RTL_CONFIGS for "
+               "the cycles\n",
+               t.target.name, target.pes, target.lanes);
+  }
+}
+
 #endif  // STRATA_HAVE_RTL
 
 // Exit status 3: the RTL output differs from the golden model.
@@ -628,11 +767,22 @@ int cmd_bench(const BenchArgs& a) {
   // Without --weights: the parameters `strata gen --seed 1` would write (cycle
   // counts do not depend on parameter values; every run is still checked
   // against the golden model with the same parameters).
+  if (!a.weights.empty() && a.sparsity > 0.0) {
+    throw Error("--sparsity sets the zeros of generated parameters; with --weights, prune the "
+                "weights themselves (strata gen --sparsity writes such a set)");
+  }
   Network net;
+  std::string params = a.weights;
   if (a.weights.empty()) {
     net = load_network(a.network, LoadOptions{"", false});
     GenOptions g;
+    g.sparsity = a.sparsity;
     generate_parameters(net, g, random_images(net.input_shape, g.images, g.seed));
+    params = a.sparsity > 0.0
+                 ? fmt::format("generated, seed 1, sparsity {} (strata gen --seed 1 "
+                               "--sparsity {})",
+                               a.sparsity, a.sparsity)
+                 : "generated, seed 1 (strata gen --seed 1)";
   } else {
     net = load_network(a.network, LoadOptions{a.weights, true});
   }
@@ -676,17 +826,21 @@ int cmd_bench(const BenchArgs& a) {
     check_against_golden(results.back(), golden);
   }
   const RtlResult& main = results.front();
+  std::optional<DenseTwin> twin;
+  if (target.sparse) {
+    twin = run_dense_twin(net, target, shape, images, golden, a.rtl, main.fine);
+  }
   const int64_t macs = net.macs() * n;
   const uint64_t cycles = perf(main.counters, csr::kPerfCycles);
 
   nlohmann::ordered_json j;
   j["network"] = net.name;
   j["source"] = net.source_file;
-  j["parameters"] = a.weights.empty() ? std::string("generated, seed 1 (strata gen --seed 1)")
-                                      : a.weights;
+  j["parameters"] = params;
   j["config"] = {{"name", target.name},
                  {"pes", target.pes},
                  {"lanes", target.lanes},
+                 {"sparse", target.sparse},
                  {"macs_per_cycle", target.macs_per_beat()},
                  {"memory",
                   {{"model", "AXI4 memory model (sim/axi_mem_model.hpp)"},
@@ -706,6 +860,7 @@ int cmd_bench(const BenchArgs& a) {
   j["utilization"] = utilisation(macs, target, cycles);
   int64_t mismatches = 0;
   for (const RtlResult& r : results) mismatches += r.mismatches;
+  if (twin && twin->run) mismatches += twin->run->mismatches;
   j["mismatches"] = mismatches;
   int64_t beats = 0, dense = 0;
   for (const OpWork& w : main.work) {
@@ -723,9 +878,18 @@ int cmd_bench(const BenchArgs& a) {
     const double c_comp = double(perf(results[1].counters, csr::kPerfCycles));
     j["fine_speedup"] = c_comp / c_fine;
   }
+  if (twin) j["sparse"] = sparse_json(shape, main, *twin);
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (size_t k = 0; k < shape.ops.size(); ++k) {
-    layers.push_back(layer_json(shape.ops[k], main.per_op[k], main.work[k], n, target));
+    nlohmann::ordered_json l = layer_json(shape.ops[k], main.per_op[k], main.work[k], n, target);
+    if (twin) {
+      l["packed"] = shape.ops[k].packed;
+      l["dense_program_beats"] = twin->work[k].beats;
+      if (twin->run) {
+        l["dense_build_cycles"] = perf(twin->run->per_op[k], csr::kPerfCycles);
+      }
+    }
+    layers.push_back(l);
   }
   j["layers"] = layers;
 
@@ -737,8 +901,7 @@ int cmd_bench(const BenchArgs& a) {
                net.source_file, target.name, target.pes, target.lanes, target.macs_per_beat());
     fmt::print("memory  {}-cycle read latency, one {}-bit beat per cycle, stall {}\n",
                a.rtl.latency, target.axi_data_width, a.rtl.stall);
-    fmt::print("params  {}\n", a.weights.empty() ? "generated, seed 1 (strata gen --seed 1)"
-                                                  : a.weights);
+    fmt::print("params  {}\n", params);
     fmt::print("images  {} ({})\n\n", n, source);
     fmt::print("{} mode, per layer (cycles from the RTL's trace port; stall columns: cycles "
                "each engine waited, by cause):\n",
@@ -757,11 +920,13 @@ int cmd_bench(const BenchArgs& a) {
                  "scheduling\n",
                  j["fine_speedup"].get<double>());
     }
-    fmt::print("padded taps skipped: {} of {} PE-array beats ({:.1f} %), {} cycles at one beat "
+    fmt::print("{} skipped: {} of {} PE-array beats ({:.1f} %), {} cycles at one beat "
                "per cycle\n",
+               target.sparse ? "padded taps and packed-away weight rows" : "padded taps",
                dense - beats, dense,
                dense == 0 ? 0.0 : 100.0 * double(dense - beats) / double(dense),
                dense - beats);
+    if (twin) print_sparse_table(shape, main, *twin, target);
     for (const RtlResult& r : results) {
       const uint64_t c = perf(r.counters, csr::kPerfCycles);
       fmt::print("simulation ({} mode): {} model, {} cycles in {:.2f} s of wall time, {:.0f} "
@@ -783,6 +948,13 @@ int cmd_bench(const BenchArgs& a) {
                                       r.mismatches, r.mismatches == 1 ? "" : "s",
                                       r.fine ? "fine" : "completion", r.first_mismatch));
     }
+  }
+  if (twin && twin->run && twin->run->mismatches > 0) {
+    throw MismatchError(fmt::format("the dense build's output differs from the golden model in "
+                                    "{} element{}; first: {}",
+                                    twin->run->mismatches,
+                                    twin->run->mismatches == 1 ? "" : "s",
+                                    twin->run->first_mismatch));
   }
   return 0;
 #endif
@@ -1144,6 +1316,12 @@ int run_main(int argc, char** argv) {
   bench_cmd->add_option("--weights", bench.weights,
                         "Directory of the .npy parameter files (default: the parameters "
                         "`strata gen --seed 1` makes)");
+  bench_cmd
+      ->add_option("--sparsity", bench.sparsity,
+                   "Without --weights: fraction of each layer's generated weights set to zero "
+                   "(as strata gen --sparsity)")
+      ->check(finite_range(0.0, 1.0))
+      ->capture_default_str();
   bench_cmd->add_option("--input", bench.input,
                         "int8 .npy input, [C][H][W] or [N][C][H][W] (default: --batch random "
                         "images drawn with --seed)");
