@@ -816,6 +816,42 @@ TEST(DispatchOrderPass, AComputeMovesAheadOfTheLoadsItsFirstStepDoesNotNeed) {
   EXPECT_EQ(engines(dispatch_order(r.emits)), "LLLLC");
 }
 
+// The loads a compute moves over stay ahead of the computes that follow only
+// as far as they need them: a second pass over the same rows (no new unit)
+// goes ahead of the next job's prefetch too, and a compute that needs the
+// prefetched rows after its first step goes ahead of them as well.
+TEST(DispatchOrderPass, LaterComputesMoveAheadOfThePrefetchTheyDoNotNeed) {
+  const Emitter em(HwTarget::defaults());
+  ComputeInstr second = pool_copy(2);
+  second.dst_id = 2;
+  ComputeInstr all = pool_copy(4);
+  all.dst_id = 3;
+  const std::vector<Emit> emits = {em.load(row_load(0), "l"),   em.load(row_load(1), "l"),
+                                   em.compute(pool_copy(2), "a"), em.load(row_load(2), "l"),
+                                   em.load(row_load(3), "l"),   em.compute(second, "b"),
+                                   em.compute(all, "c")};
+  const Dependencies d = dependencies(emits);
+  EXPECT_EQ(header(d.emits[2]).acq0, 2);
+  EXPECT_EQ(header(d.emits[2]).acq0_first, 1);
+  EXPECT_EQ(header(d.emits[5]).acq0, 0) << "the second pass reads rows already acquired";
+  EXPECT_EQ(header(d.emits[6]).acq0, 2);
+  EXPECT_EQ(header(d.emits[6]).acq0_first, 0);
+  const std::vector<Emit> order = dispatch_order(d.emits);
+  ASSERT_EQ(order.size(), emits.size());
+  EXPECT_EQ(engines(order), "LCLCCLL");
+  // Row 1 goes before b (a acquires it), rows 2 and 3 after c.
+  const std::vector<size_t> from = {0, 2, 1, 5, 6, 3, 4};
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(order[i].instr, d.emits[from[i]].instr) << i;
+  }
+
+  // Another engine's instruction takes every pending load in front of it.
+  const std::vector<Emit> with_store = {em.load(row_load(0), "l"), em.load(row_load(1), "l"),
+                                        em.compute(pool_copy(2), "a"),
+                                        em.store(store_rows(2), "a")};
+  EXPECT_EQ(engines(dispatch_order(dependencies(with_store).emits)), "LCLS");
+}
+
 // ---- 6. assemble ---------------------------------------------------------------------------
 
 class AssemblePass : public PassTest {

@@ -715,8 +715,10 @@ void print_sparse_table(const Program& shape, const RtlResult& main, const Dense
                                  "sparse: false)",
                                  t.model)
                    : "");
-  fmt::print("{:>2}  {:<{}} {:>6} {:>9} {:>11} {:>7} {:>9} {:>12} {:>8}\n", "#", "layer", name_w,
-             "packed", "beats", "dense beats", "beat x", "cycles", "dense cycles", "speed-up");
+  const std::vector<OpPacking> rows = op_packing(shape);
+  fmt::print("{:>2}  {:<{}} {:>6} {:>7} {:>9} {:>11} {:>7} {:>9} {:>12} {:>8}\n", "#", "layer",
+             name_w, "packed", "rows x", "beats", "dense beats", "beat x", "cycles",
+             "dense cycles", "speed-up");
   for (size_t k = 0; k < shape.ops.size(); ++k) {
     const uint64_t c = perf(main.per_op[k], csr::kPerfCycles);
     const std::string dc =
@@ -725,19 +727,25 @@ void print_sparse_table(const Program& shape, const RtlResult& main, const Dense
         t.run ? fmt::format("{:.2f}x", ratio(double(perf(t.run->per_op[k], csr::kPerfCycles)),
                                              double(c)))
               : "-";
-    fmt::print("{:>2}  {:<{}} {:>6} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", k,
-               shape.ops[k].name, name_w, shape.ops[k].packed ? "yes" : "no", main.work[k].beats,
-               t.work[k].beats, ratio(double(t.work[k].beats), double(main.work[k].beats)), c, dc,
-               up);
+    const std::string rx =
+        rows[k].packed_rows > 0
+            ? fmt::format("{:.2f}x", ratio(double(rows[k].dense_rows), double(rows[k].packed_rows)))
+            : "-";
+    fmt::print("{:>2}  {:<{}} {:>6} {:>7} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", k,
+               shape.ops[k].name, name_w, shape.ops[k].packed ? "yes" : "no", rx,
+               main.work[k].beats, t.work[k].beats,
+               ratio(double(t.work[k].beats), double(main.work[k].beats)), c, dc, up);
   }
   const int64_t beats = total_beats(main.work), dense = total_beats(t.work);
   const uint64_t c = perf(main.counters, csr::kPerfCycles);
-  fmt::print("    {:<{}} {:>6} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", "total", name_w, "",
-             beats, dense, ratio(double(dense), double(beats)), c,
+  fmt::print("    {:<{}} {:>6} {:>7} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", "total",
+             name_w, "", "", beats, dense, ratio(double(dense), double(beats)), c,
              t.run ? fmt::format("{}", perf(t.run->counters, csr::kPerfCycles)) : "-",
              t.run ? fmt::format("{:.2f}x",
                                  ratio(double(perf(t.run->counters, csr::kPerfCycles)), double(c)))
                    : "-");
+  fmt::print("rows x: the packer's dense rows / packed rows of the op's weights, the speed-up "
+             "its schedule allows before padding and start costs\n");
   if (t.run) {
     fmt::print("speed-up of the sparse build: {:.2f}x the dense build's speed on the same "
                "weights; dense build mismatches: {}\n",
@@ -879,11 +887,14 @@ int cmd_bench(const BenchArgs& a) {
     j["fine_speedup"] = c_comp / c_fine;
   }
   if (twin) j["sparse"] = sparse_json(shape, main, *twin);
+  const std::vector<OpPacking> packing = twin ? op_packing(shape) : std::vector<OpPacking>{};
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (size_t k = 0; k < shape.ops.size(); ++k) {
     nlohmann::ordered_json l = layer_json(shape.ops[k], main.per_op[k], main.work[k], n, target);
     if (twin) {
       l["packed"] = shape.ops[k].packed;
+      l["dense_rows"] = packing[k].dense_rows;
+      l["packed_rows"] = packing[k].packed_rows;
       l["dense_program_beats"] = twin->work[k].beats;
       if (twin->run) {
         l["dense_build_cycles"] = perf(twin->run->per_op[k], csr::kPerfCycles);
