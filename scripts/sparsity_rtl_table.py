@@ -4,6 +4,7 @@ same weights (docs/sparsity.md, "Against the packer, per layer").
 
   /usr/bin/python3 scripts/sparsity_rtl_table.py [--strata build/sw/strata]
       [--network examples/cifar10_quick.yaml ...] [--sparsity 0.5 0.75 0.9]
+      [--max-gap PERCENT]
 
 For each network and sparsity it runs `strata bench NET --config
 config/sparse.yaml --sparsity S --mode fine --json` (the packed program on the
@@ -12,8 +13,9 @@ checked against the golden model) and prints one Markdown row per packed
 convolution: the packer's dense rows / packed rows for those weights, the
 beats and cycles the RTL took on each build, the RTL's cycle speed-up and how
 far it falls short of the packer's figure. The last row of each block is all
-packed convolutions together. Exit status 1 when a bench fails or any output
-element differs from the golden model.
+packed convolutions together. Exit status 1 when a bench fails, any output
+element differs from the golden model, or (--max-gap) the packed convolutions
+together fall more than PERCENT short of the packer's figure.
 """
 import argparse
 import json
@@ -39,12 +41,16 @@ def bench(strata: str, network: str, sparsity: float) -> dict:
     return report
 
 
+def gap(dense_rows: int, packed_rows: int, cycles: int, dense_cycles: int) -> float:
+    """How far the RTL's cycle speed-up falls from the packer's, in percent."""
+    return 100 * ((dense_cycles / cycles) / (dense_rows / packed_rows) - 1)
+
+
 def row(name: str, sparsity: float, dense_rows: int, packed_rows: int, beats: int,
         dense_beats: int, cycles: int, dense_cycles: int) -> str:
-    packer = dense_rows / packed_rows
-    rtl = dense_cycles / cycles
-    return (f"| {name} | {sparsity * 100:.0f} % | {packer:.2f}x | {dense_beats / beats:.2f}x "
-            f"| {rtl:.2f}x | {100 * (rtl / packer - 1):+.1f} % |")
+    return (f"| {name} | {sparsity * 100:.0f} % | {dense_rows / packed_rows:.2f}x "
+            f"| {dense_beats / beats:.2f}x | {dense_cycles / cycles:.2f}x "
+            f"| {gap(dense_rows, packed_rows, cycles, dense_cycles):+.1f} % |")
 
 
 def main() -> int:
@@ -53,7 +59,11 @@ def main() -> int:
     ap.add_argument("--network", nargs="+",
                     default=["examples/cifar10_quick.yaml", "examples/vgg_stack224.yaml"])
     ap.add_argument("--sparsity", nargs="+", type=float, default=[0.5, 0.75, 0.9])
+    ap.add_argument("--max-gap", type=float, default=None,
+                    help="exit 1 if the packed convolutions together fall more than this many "
+                         "percent short of the packer's figure")
     args = ap.parse_args()
+    failures = []
     print("| layer | sparsity | packer (rows) | RTL beats | RTL cycles | RTL / packer |")
     print("|---|---:|---:|---:|---:|---:|")
     for network in args.network:
@@ -69,9 +79,17 @@ def main() -> int:
                            layer["dense_build_cycles"]]
                 total = [a + b for a, b in zip(total, figures)]
                 print(row(f"{r['network']} {layer['name']}", s, *figures))
-            if total[1] > 0:
-                print(row(f"**{r['network']} packed convolutions**", s, *total))
-    return 0
+            if total[1] == 0:
+                failures.append(f"{r['network']} at {s}: no packed convolution")
+                continue
+            print(row(f"**{r['network']} packed convolutions**", s, *total))
+            g = gap(total[0], total[1], total[4], total[5])
+            if args.max_gap is not None and g < -args.max_gap:
+                failures.append(f"{r['network']} at {s}: the packed convolutions are {-g:.1f} % "
+                                f"short of the packer's figure (allowed: {args.max_gap} %)")
+    for f in failures:
+        print(f"sparsity_rtl_table: {f}", file=sys.stderr)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
