@@ -104,6 +104,23 @@ std::vector<int> pack_all(const DenseSchedule& d, const std::vector<Variant>& vs
   return k;
 }
 
+// One pass of P = N = pn tiles and lanes and t dense cycles: random non-zero
+// weights, then exactly the given fraction of them zeroed.
+DenseSchedule random_schedule(int pn, int t, double sparsity, std::mt19937_64& rng) {
+  DenseSchedule d(pn, t, pn);
+  std::vector<int8_t*> cells;
+  for (int p = 0; p < pn; ++p) {
+    for (int c = 0; c < t; ++c) {
+      for (int n = 0; n < pn; ++n) {
+        d.at(p, c, n) = weight(rng);
+        cells.push_back(&d.at(p, c, n));
+      }
+    }
+  }
+  prune(cells, sparsity, rng);
+  return d;
+}
+
 // An all-zero pass still takes a cycle to start and end its accumulations.
 double speedup(int64_t dense, int64_t packed) {
   return static_cast<double>(dense) / static_cast<double>(std::max<int64_t>(packed, 1));
@@ -120,17 +137,7 @@ void synthetic_table(uint64_t seed, int trials) {
                             uint64_t(s * 100));
         std::vector<double> sum(vs.size() + 2, 0.0);
         for (int trial = 0; trial < trials; ++trial) {
-          DenseSchedule d(pn, t, pn);
-          std::vector<int8_t*> cells;
-          for (int p = 0; p < pn; ++p) {
-            for (int c = 0; c < t; ++c) {
-              for (int n = 0; n < pn; ++n) {
-                d.at(p, c, n) = weight(rng);
-                cells.push_back(&d.at(p, c, n));
-              }
-            }
-          }
-          prune(cells, s, rng);
+          const DenseSchedule d = random_schedule(pn, t, s, rng);
           const std::vector<int> k = pack_all(d, vs);
           for (size_t i = 0; i < k.size(); ++i) sum[i] += speedup(t, k[i]);
         }
@@ -284,17 +291,7 @@ void deeper_table(uint64_t seed, int trials) {
                             uint64_t(s * 100) ^ (uint64_t(1) << 60));
         std::vector<double> sum(std::size(kDeep) + 2, 0.0);
         for (int trial = 0; trial < trials; ++trial) {
-          DenseSchedule d(pn, t, pn);
-          std::vector<int8_t*> cells;
-          for (int p = 0; p < pn; ++p) {
-            for (int c = 0; c < t; ++c) {
-              for (int n = 0; n < pn; ++n) {
-                d.at(p, c, n) = weight(rng);
-                cells.push_back(&d.at(p, c, n));
-              }
-            }
-          }
-          prune(cells, s, rng);
+          const DenseSchedule d = random_schedule(pn, t, s, rng);
           for (size_t v = 0; v < std::size(kDeep); ++v) {
             sum[v] += speedup(t, deep_pack(d, kDeep[v].depth, kDeep[v].reach));
           }
