@@ -8,7 +8,7 @@ default exists so a bench can build the module alone. Inside rtl/, every
 instantiation gives each configuration parameter of its child explicitly, so
 the value a block runs with is the one its parent passes, from strata_top down,
 never a silent package default. A parameter with a literal default (a FIFO's
-OutReg, a multiplier's RegA) is the block's own design choice and may default.
+OutReg, a burst length) is the block's own design choice and may default.
 
 Exit status 0 when every instantiation passes its child's configuration
 parameters, 1 (with one line per omission) otherwise. It also fails when a

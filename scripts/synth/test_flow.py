@@ -349,11 +349,11 @@ class SynthCase(unittest.TestCase):
         return [(name, cell) for name, cell in self.netlist()["cells"].items()
                 if cell["type"] == "MULT18X18D"]
 
-    def assert_dsp_registers(self, name, cell, reg_a="CLK0"):
+    def assert_dsp_registers(self, name, cell):
         """Input and output registers inside the DSP on the block's clock (so
         nextpnr times the multiply register to register), no pipeline register."""
         params = cell["parameters"]
-        for reg, want in (("REG_INPUTA_CLK", reg_a), ("REG_INPUTB_CLK", "CLK0"),
+        for reg, want in (("REG_INPUTA_CLK", "CLK0"), ("REG_INPUTB_CLK", "CLK0"),
                           ("REG_OUTPUT_CLK", "CLK0"), ("REG_PIPELINE_CLK", "NONE")):
             self.assertEqual(params.get(reg, "NONE"), want, f"{name}: {reg}")
         self.assertEqual(cell["connections"]["CLK0"], self.netlist()["ports"]["clk_i"]["bits"],

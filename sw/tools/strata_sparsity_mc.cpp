@@ -15,9 +15,9 @@
 // the network: P output channels per pass, dense cycles = taps x input groups.
 // With --deeper, a third table measures deeper intra-tile moves than the
 // hardware makes (a weight up to D cycles earlier and L lanes aside; the
-// built scheme is D = L = 1) with a packer of their own (deep_pack), whose
-// placements are checked the same way: every non-zero weight placed exactly
-// once, in a slot its move can reach.
+// built scheme is D = L = 1) with a packer of their own (deep_pack), which
+// checks itself: every non-zero weight placed exactly once, one weight per
+// slot (not check_packed(): no schedule for the hardware is built).
 //
 //   strata_sparsity_mc [--seed S] [--trials K] [--network NET.yaml] [--deeper]
 // Output: Markdown tables (docs/sparsity.md). Same seed => same tables.

@@ -56,8 +56,9 @@ struct Dependencies {
 Dependencies dependencies(std::vector<Emit> emits);
 
 // 5. dispatch_order.cpp. Takes the instructions with their dependency fields and
-// returns them with each COMPUTE moved ahead of the LOADs right before it that its
-// first step does not need. Per-engine order is unchanged, so the fields stay exact.
+// returns them with each COMPUTE moved ahead of the LOADs before it (carried across
+// COMPUTEs until one needs them) that its first step does not need. Per-engine order
+// is unchanged, so the fields stay exact.
 std::vector<Emit> dispatch_order(std::vector<Emit> emits);
 
 // 6. assemble.cpp. Takes everything above and returns the program: CONFIG, the
