@@ -972,7 +972,12 @@ module strata_packed_walker
   `STRATA_ASSERT_STREAM(pw_beat, clk_i, rst_ni, beat_valid_o, beat_ready_i,
                         {beat_addr_o, beat_in_o, beat_cache_o, beat_first_o, beat_last_o,
                          beat_param_o})
-  `STRATA_ASSERT_STREAM(pw_step, clk_i, rst_ni, step_valid_o, step_ready_i, beat_param_o)
+  // A step carries no data of its own: the first row's (StStep) has none, and
+  // the head register follows the beat pipeline while the FIFO is empty; a
+  // beat's step holds that beat's channel (the head, stable once valid).
+  logic [ParamIdxWidth-1:0] step_payload;
+  assign step_payload = (state_q == StStep) ? '0 : beat_param_o;
+  `STRATA_ASSERT_STREAM(pw_step, clk_i, rst_ni, step_valid_o, step_ready_i, step_payload)
   `STRATA_ASSERT(pw_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
   // A walk's rows are not rewritten once it reads them (from the scan on: the
   // dependency rules order its LOAD CONTROL before the first row's step, and
