@@ -5,7 +5,12 @@
 // Interfaces: AXI4-Lite CSR slave (config/registers.yaml, docs/registers.md),
 // AXI4 master to external memory (ID 0 = instruction fetch and all writes,
 // ID 1 = loads; INCR bursts that never cross 4 KB), level interrupt irq_o, and an
-// output-only debug trace port (trace_*_o; docs/architecture.md).
+// output-only debug trace port (trace_*_o; docs/architecture.md), and the
+// cascade: an AXI4-Stream output and input (m_axis_cas_*, s_axis_cas_*;
+// TDATA AxiDataWidth bits, TUSER the transfer's 16-bit link id, TLAST its
+// last beat) with the chain-stop pair, which strata_cascade_top links from
+// one accelerator to the next (docs/cascade.md). A single accelerator ties
+// s_axis_cas_tvalid and chain_stop_i to 0 and m_axis_cas_tready to 1.
 // Programs: docs/isa.md; configuration: strata_cfg_pkg (P = N required).
 // Reset: synchronous, active low; the compute engine follows one cycle late
 // (a registered copy).
@@ -93,6 +98,19 @@ module strata_top
   output logic                       m_axi_bready,
   input  logic [0:0]                 m_axi_bid,
   input  logic [1:0]                 m_axi_bresp,
+  // Cascade (docs/cascade.md): STORE CASCADE drives the output, LOAD CASCADE takes the input.
+  output logic                       m_axis_cas_tvalid, // output stream
+  input  logic                       m_axis_cas_tready,
+  output logic [AxiDataWidth-1:0]    m_axis_cas_tdata,
+  output logic                       m_axis_cas_tlast,  // a transfer's last beat
+  output logic [15:0]                m_axis_cas_tuser,  // its link id
+  input  logic                       s_axis_cas_tvalid, // input stream
+  output logic                       s_axis_cas_tready,
+  input  logic [AxiDataWidth-1:0]    s_axis_cas_tdata,
+  input  logic                       s_axis_cas_tlast,
+  input  logic [15:0]                s_axis_cas_tuser,
+  input  logic                       chain_stop_i,      // another stage stopped with an error
+  output logic                       chain_stop_o,      // this one stops with an error
   // Debug trace port (docs/architecture.md, "Debug trace port"): observation only, leave
   // unconnected or give it to an ILA. Registered: it shows each cycle's terms one cycle
   // later. The runner samples it each cycle to split the performance counters by layer.
@@ -286,7 +304,19 @@ module strata_top
     .trace_count_o    (ms_count),
     .trace_retire_o   (ms_retire),
     .trace_index_o    (ms_index),
-    .trace_state_o    (ms_state)
+    .trace_state_o    (ms_state),
+    .cas_out_valid_o  (m_axis_cas_tvalid),
+    .cas_out_ready_i  (m_axis_cas_tready),
+    .cas_out_data_o   (m_axis_cas_tdata),
+    .cas_out_last_o   (m_axis_cas_tlast),
+    .cas_out_user_o   (m_axis_cas_tuser),
+    .cas_in_valid_i   (s_axis_cas_tvalid),
+    .cas_in_ready_o   (s_axis_cas_tready),
+    .cas_in_data_i    (s_axis_cas_tdata),
+    .cas_in_last_i    (s_axis_cas_tlast),
+    .cas_in_user_i    (s_axis_cas_tuser),
+    .chain_stop_i     (chain_stop_i),
+    .chain_stop_o     (chain_stop_o)
   );
 
   strata_compute_engine #(

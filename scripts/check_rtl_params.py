@@ -7,12 +7,13 @@ and depth, cache depths, AXI widths, ...) is a configuration parameter: the
 default exists so a bench can build the module alone. Inside rtl/, every
 instantiation gives each configuration parameter of its child explicitly, so
 the value a block runs with is the one its parent passes, from strata_top down,
-never a silent package default. A parameter with a literal default (a FIFO's
+never a silent package default. The tops (strata_top, and strata_cascade_top,
+which instantiates strata_top) read the package. A parameter with a literal default (a FIFO's
 OutReg, a burst length) is the block's own design choice and may default.
 
 Exit status 0 when every instantiation passes its child's configuration
 parameters, 1 (with one line per omission) otherwise. It also fails when a
-module other than strata_top reads a configuration value from strata_cfg_pkg
+module other than the tops reads a configuration value from strata_cfg_pkg
 anywhere but a parameter default. The number format (DataWidth, AccWidth,
 MultWidth, ShiftWidth, MaxShift: int8 operands, int32 sums, the requantiser's
 fields) is fixed by the numerics contract and read from the package everywhere.
@@ -27,6 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PARAM = re.compile(
     r"^\s*parameter\s+(?:[\w:]+\s+(?:unsigned\s+)?(?:\[[^\]]*\]\s*)?)?"
     r"(\w+)\s*=\s*([^\n]*?)\s*,?\s*$", re.M)
+TOPS = {"strata_top.sv", "strata_cascade_top.sv"}  # read the configuration package
 FORMAT = {"DataWidth", "AccWidth", "MultWidth", "ShiftWidth", "MaxShift"}
 PKG_READ = re.compile(r"strata_cfg_pkg::(\w+|\*)")
 MODULE = re.compile(r"^\s*module\s+(\w+)", re.M)
@@ -70,7 +72,7 @@ def main() -> int:
                 problems.append(f"{f.relative_to(root)}:{line}: {inst} ({child}) leaves "
                                 f"{', '.join(missing)} at the package default")
     for f in files:
-        if f.name == "strata_top.sv" or f.name.endswith("_pkg.sv"):
+        if f.name in TOPS or f.name.endswith("_pkg.sv"):
             continue
         for number, line in enumerate(strip_comments(f.read_text()).splitlines(), 1):
             if re.match(r"\s*parameter\b", line):

@@ -93,6 +93,13 @@ class ModelSim final : public AccelRunner::Model {
     csr_ = std::make_unique<AxilDriver<V>>(*dut_, [this] { step(); }, rng_, 10000);
     axi_->set_failure_handler([this](const std::string& m) { bench_error(m); });
     csr_->set_failure_handler([this](const std::string& m) { bench_error(m); });
+    // A single accelerator: nothing on the cascade input, the output always
+    // taken, no other stage to stop it (rtl/strata_top.sv).
+    dut_->s_axis_cas_tvalid = 0;
+    dut_->s_axis_cas_tlast = 0;
+    dut_->s_axis_cas_tuser = 0;
+    dut_->m_axis_cas_tready = 1;
+    dut_->chain_stop_i = 0;
     // Reset with the agents idle: the bus outputs are undefined until then.
     dut_->clk_i = 0;
     dut_->rst_ni = 0;

@@ -22,6 +22,10 @@
 // one waits, for WatchdogCycles cycles in a row, the run stops with
 // DEADLOCK; the index is the smallest instruction index among the waiting
 // engines.
+// Cascade chain (strata_cascade_top, docs/cascade.md): chain_stop_i in Run
+// stops the run with CHAIN_STOP (index 0xFFFF; after every error of this
+// stage, before the watchdog): another stage of the chain stopped. chain_stop_o
+// is high while this stage drains after an error, from a flip-flop.
 // Every status input from the fetcher and the engines is registered first
 // (they come from blocks placed far apart on an FPGA, and the error priority
 // and completion logic then start from flip-flops), and so is the outcome of
@@ -65,6 +69,9 @@ module strata_controller
   input  logic [2:0][15:0] eng_err_index_i, // instruction indices
   // semaphores
   input  logic        sem_overflow_i,     // a semaphore would have overflowed
+  // cascade chain
+  input  logic        chain_stop_i,       // another stage of the chain stopped with an error
+  output logic        chain_stop_o,       // this stage stops with an error (Drain)
   // to every client
   output logic [ClearCopies-1:0] clear_o, // one-cycle pulse at START: reset run state
   output logic [AbortCopies-1:0] abort_o, // stop issuing, finish AXI transactions, go idle
@@ -97,6 +104,7 @@ module strata_controller
   // Registered status inputs (see the header), for the error priority, the
   // completion check and the watchdog.
   logic             in_f_idle_q, in_f_end_q, in_f_blocked_q, in_f_err_q, in_overflow_q;
+  logic             in_chain_q;
   err_code_e        in_f_code_q;
   logic [15:0]      in_f_index_q;
   logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_wait_q, in_e_err_q;
@@ -120,6 +128,7 @@ module strata_controller
     in_e_code_q      <= eng_err_code_i;
     in_e_err_index_q <= eng_err_index_i;
     in_overflow_q    <= sem_overflow_i;
+    in_chain_q       <= chain_stop_i;
   end
 
   // First error of this cycle, by priority.
@@ -148,6 +157,9 @@ module strata_controller
     end else if (in_overflow_q) begin
       // A release that overflows a semaphore: the program's counts are wrong.
       err_code  = ErrIllegalInstr;
+      err_index = 16'hFFFF;
+    end else if (in_chain_q) begin
+      err_code  = ErrChainStop;
       err_index = 16'hFFFF;
     end else if (deadlock) begin
       err_code  = ErrDeadlock;
@@ -316,6 +328,7 @@ module strata_controller
   );
 
   assign fine_grain_o = fine_q;
+  assign chain_stop_o = state_q == StDrain;
   assign busy_o       = state_q != StIdle;
   assign done_o       = done_q;
   assign error_o      = error_q;

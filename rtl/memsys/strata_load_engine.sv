@@ -1,5 +1,5 @@
 // LOAD engine (docs/isa.md, LOAD): copies rows x row_words units from
-// external memory into a bank, the PE caches or the parameter RAM (and, on
+// external memory, or from the cascade input (src_kind CASCADE), into a bank, the PE caches or the parameter RAM (and, on
 // sparse builds, Sparse = 1, the control planes and the packed-row schedule).
 //
 // Per instruction: accept from the load queue, check the fields (four cycles,
@@ -28,6 +28,12 @@
 //                 load engine has no port of its own for them
 //     one unit per cycle while the destination is ready. In fine-grained
 //     mode each written row releases one L2C unit; the rest at the end.
+//   cascade (src_kind CASCADE, docs/cascade.md): the same bursts are counted
+//     but not issued, and each one lets its beats in from the cascade input
+//     (AXI4-Stream) instead of R: the input is ready only for beats an
+//     issued burst counts and the buffer has room for, so the stream is
+//     back-pressured, never dropped. Every beat must carry TUSER = link_id,
+//     and TLAST on the instruction's last beat only.
 // Checks (error held until abort_i; nothing is read or written):
 //   rows = 0, row_words = 0, dst_kind undefined (CONTROL on a
 //   dense build), dst_pe_step without PE_CACHE or CONTROL,
@@ -42,6 +48,10 @@
 //   schedule word with a bit set above byte 2: not written,
 //   the run stops there (the units before it are written)   -> UNSUPPORTED
 //   RRESP != OKAY on a beat                                 -> AXI_READ
+//   src_kind undefined, CASCADE with ext_addr or
+//   ext_row_stride not zero                                 -> ILLEGAL_INSTR
+//   a cascade beat with TUSER != link_id, TLAST before the
+//   last beat or missing on it                              -> CASCADE
 // On an error or abort_i no further burst is issued; beats still to come are
 // absorbed and dropped; idle_o returns when none is outstanding.
 // Throughput: one beat per cycle from the bus and one unit per cycle to the
@@ -103,6 +113,12 @@ module strata_load_engine
   input  logic [AxiDataWidth-1:0]   rdata_i,            // beat data
   input  logic [1:0]                rresp_i,            // beat response
   input  logic                      rlast_i,            // last beat of a burst
+  // cascade input (AXI4-Stream; strata_memsys drops beats while it flushes)
+  input  logic                      cas_valid_i,        // beat
+  output logic                      cas_ready_o,        // taken
+  input  logic [AxiDataWidth-1:0]   cas_data_i,         // TDATA
+  input  logic                      cas_last_i,         // TLAST: the transfer's last beat
+  input  logic [15:0]               cas_user_i,         // TUSER: the transfer's link id
   // bank write port (strata_banks)
   output logic                      bank_valid_o,       // word to write
   input  logic                      bank_ready_i,       // written
@@ -168,6 +184,8 @@ module strata_load_engine
   logic [1:0]   kind_q;
   logic [5:0]   dst_id_q;
   logic         pe_step_q;
+  logic [1:0]   src_kind_q;
+  logic [15:0]  link_id_q;
   dep_hdr_t     deps_q;  // the dependency fields
   logic         fine_q;
   logic         take;
@@ -184,6 +202,8 @@ module strata_load_engine
       kind_q       <= instr_i[LoadDstKindLsb +: LoadDstKindWidth];
       dst_id_q     <= load_dst_id(instr_i);
       pe_step_q    <= load_dst_pe_step(instr_i);
+      src_kind_q   <= instr_i[LoadSrcKindLsb +: LoadSrcKindWidth];
+      link_id_q    <= load_link_id(instr_i);
       dst_addr_q   <= load_dst_addr(instr_i);
       dst_stride_q <= load_dst_row_stride(instr_i);
       deps_q       <= hdr_deps(instr_i);
@@ -200,6 +220,10 @@ module strata_load_engine
   assign is_ctl   = Sparse && kind_q == 2'(LoadDstControl);
   assign is_sched = is_ctl && 32'(dst_id_q) == Pes && !pe_step_q;  // the schedule, PE index P
   assign pe_like  = is_pe || is_ctl;  // addressed as PE_CACHE (dst_pe_step)
+
+  // A cascade LOAD: beats from the cascade input (its external fields are 0).
+  logic is_cas;
+  assign is_cas = src_kind_q == 2'(LoadSrcCascade);
 
   // Beats per row: whole words, or ceil(row_words * 8 / BeatBytes) entries.
   logic [BeatsWidth-1:0] row_beats;
@@ -241,7 +265,9 @@ module strata_load_engine
   end
 
   assign illegal_dst = !(is_bank || is_pe || is_param || is_ctl) || (pe_step_q && !pe_like) ||
-                       (is_param && dst_id_q != '0);
+                       (is_param && dst_id_q != '0) ||
+                       !(is_cas || src_kind_q == 2'(LoadSrcExt)) ||
+                       (is_cas && (ext_addr_q != '0 || ext_stride_q != '0));
   // CONTROL: PEs 0..P-1, and P (the schedule) without dst_pe_step.
   assign unsup_dst   = (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes) ||
                        (is_ctl && (32'(dst_id_q) > Pes || (32'(dst_id_q) == Pes && pe_step_q)));
@@ -379,7 +405,8 @@ module strata_load_engine
 
   assign room_ok    = |room_q[CredWidth-1:RoomOkLsb];
   assign ar_issue   = running && gen_valid && row_acq_q && ar_slot && room_ok;
-  assign r_fire     = rvalid_i && rready_o;
+  // A cascade LOAD's bursts stay inside: they only count the beats let in.
+  assign r_fire     = is_cas ? cas_valid_i && cas_ready_o : rvalid_i && rready_o;
 
   always_comb begin
     row_acq_d = row_acq_q || (step_valid && step_ready);
@@ -391,6 +418,8 @@ module strata_load_engine
     room_d  = room_q - (ar_issue ? CredWidth'(gen_beats) : '0) + CredWidth'(pop);
     outst_d = outst_q + (ar_issue ? CredWidth'(gen_beats) : '0) - CredWidth'(r_fire);
     if (state_q == StDrain || state_q == StError) room_d = CredWidth'(BufDepth);
+    // A cascade transfer is not waited for once the instruction stops.
+    if ((state_q == StDrain || state_q == StError) && is_cas) outst_d = '0;
   end
 
   // Issued bursts wait in a two-entry queue (the AR output register): its
@@ -409,7 +438,7 @@ module strata_load_engine
   ) u_ar (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .in_valid_i  (ar_issue),
+    .in_valid_i  (ar_issue && !is_cas),
     .in_ready_o  (ar_slot),
     .in_data_i   (ar_t'{addr: gen_addr, len: gen_len}),
     .out_valid_o (ar_valid),
@@ -425,16 +454,24 @@ module strata_load_engine
 
   // ---------------------------------------------------------------- beat buffer
   logic                    buf_in_ready, buf_out_valid, buf_flush, dropping, r_error;
+  logic                    cas_error, cas_last_expected;
   logic [AxiDataWidth-1:0] beat;
   logic [CredWidth-1:0]    unused_buf_count;
   logic                    unused_rlast;
 
-  // Beats are dropped unless an instruction is running without error.
+  // Beats are dropped unless an instruction is running without error. A
+  // cascade LOAD takes only the beats its counted bursts let in (the
+  // stream's next transfer waits in the link), and R carries none of its.
   assign dropping     = !running;
   assign buf_flush    = dropping;
-  assign rready_o     = dropping || buf_in_ready;
-  assign r_error      = r_fire && rresp_i != 2'b00 && running;
+  assign rready_o     = dropping || (buf_in_ready && !is_cas);
+  assign cas_ready_o  = running && is_cas && outst_q != '0 && buf_in_ready;
+  assign r_error      = r_fire && rresp_i != 2'b00 && running && !is_cas;
   assign unused_rlast = rlast_i;  // bursts are counted in beats
+  // The instruction's last beat: every burst counted and this one outstanding.
+  assign cas_last_expected = ar_done && outst_q == CredWidth'(1);
+  assign cas_error    = r_fire && is_cas && running &&
+                        (cas_user_i != link_id_q || cas_last_i != cas_last_expected);
 
   strata_fifo_ram #(
     .Width (AxiDataWidth),
@@ -443,9 +480,9 @@ module strata_load_engine
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .flush_i     (buf_flush),
-    .in_valid_i  (rvalid_i && !dropping),
+    .in_valid_i  (is_cas ? cas_valid_i && cas_ready_o : rvalid_i && !dropping),
     .in_ready_o  (buf_in_ready),
-    .in_data_i   (rdata_i),
+    .in_data_i   (is_cas ? cas_data_i : rdata_i),
     .out_valid_o (buf_out_valid),
     .out_ready_i (pop),
     .out_data_o  (beat),
@@ -698,6 +735,10 @@ module strata_load_engine
           state_d    = StError;
           err_d      = 1'b1;
           err_code_d = ErrAxiRead;
+        end else if (cas_error) begin
+          state_d    = StError;
+          err_d      = 1'b1;
+          err_code_d = ErrCascade;
         end else if (bad_entry) begin
           state_d    = StError;
           err_d      = 1'b1;
@@ -720,7 +761,8 @@ module strata_load_engine
   // state_d): an abort wins over both.
   assign start_d = state_q == StCheck4 && !illegal && !unsupported && !abort_i;
   assign run_d   = (state_q == StStart ||
-                    (state_q == StRun && !r_error && !bad_entry && !(all_written && ar_done))) &&
+                    (state_q == StRun && !r_error && !cas_error && !bad_entry &&
+                     !(all_written && ar_done))) &&
                    !abort_i;
 
   always_ff @(posedge clk_i) begin
@@ -782,7 +824,7 @@ module strata_load_engine
                  finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(load_start_run_d, clk_i, rst_ni,
                  start_d == (state_d == StStart) && run_d == (state_d == StRun))
-  `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || outst_q != '0)
+  `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || (outst_q != '0 && !is_cas))
   `STRATA_ASSERT(load_row_flags, clk_i, rst_ni, state_q != StRun ||
                  (row_end_q == (d_unit_q == row_words_q - 16'd1) &&
                   rows_end_q == (d_row_q == rows_q - 16'd1)))
@@ -792,6 +834,7 @@ module strata_load_engine
   `STRATA_ASSERT(load_pe_index, clk_i, rst_ni, !pe_valid_o || 32'(pe_o) < Pes ||
                  (pe_ctl_o && 32'(pe_o) == Pes))
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
+  `STRATA_ASSERT(load_cas_room, clk_i, rst_ni, !cas_ready_o || buf_in_ready)
   `STRATA_ASSERT(load_room_range, clk_i, rst_ni, 32'(room_q) <= BufDepth)
   `STRATA_ASSERT(load_room_ok, clk_i, rst_ni, room_ok == (32'(room_q) >= MaxBurst))
   `STRATA_ASSERT(load_credit, clk_i, rst_ni, !ar_issue || 32'(gen_beats) <= 32'(room_q))

@@ -15,6 +15,12 @@
 // instruction fetch and all writes, ID 1 = loads. The two buses are request /
 // response struct bundles (strata_axi_pkg; the AXI4 channel structs are built
 // below from AxiAddrWidth / AxiDataWidth); strata_top maps them onto flat ports.
+// Cascade (docs/cascade.md): the store engine drives the AXI4-Stream output
+// (cas_out_*), the load engine takes the input (cas_in_*). From an abort
+// until the next START after a run that stopped with an error, the input
+// takes and drops every beat (cas_flush): what a stopped sender left in the
+// link never reaches the next run. chain_stop_i / chain_stop_o link the
+// controllers of a chain (strata_controller).
 // Latency and throughput are those of the blocks (see each block's header).
 `include "strata_axi_types.svh"
 `include "strata_bank_types.svh"
@@ -125,7 +131,20 @@ module strata_memsys
   output logic                       trace_count_o,     // the counters count this cycle
   output logic [2:0]                 trace_retire_o,    // retire: [0] load [1] store [2] fetch
   output logic [2*16-1:0]            trace_index_o,     // load [15:0], store [31:16] index
-  output logic [5:0]                 trace_state_o      // load busy/dep/mem, store busy/dep/mem
+  output logic [5:0]                 trace_state_o,     // load busy/dep/mem, store busy/dep/mem
+  // cascade (AXI4-Stream, TUSER = link id)
+  output logic                       cas_out_valid_o,   // TVALID
+  input  logic                       cas_out_ready_i,   // TREADY
+  output logic [AxiDataWidth-1:0]    cas_out_data_o,    // TDATA
+  output logic                       cas_out_last_o,    // TLAST: a transfer's last beat
+  output logic [15:0]                cas_out_user_o,    // TUSER: its link id
+  input  logic                       cas_in_valid_i,    // TVALID
+  output logic                       cas_in_ready_o,    // TREADY
+  input  logic [AxiDataWidth-1:0]    cas_in_data_i,     // TDATA
+  input  logic                       cas_in_last_i,     // TLAST
+  input  logic [15:0]                cas_in_user_i,     // TUSER
+  input  logic                       chain_stop_i,      // another stage stopped with an error
+  output logic                       chain_stop_o       // this stage stops with an error
 );
 
   // ---------------------------------------------------------------- CSRs + control
@@ -210,6 +229,8 @@ module strata_memsys
     .eng_err_code_i    (eng_err_code),
     .eng_err_index_i   (eng_err_index),
     .sem_overflow_i    (sem_overflow),
+    .chain_stop_i      (chain_stop_i),
+    .chain_stop_o      (chain_stop_o),
     .clear_o           (clear),
     .abort_o           (abort),
     .fine_grain_o      (fine),
@@ -363,6 +384,16 @@ module strata_memsys
     .m_rlast_i   (m_axi_rsp_i.r.last)
   );
 
+  // ---------------------------------------------------------------- cascade input flush
+  // From the abort of a run to the next START after it stopped (STATUS.ERROR)
+  // every beat on the cascade input is taken and dropped.
+  logic cas_flush_q, ld_cas_ready;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) cas_flush_q <= 1'b0;
+    else         cas_flush_q <= (abort[AbtLoad] || error) && !clear[ClrFetch];
+  end
+  assign cas_in_ready_o = cas_flush_q || ld_cas_ready;
+
   // ---------------------------------------------------------------- engines + banks
   logic                     lw_valid, lw_ready;
   bank_wr_t                 lw_req;
@@ -405,6 +436,11 @@ module strata_memsys
     .rdata_i         (l_rdata),
     .rresp_i         (l_rresp),
     .rlast_i         (l_rlast),
+    .cas_valid_i     (cas_in_valid_i && !cas_flush_q),
+    .cas_ready_o     (ld_cas_ready),
+    .cas_data_i      (cas_in_data_i),
+    .cas_last_i      (cas_in_last_i),
+    .cas_user_i      (cas_in_user_i),
     .bank_valid_o    (lw_valid),
     .bank_ready_i    (lw_ready),
     .bank_req_o      (lw_req),
@@ -467,6 +503,11 @@ module strata_memsys
     .bvalid_i         (m_axi_rsp_i.b_valid),
     .bready_o         (m_axi_req_o.b_ready),
     .bresp_i          (m_axi_rsp_i.b.resp),
+    .cas_valid_o      (cas_out_valid_o),
+    .cas_ready_i      (cas_out_ready_i),
+    .cas_data_o       (cas_out_data_o),
+    .cas_last_o       (cas_out_last_o),
+    .cas_user_o       (cas_out_user_o),
     .idle_o           (eng_idle[2]),
     .busy_o           (st_busy),
     .dep_wait_o       (st_wait),

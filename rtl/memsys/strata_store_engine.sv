@@ -1,5 +1,6 @@
 // STORE engine (docs/isa.md, STORE): copies rows x row_words N-byte words
-// from a bank to external memory with AXI4 write bursts.
+// from a bank to external memory with AXI4 write bursts, or to the cascade
+// output (dst_kind CASCADE, docs/cascade.md).
 //
 // Per instruction: accept from the store queue, check the fields (four
 // cycles, strata_xfer_check), start the dependency sequencer
@@ -18,6 +19,10 @@
 //   W: the words leave the FIFO as WordWidth / AxiDataWidth beats each (low
 //     beat first), WSTRB all ones, WLAST on each burst's last beat, bursts in
 //     AW order.
+//   cascade (dst_kind CASCADE): no AW and no response; the beats leave on
+//     the cascade output (AXI4-Stream) instead of W, TUSER = link_id on
+//     every beat, TLAST on the instruction's last (from a flip-flop). S2L is
+//     released at the finish (no write to wait for).
 // The instruction finishes when every word has been read and every W beat
 // sent: the data has left for the bus, so the rest of S2C is released then
 // (seeds/004), and the next STORE may start while write responses are still
@@ -33,7 +38,8 @@
 // units queues nothing. idle_o needs every response back and no release
 // pending, so END completes only with all writes acknowledged and released.
 // Checks (error held until abort_i; nothing is read or written):
-//   rows = 0, row_words = 0                                  -> ILLEGAL_INSTR
+//   rows = 0, row_words = 0, dst_kind undefined, CASCADE with
+//   ext_addr or ext_row_stride not zero                      -> ILLEGAL_INSTR
 //   ext_addr / ext_row_stride not multiples of the beat, src_id >= Banks, a
 //   source range past BankDepth, an external range past 2^AxiAddrWidth
 //                                                            -> UNSUPPORTED
@@ -101,6 +107,12 @@ module strata_store_engine
   input  logic                       bvalid_i,        // write response
   output logic                       bready_o,        // always 1
   input  logic [1:0]                 bresp_i,         // response
+  // cascade output (AXI4-Stream)
+  output logic                       cas_valid_o,     // beat
+  input  logic                       cas_ready_i,     // taken
+  output logic [AxiDataWidth-1:0]    cas_data_o,      // TDATA
+  output logic                       cas_last_o,      // TLAST: the instruction's last beat
+  output logic [15:0]                cas_user_o,      // TUSER: its link id
   // status
   output logic                       idle_o,          // no instruction, no write outstanding
   output logic                       busy_o,          // executing an instruction
@@ -141,6 +153,8 @@ module strata_store_engine
   logic [23:0] ext_stride_q;
   logic [15:0] rows_q, row_words_q, src_addr_q, src_stride_q, index_q;
   logic [5:0]  src_id_q;
+  logic [1:0]  dst_kind_q;
+  logic [15:0] link_id_q;
   dep_hdr_t     deps_q;  // the dependency fields
   logic        fine_q;
   logic        take;
@@ -155,6 +169,8 @@ module strata_store_engine
       rows_q       <= store_rows(instr_i);
       row_words_q  <= store_row_words(instr_i);
       src_id_q     <= store_src_id(instr_i);
+      dst_kind_q   <= instr_i[StoreDstKindLsb +: StoreDstKindWidth];
+      link_id_q    <= store_link_id(instr_i);
       src_addr_q   <= store_src_addr(instr_i);
       src_stride_q <= store_src_row_stride(instr_i);
       deps_q       <= hdr_deps(instr_i);
@@ -165,6 +181,12 @@ module strata_store_engine
 
   logic [BeatsWidth-1:0] row_beats;
   assign row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
+
+  // A cascade STORE: beats to the cascade output (its external fields are 0).
+  logic is_cas, illegal_dst;
+  assign is_cas      = dst_kind_q == 2'(StoreDstCascade);
+  assign illegal_dst = !(is_cas || dst_kind_q == 2'(StoreDstExt)) ||
+                       (is_cas && (ext_addr_q != '0 || ext_stride_q != '0));
 
   // ---------------------------------------------------------------- checks
   // strata_xfer_check: the range checks (products in DSP registers loaded
@@ -210,7 +232,7 @@ module strata_store_engine
     .mem_rows_m1_i      (rows_m1_q),
     .mem_stride_i       (src_stride_q),
     .mem_depth_i        (17'(BankDepth)),
-    .illegal_i          (1'b0),
+    .illegal_i          (illegal_dst),
     .unsup_i            (32'(src_id_q) >= Banks),
     .products_valid_i   (state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}),
     .decide_i           (state_q == StCheck4),
@@ -463,7 +485,7 @@ module strata_store_engine
     .row_last_o  (gen_row_last)
   );
 
-  assign aw_done   = gen_done;
+  assign aw_done   = gen_done || is_cas;
 
   // A row's bursts are announced only once the row is acquired (its data can
   // follow at once): an AW whose W beats wait for a dependency would hold the
@@ -472,7 +494,9 @@ module strata_store_engine
   // "not zero", stands for the row comparison (no 16-bit comparator before
   // the issue decision, which enables every register of the generator).
   always_comb begin
-    aw_rows_d = aw_rows_q + AwRowsWidth'(step_fire) - AwRowsWidth'(aw_issue && gen_row_last);
+    // A cascade STORE announces no bursts: its rows are not counted.
+    aw_rows_d = aw_rows_q + AwRowsWidth'(step_fire && !is_cas) -
+                AwRowsWidth'(aw_issue && gen_row_last);
     if (start_q[StartAw]) aw_rows_d = '0;
     aw_row_ok_d = aw_rows_d != '0;
   end
@@ -480,7 +504,7 @@ module strata_store_engine
   // Fewer than MaxOutstanding bursts wait for BRESP exactly when the index
   // queue has room (it holds one entry per such burst; asserted), so the
   // issue reads that queue's ready flip-flop, not a compare of pend_q.
-  assign aw_issue = running && gen_valid && aw_row_ok_q && aw_slice_ready &&
+  assign aw_issue = running && !is_cas && gen_valid && aw_row_ok_q && aw_slice_ready &&
                     lens_ready && idx_ready;
   assign b_fire   = bvalid_i && bready_o;
   assign pend_d   = pend_q + OutWidth'(aw_issue) - OutWidth'(b_fire);
@@ -510,7 +534,7 @@ module strata_store_engine
   assign awlen_o  = aw_head.len;
 
   // Burst lengths for WLAST, instruction indices for BRESP, in AW order.
-  logic       lens_valid, w_fire, w_burst_end, idx_valid;
+  logic       lens_valid, w_fire, cas_fire, beat_fire, w_burst_end, idx_valid;
   logic [7:0] lens_len;
   logic [15:0] b_index;
   logic [OutWidth-1:0] unused_lens_count, idx_count;
@@ -558,19 +582,30 @@ module strata_store_engine
                                            : data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
   assign wstrb_o     = quiesce_q[QuiesceW] ? '0 : '1;
   assign wlast_o     = w_burst_end;
-  assign data_pop    = w_fire && !quiesce && 32'(w_wbeat_q) == WordBeats - 1;
+  // Cascade beats: the data FIFO's words, no burst bookkeeping. An error or
+  // an abort empties the FIFO, which ends the stream mid-transfer: the
+  // receiving stage is stopped with this one (docs/cascade.md).
+  logic cas_last_d, cas_last_q;  // the next beat is the instruction's last
+  assign cas_valid_o = is_cas && data_valid && !quiesce;
+  assign cas_fire    = cas_valid_o && cas_ready_i;
+  assign cas_data_o  = data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
+  assign cas_last_o  = cas_last_q;
+  assign cas_user_o  = link_id_q;
+  assign beat_fire   = w_fire || cas_fire;
+  assign data_pop    = beat_fire && !quiesce && 32'(w_wbeat_q) == WordBeats - 1;
 
   always_comb begin
     w_beat_d  = w_beat_q;
     w_wbeat_d = w_wbeat_q;
     w_sent_d  = w_sent_q;
-    if (w_fire) begin
-      w_beat_d  = w_burst_end ? 8'd0 : w_beat_q + 8'd1;
+    if (w_fire) w_beat_d = w_burst_end ? 8'd0 : w_beat_q + 8'd1;
+    if (beat_fire) begin
       w_wbeat_d = (32'(w_wbeat_q) == WordBeats - 1) ? '0 : w_wbeat_q + WbeatWidth'(1);
       w_sent_d  = w_sent_q + 1'b1;
     end
     if (start_q[StartW]) w_sent_d = '0;
     if (quiesce) w_wbeat_d = '0;
+    cas_last_d = TotalWidth'(w_sent_d) + TotalWidth'(1) == w_total;
   end
 
   // ---------------------------------------------------------------- B
@@ -740,6 +775,7 @@ module strata_store_engine
       rd_inflight_q <= '0;
       w_beat_q      <= 8'd0;
       w_wbeat_q     <= '0;
+      cas_last_q    <= 1'b0;
     end else begin
       state_q       <= state_d;
       finish_q      <= finish_d;
@@ -753,6 +789,7 @@ module strata_store_engine
       rd_inflight_q <= {rd_inflight_q[0], rd_fire};
       w_beat_q      <= w_beat_d;
       w_wbeat_q     <= w_wbeat_d;
+      cas_last_q    <= cas_last_d;
     end
   end
 
@@ -776,7 +813,8 @@ module strata_store_engine
   assign busy_o      = state_q inside {StCheck, StCheck2, StCheck3, StCheck4, StStart, StRun,
                                         StFinish};
   assign dep_wait_o  = sync_waiting;
-  assign mem_wait_o  = (awvalid_o && !awready_i) || (wvalid_o && !wready_i);
+  assign mem_wait_o  = (awvalid_o && !awready_i) || (wvalid_o && !wready_i) ||
+                       (cas_valid_o && !cas_ready_i);
   assign retire_o    = state_q == StFinish && finish_ready;
   assign index_o     = index_q;
   assign err_o       = err_q;
@@ -793,6 +831,14 @@ module strata_store_engine
                  (32'(data_count) + 32'(rd_inflight_q[0]) + 32'(rd_inflight_q[1]) < DataDepth))
   `STRATA_ASSERT_STREAM(store_aw, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})
   `STRATA_ASSERT_STREAM(store_w, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
+  // The cascade output holds its beat until taken, except when an error or
+  // an abort stops the engine (the chain stops with it).
+  `STRATA_ASSERT(store_cas_stable, clk_i, rst_ni,
+                 !($past(cas_valid_o && !cas_ready_i) && !quiesce) ||
+                 (cas_valid_o && $stable({cas_data_o, cas_last_o, cas_user_o})))
+  `STRATA_ASSERT(store_cas_last, clk_i, rst_ni, !cas_valid_o ||
+                 cas_last_o == (TotalWidth'(w_sent_q) + TotalWidth'(1) == w_total))
+  `STRATA_ASSERT(store_one_channel, clk_i, rst_ni, !(cas_valid_o && wvalid_o))
   `STRATA_ASSERT_STREAM(store_rd, clk_i, rst_ni, bank_req_valid_o, bank_req_ready_i,
                         bank_req_o)
   // The acquired-row count stands for "the burst's row is acquired": every

@@ -146,7 +146,9 @@ package strata_csr_pkg;
     ErrAxiWrite = 8'd4,
     ErrBusyStart = 8'd5,
     ErrNoEnd = 8'd6,
-    ErrDeadlock = 8'd7
+    ErrDeadlock = 8'd7,
+    ErrCascade = 8'd8,
+    ErrChainStop = 8'd9
   } err_code_e;
 
 endpackage : strata_csr_pkg

@@ -33,6 +33,16 @@ package strata_isa_pkg;
     LoadDstControl = 2'd3
   } load_dst_e;
 
+  typedef enum logic [1:0] {
+    LoadSrcExt = 2'd0,
+    LoadSrcCascade = 2'd1
+  } load_src_e;
+
+  typedef enum logic [1:0] {
+    StoreDstExt = 2'd0,
+    StoreDstCascade = 2'd1
+  } store_dst_e;
+
   typedef enum logic [2:0] {
     ComputeModeConv = 3'd0,
     ComputeModeFc = 3'd1,
@@ -84,10 +94,14 @@ package strata_isa_pkg;
   localparam int unsigned LoadDstIdWidth = 6;
   localparam int unsigned LoadDstPeStepLsb = 232;
   localparam int unsigned LoadDstPeStepWidth = 1;
+  localparam int unsigned LoadSrcKindLsb = 234;
+  localparam int unsigned LoadSrcKindWidth = 2;
   localparam int unsigned LoadDstAddrLsb = 256;
   localparam int unsigned LoadDstAddrWidth = 16;
   localparam int unsigned LoadDstRowStrideLsb = 272;
   localparam int unsigned LoadDstRowStrideWidth = 16;
+  localparam int unsigned LoadLinkIdLsb = 288;
+  localparam int unsigned LoadLinkIdWidth = 16;
 
   // COMPUTE payload
   localparam int unsigned ComputeModeLsb = 128;
@@ -180,12 +194,16 @@ package strata_isa_pkg;
   localparam int unsigned StoreRowsWidth = 16;
   localparam int unsigned StoreRowWordsLsb = 208;
   localparam int unsigned StoreRowWordsWidth = 16;
+  localparam int unsigned StoreDstKindLsb = 224;
+  localparam int unsigned StoreDstKindWidth = 2;
   localparam int unsigned StoreSrcIdLsb = 226;
   localparam int unsigned StoreSrcIdWidth = 6;
   localparam int unsigned StoreSrcAddrLsb = 256;
   localparam int unsigned StoreSrcAddrWidth = 16;
   localparam int unsigned StoreSrcRowStrideLsb = 272;
   localparam int unsigned StoreSrcRowStrideWidth = 16;
+  localparam int unsigned StoreLinkIdLsb = 288;
+  localparam int unsigned StoreLinkIdWidth = 16;
 
   // END payload
 
@@ -268,6 +286,10 @@ package strata_isa_pkg;
   function automatic logic [0:0] load_dst_pe_step(instr_t instr);
     return instr[LoadDstPeStepLsb +: LoadDstPeStepWidth];
   endfunction
+  // where the units come from: external memory, or the cascade input (ext_addr, ext_row_stride 0)
+  function automatic load_src_e load_src_kind(instr_t instr);
+    return load_src_e'(instr[LoadSrcKindLsb +: LoadSrcKindWidth]);
+  endfunction
   // destination word address of row 0 (PARAM: channel index)
   function automatic logic [15:0] load_dst_addr(instr_t instr);
     return instr[LoadDstAddrLsb +: LoadDstAddrWidth];
@@ -275,6 +297,10 @@ package strata_isa_pkg;
   // destination words between rows
   function automatic logic [15:0] load_dst_row_stride(instr_t instr);
     return instr[LoadDstRowStrideLsb +: LoadDstRowStrideWidth];
+  endfunction
+  // CASCADE: the transfer's link id (TUSER of every beat; another id is error CASCADE)
+  function automatic logic [15:0] load_link_id(instr_t instr);
+    return instr[LoadLinkIdLsb +: LoadLinkIdWidth];
   endfunction
 
   // CONV, FC (batch), POOL (pooling only) or DEPTHWISE (per-channel window)
@@ -454,6 +480,10 @@ package strata_isa_pkg;
   function automatic logic [15:0] store_row_words(instr_t instr);
     return instr[StoreRowWordsLsb +: StoreRowWordsWidth];
   endfunction
+  // where the words go: external memory, or the cascade output (ext_addr, ext_row_stride 0)
+  function automatic store_dst_e store_dst_kind(instr_t instr);
+    return store_dst_e'(instr[StoreDstKindLsb +: StoreDstKindWidth]);
+  endfunction
   // source bank index
   function automatic logic [5:0] store_src_id(instr_t instr);
     return instr[StoreSrcIdLsb +: StoreSrcIdWidth];
@@ -465,6 +495,10 @@ package strata_isa_pkg;
   // source words between rows
   function automatic logic [15:0] store_src_row_stride(instr_t instr);
     return instr[StoreSrcRowStrideLsb +: StoreSrcRowStrideWidth];
+  endfunction
+  // CASCADE: the transfer's link id, sent as TUSER with every beat
+  function automatic logic [15:0] store_link_id(instr_t instr);
+    return instr[StoreLinkIdLsb +: StoreLinkIdWidth];
   endfunction
 
 
@@ -528,16 +562,16 @@ package strata_isa_pkg;
 
   // Bits each opcode uses (header + payload); all others are reserved.
   localparam instr_t LoadUsedMask = {
-    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000000ffffffff,
-    64'h000001ffffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
+    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h0000ffffffffffff,
+    64'h00000dffffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ComputeUsedMask = {
     64'h0000ffff003fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
     64'hffffffffffffffff, 64'hffffffffffff3f07, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t StoreUsedMask = {
-    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000000ffffffff,
-    64'h000000fcffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
+    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h0000ffffffffffff,
+    64'h000000ffffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t EndUsedMask = {
     64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000,

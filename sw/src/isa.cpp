@@ -74,12 +74,23 @@ std::string load_text(const Instruction& instr) {
     default:
       dst = enum_text(load_dst_name(kind), kind);
   }
+  if (l.src_kind == LoadSrc::kCascade) {
+    return fmt::format("LOAD    {} <- cascade #{} {}x{}w (dst row {})", dst, l.link_id, l.rows,
+                       l.row_words, l.dst_row_stride);
+  }
+  if (instr.raw(load::kSrcKind) != 0) {
+    return fmt::format("LOAD    {} <- {}", dst, enum_text(nullptr, instr.raw(load::kSrcKind)));
+  }
   return fmt::format("LOAD    {} <- ext 0x{:x} {}x{}w (ext row {} B, dst row {})", dst,
                      l.ext_addr, l.rows, l.row_words, l.ext_row_stride, l.dst_row_stride);
 }
 
 std::string store_text(const Instruction& instr) {
   const StoreInstr s = decode_store(instr);
+  if (s.dst_kind == StoreDst::kCascade) {
+    return fmt::format("STORE   b{}[{}] {}x{}w (src row {}) -> cascade #{}", s.src_id, s.src_addr,
+                       s.rows, s.row_words, s.src_row_stride, s.link_id);
+  }
   return fmt::format("STORE   b{}[{}] {}x{}w (src row {}) -> ext 0x{:x} (ext row {} B)", s.src_id,
                      s.src_addr, s.rows, s.row_words, s.src_row_stride, s.ext_addr,
                      s.ext_row_stride);

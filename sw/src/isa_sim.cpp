@@ -102,7 +102,8 @@ PoolWindow pool_window_of(const isa::ComputeInstr& c) {
 class Machine {
  public:
   Machine(const HwTarget& t, std::vector<uint8_t>& mem, const SimOptions& o, SimResult& res)
-      : t_(t), n_(t.lanes), p_(t.pes), mem_(mem), res_(res),
+      : t_(t), n_(t.lanes), p_(t.pes), mem_(mem), res_(res), cascade_in_(o.cascade_in),
+        cascade_out_(o.cascade_out),
         banks_(static_cast<size_t>(t.banks) * t.bank_depth * t.lanes),
         caches_(static_cast<size_t>(t.pes) * t.pe_cache_depth * t.lanes),
         params_(static_cast<size_t>(t.param_depth)),
@@ -196,6 +197,8 @@ class Machine {
   std::vector<bool> param_written_;
   std::vector<uint8_t> controls_;       // sparse: (P + 1) x depth words of N bytes
   std::vector<bool> control_written_;
+  std::deque<CascadeTransfer>* cascade_in_;
+  std::vector<CascadeTransfer>* cascade_out_;
 };
 
 void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
@@ -215,16 +218,46 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
                       isa::load_dst_name(kind)));
   require(!param || l.dst_id == 0, SimError::kIllegalInstr,
           fmt::format("LOAD PARAM with dst_id = {} (must be 0)", l.dst_id));
+  const uint64_t src_kind = in.raw(isa::load::kSrcKind);
+  require(isa::load_src_name(src_kind) != nullptr, SimError::kIllegalInstr,
+          fmt::format("LOAD src_kind {} is not defined", src_kind));
+  const bool cascade = l.src_kind == isa::LoadSrc::kCascade;
+  require(!cascade || (l.ext_addr == 0 && l.ext_row_stride == 0), SimError::kIllegalInstr,
+          "LOAD CASCADE with ext_addr or ext_row_stride not zero");
   const int64_t entry = param ? 8 : n_;
   const int64_t row_bytes = l.row_words * entry;
   require_rules(l, t_);
-  check_ext(static_cast<uint64_t>(l.ext_addr), static_cast<uint64_t>(l.ext_row_stride),
-            static_cast<uint64_t>(l.rows), static_cast<uint64_t>(row_bytes), false);
+  // A cascade LOAD reads its rows from the transfer: each row whole beats
+  // (a PARAM row's last beat padded, as on the bus).
+  const int64_t beat = t_.beat_bytes();
+  const int64_t cas_row = (row_bytes + beat - 1) / beat * beat;
+  CascadeTransfer transfer;
+  if (cascade) {
+    require(cascade_in_ != nullptr && !cascade_in_->empty(), SimError::kCascade,
+            "LOAD CASCADE: no transfer on the cascade input (the hardware waits for one)");
+    transfer = std::move(cascade_in_->front());
+    cascade_in_->pop_front();
+    require(transfer.link_id == l.link_id, SimError::kCascade,
+            fmt::format("LOAD CASCADE expects link id {}, the transfer has {}", l.link_id,
+                        transfer.link_id));
+    require(static_cast<int64_t>(transfer.bytes.size()) == l.rows * cas_row, SimError::kCascade,
+            fmt::format("LOAD CASCADE takes {} bytes, the transfer has {} (its TLAST is not on "
+                        "the LOAD's last beat)",
+                        l.rows * cas_row, transfer.bytes.size()));
+  } else {
+    check_ext(static_cast<uint64_t>(l.ext_addr), static_cast<uint64_t>(l.ext_row_stride),
+              static_cast<uint64_t>(l.rows), static_cast<uint64_t>(row_bytes), false);
+  }
+  // Byte `off` of row r of the source.
+  const auto src_byte = [&](int64_t r, int64_t off) -> const uint8_t* {
+    if (cascade) return &transfer.bytes[static_cast<size_t>(r * cas_row + off)];
+    return &mem_[static_cast<size_t>(l.ext_addr + r * l.ext_row_stride + off)];
+  };
 
   if (control) {  // every word is checked before any is written
     for (int64_t r = 0; r < l.rows; ++r) {
       for (int64_t w = 0; w < l.row_words; ++w) {
-        const uint8_t* e = &mem_[l.ext_addr + r * l.ext_row_stride + w * n_];
+        const uint8_t* e = src_byte(r, w * n_);
         const bool schedule = !l.dst_pe_step && l.dst_id == p_;
         const int b = schedule ? isa::schedule_word_bad_byte(e, n_) : isa::control_word_bad_byte(e, n_);
         require(b < 0, SimError::kUnsupported,
@@ -237,7 +270,7 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
   if (param) {  // every entry is checked before any is written
     for (int64_t r = 0; r < l.rows; ++r) {
       for (int64_t w = 0; w < l.row_words; ++w) {
-        const uint8_t* e = &mem_[l.ext_addr + r * l.ext_row_stride + w * 8];
+        const uint8_t* e = src_byte(r, w * 8);
         require_rules(ParamEntry{l.dst_addr + r * l.dst_row_stride + w, e[6], e[7]}, t_);
       }
     }
@@ -246,12 +279,14 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
   for (int64_t r = 0; r < l.rows; ++r) {
     const uint64_t src = static_cast<uint64_t>(l.ext_addr + r * l.ext_row_stride);
     Step& s = tr.steps[static_cast<size_t>(r)];
-    s.accesses.push_back({Mem::kExt, 0, false, src, src + static_cast<uint64_t>(row_bytes)});
+    if (!cascade) {
+      s.accesses.push_back({Mem::kExt, 0, false, src, src + static_cast<uint64_t>(row_bytes)});
+    }
     s.releases = 1;
     if (param) {
       const int64_t ch = l.dst_addr + r * l.dst_row_stride;
       for (int64_t w = 0; w < l.row_words; ++w) {
-        const uint8_t* e = &mem_[src + w * 8];
+        const uint8_t* e = src_byte(r, w * 8);
         Param& q = params_[ch + w];
         q.bias = static_cast<int32_t>(uint32_t{e[0]} | uint32_t{e[1]} << 8 |
                                       uint32_t{e[2]} << 16 | uint32_t{e[3]} << 24);
@@ -270,14 +305,14 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
       addr = l.dst_addr + (r / p_) * l.dst_row_stride;
     }
     if (control) {
-      std::copy_n(&mem_[src], row_bytes, control_word(pe, addr));
+      std::copy_n(src_byte(r, 0), row_bytes, control_word(pe, addr));
       std::fill_n(control_written_.begin() + pe * t_.pe_cache_depth + addr, l.row_words, true);
       s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), true,
                             static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + l.row_words)});
       continue;
     }
     int8_t* dst = l.dst_kind == LoadDst::kBank ? bank_word(l.dst_id, addr) : cache_word(pe, addr);
-    std::copy_n(reinterpret_cast<const int8_t*>(&mem_[src]), row_bytes, dst);
+    std::copy_n(reinterpret_cast<const int8_t*>(src_byte(r, 0)), row_bytes, dst);
     if (l.dst_kind == LoadDst::kBank) {
       mark_bank(l.dst_id, addr, l.row_words);
       s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(l.dst_id), true,
@@ -289,7 +324,7 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
     }
   }
   st.words = l.rows * l.row_words;
-  st.ext_bytes = l.rows * row_bytes;
+  st.ext_bytes = cascade ? 0 : l.rows * row_bytes;
 }
 
 void Machine::store(const Instruction& in, Trace& tr, InstrStats& st) {
@@ -297,25 +332,41 @@ void Machine::store(const Instruction& in, Trace& tr, InstrStats& st) {
   require(s.rows >= 1 && s.row_words >= 1, SimError::kIllegalInstr,
           fmt::format("STORE with rows = {} and row_words = {} (both must be >= 1)", s.rows,
                       s.row_words));
+  const uint64_t dst_kind = in.raw(isa::store::kDstKind);
+  require(isa::store_dst_name(dst_kind) != nullptr, SimError::kIllegalInstr,
+          fmt::format("STORE dst_kind {} is not defined", dst_kind));
+  const bool cascade = s.dst_kind == isa::StoreDst::kCascade;
+  require(!cascade || (s.ext_addr == 0 && s.ext_row_stride == 0), SimError::kIllegalInstr,
+          "STORE CASCADE with ext_addr or ext_row_stride not zero");
   require_rules(s, t_);
   const int64_t row_bytes = s.row_words * n_;
-  check_ext(static_cast<uint64_t>(s.ext_addr), static_cast<uint64_t>(s.ext_row_stride),
-            static_cast<uint64_t>(s.rows), static_cast<uint64_t>(row_bytes), true);
+  CascadeTransfer transfer;
+  transfer.link_id = static_cast<uint16_t>(s.link_id);
+  if (!cascade) {
+    check_ext(static_cast<uint64_t>(s.ext_addr), static_cast<uint64_t>(s.ext_row_stride),
+              static_cast<uint64_t>(s.rows), static_cast<uint64_t>(row_bytes), true);
+  }
   tr.steps.resize(static_cast<size_t>(s.rows));
   for (int64_t r = 0; r < s.rows; ++r) {
     const int64_t addr = s.src_addr + r * s.src_row_stride;
     const uint64_t dst = static_cast<uint64_t>(s.ext_addr + r * s.ext_row_stride);
     note_bank_read(s.src_id, addr, s.row_words);
     const int8_t* src = bank_word(s.src_id, addr);
-    std::copy_n(src, row_bytes, reinterpret_cast<int8_t*>(&mem_[dst]));
     Step& step = tr.steps[static_cast<size_t>(r)];
     step.accesses.push_back({Mem::kBank, static_cast<uint32_t>(s.src_id), false,
                              static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + s.row_words)});
-    step.accesses.push_back({Mem::kExt, 0, true, dst, dst + static_cast<uint64_t>(row_bytes)});
+    if (cascade) {
+      const auto* b = reinterpret_cast<const uint8_t*>(src);
+      transfer.bytes.insert(transfer.bytes.end(), b, b + row_bytes);
+    } else {
+      std::copy_n(src, row_bytes, reinterpret_cast<int8_t*>(&mem_[dst]));
+      step.accesses.push_back({Mem::kExt, 0, true, dst, dst + static_cast<uint64_t>(row_bytes)});
+    }
     step.releases = 1;
   }
+  if (cascade && cascade_out_ != nullptr) cascade_out_->push_back(std::move(transfer));
   st.words = s.rows * s.row_words;
-  st.ext_bytes = s.rows * row_bytes;
+  st.ext_bytes = cascade ? 0 : s.rows * row_bytes;
 }
 
 // Writes result row r of `map` [P][R][C] to the destination at `row_addr`.
@@ -1041,6 +1092,8 @@ const char* sim_error_name(SimError e) {
     case SimError::kBusyStart: return "BUSY_START";
     case SimError::kNoEnd: return "NO_END";
     case SimError::kDeadlock: return "DEADLOCK";
+    case SimError::kCascade: return "CASCADE";
+    case SimError::kChainStop: return "CHAIN_STOP";
   }
   return "?";
 }

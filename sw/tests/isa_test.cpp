@@ -465,7 +465,7 @@ TEST(IsaSimErrors, CodesMatchConfigRegistersYaml) {
     EXPECT_EQ(sim_error_name(static_cast<SimError>(value)), kv.first.as<std::string>());
     ++count;
   }
-  EXPECT_EQ(count, 8);
+  EXPECT_EQ(count, 10);
 }
 
 class TempDir : public ::testing::Test {
@@ -755,6 +755,102 @@ TEST(IsaSim, HandAssembledConvolutionMatchesTheGoldenModel) {
   EXPECT_EQ(r.stats[4].beats, 4 * 4 + 16 * 6 + 16 * 9);
   EXPECT_EQ(r.beats, r.stats[4].beats);
   EXPECT_EQ(r.uninitialized_reads, 0);
+}
+
+// ---- cascade: two stages linked by a queue of transfers (docs/cascade.md) ----------------
+
+// Stage 0: LOAD 3 rows of 5 words from external memory into bank 0, STORE
+// them as one cascade transfer (link id 7). Stage 1: LOAD CASCADE it as one
+// row of 15 words into bank 1, STORE it to external memory. Program order
+// (the stages' dependencies are not the point here).
+struct CascadePair {
+  static constexpr uint64_t kIn = 0x400, kOut = 0x800;
+  HwTarget t = HwTarget::defaults();
+  std::vector<uint8_t> mem0 = std::vector<uint8_t>(0x1000, 0), mem1 = mem0;
+  LoadInstr from_link;
+  StoreInstr to_link;
+
+  CascadePair() {
+    for (size_t i = 0; i < 15 * 8; ++i) mem0[kIn + i] = static_cast<uint8_t>(i * 7 + 3);
+    to_link.dst_kind = StoreDst::kCascade;
+    to_link.link_id = 7;
+    to_link.rows = 3;
+    to_link.row_words = 5;
+    to_link.src_row_stride = 5;
+    from_link.src_kind = LoadSrc::kCascade;
+    from_link.link_id = 7;
+    from_link.rows = 1;
+    from_link.row_words = 15;
+    from_link.dst_id = 1;
+  }
+  static void place(std::vector<uint8_t>& mem, const std::vector<Instruction>& prog) {
+    for (size_t i = 0; i < prog.size(); ++i) prog[i].to_bytes(&mem[i * kInstrBytes]);
+  }
+  SimResult run_sender(std::vector<CascadeTransfer>& out) {
+    LoadInstr l;
+    l.ext_addr = kIn;
+    l.ext_row_stride = 40;
+    l.rows = 3;
+    l.row_words = 5;
+    l.dst_row_stride = 5;
+    place(mem0, {encode(config_for(t)), encode(l), encode(to_link), encode(EndInstr{})});
+    SimOptions o;
+    o.check_dependencies = false;
+    o.cascade_out = &out;
+    return IsaSim(t).run(mem0, o);
+  }
+  SimResult run_receiver(std::deque<CascadeTransfer>& in) {
+    StoreInstr s;
+    s.src_id = 1;
+    s.rows = 1;
+    s.row_words = 15;
+    s.ext_addr = kOut;
+    place(mem1, {encode(config_for(t)), encode(from_link), encode(s), encode(EndInstr{})});
+    SimOptions o;
+    o.check_dependencies = false;
+    o.cascade_in = &in;
+    return IsaSim(t).run(mem1, o);
+  }
+};
+
+TEST(IsaSimCascade, TransferCrossesTheLinkUnchanged) {
+  CascadePair cp;
+  std::vector<CascadeTransfer> sent;
+  const SimResult a = cp.run_sender(sent);
+  ASSERT_TRUE(a.ok()) << a.message;
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].link_id, 7);
+  EXPECT_EQ(sent[0].bytes.size(), 15u * 8);
+  EXPECT_EQ(a.stats[2].ext_bytes, 0) << "a cascade STORE writes no external byte";
+  std::deque<CascadeTransfer> link(sent.begin(), sent.end());
+  const SimResult b = cp.run_receiver(link);
+  ASSERT_TRUE(b.ok()) << b.message;
+  EXPECT_TRUE(link.empty());
+  for (size_t i = 0; i < 15 * 8; ++i) {
+    ASSERT_EQ(cp.mem1[CascadePair::kOut + i], cp.mem0[CascadePair::kIn + i]) << "byte " << i;
+  }
+  EXPECT_NE(disassemble(encode(cp.to_link)).find("cascade #7"), std::string::npos);
+  EXPECT_NE(disassemble(encode(cp.from_link)).find("cascade #7"), std::string::npos);
+}
+
+TEST(IsaSimCascade, MismatchedTransfersAreErrors) {
+  const auto receive = [](CascadePair& cp, std::deque<CascadeTransfer> link) {
+    return cp.run_receiver(link);
+  };
+  CascadePair cp;
+  std::vector<CascadeTransfer> sent;
+  ASSERT_TRUE(cp.run_sender(sent).ok());
+  EXPECT_EQ(receive(cp, {}).error, SimError::kCascade) << "nothing on the link";
+  CascadeTransfer other = sent[0];
+  other.link_id = 8;
+  EXPECT_EQ(receive(cp, {other}).error, SimError::kCascade) << "another link id";
+  CascadeTransfer short_one = sent[0];
+  short_one.bytes.resize(14 * 8);
+  const SimResult r = receive(cp, {short_one});
+  EXPECT_EQ(r.error, SimError::kCascade) << "one beat short";
+  EXPECT_EQ(r.error_index, 1);
+  cp.from_link.ext_addr = 64;
+  EXPECT_EQ(receive(cp, {sent[0]}).error, SimError::kIllegalInstr) << "a cascade LOAD's ext_addr";
 }
 
 // ---- asymmetric padding: the simulator against plain loops over docs/isa.md ---------------

@@ -36,6 +36,7 @@
 
 #include <unistd.h>
 
+#include "strata/cascade.hpp"
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
 #include "strata/file_io.hpp"
@@ -56,6 +57,7 @@
 #include <map>
 
 #include "accel_runner.hpp"
+#include "chain_runner.hpp"
 #endif
 
 namespace strata {
@@ -288,6 +290,26 @@ void add_rtl_options(CLI::App* cmd, RtlArgs& a, bool both) {
                   "tb/waves/strata_top.gtkw)");
 }
 
+std::vector<Tensor<int8_t>> split_images(const Tensor<int8_t>& input, const Shape& image) {
+  if (input.shape() == image) return {input};
+  std::vector<Tensor<int8_t>> v;
+  const int64_t n = shape_elements(image);
+  for (int64_t i = 0; i < input.dim(0); ++i) {
+    std::vector<int8_t> e(input.data() + i * n, input.data() + (i + 1) * n);
+    v.emplace_back(image, std::move(e));
+  }
+  return v;
+}
+
+Tensor<int8_t> join_outputs(const std::vector<Tensor<int8_t>>& outs, bool batch) {
+  if (!batch) return outs.front();
+  Shape shape = outs.front().shape();
+  shape.insert(shape.begin(), static_cast<int64_t>(outs.size()));
+  std::vector<int8_t> v;
+  for (const Tensor<int8_t>& t : outs) v.insert(v.end(), t.values().begin(), t.values().end());
+  return Tensor<int8_t>(shape, std::move(v));
+}
+
 #ifdef STRATA_HAVE_RTL
 
 namespace tbr = strata::tb;
@@ -437,26 +459,6 @@ void check_against_golden(RtlResult& res, const std::vector<Tensor<int8_t>>& gol
   }
 }
 
-std::vector<Tensor<int8_t>> split_images(const Tensor<int8_t>& input, const Shape& image) {
-  if (input.shape() == image) return {input};
-  std::vector<Tensor<int8_t>> v;
-  const int64_t n = shape_elements(image);
-  for (int64_t i = 0; i < input.dim(0); ++i) {
-    std::vector<int8_t> e(input.data() + i * n, input.data() + (i + 1) * n);
-    v.emplace_back(image, std::move(e));
-  }
-  return v;
-}
-
-Tensor<int8_t> join_outputs(const std::vector<Tensor<int8_t>>& outs, bool batch) {
-  if (!batch) return outs.front();
-  Shape shape = outs.front().shape();
-  shape.insert(shape.begin(), static_cast<int64_t>(outs.size()));
-  std::vector<int8_t> v;
-  for (const Tensor<int8_t>& t : outs) v.insert(v.end(), t.values().begin(), t.values().end());
-  return Tensor<int8_t>(shape, std::move(v));
-}
-
 double utilisation(int64_t macs, const HwTarget& t, uint64_t cycles) {
   return cycles == 0 ? 0.0 : double(macs) / (double(t.macs_per_beat()) * double(cycles));
 }
@@ -470,6 +472,36 @@ void print_trace_note(const std::string& trace) {
 
 // ---- bench -----------------------------------------------------------------
 
+// ---- cascade chains (docs/cascade.md) ---------------------------------------
+
+// `path` with ".stage<k>" before its extension: out.bin -> out.stage0.bin.
+std::string stage_path(const std::string& path, size_t k) {
+  const fs::path p(path);
+  return (p.parent_path() / fmt::format("{}.stage{}{}", p.stem().string(), k,
+                                        p.extension().string()))
+      .string();
+}
+
+// The partition: each stage's layers, ops, predicted cycles and transfers.
+void print_chain(const ChainProgram& chain, const Network& net) {
+  fmt::print("cascade: {} stage{}, cuts allowed after op{} {}; balance bound {:.2f}x "
+             "(predicted cycles of all ops / of the largest stage)\n",
+             chain.stages.size(), chain.stages.size() == 1 ? "" : "s",
+             chain.cut_candidates.size() == 1 ? "" : "s",
+             chain.cut_candidates.empty() ? std::string("(none)")
+                                          : fmt::format("{}", fmt::join(chain.cut_candidates, ", ")),
+             chain.balance_bound());
+  fmt::print("  {:<5} {:<34} {:>4} {:>16} {:>10} {:>13}\n", "stage", "layers", "ops",
+             "predicted cyc.", "transfers", "instructions");
+  for (size_t k = 0; k < chain.stages.size(); ++k) {
+    const ChainStage& st = chain.stages[k];
+    const std::string layers = fmt::format("{} .. {}", net.layers[st.first_layer].name,
+                                           net.layers[st.end_layer - 1].name);
+    fmt::print("  {:<5} {:<34} {:>4} {:>16} {:>10} {:>13}\n", k, layers, st.ops.size(),
+               st.predicted_cycles, st.transfers_out, st.program.instructions.size());
+  }
+}
+
 struct BenchArgs {
   std::string network;
   std::string weights;
@@ -477,6 +509,8 @@ struct BenchArgs {
   std::string input;    // "" = random images (seed --seed)
   std::string target;   // hardware configuration YAML ("" = default)
   int batch = 1;
+  bool batch_given = false;  // --batch given (a chain's default is 16 images)
+  int instances = 0;    // --instances K: a chain of K accelerators (0: one accelerator)
   bool json = false;    // --json given
   std::string json_path;  // "" with --json = stdout
   RtlArgs rtl{"both"};
@@ -766,6 +800,147 @@ struct MismatchError : Error {
   using Error::Error;
 };
 
+
+#ifdef STRATA_HAVE_RTL
+// `strata bench --instances K`: a stream of images through a chain of K
+// accelerators (strata_cascade_top) and, for K > 1, through one accelerator
+// (the same runner, one stage) for the speed-up; every output checked
+// against the golden model.
+int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& target,
+                    const std::vector<Tensor<int8_t>>& images,
+                    const std::vector<Tensor<int8_t>>& golden, const std::string& params,
+                    const std::string& source) {
+  if (!tbr::ChainRunner::built_for(target)) {
+    throw Error(fmt::format("--instances runs on the cascade model of the default configuration; "
+                            "target '{}' is another",
+                            target.name));
+  }
+  const bool fine = a.rtl.mode != "completion";  // one mode: fine unless --mode completion
+  const auto n = static_cast<int64_t>(images.size());
+  struct Measure {
+    int instances = 0;
+    ChainProgram chain;
+    tbr::ChainReport report;
+    int64_t mismatches = 0;
+    double seconds = 0.0;
+  };
+  std::vector<Measure> measures;
+  std::vector<int> ks{a.instances};
+  if (a.instances > 1) ks.insert(ks.begin(), 1);
+  for (int k : ks) {
+    Measure m;
+    m.instances = k;
+    m.chain = compile_chain(net, target, k);
+    tbr::ChainRunnerOptions o;
+    o.run.seed = a.rtl.seed;
+    o.run.read_latency = a.rtl.latency;
+    o.run.stall = a.rtl.stall;
+    o.run.fine_grain = fine;
+    uint64_t bound = 0;
+    for (const ChainStage& st : m.chain.stages) bound += default_timeout(st.program, target);
+    o.run.timeout = a.rtl.timeout != 0 ? a.rtl.timeout : bound * static_cast<uint64_t>(n);
+    tbr::ChainRunner runner(o);
+    std::vector<Tensor<int8_t>> outputs;
+    const auto t0 = std::chrono::steady_clock::now();
+    m.report = runner.run_stream(m.chain, images, outputs);
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string what = fmt::format("cascade run of '{}' on {} instance{}", net.name, k,
+                                         k == 1 ? "" : "s");
+    if (!m.report.bench_errors.empty()) {
+      throw Error(fmt::format("{}: bench check failed: {}", what, m.report.bench_errors.front()));
+    }
+    if (m.report.failed_stage >= 0) {
+      throw Error(fmt::format("{}: stage {} stopped with error {} at instruction {}", what,
+                              m.report.failed_stage, csr::to_string(m.report.error),
+                              m.report.error_index));
+    }
+    if (!m.report.finished || outputs.size() != images.size()) {
+      throw Error(fmt::format("{} did not finish within {} cycles (timeout)", what, o.run.timeout));
+    }
+    RtlResult check;
+    check.outputs = std::move(outputs);
+    check_against_golden(check, golden);
+    m.mismatches = check.mismatches;
+    if (m.mismatches > 0) {
+      throw MismatchError(fmt::format("{}: output differs from the golden model in {} elements; "
+                                      "first: {}",
+                                      what, m.mismatches, check.first_mismatch));
+    }
+    measures.push_back(std::move(m));
+  }
+  fmt::print("network {} ({}), {} images ({}), parameters {}, target '{}' (P {}, N {}), {} "
+             "scheduling, {}-cycle memory latency, stall {}\n\n",
+             net.name, net.source_file, n, source, params, target.name, target.pes, target.lanes,
+             fine ? "fine-grained" : "completion", a.rtl.latency, a.rtl.stall);
+  print_chain(measures.back().chain, net);
+  const Measure& one = measures.front();
+  const auto rate = [&](const Measure& m) {
+    return m.report.cycles == 0 ? 0.0 : 1e6 * double(n) / double(m.report.cycles);
+  };
+  fmt::print("\n  {:<9} {:>12} {:>14} {:>10} {:>14} {:>14} {:>9}\n", "instances", "cycles",
+             "images/Mcycle", "speed-up", "latency img 0", "mean latency", "bound");
+  for (const Measure& m : measures) {
+    uint64_t lat_sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      lat_sum += m.report.image_done[static_cast<size_t>(i)] -
+                 m.report.image_start[static_cast<size_t>(i)];
+    }
+    fmt::print("  {:<9} {:>12} {:>14.1f} {:>9.2f}x {:>14} {:>14} {:>8.2f}x\n", m.instances,
+               m.report.cycles, rate(m), rate(one) > 0 ? rate(m) / rate(one) : 0.0,
+               m.report.image_done[0] - m.report.image_start[0], lat_sum / uint64_t(n),
+               m.chain.balance_bound());
+  }
+  const Measure& last = measures.back();
+  fmt::print("\n  {:<5} {:>12} {:>8}   (K = {}: PERF_CYCLES of each stage, summed over its runs)\n",
+             "stage", "busy cycles", "busy %", last.instances);
+  for (size_t k = 0; k < last.report.stages.size(); ++k) {
+    const uint64_t busy = last.report.stages[k].counters[tbr::perf_index(csr::kPerfCycles)];
+    fmt::print("  {:<5} {:>12} {:>7.1f}%\n", k, busy,
+               last.report.cycles ? 100.0 * double(busy) / double(last.report.cycles) : 0.0);
+  }
+  int64_t elements = 0;
+  for (const Tensor<int8_t>& g : golden) elements += g.size();
+  fmt::print("\ncheck   {} output elements of each run compared with the golden model: 0 "
+             "mismatches\n",
+             elements);
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["network"] = net.name;
+    j["images"] = n;
+    j["mode"] = fine ? "fine" : "completion";
+    j["target"] = target.name;
+    for (const Measure& m : measures) {
+      nlohmann::ordered_json r;
+      r["instances"] = m.instances;
+      r["cycles"] = m.report.cycles;
+      r["images_per_mcycle"] = rate(m);
+      r["speedup"] = rate(one) > 0 ? rate(m) / rate(one) : 0.0;
+      r["latency_first"] = m.report.image_done[0] - m.report.image_start[0];
+      r["balance_bound"] = m.chain.balance_bound();
+      r["mismatches"] = m.mismatches;
+      for (size_t k = 0; k < m.chain.stages.size(); ++k) {
+        const ChainStage& st = m.chain.stages[k];
+        r["stages"].push_back({{"first_layer", net.layers[st.first_layer].name},
+                               {"last_layer", net.layers[st.end_layer - 1].name},
+                               {"predicted_cycles", st.predicted_cycles},
+                               {"transfers", st.transfers_out},
+                               {"busy_cycles", m.report.stages[k].counters[tbr::perf_index(
+                                                   csr::kPerfCycles)]}});
+      }
+      j["runs"].push_back(r);
+    }
+    if (a.json_path.empty()) {
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      create_parent(a.json_path);
+      std::ofstream(a.json_path) << j.dump(2) << "\n";
+      fmt::print("wrote {}\n", a.json_path);
+    }
+  }
+  return 0;
+}
+#endif  // STRATA_HAVE_RTL
+
 int cmd_bench(const BenchArgs& a) {
 #ifndef STRATA_HAVE_RTL
   (void)a;
@@ -814,15 +989,16 @@ int cmd_bench(const BenchArgs& a) {
     images = split_images(input, want);
     source = a.input;
   } else {
-    images = split_images(random_images(net.input_shape, a.batch, a.rtl.seed),
-                          net.input_shape);
+    const int count = a.instances > 0 && !a.batch_given ? 16 : a.batch;
+    images = split_images(random_images(net.input_shape, count, a.rtl.seed), net.input_shape);
     source = fmt::format("random images, seed {}", a.rtl.seed);
   }
   const auto n = static_cast<int64_t>(images.size());
-  const CompileOptions co;
-  const Program shape = compile(net, target, co);  // the op list (the same for every batch)
   std::vector<Tensor<int8_t>> golden;
   for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));
+  if (a.instances > 0) return cmd_bench_chain(a, net, target, images, golden, params, source);
+  const CompileOptions co;
+  const Program shape = compile(net, target, co);  // the op list (the same for every batch)
 
   std::vector<bool> modes;
   if (a.rtl.mode != "completion") modes.push_back(true);
@@ -982,8 +1158,69 @@ struct RunArgs {
   std::string dump_dir;
   std::string target;  // hardware configuration YAML for --backend isa / rtl ("" = default)
   bool check = false;  // rtl: compare every element with the golden model
+  int instances = 0;   // --instances K: a chain of K accelerators (isa, rtl)
   RtlArgs rtl{"fine"};
 };
+
+// `run --instances K`: the images through a chain, one after another (isa:
+// stage after stage on the ISA simulator; rtl: streamed through
+// strata_cascade_top). Outputs in image order.
+std::vector<Tensor<int8_t>> run_chain_backend(const Network& net, const HwTarget& target,
+                                              const std::vector<Tensor<int8_t>>& images,
+                                              const RunArgs& a) {
+  const ChainProgram chain = compile_chain(net, target, a.instances);
+  print_chain(chain, net);
+  std::vector<Tensor<int8_t>> outputs;
+  if (a.backend == "isa") {
+    for (size_t i = 0; i < images.size(); ++i) {
+      ChainSimResult r = simulate_chain(chain, images[i]);
+      if (!r.ok()) {
+        const SimResult& f = r.stages.back();
+        throw Error(fmt::format("image {}: stage {} stopped with {} at instruction {}: {}", i,
+                                r.failed_stage, sim_error_name(f.error), f.error_index,
+                                f.message));
+      }
+      outputs.push_back(std::move(r.output));
+    }
+    fmt::print("ISA simulator, {} stage{}, {} image{}: every stage's dependencies checked\n",
+               chain.stages.size(), chain.stages.size() == 1 ? "" : "s", images.size(),
+               images.size() == 1 ? "" : "s");
+    return outputs;
+  }
+#ifndef STRATA_HAVE_RTL
+  throw Error("RTL backend not built: this strata was built without Verilator");
+#else
+  if (!tbr::ChainRunner::built_for(target)) {
+    throw Error(fmt::format("--instances runs on the cascade model of the default configuration; "
+                            "target '{}' is another",
+                            target.name));
+  }
+  tbr::ChainRunnerOptions o;
+  o.run.seed = a.rtl.seed;
+  o.run.read_latency = a.rtl.latency;
+  o.run.stall = a.rtl.stall;
+  o.run.fine_grain = a.rtl.mode != "completion";
+  uint64_t bound = 0;
+  for (const ChainStage& st : chain.stages) bound += default_timeout(st.program, target);
+  o.run.timeout = a.rtl.timeout != 0 ? a.rtl.timeout : bound * images.size();
+  if (!a.rtl.trace.empty()) {
+    create_parent(a.rtl.trace);
+    o.run.trace_path = a.rtl.trace;
+  }
+  tbr::ChainRunner runner(o);
+  const tbr::ChainReport r = runner.run_stream(chain, images, outputs);
+  if (!r.bench_errors.empty()) throw Error(fmt::format("bench check failed: {}", r.bench_errors.front()));
+  if (r.failed_stage >= 0) {
+    throw Error(fmt::format("stage {} stopped with error {} at instruction {}", r.failed_stage,
+                            csr::to_string(r.error), r.error_index));
+  }
+  if (!r.finished) throw Error(fmt::format("the chain did not finish within {} cycles", o.run.timeout));
+  fmt::print("RTL cascade (strata_cascade_top), {} stage{}, {} image{}: {} cycles\n",
+             chain.stages.size(), chain.stages.size() == 1 ? "" : "s", images.size(),
+             images.size() == 1 ? "" : "s", r.cycles);
+  return outputs;
+#endif
+}
 
 // The RTL backend of `run`: the output, and how it compares with the golden model.
 struct RtlRunOutcome {
@@ -1038,8 +1275,11 @@ int cmd_run(const RunArgs& a) {
   if (a.backend == "golden" && !a.target.empty()) {
     throw Error("--target applies to --backend isa and rtl only");
   }
-  if (a.backend != "rtl" && (a.check || !a.rtl.trace.empty())) {
+  if (a.backend != "rtl" && (a.check || !a.rtl.trace.empty()) && a.instances == 0) {
     throw Error("--check and --trace apply to --backend rtl only");
+  }
+  if (a.instances > 0 && a.backend == "golden") {
+    throw Error("--instances needs --backend isa or rtl (the golden model runs the whole network)");
   }
   const HwTarget target = a.backend != "golden" ? load_target(a.target) : HwTarget{};
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
@@ -1079,7 +1319,24 @@ int cmd_run(const RunArgs& a) {
              a.input, shape_str(input.shape()));
   Tensor<int8_t> output;
   RtlRunOutcome rtl;
-  if (a.backend == "rtl") {
+  if (a.instances > 0) {
+    const std::vector<Tensor<int8_t>> images = split_images(input, net.input_shape);
+    const std::vector<Tensor<int8_t>> outs = run_chain_backend(net, target, images, a);
+#ifdef STRATA_HAVE_RTL
+    if (a.check) {
+      RtlResult check;
+      check.outputs = outs;
+      std::vector<Tensor<int8_t>> golden;
+      for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));
+      check_against_golden(check, golden);
+      fmt::print("check   every output element compared with the golden model: {} mismatches\n",
+                 check.mismatches);
+      rtl.mismatches = check.mismatches;
+      rtl.first_mismatch = check.first_mismatch;
+    }
+#endif
+    output = join_outputs(outs, batch);
+  } else if (a.backend == "rtl") {
     rtl = run_rtl_backend(net, target, input, batch, a);
     output = rtl.output;
   } else if (a.backend == "isa") {
@@ -1145,11 +1402,27 @@ struct CompileArgs {
   std::string out;
   std::string listing;
   CompileOptions options;
+  int instances = 0;  // --instances K: one program per stage of a chain
 };
 
 int cmd_compile(const CompileArgs& a) {
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
   const HwTarget target = load_target(a.target);
+  if (a.instances > 0) {
+    if (a.options.batch != 1) throw Error("--instances streams images one at a time: no --batch");
+    const ChainProgram chain = compile_chain(net, target, a.instances);
+    print_chain(chain, net);
+    for (size_t k = 0; k < chain.stages.size(); ++k) {
+      const std::string out = stage_path(a.out, k);
+      const std::string lst = a.listing.empty() ? "" : stage_path(a.listing, k);
+      create_parent(out);
+      if (!lst.empty()) create_parent(lst);
+      save_program(chain.stages[k].program, out, lst);
+      fmt::print("wrote {} ({} bytes){}\n", out, chain.stages[k].program.image.size(),
+                 lst.empty() ? "" : fmt::format(" and {}", lst));
+    }
+    return 0;
+  }
   const Program prog = compile(net, target, a.options);
   create_parent(a.out);
   if (!a.listing.empty()) create_parent(a.listing);
@@ -1314,6 +1587,11 @@ int run_main(int argc, char** argv) {
                       "config/default.yaml as built)");
   run_cmd->add_option("--dump-dir", run.dump_dir,
                       "Write every layer's output as <NN>_<layer>.npy into this directory");
+  run_cmd
+      ->add_option("--instances", run.instances,
+                   "Run on a chain of K accelerators (docs/cascade.md): --backend isa runs the "
+                   "stages one after another, rtl streams the images through strata_cascade_top")
+      ->check(CLI::Range(1, 4));
   run_cmd->add_flag("--check", run.check,
                     "--backend rtl: compare every output element with the golden model (exit "
                     "status 3 when any differs)");
@@ -1341,6 +1619,12 @@ int run_main(int argc, char** argv) {
       ->capture_default_str();
   bench_cmd->add_option("--target,--config", bench.target,
                         "Hardware configuration YAML (default: config/default.yaml as built)");
+  bench_cmd
+      ->add_option("--instances", bench.instances,
+                   "Stream the images through a chain of K accelerators (strata_cascade_top, "
+                   "docs/cascade.md) and through one, and report throughput, latency and the "
+                   "speed-up (default 16 images)")
+      ->check(CLI::Range(1, 4));
   bench_cmd
       ->add_option("--json", bench.json_path,
                    "Write the report as JSON: to FILE, or alone on stdout without FILE")
@@ -1380,6 +1664,12 @@ int run_main(int argc, char** argv) {
       ->capture_default_str();
   compile_cmd->add_option("--out", comp.out, "Memory image to write (instructions at byte 0)")
       ->required();
+  compile_cmd
+      ->add_option("--instances", comp.instances,
+                   "Split the network into K stages of a cascade chain (docs/cascade.md) and "
+                   "write one program per stage (OUT and LISTING get .stage<k> before their "
+                   "extension)")
+      ->check(CLI::Range(1, 4));
   compile_cmd->add_option("--listing", comp.listing,
                           "Disassembly listing with the memory map and I/O placement");
 
@@ -1420,6 +1710,7 @@ int run_main(int argc, char** argv) {
   if (run_cmd->parsed()) return cmd_run(run);
   if (bench_cmd->parsed()) {
     bench.json = bench_cmd->count("--json") > 0;
+    bench.batch_given = bench_cmd->count("--batch") > 0;
     if (!bench.input.empty() && bench_cmd->count("--batch") > 0) {
       throw Error("--batch and --input exclude each other (the input file sets the batch)");
     }

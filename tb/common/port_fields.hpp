@@ -55,6 +55,39 @@ uint64_t get_field(const VlWide<W>& port, unsigned lsb, unsigned width) {
   return value;
 }
 
+// The C++ type Verilator gives a port of `Bits` bits.
+template <unsigned Bits>
+using VlPort = std::conditional_t<
+    Bits <= 8, CData,
+    std::conditional_t<Bits <= 16, SData,
+                       std::conditional_t<Bits <= 32, IData,
+                                          std::conditional_t<Bits <= 64, QData,
+                                                             VlWide<(Bits + 31) / 32>>>>>;
+
+// Copies a flat port (any width) to or from bits [lsb, lsb + width) of a struct port.
+template <class Port, class Flat>
+void pack_field(Port& port, unsigned lsb, unsigned width, const Flat& flat) {
+  if constexpr (std::is_integral_v<Flat>) {
+    set_field(port, lsb, width, static_cast<uint64_t>(flat));
+  } else {
+    for (unsigned done = 0; done < width; done += 32) {
+      set_field(port, lsb + done, std::min(32u, width - done), flat[done / 32]);
+    }
+  }
+}
+
+template <class Port, class Flat>
+void unpack_field(const Port& port, unsigned lsb, unsigned width, Flat& flat) {
+  if constexpr (std::is_integral_v<Flat>) {
+    flat = static_cast<Flat>(get_field(port, lsb, width));
+  } else {
+    for (unsigned done = 0; done < width; done += 32) {
+      const unsigned take = std::min(32u, width - done);
+      flat[done / 32] = static_cast<uint32_t>(get_field(port, lsb + done, take));
+    }
+  }
+}
+
 // Sign-extended field.
 template <class Port>
 int64_t get_signed(const Port& port, unsigned lsb, unsigned width) {

@@ -30,3 +30,12 @@ target_compile_definitions(strata_cli_rtl_tests PRIVATE
 add_dependencies(strata_cli_rtl_tests strata examples)
 gtest_discover_tests(strata_cli_rtl_tests DISCOVERY_TIMEOUT 120)
 strata_discovered_labels(strata_cli_rtl_tests network)
+
+# Cascade chains (docs/cascade.md) on the Verilated strata_cascade_top
+# (strata_chain_runner): example networks on 2 to 4 stages, link and memory
+# stalls, an error in one stage, misrouted and malformed transfers.
+add_executable(strata_cascade_tests ${CMAKE_CURRENT_SOURCE_DIR}/network/cascade_chain_test.cpp)
+target_link_libraries(strata_cascade_tests PRIVATE strata_chain_runner GTest::gtest_main)
+target_include_directories(strata_cascade_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/common)
+gtest_discover_tests(strata_cascade_tests DISCOVERY_TIMEOUT 120)
+strata_discovered_labels(strata_cascade_tests network random)

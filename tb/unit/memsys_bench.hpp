@@ -9,7 +9,10 @@
 //     COMPUTE semantics (a 2D bank-to-bank copy with each byte XOR 0x5A);
 //   - MemsysBench: the fixture (AXI memory model, CSR driver, stand-in, PE /
 //     control / parameter write recorders, run_program with a cycle timeout,
-//     bank words read back through either compute read port).
+//     bank words read back through either compute read port), and the
+//     cascade link: by default a loopback (the cascade output's beats come
+//     back on the cascade input, both sides with random stalls), or beats
+//     a test puts on the input itself.
 // On a sparse build (STRATA_BENCH_SPARSE, the top built with Sparse = 1) the
 // reference also runs LOAD CONTROL (control words and the schedule, which
 // the load engine writes through the PE port with pe_ctl_o), and CONFIG says
@@ -127,12 +130,16 @@ struct LoadSpec {
   int dst_id = 0;
   bool pe_step = false;
   int dst_addr = 0, dst_stride = 0;
+  bool cascade = false;  // src_kind CASCADE (ext_addr, ext_stride 0)
+  int link_id = 0;
 };
 
 struct StoreSpec {
   uint64_t ext_addr = 0, ext_stride = 0;
   int rows = 1, row_words = 1;
   int src_id = 0, src_addr = 0, src_stride = 0;
+  bool cascade = false;  // dst_kind CASCADE (ext_addr, ext_stride 0)
+  int link_id = 0;
 };
 
 // The stand-in's COMPUTE: rows x words of bank in_id from in_base (rows
@@ -157,6 +164,8 @@ inline Instr load_instr(const LoadSpec& s) {
       .set(kDstKind, uint64_t(s.kind))
       .set(kDstId, s.dst_id)
       .set(kDstPeStep, s.pe_step)
+      .set(kSrcKind, uint64_t(s.cascade ? isa::LoadSrc::kCascade : isa::LoadSrc::kExt))
+      .set(kLinkId, uint64_t(s.link_id))
       .set(kDstAddr, s.dst_addr)
       .set(kDstRowStride, s.dst_stride);
   return i;
@@ -172,7 +181,9 @@ inline Instr store_instr(const StoreSpec& s) {
       .set(kRowWords, s.row_words)
       .set(kSrcId, s.src_id)
       .set(kSrcAddr, s.src_addr)
-      .set(kSrcRowStride, s.src_stride);
+      .set(kSrcRowStride, s.src_stride)
+      .set(kDstKind, uint64_t(s.cascade ? isa::StoreDst::kCascade : isa::StoreDst::kExt))
+      .set(kLinkId, uint64_t(s.link_id));
   return i;
 }
 
@@ -239,6 +250,7 @@ class RefMachine {
   std::map<std::pair<int, int>, Word> pe_cache;  // (pe, addr) -> word
   std::map<std::pair<int, int>, Word> control;   // (pe or P = schedule, addr) -> word
   std::map<int, Word> param;                     // channel -> 8 bytes
+  std::deque<uint8_t> link;                      // cascade loopback: stored, not yet loaded
 
   void execute(const Instr& i) {
     switch (i.op()) {
@@ -254,10 +266,24 @@ class RefMachine {
     const auto kind = static_cast<isa::LoadDst>(i.get(kDstKind));
     const int rows = static_cast<int>(i.get(kRows)), words = static_cast<int>(i.get(kRowWords));
     const int unit = kind == isa::LoadDst::kParam ? kParamBytes : kWordBytes;
+    const bool cascade = i.get(kSrcKind) == uint64_t(isa::LoadSrc::kCascade);
+    if (cascade && kind == isa::LoadDst::kParam) {
+      ADD_FAILURE() << "test bug: the reference loads words, not parameter entries, from the link";
+    }
     for (int r = 0; r < rows; ++r) {
       const uint64_t src = i.get(kExtAddr) + uint64_t(r) * i.get(kExtRowStride);
       for (int w = 0; w < words; ++w) {
-        Word v = ext.read_block(src + uint64_t(w) * unit, unit);
+        Word v;
+        if (cascade) {
+          if (link.size() < size_t(unit)) {
+            ADD_FAILURE() << "test bug: a cascade LOAD takes more than the STOREs before it sent";
+            return;
+          }
+          v.assign(link.begin(), link.begin() + unit);
+          link.erase(link.begin(), link.begin() + unit);
+        } else {
+          v = ext.read_block(src + uint64_t(w) * unit, unit);
+        }
         const int id = static_cast<int>(i.get(kDstId));
         const int base = static_cast<int>(i.get(kDstAddr)), stride = static_cast<int>(i.get(kDstRowStride));
         if (kind == isa::LoadDst::kBank) {
@@ -290,7 +316,11 @@ class RefMachine {
                         << " that nothing wrote";
           continue;
         }
-        ext.write_block(dst + uint64_t(w) * kWordBytes, it->second);
+        if (i.get(kDstKind) == uint64_t(isa::StoreDst::kCascade)) {
+          link.insert(link.end(), it->second.begin(), it->second.end());
+        } else {
+          ext.write_block(dst + uint64_t(w) * kWordBytes, it->second);
+        }
       }
     }
   }
@@ -473,6 +503,13 @@ class ComputeStandIn {
 
 // ---------------------------------------------------------------------------
 
+// One beat of the cascade link: TDATA bytes, TLAST, TUSER.
+struct CasBeat {
+  std::vector<uint8_t> data;
+  bool last = false;
+  uint16_t user = 0;
+};
+
 struct RunResult {
   bool finished = false;  // IRQ seen before the timeout
   uint32_t status = 0;
@@ -515,6 +552,7 @@ class MemsysBench : public SimFixture<Vtop> {
       set_field(req, kBankAddrBits, kBankIdxBits, uint64_t(peek_->first));
       set_field(req, 0, kBankAddrBits, uint64_t(peek_->second));
     }
+    drive_cascade(d);
     if (drive_) drive_();  // a test's own drive of the ports, last
     d.pe_ready_i = !pe_throttle_.stall(rng());
     d.param_ready_i = !param_throttle_.stall(rng());
@@ -557,6 +595,7 @@ class MemsysBench : public SimFixture<Vtop> {
     if (bus_.m_axi_arvalid && bus_.m_axi_arready && bus_.m_axi_arid == 1) {
       load_ar_cycles_.push_back(cycle());
     }
+    sample_cascade(d);
     if (monitor_) monitor_();
     tick();
   }
@@ -690,6 +729,52 @@ class MemsysBench : public SimFixture<Vtop> {
     return peek_word_;
   }
 
+  // The cascade link (see the header): the input offers cas_in_.front() (a
+  // loopback moves every beat the output sends there), each side stalled
+  // with probability cas_stall_.
+  void drive_cascade(Vtop& d) {
+    d.chain_stop_i = chain_stop_;
+    d.cas_out_ready_i = !cas_stall(cas_ready_hold_);
+    const bool offer = !cas_in_.empty() && (cas_in_offered_ || !cas_stall(cas_valid_hold_));
+    d.cas_in_valid_i = offer;
+    cas_in_offered_ = offer;
+    if (offer) {
+      const CasBeat& b = cas_in_.front();
+      for (int i = 0; i < kBeatBytes; ++i) set_field(d.cas_in_data_i, 8 * i, 8, b.data[i]);
+      d.cas_in_last_i = b.last;
+      d.cas_in_user_i = b.user;
+    } else {  // what the link shows between beats means nothing: noise
+      for (int i = 0; i < kBeatBytes; ++i) set_field(d.cas_in_data_i, 8 * i, 8, rng()() & 0xFF);
+      d.cas_in_last_i = rng()() & 1;
+      d.cas_in_user_i = static_cast<uint16_t>(rng()());
+    }
+  }
+  void sample_cascade(const Vtop& d) {
+    if (d.cas_in_valid_i && d.cas_in_ready_o) {
+      cas_in_.pop_front();
+      cas_in_offered_ = false;
+      ++cas_taken_;
+    }
+    if (d.cas_out_valid_o && d.cas_out_ready_i) {
+      CasBeat b;
+      b.data.resize(kBeatBytes);
+      for (int i = 0; i < kBeatBytes; ++i) {
+        b.data[i] = static_cast<uint8_t>(get_field(d.cas_out_data_o, 8 * i, 8));
+      }
+      b.last = d.cas_out_last_o;
+      b.user = static_cast<uint16_t>(d.cas_out_user_o);
+      if (cas_loopback_) {
+        cas_in_.push_back(std::move(b));
+      } else {
+        cas_sent_.push_back(std::move(b));
+      }
+    }
+  }
+  bool cas_stall(bool& hold) {
+    hold = cas_stall_ > 0 && std::bernoulli_distribution(cas_stall_)(rng());
+    return hold;
+  }
+
   // Semaphore count (L2C, C2S, C2L, S2C, S2L = 0..4) from the debug port
   // (SemWidth bits each; tb/unit/memsys.cmake sets both).
   uint64_t sem(int s) {
@@ -715,6 +800,14 @@ class MemsysBench : public SimFixture<Vtop> {
   int peek_port_ = 0;                        // through cr (0) or cr1 (1)
   int peek_due_ = 0;                         // cycles until its word arrives
   std::vector<uint8_t> peek_word_;
+  std::deque<CasBeat> cas_in_;       // beats offered on the cascade input, in order
+  std::vector<CasBeat> cas_sent_;    // beats the output sent (without the loopback)
+  bool cas_loopback_ = true;         // output beats go to cas_in_
+  double cas_stall_ = 0.0;           // stall probability of each side per cycle
+  bool cas_in_offered_ = false;      // the input's beat was offered and not taken yet
+  bool cas_ready_hold_ = false, cas_valid_hold_ = false;
+  uint64_t cas_taken_ = 0;           // beats the input took
+  bool chain_stop_ = false;          // chain_stop_i
 };
 
 }  // namespace strata::tb

@@ -20,39 +20,6 @@
 
 namespace strata::tb {
 
-// The C++ type Verilator gives a port of `Bits` bits.
-template <unsigned Bits>
-using VlPort = std::conditional_t<
-    Bits <= 8, CData,
-    std::conditional_t<Bits <= 16, SData,
-                       std::conditional_t<Bits <= 32, IData,
-                                          std::conditional_t<Bits <= 64, QData,
-                                                             VlWide<(Bits + 31) / 32>>>>>;
-
-// Copies a flat port (any width) to or from bits [lsb, lsb + width) of a struct port.
-template <class Port, class Flat>
-void pack_field(Port& port, unsigned lsb, unsigned width, const Flat& flat) {
-  if constexpr (std::is_integral_v<Flat>) {
-    set_field(port, lsb, width, static_cast<uint64_t>(flat));
-  } else {
-    for (unsigned done = 0; done < width; done += 32) {
-      set_field(port, lsb + done, std::min(32u, width - done), flat[done / 32]);
-    }
-  }
-}
-
-template <class Port, class Flat>
-void unpack_field(const Port& port, unsigned lsb, unsigned width, Flat& flat) {
-  if constexpr (std::is_integral_v<Flat>) {
-    flat = static_cast<Flat>(get_field(port, lsb, width));
-  } else {
-    for (unsigned done = 0; done < width; done += 32) {
-      const unsigned take = std::min(32u, width - done);
-      flat[done / 32] = static_cast<uint32_t>(get_field(port, lsb + done, take));
-    }
-  }
-}
-
 // Walks a struct's fields from the most significant one: `fields(f)` calls
 // f(flat, width) for each field in declaration order.
 template <class Port, class Fields>

@@ -646,8 +646,8 @@ TEST_F(STRATA_MEMSYS_SUITE, AllZeroInstructionIsIllegal) {
 }
 
 TEST_F(STRATA_MEMSYS_SUITE, ReservedBitSet) {
-  expect_error_then_recover({load_instr(small_load()).bit(300, true), end_instr()},
-                            ErrorCode::kIllegalInstr, 0, "reserved bit 300 of a LOAD");
+  expect_error_then_recover({load_instr(small_load()).bit(310, true), end_instr()},
+                            ErrorCode::kIllegalInstr, 0, "reserved bit 310 of a LOAD");
 }
 
 TEST_F(STRATA_MEMSYS_SUITE, DependencyFieldRules) {
@@ -1204,6 +1204,203 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadControlChecks) {
                                 EXPECT_TRUE(pe_writes_.empty()) << bad.what;
                               });
   }
+}
+
+
+// ---------------------------------------------------------------- cascade
+// (docs/cascade.md) The bench's link is a loopback: what the store engine
+// sends on the cascade output comes back on the cascade input.
+
+// LOAD ext -> bank 0 -> relay -> STORE CASCADE (one or two transfers) ...
+// LOAD CASCADE (the same transfers, other row shapes) -> bank 1 and the PE
+// caches -> relay -> STORE ext: the words arrive unchanged, in order, under
+// random stalls on both sides of the link and on the bus, in both modes.
+TEST_F(STRATA_MEMSYS_SUITE, CascadeLoopback) {
+  for (int round = 0; round < 6; ++round) {
+    const bool fine = round % 2 == 1;
+    cas_stall_ = round < 2 ? 0.0 : 0.35;
+    auto& c = axi_->config();
+    c.ar_stall = c.aw_stall = c.w_stall = c.r_gap = c.b_gap = round < 4 ? 0.0 : 0.3;
+    const int rows = static_cast<int>(rand_int(1, 6)), words = static_cast<int>(rand_int(1, 40));
+    LoadSpec in = small_load();
+    in.rows = rows;
+    in.row_words = words;
+    in.ext_stride = uint64_t(words) * kWordBytes;
+    in.dst_stride = words;
+    const uint16_t id = static_cast<uint16_t>(rand_int(0, 0xFFFF));
+    // Transfer 1: the map as one STORE of rows x words; transfer 2: its first
+    // row again, 1 x words.
+    StoreSpec out1;
+    out1.rows = rows;
+    out1.row_words = words;
+    out1.src_stride = words;
+    out1.cascade = true;
+    out1.link_id = id;
+    StoreSpec out2 = out1;
+    out2.rows = 1;
+    out2.link_id = id ^ 1;
+    LoadSpec back1;  // one row of rows x words, into bank 1
+    back1.cascade = true;
+    back1.link_id = id;
+    back1.rows = 1;
+    back1.row_words = rows * words;
+    back1.dst_id = 1;
+    back1.dst_addr = 100;
+    LoadSpec back2;  // the second transfer into PE caches, a word per PE
+    back2.cascade = true;
+    back2.link_id = id ^ 1;
+    back2.kind = isa::LoadDst::kPeCache;
+    back2.pe_step = true;
+    back2.rows = words;
+    back2.row_words = 1;
+    back2.dst_addr = 20;
+    back2.dst_stride = 1;
+    StoreSpec res = small_store(rows * words, 1);
+    res.src_id = 1;
+    res.src_addr = 100;
+    res.src_stride = 1;
+    res.rows = 1;
+    res.row_words = rows * words;
+    res.ext_stride = uint64_t(rows * words) * kWordBytes;
+    // Consumers take their one unit before their first step in both modes.
+    run_and_check({load_instr(in).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
+                   store_instr(out1).deps(1, 0, 0, 0).fine(1, 0), store_instr(out2),
+                   load_instr(back1).deps(0, 0, 1, 0), load_instr(back2),
+                   compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
+                   store_instr(res).deps(1, 0, 0, 0).fine(1, 0), end_instr()},
+                  fmt::format("cascade loopback round {}", round), fine);
+    EXPECT_TRUE(cas_in_.empty()) << "every beat sent was taken";
+    EXPECT_EQ(cas_taken_, uint64_t((rows + 1) * words * (kWordBytes / kBeatBytes)));
+    cas_taken_ = 0;
+    if (HasFailure()) return;
+  }
+}
+
+// What the cascade input offers, one transfer of `beats` beats (TLAST on the
+// last unless `last` is false) with link id `user`.
+static void offer_transfer(std::deque<CasBeat>& link, int beats, uint16_t user,
+                           bool last = true) {
+  for (int b = 0; b < beats; ++b) {
+    CasBeat beat;
+    beat.data.assign(kBeatBytes, static_cast<uint8_t>(b));
+    beat.user = user;
+    beat.last = last && b == beats - 1;
+    link.push_back(beat);
+  }
+}
+
+// A cascade transfer that does not match its LOAD stops the run with
+// CASCADE at that LOAD: another link id, TLAST early, TLAST missing on the
+// LOAD's last beat. What stays in the link is dropped until the next START,
+// and the next run is correct (a loopback included).
+TEST_F(STRATA_MEMSYS_SUITE, CascadeTransferChecks) {
+  cas_loopback_ = false;
+  const int beats_per_word = kWordBytes / kBeatBytes;
+  LoadSpec l;
+  l.cascade = true;
+  l.link_id = 5;
+  l.rows = 2;
+  l.row_words = 3;
+  const int beats = 6 * beats_per_word;
+  struct Case {
+    const char* what;
+    int beats;
+    uint16_t user;
+    bool last;
+  };
+  for (const Case& c : {Case{"another link id", beats, 6, true},
+                        Case{"TLAST before the last beat", beats - 1, 5, true},
+                        Case{"no TLAST on the last beat", beats + 3, 5, true},
+                        Case{"no TLAST at all", beats, 5, false}}) {
+    cas_in_.clear();
+    offer_transfer(cas_in_, c.beats, c.user, c.last);
+    offer_transfer(cas_in_, 4, 9);  // a later transfer, left in the link
+    expect_error_then_recover({load_instr(small_load()), load_instr(l), end_instr()},
+                              ErrorCode::kCascade, 1, c.what, {}, [&] {
+                                EXPECT_TRUE(cas_in_.empty())
+                                    << c.what << ": the link is emptied after the error";
+                              });
+    if (HasFailure()) return;
+  }
+  // Stale beats offered after an error are dropped; after the next START the
+  // link carries a correct transfer again.
+  cas_in_.clear();
+  offer_transfer(cas_in_, 2, 7, false);
+  expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kCascade, 0, "short, no TLAST");
+  cas_loopback_ = true;
+  StoreSpec s;
+  s.cascade = true;
+  s.link_id = 5;
+  s.rows = 1;
+  s.row_words = 6;
+  s.src_stride = 6;
+  LoadSpec in = small_load();
+  in.rows = 1;
+  in.row_words = 6;
+  run_and_check({load_instr(in).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
+                 store_instr(s).deps(1, 0, 0, 0), load_instr(l), end_instr()},
+                "loopback after the errors");
+}
+
+// Field rules of the cascade transfers: an undefined source or destination
+// kind, and a cascade transfer with an external address or stride, are
+// ILLEGAL_INSTR.
+TEST_F(STRATA_MEMSYS_SUITE, CascadeFieldChecks) {
+  LoadSpec l;
+  l.cascade = true;
+  l.ext_addr = kBeatBytes;
+  expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kIllegalInstr, 0,
+                            "cascade LOAD with ext_addr");
+  l.ext_addr = 0;
+  l.ext_stride = kBeatBytes;
+  expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kIllegalInstr, 0,
+                            "cascade LOAD with ext_row_stride");
+  Instr src2 = load_instr(small_load());
+  src2.set(isa::load::kSrcKind, 2);
+  expect_error_then_recover({src2, end_instr()}, ErrorCode::kIllegalInstr, 0, "LOAD src_kind 2");
+  StoreSpec s;
+  s.cascade = true;
+  s.ext_stride = kBeatBytes;
+  expect_error_then_recover({store_instr(s), end_instr()}, ErrorCode::kIllegalInstr, 0,
+                            "cascade STORE with ext_row_stride");
+  Instr dst3 = store_instr(small_store());
+  dst3.set(isa::store::kDstKind, 3);
+  expect_error_then_recover({dst3, end_instr()}, ErrorCode::kIllegalInstr, 0, "STORE dst_kind 3");
+}
+
+// chain_stop_i (another stage of the chain stopped) stops a run waiting on
+// the cascade with CHAIN_STOP, index 0xFFFF; this stage's own error raises
+// chain_stop_o while it drains. Then a correct run.
+TEST_F(STRATA_MEMSYS_SUITE, CascadeChainStop) {
+  cas_loopback_ = false;
+  LoadSpec l;
+  l.cascade = true;
+  l.rows = 4;
+  l.row_words = 4;
+  uint64_t stop_seen = 0;
+  monitor_ = [&] { stop_seen += dut().chain_stop_o; };
+  write_program({load_instr(l), end_instr()}, kProgBase);
+  start(kProgBase, 2);
+  const uint64_t started = cycle();
+  steps(300);  // the LOAD waits for beats that never come
+  EXPECT_TRUE(csr_->read(csr::kStatus) & csr::kStatusBusy) << "waiting on the link, no deadlock";
+  chain_stop_ = true;
+  const RunResult r = wait_done(1000, started);
+  chain_stop_ = false;
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.code, ErrorCode::kChainStop) << csr::to_string(r.code);
+  EXPECT_EQ(r.index, 0xFFFF);
+  EXPECT_GT(stop_seen, 0u) << "chain_stop_o while draining";
+  stop_seen = 0;
+  LoadSpec bad = small_load();
+  bad.rows = 0;
+  expect_error_then_recover({load_instr(bad), end_instr()}, ErrorCode::kIllegalInstr, 0,
+                            "an error of this stage", {}, [&] {
+                              EXPECT_GT(stop_seen, 0u) << "chain_stop_o after its own error";
+                            });
+  stop_seen = 0;
+  run_and_check(random_tiles(2, 3, 10), "after the chain stop");
+  EXPECT_EQ(stop_seen, 0u) << "no chain_stop_o on a good run";
 }
 
 }  // namespace

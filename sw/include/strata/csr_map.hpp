@@ -140,6 +140,8 @@ enum class ErrorCode : uint8_t {
   kBusyStart = 5,
   kNoEnd = 6,
   kDeadlock = 7,
+  kCascade = 8,
+  kChainStop = 9,
 };
 
 inline constexpr std::string_view to_string(ErrorCode code) {
@@ -152,6 +154,8 @@ inline constexpr std::string_view to_string(ErrorCode code) {
     case ErrorCode::kBusyStart: return "BUSY_START";
     case ErrorCode::kNoEnd: return "NO_END";
     case ErrorCode::kDeadlock: return "DEADLOCK";
+    case ErrorCode::kCascade: return "CASCADE";
+    case ErrorCode::kChainStop: return "CHAIN_STOP";
   }
   return "(unknown error code)";
 }

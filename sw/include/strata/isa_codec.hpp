@@ -60,8 +60,10 @@ struct LoadInstr {
   LoadDst dst_kind = LoadDst::kBank;  // destination memory
   int64_t dst_id = 0;  // bank index (BANK), first PE index (PE_CACHE, CONTROL), or P for the packed-row schedule (CONTROL)
   bool dst_pe_step = false;  // PE_CACHE, CONTROL to PEs: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
+  LoadSrc src_kind = LoadSrc::kExt;  // where the units come from: external memory, or the cascade input (ext_addr, ext_row_stride 0)
   int64_t dst_addr = 0;  // destination word address of row 0 (PARAM: channel index)
   int64_t dst_row_stride = 0;  // destination words between rows
+  int64_t link_id = 0;  // CASCADE: the transfer's link id (TUSER of every beat; another id is error CASCADE)
   bool operator==(const LoadInstr&) const = default;
 };
 
@@ -76,8 +78,10 @@ inline Instruction encode(const LoadInstr& in) {
   instr.set(load::kDstKind, static_cast<int64_t>(in.dst_kind));
   instr.set(load::kDstId, in.dst_id);
   instr.set(load::kDstPeStep, in.dst_pe_step ? 1 : 0);
+  instr.set(load::kSrcKind, static_cast<int64_t>(in.src_kind));
   instr.set(load::kDstAddr, in.dst_addr);
   instr.set(load::kDstRowStride, in.dst_row_stride);
+  instr.set(load::kLinkId, in.link_id);
   return instr;
 }
 
@@ -92,8 +96,10 @@ inline LoadInstr decode_load(const Instruction& instr) {
   out.dst_kind = static_cast<LoadDst>(instr.raw(load::kDstKind));
   out.dst_id = instr.get(load::kDstId);
   out.dst_pe_step = instr.raw(load::kDstPeStep) != 0;
+  out.src_kind = static_cast<LoadSrc>(instr.raw(load::kSrcKind));
   out.dst_addr = instr.get(load::kDstAddr);
   out.dst_row_stride = instr.get(load::kDstRowStride);
+  out.link_id = instr.get(load::kLinkId);
   return out;
 }
 
@@ -244,9 +250,11 @@ struct StoreInstr {
   int64_t ext_row_stride = 0;  // bytes between rows in external memory
   int64_t rows = 0;  // rows to transfer (>= 1)
   int64_t row_words = 0;  // N-byte words per row (>= 1)
+  StoreDst dst_kind = StoreDst::kExt;  // where the words go: external memory, or the cascade output (ext_addr, ext_row_stride 0)
   int64_t src_id = 0;  // source bank index
   int64_t src_addr = 0;  // source word address of row 0
   int64_t src_row_stride = 0;  // source words between rows
+  int64_t link_id = 0;  // CASCADE: the transfer's link id, sent as TUSER with every beat
   bool operator==(const StoreInstr&) const = default;
 };
 
@@ -258,9 +266,11 @@ inline Instruction encode(const StoreInstr& in) {
   instr.set(store::kExtRowStride, in.ext_row_stride);
   instr.set(store::kRows, in.rows);
   instr.set(store::kRowWords, in.row_words);
+  instr.set(store::kDstKind, static_cast<int64_t>(in.dst_kind));
   instr.set(store::kSrcId, in.src_id);
   instr.set(store::kSrcAddr, in.src_addr);
   instr.set(store::kSrcRowStride, in.src_row_stride);
+  instr.set(store::kLinkId, in.link_id);
   return instr;
 }
 
@@ -272,9 +282,11 @@ inline StoreInstr decode_store(const Instruction& instr) {
   out.ext_row_stride = instr.get(store::kExtRowStride);
   out.rows = instr.get(store::kRows);
   out.row_words = instr.get(store::kRowWords);
+  out.dst_kind = static_cast<StoreDst>(instr.raw(store::kDstKind));
   out.src_id = instr.get(store::kSrcId);
   out.src_addr = instr.get(store::kSrcAddr);
   out.src_row_stride = instr.get(store::kSrcRowStride);
+  out.link_id = instr.get(store::kLinkId);
   return out;
 }
 

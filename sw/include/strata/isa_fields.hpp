@@ -63,6 +63,34 @@ constexpr const char* load_dst_name(uint64_t value) {
   }
 }
 
+enum class LoadSrc : uint8_t {
+  kExt = 0,
+  kCascade = 1,
+};
+
+// Name of a load_src value, nullptr if the value is not defined.
+constexpr const char* load_src_name(uint64_t value) {
+  switch (value) {
+    case 0: return "EXT";
+    case 1: return "CASCADE";
+    default: return nullptr;
+  }
+}
+
+enum class StoreDst : uint8_t {
+  kExt = 0,
+  kCascade = 1,
+};
+
+// Name of a store_dst value, nullptr if the value is not defined.
+constexpr const char* store_dst_name(uint64_t value) {
+  switch (value) {
+    case 0: return "EXT";
+    case 1: return "CASCADE";
+    default: return nullptr;
+  }
+}
+
 enum class ComputeMode : uint8_t {
   kConv = 0,
   kFc = 1,
@@ -133,14 +161,16 @@ inline constexpr Field kRowWords{"row_words", 208, 16, false};  // words per row
 inline constexpr Field kDstKind{"dst_kind", 224, 2, false};  // destination memory
 inline constexpr Field kDstId{"dst_id", 226, 6, false};  // bank index (BANK), first PE index (PE_CACHE, CONTROL), or P for the packed-row schedule (CONTROL)
 inline constexpr Field kDstPeStep{"dst_pe_step", 232, 1, false};  // PE_CACHE, CONTROL to PEs: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
+inline constexpr Field kSrcKind{"src_kind", 234, 2, false};  // where the units come from: external memory, or the cascade input (ext_addr, ext_row_stride 0)
 inline constexpr Field kDstAddr{"dst_addr", 256, 16, false};  // destination word address of row 0 (PARAM: channel index)
 inline constexpr Field kDstRowStride{"dst_row_stride", 272, 16, false};  // destination words between rows
-inline constexpr std::array<Field, 9> kFields{{kExtAddr, kExtRowStride, kRows, kRowWords, kDstKind, kDstId, kDstPeStep, kDstAddr, kDstRowStride}};
+inline constexpr Field kLinkId{"link_id", 288, 16, false};  // CASCADE: the transfer's link id (TUSER of every beat; another id is error CASCADE)
+inline constexpr std::array<Field, 11> kFields{{kExtAddr, kExtRowStride, kRows, kRowWords, kDstKind, kDstId, kDstPeStep, kSrcKind, kDstAddr, kDstRowStride, kLinkId}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
-    0xffffffffffffffffull, 0x000001ffffffffffull,
-    0x00000000ffffffffull, 0x0000000000000000ull,
+    0xffffffffffffffffull, 0x00000dffffffffffull,
+    0x0000ffffffffffffull, 0x0000000000000000ull,
     0x0000000000000000ull, 0x0000000000000000ull,
 }};
 }  // namespace load
@@ -203,15 +233,17 @@ inline constexpr Field kExtAddr{"ext_addr", 128, 40, false};  // external byte a
 inline constexpr Field kExtRowStride{"ext_row_stride", 168, 24, false};  // bytes between rows in external memory
 inline constexpr Field kRows{"rows", 192, 16, false};  // rows to transfer (>= 1)
 inline constexpr Field kRowWords{"row_words", 208, 16, false};  // N-byte words per row (>= 1)
+inline constexpr Field kDstKind{"dst_kind", 224, 2, false};  // where the words go: external memory, or the cascade output (ext_addr, ext_row_stride 0)
 inline constexpr Field kSrcId{"src_id", 226, 6, false};  // source bank index
 inline constexpr Field kSrcAddr{"src_addr", 256, 16, false};  // source word address of row 0
 inline constexpr Field kSrcRowStride{"src_row_stride", 272, 16, false};  // source words between rows
-inline constexpr std::array<Field, 7> kFields{{kExtAddr, kExtRowStride, kRows, kRowWords, kSrcId, kSrcAddr, kSrcRowStride}};
+inline constexpr Field kLinkId{"link_id", 288, 16, false};  // CASCADE: the transfer's link id, sent as TUSER with every beat
+inline constexpr std::array<Field, 9> kFields{{kExtAddr, kExtRowStride, kRows, kRowWords, kDstKind, kSrcId, kSrcAddr, kSrcRowStride, kLinkId}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
-    0xffffffffffffffffull, 0x000000fcffffffffull,
-    0x00000000ffffffffull, 0x0000000000000000ull,
+    0xffffffffffffffffull, 0x000000ffffffffffull,
+    0x0000ffffffffffffull, 0x0000000000000000ull,
     0x0000000000000000ull, 0x0000000000000000ull,
 }};
 }  // namespace store

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,17 @@ enum class SimError : uint8_t {
   kBusyStart = 5,
   kNoEnd = 6,
   kDeadlock = 7,
+  kCascade = 8,
+  kChainStop = 9,
 };
 const char* sim_error_name(SimError e);  // "ILLEGAL_INSTR", ... as in registers.yaml
+
+// One transfer on a cascade link (docs/cascade.md): the bytes of one STORE
+// CASCADE, with its link id.
+struct CascadeTransfer {
+  uint16_t link_id = 0;
+  std::vector<uint8_t> bytes;
+};
 
 struct SimOptions {
   uint64_t instr_base = 0;       // INSTR_BASE (64-byte aligned)
@@ -51,6 +61,13 @@ struct SimOptions {
                                    // in an order the semaphores allow (false: program order)
   int queue_depth = 4;           // instructions each engine's queue holds (>= 1)
   uint64_t onchip_seed = 0;      // initial banks/caches/params: 0 = zeros, else seeded noise
+  // Cascade link (a chain runs its stages one after the other, each stage's
+  // output the next one's input): a LOAD CASCADE takes the front transfer of
+  // cascade_in (none there, or none connected: error CASCADE, where the
+  // hardware would wait); a STORE CASCADE appends to cascade_out (none
+  // connected: the bytes are dropped, as by a tied-off output port).
+  std::deque<CascadeTransfer>* cascade_in = nullptr;
+  std::vector<CascadeTransfer>* cascade_out = nullptr;
 };
 
 // Two accesses to the same word by different engines, at least one a write,

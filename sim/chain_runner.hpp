@@ -1,0 +1,82 @@
+// Runs a cascade chain (strata/cascade.hpp, docs/cascade.md) on the Verilated
+// strata_cascade_top: four stages of the build's default configuration, each
+// with its own C++ AXI4 memory model (axi_mem_model.hpp) and AXI4-Lite CSR
+// driver (axil_driver.hpp), the links between them inside the RTL. A chain of
+// K < 4 stages uses stages 0 .. K-1; the others stay idle.
+//
+// A stream of images goes through the chain the way a host would drive it:
+// each stage runs its program once per image and is started again as soon
+// as it has finished (its interrupt), the stages from the last to the first
+// when several are idle, stage 0 with the next image written into its input
+// region; the last stage's output is read after each of its runs. The
+// transfers of image i + 1 wait in the links (back-pressure) until the next
+// stage is started for it. When a stage stops with an error, no stage is
+// started again; the others stop with CHAIN_STOP (or finish their run) and
+// the report names the stage whose own error stopped the chain.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accel_runner.hpp"
+#include "strata/cascade.hpp"
+#include "strata/csr_map.hpp"
+#include "strata/tensor.hpp"
+
+namespace strata::tb {
+
+struct ChainRunnerOptions {
+  RunnerOptions run;         // seed, read latency, memory stalls, mode, timeout, trace
+  double link_stall = 0.0;   // probability per link and cycle that the link holds (link_hold_i)
+};
+
+// One stage's share of a stream.
+struct StageReport {
+  int runs = 0;                    // runs finished (interrupts)
+  csr::ErrorCode error = csr::ErrorCode::kNone;  // of its last run
+  uint16_t error_index = 0;
+  PerfCounts counters{};           // summed over its runs (read over AXI4-Lite)
+};
+
+struct ChainReport {
+  bool finished = false;           // every stage done or stopped before the timeout
+  uint64_t cycles = 0;             // first START to the last stage's last interrupt
+  std::vector<uint64_t> image_start, image_done;  // per image: stage 0 START, last stage done
+  std::vector<StageReport> stages;
+  int failed_stage = -1;           // the stage whose own error stopped the chain, or -1
+  csr::ErrorCode error = csr::ErrorCode::kNone;  // its error
+  uint16_t error_index = 0;
+  std::vector<std::string> bench_errors;  // AXI protocol, CSR responses, RTL assertions
+  bool ok() const { return finished && failed_stage < 0 && bench_errors.empty(); }
+};
+
+class ChainRunner {
+ public:
+  static constexpr int kStages = 4;  // strata_cascade_top's K in the build
+
+  explicit ChainRunner(const ChainRunnerOptions& options = {});
+  ~ChainRunner();
+  ChainRunner(const ChainRunner&) = delete;
+  ChainRunner& operator=(const ChainRunner&) = delete;
+
+  // Whether `target` is the hardware of the built chain (the default configuration).
+  static bool built_for(const HwTarget& target);
+
+  // Streams `inputs` through `chain` (see the header); outputs, one per image
+  // that left the last stage, go to `outputs`.
+  ChainReport run_stream(const ChainProgram& chain, const std::vector<Tensor<int8_t>>& inputs,
+                         std::vector<Tensor<int8_t>>& outputs);
+
+  // Failure injection: bytes [begin, end) of stage `stage`'s memory answer SLVERR.
+  void add_read_error(int stage, uint64_t begin, uint64_t end);
+  void clear_errors();
+
+  class Model;
+
+ private:
+  std::unique_ptr<Model> impl_;
+};
+
+}  // namespace strata::tb

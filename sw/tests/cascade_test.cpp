@@ -1,0 +1,115 @@
+// Cascade partitioning (strata/cascade.hpp, docs/cascade.md): every example
+// network split into 2..4 stages where its cuts allow, each stage compiled,
+// the chain run on the ISA simulator stage after stage and compared element
+// by element with the golden model; the cut rules and their errors.
+#include "strata/cascade.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/gen.hpp"
+#include "strata/golden.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/network.hpp"
+#include "sw_test_util.hpp"
+
+namespace strata {
+namespace {
+
+const std::string kExamples = std::string(STRATA_SOURCE_DIR) + "/examples/";
+
+// `f` throws strata::Error whose message contains `part`.
+void expect_refused(const std::function<void()>& f, const std::string& part) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    return;
+  }
+  ADD_FAILURE() << "expected strata::Error containing '" << part << "'";
+}
+
+class Cascade : public test::TempDirTest {
+ protected:
+  Network load(const std::string& name) {
+    const std::string yaml = kExamples + name + ".yaml";
+    generate_network(yaml, path(name), GenOptions{.seed = 3});
+    return load_network(yaml, {path(name), true});
+  }
+};
+
+// Every example that has cuts: K = 2 .. min(4, cuts + 1), two images each.
+TEST_F(Cascade, ChainsOfEveryExampleEqualTheGoldenModel) {
+  const HwTarget t = HwTarget::defaults();
+  int chains = 0;
+  for (const char* name : {"cifar10_quick", "lenet5", "strided_net", "residual_net",
+                           "inverted_residual_net"}) {
+    SCOPED_TRACE(name);
+    const Network net = load(name);
+    for (int k = 2; k <= 4; ++k) {
+      ChainProgram chain;
+      try {
+        chain = compile_chain(net, t, k);
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("can be cut at"), std::string::npos) << e.what();
+        break;  // fewer cuts than k - 1
+      }
+      ASSERT_EQ(chain.stages.size(), size_t(k));
+      EXPECT_EQ(chain.stages.front().first_layer, 0u);
+      EXPECT_EQ(chain.stages.back().end_layer, net.layers.size());
+      for (size_t s = 1; s < chain.stages.size(); ++s) {
+        EXPECT_EQ(chain.stages[s].first_layer, chain.stages[s - 1].end_layer);
+        EXPECT_GT(chain.stages[s - 1].transfers_out, 0);
+      }
+      EXPECT_GE(chain.balance_bound(), 1.0);
+      EXPECT_LE(chain.balance_bound(), double(k) + 1e-9);
+      const Tensor<int8_t> batch = random_images(net.input_shape, 2, 11 + k);
+      const int64_t per = shape_elements(net.input_shape);
+      for (int64_t i = 0; i < 2; ++i) {
+        const Tensor<int8_t> img(net.input_shape, std::vector<int8_t>(batch.data() + i * per,
+                                                                      batch.data() + (i + 1) * per));
+        const ChainSimResult r = simulate_chain(chain, img);
+        ASSERT_TRUE(r.ok()) << "stage " << r.failed_stage << ": "
+                            << r.stages.back().message;
+        for (const SimResult& s : r.stages) {
+          EXPECT_TRUE(s.completion.clean() && s.fine.clean()) << "dependencies of a stage";
+        }
+        const Tensor<int8_t> want = run_network(net, img);
+        ASSERT_EQ(r.output.shape(), want.shape());
+        for (int64_t e = 0; e < want.size(); ++e) {
+          ASSERT_EQ(r.output[e], want[e]) << k << " stages, element " << e;
+        }
+      }
+      ++chains;
+    }
+  }
+  EXPECT_GE(chains, 4);
+}
+
+TEST_F(Cascade, ErrorsAreClear) {
+  const HwTarget t = HwTarget::defaults();
+  const Network net = load("cifar10_quick");
+  expect_refused([&] { compile_chain(net, t, 5); }, "outside 1..4");
+  expect_refused([&] { compile_chain(net, t, 0); }, "outside 1..4");
+  expect_refused([&] { slice_network(net, 3, 3); }, "not a part");
+  const Network res = load("residual_net");
+  // A cut inside a residual block: the add reads a layer before the cut.
+  bool refused = false;
+  for (size_t cut = 1; cut < res.layers.size(); ++cut) {
+    try {
+      slice_network(res, cut, res.layers.size());
+      slice_network(res, 0, cut);
+    } catch (const Error& e) {
+      refused = true;
+      EXPECT_NE(std::string(e.what()).find("before the cut"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(refused) << "some cut of residual_net crosses a shortcut";
+}
+
+}  // namespace
+}  // namespace strata
