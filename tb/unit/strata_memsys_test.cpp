@@ -1262,8 +1262,11 @@ TEST_F(STRATA_MEMSYS_SUITE, CascadeLoopback) {
     res.rows = 1;
     res.row_words = rows * words;
     res.ext_stride = uint64_t(rows * words) * kWordBytes;
-    // Consumers take their one unit before their first step in both modes.
-    run_and_check({load_instr(in).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
+    // In fine-grained mode a LOAD releases a unit per row: the relay takes
+    // them all before it starts; every other consumer takes its one unit
+    // before its first step.
+    run_and_check({load_instr(in).deps(0, 0, rows, 0),
+                   compute_instr({}).deps(rows, 0, 1, 0).fine(rows, 0),
                    store_instr(out1).deps(1, 0, 0, 0).fine(1, 0), store_instr(out2),
                    load_instr(back1).deps(0, 0, 1, 0), load_instr(back2),
                    compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
