@@ -277,6 +277,60 @@ TEST_F(CliRtl, BenchOnTheSparseBuild) {
   EXPECT_FALSE(json::parse(d.out).contains("sparse"));
 }
 
+// --instances (docs/cascade.md): compile writes one image per stage; run
+// --backend isa and rtl stream images through the chain and equal the golden
+// backend; bench streams through 4 stages and through one, every output
+// checked, with the speed-up, the latency and the balance bound in its JSON.
+TEST_F(CliRtl, CascadeInstances) {
+  const std::string net = kSource + "/examples/strided_net.yaml";
+  const std::string weights = std::string(STRATA_BINARY_DIR) + "/examples/strided_net";
+  const Outcome c = strata({"compile", net, "--weights", weights, "--instances", "4", "--out",
+                            path("chain.bin"), "--listing", path("chain.txt")});
+  ASSERT_EQ(c.code, 0) << c.err;
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_TRUE(fs::is_regular_file(path(fmt::format("chain.stage{}.bin", k)))) << k;
+    EXPECT_TRUE(contains(slurp(path(fmt::format("chain.stage{}.txt", k))), "CONFIG")) << k;
+  }
+  EXPECT_TRUE(contains(slurp(path("chain.stage1.txt")), "<- cascade #"));
+  EXPECT_TRUE(contains(slurp(path("chain.stage0.txt")), "-> cascade #"));
+  EXPECT_TRUE(contains(c.out, "balance bound")) << c.out;
+  const std::string input = weights + "/images.npy";
+  const Outcome g = strata({"run", net, "--weights", weights, "--input", input, "--output",
+                            path("golden.npy")});
+  ASSERT_EQ(g.code, 0) << g.err;
+  for (const char* backend : {"isa", "rtl"}) {
+    const Outcome r = strata({"run", net, "--weights", weights, "--input", input, "--output",
+                              path(fmt::format("{}.npy", backend)), "--backend", backend,
+                              "--instances", "2", "--check"});
+    ASSERT_EQ(r.code, 0) << backend << ": " << r.err;
+    EXPECT_EQ(slurp(path(fmt::format("{}.npy", backend))), slurp(path("golden.npy"))) << backend;
+  }
+  const Outcome b = strata({"bench", net, "--weights", weights, "--instances", "4", "--batch",
+                            "4", "--json", path("chain.json")});
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_TRUE(contains(b.out, "0 mismatches")) << b.out;
+  const json j = json::parse(slurp(path("chain.json")));
+  ASSERT_EQ(j.at("runs").size(), 2u);
+  EXPECT_EQ(j.at("runs")[0].at("instances"), 1);
+  EXPECT_EQ(j.at("runs")[1].at("instances"), 4);
+  EXPECT_EQ(j.at("runs")[1].at("stages").size(), 4u);
+  EXPECT_DOUBLE_EQ(j.at("runs")[0].at("speedup").get<double>(), 1.0);
+  // Four images through four stages: faster than one accelerator, never
+  // faster than the partition allows.
+  const double speedup = j.at("runs")[1].at("speedup").get<double>();
+  EXPECT_GT(speedup, 1.3);
+  EXPECT_LE(speedup, j.at("runs")[1].at("balance_bound").get<double>());
+  expect_failure(strata({"run", net, "--weights", weights, "--input", input, "--output",
+                         path("x.npy"), "--instances", "2"}),
+                 1, {"--instances needs --backend isa or rtl"});
+  expect_failure(strata({"compile", kSource + "/examples/lenet5.yaml", "--weights",
+                         kLenetWeights, "--instances", "3", "--out", path("l.bin")}),
+                 1, {"can be cut at 1 place", "at most 2 instance"});
+  expect_failure(strata({"bench", net, "--instances", "5"}), 2, {"--instances"});
+  expect_failure(strata({"bench", net, "--instances", "2", "--config", small_config()}), 1,
+                 {"cascade model of the default configuration"});
+}
+
 TEST_F(CliRtl, RunRtlTraceWritesFst) {
   const Outcome r = strata({"run", kLenet, "--weights", kLenetWeights, "--input",
                             kLenetWeights + "/input.npy", "--output", path("y.npy"), "--backend",
