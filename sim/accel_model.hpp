@@ -24,7 +24,7 @@
 #include "accel_runner.hpp"
 #include "axi_mem_model.hpp"
 #include "axil_driver.hpp"
-#include "sim_coverage.hpp"
+#include "clocked_model.hpp"
 #include "strata/error.hpp"
 #include "strata/isa.hpp"
 
@@ -71,21 +71,11 @@ template <class V>
 class ModelSim final : public AccelRunner::Model {
  public:
   ModelSim(const RunnerOptions& o, const HwTarget& target)
-      : opts_(o), beat_bytes_(static_cast<uint64_t>(target.beat_bytes())), rng_(o.seed) {
-    ctx_ = std::make_unique<VerilatedContext>();
-    ctx_->randReset(2);
-    ctx_->randSeed(static_cast<int>(o.seed & 0x7fffffff));
-    ctx_->fatalOnError(false);
-    if (!o.trace_path.empty()) ctx_->traceEverOn(true);
-    dut_ = std::make_unique<V>(ctx_.get(), "dut");
-    if (!o.trace_path.empty()) {
-      trace_ = std::make_unique<VerilatedFstC>();
-      dut_->trace(trace_.get(), 99);
-      trace_->open(o.trace_path.c_str());
-      if (!trace_->isOpen()) {
-        throw Error(fmt::format("cannot open the trace file '{}'", o.trace_path));
-      }
-    }
+      : opts_(o),
+        beat_bytes_(static_cast<uint64_t>(target.beat_bytes())),
+        rng_(o.seed),
+        model_(o.seed, o.trace_path, "strata_top"),
+        dut_(&model_.dut()) {
     AxiMemConfig cfg;
     cfg.read_latency = o.read_latency;
     cfg.ar_stall = cfg.aw_stall = cfg.w_stall = cfg.r_gap = cfg.b_gap = o.stall;
@@ -108,17 +98,13 @@ class ModelSim final : public AccelRunner::Model {
     dut_->eval();
   }
 
-  ~ModelSim() override {
-    dut_->final();
-    if (trace_) trace_->close();
-    write_coverage(*ctx_, "strata_top");
-  }
+  ~ModelSim() override = default;
 
   RunReport run(const std::vector<uint8_t>& memory, uint32_t instr_count,
                 std::optional<uint64_t> second_start) override {
     mem_.write_block(0, memory);
     begin_layers(memory, instr_count);
-    const uint64_t started = cycle_;
+    const uint64_t started = model_.cycle();
     csr_->write(csr::kInstrBaseLo, 0);
     csr_->write(csr::kInstrBaseHi, 0);
     csr_->write(csr::kInstrLimit, instr_count);
@@ -129,9 +115,9 @@ class ModelSim final : public AccelRunner::Model {
       csr_->write(csr::kCtrl, csr::kCtrlStart);
     }
     RunReport r;
-    while (!dut_->irq_o && cycle_ - started < opts_.timeout) step();
+    while (!dut_->irq_o && model_.cycle() - started < opts_.timeout) step();
     r.finished = dut_->irq_o;
-    r.cycles = cycle_ - started;
+    r.cycles = model_.cycle() - started;
     if (r.finished) {
       r.status = csr_->read(csr::kStatus);
       const uint32_t ec = csr_->read(csr::kErrorCode);
@@ -225,11 +211,11 @@ class ModelSim final : public AccelRunner::Model {
       if (next_compute_ >= computes_.size()) {
         bench_error(fmt::format("trace port: COMPUTE {} retired after the program's last "
                                 "COMPUTE (cycle {})",
-                                index, cycle_));
+                                index, model_.cycle()));
       } else if (index != (computes_[next_compute_].index & 0xFFFFu)) {
         bench_error(fmt::format("trace port: COMPUTE {} retired, program order expects {} "
                                 "(cycle {})",
-                                index, computes_[next_compute_].index, cycle_));
+                                index, computes_[next_compute_].index, model_.cycle()));
       }
       ++l.computes;
       ++next_compute_;
@@ -248,22 +234,7 @@ class ModelSim final : public AccelRunner::Model {
 
   // Falling edge, rising edge.
   void clock() {
-    dut_->clk_i = 0;
-    dut_->eval();
-    dump();
-    dut_->clk_i = 1;
-    dut_->eval();
-    dump();
-    ++cycle_;
-    if (ctx_->gotError()) {
-      ctx_->gotError(false);
-      bench_error(fmt::format("RTL assertion failed at cycle {}", cycle_));
-    }
-  }
-
-  void dump() {
-    if (trace_) trace_->dump(time_);
-    ++time_;
+    if (model_.clock()) bench_error(fmt::format("RTL assertion failed at cycle {}", model_.cycle()));
   }
 
   struct ComputeRef {
@@ -274,13 +245,11 @@ class ModelSim final : public AccelRunner::Model {
   RunnerOptions opts_;
   uint64_t beat_bytes_;
   std::mt19937_64 rng_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<V> dut_;
-  std::unique_ptr<VerilatedFstC> trace_;
+  ClockedModel<V> model_;
+  V* dut_;  // model_'s
   SparseMemory mem_;
   std::unique_ptr<AxiMemModel<V>> axi_;
   std::unique_ptr<AxilDriver<V>> csr_;
-  uint64_t cycle_ = 0, time_ = 0;
   std::vector<ComputeRef> computes_;
   size_t next_compute_ = 0;
   std::vector<LayerCounts> layers_;

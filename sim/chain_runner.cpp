@@ -5,8 +5,6 @@
 #include "chain_runner.hpp"
 
 #include <Vstrata_cascade_top.h>
-#include <verilated.h>
-#include <verilated_fst_c.h>
 
 #include <fmt/format.h>
 
@@ -15,7 +13,7 @@
 
 #include "axi_mem_model.hpp"
 #include "axil_driver.hpp"
-#include "sim_coverage.hpp"
+#include "clocked_model.hpp"
 #include "stage_bus_view.hpp"
 #include "strata/error.hpp"
 #include "strata/hw_config.hpp"
@@ -26,21 +24,11 @@ using View = StageBusView<hw::kAxiAddrWidth, hw::kAxiDataWidth>;
 
 class ChainRunner::Model {
  public:
-  explicit Model(const ChainRunnerOptions& o) : opts_(o), rng_(o.run.seed) {
-    ctx_ = std::make_unique<VerilatedContext>();
-    ctx_->randReset(2);
-    ctx_->randSeed(static_cast<int>(o.run.seed & 0x7fffffff));
-    ctx_->fatalOnError(false);
-    if (!o.run.trace_path.empty()) ctx_->traceEverOn(true);
-    dut_ = std::make_unique<Vstrata_cascade_top>(ctx_.get(), "dut");
-    if (!o.run.trace_path.empty()) {
-      trace_ = std::make_unique<VerilatedFstC>();
-      dut_->trace(trace_.get(), 99);
-      trace_->open(o.run.trace_path.c_str());
-      if (!trace_->isOpen()) {
-        throw Error(fmt::format("cannot open the trace file '{}'", o.run.trace_path));
-      }
-    }
+  explicit Model(const ChainRunnerOptions& o)
+      : opts_(o),
+        rng_(o.run.seed),
+        model_(o.run.seed, o.run.trace_path, "strata_cascade_top"),
+        dut_(&model_.dut()) {
     AxiMemConfig cfg;
     cfg.read_latency = o.run.read_latency;
     cfg.ar_stall = cfg.aw_stall = cfg.w_stall = cfg.r_gap = cfg.b_gap = o.run.stall;
@@ -70,11 +58,6 @@ class ChainRunner::Model {
     dut_->eval();
   }
 
-  ~Model() {
-    dut_->final();
-    if (trace_) trace_->close();
-    write_coverage(*ctx_, "strata_cascade_top");
-  }
 
   ChainReport run_stream(const ChainProgram& chain, const std::vector<Tensor<int8_t>>& inputs,
                          std::vector<Tensor<int8_t>>& outputs) {
@@ -96,13 +79,13 @@ class ChainRunner::Model {
     std::vector<size_t> next(static_cast<size_t>(used), 0);   // next image of each stage
     std::vector<bool> running(static_cast<size_t>(used), false);
     bool stopping = false;
-    const uint64_t started = cycle_;
+    const uint64_t started = model_.cycle();
     uint64_t first_start = 0, last_done = 0;
     bool any_start = false;
     const auto all_idle = [&] {
       return std::none_of(running.begin(), running.end(), [](bool b) { return b; });
     };
-    while (cycle_ - started < opts_.run.timeout) {
+    while (model_.cycle() - started < opts_.run.timeout) {
       // Start idle stages, the last first (its receiver runs before a sender starts).
       for (int k = used - 1; k >= 0 && !stopping; --k) {
         const auto ku = static_cast<size_t>(k);
@@ -116,8 +99,8 @@ class ChainRunner::Model {
         start(k, static_cast<uint32_t>(p.instructions.size()));
         running[ku] = true;
         if (k == 0) {
-          r.image_start[next[0]] = cycle_;
-          if (!any_start) first_start = cycle_;
+          r.image_start[next[0]] = model_.cycle();
+          if (!any_start) first_start = model_.cycle();
           any_start = true;
         }
       }
@@ -154,8 +137,8 @@ class ChainRunner::Model {
           const Program& p = chain.stages[ku].program;
           const std::vector<uint8_t> after = s.mem.read_block(0, p.image.size());
           outputs.push_back(read_output(p, after, 0));
-          r.image_done[next[ku]] = cycle_;
-          last_done = cycle_;
+          r.image_done[next[ku]] = model_.cycle();
+          last_done = model_.cycle();
         }
         ++next[ku];
       }
@@ -242,31 +225,14 @@ class ChainRunner::Model {
   }
 
   void clock() {
-    dut_->clk_i = 0;
-    dut_->eval();
-    dump();
-    dut_->clk_i = 1;
-    dut_->eval();
-    dump();
-    ++cycle_;
-    if (ctx_->gotError()) {
-      ctx_->gotError(false);
-      bench_error(fmt::format("RTL assertion failed at cycle {}", cycle_));
-    }
-  }
-
-  void dump() {
-    if (trace_) trace_->dump(time_);
-    ++time_;
+    if (model_.clock()) bench_error(fmt::format("RTL assertion failed at cycle {}", model_.cycle()));
   }
 
   ChainRunnerOptions opts_;
   std::mt19937_64 rng_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vstrata_cascade_top> dut_;
-  std::unique_ptr<VerilatedFstC> trace_;
+  ClockedModel<Vstrata_cascade_top> model_;
+  Vstrata_cascade_top* dut_;  // model_'s
   std::vector<std::unique_ptr<Stage>> stages_;
-  uint64_t cycle_ = 0, time_ = 0;
   std::vector<std::string> errors_;
 };
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chain_runner.hpp"
+#include "example_network.hpp"
 #include "sim_fixture.hpp"
 #include "strata/cascade.hpp"
 #include "strata/gen.hpp"
@@ -22,18 +23,6 @@
 
 namespace strata::tb {
 namespace {
-
-const std::string kSource = STRATA_SOURCE_DIR;
-
-Network example_network(const std::string& name, uint64_t seed) {
-  LoadOptions lo;
-  lo.load_weights = false;
-  Network net = load_network(kSource + "/examples/" + name + ".yaml", lo);
-  GenOptions go;
-  go.seed = seed;
-  generate_parameters(net, go, random_images(net.input_shape, go.images, seed));
-  return net;
-}
 
 std::vector<Tensor<int8_t>> images_of(const Network& net, int count, uint64_t seed) {
   const Tensor<int8_t> batch = random_images(net.input_shape, count, seed);

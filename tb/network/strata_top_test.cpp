@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "accel_runner.hpp"
+#include "example_network.hpp"
 #include "sim_fixture.hpp"
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
@@ -35,17 +36,6 @@ namespace strata::tb {
 namespace {
 
 const std::string kSource = STRATA_SOURCE_DIR;
-
-// A network with generated parameters (seeded), as `strata gen` makes them.
-Network example_network(const std::string& name, uint64_t seed) {
-  LoadOptions lo;
-  lo.load_weights = false;
-  Network net = load_network(kSource + "/examples/" + name + ".yaml", lo);
-  GenOptions go;
-  go.seed = seed;
-  generate_parameters(net, go, random_images(net.input_shape, go.images, seed));
-  return net;
-}
 
 Tensor<int8_t> image_of(const Tensor<int8_t>& batch, int64_t i) {
   Shape shape(batch.shape().begin() + 1, batch.shape().end());

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "axi_flat_ports.hpp"
 #include "port_fields.hpp"
 
 namespace strata::tb {
@@ -38,47 +39,24 @@ void unpack_struct(const Port& port, Fields&& fields) {
 
 // CsrAddrBits is strata_csr_pkg::CsrAddrWidth (the register map fixes it).
 template <unsigned AddrBits, unsigned DataBits, unsigned CsrAddrBits = 12>
-class MemsysBusView {
+class MemsysBusView : public AxiFlatPorts<AddrBits, DataBits, CsrAddrBits> {
  public:
-  // AXI4 master (strata_memsys m_axi_req_o / m_axi_rsp_i).
-  CData m_axi_awid = 0, m_axi_awlen = 0, m_axi_awsize = 0, m_axi_awburst = 0;
-  VlPort<AddrBits> m_axi_awaddr{};
-  CData m_axi_awvalid = 0, m_axi_awready = 0;
-  VlPort<DataBits> m_axi_wdata{};
-  VlPort<DataBits / 8> m_axi_wstrb{};
-  CData m_axi_wlast = 0, m_axi_wvalid = 0, m_axi_wready = 0;
-  CData m_axi_bid = 0, m_axi_bresp = 0, m_axi_bvalid = 0, m_axi_bready = 0;
-  CData m_axi_arid = 0, m_axi_arlen = 0, m_axi_arsize = 0, m_axi_arburst = 0;
-  VlPort<AddrBits> m_axi_araddr{};
-  CData m_axi_arvalid = 0, m_axi_arready = 0;
-  CData m_axi_rid = 0, m_axi_rresp = 0, m_axi_rlast = 0, m_axi_rvalid = 0, m_axi_rready = 0;
-  VlPort<DataBits> m_axi_rdata{};
-  // AXI4-Lite slave (strata_memsys s_axil_req_i / s_axil_rsp_o).
-  VlPort<CsrAddrBits> s_axil_awaddr = 0, s_axil_araddr = 0;
-  CData s_axil_awvalid = 0, s_axil_awready = 0;
-  IData s_axil_wdata = 0;
-  CData s_axil_wstrb = 0, s_axil_wvalid = 0, s_axil_wready = 0;
-  CData s_axil_bresp = 0, s_axil_bvalid = 0, s_axil_bready = 0;
-  CData s_axil_arvalid = 0, s_axil_arready = 0;
-  IData s_axil_rdata = 0;
-  CData s_axil_rresp = 0, s_axil_rvalid = 0, s_axil_rready = 0;
-
   // Before an eval: what the bench drives.
   template <class Dut>
   void to_dut(Dut& d) const {
     pack_struct(d.m_axi_rsp_i, [this](auto&& f) {
-      f(m_axi_awready, 1), f(m_axi_wready, 1);
-      f(m_axi_bid, 1), f(m_axi_bresp, 2), f(m_axi_bvalid, 1);
-      f(m_axi_arready, 1);
-      f(m_axi_rid, 1), f(m_axi_rdata, DataBits), f(m_axi_rresp, 2), f(m_axi_rlast, 1);
-      f(m_axi_rvalid, 1);
+      f(this->m_axi_awready, 1), f(this->m_axi_wready, 1);
+      f(this->m_axi_bid, 1), f(this->m_axi_bresp, 2), f(this->m_axi_bvalid, 1);
+      f(this->m_axi_arready, 1);
+      f(this->m_axi_rid, 1), f(this->m_axi_rdata, DataBits), f(this->m_axi_rresp, 2), f(this->m_axi_rlast, 1);
+      f(this->m_axi_rvalid, 1);
     });
     pack_struct(d.s_axil_req_i, [this](auto&& f) {
-      f(s_axil_awaddr, CsrAddrBits), f(s_axil_awvalid, 1);
-      f(s_axil_wdata, 32), f(s_axil_wstrb, 4), f(s_axil_wvalid, 1);
-      f(s_axil_bready, 1);
-      f(s_axil_araddr, CsrAddrBits), f(s_axil_arvalid, 1);
-      f(s_axil_rready, 1);
+      f(this->s_axil_awaddr, CsrAddrBits), f(this->s_axil_awvalid, 1);
+      f(this->s_axil_wdata, 32), f(this->s_axil_wstrb, 4), f(this->s_axil_wvalid, 1);
+      f(this->s_axil_bready, 1);
+      f(this->s_axil_araddr, CsrAddrBits), f(this->s_axil_arvalid, 1);
+      f(this->s_axil_rready, 1);
     });
   }
 
@@ -86,20 +64,20 @@ class MemsysBusView {
   template <class Dut>
   void from_dut(const Dut& d) {
     unpack_struct(d.m_axi_req_o, [this](auto&& f) {
-      f(m_axi_awid, 1), f(m_axi_awaddr, AddrBits), f(m_axi_awlen, 8), f(m_axi_awsize, 3);
-      f(m_axi_awburst, 2), f(m_axi_awvalid, 1);
-      f(m_axi_wdata, DataBits), f(m_axi_wstrb, DataBits / 8), f(m_axi_wlast, 1);
-      f(m_axi_wvalid, 1);
-      f(m_axi_bready, 1);
-      f(m_axi_arid, 1), f(m_axi_araddr, AddrBits), f(m_axi_arlen, 8), f(m_axi_arsize, 3);
-      f(m_axi_arburst, 2), f(m_axi_arvalid, 1);
-      f(m_axi_rready, 1);
+      f(this->m_axi_awid, 1), f(this->m_axi_awaddr, AddrBits), f(this->m_axi_awlen, 8), f(this->m_axi_awsize, 3);
+      f(this->m_axi_awburst, 2), f(this->m_axi_awvalid, 1);
+      f(this->m_axi_wdata, DataBits), f(this->m_axi_wstrb, DataBits / 8), f(this->m_axi_wlast, 1);
+      f(this->m_axi_wvalid, 1);
+      f(this->m_axi_bready, 1);
+      f(this->m_axi_arid, 1), f(this->m_axi_araddr, AddrBits), f(this->m_axi_arlen, 8), f(this->m_axi_arsize, 3);
+      f(this->m_axi_arburst, 2), f(this->m_axi_arvalid, 1);
+      f(this->m_axi_rready, 1);
     });
     unpack_struct(d.s_axil_rsp_o, [this](auto&& f) {
-      f(s_axil_awready, 1), f(s_axil_wready, 1);
-      f(s_axil_bresp, 2), f(s_axil_bvalid, 1);
-      f(s_axil_arready, 1);
-      f(s_axil_rdata, 32), f(s_axil_rresp, 2), f(s_axil_rvalid, 1);
+      f(this->s_axil_awready, 1), f(this->s_axil_wready, 1);
+      f(this->s_axil_bresp, 2), f(this->s_axil_bvalid, 1);
+      f(this->s_axil_arready, 1);
+      f(this->s_axil_rdata, 32), f(this->s_axil_rresp, 2), f(this->s_axil_rvalid, 1);
     });
   }
 };
