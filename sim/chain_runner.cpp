@@ -79,6 +79,8 @@ class ChainRunner::Model {
     std::vector<size_t> next(static_cast<size_t>(used), 0);   // next image of each stage
     std::vector<bool> running(static_cast<size_t>(used), false);
     bool stopping = false;
+    stop_seen_ = false;
+    uint64_t quiet_since = 0;  // stopping: the cycle the last stage stopped on its own
     const uint64_t started = model_.cycle();
     uint64_t first_start = 0, last_done = 0;
     bool any_start = false;
@@ -89,6 +91,7 @@ class ChainRunner::Model {
       // Start idle stages, the last first (its receiver runs before a sender starts).
       for (int k = used - 1; k >= 0 && !stopping; --k) {
         const auto ku = static_cast<size_t>(k);
+        if (stop_seen_) break;  // a stage stopped (also during the CSR accesses)
         if (running[ku] || next[ku] >= images) continue;
         // A stage runs image i only once the stage before has started it or
         // starts it in this pass (stage 0: any time): a stage is never more
@@ -104,12 +107,26 @@ class ChainRunner::Model {
           any_start = true;
         }
       }
-      if (stopping && all_idle()) break;
-      if (!stopping && next[static_cast<size_t>(used - 1)] >= images) break;
+      if (all_idle() && (stopping || next[static_cast<size_t>(used - 1)] >= images)) break;
       step();
-      // A stage stops with an error: no stage starts again (the others stop
-      // with CHAIN_STOP while it drains).
-      if (dut_->chain_stop_o) stopping = true;
+      // A stage stops with an error: no stage starts again (the running ones
+      // stop with CHAIN_STOP while it drains). stop_seen_ is set by every
+      // cycle's step, the CSR accesses' included.
+      if (stop_seen_ && !stopping) {
+        stopping = true;
+        quiet_since = model_.cycle();
+      }
+      if (dut_->chain_stop_o) quiet_since = model_.cycle();
+      // A stage started after the stop can wait for a transfer that never
+      // comes: once the chain has been quiet for a while, START aborts it
+      // (BUSY_START), as a host would.
+      if (stopping && model_.cycle() - quiet_since == kQuietCycles) {
+        for (int k = 0; k < used; ++k) {
+          if (running[static_cast<size_t>(k)]) {
+            stages_[static_cast<size_t>(k)]->csr->write(csr::kCtrl, csr::kCtrlStart);
+          }
+        }
+      }
       for (int k = 0; k < used; ++k) {
         const auto ku = static_cast<size_t>(k);
         if (!running[ku] || !stages_[ku]->view.irq_o) continue;
@@ -216,6 +233,7 @@ class ChainRunner::Model {
     }
     dut_->link_hold_i = hold;
     dut_->eval();
+    if (dut_->chain_stop_o) stop_seen_ = true;
     for (auto& s : stages_) {
       s->view.from_dut(*dut_);
       s->axi->sample();
@@ -233,6 +251,8 @@ class ChainRunner::Model {
   ClockedModel<Vstrata_cascade_top> model_;
   Vstrata_cascade_top* dut_;  // model_'s
   std::vector<std::unique_ptr<Stage>> stages_;
+  bool stop_seen_ = false;  // chain_stop_o seen since run_stream began
+  static constexpr uint64_t kQuietCycles = 20000;
   std::vector<std::string> errors_;
 };
 

@@ -10,9 +10,12 @@
 // when several are idle, stage 0 with the next image written into its input
 // region; the last stage's output is read after each of its runs. The
 // transfers of image i + 1 wait in the links (back-pressure) until the next
-// stage is started for it. When a stage stops with an error, no stage is
-// started again; the others stop with CHAIN_STOP (or finish their run) and
-// the report names the stage whose own error stopped the chain.
+// stage is started for it. When a stage stops with an error (chain_stop_o,
+// seen in every cycle), no stage is started again; the others stop with
+// CHAIN_STOP (or finish their run), a stage still waiting once the chain has
+// been quiet for 20,000 cycles is aborted with START (BUSY_START), and the
+// report names the stage whose own error stopped the chain. A stream ends
+// with every stage idle.
 #pragma once
 
 #include <cstdint>

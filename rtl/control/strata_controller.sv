@@ -24,8 +24,10 @@
 // engines.
 // Cascade chain (strata_cascade_top, docs/cascade.md): chain_stop_i in Run
 // stops the run with CHAIN_STOP (index 0xFFFF; after every error of this
-// stage, before the watchdog): another stage of the chain stopped. chain_stop_o
-// is high while this stage drains after an error, from a flip-flop.
+// stage, before the watchdog): another stage of the chain stopped. It is
+// kept until judged (chain_seen_q), so a stop in the first cycles after START,
+// when no error is judged yet, is not lost. chain_stop_o is high while this
+// stage drains after an error, from a flip-flop.
 // Every status input from the fetcher and the engines is registered first
 // (they come from blocks placed far apart on an FPGA, and the error priority
 // and completion logic then start from flip-flops), and so is the outcome of
@@ -104,7 +106,7 @@ module strata_controller
   // Registered status inputs (see the header), for the error priority, the
   // completion check and the watchdog.
   logic             in_f_idle_q, in_f_end_q, in_f_blocked_q, in_f_err_q, in_overflow_q;
-  logic             in_chain_q;
+  logic             in_chain_q, chain_seen_q;
   err_code_e        in_f_code_q;
   logic [15:0]      in_f_index_q;
   logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_wait_q, in_e_err_q;
@@ -158,7 +160,7 @@ module strata_controller
       // A release that overflows a semaphore: the program's counts are wrong.
       err_code  = ErrIllegalInstr;
       err_index = 16'hFFFF;
-    end else if (in_chain_q) begin
+    end else if (in_chain_q || chain_seen_q) begin
       err_code  = ErrChainStop;
       err_index = 16'hFFFF;
     end else if (deadlock) begin
@@ -288,6 +290,7 @@ module strata_controller
       done_set_q  <= 1'b0;
       error_set_q <= 1'b0;
       wd_q        <= '0;
+      chain_seen_q <= 1'b0;
     end else begin
       state_q     <= state_d;
       done_q      <= done_d;
@@ -301,6 +304,7 @@ module strata_controller
       done_set_q  <= done_set_d;
       error_set_q <= error_set_d;
       wd_q        <= wd_d;
+      chain_seen_q <= !clear_d && (chain_seen_q || (in_chain_q && state_q == StRun));
     end
   end
 

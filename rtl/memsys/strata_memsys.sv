@@ -385,12 +385,19 @@ module strata_memsys
   );
 
   // ---------------------------------------------------------------- cascade input flush
-  // From the abort of a run to the next START after it stopped (STATUS.ERROR)
-  // every beat on the cascade input is taken and dropped.
-  logic cas_flush_q, ld_cas_ready;
+  // From the abort of a run to the next START after it stopped (STATUS.ERROR),
+  // and from a chain stop that finds this stage idle to its next START, every
+  // beat on the cascade input is taken and dropped: what a stopped sender
+  // left in the link never reaches a run.
+  logic cas_flush_q, idle_stop_q, ld_cas_ready;
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) cas_flush_q <= 1'b0;
-    else         cas_flush_q <= (abort[AbtLoad] || error) && !clear[ClrFetch];
+    if (!rst_ni) begin
+      cas_flush_q <= 1'b0;
+      idle_stop_q <= 1'b0;
+    end else begin
+      idle_stop_q <= !clear[ClrFetch] && (idle_stop_q || (chain_stop_i && !busy));
+      cas_flush_q <= (abort[AbtLoad] || error || idle_stop_q) && !clear[ClrFetch];
+    end
   end
   assign cas_in_ready_o = cas_flush_q || ld_cas_ready;
 

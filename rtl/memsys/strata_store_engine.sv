@@ -624,31 +624,37 @@ module strata_store_engine
   // sequencer's rel1 release (at the finish) waits in a queue until every
   // response of the instruction is in; S2C leaves at once. An entry holds the
   // amount and the mark: the bursts issued so far, counted modulo
-  // 2^OutWidth as responses counted + responses pending (b_count_q +
+  // 2^MarkWidth as responses counted + responses pending (b_count_q +
   // pend_q: both registers, and every burst of the instruction was issued
   // before its finish). Responses come in AW order, so the head is due when
-  // b_count_q reaches its mark. Several finished STOREs may wait (the next
-  // one starts with responses outstanding); they leave in order, one per
-  // cycle. Each instruction issues at least one burst, so marks increase and
-  // the head's mark is never behind the count (asserted): an equality does.
-  // Entries: every instruction waiting has a burst outstanding, plus the
-  // head leaving this cycle, so MaxOutstanding + 1 never fills (asserted).
-  // The decision reads registers only (the response count, the head
+  // b_count_q has reached its mark. Several finished STOREs may wait (the
+  // next one starts with responses outstanding); they leave in order, one
+  // per cycle. A head's mark is at most pend_q ahead of the count (asserted);
+  // a cascade STORE issues no burst, so its mark may equal the one before it
+  // and the count may pass it while it waits behind that one (by one per
+  // cycle, at most the queue's depth): the head is due when the mark is not
+  // ahead, which one more bit than the counts need keeps unambiguous. A
+  // finish waits while the queue is full (only cascade STOREs, which have no
+  // burst outstanding, can fill it).
+  // The decision reads registers only (the response count, pend_q, the head
   // register) and the release leaves a flip-flop: BVALID reaches the count's
   // adder, not the semaphores. An error or an abort drops the queue (the run
   // stops; nothing more is released).
+  localparam int unsigned MarkWidth = OutWidth + 1;
   typedef struct packed {
     logic [15:0]         amount;  // S2L units
-    logic [OutWidth-1:0] mark;    // bursts issued up to the instruction's last, mod 2^OutWidth
+    logic [MarkWidth-1:0] mark;   // bursts issued up to the instruction's last, mod 2^MarkWidth
   } rel1_t;
   rel1_t               rel1_head;
   logic                rel1_ready, rel1_wait, rel1_go, rel1_valid_q;
   logic [15:0]         rel1_amount_q;
-  logic [OutWidth-1:0] b_count_q;          // responses received, mod 2^OutWidth
-  logic [OutWidth-1:0] rel1_mark;          // bursts issued so far, mod 2^OutWidth
+  logic [MarkWidth-1:0] b_count_q;         // responses received, mod 2^MarkWidth
+  logic [MarkWidth-1:0] rel1_mark;         // bursts issued so far, mod 2^MarkWidth
+  logic [MarkWidth-1:0] rel1_ahead;        // the head's mark ahead of the count (mod)
+  logic                 rel1_due;          // the count has reached the head's mark
   logic [$clog2(MaxOutstanding + 2)-1:0] unused_rel1_count;
 
-  assign rel1_mark = b_count_q + pend_q;
+  assign rel1_mark = b_count_q + MarkWidth'(pend_q);
 
   strata_fifo #(
     .T      (rel1_t),
@@ -666,14 +672,16 @@ module strata_store_engine
     .count_o     (unused_rel1_count)
   );
 
-  assign rel1_go = rel1_wait && rel1_head.mark == b_count_q && !quiesce && !abort_i;
+  assign rel1_ahead = rel1_head.mark - b_count_q;
+  assign rel1_due   = rel1_ahead == '0 || rel1_ahead > MarkWidth'(pend_q);
+  assign rel1_go    = rel1_wait && rel1_due && !quiesce && !abort_i;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       b_count_q    <= '0;
       rel1_valid_q <= 1'b0;
     end else begin
-      b_count_q    <= b_count_q + OutWidth'(b_fire);
+      b_count_q    <= b_count_q + MarkWidth'(b_fire);
       rel1_valid_q <= rel1_go;
     end
   end
@@ -693,7 +701,7 @@ module strata_store_engine
   assign all_sent     = rd_done_q && aw_done && w_sent_q == w_total;
   // The sequencer's finish request and the error half of its abort leave
   // flip-flops loaded from state_d (below), as in strata_load_engine.
-  assign finish_valid = finish_q;
+  assign finish_valid = finish_q && rel1_ready;
 
   // The two transitions every state can take: a write error (of this or an
   // earlier instruction) stops the engine; an abort (held by the controller
@@ -860,7 +868,8 @@ module strata_store_engine
   `STRATA_ASSERT(store_rel1_no_issue, clk_i, rst_ni, !(shell_rel_valid[1] && aw_issue))
   `STRATA_ASSERT(store_rel1_room, clk_i, rst_ni, !shell_rel_valid[1] || rel1_ready)
   `STRATA_ASSERT(store_rel1_mark, clk_i, rst_ni,
-                 !rel1_wait || quiesce || abort_i || OutWidth'(rel1_head.mark - b_count_q) <= pend_q)
+                 !rel1_wait || quiesce || abort_i || rel1_ahead <= MarkWidth'(pend_q) ||
+                 MarkWidth'(b_count_q - rel1_head.mark) <= MarkWidth'(MaxOutstanding + 1))
   `STRATA_ASSERT(store_sync_flags, clk_i, rst_ni,
                  finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(store_b_expected, clk_i, rst_ni, !bvalid_i || (pend_q != '0 && idx_valid))

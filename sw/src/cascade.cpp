@@ -91,19 +91,50 @@ int link_stages(Program& from, Program& to, int boundary, const std::string& whe
   if (to.input.layout != InputLayout::kMap) {
     fail("the stage after it does not read a map (a fully-connected layer, or a reordered input)");
   }
-  // The sender: which bank word holds each map word (its output STOREs).
   const Shape& ms = from.output.map_shape;
   const int64_t groups = from.output.groups, h = ms[1], w = ms[2];
+  const auto is_output_store = [&](const isa::Instruction& in) {
+    if (!is_ext_store(in)) return false;
+    const auto a = static_cast<uint64_t>(isa::decode_store(in).ext_addr);
+    const uint64_t base = from.output.image_addr.at(0);
+    return a >= base && a < base + static_cast<uint64_t>(groups * h * w * n);
+  };
+  // The last output STORE's last row becomes a transfer of its own, which
+  // carries that STORE's releases: the receiver's LOAD of it, one row, then
+  // releases every input unit once the whole map is written (in fine-grained
+  // mode a LOAD releases a unit per row, and the transfers' row order is not
+  // the order the receiver's computes count their units in).
+  {
+    size_t last = from.instructions.size();
+    for (size_t i = 0; i < from.instructions.size(); ++i) {
+      if (is_output_store(from.instructions[i])) last = i;
+    }
+    if (last == from.instructions.size()) fail("the stage before it stores no output map");
+    const isa::StoreInstr s = isa::decode_store(from.instructions[last]);
+    if (s.rows > 1) {
+      isa::StoreInstr head = s, tail = s;
+      head.rows = s.rows - 1;
+      head.hdr.rel0 = head.hdr.rel1 = 0;
+      tail.rows = 1;
+      tail.ext_addr = s.ext_addr + (s.rows - 1) * s.ext_row_stride;
+      tail.src_addr = s.src_addr + (s.rows - 1) * s.src_row_stride;
+      tail.hdr.acq0 = tail.hdr.acq1 = tail.hdr.acq0_first = tail.hdr.acq0_step = 0;
+      std::vector<isa::Instruction> split = from.instructions;
+      split[last] = isa::encode(head);
+      split.insert(split.begin() + static_cast<std::ptrdiff_t>(last) + 1, isa::encode(tail));
+      relocate(from, std::move(split));
+    }
+  }
+  // The sender: which bank word holds each map word (its output STOREs).
   const uint64_t out_base = from.output.image_addr.at(0);
   const uint64_t out_end = out_base + static_cast<uint64_t>(groups * h * w * n);
   std::vector<size_t> stores;
   std::map<MapWord, BankWord> held;
   for (size_t i = 0; i < from.instructions.size(); ++i) {
     const isa::Instruction& in = from.instructions[i];
-    if (!is_ext_store(in)) continue;
+    if (!is_output_store(in)) continue;
     const isa::StoreInstr s = isa::decode_store(in);
     const auto first = static_cast<uint64_t>(s.ext_addr);
-    if (first < out_base || first >= out_end) continue;
     stores.push_back(i);
     for (int64_t r = 0; r < s.rows; ++r) {
       for (int64_t j = 0; j < s.row_words; ++j) {

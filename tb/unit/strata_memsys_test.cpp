@@ -1279,6 +1279,49 @@ TEST_F(STRATA_MEMSYS_SUITE, CascadeLoopback) {
   }
 }
 
+// S2L of a cascade STORE (no burst, so its release mark equals the one
+// before it): an external STORE and a cascade STORE each release one S2L
+// unit, and a LOAD that acquires both reads what the external STORE wrote;
+// under random write-response gaps the releases leave in order and the run
+// completes.
+TEST_F(STRATA_MEMSYS_SUITE, CascadeStoreReleasesS2LInOrder) {
+  auto& c = axi_->config();
+  c.b_gap = 0.5;
+  c.aw_stall = c.w_stall = 0.2;
+  for (int round = 0; round < 8; ++round) {
+    const int words = static_cast<int>(rand_int(1, 24));
+    LoadSpec in = small_load();
+    in.rows = 1;
+    in.row_words = words;
+    StoreSpec ext = small_store(1, words);
+    StoreSpec link;
+    link.cascade = true;
+    link.link_id = round;
+    link.row_words = words;
+    LoadSpec back;
+    back.cascade = true;
+    back.link_id = round;
+    back.row_words = words;
+    back.dst_id = 1;
+    LoadSpec reread = small_load();
+    reread.ext_addr = kDstArea;
+    reread.rows = 1;
+    reread.row_words = words;
+    reread.dst_id = 2;
+    StoreSpec out = small_store(1, words);
+    out.src_id = 2;
+    out.ext_addr = kDstArea + 0x10000;
+    run_and_check({load_instr(in).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 2, 0).fine(1, 0),
+                   store_instr(ext).deps(1, 0, 0, 1).fine(1, 0),
+                   store_instr(link).deps(1, 0, 0, 1).fine(1, 0), load_instr(back),
+                   load_instr(reread).deps(0, 2, 1, 0),
+                   compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
+                   store_instr(out).deps(1, 0, 0, 0).fine(1, 0), end_instr()},
+                  fmt::format("S2L of a cascade STORE, round {}", round), round % 2 == 1);
+    if (HasFailure()) return;
+  }
+}
+
 // What the cascade input offers, one transfer of `beats` beats (TLAST on the
 // last unless `last` is false) with link id `user`.
 static void offer_transfer(std::deque<CasBeat>& link, int beats, uint16_t user,
