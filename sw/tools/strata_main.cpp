@@ -802,6 +802,32 @@ struct MismatchError : Error {
 
 
 #ifdef STRATA_HAVE_RTL
+// The chain model is built for the default configuration only.
+void require_chain_model(const HwTarget& target) {
+  if (!tbr::ChainRunner::built_for(target)) {
+    throw Error(fmt::format("--instances runs on the cascade model of the default configuration; "
+                            "target '{}' is another",
+                            target.name));
+  }
+}
+
+// The chain runner's options for `chain` streaming `images` images: the RTL
+// options given, and by default a timeout of every stage's own default per
+// image.
+tbr::ChainRunnerOptions chain_options(const RtlArgs& a, const ChainProgram& chain,
+                                      const HwTarget& target, size_t images, bool fine) {
+  require_chain_model(target);
+  tbr::ChainRunnerOptions o;
+  o.run.seed = a.seed;
+  o.run.read_latency = a.latency;
+  o.run.stall = a.stall;
+  o.run.fine_grain = fine;
+  uint64_t bound = 0;
+  for (const ChainStage& st : chain.stages) bound += default_timeout(st.program, target);
+  o.run.timeout = a.timeout != 0 ? a.timeout : bound * images;
+  return o;
+}
+
 // `strata bench --instances K`: a stream of images through a chain of K
 // accelerators (strata_cascade_top) and, for K > 1, through one accelerator
 // (the same runner, one stage) for the speed-up; every output checked
@@ -810,11 +836,7 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
                     const std::vector<Tensor<int8_t>>& images,
                     const std::vector<Tensor<int8_t>>& golden, const std::string& params,
                     const std::string& source) {
-  if (!tbr::ChainRunner::built_for(target)) {
-    throw Error(fmt::format("--instances runs on the cascade model of the default configuration; "
-                            "target '{}' is another",
-                            target.name));
-  }
+  require_chain_model(target);
   const bool fine = a.rtl.mode != "completion";  // one mode: fine unless --mode completion
   const auto n = static_cast<int64_t>(images.size());
   struct Measure {
@@ -831,14 +853,7 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
     Measure m;
     m.instances = k;
     m.chain = compile_chain(net, target, k);
-    tbr::ChainRunnerOptions o;
-    o.run.seed = a.rtl.seed;
-    o.run.read_latency = a.rtl.latency;
-    o.run.stall = a.rtl.stall;
-    o.run.fine_grain = fine;
-    uint64_t bound = 0;
-    for (const ChainStage& st : m.chain.stages) bound += default_timeout(st.program, target);
-    o.run.timeout = a.rtl.timeout != 0 ? a.rtl.timeout : bound * static_cast<uint64_t>(n);
+    const tbr::ChainRunnerOptions o = chain_options(a.rtl, m.chain, target, images.size(), fine);
     tbr::ChainRunner runner(o);
     std::vector<Tensor<int8_t>> outputs;
     const auto t0 = std::chrono::steady_clock::now();
@@ -1190,19 +1205,8 @@ std::vector<Tensor<int8_t>> run_chain_backend(const Network& net, const HwTarget
 #ifndef STRATA_HAVE_RTL
   throw Error("RTL backend not built: this strata was built without Verilator");
 #else
-  if (!tbr::ChainRunner::built_for(target)) {
-    throw Error(fmt::format("--instances runs on the cascade model of the default configuration; "
-                            "target '{}' is another",
-                            target.name));
-  }
-  tbr::ChainRunnerOptions o;
-  o.run.seed = a.rtl.seed;
-  o.run.read_latency = a.rtl.latency;
-  o.run.stall = a.rtl.stall;
-  o.run.fine_grain = a.rtl.mode != "completion";
-  uint64_t bound = 0;
-  for (const ChainStage& st : chain.stages) bound += default_timeout(st.program, target);
-  o.run.timeout = a.rtl.timeout != 0 ? a.rtl.timeout : bound * images.size();
+  tbr::ChainRunnerOptions o =
+      chain_options(a.rtl, chain, target, images.size(), a.rtl.mode != "completion");
   if (!a.rtl.trace.empty()) {
     create_parent(a.rtl.trace);
     o.run.trace_path = a.rtl.trace;
