@@ -38,6 +38,7 @@ module strata_top
   localparam int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,
   localparam int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,
   localparam bit          Sparse         = strata_cfg_pkg::Sparse,
+  localparam int unsigned PeFabricLanes  = strata_cfg_pkg::PeFabricLanes,
   localparam int unsigned WordWidth      = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
@@ -329,7 +330,8 @@ module strata_top
     .MaxKernel     (MaxKernel),
     .MaxPoolKernel (MaxPoolKernel),
     .MaxImageWidth (MaxImageWidth),
-    .Sparse        (Sparse)
+    .Sparse        (Sparse),
+    .PeFabricLanes (PeFabricLanes)
   ) u_compute (
     .clk_i           (clk_i),
     .rst_ni          (cp_rst_n),

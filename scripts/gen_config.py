@@ -38,6 +38,13 @@ FIELDS = {
 }
 
 
+# Optional integer keys: key -> (SystemVerilog name, C++ name, default, description).
+OPTIONAL_INTS = {
+    "pe_fabric_lanes": ("PeFabricLanes", "kPeFabricLanes", 0,
+                        "lanes of each PE whose product is built in LUTs (docs/fpga.md)"),
+}
+
+
 # Optional boolean keys: key -> (SystemVerilog name, C++ name, default, description).
 FLAGS = {
     "sparse": ("Sparse", "kSparse", False,
@@ -54,6 +61,10 @@ def load(path):
     for k in FIELDS:
         if not isinstance(cfg[k], int) or cfg[k] <= 0:
             sys.exit(f"{path}: '{k}' must be a positive integer, got {cfg[k]!r}")
+    for k, (_, _, default, _) in OPTIONAL_INTS.items():
+        cfg.setdefault(k, default)
+        if not isinstance(cfg[k], int) or isinstance(cfg[k], bool) or not 0 <= cfg[k] <= cfg["lanes"]:
+            sys.exit(f"{path}: '{k}' must be an integer in 0..lanes, got {cfg[k]!r}")
     for k, (_, _, default, _) in FLAGS.items():
         cfg.setdefault(k, default)
         if not isinstance(cfg[k], bool):
@@ -68,6 +79,8 @@ def render_sv(cfg, src):
         "package strata_cfg_pkg;",
     ]
     for k, (sv, _, desc) in FIELDS.items():
+        lines.append(f"  localparam int unsigned {sv} = {cfg[k]};  // {desc}")
+    for k, (sv, _, _, desc) in OPTIONAL_INTS.items():
         lines.append(f"  localparam int unsigned {sv} = {cfg[k]};  // {desc}")
     for k, (sv, _, _, desc) in FLAGS.items():
         lines.append(f"  localparam bit {sv} = 1'b{int(cfg[k])};  // {desc}")
@@ -86,6 +99,8 @@ def render_hpp(cfg, src):
         f'inline constexpr const char* kConfigName = "{cfg["name"]}";',
     ]
     for k, (_, cpp, desc) in FIELDS.items():
+        lines.append(f"inline constexpr int {cpp} = {cfg[k]};  // {desc}")
+    for k, (_, cpp, _, desc) in OPTIONAL_INTS.items():
         lines.append(f"inline constexpr int {cpp} = {cfg[k]};  // {desc}")
     for k, (_, cpp, _, desc) in FLAGS.items():
         lines.append(f"inline constexpr bool {cpp} = {str(cfg[k]).lower()};  // {desc}")

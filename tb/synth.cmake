@@ -6,7 +6,7 @@
 # WebAssembly, and the first call of each tool on a machine compiles it.
 set(STRATA_SYNTH_TEST_DIR ${CMAKE_BINARY_DIR}/synth-tests)
 foreach(suite Errors SeedSweep RtlErrors ElaborateTop Ecp5Ram Ecp5OutsideOut Ecp5Sweep Ecp5Requant Ecp5Pe
-              Ecp5PeSparse Ecp5Banks Ecp5Copies XilinxRequant)
+              Ecp5PeSparse Ecp5PeFabric Ecp5Banks Ecp5Copies XilinxRequant)
   add_test(NAME synth_${suite}
            COMMAND ${STRATA_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/synth/test_flow.py
                    --out ${STRATA_SYNTH_TEST_DIR} ${suite}

@@ -84,6 +84,7 @@ module strata_compute_engine
   parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling row length
   parameter bit          Sparse        = strata_cfg_pkg::Sparse,         // packed CONVs (decode check)
+  parameter int unsigned PeFabricLanes = strata_cfg_pkg::PeFabricLanes,  // PE lanes multiplying in LUTs
   parameter int unsigned ReadDepth     = 5,   // bank reads in flight + buffered, >= 3
   parameter int unsigned IncWidth      = 16,  // macs_o bits
   localparam int unsigned WordWidth      = Lanes * 8,
@@ -949,12 +950,13 @@ module strata_compute_engine
   end
 
   strata_pe_array #(
-    .Pes        (Pes),
-    .Lanes      (Lanes),
-    .CacheDepth (PeCacheDepth),
-    .Sparse     (Sparse),
-    .AddrCopies (Pes),
-    .OpCopies   (Pes)
+    .Pes         (Pes),
+    .Lanes       (Lanes),
+    .CacheDepth  (PeCacheDepth),
+    .Sparse      (Sparse),
+    .FabricLanes (PeFabricLanes),
+    .AddrCopies  (Pes),
+    .OpCopies    (Pes)
   ) u_pe_array (
     .clk_i           (clk_i),
     .rst_ni          (dp_rst_n[DpRstPe]),

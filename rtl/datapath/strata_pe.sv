@@ -45,7 +45,10 @@
 // Timing (FPGA): the multiplier input and product registers (E2, E3) are those
 // of strata_pe_mul, i.e. the DSP block's own registers (on ECP5 an explicit
 // MULT18X18D with REG_INPUTA/B and REG_OUTPUT; each PE of an array keeps its
-// copy of the broadcast operand inside its DSPs). The adder tree's first
+// copy of the broadcast operand inside its DSPs). Lanes n >= Lanes -
+// FabricLanes multiply in LUTs instead (strata_fabric_mul: its E2 register
+// holds partial sums, same latency), for devices with fewer DSP blocks than
+// the build has products (docs/fpga.md, "The cascade"). The adder tree's first
 // register follows its first level (RegisterFirst), so the long routes out of
 // the DSPs carry one adder. The cache is a ReadFirst = 0 RAM (no bypass logic
 // between the block RAM and the cache output register).
@@ -68,10 +71,11 @@ module strata_pe
   import strata_cfg_pkg::DataWidth, strata_cfg_pkg::AccWidth;
   import strata_pkg::*;
 #(
-  parameter int unsigned Lanes      = strata_cfg_pkg::Lanes,         // N: MACs per beat
-  parameter int unsigned CacheDepth = strata_cfg_pkg::PeCacheDepth,  // cache words, >= 2
-  parameter bit          Sparse     = 1'b0,  // 1: activation stager, packed weights
-  parameter int unsigned TreeStages = ($clog2(Lanes) + 1) / 2,  // adder-tree registers
+  parameter int unsigned Lanes       = strata_cfg_pkg::Lanes,         // N: MACs per beat
+  parameter int unsigned CacheDepth  = strata_cfg_pkg::PeCacheDepth,  // cache words, >= 2
+  parameter bit          Sparse      = 1'b0,  // 1: activation stager, packed weights
+  parameter int unsigned FabricLanes = 0,   // the top FabricLanes lanes multiply in LUTs
+  parameter int unsigned TreeStages  = ($clog2(Lanes) + 1) / 2,  // adder-tree registers
   localparam int unsigned CacheAddrWidth = $clog2(CacheDepth),
   localparam int unsigned OpVectors      = Sparse ? 2 : 1, // streamed vectors per beat
   localparam int unsigned CacheWidth     = Lanes * DataWidth,
@@ -294,7 +298,9 @@ module strata_pe
   end
 
   for (genvar n = 0; n < Lanes; n++) begin : g_mul
-    strata_pe_mul u_mul (
+    strata_pe_mul #(
+      .Fabric (n >= Lanes - FabricLanes)
+    ) u_mul (
       .clk_i (clk_i),
       .a_i   (a_d[n]),
       .b_i   (b_d[n]),

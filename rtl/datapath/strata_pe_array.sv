@@ -40,13 +40,14 @@ module strata_pe_array
   import strata_cfg_pkg::DataWidth;
   import strata_pkg::*;
 #(
-  parameter int unsigned Pes        = strata_cfg_pkg::Pes,           // P: processing elements
-  parameter int unsigned Lanes      = strata_cfg_pkg::Lanes,         // N: MACs per PE per beat
-  parameter int unsigned CacheDepth = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
-  parameter bit          Sparse     = 1'b0,  // PEs with activation stagers
-  parameter int unsigned TreeStages = ($clog2(Lanes) + 1) / 2,  // adder-tree registers
-  parameter int unsigned AddrCopies = 1,  // copies of the cache address in in_addr_i
-  parameter int unsigned OpCopies   = 1,  // operands in in_op_i (1: broadcast, Pes: one per PE)
+  parameter int unsigned Pes         = strata_cfg_pkg::Pes,           // P: processing elements
+  parameter int unsigned Lanes       = strata_cfg_pkg::Lanes,         // N: MACs per PE per beat
+  parameter int unsigned CacheDepth  = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
+  parameter bit          Sparse      = 1'b0,  // PEs with activation stagers
+  parameter int unsigned FabricLanes = 0,   // lanes of each PE multiplying in LUTs (strata_pe)
+  parameter int unsigned TreeStages  = ($clog2(Lanes) + 1) / 2,  // adder-tree registers
+  parameter int unsigned AddrCopies  = 1,  // copies of the cache address in in_addr_i
+  parameter int unsigned OpCopies    = 1,  // operands in in_op_i (1: broadcast, Pes: one per PE)
   localparam int unsigned CacheAddrWidth = $clog2(CacheDepth),
   localparam int unsigned OpVectors      = Sparse ? 2 : 1,
   localparam int unsigned CacheWidth     = Lanes * DataWidth,
@@ -87,10 +88,11 @@ module strata_pe_array
     localparam int unsigned Next = (p + 1) % Pes;
 
     strata_pe #(
-      .Lanes      (Lanes),
-      .CacheDepth (CacheDepth),
-      .Sparse     (Sparse),
-      .TreeStages (TreeStages)
+      .Lanes       (Lanes),
+      .CacheDepth  (CacheDepth),
+      .Sparse      (Sparse),
+      .FabricLanes (FabricLanes),
+      .TreeStages  (TreeStages)
     ) u_pe (
       .clk_i         (clk_i),
       .rst_ni        (rst_ni),

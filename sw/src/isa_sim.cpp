@@ -102,14 +102,15 @@ PoolWindow pool_window_of(const isa::ComputeInstr& c) {
 class Machine {
  public:
   Machine(const HwTarget& t, std::vector<uint8_t>& mem, const SimOptions& o, SimResult& res)
-      : t_(t), n_(t.lanes), p_(t.pes), mem_(mem), res_(res), cascade_in_(o.cascade_in),
-        cascade_out_(o.cascade_out),
+      : t_(t), n_(t.lanes), p_(t.pes), mem_(mem), res_(res),
         banks_(static_cast<size_t>(t.banks) * t.bank_depth * t.lanes),
         caches_(static_cast<size_t>(t.pes) * t.pe_cache_depth * t.lanes),
         params_(static_cast<size_t>(t.param_depth)),
         bank_written_(static_cast<size_t>(t.banks) * t.bank_depth),
         cache_written_(static_cast<size_t>(t.pes) * t.pe_cache_depth),
-        param_written_(static_cast<size_t>(t.param_depth)) {
+        param_written_(static_cast<size_t>(t.param_depth)),
+        cascade_in_(o.cascade_in),
+        cascade_out_(o.cascade_out) {
     if (t.sparse) {  // the control planes and the schedule (docs/isa.md, LOAD CONTROL)
       controls_.assign(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth * t.lanes, 0);
       control_written_.assign(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth, false);

@@ -515,6 +515,9 @@ TEST_F(HwTargetTest, LoadsAnotherConfigurationWithoutRebuilding) {
   EXPECT_EQ(t.pes, 16);
   EXPECT_EQ(t.lanes, 16);
   EXPECT_EQ(t.bank_depth, hw::kBankDepth);
+  EXPECT_EQ(t.pe_fabric_lanes, 0);  // optional key, absent
+  EXPECT_EQ(HwTarget::from_yaml(write("fabric.yaml", text + "pe_fabric_lanes: 3\n")).pe_fabric_lanes,
+            3);
 }
 
 TEST_F(HwTargetTest, RejectsBadConfigurationsNamingFileAndProblem) {
@@ -541,6 +544,8 @@ TEST_F(HwTargetTest, RejectsBadConfigurationsNamingFileAndProblem) {
                "whole number of AXI beats");
   expect_error(std::regex_replace(base, std::regex("\nbank_depth: 4096"), "\nbank_depth: x"),
                "'bank_depth' must be an integer");
+  expect_error(base + "pe_fabric_lanes: 9\n", "pe_fabric_lanes = 9 is outside 0..8");
+  expect_error(base + "pe_fabric_lanes: all\n", "'pe_fabric_lanes' must be an integer");
   expect_error("- 1\n- 2\n", "mapping");
   expect_error(std::regex_replace(base, std::regex("\nname: default"), "\nname: [a, b]"),
                "invalid hardware configuration");

@@ -30,6 +30,21 @@ strata_bench(strata_pe_mul_test
   TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
   TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_test.cpp)
 
+# strata_pe_mul's LUT build (Fabric = 1, strata_fabric_mul): the same bench.
+strata_bench(strata_pe_mul_fabric_test
+  TOP strata_pe_mul_tb_top
+  TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_tb_top.sv
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_pe_mul_test.cpp
+  PARAMS -GFabric=1'b1)
+target_compile_definitions(strata_pe_mul_fabric_test PRIVATE
+  STRATA_PE_MUL_SUITE=StrataPeMulFabric)
+
+# strata_fabric_mul on seven operand shapes (through a bench wrapper).
+strata_bench(strata_fabric_mul_test
+  TOP strata_fabric_mul_tb_top
+  TB ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_fabric_mul_tb_top.sv
+  TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/strata_fabric_mul_test.cpp)
+
 # strata_act_stager, inside the sparse PE (strata_pe, Sparse = 1).
 strata_bench(strata_act_stager_test
   TOP strata_pe

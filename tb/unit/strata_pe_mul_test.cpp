@@ -96,12 +96,17 @@ class PeMulBench : public SimFixture<Vstrata_pe_mul_tb_top> {
   }
 };
 
-using StrataPeMul = PeMulBench;
+// strata_pe_mul_test builds the DSP multiplier, strata_pe_mul_fabric_test
+// (Fabric = 1) the LUT one: the same checks, suites named apart.
+#ifndef STRATA_PE_MUL_SUITE
+#define STRATA_PE_MUL_SUITE StrataPeMul
+#endif
+using STRATA_PE_MUL_SUITE = PeMulBench;
 
 // Every int8 x int8 pair (edge cases included: -128 x -128 = 16384, -128 x 127,
 // 0, +-1), back to back: one product per cycle, the last exactly kLatency
 // cycles after the last pair.
-TEST_F(StrataPeMul, AllPairsFullThroughput) {
+TEST_F(STRATA_PE_MUL_SUITE, AllPairsFullThroughput) {
   std::vector<Pair> pairs;
   for (int a = -128; a <= 127; ++a) {
     for (int b = -128; b <= 127; ++b) {
@@ -115,7 +120,7 @@ TEST_F(StrataPeMul, AllPairsFullThroughput) {
 // Random pairs with random input gaps: the registers always load, so the
 // products of the marked pairs must come out unchanged by the idle cycles
 // between them (whose operands are random too).
-TEST_F(StrataPeMul, RandomPairsWithGaps) {
+TEST_F(STRATA_PE_MUL_SUITE, RandomPairsWithGaps) {
   for (double gap : {0.2, 0.6}) {
     std::vector<Pair> pairs(2000);
     for (auto& p : pairs) {
@@ -126,7 +131,7 @@ TEST_F(StrataPeMul, RandomPairsWithGaps) {
 }
 
 // Latency, one isolated pair at a time: valid_o exactly kLatency cycles later.
-TEST_F(StrataPeMul, LatencyIsTwoCycles) {
+TEST_F(STRATA_PE_MUL_SUITE, LatencyIsTwoCycles) {
   for (int i = 0; i < 50; ++i) {
     const Pair p{static_cast<int8_t>(rand_int(-128, 127)), static_cast<int8_t>(rand_int(-128, 127))};
     const uint64_t cycles = run({p}, Throttle(0.0));

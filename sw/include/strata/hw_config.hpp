@@ -22,6 +22,7 @@ inline constexpr int kBankDepth = 4096;  // words (N x int8) per bank
 inline constexpr int kParamDepth = 512;  // channels in the parameter RAM (bias, M, S)
 inline constexpr int kAxiDataWidth = 64;  // AXI4 master data width (bits)
 inline constexpr int kAxiAddrWidth = 40;  // AXI4 master address width (bits)
+inline constexpr int kPeFabricLanes = 0;  // lanes of each PE whose product is built in LUTs (docs/fpga.md)
 inline constexpr bool kSparse = false;  // stagers and packed CONV schedules (docs/sparsity.md)
 
 }  // namespace strata::hw

@@ -26,6 +26,8 @@ struct HwTarget {
   int max_pool_kernel = 0;  // largest pooling window side
   int max_image_width = 0;  // longest row the pooling line buffer holds
   bool sparse = false;      // stagers and packed CONV schedules (docs/sparsity.md; CONFIG sparse)
+  int pe_fabric_lanes = 0;  // lanes of each PE multiplying in LUTs (no effect on programs;
+                            // docs/fpga.md, "The cascade")
 
   // config/default.yaml, as compiled into strata/hw_config.hpp.
   static HwTarget defaults();
