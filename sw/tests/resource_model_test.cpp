@@ -1,0 +1,58 @@
+// The resource model (strata/resource_model.hpp) against synthesis: the DSP
+// blocks and block RAMs Yosys maps strata_top to on ECP5, configuration by
+// configuration (docs/planner.md, "Resources"), and the block-RAM packing
+// rule on its own.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "strata/device.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/resource_model.hpp"
+
+namespace strata {
+namespace {
+
+const std::string kSource = STRATA_SOURCE_DIR;
+
+HwTarget config(const std::string& name) {
+  return HwTarget::from_yaml(kSource + "/config/" + name + ".yaml");
+}
+Device ecp5_85f() { return Device::find("ecp5-85f", kSource + "/config/devices"); }
+
+// DP16KD aspect ratios: 16384 x 1 ... 4096 x 4, then 2048 x 9, 1024 x 18,
+// 512 x 36 (the parity bits used).
+TEST(ResourceModel, BlockRamPackingTakesTheCheapestAspectRatio) {
+  const Device d = ecp5_85f();
+  EXPECT_EQ(bram_blocks(4096, 16, d), 4);   // 4 x (4096 x 4)
+  EXPECT_EQ(bram_blocks(1024, 64, d), 4);   // 4 x (1024 x 18) or 2 x 2 (512 x 36)
+  EXPECT_EQ(bram_blocks(64, 54, d), 2);     // 2 x (512 x 36)
+  EXPECT_EQ(bram_blocks(256, 16, d), 1);    // 1024 x 18
+  EXPECT_EQ(bram_blocks(16384, 1, d), 1);
+  EXPECT_EQ(bram_blocks(16385, 1, d), 2);
+  EXPECT_EQ(bram_blocks(1024, 18, d), 1);
+  EXPECT_EQ(bram_blocks(1024, 19, d), 2);
+}
+
+// Yosys (scripts/synth.sh --target ecp5 --no-pnr; figures in docs/fpga.md):
+// default 99 MULT18X18D and 122 DP16KD, the sparse build 101 and 196, the
+// tiny configuration (3 of 8 lanes in LUTs) 75 and 34 per stage of
+// strata_cascade_top K = 2 (150 and 68).
+TEST(ResourceModel, DspAndBlockRamMatchYosys) {
+  const Device d = ecp5_85f();
+  struct Case {
+    const char* config;
+    int64_t dsp, bram;
+  };
+  for (const Case& c : {Case{"default", 99, 122}, Case{"sparse", 101, 196}, Case{"tiny", 75, 34}}) {
+    const ResourceEstimate r = predict_resources(config(c.config), d);
+    EXPECT_EQ(r.dsp, c.dsp) << c.config;
+    EXPECT_EQ(r.bram, c.bram) << c.config;
+  }
+  // The PE array's share: one DSP per dense lane.
+  EXPECT_EQ(predict_resources(config("tiny"), d).dsp_pe, 8 * 5);
+  EXPECT_EQ(predict_resources(config("p16n16"), d).dsp_pe, 256);
+}
+
+}  // namespace
+}  // namespace strata
