@@ -38,6 +38,7 @@
 
 #include "strata/cascade.hpp"
 #include "strata/compiler.hpp"
+#include "strata/cycle_model.hpp"
 #include "strata/error.hpp"
 #include "strata/file_io.hpp"
 #include "strata/gen.hpp"
@@ -668,6 +669,25 @@ std::vector<OpWork> program_work(const Network& net, const HwTarget& target, siz
   return sum;
 }
 
+// The cycle model's prediction (docs/planner.md, "Cycles") of running
+// `images` images as run_rtl does (runs of up to P images, one after another).
+int64_t predicted_cycles(const Network& net, const HwTarget& target, size_t images,
+                         unsigned latency) {
+  int64_t cycles = 0;
+  for (size_t first = 0; first < images; first += static_cast<size_t>(target.pes)) {
+    CompileOptions co;
+    co.batch = static_cast<int>(std::min<size_t>(target.pes, images - first));
+    const Program p = compile(net, target, co);
+    std::vector<uint8_t> memory = p.image;
+    const SimResult sim = IsaSim(target).run(memory);
+    if (!sim.ok()) throw Error(fmt::format("cycle model: the ISA simulator failed: {}", sim.message));
+    CycleModelOptions o;
+    o.mem_latency = static_cast<int>(latency);
+    cycles += predict_cycles(p, sim, o).cycles;
+  }
+  return cycles;
+}
+
 // A sparse build's comparison: the dense program of the same weights (every
 // CONV unpacked) on the dense build of the same hardware (sparse: false).
 struct DenseTwin {
@@ -1077,6 +1097,8 @@ int cmd_bench(const BenchArgs& a) {
     const double c_comp = double(perf(results[1].counters, csr::kPerfCycles));
     j["fine_speedup"] = c_comp / c_fine;
   }
+  const int64_t predicted = predicted_cycles(net, target, images.size(), a.rtl.latency);
+  j["predicted_cycles"] = predicted;
   if (twin) j["sparse"] = sparse_json(shape, main, *twin);
   const std::vector<OpPacking> packing = twin ? op_packing(shape) : std::vector<OpPacking>{};
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
@@ -1116,6 +1138,13 @@ int cmd_bench(const BenchArgs& a) {
       fmt::print("{:<12} {:>10} {:>12.0f} {:>12} {:>7.1f} {:>11}\n",
                  r.fine ? "fine" : "completion", c, double(c) / double(n), macs,
                  100.0 * utilisation(macs, target, c), r.mismatches);
+    }
+    for (const RtlResult& r : results) {
+      const uint64_t c = perf(r.counters, csr::kPerfCycles);
+      fmt::print("cycle model ({} mode): {} cycles predicted, {:+.1f} % from the RTL "
+                 "(docs/planner.md)\n",
+                 r.fine ? "fine" : "completion", predicted,
+                 100.0 * (double(predicted) - double(c)) / double(c));
     }
     if (results.size() == 2) {
       fmt::print("fine-grained early start: {:.3f}x the speed of completion-granular "

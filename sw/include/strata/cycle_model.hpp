@@ -1,0 +1,37 @@
+// Predicted cycles of a program (docs/planner.md, "Cycles"): a timing model
+// of the accelerator at instruction level. The fetcher dispatches the
+// instructions in order into the three engines' queues (QueueDepth entries
+// each); each engine runs its own in order; the five semaphores hold an
+// instruction until its units are released (completion-granular rules:
+// acquire before the start, release at the end, a STORE's S2L units once its
+// write responses are in). An instruction's duration comes from its work as
+// the ISA simulator counts it (PE-array beats, pooled words, external bytes)
+// plus fixed costs per instruction and per transfer, calibrated against the
+// RTL (docs/planner.md gives the constants and the accuracy).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "strata/compiler.hpp"
+#include "strata/isa_sim.hpp"
+
+namespace strata {
+
+struct CycleModelOptions {
+  int mem_latency = 60;  // external read latency (cycles), the bench's memory model
+};
+
+struct CyclePrediction {
+  int64_t cycles = 0;                    // START to the run's end
+  std::vector<int64_t> start, end;       // per instruction (fetch order): when it ran
+  std::vector<int64_t> op_cycles;        // per program op: cycles from its first start to its last end
+};
+
+// `sim`: a run of `program` on the ISA simulator (its per-instruction work).
+// Throws strata::Error when the dependencies cannot all be met (a program
+// that would hang).
+CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
+                               const CycleModelOptions& options = {});
+
+}  // namespace strata

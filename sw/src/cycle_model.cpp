@@ -1,0 +1,198 @@
+// The instruction-level timing model (strata/cycle_model.hpp).
+#include "strata/cycle_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "strata/error.hpp"
+#include "strata/isa.hpp"
+
+namespace strata {
+namespace {
+
+using isa::Edge;
+using isa::Engine;
+
+// strata_fetch: instructions in flight or buffered, entries per engine queue,
+// cycles per instruction beyond its beats (decode and dispatch).
+constexpr int kPrefetch = 4;
+constexpr int kQueueDepth = 2;
+constexpr int kFetchExtra = 3;
+// Fixed cycles per instruction, by engine (calibrated, docs/planner.md).
+constexpr int64_t kComputeFixed = 40;  // decode slot to first beat, and the drain after the last
+constexpr int64_t kLoadFixed = 8;      // beyond the read latency
+constexpr int64_t kStoreFixed = 8;     // bank read pipeline
+
+struct Instr {
+  Engine engine;
+  std::array<int64_t, 2> acq{};                 // units on incoming edges 0, 1
+  std::array<int64_t, 2> rel{};                 // units on outgoing edges 0, 1
+  std::array<std::optional<Edge>, 2> in, out;   // the edges of those slots
+  int64_t duration = 0;
+  bool s2l_after_responses = false;             // a STORE: rel1 (S2L) waits for the responses
+  int tag = 0;
+};
+
+}  // namespace
+
+CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
+                               const CycleModelOptions& options) {
+  const HwTarget& t = program.target;
+  const int64_t beat_bytes = t.beat_bytes();
+  const int64_t fetch_beats = isa::kInstrBytes / beat_bytes;
+  const int64_t latency = options.mem_latency;
+
+  std::map<int64_t, const InstrStats*> stats;
+  for (const InstrStats& s : sim.stats) stats[s.index] = &s;
+
+  // The instructions the fetcher dispatches to an engine, in fetch order.
+  std::vector<Instr> instrs;
+  std::vector<int64_t> fetch_index;
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const isa::Instruction& in = program.instructions[i];
+    const auto op = static_cast<isa::Opcode>(in.opcode_value());
+    const auto engine = isa::engine_of(op);
+    if (!engine) continue;  // CONFIG, END: decoded only
+    const isa::EdgeSlots slots = isa::edge_slots(op);
+    Instr x;
+    x.engine = *engine;
+    x.in = {slots.acq0, slots.acq1};
+    x.out = {slots.rel0, slots.rel1};
+    x.acq = {static_cast<int64_t>(in.raw(isa::hdr::kAcq0)), static_cast<int64_t>(in.raw(isa::hdr::kAcq1))};
+    x.rel = {static_cast<int64_t>(in.raw(isa::hdr::kRel0)), static_cast<int64_t>(in.raw(isa::hdr::kRel1))};
+    x.tag = static_cast<int>(in.raw(isa::hdr::kTag));
+    const auto it = stats.find(static_cast<int64_t>(i));
+    const InstrStats s = it == stats.end() ? InstrStats{} : *it->second;
+    const int64_t ext_beats = (s.ext_bytes + beat_bytes - 1) / beat_bytes;
+    switch (x.engine) {
+      case Engine::kLoad:
+        x.duration = ext_beats > 0 ? latency + ext_beats + kLoadFixed : s.words + kLoadFixed;
+        break;
+      case Engine::kCompute:
+        x.duration = std::max(s.beats, s.pool_words) + kComputeFixed;
+        break;
+      case Engine::kStore:
+        x.duration = std::max(ext_beats, s.words) + kStoreFixed;
+        x.s2l_after_responses = ext_beats > 0;
+        break;
+    }
+    instrs.push_back(x);
+    fetch_index.push_back(static_cast<int64_t>(i));
+  }
+
+  const size_t n = instrs.size();
+  std::vector<int64_t> arrival(n, -1), dispatch(n, -1), start(n, -1), end(n, -1);
+  // Per engine: its instructions (positions in instrs) in order.
+  std::array<std::vector<size_t>, isa::kEngines> queue;
+  std::vector<size_t> pos_in_engine(n);
+  for (size_t k = 0; k < n; ++k) {
+    auto& q = queue[static_cast<int>(instrs[k].engine)];
+    pos_in_engine[k] = q.size();
+    q.push_back(k);
+  }
+  // Per edge: release events (cumulative units, time), in the producer's order.
+  std::array<std::vector<std::pair<int64_t, int64_t>>, isa::kEdges> released;
+  std::array<int64_t, isa::kEdges> acquired{};
+  // The time the edge's cumulative releases reached `units` (-1: not yet).
+  const auto available = [&](Edge e, int64_t units) -> int64_t {
+    if (units <= 0) return 0;
+    for (const auto& [cum, time] : released[static_cast<int>(e)]) {
+      if (cum >= units) return time;
+    }
+    return -1;
+  };
+  const auto release = [&](Edge e, int64_t units, int64_t time) {
+    if (units <= 0) return;
+    auto& r = released[static_cast<int>(e)];
+    const int64_t cum = (r.empty() ? 0 : r.back().first) + units;
+    r.push_back({cum, r.empty() ? time : std::max(time, r.back().second)});
+  };
+
+  // The first instruction arrives after the fetch latency; then one per
+  // fetch_beats + kFetchExtra cycles while the prefetch buffer is not full.
+  const int64_t per_fetch = fetch_beats + kFetchExtra;
+  size_t next_dispatch = 0;
+  std::array<size_t, isa::kEngines> next_start{};
+  size_t done = 0;
+  while (done < n) {
+    bool progress = false;
+    // Dispatch in fetch order while the engine's queue has room: the
+    // instruction kQueueDepth places ahead in the same engine has started.
+    while (next_dispatch < n) {
+      const size_t k = next_dispatch;
+      const size_t p = pos_in_engine[k];
+      int64_t room = 0;
+      if (p >= kQueueDepth) {
+        const size_t ahead = queue[static_cast<int>(instrs[k].engine)][p - kQueueDepth];
+        if (start[ahead] < 0) break;
+        room = start[ahead] + 1;
+      }
+      // Fetch k can issue once the buffer has a free place: instruction
+      // k - kPrefetch dispatched.
+      arrival[k] = k == 0 ? latency + per_fetch * (fetch_index[0] + 1) : arrival[k - 1] + per_fetch;
+      if (k >= kPrefetch) arrival[k] = std::max(arrival[k], dispatch[k - kPrefetch] + latency + per_fetch);
+      dispatch[k] = std::max({arrival[k], room, k > 0 ? dispatch[k - 1] + 1 : int64_t{0}});
+      ++next_dispatch;
+      progress = true;
+    }
+    // Start each engine's next instruction once it is dispatched and its
+    // acquisitions are met.
+    for (int e = 0; e < isa::kEngines; ++e) {
+      while (next_start[e] < queue[e].size()) {
+        const size_t k = queue[e][next_start[e]];
+        if (dispatch[k] < 0) break;
+        const Instr& x = instrs[k];
+        int64_t ready = dispatch[k];
+        bool met = true;
+        for (int s = 0; s < 2 && met; ++s) {
+          if (!x.in[s] || x.acq[s] == 0) continue;
+          const int64_t at = available(*x.in[s], acquired[static_cast<int>(*x.in[s])] + x.acq[s]);
+          if (at < 0) met = false;
+          else ready = std::max(ready, at);
+        }
+        if (!met) break;
+        for (int s = 0; s < 2; ++s) {
+          if (x.in[s]) acquired[static_cast<int>(*x.in[s])] += x.acq[s];
+        }
+        const int64_t prev_end = next_start[e] > 0 ? end[queue[e][next_start[e] - 1]] : 0;
+        start[k] = std::max(ready, prev_end);
+        end[k] = start[k] + x.duration;
+        if (x.out[0]) release(*x.out[0], x.rel[0], end[k]);
+        if (x.out[1]) release(*x.out[1], x.rel[1], end[k] + (x.s2l_after_responses ? latency : 0));
+        ++next_start[e];
+        ++done;
+        progress = true;
+      }
+    }
+    if (!progress) {
+      throw Error(fmt::format("cycle model: {} of {} instructions can never start (their "
+                              "dependency units are never released)",
+                              n - done, n));
+    }
+  }
+
+  CyclePrediction r;
+  r.start.assign(program.instructions.size(), 0);
+  r.end.assign(program.instructions.size(), 0);
+  std::map<int, std::pair<int64_t, int64_t>> span_of_tag;
+  for (size_t k = 0; k < n; ++k) {
+    r.start[fetch_index[k]] = start[k];
+    r.end[fetch_index[k]] = end[k];
+    r.cycles = std::max(r.cycles, end[k]);
+    auto [it, fresh] = span_of_tag.try_emplace(instrs[k].tag, start[k], end[k]);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, start[k]);
+      it->second.second = std::max(it->second.second, end[k]);
+    }
+  }
+  for (const CompiledOp& op : program.ops) {
+    const auto it = span_of_tag.find(op.tag);
+    r.op_cycles.push_back(it == span_of_tag.end() ? 0 : it->second.second - it->second.first);
+  }
+  return r;
+}
+
+}  // namespace strata
