@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -389,6 +390,43 @@ TEST_F(CliRtl, ErrorsAreClear) {
   const Outcome hung = strata(with({"--timeout", "1000"}));
   expect_failure(hung, 1, {"did not finish within 1000 cycles (timeout)"});
 }
+
+// The cycle model (docs/planner.md, "Cycles") within 10 % of the RTL, both
+// scheduling modes, for the small example networks on each configuration
+// built here (the large ones: make regress). One test per configuration.
+class CliRtlCycleModel : public CliRtl, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(CliRtlCycleModel, WithinTenPercentOfTheRtl) {
+  const std::string config = kSource + "/config/" + GetParam() + ".yaml";
+  for (const char* net : {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net",
+                          "residual_net"}) {
+    SCOPED_TRACE(net);
+    std::vector<std::string> args = {"bench", kSource + "/examples/" + net + ".yaml", "--config",
+                                     config, "--mode", "both", "--json"};
+    if (std::string(GetParam()) == "sparse") {
+      args.insert(args.end(), {"--sparsity", "0.5"});
+    }
+    const Outcome r = strata(args);
+    if (r.code != 0 && contains(r.err, "no RTL model is built")) {
+      GTEST_SKIP() << GetParam() << " is not built (STRATA_RTL_CONFIGS)";
+    }
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("mismatches").get<int64_t>(), 0);
+    const double predicted = j.at("predicted_cycles").get<double>();
+    for (const char* mode : {"fine", "completion"}) {
+      const double rtl = j.at("modes").at(mode).at("cycles").get<double>();
+      EXPECT_LE(std::abs(predicted - rtl), 0.10 * rtl)
+          << mode << ": predicted " << predicted << ", RTL " << rtl;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configurations, CliRtlCycleModel,
+                         ::testing::Values("default", "tiny", "sparse"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 }  // namespace
 }  // namespace strata
