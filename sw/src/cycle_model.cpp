@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <map>
 
@@ -66,7 +67,9 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
     x.tag = static_cast<int>(in.raw(isa::hdr::kTag));
     const auto it = stats.find(static_cast<int64_t>(i));
     const InstrStats s = it == stats.end() ? InstrStats{} : *it->second;
-    const int64_t ext_beats = (s.ext_bytes + beat_bytes - 1) / beat_bytes;
+    // External beats at the memory's bandwidth.
+    const auto ext_beats = static_cast<int64_t>(
+        std::ceil(double((s.ext_bytes + beat_bytes - 1) / beat_bytes) / options.beats_per_cycle));
     switch (x.engine) {
       case Engine::kLoad:
         x.duration = ext_beats > 0 ? latency + ext_beats + kLoadFixed : s.words + kLoadFixed;

@@ -12,6 +12,8 @@
 //               [--target CFG] [--batch B] [--listing prog.txt]
 //   strata rules [--update DOC | --check DOC]     the target rules (Markdown table);
 //                                                 write or check the section of DOC
+//   strata plan NET.yaml... --device D            a configuration for the networks on an
+//               [--objective O] [--out CFG.yaml]  FPGA (docs/planner.md)
 //   strata import MODEL.onnx --calibration X.npy  float ONNX model -> network YAML + int8
 //               --out DIR                         parameters (scripts/strata_import.py)
 // Exit codes: 0 success, 1 error (bad network, files, data, a failed or hung
@@ -43,9 +45,11 @@
 #include "strata/file_io.hpp"
 #include "strata/gen.hpp"
 #include "strata/golden.hpp"
+#include "strata/device.hpp"
 #include "strata/hw_target.hpp"
 #include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
+#include "strata/planner.hpp"
 #include "strata/npy.hpp"
 #include "strata/target_rules.hpp"
 #include "strata/tensor.hpp"
@@ -1586,6 +1590,102 @@ int cmd_rules(const RulesArgs& a) {
   return 0;
 }
 
+// ---- plan ----------------------------------------------------------------------
+
+struct PlanArgs {
+  std::vector<std::string> networks;
+  std::string weights;    // one directory for every network (default: each YAML's weights:)
+  std::string device;     // a name under config/devices/, or a file
+  std::string objective = "latency";
+  std::string out;        // the winner's configuration file
+  bool all = false;       // print every candidate, not the twelve fastest
+};
+
+// The planner (docs/planner.md): candidates, their predicted resources and
+// cycles, the winner written with --out.
+int cmd_plan(const PlanArgs& a) {
+  const Device device = Device::find(a.device, std::string(STRATA_SOURCE_DIR) + "/config/devices");
+  std::vector<Network> nets;
+  for (const std::string& path : a.networks) {
+    Network net = load_network(path, LoadOptions{a.weights, false});
+    if (missing_files(net).empty()) {
+      net = load_network(path, LoadOptions{a.weights, true});
+    } else {  // cycles depend on the shapes only (the packing aside: dense plans)
+      GenOptions g;
+      generate_parameters(net, g, random_images(net.input_shape, g.images, g.seed));
+    }
+    nets.push_back(std::move(net));
+  }
+  PlanOptions o;
+  o.objective = a.objective == "throughput" ? PlanObjective::kThroughput : PlanObjective::kLatency;
+  const PlanResult r = plan(nets, device, o);
+
+  fmt::print("device {} ({}): {} {} ({} int8 products), {} {} x {} bits, {} LUTs, {} FFs, "
+             "Fmax {} MHz ({}), {} MB/s ({})\n",
+             device.name, device.part, device.dsps, device.dsp_kind, device.int8_multipliers(),
+             device.brams, device.bram_kind, device.bram_bits, device.luts, device.ffs,
+             device.fmax_mhz, device.fmax_measured ? "measured" : "estimate", device.ext_mbytes_s,
+             device.board);
+  fmt::print("objective: {} ({}); resources: docs/planner.md, Resources; cycles: the cycle model "
+             "at a {}-cycle read latency and {:.2f} AXI beats per cycle (the board's bandwidth "
+             "at the device's Fmax)\n\n",
+             a.objective,
+             o.objective == PlanObjective::kLatency ? "one image at a time"
+                                                    : "batches of P images, per image",
+             o.mem_latency, r.beats_per_cycle);
+  std::vector<size_t> order;
+  for (size_t i = 0; i < r.candidates.size(); ++i) {
+    if (r.candidates[i].fits) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return faster(r.candidates[x], r.candidates[y]); });
+  fmt::print("{:>3} {:>5} {:>3} {:>6} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7}", "#", "P=N", "LUT",
+             "banks", "cache", "lbuf", "DSP", "BRAM", "LUT4", "FF");
+  for (const Network& n : nets) fmt::print(" {:>14}", n.name);
+  fmt::print(" {:>10}\n", "img/s");
+  const size_t shown = a.all ? order.size() : std::min<size_t>(order.size(), 12);
+  for (size_t k = 0; k < shown; ++k) {
+    const PlanCandidate& c = r.candidates[order[k]];
+    const HwTarget& t = c.target;
+    fmt::print("{:>3} {:>5} {:>3} {:>6} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7}", k + 1, t.pes,
+               t.pe_fabric_lanes, fmt::format("4x{}", t.bank_depth), t.pe_cache_depth,
+               t.max_image_width, c.resources.dsp, c.resources.bram, c.resources.lut,
+               c.resources.ff);
+    for (int64_t cyc : c.cycles) fmt::print(" {:>14}", cyc);
+    fmt::print(" {:>10.1f}\n", 1.0 / c.seconds_per_image);
+  }
+  std::map<std::string, int> rejected;
+  for (const PlanCandidate& c : r.candidates) {
+    if (!c.fits) ++rejected[c.why_not.substr(0, c.why_not.find(' '))];
+  }
+  fmt::print("\n{} candidates weighed: {} fit", r.candidates.size(), order.size());
+  for (const auto& [what, count] : rejected) fmt::print(", {} over the {} budget", count, what);
+  fmt::print("\ncolumns: P = N; LUT: PE lanes in LUTs; banks x depth; PE cache depth; line-buffer "
+             "width; predicted DSP, block RAM, LUT4 equivalents, FFs; predicted cycles per image; "
+             "images per second at {} MHz (all networks once)\n",
+             device.fmax_mhz);
+  if (r.winner < 0) {
+    throw Error(fmt::format("no configuration fits {} ({} candidates weighed)", device.name,
+                            r.candidates.size()));
+  }
+  const PlanCandidate& w = r.candidates[static_cast<size_t>(r.winner)];
+  fmt::print("winner: #1, P = N = {}, {:.1f} images/s predicted\n", w.target.pes,
+             1.0 / w.seconds_per_image);
+  if (!a.out.empty()) {
+    HwTarget t = w.target;
+    t.name = fs::path(a.out).stem().string();
+    std::string nets_list;
+    for (const Network& n : nets) nets_list += (nets_list.empty() ? "" : ", ") + n.name;
+    create_parent(a.out);
+    write_file(a.out, std::string_view(config_yaml(
+                          t, fmt::format("Strata hardware configuration planned by `strata plan` "
+                                         "for {} on {}\n(objective: {}; docs/planner.md).",
+                                         nets_list, device.name, a.objective))));
+    fmt::print("wrote {}\n", a.out);
+  }
+  return 0;
+}
+
 int run_main(int argc, char** argv) {
   CLI::App app{
       "Strata: CNN inference accelerator tool flow (network info, runs on the golden model, "
@@ -1714,6 +1814,22 @@ int run_main(int argc, char** argv) {
   rules_cmd->add_option("--check", rules.check,
                         "Fail when the target-rules section of this document differs");
 
+  PlanArgs plan_args;
+  CLI::App* plan_cmd = app.add_subcommand(
+      "plan", "Choose a hardware configuration for networks on an FPGA (docs/planner.md)");
+  plan_cmd->add_option("networks", plan_args.networks, "Network descriptions (YAML)")->required();
+  plan_cmd->add_option("--weights", plan_args.weights,
+                       "Directory of the .npy parameter files (default: generated)");
+  plan_cmd
+      ->add_option("--device", plan_args.device,
+                   "A device of config/devices/ (ecp5-45f, xc7z020, ...) or a device YAML")
+      ->required();
+  plan_cmd->add_option("--objective", plan_args.objective, "What to maximise")
+      ->check(CLI::IsMember({"latency", "throughput"}))
+      ->capture_default_str();
+  plan_cmd->add_option("--out", plan_args.out, "Write the winner as a configuration file");
+  plan_cmd->add_flag("--all", plan_args.all, "List every candidate that fits");
+
   ImportArgs imp;
   CLI::App* import_cmd = app.add_subcommand(
       "import", "Import a float ONNX model: network YAML + int8 parameters, quantised post-training "
@@ -1751,6 +1867,7 @@ int run_main(int argc, char** argv) {
   }
   if (compile_cmd->parsed()) return cmd_compile(comp);
   if (rules_cmd->parsed()) return cmd_rules(rules);
+  if (plan_cmd->parsed()) return cmd_plan(plan_args);
   if (import_cmd->parsed()) return cmd_import(imp);
   return cmd_gen(gen);
 }

@@ -19,7 +19,8 @@
 namespace strata {
 
 struct CycleModelOptions {
-  int mem_latency = 60;  // external read latency (cycles), the bench's memory model
+  int mem_latency = 60;          // external read latency (cycles), the bench's memory model
+  double beats_per_cycle = 1.0;  // external bandwidth in AXI beats per cycle (the bench: 1)
 };
 
 struct CyclePrediction {

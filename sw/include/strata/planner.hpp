@@ -1,0 +1,60 @@
+// The design planner (docs/planner.md): searches hardware configurations
+// for a set of networks within a device's resources, scores each by the
+// cycle model's prediction at the device's Fmax, and writes the winner as a
+// configuration file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/device.hpp"
+#include "strata/hw_target.hpp"
+#include "strata/network.hpp"
+#include "strata/resource_model.hpp"
+
+namespace strata {
+
+enum class PlanObjective {
+  kLatency,     // one image at a time: the sum over the networks of one image's time
+  kThroughput,  // batches of P images (FC layers run batched): time per image
+};
+
+struct PlanOptions {
+  PlanObjective objective = PlanObjective::kLatency;
+  int mem_latency = 60;       // external read latency of the cycle model (cycles)
+  double max_fill = 0.85;     // largest fraction of the device's LUTs and FFs a plan may use
+};
+
+struct PlanCandidate {
+  HwTarget target;
+  ResourceEstimate resources;
+  bool fits = false;               // within the device's budget
+  std::string why_not;             // the resource that does not fit
+  std::vector<int64_t> cycles;     // per network: predicted cycles per image (fits only)
+  double seconds_per_image = 0;    // sum over the networks, at the device's Fmax
+};
+
+struct PlanResult {
+  std::vector<PlanCandidate> candidates;  // every configuration weighed
+  int winner = -1;                        // index of the fastest that fits; -1: none
+  double beats_per_cycle = 1.0;           // the board's bandwidth the cycles assume
+};
+
+// Ordering of candidates that fit: less time per image, then fewer block
+// RAMs, then fewer LUTs.
+bool faster(const PlanCandidate& a, const PlanCandidate& b);
+
+// The configurations searched: P = N in {8, 16, 32}, bank depth, PE cache
+// depth and line-buffer width over a few powers of two, the PE products in
+// DSP blocks or as many lanes in LUTs as the DSP budget needs. Cycles are
+// predicted only for candidates that fit. Throws strata::Error when a network
+// fails to compile for a candidate that fits.
+PlanResult plan(const std::vector<Network>& networks, const Device& device,
+                const PlanOptions& options = {});
+
+// The configuration file (config/default.yaml format) of `t`, with a header
+// comment saying where it comes from.
+std::string config_yaml(const HwTarget& t, const std::string& header);
+
+}  // namespace strata

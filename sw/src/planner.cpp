@@ -1,0 +1,143 @@
+// The design planner (strata/planner.hpp).
+#include "strata/planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "strata/compiler.hpp"
+#include "strata/cycle_model.hpp"
+#include "strata/error.hpp"
+#include "strata/isa_sim.hpp"
+
+namespace strata {
+namespace {
+
+// The candidate configurations before the budget: the default configuration
+// with P = N, the memories and the fabric lanes varied.
+std::vector<HwTarget> candidate_targets(const Device& d) {
+  std::vector<HwTarget> out;
+  const HwTarget base = HwTarget::defaults();
+  for (int pn : {8, 16, 32}) {
+    for (int bank_depth : {512, 1024, 2048, 4096, 8192}) {
+      for (int cache_depth : {512, 1024, 2048}) {
+        for (int image_width : {32, 64, 128}) {
+          HwTarget t = base;
+          t.pes = t.lanes = pn;
+          t.bank_depth = bank_depth;
+          t.pe_cache_depth = cache_depth;
+          t.max_image_width = image_width;
+          t.sparse = false;
+          // The fewest fabric lanes that fit the DSP blocks (none when P x N
+          // products alone need more than the device has).
+          for (int f = 0; f <= pn / 2; ++f) {
+            t.pe_fabric_lanes = f;
+            if (predict_resources(t, d).dsp <= d.dsps) break;
+          }
+          t.name = fmt::format("p{}n{}", pn, pn);
+          out.push_back(t);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string budget_problem(const ResourceEstimate& r, const Device& d, double max_fill) {
+  if (r.dsp > d.dsps) return fmt::format("DSP {} > {}", r.dsp, d.dsps);
+  if (r.bram > d.brams) return fmt::format("BRAM {} > {}", r.bram, d.brams);
+  if (r.lut > max_fill * d.luts) {
+    return fmt::format("LUT {} > {:.0f} % of {}", r.lut, 100 * max_fill, d.luts);
+  }
+  if (r.ff > max_fill * d.ffs) return fmt::format("FF {} > {:.0f} % of {}", r.ff, 100 * max_fill, d.ffs);
+  return "";
+}
+
+// Predicted cycles per image of `net` on `t`.
+int64_t cycles_per_image(const Network& net, const HwTarget& t, const PlanOptions& o,
+                         double beats_per_cycle) {
+  CompileOptions co;
+  co.batch = o.objective == PlanObjective::kThroughput ? t.pes : 1;
+  const Program p = compile(net, t, co);
+  std::vector<uint8_t> memory = p.image;
+  SimOptions so;
+  so.check_dependencies = false;  // the work counts only (the program is checked elsewhere)
+  const SimResult sim = IsaSim(t).run(memory, so);
+  if (!sim.ok()) {
+    throw Error(fmt::format("planner: '{}' on candidate {}: the ISA simulator failed: {}", net.name,
+                            t.name, sim.message));
+  }
+  CycleModelOptions cm;
+  cm.mem_latency = o.mem_latency;
+  cm.beats_per_cycle = beats_per_cycle;
+  return (predict_cycles(p, sim, cm).cycles + co.batch - 1) / co.batch;
+}
+
+}  // namespace
+
+bool faster(const PlanCandidate& a, const PlanCandidate& b) {
+  if (a.seconds_per_image != b.seconds_per_image) return a.seconds_per_image < b.seconds_per_image;
+  // A tie: the smaller build (block RAMs, then LUTs).
+  if (a.resources.bram != b.resources.bram) return a.resources.bram < b.resources.bram;
+  return a.resources.lut < b.resources.lut;
+}
+
+PlanResult plan(const std::vector<Network>& networks, const Device& device,
+                const PlanOptions& options) {
+  PlanResult r;
+  // The board's memory in AXI beats per accelerator cycle (at most one).
+  const double beats_per_cycle =
+      std::min(1.0, device.ext_mbytes_s / (HwTarget::defaults().beat_bytes() * device.fmax_mhz));
+  r.beats_per_cycle = beats_per_cycle;
+  for (const HwTarget& t : candidate_targets(device)) {
+    PlanCandidate c;
+    c.target = t;
+    c.resources = predict_resources(t, device);
+    c.why_not = budget_problem(c.resources, device, options.max_fill);
+    c.fits = c.why_not.empty();
+    if (c.fits) {
+      for (const Network& net : networks) {
+        c.cycles.push_back(cycles_per_image(net, t, options, beats_per_cycle));
+        c.seconds_per_image += double(c.cycles.back()) / (device.fmax_mhz * 1e6);
+      }
+      if (r.winner < 0 || faster(c, r.candidates[static_cast<size_t>(r.winner)])) {
+        r.winner = static_cast<int>(r.candidates.size());
+      }
+    }
+    r.candidates.push_back(std::move(c));
+  }
+  return r;
+}
+
+std::string config_yaml(const HwTarget& t, const std::string& header) {
+  std::ostringstream s;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) s << "# " << line << "\n";
+  s << fmt::format("name: {}\n", t.name);
+  s << fmt::format("version: {}                # configuration format / hardware version\n", t.version);
+  s << "data_width: 8             # activations and weights: signed int8\n"
+       "acc_width: 32             # accumulators: int32\n"
+       "mult_width: 16            # requantisation multiplier M: unsigned 16 bit\n"
+       "shift_width: 6            # requantisation shift S: 0..47\n"
+       "max_shift: 47\n";
+  const auto line = [&](const char* key, int64_t v, const char* what) {
+    s << fmt::format("{:<26}# {}\n", fmt::format("{}: {}", key, v), what);
+  };
+  line("lanes", t.lanes, "N: dot-product width of each PE (MACs per PE per cycle)");
+  line("pes", t.pes, "P: processing elements in the array");
+  line("pe_fabric_lanes", t.pe_fabric_lanes, "lanes of each PE whose int8 product is in LUTs");
+  line("pe_cache_depth", t.pe_cache_depth, "entries (each N x int8) in each PE's operand cache");
+  line("max_pool_kernel", t.max_pool_kernel, "largest pooling window side");
+  line("max_kernel", t.max_kernel, "largest conv / window-generator kernel side");
+  line("max_image_width", t.max_image_width, "line-buffer row length (pixels)");
+  line("banks", t.banks, "on-chip banks (one read + one write port each)");
+  line("bank_depth", t.bank_depth, "words (each N x int8) per bank");
+  line("param_depth", t.param_depth, "output channels held in the parameter RAM");
+  line("axi_data_width", t.axi_data_width, "AXI4 master data width (bits)");
+  line("axi_addr_width", t.axi_addr_width, "AXI4 master address width (bits)");
+  if (t.sparse) s << "sparse: true\n";
+  return s.str();
+}
+
+}  // namespace strata
