@@ -187,6 +187,47 @@ TEST_F(StrataTop, Cifar10QuickBatchUnderRandomStalls) {
   expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1)}, 0.25);
 }
 
+// Run-time reconfiguration: one build (one Verilated model, never rebuilt or
+// reset between runs) runs the example networks one after another, only the
+// program in memory and the CSRs changing. Each network runs twice: compiled
+// for this configuration and for the tiny one (smaller memories, the same
+// P and N: a program that needs at most what the hardware has runs, docs/isa.md
+// CONFIG). Between networks, a program compiled for P = N = 16 is refused at
+// its CONFIG instruction (UNSUPPORTED), and the next network still runs
+// bit-exact.
+TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
+  const HwTarget target = HwTarget::defaults();
+  const std::string configs = std::string(STRATA_SOURCE_DIR) + "/config/";
+  const HwTarget tiny = HwTarget::from_yaml(configs + "tiny.yaml");
+  const HwTarget p16 = HwTarget::from_yaml(configs + "p16n16.yaml");
+  AccelRunner runner(target, options());
+  int runs = 0;
+  for (const char* name : {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net",
+                           "residual_net"}) {
+    SCOPED_TRACE(name);
+    const Network net = example_network(name, 1);
+    const Tensor<int8_t> input = image_of(random_images(net.input_shape, 1, seed_), 0);
+    const Tensor<int8_t> want = run_network(net, input);
+    for (const HwTarget* compiled_for : {&target, &tiny}) {
+      SCOPED_TRACE(compiled_for->name);
+      std::vector<Tensor<int8_t>> outputs;
+      const RunReport r = runner.run_program(compile(net, *compiled_for, {}), {input}, outputs);
+      ASSERT_TRUE(r.finished) << "STRATA_SEED=" << seed_;
+      ASSERT_EQ(r.error, csr::ErrorCode::kNone)
+          << csr::to_string(r.error) << " at " << r.error_index;
+      ASSERT_EQ(outputs.size(), 1u);
+      EXPECT_FALSE(first_difference(want, outputs[0]).has_value()) << "STRATA_SEED=" << seed_;
+      ++runs;
+    }
+    std::vector<Tensor<int8_t>> none;
+    const RunReport other = runner.run_program(compile(net, p16, {}), {input}, none);
+    ASSERT_TRUE(other.finished);
+    EXPECT_EQ(other.error, csr::ErrorCode::kUnsupported);
+    EXPECT_EQ(other.error_index, 0u) << "refused at CONFIG";
+  }
+  EXPECT_EQ(runs, 10);
+}
+
 // A network written inline, with parameters generated as `strata gen` makes them.
 Network inline_network(const std::string& name, const std::string& yaml, uint64_t seed) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
