@@ -2,6 +2,7 @@
 #include "strata/resource_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace strata {
@@ -19,9 +20,19 @@ constexpr int kRequantProductsPerPe = 2;
 constexpr int kAvgPoolProductsPerLane = 1;
 
 // Memories at most this deep become LUT RAM (Yosys' memory_libmap on ECP5:
-// the 16-deep line buffer of config/tiny.yaml and its 4-deep parameter banks
-// are DPR16X4, the default configuration's 64-deep ones DP16KD).
-constexpr int64_t kLutRamDepth = 16;
+// the 32-deep parameter banks of config/p16n16.yaml and the 16-deep line
+// buffer of config/tiny.yaml are DPR16X4, the default configuration's
+// 64-deep ones DP16KD).
+constexpr int64_t kLutRamDepth = 32;
+
+// LUT4 equivalents and flip-flops (Yosys on ECP5, strata_top without the
+// synthesis harness): a fixed part and a part per int8 MAC, from the
+// default configuration (P = N = 8: 28,401 and 21,758) and P = N = 16
+// (48,578 and 40,414); per product moved into LUTs (strata_fabric_mul,
+// synth_Ecp5PeFabric against synth_Ecp5Pe); per MAC of the sparse build
+// (config/sparse.yaml against the default: +6,039 and +3,242 at 64 MACs).
+constexpr double kLutFixed = 21675, kLutPerMac = 105.1, kLutPerFabric = 171, kLutSparsePerMac = 94.4;
+constexpr double kFfFixed = 15537, kFfPerMac = 97.2, kFfPerFabric = 68, kFfSparsePerMac = 50.7;
 
 int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 int log2_ceil(int64_t v) {
@@ -79,6 +90,12 @@ ResourceEstimate predict_resources(const HwTarget& t, const Device& d) {
   r.dsp_pe = (int64_t{t.pes} * dsp_lanes + d.int8_per_dsp - 1) / d.int8_per_dsp;
   r.dsp = r.dsp_pe + kRequantProductsPerPe * t.pes + kAvgPoolProductsPerLane * t.lanes +
           kFixedProducts + (t.sparse ? kSparseProducts : 0);
+  const double macs = double(t.pes) * t.lanes;
+  const double fabric = double(t.pes) * t.pe_fabric_lanes;
+  r.lut = std::llround(kLutFixed + kLutPerMac * macs + kLutPerFabric * fabric +
+                       (t.sparse ? kLutSparsePerMac * macs : 0.0));
+  r.ff = std::llround(kFfFixed + kFfPerMac * macs + kFfPerFabric * fabric +
+                      (t.sparse ? kFfSparsePerMac * macs : 0.0));
   r.memories = memory_uses(t, d);
   for (const MemoryUse& u : r.memories) r.bram += int64_t{u.copies} * u.blocks_each;
   return r;

@@ -37,14 +37,15 @@ TEST(ResourceModel, BlockRamPackingTakesTheCheapestAspectRatio) {
 // Yosys (scripts/synth.sh --target ecp5 --no-pnr; figures in docs/fpga.md):
 // default 99 MULT18X18D and 122 DP16KD, the sparse build 101 and 196, the
 // tiny configuration (3 of 8 lanes in LUTs) 75 and 34 per stage of
-// strata_cascade_top K = 2 (150 and 68).
+// strata_cascade_top K = 2 (150 and 68), P = N = 16 315 and 274.
 TEST(ResourceModel, DspAndBlockRamMatchYosys) {
   const Device d = ecp5_85f();
   struct Case {
     const char* config;
     int64_t dsp, bram;
   };
-  for (const Case& c : {Case{"default", 99, 122}, Case{"sparse", 101, 196}, Case{"tiny", 75, 34}}) {
+  for (const Case& c : {Case{"default", 99, 122}, Case{"sparse", 101, 196}, Case{"tiny", 75, 34},
+                        Case{"p16n16", 315, 274}}) {
     const ResourceEstimate r = predict_resources(config(c.config), d);
     EXPECT_EQ(r.dsp, c.dsp) << c.config;
     EXPECT_EQ(r.bram, c.bram) << c.config;
@@ -52,6 +53,25 @@ TEST(ResourceModel, DspAndBlockRamMatchYosys) {
   // The PE array's share: one DSP per dense lane.
   EXPECT_EQ(predict_resources(config("tiny"), d).dsp_pe, 8 * 5);
   EXPECT_EQ(predict_resources(config("p16n16"), d).dsp_pe, 256);
+}
+
+// LUT4 equivalents and flip-flops within 15 % of Yosys (the block without
+// the synthesis harness; the tiny configuration: half of the K = 2 cascade,
+// 64,481 and 48,213 with its harness of 540 LUT4 and 908 flip-flops; the
+// sparse build: the netlist before the cascade ports).
+TEST(ResourceModel, LutsAndFlipFlopsWithinFifteenPercentOfYosys) {
+  const Device d = ecp5_85f();
+  struct Case {
+    const char* config;
+    double lut, ff;
+  };
+  for (const Case& c : {Case{"default", 28401, 21758}, Case{"p16n16", 48578, 40414},
+                        Case{"sparse", 34150, 24953},
+                        Case{"tiny", (64481 - 540) / 2.0, (48213 - 908) / 2.0}}) {
+    const ResourceEstimate r = predict_resources(config(c.config), d);
+    EXPECT_NEAR(double(r.lut), c.lut, 0.15 * c.lut) << c.config;
+    EXPECT_NEAR(double(r.ff), c.ff, 0.15 * c.ff) << c.config;
+  }
 }
 
 }  // namespace
