@@ -393,7 +393,9 @@ TEST_F(CliRtl, ErrorsAreClear) {
 
 // The cycle model (docs/planner.md, "Cycles") within 10 % of the RTL, both
 // scheduling modes, for the small example networks on each configuration
-// built here (the large ones: make regress). One test per configuration.
+// built here (the large ones: make regress). One test per configuration;
+// ecp5_45f_cifar (strata plan's pick for the LFE5U-45F) when its model is
+// built (STRATA_RTL_CONFIGS).
 class CliRtlCycleModel : public CliRtl, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(CliRtlCycleModel, WithinTenPercentOfTheRtl) {
@@ -423,7 +425,7 @@ TEST_P(CliRtlCycleModel, WithinTenPercentOfTheRtl) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configurations, CliRtlCycleModel,
-                         ::testing::Values("default", "tiny", "sparse"),
+                         ::testing::Values("default", "tiny", "sparse", "ecp5_45f_cifar"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
