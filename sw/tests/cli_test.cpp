@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "strata/golden.hpp"
+#include "strata/hw_target.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "sw_test_util.hpp"
@@ -177,6 +178,31 @@ TEST_F(Cli, GenOptions) {
   }
   EXPECT_EQ(zeros, w.size() / 2);
   EXPECT_EQ(load_npy<int8_t>(path("s/images.npy")).shape(), (Shape{2, 3, 32, 32}));
+}
+
+// strata plan: the table, the winner written as a configuration that loads
+// (the planner's own checks are sw/tests/planner_test.cpp), and its errors.
+TEST_F(Cli, PlanWritesALoadableConfiguration) {
+  const std::string out = path("cfg/planned.yaml");
+  const Outcome r = strata({"plan", kCifar, "--device", "ecp5-45f", "--out", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "device ecp5-45f")) << r.out;
+  EXPECT_TRUE(contains(r.out, "135 candidates weighed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "winner: #1, P = N = 8")) << r.out;
+  const HwTarget t = HwTarget::from_yaml(out);
+  EXPECT_EQ(t.name, "planned");
+  EXPECT_EQ(t.pes, 8);
+  EXPECT_GT(t.pe_fabric_lanes, 0);  // 72 DSPs: some products in LUTs
+
+  expect_failure(strata({"plan", kCifar, "--device", "ecp5-12x"}), 1,
+                 {"unknown device 'ecp5-12x'", "ecp5-45f"});
+  expect_failure(strata({"plan", kCifar, "--device", "ecp5-45f", "--objective", "fast"}), 2,
+                 {"--objective"});
+  expect_failure(strata({"plan", path("missing.yaml"), "--device", "ecp5-45f"}), 1,
+                 {"missing.yaml"});
+  const std::string bad_device = write("broken.yaml", "name: broken\nluts: 5\n");
+  expect_failure(strata({"plan", kCifar, "--device", bad_device}), 1,
+                 {bad_device, "missing key"});
 }
 
 TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
