@@ -180,20 +180,17 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
   CyclePrediction r;
   r.start.assign(program.instructions.size(), 0);
   r.end.assign(program.instructions.size(), 0);
-  std::map<int, std::pair<int64_t, int64_t>> span_of_tag;
+  std::map<int, int64_t> end_of_tag;
   for (size_t k = 0; k < n; ++k) {
     r.start[fetch_index[k]] = start[k];
     r.end[fetch_index[k]] = end[k];
     r.cycles = std::max(r.cycles, end[k]);
-    auto [it, fresh] = span_of_tag.try_emplace(instrs[k].tag, start[k], end[k]);
-    if (!fresh) {
-      it->second.first = std::min(it->second.first, start[k]);
-      it->second.second = std::max(it->second.second, end[k]);
-    }
+    int64_t& e = end_of_tag[instrs[k].tag];
+    e = std::max(e, end[k]);
   }
   for (const CompiledOp& op : program.ops) {
-    const auto it = span_of_tag.find(op.tag);
-    r.op_cycles.push_back(it == span_of_tag.end() ? 0 : it->second.second - it->second.first);
+    const auto it = end_of_tag.find(op.tag);
+    r.op_end.push_back(it == end_of_tag.end() ? 0 : it->second);
   }
   return r;
 }

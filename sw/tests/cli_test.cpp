@@ -205,6 +205,18 @@ TEST_F(Cli, PlanWritesALoadableConfiguration) {
                  {bad_device, "missing key"});
 }
 
+// info --target: the cycle model's prediction; --device: the resources.
+TEST_F(Cli, InfoPredictsCyclesAndResources) {
+  const Outcome r = strata({"info", kCifar, "--target", kSource + "/config/default.yaml",
+                            "--device", "ecp5-85f"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "done at")) << r.out;
+  EXPECT_TRUE(contains(r.out, "cycles per image (the cycle model")) << r.out;
+  EXPECT_TRUE(contains(r.out, "99 of 156 MULT18X18D, 122 of 208 DP16KD")) << r.out;
+  EXPECT_TRUE(contains(r.out, "PE caches")) << r.out;
+  expect_failure(strata({"info", kCifar, "--device", "ecp5-85f"}), 1, {"give --target too"});
+}
+
 TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
   const std::string w = generate();
   // Bad YAML: file and line.

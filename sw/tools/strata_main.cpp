@@ -50,6 +50,7 @@
 #include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
 #include "strata/planner.hpp"
+#include "strata/resource_model.hpp"
 #include "strata/npy.hpp"
 #include "strata/target_rules.hpp"
 #include "strata/tensor.hpp"
@@ -141,9 +142,13 @@ struct InfoArgs {
   std::string network;
   std::string weights;
   std::string target;  // with --target: the placement the compiler chooses for it
+  std::string device;  // with --target: the configuration's predicted resources on it
 };
 
 int cmd_info(const InfoArgs& a) {
+  if (!a.device.empty() && a.target.empty()) {
+    throw Error("--device gives the resources of the --target configuration: give --target too");
+  }
   // The structure first (any structural error is reported as such); the
   // parameters only when every file is there, so a bad file is still an error.
   Network net = load_network(a.network, LoadOptions{a.weights, false});
@@ -186,18 +191,43 @@ int cmd_info(const InfoArgs& a) {
   }
   const Program prog = compile(net, target, {});
   const std::vector<OpWork> work = op_work(prog);
+  std::vector<uint8_t> memory = prog.image;
+  SimOptions so;
+  so.check_dependencies = false;  // the work counts only
+  const SimResult sim = IsaSim(target).run(memory, so);
+  if (!sim.ok()) throw Error(fmt::format("the ISA simulator failed: {}", sim.message));
+  const CyclePrediction cycles = predict_cycles(prog, sim);
   fmt::print("\non target '{}' ({}): {} instructions\n", target.name, a.target,
              prog.instructions.size());
-  fmt::print("{:<24} {:<10} {:<10} {:<22} {:>12} {:>12} {:>12}\n", "op", "input", "output",
-             "runs", "load B", "store B", "beats");
+  fmt::print("{:<24} {:<10} {:<10} {:<22} {:>12} {:>12} {:>12} {:>12}\n", "op", "input", "output",
+             "runs", "load B", "store B", "beats", "done at");
   for (size_t k = 0; k < prog.ops.size(); ++k) {
     const CompiledOp& op = prog.ops[k];
-    fmt::print("{:<24} {:<10} {:<10} {:<22} {:>12} {:>12} {:>12}\n", op.name, op.input_at,
-               op.output_at, op.tiling, work[k].load_bytes, work[k].store_bytes, work[k].beats);
+    fmt::print("{:<24} {:<10} {:<10} {:<22} {:>12} {:>12} {:>12} {:>12}\n", op.name, op.input_at,
+               op.output_at, op.tiling, work[k].load_bytes, work[k].store_bytes, work[k].beats,
+               cycles.op_end[k]);
   }
+  fmt::print("predicted: {} cycles per image (the cycle model, 60-cycle read latency, one AXI "
+             "beat per cycle; docs/planner.md)\n",
+             cycles.cycles);
   fmt::print("input / output: where the op's maps live (on chip: a bank; external: external "
              "memory);\nruns: whole, or in row bands x column strips (docs/compiler.md, Large "
-             "maps);\nload B / store B: external bytes its instructions move per run.\n");
+             "maps);\nload B / store B: external bytes its instructions move per run;\ndone at: "
+             "the predicted cycle its last instruction ends.\n");
+  if (!a.device.empty()) {
+    const Device d = Device::find(a.device, std::string(STRATA_SOURCE_DIR) + "/config/devices");
+    const ResourceEstimate r = predict_resources(target, d);
+    fmt::print("\nresources of '{}' on {} (predicted, docs/planner.md): {} of {} {}, {} of {} {}, "
+               "{} of {} LUTs (LUT4 equivalents), {} of {} FFs\n",
+               target.name, d.name, r.dsp, d.dsps, d.dsp_kind, r.bram, d.brams, d.bram_kind, r.lut,
+               d.luts, r.ff, d.ffs);
+    for (const MemoryUse& m : r.memories) {
+      fmt::print("  {:<20} {:>3} x {:>6} words x {:>3} bits: {}\n", m.name, m.copies, m.depth,
+                 m.width,
+                 m.lut_ram ? std::string("LUT RAM")
+                           : fmt::format("{} {} each", m.blocks_each, d.bram_kind));
+    }
+  }
   return 0;
 }
 
@@ -1700,6 +1730,9 @@ int run_main(int argc, char** argv) {
   info_cmd->add_option("--target,--config", info.target,
                        "Hardware configuration YAML: also print where each op's maps live, "
                        "its tiling and its external bytes on it");
+  info_cmd->add_option("--device", info.device,
+                       "With --target: the configuration's predicted resources on this device "
+                       "(config/devices/ name or YAML)");
   info_cmd->add_option("--weights", info.weights,
                        "Directory of the .npy parameter files (overrides the YAML's weights:)");
 
