@@ -135,7 +135,8 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
       }
       // Fetch k can issue once the buffer has a free place: instruction
       // k - kPrefetch dispatched.
-      arrival[k] = k == 0 ? latency + per_fetch * (fetch_index[0] + 1) : arrival[k - 1] + per_fetch;
+      arrival[k] = k == 0 ? latency + per_fetch * (fetch_index[0] + 1)
+                          : arrival[k - 1] + per_fetch * (fetch_index[k] - fetch_index[k - 1]);
       if (k >= kPrefetch) arrival[k] = std::max(arrival[k], dispatch[k - kPrefetch] + latency + per_fetch);
       dispatch[k] = std::max({arrival[k], room, k > 0 ? dispatch[k - 1] + 1 : int64_t{0}});
       ++next_dispatch;

@@ -29,8 +29,8 @@ std::vector<HwTarget> candidate_targets(const Device& d) {
           t.pe_cache_depth = cache_depth;
           t.max_image_width = image_width;
           t.sparse = false;
-          // The fewest fabric lanes that fit the DSP blocks (none when P x N
-          // products alone need more than the device has).
+          // The fewest fabric lanes that fit the DSP blocks, at most N / 2
+          // (with N / 2 still over the budget, the candidate is rejected).
           for (int f = 0; f <= pn / 2; ++f) {
             t.pe_fabric_lanes = f;
             if (predict_resources(t, d).dsp <= d.dsps) break;
@@ -97,10 +97,19 @@ PlanResult plan(const std::vector<Network>& networks, const Device& device,
     c.why_not = budget_problem(c.resources, device, options.max_fill);
     c.fits = c.why_not.empty();
     if (c.fits) {
-      for (const Network& net : networks) {
-        c.cycles.push_back(cycles_per_image(net, t, options, beats_per_cycle));
-        c.seconds_per_image += double(c.cycles.back()) / (device.fmax_mhz * 1e6);
+      try {
+        for (const Network& net : networks) {
+          c.cycles.push_back(cycles_per_image(net, t, options, beats_per_cycle));
+          c.seconds_per_image += double(c.cycles.back()) / (device.fmax_mhz * 1e6);
+        }
+      } catch (const Error& e) {  // a network this candidate cannot run: not a plan
+        c.fits = false;
+        c.why_not = fmt::format("compile {}", e.what());
+        c.cycles.clear();
+        c.seconds_per_image = 0;
       }
+    }
+    if (c.fits) {
       if (r.winner < 0 || faster(c, r.candidates[static_cast<size_t>(r.winner)])) {
         r.winner = static_cast<int>(r.candidates.size());
       }

@@ -70,10 +70,12 @@ TEST_F(DeviceErrors, MalformedFilesAreClearErrors) {
   const auto edit = [&](const std::string& from, const std::string& to) {
     return std::regex_replace(base_, std::regex(from), to);
   };
-  expect_error("ecp5-45f", edit("\nluts: 43848", "\nluts: many"), 0, "'luts' must be an integer");
-  expect_error("ecp5-45f", edit("\nluts: 43848", "\nluts: -5"), 0, "'luts' = -5 is outside");
+  const int luts_line = 7;  // config/devices/ecp5-45f.yaml
+  expect_error("ecp5-45f", edit("\nluts: 43848", "\nluts: many"), luts_line,
+               "'luts' must be an integer");
+  expect_error("ecp5-45f", edit("\nluts: 43848", "\nluts: -5"), luts_line, "'luts' = -5 is outside");
   expect_error("ecp5-45f", edit("\nluts: 43848[^\n]*", ""), 0, "missing key 'luts'");
-  expect_error("ecp5-45f", edit("  count: 72", "  count: 72\n  colour: blue"), 0,
+  expect_error("ecp5-45f", edit("  count: 72", "  count: 72\n  colour: blue"), 13,
                "unknown key 'dsp.colour'");
   expect_error("ecp5-45f", edit("  count: 108\n", ""), 0, "missing key 'bram.count'");
   expect_error("ecp5-45f", edit("\nfmax_mhz: 116", "\nfmax_mhz: 0"), 0, "'fmax_mhz' = 0");

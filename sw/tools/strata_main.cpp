@@ -1667,8 +1667,9 @@ int cmd_plan(const PlanArgs& a) {
   for (size_t i = 0; i < r.candidates.size(); ++i) {
     if (r.candidates[i].fits) order.push_back(i);
   }
-  std::sort(order.begin(), order.end(),
-            [&](size_t x, size_t y) { return faster(r.candidates[x], r.candidates[y]); });
+  // Stable: of equal candidates the first weighed is listed first, as plan() picks it.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return faster(r.candidates[x], r.candidates[y]); });
   fmt::print("{:>3} {:>5} {:>3} {:>6} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7}", "#", "P=N", "LUT",
              "banks", "cache", "lbuf", "DSP", "BRAM", "LUT4", "FF");
   for (const Network& n : nets) fmt::print(" {:>14}", n.name);

@@ -47,9 +47,9 @@ bool faster(const PlanCandidate& a, const PlanCandidate& b);
 
 // The configurations searched: P = N in {8, 16, 32}, bank depth, PE cache
 // depth and line-buffer width over a few powers of two, the PE products in
-// DSP blocks or as many lanes in LUTs as the DSP budget needs. Cycles are
-// predicted only for candidates that fit. Throws strata::Error when a network
-// fails to compile for a candidate that fits.
+// DSP blocks or as many lanes in LUTs (at most N / 2) as the DSP budget
+// needs. Cycles are predicted only for candidates that fit; a candidate one
+// of the networks does not compile for is rejected ("compile ...").
 PlanResult plan(const std::vector<Network>& networks, const Device& device,
                 const PlanOptions& options = {});
 
