@@ -196,4 +196,13 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
   return r;
 }
 
+CyclePrediction predict_cycles(const Program& program, const CycleModelOptions& options) {
+  std::vector<uint8_t> memory = program.image;
+  SimOptions so;
+  so.check_dependencies = false;  // the work counts only (programs are checked elsewhere)
+  const SimResult sim = IsaSim(program.target).run(memory, so);
+  if (!sim.ok()) throw Error(fmt::format("cycle model: the ISA simulator failed: {}", sim.message));
+  return predict_cycles(program, sim, options);
+}
+
 }  // namespace strata

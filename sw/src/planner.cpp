@@ -9,7 +9,6 @@
 #include "strata/compiler.hpp"
 #include "strata/cycle_model.hpp"
 #include "strata/error.hpp"
-#include "strata/isa_sim.hpp"
 
 namespace strata {
 namespace {
@@ -59,19 +58,10 @@ int64_t cycles_per_image(const Network& net, const HwTarget& t, const PlanOption
                          double beats_per_cycle) {
   CompileOptions co;
   co.batch = o.objective == PlanObjective::kThroughput ? t.pes : 1;
-  const Program p = compile(net, t, co);
-  std::vector<uint8_t> memory = p.image;
-  SimOptions so;
-  so.check_dependencies = false;  // the work counts only (the program is checked elsewhere)
-  const SimResult sim = IsaSim(t).run(memory, so);
-  if (!sim.ok()) {
-    throw Error(fmt::format("planner: '{}' on candidate {}: the ISA simulator failed: {}", net.name,
-                            t.name, sim.message));
-  }
   CycleModelOptions cm;
   cm.mem_latency = o.mem_latency;
   cm.beats_per_cycle = beats_per_cycle;
-  return (predict_cycles(p, sim, cm).cycles + co.batch - 1) / co.batch;
+  return (predict_cycles(compile(net, t, co), cm).cycles + co.batch - 1) / co.batch;
 }
 
 }  // namespace

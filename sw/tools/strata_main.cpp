@@ -191,12 +191,7 @@ int cmd_info(const InfoArgs& a) {
   }
   const Program prog = compile(net, target, {});
   const std::vector<OpWork> work = op_work(prog);
-  std::vector<uint8_t> memory = prog.image;
-  SimOptions so;
-  so.check_dependencies = false;  // the work counts only
-  const SimResult sim = IsaSim(target).run(memory, so);
-  if (!sim.ok()) throw Error(fmt::format("the ISA simulator failed: {}", sim.message));
-  const CyclePrediction cycles = predict_cycles(prog, sim);
+  const CyclePrediction cycles = predict_cycles(prog);
   fmt::print("\non target '{}' ({}): {} instructions\n", target.name, a.target,
              prog.instructions.size());
   fmt::print("{:<24} {:<10} {:<10} {:<22} {:>12} {:>12} {:>12} {:>12}\n", "op", "input", "output",
@@ -711,13 +706,9 @@ int64_t predicted_cycles(const Network& net, const HwTarget& target, size_t imag
   for (size_t first = 0; first < images; first += static_cast<size_t>(target.pes)) {
     CompileOptions co;
     co.batch = static_cast<int>(std::min<size_t>(target.pes, images - first));
-    const Program p = compile(net, target, co);
-    std::vector<uint8_t> memory = p.image;
-    const SimResult sim = IsaSim(target).run(memory);
-    if (!sim.ok()) throw Error(fmt::format("cycle model: the ISA simulator failed: {}", sim.message));
     CycleModelOptions o;
     o.mem_latency = static_cast<int>(latency);
-    cycles += predict_cycles(p, sim, o).cycles;
+    cycles += predict_cycles(compile(net, target, co), o).cycles;
   }
   return cycles;
 }

@@ -35,4 +35,8 @@ struct CyclePrediction {
 CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
                                const CycleModelOptions& options = {});
 
+// The same, running `program` on the ISA simulator first for its work (on a
+// copy of its image). Throws strata::Error when the simulator reports an error.
+CyclePrediction predict_cycles(const Program& program, const CycleModelOptions& options = {});
+
 }  // namespace strata
