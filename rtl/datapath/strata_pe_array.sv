@@ -130,12 +130,7 @@ module strata_pe_array
   `STRATA_ASSERT(array_addr_copies, clk_i, rst_ni,
                  !in_valid_i || in_addr_i == {AddrCopies{in_addr_i[0]}})
   `STRATA_ASSERT_STREAM(array_in, clk_i, rst_ni, in_valid_i, in_ready_o,
-                        {in_addr_i, in_first_i, in_last_i, in_bias_i, in_packed_i})
-  // The operands one copy at a time: each $stable samples a vector of its own
-  // (Verilator 5.006 miscompiles the sampling of one very wide vector).
-  for (genvar c = 0; c < OpCopies; c++) begin : g_op_stable
-    `STRATA_ASSERT_STREAM(array_in_op, clk_i, rst_ni, in_valid_i, in_ready_o, in_op_i[c])
-  end
+                        {in_op_i, in_addr_i, in_first_i, in_last_i, in_bias_i, in_packed_i})
   `STRATA_ASSERT_STREAM(array_res, clk_i, rst_ni, res_valid_o, res_ready_i, res_acc_o)
 
 `ifndef SYNTHESIS

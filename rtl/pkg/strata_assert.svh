@@ -2,7 +2,12 @@
 //
 // `STRATA_ASSERT_STREAM(name, clk, rst_n, valid, ready, payload)
 //   AXI handshake rules on one valid/ready stream: once valid rises it stays
-//   high until ready, and the payload does not change while waiting.
+//   high until ready, and the payload does not change while waiting. The
+//   payload is compared with a register of its last value by an immediate
+//   assertion rather than by $stable: a concurrent assertion keeps a sampled
+//   copy of every variable it reads, and for a payload cut from a very wide
+//   array (the compute engine's operands at P = N = 16: 64 words) Verilator
+//   5.006 writes that copy's loop into a function without its loop variable.
 `ifndef STRATA_ASSERT_SVH
 `define STRATA_ASSERT_SVH
 
@@ -11,9 +16,15 @@
   name``_valid_stable : assert property (@(posedge clk) disable iff (!rst_n) \
     (valid && !ready) |=> valid) \
     else $error("%m: %s valid dropped before ready", `"name`"); \
-  name``_payload_stable : assert property (@(posedge clk) disable iff (!rst_n) \
-    (valid && !ready) |=> $stable(payload)) \
-    else $error("%m: %s payload changed while waiting for ready", `"name`");
+  logic name``_waiting_q; \
+  logic [$bits(payload)-1:0] name``_payload_q; \
+  always_ff @(posedge clk) begin \
+    name``_waiting_q <= rst_n && valid && !ready; \
+    name``_payload_q <= payload; \
+    if (rst_n && name``_waiting_q) \
+      name``_payload_stable : assert (payload == name``_payload_q) \
+        else $error("%m: %s payload changed while waiting for ready", `"name`"); \
+  end
 `define STRATA_ASSERT(name, clk, rst_n, prop) \
   name : assert property (@(posedge clk) disable iff (!rst_n) (prop)) \
     else $error("%m: assertion %s failed", `"name`");

@@ -20,7 +20,7 @@ Steps (every command and log is kept in the output directory):
   4. synth:   read_slang -DSYNTHESIS, structural checks (no logic loops or
               latches, no multiple or missing drivers), keep on the drivers
               of `(* keep *)` signals, synth_<family>, `stat -json`.
-  5. pnr:     ECP5 only: nextpnr-ecp5 on LFE5U-85F CABGA381 for each speed
+  5. pnr:     ECP5 only: nextpnr-ecp5 on LFE5U-85F CABGA381 (--ecp5-part) for each speed
               grade (--jobs of them at a time), router1, clock constraint from
               constraints/strata_ecp5.lpf.
   6. report:  report.json and report.md (scripts/synth/report.py).
@@ -104,6 +104,9 @@ TARGETS = {
     },
 }
 ECP5_SPEEDS = ("6", "7", "8")
+# --ecp5-part: nextpnr-ecp5's device option -> the part name in the report.
+# The three parts share the CABGA381 package and its pins.
+ECP5_PARTS = {"25k": "LFE5U-25F", "45k": "LFE5U-45F", "85k": "LFE5U-85F"}
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -582,6 +585,9 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="place-and-route runs (speed grades, seeds) at the same time "
                          "(default: 2 on a machine with two or more cores, else 1)")
+    ap.add_argument("--ecp5-part", default="85k", choices=sorted(ECP5_PARTS),
+                    help="ECP5 device placed and routed (LFE5U-25F/45F/85F, CABGA381; "
+                         "default 85k)")
     ap.add_argument("--no-pnr", action="store_true", help="synthesis only")
     ap.add_argument("--rtl", default=str(ROOT / "rtl"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help="output directory (default build/synth/<target>)")
@@ -617,6 +623,9 @@ def main(argv=None):
         lpf = pathlib.Path(args.lpf).resolve() if args.lpf else TARGETS["ecp5"]["constraints"]
         if speeds and not lpf.is_file():
             raise FlowError(f"constraints file '{lpf}' not found")
+        if target == "ecp5":
+            TARGETS["ecp5"]["device"] = ECP5_PARTS[args.ecp5_part]
+            TARGETS["ecp5"]["nextpnr_device"] = f"--{args.ecp5_part}"
         cfg, cfg_sv = render_config(args.config)
         check_tools(target)
 

@@ -27,12 +27,24 @@ constexpr int64_t kComputeFixed = 40;  // decode slot to first beat, and the dra
 constexpr int64_t kLoadFixed = 8;      // beyond the read latency
 constexpr int64_t kStoreFixed = 8;     // bank read pipeline
 
+// The part of kComputeFixed before the first result row (the rest drains
+// after the last).
+constexpr int64_t kComputeLead = kComputeFixed / 2;
+
 struct Instr {
   Engine engine;
   std::array<int64_t, 2> acq{};                 // units on incoming edges 0, 1
   std::array<int64_t, 2> rel{};                 // units on outgoing edges 0, 1
   std::array<std::optional<Edge>, 2> in, out;   // the edges of those slots
+  int64_t acq0_first = 0, acq0_step = 0;        // fine-grained acquisitions on edge 0
   int64_t duration = 0;
+  // Fine-grained timing: `lead` cycles before the first step's work ends
+  // (a LOAD's read latency), then `work` cycles over the steps, then `tail`.
+  int64_t lead = 0, tail = 0;
+  double work = 0;
+  bool ext_reads = false;                       // a LOAD from memory: a later row it
+                                                // waited for arrives a latency later
+  const std::vector<int32_t>* step_releases = nullptr;
   bool s2l_after_responses = false;             // a STORE: rel1 (S2L) waits for the responses
   int tag = 0;
 };
@@ -64,24 +76,34 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
     x.out = {slots.rel0, slots.rel1};
     x.acq = {static_cast<int64_t>(in.raw(isa::hdr::kAcq0)), static_cast<int64_t>(in.raw(isa::hdr::kAcq1))};
     x.rel = {static_cast<int64_t>(in.raw(isa::hdr::kRel0)), static_cast<int64_t>(in.raw(isa::hdr::kRel1))};
+    x.acq0_first = static_cast<int64_t>(in.raw(isa::hdr::kAcq0First));
+    x.acq0_step = static_cast<int64_t>(in.raw(isa::hdr::kAcq0Step));
     x.tag = static_cast<int>(in.raw(isa::hdr::kTag));
     const auto it = stats.find(static_cast<int64_t>(i));
-    const InstrStats s = it == stats.end() ? InstrStats{} : *it->second;
+    static const InstrStats kNoWork{};
+    const InstrStats& s = it == stats.end() ? kNoWork : *it->second;
+    x.step_releases = &s.step_releases;
     // External beats at the memory's bandwidth.
     const auto ext_beats = static_cast<int64_t>(
         std::ceil(double((s.ext_bytes + beat_bytes - 1) / beat_bytes) / options.beats_per_cycle));
     switch (x.engine) {
       case Engine::kLoad:
-        x.duration = ext_beats > 0 ? latency + ext_beats + kLoadFixed : s.words + kLoadFixed;
+        x.ext_reads = ext_beats > 0;
+        x.lead = (x.ext_reads ? latency : 0) + kLoadFixed;
+        x.work = double(x.ext_reads ? ext_beats : s.words);
         break;
       case Engine::kCompute:
-        x.duration = std::max(s.beats, s.pool_words) + kComputeFixed;
+        x.lead = kComputeLead;
+        x.tail = kComputeFixed - kComputeLead;
+        x.work = double(std::max(s.beats, s.pool_words));
         break;
       case Engine::kStore:
-        x.duration = std::max(ext_beats, s.words) + kStoreFixed;
+        x.lead = kStoreFixed;
+        x.work = double(std::max(ext_beats, s.words));
         x.s2l_after_responses = ext_beats > 0;
         break;
     }
+    x.duration = x.lead + static_cast<int64_t>(x.work) + x.tail;
     instrs.push_back(x);
     fetch_index.push_back(static_cast<int64_t>(i));
   }
@@ -102,16 +124,56 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
   // The time the edge's cumulative releases reached `units` (-1: not yet).
   const auto available = [&](Edge e, int64_t units) -> int64_t {
     if (units <= 0) return 0;
-    for (const auto& [cum, time] : released[static_cast<int>(e)]) {
-      if (cum >= units) return time;
-    }
-    return -1;
+    const auto& r = released[static_cast<int>(e)];
+    const auto it = std::lower_bound(
+        r.begin(), r.end(), units,
+        [](const std::pair<int64_t, int64_t>& ev, int64_t u) { return ev.first < u; });
+    return it == r.end() ? -1 : it->second;
   };
   const auto release = [&](Edge e, int64_t units, int64_t time) {
     if (units <= 0) return;
     auto& r = released[static_cast<int>(e)];
     const int64_t cum = (r.empty() ? 0 : r.back().first) + units;
     r.push_back({cum, r.empty() ? time : std::max(time, r.back().second)});
+  };
+
+  // Fine-grained mode (docs/isa.md): the instruction starts once it is
+  // dispatched, its engine is free and acq1 and acq0_first are released;
+  // step i (its share of the work) needs acq0_step more edge-0 units and
+  // releases its rel0 units when done; the rest of acq0 before the end, the
+  // rest of rel0 at the end. Scheduled once all its units are released, so
+  // the order of the engines' instructions is the completion model's.
+  const auto schedule_fine = [&](size_t k, int64_t prev_end,
+                                 const std::array<int64_t, isa::kEdges>& before) {
+    const Instr& x = instrs[k];
+    const auto units_at = [&](int slot, int64_t units) -> int64_t {
+      if (!x.in[slot] || units <= 0) return 0;
+      return available(*x.in[slot], before[static_cast<int>(*x.in[slot])] + units);
+    };
+    const int64_t first0 = std::min(x.acq0_first, x.acq[0]);
+    start[k] = std::max({dispatch[k], prev_end, units_at(1, x.acq[1]), units_at(0, first0)});
+    const std::vector<int32_t>& steps = *x.step_releases;
+    const size_t n_steps = std::max<size_t>(1, steps.size());
+    const double per_step = x.work / double(n_steps);
+    double t = double(start[k] + x.lead);
+    int64_t taken = first0, given = 0;
+    for (size_t i = 0; i < n_steps; ++i) {
+      if (i > 0 && x.acq0_step > 0 && taken < x.acq[0]) {
+        taken += std::min(x.acq0_step, x.acq[0] - taken);
+        // A LOAD issues the row's read once its units are in; the data
+        // comes a read latency later.
+        const int64_t at = units_at(0, taken) + (x.ext_reads ? latency : 0);
+        t = std::max(t, double(at));
+      }
+      t += per_step;
+      if (i < steps.size() && x.out[0]) {
+        const int64_t n = std::min<int64_t>(steps[i], x.rel[0] - given);
+        release(*x.out[0], n, static_cast<int64_t>(std::ceil(t)));
+        given += n;
+      }
+    }
+    end[k] = std::max(static_cast<int64_t>(std::ceil(t)) + x.tail, units_at(0, x.acq[0]));
+    if (x.out[0]) release(*x.out[0], x.rel[0] - given, end[k]);
   };
 
   // The first instruction arrives after the fetch latency; then one per
@@ -158,13 +220,20 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
           else ready = std::max(ready, at);
         }
         if (!met) break;
+        // (Fine-grained: `ready` is when all of them are released; the
+        // steps then take them as they come, schedule_fine below.)
+        const std::array<int64_t, isa::kEdges> acquired_before = acquired;
         for (int s = 0; s < 2; ++s) {
           if (x.in[s]) acquired[static_cast<int>(*x.in[s])] += x.acq[s];
         }
         const int64_t prev_end = next_start[e] > 0 ? end[queue[e][next_start[e] - 1]] : 0;
-        start[k] = std::max(ready, prev_end);
-        end[k] = start[k] + x.duration;
-        if (x.out[0]) release(*x.out[0], x.rel[0], end[k]);
+        if (options.fine_grained) {
+          schedule_fine(k, prev_end, acquired_before);
+        } else {
+          start[k] = std::max(ready, prev_end);
+          end[k] = start[k] + x.duration;
+          if (x.out[0]) release(*x.out[0], x.rel[0], end[k]);
+        }
         if (x.out[1]) release(*x.out[1], x.rel[1], end[k] + (x.s2l_after_responses ? latency : 0));
         ++next_start[e];
         ++done;

@@ -1263,6 +1263,8 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
       }
       if (sl.rel0) sem[static_cast<int>(*sl.rel0)] += h.rel0;
       if (sl.rel1) sem[static_cast<int>(*sl.rel1)] += h.rel1;
+      st.step_releases.reserve(tr.steps.size());
+      for (const Step& step : tr.steps) st.step_releases.push_back(static_cast<int32_t>(step.releases));
       res.beats += st.beats;
       traces.push_back(std::move(tr));
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "strata/cascade.hpp"
 #include "strata/compiler.hpp"
 #include "strata/cycle_model.hpp"
 #include "strata/error.hpp"
@@ -14,33 +15,59 @@ namespace strata {
 namespace {
 
 // The candidate configurations before the budget: the default configuration
-// with P = N, the memories and the fabric lanes varied.
-std::vector<HwTarget> candidate_targets(const Device& d) {
-  std::vector<HwTarget> out;
+// with P = N, the memories, the sparse build and the fabric lanes varied,
+// each as one accelerator and, for the throughput objective, as chains.
+struct Candidate {
+  HwTarget target;
+  int instances = 1;
+};
+
+std::vector<Candidate> candidate_shapes(const Device& d, PlanObjective objective) {
+  std::vector<Candidate> out;
   const HwTarget base = HwTarget::defaults();
-  for (int pn : {8, 16, 32}) {
-    for (int bank_depth : {512, 1024, 2048, 4096, 8192}) {
-      for (int cache_depth : {512, 1024, 2048}) {
-        for (int image_width : {32, 64, 128}) {
-          HwTarget t = base;
-          t.pes = t.lanes = pn;
-          t.bank_depth = bank_depth;
-          t.pe_cache_depth = cache_depth;
-          t.max_image_width = image_width;
-          t.sparse = false;
-          // The fewest fabric lanes that fit the DSP blocks, at most N / 2
-          // (with N / 2 still over the budget, the candidate is rejected).
-          for (int f = 0; f <= pn / 2; ++f) {
-            t.pe_fabric_lanes = f;
-            if (predict_resources(t, d).dsp <= d.dsps) break;
+  const std::vector<int> chains =
+      objective == PlanObjective::kThroughput ? std::vector<int>{1, 2, 4} : std::vector<int>{1};
+  for (int k : chains) {
+    for (int pn : {8, 16, 32}) {
+      for (bool sparse : {false, true}) {
+        for (int banks : {4, 8}) {
+          for (int bank_depth : {512, 1024, 2048, 4096, 8192}) {
+            for (int cache_depth : {512, 1024, 2048}) {
+              for (int image_width : {32, 64, 128}) {
+                HwTarget t = base;
+                t.pes = t.lanes = pn;
+                t.sparse = sparse;
+                t.banks = banks;
+                t.bank_depth = bank_depth;
+                t.pe_cache_depth = cache_depth;
+                t.max_image_width = image_width;
+                // The fewest fabric lanes that fit the DSP blocks, at most N / 2
+                // (with N / 2 still over the budget, the candidate is rejected).
+                for (int f = 0; f <= pn / 2; ++f) {
+                  t.pe_fabric_lanes = f;
+                  if (k * predict_resources(t, d).dsp <= d.dsps) break;
+                }
+                t.name = fmt::format("p{}n{}", pn, pn);
+                out.push_back({t, k});
+              }
+            }
           }
-          t.name = fmt::format("p{}n{}", pn, pn);
-          out.push_back(t);
         }
       }
     }
   }
   return out;
+}
+
+// The resources of K accelerators (strata_cascade_top: K strata_tops and
+// their links, which are registers and wires).
+ResourceEstimate times(ResourceEstimate r, int k) {
+  r.dsp *= k;
+  r.dsp_pe *= k;
+  r.bram *= k;
+  r.lut *= k;
+  r.ff *= k;
+  return r;
 }
 
 std::string budget_problem(const ResourceEstimate& r, const Device& d, double max_fill) {
@@ -53,14 +80,30 @@ std::string budget_problem(const ResourceEstimate& r, const Device& d, double ma
   return "";
 }
 
-// Predicted cycles per image of `net` on `t`.
-int64_t cycles_per_image(const Network& net, const HwTarget& t, const PlanOptions& o,
-                         double beats_per_cycle) {
-  CompileOptions co;
-  co.batch = o.objective == PlanObjective::kThroughput ? t.pes : 1;
+// Predicted cycles per image of `net` on `t` (PlanCandidate::cycles).
+int64_t cycles_per_image(const Network& net, const HwTarget& t, int instances,
+                         const PlanOptions& o, double beats_per_cycle) {
   CycleModelOptions cm;
   cm.mem_latency = o.mem_latency;
   cm.beats_per_cycle = beats_per_cycle;
+  if (instances > 1) {  // a chain streams images one at a time
+    // The work counts of each stage come from a run of the chain (a stage
+    // after a cut needs its input on the cascade link).
+    const ChainProgram chain = compile_chain(net, t, instances);
+    const ChainSimResult run = simulate_chain(chain, Tensor<int8_t>(net.input_shape));
+    if (!run.ok()) {
+      throw Error(fmt::format("cycle model: stage {} failed on the ISA simulator: {}",
+                              run.failed_stage,
+                              run.stages[static_cast<size_t>(run.failed_stage)].message));
+    }
+    int64_t largest = 0;
+    for (size_t k = 0; k < chain.stages.size(); ++k) {
+      largest = std::max(largest, predict_cycles(chain.stages[k].program, run.stages[k], cm).cycles);
+    }
+    return largest;
+  }
+  CompileOptions co;
+  co.batch = o.objective == PlanObjective::kThroughput ? t.pes : 1;
   return (predict_cycles(compile(net, t, co), cm).cycles + co.batch - 1) / co.batch;
 }
 
@@ -68,7 +111,8 @@ int64_t cycles_per_image(const Network& net, const HwTarget& t, const PlanOption
 
 bool faster(const PlanCandidate& a, const PlanCandidate& b) {
   if (a.seconds_per_image != b.seconds_per_image) return a.seconds_per_image < b.seconds_per_image;
-  // A tie: the smaller build (block RAMs, then LUTs).
+  // A tie: the smaller build (fewer accelerators, block RAMs, then LUTs).
+  if (a.instances != b.instances) return a.instances < b.instances;
   if (a.resources.bram != b.resources.bram) return a.resources.bram < b.resources.bram;
   return a.resources.lut < b.resources.lut;
 }
@@ -80,16 +124,18 @@ PlanResult plan(const std::vector<Network>& networks, const Device& device,
   const double beats_per_cycle =
       std::min(1.0, device.ext_mbytes_s / (HwTarget::defaults().beat_bytes() * device.fmax_mhz));
   r.beats_per_cycle = beats_per_cycle;
-  for (const HwTarget& t : candidate_targets(device)) {
+  for (const Candidate& shape : candidate_shapes(device, options.objective)) {
+    const HwTarget& t = shape.target;
     PlanCandidate c;
     c.target = t;
-    c.resources = predict_resources(t, device);
+    c.instances = shape.instances;
+    c.resources = times(predict_resources(t, device), shape.instances);
     c.why_not = budget_problem(c.resources, device, options.max_fill);
     c.fits = c.why_not.empty();
     if (c.fits) {
       try {
         for (const Network& net : networks) {
-          c.cycles.push_back(cycles_per_image(net, t, options, beats_per_cycle));
+          c.cycles.push_back(cycles_per_image(net, t, c.instances, options, beats_per_cycle));
           c.seconds_per_image += double(c.cycles.back()) / (device.fmax_mhz * 1e6);
         }
       } catch (const Error& e) {  // a network this candidate cannot run: not a plan

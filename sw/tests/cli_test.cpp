@@ -187,12 +187,26 @@ TEST_F(Cli, PlanWritesALoadableConfiguration) {
   const Outcome r = strata({"plan", kCifar, "--device", "ecp5-45f", "--out", out});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "device ecp5-45f")) << r.out;
-  EXPECT_TRUE(contains(r.out, "135 candidates weighed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "540 candidates weighed")) << r.out;
   EXPECT_TRUE(contains(r.out, "winner: #1, P = N = 8")) << r.out;
   const HwTarget t = HwTarget::from_yaml(out);
   EXPECT_EQ(t.name, "planned");
   EXPECT_EQ(t.pes, 8);
   EXPECT_GT(t.pe_fabric_lanes, 0);  // 72 DSPs: some products in LUTs
+  // The configuration make test builds an RTL model of (CliRtlCycleModel,
+  // StrataTop.FurtherConfigurationsBitExact) is this plan's winner.
+  HwTarget shipped = HwTarget::from_yaml(kSource + "/config/ecp5_45f_cifar.yaml");
+  shipped.name = t.name;
+  EXPECT_EQ(shipped, t) << "config/ecp5_45f_cifar.yaml is not what strata plan picks";
+
+  // Throughput: chains weighed too; sparse generated weights.
+  const Outcome chains = strata({"plan", kCifar, "--device", "ecp5-85f", "--objective",
+                                 "throughput", "--sparsity", "0.75"});
+  ASSERT_EQ(chains.code, 0) << chains.err;
+  EXPECT_TRUE(contains(chains.out, "1620 candidates weighed")) << chains.out;
+  EXPECT_TRUE(contains(chains.out, ", sparse, ")) << chains.out;
+  expect_failure(strata({"plan", kCifar, "--device", "ecp5-45f", "--sparsity", "1.5"}), 2,
+                 {"--sparsity"});
 
   expect_failure(strata({"plan", kCifar, "--device", "ecp5-12x"}), 1,
                  {"unknown device 'ecp5-12x'", "ecp5-45f"});

@@ -1,7 +1,8 @@
 // The design planner (strata/planner.hpp): its winner fits the device and is
 // the fastest of the candidates that fit, a larger device gets a faster
-// plan, the configuration file it writes loads back as the same target, and
-// a device nothing fits is an error.
+// plan, the sparse build and chains are weighed where they apply, the
+// configuration file it writes loads back as the same target, and a device
+// nothing fits is an error.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -18,9 +19,10 @@ namespace {
 
 const std::string kSource = STRATA_SOURCE_DIR;
 
-Network example(const std::string& name) {
+Network example(const std::string& name, double sparsity = 0) {
   Network net = load_network(kSource + "/examples/" + name + ".yaml", LoadOptions{"", false});
   GenOptions g;
+  g.sparsity = sparsity;
   generate_parameters(net, g, random_images(net.input_shape, g.images, g.seed));
   return net;
 }
@@ -61,6 +63,63 @@ TEST(Planner, LargerDeviceGetsAFasterPlan) {
   const PlanCandidate& b = big.candidates[static_cast<size_t>(big.winner)];
   EXPECT_GT(b.target.pes, s.target.pes);
   EXPECT_LT(b.seconds_per_image, s.seconds_per_image);
+}
+
+TEST(Planner, LatencyWeighsOneAcceleratorOfEveryShape) {
+  const PlanResult r = plan({example("lenet5")}, device("ecp5-85f"));
+  bool sparse = false, eight_banks = false;
+  for (const PlanCandidate& c : r.candidates) {
+    EXPECT_EQ(c.instances, 1);  // a chain does not shorten one image's run
+    sparse = sparse || c.target.sparse;
+    eight_banks = eight_banks || c.target.banks == 8;
+  }
+  EXPECT_TRUE(sparse);
+  EXPECT_TRUE(eight_banks);
+}
+
+// The sparse build wins when the weights have zeros to skip, and loses (the
+// same cycles for more LUTs) when they have none.
+TEST(Planner, SparseBuildWinsOnSparseWeights) {
+  const Device d = device("ecp5-85f");
+  const PlanResult dense = plan({example("cifar10_quick")}, d);
+  const PlanResult sparse = plan({example("cifar10_quick", 0.75)}, d);
+  ASSERT_GE(dense.winner, 0);
+  ASSERT_GE(sparse.winner, 0);
+  const PlanCandidate& dw = dense.candidates[static_cast<size_t>(dense.winner)];
+  const PlanCandidate& sw = sparse.candidates[static_cast<size_t>(sparse.winner)];
+  EXPECT_FALSE(dw.target.sparse);
+  EXPECT_TRUE(sw.target.sparse);
+  EXPECT_LT(sw.cycles[0], dw.cycles[0] * 3 / 4);
+}
+
+// For throughput, chains of K = 2 and 4 are weighed: K times the resources
+// of one stage, and an image every largest stage, which is at most one
+// accelerator's run of the image and at least 1 / K of it.
+TEST(Planner, ThroughputWeighsChains) {
+  const Device d = device("xczu3eg");
+  PlanOptions o;
+  o.objective = PlanObjective::kThroughput;
+  const PlanResult r = plan({example("strided_net")}, d, o);
+  ASSERT_GE(r.winner, 0);
+  const PlanResult one = plan({example("strided_net")}, d);  // latency: one image per run
+  int chains = 0, compared = 0;
+  for (const PlanCandidate& c : r.candidates) {
+    // A chain is rejected for its budget, never for its cycle model.
+    if (c.instances > 1) EXPECT_EQ(c.why_not.find("cycle model"), std::string::npos) << c.why_not;
+    if (c.instances == 1 || !c.fits) continue;
+    ++chains;
+    for (const PlanCandidate& s : one.candidates) {
+      if (!(s.target == c.target)) continue;
+      ++compared;
+      EXPECT_EQ(c.resources.dsp, c.instances * s.resources.dsp);
+      EXPECT_EQ(c.resources.lut, c.instances * s.resources.lut);
+      ASSERT_TRUE(s.fits);
+      EXPECT_LT(c.cycles[0], s.cycles[0]);
+      EXPECT_GT(c.cycles[0], s.cycles[0] / c.instances);
+    }
+  }
+  EXPECT_GT(chains, 0);
+  EXPECT_GT(compared, 0);
 }
 
 class PlannerFiles : public test::TempDirTest {};

@@ -701,13 +701,14 @@ std::vector<OpWork> program_work(const Network& net, const HwTarget& target, siz
 // The cycle model's prediction (docs/planner.md, "Cycles") of running
 // `images` images as run_rtl does (runs of up to P images, one after another).
 int64_t predicted_cycles(const Network& net, const HwTarget& target, size_t images,
-                         unsigned latency) {
+                         unsigned latency, bool fine) {
   int64_t cycles = 0;
   for (size_t first = 0; first < images; first += static_cast<size_t>(target.pes)) {
     CompileOptions co;
     co.batch = static_cast<int>(std::min<size_t>(target.pes, images - first));
     CycleModelOptions o;
     o.mem_latency = static_cast<int>(latency);
+    o.fine_grained = fine;
     cycles += predict_cycles(compile(net, target, co), o).cycles;
   }
   return cycles;
@@ -1113,8 +1114,13 @@ int cmd_bench(const BenchArgs& a) {
   }
   j["padding"] = {{"beats", beats}, {"dense_beats", dense}, {"skipped_beats", dense - beats}};
   nlohmann::ordered_json by_mode;
+  // The cycle model's prediction of each mode run (docs/planner.md, "Cycles").
+  std::vector<int64_t> predicted;
   for (const RtlResult& r : results) {
-    by_mode[r.fine ? "fine" : "completion"] = mode_json(r, macs, n, target);
+    predicted.push_back(predicted_cycles(net, target, images.size(), a.rtl.latency, r.fine));
+    nlohmann::ordered_json m = mode_json(r, macs, n, target);
+    m["predicted_cycles"] = predicted.back();
+    by_mode[r.fine ? "fine" : "completion"] = m;
   }
   j["modes"] = by_mode;
   if (results.size() == 2) {
@@ -1122,8 +1128,7 @@ int cmd_bench(const BenchArgs& a) {
     const double c_comp = double(perf(results[1].counters, csr::kPerfCycles));
     j["fine_speedup"] = c_comp / c_fine;
   }
-  const int64_t predicted = predicted_cycles(net, target, images.size(), a.rtl.latency);
-  j["predicted_cycles"] = predicted;
+  j["predicted_cycles"] = predicted.front();  // the main mode's
   if (twin) j["sparse"] = sparse_json(shape, main, *twin);
   const std::vector<OpPacking> packing = twin ? op_packing(shape) : std::vector<OpPacking>{};
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
@@ -1164,12 +1169,13 @@ int cmd_bench(const BenchArgs& a) {
                  r.fine ? "fine" : "completion", c, double(c) / double(n), macs,
                  100.0 * utilisation(macs, target, c), r.mismatches);
     }
-    for (const RtlResult& r : results) {
+    for (size_t m = 0; m < results.size(); ++m) {
+      const RtlResult& r = results[m];
       const uint64_t c = perf(r.counters, csr::kPerfCycles);
       fmt::print("cycle model ({} mode): {} cycles predicted, {:+.1f} % from the RTL "
                  "(docs/planner.md)\n",
-                 r.fine ? "fine" : "completion", predicted,
-                 100.0 * (double(predicted) - double(c)) / double(c));
+                 r.fine ? "fine" : "completion", predicted[m],
+                 100.0 * (double(predicted[m]) - double(c)) / double(c));
     }
     if (results.size() == 2) {
       fmt::print("fine-grained early start: {:.3f}x the speed of completion-granular "
@@ -1620,6 +1626,7 @@ struct PlanArgs {
   std::string objective = "latency";
   std::string out;        // the winner's configuration file
   bool all = false;       // print every candidate, not the twelve fastest
+  double sparsity = 0;    // zero weights of generated parameters (networks without .npy files)
 };
 
 // The planner (docs/planner.md): candidates, their predicted resources and
@@ -1631,8 +1638,9 @@ int cmd_plan(const PlanArgs& a) {
     Network net = load_network(path, LoadOptions{a.weights, false});
     if (missing_files(net).empty()) {
       net = load_network(path, LoadOptions{a.weights, true});
-    } else {  // cycles depend on the shapes only (the packing aside: dense plans)
+    } else {  // cycles depend on the shapes and, on a sparse build, on the zero weights
       GenOptions g;
+      g.sparsity = a.sparsity;
       generate_parameters(net, g, random_images(net.input_shape, g.images, g.seed));
     }
     nets.push_back(std::move(net));
@@ -1661,18 +1669,18 @@ int cmd_plan(const PlanArgs& a) {
   // Stable: of equal candidates the first weighed is listed first, as plan() picks it.
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t x, size_t y) { return faster(r.candidates[x], r.candidates[y]); });
-  fmt::print("{:>3} {:>5} {:>3} {:>6} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7}", "#", "P=N", "LUT",
-             "banks", "cache", "lbuf", "DSP", "BRAM", "LUT4", "FF");
+  fmt::print("{:>3} {:>2} {:>5} {:>3} {:>3} {:>6} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7}", "#", "K",
+             "P=N", "LUT", "sp", "banks", "cache", "lbuf", "DSP", "BRAM", "LUT4", "FF");
   for (const Network& n : nets) fmt::print(" {:>14}", n.name);
   fmt::print(" {:>10}\n", "img/s");
   const size_t shown = a.all ? order.size() : std::min<size_t>(order.size(), 12);
   for (size_t k = 0; k < shown; ++k) {
     const PlanCandidate& c = r.candidates[order[k]];
     const HwTarget& t = c.target;
-    fmt::print("{:>3} {:>5} {:>3} {:>6} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7}", k + 1, t.pes,
-               t.pe_fabric_lanes, fmt::format("4x{}", t.bank_depth), t.pe_cache_depth,
-               t.max_image_width, c.resources.dsp, c.resources.bram, c.resources.lut,
-               c.resources.ff);
+    fmt::print("{:>3} {:>2} {:>5} {:>3} {:>3} {:>6} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7}", k + 1,
+               c.instances, t.pes, t.pe_fabric_lanes, t.sparse ? "yes" : "no",
+               fmt::format("{}x{}", t.banks, t.bank_depth), t.pe_cache_depth, t.max_image_width,
+               c.resources.dsp, c.resources.bram, c.resources.lut, c.resources.ff);
     for (int64_t cyc : c.cycles) fmt::print(" {:>14}", cyc);
     fmt::print(" {:>10.1f}\n", 1.0 / c.seconds_per_image);
   }
@@ -1682,17 +1690,19 @@ int cmd_plan(const PlanArgs& a) {
   }
   fmt::print("\n{} candidates weighed: {} fit", r.candidates.size(), order.size());
   for (const auto& [what, count] : rejected) fmt::print(", {} over the {} budget", count, what);
-  fmt::print("\ncolumns: P = N; LUT: PE lanes in LUTs; banks x depth; PE cache depth; line-buffer "
-             "width; predicted DSP, block RAM, LUT4 equivalents, FFs; predicted cycles per image; "
-             "images per second at {} MHz (all networks once)\n",
+  fmt::print("\ncolumns: K: accelerators in a chain; P = N of each; LUT: PE lanes in LUTs; sp: "
+             "sparse build; banks x depth; PE cache depth; line-buffer width; predicted DSP, "
+             "block RAM, LUT4 equivalents, FFs (all K); predicted cycles per image (a chain: "
+             "its largest stage); images per second at {} MHz (all networks once)\n",
              device.fmax_mhz);
   if (r.winner < 0) {
     throw Error(fmt::format("no configuration fits {} ({} candidates weighed)", device.name,
                             r.candidates.size()));
   }
   const PlanCandidate& w = r.candidates[static_cast<size_t>(r.winner)];
-  fmt::print("winner: #1, P = N = {}, {:.1f} images/s predicted\n", w.target.pes,
-             1.0 / w.seconds_per_image);
+  fmt::print("winner: #1, {}P = N = {}{}, {:.1f} images/s predicted\n",
+             w.instances > 1 ? fmt::format("a chain of K = {} accelerators of ", w.instances) : "",
+             w.target.pes, w.target.sparse ? ", sparse" : "", 1.0 / w.seconds_per_image);
   if (!a.out.empty()) {
     HwTarget t = w.target;
     t.name = fs::path(a.out).stem().string();
@@ -1701,8 +1711,14 @@ int cmd_plan(const PlanArgs& a) {
     create_parent(a.out);
     write_file(a.out, std::string_view(config_yaml(
                           t, fmt::format("Strata hardware configuration planned by `strata plan` "
-                                         "for {} on {}\n(objective: {}; docs/planner.md).",
-                                         nets_list, device.name, a.objective))));
+                                         "for {} on {}\n(objective: {}; docs/planner.md).{}",
+                                         nets_list, device.name, a.objective,
+                                         w.instances == 1
+                                             ? ""
+                                             : fmt::format("\nEach of the K = {} accelerators of "
+                                                           "a strata_cascade_top chain "
+                                                           "(docs/cascade.md).",
+                                                           w.instances)))));
     fmt::print("wrote {}\n", a.out);
   }
   return 0;
@@ -1854,6 +1870,11 @@ int run_main(int argc, char** argv) {
       ->capture_default_str();
   plan_cmd->add_option("--out", plan_args.out, "Write the winner as a configuration file");
   plan_cmd->add_flag("--all", plan_args.all, "List every candidate that fits");
+  plan_cmd
+      ->add_option("--sparsity", plan_args.sparsity,
+                   "Fraction of zero weights in generated parameters (networks without .npy "
+                   "files), which the sparse build's candidates run on")
+      ->check(CLI::Range(0.0, 1.0));
 
   ImportArgs imp;
   CLI::App* import_cmd = app.add_subcommand(

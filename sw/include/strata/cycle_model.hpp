@@ -21,6 +21,9 @@ namespace strata {
 struct CycleModelOptions {
   int mem_latency = 60;          // external read latency (cycles), the bench's memory model
   double beats_per_cycle = 1.0;  // external bandwidth in AXI beats per cycle (the bench: 1)
+  // CTRL.FINE_GRAIN: fine-grained scheduling (consumers start on the first
+  // rows they need), as strata_top runs by default; false: completion-granular.
+  bool fine_grained = true;
 };
 
 struct CyclePrediction {

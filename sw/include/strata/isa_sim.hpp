@@ -104,6 +104,9 @@ struct InstrStats {
   int64_t pool_words = 0;   // COMPUTE POOL: words streamed through the pooling unit
   int64_t words = 0;        // words written (LOAD/COMPUTE) or read (STORE)
   int64_t ext_bytes = 0;    // LOAD/STORE: external bytes transferred
+  // Fine-grained steps (docs/isa.md): the rel0 units each step releases, in
+  // order (LOAD/STORE rows, COMPUTE output rows or neurons).
+  std::vector<int32_t> step_releases;
 };
 
 struct SimResult {

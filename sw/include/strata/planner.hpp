@@ -27,11 +27,16 @@ struct PlanOptions {
 };
 
 struct PlanCandidate {
-  HwTarget target;
-  ResourceEstimate resources;
+  HwTarget target;                 // one accelerator (each stage of a chain)
+  int instances = 1;               // K: accelerators of a strata_cascade_top chain
+  ResourceEstimate resources;      // all K of them
   bool fits = false;               // within the device's budget
   std::string why_not;             // the resource that does not fit
-  std::vector<int64_t> cycles;     // per network: predicted cycles per image (fits only)
+  // Per network, predicted cycles per image (fits only): one image's run
+  // (latency), a batch's run over its images (throughput, K = 1) or the
+  // largest stage's run (throughput, K > 1: an image leaves the chain once
+  // per largest stage).
+  std::vector<int64_t> cycles;
   double seconds_per_image = 0;    // sum over the networks, at the device's Fmax
 };
 
@@ -45,16 +50,20 @@ struct PlanResult {
 // RAMs, then fewer LUTs.
 bool faster(const PlanCandidate& a, const PlanCandidate& b);
 
-// The configurations searched: P = N in {8, 16, 32}, bank depth, PE cache
-// depth and line-buffer width over a few powers of two, the PE products in
-// DSP blocks or as many lanes in LUTs (at most N / 2) as the DSP budget
-// needs. Cycles are predicted only for candidates that fit; a candidate one
-// of the networks does not compile for is rejected ("compile ...").
+// The configurations searched: P = N in {8, 16, 32}, 4 or 8 banks, bank
+// depth, PE cache depth and line-buffer width over a few powers of two, the
+// dense or the sparse build, the PE products in DSP blocks or as many lanes
+// in LUTs (at most N / 2) as the DSP budget needs; for the throughput
+// objective also chains of K = 2 and 4 such accelerators (a chain does not
+// shorten one image's run, so the latency objective weighs K = 1 only).
+// Cycles are predicted only for candidates that fit; a candidate one of the
+// networks does not compile for (or, for a chain, cannot be cut K ways) is
+// rejected ("compile ...").
 PlanResult plan(const std::vector<Network>& networks, const Device& device,
                 const PlanOptions& options = {});
 
 // The configuration file (config/default.yaml format) of `t`, with a header
-// comment saying where it comes from.
+// comment saying where it comes from (for a chain: of each stage).
 std::string config_yaml(const HwTarget& t, const std::string& header);
 
 }  // namespace strata
