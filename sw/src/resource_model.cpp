@@ -31,8 +31,12 @@ constexpr int64_t kLutRamDepth = 32;
 // (48,578 and 40,414); per product moved into LUTs (strata_fabric_mul,
 // synth_Ecp5PeFabric against synth_Ecp5Pe); per MAC of the sparse build
 // (config/sparse.yaml against the default: +6,039 and +3,242 at 64 MACs).
+// Per bank beyond four (eight banks of 2048 words against the default's four
+// of 4096: +919 and +883).
 constexpr double kLutFixed = 21675, kLutPerMac = 105.1, kLutPerFabric = 171, kLutSparsePerMac = 94.4;
 constexpr double kFfFixed = 15537, kFfPerMac = 97.2, kFfPerFabric = 68, kFfSparsePerMac = 50.7;
+constexpr double kLutPerBank = 230, kFfPerBank = 221;
+constexpr int kFittedBanks = 4;
 
 int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 int log2_ceil(int64_t v) {
@@ -92,10 +96,11 @@ ResourceEstimate predict_resources(const HwTarget& t, const Device& d) {
           kFixedProducts + (t.sparse ? kSparseProducts : 0);
   const double macs = double(t.pes) * t.lanes;
   const double fabric = double(t.pes) * t.pe_fabric_lanes;
+  const double more_banks = double(t.banks - kFittedBanks);
   r.lut = std::llround(kLutFixed + kLutPerMac * macs + kLutPerFabric * fabric +
-                       (t.sparse ? kLutSparsePerMac * macs : 0.0));
+                       (t.sparse ? kLutSparsePerMac * macs : 0.0) + kLutPerBank * more_banks);
   r.ff = std::llround(kFfFixed + kFfPerMac * macs + kFfPerFabric * fabric +
-                      (t.sparse ? kFfSparsePerMac * macs : 0.0));
+                      (t.sparse ? kFfSparsePerMac * macs : 0.0) + kFfPerBank * more_banks);
   r.memories = memory_uses(t, d);
   for (const MemoryUse& u : r.memories) r.bram += int64_t{u.copies} * u.blocks_each;
   return r;

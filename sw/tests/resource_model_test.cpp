@@ -50,6 +50,12 @@ TEST(ResourceModel, DspAndBlockRamMatchYosys) {
     EXPECT_EQ(r.dsp, c.dsp) << c.config;
     EXPECT_EQ(r.bram, c.bram) << c.config;
   }
+  // Eight banks of 2048 words: the same bank slices' blocks as four of 4096.
+  HwTarget banks8 = config("default");
+  banks8.banks = 8;
+  banks8.bank_depth = 2048;
+  EXPECT_EQ(predict_resources(banks8, d).dsp, 99);
+  EXPECT_EQ(predict_resources(banks8, d).bram, 122);
   // The PE array's share: one DSP per dense lane.
   EXPECT_EQ(predict_resources(config("tiny"), d).dsp_pe, 8 * 5);
   EXPECT_EQ(predict_resources(config("p16n16"), d).dsp_pe, 256);
@@ -74,6 +80,12 @@ TEST(ResourceModel, LutsAndFlipFlopsWithinFifteenPercentOfYosys) {
     EXPECT_NEAR(double(r.lut), c.lut, 0.15 * c.lut) << c.config;
     EXPECT_NEAR(double(r.ff), c.ff, 0.15 * c.ff) << c.config;
   }
+  // Eight banks (the per-bank terms are fitted to this one: 29,320 and 22,641).
+  HwTarget banks8 = config("default");
+  banks8.banks = 8;
+  banks8.bank_depth = 2048;
+  EXPECT_NEAR(double(predict_resources(banks8, d).lut), 29320, 0.01 * 29320);
+  EXPECT_NEAR(double(predict_resources(banks8, d).ff), 22641, 0.01 * 22641);
 }
 
 }  // namespace
