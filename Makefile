@@ -140,6 +140,8 @@ regress: export STRATA_RANDOM_SPARSE ?= 1000
 regress: export STRATA_RANDOM_RTL_TINY ?= 200
 regress: export STRATA_RANDOM_RTL_SPARSE ?= 200
 regress: export STRATA_RANDOM_RTL_ANY_SIZE ?= 20
+# The cycle model against the RTL on the large examples (docs/planner.md).
+regress: export STRATA_CYCLE_MODEL_LARGE ?= 1
 regress: setup $(if $(call regress_wants,sanitize),sanitize-build) \
                  $(if $(call regress_wants,fuzz),fuzz-build)
 	cmake -S . -B $(REGRESS_BUILD) -DCMAKE_BUILD_TYPE=Release \

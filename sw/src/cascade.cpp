@@ -6,6 +6,7 @@
 // input LOADs would have filled.
 #include "strata/cascade.hpp"
 
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -14,6 +15,7 @@
 #include <map>
 #include <optional>
 
+#include "strata/cycle_model.hpp"
 #include "strata/error.hpp"
 
 namespace strata {
@@ -307,19 +309,15 @@ Network slice_network(const Network& net, size_t first, size_t end) {
   return s;
 }
 
-ChainProgram compile_chain(const Network& net, const HwTarget& target, int instances) {
+ChainProgram compile_chain(const Network& net, const HwTarget& target, int instances,
+                           const CycleModelOptions& cycles) {
   if (instances < 1 || instances > kMaxInstances) {
     throw Error(fmt::format("--instances {} is outside 1..{}", instances, kMaxInstances));
   }
   ChainProgram chain;
   chain.network = net.name;
   const Program whole = compile(net, target);
-  const std::vector<OpWork> work = op_work(whole);
-  std::vector<int64_t> predicted;
-  for (const OpWork& w : work) {
-    predicted.push_back(std::max(w.beats, (w.load_bytes + w.store_bytes) / target.beat_bytes()));
-    chain.predicted_total += predicted.back();
-  }
+  chain.predicted_total = predict_cycles(whole, cycles).cycles;
   const size_t ops = whole.ops.size();
   // Cuts after op o: one map crosses, and the two sides compile and link.
   std::map<size_t, std::pair<Program, Program>> linked;
@@ -345,6 +343,20 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
                             fmt::join(chain.cut_candidates, ", "),
                             chain.cut_candidates.size() + 1, instances));
   }
+  // The predicted cycles of ops [a, b] run as a stage: the cycle model of
+  // their layers compiled on their own (the map at a cut read from and
+  // written to external memory, as the link's ends stand in for it).
+  std::map<std::pair<size_t, size_t>, int64_t> stage_cycles;
+  const auto stage_prediction = [&](size_t a, size_t b) {
+    const auto it = stage_cycles.find({a, b});
+    if (it != stage_cycles.end()) return it->second;
+    const auto [lo, hi] = layer_span(whole, a, b);
+    CompileOptions opts;
+    if (a > 0) opts.reorder = Reorder::kNever;
+    const int64_t c = predict_cycles(compile(slice_network(net, lo, hi), target, opts), cycles).cycles;
+    stage_cycles[{a, b}] = c;
+    return c;
+  };
   // The partition whose largest stage is smallest: every choice of cuts.
   std::vector<size_t> best;
   int64_t best_max = std::numeric_limits<int64_t>::max();
@@ -352,17 +364,14 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
   const int need = instances - 1;
   std::vector<size_t> pick(static_cast<size_t>(need));
   const auto stage_max = [&](const std::vector<size_t>& cuts) {
-    int64_t m = 0, acc = 0;
-    size_t next = 0;
-    for (size_t o = 0; o < ops; ++o) {
-      acc += predicted[o];
-      if (next < cuts.size() && o == cuts[next]) {
-        m = std::max(m, acc);
-        acc = 0;
-        ++next;
-      }
+    int64_t m = 0;
+    size_t first = 0;
+    for (size_t k = 0; k <= cuts.size(); ++k) {
+      const size_t last = k < cuts.size() ? cuts[k] : ops - 1;
+      m = std::max(m, stage_prediction(first, last));
+      first = last + 1;
     }
-    return std::max(m, acc);
+    return m;
   };
   const auto search = [&](auto&& self, size_t from, int depth) -> void {
     if (depth == need) {
@@ -387,10 +396,9 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
     const auto [lo, hi] = layer_span(whole, first_op, last_op);
     st.first_layer = lo;
     st.end_layer = hi;
-    for (size_t o = first_op; o <= last_op; ++o) {
-      st.ops.push_back(o);
-      st.predicted_cycles += predicted[o];
-    }
+    for (size_t o = first_op; o <= last_op; ++o) st.ops.push_back(o);
+    st.predicted_cycles = instances > 1 ? stage_prediction(first_op, last_op)
+                                        : chain.predicted_total;
     CompileOptions opts;
     if (k > 0) opts.reorder = Reorder::kNever;
     st.program = compile(slice_network(net, lo, hi), target, opts);

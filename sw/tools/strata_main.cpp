@@ -515,7 +515,7 @@ std::string stage_path(const std::string& path, size_t k) {
 // The partition: each stage's layers, ops, predicted cycles and transfers.
 void print_chain(const ChainProgram& chain, const Network& net) {
   fmt::print("cascade: {} stage{}, cuts allowed after op{} {}; balance bound {:.2f}x "
-             "(predicted cycles of all ops / of the largest stage)\n",
+             "(one accelerator's predicted cycles / the largest stage's, docs/cascade.md)\n",
              chain.stages.size(), chain.stages.size() == 1 ? "" : "s",
              chain.cut_candidates.size() == 1 ? "" : "s",
              chain.cut_candidates.empty() ? std::string("(none)")
@@ -898,7 +898,10 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
   for (int k : ks) {
     Measure m;
     m.instances = k;
-    m.chain = compile_chain(net, target, k);
+    CycleModelOptions cm;
+    cm.mem_latency = static_cast<int>(a.rtl.latency);
+    cm.fine_grained = fine;
+    m.chain = compile_chain(net, target, k, cm);
     const tbr::ChainRunnerOptions o = chain_options(a.rtl, m.chain, target, images.size(), fine);
     tbr::ChainRunner runner(o);
     std::vector<Tensor<int8_t>> outputs;

@@ -423,6 +423,39 @@ TEST_P(CliRtlCycleModel, WithinTenPercentOfTheRtl) {
   }
 }
 
+// The large examples (224 x 224 to 1024 x 768 and 416 x 416, maps in
+// external memory, layers in bands and strips): minutes of simulation each,
+// so only when STRATA_CYCLE_MODEL_LARGE=1 (make regress sets it), and on
+// the default and P = N = 16 configurations.
+TEST_P(CliRtlCycleModel, LargeNetworksWithinTenPercentOfTheRtl) {
+  const char* large = std::getenv("STRATA_CYCLE_MODEL_LARGE");
+  if (large == nullptr || std::string(large) != "1") {
+    GTEST_SKIP() << "large networks: STRATA_CYCLE_MODEL_LARGE=1 (make regress)";
+  }
+  if (std::string(GetParam()) != "default" && std::string(GetParam()) != "p16n16") {
+    GTEST_SKIP() << "large networks: on the default and P = N = 16 configurations";
+  }
+  const std::string config = kSource + "/config/" + GetParam() + ".yaml";
+  for (const char* net : {"imagenet_small", "hd_1024x768", "vgg_stack224", "resnet18_stack",
+                          "yolo416_backbone"}) {
+    SCOPED_TRACE(net);
+    const Outcome r = strata({"bench", kSource + "/examples/" + net + ".yaml", "--config", config,
+                              "--mode", "both", "--json"});
+    if (r.code != 0 && contains(r.err, "no RTL model is built")) {
+      GTEST_SKIP() << GetParam() << " is not built (STRATA_RTL_CONFIGS)";
+    }
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("mismatches").get<int64_t>(), 0);
+    for (const char* mode : {"fine", "completion"}) {
+      const double rtl = j.at("modes").at(mode).at("cycles").get<double>();
+      const double predicted = j.at("modes").at(mode).at("predicted_cycles").get<double>();
+      EXPECT_LE(std::abs(predicted - rtl), 0.10 * rtl)
+          << mode << ": predicted " << predicted << ", RTL " << rtl;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Configurations, CliRtlCycleModel,
                          ::testing::Values("default", "tiny", "sparse", "ecp5_45f_cifar",
                                            "p16n16"),

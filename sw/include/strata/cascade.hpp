@@ -9,8 +9,8 @@
 // to external memory as a [group][row][col] map by the stage before it and
 // read whole into a bank by the stage after it (not through the PE caches of
 // a fully-connected layer, not in bands). Among the allowed cuts the
-// partition minimises the largest stage's predicted cycles (OpWork: the
-// larger of the PE-array beats and the external bytes in bus beats).
+// partition minimises the largest stage's predicted cycles (the cycle model,
+// strata/cycle_model.hpp, of the stage's layers compiled on their own).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "strata/compiler.hpp"
+#include "strata/cycle_model.hpp"
 #include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
 #include "strata/tensor.hpp"
@@ -28,7 +29,7 @@ namespace strata {
 struct ChainStage {
   size_t first_layer = 0, end_layer = 0;  // Network::layers [first, end)
   std::vector<size_t> ops;                // indices into the whole-network program's ops
-  int64_t predicted_cycles = 0;           // sum over its ops (see the header)
+  int64_t predicted_cycles = 0;           // the cycle model's, per image (see the header)
   Program program;                        // stage 0 reads the images, the last writes outputs
   int transfers_out = 0;                  // STORE CASCADEs per image (0 for the last stage)
 };
@@ -37,7 +38,7 @@ struct ChainProgram {
   std::string network;
   std::vector<ChainStage> stages;
   std::vector<size_t> cut_candidates;     // op indices o: a cut allowed after op o
-  int64_t predicted_total = 0;            // all ops, one accelerator
+  int64_t predicted_total = 0;            // one accelerator, the whole network
   // Throughput bound of the partition: predicted_total / the largest stage.
   double balance_bound() const;
 };
@@ -49,9 +50,12 @@ struct ChainProgram {
 Network slice_network(const Network& net, size_t first, size_t end);
 
 // Splits `net` into `instances` stages (1..4) and compiles each for `target`
-// (batch 1: the chain streams images one at a time). Throws strata::Error
-// naming the network when it has fewer allowed cuts than instances - 1.
-ChainProgram compile_chain(const Network& net, const HwTarget& target, int instances);
+// (batch 1: the chain streams images one at a time); `cycles` is the cycle
+// model's memory (the predictions the cuts are chosen by). Throws
+// strata::Error naming the network when it has fewer allowed cuts than
+// instances - 1.
+ChainProgram compile_chain(const Network& net, const HwTarget& target, int instances,
+                           const CycleModelOptions& cycles = {});
 
 // Runs one image through the chain on the ISA simulator, stage after stage,
 // each stage's cascade output the next one's input. The result of the first
