@@ -320,7 +320,6 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
   chain.predicted_total = predict_cycles(whole, cycles).cycles;
   const size_t ops = whole.ops.size();
   // Cuts after op o: one map crosses, and the two sides compile and link.
-  std::map<size_t, std::pair<Program, Program>> linked;
   for (size_t o = 0; o + 1 < ops && instances > 1; ++o) {
     const auto [lo, cut] = layer_span(whole, 0, o);
     const auto [cut2, hi] = layer_span(whole, o + 1, ops - 1);
@@ -375,10 +374,14 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
   };
   const auto search = [&](auto&& self, size_t from, int depth) -> void {
     if (depth == need) {
-      const int64_t m = stage_max(pick);
-      if (m < best_max) {
-        best_max = m;
-        best = pick;
+      // A partition whose stage does not compile on its own is not one.
+      try {
+        const int64_t m = stage_max(pick);
+        if (m < best_max) {
+          best_max = m;
+          best = pick;
+        }
+      } catch (const Error&) {
       }
       return;
     }
@@ -387,7 +390,14 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
       self(self, i + 1, depth + 1);
     }
   };
-  search(search, 0, 0);
+  if (need > 0) {
+    search(search, 0, 0);
+    if (best.empty()) {
+      throw Error(fmt::format("network '{}': no {} stages of its allowed cuts compile on their "
+                              "own (docs/cascade.md, Partitioning)",
+                              net.name, instances));
+    }
+  }
   // Compile the stages and link each cut.
   size_t first_op = 0;
   for (int k = 0; k < instances; ++k) {

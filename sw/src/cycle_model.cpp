@@ -41,7 +41,7 @@ struct Instr {
   // Fine-grained timing: `lead` cycles before the first step's work ends
   // (a LOAD's read latency), then `work` cycles over the steps, then `tail`.
   int64_t lead = 0, tail = 0;
-  double work = 0;
+  int64_t work = 0;
   bool ext_reads = false;                       // a LOAD from memory: a later row it
                                                 // waited for arrives a latency later
   const std::vector<int32_t>* step_releases = nullptr;
@@ -90,20 +90,20 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
       case Engine::kLoad:
         x.ext_reads = ext_beats > 0;
         x.lead = (x.ext_reads ? latency : 0) + kLoadFixed;
-        x.work = double(x.ext_reads ? ext_beats : s.words);
+        x.work = x.ext_reads ? ext_beats : s.words;
         break;
       case Engine::kCompute:
         x.lead = kComputeLead;
         x.tail = kComputeFixed - kComputeLead;
-        x.work = double(std::max(s.beats, s.pool_words));
+        x.work = std::max(s.beats, s.pool_words);
         break;
       case Engine::kStore:
         x.lead = kStoreFixed;
-        x.work = double(std::max(ext_beats, s.words));
+        x.work = std::max(ext_beats, s.words);
         x.s2l_after_responses = ext_beats > 0;
         break;
     }
-    x.duration = x.lead + static_cast<int64_t>(x.work) + x.tail;
+    x.duration = x.lead + x.work + x.tail;
     instrs.push_back(x);
     fetch_index.push_back(static_cast<int64_t>(i));
   }
@@ -154,8 +154,15 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
     start[k] = std::max({dispatch[k], prev_end, units_at(1, x.acq[1]), units_at(0, first0)});
     const std::vector<int32_t>& steps = *x.step_releases;
     const size_t n_steps = std::max<size_t>(1, steps.size());
-    const double per_step = x.work / double(n_steps);
-    double t = double(start[k] + x.lead);
+    // Step i ends at base + work * (i + 1 - first) / n_steps (rounded up),
+    // `base` and `first` moving to a step that had to wait: computed, not
+    // summed, so that no rounding error adds up along the steps.
+    const auto steps_n = static_cast<int64_t>(n_steps);
+    const auto work_of = [&](size_t steps_done) {
+      return (x.work * static_cast<int64_t>(steps_done) + steps_n - 1) / steps_n;
+    };
+    int64_t base = start[k] + x.lead, t = base;
+    size_t first = 0;
     int64_t taken = first0, given = 0;
     for (size_t i = 0; i < n_steps; ++i) {
       if (i > 0 && x.acq0_step > 0 && taken < x.acq[0]) {
@@ -163,16 +170,19 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
         // A LOAD issues the row's read once its units are in; the data
         // comes a read latency later.
         const int64_t at = units_at(0, taken) + (x.ext_reads ? latency : 0);
-        t = std::max(t, double(at));
+        if (at > t) {
+          base = at;
+          first = i;
+        }
       }
-      t += per_step;
+      t = base + work_of(i + 1 - first);
       if (i < steps.size() && x.out[0]) {
         const int64_t n = std::min<int64_t>(steps[i], x.rel[0] - given);
-        release(*x.out[0], n, static_cast<int64_t>(std::ceil(t)));
+        release(*x.out[0], n, t);
         given += n;
       }
     }
-    end[k] = std::max(static_cast<int64_t>(std::ceil(t)) + x.tail, units_at(0, x.acq[0]));
+    end[k] = std::max(t + x.tail, units_at(0, x.acq[0]));
     if (x.out[0]) release(*x.out[0], x.rel[0] - given, end[k]);
   };
 

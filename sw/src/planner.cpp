@@ -111,9 +111,11 @@ bool faster(const PlanCandidate& a, const PlanCandidate& b) {
 PlanResult plan(const std::vector<Network>& networks, const Device& device,
                 const PlanOptions& options) {
   PlanResult r;
-  // The board's memory in AXI beats per accelerator cycle (at most one).
-  const double beats_per_cycle =
-      std::min(1.0, device.ext_mbytes_s / (HwTarget::defaults().beat_bytes() * device.fmax_mhz));
+  // The board's memory in AXI beats per accelerator cycle (at most one per
+  // port); the K ports of a chain share it.
+  const double board_beats =
+      device.ext_mbytes_s / (HwTarget::defaults().beat_bytes() * device.fmax_mhz);
+  const double beats_per_cycle = std::min(1.0, board_beats);
   r.beats_per_cycle = beats_per_cycle;
   for (const Candidate& shape : candidate_shapes(device, options.objective)) {
     const HwTarget& t = shape.target;
@@ -126,7 +128,8 @@ PlanResult plan(const std::vector<Network>& networks, const Device& device,
     if (c.fits) {
       try {
         for (const Network& net : networks) {
-          c.cycles.push_back(cycles_per_image(net, t, c.instances, options, beats_per_cycle));
+          c.cycles.push_back(cycles_per_image(net, t, c.instances, options,
+                                              std::min(1.0, board_beats / c.instances)));
           c.seconds_per_image += double(c.cycles.back()) / (device.fmax_mhz * 1e6);
         }
       } catch (const Error& e) {  // a network this candidate cannot run: not a plan

@@ -2,9 +2,11 @@
 // of the accelerator at instruction level. The fetcher dispatches the
 // instructions in order into the three engines' queues (QueueDepth entries
 // each); each engine runs its own in order; the five semaphores hold an
-// instruction until its units are released (completion-granular rules:
-// acquire before the start, release at the end, a STORE's S2L units once its
-// write responses are in). An instruction's duration comes from its work as
+// instruction until its units are released, by the rules of the scheduling
+// mode (CycleModelOptions::fine_grained; completion-granular: acquire
+// before the start, release at the end, a STORE's S2L units once its write
+// responses are in; fine-grained: step by step, docs/isa.md). An
+// instruction's duration comes from its work as
 // the ISA simulator counts it (PE-array beats, pooled words, external bytes)
 // plus fixed costs per instruction and per transfer, calibrated against the
 // RTL (docs/planner.md gives the constants and the accuracy).

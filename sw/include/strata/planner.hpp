@@ -44,10 +44,11 @@ struct PlanResult {
   std::vector<PlanCandidate> candidates;  // every configuration weighed
   int winner = -1;                        // index of the fastest that fits; -1: none
   double beats_per_cycle = 1.0;           // the board's bandwidth the cycles assume
+                                          // (one accelerator; a chain's K share it)
 };
 
-// Ordering of candidates that fit: less time per image, then fewer block
-// RAMs, then fewer LUTs.
+// Ordering of candidates that fit: less time per image, then fewer
+// accelerators, fewer block RAMs, fewer LUTs.
 bool faster(const PlanCandidate& a, const PlanCandidate& b);
 
 // The configurations searched: P = N in {8, 16, 32}, 4 or 8 banks, bank
