@@ -133,12 +133,13 @@ regress_wants = $(filter $(1) all,$(subst $(comma), ,$(REGRESS_LABELS)))
 comma := ,
 regress: export STRATA_SETUP_FUZZ = $(if $(call regress_wants,fuzz),1,0)
 # Per seed, the nightly draws more random networks than make test: with the
-# default 5 seeds, 18,400 whole networks (docs/regression.md).
+# default 5 seeds, 20,400 whole networks (docs/regression.md).
 regress: export STRATA_RANDOM_TINY ?= 1000
 regress: export STRATA_RANDOM_ANY_SIZE ?= 500
 regress: export STRATA_RANDOM_SPARSE ?= 1000
 regress: export STRATA_RANDOM_RTL_TINY ?= 200
 regress: export STRATA_RANDOM_RTL_SPARSE ?= 200
+regress: export STRATA_RANDOM_RTL_P4N4 ?= 200
 regress: export STRATA_RANDOM_RTL_ANY_SIZE ?= 20
 # The cycle model against the RTL on the large examples (docs/planner.md).
 regress: export STRATA_CYCLE_MODEL_LARGE ?= 1

@@ -15,8 +15,8 @@
 //     acquired as step r (completion mode: everything at step 0).
 //   writes: beats leave the buffer in order and become units: an N-byte word
 //     (WordWidth / AxiDataWidth beats gathered) for BANK / PE_CACHE, an 8-byte
-//     parameter entry for PARAM (AxiDataWidth / 64 entries per beat; the tail
-//     of a row's last beat is dropped). Unit w of row r goes to
+//     parameter entry for PARAM (AxiDataWidth / 64 entries per beat, the tail
+//     of a row's last beat dropped; on a 32-bit bus two beats gathered). Unit w of row r goes to
 //       BANK:     bank dst_id, word dst_addr + r * dst_row_stride + w
 //       PE_CACHE: PE dst_id, same address; with dst_pe_step PE
 //                 (dst_id + r) mod P at dst_addr + (r div P) * dst_row_stride + w
@@ -57,7 +57,7 @@
 // Throughput: one beat per cycle from the bus and one unit per cycle to the
 // destination (a word of WordWidth / AxiDataWidth beats every that many
 // cycles). Restrictions (elaboration checks): WordWidth is a multiple of
-// AxiDataWidth, AxiDataWidth >= 64, P a power of two (<= 32 when Sparse,
+// AxiDataWidth, AxiDataWidth >= 32, P a power of two (<= 32 when Sparse,
 // so that P itself, the schedule, is a PE index of the port).
 `include "strata_assert.svh"
 `include "strata_bank_types.svh"
@@ -149,9 +149,15 @@ module strata_load_engine
 
   localparam int unsigned BeatBytes  = AxiDataWidth / 8;
   localparam int unsigned WordBeats  = WordWidth / AxiDataWidth;      // beats per word
-  localparam int unsigned ParamSlots = AxiDataWidth / 64;             // entries per beat
+  // A parameter entry is 64 bits: several per beat on a wide bus (ParamSlots),
+  // two beats gathered into one on a 32-bit bus (ParamBeats).
+  localparam int unsigned ParamSlots = (AxiDataWidth >= 64) ? AxiDataWidth / 64 : 1;
+  localparam int unsigned ParamBeats = (AxiDataWidth >= 64) ? 1 : 64 / AxiDataWidth;
+  // A unit carries a word or an entry: N bytes, at least 64 bits.
+  localparam int unsigned UnitWidth  = (WordWidth >= 64) ? WordWidth : 64;
+  localparam int unsigned UnitBeats  = UnitWidth / AxiDataWidth;      // beats gathered at most
   localparam int unsigned SlotWidth  = (ParamSlots > 1) ? $clog2(ParamSlots) : 1;
-  localparam int unsigned GbeatWidth = (WordBeats > 1) ? $clog2(WordBeats) : 1;
+  localparam int unsigned GbeatWidth = (UnitBeats > 1) ? $clog2(UnitBeats) : 1;
   localparam int unsigned CredWidth  = $clog2(BufDepth + 1);
   localparam int unsigned LgPes      = $clog2(Pes);
   localparam int unsigned BeatsWidth = 24;  // beats per row: row_words * WordBeats < 2^24
@@ -228,7 +234,9 @@ module strata_load_engine
   // Beats per row: whole words, or ceil(row_words * 8 / BeatBytes) entries.
   logic [BeatsWidth-1:0] row_beats;
   always_comb begin
-    if (is_param) begin
+    if (is_param && ParamBeats > 1) begin
+      row_beats = BeatsWidth'(32'(row_words_q) * ParamBeats);
+    end else if (is_param) begin
       row_beats = BeatsWidth'((32'(row_words_q) + ParamSlots - 1) >> $clog2(ParamSlots));
     end else begin
       row_beats = BeatsWidth'(32'(row_words_q) * WordBeats);
@@ -495,7 +503,7 @@ module strata_load_engine
     logic [1:0]             kind;      // destination kind (LoadDst*)
     logic [WrIdWidth-1:0]   id;        // bank / PE
     logic [WrAddrWidth-1:0] addr;      // word address / parameter channel
-    logic [WordWidth-1:0]   data;      // the word (PARAM: the entry in bits 63:0)
+    logic [UnitWidth-1:0]   data;      // the word (PARAM: the entry in bits 63:0)
     logic                   row_last;  // last unit of its row
     logic                   bad_entry; // PARAM: shift > MaxShift or byte 7 not zero;
                                        // CONTROL: a bit outside the word's format
@@ -514,9 +522,10 @@ module strata_load_engine
   logic                     addr_step_d, addr_step_q;
   logic [GbeatWidth-1:0]    gbeat_d, gbeat_q;              // beat of the word being gathered
   logic [SlotWidth-1:0]     slot_d, slot_q;                // entry of the beat (PARAM)
-  logic [WordWidth-1:0]     gather_d, gather_q;            // beats gathered so far
+  logic [UnitWidth-1:0]     gather_d, gather_q;            // beats gathered so far
   logic                     produce, unit_row_last, unit_last, split_mode;
-  logic [WordWidth-1:0]     unit_data;
+  logic                     gathering;                     // the beat is not the unit's last
+  logic [UnitWidth-1:0]     unit_data;
   logic                     unit_bad_entry;               // a PARAM entry the requantiser refuses,
                                                            // or a malformed CONTROL word
   logic                     d_done_d, d_done_q;            // every unit produced
@@ -542,8 +551,10 @@ module strata_load_engine
   assign unit_last     = row_end_q && rows_end_q;
 
   // A unit is produced when its last beat (or its slot) is available and the
-  // output slice has room; beats before a word's last are popped into the
-  // gather register without waiting.
+  // output slice has room; beats before a word's (or a 32-bit bus's entry's)
+  // last are popped into the gather register without waiting.
+  assign gathering = 32'(gbeat_q) != (is_param ? ParamBeats : WordBeats) - 1;
+
   always_comb begin
     produce = 1'b0;
     pop     = 1'b0;
@@ -551,7 +562,7 @@ module strata_load_engine
       if (split_mode) begin
         produce = wr_free;
         pop     = produce && (32'(slot_q) == ParamSlots - 1 || unit_row_last);
-      end else if (!is_param && 32'(gbeat_q) != WordBeats - 1) begin
+      end else if (gathering) begin
         pop = 1'b1;
       end else begin
         produce = wr_free;
@@ -560,12 +571,19 @@ module strata_load_engine
     end
   end
 
-  // The unit's data: the gathered beats below the current one (words), or
-  // the current beat's slot (parameter entries).
+  // The unit's data: the gathered beats below the current one (words, and
+  // parameter entries on a 32-bit bus), or the current beat's slot (parameter
+  // entries on a wider bus).
+  logic [ParamSlots*64-1:0] beat_slots;  // the beat's entries (wide buses only)
+  assign beat_slots = (ParamSlots * 64)'(beat);
+
   always_comb begin
     unit_data = '0;
-    if (is_param) begin
-      unit_data[63:0] = beat[32'(slot_q) * 64 +: 64];
+    if (is_param && ParamBeats == 1) begin
+      unit_data[63:0] = beat_slots[32'(slot_q) * 64 +: 64];
+    end else if (is_param) begin
+      unit_data[63:0] = gather_q[63:0];
+      unit_data[(ParamBeats - 1) * AxiDataWidth +: AxiDataWidth] = beat;
     end else begin
       unit_data = gather_q;
       unit_data[(WordBeats - 1) * AxiDataWidth +: AxiDataWidth] = beat;
@@ -579,8 +597,8 @@ module strata_load_engine
   localparam logic [WordWidth-1:0] CtlBits   = {Lanes{8'h03}} | WordWidth'(8'h0C);
   localparam logic [WordWidth-1:0] SchedBits = WordWidth'(24'hFFFFFF);
   logic ctl_bad;
-  assign ctl_bad = is_sched ? |(unit_data & ~SchedBits)
-                            : (|(unit_data & ~CtlBits) || unit_data[3:2] == 2'd3);
+  assign ctl_bad = is_sched ? |(unit_data[WordWidth-1:0] & ~SchedBits)
+                            : (|(unit_data[WordWidth-1:0] & ~CtlBits) || unit_data[3:2] == 2'd3);
   assign unit_bad_entry = (is_param &&
                            (unit_data[55:48] > 8'(MaxShift) || unit_data[63:56] != '0)) ||
                           (is_ctl && ctl_bad);
@@ -589,9 +607,9 @@ module strata_load_engine
     gather_d = gather_q;
     gbeat_d  = gbeat_q;
     slot_d   = slot_q;
-    if (pop && !is_param) begin
+    if (pop && (!is_param || ParamBeats > 1)) begin
       gather_d[32'(gbeat_q) * AxiDataWidth +: AxiDataWidth] = beat;
-      gbeat_d = (32'(gbeat_q) == WordBeats - 1) ? '0 : gbeat_q + GbeatWidth'(1);
+      gbeat_d = gathering ? gbeat_q + GbeatWidth'(1) : '0;
     end
     if (produce && split_mode) slot_d = pop ? '0 : slot_q + SlotWidth'(1);
     if (start_q[StartBack]) begin
@@ -684,13 +702,13 @@ module strata_load_engine
   assign bank_valid_o    = wr_valid && wr.kind == 2'(LoadDstBank);
   assign bank_req_o.bank = BankIdxWidth'(wr.id);
   assign bank_req_o.addr = BankAddrWidth'(wr.addr);
-  assign bank_req_o.data = wr.data;
+  assign bank_req_o.data = wr.data[WordWidth-1:0];
   assign pe_valid_o      = wr_valid &&
                            (wr.kind == 2'(LoadDstPeCache) || (wr_ctl && !wr.bad_entry));
   assign pe_ctl_o        = wr_ctl;
   assign pe_o            = PeSelWidth'(wr.id);
   assign pe_addr_o       = CacheAddrWidth'(wr.addr);
-  assign pe_data_o       = wr.data;
+  assign pe_data_o       = wr.data[WordWidth-1:0];
   assign param_valid_o   = wr_valid && wr.kind == 2'(LoadDstParam) && !wr.bad_entry;
   assign param_channel_o = ParamIdxWidth'(wr.addr);
   assign param_data_o    = wr.data[63:0];
@@ -844,8 +862,8 @@ module strata_load_engine
 
 `ifndef SYNTHESIS
   initial begin
-    assert (AxiDataWidth >= 64 && AxiDataWidth <= 1024 && 2 ** $clog2(AxiDataWidth) == AxiDataWidth)
-      else $fatal(1, "strata_load_engine: AxiDataWidth must be a power of two >= 64");
+    assert (AxiDataWidth >= 32 && AxiDataWidth <= 1024 && 2 ** $clog2(AxiDataWidth) == AxiDataWidth)
+      else $fatal(1, "strata_load_engine: AxiDataWidth must be a power of two >= 32");
     assert (WordWidth % AxiDataWidth == 0)
       else $fatal(1, "strata_load_engine: N * 8 must be a multiple of AxiDataWidth");
     assert (2 ** LgPes == Pes && Pes <= 64 && (!Sparse || Pes <= 63))

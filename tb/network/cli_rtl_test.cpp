@@ -394,8 +394,8 @@ TEST_F(CliRtl, ErrorsAreClear) {
 
 // The cycle model (docs/planner.md, "Cycles") within 10 % of the RTL, both
 // scheduling modes, for the small example networks on each configuration
-// built here (the large ones: make regress). One test per configuration;
-// p16n16 when its model is built (STRATA_RTL_CONFIGS).
+// built here (the large ones: make regress). One test per configuration,
+// when its model is built (STRATA_RTL_CONFIGS).
 class CliRtlCycleModel : public CliRtl, public ::testing::WithParamInterface<const char*> {
  protected:
   // Benches each network on this configuration in both modes and checks
@@ -454,7 +454,7 @@ TEST_P(CliRtlCycleModel, LargeNetworksWithinTenPercentOfTheRtl) {
 
 INSTANTIATE_TEST_SUITE_P(Configurations, CliRtlCycleModel,
                          ::testing::Values("default", "tiny", "sparse", "ecp5_45f_cifar",
-                                           "p16n16"),
+                                           "p16n16", "p4n4"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });

@@ -161,6 +161,20 @@ TEST_F(RandomNetworksRtl, SparseNetworksMatchTheGoldenModel) {
                  "STRATA_RANDOM_RTL_SPARSE", false, sparse);
 }
 
+// The default networks compiled for config/p4n4.yaml (P = N = 4, 32-bit AXI:
+// words of one beat, parameter entries of two), on its RTL model.
+// STRATA_RANDOM_RTL_P4N4 sets the count.
+TEST_F(RandomNetworksRtl, NarrowBusNetworksMatchTheGoldenModel) {
+  const HwTarget p4n4 = HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/p4n4.yaml");
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  if (std::find(built.begin(), built.end(), "p4n4") == built.end()) {
+    GTEST_SKIP() << "no RTL model of config/p4n4.yaml (STRATA_RTL_CONFIGS)";
+  }
+  check_networks(RandomNetworkOptions{},
+                 test::count_from_env("STRATA_RANDOM_RTL_P4N4", 60), "p4n4-target",
+                 "STRATA_RANDOM_RTL_P4N4", false, p4n4);
+}
+
 // Networks of any size (RandomNetworkOptions::any_size: inputs up to 300 x
 // 300, up to 300 channels) on the default configuration: maps in external
 // memory between most layers. STRATA_RANDOM_RTL_ANY_SIZE sets the count.

@@ -28,6 +28,7 @@
 #include "strata/gen.hpp"
 #include "strata/golden.hpp"
 #include "strata/hw_target.hpp"
+#include "strata/isa_codec.hpp"
 #include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
@@ -463,6 +464,64 @@ TEST_F(StrataTop, FurtherConfigurationsBitExact) {
       std::cout << fmt::format("[ RTL      ] {} on {}: {} cycles\n", name, built[c],
                                r.counter(csr::kPerfCycles));
     }
+  }
+}
+
+// P = N = 4 on a 32-bit AXI bus (config/p4n4.yaml; skipped when not built):
+// a parameter entry is 64 bits, two beats gathered by the load engine.
+// lenet5 under random memory stalls equals the golden model; an entry whose
+// shift (byte 6, in the second beat) exceeds max_shift or whose byte 7 is
+// not zero stops the run with UNSUPPORTED at its LOAD PARAM, and the next
+// run is correct.
+TEST_F(StrataTop, NarrowBusParameterEntries) {
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  if (std::find(built.begin(), built.end(), "p4n4") == built.end()) {
+    GTEST_SKIP() << "no RTL model of config/p4n4.yaml (STRATA_RTL_CONFIGS)";
+  }
+  const HwTarget target = HwTarget::from_yaml(kSource + "/config/p4n4.yaml");
+  ASSERT_EQ(target.axi_data_width, 32);
+  const Network net = example_network("lenet5", 2);
+  const Program program = compile(net, target, {});
+  const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
+  AccelRunner runner(target, options(0.2));
+  const auto expect_good_run = [&](size_t i) {
+    std::vector<Tensor<int8_t>> out;
+    const RunReport r = runner.run_program(program, {image_of(batch, i)}, out);
+    ASSERT_TRUE(r.finished) << "no interrupt (STRATA_SEED=" << seed_ << ")";
+    ASSERT_EQ(r.error, csr::ErrorCode::kNone) << csr::to_string(r.error);
+    EXPECT_TRUE(r.bench_errors.empty()) << r.bench_errors.front();
+    ASSERT_EQ(out.size(), 1u);
+    if (auto d = first_difference(run_network(net, image_of(batch, i)), out[0])) {
+      ADD_FAILURE() << *d << " (STRATA_SEED=" << seed_ << ")";
+    }
+  };
+  expect_good_run(0);
+
+  // The first LOAD PARAM and the external address of its first entry.
+  size_t load_index = 0;
+  int64_t entry_addr = -1;
+  for (size_t k = 0; k < program.instructions.size() && entry_addr < 0; ++k) {
+    if (program.instructions[k].opcode_value() != static_cast<uint64_t>(isa::Opcode::kLoad)) {
+      continue;
+    }
+    const isa::LoadInstr l = isa::decode_load(program.instructions[k]);
+    if (l.dst_kind == isa::LoadDst::kParam && l.src_kind == isa::LoadSrc::kExt) {
+      load_index = k;
+      entry_addr = l.ext_addr;
+    }
+  }
+  ASSERT_GE(entry_addr, 0) << "no LOAD PARAM";
+  for (const auto& [byte, value] : {std::pair<int, uint8_t>{6, kMaxShift + 1},
+                                    std::pair<int, uint8_t>{7, 1}}) {
+    SCOPED_TRACE(fmt::format("entry byte {} = {}", byte, value));
+    std::vector<uint8_t> bad = program.image;
+    write_input(program, bad, 0, image_of(batch, 1));
+    bad[static_cast<size_t>(entry_addr + byte)] = value;
+    const RunReport r = runner.run(bad, static_cast<uint32_t>(program.instructions.size()));
+    ASSERT_TRUE(r.finished) << "hang on a refused parameter entry";
+    EXPECT_EQ(r.error, csr::ErrorCode::kUnsupported) << csr::to_string(r.error);
+    EXPECT_EQ(r.error_index, load_index);
+    expect_good_run(1);
   }
 }
 
