@@ -146,7 +146,8 @@ regress: export STRATA_CYCLE_MODEL_LARGE ?= 1
 regress: setup $(if $(call regress_wants,sanitize),sanitize-build) \
                  $(if $(call regress_wants,fuzz),fuzz-build)
 	cmake -S . -B $(REGRESS_BUILD) -DCMAKE_BUILD_TYPE=Release \
-	  -DSTRATA_COVERAGE=$(if $(filter 1,$(COVERAGE)),ON,OFF) $(CMAKE_FLAGS)
+	  -DSTRATA_COVERAGE=$(if $(filter 1,$(COVERAGE)),ON,OFF) \
+	  -DSTRATA_CHAIN_CONFIGS=p4n4 $(CMAKE_FLAGS)
 	cmake --build $(REGRESS_BUILD) -j $(JOBS)
 	/usr/bin/python3 scripts/regress --build $(REGRESS_BUILD) --out $(REGRESS_OUT) \
 	  --jobs $(JOBS) $(if $(SEEDS),--seeds $(SEEDS)) --labels $(REGRESS_LABELS) \

@@ -1,8 +1,11 @@
-// Runs a cascade chain (strata/cascade.hpp, docs/cascade.md) on the Verilated
-// strata_cascade_top: four stages of the build's default configuration, each
-// with its own C++ AXI4 memory model (axi_mem_model.hpp) and AXI4-Lite CSR
-// driver (axil_driver.hpp), the links between them inside the RTL. A chain of
-// K < 4 stages uses stages 0 .. K-1; the others stay idle.
+// Runs a cascade chain (strata/cascade.hpp, docs/cascade.md) on a Verilated
+// strata_cascade_top: four stages of the build's default configuration, or
+// of a configuration of the CMake option STRATA_CHAIN_CONFIGS (e.g.
+// config/p4n4.yaml, whose two-stage cascade is placed and routed on the
+// LFE5U-85F), each stage with its own C++ AXI4 memory model
+// (axi_mem_model.hpp) and AXI4-Lite CSR driver (axil_driver.hpp), the links
+// between them inside the RTL. A chain of K < 4 stages uses stages
+// 0 .. K-1; the others stay idle.
 //
 // A stream of images goes through the chain the way a host would drive it:
 // each stage runs its program once per image and is started again as soon
@@ -57,15 +60,23 @@ struct ChainReport {
 
 class ChainRunner {
  public:
-  static constexpr int kStages = 4;  // strata_cascade_top's K in the build
+  static constexpr int kStages = 4;  // strata_cascade_top's K in every cascade model
 
-  explicit ChainRunner(const ChainRunnerOptions& options = {});
+  // The model of `target`'s configuration; throws strata::Error naming the
+  // built ones when there is none.
+  explicit ChainRunner(const ChainRunnerOptions& options = {},
+                       const HwTarget& target = HwTarget::defaults());
   ~ChainRunner();
   ChainRunner(const ChainRunner&) = delete;
   ChainRunner& operator=(const ChainRunner&) = delete;
 
-  // Whether `target` is the hardware of the built chain (the default configuration).
+  // Whether a cascade model of `target`'s hardware is built, and its stages
+  // (0 when none is).
   static bool built_for(const HwTarget& target);
+  static int stages_built_for(const HwTarget& target);
+  // "name (K stages)" of each built cascade model, the default first.
+  static std::vector<std::string> built_configurations();
+  int stages() const;  // this model's K
 
   // Streams `inputs` through `chain` (see the header); outputs, one per image
   // that left the last stage, go to `outputs`.
@@ -76,10 +87,21 @@ class ChainRunner {
   void add_read_error(int stage, uint64_t begin, uint64_t end);
   void clear_errors();
 
-  class Model;
+  // A Verilated cascade and its agents (chain_model.hpp).
+  class Model {
+   public:
+    virtual ~Model() = default;
+    virtual int stages() const = 0;
+    virtual ChainReport run_stream(const ChainProgram& chain,
+                                   const std::vector<Tensor<int8_t>>& inputs,
+                                   std::vector<Tensor<int8_t>>& outputs) = 0;
+    virtual void add_read_error(int stage, uint64_t begin, uint64_t end) = 0;
+    virtual void clear_errors() = 0;
+  };
 
  private:
   std::unique_ptr<Model> impl_;
+  HwTarget target_;  // the model's configuration
 };
 
 }  // namespace strata::tb

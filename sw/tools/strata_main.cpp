@@ -848,12 +848,17 @@ struct MismatchError : Error {
 
 
 #ifdef STRATA_HAVE_RTL
-// The chain model is built for the default configuration only.
-void require_chain_model(const HwTarget& target) {
-  if (!tbr::ChainRunner::built_for(target)) {
-    throw Error(fmt::format("--instances runs on the cascade model of the default configuration; "
-                            "target '{}' is another",
-                            target.name));
+// A cascade model of the target's configuration, with at least `instances` stages.
+void require_chain_model(const HwTarget& target, int instances) {
+  const int stages = tbr::ChainRunner::stages_built_for(target);
+  if (stages == 0) {
+    throw Error(fmt::format("--instances: no cascade model is built for configuration '{}'; "
+                            "built: {} (CMake option STRATA_CHAIN_CONFIGS)",
+                            target.name, fmt::join(tbr::ChainRunner::built_configurations(), ", ")));
+  }
+  if (instances > stages) {
+    throw Error(fmt::format("--instances {}: the cascade model of configuration '{}' has {} stages",
+                            instances, target.name, stages));
   }
 }
 
@@ -862,7 +867,7 @@ void require_chain_model(const HwTarget& target) {
 // image.
 tbr::ChainRunnerOptions chain_options(const RtlArgs& a, const ChainProgram& chain,
                                       const HwTarget& target, size_t images, bool fine) {
-  require_chain_model(target);
+  require_chain_model(target, static_cast<int>(chain.stages.size()));
   tbr::ChainRunnerOptions o;
   o.run.seed = a.seed;
   o.run.read_latency = a.latency;
@@ -882,7 +887,7 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
                     const std::vector<Tensor<int8_t>>& images,
                     const std::vector<Tensor<int8_t>>& golden, const std::string& params,
                     const std::string& source) {
-  require_chain_model(target);
+  require_chain_model(target, a.instances);
   const bool fine = a.rtl.mode != "completion";  // one mode: fine unless --mode completion
   const auto n = static_cast<int64_t>(images.size());
   struct Measure {
@@ -903,7 +908,7 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
     cm.fine_grained = fine;
     m.chain = compile_chain(net, target, k, cm);
     const tbr::ChainRunnerOptions o = chain_options(a.rtl, m.chain, target, images.size(), fine);
-    tbr::ChainRunner runner(o);
+    tbr::ChainRunner runner(o, target);
     std::vector<Tensor<int8_t>> outputs;
     const auto t0 = std::chrono::steady_clock::now();
     m.report = runner.run_stream(m.chain, images, outputs);
@@ -1274,7 +1279,7 @@ std::vector<Tensor<int8_t>> run_chain_backend(const Network& net, const HwTarget
     create_parent(a.rtl.trace);
     o.run.trace_path = a.rtl.trace;
   }
-  tbr::ChainRunner runner(o);
+  tbr::ChainRunner runner(o, target);
   const tbr::ChainReport r = runner.run_stream(chain, images, outputs);
   if (!r.bench_errors.empty()) throw Error(fmt::format("bench check failed: {}", r.bench_errors.front()));
   if (r.failed_stage >= 0) {

@@ -16,6 +16,7 @@
 #include "example_network.hpp"
 #include "sim_fixture.hpp"
 #include "strata/cascade.hpp"
+#include "strata/error.hpp"
 #include "strata/gen.hpp"
 #include "strata/golden.hpp"
 #include "strata/hw_target.hpp"
@@ -190,6 +191,48 @@ TEST_F(StrataCascade, MisroutedAndMalformedTransfersAreErrors) {
     expect_bit_exact(runner, good, net, images_of(net, 2, seed_ + 2), what + ", then good");
     if (HasFailure()) return;
   }
+}
+
+// The cascade of config/p4n4.yaml (P = N = 4, 32-bit AXI and cascade
+// beats), whose two-stage build is placed and routed on the LFE5U-85F
+// (docs/fpga.md); skipped unless its model is built (CMake option
+// STRATA_CHAIN_CONFIGS, set by make regress). Every example network on two
+// stages, and strided_net on four, under link and memory stalls equals the
+// golden model; an AXI read error in stage 1 stops the chain, named, then a
+// correct run.
+TEST_F(StrataCascade, NarrowBusChainRunsExamplesBitExact) {
+  const HwTarget p4n4 = HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/p4n4.yaml");
+  if (!ChainRunner::built_for(p4n4)) {
+    GTEST_SKIP() << "no cascade model of config/p4n4.yaml (STRATA_CHAIN_CONFIGS)";
+  }
+  ChainRunner runner(options(0.3, 0.1), p4n4);
+  EXPECT_EQ(runner.stages(), ChainRunner::kStages);
+  for (const char* name :
+       {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net", "residual_net"}) {
+    const Network net = example_network(name, 5);
+    const ChainProgram chain = compile_chain(net, p4n4, 2);
+    expect_bit_exact(runner, chain, net, images_of(net, 2, seed_),
+                     fmt::format("{} on 2 stages of p4n4", name));
+  }
+  const Network net = example_network("strided_net", 5);
+  expect_bit_exact(runner, compile_chain(net, p4n4, 4), net, images_of(net, 2, seed_),
+                   "strided_net on 4 stages of p4n4");
+  const ChainProgram chain = compile_chain(net, p4n4, 2);
+  const MemRegion& w = chain.stages[1].program.region("weights");
+  runner.add_read_error(1, w.offset, w.offset + 8);
+  std::vector<Tensor<int8_t>> outputs;
+  const ChainReport r = runner.run_stream(chain, images_of(net, 2, seed_), outputs);
+  EXPECT_TRUE(r.finished) << "every stage stopped";
+  EXPECT_EQ(r.failed_stage, 1);
+  EXPECT_EQ(r.error, csr::ErrorCode::kAxiRead) << csr::to_string(r.error);
+  EXPECT_TRUE(outputs.empty());
+  runner.clear_errors();
+  expect_bit_exact(runner, chain, net, images_of(net, 2, seed_ + 1), "p4n4 after the error");
+
+  // A chain compiled for another configuration is refused by this model.
+  EXPECT_THROW(runner.run_stream(compile_chain(net, HwTarget::defaults(), 2),
+                                 images_of(net, 1, seed_), outputs),
+               Error);
 }
 
 }  // namespace

@@ -330,7 +330,7 @@ TEST_F(CliRtl, CascadeInstances) {
                  1, {"can be cut at 1 place", "at most 2 instance"});
   expect_failure(strata({"bench", net, "--instances", "5"}), 2, {"--instances"});
   expect_failure(strata({"bench", net, "--instances", "2", "--config", small_config()}), 1,
-                 {"cascade model of the default configuration"});
+                 {"no cascade model is built for configuration", "default (4 stages)"});
 }
 
 TEST_F(CliRtl, RunRtlTraceWritesFst) {
