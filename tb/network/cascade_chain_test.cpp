@@ -95,6 +95,33 @@ class StrataCascade : public ::testing::Test {
     }
   }
 
+  // An AXI read error on `stage`'s weights: the chain stops, the report
+  // names the stage and AXI_READ, every stage is idle (none hangs on its
+  // link), the others stopped with CHAIN_STOP or done, no image left the
+  // chain; then the same runner streams correct images.
+  void expect_stage_error_then_recovery(ChainRunner& runner, const Network& net,
+                                        const ChainProgram& chain, int stage) {
+    const MemRegion& w = chain.stages[static_cast<size_t>(stage)].program.region("weights");
+    runner.add_read_error(stage, w.offset, w.offset + 8);
+    std::vector<Tensor<int8_t>> outputs;
+    const ChainReport r = runner.run_stream(chain, images_of(net, 3, seed_), outputs);
+    EXPECT_TRUE(r.finished) << "every stage stopped";
+    EXPECT_EQ(r.failed_stage, stage);
+    EXPECT_EQ(r.error, csr::ErrorCode::kAxiRead) << csr::to_string(r.error);
+    EXPECT_TRUE(outputs.empty()) << "no image left the chain";
+    int chain_stops = 0;
+    for (size_t k = 0; k < r.stages.size(); ++k) {
+      if (static_cast<int>(k) == stage) continue;
+      const csr::ErrorCode e = r.stages[k].error;
+      EXPECT_TRUE(e == csr::ErrorCode::kNone || e == csr::ErrorCode::kChainStop)
+          << "stage " << k << ": " << csr::to_string(e);
+      chain_stops += e == csr::ErrorCode::kChainStop;
+    }
+    EXPECT_GE(chain_stops, 1) << "the stages waiting on stage " << stage << " were stopped";
+    runner.clear_errors();
+    expect_bit_exact(runner, chain, net, images_of(net, 2, seed_ + 1), "after the error");
+  }
+
   uint64_t seed_ = 1;
 };
 
@@ -131,32 +158,12 @@ INSTANTIATE_TEST_SUITE_P(
       return fmt::format("{}_K{}", i.param.network, i.param.instances);
     });
 
-// An AXI read error in stage 2 of 4 (its weights): the chain stops, the report
-// names stage 2 and AXI_READ, every stage is idle (none hangs on its link);
-// then the same runner streams correct images.
+// An AXI read error in stage 2 of 4 (its weights) stops the chain, named;
+// then a correct run (expect_stage_error_then_recovery).
 TEST_F(StrataCascade, StageErrorStopsTheChainThenACorrectRun) {
   const Network net = example_network("strided_net", 5);
-  const ChainProgram chain = compile_chain(net, HwTarget::defaults(), 4);
   ChainRunner runner(options(0.2, 0.0));
-  const MemRegion& w = chain.stages[2].program.region("weights");
-  runner.add_read_error(2, w.offset, w.offset + 8);
-  std::vector<Tensor<int8_t>> outputs;
-  const ChainReport r = runner.run_stream(chain, images_of(net, 3, seed_), outputs);
-  EXPECT_TRUE(r.finished) << "every stage stopped";
-  EXPECT_EQ(r.failed_stage, 2);
-  EXPECT_EQ(r.error, csr::ErrorCode::kAxiRead) << csr::to_string(r.error);
-  EXPECT_TRUE(outputs.empty()) << "no image left the chain";
-  int chain_stops = 0;
-  for (size_t k = 0; k < r.stages.size(); ++k) {
-    if (k == 2) continue;
-    const csr::ErrorCode e = r.stages[k].error;
-    EXPECT_TRUE(e == csr::ErrorCode::kNone || e == csr::ErrorCode::kChainStop)
-        << "stage " << k << ": " << csr::to_string(e);
-    chain_stops += e == csr::ErrorCode::kChainStop;
-  }
-  EXPECT_GE(chain_stops, 1) << "the stages waiting on stage 2 were stopped";
-  runner.clear_errors();
-  expect_bit_exact(runner, chain, net, images_of(net, 2, seed_ + 1), "after the error");
+  expect_stage_error_then_recovery(runner, net, compile_chain(net, HwTarget::defaults(), 4), 2);
 }
 
 // A transfer of another link id, and one a beat longer than its LOAD, stop
@@ -217,19 +224,10 @@ TEST_F(StrataCascade, NarrowBusChainRunsExamplesBitExact) {
   const Network net = example_network("strided_net", 5);
   expect_bit_exact(runner, compile_chain(net, p4n4, 4), net, images_of(net, 2, seed_),
                    "strided_net on 4 stages of p4n4");
-  const ChainProgram chain = compile_chain(net, p4n4, 2);
-  const MemRegion& w = chain.stages[1].program.region("weights");
-  runner.add_read_error(1, w.offset, w.offset + 8);
-  std::vector<Tensor<int8_t>> outputs;
-  const ChainReport r = runner.run_stream(chain, images_of(net, 2, seed_), outputs);
-  EXPECT_TRUE(r.finished) << "every stage stopped";
-  EXPECT_EQ(r.failed_stage, 1);
-  EXPECT_EQ(r.error, csr::ErrorCode::kAxiRead) << csr::to_string(r.error);
-  EXPECT_TRUE(outputs.empty());
-  runner.clear_errors();
-  expect_bit_exact(runner, chain, net, images_of(net, 2, seed_ + 1), "p4n4 after the error");
+  expect_stage_error_then_recovery(runner, net, compile_chain(net, p4n4, 2), 1);
 
   // A chain compiled for another configuration is refused by this model.
+  std::vector<Tensor<int8_t>> outputs;
   EXPECT_THROW(runner.run_stream(compile_chain(net, HwTarget::defaults(), 2),
                                  images_of(net, 1, seed_), outputs),
                Error);
