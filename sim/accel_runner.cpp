@@ -51,13 +51,6 @@ std::vector<BuiltModel> built_models() {
   return v;
 }
 
-// Same hardware: every parameter the RTL is elaborated with (the name aside).
-bool same_hardware(const HwTarget& a, const HwTarget& b) {
-  HwTarget x = a, y = b;
-  x.name = y.name;
-  return x == y;
-}
-
 }  // namespace
 
 size_t perf_index(uint32_t offset) {
@@ -85,7 +78,7 @@ AccelRunner::AccelRunner(const HwTarget& target, const RunnerOptions& options) {
   const std::vector<BuiltModel> models = built_models();
   const BuiltModel* pick = nullptr;
   for (const BuiltModel& m : models) {
-    if (same_hardware(m.target(), target) &&
+    if (m.target().same_hardware(target) &&
         (pick == nullptr || m.checked == options.checked)) {
       pick = &m;
     }
@@ -114,7 +107,7 @@ std::vector<std::string> AccelRunner::built_configurations() {
 
 std::string AccelRunner::built_model_of(const HwTarget& target) {
   for (const BuiltModel& m : built_models()) {
-    if (same_hardware(m.target(), target)) return m.name;
+    if (m.target().same_hardware(target)) return m.name;
   }
   return "";
 }

@@ -50,14 +50,11 @@ std::vector<BuiltChain> built_chains() {
   return v;
 }
 
-// Same hardware: every parameter the RTL is elaborated with (the name aside).
+// The cascade model of `target`'s hardware, or nullptr.
 const BuiltChain* chain_for(const HwTarget& target) {
   static const std::vector<BuiltChain> chains = built_chains();
   for (const BuiltChain& c : chains) {
-    HwTarget t = target;
-    HwTarget b = c.target();
-    t.name = b.name;
-    if (t == b) return &c;
+    if (c.target().same_hardware(target)) return &c;
   }
   return nullptr;
 }
@@ -98,9 +95,7 @@ ChainReport ChainRunner::run_stream(const ChainProgram& chain,
                                     const std::vector<Tensor<int8_t>>& inputs,
                                     std::vector<Tensor<int8_t>>& outputs) {
   for (const ChainStage& s : chain.stages) {
-    HwTarget t = s.program.target;
-    t.name = target_.name;
-    if (!(t == target_)) {
+    if (!s.program.target.same_hardware(target_)) {
       throw Error(fmt::format("this cascade model is built for configuration '{}'; the chain's "
                               "stages are for '{}'",
                               target_.name, s.program.target.name));

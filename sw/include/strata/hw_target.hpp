@@ -52,6 +52,12 @@ struct HwTarget {
   }
 
   bool operator==(const HwTarget&) const = default;
+  // Same hardware: every parameter the RTL is elaborated with (the name aside).
+  bool same_hardware(const HwTarget& other) const {
+    HwTarget a = *this;
+    a.name = other.name;
+    return a == other;
+  }
 };
 
 }  // namespace strata
