@@ -141,6 +141,8 @@ regress: export STRATA_RANDOM_RTL_TINY ?= 200
 regress: export STRATA_RANDOM_RTL_SPARSE ?= 200
 regress: export STRATA_RANDOM_RTL_P4N4 ?= 200
 regress: export STRATA_RANDOM_RTL_ANY_SIZE ?= 20
+regress: export STRATA_RANDOM_CONFIGS ?= 600
+regress: export STRATA_RANDOM_RTL_CONFIGS ?= 100
 # The cycle model against the RTL on the large examples (docs/planner.md).
 regress: export STRATA_CYCLE_MODEL_LARGE ?= 1
 regress: setup $(if $(call regress_wants,sanitize),sanitize-build) \

@@ -34,17 +34,32 @@ Ma, Mb as above. The calibration images then only feed the agreement report, aga
 onnxruntime running the QDQ model. A nonzero zero point, uint8, a per-channel activation scale,
 an unfolded BatchNormalization or a Q/DQ node anywhere else is an error naming the node.
 
+Checks before writing: every float constant a node reads is finite (a Clip's -inf minimum
+or +inf maximum means no bound), and so are the calibration images; the network satisfies
+the limits sw/src/network.cpp's reader enforces (docs/network-format.md: kernel 1..11,
+stride 1..8, pads below the kernel, fc weights [Cout][C*H*W] for a flat input, output
+channels, tensor sizes, the int32 accumulator range, every layer read), each failure naming
+the ONNX node, so that even with --no-check nothing is written that `strata info` refuses.
+
 Writes DIR/<name>.yaml, DIR/<name>/*.npy (the file names docs/network-format.md
-expects) and DIR/calibration_input.npy (the int8 calibration images), then runs
-the float model and the golden model (`strata run`) on the calibration set and
-prints their agreement. Every error is one line "strata: error: ...", exit 1.
+expects) and DIR/calibration_input.npy (the int8 calibration images), all or nothing:
+they are built in a staging directory DIR/.<name>.import-* , where the agreement check
+also runs (the float model and the golden model, `strata run`, on the calibration set,
+writing calibration_output.npy; skipped with --no-check), and only when everything
+succeeded are they renamed into place, replacing an earlier import's files (its <name>/
+as a whole; its calibration_output.npy is dropped with --no-check). A golden run that
+fails is an error like any other: the stage, and any directory created for --out, are
+removed, and an earlier import in DIR stays as it was. Every error is one line
+"strata: error: ...", exit 1.
 """
 import argparse
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 try:
     import numpy as np
@@ -63,6 +78,12 @@ QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
 RANGE_KEEPING_OPS = {"MaxPool", "Flatten", "Reshape", "Identity", "Dropout"}
 MAX_MULT = 65535
 MAX_SHIFT = 47
+# The network format's limits, as sw/src/network.cpp's reader checks them
+# (docs/network-format.md, "Limits checked by the reader").
+MAX_KERNEL = 11
+MAX_STRIDE = 8
+MAX_DIM = 65535             # C, H, W of the input; out_channels, out_features
+MAX_ELEMENTS = 1 << 28      # of any activation or weight tensor
 WEIGHT_MAX = 127   # an add's per-operand weight on the PE array (int8, non-negative)
 
 
@@ -78,6 +99,12 @@ def node_label(node):
     return f"node '{node.name or node.output[0]}' ({node.op_type})"
 
 
+def unsupported(node):
+    op = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+    fail(f"{node_label(node)}: unsupported operator {op} (docs/cli.md, strata import, lists "
+         "the supported operators)")
+
+
 # ---- ONNX model access -------------------------------------------------------
 
 class Graph:
@@ -85,6 +112,7 @@ class Graph:
         g = model.graph
         self.model = model
         self.inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+        self.origin = {t: f"initializer '{t}'" for t in self.inits}  # for messages
         self.nodes = []
         for n in g.node:
             if n.op_type == "Constant":  # constants are parameters, like initializers
@@ -92,10 +120,12 @@ class Graph:
                 if val is None:
                     fail(f"{node_label(n)}: only 'value' constants are supported")
                 self.inits[n.output[0]] = numpy_helper.to_array(val.t)
+                self.origin[n.output[0]] = f"constant '{n.output[0]}'"
                 continue
             if n.op_type == "Identity" and n.input[0] in self.inits:
                 # torch.onnx.export shares equal initializers through Identity nodes.
                 self.inits[n.output[0]] = self.inits[n.input[0]]
+                self.origin[n.output[0]] = self.origin[n.input[0]]
                 continue
             self.nodes.append(n)
         self.outputs = [o.name for o in g.output]
@@ -125,11 +155,18 @@ class Graph:
         if len(dims) != 4:
             fail(f"graph input '{self.input.name}' has {len(dims)} dimensions; "
                  "expected [N, C, H, W]")
-        if any(d is None or d <= 0 for d in dims[1:]):
-            shown = [d.dim_value if d.HasField("dim_value") else d.dim_param
-                     for d in t.shape.dim]
+        shown = [d.dim_value if d.HasField("dim_value") else d.dim_param for d in t.shape.dim]
+        if any(d is not None and d <= 0 for d in dims[1:]):
+            what = "a zero" if 0 in dims[1:] else "a negative"
+            fail(f"graph input '{self.input.name}' has {what} dimension: shape {shown} (C, H "
+                 "and W must each be at least 1)")
+        if any(d is None for d in dims[1:]):
             fail(f"graph input '{self.input.name}' has a dynamic or unknown shape {shown}; "
                  "C, H and W must be fixed (only the batch may be symbolic)")
+        if any(d > MAX_DIM for d in dims[1:]) or math.prod(dims[1:]) > MAX_ELEMENTS:
+            fail(f"graph input '{self.input.name}' of shape {shown} exceeds the network "
+                 f"format's limits (C, H, W each at most {MAX_DIM}, C * H * W at most "
+                 f"{MAX_ELEMENTS}; docs/network-format.md)")
         if self.qdq and self.input.name not in self.qscale:
             # quantize_static may leave a max pool or a reshape before the first QuantizeLinear
             # in float; both commute with quantisation (a clamp is monotone), so the input
@@ -150,8 +187,25 @@ class Graph:
         self.chw = tuple(dims[1:])
         for n in self.nodes:  # before the float run: name the first node we cannot convert
             if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx"):
-                fail(f"{node_label(n)}: unsupported operator {n.op_type} (supported: "
-                     f"{', '.join(sorted(SUPPORTED_OPS))})")
+                unsupported(n)
+        self.check_finite()
+
+    def check_finite(self):
+        """Every float constant a node reads (weights, biases, BN parameters, Clip bounds, a
+        MatMul's bias) holds finite values: a NaN or an infinity would fail deep inside the
+        quantisation. A Clip's -inf minimum or +inf maximum means no bound and is kept."""
+        for n in self.nodes:
+            for k, t in enumerate(n.input):
+                v = self.inits.get(t) if t not in self.qinit else None
+                if v is None or not np.issubdtype(v.dtype, np.floating):
+                    continue
+                if n.op_type == "Clip" and k in (1, 2) and v.size == 1 and \
+                        float(v.reshape(-1)[0]) == (-math.inf if k == 1 else math.inf):
+                    continue
+                if np.isnan(v).any():
+                    fail(f"{self.origin[t]} of {node_label(n)} holds NaN values")
+                if not np.isfinite(v).all():
+                    fail(f"{self.origin[t]} of {node_label(n)} holds infinite values")
 
     def check_qdq_node(self, n):
         """Types, zero points and attributes of one QuantizeLinear / DequantizeLinear node."""
@@ -398,8 +452,28 @@ def kernel_geometry(node, g, in_shape, w_shape=None):
         fail(f"{node_label(node)}: auto_pad {auto} is not supported")
     if len(p) != 4:
         fail(f"{node_label(node)}: pads {p} must have 4 entries")
+    check_window_limits(node, int(k[0]), int(s[0]), [int(v) for v in p], in_shape[-2:])
     pad = p[0] if len(set(p)) == 1 else [int(v) for v in p]
     return int(k[0]), int(s[0]), pad
+
+
+def check_window_limits(node, k, s, pads, hw):
+    """The network format's limits on a conv / depthwise / pool window (the reader refuses
+    anything else): kernel 1..11, stride 1..8, each pad 0..kernel-1 ([top, left, bottom,
+    right]), and a padded input that holds one kernel."""
+    if not 1 <= k <= MAX_KERNEL:
+        fail(f"{node_label(node)}: kernel {k}x{k} is outside the network format's limit "
+             f"1..{MAX_KERNEL} (docs/network-format.md)")
+    if not 1 <= s <= MAX_STRIDE:
+        fail(f"{node_label(node)}: stride {s} is outside the network format's limit "
+             f"1..{MAX_STRIDE} (docs/network-format.md)")
+    if any(not 0 <= v < k for v in pads):
+        fail(f"{node_label(node)}: pads {pads} ([top, left, bottom, right]) must each be "
+             f"smaller than the kernel {k} (the network format's limit, docs/network-format.md)")
+    padded = (hw[0] + pads[0] + pads[2], hw[1] + pads[1] + pads[3])
+    if min(padded) < k:
+        fail(f"{node_label(node)}: kernel {k} is larger than the padded input "
+             f"{padded[0]}x{padded[1]}")
 
 
 def clip_bounds(node, g):
@@ -409,6 +483,9 @@ def clip_bounds(node, g):
         lo = float(g.const(node, node.input[1], "min"))
     if len(node.input) > 2 and node.input[2]:
         hi = float(g.const(node, node.input[2], "max"))
+    if math.isnan(lo) or math.isnan(hi) or lo == math.inf or hi == -math.inf:
+        fail(f"{node_label(node)}: clip bounds [{lo}, {hi}] are not a range (NaN, or an "
+             "infinity on the wrong side)")
     return lo, hi
 
 
@@ -429,11 +506,16 @@ class Converter:
         self.scale = {g.input.name: g.qscale[g.input.name] if g.qdq else scale_of(images)}
         self.done = set()
         self.out_tensor = None
+        self.node_of = {}       # strata layer name -> the ONNX node it came from (messages)
+        self.tensor_of = {}     # strata layer name -> the ONNX tensor it computes
 
     def out_scale(self, node, tensor):
         """The scale of a conv / fc / add output: its QuantizeLinear's in a QDQ model, else
         max|x| / 127 over the calibration activations."""
         if not self.g.qdq:
+            if not np.all(np.isfinite(self.act[tensor])):
+                fail(f"{node_label(node)}: the float model's output '{tensor}' holds NaN or "
+                     "infinite values on the calibration images")
             return scale_of(self.act[tensor])
         if tensor not in self.g.qscale:
             fail(f"{node_label(node)}: its output '{tensor}' is not quantised (no "
@@ -462,9 +544,14 @@ class Converter:
         prev = self.layers[-1]["name"] if self.layers else "input"
         if srcs != [prev]:
             layer["inputs"] = srcs[0] if len(srcs) == 1 else srcs
-        self.layers.append(layer)
-        self.src[out_tensor] = layer["name"]
+        self.append(node, layer, out_tensor)
         self.scale[out_tensor] = scale
+
+    def append(self, node, layer, out_tensor):
+        self.layers.append(layer)
+        self.node_of[layer["name"]] = node
+        self.tensor_of[layer["name"]] = out_tensor
+        self.src[out_tensor] = layer["name"]
         self.out_tensor = out_tensor
 
     def fuse_activation(self, out):
@@ -503,6 +590,9 @@ class Converter:
         """qw: a QDQ model's (int8 weights shaped like w, s_w[cout]), used as they are;
         qb: its (int32 bias, scale[cout]), used as it is when the scale is s_in * s_w[c]."""
         cout = w.shape[0]
+        if not (np.all(np.isfinite(w)) and np.all(np.isfinite(b))):
+            fail(f"{node_label(node)}: the weights or the bias (after folding batch "
+                 "normalisation or Gemm's alpha / beta) are not finite")
         if qw is not None:
             wq, s_w = qw[0].astype(np.int8), qw[1].astype(np.float64)
         else:
@@ -558,6 +648,8 @@ class Converter:
             eps = attrs(bn).get("epsilon", 1e-5)
             gamma, beta, mean, var = (g.const(bn, t, "BatchNormalization parameter")
                                       for t in bn.input[1:5])
+            if np.any(var + eps <= 0):
+                fail(f"{node_label(bn)}: variance + epsilon is not positive")
             f = gamma / np.sqrt(var + eps)
             w = w * f[:, None, None, None]
             b = (b - mean) * f + beta
@@ -582,6 +674,13 @@ class Converter:
 
     def fc(self, node, w, b, x, qw=None, qb=None):
         """w: [Cout][K] float; b: [Cout]; qw, qb: a QDQ model's int values (requant_files)."""
+        shape = list(self.act[x].shape[1:])
+        if len(shape) != 1:
+            fail(f"{node_label(node)}: reads '{x}' of shape {shape} per image; an fc layer "
+                 "takes a flat [N, features] input (Flatten or Reshape it to [N, -1] first)")
+        if shape[0] != w.shape[1]:
+            fail(f"{node_label(node)}: weights for {w.shape[1]} input features, but '{x}' has "
+                 f"{shape[0]}")
         out = node.output[0]
         bias_add = self.g.only_consumer(out)
         if node.op_type == "MatMul" and bias_add is not None and bias_add.op_type == "Add":
@@ -679,9 +778,7 @@ class Converter:
         if act is not None:
             layer["activation"] = act
         srcs = [self.src_of(node, t) for t in (a_t, b_t)]
-        self.layers.append(dict(layer, inputs=srcs))
-        self.src[out] = name
-        self.out_tensor = out
+        self.append(node, dict(layer, inputs=srcs), out)
 
     def clamp_layer(self, node):
         x = node.input[0]
@@ -750,10 +847,127 @@ class Converter:
                 fail(f"{node_label(node)}: a BatchNormalization must follow a Conv whose only "
                      "consumer it is (it is folded into the convolution)")
             else:
-                fail(f"{node_label(node)}: unsupported operator {op}")
+                unsupported(node)
         if self.out_tensor != self.g.outputs[0] or not self.layers:
             fail(f"graph output '{self.g.outputs[0]}' is not the result of the last "
                  "supported layer")
+
+
+# ---- the network format's checks --------------------------------------------------
+
+def window_out(n, k, s, before, after, ceil_mode=False):
+    """Output size along one axis (sw/src/numerics.cpp's conv_out_size / pool_out_size)."""
+    span = n + before + after - k
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n + before:  # the last window starts inside
+        out -= 1
+    return out
+
+
+def acc_range(wq, bq):
+    """Per output channel, the worst-case accumulator [min, max] of bias + sum(w * x) over
+    int8 inputs x (strata::worst_case_acc)."""
+    w = wq.reshape(wq.shape[0], -1).astype(np.int64)
+    pos = np.where(w > 0, w, 0).sum(axis=1)
+    neg = np.where(w < 0, -w, 0).sum(axis=1)
+    b = bq.astype(np.int64)
+    return b - 128 * pos - 127 * neg, b + 127 * pos + 128 * neg
+
+
+def check_layer_files(conv, l, node, cout, w_shape):
+    """The parameter files of a conv / depthwise / fc / add layer: the shapes the reader
+    expects and, for weights, an accumulator that stays inside int32."""
+    name = l["name"]
+    expect = {f"{name}_mult_a.npy": (cout,), f"{name}_mult_b.npy": (cout,)} \
+        if l["type"] == "add" else \
+        {f"{name}_weight.npy": w_shape, f"{name}_bias.npy": (cout,), f"{name}_mult.npy": (cout,)}
+    expect[f"{name}_shift.npy"] = (cout,)
+    for f, shape in expect.items():
+        have = conv.files[f].shape
+        if have != tuple(shape):
+            fail(f"{node_label(node)}: {f} has shape {list(have)}, the network format expects "
+                 f"{list(shape)}")
+    if math.prod(w_shape) > MAX_ELEMENTS:
+        fail(f"{node_label(node)}: weight tensor {list(w_shape)} exceeds the network "
+             f"format's {MAX_ELEMENTS} elements")
+    if l["type"] == "add":
+        return
+    lo, hi = acc_range(conv.files[f"{name}_weight.npy"], conv.files[f"{name}_bias.npy"])
+    bad = np.nonzero((lo < -2**31) | (hi > 2**31 - 1))[0]
+    if bad.size:
+        c = int(bad[0])
+        fail(f"{node_label(node)}: output channel {c} can accumulate [{lo[c]}, {hi[c]}] for "
+             "int8 inputs, outside int32 (docs/network-format.md, Accumulator range)")
+
+
+def layer_shape(conv, l, node, shapes):
+    """The output [C, H, W] the reader computes for layer l, or a failure naming the node
+    where the network format refuses it."""
+    c, h, w = shapes[0]
+    t = l["type"]
+    if t in ("conv", "depthwise", "maxpool", "avgpool"):
+        k = l["kernel"]
+        s = l.get("stride", k if t in ("maxpool", "avgpool") else 1)
+        pads = l.get("pad", 0)
+        pads = [pads] * 4 if isinstance(pads, int) else pads
+        check_window_limits(node, k, s, pads, (h, w))
+        ceil = l.get("ceil_mode", False)
+        ho = window_out(h, k, s, pads[0], pads[2], ceil)
+        wo = window_out(w, k, s, pads[1], pads[3], ceil)
+        if t == "conv":
+            cout = l["out_channels"]
+            check_layer_files(conv, l, node, cout, (cout, c, k, k))
+            return (cout, ho, wo)
+        if t == "depthwise":
+            check_layer_files(conv, l, node, c, (c, 1, k, k))
+        return (c, ho, wo)
+    if t == "fc":
+        cout = l["out_features"]
+        check_layer_files(conv, l, node, cout, (cout, c * h * w))
+        return (cout, 1, 1)
+    if t == "add":
+        if shapes[0] != shapes[1]:
+            fail(f"{node_label(node)}: operands of shapes {list(shapes[0])} and "
+                 f"{list(shapes[1])}")
+        check_layer_files(conv, l, node, c, (c,))
+        return (c, h, w)
+    if t == "global_avgpool":
+        return (c, 1, 1)
+    if t == "flatten":
+        return (c * h * w, 1, 1)
+    return (c, h, w)  # relu, clamp
+
+
+def check_format(conv, chw):
+    """Checks the layers as sw/src/network.cpp's reader will (docs/network-format.md): the
+    window limits, output channels, tensor sizes, the parameter files' shapes, the
+    accumulator range, each layer's output shape against onnxruntime's, and that every layer
+    but the last is read. Each failure names the ONNX node, so that even with --no-check
+    nothing is written that `strata info` / `strata run` would refuse."""
+    shapes = {"input": tuple(chw)}
+    read = set()
+    for i, l in enumerate(conv.layers):
+        node = conv.node_of[l["name"]]
+        ins = l.get("inputs", conv.layers[i - 1]["name"] if i else "input")
+        ins = ins if isinstance(ins, list) else [ins]
+        read.update(ins)
+        out = layer_shape(conv, l, node, [shapes[n] for n in ins])
+        if not 1 <= out[0] <= MAX_DIM:
+            fail(f"{node_label(node)}: {out[0]} output channels, outside the network format's "
+                 f"1..{MAX_DIM}")
+        if math.prod(out) > MAX_ELEMENTS:
+            fail(f"{node_label(node)}: output {list(out)} exceeds the network format's "
+                 f"{MAX_ELEMENTS} elements")
+        onnx_shape = conv.act[conv.tensor_of[l["name"]]].shape[1:]
+        if math.prod(onnx_shape) != math.prod(out) or \
+                (len(onnx_shape) == 3 and tuple(onnx_shape) != out):
+            fail(f"{node_label(node)}: the network format computes an output of shape "
+                 f"{list(out)}, onnxruntime {list(onnx_shape)}")
+        shapes[l["name"]] = out
+    for l in conv.layers[:-1]:
+        if l["name"] not in read:
+            fail(f"{node_label(conv.node_of[l['name']])}: its output never reaches the graph "
+                 "output (a Strata network has one output, the last layer's)")
 
 
 # ---- output -----------------------------------------------------------------------
@@ -779,18 +993,23 @@ def write_yaml(path, name, chw, weights, layers, source, qdq):
 
 
 def save_npy(path, arr):
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
+    with open(path, "wb") as f:
         np.save(f, np.ascontiguousarray(arr))
-    os.replace(tmp, path)
 
 
 def report(strata, yaml_path, dir_, xq, ref, s_out, qdq):
+    """Runs the golden model on the staged network in dir_ (writing calibration_output.npy
+    there); returns the agreement lines to print. A golden run that fails is an error."""
     out = os.path.join(dir_, "calibration_output.npy")
-    r = subprocess.run([strata, "run", yaml_path, "--input", xq, "--output", out],
-                       capture_output=True, text=True)
+    try:
+        r = subprocess.run([strata, "run", yaml_path, "--input", xq, "--output", out],
+                           capture_output=True, text=True)
+    except OSError as e:
+        fail(f"cannot run the golden model '{strata}': {e.strerror} (--no-check skips the "
+             "agreement run)")
     if r.returncode != 0:
         msg = (r.stderr.strip().splitlines() or ["(no message)"])[-1]
+        msg = msg.removeprefix("strata: error: ")
         fail(f"the golden model could not run the imported network: {msg}")
     y = np.load(out).astype(np.float64) * s_out
     n = ref.shape[0]
@@ -801,12 +1020,158 @@ def report(strata, yaml_path, dir_, xq, ref, s_out, qdq):
     err = np.abs(y - f)
     rng = float(np.max(np.abs(f))) or 1.0
     what = "onnxruntime (QDQ model)" if qdq else "float"
-    print(f"{what} vs int8 on {n} calibration image(s): max abs error {err.max():.4g}, mean "
-          f"{err.mean():.4g} (output range +-{rng:.4g}, output scale {s_out:.4g}"
-          + (f", {err.max() / s_out:.3g} output LSBs)" if qdq else ")"))
+    lines = [f"{what} vs int8 on {n} calibration image(s): max abs error {err.max():.4g}, mean "
+             f"{err.mean():.4g} (output range +-{rng:.4g}, output scale {s_out:.4g}"
+             + (f", {err.max() / s_out:.3g} output LSBs)" if qdq else ")")]
     if f.shape[1] > 1:
         agree = int(np.sum(np.argmax(y, axis=1) == np.argmax(f, axis=1)))
-        print(f"top-1 agreement: {agree}/{n} ({100.0 * agree / n:.1f} %)")
+        lines.append(f"top-1 agreement: {agree}/{n} ({100.0 * agree / n:.1f} %)")
+    return lines
+
+
+def not_a_dir(path):
+    return "is a file, not a directory" if os.path.isfile(path) else \
+        "exists and is not a directory"
+
+
+def check_out(out):
+    """--out, before any work: an existing directory we may write in, or a path whose nearest
+    existing ancestor is one (the missing directories are created when writing)."""
+    if not out:
+        fail("--out: empty path")
+    if os.path.isdir(out):
+        if not os.access(out, os.W_OK | os.X_OK):
+            fail(f"--out '{out}': cannot write in the directory (permission denied)")
+        return
+    if os.path.lexists(out):
+        fail(f"--out '{out}': {not_a_dir(out)}")
+    anc = os.path.dirname(os.path.normpath(out))
+    while anc and not os.path.lexists(anc):
+        anc = os.path.dirname(anc)
+    anc = anc or "."
+    if not os.path.isdir(anc):
+        fail(f"--out '{out}': '{anc}' {not_a_dir(anc)}")
+    if not os.access(anc, os.W_OK | os.X_OK):
+        fail(f"--out '{out}': cannot create it in '{anc}' (permission denied)")
+
+
+def make_out(out):
+    """Creates --out and its missing parents; returns the directories created, deepest
+    first (removed again if the import then fails)."""
+    missing = []
+    d = os.path.normpath(out)
+    while d and not os.path.isdir(d):
+        missing.append(d)
+        d = os.path.dirname(d)
+    made = []
+    for d in reversed(missing):
+        try:
+            os.mkdir(d)
+        except OSError as e:
+            remove_dirs(made[::-1])
+            fail(f"--out '{out}': cannot create directory '{d}': {e.strerror}")
+        made.append(d)
+    return made[::-1]
+
+
+def remove_dirs(dirs):
+    for d in dirs:
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
+
+def output_entries(name):
+    """What an import owns in --out: replaced together."""
+    return [name, name + ".yaml", "calibration_input.npy", "calibration_output.npy"]
+
+
+def publish(stage, out, name):
+    """Moves the staged outputs into out, all or nothing: an earlier import's entries first
+    move into the stage (and are removed with it); on any failure every rename is undone."""
+    for e in output_entries(name):
+        dst = os.path.join(out, e)
+        if os.path.lexists(dst) and os.path.isdir(dst) != (e == name):
+            fail(f"--out '{out}': '{dst}' exists and is not a "
+                 f"{'directory' if e == name else 'file'} (not replacing it)")
+    old = os.path.join(stage, ".old")
+    os.mkdir(old)
+    done = []   # (from, to) of each rename, to undo
+    try:
+        for e in output_entries(name):
+            dst, src = os.path.join(out, e), os.path.join(stage, e)
+            if os.path.lexists(dst):
+                os.rename(dst, os.path.join(old, e))
+                done.append((dst, os.path.join(old, e)))
+            if os.path.lexists(src):
+                os.rename(src, dst)
+                done.append((src, dst))
+    except OSError as err:
+        for frm, to in reversed(done):
+            try:
+                os.rename(to, frm)
+            except OSError:
+                pass
+        fail(f"--out '{out}': cannot move the imported network into place: {err.strerror}")
+
+
+def write_network(a, name, g, conv, x, ref):
+    """Writes <name>.yaml, <name>/ and calibration_input.npy into a staging directory inside
+    --out, runs the agreement check there (unless --no-check) and only then moves them into
+    place; the stage is removed whatever happens. Returns the report's lines."""
+    try:
+        stage = tempfile.mkdtemp(prefix=f".{name}.import-", dir=a.out)
+    except OSError as e:
+        fail(f"--out '{a.out}': cannot write in the directory: {e.strerror}")
+    try:
+        os.mkdir(os.path.join(stage, name))
+        for fname, arr in conv.files.items():
+            save_npy(os.path.join(stage, name, fname), arr)
+        yaml_path = os.path.join(stage, name + ".yaml")
+        write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model, g.qdq)
+        xq_path = os.path.join(stage, "calibration_input.npy")
+        save_npy(xq_path, quantise(x, conv.scale[g.input.name]))
+        lines = []
+        if not a.no_check:
+            strata = a.strata or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                              "build", "sw", "strata")
+            try:
+                lines = report(strata, yaml_path, stage, xq_path, ref,
+                               conv.scale[g.outputs[0]], g.qdq)
+            except ImportFailure as e:  # name the final paths, not the stage's
+                raise ImportFailure(str(e).replace(stage, os.path.normpath(a.out))) from None
+        publish(stage, a.out, name)
+    except OSError as e:
+        fail(f"--out '{a.out}': cannot write the network: {e.strerror or e}")
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return lines
+
+
+def load_calibration(path, g):
+    """The calibration images [N][C][H][W] float32, checked against the model's input."""
+    try:
+        x = np.load(path, allow_pickle=False)
+    except Exception as e:
+        fail(f"{path}: cannot read .npy: {e}")
+    if x.ndim == 3:
+        x = x[None]
+    if x.ndim == 4 and x.shape[0] == 0:
+        fail(f"{path}: the calibration array holds no images (shape {list(x.shape)})")
+    if x.ndim != 4 or tuple(x.shape[1:]) != g.chw:
+        fail(f"{path}: shape {list(x.shape)}, expected [N, {', '.join(map(str, g.chw))}] "
+             "(or one image [C, H, W]) for the model's input")
+    if not np.issubdtype(x.dtype, np.floating):
+        fail(f"{path}: dtype {x.dtype}, expected float images")
+    for what, bad in (("NaN", np.isnan(x)), ("infinite", np.isinf(x))):
+        if bad.any():
+            img = int(np.nonzero(bad.reshape(len(x), -1).any(axis=1))[0][0])
+            fail(f"{path}: the calibration array holds {what} values (first in image {img})")
+    if g.batch_fixed and len(x) % g.batch_fixed:
+        fail(f"{path}: {len(x)} images, not a multiple of the model's fixed batch "
+             f"{g.batch_fixed}")
+    return x.astype(np.float32)
 
 
 def main(argv):
@@ -819,6 +1184,10 @@ def main(argv):
     ap.add_argument("--no-check", action="store_true", help="skip the float vs int8 agreement run")
     a = ap.parse_args(argv)
 
+    name = a.name or re.sub(r"[^A-Za-z0-9_-]", "_", os.path.splitext(os.path.basename(a.model))[0])
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        fail(f"network name '{name}' must match [A-Za-z0-9_-]+")
+    check_out(a.out)
     try:
         with open(a.model, "rb") as f:
             data = f.read()
@@ -835,22 +1204,7 @@ def main(argv):
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         fail(f"{a.model}: not a valid ONNX model (onnx.checker): {first}")
     g = Graph(model)
-
-    try:
-        x = np.load(a.calibration, allow_pickle=False)
-    except Exception as e:
-        fail(f"{a.calibration}: cannot read .npy: {e}")
-    if x.ndim == 3:
-        x = x[None]
-    if x.ndim != 4 or tuple(x.shape[1:]) != g.chw or x.shape[0] == 0:
-        fail(f"{a.calibration}: shape {list(x.shape)}, expected [N, {', '.join(map(str, g.chw))}] "
-             "(or one image [C, H, W]) for the model's input")
-    if not np.issubdtype(x.dtype, np.floating) or not np.all(np.isfinite(x)):
-        fail(f"{a.calibration}: expected finite float values, dtype {x.dtype}")
-    x = x.astype(np.float32)
-    if g.batch_fixed and len(x) % g.batch_fixed:
-        fail(f"{a.calibration}: {len(x)} images, not a multiple of the model's fixed batch "
-             f"{g.batch_fixed}")
+    x = load_calibration(a.calibration, g)
 
     tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs)
                      | {g.report_output})
@@ -865,26 +1219,22 @@ def main(argv):
 
     conv = Converter(g, act, x)
     conv.convert()
+    check_format(conv, g.chw)
 
-    name = a.name or re.sub(r"[^A-Za-z0-9_-]", "_", os.path.splitext(os.path.basename(a.model))[0])
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        fail(f"network name '{name}' must match [A-Za-z0-9_-]+")
-    wdir = os.path.join(a.out, name)
-    os.makedirs(wdir, exist_ok=True)
-    for fname, arr in conv.files.items():
-        save_npy(os.path.join(wdir, fname), arr)
+    made = make_out(a.out)
+    try:
+        lines = write_network(a, name, g, conv, x, act[g.report_output])
+    except BaseException:
+        remove_dirs(made)
+        raise
     yaml_path = os.path.join(a.out, name + ".yaml")
-    write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model, g.qdq)
+    wdir = os.path.join(a.out, name)
     xq_path = os.path.join(a.out, "calibration_input.npy")
-    save_npy(xq_path, quantise(x, conv.scale[g.input.name]))
-    s_out = conv.scale[g.outputs[0]]
     print(f"imported {a.model}: {len(conv.layers)} layers, {len(conv.files)} parameter files")
     print(f"wrote {yaml_path}, {wdir}/, {xq_path} (input scale {conv.scale[g.input.name]:.6g}, "
-          f"output scale {s_out:.6g})")
-    if not a.no_check:
-        strata = a.strata or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
-                                          "sw", "strata")
-        report(strata, yaml_path, a.out, xq_path, act[g.report_output], s_out, g.qdq)
+          f"output scale {conv.scale[g.outputs[0]]:.6g})")
+    for line in lines:
+        print(line)
     return 0
 
 

@@ -472,17 +472,217 @@ def rtl_matches_golden(work, name):
         check(same, f"{name}: the RTL's outputs equal the golden model's")
 
 
-def expect_error(work, label, model_bytes, calib_shape, needle, model_shape_dims=None):
+def snapshot(path):
+    """What is at `path`: None, a file's bytes, or a directory's {relative path: bytes or None
+    for a directory}, to check that a failed import left --out as it was."""
+    if os.path.isfile(path):
+        with open(path, "rb") as f:
+            return f.read()
+    if not os.path.isdir(path):
+        return None
+    snap = {}
+    for root, dirs, files in os.walk(path):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            if os.path.isfile(p):
+                with open(p, "rb") as f:
+                    snap[os.path.relpath(p, path)] = f.read()
+            else:
+                snap[os.path.relpath(p, path)] = None
+    return snap
+
+
+def one_line_error(r, needle):
+    err = r.stderr.strip()
+    return (r.returncode == 1 and err.startswith("strata: error:") and len(err.splitlines()) == 1
+            and "Traceback" not in err and needle in err), err
+
+
+def expect_error(work, label, model_bytes, calib_shape, needle, model_shape_dims=None,
+                 calib_data=None, out=None, extra=()):
+    """`strata import` fails with one line naming `needle`, exit 1, and leaves --out (default
+    work/label, absent before) as it was. calib_data: the calibration array (default: normal
+    images of calib_shape); extra: more options (--no-check)."""
     path = os.path.join(work, label + ".onnx")
     with open(path, "wb") as f:
         f.write(model_bytes)
     calib = os.path.join(work, label + "_calib.npy")
-    np.save(calib, RNG.normal(0, 1, calib_shape).astype(np.float32))
-    r = strata("import", path, "--calibration", calib, "--out", os.path.join(work, label))
-    err = r.stderr.strip()
-    ok = (r.returncode == 1 and err.startswith("strata: error:") and len(err.splitlines()) == 1
-          and "Traceback" not in err and needle in err)
-    check(ok, f"error {label}: exit {r.returncode}, one line naming '{needle}': {err}")
+    np.save(calib, RNG.normal(0, 1, calib_shape).astype(np.float32) if calib_data is None
+            else calib_data)
+    out = out or os.path.join(work, label)
+    before = snapshot(out)
+    r = strata("import", path, "--calibration", calib, "--out", out, *extra)
+    ok, err = one_line_error(r, needle)
+    same = snapshot(out) == before
+    check(ok and same, f"error {label}: exit {r.returncode}, one line naming '{needle}', "
+          f"--out {'unchanged' if same else 'CHANGED'}: {err}")
+
+
+OUT4 = ["N", "C", "H", "W"]   # a 4-D graph output of any shape
+
+
+def conv_model(label, w, b=None, in_shape=(1, 3, 8, 8), **conv_attrs):
+    """One Conv 'conv0' of weights w (bias b) on x: the model's bytes."""
+    inits = [init("w", w)] + ([init("b", b)] if b is not None else [])
+    node = helper.make_node("Conv", ["x", "w"] + (["b"] if b is not None else []), ["y"],
+                            name="conv0", **conv_attrs)
+    return make_model(label, [node], inits, list(in_shape), "y", OUT4).SerializeToString()
+
+
+def expect_non_finite_errors(work):
+    """NaN / Inf parameters and calibration images: one line naming the initializer and the
+    node (not a ValueError / OverflowError from deep inside the quantisation)."""
+    w = conv_w(4, 3, 3)
+    w[1, 2, 0, 1] = np.nan
+    expect_error(work, "nan_weight", conv_model("nan_weight", w, kernel_shape=[3, 3]),
+                 (4, 3, 8, 8), "initializer 'w' of node 'conv0' (Conv) holds NaN values")
+    w[1, 2, 0, 1] = np.inf
+    expect_error(work, "inf_weight", conv_model("inf_weight", w, kernel_shape=[3, 3]),
+                 (4, 3, 8, 8), "initializer 'w' of node 'conv0' (Conv) holds infinite values")
+    b = RNG.normal(0, .1, 4)
+    b[3] = -np.inf
+    expect_error(work, "inf_bias", conv_model("inf_bias", conv_w(4, 3, 3), b,
+                                              kernel_shape=[3, 3]),
+                 (4, 3, 8, 8), "initializer 'b' of node 'conv0' (Conv) holds infinite values")
+    n, i = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", kernel_shape=[3, 3])], \
+        [init("w", conv_w(4, 3, 3))]
+    bnode, bi = bn("bn0", 4, "c", "y")
+    bi[3] = init("bn0_v", [1.0, np.nan, 1.0, 1.0])
+    m = make_model("nan_bn", n + [bnode], i + bi, [1, 3, 8, 8], "y", OUT4)
+    expect_error(work, "nan_bn", m.SerializeToString(), (4, 3, 8, 8),
+                 "initializer 'bn0_v' of node 'bn0' (BatchNormalization) holds NaN values")
+    n = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", kernel_shape=[3, 3]),
+         helper.make_node("Constant", [], ["hi"], name="hi_const",
+                          value=numpy_helper.from_array(np.array(np.nan, np.float32))),
+         helper.make_node("Clip", ["c", "", "hi"], ["y"], name="clip0")]
+    m = make_model("nan_clip", n, [init("w", conv_w(4, 3, 3))], [1, 3, 8, 8], "y", OUT4)
+    expect_error(work, "nan_clip", m.SerializeToString(), (4, 3, 8, 8),
+                 "constant 'hi' of node 'clip0' (Clip) holds NaN values")
+    # A Clip's -inf minimum means no bound: imported, not refused.
+    n = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", kernel_shape=[3, 3]),
+         helper.make_node("Clip", ["c", "lo", "hi"], ["y"], name="clip0")]
+    m = make_model("clip_no_min", n, [init("w", conv_w(4, 3, 3)), init("lo", -np.inf),
+                                      init("hi", 0.5)], [1, 3, 8, 8], "y", OUT4)
+    path = os.path.join(work, "clip_no_min.onnx")
+    onnx.save(m, path)
+    calib = os.path.join(work, "clip_no_min_calib.npy")
+    np.save(calib, RNG.normal(0, 1, (4, 3, 8, 8)).astype(np.float32))
+    r = strata("import", path, "--calibration", calib, "--out", os.path.join(work, "clip_no_min"),
+               "--no-check")
+    check(r.returncode == 0, f"clip_no_min: a Clip with min -inf imports ({r.stderr.strip()})")
+    good = conv_model("calib", conv_w(4, 3, 3), kernel_shape=[3, 3])
+    for label, bad in (("nan", np.nan), ("inf", np.inf)):
+        x = RNG.normal(0, 1, (4, 3, 8, 8)).astype(np.float32)
+        x[2, 1, 3, 3] = bad
+        what = "NaN" if label == "nan" else "infinite"
+        expect_error(work, f"{label}_calibration", good, None,
+                     f"{label}_calibration_calib.npy: the calibration array holds {what} values "
+                     "(first in image 2)", calib_data=x)
+    expect_error(work, "no_images", good, None,
+                 "no_images_calib.npy: the calibration array holds no images",
+                 calib_data=np.zeros((0, 3, 8, 8), np.float32))
+
+
+def expect_out_errors(work):
+    """--out that is a file, under a file, or not creatable: one line naming it, and the file
+    left as it was."""
+    good = conv_model("out", conv_w(4, 3, 3), kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    a_file = os.path.join(work, "out_is_file")
+    with open(a_file, "w") as f:
+        f.write("not a directory\n")
+    expect_error(work, "out_file", good, (4, 3, 8, 8),
+                 f"--out '{a_file}': is a file, not a directory", out=a_file)
+    below = os.path.join(a_file, "sub")
+    expect_error(work, "out_below_file", good, (4, 3, 8, 8),
+                 f"--out '{below}': '{a_file}' is a file, not a directory", out=below)
+    if os.path.isdir("/proc"):
+        expect_error(work, "out_proc", good, (4, 3, 8, 8), "--out '/proc/strata_import_test/x'",
+                     out="/proc/strata_import_test/x")
+
+
+def expect_format_limit_errors(work):
+    """Models onnxruntime runs but the network format refuses: with --no-check too, the import
+    refuses them naming the node (and writes nothing) instead of writing a network that
+    `strata info` rejects."""
+    mm = make_model("matmul_4d", [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm4d")],
+                    [init("w", RNG.normal(0, .3, (8, 5)))], [1, 3, 8, 8], "y", OUT4)
+    expect_error(work, "matmul_4d", mm.SerializeToString(), (4, 3, 8, 8),
+                 "node 'mm4d' (MatMul): reads 'x' of shape [3, 8, 8] per image",
+                 extra=("--no-check",))
+    big = conv_model("kernel13", conv_w(4, 3, 13), in_shape=(1, 3, 16, 16), kernel_shape=[13, 13])
+    expect_error(work, "kernel13", big, (4, 3, 16, 16),
+                 "node 'conv0' (Conv): kernel 13x13 is outside the network format's limit 1..11",
+                 extra=("--no-check",))
+    pad = conv_model("pad_1x1", conv_w(4, 3, 1), kernel_shape=[1, 1], pads=[1, 1, 1, 1])
+    expect_error(work, "pad_1x1", pad, (4, 3, 8, 8),
+                 "node 'conv0' (Conv): pads [1, 1, 1, 1] ([top, left, bottom, right]) must "
+                 "each be smaller than the kernel 1", extra=("--no-check",))
+    stride = conv_model("stride9", conv_w(4, 3, 3), in_shape=(1, 3, 20, 20), kernel_shape=[3, 3],
+                        strides=[9, 9])
+    expect_error(work, "stride9", stride, (4, 3, 20, 20),
+                 "node 'conv0' (Conv): stride 9 is outside the network format's limit 1..8",
+                 extra=("--no-check",))
+    # A node whose output never reaches the graph output would be a layer nothing reads.
+    n = [helper.make_node("Relu", ["x"], ["dead"], name="dead_relu"),
+         helper.make_node("Conv", ["x", "w"], ["y"], name="conv0", kernel_shape=[1, 1])]
+    m = make_model("dead_branch", n, [init("w", conv_w(4, 3, 1))], [1, 3, 8, 8], "y", OUT4)
+    expect_error(work, "dead_branch", m.SerializeToString(), (4, 3, 8, 8),
+                 "node 'dead_relu' (Relu): its output never reaches the graph output",
+                 extra=("--no-check",))
+
+
+def expect_all_or_nothing(work):
+    """A failing agreement run (a stand-in `strata` whose golden run fails, passed to the
+    script directly) is an error that leaves --out as it was: a fresh --out is not created,
+    an earlier import in it keeps every file; the message names the final paths, not the
+    staging directory. A successful import leaves no staging directory behind."""
+    script = os.path.join(ARGS.source, "scripts", "strata_import.py")
+    path = os.path.join(work, "agree.onnx")
+    with open(path, "wb") as f:
+        f.write(conv_model("agree", conv_w(4, 3, 3), kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    calib = os.path.join(work, "agree_calib.npy")
+    np.save(calib, RNG.normal(0, 1, (4, 3, 8, 8)).astype(np.float32))
+    fake = os.path.join(work, "failing_strata.sh")
+    with open(fake, "w") as f:
+        f.write('#!/bin/sh\necho "strata: error: $2:3: layer \'conv0\': simulated" >&2\nexit 1\n')
+    os.chmod(fake, 0o755)
+
+    def run(out, strata_bin):
+        return subprocess.run([sys.executable, script, path, "--calibration", calib, "--out", out,
+                               "--strata", strata_bin], capture_output=True, text=True)
+
+    out = os.path.join(work, "agree")
+    r = run(out, ARGS.strata)
+    check(r.returncode == 0, f"agree: first import exits 0 ({r.stderr.strip()})")
+    hidden = [e for e in os.listdir(out) if e.startswith(".")] if os.path.isdir(out) else []
+    check(r.returncode == 0 and not hidden and os.path.isfile(os.path.join(
+        out, "calibration_output.npy")), f"agree: no staging directory left ({hidden}), "
+        "calibration_output.npy written")
+    before = snapshot(out)
+    np.save(calib, RNG.normal(0, 1, (4, 3, 8, 8)).astype(np.float32))  # new scales, new files
+    r = run(out, fake)
+    ok, err = one_line_error(r, "the golden model could not run the imported network: "
+                                f"{os.path.join(out, 'agree.yaml')}:3")
+    check(ok and ".import-" not in err and snapshot(out) == before,
+          f"agree: a failing golden run is one error naming the final YAML, and the earlier "
+          f"import is kept as it was: {err}")
+    fresh = os.path.join(work, "agree_fresh", "sub")
+    r = run(fresh, fake)
+    check(r.returncode == 1 and not os.path.exists(os.path.dirname(fresh)),
+          f"agree: a failing golden run leaves no --out behind ({r.stderr.strip()})")
+
+
+def check_docs_list_operators():
+    """The unsupported-operator error points to docs/cli.md: its `strata import` section names
+    every operator the importer supports."""
+    src = open(os.path.join(ARGS.source, "scripts", "strata_import.py")).read()
+    ops = re.findall(r'"(\w+)"', re.search(r"SUPPORTED_OPS = \{(.*?)\}", src, re.S).group(1))
+    doc = open(os.path.join(ARGS.source, "docs", "cli.md")).read()
+    section = doc[doc.index("## `strata import"):]
+    section = section[:section.index("\n## ", 1)]
+    missing = [op for op in ops if f"`{op}`" not in section]
+    check(ops and not missing, f"docs/cli.md's strata import section lists the {len(ops)} "
+          f"supported operators (missing: {missing})")
 
 
 def main():
@@ -556,7 +756,9 @@ def run_all(work):
          helper.make_node("Softmax", ["c"], ["s"], name="mid_softmax", axis=1),
          helper.make_node("Conv", ["s", "w"], ["y"], name="conv2", kernel_shape=[1, 1])]
     m = make_model("softmax", n, [init("w", conv_w(3, 3, 1))], [1, 3, 4, 4], "y", [1, 3, 4, 4])
-    expect_error(work, "softmax", m.SerializeToString(), (4, 3, 4, 4), "mid_softmax")
+    expect_error(work, "softmax", m.SerializeToString(), (4, 3, 4, 4),
+                 "node 'mid_softmax' (Softmax): unsupported operator Softmax (docs/cli.md")
+    check_docs_list_operators()
     g = helper.make_graph(
         [helper.make_node("LSTM", ["x", "W", "R"], ["y"], name="lstm1", hidden_size=2)], "lstm",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
@@ -570,6 +772,10 @@ def run_all(work):
     m = make_model("dynamic", [helper.make_node("Relu", ["x"], ["y"], name="r")], [],
                    [1, 3, "H", "W"], "y", [1, 3, "H", "W"])
     expect_error(work, "dynamic", m.SerializeToString(), (4, 3, 4, 4), "dynamic or unknown shape")
+    m = make_model("zero_dim", [helper.make_node("Relu", ["x"], ["y"], name="r")], [],
+                   [1, 3, 0, 8], "y", [1, 3, 0, 8])
+    expect_error(work, "zero_dim", m.SerializeToString(), (4, 3, 1, 8),
+                 "graph input 'x' has a zero dimension: shape [1, 3, 0, 8]")
     # Grouped (not depthwise) convolution.
     m = make_model("grouped", [helper.make_node("Conv", ["x", "w"], ["y"], name="gconv", group=2,
                                                 kernel_shape=[1, 1])],
@@ -590,6 +796,10 @@ def run_all(work):
     m.ir_version = 8
     expect_error(work, "two_outputs", m.SerializeToString(), (4, 1, 2, 2), "2 graph outputs")
     expect_error(work, "empty", b"", (1, 1, 2, 2), "empty.onnx")
+    expect_non_finite_errors(work)
+    expect_out_errors(work)
+    expect_format_limit_errors(work)
+    expect_all_or_nothing(work)
 
     print(f"\n{len(FAILS)} failure(s)" + (": " + "; ".join(FAILS) if FAILS else ""))
     return 1 if FAILS else 0

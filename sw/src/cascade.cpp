@@ -336,11 +336,16 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
     }
   }
   if (static_cast<int>(chain.cut_candidates.size()) < instances - 1) {
-    throw Error(fmt::format("network '{}' can be cut at {} place(s) (after {}), so at most {} "
-                            "instance(s); --instances {} asked (docs/cascade.md, Partitioning)",
-                            net.name, chain.cut_candidates.size(),
-                            fmt::join(chain.cut_candidates, ", "),
-                            chain.cut_candidates.size() + 1, instances));
+    const size_t cuts = chain.cut_candidates.size();
+    std::vector<std::string> after;
+    for (size_t o : chain.cut_candidates) after.push_back(fmt::format("'{}'", whole.ops[o].name));
+    const std::string where =
+        cuts == 0 ? "cannot be cut between its ops, so it runs on one instance only"
+                  : fmt::format("can be cut only after op{} {}, so on at most {} instances",
+                                cuts == 1 ? "" : "s", fmt::join(after, ", "), cuts + 1);
+    throw Error(fmt::format("network '{}' {}; --instances {} asked (docs/cascade.md, "
+                            "Partitioning)",
+                            net.name, where, instances));
   }
   // The predicted cycles of ops [a, b] run as a stage: the cycle model of
   // their layers compiled on their own (the map at a cut read from and

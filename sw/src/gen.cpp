@@ -19,6 +19,7 @@
 #include <random>
 
 #include "strata/error.hpp"
+#include "strata/file_io.hpp"
 #include "strata/golden.hpp"
 #include "strata/npy.hpp"
 #include "strata/numerics.hpp"
@@ -231,11 +232,9 @@ void record_outputs(const std::vector<Tensor<int8_t>>& outs, LayerCalibration& c
 }
 
 template <typename T>
-void write_param(const fs::path& dir, const std::string& rel, const Tensor<T>& t,
-                 std::vector<std::string>& written) {
-  const fs::path path = dir / rel;
-  fs::create_directories(path.parent_path());
-  save_npy(path.string(), t);
+void add_param(OutputFiles& out, const fs::path& dir, const std::string& rel, const Tensor<T>& t,
+               std::vector<std::string>& written) {
+  out.add((dir / rel).string(), npy_file(t));
   written.push_back(rel);
 }
 
@@ -342,39 +341,36 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
   result.images = random_images(net.input_shape, options.images, options.seed);
   result.layers = generate_parameters(net, options, result.images);
 
+  // Every file or none (file_io.hpp): a failed write leaves the directory as it was.
   const fs::path dir(out_dir);
-  try {
-    fs::create_directories(dir);
-  } catch (const fs::filesystem_error& e) {
-    throw Error(fmt::format("cannot create output directory: {}", e.code().message()),
-                ErrorContext{out_dir, 0, ""});
-  }
+  OutputFiles out;
   for (const Layer& l : net.layers) {
     if (!l.has_requant()) continue;
     if (l.has_weights()) {
-      write_param(dir, l.files.weights, l.weights, result.files);
-      write_param(dir, l.files.bias, l.bias, result.files);
+      add_param(out, dir, l.files.weights, l.weights, result.files);
+      add_param(out, dir, l.files.bias, l.bias, result.files);
     }
     const int64_t cout = l.out_channels;
     if (!l.files.multiplier.empty()) {
-      write_param(dir, l.files.multiplier, Tensor<uint16_t>({cout}, l.requant.multiplier),
-                  result.files);
+      add_param(out, dir, l.files.multiplier, Tensor<uint16_t>({cout}, l.requant.multiplier),
+                result.files);
     }
     if (!l.files.multiplier_b.empty()) {
-      write_param(dir, l.files.multiplier_b, Tensor<uint16_t>({cout}, l.multiplier_b),
-                  result.files);
+      add_param(out, dir, l.files.multiplier_b, Tensor<uint16_t>({cout}, l.multiplier_b),
+                result.files);
     }
     if (!l.files.shift.empty()) {
-      write_param(dir, l.files.shift, Tensor<uint8_t>({cout}, l.requant.shift), result.files);
+      add_param(out, dir, l.files.shift, Tensor<uint8_t>({cout}, l.requant.shift), result.files);
     }
   }
   const int64_t image_size = shape_elements(net.input_shape);
-  write_param(dir, "input.npy",
-              Tensor<int8_t>(net.input_shape,
-                             std::vector<int8_t>(result.images.values().begin(),
-                                                 result.images.values().begin() + image_size)),
-              result.files);
-  write_param(dir, "images.npy", result.images, result.files);
+  add_param(out, dir, "input.npy",
+            Tensor<int8_t>(net.input_shape,
+                           std::vector<int8_t>(result.images.values().begin(),
+                                               result.images.values().begin() + image_size)),
+            result.files);
+  add_param(out, dir, "images.npy", result.images, result.files);
+  out.commit();
 
   // Read everything back through the normal reader: what was written is what
   // `strata run` will see.

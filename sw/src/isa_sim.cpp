@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <set>
@@ -76,7 +77,21 @@ struct Trace {
   std::vector<Step> steps;
 };
 
-constexpr uint64_t kExtGranule = 8;  // bytes per shadow entry of external memory
+// The bytes of external memory one shadow entry of the dependency model
+// stands for: the greatest common divisor of every external access's start
+// and end, so every access covers whole entries and two accesses share an
+// entry exactly when they share a byte, whatever the bus width and word size.
+uint64_t external_granule(const std::vector<Trace>& traces) {
+  uint64_t g = 0;
+  for (const Trace& tr : traces) {
+    for (const Step& step : tr.steps) {
+      for (const Access& a : step.accesses) {
+        if (a.mem == Mem::kExt) g = std::gcd(g, std::gcd(a.begin, a.end));
+      }
+    }
+  }
+  return g == 0 ? 1 : g;
+}
 
 // ---- the machine ---------------------------------------------------------------------------
 
@@ -826,7 +841,8 @@ class DependencyModel {
         bank_(static_cast<size_t>(t.banks) * t.bank_depth),
         cache_(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth),  // + the schedule (index P)
         param_(static_cast<size_t>(t.param_depth)),
-        ext_(ext_bytes / kExtGranule + 1) {
+        granule_(external_granule(traces)),
+        ext_(ext_bytes / granule_ + 1) {
     for (size_t i = 0; i < traces.size(); ++i) {
       queues_[static_cast<int>(traces[i].engine)].push_back(i);
     }
@@ -868,7 +884,9 @@ class DependencyModel {
   size_t fetched_ = 0;  // traces handed to the queues (program order)
   std::array<int64_t, isa::kEdges> sem_{};
   std::array<std::vector<Clock>, isa::kEdges> release_clock_;
-  std::vector<Shadow> bank_, cache_, param_, ext_;
+  std::vector<Shadow> bank_, cache_, param_;
+  const uint64_t granule_;  // bytes of external memory per entry of ext_
+  std::vector<Shadow> ext_;
   DependencyCheck out_;
   std::set<std::tuple<std::string, int64_t, int64_t>> race_keys_;
 };
@@ -967,8 +985,8 @@ void DependencyModel::perform(int e, const Trace& tr, const Step& step) {
           ++i;
           break;
         case Mem::kExt:
-          touch(agent, clk, now, tr, ext_[i / kExtGranule], a.write, a, i);
-          i = (i / kExtGranule + 1) * kExtGranule;
+          touch(agent, clk, now, tr, ext_[i / granule_], a.write, a, i);
+          i += granule_;
           break;
       }
     }

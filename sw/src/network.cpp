@@ -372,7 +372,10 @@ LayerInputs parse_inputs(const Reader& r, const YAML::Node& node, size_t positio
     names.push_back(n);
   }
   if (names.empty() || names.size() > 2) {
-    r.fail(n, fmt::format("'inputs' must name one or two layers, got {}", describe(n)));
+    r.fail(n, n.IsSequence() ? fmt::format("'inputs' must name one or two layers, got a list of {}",
+                                           names.size())
+                             : fmt::format("'inputs' must name one or two layers, got {}",
+                                           describe(n)));
   }
   for (const YAML::Node& e : names) {
     const std::string name = r.to_string(e, "inputs");

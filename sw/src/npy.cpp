@@ -262,9 +262,9 @@ NpyArray parse_npy(std::span<const uint8_t> file, const std::string& path) {
   return out;
 }
 
-void write_npy(const std::string& path, const NpyArray& array) {
+std::vector<uint8_t> npy_file(const NpyArray& array) {
   if (array.bytes.size() != static_cast<size_t>(shape_elements(array.shape)) * dtype_size(array.dtype)) {
-    throw Error("write_npy: byte count does not match shape and dtype", ErrorContext{path, 0, ""});
+    throw Error("npy_file: byte count does not match shape and dtype");
   }
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
                                    descr_of(array.dtype), shape_text(array.shape));
@@ -277,7 +277,21 @@ void write_npy(const std::string& path, const NpyArray& array) {
                            static_cast<uint8_t>(header.size() >> 8)});
   file.insert(file.end(), header.begin(), header.end());
   file.insert(file.end(), array.bytes.begin(), array.bytes.end());
-  write_file(path, file);
+  return file;
+}
+
+void write_npy(const std::string& path, const NpyArray& array) {
+  write_file(path, npy_file(array));
+}
+
+template <typename T>
+std::vector<uint8_t> npy_file(const Tensor<T>& tensor) {
+  NpyArray a;
+  a.dtype = dtype_of<T>();
+  a.shape = tensor.shape();
+  a.bytes.resize(static_cast<size_t>(tensor.size()) * sizeof(T));
+  if (!a.bytes.empty()) std::memcpy(a.bytes.data(), tensor.data(), a.bytes.size());
+  return npy_file(a);
 }
 
 template <typename T>
@@ -295,12 +309,7 @@ Tensor<T> load_npy(const std::string& path) {
 
 template <typename T>
 void save_npy(const std::string& path, const Tensor<T>& tensor) {
-  NpyArray a;
-  a.dtype = dtype_of<T>();
-  a.shape = tensor.shape();
-  a.bytes.resize(static_cast<size_t>(tensor.size()) * sizeof(T));
-  if (!a.bytes.empty()) std::memcpy(a.bytes.data(), tensor.data(), a.bytes.size());
-  write_npy(path, a);
+  write_file(path, npy_file(tensor));
 }
 
 template Tensor<int8_t> load_npy<int8_t>(const std::string&);
@@ -308,6 +317,11 @@ template Tensor<uint8_t> load_npy<uint8_t>(const std::string&);
 template Tensor<int16_t> load_npy<int16_t>(const std::string&);
 template Tensor<uint16_t> load_npy<uint16_t>(const std::string&);
 template Tensor<int32_t> load_npy<int32_t>(const std::string&);
+template std::vector<uint8_t> npy_file<int8_t>(const Tensor<int8_t>&);
+template std::vector<uint8_t> npy_file<uint8_t>(const Tensor<uint8_t>&);
+template std::vector<uint8_t> npy_file<int16_t>(const Tensor<int16_t>&);
+template std::vector<uint8_t> npy_file<uint16_t>(const Tensor<uint16_t>&);
+template std::vector<uint8_t> npy_file<int32_t>(const Tensor<int32_t>&);
 template void save_npy<int8_t>(const std::string&, const Tensor<int8_t>&);
 template void save_npy<uint8_t>(const std::string&, const Tensor<uint8_t>&);
 template void save_npy<int16_t>(const std::string&, const Tensor<int16_t>&);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -57,7 +58,8 @@ TEST_F(Cascade, ChainsOfEveryExampleEqualTheGoldenModel) {
       try {
         chain = compile_chain(net, t, k);
       } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("can be cut at"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("can be cut only after op"), std::string::npos)
+            << e.what();
         break;  // fewer cuts than k - 1
       }
       ASSERT_EQ(chain.stages.size(), size_t(k));
@@ -155,6 +157,18 @@ TEST_F(Cascade, ErrorsAreClear) {
     }
   }
   EXPECT_TRUE(refused) << "some cut of residual_net crosses a shortcut";
+  // Too few cuts: the message names them (lenet5: conv+pool, conv+pool, fc, fc, fc), or
+  // says that there is none.
+  const Network lenet = load("lenet5");
+  expect_refused([&] { compile_chain(lenet, t, 4); }, "instances; --instances 4 asked");
+  const std::string one = path("one.yaml");
+  std::ofstream(one) << "name: one\ninput: [4, 6, 6]\nlayers:\n"
+                        "  - {name: c, type: conv, out_channels: 8, kernel: 3}\n";
+  generate_network(one, path("one"), GenOptions{.seed = 3});
+  const Network single = load_network(one, {path("one"), true});
+  expect_refused([&] { compile_chain(single, t, 2); },
+                 "network 'one' cannot be cut between its ops, so it runs on one instance only; "
+                 "--instances 2 asked");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // cifar10_quick, per-layer dumps, batches, determinism, and exit codes and
 // messages for every kind of bad input.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -228,7 +229,7 @@ TEST_F(Cli, InfoPredictsCyclesAndResources) {
   EXPECT_TRUE(contains(r.out, "cycles per image (the cycle model")) << r.out;
   EXPECT_TRUE(contains(r.out, "99 of 156 MULT18X18D, 122 of 208 DP16KD")) << r.out;
   EXPECT_TRUE(contains(r.out, "PE caches")) << r.out;
-  expect_failure(strata({"info", kCifar, "--device", "ecp5-85f"}), 1, {"give --target too"});
+  expect_failure(strata({"info", kCifar, "--device", "ecp5-85f"}), 2, {"--device requires"});
 }
 
 TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
@@ -283,12 +284,12 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   };
-  expect_failure(strata(with({"--check"})), 1, {"--check and --trace apply to --backend rtl"});
-  expect_failure(strata(with({"--backend", "isa", "--trace", path("t.fst")})), 1,
+  expect_failure(strata(with({"--check"})), 2, {"--check and --trace apply to --backend rtl"});
+  expect_failure(strata(with({"--backend", "isa", "--trace", path("t.fst")})), 2,
                  {"--backend rtl only"});
-  expect_failure(strata(with({"--backend", "rtl", "--dump-dir", path("d")})), 1,
+  expect_failure(strata(with({"--backend", "rtl", "--dump-dir", path("d")})), 2,
                  {"--dump-dir needs --backend golden"});
-  expect_failure(strata(with({"--target", kSource + "/config/default.yaml"})), 1,
+  expect_failure(strata(with({"--target", kSource + "/config/default.yaml"})), 2,
                  {"--target applies to --backend isa and rtl only"});
   EXPECT_FALSE(fs::exists(path("y.npy")));
   EXPECT_FALSE(fs::exists(path("t.fst")));
@@ -338,6 +339,163 @@ TEST_F(Cli, FailedWritesExitWithOneAndLeaveNoPartialFile) {
   EXPECT_FALSE(fs::exists(path("p.bin")));
   for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
     EXPECT_FALSE(contains(entry.path().filename().string(), ".tmp")) << entry.path();
+  }
+}
+
+// Every usage error of every subcommand (a missing or unknown option, a value
+// out of its range, options that exclude or need each other, an option of
+// another backend) exits with 2, says what is wrong in its first line, and
+// writes nothing.
+TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
+  const std::string w = generate();
+  const std::string in = w + "/input.npy";
+  const std::string cfg = kSource + "/config/default.yaml";
+  const std::string y = path("out/y.npy");
+  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--input", in, "--output", y};
+  const auto plus = [](std::vector<std::string> a, const std::vector<std::string>& extra) {
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  struct Case {
+    std::vector<std::string> args;
+    std::string part;  // in the message
+  };
+  const std::vector<Case> cases = {
+      {{}, "subcommand"},
+      {{"frobnicate"}, "subcommand"},
+      {{"info"}, "network"},
+      {{"info", kCifar, "--bogus"}, "--bogus"},
+      {{"info", kCifar, "--device", "ecp5-45f"}, "--device requires --target"},
+      {plus(run, {"--check"}), "--check and --trace apply to --backend rtl only"},
+      {plus(run, {"--backend", "isa", "--check"}), "--check and --trace apply to --backend rtl"},
+      {plus(run, {"--backend", "isa", "--trace", path("t.fst")}), "--backend rtl only"},
+      {plus(run, {"--backend", "rtl", "--dump-dir", path("d")}), "--dump-dir needs --backend golden"},
+      {plus(run, {"--target", cfg}), "--target applies to --backend isa and rtl only"},
+      {plus(run, {"--config", cfg}), "--target applies to --backend isa and rtl only"},
+      {plus(run, {"--instances", "2"}), "--instances needs --backend isa or rtl"},
+      {plus(run, {"--backend", "isa", "--instances", "5"}), "--instances"},
+      {plus(run, {"--backend", "gpu"}), "gpu"},
+      {plus(run, {"--backend", "rtl", "--mode", "both"}), "both"},
+      {plus(run, {"--backend", "rtl", "--stall", "nan"}), "--stall"},
+      {plus(run, {"--backend", "rtl", "--latency", "0"}), "--latency"},
+      {plus(run, {"--backend", "rtl", "--seed", "-1"}), "--seed"},
+      {plus(run, {"--backend", "rtl", "--timeout", "0"}), "--timeout"},
+      {{"run", kCifar, "--input", in}, "--output"},
+      {{"bench"}, "network"},
+      {{"bench", kCifar, "--batch", "2", "--input", in}, "excludes"},
+      {{"bench", kCifar, "--weights", w, "--sparsity", "0.5"}, "excludes"},
+      {{"bench", kCifar, "--sparsity", "nan"}, "--sparsity"},
+      {{"bench", kCifar, "--sparsity", "1.5"}, "--sparsity"},
+      {{"bench", kCifar, "--mode", "eager"}, "eager"},
+      {{"bench", kCifar, "--batch", "0"}, "--batch"},
+      {{"bench", kCifar, "--instances", "5"}, "--instances"},
+      {{"bench", kCifar, "--stall", "inf"}, "--stall"},
+      {{"gen", kCifar, "--out", path("g")}, "--seed"},
+      {{"gen", kCifar, "--seed", "1"}, "--out"},
+      {{"gen", kCifar, "--seed", "x", "--out", path("g")}, "--seed"},
+      {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--sparsity", "nan"}, "--sparsity"},
+      {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--images", "0"}, "--images"},
+      {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--weight-min=-200"}, "--weight-min"},
+      {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--weight-min", "5", "--weight-max=-5"},
+       "--weight-min 5 is larger than --weight-max -5"},
+      {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--weight-min", "0", "--weight-max",
+        "0"},
+       "holds no non-zero weight"},
+      {{"compile", kCifar, "--weights", w}, "--out"},
+      {{"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--batch", "0"}, "--batch"},
+      {{"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--instances", "2", "--batch",
+        "2"},
+       "excludes"},
+      {{"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--instances", "9"},
+       "--instances"},
+      {{"rules", "--update", path("a.md"), "--check", path("b.md")}, "excludes"},
+      {{"plan", kCifar}, "--device"},
+      {{"plan", kCifar, "--device", "ecp5-45f", "--sparsity", "nan"}, "--sparsity"},
+      {{"plan", kCifar, "--device", "ecp5-45f", "--objective", "fast"}, "--objective"},
+      {{"import", path("m.onnx"), "--out", path("i")}, "--calibration"},
+      {{"import", path("m.onnx"), "--calibration", in}, "--out"},
+  };
+  const auto listing = [&] {
+    std::vector<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(dir_)) files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+  const std::vector<std::string> before = listing();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(fmt::format("strata {}", fmt::join(c.args, " ")));
+    const Outcome r = strata(c.args);
+    expect_failure(r, 2, {c.part});
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  EXPECT_EQ(listing(), before) << "a usage error wrote a file";
+  // --config names the configuration on every command that takes one, as --target does.
+  const Outcome comp =
+      strata({"compile", kCifar, "--weights", w, "--config", cfg, "--out", path("p.bin")});
+  EXPECT_EQ(comp.code, 0) << comp.err;
+  EXPECT_TRUE(contains(comp.out, "for target 'default'")) << comp.out;
+}
+
+// A command writes all of its files or none: an unwritable listing leaves no
+// program, a failed --output no --dump-dir files (and the reverse); standard
+// output that cannot be written is an error too.
+TEST_F(Cli, OutputIsAllOrNothing) {
+  const std::string w = generate();
+  const std::vector<std::string> compile = {"compile", kCifar, "--weights", w, "--out",
+                                            path("p.bin"), "--listing"};
+  const auto plus = [](std::vector<std::string> a, const std::vector<std::string>& extra) {
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  expect_failure(strata(plus(compile, {"/dev/full"})), 1,
+                 {"/dev/full: cannot write file", "No space left on device"});
+  EXPECT_FALSE(fs::exists(path("p.bin")));
+  fs::create_directories(path("listing_dir"));
+  expect_failure(strata(plus(compile, {path("listing_dir")})), 1,
+                 {path("listing_dir") + ": cannot write file: it is a directory"});
+  EXPECT_FALSE(fs::exists(path("p.bin")));
+  // The same with the program's directory to be created: it is not left behind.
+  expect_failure(strata({"compile", kCifar, "--weights", w, "--out", path("new/sub/p.bin"),
+                         "--listing", "/dev/full"}),
+                 1, {"/dev/full"});
+  EXPECT_FALSE(fs::exists(path("new")));
+  // A chain's programs: every stage or none (the second stage's listing is a directory).
+  fs::create_directories(path("c.stage1.txt"));
+  expect_failure(strata({"compile", kCifar, "--weights", w, "--out", path("c.bin"),
+                         "--instances", "2", "--listing", path("c.txt")}),
+                 1, {path("c.stage1.txt") + ": cannot write file: it is a directory"});
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(!contains(name, "c.stage") || name == "c.stage1.txt") << e.path();
+  }
+  // run: the output and the per-layer dumps.
+  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--input",
+                                        w + "/input.npy"};
+  expect_failure(strata(plus(run, {"--output", "/dev/full", "--dump-dir", path("dump")})), 1,
+                 {"/dev/full"});
+  EXPECT_FALSE(fs::exists(path("dump")));
+  fs::create_directories(path("dump2"));
+  std::ofstream(path("dump2/04_pool2.npy")) << "a file that must stay as it is";
+  fs::create_directories(path("dump2/05_conv3.npy"));  // a directory where a dump goes
+  expect_failure(strata(plus(run, {"--output", path("y.npy"), "--dump-dir", path("dump2")})), 1,
+                 {"05_conv3.npy: cannot write file: it is a directory"});
+  EXPECT_FALSE(fs::exists(path("y.npy")));
+  EXPECT_EQ(slurp(path("dump2/04_pool2.npy")), "a file that must stay as it is");
+  EXPECT_FALSE(fs::exists(path("dump2/00_conv1.npy")));
+  // Standard output on a full device: exit 1, whatever the command.
+  const auto to_full = [&](const std::vector<std::string>& args) {
+    std::string cmd = "exec " + test::shell_quote(STRATA_CLI);
+    for (const std::string& arg : args) cmd += " " + test::shell_quote(arg);
+    return test::run_command("/bin/bash", {"-c", cmd + " > /dev/full"}, dir_);
+  };
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"info", kCifar}, plus(run, {"--output", path("z.npy")}),
+        std::vector<std::string>{"rules"}, std::vector<std::string>{"--help"}}) {
+    SCOPED_TRACE(fmt::format("strata {} > /dev/full", fmt::join(args, " ")));
+    const Outcome r = to_full(args);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "strata: error: ")) << r.err;
+    EXPECT_TRUE(contains(r.err, "No space left on device")) << r.err;
   }
 }
 

@@ -1211,7 +1211,7 @@ TEST(Cli, RunWithTheIsaBackendEqualsTheGoldenBackend) {
                                            "--backend isa --dump-dir '{}'",
                                            yaml, w, input, (root / "o.npy").string(),
                                            (root / "d").string()));
-  EXPECT_EQ(dump.status, 1);
+  EXPECT_EQ(dump.status, 2);  // a usage error
   EXPECT_NE(dump.output.find("--dump-dir needs --backend golden"), std::string::npos) << dump.output;
 }
 

@@ -456,7 +456,9 @@ TEST_F(NetworkErrors, GraphMistakesNameTheLayerAndLine) {
          4, "r1", {"output is never read"});
   expect("  - {name: input, type: relu}\n", 4, "", {"not be 'input'"});
   expect("  - {name: r1, type: relu, inputs: [input, input, input]}\n", 4, "r1",
-         {"'inputs' must name one or two layers"});
+         {"'inputs' must name one or two layers, got a list of 3"});
+  expect("  - {name: r1, type: relu, inputs: []}\n", 4, "r1",
+         {"'inputs' must name one or two layers, got a list of 0"});
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: [1, 1, 1]}\n", 4, "c1",
          {"'pad' must be an integer or a list [top, left, bottom, right]"});
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: [0, 0, 3, 0]}\n", 4, "c1",

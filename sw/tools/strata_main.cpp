@@ -146,9 +146,6 @@ struct InfoArgs {
 };
 
 int cmd_info(const InfoArgs& a) {
-  if (!a.device.empty() && a.target.empty()) {
-    throw Error("--device gives the resources of the --target configuration: give --target too");
-  }
   // The structure first (any structural error is reported as such); the
   // parameters only when every file is there, so a bad file is still an error.
   Network net = load_network(a.network, LoadOptions{a.weights, false});
@@ -274,6 +271,20 @@ CLI::Validator finite_range(double lo, double hi) {
         return "";
       },
       fmt::format("NUMBER in [{}, {}]", lo, hi));
+}
+
+// A probability or fraction: a finite number in [0, 1].
+const CLI::Validator kFraction = finite_range(0.0, 1.0);
+
+// A usage error found after parsing (a combination of option values that the
+// library's needs / excludes cannot express): exit status 2, like every other.
+void usage_check(bool ok, const std::string& message) {
+  if (!ok) throw CLI::ValidationError(message);
+}
+
+// The hardware configuration option, spelled --target or --config on every command.
+CLI::Option* add_target_option(CLI::App* cmd, std::string& target, const std::string& help) {
+  return cmd->add_option("--target,--config", target, help);
 }
 
 // ---- RTL backend (run --backend rtl, bench) -----------------------------------
@@ -1001,8 +1012,7 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
     if (a.json_path.empty()) {
       fmt::print("{}\n", j.dump(2));
     } else {
-      create_parent(a.json_path);
-      std::ofstream(a.json_path) << j.dump(2) << "\n";
+      write_file(a.json_path, j.dump(2) + "\n");
       fmt::print("wrote {}\n", a.json_path);
     }
   }
@@ -1019,10 +1029,6 @@ int cmd_bench(const BenchArgs& a) {
   // Without --weights: the parameters `strata gen --seed 1` would write (cycle
   // counts do not depend on parameter values; every run is still checked
   // against the golden model with the same parameters).
-  if (!a.weights.empty() && a.sparsity > 0.0) {
-    throw Error("--sparsity sets the zeros of generated parameters; with --weights, prune the "
-                "weights themselves (strata gen --sparsity writes such a set)");
-  }
   Network net;
   std::string params = a.weights;
   if (a.weights.empty()) {
@@ -1207,7 +1213,6 @@ int cmd_bench(const BenchArgs& a) {
     print_trace_note(a.rtl.trace);
   }
   if (a.json && !a.json_path.empty()) {
-    create_parent(a.json_path);
     write_file(a.json_path, j.dump(2) + "\n");
     fmt::print("wrote {}\n", a.json_path);
   }
@@ -1338,21 +1343,21 @@ RtlRunOutcome run_rtl_backend(const Network& net, const HwTarget& target,
 #endif
 }
 
+// The option combinations of `run` that depend on --backend (usage errors).
+void check_run_usage(const RunArgs& a) {
+  usage_check(a.backend == "golden" || a.dump_dir.empty(),
+              fmt::format("--dump-dir needs --backend golden (the {} backend gives the final "
+                          "output only)",
+                          a.backend));
+  usage_check(a.backend != "golden" || a.target.empty(),
+              "--target applies to --backend isa and rtl only");
+  usage_check(a.backend != "golden" || a.instances == 0,
+              "--instances needs --backend isa or rtl (the golden model runs the whole network)");
+  usage_check(a.backend == "rtl" || (!a.check && a.rtl.trace.empty()) || a.instances > 0,
+              "--check and --trace apply to --backend rtl only");
+}
+
 int cmd_run(const RunArgs& a) {
-  if (a.backend != "golden" && !a.dump_dir.empty()) {
-    throw Error(fmt::format("--dump-dir needs --backend golden (the {} backend gives the final "
-                            "output only)",
-                            a.backend));
-  }
-  if (a.backend == "golden" && !a.target.empty()) {
-    throw Error("--target applies to --backend isa and rtl only");
-  }
-  if (a.backend != "rtl" && (a.check || !a.rtl.trace.empty()) && a.instances == 0) {
-    throw Error("--check and --trace apply to --backend rtl only");
-  }
-  if (a.instances > 0 && a.backend == "golden") {
-    throw Error("--instances needs --backend isa or rtl (the golden model runs the whole network)");
-  }
   const HwTarget target = a.backend != "golden" ? load_target(a.target) : HwTarget{};
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
   std::error_code ec;
@@ -1378,14 +1383,7 @@ int cmd_run(const RunArgs& a) {
                             fmt::join(want, ", ")));
   }
   const int64_t n = batch ? input.dim(0) : 1;
-  create_parent(a.output);
-  if (!a.dump_dir.empty()) {
-    fs::create_directories(a.dump_dir, ec);
-    if (ec) {
-      throw Error(fmt::format("cannot create dump directory: {}", ec.message()),
-                  ErrorContext{a.dump_dir, 0, ""});
-    }
-  }
+  OutputFiles files;  // --output and the --dump-dir files: all or none
 
   fmt::print("network {} ({}), backend {}, input {} {}\n\n", net.name, net.source_file, a.backend,
              a.input, shape_str(input.shape()));
@@ -1426,12 +1424,14 @@ int cmd_run(const RunArgs& a) {
                  shape_str(l.out_shape), l.macs() * n,
                  fmt::format("{:#010x}", fnv1a32(out.values())));
       if (!a.dump_dir.empty()) {
-        save_npy((fs::path(a.dump_dir) / fmt::format("{:02}_{}.npy", i, l.name)).string(), out);
+        files.add((fs::path(a.dump_dir) / fmt::format("{:02}_{}.npy", i, l.name)).string(),
+                  npy_file(out));
       }
     };
     output = run_network(net, input, observer);
   }
-  save_npy(a.output, output);
+  files.add(a.output, npy_file(output));
+  files.commit();
   fmt::print("\ntotal MACs {} ({} image{})\n", net.macs() * n, n, n == 1 ? "" : "s");
   fmt::print("output {} {}\n", a.output, shape_str(output.shape()));
   fmt::print("checksum fnv1a32 {:#010x}, sum {}\n", fnv1a32(output.values()),
@@ -1481,23 +1481,23 @@ int cmd_compile(const CompileArgs& a) {
   const Network net = load_network(a.network, LoadOptions{a.weights, true});
   const HwTarget target = load_target(a.target);
   if (a.instances > 0) {
-    if (a.options.batch != 1) throw Error("--instances streams images one at a time: no --batch");
     const ChainProgram chain = compile_chain(net, target, a.instances);
     print_chain(chain, net);
+    OutputFiles files;  // every stage's files or none
     for (size_t k = 0; k < chain.stages.size(); ++k) {
-      const std::string out = stage_path(a.out, k);
+      add_program(files, chain.stages[k].program, stage_path(a.out, k),
+                  a.listing.empty() ? "" : stage_path(a.listing, k));
+    }
+    files.commit();
+    for (size_t k = 0; k < chain.stages.size(); ++k) {
       const std::string lst = a.listing.empty() ? "" : stage_path(a.listing, k);
-      create_parent(out);
-      if (!lst.empty()) create_parent(lst);
-      save_program(chain.stages[k].program, out, lst);
-      fmt::print("wrote {} ({} bytes){}\n", out, chain.stages[k].program.image.size(),
+      fmt::print("wrote {} ({} bytes){}\n", stage_path(a.out, k),
+                 chain.stages[k].program.image.size(),
                  lst.empty() ? "" : fmt::format(" and {}", lst));
     }
     return 0;
   }
   const Program prog = compile(net, target, a.options);
-  create_parent(a.out);
-  if (!a.listing.empty()) create_parent(a.listing);
   save_program(prog, a.out, a.listing);
   fmt::print("network {} -> {} instructions for target '{}' (P {}, N {}), batch {}\n", net.name,
              prog.instructions.size(), target.name, target.pes, target.lanes, prog.batch);
@@ -1603,7 +1603,6 @@ std::string read_text(const std::string& path) {
 // The table of strata/target_rules.hpp; --update rewrites its section of a
 // document, --check fails (exit 1) when that section differs.
 int cmd_rules(const RulesArgs& a) {
-  if (!a.update.empty() && !a.check.empty()) throw Error("--update and --check exclude each other");
   if (a.update.empty() && a.check.empty()) {
     fmt::print("{}", rules_markdown());
     return 0;
@@ -1716,7 +1715,6 @@ int cmd_plan(const PlanArgs& a) {
     t.name = fs::path(a.out).stem().string();
     std::string nets_list;
     for (const Network& n : nets) nets_list += (nets_list.empty() ? "" : ", ") + n.name;
-    create_parent(a.out);
     write_file(a.out, std::string_view(config_yaml(
                           t, fmt::format("Strata hardware configuration planned by `strata plan` "
                                          "for {} on {}\n(objective: {}; docs/planner.md).{}",
@@ -1743,12 +1741,15 @@ int run_main(int argc, char** argv) {
   InfoArgs info;
   CLI::App* info_cmd = app.add_subcommand("info", "Print the per-layer table of a network");
   info_cmd->add_option("network", info.network, "Network description (YAML)")->required();
-  info_cmd->add_option("--target,--config", info.target,
-                       "Hardware configuration YAML: also print where each op's maps live, "
-                       "its tiling and its external bytes on it");
-  info_cmd->add_option("--device", info.device,
-                       "With --target: the configuration's predicted resources on this device "
-                       "(config/devices/ name or YAML)");
+  CLI::Option* info_target =
+      add_target_option(info_cmd, info.target,
+                        "Hardware configuration YAML: also print where each op's maps live, "
+                        "its tiling and its external bytes on it");
+  info_cmd
+      ->add_option("--device", info.device,
+                   "With --target: the configuration's predicted resources on this device "
+                   "(config/devices/ name or YAML)")
+      ->needs(info_target);
   info_cmd->add_option("--weights", info.weights,
                        "Directory of the .npy parameter files (overrides the YAML's weights:)");
 
@@ -1764,9 +1765,9 @@ int run_main(int argc, char** argv) {
                    "golden (C++ model), isa (compiled, run on the ISA simulator) or rtl")
       ->check(CLI::IsMember({"golden", "isa", "rtl"}))
       ->capture_default_str();
-  run_cmd->add_option("--target,--config", run.target,
-                      "Hardware configuration YAML for --backend isa or rtl (default: "
-                      "config/default.yaml as built)");
+  add_target_option(run_cmd, run.target,
+                    "Hardware configuration YAML for --backend isa or rtl (default: "
+                    "config/default.yaml as built)");
   run_cmd->add_option("--dump-dir", run.dump_dir,
                       "Write every layer's output as <NN>_<layer>.npy into this directory");
   run_cmd
@@ -1778,29 +1779,37 @@ int run_main(int argc, char** argv) {
                     "--backend rtl: compare every output element with the golden model (exit "
                     "status 3 when any differs)");
   add_rtl_options(run_cmd, run.rtl, false);
+  run_cmd->parse_complete_callback([&run] { check_run_usage(run); });
 
   BenchArgs bench;
   CLI::App* bench_cmd = app.add_subcommand(
       "bench", "Run a network on the RTL accelerator and report cycles, MACs, utilisation, "
                "stalls and bytes per layer (every run checked against the golden model)");
   bench_cmd->add_option("network", bench.network, "Network description (YAML)")->required();
-  bench_cmd->add_option("--weights", bench.weights,
-                        "Directory of the .npy parameter files (default: the parameters "
-                        "`strata gen --seed 1` makes)");
+  CLI::Option* bench_weights =
+      bench_cmd->add_option("--weights", bench.weights,
+                            "Directory of the .npy parameter files (default: the parameters "
+                            "`strata gen --seed 1` makes)");
   bench_cmd
       ->add_option("--sparsity", bench.sparsity,
                    "Without --weights: fraction of each layer's generated weights set to zero "
-                   "(as strata gen --sparsity)")
-      ->check(finite_range(0.0, 1.0))
-      ->capture_default_str();
-  bench_cmd->add_option("--input", bench.input,
-                        "int8 .npy input, [C][H][W] or [N][C][H][W] (default: --batch random "
-                        "images drawn with --seed)");
-  bench_cmd->add_option("--batch", bench.batch, "Random images to run (P per run at most)")
+                   "(as strata gen --sparsity; with --weights, prune the weights themselves)")
+      ->check(kFraction)
+      ->capture_default_str()
+      ->excludes(bench_weights);
+  CLI::Option* bench_input =
+      bench_cmd->add_option("--input", bench.input,
+                            "int8 .npy input, [C][H][W] or [N][C][H][W] (default: --batch random "
+                            "images drawn with --seed)");
+  bench_cmd
+      ->add_option("--batch", bench.batch,
+                   "Random images to run (P per run at most; an --input file sets the batch "
+                   "itself)")
       ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  bench_cmd->add_option("--target,--config", bench.target,
-                        "Hardware configuration YAML (default: config/default.yaml as built)");
+      ->capture_default_str()
+      ->excludes(bench_input);
+  add_target_option(bench_cmd, bench.target,
+                    "Hardware configuration YAML (default: config/default.yaml as built)");
   bench_cmd
       ->add_option("--instances", bench.instances,
                    "Stream the images through a chain of K accelerators (strata_cascade_top, "
@@ -1822,7 +1831,7 @@ int run_main(int argc, char** argv) {
   gen_cmd
       ->add_option("--sparsity", gen.options.sparsity,
                    "Fraction of each layer's weights set to zero (exact count)")
-      ->check(finite_range(0.0, 1.0))
+      ->check(kFraction)
       ->capture_default_str();
   gen_cmd->add_option("--images", gen.options.images, "Number of random calibration images")
       ->check(CLI::Range(1, 1024))
@@ -1833,35 +1842,49 @@ int run_main(int argc, char** argv) {
   gen_cmd->add_option("--weight-max", gen.options.weight_max, "Largest weight value")
       ->check(CLI::Range(-128, 127))
       ->capture_default_str();
+  gen_cmd->parse_complete_callback([&gen] {
+    const GenOptions& o = gen.options;
+    usage_check(o.weight_min <= o.weight_max,
+                fmt::format("--weight-min {} is larger than --weight-max {}", o.weight_min,
+                            o.weight_max));
+    usage_check(o.weight_min != 0 || o.weight_max != 0 || o.sparsity >= 1.0,
+                "--weight-min 0 --weight-max 0 holds no non-zero weight (use --sparsity 1 for "
+                "all zeros)");
+  });
 
   CompileArgs comp;
   CLI::App* compile_cmd = app.add_subcommand(
       "compile", "Compile a network into an accelerator program (external memory image)");
   compile_cmd->add_option("network", comp.network, "Network description (YAML)")->required();
   compile_cmd->add_option("--weights", comp.weights, "Directory of the .npy parameter files");
-  compile_cmd->add_option("--target", comp.target,
-                          "Hardware configuration YAML (default: config/default.yaml as built)");
-  compile_cmd->add_option("--batch", comp.options.batch, "Images per run (1..P)")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
+  add_target_option(compile_cmd, comp.target,
+                    "Hardware configuration YAML (default: config/default.yaml as built)");
+  CLI::Option* compile_batch =
+      compile_cmd->add_option("--batch", comp.options.batch, "Images per run (1..P)")
+          ->check(CLI::Range(1, 64))
+          ->capture_default_str();
   compile_cmd->add_option("--out", comp.out, "Memory image to write (instructions at byte 0)")
       ->required();
   compile_cmd
       ->add_option("--instances", comp.instances,
                    "Split the network into K stages of a cascade chain (docs/cascade.md) and "
                    "write one program per stage (OUT and LISTING get .stage<k> before their "
-                   "extension)")
-      ->check(CLI::Range(1, 4));
+                   "extension); a chain streams images one at a time, without --batch")
+      ->check(CLI::Range(1, 4))
+      ->excludes(compile_batch);
   compile_cmd->add_option("--listing", comp.listing,
                           "Disassembly listing with the memory map and I/O placement");
 
   RulesArgs rules;
   CLI::App* rules_cmd = app.add_subcommand(
       "rules", "Print the target rules (docs/isa.md, Target rules) as a Markdown table");
-  rules_cmd->add_option("--update", rules.update,
-                        "Rewrite the generated target-rules section of this document");
-  rules_cmd->add_option("--check", rules.check,
-                        "Fail when the target-rules section of this document differs");
+  CLI::Option* rules_update =
+      rules_cmd->add_option("--update", rules.update,
+                            "Rewrite the generated target-rules section of this document");
+  rules_cmd
+      ->add_option("--check", rules.check,
+                   "Fail when the target-rules section of this document differs")
+      ->excludes(rules_update);
 
   PlanArgs plan_args;
   CLI::App* plan_cmd = app.add_subcommand(
@@ -1882,7 +1905,7 @@ int run_main(int argc, char** argv) {
       ->add_option("--sparsity", plan_args.sparsity,
                    "Fraction of zero weights in generated parameters (networks without .npy "
                    "files), which the sparse build's candidates run on")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(kFraction);
 
   ImportArgs imp;
   CLI::App* import_cmd = app.add_subcommand(
@@ -1914,9 +1937,6 @@ int run_main(int argc, char** argv) {
   if (bench_cmd->parsed()) {
     bench.json = bench_cmd->count("--json") > 0;
     bench.batch_given = bench_cmd->count("--batch") > 0;
-    if (!bench.input.empty() && bench_cmd->count("--batch") > 0) {
-      throw Error("--batch and --input exclude each other (the input file sets the batch)");
-    }
     return cmd_bench(bench);
   }
   if (compile_cmd->parsed()) return cmd_compile(comp);
@@ -1929,13 +1949,28 @@ int run_main(int argc, char** argv) {
 }  // namespace
 }  // namespace strata
 
+namespace {
+
+// What could not be written to standard output (a full disk, an I/O error) is
+// an error like any other: exit 1 unless the command already failed.
+int finish_stdout(int code) {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return code;
+  fmt::print(stderr, "strata: error: cannot write standard output{}\n",
+             errno != 0 ? fmt::format(": {}", std::strerror(errno)) : "");
+  return code == 0 ? 1 : code;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  int code = 1;
   try {
-    return strata::run_main(argc, argv);
+    code = strata::run_main(argc, argv);
   } catch (const strata::MismatchError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "strata: error: {}\n", e.what());
-    return 3;
+    code = 3;
   } catch (const strata::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "strata: error: {}\n", e.what());
@@ -1943,5 +1978,5 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     fmt::print(stderr, "strata: error: {}\n", e.what());
   }
-  return 1;
+  return finish_stdout(code);
 }

@@ -5,7 +5,8 @@
 // interrupt without an error, bench error or AXI protocol error, and every
 // output element equals the golden model's. A network the target cannot run
 // must be refused by the reader or the compiler (a strata::Error), never by
-// the RTL at run time. The ISA-simulator counterpart, with a few hundred
+// the RTL at run time. Each program also passes the ISA simulator's
+// dependency check (races, deadlocks) before it runs on the RTL. The ISA-simulator counterpart, with a few hundred
 // networks, is sw/tests/random_network_test.cpp.
 //
 // The committed reproducers of tests/random_networks run first. Network i of
@@ -30,6 +31,7 @@
 #include "sim_fixture.hpp"
 #include "strata/compiler.hpp"
 #include "strata/csr_map.hpp"
+#include "strata/isa_sim.hpp"
 #include "strata/random_network.hpp"
 
 namespace strata::tb {
@@ -51,16 +53,29 @@ class RandomNetworksRtl : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // The RTL backend for network `seed`: a fresh accelerator per run.
+  // The RTL backend for network `seed`: a fresh accelerator per run, after the
+  // ISA simulator's dependency check of the program (no race or deadlock in
+  // either scheduling mode, balanced semaphores), which the RTL alone could miss.
   static test::Backend rtl(uint64_t seed) {
     return [seed](const Program& prog, const std::vector<Tensor<int8_t>>& inputs) {
+      test::BackendRun run;
+      std::vector<uint8_t> memory = prog.image;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        write_input(prog, memory, static_cast<int>(i), inputs[i]);
+      }
+      const SimResult isa = IsaSim(prog.target).run(memory);
+      const std::string problems = describe_problems(isa);
+      if (!problems.empty()) {
+        run.failure_class = "ISA simulator dependency check";
+        run.failure = problems;
+        return run;
+      }
       RunnerOptions o;
       o.seed = seed;
       o.fine_grain = seed % 2 == 1;
       o.stall = seed % 3 == 0 ? 0.2 : 0.0;
       o.timeout = 5000000;
       AccelRunner runner(prog.target, o);
-      test::BackendRun run;
       const RunReport r = runner.run_program(prog, inputs, run.outputs);
       const std::string mode =
           fmt::format("{} mode, stall {}", o.fine_grain ? "fine" : "completion", o.stall);
@@ -173,6 +188,26 @@ TEST_F(RandomNetworksRtl, NarrowBusNetworksMatchTheGoldenModel) {
   check_networks(RandomNetworkOptions{},
                  test::count_from_env("STRATA_RANDOM_RTL_P4N4", 60), "p4n4-target",
                  "STRATA_RANDOM_RTL_P4N4", false, p4n4);
+}
+
+// The default networks on the RTL models of the other configurations `make
+// test` builds (STRATA_RTL_CONFIGS): the planner's LFE5U-45F pick (LUT
+// products) and P = N = 16 on a 64-bit bus (two beats per word).
+// STRATA_RANDOM_RTL_CONFIGS sets the count per configuration.
+TEST_F(RandomNetworksRtl, FurtherConfigurationsMatchTheGoldenModel) {
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  for (const char* name : {"ecp5_45f_cifar", "p16n16"}) {
+    SCOPED_TRACE(name);
+    if (std::find(built.begin(), built.end(), name) == built.end()) {
+      std::cout << "[ SKIPPED  ] no RTL model of config/" << name << ".yaml\n";
+      continue;
+    }
+    const HwTarget t =
+        HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/" + name + ".yaml");
+    check_networks(RandomNetworkOptions{},
+                   test::count_from_env("STRATA_RANDOM_RTL_CONFIGS", 20), name,
+                   "STRATA_RANDOM_RTL_CONFIGS", false, t);
+  }
 }
 
 // Networks of any size (RandomNetworkOptions::any_size: inputs up to 300 x

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/file_io.hpp"
 #include "strata/hw_target.hpp"
 #include "strata/isa.hpp"
 #include "strata/network.hpp"
@@ -163,9 +164,13 @@ std::vector<OpWork> op_work(const Program& program);
 std::string listing(const Program& program);
 
 // Writes program.image (the external memory image, instructions at byte 0) to
-// `image_path` and, unless `listing_path` is empty, listing(program) to it.
-// Throws strata::Error naming the file when it cannot be written.
+// `image_path` and, unless `listing_path` is empty, listing(program) to it:
+// both or neither (file_io.hpp). Throws strata::Error naming the file when it
+// cannot be written.
 void save_program(const Program& program, const std::string& image_path,
                   const std::string& listing_path = "");
+// The same files added to `out`, to be committed with others.
+void add_program(OutputFiles& out, const Program& program, const std::string& image_path,
+                 const std::string& listing_path = "");
 
 }  // namespace strata

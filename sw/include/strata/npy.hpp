@@ -39,6 +39,8 @@ NpyArray read_npy(const std::string& path);
 NpyArray parse_npy(std::span<const uint8_t> file, const std::string& name);
 // Written completely or not at all (file_io.hpp); errors name the path and the reason.
 void write_npy(const std::string& path, const NpyArray& array);
+// The bytes of the .npy file of `array` (version 1.0 header, 64-byte aligned data).
+std::vector<uint8_t> npy_file(const NpyArray& array);
 
 // Typed load: the file's dtype must be exactly T (otherwise strata::Error
 // "dtype mismatch: expected int8, file has int32").
@@ -46,5 +48,8 @@ template <typename T>
 Tensor<T> load_npy(const std::string& path);
 template <typename T>
 void save_npy(const std::string& path, const Tensor<T>& tensor);
+// The bytes of the .npy file of `tensor`, for an OutputFiles (file_io.hpp).
+template <typename T>
+std::vector<uint8_t> npy_file(const Tensor<T>& tensor);
 
 }  // namespace strata

@@ -97,10 +97,17 @@ Tensor<int8_t> read_output(const Program& prog, const std::vector<uint8_t>& memo
   return map.reshaped(out.shape);
 }
 
+void add_program(OutputFiles& out, const Program& prog, const std::string& image_path,
+                 const std::string& listing_path) {
+  out.add(image_path, prog.image);
+  if (!listing_path.empty()) out.add(listing_path, listing(prog));
+}
+
 void save_program(const Program& prog, const std::string& image_path,
                   const std::string& listing_path) {
-  write_file(image_path, prog.image);
-  if (!listing_path.empty()) write_file(listing_path, listing(prog));
+  OutputFiles out;
+  add_program(out, prog, image_path, listing_path);
+  out.commit();
 }
 
 std::vector<OpPacking> op_packing(const Program& prog) {
