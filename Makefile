@@ -109,8 +109,10 @@ synth:
 	scripts/synth.sh --target $(or $(TARGET),ecp5) $(if $(TOP),--top $(TOP)) \
 	  $(if $(CONFIG),--config $(CONFIG)) $(if $(PARAMS),--params "$(PARAMS)") \
 	  $(if $(PNR_SEEDS),--seeds $(PNR_SEEDS)) --out $(BUILD)/synth/$(or $(TARGET),ecp5)
-# The test suite holds synth-labelled tests: `make test` installs the FPGA tools too.
+# The test suite holds synth-labelled tests: `make test` installs the FPGA tools too,
+# and the SoC simulation's LiteX and RISC-V compiler (docs/board.md).
 test: export STRATA_SETUP_FPGA := 1
+test: export STRATA_SETUP_SOC := 1
 
 # Nightly regression (docs/regression.md): every test labelled random runs
 # with SEEDS seeds, the others once; JUnit, summary.md and failing_seeds.txt in
@@ -145,6 +147,9 @@ regress: export STRATA_RANDOM_CONFIGS ?= 600
 regress: export STRATA_RANDOM_RTL_CONFIGS ?= 100
 # The cycle model against the RTL on the large examples (docs/planner.md).
 regress: export STRATA_CYCLE_MODEL_LARGE ?= 1
+# The SoC simulation on cifar10_quick and imagenet_small (docs/board.md).
+regress: export STRATA_SOC_LARGE ?= 1
+regress: export STRATA_SETUP_SOC := 1
 regress: setup $(if $(call regress_wants,sanitize),sanitize-build) \
                  $(if $(call regress_wants,fuzz),fuzz-build)
 	cmake -S . -B $(REGRESS_BUILD) -DCMAKE_BUILD_TYPE=Release \

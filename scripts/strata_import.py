@@ -982,10 +982,14 @@ def yaml_value(v):
     return str(v)
 
 
-def write_yaml(path, name, chw, weights, layers, source, qdq):
+def write_yaml(path, name, chw, weights, layers, source, qdq, scales):
+    """scales: (input, output), the real value of one int8 step of each (docs/network-format.md);
+    a bundle carries them to the driver (docs/bundle.md)."""
     how = "QDQ int8, the model's own scales" if qdq else "post-training int8"
     lines = [f"# Imported from {os.path.basename(source)} by strata import ({how}).",
-             f"name: {name}", f"input: {yaml_value(list(chw))}", f"weights: {weights}", "layers:"]
+             f"name: {name}", f"input: {yaml_value(list(chw))}",
+             f"scales: {{input: {float(scales[0])!r}, output: {float(scales[1])!r}}}",
+             f"weights: {weights}", "layers:"]
     for l in layers:
         lines.append(f"  - {yaml_value(l)}")
     with open(path, "w") as f:
@@ -1129,7 +1133,8 @@ def write_network(a, name, g, conv, x, ref):
         for fname, arr in conv.files.items():
             save_npy(os.path.join(stage, name, fname), arr)
         yaml_path = os.path.join(stage, name + ".yaml")
-        write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model, g.qdq)
+        write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model, g.qdq,
+                   (conv.scale[g.input.name], conv.scale[g.outputs[0]]))
         xq_path = os.path.join(stage, "calibration_input.npy")
         save_npy(xq_path, quantise(x, conv.scale[g.input.name]))
         lines = []

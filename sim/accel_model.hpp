@@ -15,7 +15,6 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -33,14 +32,24 @@ namespace strata::tb {
 class AccelRunner::Model {
  public:
   virtual ~Model() = default;
-  // second_start: write CTRL.START again that many cycles after the start.
-  virtual RunReport run(const std::vector<uint8_t>& memory, uint32_t instr_count,
-                        std::optional<uint64_t> second_start) = 0;
+  // The hardware access of the driver library (accel_runner.cpp makes a
+  // strata_hal of them): registers over the AXI4-Lite driver, which steps the
+  // clock until each access completes; device memory in the AXI memory
+  // model; the wait steps the clock until irq_o or `cycles` have passed.
+  virtual uint32_t read32(uint32_t offset) = 0;
+  virtual void write32(uint32_t offset, uint32_t value) = 0;
+  virtual void mem_write(uint64_t addr, const uint8_t* src, size_t bytes) = 0;
+  virtual void mem_read(uint64_t addr, uint8_t* dst, size_t bytes) const = 0;
+  virtual bool wait_irq(uint64_t cycles) = 0;
+  // A run's bench side: begin_run splits the trace port's cycles by layer for
+  // the `instr_count` instructions at `program`; end_run fills the report's
+  // cycles (from the last CTRL.START write to now), layers and bench errors.
+  virtual void begin_run(const uint8_t* program, uint64_t bytes, uint32_t instr_count) = 0;
+  virtual void end_run(RunReport& r) = 0;
   virtual std::vector<uint8_t> memory(uint64_t size) const = 0;
   virtual void add_error_region(uint64_t begin, uint64_t end, bool reads, bool writes) = 0;
   virtual void clear_errors() = 0;
   virtual int protocol_errors() const = 0;
-  virtual uint32_t read_csr(uint32_t offset) = 0;
 };
 
 // Bits of strata_top's trace_state_o (rtl/strata_top.sv, docs/architecture.md).
@@ -71,8 +80,7 @@ template <class V>
 class ModelSim final : public AccelRunner::Model {
  public:
   ModelSim(const RunnerOptions& o, const HwTarget& target)
-      : opts_(o),
-        beat_bytes_(static_cast<uint64_t>(target.beat_bytes())),
+      : beat_bytes_(static_cast<uint64_t>(target.beat_bytes())),
         rng_(o.seed),
         model_(o.seed, o.trace_path, "strata_top"),
         dut_(&model_.dut()) {
@@ -100,39 +108,39 @@ class ModelSim final : public AccelRunner::Model {
 
   ~ModelSim() override = default;
 
-  RunReport run(const std::vector<uint8_t>& memory, uint32_t instr_count,
-                std::optional<uint64_t> second_start) override {
-    mem_.write_block(0, memory);
-    begin_layers(memory, instr_count);
-    const uint64_t started = model_.cycle();
-    csr_->write(csr::kInstrBaseLo, 0);
-    csr_->write(csr::kInstrBaseHi, 0);
-    csr_->write(csr::kInstrLimit, instr_count);
-    csr_->write(csr::kIrqEnable, csr::kIrqEnableDone | csr::kIrqEnableError);
-    csr_->write(csr::kCtrl, csr::kCtrlStart | (opts_.fine_grain ? csr::kCtrlFineGrain : 0));
-    if (second_start) {
-      for (uint64_t i = 0; i < *second_start && !dut_->irq_o; ++i) step();
-      csr_->write(csr::kCtrl, csr::kCtrlStart);
-    }
-    RunReport r;
-    while (!dut_->irq_o && model_.cycle() - started < opts_.timeout) step();
-    r.finished = dut_->irq_o;
-    r.cycles = model_.cycle() - started;
-    if (r.finished) {
-      r.status = csr_->read(csr::kStatus);
-      const uint32_t ec = csr_->read(csr::kErrorCode);
-      r.error = static_cast<csr::ErrorCode>(ec & csr::kErrorCodeCode);
-      r.error_index = static_cast<uint16_t>(ec >> csr::kErrorCodeIndexLsb);
-      for (uint32_t off : csr::kPerfCounters) r.counters.push_back(csr_->read64(off));
-      csr_->write(csr::kIrqStatus, csr::kIrqStatusDone | csr::kIrqStatusError);
-    }
+  uint32_t read32(uint32_t offset) override { return csr_->read(offset); }
+
+  void write32(uint32_t offset, uint32_t value) override {
+    csr_->write(offset, value);
+    if (offset == csr::kCtrl && (value & csr::kCtrlStart) != 0) start_cycle_ = model_.cycle();
+  }
+
+  void mem_write(uint64_t addr, const uint8_t* src, size_t bytes) override {
+    for (size_t i = 0; i < bytes; ++i) mem_.write(addr + i, src[i]);
+  }
+
+  void mem_read(uint64_t addr, uint8_t* dst, size_t bytes) const override {
+    for (size_t i = 0; i < bytes; ++i) dst[i] = mem_.read(addr + i);
+  }
+
+  bool wait_irq(uint64_t cycles) override {
+    for (uint64_t i = 0; i < cycles && !dut_->irq_o; ++i) step();
+    return dut_->irq_o;
+  }
+
+  void begin_run(const uint8_t* program, uint64_t bytes, uint32_t instr_count) override {
+    begin_layers(program, bytes, instr_count);
+    start_cycle_ = model_.cycle();
+  }
+
+  void end_run(RunReport& r) override {
+    r.cycles = model_.cycle() - start_cycle_;
     r.layers = layers_;
     for (const LayerCounts& l : layers_) {
       for (size_t c = 0; c < r.trace_total.size(); ++c) r.trace_total[c] += l.counts[c];
     }
     r.bench_errors = std::move(errors_);
     errors_.clear();
-    return r;
   }
 
   std::vector<uint8_t> memory(uint64_t size) const override {
@@ -143,7 +151,6 @@ class ModelSim final : public AccelRunner::Model {
   }
   void clear_errors() override { axi_->clear_error_regions(); }
   int protocol_errors() const override { return axi_->protocol_errors(); }
-  uint32_t read_csr(uint32_t offset) override { return csr_->read(offset); }
 
  private:
   static constexpr size_t kMaxErrorsKept = 10;
@@ -154,14 +161,13 @@ class ModelSim final : public AccelRunner::Model {
 
   // The program's COMPUTE instructions in order (index, tag) and one layer
   // per tag, in order of each tag's first COMPUTE.
-  void begin_layers(const std::vector<uint8_t>& memory, uint32_t instr_count) {
+  void begin_layers(const uint8_t* program, uint64_t bytes, uint32_t instr_count) {
     computes_.clear();
     layers_.clear();
     next_compute_ = 0;
-    std::vector<int> slot_of_tag;
     for (uint64_t i = 0; i < instr_count; ++i) {
-      if ((i + 1) * isa::kInstrBytes > memory.size()) break;
-      const isa::Instruction in = isa::Instruction::from_bytes(&memory[i * isa::kInstrBytes]);
+      if ((i + 1) * isa::kInstrBytes > bytes) break;
+      const isa::Instruction in = isa::Instruction::from_bytes(&program[i * isa::kInstrBytes]);
       if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
       const int tag = static_cast<int>(isa::decode_header(in).tag);
       size_t slot = 0;
@@ -242,7 +248,7 @@ class ModelSim final : public AccelRunner::Model {
     size_t slot = 0;     // its layer in layers_
   };
 
-  RunnerOptions opts_;
+  uint64_t start_cycle_ = 0;  // of the last CTRL.START write
   uint64_t beat_bytes_;
   std::mt19937_64 rng_;
   ClockedModel<V> model_;

@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "accel_model.hpp"
+#include "strata/bundle.hpp"
 #include "strata/error.hpp"
 
 namespace strata::tb {
@@ -72,7 +73,36 @@ uint64_t RunReport::counter(uint32_t offset) const {
 AccelRunner::AccelRunner(const RunnerOptions& options)
     : AccelRunner(HwTarget::defaults(), options) {}
 
-AccelRunner::AccelRunner(const HwTarget& target, const RunnerOptions& options) {
+namespace {
+
+// The driver library's hardware-access layer over a model.
+strata_hal hal_of(AccelRunner::Model& m) {
+  strata_hal h{};
+  h.ctx = &m;
+  h.read32 = [](void* ctx, uint32_t offset) {
+    return static_cast<AccelRunner::Model*>(ctx)->read32(offset);
+  };
+  h.write32 = [](void* ctx, uint32_t offset, uint32_t value) {
+    static_cast<AccelRunner::Model*>(ctx)->write32(offset, value);
+  };
+  h.mem_write = [](void* ctx, uint64_t addr, const void* src, size_t bytes) {
+    static_cast<AccelRunner::Model*>(ctx)->mem_write(addr, static_cast<const uint8_t*>(src),
+                                                      bytes);
+    return 0;
+  };
+  h.mem_read = [](void* ctx, uint64_t addr, void* dst, size_t bytes) {
+    static_cast<AccelRunner::Model*>(ctx)->mem_read(addr, static_cast<uint8_t*>(dst), bytes);
+    return 0;
+  };
+  h.wait_irq = [](void* ctx, uint64_t cycles) {
+    return static_cast<AccelRunner::Model*>(ctx)->wait_irq(cycles) ? 1 : 0;
+  };
+  return h;
+}
+
+}  // namespace
+
+AccelRunner::AccelRunner(const HwTarget& target, const RunnerOptions& options) : opts_(options) {
   // The kind asked for where this configuration has it, else its checked model.
   std::vector<std::string> names;
   const std::vector<BuiltModel> models = built_models();
@@ -87,6 +117,13 @@ AccelRunner::AccelRunner(const HwTarget& target, const RunnerOptions& options) {
   if (pick != nullptr) {
     impl_ = pick->make(options, target);
     model_kind_ = pick->checked ? "checked" : "fast";
+    dev_ = std::make_unique<strata_device>();
+    const strata_hal hal = hal_of(*impl_);
+    if (strata_open(dev_.get(), &hal) != STRATA_OK) {
+      throw Error(fmt::format("the driver cannot open the RTL model: {}", dev_->error.text));
+    }
+    dev_->fine_grain = options.fine_grain ? 1u : 0u;
+    dev_->timeout = options.timeout;
     return;
   }
   throw Error(fmt::format(
@@ -112,13 +149,45 @@ std::string AccelRunner::built_model_of(const HwTarget& target) {
   return "";
 }
 
+RunReport AccelRunner::execute(uint64_t base, uint32_t instr_count, const uint8_t* program,
+                               std::optional<uint64_t> second_start) {
+  RunReport r;
+  impl_->begin_run(program, uint64_t{instr_count} * isa::kInstrBytes, instr_count);
+  strata_device& dev = *dev_;
+  if (strata_start(&dev, base, instr_count) != STRATA_OK) {
+    throw Error(fmt::format("the driver could not start the RTL model: {}", dev.error.text));
+  }
+  if (second_start) {
+    impl_->wait_irq(*second_start);
+    impl_->write32(csr::kCtrl, csr::kCtrlStart);
+  }
+  const strata_status s = strata_wait(&dev, nullptr);
+  impl_->end_run(r);
+  r.finished = s != STRATA_E_TIMEOUT;
+  if (r.finished) {
+    r.status = impl_->read32(csr::kStatus);
+    if (s == STRATA_E_HARDWARE) {
+      r.error = static_cast<csr::ErrorCode>(dev.error.hw_code);
+      r.error_index = static_cast<uint16_t>(dev.error.hw_index);
+    } else if (s != STRATA_OK) {
+      r.bench_errors.push_back(fmt::format("driver: {}", dev.error.text));
+    }
+    uint64_t counters[STRATA_PERF_COUNTERS] = {};
+    strata_read_counters(&dev, counters);
+    r.counters.assign(counters, counters + STRATA_PERF_COUNTERS);
+  }
+  return r;
+}
+
 RunReport AccelRunner::run(const std::vector<uint8_t>& memory, uint32_t instr_count) {
-  return impl_->run(memory, instr_count, std::nullopt);
+  impl_->mem_write(0, memory.data(), memory.size());
+  return execute(0, instr_count, memory.data(), std::nullopt);
 }
 
 RunReport AccelRunner::run_with_second_start(const std::vector<uint8_t>& memory,
                                              uint32_t instr_count, uint64_t after) {
-  return impl_->run(memory, instr_count, after);
+  impl_->mem_write(0, memory.data(), memory.size());
+  return execute(0, instr_count, memory.data(), after);
 }
 
 RunReport AccelRunner::run_program(const Program& program,
@@ -128,15 +197,32 @@ RunReport AccelRunner::run_program(const Program& program,
     throw Error(fmt::format("the program was compiled for batch {}, got {} inputs", program.batch,
                             inputs.size()));
   }
-  std::vector<uint8_t> memory = program.image;
+  const std::vector<uint8_t> bytes = make_bundle(program);
+  strata_bundle b{};
+  strata_device& dev = *dev_;
+  const auto check = [&](strata_status s, const char* what) {
+    if (s != STRATA_OK) throw Error(fmt::format("{}: {}", what, dev.error.text));
+  };
+  check(strata_bundle_parse(&b, bytes.data(), bytes.size(), &dev.error), "bundle");
+  strata_network net{};
+  check(strata_load(&dev, &b, opts_.load_address, b.block_bytes, &net), "loading the bundle");
   for (size_t i = 0; i < inputs.size(); ++i) {
-    write_input(program, memory, static_cast<int>(i), inputs[i]);
+    if (inputs[i].shape() != program.input.shape) {
+      throw Error(fmt::format("input {} has another shape than the program's input", i));
+    }
+    check(strata_write_input(&net, static_cast<uint32_t>(i), inputs[i].data()), "input");
   }
-  RunReport report = run(memory, static_cast<uint32_t>(program.instructions.size()));
+  std::vector<uint8_t> instructions(program.image.begin(),
+                                    program.image.begin() + static_cast<long>(
+                                        program.instructions.size() * isa::kInstrBytes));
+  RunReport report = execute(opts_.load_address, b.instructions, instructions.data(), std::nullopt);
   outputs.clear();
   if (report.finished && report.error == csr::ErrorCode::kNone) {
-    const std::vector<uint8_t> after = this->memory(program.image.size());
-    for (int i = 0; i < program.batch; ++i) outputs.push_back(read_output(program, after, i));
+    for (int i = 0; i < program.batch; ++i) {
+      Tensor<int8_t> out(program.output.shape);
+      check(strata_read_output(&net, static_cast<uint32_t>(i), out.data()), "output");
+      outputs.push_back(std::move(out));
+    }
   }
   return report;
 }
@@ -151,6 +237,6 @@ void AccelRunner::add_write_error(uint64_t begin, uint64_t end) {
 }
 void AccelRunner::clear_errors() { impl_->clear_errors(); }
 int AccelRunner::protocol_errors() const { return impl_->protocol_errors(); }
-uint32_t AccelRunner::read_csr(uint32_t offset) { return impl_->read_csr(offset); }
+uint32_t AccelRunner::read_csr(uint32_t offset) { return impl_->read32(offset); }
 
 }  // namespace strata::tb

@@ -1,9 +1,14 @@
-// Runs compiled Strata programs on the Verilated accelerator (strata_top):
-// the external memory is the C++ AXI4 memory model (sim/axi_mem_model.hpp,
-// default 60-cycle read latency, one beat per cycle), the CPU side is the
-// AXI4-Lite driver (sim/axil_driver.hpp). Used by the whole-network
-// benches (tb/network/) and by `strata run --backend rtl` / `strata bench`;
-// it needs no test framework (failed bench checks land in RunReport).
+// Runs compiled Strata programs on the Verilated accelerator (strata_top)
+// through the driver library strata_rt (sw/rt, docs/board.md): the model is
+// a hardware-access layer (strata_hal) whose registers are reached over the
+// AXI4-Lite driver (sim/axil_driver.hpp), whose device memory is the C++
+// AXI4 memory model (sim/axi_mem_model.hpp, default 60-cycle read latency,
+// one beat per cycle), and whose wait for the interrupt steps the clock. A
+// program runs from its bundle (strata/bundle.hpp), placed at
+// RunnerOptions::load_address, exactly as firmware on a board runs it. Used
+// by the whole-network benches (tb/network/) and by `strata run --backend
+// rtl` / `strata bench`; it needs no test framework (failed bench checks land
+// in RunReport).
 //
 // Every cycle the runner samples strata_top's debug trace port and splits
 // what the performance counters count by layer (instruction tag): a cycle
@@ -20,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,6 +34,7 @@
 #include "strata/csr_map.hpp"
 #include "strata/hw_target.hpp"
 #include "strata/tensor.hpp"
+#include "strata_rt.h"
 
 namespace strata::tb {
 
@@ -40,6 +47,7 @@ struct RunnerOptions {
   std::string trace_path;         // FST file ("" = no trace)
   bool checked = true;            // the checked model (assertions, random X values); false:
                                   // the fast one where the configuration has it (sim/CMakeLists.txt)
+  uint64_t load_address = uint64_t{1} << 28;  // where run_program places a program's block
 };
 
 // Performance figures in csr::kPerfCounters order (PERF_CYCLES first).
@@ -97,12 +105,15 @@ class AccelRunner {
   // Which model runs: "checked" or "fast" (sim/CMakeLists.txt).
   const std::string& model_kind() const { return model_kind_; }
 
-  // Loads `memory` (program image; instructions at byte 0) into the memory
-  // model, starts the program, waits for the interrupt (or the timeout) and
-  // returns the report; the memory model then holds the results.
+  // Loads `memory` (a program image, instructions at byte 0) into the memory
+  // model at address 0, starts it (strata_start), waits for the interrupt or
+  // the timeout (strata_wait, which aborts a run that times out) and returns
+  // the report; the memory model then holds the results.
   RunReport run(const std::vector<uint8_t>& memory, uint32_t instr_count);
 
-  // Writes the inputs, runs, reads the outputs (one per input image).
+  // Runs the program from its bundle: strata_load at options.load_address,
+  // then the inputs written, the run, the outputs read (one per input image)
+  // by the driver library.
   RunReport run_program(const Program& program, const std::vector<Tensor<int8_t>>& inputs,
                         std::vector<Tensor<int8_t>>& outputs);
 
@@ -128,8 +139,15 @@ class AccelRunner {
   class Model;
 
  private:
+  // Starts the program at `base` through the driver and waits for its end;
+  // `second_start`: write CTRL.START again that many cycles after the start.
+  RunReport execute(uint64_t base, uint32_t instr_count, const uint8_t* program,
+                    std::optional<uint64_t> second_start);
+
+  RunnerOptions opts_;
   std::unique_ptr<Model> impl_;
   std::string model_kind_;
+  std::unique_ptr<strata_device> dev_;  // the driver's view of the model
 };
 
 }  // namespace strata::tb

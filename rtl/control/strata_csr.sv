@@ -37,6 +37,8 @@ module strata_csr
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,     // conv kernel side
   parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel, // pool window side
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth, // line-buffer row length
+  parameter int unsigned AxiAddrWidth  = strata_cfg_pkg::AxiAddrWidth,  // AXI4 master address bits
+  parameter bit          Sparse        = strata_cfg_pkg::Sparse,        // sparse build
   localparam int unsigned CounterVecWidth = NumPerfCounters * 64
 ) (
   input  logic                       clk_i,            // clock
@@ -162,7 +164,8 @@ module strata_csr
         CSR_ID_OFFSET, CSR_VERSION_OFFSET, CSR_STATUS_OFFSET, CSR_ERROR_CODE_OFFSET,
         CSR_CFG_PES_OFFSET, CSR_CFG_LANES_OFFSET, CSR_CFG_BANKS_OFFSET,
         CSR_CFG_BANK_DEPTH_OFFSET, CSR_CFG_CACHE_DEPTH_OFFSET, CSR_CFG_PARAM_DEPTH_OFFSET,
-        CSR_CFG_AXI_DATA_WIDTH_OFFSET, CSR_CFG_LIMITS_OFFSET: ;
+        CSR_CFG_AXI_DATA_WIDTH_OFFSET, CSR_CFG_LIMITS_OFFSET, CSR_CFG_FEATURES_OFFSET,
+        CSR_CFG_AXI_ADDR_WIDTH_OFFSET: ;
         default: write_hit = is_counter(aw_addr_q);
       endcase
     end
@@ -247,7 +250,16 @@ module strata_csr
       CSR_CFG_CACHE_DEPTH_OFFSET: reg_word = 32'(PeCacheDepth);
       CSR_CFG_PARAM_DEPTH_OFFSET: reg_word = 32'(ParamDepth);
       CSR_CFG_AXI_DATA_WIDTH_OFFSET: reg_word = 32'(AxiDataWidth);
-      CSR_CFG_LIMITS_OFFSET: reg_word = {16'(MaxImageWidth), 8'(MaxPoolKernel), 8'(MaxKernel)};
+      CSR_CFG_LIMITS_OFFSET: begin
+        reg_word[CSR_CFG_LIMITS_MAX_KERNEL_LSB +: CSR_CFG_LIMITS_MAX_KERNEL_WIDTH] =
+            CSR_CFG_LIMITS_MAX_KERNEL_WIDTH'(MaxKernel);
+        reg_word[CSR_CFG_LIMITS_MAX_POOL_KERNEL_LSB +: CSR_CFG_LIMITS_MAX_POOL_KERNEL_WIDTH] =
+            CSR_CFG_LIMITS_MAX_POOL_KERNEL_WIDTH'(MaxPoolKernel);
+        reg_word[CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_LSB +: CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_WIDTH] =
+            CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_WIDTH'(MaxImageWidth);
+      end
+      CSR_CFG_FEATURES_OFFSET:       reg_word[CSR_CFG_FEATURES_SPARSE_BIT] = Sparse;
+      CSR_CFG_AXI_ADDR_WIDTH_OFFSET: reg_word = 32'(AxiAddrWidth);
       default:                  reg_hit = 1'b0;
     endcase
   end
@@ -347,7 +359,9 @@ module strata_csr
       else $fatal(1, "strata_csr: counter decoder out of range");
     assert (Pes < 2 ** 16 && Lanes < 2 ** 16 && Banks < 2 ** 16 && AxiDataWidth >= 32)
       else $fatal(1, "strata_csr: configuration out of range");
-    assert (MaxKernel < 256 && MaxPoolKernel < 256 && MaxImageWidth < 65536)
+    assert (MaxKernel < 2 ** CSR_CFG_LIMITS_MAX_KERNEL_WIDTH &&
+            MaxPoolKernel < 2 ** CSR_CFG_LIMITS_MAX_POOL_KERNEL_WIDTH &&
+            MaxImageWidth < 2 ** CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_WIDTH)
       else $fatal(1, "strata_csr: CFG_LIMITS fields overflow");
     assert (AxilAddrWidth == CsrAddrWidth)
       else $fatal(1, "strata_csr: AXI4-Lite address width differs from the register map's");

@@ -176,7 +176,9 @@ module strata_memsys
     .AxiDataWidth  (AxiDataWidth),
     .MaxKernel     (MaxKernel),
     .MaxPoolKernel (MaxPoolKernel),
-    .MaxImageWidth (MaxImageWidth)
+    .MaxImageWidth (MaxImageWidth),
+    .AxiAddrWidth  (AxiAddrWidth),
+    .Sparse        (Sparse)
   ) u_csr (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),

@@ -29,6 +29,8 @@ package strata_csr_pkg;
   localparam logic [CsrAddrWidth-1:0] CSR_CFG_PARAM_DEPTH_OFFSET = 12'h054;
   localparam logic [CsrAddrWidth-1:0] CSR_CFG_AXI_DATA_WIDTH_OFFSET = 12'h058;
   localparam logic [CsrAddrWidth-1:0] CSR_CFG_LIMITS_OFFSET = 12'h05C;
+  localparam logic [CsrAddrWidth-1:0] CSR_CFG_FEATURES_OFFSET = 12'h060;
+  localparam logic [CsrAddrWidth-1:0] CSR_CFG_AXI_ADDR_WIDTH_OFFSET = 12'h064;
   localparam logic [CsrAddrWidth-1:0] CSR_PERF_CYCLES_LO_OFFSET = 12'h100;
   localparam logic [CsrAddrWidth-1:0] CSR_PERF_CYCLES_HI_OFFSET = 12'h104;
   localparam logic [CsrAddrWidth-1:0] CSR_PERF_LOAD_BUSY_LO_OFFSET = 12'h108;
@@ -99,6 +101,10 @@ package strata_csr_pkg;
   localparam logic [31:0] CSR_CFG_AXI_DATA_WIDTH_RO_MASK = 32'hFFFFFFFF;
   localparam logic [31:0] CSR_CFG_LIMITS_RESET = 32'h00000000;
   localparam logic [31:0] CSR_CFG_LIMITS_RO_MASK = 32'hFFFFFFFF;
+  localparam logic [31:0] CSR_CFG_FEATURES_RESET = 32'h00000000;
+  localparam logic [31:0] CSR_CFG_FEATURES_RO_MASK = 32'h00000001;
+  localparam logic [31:0] CSR_CFG_AXI_ADDR_WIDTH_RESET = 32'h00000000;
+  localparam logic [31:0] CSR_CFG_AXI_ADDR_WIDTH_RO_MASK = 32'hFFFFFFFF;
 
   // Field positions.
   localparam int unsigned CSR_CTRL_START_BIT = 0;
@@ -116,6 +122,13 @@ package strata_csr_pkg;
   localparam int unsigned CSR_IRQ_STATUS_ERROR_BIT = 1;
   localparam int unsigned CSR_INSTR_BASE_LO_ADDR_LSB = 6;
   localparam int unsigned CSR_INSTR_BASE_LO_ADDR_WIDTH = 26;
+  localparam int unsigned CSR_CFG_LIMITS_MAX_KERNEL_LSB = 0;
+  localparam int unsigned CSR_CFG_LIMITS_MAX_KERNEL_WIDTH = 8;
+  localparam int unsigned CSR_CFG_LIMITS_MAX_POOL_KERNEL_LSB = 8;
+  localparam int unsigned CSR_CFG_LIMITS_MAX_POOL_KERNEL_WIDTH = 8;
+  localparam int unsigned CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_LSB = 16;
+  localparam int unsigned CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_WIDTH = 16;
+  localparam int unsigned CSR_CFG_FEATURES_SPARSE_BIT = 0;
 
   // Performance counters: contiguous LO/HI pairs from CSR_PERF_BASE_OFFSET;
   // *_IDX is the counter's index in the counter vector (offset order).

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -148,6 +149,20 @@ class Reader {
       fail(node, fmt::format("'{}' is {}, must be in {}..{}", key, *v, lo, hi));
     }
     return *v;
+  }
+
+  // A finite number > 0 (a plain scalar).
+  double to_positive(const YAML::Node& node, const std::string& key) const {
+    double v = 0.0;
+    bool ok = node.IsScalar() && node.Tag() != "!";
+    if (ok) {
+      const std::string& text = node.Scalar();
+      const char* end = text.data() + text.size();
+      const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+      ok = ec == std::errc() && ptr == end && std::isfinite(v) && v > 0.0;
+    }
+    if (!ok) fail(node, fmt::format("'{}' must be a finite number above 0, got {}", key, describe(node)));
+    return v;
   }
 
   int64_t get_int(const YAML::Node& map, const char* key, int64_t lo, int64_t hi,
@@ -770,7 +785,7 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
              fmt::format("the top level must be a mapping with name, input and layers, got {}",
                          describe(root)));
     }
-    r.check_keys(root, {"name", "input", "weights", "layers"}, "the network");
+    r.check_keys(root, {"name", "input", "weights", "layers", "scales"}, "the network");
     const YAML::Node name = r.require(root, "name", "the network");
     net.name = r.to_string(name, "name");
     if (!valid_name(net.name)) {
@@ -783,6 +798,16 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
     }
     for (const auto& d : input) net.input_shape.push_back(r.to_int(d, "input", 1, kMaxDim));
     check_elements(r, input, net.input_shape, "input");
+
+    if (const YAML::Node sc = root["scales"]) {
+      if (!sc.IsMap()) {
+        r.fail(sc, fmt::format("'scales' must be a mapping {{input: S, output: S}}, got {}",
+                               describe(sc)));
+      }
+      r.check_keys(sc, {"input", "output"}, "scales");
+      if (const YAML::Node v = sc["input"]) net.input_scale = r.to_positive(v, "input");
+      if (const YAML::Node v = sc["output"]) net.output_scale = r.to_positive(v, "output");
+    }
 
     const fs::path yaml_dir = fs::path(yaml_path).parent_path();
     if (!options.weights_dir.empty()) {

@@ -17,6 +17,7 @@
 #include "strata/hw_target.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
+#include "strata_rt.h"
 #include "sw_test_util.hpp"
 
 namespace strata {
@@ -408,6 +409,11 @@ TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
        "excludes"},
       {{"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--instances", "9"},
        "--instances"},
+      {{"compile", kCifar, "--weights", w, "--bundle", path("b.strb"), "--instances", "2"},
+       "excludes"},
+      {{"compile", kCifar, "--weights", w, "--bundle", path("b.strb"), "--listing",
+        path("p.txt")},
+       "--listing requires --out"},
       {{"rules", "--update", path("a.md"), "--check", path("b.md")}, "excludes"},
       {{"plan", kCifar}, "--device"},
       {{"plan", kCifar, "--device", "ecp5-45f", "--sparsity", "nan"}, "--sparsity"},
@@ -434,6 +440,33 @@ TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
       strata({"compile", kCifar, "--weights", w, "--config", cfg, "--out", path("p.bin")});
   EXPECT_EQ(comp.code, 0) << comp.err;
   EXPECT_TRUE(contains(comp.out, "for target 'default'")) << comp.out;
+}
+
+// compile --bundle: a bundle the driver library reads back, with the
+// network's shapes and, from the YAML's scales, its quantisation scales.
+TEST_F(Cli, CompileWritesABundleTheDriverReads) {
+  const std::string w = generate();
+  const std::string yaml =
+      write("scaled.yaml", "name: scaled\ninput: [3, 32, 32]\nscales: {input: 0.5, output: 0.25}\n" +
+                               slurp(kCifar).substr(slurp(kCifar).find("layers:")));
+  const Outcome r = strata({"compile", yaml, "--weights", w, "--config",
+                            kSource + "/config/default.yaml", "--bundle", path("c.strb")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "wrote bundle " + path("c.strb"))) << r.out;
+  const std::string bytes = slurp(path("c.strb"));
+  strata_bundle b{};
+  strata_error err{};
+  ASSERT_EQ(strata_bundle_parse(&b, bytes.data(), bytes.size(), &err), STRATA_OK) << err.text;
+  EXPECT_EQ(std::string(b.network), "scaled");
+  EXPECT_EQ(b.input.c, 3u);
+  EXPECT_EQ(b.input.h, 32u);
+  EXPECT_EQ(b.output.c, 10u);
+  EXPECT_EQ(b.input.scale, 0.5f);
+  EXPECT_EQ(b.output.scale, 0.25f);
+  // Bad scales are the YAML's errors.
+  const std::string bad = write("bad.yaml", "name: bad\ninput: [3, 32, 32]\nscales: {input: nan}\n" +
+                                                slurp(kCifar).substr(slurp(kCifar).find("layers:")));
+  expect_failure(strata({"info", bad}), 1, {bad + ":3:", "'input' must be a finite number above 0"});
 }
 
 // A command writes all of its files or none: an unwritable listing leaves no

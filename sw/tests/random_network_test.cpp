@@ -19,8 +19,10 @@
 #include <vector>
 
 #include "random_network_check.hpp"
+#include "strata/bundle.hpp"
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
+#include "strata/isa_device.hpp"
 #include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
 #include "strata/random_network.hpp"
@@ -236,7 +238,9 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
 
 // Runs a program on the ISA simulator: the run must end without an error, with
 // no deadlock or race in either dependency mode, balanced edges and no
-// accumulator wrap (the reader guarantees int32 suffices).
+// accumulator wrap (the reader guarantees int32 suffices); then again from
+// its bundle through the driver library (strata_rt on an IsaDevice), with the
+// same outputs.
 test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>& inputs) {
   test::BackendRun run;
   std::vector<uint8_t> memory = prog.image;
@@ -258,6 +262,36 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     run.outputs.push_back(read_output(prog, memory, static_cast<int>(i)));
+  }
+  // The same program from its bundle through the driver library, placed at
+  // another address: the same outputs.
+  const std::vector<uint8_t> bytes = make_bundle(prog);
+  IsaDevice device(prog.target, kBundleBlockAlign + prog.image.size());
+  const strata_hal hal = device.hal();
+  strata_device dev{};
+  strata_bundle b{};
+  strata_network net{};
+  std::vector<int8_t> in, out(inputs.size() * static_cast<size_t>(shape_elements(
+                                                  prog.output.shape)));
+  for (const Tensor<int8_t>& t : inputs) in.insert(in.end(), t.values().begin(), t.values().end());
+  if (strata_open(&dev, &hal) != STRATA_OK ||
+      strata_bundle_parse(&b, bytes.data(), bytes.size(), &dev.error) != STRATA_OK ||
+      strata_load(&dev, &b, kBundleBlockAlign, prog.image.size(), &net) != STRATA_OK ||
+      strata_run(&net, in.data(), in.size(), out.data(), out.size(),
+                 static_cast<uint32_t>(inputs.size())) != STRATA_OK) {
+    run.failure_class = "driver library";
+    run.failure = fmt::format("{}: {}", strata_status_name(dev.error.status), dev.error.text);
+    run.outputs.clear();
+    return run;
+  }
+  std::vector<int8_t> direct;
+  for (const Tensor<int8_t>& t : run.outputs) {
+    direct.insert(direct.end(), t.values().begin(), t.values().end());
+  }
+  if (direct != out) {
+    run.failure_class = "driver library";
+    run.failure = "the outputs through the bundle and the driver differ from the direct run";
+    run.outputs.clear();
   }
   return run;
 }

@@ -38,6 +38,7 @@
 
 #include <unistd.h>
 
+#include "strata/bundle.hpp"
 #include "strata/cascade.hpp"
 #include "strata/compiler.hpp"
 #include "strata/cycle_model.hpp"
@@ -1473,6 +1474,7 @@ struct CompileArgs {
   std::string target;
   std::string out;
   std::string listing;
+  std::string bundle;  // --bundle: the self-describing file the driver library loads
   CompileOptions options;
   int instances = 0;  // --instances K: one program per stage of a chain
 };
@@ -1498,14 +1500,23 @@ int cmd_compile(const CompileArgs& a) {
     return 0;
   }
   const Program prog = compile(net, target, a.options);
-  save_program(prog, a.out, a.listing);
+  OutputFiles files;  // the image, the listing and the bundle: all or none
+  if (!a.out.empty()) add_program(files, prog, a.out, a.listing);
+  if (!a.bundle.empty()) {
+    files.add(a.bundle, make_bundle(prog, BundleScales{static_cast<float>(net.input_scale),
+                                                       static_cast<float>(net.output_scale)}));
+  }
+  files.commit();
   fmt::print("network {} -> {} instructions for target '{}' (P {}, N {}), batch {}\n", net.name,
              prog.instructions.size(), target.name, target.pes, target.lanes, prog.batch);
   for (const MemRegion& r : prog.regions) {
     fmt::print("  {:<14} 0x{:08x}  {:>9} bytes\n", r.name, r.offset, r.size);
   }
-  fmt::print("wrote {} ({} bytes){}\n", a.out, prog.image.size(),
-             a.listing.empty() ? "" : fmt::format(" and {}", a.listing));
+  if (!a.out.empty()) {
+    fmt::print("wrote {} ({} bytes){}\n", a.out, prog.image.size(),
+               a.listing.empty() ? "" : fmt::format(" and {}", a.listing));
+  }
+  if (!a.bundle.empty()) fmt::print("wrote bundle {}\n", a.bundle);
   return 0;
 }
 
@@ -1863,17 +1874,27 @@ int run_main(int argc, char** argv) {
       compile_cmd->add_option("--batch", comp.options.batch, "Images per run (1..P)")
           ->check(CLI::Range(1, 64))
           ->capture_default_str();
-  compile_cmd->add_option("--out", comp.out, "Memory image to write (instructions at byte 0)")
-      ->required();
+  CLI::Option* compile_out =
+      compile_cmd->add_option("--out", comp.out, "Memory image to write (instructions at byte 0)");
+  CLI::Option* compile_bundle = compile_cmd->add_option(
+      "--bundle", comp.bundle,
+      "Bundle to write: the program, its parameters and the description the driver library "
+      "strata_rt loads on any backend (docs/bundle.md)");
   compile_cmd
       ->add_option("--instances", comp.instances,
                    "Split the network into K stages of a cascade chain (docs/cascade.md) and "
                    "write one program per stage (OUT and LISTING get .stage<k> before their "
                    "extension); a chain streams images one at a time, without --batch")
       ->check(CLI::Range(1, 4))
-      ->excludes(compile_batch);
-  compile_cmd->add_option("--listing", comp.listing,
-                          "Disassembly listing with the memory map and I/O placement");
+      ->excludes(compile_batch)
+      ->excludes(compile_bundle);
+  compile_cmd
+      ->add_option("--listing", comp.listing,
+                   "Disassembly listing with the memory map and I/O placement")
+      ->needs(compile_out);
+  compile_cmd->parse_complete_callback([&comp] {
+    usage_check(!comp.out.empty() || !comp.bundle.empty(), "compile needs --out or --bundle");
+  });
 
   RulesArgs rules;
   CLI::App* rules_cmd = app.add_subcommand(

@@ -220,8 +220,20 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
       EXPECT_FALSE(first_difference(want, outputs[0]).has_value()) << "STRATA_SEED=" << seed_;
       ++runs;
     }
+    // The driver refuses the bundle; run as a raw image, the hardware refuses it at CONFIG.
     std::vector<Tensor<int8_t>> none;
-    const RunReport other = runner.run_program(compile(net, p16, {}), {input}, none);
+    const Program p16_program = compile(net, p16, {});
+    try {
+      runner.run_program(p16_program, {input}, none);
+      ADD_FAILURE() << "the driver loaded a bundle compiled for P = 16";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the bundle was compiled for P (CFG_PES) = 16, the "
+                                           "device has 8"),
+                std::string::npos)
+          << e.what();
+    }
+    const RunReport other = runner.run(p16_program.image,
+                                       static_cast<uint32_t>(p16_program.instructions.size()));
     ASSERT_TRUE(other.finished);
     EXPECT_EQ(other.error, csr::ErrorCode::kUnsupported);
     EXPECT_EQ(other.error_index, 0u) << "refused at CONFIG";

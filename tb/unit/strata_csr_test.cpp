@@ -89,8 +89,12 @@ class StrataCsr : public SimFixture<Vstrata_csr_tb_top> {
     if (addr == csr::kCfgParamDepth) return hw::kParamDepth;
     if (addr == csr::kCfgAxiDataWidth) return hw::kAxiDataWidth;
     if (addr == csr::kCfgLimits) {
-      return hw::kMaxKernel | (hw::kMaxPoolKernel << 8) | (hw::kMaxImageWidth << 16);
+      return hw::kMaxKernel << csr::kCfgLimitsMaxKernelLsb |
+             hw::kMaxPoolKernel << csr::kCfgLimitsMaxPoolKernelLsb |
+             hw::kMaxImageWidth << csr::kCfgLimitsMaxImageWidthLsb;
     }
+    if (addr == csr::kCfgFeatures) return hw::kSparse ? csr::kCfgFeaturesSparse : 0u;
+    if (addr == csr::kCfgAxiAddrWidth) return hw::kAxiAddrWidth;
     for (int c = 0; c < kCounters; ++c) {
       if (addr == csr::kPerfCounters[c]) {
         snapshot_ = static_cast<uint32_t>(counters_[c] >> 32);

@@ -29,6 +29,8 @@ inline constexpr uint32_t kCfgCacheDepth = 0x050;
 inline constexpr uint32_t kCfgParamDepth = 0x054;
 inline constexpr uint32_t kCfgAxiDataWidth = 0x058;
 inline constexpr uint32_t kCfgLimits = 0x05C;
+inline constexpr uint32_t kCfgFeatures = 0x060;
+inline constexpr uint32_t kCfgAxiAddrWidth = 0x064;
 inline constexpr uint32_t kPerfCycles = 0x100;
 inline constexpr uint32_t kPerfLoadBusy = 0x108;
 inline constexpr uint32_t kPerfComputeBusy = 0x110;
@@ -64,6 +66,16 @@ inline constexpr uint32_t kIrqStatusError = 0x00000002;
 inline constexpr uint32_t kInstrBaseLoAddr = 0xFFFFFFC0;
 inline constexpr unsigned kInstrBaseLoAddrLsb = 6;
 inline constexpr unsigned kInstrBaseLoAddrWidth = 26;
+inline constexpr uint32_t kCfgLimitsMaxKernel = 0x000000FF;
+inline constexpr unsigned kCfgLimitsMaxKernelLsb = 0;
+inline constexpr unsigned kCfgLimitsMaxKernelWidth = 8;
+inline constexpr uint32_t kCfgLimitsMaxPoolKernel = 0x0000FF00;
+inline constexpr unsigned kCfgLimitsMaxPoolKernelLsb = 8;
+inline constexpr unsigned kCfgLimitsMaxPoolKernelWidth = 8;
+inline constexpr uint32_t kCfgLimitsMaxImageWidth = 0xFFFF0000;
+inline constexpr unsigned kCfgLimitsMaxImageWidthLsb = 16;
+inline constexpr unsigned kCfgLimitsMaxImageWidthWidth = 16;
+inline constexpr uint32_t kCfgFeaturesSparse = 0x00000001;
 
 // One 32-bit register (a 64-bit counter is one entry with wide = true).
 struct Register {
@@ -76,7 +88,7 @@ struct Register {
   uint32_t ro_mask, rw_mask, w1s_mask, w1c_mask;  // bits in none: reserved
 };
 
-inline constexpr std::array<Register, 33> kRegisters{{
+inline constexpr std::array<Register, 35> kRegisters{{
     {"ID", 0x000, Access::kRo, false, true, 0x53545241, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"VERSION", 0x004, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"CTRL", 0x008, Access::kRw, false, false, 0x00000000, 0x00000000, 0x00000002, 0x00000001, 0x00000000},
@@ -95,6 +107,8 @@ inline constexpr std::array<Register, 33> kRegisters{{
     {"CFG_PARAM_DEPTH", 0x054, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"CFG_AXI_DATA_WIDTH", 0x058, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"CFG_LIMITS", 0x05C, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
+    {"CFG_FEATURES", 0x060, Access::kRo, false, false, 0x00000000, 0x00000001, 0x00000000, 0x00000000, 0x00000000},
+    {"CFG_AXI_ADDR_WIDTH", 0x064, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"PERF_CYCLES", 0x100, Access::kRo, true, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"PERF_LOAD_BUSY", 0x108, Access::kRo, true, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"PERF_COMPUTE_BUSY", 0x110, Access::kRo, true, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},

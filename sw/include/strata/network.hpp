@@ -84,6 +84,10 @@ struct Network {
   std::string weights_dir;  // resolved directory of the .npy files
   Shape input_shape;        // [C][H][W]
   std::vector<Layer> layers;  // in an order where every layer follows its inputs
+  // Quantisation scales (`scales:`, written by `strata import`): the real value
+  // of one int8 step of the input and of the output; 0 when not given.
+  double input_scale = 0.0;
+  double output_scale = 0.0;
 
   // Every layer reads the layer before it (no shortcuts).
   bool is_chain() const;
