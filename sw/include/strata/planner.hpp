@@ -15,6 +15,10 @@
 
 namespace strata {
 
+// The device's board memory in AXI beats of `target` per accelerator cycle
+// at the device's Fmax, at most one (one port).
+double board_beats_per_cycle(const Device& device, const HwTarget& target);
+
 enum class PlanObjective {
   kLatency,     // one image at a time: the sum over the networks of one image's time
   kThroughput,  // batches of P images (FC layers run batched): time per image

@@ -2,6 +2,7 @@
  * Every offset and size is checked before it is used, with sums that cannot
  * overflow, so a malformed or truncated file is STRATA_E_BUNDLE naming the
  * field, never a read outside the caller's bytes. */
+#include "strata_isa.h"
 #include "strata_rt_internal.h"
 
 uint32_t strata_crc32(uint32_t crc, const uint8_t *bytes, uint64_t size) {
@@ -80,6 +81,7 @@ static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t ki
                                         uint32_t lanes, uint32_t batch) {
   const uint64_t elements = (uint64_t)t->c * t->h * t->w;
   if (elements == 0u) return "a dimension is 0";
+  if (elements > (1u << 28)) return "more elements than the network format allows (2^28)";
   if (kind == STRATA_TENSOR_INPUT) {
     if (t->map_c != t->c || t->map_h != t->h || t->map_w != t->w) {
       return "an input's map shape differs from its shape";
@@ -243,26 +245,88 @@ static uint64_t field_get(const uint8_t *instr, uint32_t lsb, uint32_t width) {
   return v;
 }
 
+_Static_assert(STRATA_LOAD_EXT_ADDR_LSB == STRATA_STORE_EXT_ADDR_LSB &&
+                   STRATA_LOAD_EXT_ADDR_WIDTH == STRATA_STORE_EXT_ADDR_WIDTH &&
+                   STRATA_LOAD_EXT_ROW_STRIDE_LSB == STRATA_STORE_EXT_ROW_STRIDE_LSB &&
+                   STRATA_LOAD_ROWS_LSB == STRATA_STORE_ROWS_LSB &&
+                   STRATA_LOAD_ROW_WORDS_LSB == STRATA_STORE_ROW_WORDS_LSB,
+               "LOAD and STORE keep their external transfer fields at the same bits");
+
+/* "malformed bundle: instruction <index> (<op>): <why>" */
+static strata_status bad_instruction(strata_error *e, uint32_t index, uint32_t opcode,
+                                     const char *why) {
+  strata_text t;
+  bad(e, "instruction ");
+  t.buf = e->text;
+  t.len = strata_strlen(t.buf);
+  strata_text_u64(&t, index);
+  strata_text_str(&t, opcode == STRATA_OP_LOAD ? " (LOAD): " : " (STORE): ");
+  strata_text_str(&t, why);
+  return STRATA_E_BUNDLE;
+}
+
+/* Every LOAD and STORE of external memory has exactly one relocation, of its
+ * ext_addr, and every byte it moves lies inside the block; no other field is
+ * relocated. A loaded bundle can then make the accelerator touch no memory
+ * outside its block. */
 static strata_status parse_relocations(strata_bundle *b, strata_error *err) {
   const uint64_t table = strata_le32(b->data + STRATA_BH_RELOC_TABLE);
   if (!inside(table, (uint64_t)b->reloc_count * STRATA_BUNDLE_RELOC_BYTES, b->size)) {
     return bad(err, "the relocation table is outside the file");
   }
-  uint32_t last = 0;
-  for (uint32_t i = 0; i < b->reloc_count; ++i) {
-    const uint8_t *e = b->data + table + (uint64_t)i * STRATA_BUNDLE_RELOC_BYTES;
-    const uint32_t index = strata_le32(e + STRATA_BL_INDEX);
-    const uint32_t lsb = strata_le16(e + STRATA_BL_LSB), width = strata_le16(e + STRATA_BL_WIDTH);
-    if (index >= b->instructions || index < last) {
-      return bad_entry(err, "relocation", i, "an instruction outside the program, or out of order");
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < b->instructions; ++i) {
+    const uint8_t *in = strata_bundle_instruction(b, i);
+    const uint32_t op = (uint32_t)field_get(in, STRATA_HDR_OPCODE_LSB, STRATA_HDR_OPCODE_WIDTH);
+    int external = 0;
+    uint64_t entry = b->hw.lanes;
+    if (op == STRATA_OP_LOAD) {
+      external = field_get(in, STRATA_LOAD_SRC_KIND_LSB, STRATA_LOAD_SRC_KIND_WIDTH) ==
+                 STRATA_LOAD_SRC_EXT;
+      if (field_get(in, STRATA_LOAD_DST_KIND_LSB, STRATA_LOAD_DST_KIND_WIDTH) ==
+          STRATA_LOAD_DST_PARAM) {
+        entry = 8u; /* parameter entries */
+      }
+    } else if (op == STRATA_OP_STORE) {
+      external = field_get(in, STRATA_STORE_DST_KIND_LSB, STRATA_STORE_DST_KIND_WIDTH) ==
+                 STRATA_STORE_DST_EXT;
     }
-    if (lsb < 128u || width < 1u || width > 64u || lsb + width > 512u) {
-      return bad_entry(err, "relocation", i, "a field outside the instruction's payload");
+    const int named = next < b->reloc_count &&
+                      strata_le32(b->data + table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES +
+                                  STRATA_BL_INDEX) == i;
+    if (!external) {
+      if (named) {
+        return bad_entry(err, "relocation", next,
+                         "its instruction is not a LOAD or STORE of external memory");
+      }
+      continue;
     }
-    if (field_get(strata_bundle_instruction(b, index), lsb, width) >= b->block_bytes) {
-      return bad_entry(err, "relocation", i, "its field holds no offset inside the block");
+    if (!named) return bad_instruction(err, i, op, "external memory without a relocation");
+    const uint8_t *e = b->data + table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES;
+    /* LOAD and STORE keep ext_addr, ext_row_stride, rows and row_words at the same bits. */
+    if (strata_le16(e + STRATA_BL_LSB) != STRATA_LOAD_EXT_ADDR_LSB ||
+        strata_le16(e + STRATA_BL_WIDTH) != STRATA_LOAD_EXT_ADDR_WIDTH) {
+      return bad_entry(err, "relocation", next, "it names another field than ext_addr");
     }
-    last = index;
+    ++next;
+    if (next < b->reloc_count &&
+        strata_le32(b->data + table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES +
+                    STRATA_BL_INDEX) <= i) {
+      return bad_entry(err, "relocation", next, "out of order, or a second one of its field");
+    }
+    const uint64_t addr = field_get(in, STRATA_LOAD_EXT_ADDR_LSB, STRATA_LOAD_EXT_ADDR_WIDTH);
+    const uint64_t stride =
+        field_get(in, STRATA_LOAD_EXT_ROW_STRIDE_LSB, STRATA_LOAD_EXT_ROW_STRIDE_WIDTH);
+    const uint64_t rows = field_get(in, STRATA_LOAD_ROWS_LSB, STRATA_LOAD_ROWS_WIDTH);
+    const uint64_t words = field_get(in, STRATA_LOAD_ROW_WORDS_LSB, STRATA_LOAD_ROW_WORDS_WIDTH);
+    if (rows == 0u || words == 0u) continue; /* the hardware refuses it (ILLEGAL_INSTR) */
+    const uint64_t span = (rows - 1u) * stride + words * entry; /* < 2^57: no overflow */
+    if (!inside(addr, span, b->block_bytes)) {
+      return bad_instruction(err, i, op, "its rows reach beyond the block");
+    }
+  }
+  if (next != b->reloc_count) {
+    return bad_entry(err, "relocation", next, "an instruction outside the program, or out of order");
   }
   return STRATA_OK;
 }

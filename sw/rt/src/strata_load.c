@@ -158,7 +158,9 @@ strata_status strata_load(strata_device *dev, const strata_bundle *b, uint64_t a
 
 /* ---- inputs and outputs ------------------------------------------------------------------ */
 
-/* One image's input in its layout; `values` NULL writes an image of zeros. */
+/* One image's input in its layout; `values` NULL writes an image of zeros.
+ * Indices are 32-bit (a tensor holds at most 2^28 elements, checked by the
+ * parser): a soft CPU without 64-bit multiplies walks them quickly. */
 strata_status strata_write_input(strata_network *net, uint32_t image, const int8_t *values) {
   if (net == 0 || net->dev == 0 || net->bundle == 0) return STRATA_E_NOT_LOADED;
   const strata_tensor_info *t = &net->bundle->input;
@@ -167,50 +169,41 @@ strata_status strata_write_input(strata_network *net, uint32_t image, const int8
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "input image ", image,
                            " is beyond the program's batch");
   }
-  const uint32_t n = net->bundle->hw.lanes, c_count = t->c, h = t->h, w = t->w;
+  const uint32_t n = net->bundle->hw.lanes, c_count = t->c, w = t->w;
+  const uint32_t plane = t->h * t->w;
   dev_writer wr;
   wr.dev = dev;
   wr.addr = net->base + t->addr[image];
   wr.n = 0;
   wr.failed = 0;
-#define STRATA_AT(c, y, x) \
-  (values != 0 ? (uint8_t)values[((uint64_t)(c) * h + (y)) * w + (x)] : (uint8_t)0u)
-  switch (t->layout) {
-    case STRATA_INPUT_FEATURES: {
-      const uint64_t elements = (uint64_t)c_count * h * w, bytes = (uint64_t)t->groups * n;
-      for (uint64_t f = 0; f < bytes; ++f) {
-        writer_put(&wr, f < elements && values != 0 ? (uint8_t)values[f] : (uint8_t)0u);
-      }
-      break;
+  if (t->layout == STRATA_INPUT_FEATURES) {
+    const uint32_t elements = c_count * plane, bytes = t->groups * n;
+    for (uint32_t f = 0; f < bytes; ++f) {
+      writer_put(&wr, f < elements && values != 0 ? (uint8_t)values[f] : (uint8_t)0u);
     }
-    case STRATA_INPUT_MAP:
-      for (uint32_t y = 0; y < h; ++y) {
-        for (uint32_t g = 0; g < t->groups; ++g) {
-          for (uint32_t x = 0; x < w; ++x) {
-            for (uint32_t lane = 0; lane < n; ++lane) {
-              const uint32_t c = g * n + lane;
-              writer_put(&wr, c < c_count ? STRATA_AT(c, y, x) : (uint8_t)0u);
+  } else {
+    const int reordered = t->layout == STRATA_INPUT_REORDERED;
+    const uint32_t cols = reordered ? t->cols : w;
+    for (uint32_t y = 0; y < t->h; ++y) {
+      const uint32_t row = y * w;
+      for (uint32_t g = 0; g < t->groups; ++g) {
+        for (uint32_t x = 0; x < cols; ++x) {
+          for (uint32_t lane = 0; lane < n; ++lane) {
+            uint32_t c = g * n + lane, ix = x;
+            int in = c < c_count;
+            if (reordered) { /* word lanes hold kernel x C taps of one output column */
+              const uint32_t kx = c / c_count;
+              c -= kx * c_count;
+              const int64_t col = (int64_t)x * t->stride - (int64_t)t->pad + kx;
+              in = kx < t->kernel && col >= 0 && col < (int64_t)w;
+              ix = (uint32_t)col;
             }
+            writer_put(&wr, in && values != 0 ? (uint8_t)values[c * plane + row + ix] : 0u);
           }
         }
       }
-      break;
-    default: /* STRATA_INPUT_REORDERED */
-      for (uint32_t y = 0; y < h; ++y) {
-        for (uint32_t g = 0; g < t->groups; ++g) {
-          for (uint32_t x = 0; x < t->cols; ++x) {
-            for (uint32_t lane = 0; lane < n; ++lane) {
-              const uint32_t idx = g * n + lane, kx = idx / c_count, c = idx % c_count;
-              const int64_t ix = (int64_t)x * t->stride - (int64_t)t->pad + kx;
-              const int in = kx < t->kernel && ix >= 0 && ix < (int64_t)w;
-              writer_put(&wr, in ? STRATA_AT(c, y, (uint32_t)ix) : (uint8_t)0u);
-            }
-          }
-        }
-      }
-      break;
+    }
   }
-#undef STRATA_AT
   writer_flush(&wr);
   if (wr.failed) return hal_failed(dev, "writing the input to", net->base + t->addr[image]);
   return STRATA_OK;
@@ -237,21 +230,27 @@ strata_status strata_read_output(strata_network *net, uint32_t image, int8_t *va
     }
     return STRATA_OK;
   }
-  /* [group][row][col] words, read in address order. */
-  const uint32_t h = t->map_h, w = t->map_w;
+  /* [group][row][col] words, read in address order: byte k of the image is
+   * lane k % N of pixel (k / N) % (H * W) of group k / (N * H * W). */
+  const uint32_t plane = t->map_h * t->map_w;
   const uint64_t base = net->base + t->addr[image];
-  const uint64_t bytes = (uint64_t)t->groups * h * w * n;
-  for (uint64_t done = 0; done < bytes; done += kChunk) {
-    const uint32_t len = (uint32_t)(bytes - done < kChunk ? bytes - done : kChunk);
+  const uint32_t bytes = t->groups * plane * n;
+  uint32_t lane = 0, pixel = 0, group = 0;
+  for (uint32_t done = 0; done < bytes; done += kChunk) {
+    const uint32_t len = bytes - done < kChunk ? bytes - done : kChunk;
     if (dev->hal.mem_read(dev->hal.ctx, base + done, buf, len) != 0) {
       return hal_failed(dev, "reading the output from", base + done);
     }
     for (uint32_t i = 0; i < len; ++i) {
-      const uint64_t byte = done + i, word = byte / n;
-      const uint32_t c = (uint32_t)(word / ((uint64_t)h * w)) * n + (uint32_t)(byte % n);
-      if (c >= t->map_c) continue;
-      const uint64_t pixel = word % ((uint64_t)h * w); /* y * w + x */
-      values[(uint64_t)c * h * w + pixel] = (int8_t)buf[i];
+      const uint32_t c = group * n + lane;
+      if (c < t->map_c) values[c * plane + pixel] = (int8_t)buf[i];
+      if (++lane == n) {
+        lane = 0;
+        if (++pixel == plane) {
+          pixel = 0;
+          ++group;
+        }
+      }
     }
   }
   return STRATA_OK;
