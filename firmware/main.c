@@ -27,10 +27,10 @@
 #ifndef STRATA_PAYLOAD_ADDR
 #error "STRATA_PAYLOAD_ADDR: where the payload is (firmware/Makefile)"
 #endif
-#define BLOCK_ADDR (MAIN_RAM_BASE + 0x01000000u)  /* 16 MiB in: past firmware and payload */
+#define BLOCK_ADDR (MAIN_RAM_BASE + 0x01000000u) /* 16 MiB in: past firmware and payload */
 #define BLOCK_BYTES (MAIN_RAM_SIZE - 0x01000000u)
 #define OUTPUT_ADDR (MAIN_RAM_BASE + 0x00C00000u) /* outputs of one run (up to 4 MiB) */
-#define RUN_TIMEOUT 200000000u                     /* wait-loop iterations */
+#define RUN_TIMEOUT 200000000u                    /* wait-loop iterations */
 
 static volatile int strata_irq_seen;
 
@@ -149,8 +149,8 @@ int main(void) {
     finish(2);
   }
   dev.timeout = RUN_TIMEOUT;
-  printf("accelerator: version %lu, P %lu, N %lu, %lu-bit AXI, %s\n",
-         (unsigned long)dev.hw.version, (unsigned long)dev.hw.pes, (unsigned long)dev.hw.lanes,
+  printf("accelerator: version %lu, P %lu, N %lu, %lu-bit AXI, %s\n", (unsigned long)dev.hw.version,
+         (unsigned long)dev.hw.pes, (unsigned long)dev.hw.lanes,
          (unsigned long)dev.hw.axi_data_width, dev.hw.sparse ? "sparse" : "dense");
 
   const uint8_t *payload = (const uint8_t *)STRATA_PAYLOAD_ADDR;

@@ -157,7 +157,8 @@ def main():
             other, _, _ = network(strata, name, a.images, work, ROOT / "config" / "p4n4.yaml")
             entries += [("batch 99", "bad_bundle", fix_crc(bad), 0),
                         ("for p4n4", "bad_bundle", other, 0)]
-            expect += [("line", "bad bundle: STRATA_E_BUNDLE: malformed bundle: batch outside 1..P"),
+            expect += [("line", "bad bundle: STRATA_E_BUNDLE: malformed bundle: batch outside "
+                                "1..P"),
                        ("line", "bad bundle: STRATA_E_CONFIG: the bundle was compiled for P "
                                 "(CFG_PES) = 4, the device has 8")]
     write_rom(sim, firmware, payload(entries))
@@ -193,7 +194,8 @@ def main():
         cycles.setdefault(name, []).append((int(m.group(4)), int(m.group(5))))
     exit_code = re.search(r"SIM_EXIT code=(\d+)", log)
     if exit_code is None or exit_code.group(1) != "0":
-        problems.append(f"the firmware ended with {exit_code.group(0) if exit_code else 'no exit code'}")
+        ended = exit_code.group(0) if exit_code else "no exit code"
+        problems.append(f"the firmware ended with {ended}")
     for name, c in cycles.items():
         acc = sum(x for x, _ in c) / len(c)
         tot = sum(y for _, y in c) / len(c)

@@ -109,9 +109,9 @@ class AXIFaultInjector(LiteXModule):
 
     def __init__(self, s, m, depth=16):
         self.read_base = CSRStorage(32, description="First byte address whose reads fail")
-        self.read_size = CSRStorage(32, description="Bytes from read_base whose reads fail (0: none)")
+        self.read_size = CSRStorage(32, description="Bytes from read_base that fail (0: none)")
         self.write_base = CSRStorage(32, description="First byte address whose writes fail")
-        self.write_size = CSRStorage(32, description="Bytes from write_base whose writes fail (0: none)")
+        self.write_size = CSRStorage(32, description="Bytes from write_base that fail (0: none)")
 
         def inside(addr, base, size):
             return (addr >= base.storage) & ((addr - base.storage) < size.storage)

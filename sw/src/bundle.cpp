@@ -57,8 +57,8 @@ std::vector<Reloc> relocations(const Program& p) {
                        in.raw(isa::store::kDstKind) == static_cast<uint64_t>(isa::StoreDst::kExt);
     if (!load && !store) continue;
     const isa::Field& f = load ? isa::load::kExtAddr : isa::store::kExtAddr;
-    out.push_back({static_cast<uint32_t>(i), static_cast<uint16_t>(f.lsb),
-                   static_cast<uint16_t>(f.width)});
+    out.push_back(
+        {static_cast<uint32_t>(i), static_cast<uint16_t>(f.lsb), static_cast<uint16_t>(f.width)});
   }
   return out;
 }
@@ -91,10 +91,10 @@ void put_tensor(std::vector<uint8_t>& b, size_t at, uint32_t kind, uint32_t layo
 }
 
 static_assert(static_cast<uint32_t>(InputLayout::kMap) == STRATA_INPUT_MAP &&
-              static_cast<uint32_t>(InputLayout::kReordered) == STRATA_INPUT_REORDERED &&
-              static_cast<uint32_t>(InputLayout::kFeatures) == STRATA_INPUT_FEATURES &&
-              static_cast<uint32_t>(OutputLayout::kMap) == STRATA_OUTPUT_MAP &&
-              static_cast<uint32_t>(OutputLayout::kNeurons) == STRATA_OUTPUT_NEURONS,
+                  static_cast<uint32_t>(InputLayout::kReordered) == STRATA_INPUT_REORDERED &&
+                  static_cast<uint32_t>(InputLayout::kFeatures) == STRATA_INPUT_FEATURES &&
+                  static_cast<uint32_t>(OutputLayout::kMap) == STRATA_OUTPUT_MAP &&
+                  static_cast<uint32_t>(OutputLayout::kNeurons) == STRATA_OUTPUT_NEURONS,
               "the compiler's layouts are the bundle's");
 
 }  // namespace
@@ -153,8 +153,9 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
     put_name(b, at + STRATA_BR_NAME, r.name, STRATA_BUNDLE_REGION_NAME_BYTES);
     put32(b, at + STRATA_BR_KIND, kind);
     put32(b, at + STRATA_BR_FLAGS,
-          content[i] != 0 ? STRATA_REGION_CONTENTS
-                          : kind == STRATA_REGION_SCRATCH ? STRATA_REGION_ZERO : 0u);
+          content[i] != 0                 ? STRATA_REGION_CONTENTS
+          : kind == STRATA_REGION_SCRATCH ? STRATA_REGION_ZERO
+                                          : 0u);
     put64(b, at + STRATA_BR_OFFSET, r.offset);
     put64(b, at + STRATA_BR_SIZE, r.size);
     put64(b, at + STRATA_BR_CONTENT, content[i]);
@@ -173,13 +174,12 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
   const bool map = in.layout != InputLayout::kFeatures;
   const bool reordered = in.layout == InputLayout::kReordered;  // the only one with a window
   put_tensor(b, tensor_table, STRATA_TENSOR_INPUT, static_cast<uint32_t>(in.layout), in.shape,
-             in.shape, in.groups, map ? in.rows : 0, map ? in.cols : 0,
-             reordered ? in.kernel : 0, reordered ? in.stride : 0, reordered ? in.pad : 0,
-             scales.input, in.image_addr);
+             in.shape, in.groups, map ? in.rows : 0, map ? in.cols : 0, reordered ? in.kernel : 0,
+             reordered ? in.stride : 0, reordered ? in.pad : 0, scales.input, in.image_addr);
   const OutputPlacement& out = p.output;
   put_tensor(b, tensor_table + STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT,
-             static_cast<uint32_t>(out.layout), out.shape, out.map_shape, out.groups, 0, 0, 0, 0,
-             0, scales.output, out.image_addr);
+             static_cast<uint32_t>(out.layout), out.shape, out.map_shape, out.groups, 0, 0, 0, 0, 0,
+             scales.output, out.image_addr);
   put32(b, STRATA_BH_CRC32, strata_crc32(0, b.data(), b.size()));
   return b;
 }

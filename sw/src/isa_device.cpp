@@ -13,30 +13,50 @@ IsaDevice::IsaDevice(const HwTarget& target, uint64_t memory_bytes)
 uint32_t IsaDevice::read32(uint32_t offset) const {
   using namespace csr;
   switch (offset) {
-    case kId: return 0x53545241u;
-    case kVersion: return static_cast<uint32_t>(target_.version);
-    case kCtrl: return ctrl_ & kCtrlFineGrain;
-    case kStatus: return status_;
-    case kErrorCode: return error_code_;
-    case kIrqEnable: return irq_enable_;
-    case kIrqStatus: return irq_status_;
-    case kInstrBaseLo: return base_lo_ & ~63u;
-    case kInstrBaseHi: return base_hi_;
-    case kInstrLimit: return limit_;
-    case kCfgPes: return static_cast<uint32_t>(target_.pes);
-    case kCfgLanes: return static_cast<uint32_t>(target_.lanes);
-    case kCfgBanks: return static_cast<uint32_t>(target_.banks);
-    case kCfgBankDepth: return static_cast<uint32_t>(target_.bank_depth);
-    case kCfgCacheDepth: return static_cast<uint32_t>(target_.pe_cache_depth);
-    case kCfgParamDepth: return static_cast<uint32_t>(target_.param_depth);
-    case kCfgAxiDataWidth: return static_cast<uint32_t>(target_.axi_data_width);
+    case kId:
+      return 0x53545241u;
+    case kVersion:
+      return static_cast<uint32_t>(target_.version);
+    case kCtrl:
+      return ctrl_ & kCtrlFineGrain;
+    case kStatus:
+      return status_;
+    case kErrorCode:
+      return error_code_;
+    case kIrqEnable:
+      return irq_enable_;
+    case kIrqStatus:
+      return irq_status_;
+    case kInstrBaseLo:
+      return base_lo_ & ~63u;
+    case kInstrBaseHi:
+      return base_hi_;
+    case kInstrLimit:
+      return limit_;
+    case kCfgPes:
+      return static_cast<uint32_t>(target_.pes);
+    case kCfgLanes:
+      return static_cast<uint32_t>(target_.lanes);
+    case kCfgBanks:
+      return static_cast<uint32_t>(target_.banks);
+    case kCfgBankDepth:
+      return static_cast<uint32_t>(target_.bank_depth);
+    case kCfgCacheDepth:
+      return static_cast<uint32_t>(target_.pe_cache_depth);
+    case kCfgParamDepth:
+      return static_cast<uint32_t>(target_.param_depth);
+    case kCfgAxiDataWidth:
+      return static_cast<uint32_t>(target_.axi_data_width);
     case kCfgLimits:
       return static_cast<uint32_t>(target_.max_kernel) << kCfgLimitsMaxKernelLsb |
              static_cast<uint32_t>(target_.max_pool_kernel) << kCfgLimitsMaxPoolKernelLsb |
              static_cast<uint32_t>(target_.max_image_width) << kCfgLimitsMaxImageWidthLsb;
-    case kCfgFeatures: return target_.sparse ? kCfgFeaturesSparse : 0u;
-    case kCfgAxiAddrWidth: return static_cast<uint32_t>(target_.axi_addr_width);
-    default: break;
+    case kCfgFeatures:
+      return target_.sparse ? kCfgFeaturesSparse : 0u;
+    case kCfgAxiAddrWidth:
+      return static_cast<uint32_t>(target_.axi_addr_width);
+    default:
+      break;
   }
   for (size_t i = 0; i < kPerfCounters.size(); ++i) {
     if (offset == kPerfCounters[i]) return static_cast<uint32_t>(counters_[i]);
@@ -56,12 +76,23 @@ void IsaDevice::write32(uint32_t offset, uint32_t value) {
         ctrl_ = value & kCtrlFineGrain;
       }
       break;
-    case kIrqEnable: irq_enable_ = value & (kIrqEnableDone | kIrqEnableError); break;
-    case kIrqStatus: irq_status_ &= ~value; break;
-    case kInstrBaseLo: base_lo_ = value & ~63u; break;
-    case kInstrBaseHi: base_hi_ = value; break;
-    case kInstrLimit: limit_ = value; break;
-    default: break;
+    case kIrqEnable:
+      irq_enable_ = value & (kIrqEnableDone | kIrqEnableError);
+      break;
+    case kIrqStatus:
+      irq_status_ &= ~value;
+      break;
+    case kInstrBaseLo:
+      base_lo_ = value & ~63u;
+      break;
+    case kInstrBaseHi:
+      base_hi_ = value;
+      break;
+    case kInstrLimit:
+      limit_ = value;
+      break;
+    default:
+      break;
   }
 }
 
@@ -85,8 +116,8 @@ void IsaDevice::run() {
   } else {
     status_ = kStatusError;
     const uint64_t index = r.error_index < 0 ? 0xFFFFu : static_cast<uint64_t>(r.error_index);
-    error_code_ = static_cast<uint32_t>(r.error) |
-                  static_cast<uint32_t>(index & 0xFFFFu) << kErrorCodeIndexLsb;
+    error_code_ = static_cast<uint32_t>(r.error) | static_cast<uint32_t>(index & 0xFFFFu)
+                                                       << kErrorCodeIndexLsb;
     irq_status_ |= kIrqStatusError;
   }
 }

@@ -6,8 +6,6 @@
 // bundles for other hardware, impossible placements and malformed bundles
 // refused with the field named; a hardware error reported with the failing
 // instruction and the device usable afterwards; a hung run aborted.
-#include "strata/bundle.hpp"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/bundle.hpp"
 #include "strata/compiler.hpp"
 #include "strata/csr_map.hpp"
 #include "strata/gen.hpp"
@@ -60,9 +59,14 @@ std::vector<int8_t> flat(const std::vector<Tensor<int8_t>>& images) {
 }
 
 TEST_F(Driver, EveryExampleRunsFromItsBundleAtAnotherAddress) {
-  for (const auto& [name, batch] : std::vector<std::pair<std::string, int>>{
-           {"cifar10_quick", 1}, {"cifar10_quick", 3}, {"lenet5", 2}, {"strided_net", 1},
-           {"residual_net", 1}, {"inverted_residual_net", 2}, {"imagenet_small", 1}}) {
+  for (const auto& [name, batch] :
+       std::vector<std::pair<std::string, int>>{{"cifar10_quick", 1},
+                                                {"cifar10_quick", 3},
+                                                {"lenet5", 2},
+                                                {"strided_net", 1},
+                                                {"residual_net", 1},
+                                                {"inverted_residual_net", 2},
+                                                {"imagenet_small", 1}}) {
     SCOPED_TRACE(fmt::format("{} batch {}", name, batch));
     const Network net = load(name);
     CompileOptions co;
@@ -97,8 +101,8 @@ TEST_F(Driver, EveryExampleRunsFromItsBundleAtAnotherAddress) {
       inputs.emplace_back(net.input_shape, std::move(v));
     }
     for (const uint32_t images_run : {static_cast<uint32_t>(batch), 1u}) {
-      const std::vector<int8_t> in = flat(std::vector<Tensor<int8_t>>(
-          inputs.begin(), inputs.begin() + images_run));
+      const std::vector<int8_t> in =
+          flat(std::vector<Tensor<int8_t>>(inputs.begin(), inputs.begin() + images_run));
       std::vector<int8_t> out(images_run * strata_output_elements(&b), 0x55);
       ASSERT_EQ(strata_run(&loaded, in.data(), in.size(), out.data(), out.size(), images_run),
                 STRATA_OK)
@@ -130,8 +134,9 @@ TEST_F(Driver, ABundleForOtherHardwareIsRefusedNamingTheField) {
     std::string text;
   } cases[] = {
       {"p4n4", "the bundle was compiled for P (CFG_PES) = 4, the device has 8"},
-      {"sparse", "the bundle was compiled for a sparse build (CFG_FEATURES.SPARSE) = 1, the "
-                 "device has 0"},
+      {"sparse",
+       "the bundle was compiled for a sparse build (CFG_FEATURES.SPARSE) = 1, the "
+       "device has 0"},
       {"p16n16", "the bundle was compiled for P (CFG_PES) = 16, the device has 8"},
   };
   for (const auto& c : cases) {
@@ -226,11 +231,10 @@ TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {
   EXPECT_EQ(patched(STRATA_BH_REGION_TABLE, {0xF0, 0xFF, 0xFF, 0}),
             "malformed bundle: the region table is empty or outside the file");
   // The second region (parameters) made to reach past the block.
-  EXPECT_EQ(patched(regions + STRATA_BUNDLE_REGION_BYTES + STRATA_BR_SIZE,
-                    {0, 0, 0, 0, 0, 1, 0, 0}),
-            "malformed bundle: region 1: not 64-byte aligned, or beyond the block");
-  EXPECT_EQ(patched(regions + STRATA_BR_KIND, {4}),
-            "malformed bundle: no program region");
+  EXPECT_EQ(
+      patched(regions + STRATA_BUNDLE_REGION_BYTES + STRATA_BR_SIZE, {0, 0, 0, 0, 0, 1, 0, 0}),
+      "malformed bundle: region 1: not 64-byte aligned, or beyond the block");
+  EXPECT_EQ(patched(regions + STRATA_BR_KIND, {4}), "malformed bundle: no program region");
   // The first relocation moved to another instruction: its LOAD is left without one.
   const uint32_t first = strata_le32(good.data() + relocs + STRATA_BL_INDEX);
   EXPECT_EQ(patched(relocs + STRATA_BL_INDEX, {0xFF, 0xFF, 0, 0}),
@@ -341,10 +345,10 @@ TEST_F(Driver, AHardwareErrorNamesTheInstructionAndTheNextRunIsCorrect) {
   EXPECT_FALSE(device.irq()) << "the interrupt is left pending";
   // Loaded again (the program restored), the same device runs correctly.
   ASSERT_EQ(strata_load(&dev, &b, kBase, prog.image.size(), &loaded), STRATA_OK);
-  ASSERT_EQ(strata_run(&loaded, image.data(), image.size(), out.data(), out.size(), 1),
-            STRATA_OK)
+  ASSERT_EQ(strata_run(&loaded, image.data(), image.size(), out.data(), out.size(), 1), STRATA_OK)
       << dev.error.text;
-  const Tensor<int8_t> want = run_network(net, Tensor<int8_t>(net.input_shape, vec(image.values())));
+  const Tensor<int8_t> want =
+      run_network(net, Tensor<int8_t>(net.input_shape, vec(image.values())));
   EXPECT_EQ(out, vec(want.values()));
 }
 

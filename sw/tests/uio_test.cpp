@@ -8,8 +8,6 @@
 // the DMA buffer, writes STATUS and ERROR_CODE, and raises the interrupt.
 // Networks run bit-exact through it; a missing or malformed sysfs attribute is
 // an error naming the file.
-#include "strata_rt_uio.h"
-
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -32,6 +30,7 @@
 #include "strata/gen.hpp"
 #include "strata/golden.hpp"
 #include "strata/isa_device.hpp"
+#include "strata_rt_uio.h"
 #include "sw_test_util.hpp"
 
 namespace strata {
@@ -69,8 +68,7 @@ struct SharedFile {
 
 class SimulatedUio {
  public:
-  SimulatedUio(const fs::path& root, const HwTarget& target)
-      : root_(root), target_(target) {
+  SimulatedUio(const fs::path& root, const HwTarget& target) : root_(root), target_(target) {
     const fs::path uio = root / "sys/class/uio/uio0/maps/map0";
     const fs::path dma = root / "sys/class/u-dma-buf/udmabuf0";
     fs::create_directories(uio);
@@ -138,9 +136,8 @@ class SimulatedUio {
       regs_->store(csr::kErrorCode, engine.read32(csr::kErrorCode));
       regs_->store(csr::kStatus, engine.read32(csr::kStatus));
       ++runs_;
-      const uint32_t cause = engine.read32(csr::kStatus) & csr::kStatusError
-                                 ? csr::kIrqEnableError
-                                 : csr::kIrqEnableDone;
+      const uint32_t cause = engine.read32(csr::kStatus) & csr::kStatusError ? csr::kIrqEnableError
+                                                                             : csr::kIrqEnableDone;
       if (unmasked && (regs_->load(csr::kIrqEnable) & cause) != 0) {
         const uint32_t count = static_cast<uint32_t>(runs_);
         EXPECT_EQ(::write(master_, &count, sizeof count), static_cast<ssize_t>(sizeof count));
@@ -174,9 +171,9 @@ TEST_F(Uio, NetworksRunBitExactThroughTheLinuxBackend) {
   strata_uio u{};
   char err[256] = {};
   const std::string sysfs = path("sys"), dev = path("dev");
-  ASSERT_EQ(strata_uio_open(&u, sysfs.c_str(), dev.c_str(), "uio0", "uio1", "udmabuf0", err,
-                            sizeof err),
-            0)
+  ASSERT_EQ(
+      strata_uio_open(&u, sysfs.c_str(), dev.c_str(), "uio0", "uio1", "udmabuf0", err, sizeof err),
+      0)
       << err;
   EXPECT_EQ(u.dma_addr, kDmaAddr);
   EXPECT_EQ(u.dma_bytes, kDmaBytes);
@@ -199,12 +196,11 @@ TEST_F(Uio, NetworksRunBitExactThroughTheLinuxBackend) {
     ASSERT_EQ(strata_load(&d, &b, u.dma_addr, u.dma_bytes, &loaded), STRATA_OK) << d.error.text;
     const Tensor<int8_t> image = random_images(net.input_shape, 1, 9);
     std::vector<int8_t> out(strata_output_elements(&b));
-    ASSERT_EQ(strata_run(&loaded, image.data(), image.size(), out.data(), out.size(), 1),
-              STRATA_OK)
+    ASSERT_EQ(strata_run(&loaded, image.data(), image.size(), out.data(), out.size(), 1), STRATA_OK)
         << d.error.text;
     const Tensor<int8_t> want = run_network(
-        net, Tensor<int8_t>(net.input_shape, std::vector<int8_t>(image.values().begin(),
-                                                                 image.values().end())));
+        net, Tensor<int8_t>(net.input_shape,
+                            std::vector<int8_t>(image.values().begin(), image.values().end())));
     EXPECT_EQ(out, std::vector<int8_t>(want.values().begin(), want.values().end()));
     ++runs;
   }
@@ -218,15 +214,15 @@ TEST_F(Uio, MissingOrMalformedAttributesAreNamed) {
   strata_uio u{};
   char err[256] = {};
   const std::string sysfs = path("sys"), dev = path("dev");
-  EXPECT_EQ(strata_uio_open(&u, sysfs.c_str(), dev.c_str(), "uio7", "uio7", "udmabuf0", err,
-                            sizeof err),
-            -1);
-  EXPECT_EQ(std::string(err), path("sys/class/uio/uio7/maps/map0/size") +
-                                  ": cannot open: No such file or directory");
+  EXPECT_EQ(
+      strata_uio_open(&u, sysfs.c_str(), dev.c_str(), "uio7", "uio7", "udmabuf0", err, sizeof err),
+      -1);
+  EXPECT_EQ(std::string(err),
+            path("sys/class/uio/uio7/maps/map0/size") + ": cannot open: No such file or directory");
   std::ofstream(path("sys/class/u-dma-buf/udmabuf0/phys_addr")) << "banana\n";
-  EXPECT_EQ(strata_uio_open(&u, sysfs.c_str(), dev.c_str(), "uio0", "uio1", "udmabuf0", err,
-                            sizeof err),
-            -1);
+  EXPECT_EQ(
+      strata_uio_open(&u, sysfs.c_str(), dev.c_str(), "uio0", "uio1", "udmabuf0", err, sizeof err),
+      -1);
   EXPECT_EQ(std::string(err),
             path("sys/class/u-dma-buf/udmabuf0/phys_addr") + ": not a number: Invalid argument");
   EXPECT_EQ(u.uio_fd, -1);

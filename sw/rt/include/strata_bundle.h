@@ -25,6 +25,7 @@
 #define STRATA_BUNDLE_VERSION 1u
 #define STRATA_BUNDLE_NAME_BYTES 32u
 #define STRATA_BUNDLE_MAX_IMAGES 64u /* batch <= P <= 64 */
+#define STRATA_MAX_LANES 64u         /* N: bytes of a word */
 #define STRATA_BUNDLE_CONTENT_ALIGN 64u
 
 /* Header: byte offsets. */

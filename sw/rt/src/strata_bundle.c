@@ -7,10 +7,10 @@
 
 uint32_t strata_crc32(uint32_t crc, const uint8_t *bytes, uint64_t size) {
   /* Four bits at a time: a 64-byte table, small enough for any firmware. */
-  static const uint32_t kNibble[16] = {
-      0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
-      0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
-      0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
+  static const uint32_t kNibble[16] = {0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
+                                       0x76DC4190u, 0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu,
+                                       0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+                                       0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
   crc = ~crc;
   for (uint64_t i = 0; i < size; ++i) {
     crc ^= bytes[i];
@@ -77,8 +77,8 @@ static uint64_t tensor_bytes(const strata_tensor_info *t, uint32_t kind, uint32_
 
 /* The layout's own rules: every byte the runtime reads or writes for an image
  * lies in the tensor's extent, and every element of the shape has a place. */
-static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t kind,
-                                        uint32_t lanes, uint32_t batch) {
+static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t kind, uint32_t lanes,
+                                        uint32_t batch) {
   const uint64_t elements = (uint64_t)t->c * t->h * t->w;
   if (elements == 0u) return "a dimension is 0";
   if (elements > (1u << 28)) return "more elements than the network format allows (2^28)";
@@ -107,7 +107,8 @@ static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t ki
         return (uint64_t)t->kernel * t->c <= (uint64_t)t->groups * lanes
                    ? 0
                    : "the taps do not fit the groups";
-      default: return "an input layout that is not one";
+      default:
+        return "an input layout that is not one";
     }
   }
   if ((uint64_t)t->map_c * t->map_h * t->map_w != elements) {
@@ -121,17 +122,19 @@ static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t ki
       return 0;
     case STRATA_OUTPUT_MAP:
       if (t->images != batch) return "a map output needs one address per image of the batch";
-      return (uint64_t)t->map_c <= (uint64_t)t->groups * lanes ? 0
-                                                               : "the channels do not fit the groups";
-    default: return "an output layout that is not one";
+      return (uint64_t)t->map_c <= (uint64_t)t->groups * lanes
+                 ? 0
+                 : "the channels do not fit the groups";
+    default:
+      return "an output layout that is not one";
   }
 }
 
 static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t kind,
                                   strata_tensor_info *t, strata_error *err) {
   if (strata_le32(e + STRATA_BT_KIND) != kind) {
-    return bad_entry(err, "tensor", kind, kind == 0u ? "the first must be the input"
-                                                     : "the second must be the output");
+    return bad_entry(err, "tensor", kind,
+                     kind == 0u ? "the first must be the input" : "the second must be the output");
   }
   t->layout = strata_le32(e + STRATA_BT_LAYOUT);
   t->c = strata_le32(e + STRATA_BT_C);
@@ -180,7 +183,8 @@ static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t k
     int placed = 0;
     for (uint32_t r = 0; r < b->region_count && !placed; ++r) {
       const uint8_t *re = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
-      const uint64_t off = strata_le64(re + STRATA_BR_OFFSET), size = strata_le64(re + STRATA_BR_SIZE);
+      const uint64_t off = strata_le64(re + STRATA_BR_OFFSET),
+                     size = strata_le64(re + STRATA_BR_SIZE);
       placed = strata_le32(re + STRATA_BR_KIND) == want && t->addr[i] >= off &&
                inside(t->addr[i] - off, bytes, size);
     }
@@ -236,7 +240,7 @@ static strata_status parse_regions(strata_bundle *b, strata_error *err) {
   return STRATA_OK;
 }
 
-static uint64_t field_get(const uint8_t *instr, uint32_t lsb, uint32_t width) {
+uint64_t strata_field_get(const uint8_t *instr, uint32_t lsb, uint32_t width) {
   uint64_t v = 0;
   for (uint32_t i = 0; i < width; ++i) {
     const uint32_t b = lsb + i;
@@ -277,18 +281,19 @@ static strata_status parse_relocations(strata_bundle *b, strata_error *err) {
   uint32_t next = 0;
   for (uint32_t i = 0; i < b->instructions; ++i) {
     const uint8_t *in = strata_bundle_instruction(b, i);
-    const uint32_t op = (uint32_t)field_get(in, STRATA_HDR_OPCODE_LSB, STRATA_HDR_OPCODE_WIDTH);
+    const uint32_t op =
+        (uint32_t)strata_field_get(in, STRATA_HDR_OPCODE_LSB, STRATA_HDR_OPCODE_WIDTH);
     int external = 0;
     uint64_t entry = b->hw.lanes;
     if (op == STRATA_OP_LOAD) {
-      external = field_get(in, STRATA_LOAD_SRC_KIND_LSB, STRATA_LOAD_SRC_KIND_WIDTH) ==
+      external = strata_field_get(in, STRATA_LOAD_SRC_KIND_LSB, STRATA_LOAD_SRC_KIND_WIDTH) ==
                  STRATA_LOAD_SRC_EXT;
-      if (field_get(in, STRATA_LOAD_DST_KIND_LSB, STRATA_LOAD_DST_KIND_WIDTH) ==
+      if (strata_field_get(in, STRATA_LOAD_DST_KIND_LSB, STRATA_LOAD_DST_KIND_WIDTH) ==
           STRATA_LOAD_DST_PARAM) {
         entry = 8u; /* parameter entries */
       }
     } else if (op == STRATA_OP_STORE) {
-      external = field_get(in, STRATA_STORE_DST_KIND_LSB, STRATA_STORE_DST_KIND_WIDTH) ==
+      external = strata_field_get(in, STRATA_STORE_DST_KIND_LSB, STRATA_STORE_DST_KIND_WIDTH) ==
                  STRATA_STORE_DST_EXT;
     }
     const int named = next < b->reloc_count &&
@@ -314,11 +319,13 @@ static strata_status parse_relocations(strata_bundle *b, strata_error *err) {
                     STRATA_BL_INDEX) <= i) {
       return bad_entry(err, "relocation", next, "out of order, or a second one of its field");
     }
-    const uint64_t addr = field_get(in, STRATA_LOAD_EXT_ADDR_LSB, STRATA_LOAD_EXT_ADDR_WIDTH);
+    const uint64_t addr =
+        strata_field_get(in, STRATA_LOAD_EXT_ADDR_LSB, STRATA_LOAD_EXT_ADDR_WIDTH);
     const uint64_t stride =
-        field_get(in, STRATA_LOAD_EXT_ROW_STRIDE_LSB, STRATA_LOAD_EXT_ROW_STRIDE_WIDTH);
-    const uint64_t rows = field_get(in, STRATA_LOAD_ROWS_LSB, STRATA_LOAD_ROWS_WIDTH);
-    const uint64_t words = field_get(in, STRATA_LOAD_ROW_WORDS_LSB, STRATA_LOAD_ROW_WORDS_WIDTH);
+        strata_field_get(in, STRATA_LOAD_EXT_ROW_STRIDE_LSB, STRATA_LOAD_EXT_ROW_STRIDE_WIDTH);
+    const uint64_t rows = strata_field_get(in, STRATA_LOAD_ROWS_LSB, STRATA_LOAD_ROWS_WIDTH);
+    const uint64_t words =
+        strata_field_get(in, STRATA_LOAD_ROW_WORDS_LSB, STRATA_LOAD_ROW_WORDS_WIDTH);
     if (rows == 0u || words == 0u) continue; /* the hardware refuses it (ILLEGAL_INSTR) */
     const uint64_t span = (rows - 1u) * stride + words * entry; /* < 2^57: no overflow */
     if (!inside(addr, span, b->block_bytes)) {
@@ -326,7 +333,8 @@ static strata_status parse_relocations(strata_bundle *b, strata_error *err) {
     }
   }
   if (next != b->reloc_count) {
-    return bad_entry(err, "relocation", next, "an instruction outside the program, or out of order");
+    return bad_entry(err, "relocation", next,
+                     "an instruction outside the program, or out of order");
   }
   return STRATA_OK;
 }
@@ -381,7 +389,8 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   h->max_kernel = d[STRATA_BH_MAX_KERNEL];
   h->max_pool_kernel = d[STRATA_BH_MAX_POOL_KERNEL];
   h->max_image_width = strata_le16(d + STRATA_BH_MAX_IMAGE_WIDTH);
-  if (h->pes < 1u || h->pes > 64u || h->lanes < 1u || h->lanes > 64u || h->sparse > 1u) {
+  if (h->pes < 1u || h->pes > 64u || h->lanes < 1u || h->lanes > STRATA_MAX_LANES ||
+      h->sparse > 1u) {
     return bad(err, "P, N or the sparse flag out of range");
   }
   b->block_bytes = strata_le64(d + STRATA_BH_BLOCK_BYTES);

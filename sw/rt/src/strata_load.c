@@ -48,25 +48,15 @@ static void field_set(uint8_t *instr, uint32_t lsb, uint32_t width, uint64_t v) 
   }
 }
 
-static uint64_t field_get(const uint8_t *instr, uint32_t lsb, uint32_t width) {
-  uint64_t v = 0;
-  for (uint32_t i = 0; i < width; ++i) {
-    const uint32_t b = lsb + i;
-    v |= (uint64_t)((instr[b / 8u] >> (b % 8u)) & 1u) << i;
-  }
-  return v;
-}
-
 /* Every relocated field can hold base + its offset: checked before anything
  * is written, so a placement that cannot work changes no device memory. */
-static strata_status check_relocations(strata_device *dev, const strata_bundle *b,
-                                       uint64_t base) {
+static strata_status check_relocations(strata_device *dev, const strata_bundle *b, uint64_t base) {
   const uint8_t *table = b->data + strata_le32(b->data + STRATA_BH_RELOC_TABLE);
   for (uint32_t i = 0; i < b->reloc_count; ++i) {
     const uint8_t *e = table + (uint64_t)i * STRATA_BUNDLE_RELOC_BYTES;
     const uint32_t index = strata_le32(e + STRATA_BL_INDEX);
     const uint32_t lsb = strata_le16(e + STRATA_BL_LSB), width = strata_le16(e + STRATA_BL_WIDTH);
-    const uint64_t value = base + field_get(strata_bundle_instruction(b, index), lsb, width);
+    const uint64_t value = base + strata_field_get(strata_bundle_instruction(b, index), lsb, width);
     if (value < base || (width < 64u && (value >> width) != 0u)) {
       strata_text t;
       strata_fail(&dev->error, STRATA_E_PLACEMENT, "the block at ");
@@ -97,16 +87,17 @@ static strata_status load_program(strata_device *dev, const strata_bundle *b, ui
       const uint8_t *e = table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES;
       if (strata_le32(e + STRATA_BL_INDEX) != index) break;
       const uint32_t lsb = strata_le16(e + STRATA_BL_LSB), width = strata_le16(e + STRATA_BL_WIDTH);
-      field_set(instr, lsb, width, base + field_get(instr, lsb, width));
+      field_set(instr, lsb, width, base + strata_field_get(instr, lsb, width));
     }
     const uint64_t at = base + (uint64_t)index * 64u;
-    if (dev->hal.mem_write(dev->hal.ctx, at, instr, 64u) != 0) return hal_failed(dev, "writing", at);
+    if (dev->hal.mem_write(dev->hal.ctx, at, instr, 64u) != 0)
+      return hal_failed(dev, "writing", at);
   }
   return STRATA_OK;
 }
 
-strata_status strata_load(strata_device *dev, const strata_bundle *b, uint64_t addr,
-                          uint64_t bytes, strata_network *net) {
+strata_status strata_load(strata_device *dev, const strata_bundle *b, uint64_t addr, uint64_t bytes,
+                          strata_network *net) {
   if (dev == 0) return STRATA_E_ARGUMENT;
   if (b == 0 || net == 0 || b->data == 0) {
     return strata_fail(&dev->error, STRATA_E_ARGUMENT, "strata_load: no bundle or network");
@@ -184,18 +175,25 @@ strata_status strata_write_input(strata_network *net, uint32_t image, const int8
   } else {
     const int reordered = t->layout == STRATA_INPUT_REORDERED;
     const uint32_t cols = reordered ? t->cols : w;
+    /* Per lane of a word group: the channel it holds and (reordered) its
+     * tap's column offset; worked out once per group, not per byte. */
+    uint32_t lane_c[STRATA_MAX_LANES], lane_kx[STRATA_MAX_LANES];
     for (uint32_t y = 0; y < t->h; ++y) {
       const uint32_t row = y * w;
       for (uint32_t g = 0; g < t->groups; ++g) {
+        for (uint32_t lane = 0; lane < n; ++lane) {
+          const uint32_t idx = g * n + lane;
+          lane_kx[lane] = reordered ? idx / c_count : 0u;
+          lane_c[lane] = idx - lane_kx[lane] * c_count;
+        }
         for (uint32_t x = 0; x < cols; ++x) {
           for (uint32_t lane = 0; lane < n; ++lane) {
-            uint32_t c = g * n + lane, ix = x;
+            const uint32_t c = lane_c[lane];
             int in = c < c_count;
+            uint32_t ix = x;
             if (reordered) { /* word lanes hold kernel x C taps of one output column */
-              const uint32_t kx = c / c_count;
-              c -= kx * c_count;
-              const int64_t col = (int64_t)x * t->stride - (int64_t)t->pad + kx;
-              in = kx < t->kernel && col >= 0 && col < (int64_t)w;
+              const int64_t col = (int64_t)x * t->stride - (int64_t)t->pad + lane_kx[lane];
+              in = lane_kx[lane] < t->kernel && col >= 0 && col < (int64_t)w;
               ix = (uint32_t)col;
             }
             writer_put(&wr, in && values != 0 ? (uint8_t)values[c * plane + row + ix] : 0u);

@@ -82,16 +82,26 @@ uint32_t strata_strlen(const char *s) {
 
 const char *strata_status_name(strata_status status) {
   switch (status) {
-    case STRATA_OK: return "STRATA_OK";
-    case STRATA_E_ARGUMENT: return "STRATA_E_ARGUMENT";
-    case STRATA_E_BUNDLE: return "STRATA_E_BUNDLE";
-    case STRATA_E_NO_DEVICE: return "STRATA_E_NO_DEVICE";
-    case STRATA_E_CONFIG: return "STRATA_E_CONFIG";
-    case STRATA_E_PLACEMENT: return "STRATA_E_PLACEMENT";
-    case STRATA_E_HAL: return "STRATA_E_HAL";
-    case STRATA_E_HARDWARE: return "STRATA_E_HARDWARE";
-    case STRATA_E_TIMEOUT: return "STRATA_E_TIMEOUT";
-    case STRATA_E_NOT_LOADED: return "STRATA_E_NOT_LOADED";
+    case STRATA_OK:
+      return "STRATA_OK";
+    case STRATA_E_ARGUMENT:
+      return "STRATA_E_ARGUMENT";
+    case STRATA_E_BUNDLE:
+      return "STRATA_E_BUNDLE";
+    case STRATA_E_NO_DEVICE:
+      return "STRATA_E_NO_DEVICE";
+    case STRATA_E_CONFIG:
+      return "STRATA_E_CONFIG";
+    case STRATA_E_PLACEMENT:
+      return "STRATA_E_PLACEMENT";
+    case STRATA_E_HAL:
+      return "STRATA_E_HAL";
+    case STRATA_E_HARDWARE:
+      return "STRATA_E_HARDWARE";
+    case STRATA_E_TIMEOUT:
+      return "STRATA_E_TIMEOUT";
+    case STRATA_E_NOT_LOADED:
+      return "STRATA_E_NOT_LOADED";
   }
   return "(not a status)";
 }
@@ -215,12 +225,18 @@ strata_status strata_start(strata_device *dev, uint64_t instr_base, uint32_t ins
 /* The opcode names of docs/isa.md, for error messages. */
 static const char *opcode_name(uint32_t op) {
   switch (op) {
-    case 1u: return "LOAD";
-    case 2u: return "COMPUTE";
-    case 3u: return "STORE";
-    case 4u: return "END";
-    case 5u: return "CONFIG";
-    default: return "an instruction that is not one";
+    case 1u:
+      return "LOAD";
+    case 2u:
+      return "COMPUTE";
+    case 3u:
+      return "STORE";
+    case 4u:
+      return "END";
+    case 5u:
+      return "CONFIG";
+    default:
+      return "an instruction that is not one";
   }
 }
 

@@ -23,6 +23,9 @@ strata_status strata_fail(strata_error *e, strata_status status, const char *wha
 strata_status strata_fail_u64(strata_error *e, strata_status status, const char *what,
                               uint64_t value, const char *after);
 
+/* Bits [lsb, lsb + width) of an instruction (bit b is bit b % 8 of byte b / 8). */
+uint64_t strata_field_get(const uint8_t *instr, uint32_t lsb, uint32_t width);
+
 /* The 64 bytes of instruction `index` in the bundle's program contents. */
 const uint8_t *strata_bundle_instruction(const strata_bundle *b, uint32_t index);
 
