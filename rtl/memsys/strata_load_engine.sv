@@ -357,6 +357,9 @@ module strata_load_engine
   logic                  row_acq_d, row_acq_q;        // step acquired for the current row
   logic [CredWidth-1:0]  room_d, room_q;              // buffer beats not reserved
   logic [CredWidth-1:0]  outst_d, outst_q;            // beats requested, not yet received
+  // outst_q != 0, registered: the cascade's ready and the beat buffer's write
+  // follow a flip-flop, not the compare of outst_q's bits.
+  logic                  outst_any_q;
   logic                  gen_done, gen_valid, gen_row_last;
   logic [AW-1:0]         gen_addr;
   logic [BurstWidth-1:0] gen_beats;                   // beats of the next burst
@@ -473,7 +476,7 @@ module strata_load_engine
   assign dropping     = !running;
   assign buf_flush    = dropping;
   assign rready_o     = dropping || (buf_in_ready && !is_cas);
-  assign cas_ready_o  = running && is_cas && outst_q != '0 && buf_in_ready;
+  assign cas_ready_o  = running && is_cas && outst_any_q && buf_in_ready;
   assign r_error      = r_fire && rresp_i != 2'b00 && running && !is_cas;
   assign unused_rlast = rlast_i;  // bursts are counted in beats
   // The instruction's last beat: every burst counted and this one outstanding.
@@ -792,6 +795,7 @@ module strata_load_engine
       err_code_q <= ErrNone;
       room_q     <= CredWidth'(BufDepth);
       outst_q    <= '0;
+      outst_any_q <= 1'b0;
     end else begin
       state_q    <= state_d;
       finish_q   <= state_d == StFinish;
@@ -800,6 +804,7 @@ module strata_load_engine
       err_code_q <= err_code_d;
       room_q     <= room_d;
       outst_q    <= outst_d;
+      outst_any_q <= outst_d != '0;
     end
   end
 
@@ -853,6 +858,7 @@ module strata_load_engine
                  (pe_ctl_o && 32'(pe_o) == Pes))
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
   `STRATA_ASSERT(load_cas_room, clk_i, rst_ni, !cas_ready_o || buf_in_ready)
+  `STRATA_ASSERT(load_outst_any, clk_i, rst_ni, outst_any_q == (outst_q != '0))
   `STRATA_ASSERT(load_room_range, clk_i, rst_ni, 32'(room_q) <= BufDepth)
   `STRATA_ASSERT(load_room_ok, clk_i, rst_ni, room_ok == (32'(room_q) >= MaxBurst))
   `STRATA_ASSERT(load_credit, clk_i, rst_ni, !ar_issue || 32'(gen_beats) <= 32'(room_q))

@@ -9,7 +9,7 @@
 //               [--sparsity F]                    sparse builds: speed-up over the dense one
 //   strata gen  NET.yaml --seed S --out DIR       random calibrated parameters
 //   strata compile NET.yaml --out prog.bin        accelerator program (memory image)
-//               [--target CFG] [--batch B] [--listing prog.txt]
+//               [--target CFG] [--batch B] [--listing prog.txt] [--bundle net.strb]
 //   strata rules [--update DOC | --check DOC]     the target rules (Markdown table);
 //                                                 write or check the section of DOC
 //   strata plan NET.yaml... --device D            a configuration for the networks on an
