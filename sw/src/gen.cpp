@@ -297,6 +297,12 @@ std::vector<LayerCalibration> generate_parameters(Network& net, const GenOptions
       const std::vector<Tensor<int8_t>>& b = operand(l.inputs[1]);
       calibrate_add(l, acts, b, options.target, cal);
       for (size_t i = 0; i < acts.size(); ++i) out.push_back(run_layer(l, {acts[i], b[i]}));
+    } else if (l.type == LayerType::kConcat) {
+      for (size_t i = 0; i < acts.size(); ++i) {
+        std::vector<Tensor<int8_t>> maps;
+        for (int k : l.inputs) maps.push_back(operand(k)[i]);
+        out.push_back(run_layer(l, maps));
+      }
     } else {
       for (const Tensor<int8_t>& a : acts) out.push_back(run_layer(l, a));
     }

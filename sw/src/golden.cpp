@@ -50,8 +50,12 @@ Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input) {
     case LayerType::kGlobalAvgPool: return global_avgpool(input);
     case LayerType::kClamp: return clamp(input, layer.lo, layer.hi);
     case LayerType::kFlatten: return input.reshaped(layer.out_shape);
+    case LayerType::kSlice: return slice_channels(input, layer.slice_begin, layer.slice_end);
+    case LayerType::kUpsample: return upsample_nearest(input, layer.scale);
     case LayerType::kAdd:
       throw Error("an add layer needs its two operands", ErrorContext{"", 0, layer.name});
+    case LayerType::kConcat:
+      throw Error("a concat layer needs all its inputs", ErrorContext{"", 0, layer.name});
   }
   throw Error("unknown layer type", ErrorContext{"", 0, layer.name});
 }
@@ -61,6 +65,24 @@ Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& 
     throw Error(fmt::format("{} inputs given, the layer reads {}", inputs.size(),
                             layer.inputs.size()),
                 ErrorContext{"", 0, layer.name});
+  }
+  if (layer.type == LayerType::kConcat) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].rank() != 3 || inputs[i].dim(1) != layer.out_shape[1] ||
+          inputs[i].dim(2) != layer.out_shape[2]) {
+        throw Error(fmt::format("concat input {} has shape {}, expected [C, {}, {}]", i,
+                                shape_str(inputs[i].shape()), layer.out_shape[1],
+                                layer.out_shape[2]),
+                    ErrorContext{"", 0, layer.name});
+      }
+    }
+    Tensor<int8_t> out = concat_channels(inputs);
+    if (out.shape() != layer.out_shape) {
+      throw Error(fmt::format("concat of shape {}, the layer makes {}", shape_str(out.shape()),
+                              shape_str(layer.out_shape)),
+                  ErrorContext{"", 0, layer.name});
+    }
+    return out;
   }
   if (layer.type != LayerType::kAdd) return run_layer(layer, inputs[0]);
   check_input(layer, inputs[0]);

@@ -35,6 +35,9 @@ const char* layer_type_name(LayerType t) {
     case LayerType::kDepthwise: return "depthwise";
     case LayerType::kAdd: return "add";
     case LayerType::kGlobalAvgPool: return "global_avgpool";
+    case LayerType::kConcat: return "concat";
+    case LayerType::kSlice: return "slice";
+    case LayerType::kUpsample: return "upsample";
   }
   return "?";
 }
@@ -45,6 +48,8 @@ namespace {
 // limits are sanity bounds: a typo must give an error, not a huge allocation.
 constexpr int kMaxKernelSide = 11;
 constexpr int kMaxStride = 8;
+constexpr int kMaxConcatInputs = 64;
+constexpr int kMaxUpsample = 8;
 constexpr int64_t kMaxDim = 65535;
 constexpr int64_t kMaxElements = int64_t{1} << 28;
 constexpr int64_t kMaxMultiplier = std::numeric_limits<uint16_t>::max();
@@ -369,7 +374,8 @@ struct LayerInputs {
 
 LayerInputs parse_inputs(const Reader& r, const YAML::Node& node, size_t position,
                          const std::map<std::string, int>& index_of,
-                         const std::vector<Layer>& earlier, const Shape& network_input) {
+                         const std::vector<Layer>& earlier, const Shape& network_input,
+                         const std::string& type) {
   LayerInputs in;
   const auto add = [&](int i) {
     in.index.push_back(i);
@@ -386,7 +392,17 @@ LayerInputs parse_inputs(const Reader& r, const YAML::Node& node, size_t positio
   } else {
     names.push_back(n);
   }
-  if (names.empty() || names.size() > 2) {
+  if (type == "concat") {
+    if (names.size() < 2 || names.size() > static_cast<size_t>(kMaxConcatInputs)) {
+      r.fail(n, n.IsSequence()
+                    ? fmt::format("a concat layer's 'inputs' must name 2 to {} layers, got a "
+                                  "list of {}",
+                                  kMaxConcatInputs, names.size())
+                    : fmt::format("a concat layer's 'inputs' must be a list of 2 to {} layers, "
+                                  "got {}",
+                                  kMaxConcatInputs, describe(n)));
+    }
+  } else if (names.empty() || names.size() > 2) {
     r.fail(n, n.IsSequence() ? fmt::format("'inputs' must name one or two layers, got a list of {}",
                                            names.size())
                              : fmt::format("'inputs' must name one or two layers, got {}",
@@ -429,12 +445,12 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
   }
   r.set_layer(l.name);
   const std::string type = r.to_string(r.require(node, "type", "layer"), "type");
-  const LayerInputs ins = parse_inputs(r, node, index, index_of, earlier, network_input);
+  const LayerInputs ins = parse_inputs(r, node, index, index_of, earlier, network_input, type);
   l.inputs = ins.index;
   const Shape& in = ins.shapes[0];
   l.in_shape = in;
   const int64_t c = in[0], h = in[1], w = in[2];
-  if (type != "add" && ins.index.size() != 1) {
+  if (type != "add" && type != "concat" && ins.index.size() != 1) {
     r.fail(node["inputs"], fmt::format("a {} layer reads one input, 'inputs' names {}", type,
                                        ins.index.size()));
   }
@@ -526,6 +542,50 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
     }
     l.out_channels = static_cast<int>(c);
     l.out_shape = in;
+  } else if (type == "concat") {
+    l.type = LayerType::kConcat;
+    r.check_keys(node, {"name", "type", "inputs"}, "concat layer");
+    int64_t channels = 0;
+    for (const Shape& s : ins.shapes) {
+      if (s[1] != h || s[2] != w) {
+        r.fail(node["inputs"],
+               fmt::format("concat inputs differ in height or width: {} and {} (a concat stacks "
+                           "maps of one size along the channels)",
+                           shape_str(in), shape_str(s)));
+      }
+      channels += s[0];
+    }
+    if (channels > kMaxDim) {
+      r.fail(node["inputs"],
+             fmt::format("concat of {} channels, more than {}", channels, kMaxDim));
+    }
+    l.out_shape = {channels, h, w};
+  } else if (type == "slice") {
+    l.type = LayerType::kSlice;
+    r.check_keys(node, {"name", "type", "inputs", "begin", "end"}, "slice layer");
+    l.slice_begin = static_cast<int>(r.get_int(node, "begin", 0, c - 1, {}, "slice layer"));
+    l.slice_end = static_cast<int>(r.get_int(node, "end", 1, c, {}, "slice layer"));
+    if (l.slice_end <= l.slice_begin) {
+      r.fail(node, fmt::format("slice end {} must be greater than begin {}", l.slice_end,
+                               l.slice_begin));
+    }
+    l.out_shape = {l.slice_end - l.slice_begin, h, w};
+  } else if (type == "upsample") {
+    l.type = LayerType::kUpsample;
+    r.check_keys(node, {"name", "type", "inputs", "scale", "mode"}, "upsample layer");
+    l.scale = static_cast<int>(r.get_int(node, "scale", 2, kMaxUpsample, {}, "upsample layer"));
+    if (const YAML::Node mode = node["mode"]; mode) {
+      const std::string m = r.to_string(mode, "mode");
+      if (m != "nearest") {
+        r.fail(mode, fmt::format("upsample mode '{}' is not supported (nearest only)", m));
+      }
+    }
+    if (h * l.scale > kMaxDim || w * l.scale > kMaxDim) {
+      r.fail(node, fmt::format("upsampling {} by {} gives more than {} rows or columns",
+                               shape_str(in), l.scale, kMaxDim));
+    }
+    l.out_shape = {c, h * l.scale, w * l.scale};
+    check_elements(r, node, l.out_shape, "upsampled map");
   } else if (type == "relu") {
     l.type = LayerType::kClamp;
     r.check_keys(node, {"name", "type", "inputs"}, "relu layer");
@@ -545,8 +605,8 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
     l.out_shape = {c * h * w, 1, 1};
   } else {
     r.fail(node["type"], fmt::format("unknown layer type '{}' (expected conv, depthwise, fc, "
-                                     "maxpool, avgpool, global_avgpool, add, relu, clamp or "
-                                     "flatten)",
+                                     "maxpool, avgpool, global_avgpool, add, concat, slice, "
+                                     "upsample, relu, clamp or flatten)",
                                      type));
   }
 

@@ -317,6 +317,48 @@ Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolGeometry& g) {
   return avgpool(in, pool_window(g));
 }
 
+Tensor<int8_t> concat_channels(const std::vector<Tensor<int8_t>>& maps) {
+  if (maps.empty()) throw Error("concat of no maps");
+  int64_t c = 0;
+  for (const Tensor<int8_t>& m : maps) {
+    require_rank(m, 3, "concat input");
+    if (m.dim(1) != maps[0].dim(1) || m.dim(2) != maps[0].dim(2)) {
+      throw Error(fmt::format("concat inputs of {} x {} and {} x {}", maps[0].dim(1),
+                              maps[0].dim(2), m.dim(1), m.dim(2)));
+    }
+    c += m.dim(0);
+  }
+  Tensor<int8_t> out({c, maps[0].dim(1), maps[0].dim(2)});
+  auto at = out.values().begin();
+  for (const Tensor<int8_t>& m : maps) at = std::copy(m.values().begin(), m.values().end(), at);
+  return out;
+}
+
+Tensor<int8_t> slice_channels(const Tensor<int8_t>& in, int64_t begin, int64_t end) {
+  require_rank(in, 3, "slice input");
+  if (begin < 0 || end > in.dim(0) || begin >= end) {
+    throw Error(fmt::format("channel slice [{}, {}) of a {}-channel map", begin, end, in.dim(0)));
+  }
+  const int64_t plane = in.dim(1) * in.dim(2);
+  Tensor<int8_t> out({end - begin, in.dim(1), in.dim(2)});
+  std::copy(in.values().begin() + begin * plane, in.values().begin() + end * plane,
+            out.values().begin());
+  return out;
+}
+
+Tensor<int8_t> upsample_nearest(const Tensor<int8_t>& in, int64_t s) {
+  require_rank(in, 3, "upsample input");
+  if (s < 1) throw Error(fmt::format("upsampling factor {} must be at least 1", s));
+  const int64_t c = in.dim(0), h = in.dim(1), w = in.dim(2);
+  Tensor<int8_t> out({c, h * s, w * s});
+  for (int64_t ch = 0; ch < c; ++ch) {
+    for (int64_t y = 0; y < h * s; ++y) {
+      for (int64_t x = 0; x < w * s; ++x) out(ch, y, x) = in(ch, y / s, x / s);
+    }
+  }
+  return out;
+}
+
 Tensor<int8_t> clamp(const Tensor<int8_t>& in, int lo, int hi) {
   if (lo < kInt8Min || hi > kInt8Max || lo > hi) {
     throw Error(fmt::format("clamp bounds [{}, {}] must satisfy -128 <= lo <= hi <= 127", lo, hi));

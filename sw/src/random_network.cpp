@@ -236,14 +236,15 @@ class NetworkDraw {
     // Weights of each kind: conv, maxpool, avgpool, relu, clamp, flatten, fc,
     // then the graph layers: depthwise, a residual block, a shortcut add of
     // the last map with an earlier one, a global average pool (mostly on maps
-    // of up to 16 x 16, the pool of a network's head).
+    // of up to 16 x 16, the pool of a network's head), a concat of the last map
+    // with earlier ones (sliced or upsampled to its size), an upsample.
     const int gap = in.h * in.w <= 256 ? 6 : 1;
     std::vector<int> weights;
     switch (after) {
-      case After::kInput: weights = {25, 13, 12, 12, 12, 10, 16, 6, 7, 0, gap}; break;
-      case After::kMap: weights = {30, 12, 10, 8, 8, 10, 22, 7, 9, 5, gap}; break;
-      case After::kFc: weights = {2, 1, 1, 15, 15, 15, 51, 1, 0, 1, 1}; break;
-      case After::kFlatMap: weights = {2, 1, 1, 12, 12, 10, 62, 1, 0, 0, 1}; break;
+      case After::kInput: weights = {25, 13, 12, 12, 12, 10, 16, 6, 7, 0, gap, 6, 4}; break;
+      case After::kMap: weights = {30, 12, 10, 8, 8, 10, 22, 7, 9, 5, gap, 14, 6}; break;
+      case After::kFc: weights = {2, 1, 1, 15, 15, 15, 51, 1, 0, 1, 1, 0, 0}; break;
+      case After::kFlatMap: weights = {2, 1, 1, 12, 12, 10, 62, 1, 0, 0, 1, 0, 0}; break;
     }
     int total = 0;
     for (int w : weights) total += w;
@@ -260,8 +261,91 @@ class NetworkDraw {
       case 7: return depthwise(name, in, after);
       case 8: return block(name, in);
       case 9: return shortcut(name, in, after);
-      default: return global_pool(name, in, after);
+      case 10: return global_pool(name, in, after);
+      case 11: return concat(name, in);
+      default: return upsample(name, in);
     }
+  }
+
+  // The map `cur` (the last entry's) and one or two earlier maps of its size,
+  // or of its size divided by an integer factor (then upsampled), each part
+  // sometimes a channel slice, stacked along the channels in a drawn order.
+  Drawn concat(const std::string& name, const Map& cur) {
+    std::vector<size_t> fit;  // earlier maps that reach cur's size
+    for (size_t e = 0; e + 1 < earlier_.size(); ++e) {
+      const Earlier& m = earlier_[e];
+      if (m.after == After::kFc || m.after == After::kFlatMap) continue;
+      if (upsample_factor(m.map, cur) != 0) fit.push_back(e);
+    }
+    if (fit.empty()) return never_fits();
+    Drawn l;
+    struct Part {
+      std::string name;
+      int64_t c;
+    };
+    std::vector<Part> parts;
+    const auto add_part = [&](const std::string& from, const Map& m, int factor, int i) {
+      std::string at = from;
+      int64_t c = m.c;
+      if (factor > 1) {
+        at = fmt::format("{}u{}", name, i);
+        l.lines.push_back(fmt::format("{{name: {}, type: upsample, inputs: {}, scale: {}}}", at,
+                                      from, factor));
+        l.work += words(m.c) * cur.h * cur.w;
+      }
+      if (m.c > 1 && d_.chance(30)) {
+        const int b = d_.range(0, static_cast<int>(m.c) - 1);
+        const int e = d_.range(b + 1, static_cast<int>(m.c));
+        const std::string sliced = fmt::format("{}s{}", name, i);
+        l.lines.push_back(fmt::format("{{name: {}, type: slice, inputs: {}, begin: {}, end: {}}}",
+                                      sliced, at, b, e));
+        at = sliced;
+        c = e - b;
+      }
+      parts.push_back({at, c});
+    };
+    add_part(earlier_.back().name, cur, 1, 0);
+    const int others = d_.chance(60) ? 1 : 2;
+    for (int i = 1; i <= others; ++i) {
+      const Earlier& e = earlier_[fit[static_cast<size_t>(d_.range(0, static_cast<int>(fit.size()) - 1))]];
+      add_part(e.name, e.map, upsample_factor(e.map, cur), i);
+    }
+    for (size_t i = parts.size() - 1; i > 0; --i) {  // a drawn order
+      std::swap(parts[i], parts[static_cast<size_t>(d_.range(0, static_cast<int>(i)))]);
+    }
+    int64_t c = 0;
+    std::vector<std::string> names;
+    for (const Part& p : parts) {
+      c += p.c;
+      names.push_back(p.name);
+    }
+    if (c > 2 * o_.max_channels) return never_fits();
+    l.lines.push_back(fmt::format("{{name: {}, type: concat, inputs: [{}]}}", name,
+                                  fmt::join(names, ", ")));
+    l.out = {c, cur.h, cur.w};
+    l.after = After::kMap;
+    l.work += words(c) * cur.h * cur.w;
+    return l;
+  }
+
+  // The factor f in 1..4 with m upsampled by f of size `to`, or 0.
+  static int upsample_factor(const Map& m, const Map& to) {
+    for (int f = 1; f <= 4; ++f) {
+      if (m.h * f == to.h && m.w * f == to.w) return f;
+    }
+    return 0;
+  }
+
+  // Nearest upsampling of the last map by 2 to 4 (when the result stays small).
+  Drawn upsample(const std::string& name, const Map& in) {
+    const int f = d_.range(2, 4);
+    if (in.h * f > o_.max_side || in.w * f > o_.max_side) return never_fits();
+    Drawn l;
+    l.lines.push_back(fmt::format("{{name: {}, type: upsample, scale: {}}}", name, f));
+    l.out = {in.c, in.h * f, in.w * f};
+    l.after = After::kMap;
+    l.work = 2 * words(in.c) * l.out.h * l.out.w;
+    return l;
   }
 
   // A convolution window drawn for conv and depthwise layers: any kernel,

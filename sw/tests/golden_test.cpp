@@ -265,5 +265,32 @@ TEST_F(Golden, ResidualGraphEqualsTheNumericsComposedByHand) {
   EXPECT_THROW(run_layer(net.layers[2], x), Error);
 }
 
+TEST_F(Golden, ConcatSliceAndUpsampleByHand) {
+  const Tensor<int8_t> a = t8({1, 2, 2}, {1, 2, 3, 4});
+  const Tensor<int8_t> b = t8({2, 2, 2}, {5, 6, 7, 8, -1, -2, -3, -4});
+  EXPECT_EQ(concat_channels({a, b}), t8({3, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -4}));
+  EXPECT_EQ(slice_channels(concat_channels({a, b}), 1, 2), t8({1, 2, 2}, {5, 6, 7, 8}));
+  EXPECT_EQ(upsample_nearest(a, 2),
+            t8({1, 4, 4}, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  EXPECT_EQ(upsample_nearest(t8({1, 1, 2}, {7, -8}), 3),
+            t8({1, 3, 6}, {7, 7, 7, -8, -8, -8, 7, 7, 7, -8, -8, -8, 7, 7, 7, -8, -8, -8}));
+  EXPECT_THROW(concat_channels({a, t8({1, 1, 2}, {0, 0})}), Error);
+  EXPECT_THROW(slice_channels(b, 1, 1), Error);
+  EXPECT_THROW(slice_channels(b, 0, 3), Error);
+
+  write("net.yaml",
+        "name: v\ninput: [2, 2, 2]\nlayers:\n"
+        "  - {name: u, type: upsample, scale: 2}\n"
+        "  - {name: s, type: slice, inputs: input, begin: 1, end: 2}\n"
+        "  - {name: us, type: upsample, inputs: s, scale: 2}\n"
+        "  - {name: k, type: concat, inputs: [us, u]}\n");
+  const Network net = load_network(path("net.yaml"));
+  const Tensor<int8_t> y = run_network(net, b);
+  const Tensor<int8_t> up = upsample_nearest(b, 2);
+  EXPECT_EQ(y, concat_channels({slice_channels(up, 1, 2), up}));
+  // A concat needs all its inputs.
+  EXPECT_THROW(run_layer(net.layers[3], up), Error);
+}
+
 }  // namespace
 }  // namespace strata

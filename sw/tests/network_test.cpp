@@ -471,6 +471,45 @@ TEST_F(NetworkErrors, GraphMistakesNameTheLayerAndLine) {
          {"unknown key 'kernel' in global_avgpool layer"});
 }
 
+TEST_F(NetworkErrors, ConcatSliceAndUpsampleMistakesNameTheLayerAndLine) {
+  expect("  - {name: p1, type: maxpool, kernel: 2}\n"
+         "  - {name: c1, type: concat, inputs: [p1, input]}\n",
+         5, "c1", {"concat inputs differ in height or width: [1, 4, 4] and [1, 8, 8]"});
+  expect("  - {name: c1, type: concat, inputs: input}\n", 4, "c1",
+         {"a concat layer's 'inputs' must be a list of 2 to 64 layers"});
+  expect("  - {name: c1, type: concat, inputs: [input]}\n", 4, "c1",
+         {"a concat layer's 'inputs' must name 2 to 64 layers, got a list of 1"});
+  expect("  - {name: c1, type: concat, inputs: [input, input], axis: 2}\n", 4, "c1",
+         {"unknown key 'axis' in concat layer"});
+  expect("  - {name: s1, type: slice, begin: 0, end: 2}\n", 4, "s1", {"'end' is 2, must be in 1..1"});
+  expect("  - {name: s1, type: slice, begin: 1, end: 1}\n", 4, "s1", {"'begin' is 1, must be in 0..0"});
+  expect("  - {name: s1, type: slice, end: 1}\n", 4, "s1", {"missing required key 'begin'"});
+  expect("  - {name: u1, type: upsample, scale: 1}\n", 4, "u1", {"'scale' is 1, must be in 2..8"});
+  expect("  - {name: u1, type: upsample, scale: 2.5}\n", 4, "u1", {"'scale'"});
+  expect("  - {name: u1, type: upsample, scale: 2, mode: bilinear}\n", 4, "u1",
+         {"upsample mode 'bilinear' is not supported (nearest only)"});
+  expect("  - {name: u1, type: upsample}\n", 4, "u1", {"missing required key 'scale'"});
+  net("  - {name: u1, type: upsample, scale: 8}\n", "[1, 10000, 10000]");
+  expect_error([&] { load_network(yaml_, {"", false}); }, yaml_, 4, "u1",
+               {"upsampling [1, 10000, 10000] by 8 gives more than 65535 rows or columns"});
+  net("  - {name: u1, type: upsample, scale: 8}\n", "[64, 1000, 1000]");
+  expect_error([&] { load_network(yaml_, {"", false}); }, yaml_, 4, "u1",
+               {"upsampled map [64, 8000, 8000] is too large"});
+}
+
+TEST_F(NetworkErrors, ConcatSliceAndUpsampleShapes) {
+  net("  - {name: c1, type: conv, out_channels: 5, kernel: 3, stride: 2, pad: 1}\n"
+      "  - {name: u1, type: upsample, scale: 2}\n"
+      "  - {name: s1, type: slice, inputs: u1, begin: 1, end: 4}\n"
+      "  - {name: k1, type: concat, inputs: [s1, input, u1]}\n");
+  const Network n = load_network(yaml_, {"", false});
+  EXPECT_EQ(n.layers[1].out_shape, (Shape{5, 8, 8}));
+  EXPECT_EQ(n.layers[2].out_shape, (Shape{3, 8, 8}));
+  EXPECT_EQ(n.layers[3].out_shape, (Shape{9, 8, 8}));
+  EXPECT_EQ(n.layers[3].inputs, (std::vector<int>{2, kNetworkInput, 1}));
+  EXPECT_EQ(n.macs(), n.layers[0].macs());
+}
+
 TEST_F(NetworkErrors, FileKeysMustStayInsideTheWeightsDirectory) {
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, weights: ../w.npy}\n", 4, "c1",
          {"'weights' file '../w.npy' must be a relative path inside the weights directory"});

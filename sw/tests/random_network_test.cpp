@@ -200,6 +200,19 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
             ++seen["global pool before fc"];
           }
           break;
+        case LayerType::kConcat:
+          if (l.inputs.size() > 2) ++seen["concat of three maps"];
+          for (int k : l.inputs) {
+            if (k == kNetworkInput) ++seen["concat of the network input"];
+          }
+          if (l.out_shape[0] % 8 != 0) ++seen["concat off the 8-lane groups"];
+          break;
+        case LayerType::kSlice:
+          if (l.slice_begin % 8 != 0) ++seen["slice off the 8-lane groups"];
+          break;
+        case LayerType::kUpsample:
+          if (l.scale > 2) ++seen["upsample by more than 2"];
+          break;
       }
     }
     for (const std::string& f : test::graph_features(net)) ++seen["network with " + f];
@@ -219,7 +232,10 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         "fc after flatten of a map", "fc on a map", "fc on a non-square map", "clamp after fc",
         "clamp after flatten", "flatten of a map", "depthwise stride > 1", "depthwise pad",
         "depthwise pads per side", "depthwise kernel >= 5", "add of the network input",
-        "global pool of a map", "global pool before fc", "graph (not a chain)"}) {
+        "global pool of a map", "global pool before fc", "graph (not a chain)", "concat",
+        "slice", "upsample", "concat of three maps", "concat of the network input",
+        "concat off the 8-lane groups", "slice off the 8-lane groups",
+        "upsample by more than 2"}) {
     EXPECT_GE(seen[what], 3) << what << "\n" << counts;
   }
   for (const char* f : test::kGraphFeatures) {

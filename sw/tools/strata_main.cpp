@@ -109,6 +109,8 @@ std::string geometry_label(const Layer& l) {
     case LayerType::kAvgPool:
       return fmt::format("{}/{}/{}{}", l.pool.kernel, l.pool.stride, pad,
                          l.pool.ceil_mode ? " ceil" : "");
+    case LayerType::kSlice: return fmt::format("{}:{}", l.slice_begin, l.slice_end);
+    case LayerType::kUpsample: return fmt::format("x{}", l.scale);
     default: return "-";
   }
 }

@@ -204,7 +204,7 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
   AccelRunner runner(target, options());
   int runs = 0;
   for (const char* name : {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net",
-                           "residual_net"}) {
+                           "residual_net", "concat_net"}) {
     SCOPED_TRACE(name);
     const Network net = example_network(name, 1);
     const Tensor<int8_t> input = image_of(random_images(net.input_shape, 1, seed_), 0);

@@ -21,6 +21,9 @@ enum class LayerType {
   kDepthwise,      // one K x K filter per channel
   kAdd,            // residual addition of two maps of one shape
   kGlobalAvgPool,  // [C][H][W] -> [C][1][1]
+  kConcat,         // maps of one H x W stacked along the channels, in `inputs` order
+  kSlice,          // channels [slice_begin, slice_end) of a map
+  kUpsample,       // nearest-neighbour upsampling by an integer factor (`scale`)
 };
 
 const char* layer_type_name(LayerType t);  // YAML spelling: "conv", "fc", ...
@@ -42,7 +45,8 @@ struct Layer {
   LayerType type = LayerType::kConv;
   int line = 0;  // line of the layer in the YAML file (1-based)
   // The layers whose outputs it reads (index into Network::layers, or
-  // kNetworkInput), each earlier in the list: one, two for an add.
+  // kNetworkInput), each earlier in the list: one, two for an add, two or more
+  // for a concat.
   std::vector<int> inputs;
 
   // conv, depthwise and fc
@@ -59,6 +63,9 @@ struct Layer {
   PoolGeometry pool;        // maxpool and avgpool (pool.pad = pads.top)
   int lo = kInt8Min;        // standalone clamp (relu is [0, 127])
   int hi = kInt8Max;
+  int slice_begin = 0;      // slice: the channels [slice_begin, slice_end) of its input
+  int slice_end = 0;
+  int scale = 1;            // upsample: output row y, column x is input (y / scale, x / scale)
 
   Shape in_shape;           // [C][H][W], filled by validation
   Shape out_shape;          // [C][H][W]

@@ -154,6 +154,14 @@ Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolGeometry& g);
 Tensor<int8_t> maxpool(const Tensor<int8_t>& in, const PoolWindow& g);
 Tensor<int8_t> avgpool(const Tensor<int8_t>& in, const PoolWindow& g);
 
+// [C][H][W] maps of one H x W stacked along the channels, in order.
+Tensor<int8_t> concat_channels(const std::vector<Tensor<int8_t>>& maps);
+// Channels [begin, end) of a [C][H][W] map.
+Tensor<int8_t> slice_channels(const Tensor<int8_t>& in, int64_t begin, int64_t end);
+// Nearest-neighbour upsampling of [C][H][W] to [C][H * s][W * s]: output
+// (c, y, x) is input (c, y / s, x / s).
+Tensor<int8_t> upsample_nearest(const Tensor<int8_t>& in, int64_t s);
+
 // Standalone clamp (ReLU is clamp(x, 0, 127)).
 Tensor<int8_t> clamp(const Tensor<int8_t>& in, int lo, int hi);
 

@@ -221,6 +221,11 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     in.groups = fq.g_in / static_cast<int64_t>(base(ops.front()).srcs.size());
     in.rows = fq.map_h;
     in.cols = fq.map_w;
+    if (!base(ops.front()).parts.empty()) {  // the input as stored, read in parts
+      in.groups = ceil_div(net.input_shape[0], n);
+      in.rows = net.input_shape[1];
+      in.cols = net.input_shape[2];
+    }
     const auto* conv = std::get_if<ConvOp>(&ops.front());
     in.kernel = conv != nullptr ? conv->kernel : 1;
     in.stride = conv != nullptr ? conv->stride : 1;

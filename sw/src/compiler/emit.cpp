@@ -541,9 +541,25 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       if (m.tiled) {
         TiledOpIo io;
         const OpBase& ob = base(ops[k]);
-        for (int s : ob.srcs) {
-          io.srcs.push_back({s == kInputSrc ? d.inputs[img] : d.maps[img][static_cast<size_t>(s)],
-                             m.g_in / static_cast<int64_t>(ob.srcs.size())});
+        int64_t tile_group = 0;
+        for (size_t si = 0; si < ob.srcs.size(); ++si) {
+          const int s = ob.srcs[si];
+          TiledSource from;
+          from.ext = s == kInputSrc ? d.inputs[img] : d.maps[img][static_cast<size_t>(s)];
+          if (ob.parts.empty()) {  // one map, or an add's operands interleaved by group
+            from.groups = m.g_in / static_cast<int64_t>(ob.srcs.size());
+            from.tile_group = static_cast<int64_t>(si);
+            from.step = static_cast<int64_t>(ob.srcs.size());
+          } else {
+            const InputPart& part = ob.parts[si];
+            from.groups = part.src_groups;
+            from.first = part.first_group;
+            from.count = part.groups;
+            from.tile_group = tile_group;
+            from.factor = part.factor;
+            tile_group += part.groups;
+          }
+          io.srcs.push_back(from);
         }
         io.in_width = m.map_w;
         io.out_bank = q.dst == Dst::kBank && !m.out_external ? cx.take_bank({}) : -1;

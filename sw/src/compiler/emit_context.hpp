@@ -55,19 +55,27 @@ isa::ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile&
                                const AxisTile& strip, int64_t first_group, int64_t in_bank,
                                int64_t in_base, int64_t param_base, int64_t cache_base);
 
-// One map a tiled op reads from external memory ([row][group][col] words):
-// its address, and the groups of a row (`groups`, in_width words each).
+// One map a tiled op reads from external memory ([row][group][col] words): its
+// address and the groups of a row (`groups`, in_width / factor words each);
+// the groups it loads, [first, first + count) (count 0: all), and where they go
+// in the tile buffer: its group first + i is the tile's group tile_group + i * step;
+// each word repeated `factor` times along both axes (nearest upsampling).
 struct TiledSource {
   uint64_t ext = 0;
   int64_t groups = 0;
+  int64_t first = 0;
+  int64_t count = 0;
+  int64_t tile_group = 0;
+  int64_t step = 1;
+  int factor = 1;
 };
 
 // The jobs of tiled op `k` (emit_tiles.cpp) for image `img`: its input read
 // tile by tile from external memory (one source; an add's two, interleaved by
 // group in the tile buffer: source s's group g is the tile's group g * sources + s;
-// a grouped op loads per pass only the pass's group of each source),
-// its results into bank `out_bank` (a whole map on chip), the PE caches, or
-// external memory at `out_ext`.
+// the parts of a concat, slice or upsample one after the other; a grouped op
+// loads per pass only the pass's group of each source), its results into bank
+// `out_bank` (a whole map on chip), the PE caches, or external memory at `out_ext`.
 struct TiledOpIo {
   std::vector<TiledSource> srcs;
   int64_t in_width = 0;         // words per group row of the external input

@@ -114,6 +114,77 @@ struct Buffer {
   int64_t base = 0;
 };
 
+// The LOADs of one tile's input into buffer `b` (TiledOpIo, TiledSource):
+// [row][group][col] external words, one LOAD per input row (every group of
+// it), or one for the tile when a row is one group, so the compute can start
+// once its first rows are in. `pass` >= 0: a grouped op's pass, which loads
+// only its own group of each source. An upsampled source loads single words:
+// per tile row, per phase j of the factor f, the source words whose copies
+// land on columns x = u * f + j, in one LOAD per group (or one per source
+// column with every group, when that needs fewer).
+void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
+                     const AxisTile& band, const AxisTile& strip, int64_t pass, const Buffer& b,
+                     std::vector<Emit>& loads) {
+  const int64_t n = cx.t.lanes;
+  const int64_t rows = band.in_end - band.in_begin, cols = strip.in_end - strip.in_begin;
+  const auto load = [&](int64_t ext, int64_t ext_stride, int64_t count, int64_t words,
+                        int64_t dst, int64_t dst_stride) {
+    LoadInstr l;
+    l.hdr.tag = q.tag;
+    l.ext_addr = ext;
+    l.ext_row_stride = ext_stride;
+    l.rows = count;
+    l.row_words = words;
+    l.dst_kind = LoadDst::kBank;
+    l.dst_id = b.bank;
+    l.dst_addr = dst;
+    l.dst_row_stride = dst_stride;
+    loads.push_back(cx.em.load(l, q.name));
+  };
+  for (const TiledSource& from : io.srcs) {
+    const int f = from.factor;
+    const int64_t width = io.in_width / f;  // words per group row of the source
+    const int64_t ext_row = from.groups * width * n;
+    const int64_t first = pass >= 0 ? pass : from.first;
+    const int64_t groups = pass >= 0 ? 1 : (from.count > 0 ? from.count : from.groups);
+    const int64_t group_stride = from.step * rows * cols;  // between its groups in the tile
+    const int64_t dst0 = b.base + from.tile_group * rows * cols;
+    if (f == 1) {
+      const uint64_t x0 = static_cast<uint64_t>((first * width + strip.in_begin) * n);
+      const int64_t per_load = groups == 1 ? rows : 1;
+      for (int64_t y = 0; y < rows; y += per_load) {
+        load(static_cast<int64_t>(from.ext + (band.in_begin + y) * ext_row + x0),
+             groups == 1 ? ext_row : width * n, groups == 1 ? rows : groups, cols,
+             dst0 + y * cols, groups == 1 ? cols : group_stride);
+      }
+      continue;
+    }
+    for (int64_t y = 0; y < rows; ++y) {
+      const int64_t sy = (band.in_begin + y) / f;
+      const uint64_t row_ext = from.ext + static_cast<uint64_t>(sy * ext_row);
+      for (int64_t j = 0; j < f; ++j) {
+        // Source columns u with strip.in_begin <= u * f + j < strip.in_end.
+        const int64_t u0 = ceil_div(std::max<int64_t>(strip.in_begin - j, 0), f);
+        const int64_t u1 = (strip.in_end - 1 - j) / f;  // strip.in_end - 1 - j >= 0 unless empty
+        if (strip.in_end - 1 - j < 0 || u1 < u0) continue;
+        const int64_t us = u1 - u0 + 1;
+        const int64_t col0 = u0 * f + j - strip.in_begin;
+        if (us <= groups) {
+          for (int64_t g = 0; g < groups; ++g) {
+            load(static_cast<int64_t>(row_ext + static_cast<uint64_t>(((first + g) * width + u0) * n)),
+                 n, us, 1, dst0 + g * group_stride + y * cols + col0, f);
+          }
+        } else {
+          for (int64_t u = u0; u <= u1; ++u) {
+            load(static_cast<int64_t>(row_ext + static_cast<uint64_t>((first * width + u) * n)),
+                 width * n, groups, 1, dst0 + y * cols + col0 + (u - u0) * f, group_stride);
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
@@ -154,7 +225,6 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     const int64_t pass = tc.pass_outer ? i / tiles : i % passes;
     const AxisTile& band = tc.bands[static_cast<size_t>(tile / strips)];
     const AxisTile& strip = tc.strips[static_cast<size_t>(tile % strips)];
-    const int64_t rows = band.in_end - band.in_begin, cols = strip.in_end - strip.in_begin;
     Job job;
     job.loads = std::move(pending);
     pending.clear();
@@ -173,33 +243,7 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     if (tc.pass_outer || pass == 0) {
       ++in_turn;
       const Buffer& b = in[in_turn % 2];
-      // External [row][group][col]: one LOAD per input row (every group of it),
-      // or one for the tile when a row is one group, so the compute can start
-      // once its first rows are in. Source s's group g goes to the tile's group
-      // g * sources + s.
-      // A grouped op's pass loads only its own group of each source.
-      const auto sources = static_cast<int64_t>(io.srcs.size());
-      const uint64_t x0 = static_cast<uint64_t>(strip.in_begin * n) +
-                          static_cast<uint64_t>(grouped ? pass * io.in_width * n : 0);
-      const int64_t groups = grouped ? 1 : io.srcs.front().groups;
-      const int64_t per_load = groups == 1 ? rows : 1;
-      for (int64_t y = 0; y < rows; y += per_load) {
-        for (int64_t si = 0; si < sources; ++si) {
-          const TiledSource& from = io.srcs[static_cast<size_t>(si)];
-          const int64_t ext_row = from.groups * io.in_width * n;
-          LoadInstr l;
-          l.hdr.tag = q.tag;
-          l.ext_addr = static_cast<int64_t>(from.ext + (band.in_begin + y) * ext_row + x0);
-          l.ext_row_stride = groups == 1 ? ext_row : io.in_width * n;
-          l.rows = groups == 1 ? rows : groups;
-          l.row_words = cols;
-          l.dst_kind = LoadDst::kBank;
-          l.dst_id = b.bank;
-          l.dst_addr = b.base + (si * rows + y) * cols;
-          l.dst_row_stride = groups == 1 ? cols : sources * rows * cols;
-          job.loads.push_back(cx.em.load(l, q.name));
-        }
-      }
+      load_tile_input(cx, q, io, band, strip, grouped ? pass : -1, b, job.loads);
     }
     const Buffer& src = in[in_turn % 2];
     ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,

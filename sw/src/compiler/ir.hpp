@@ -32,6 +32,22 @@ inline uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 // The network input as an op's source (OpBase::srcs).
 constexpr int kInputSrc = -1;
 
+// One part of an input assembled from stored maps (a concat, a channel slice, a
+// nearest upsampling, or any nesting of them; docs/compiler.md, "Concat, slice
+// and upsample"): groups [first_group, first_group + groups) of its source map
+// (src_groups groups per row, its rows and columns the op's input divided by
+// `factor`), each word repeated `factor` times along both axes. The parts sit in
+// the op's input one after the other, part i from group sum(groups of parts < i)
+// on; its channel j is lane `lane + j` of its first group, counting on.
+struct InputPart {
+  int64_t src_groups = 0;
+  int64_t first_group = 0;
+  int64_t groups = 0;
+  int64_t lane = 0;
+  int64_t channels = 0;
+  int factor = 1;
+};
+
 // What every op has: the network layers it computes, the layer that started it
 // (errors name it), the ops whose results it reads, its input and its result.
 struct OpBase {
@@ -41,6 +57,10 @@ struct OpBase {
   // input): the op before it in a chain; any earlier op for a shortcut; two
   // for an add, whose operands share one shape.
   std::vector<int> srcs;
+  // Set when the input is assembled from parts, one per source in `srcs` (a
+  // source may appear more than once); empty for a map read as it is stored,
+  // and for an add's two operands (interleaved by group).
+  std::vector<InputPart> parts;
   int64_t in_c = 0, in_h = 0, in_w = 0;     // input map [C][H][W] (fc: as the network has it)
   int64_t out_c = 0, out_h = 0, out_w = 0;  // result map (fc: out_c neurons, 1x1)
   int64_t macs = 0;                         // useful MACs per image

@@ -1,6 +1,7 @@
 // Pass 1, lower (passes.hpp): network layers to fused ops (docs/compiler.md,
 // "Lowering rules").
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
@@ -88,6 +89,90 @@ PoolOp elementwise(const Shape& map) {
   return op;
 }
 
+// A map as a concat, slice or upsample layer makes it: channel ranges of stored
+// maps, in order, each nearest-upsampled by a factor. Nothing is computed for
+// it; the ops that read it load its parts (docs/compiler.md, "Concat, slice and
+// upsample").
+struct ViewPart {
+  int src = kInputSrc;      // the op whose result it is (kInputSrc: the network input)
+  int64_t src_c = 0;        // that map's channels
+  int64_t begin = 0;        // its first channel in that map
+  int64_t channels = 0;
+  int factor = 1;
+};
+using View = std::vector<ViewPart>;
+
+// The input parts an op loads for `view` on a target of N lanes.
+std::vector<InputPart> input_parts(const View& view, int64_t n) {
+  std::vector<InputPart> parts;
+  for (const ViewPart& v : view) {
+    InputPart p;
+    p.src_groups = ceil_div(v.src_c, n);
+    p.first_group = v.begin / n;
+    p.lane = v.begin % n;
+    p.groups = ceil_div(p.lane + v.channels, n);
+    p.channels = v.channels;
+    p.factor = v.factor;
+    parts.push_back(p);
+  }
+  return parts;
+}
+
+// Where logical channel c of the parts sits in the op's input: group * N + lane.
+int64_t part_channel(const std::vector<InputPart>& parts, int64_t c, int64_t n) {
+  int64_t group = 0;
+  for (const InputPart& p : parts) {
+    if (c < p.channels) return group * n + p.lane + c;
+    c -= p.channels;
+    group += p.groups;
+  }
+  throw Error("internal: a channel beyond the parts of an input");
+}
+
+int64_t part_groups(const std::vector<InputPart>& parts) {
+  int64_t g = 0;
+  for (const InputPart& p : parts) g += p.groups;
+  return g;
+}
+
+// The parts hold the map as one stored map would: channel c in group c / N,
+// lane c mod N. Ops that work lane by lane (pools, clamps) can read them so.
+bool dense_parts(const std::vector<InputPart>& parts, int64_t n) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].lane != 0) return false;
+    if (i + 1 < parts.size() && parts[i].channels % n != 0) return false;
+  }
+  return true;
+}
+
+// A convolution's weights [Cout][C][K][K] over the parts' layout: input
+// channel c at part_channel(c), zero for the lanes no channel takes.
+Tensor<int8_t> weights_over_parts(const Tensor<int8_t>& w, const std::vector<InputPart>& parts,
+                                  int64_t n) {
+  const int64_t cout = w.dim(0), c = w.dim(1), kh = w.dim(2), kw = w.dim(3);
+  Tensor<int8_t> out({cout, part_groups(parts) * n, kh, kw});
+  for (int64_t ci = 0; ci < c; ++ci) {
+    const int64_t at = part_channel(parts, ci, n);
+    for (int64_t co = 0; co < cout; ++co) {
+      for (int64_t y = 0; y < kh; ++y) {
+        for (int64_t x = 0; x < kw; ++x) out(co, at, y, x) = w(co, ci, y, x);
+      }
+    }
+  }
+  return out;
+}
+
+std::string describe_parts(const std::vector<InputPart>& parts) {
+  std::vector<std::string> s;
+  for (const InputPart& p : parts) {
+    s.push_back(fmt::format("{} channel{} from group {}{}{}", p.channels,
+                            p.channels == 1 ? "" : "s", p.first_group,
+                            p.lane != 0 ? fmt::format(" lane {}", p.lane) : "",
+                            p.factor > 1 ? fmt::format(" upsampled x{}", p.factor) : ""));
+  }
+  return fmt::format("{}", fmt::join(s, "; "));
+}
+
 }  // namespace
 
 std::optional<MeanParams> exact_mean_params(int64_t n) {
@@ -138,16 +223,179 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
   }
   std::vector<int> op_of(count, kInputSrc);
   std::vector<bool> flat_of(count, false);
+  // Concat, slice and upsample layers: the parts of their maps (empty for the others).
+  std::vector<View> view_of(count);
   std::vector<Op> ops;
+  const int64_t n = t.lanes;
+  const auto view_layer = [&](int layer) {
+    return layer != kNetworkInput && !view_of[static_cast<size_t>(layer)].empty();
+  };
+  // The map of layer `layer` as one stored map: the op that computes it, made
+  // here for a view (a copy through the pooling unit when its parts hold it as a
+  // stored map would, else a 1x1 identity convolution that gathers the channels).
+  const auto materialise = [&](int layer) {
+    const auto li = static_cast<size_t>(layer);
+    const Layer& v = net.layers[li];
+    const std::vector<InputPart> parts = input_parts(view_of[li], n);
+    std::vector<int> srcs;
+    for (const ViewPart& p : view_of[li]) srcs.push_back(p.src);
+    const int64_t c = v.out_shape[0];
+    if (dense_parts(parts, n)) {
+      PoolOp op = elementwise(v.out_shape);
+      op.main = &v;
+      op.layers.push_back(li);
+      op.srcs = std::move(srcs);
+      op.parts = parts;
+      op.notes.push_back(fmt::format("{} '{}' copied into one map through the pooling unit ({})",
+                                     layer_type_name(v.type), v.name, describe_parts(parts)));
+      ops.push_back(std::move(op));
+    } else {
+      ConvOp op;
+      op.main = &v;
+      op.layers.push_back(li);
+      op.srcs = std::move(srcs);
+      op.parts = parts;
+      op.in_c = part_groups(parts) * n;
+      op.in_h = op.out_h = op.conv_h = v.out_shape[1];
+      op.in_w = op.out_w = op.conv_w = v.out_shape[2];
+      op.out_c = c;
+      Tensor<int8_t> identity({c, c, 1, 1});
+      for (int64_t ch = 0; ch < c; ++ch) identity(ch, ch, 0, 0) = 1;
+      op.weights = weights_over_parts(identity, parts, n);
+      op.params.bias.assign(static_cast<size_t>(c), 0);
+      op.params.mult.assign(static_cast<size_t>(c), 1);
+      op.params.shift.assign(static_cast<size_t>(c), 0);
+      op.notes.push_back(fmt::format(
+          "{} '{}' gathered into one map by a 1x1 identity convolution (M = 1, S = 0: exact; its "
+          "parts do not start on a group: {})",
+          layer_type_name(v.type), v.name, describe_parts(parts)));
+      ops.push_back(std::move(op));
+    }
+    view_of[li].clear();
+    op_of[li] = static_cast<int>(ops.size()) - 1;
+  };
   for (size_t li = 0; li < count; ++li) {
     const Layer& l = net.layers[li];
     const auto fail = [&](const std::string& msg) {
       throw Error(msg, ErrorContext{net.source_file, l.line, l.name});
     };
-    const int in0 = l.inputs.front();
     const auto src_of = [&](int layer) {
       return layer == kNetworkInput ? kInputSrc : op_of[static_cast<size_t>(layer)];
     };
+    const auto shape_of = [&](int layer) -> const Shape& {
+      return layer == kNetworkInput ? net.input_shape : net.layers[static_cast<size_t>(layer)].out_shape;
+    };
+    if (l.type == LayerType::kConcat || l.type == LayerType::kSlice ||
+        l.type == LayerType::kUpsample) {
+      // A view: no op of its own. Its readers load its parts.
+      View view;
+      for (int i : l.inputs) {
+        const int s = src_of(i);
+        if ((i != kNetworkInput && flat_of[static_cast<size_t>(i)]) ||
+            (s >= 0 && is<FcOp>(ops[static_cast<size_t>(s)]))) {
+          fail(fmt::format("a {} after a fully-connected layer or a flatten is not supported",
+                           layer_type_name(l.type)));
+        }
+        if (view_layer(i)) {
+          const View& v = view_of[static_cast<size_t>(i)];
+          view.insert(view.end(), v.begin(), v.end());
+        } else {
+          const int64_t c = shape_of(i)[0];
+          view.push_back(ViewPart{s, c, 0, c, 1});
+        }
+      }
+      if (l.type == LayerType::kUpsample) {
+        if (t.beat_bytes() > n || n % t.beat_bytes() != 0) {
+          fail(fmt::format("upsampling loads single {}-byte words, which the {}-byte AXI beat "
+                           "cannot address",
+                           n, t.beat_bytes()));
+        }
+        for (ViewPart& p : view) p.factor *= l.scale;
+      } else if (l.type == LayerType::kSlice) {
+        View kept;
+        int64_t at = 0;  // channel of the view where the part starts
+        for (const ViewPart& p : view) {
+          const int64_t b = std::max<int64_t>(at, l.slice_begin);
+          const int64_t e = std::min<int64_t>(at + p.channels, l.slice_end);
+          if (b < e) kept.push_back(ViewPart{p.src, p.src_c, p.begin + b - at, e - b, p.factor});
+          at += p.channels;
+        }
+        view = std::move(kept);
+      }
+      view_of[li] = std::move(view);
+      op_of[li] = kInputSrc;  // not read through op_of: view_layer() is true
+      continue;
+    }
+    // A view read by a layer that cannot load its parts becomes a map first. A
+    // convolution loads any parts (its weights follow their channels); a pool or
+    // a clamp (lane by lane) parts that hold the map as stored; nothing else.
+    for (int i : l.inputs) {
+      if (!view_layer(i)) continue;
+      const std::vector<InputPart> parts = input_parts(view_of[static_cast<size_t>(i)], n);
+      const bool lanewise = (l.type == LayerType::kClamp ||
+                             ((l.type == LayerType::kMaxPool || l.type == LayerType::kAvgPool) &&
+                              l.pool.kernel <= t.max_pool_kernel)) &&
+                            dense_parts(parts, n);
+      const bool direct = l.inputs.size() == 1 && (l.type == LayerType::kConv || lanewise);
+      if (!direct) materialise(i);
+    }
+    const int in0 = l.inputs.front();
+    if (view_layer(in0)) {
+      const View& view = view_of[static_cast<size_t>(in0)];
+      const Layer& v = net.layers[static_cast<size_t>(in0)];
+      const Shape& cur = v.out_shape;
+      std::vector<int> srcs;
+      for (const ViewPart& p : view) srcs.push_back(p.src);
+      const std::vector<InputPart> parts = input_parts(view, n);
+      const std::string note =
+          fmt::format("reads {} '{}' from its parts, no pass of its own: {}",
+                      layer_type_name(v.type), v.name, describe_parts(parts));
+      if (l.type == LayerType::kConv) {
+        if (l.conv.kernel > t.max_kernel) {
+          fail(violation_message(target_rule("conv.kernel"),
+                                 fmt::format("kernel {} exceeds the target's max_kernel {}",
+                                             l.conv.kernel, t.max_kernel)));
+        }
+        ConvOp op;
+        op.kernel = l.conv.kernel;
+        op.stride = l.conv.stride;
+        op.pad = l.pads;
+        op.params = channel_params_of(l);
+        op.conv_h = l.out_shape[1];
+        op.conv_w = l.out_shape[2];
+        op.macs = l.macs();
+        op.weights = weights_over_parts(l.weights, parts, n);
+        op.in_c = part_groups(parts) * n;
+        op.notes.push_back(note);
+        ops.push_back(std::move(op));
+      } else if (l.type == LayerType::kClamp) {
+        PoolOp op = elementwise(cur);
+        op.pool.post_lo = l.lo;
+        op.pool.post_hi = l.hi;
+        op.notes.push_back(note);
+        ops.push_back(std::move(op));
+      } else {
+        PoolOp op;
+        op.pool = Pooling{PoolWindow{l.pool.kernel, l.pool.stride, l.pads, l.pool.ceil_mode},
+                          l.type == LayerType::kAvgPool};
+        op.in_c = cur[0];
+        op.notes.push_back(note);
+        ops.push_back(std::move(op));
+      }
+      OpBase& b = base(ops.back());
+      b.main = &l;
+      b.layers.push_back(li);
+      b.srcs = std::move(srcs);
+      b.parts = parts;
+      if (b.in_c == 0) b.in_c = cur[0];
+      b.in_h = cur[1];
+      b.in_w = cur[2];
+      b.out_c = l.out_shape[0];
+      b.out_h = l.out_shape[1];
+      b.out_w = l.out_shape[2];
+      op_of[li] = static_cast<int>(ops.size()) - 1;
+      continue;
+    }
     const int src = src_of(in0);
     const Shape cur = in0 == kNetworkInput ? net.input_shape
                                            : net.layers[static_cast<size_t>(in0)].out_shape;
@@ -156,7 +404,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     for (int i : l.inputs) {
       const int s = src_of(i);
       flat = flat || (i != kNetworkInput && flat_of[static_cast<size_t>(i)]);
-      after_fc = after_fc || (s != kInputSrc && is<FcOp>(ops[static_cast<size_t>(s)]));
+      after_fc = after_fc || (s >= 0 && is<FcOp>(ops[static_cast<size_t>(s)]));
     }
     // The op this layer may fuse into: the last one, when it ends with the layer
     // this one reads and nothing else reads that layer.
@@ -188,7 +436,6 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       if (flat) fail(fmt::format("{} after flatten of a map larger than 1x1 is not supported", what));
     };
     const PoolWindow window{l.pool.kernel, l.pool.stride, l.pads, l.pool.ceil_mode};
-    const int64_t n = t.lanes;
     switch (l.type) {
       case LayerType::kConv:
       case LayerType::kDepthwise: {
@@ -416,10 +663,15 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         op_of[li] = src;
         if (last != nullptr) base(*last).layers.push_back(li);
         continue;
+      case LayerType::kConcat:
+      case LayerType::kSlice:
+      case LayerType::kUpsample: throw Error("internal: a view layer reached the op switch");
     }
     op_of[li] = static_cast<int>(ops.size()) - 1;
     if (l.type == LayerType::kClamp) flat_of[li] = flat;
   }
+  // The network's output is one map in the output region.
+  if (count > 0 && view_layer(static_cast<int>(count) - 1)) materialise(static_cast<int>(count) - 1);
   if (ops.empty()) {  // nothing to compute (only flatten): copy through the pooling unit
     PoolOp op = elementwise(net.input_shape);
     op.srcs = {kInputSrc};

@@ -310,6 +310,14 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   for (size_t k = 0; k < ops.size(); ++k) {
     shared[k] = !readers[k].empty() && readers[k] != std::vector<int>{static_cast<int>(k) + 1};
   }
+  // An op that loads its input in parts (concat, slice, upsample) reads every
+  // source from external memory.
+  for (const Op& op : ops) {
+    if (base(op).parts.empty()) continue;
+    for (int s : base(op).srcs) {
+      if (s >= 0) shared[static_cast<size_t>(s)] = true;
+    }
+  }
 
   // Destinations and FC feature orders: a plan of the op's kind each.
   pl.ops.reserve(ops.size());
@@ -376,7 +384,8 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   } else {
     pl.input_layout = InputLayout::kMap;
     const auto* conv = std::get_if<ConvOp>(&ops.front());
-    if (conv != nullptr && conv->kind == ConvKind::kConv && conv->in_c < n && !input_shared) {
+    if (conv != nullptr && conv->kind == ConvKind::kConv && conv->in_c < n && !input_shared &&
+        conv->parts.empty()) {
       ConvPlan& fq = std::get<ConvPlan>(pl.ops.front());
       const ConvOp& first = *conv;
       const int64_t g = ceil_div(first.in_c, n);
@@ -418,6 +427,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     MapInput& m = *map_input_of(pl.ops[k]);
     const PlanBase& b = base(pl.ops[k]);
     m.g_in = ceil_div(op.in_c, n) * static_cast<int64_t>(op.srcs.size());
+    if (!op.parts.empty()) {
+      m.g_in = 0;
+      for (const InputPart& part : op.parts) m.g_in += part.groups;
+    }
     m.map_h = op.in_h;
     m.map_w = op.in_w;
     m.out_groups = ceil_div(op.out_c, n);
@@ -504,13 +517,18 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     // external memory, which is what a tiled op does; so are an add's two
     // operands (the tiled loads interleave them), the network input's too.
     const std::vector<int> chain{static_cast<int>(k) - 1};
-    if (op.srcs.size() > 1 || (k > 0 && (op.srcs != chain || shared[k - 1]))) m.tiled = true;
+    if (op.srcs.size() > 1 || !op.parts.empty() ||
+        (k > 0 && (op.srcs != chain || shared[k - 1]))) {
+      m.tiled = true;
+    }
   }
 
   if (pl.input_layout != InputLayout::kFeatures) {
     const MapInput& m = *map_input(pl.ops.front());
     pl.input_words =
-        m.g_in / static_cast<int64_t>(base(ops.front()).srcs.size()) * m.map_h * m.map_w;
+        base(ops.front()).parts.empty()
+            ? m.g_in / static_cast<int64_t>(base(ops.front()).srcs.size()) * m.map_h * m.map_w
+            : ceil_div(net.input_shape[0], n) * net.input_shape[1] * net.input_shape[2];
   }
 
   // Parameter RAM: resident when every op's channels fit, else loaded per use;
