@@ -24,6 +24,10 @@ averaged by the contract's integer rules in exact int64 numpy:
   global_avgpool
           each channel's sum from torch.sum over H and W, n = H * W, then
           floor((2 * sum + n) / (2 * n))
+  concat  torch.cat of two maps along the channels
+  slice   torch.narrow of a map's channels
+  upsample
+          torch.nn.functional.interpolate(mode="nearest") by an integer factor
 
 In ceil mode the contract drops a last window that starts in the padding after
 the input; PyTorch on a pre-padded tensor would keep it (holding no input
@@ -58,6 +62,7 @@ N_RANDOM_POOL = 6         # of each kind
 N_RANDOM_GROUPED = 10     # grouped and depthwise convolutions, padding per side
 N_RANDOM_ASYM_CONV = 4    # one group, padding per side
 N_RANDOM_ASYM_POOL = 4    # of each kind, padding per side
+N_RANDOM_VIEW = 4         # of each of concat, slice, upsample
 N_RANDOM_ADD = 4
 N_RANDOM_GAP = 3
 
@@ -189,6 +194,19 @@ def residual_add(a, b, mult_a, mult_b, shift, lo, hi):
 
 # ----------------------------------------------------------------------------
 # Case construction
+
+
+def concat(a, b):
+    return torch.cat([torch.from_numpy(a), torch.from_numpy(b)], dim=0).numpy()
+
+
+def channel_slice(x, begin, end):
+    return torch.narrow(torch.from_numpy(x), 0, begin, end - begin).numpy()
+
+
+def upsample(x, scale):
+    y = F.interpolate(f64(x)[None], scale_factor=scale, mode="nearest")[0]
+    return exact_int(y, "upsample").astype(np.int8)
 
 
 def int8_data(rng, shape, lo=INT8_MIN, hi=INT8_MAX):
@@ -341,6 +359,25 @@ class Builder:
         expected = global_avgpool(x)
         files = self._write(name, {"input": (x, np.int8), "expected": (expected, np.int8)})
         self.cases.append({"name": name, "op": "global_avgpool", "files": files})
+
+    def view(self, name, op, x, x_b=None, **params):
+        """concat (x, x_b), slice (begin, end) or upsample (scale)."""
+        self._check_name(name)
+        if isinstance(x, tuple):
+            x = int8_data(self.rng, x)
+        arrays = {"input": (x, np.int8)}
+        if op == "concat":
+            if isinstance(x_b, tuple):
+                x_b = int8_data(self.rng, x_b)
+            arrays["input_b"] = (x_b, np.int8)
+            expected = concat(x, x_b)
+        elif op == "slice":
+            expected = channel_slice(x, params["begin"], params["end"])
+        else:
+            expected = upsample(x, params["scale"])
+        arrays["expected"] = (expected, np.int8)
+        files = self._write(name, arrays)
+        self.cases.append({"name": name, "op": op, **params, "files": files})
 
     def manifest(self):
         return {
@@ -619,6 +656,25 @@ def add_cases(b):
         b.add(f"add_random_{i:02d}", shape, shape, mults(c, s), mults(c, s), s, clamp=clamp)
 
 
+def view_cases(b):
+    """Concat, slice and upsample: data movement, exact by construction."""
+    rng = b.rng
+    b.view("concat_3_5", "concat", (3, 4, 5), (5, 4, 5))
+    b.view("concat_1x1", "concat", (2, 1, 1), (1, 1, 1))
+    b.view("slice_middle", "slice", (9, 3, 4), begin=3, end=7)
+    b.view("slice_last", "slice", (5, 2, 2), begin=4, end=5)
+    b.view("upsample_2", "upsample", (2, 3, 4), scale=2)
+    b.view("upsample_3_1x1", "upsample", (3, 1, 1), scale=3)
+    for i in range(N_RANDOM_VIEW):
+        h, w = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        c = int(rng.integers(1, 12))
+        b.view(f"concat_random_{i:02d}", "concat", (c, h, w), (int(rng.integers(1, 12)), h, w))
+        begin = int(rng.integers(0, c))
+        b.view(f"slice_random_{i:02d}", "slice", (c, h, w), begin=begin,
+               end=int(rng.integers(begin + 1, c + 1)))
+        b.view(f"upsample_random_{i:02d}", "upsample", (c, h, w), scale=int(rng.integers(2, 9)))
+
+
 def global_avgpool_cases(b):
     rng = b.rng
     b.global_avgpool("gavgpool_7x7", (4, 7, 7))
@@ -674,11 +730,13 @@ def main():
     asym_pool_cases(b, "avgpool")
     add_cases(b)
     global_avgpool_cases(b)
+    view_cases(b)
     (out / "manifest.json").write_text(json.dumps(b.manifest(), indent=1) + "\n")
 
     total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     counts = {op: sum(c["op"] == op for c in b.cases)
-              for op in ("conv", "fc", "maxpool", "avgpool", "add", "global_avgpool")}
+              for op in ("conv", "fc", "maxpool", "avgpool", "add", "global_avgpool", "concat",
+                         "slice", "upsample")}
     print(f"wrote {len(b.cases)} cases ({counts}) to {out}, {total} bytes")
     return 0
 

@@ -32,7 +32,7 @@ using nlohmann::json;
 
 const fs::path kReferenceDir = fs::path(STRATA_SOURCE_DIR) / "tests" / "data" / "reference";
 
-enum class RefOp { kConv, kFc, kMaxPool, kAvgPool, kAdd, kGlobalAvgPool };
+enum class RefOp { kConv, kFc, kMaxPool, kAvgPool, kAdd, kGlobalAvgPool, kConcat, kSlice, kUpsample };
 
 // One manifest entry, with file paths resolved against the manifest directory.
 struct ReferenceCase {
@@ -43,6 +43,8 @@ struct ReferenceCase {
   bool per_side = false;  // conv, pools: "pad" given per side (else one number)
   int lo = kInt8Min;      // conv, fc, add
   int hi = kInt8Max;
+  int begin = 0, end = 0;  // slice
+  int scale = 1;           // upsample
   std::map<std::string, fs::path> files;
 };
 
@@ -59,6 +61,9 @@ const char* op_name(RefOp op) {
     case RefOp::kAvgPool: return "avgpool";
     case RefOp::kAdd: return "add";
     case RefOp::kGlobalAvgPool: return "global_avgpool";
+    case RefOp::kConcat: return "concat";
+    case RefOp::kSlice: return "slice";
+    case RefOp::kUpsample: return "upsample";
   }
   return "?";
 }
@@ -77,7 +82,8 @@ std::string case_kind(const ReferenceCase& c) {
 const std::map<std::string, size_t> kMinCases = {
     {"conv", 28}, {"conv grouped", 27}, {"conv per-side pads", 9}, {"fc", 9},
     {"maxpool", 21}, {"maxpool per-side pads", 9}, {"avgpool", 21},
-    {"avgpool per-side pads", 9}, {"add", 15}, {"global_avgpool", 12}};
+    {"avgpool per-side pads", 9}, {"add", 15}, {"global_avgpool", 12}, {"concat", 6},
+    {"slice", 6}, {"upsample", 6}};
 
 // ---------------------------------------------------------------------------
 // Manifest parsing: every problem is a strata::Error naming the manifest, the
@@ -157,10 +163,15 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
                                                     {"maxpool", RefOp::kMaxPool},
                                                     {"avgpool", RefOp::kAvgPool},
                                                     {"add", RefOp::kAdd},
-                                                    {"global_avgpool", RefOp::kGlobalAvgPool}};
+                                                    {"global_avgpool", RefOp::kGlobalAvgPool},
+                                                    {"concat", RefOp::kConcat},
+                                                    {"slice", RefOp::kSlice},
+                                                    {"upsample", RefOp::kUpsample}};
   const auto it = kOps.find(op);
   if (it == kOps.end()) {
-    r.fail(fmt::format("unknown op '{}' (conv, fc, maxpool, avgpool, add, global_avgpool)", op));
+    r.fail(fmt::format("unknown op '{}' (conv, fc, maxpool, avgpool, add, global_avgpool, concat, "
+                       "slice, upsample)",
+                       op));
   }
   c.op = it->second;
 
@@ -173,6 +184,11 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
     const int kernel = r.integer("kernel", 1, 11), stride = r.integer("stride", 1, 8);
     const Pads pads = r.pads("pad", 10, &c.per_side);
     c.pool = PoolWindow{kernel, stride, pads, r.boolean("ceil_mode")};
+  } else if (c.op == RefOp::kSlice) {
+    c.begin = r.integer("begin", 0, 65534);
+    c.end = r.integer("end", c.begin + 1, 65535);
+  } else if (c.op == RefOp::kUpsample) {
+    c.scale = r.integer("scale", 1, 8);
   }
   if (has_weights(c.op) || c.op == RefOp::kAdd) {
     c.lo = r.integer("lo", kInt8Min, kInt8Max);
@@ -184,6 +200,7 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
   std::vector<std::string> keys = {"input", "expected"};
   if (has_weights(c.op)) keys.insert(keys.end(), {"weights", "bias", "mult", "shift"});
   if (c.op == RefOp::kAdd) keys.insert(keys.end(), {"input_b", "mult_a", "mult_b", "shift"});
+  if (c.op == RefOp::kConcat) keys.push_back("input_b");
   const CaseReader fr(files, fmt::format("case '{}' files", c.name));
   for (const std::string& key : keys) c.files[key] = dir / fr.string(key);
   return c;
@@ -316,6 +333,12 @@ Tensor<int8_t> run_case(const ReferenceCase& c) {
     }
     case RefOp::kGlobalAvgPool:
       return global_avgpool(input);
+    case RefOp::kConcat:
+      return concat_channels({input, load_npy<int8_t>(c.files.at("input_b").string())});
+    case RefOp::kSlice:
+      return slice_channels(input, c.begin, c.end);
+    case RefOp::kUpsample:
+      return upsample_nearest(input, c.scale);
   }
   throw Error(fmt::format("case {}: unhandled op", c.name));
 }
