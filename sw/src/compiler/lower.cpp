@@ -189,6 +189,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     };
     const PoolWindow window{l.pool.kernel, l.pool.stride, l.pads, l.pool.ceil_mode};
     const int64_t n = t.lanes;
+    if (l.has_table()) {
+      fail("a table activation cannot be compiled yet (the golden model runs it)");
+    }
     switch (l.type) {
       case LayerType::kConv:
       case LayerType::kDepthwise: {
