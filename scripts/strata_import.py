@@ -71,9 +71,15 @@ except ImportError as e:  # the one message a user without the venv sees
           f"in the project venv ({e.name or e} is missing): run make setup", file=sys.stderr)
     sys.exit(1)
 
+# Elementwise operators that make up a table activation (docs/cli.md, "Table
+# activations"): a connected group of them reading one tensor and constants is one
+# function of that tensor, evaluated on the 256 int8 codes into a lookup table.
+TABLE_OPS = {"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Gelu", "Erf",
+             "Softplus", "Mul", "Div", "Sub", "Add", "Relu", "Clip"}
 SUPPORTED_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "MaxPool", "AveragePool",
                  "GlobalAveragePool", "Add", "Flatten", "Reshape", "BatchNormalization",
-                 "Identity", "Dropout"}
+                 "Identity", "Dropout"} | TABLE_OPS
+ACT_TABLE_SIZE = 256
 QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
 RANGE_KEEPING_OPS = {"MaxPool", "Flatten", "Reshape", "Identity", "Dropout"}
 MAX_MULT = 65535
@@ -338,6 +344,36 @@ class Graph:
             fail(f"{node_label(node)}: {what} '{name}' must be a constant (initializer)")
         return self.inits[name].astype(np.float64)
 
+    def table_region(self, t, shared_ok=False):
+        """The elementwise function of tensor `t` that follows it: (nodes in graph order, the
+        one tensor they leave for the rest of the graph), or None when there is none beyond a
+        chain of Relu / Clip nodes (a clamp). The nodes are TABLE_OPS whose other inputs are
+        scalar constants or tensors of the group; the group is the largest prefix (in graph
+        order) of them that leaves exactly one tensor read outside it. With shared_ok, `t`
+        itself may also be read elsewhere (a standalone activation)."""
+        known, region = {t}, []
+        for n in self.nodes:
+            if n.op_type not in TABLE_OPS or not table_attrs_ok(n):
+                continue
+            ins = [i for i in n.input if i]
+            dyn = [i for i in ins if i not in self.inits]
+            consts_ok = all(self.inits[i].size == 1 for i in ins if i in self.inits)
+            if dyn and consts_ok and all(i in known for i in dyn) and len(n.output) == 1:
+                region.append(n)
+                known.add(n.output[0])
+        while region:
+            ids = {id(n) for n in region}
+            made = {t} | {n.output[0] for n in region}
+            exits = {x for x in made
+                     if x in self.outputs or any(id(c) not in ids for c in self.consumers.get(x, []))}
+            inner = exits - {t}
+            if len(inner) == 1 and (shared_ok or t not in exits):
+                if all(n.op_type in ("Relu", "Clip") for n in region):
+                    return None
+                return region, inner.pop()
+            region.pop()
+        return None
+
     def only_consumer(self, tensor):
         """The one node reading `tensor`, if it is not also the graph output."""
         c = self.consumers.get(tensor, [])
@@ -354,6 +390,56 @@ def check_attrs(node, allowed):
     for a in node.attribute:
         if a.name not in allowed:
             fail(f"{node_label(node)}: unsupported attribute '{a.name}'")
+
+
+def erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def eval_table_node(n, g, v):
+    """One TABLE_OPS node on float64 arrays; v: tensor -> array (constants from g.inits)."""
+    def arg(k):
+        t = n.input[k]
+        return v[t] if t in v else g.inits[t].astype(np.float64).reshape(())
+    a = attrs(n)
+    op = n.op_type
+    x = arg(0)
+    if op == "Sigmoid":
+        return 1.0 / (1.0 + np.exp(-x))
+    if op == "Tanh":
+        return np.tanh(x)
+    if op == "LeakyRelu":
+        return np.where(x >= 0, x, a.get("alpha", 0.01) * x)
+    if op == "HardSigmoid":
+        return np.clip(a.get("alpha", 0.2) * x + a.get("beta", 0.5), 0.0, 1.0)
+    if op == "HardSwish":
+        return x * np.clip(x / 6.0 + 0.5, 0.0, 1.0)
+    if op == "Elu":
+        return np.where(x >= 0, x, a.get("alpha", 1.0) * np.expm1(np.minimum(x, 0.0)))
+    if op == "Gelu":
+        ap = a.get("approximate", b"none")
+        ap = ap.decode() if isinstance(ap, bytes) else ap
+        if ap == "tanh":
+            return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+        return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+    if op == "Erf":
+        return erf(x)
+    if op == "Softplus":
+        return np.logaddexp(0.0, x)
+    if op == "Relu":
+        return np.maximum(x, 0.0)
+    if op == "Clip":
+        lo, hi = clip_bounds(n, g)
+        return np.clip(x, lo, hi)
+    y = arg(1)
+    return {"Mul": np.multiply, "Div": np.divide, "Sub": np.subtract, "Add": np.add}[op](x, y)
+
+
+def table_attrs_ok(n):
+    """The attributes a TABLE_OPS node may carry (anything else is refused, as elsewhere)."""
+    allowed = {"LeakyRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}, "Elu": {"alpha"},
+               "Gelu": {"approximate"}, "Clip": {"min", "max"}}.get(n.op_type, set())
+    return all(a.name in allowed for a in n.attribute)
 
 
 # ---- calibration ----------------------------------------------------------------
@@ -566,6 +652,74 @@ class Converter:
             nxt = self.g.only_consumer(out)
         return out, nodes
 
+    def pre_scale(self, node, tensor):
+        """The int8 scale of the tensor a table activation reads: its QuantizeLinear's in a QDQ
+        model when it has one, else max|x| / 127 over the calibration activations."""
+        if self.g.qdq and tensor in self.g.qscale:
+            return self.g.qscale[tensor]
+        if not np.all(np.isfinite(self.act[tensor])):
+            fail(f"{node_label(node)}: the float model's tensor '{tensor}' holds NaN or infinite "
+                 "values on the calibration images")
+        return scale_of(self.act[tensor])
+
+    def make_table(self, nodes, t, exit_, s_in, s_out):
+        """T[i] = clamp(round(f((i - 128) * s_in) / s_out), -128, 127): the function of the
+        nodes evaluated on the 256 int8 codes of `t` (rounded like quantise: half to even)."""
+        v = {t: (np.arange(ACT_TABLE_SIZE, dtype=np.float64) - 128.0) * s_in}
+        with np.errstate(all="ignore"):
+            for n in nodes:
+                v[n.output[0]] = np.broadcast_to(eval_table_node(n, self.g, v),
+                                                 (ACT_TABLE_SIZE,)).astype(np.float64)
+        f = v[exit_]
+        if not np.all(np.isfinite(f)):
+            fail(f"{node_label(nodes[-1])}: the activation is not finite on the int8 range of "
+                 f"'{t}' (scale {s_in:.6g})")
+        return np.clip(np.round(f / s_out), -128, 127).astype(np.int8)
+
+    def layer_activation(self, node, out):
+        """What follows a conv / fc / add output `out`: a table activation (an elementwise
+        function beyond a clamp, docs/cli.md) or a fused Relu / Clip chain. Returns (the tensor
+        the layer computes, the scale its requantisation targets, the activation YAML or None,
+        the table or None); the caller names the table file."""
+        r = self.g.table_region(out)
+        if r is None:
+            out, act_nodes = self.fuse_activation(out)
+            s = self.scale[out] = self.out_scale(node, out)
+            return out, s, self.activation_yaml(act_nodes, s), None
+        nodes, exit_ = r
+        for n in nodes:
+            self.done.add(id(n))
+        s_pre = self.scale[out] = self.pre_scale(node, out)
+        s_out = self.scale[exit_] = self.out_scale(nodes[-1], exit_)
+        return exit_, s_pre, "table", self.make_table(nodes, out, exit_, s_pre, s_out)
+
+    def table_layer(self, node):
+        """An elementwise activation whose input no conv / fc / add can take (it follows a
+        pool, a flatten or the input, or its input is also read elsewhere): a 1x1 depthwise
+        layer with weight 1, bias 0, M = 1, S = 0 (exact identity) carrying the table."""
+        t = next((i for i in node.input if i and i not in self.g.inits), None)
+        r = self.g.table_region(t, shared_ok=True) if t is not None else None
+        if r is None or id(node) not in {id(n) for n in r[0]}:
+            if node.op_type in ("Relu", "Clip"):
+                return self.clamp_layer(node)
+            fail(f"{node_label(node)}: {node.op_type} is supported only as part of an "
+                 "elementwise activation (a function of one tensor and scalar constants; "
+                 "docs/cli.md, Table activations)")
+        nodes, exit_ = r
+        for n in nodes:
+            self.done.add(id(n))
+        c = int(self.act[t].shape[1])
+        name = self.layer_name(node)
+        s_out = self.scale[exit_] = self.out_scale(nodes[-1], exit_)
+        self.files[f"{name}_weight.npy"] = np.ones((c, 1, 1, 1), np.int8)
+        self.files[f"{name}_bias.npy"] = np.zeros(c, np.int32)
+        self.files[f"{name}_mult.npy"] = np.ones(c, np.uint16)
+        self.files[f"{name}_shift.npy"] = np.zeros(c, np.uint8)
+        self.files[f"{name}_table.npy"] = self.make_table(nodes, t, exit_, self.scale[t], s_out)
+        layer = {"name": name, "type": "depthwise", "kernel": 1,
+                 "activation": {"table": f"{name}_table.npy"}}
+        self.emit(node, layer, [t], exit_, s_out)
+
     def activation_yaml(self, act_nodes, s_out):
         """The clamp of a chain of Relu / Clip nodes: the intersection of their ranges."""
         if not act_nodes:
@@ -585,6 +739,15 @@ class Converter:
         if (lo, hi) == (-128, 127):
             return None
         return {"clamp": [lo, hi]}
+
+    def set_activation(self, layer, a, table):
+        """The layer's `activation`: a clamp (a), or the table written as <name>_table.npy."""
+        if table is not None:
+            f = f"{layer['name']}_table.npy"
+            self.files[f] = table
+            layer["activation"] = {"table": f}
+        elif a is not None:
+            layer["activation"] = a
 
     def requant_files(self, name, node, w, b, s_in, out, qw=None, qb=None):
         """qw: a QDQ model's (int8 weights shaped like w, s_w[cout]), used as they are;
@@ -655,9 +818,9 @@ class Converter:
             b = (b - mean) * f + beta
             self.done.add(id(bn))
             out = bn.output[0]
-        out, act_nodes = self.fuse_activation(out)
+        pre = out
+        out, s_req, a, table = self.layer_activation(node, out)
         name = self.layer_name(node)
-        self.scale[out] = self.out_scale(node, out)
         layer = {"name": name, "type": "depthwise" if depthwise else "conv"}
         if not depthwise:
             layer["out_channels"] = int(w.shape[0])
@@ -666,10 +829,9 @@ class Converter:
             layer["stride"] = s
         if pad != 0:
             layer["pad"] = pad
-        a = self.activation_yaml(act_nodes, self.scale[out])
-        if a is not None:
-            layer["activation"] = a
-        self.requant_files(name, node, w, b, self.scale[x], out, qw, qb)
+        self.set_activation(layer, a, table)
+        self.requant_files(name, node, w, b, self.scale[x], pre if table is not None else out,
+                           qw, qb)
         self.emit(node, layer, [x], out, self.scale[out])
 
     def fc(self, node, w, b, x, qw=None, qb=None):
@@ -693,14 +855,13 @@ class Converter:
                           if c.size > 1 else None)
                     self.done.add(id(bias_add))
                     out = bias_add.output[0]
-        out, act_nodes = self.fuse_activation(out)
+        pre = out
+        out, s_req, a, table = self.layer_activation(node, out)
         name = self.layer_name(node)
-        self.scale[out] = self.out_scale(node, out)
         layer = {"name": name, "type": "fc", "out_features": int(w.shape[0])}
-        a = self.activation_yaml(act_nodes, self.scale[out])
-        if a is not None:
-            layer["activation"] = a
-        self.requant_files(name, node, w, b, self.scale[x], out, qw, qb)
+        self.set_activation(layer, a, table)
+        self.requant_files(name, node, w, b, self.scale[x], pre if table is not None else out,
+                           qw, qb)
         self.emit(node, layer, [x], out, self.scale[out])
 
     def gemm(self, node):
@@ -765,18 +926,15 @@ class Converter:
         if self.act[a_t].shape != self.act[b_t].shape:
             fail(f"{node_label(node)}: operands of shapes {list(self.act[a_t].shape[1:])} and "
                  f"{list(self.act[b_t].shape[1:])} (broadcasting is not supported)")
-        out, act_nodes = self.fuse_activation(node.output[0])
+        out, s_req, act, table = self.layer_activation(node, node.output[0])
         name = self.layer_name(node)
-        s_out = self.scale[out] = self.out_scale(node, out)
         c = self.act[a_t].shape[1]
-        ma, mb, s = add_mult_shift(self.scale[a_t] / s_out, self.scale[b_t] / s_out, node)
+        ma, mb, s = add_mult_shift(self.scale[a_t] / s_req, self.scale[b_t] / s_req, node)
         self.files[f"{name}_mult_a.npy"] = np.full(c, ma, np.uint16)
         self.files[f"{name}_mult_b.npy"] = np.full(c, mb, np.uint16)
         self.files[f"{name}_shift.npy"] = np.full(c, s, np.uint8)
         layer = {"name": name, "type": "add"}
-        act = self.activation_yaml(act_nodes, s_out)
-        if act is not None:
-            layer["activation"] = act
+        self.set_activation(layer, act, table)
         srcs = [self.src_of(node, t) for t in (a_t, b_t)]
         self.append(node, dict(layer, inputs=srcs), out)
 
@@ -828,8 +986,9 @@ class Converter:
                 self.gemm(node)
             elif op == "MatMul":
                 self.matmul(node)
-            elif op in ("Relu", "Clip"):
-                self.clamp_layer(node)
+            elif op in TABLE_OPS and op != "Add" or op == "Add" and \
+                    any(i in self.g.inits for i in node.input):
+                self.table_layer(node)
             elif op == "MaxPool":
                 self.pool(node, "maxpool")
             elif op == "AveragePool":

@@ -676,7 +676,8 @@ def check_docs_list_operators():
     """The unsupported-operator error points to docs/cli.md: its `strata import` section names
     every operator the importer supports."""
     src = open(os.path.join(ARGS.source, "scripts", "strata_import.py")).read()
-    ops = re.findall(r'"(\w+)"', re.search(r"SUPPORTED_OPS = \{(.*?)\}", src, re.S).group(1))
+    ops = [op for table in ("TABLE_OPS", "SUPPORTED_OPS")
+           for op in re.findall(r'"(\w+)"', re.search(table + r" = \{(.*?)\}", src, re.S).group(1))]
     doc = open(os.path.join(ARGS.source, "docs", "cli.md")).read()
     section = doc[doc.index("## `strata import"):]
     section = section[:section.index("\n## ", 1)]

@@ -214,6 +214,23 @@ void calibrate_add(Layer& l, const std::vector<Tensor<int8_t>>& a,
   }
 }
 
+// A lookup-table activation for a layer that names a table file: half the
+// time a leaky ReLU with slope k/16 (k in 0..8; a real activation's shape),
+// otherwise 256 uniform random entries (every table value and index reachable).
+void fill_table(Layer& l, std::mt19937_64& rng) {
+  if (l.files.table.empty()) return;
+  l.requant.table.assign(kActTableSize, 0);
+  const bool leaky = uniform_int(rng, 0, 1) == 0;
+  const int64_t k = uniform_int(rng, 0, 8);
+  for (int i = 0; i < kActTableSize; ++i) {
+    const int v = i + kInt8Min;
+    int64_t y = v;
+    if (leaky && v < 0) y = static_cast<int64_t>(rshift_round(int64_t{v} * k, 4));
+    if (!leaky) y = uniform_int(rng, kInt8Min, kInt8Max);
+    l.requant.table[static_cast<size_t>(i)] = static_cast<int8_t>(y);
+  }
+}
+
 void record_outputs(const std::vector<Tensor<int8_t>>& outs, LayerCalibration& cal) {
   int64_t total = 0, zeros = 0, limits = 0;
   cal.out_min = kInt8Max;
@@ -292,10 +309,12 @@ std::vector<LayerCalibration> generate_parameters(Network& net, const GenOptions
       std::vector<Tensor<int32_t>> accs;
       for (const Tensor<int8_t>& a : acts) accs.push_back(layer_accumulators(l, a));
       calibrate_layer(l, accs, options.target, cal);
+      fill_table(l, rng);
       for (const Tensor<int32_t>& acc : accs) out.push_back(requantize(acc, l.requant));
     } else if (l.type == LayerType::kAdd) {
       const std::vector<Tensor<int8_t>>& b = operand(l.inputs[1]);
       calibrate_add(l, acts, b, options.target, cal);
+      fill_table(l, rng);
       for (size_t i = 0; i < acts.size(); ++i) out.push_back(run_layer(l, {acts[i], b[i]}));
     } else if (l.type == LayerType::kConcat) {
       for (size_t i = 0; i < acts.size(); ++i) {
@@ -332,7 +351,8 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
     if (!l.has_requant()) continue;
     for (const std::string& f : {l.has_weights() ? l.files.weights : std::string(),
                                  l.has_weights() ? l.files.bias : std::string(),
-                                 l.files.multiplier, l.files.multiplier_b, l.files.shift}) {
+                                 l.files.multiplier, l.files.multiplier_b, l.files.shift,
+                                 l.files.table}) {
       if (f.empty()) continue;
       const std::string key = fs::path(f).lexically_normal().string();
       const auto [it, fresh] = owners.emplace(key, fmt::format("layer '{}'", l.name));
@@ -368,6 +388,10 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
     if (!l.files.shift.empty()) {
       add_param(out, dir, l.files.shift, Tensor<uint8_t>({cout}, l.requant.shift), result.files);
     }
+    if (!l.files.table.empty()) {
+      add_param(out, dir, l.files.table, Tensor<int8_t>({kActTableSize}, l.requant.table),
+                result.files);
+    }
   }
   const int64_t image_size = shape_elements(net.input_shape);
   add_param(out, dir, "input.npy",
@@ -386,7 +410,7 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
     const Layer& b = result.network.layers[i];
     if (a.weights != b.weights || a.bias != b.bias ||
         a.requant.multiplier != b.requant.multiplier || a.requant.shift != b.requant.shift ||
-        a.multiplier_b != b.multiplier_b) {
+        a.multiplier_b != b.multiplier_b || a.requant.table != b.requant.table) {
       throw Error("parameters read back differ from those written",
                   ErrorContext{out_dir, 0, a.name});
     }

@@ -88,7 +88,7 @@ Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& 
   check_input(layer, inputs[0]);
   check_input(layer, inputs[1]);
   const AddRequant rq{layer.requant.multiplier, layer.multiplier_b, layer.requant.shift,
-                      layer.requant.lo, layer.requant.hi};
+                      layer.requant.lo, layer.requant.hi, layer.requant.table};
   return residual_add(inputs[0], inputs[1], rq);
 }
 

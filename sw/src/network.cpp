@@ -224,10 +224,13 @@ struct ParamLines {
   int multiplier = 0;
   int shift = 0;
   int multiplier_b = 0;
+  int table = 0;
 };
 
-// Activation of conv / fc: none, relu, or {clamp: [lo, hi]}.
-void parse_activation(const Reader& r, const YAML::Node& layer, Requant& rq) {
+// Activation of conv / depthwise / fc / add: none, relu, {clamp: [lo, hi]} or
+// {table: file.npy} (a lookup table after the full-range clamp).
+void parse_activation(const Reader& r, const YAML::Node& layer, Layer& l, ParamLines& lines) {
+  Requant& rq = l.requant;
   const YAML::Node a = layer["activation"];
   rq.lo = kInt8Min;
   rq.hi = kInt8Max;
@@ -235,6 +238,12 @@ void parse_activation(const Reader& r, const YAML::Node& layer, Requant& rq) {
   if (a.IsScalar() && a.Scalar() == "none") return;
   if (a.IsScalar() && a.Scalar() == "relu") {
     rq.lo = 0;
+    return;
+  }
+  if (a.IsMap() && a["table"]) {
+    r.check_keys(a, {"table"}, "activation");
+    l.files.table = r.to_file(a["table"], "table");
+    lines.table = line_of(a["table"]);
     return;
   }
   if (a.IsMap()) {
@@ -250,7 +259,8 @@ void parse_activation(const Reader& r, const YAML::Node& layer, Requant& rq) {
     }
     return;
   }
-  r.fail(a, fmt::format("unknown activation {} (expected none, relu or {{clamp: [lo, hi]}})",
+  r.fail(a, fmt::format("unknown activation {} (expected none, relu, {{clamp: [lo, hi]}} or "
+                        "{{table: file.npy}})",
                         describe(a)));
 }
 
@@ -611,7 +621,7 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
   }
 
   if (l.has_requant()) {
-    parse_activation(r, node, l.requant);
+    parse_activation(r, node, l, lines);
     parse_requant(r, node, l, lines);
   }
   if (l.has_weights()) parse_param_files(r, node, l, lines);
@@ -682,6 +692,11 @@ void load_parameters(const Network& net, Layer& l, const ParamLines& lines) {
       }
     }
     l.requant.shift.assign(s.values().begin(), s.values().end());
+  }
+  if (!l.files.table.empty()) {
+    const auto t = load_param<int8_t>(net, l, lines.table, l.files.table, "activation table",
+                                      {kActTableSize});
+    l.requant.table.assign(t.values().begin(), t.values().end());
   }
 }
 
@@ -756,6 +771,14 @@ void check_requant_ranges(const Layer& l, const ErrorContext& where) {
     throw Error(fmt::format("activation clamp [{}, {}] is not inside [-128, 127]", l.requant.lo,
                             l.requant.hi),
                 where);
+  }
+  if (!l.requant.table.empty() && l.requant.table.size() != kActTableSize) {
+    throw Error(fmt::format("activation table has {} entries, expected {}", l.requant.table.size(),
+                            kActTableSize),
+                where);
+  }
+  if (!l.files.table.empty() && l.requant.table.empty()) {
+    throw Error("activation table not loaded", where);
   }
 }
 

@@ -16,6 +16,18 @@ int64_t rshift_round(int64_t v, int s) {
   return (v + (int64_t{1} << (s - 1))) >> s;  // >> on signed is arithmetic (C++20)
 }
 
+namespace {
+
+// A table activation has exactly kActTableSize entries (or none).
+void check_table(const std::vector<int8_t>& table) {
+  if (!table.empty() && table.size() != kActTableSize) {
+    throw Error(fmt::format("activation table has {} entries, expected {}", table.size(),
+                            kActTableSize));
+  }
+}
+
+}  // namespace
+
 int8_t requantize(int32_t acc, uint16_t m, int s, int lo, int hi) {
   const int64_t scaled = rshift_round(static_cast<int64_t>(acc) * m, s);
   return static_cast<int8_t>(std::clamp<int64_t>(scaled, lo, hi));
@@ -177,13 +189,15 @@ Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
   if (rq.lo < kInt8Min || rq.lo > rq.hi || rq.hi > kInt8Max) {
     throw Error(fmt::format("add clamp [{}, {}] outside int8", rq.lo, rq.hi));
   }
+  check_table(rq.table);
   Tensor<int8_t> out(a.shape());
   for (int64_t ch = 0; ch < c; ++ch) {
     for (int64_t i = ch * plane; i < (ch + 1) * plane; ++i) {
       const int64_t sum =
           int64_t{a.values()[i]} * rq.mult_a[ch] + int64_t{b.values()[i]} * rq.mult_b[ch];
-      out.values()[i] =
-          static_cast<int8_t>(std::clamp<int64_t>(rshift_round(sum, rq.shift[ch]), rq.lo, rq.hi));
+      out.values()[i] = apply_table(
+          rq.table,
+          static_cast<int8_t>(std::clamp<int64_t>(rshift_round(sum, rq.shift[ch]), rq.lo, rq.hi)));
     }
   }
   return out;
@@ -234,12 +248,14 @@ Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq) {
     throw Error(fmt::format("clamp bounds [{}, {}] must satisfy -128 <= lo <= hi <= 127", rq.lo,
                             rq.hi));
   }
+  check_table(rq.table);
   Tensor<int8_t> out(acc.shape());
   const int64_t plane = acc.dim(1) * acc.dim(2);
   for (int64_t ch = 0; ch < c; ++ch) {
     for (int64_t i = 0; i < plane; ++i) {
       const int64_t k = ch * plane + i;
-      out[k] = requantize(acc[k], rq.multiplier[ch], rq.shift[ch], rq.lo, rq.hi);
+      out[k] = apply_table(rq.table,
+                           requantize(acc[k], rq.multiplier[ch], rq.shift[ch], rq.lo, rq.hi));
     }
   }
   return out;

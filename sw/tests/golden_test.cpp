@@ -292,5 +292,66 @@ TEST_F(Golden, ConcatSliceAndUpsampleByHand) {
   EXPECT_THROW(run_layer(net.layers[3], up), Error);
 }
 
+// Table activations on conv, depthwise, fc and add: each layer's output is
+// its requantised, clamped value looked up in its table.
+TEST_F(Golden, TableActivationsOnEveryRequantisedLayer) {
+  Tensor<int8_t> w({2, 1, 3, 3}), dw({2, 1, 3, 3}), f({3, 2 * 4 * 4});
+  for (int64_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(i % 9 - 4);
+  for (int64_t i = 0; i < dw.size(); ++i) dw[i] = static_cast<int8_t>(3 - i % 7);
+  for (int64_t i = 0; i < f.size(); ++i) f[i] = static_cast<int8_t>(i % 5 - 2);
+  save_npy(path("c_weight.npy"), w);
+  save_npy(path("c_bias.npy"), Tensor<int32_t>({2}, std::vector<int32_t>{7, -7}));
+  save_npy(path("d_weight.npy"), dw);
+  save_npy(path("d_bias.npy"), Tensor<int32_t>({2}, 3));
+  save_npy(path("f_weight.npy"), f);
+  save_npy(path("f_bias.npy"), Tensor<int32_t>({3}, -5));
+  // Leaky ReLU (slope 1/8), a reversal, a square-ish and a constant table.
+  std::vector<int8_t> leaky(256), rev(256), sq(256), flat(256, 9);
+  for (int i = 0; i < 256; ++i) {
+    const int v = i - 128;
+    leaky[static_cast<size_t>(i)] = static_cast<int8_t>(v >= 0 ? v : rshift_round(v, 3));
+    rev[static_cast<size_t>(i)] = static_cast<int8_t>(127 - i);
+    sq[static_cast<size_t>(i)] = static_cast<int8_t>(std::min(127, v * v / 64));
+  }
+  save_npy(path("leaky.npy"), Tensor<int8_t>({256}, leaky));
+  save_npy(path("rev.npy"), Tensor<int8_t>({256}, rev));
+  save_npy(path("sq.npy"), Tensor<int8_t>({256}, sq));
+  save_npy(path("flat.npy"), Tensor<int8_t>({256}, flat));
+  const Network net = load(
+      "name: tables\ninput: [1, 4, 4]\nlayers:\n"
+      "  - {name: c, type: conv, out_channels: 2, kernel: 3, pad: 1,\n"
+      "     activation: {table: leaky.npy}, requant: {multiplier: 5, shift: 3}}\n"
+      "  - {name: d, type: depthwise, kernel: 3, pad: 1, activation: {table: rev.npy},\n"
+      "     requant: {multiplier: 7, shift: 4}}\n"
+      "  - {name: a, type: add, inputs: [d, c], activation: {table: sq.npy},\n"
+      "     requant: {multiplier_a: 3, multiplier_b: 5, shift: 2}}\n"
+      "  - {name: f, type: fc, out_features: 3, activation: {table: flat.npy},\n"
+      "     requant: {multiplier: 1, shift: 0}}\n");
+  EXPECT_EQ(net.layers[0].requant.table, leaky);
+  EXPECT_EQ(net.layers[0].requant.lo, kInt8Min);  // a table layer's clamp is the full range
+  Tensor<int8_t> x({1, 4, 4});
+  for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 53) % 256 - 128);
+  const auto by_table = [](const std::vector<int8_t>& t, Tensor<int8_t> v) {
+    for (int64_t i = 0; i < v.size(); ++i) v[i] = t[static_cast<size_t>(v[i] + 128)];
+    return v;
+  };
+  Requant rc{{5, 5}, {3, 3}, -128, 127}, rd{{7, 7}, {4, 4}, -128, 127};
+  const Tensor<int8_t> c =
+      by_table(leaky, requantize(conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 1}), rc));
+  const Tensor<int8_t> d =
+      by_table(rev, requantize(conv2d_acc(c, dw, net.layers[1].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 2}), rd));
+  const Tensor<int8_t> a =
+      by_table(sq, residual_add(d, c, AddRequant{{3, 3}, {5, 5}, {2, 2}, -128, 127}));
+  std::vector<Tensor<int8_t>> seen;
+  const Tensor<int8_t> y =
+      run_network(net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0], c);
+  EXPECT_EQ(seen[1], d);
+  EXPECT_EQ(seen[2], a);
+  EXPECT_EQ(y, Tensor<int8_t>({3, 1, 1}, 9));
+  EXPECT_NE(c, requantize(conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 1}), rc));
+}
+
 }  // namespace
 }  // namespace strata

@@ -581,6 +581,37 @@ TEST_F(NetworkFiles, WrongShape) {
   expect(kConv, 8, "c1", {"bias file", "has shape [1, 4], expected [4]"}, true);
 }
 
+// `activation: {table: t.npy}`: int8 [256]; a wrong length or dtype, a
+// missing file, or a table beside a clamp key names the layer and the line.
+TEST_F(NetworkFiles, TableActivationFile) {
+  const std::string conv_t = std::string(kConv) + "    activation: {table: t.npy}\n";
+  write_all();
+  std::vector<int8_t> t(256);
+  for (int i = 0; i < 256; ++i) t[static_cast<size_t>(i)] = static_cast<int8_t>(i / 2 - 64);
+  save_npy(path("t.npy"), Tensor<int8_t>({256}, t));
+  net(conv_t);
+  const Network n = load_network(yaml_);
+  EXPECT_EQ(n.layers[0].requant.table, t);
+  EXPECT_EQ(n.layers[0].files.table, "t.npy");
+  EXPECT_TRUE(n.layers[0].has_table());
+  EXPECT_EQ(n.layers[0].requant.lo, kInt8Min);
+  EXPECT_EQ(n.layers[0].requant.hi, kInt8Max);
+  save_npy(path("t.npy"), Tensor<int8_t>({255}, 0));
+  expect(conv_t, 9, "c1", {"activation table file", "has shape [255], expected [256]"}, true);
+  save_npy(path("t.npy"), Tensor<int8_t>({2, 128}, 0));
+  expect(conv_t, 9, "c1", {"activation table file", "has shape [2, 128], expected [256]"}, true);
+  save_npy(path("t.npy"), Tensor<uint8_t>({256}, 0));
+  expect(conv_t, 9, "c1", {"activation table file", "expected int8, file has uint8"}, true);
+  save_npy(path("t.npy"), Tensor<int16_t>({256}, 0));
+  expect(conv_t, 9, "c1", {"activation table file", "expected int8, file has int16"}, true);
+  fs::remove(path("t.npy"));
+  expect(conv_t, 9, "c1", {"activation table file '" + path("t.npy") + "' not found"}, true);
+  expect(std::string(kConv) + "    activation: {table: t.npy, clamp: [0, 1]}\n", 9, "c1",
+         {"unknown key 'clamp'"}, false);
+  expect(std::string(kConv) + "    activation: {table: t.txt}\n", 9, "c1",
+         {"'table' must name a .npy file"}, false);
+}
+
 TEST_F(NetworkFiles, ShiftFileOutOfRange) {
   write_all();
   save_npy(path("c1_shift.npy"), Tensor<uint8_t>({4}, std::vector<uint8_t>{1, 2, 48, 3}));

@@ -213,6 +213,30 @@ TEST(Numerics, ResidualAddRejectsBadShapesAndParameters) {
   EXPECT_THROW(residual_add(a, a, AddRequant{{1, 1}, {1, 1}, {0, 48}, -128, 127}), Error);
 }
 
+// A table activation looks up the clamped value: y = T[clamp(...) + 128],
+// after the clamp (an entry outside [lo, hi] is never read).
+TEST(Numerics, TableActivationAfterTheClamp) {
+  std::vector<int8_t> table(kActTableSize);
+  for (int i = 0; i < kActTableSize; ++i) table[static_cast<size_t>(i)] = static_cast<int8_t>(127 - i);
+  EXPECT_EQ(apply_table(table, -128), 127);
+  EXPECT_EQ(apply_table(table, 0), -1);
+  EXPECT_EQ(apply_table(table, 127), -128);
+  EXPECT_EQ(apply_table({}, 42), 42);  // no table
+  Requant rq{{1, 2}, {0, 1}, -128, 127, table};
+  const Tensor<int32_t> acc({2, 1, 3}, std::vector<int32_t>{-1000, 0, 5, 3, -3, 1000});
+  // channel 0: -128, 0, 5; channel 1: rshift_round(6, 1) = 3, -3, 127
+  EXPECT_EQ(requantize(acc, rq), image({2, 1, 3}, {127, -1, -6, -4, 2, -128}));
+  rq.lo = 0;
+  rq.hi = 4;  // clamp first: [0, 0, 4], [3, 0, 4]
+  EXPECT_EQ(requantize(acc, rq), image({2, 1, 3}, {-1, -1, -5, -4, -1, -5}));
+  rq.table.resize(255);
+  EXPECT_THROW(requantize(acc, rq), Error);
+  // Residual add: the table after the add's clamp.
+  const auto a = image({1, 1, 3}, {-100, 0, 100});
+  const AddRequant add{{1}, {1}, {0}, -50, 127, table};
+  EXPECT_EQ(residual_add(a, a, add), image({1, 1, 3}, {49, -1, -128}));
+}
+
 TEST(Numerics, GlobalAvgPoolOfOnePixelIsTheInput) {
   const auto in = image({4, 1, 1}, {-128, -1, 0, 127});
   EXPECT_EQ(global_avgpool(in), in);

@@ -118,6 +118,7 @@ std::string geometry_label(const Layer& l) {
 std::string activation_label(const Layer& l) {
   if (l.type == LayerType::kClamp) return fmt::format("clamp [{}, {}]", l.lo, l.hi);
   if (!l.has_requant()) return "";
+  if (l.has_table()) return fmt::format("table {}", l.files.table);
   if (l.requant.lo == kInt8Min && l.requant.hi == kInt8Max) return "none";
   if (l.requant.lo == 0 && l.requant.hi == kInt8Max) return "relu";
   return fmt::format("clamp [{}, {}]", l.requant.lo, l.requant.hi);
@@ -129,7 +130,7 @@ std::vector<std::string> missing_files(const Network& net) {
   for (const Layer& l : net.layers) {
     if (!l.has_requant()) continue;
     for (const std::string& f : {l.files.weights, l.files.bias, l.files.multiplier,
-                                 l.files.multiplier_b, l.files.shift}) {
+                                 l.files.multiplier_b, l.files.shift, l.files.table}) {
       std::error_code ec;
       if (!f.empty() && !fs::is_regular_file(fs::path(net.weights_dir) / f, ec)) {
         missing.push_back(f);

@@ -38,6 +38,7 @@ struct LayerFiles {
   std::string multiplier;  // uint16 [Cout]; empty when given inline in YAML (add: Ma)
   std::string shift;       // uint8 [Cout];  empty when given inline in YAML
   std::string multiplier_b;  // add only: uint16 [C], Mb; empty when given inline
+  std::string table;         // int8 [256], the lookup-table activation; empty for none
 };
 
 struct Layer {
@@ -56,7 +57,8 @@ struct Layer {
   Pads pads;                // conv, depthwise, maxpool, avgpool: zero padding per side
   Tensor<int8_t> weights;   // empty until loaded; depthwise [C][1][K][K]
   Tensor<int32_t> bias;
-  Requant requant;          // per-channel M, S and the fused clamp [lo, hi]; add: Ma, S
+  Requant requant;          // per-channel M, S, the fused clamp [lo, hi] and the
+                            // table activation (requant.table); add: Ma, S
   std::vector<uint16_t> multiplier_b;  // add: Mb per channel
   LayerFiles files;
 
@@ -75,6 +77,8 @@ struct Layer {
   }
   // Layers with per-channel requantisation values: the weighted ones and add.
   bool has_requant() const { return has_weights() || type == LayerType::kAdd; }
+  // A lookup-table activation (`activation: {table: f.npy}`), loaded or not.
+  bool has_table() const { return !files.table.empty() || !requant.table.empty(); }
   // The same padding on every side (ConvGeometry / PoolGeometry say it all).
   bool symmetric_pads() const {
     return pads.left == pads.top && pads.bottom == pads.top && pads.right == pads.top;

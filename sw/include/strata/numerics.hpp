@@ -24,6 +24,14 @@ int64_t rshift_round(int64_t v, int s);
 // One requantised value: clamp(rshift_round(acc * m, s), lo, hi).
 int8_t requantize(int32_t acc, uint16_t m, int s, int lo, int hi);
 
+// A lookup-table activation: 256 int8 entries, entry v + 128 for the value v.
+inline constexpr int kActTableSize = 256;
+// The table's value for a requantised (clamped) value v: table[v + 128];
+// v itself when the table is empty (no table activation).
+inline int8_t apply_table(const std::vector<int8_t>& table, int8_t v) {
+  return table.empty() ? v : table[static_cast<size_t>(int{v} + 128)];
+}
+
 // Average of n valid elements with the contract's rounding:
 // floor((2 * sum + n) / (2 * n)), i.e. round half toward +infinity.
 int32_t avg_round(int64_t sum, int64_t n);
@@ -34,6 +42,9 @@ struct Requant {
   std::vector<uint8_t> shift;        // S[c], 0..47
   int lo = kInt8Min;                 // clamp bounds, kInt8Min <= lo <= hi <= kInt8Max
   int hi = kInt8Max;
+  // Lookup-table activation applied after the clamp: empty (none) or
+  // kActTableSize entries, y = table[clamp(...) + 128].
+  std::vector<int8_t> table;
 };
 
 struct ConvGeometry {
@@ -126,10 +137,12 @@ struct AddRequant {
   std::vector<uint8_t> shift;    // S[c], 0..47
   int lo = kInt8Min;
   int hi = kInt8Max;
+  std::vector<int8_t> table;     // empty or kActTableSize entries (Requant::table)
 };
 
 // Element-wise sum of two [C][H][W] maps of one shape:
-// y = clamp(rshift_round(a * Ma[c] + b * Mb[c], S[c]), lo, hi), exact in int64.
+// y = clamp(rshift_round(a * Ma[c] + b * Mb[c], S[c]), lo, hi), exact in int64,
+// then the table when there is one.
 Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
                             const AddRequant& rq);
 
@@ -143,7 +156,8 @@ Tensor<int8_t> global_avgpool(const Tensor<int8_t>& in);
 Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
                        const Tensor<int32_t>& bias);
 
-// Requantise accumulators [C][H][W] channel by channel.
+// Requantise accumulators [C][H][W] channel by channel, then apply the
+// table activation when rq.table is not empty.
 Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq);
 
 // Pooling over [C][H][W]; elements outside the input are ignored.

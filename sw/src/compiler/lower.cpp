@@ -282,6 +282,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     const auto src_of = [&](int layer) {
       return layer == kNetworkInput ? kInputSrc : op_of[static_cast<size_t>(layer)];
     };
+    if (l.has_table()) {
+      fail("a table activation cannot be compiled yet (the golden model runs it)");
+    }
     const auto shape_of = [&](int layer) -> const Shape& {
       return layer == kNetworkInput ? net.input_shape : net.layers[static_cast<size_t>(layer)].out_shape;
     };
