@@ -26,7 +26,8 @@ Post-training quantisation to the numerics contract (docs/numerics.md):
 
 Graph forms mapped exactly: a ReduceMean over H and W is a global_avgpool (keepdims 0: the
 [N, C] a flatten of it would be); a standalone Pad (constant 0, H and W only) folds into the one
-Conv reading it as extra padding (before a pool it would not be exact: refused); a final Softmax
+Conv reading it as extra padding, or into a MaxPool when its input is >= 0 (a Relu's or a Clip's
+with a minimum >= 0; anything else before a pool would not be exact: refused); a final Softmax
 over the channels is dropped (the logits have the same class; the import prints a note);
 dilations must be all ones.
 
@@ -816,6 +817,24 @@ class Converter:
             fail(f"{node_label(node)}: the Indices output / storage_order is not supported")
         x = node.input[0]
         k, s, pad = kernel_geometry(node, self.g, self.act[x].shape)
+        if x in self.pads:  # a Pad of non-negative values before a max pool (pad())
+            x, extra, pad_node = self.pads[x]
+            own = [pad] * 4 if isinstance(pad, int) else pad
+            total = [a + b for a, b in zip(own, extra)]
+            if any(v >= k for v in total):
+                fail(f"{node_label(pad_node)}: its pads {extra} and the pads {own} of "
+                     f"{node_label(node)} add up to {total} ([top, left, bottom, right]); each "
+                     f"must stay below the kernel {k} (the network format's limit, "
+                     "docs/network-format.md)")
+            ceil = bool(a.get("ceil_mode", 0))
+            h, w = self.act[x].shape[2:]
+            want = tuple(self.act[node.output[0]].shape[2:])
+            if (window_out(h, k, s, total[0], total[2], ceil),
+                    window_out(w, k, s, total[1], total[3], ceil)) != want:
+                fail(f"{node_label(pad_node)}: folded into {node_label(node)} (ceil mode) it "
+                     f"gives another output size than {list(want)}: a window would start in "
+                     "the Pad's zeros after the input")
+            pad = total[0] if len(set(total)) == 1 else total
         layer = {"name": self.layer_name(node), "type": kind, "kernel": k}
         if s != k:
             layer["stride"] = s
@@ -871,17 +890,34 @@ class Converter:
             fail(f"{node_label(node)}: negative pads {full} (cropping) are not supported")
         out = node.output[0]
         readers = g.consumers.get(out, [])
-        if len(readers) != 1 or out in g.outputs or readers[0].op_type != "Conv":
-            if len(readers) == 1 and readers[0].op_type in ("MaxPool", "AveragePool") and \
-                    out not in g.outputs:
+        single = len(readers) == 1 and out not in g.outputs
+        if single and readers[0].op_type == "MaxPool" and self.non_negative(x):
+            # Zeros beside values >= 0 never exceed a window's largest value inside the input
+            # (every window keeps one, the pads staying below the kernel): a max pool that
+            # ignores its padding computes the same.
+            self.pads[out] = (x, [full[2], full[3], full[6], full[7]], node)
+            return
+        if not single or readers[0].op_type != "Conv":
+            if single and readers[0].op_type in ("MaxPool", "AveragePool"):
                 fail(f"{node_label(node)}: a Pad before {node_label(readers[0])} cannot be folded "
                      "exactly: the pool's padding is not zeros (a max ignores it, an average "
-                     "does not count it); give the pool its own pads")
+                     "does not count it; a Pad before a MaxPool is folded only when its input "
+                     "is a Relu's or a Clip's with a minimum >= 0); give the pool its own pads")
             what = "the graph output" if out in g.outputs else \
                 ", ".join(node_label(r) for r in readers) or "nothing"
             fail(f"{node_label(node)}: a standalone Pad is folded only into the one Conv that "
                  f"reads it; its output is read by {what}")
         self.pads[out] = (x, [full[2], full[3], full[6], full[7]], node)
+
+    def non_negative(self, tensor):
+        """Whether every value of `tensor` is >= 0 by construction: a Relu's output, or a
+        Clip's with a minimum >= 0 (their int8 codes are then >= 0 too)."""
+        prod = next((m for m in self.g.nodes if tensor in m.output), None)
+        if prod is None:
+            return False
+        if prod.op_type == "Relu":
+            return True
+        return prod.op_type == "Clip" and clip_bounds(prod, self.g)[0] >= 0
 
     def add(self, node):
         g = self.g

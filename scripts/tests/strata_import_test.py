@@ -262,6 +262,27 @@ def model_reduce_mean_keepdims():
     return make_model("reduce_mean_keepdims", n, i, [1, 3, 15, 14], "y", [1, 6], opset=18)
 
 
+def model_pad_maxpool():
+    """A Pad of a Relu's output before a MaxPool (as SAME padding exports from some frameworks):
+    zeros beside values >= 0 never win a max, so the Pad folds into the pool's padding; then a
+    Conv, GlobalAveragePool, Flatten, Gemm."""
+    n, i = [], []
+    i += [init("c_w", conv_w(8, 3, 3)), init("c_b", RNG.normal(0, .1, 8)),
+          init("c2_w", conv_w(8, 8, 3)), init("fc_w", RNG.normal(0, .5, (8, 5))),
+          numpy_helper.from_array(np.array([0, 0, 0, 1, 0, 0, 1, 0], np.int64), "pads")]
+    n.append(helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], name="conv", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Relu", ["c"], ["r"], name="relu"))
+    n.append(helper.make_node("Pad", ["r", "pads"], ["rp"], name="pad"))
+    n.append(helper.make_node("MaxPool", ["rp"], ["p"], name="maxpool", kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[1, 0, 0, 1]))
+    n.append(helper.make_node("Conv", ["p", "c2_w"], ["c2"], name="conv2", kernel_shape=[3, 3]))
+    n.append(helper.make_node("GlobalAveragePool", ["c2"], ["g"], name="gap"))
+    n.append(helper.make_node("Flatten", ["g"], ["f"], name="flat"))
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("pad_maxpool", n, i, [1, 3, 14, 14], "y", [1, 5])
+
+
 def model_dilations():
     """Opset 19 (AveragePool's dilations): Conv, MaxPool and AveragePool with dilations [1, 1],
     as PyTorch exports them, then GlobalAveragePool, Flatten, Gemm."""
@@ -742,6 +763,16 @@ def expect_new_operator_errors(work):
     for label, nodes, inits, needle in cases:
         m = make_model(label, nodes, inits, [1, 3, 8, 8], "y", OUT4)
         expect_error(work, label, m.SerializeToString(), (4, 3, 8, 8), needle)
+    # A Pad of non-negative values before a ceil-mode MaxPool whose last window would start in
+    # the Pad's zeros after the input: not the same output size.
+    n = [helper.make_node("Relu", ["x"], ["r"], name="relu0"),
+         helper.make_node("Pad", ["r", "pads"], ["rp"], name="pad0"),
+         helper.make_node("MaxPool", ["rp"], ["y"], name="pool0", kernel_shape=[3, 3],
+                          strides=[2, 2], ceil_mode=1)]
+    m = make_model("pad_maxpool_ceil", n, [pads([0, 0, 0, 0, 0, 0, 2, 0])], [1, 3, 8, 8], "y", OUT4)
+    expect_error(work, "pad_maxpool_ceil", m.SerializeToString(), (4, 3, 8, 8),
+                 "node 'pad0' (Pad): folded into node 'pool0' (MaxPool) (ceil mode) it gives "
+                 "another output size than [5, 4]")
     # A Softmax whose output another node reads as well as the graph output is not final.
     n = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", kernel_shape=[3, 3]),
          helper.make_node("GlobalAveragePool", ["c"], ["g"], name="gap"),
@@ -896,6 +927,32 @@ def run_all(work):
           and "type: global_avgpool" in yaml and "flatten" not in yaml,
           "torchvision: padded max pool, 1x1 stride-2 shortcut, depthwise + Clip(0, 6) from "
           "Constant bounds, no flatten layer after the global pool")
+    if ARGS.rtl:
+        # Every imported model on the accelerator: shortcuts, adds, depthwise layers, global
+        # pools, SAME padding, the MLP.
+        for name in ("convnet", "mlp", "relu6", "act_chain", "torchvision"):
+            rtl_matches_golden(work, name)
+
+    # QDQ models (onnxruntime's quantize_static): the conv / BN / ReLU / add / pool / Gemm net
+    # and the torchvision patterns (depthwise, ReLU6, strided shortcut, linear add).
+    qdq_import_and_compare(work, model_convnet(), 64, 0.95)
+    qdq_import_and_compare(work, model_torchvision(), 64, 0.95)
+    if ARGS.rtl:
+        rtl_matches_golden(work, "convnet_qdq")
+    # Asymmetric activations (zero points not 0), uint8 activations, an unfolded BN, a
+    # float average pool before the first QuantizeLinear.
+    expect_qdq_error(work, "qdq_zero_point", model_convnet(), first_nonzero_zero_point,
+                     symmetric=False)
+    expect_qdq_error(work, "qdq_uint8", model_convnet(),
+                     "node 'x_QuantizeLinear' (QuantizeLinear): uint8",
+                     activation_type=QuantType.QUInt8)
+    expect_qdq_error(work, "qdq_bn", model_convnet(), "node 'bn1' (BatchNormalization)",
+                     pre_process=False)
+    # quantize_static leaves the MLP's leading AveragePool in float: quantising the input at the
+    # pooled tensor's scale would clip it.
+    expect_qdq_error(work, "qdq_float_avgpool", model_mlp(), "node 'avg' (AveragePool)")
+
+    # After the QDQ models, so that their calibration images stay the same random draws.
     # ReduceMean over H and W as a global pool (keepdims 0 and 1, axes as an attribute and as
     # an input), a final Softmax dropped, standalone Pads folded into the Conv after them,
     # dilations of ones.
@@ -917,36 +974,18 @@ def run_all(work):
           and "{name: mean, type: global_avgpool}" in yaml and "flatten" not in yaml,
           "reduce_mean_keepdims: Pads folded into the conv and the depthwise conv's pads, "
           "ReduceMean([-1, -2], keepdims 1) a global_avgpool")
+    import_and_compare(work, model_pad_maxpool(), 64, 0.10, 0.85)
+    yaml = read_if(os.path.join(work, "pad_maxpool", "pad_maxpool.yaml"))
+    check("{name: maxpool, type: maxpool, kernel: 3, stride: 2, pad: 1}" in yaml,
+          "pad_maxpool: a Pad of a Relu's output folded into the MaxPool's pads")
     import_and_compare(work, model_dilations(), 64, 0.10, 0.85)
     yaml = read_if(os.path.join(work, "dilations", "dilations.yaml"))
     check("{name: maxpool, type: maxpool, kernel: 2}" in yaml
           and "{name: avgpool, type: avgpool, kernel: 3, stride: 1, pad: 1}" in yaml,
           "dilations: Conv, MaxPool and AveragePool with dilations [1, 1] imported")
     if ARGS.rtl:
-        # Every imported model on the accelerator: shortcuts, adds, depthwise layers, global
-        # pools, SAME padding, the MLP.
-        for name in ("convnet", "mlp", "relu6", "act_chain", "torchvision", "reduce_mean",
-                     "reduce_mean_keepdims", "dilations"):
+        for name in ("reduce_mean", "reduce_mean_keepdims", "pad_maxpool", "dilations"):
             rtl_matches_golden(work, name)
-
-    # QDQ models (onnxruntime's quantize_static): the conv / BN / ReLU / add / pool / Gemm net
-    # and the torchvision patterns (depthwise, ReLU6, strided shortcut, linear add).
-    qdq_import_and_compare(work, model_convnet(), 64, 0.95)
-    qdq_import_and_compare(work, model_torchvision(), 64, 0.95)
-    if ARGS.rtl:
-        rtl_matches_golden(work, "convnet_qdq")
-    # Asymmetric activations (zero points not 0), uint8 activations, an unfolded BN, a
-    # float average pool before the first QuantizeLinear.
-    expect_qdq_error(work, "qdq_zero_point", model_convnet(), first_nonzero_zero_point,
-                     symmetric=False)
-    expect_qdq_error(work, "qdq_uint8", model_convnet(),
-                     "node 'x_QuantizeLinear' (QuantizeLinear): uint8",
-                     activation_type=QuantType.QUInt8)
-    expect_qdq_error(work, "qdq_bn", model_convnet(), "node 'bn1' (BatchNormalization)",
-                     pre_process=False)
-    # quantize_static leaves the MLP's leading AveragePool in float: quantising the input at the
-    # pooled tensor's scale would clip it.
-    expect_qdq_error(work, "qdq_float_avgpool", model_mlp(), "node 'avg' (AveragePool)")
 
     good = model_convnet()
     data = good.SerializeToString()
