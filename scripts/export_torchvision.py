@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Exports torchvision's resnet18 and mobilenet_v2 at 224 x 224 as ONNX, for `strata import`.
+"""Exports torchvision's resnet18, mobilenet_v2, mnasnet0_5 (224 x 224) as ONNX for strata import.
 
   /usr/bin/python3 scripts/export_torchvision.py [OUT_DIR] [--images N] [--seed S]
 
 Run with Debian's python3 (python3-torch, python3-torchvision; `make models`
 installs them), not the project venv. Writes into OUT_DIR (default build/models/):
 
-  resnet18.onnx, mobilenet_v2.onnx   opset 13, input 'input' [N, 3, 224, 224] (N symbolic),
-                                     output 'logits' [N, 1000]
+  resnet18.onnx, mobilenet_v2.onnx,  opset 13, input 'input' [N, 3, 224, 224] (N symbolic),
+  mnasnet0_5.onnx                    output 'logits' [N, 1000] (mnasnet0_5's global pool is
+                                     a ReduceMean over H and W)
   calibration.npy                    float32 [N][3][224][224], the images for
                                      `strata import --calibration`
 
@@ -91,7 +92,8 @@ def main(argv):
     np.save(os.path.join(a.out, "calibration.npy"), calibration)
 
     builders = [("resnet18", torchvision.models.resnet18),
-                ("mobilenet_v2", torchvision.models.mobilenet_v2)]
+                ("mobilenet_v2", torchvision.models.mobilenet_v2),
+                ("mnasnet0_5", torchvision.models.mnasnet0_5)]
     for name, build in builders:
         torch.manual_seed(a.seed)
         model = build(weights=None)

@@ -24,6 +24,13 @@ Post-training quantisation to the numerics contract (docs/numerics.md):
     intersection of their ranges; fused into the conv / fc / add before it when each is
     the only consumer of the one before, else clamp layers.
 
+Graph forms mapped exactly: a ReduceMean over H and W is a global_avgpool (keepdims 0: the
+[N, C] a flatten of it would be); a standalone Pad (constant 0, H and W only) folds into the one
+Conv reading it as extra padding, or into a MaxPool when its input is >= 0 (a Relu's or a Clip's
+with a minimum >= 0; anything else before a pool would not be exact: refused); a final Softmax
+over the channels is dropped (the logits have the same class; the import prints a note);
+dilations must be all ones.
+
 A QDQ model (any QuantizeLinear / DequantizeLinear node, as onnxruntime's quantize_static
 writes it) already carries its quantisation; with every zero point 0 and int8 values it maps
 directly: the int8 weights as they are (per-channel scales along the output channels, or one
@@ -77,8 +84,8 @@ except ImportError as e:  # the one message a user without the venv sees
 TABLE_OPS = {"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Gelu", "Erf",
              "Softplus", "Mul", "Div", "Sub", "Add", "Relu", "Clip"}
 SUPPORTED_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "MaxPool", "AveragePool",
-                 "GlobalAveragePool", "Add", "Flatten", "Reshape", "BatchNormalization",
-                 "Identity", "Dropout"} | TABLE_OPS
+                 "GlobalAveragePool", "ReduceMean", "Pad", "Add", "Flatten", "Reshape",
+                 "BatchNormalization", "Identity", "Dropout"} | TABLE_OPS
 ACT_TABLE_SIZE = 256
 QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
 RANGE_KEEPING_OPS = {"MaxPool", "Flatten", "Reshape", "Identity", "Dropout"}
@@ -191,10 +198,62 @@ class Graph:
             self.qscale[self.input.name] = self.qscale[t]
         self.batch_fixed = dims[0] if dims[0] else None
         self.chw = tuple(dims[1:])
+        self.notes = []     # printed after the import's summary
+        self.drop_final_softmax()
         for n in self.nodes:  # before the float run: name the first node we cannot convert
             if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx"):
                 unsupported(n)
         self.check_finite()
+
+    def drop_final_softmax(self):
+        """A Softmax over the channels that computes the graph output is dropped: the network
+        outputs its input, the logits (a monotone map per image: the class, the top-1, is the
+        same). A Softmax anywhere else stays, and is refused as an unsupported operator."""
+        n = next((m for m in self.nodes if m.op_type == "Softmax" and
+                  m.domain in ("", "ai.onnx") and m.output[0] in self.outputs), None)
+        if n is None:
+            return
+        check_attrs(n, {"axis"})
+        x = n.input[0]
+        shape = self.shape_of(x)
+        opset = next((o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx")),
+                     13)
+        axis = attrs(n).get("axis", -1 if opset >= 13 else 1)
+        if shape is None:
+            fail(f"{node_label(n)}: the shape of its input '{x}' is unknown (a final Softmax is "
+                 "dropped only over the channels of [N, C] or [N, C, 1, 1])")
+        rank = len(shape)
+        # Before opset 13 a Softmax runs over the input flattened at `axis` to 2-D: over the
+        # channels too when axis is 1 and H = W = 1.
+        channels = rank >= 2 and -rank <= axis < rank and axis % rank == 1 and \
+            all(d == 1 for d in shape[2:])
+        if not channels or [m for m in self.consumers.get(x, []) if m is not n]:
+            fail(f"{node_label(n)}: a Softmax over axis {axis} of a tensor of shape {shape} "
+                 "(only a final Softmax over the channels, axis 1 of [N, C] or [N, C, 1, 1], "
+                 "read by nothing else, is dropped; docs/cli.md, strata import)")
+        self.nodes = [m for m in self.nodes if m is not n]
+        self.consumers[x] = [m for m in self.consumers[x] if m is not n]
+        self.outputs = [x if o == n.output[0] else o for o in self.outputs]
+        self.report_output = x
+        self.notes.append(f"note: {node_label(n)}: the final Softmax is dropped; the network "
+                          f"outputs its input '{x}', the logits (the same class, top-1)")
+
+    def shape_of(self, tensor):
+        """The static shape of a tensor from the model's shape inference ([N, ...], the batch
+        as given), or None."""
+        if not hasattr(self, "_shapes"):
+            try:
+                inferred = onnx.shape_inference.infer_shapes(self.model)
+            except Exception:
+                inferred = self.model
+            self._shapes = {}
+            g = inferred.graph
+            for v in list(g.value_info) + list(g.output) + list(g.input):
+                t = v.type.tensor_type
+                if t.HasField("shape"):
+                    self._shapes[v.name] = [d.dim_value if d.HasField("dim_value") else
+                                            (d.dim_param or None) for d in t.shape.dim]
+        return self._shapes.get(tensor)
 
     def check_finite(self):
         """Every float constant a node reads (weights, biases, BN parameters, Clip bounds, a
@@ -592,6 +651,7 @@ class Converter:
         self.scale = {g.input.name: g.qscale[g.input.name] if g.qdq else scale_of(images)}
         self.done = set()
         self.out_tensor = None
+        self.pads = {}          # a standalone Pad's output -> (its input, [t, l, b, r], node)
         self.node_of = {}       # strata layer name -> the ONNX node it came from (messages)
         self.tensor_of = {}     # strata layer name -> the ONNX tensor it computes
 
@@ -798,6 +858,16 @@ class Converter:
                  f"group == channels == output channels, here {cin} channels, "
                  f"{w.shape[0]} outputs)")
         k, s, pad = kernel_geometry(node, g, self.act[x].shape, w.shape)
+        if x in self.pads:  # a standalone Pad before it: its zeros are the conv's padding
+            x, extra, pad_node = self.pads[x]
+            own = [pad] * 4 if isinstance(pad, int) else pad
+            total = [a + b for a, b in zip(own, extra)]
+            if any(v >= k for v in total):
+                fail(f"{node_label(pad_node)}: its pads {extra} and the pads {own} of "
+                     f"{node_label(node)} add up to {total} ([top, left, bottom, right]); each "
+                     f"must stay below the kernel {k} (the network format's limit, "
+                     "docs/network-format.md)")
+            pad = total[0] if len(set(total)) == 1 else total
         out = node.output[0]
         bn = g.only_consumer(out)
         if bn is not None and bn.op_type == "BatchNormalization":
@@ -908,6 +978,24 @@ class Converter:
             fail(f"{node_label(node)}: the Indices output / storage_order is not supported")
         x = node.input[0]
         k, s, pad = kernel_geometry(node, self.g, self.act[x].shape)
+        if x in self.pads:  # a Pad of non-negative values before a max pool (pad())
+            x, extra, pad_node = self.pads[x]
+            own = [pad] * 4 if isinstance(pad, int) else pad
+            total = [a + b for a, b in zip(own, extra)]
+            if any(v >= k for v in total):
+                fail(f"{node_label(pad_node)}: its pads {extra} and the pads {own} of "
+                     f"{node_label(node)} add up to {total} ([top, left, bottom, right]); each "
+                     f"must stay below the kernel {k} (the network format's limit, "
+                     "docs/network-format.md)")
+            ceil = bool(a.get("ceil_mode", 0))
+            h, w = self.act[x].shape[2:]
+            want = tuple(self.act[node.output[0]].shape[2:])
+            if (window_out(h, k, s, total[0], total[2], ceil),
+                    window_out(w, k, s, total[1], total[3], ceil)) != want:
+                fail(f"{node_label(pad_node)}: folded into {node_label(node)} (ceil mode) it "
+                     f"gives another output size than {list(want)}: a window would start in "
+                     "the Pad's zeros after the input")
+            pad = total[0] if len(set(total)) == 1 else total
         layer = {"name": self.layer_name(node), "type": kind, "kernel": k}
         if s != k:
             layer["stride"] = s
@@ -916,6 +1004,81 @@ class Converter:
         if a.get("ceil_mode", 0):
             layer["ceil_mode"] = True
         self.emit(node, layer, [x], node.output[0], self.scale[x])
+
+    def pad(self, node):
+        """A standalone Pad (constant 0, only on H and W, none negative) read by a Conv alone:
+        recorded, and folded into that Conv's padding (conv()). Zeros outside the input are
+        exactly what a convolution's padding is; a pool's padding is not zeros (a max ignores
+        it, an average does not count it), so a Pad before a pool is refused."""
+        g = self.g
+        check_attrs(node, {"mode", "pads", "value"})
+        a = attrs(node)
+        mode = a.get("mode", b"constant")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode != "constant":
+            fail(f"{node_label(node)}: mode '{mode}' is not supported (only a constant 0 pad, "
+                 "folded into the Conv after it)")
+        x = node.input[0]
+        rank = self.act[x].ndim
+        if len(node.input) > 1 and node.input[1]:
+            pads = [int(v) for v in g.const(node, node.input[1], "pads").reshape(-1)]
+        else:
+            pads = [int(v) for v in a.get("pads", [])]
+        axes = list(range(rank))
+        if len(node.input) > 3 and node.input[3]:
+            axes = [int(v) for v in g.const(node, node.input[3], "axes").reshape(-1)]
+            if any(not -rank <= v < rank for v in axes):
+                fail(f"{node_label(node)}: axes {axes} outside the input's {rank} dimensions")
+            axes = [v % rank for v in axes]
+        if len(pads) != 2 * len(axes):
+            fail(f"{node_label(node)}: {len(pads)} pads for {len(axes)} axes")
+        full = [0] * (2 * rank)
+        for i, ax in enumerate(axes):
+            full[ax], full[rank + ax] = pads[i], pads[len(axes) + i]
+        value = a.get("value", 0.0)
+        if len(node.input) > 2 and node.input[2]:
+            v = g.const(node, node.input[2], "constant_value").reshape(-1)
+            value = float(v[0]) if v.size else 0.0
+        if value != 0:
+            fail(f"{node_label(node)}: pad value {value} is not supported (only 0, folded into "
+                 "the Conv after it)")
+        if rank != 4:
+            fail(f"{node_label(node)}: pads a tensor of {rank} dimensions (only [N, C, H, W])")
+        if any(full[i] != 0 for i in (0, 1, 4, 5)):
+            fail(f"{node_label(node)}: pads {full} pad the batch or the channels (only H and W "
+                 "may be padded)")
+        if any(v < 0 for v in full):
+            fail(f"{node_label(node)}: negative pads {full} (cropping) are not supported")
+        out = node.output[0]
+        readers = g.consumers.get(out, [])
+        single = len(readers) == 1 and out not in g.outputs
+        if single and readers[0].op_type == "MaxPool" and self.non_negative(x):
+            # Zeros beside values >= 0 never exceed a window's largest value inside the input
+            # (every window keeps one, the pads staying below the kernel): a max pool that
+            # ignores its padding computes the same.
+            self.pads[out] = (x, [full[2], full[3], full[6], full[7]], node)
+            return
+        if not single or readers[0].op_type != "Conv":
+            if single and readers[0].op_type in ("MaxPool", "AveragePool"):
+                fail(f"{node_label(node)}: a Pad before {node_label(readers[0])} cannot be folded "
+                     "exactly: the pool's padding is not zeros (a max ignores it, an average "
+                     "does not count it; a Pad before a MaxPool is folded only when its input "
+                     "is a Relu's or a Clip's with a minimum >= 0); give the pool its own pads")
+            what = "the graph output" if out in g.outputs else \
+                ", ".join(node_label(r) for r in readers) or "nothing"
+            fail(f"{node_label(node)}: a standalone Pad is folded only into the one Conv that "
+                 f"reads it; its output is read by {what}")
+        self.pads[out] = (x, [full[2], full[3], full[6], full[7]], node)
+
+    def non_negative(self, tensor):
+        """Whether every value of `tensor` is >= 0 by construction: a Relu's output, or a
+        Clip's with a minimum >= 0 (their int8 codes are then >= 0 too)."""
+        prod = next((m for m in self.g.nodes if tensor in m.output), None)
+        if prod is None:
+            return False
+        if prod.op_type == "Relu":
+            return True
+        return prod.op_type == "Clip" and clip_bounds(prod, self.g)[0] >= 0
 
     def add(self, node):
         g = self.g
@@ -937,6 +1100,28 @@ class Converter:
         self.set_activation(layer, act, table)
         srcs = [self.src_of(node, t) for t in (a_t, b_t)]
         self.append(node, dict(layer, inputs=srcs), out)
+
+    def reduce_mean(self, node):
+        """A mean over H and W of [N, C, H, W] (axes [2, 3] or [-2, -1], in any order) is a
+        global_avgpool: with keepdims 1 its [N, C, 1, 1], with keepdims 0 the [N, C] a flatten
+        of it would be (the map is [C][1][1]: nothing to do)."""
+        check_attrs(node, {"axes", "keepdims", "noop_with_empty_axes"})
+        a = attrs(node)
+        x = node.input[0]
+        rank = self.act[x].ndim
+        if len(node.input) > 1 and node.input[1]:
+            axes = [int(v) for v in self.g.const(node, node.input[1], "axes").reshape(-1)]
+        else:
+            axes = [int(v) for v in a.get("axes", [])]
+        ok = rank == 4 and len(axes) == 2 and all(-rank <= v < rank for v in axes) and \
+            sorted(v % rank for v in axes) == [2, 3]
+        if not ok:
+            shown = "all axes" if not axes else f"axes {axes}"
+            fail(f"{node_label(node)}: a mean over {shown} of a tensor of shape "
+                 f"{list(self.act[x].shape[1:])} per image is not supported (only over H and "
+                 "W, axes [2, 3] or [-2, -1] of [N, C, H, W]: a global_avgpool)")
+        self.emit(node, {"name": self.layer_name(node), "type": "global_avgpool"}, [x],
+                  node.output[0], self.scale[x])
 
     def clamp_layer(self, node):
         x = node.input[0]
@@ -962,7 +1147,7 @@ class Converter:
             per_image = int(np.prod(self.act[x].shape[1:]))
             if len(shape) != 2 or shape[1] not in (-1, per_image) or shape[0] not in (-1, 0, 1):
                 fail(f"{node_label(node)}: only a reshape to [N, -1] is supported, got {shape}")
-        if self.act[x].shape[2:] == (1, 1):  # already [C][1][1]: nothing to do
+        if math.prod(self.act[x].shape[2:]) == 1:  # already [C][1][1] or [C]: nothing to do
             self.src[node.output[0]] = self.src_of(node, x)
             self.scale[node.output[0]] = self.scale[x]
             self.out_tensor = node.output[0]
@@ -996,6 +1181,10 @@ class Converter:
             elif op == "GlobalAveragePool":
                 self.emit(node, {"name": self.layer_name(node), "type": "global_avgpool"},
                           [node.input[0]], node.output[0], self.scale[node.input[0]])
+            elif op == "ReduceMean":
+                self.reduce_mean(node)
+            elif op == "Pad":
+                self.pad(node)
             elif op == "Add":
                 self.add(node)
             elif op in ("Flatten", "Reshape"):
@@ -1397,7 +1586,7 @@ def main(argv):
     print(f"imported {a.model}: {len(conv.layers)} layers, {len(conv.files)} parameter files")
     print(f"wrote {yaml_path}, {wdir}/, {xq_path} (input scale {conv.scale[g.input.name]:.6g}, "
           f"output scale {conv.scale[g.outputs[0]]:.6g})")
-    for line in lines:
+    for line in g.notes + lines:
         print(line)
     return 0
 

@@ -223,6 +223,84 @@ def model_torchvision():
     return make_model("torchvision", n, i, ["N", 3, 32, 32], "y", ["N", 10])
 
 
+def model_reduce_mean():
+    """MNASNet's head as torch.onnx.export writes it: Conv + Relu, ReduceMean over axes [2, 3]
+    with keepdims 0 (x.mean([2, 3]): the [N, C] a flatten of the global pool would be), Gemm,
+    then a final Softmax over the classes (dropped: the network outputs the logits)."""
+    n, i = [], []
+    i += [init("c_w", conv_w(12, 3, 3)), init("c_b", RNG.normal(0, .1, 12)),
+          init("fc_w", RNG.normal(0, .5, (10, 12))), init("fc_b", RNG.normal(0, .1, 10))]
+    n.append(helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], name="conv", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Relu", ["c"], ["r"], name="relu"))
+    n.append(helper.make_node("ReduceMean", ["r"], ["m"], name="mean", axes=[2, 3], keepdims=0))
+    n.append(helper.make_node("Gemm", ["m", "fc_w", "fc_b"], ["logits"], name="fc", transB=1))
+    n.append(helper.make_node("Softmax", ["logits"], ["y"], name="softmax", axis=1))
+    return make_model("reduce_mean", n, i, ["N", 3, 12, 12], "y", ["N", 10])
+
+
+def model_reduce_mean_keepdims():
+    """Opset 18: ReduceMean with its axes as an input ([-1, -2]) and keepdims 1, Flatten, Gemm; a
+    standalone Pad (pads and constant_value as inputs) folded into a Conv with pads of its own,
+    and one folded into a depthwise Conv."""
+    n, i = [], []
+    i += [init("c_w", conv_w(8, 3, 3)), init("dw_w", 2 * conv_w(8, 1, 3)),
+          init("fc_w", RNG.normal(0, .5, (8, 6))), init("zero", np.array(0.0))]
+    i += [numpy_helper.from_array(np.array([0, 0, 1, 0, 0, 0, 1, 2], np.int64), "pads1"),
+          numpy_helper.from_array(np.array([0, 0, 2, 1, 0, 0, 0, 1], np.int64), "pads2"),
+          numpy_helper.from_array(np.array([-1, -2], np.int64), "axes")]
+    n.append(helper.make_node("Pad", ["x", "pads1", "zero"], ["xp"], name="pad1"))
+    n.append(helper.make_node("Conv", ["xp", "c_w"], ["c"], name="conv", kernel_shape=[3, 3],
+                              pads=[1, 1, 0, 0], strides=[2, 2]))
+    n.append(helper.make_node("Relu", ["c"], ["r"], name="relu"))
+    n.append(helper.make_node("Pad", ["r", "pads2"], ["rp"], name="pad2", mode="constant"))
+    n.append(helper.make_node("Conv", ["rp", "dw_w"], ["d"], name="dw", kernel_shape=[3, 3],
+                              group=8))
+    n.append(helper.make_node("ReduceMean", ["d", "axes"], ["m"], name="mean", keepdims=1))
+    n.append(helper.make_node("Flatten", ["m"], ["f"], name="flat"))
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("reduce_mean_keepdims", n, i, [1, 3, 15, 14], "y", [1, 6], opset=18)
+
+
+def model_pad_maxpool():
+    """A Pad of a Relu's output before a MaxPool (as SAME padding exports from some frameworks):
+    zeros beside values >= 0 never win a max, so the Pad folds into the pool's padding; then a
+    Conv, GlobalAveragePool, Flatten, Gemm."""
+    n, i = [], []
+    i += [init("c_w", conv_w(8, 3, 3)), init("c_b", RNG.normal(0, .1, 8)),
+          init("c2_w", conv_w(8, 8, 3)), init("fc_w", RNG.normal(0, .5, (8, 5))),
+          numpy_helper.from_array(np.array([0, 0, 0, 1, 0, 0, 1, 0], np.int64), "pads")]
+    n.append(helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], name="conv", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("Relu", ["c"], ["r"], name="relu"))
+    n.append(helper.make_node("Pad", ["r", "pads"], ["rp"], name="pad"))
+    n.append(helper.make_node("MaxPool", ["rp"], ["p"], name="maxpool", kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[1, 0, 0, 1]))
+    n.append(helper.make_node("Conv", ["p", "c2_w"], ["c2"], name="conv2", kernel_shape=[3, 3]))
+    n.append(helper.make_node("GlobalAveragePool", ["c2"], ["g"], name="gap"))
+    n.append(helper.make_node("Flatten", ["g"], ["f"], name="flat"))
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("pad_maxpool", n, i, [1, 3, 14, 14], "y", [1, 5])
+
+
+def model_dilations():
+    """Opset 19 (AveragePool's dilations): Conv, MaxPool and AveragePool with dilations [1, 1],
+    as PyTorch exports them, then GlobalAveragePool, Flatten, Gemm."""
+    n, i = [], []
+    i += [init("c_w", conv_w(8, 2, 3)), init("c_b", RNG.normal(0, .1, 8)),
+          init("fc_w", RNG.normal(0, .5, (8, 5)))]
+    n.append(helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], name="conv", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1], dilations=[1, 1]))
+    n.append(helper.make_node("MaxPool", ["c"], ["p"], name="maxpool", kernel_shape=[2, 2],
+                              strides=[2, 2], dilations=[1, 1]))
+    n.append(helper.make_node("AveragePool", ["p"], ["a"], name="avgpool", kernel_shape=[3, 3],
+                              strides=[1, 1], pads=[1, 1, 1, 1], dilations=[1, 1]))
+    n.append(helper.make_node("GlobalAveragePool", ["a"], ["g"], name="gap"))
+    n.append(helper.make_node("Flatten", ["g"], ["f"], name="flat"))
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("dilations", n, i, [1, 2, 12, 12], "y", [1, 5], opset=19)
+
+
 def strata(*args):
     return subprocess.run([ARGS.strata, *args], capture_output=True, text=True)
 
@@ -257,9 +335,11 @@ def golden_run(out, yaml, name):
     return y_path if run.returncode == 0 else None
 
 
-def import_and_compare(work, model, images, tol, min_top1):
+def import_and_compare(work, model, images, tol, min_top1, ref=None):
     """Imports `model`; checks info, the golden run against onnxruntime; tol is the largest
-    max abs error allowed as a fraction of the float output range."""
+    max abs error allowed as a fraction of the float output range. ref: the model whose float
+    output the golden one stands for (default `model`; a model whose final Softmax the import
+    drops is compared with the same model without it, the logits)."""
     name = model.graph.name
     path = os.path.join(work, name + ".onnx")
     onnx.save(model, path)
@@ -277,7 +357,11 @@ def import_and_compare(work, model, images, tol, min_top1):
     if y_path is None:
         return
     # The output scale the importer used: it prints it; recompute it the same way.
-    f = float_output(path, x).reshape(images, -1)
+    ref_path = path
+    if ref is not None:
+        ref_path = os.path.join(work, name + "_ref.onnx")
+        onnx.save(ref, ref_path)
+    f = float_output(ref_path, x).reshape(images, -1)
     s_out = np.max(np.abs(f)) / 127.0
     y = np.load(y_path).astype(np.float64).reshape(images, -1) * s_out
     err = np.abs(y - f)
@@ -290,6 +374,17 @@ def import_and_compare(work, model, images, tol, min_top1):
     # The importer's own report names the same figures.
     check("top-1 agreement" in report and "max abs error" in report,
           f"{name}: import prints the float vs int8 agreement")
+    return report
+
+
+def without_last_node(model, out_name, out_shape):
+    """`model` without its last node, `out_name` (of out_shape) its output."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    del m.graph.node[-1]
+    del m.graph.output[:]
+    m.graph.output.append(helper.make_tensor_value_info(out_name, TensorProto.FLOAT, out_shape))
+    return m
 
 
 class Images(CalibrationDataReader):
@@ -472,6 +567,11 @@ def rtl_matches_golden(work, name):
         check(same, f"{name}: the RTL's outputs equal the golden model's")
 
 
+def read_if(path):
+    """The file's text, or "" when the import that writes it failed (already reported)."""
+    return open(path).read() if os.path.exists(path) else ""
+
+
 def snapshot(path):
     """What is at `path`: None, a file's bytes, or a directory's {relative path: bytes or None
     for a directory}, to check that a failed import left --out as it was."""
@@ -581,6 +681,111 @@ def expect_non_finite_errors(work):
     expect_error(work, "no_images", good, None,
                  "no_images_calib.npy: the calibration array holds no images",
                  calib_data=np.zeros((0, 3, 8, 8), np.float32))
+
+
+def expect_new_operator_errors(work):
+    """ReduceMean over other axes, a Pad that is not a zero pad of H and W read by one Conv
+    (reflect, a value, the channels, cropping, before a MaxPool or an AveragePool, pads that
+    reach the conv's kernel), a Softmax that is not the final one over the channels, and
+    dilations other than 1: each one line naming the node."""
+    w = init("w", conv_w(4, 3, 3))
+    conv = helper.make_node("Conv", ["xp", "w"], ["y"], name="conv0", kernel_shape=[3, 3])
+
+    def pads(v):
+        return numpy_helper.from_array(np.array(v, np.int64), "pads")
+
+    for label, axes, keep in (("mean_c", [1], 1), ("mean_chw", [1, 2, 3], 1),
+                              ("mean_h", [2], 1)):
+        m = make_model(label, [helper.make_node("ReduceMean", ["x"], ["y"], name="rmean",
+                                                axes=axes, keepdims=keep)], [], [1, 3, 8, 8],
+                       "y", OUT4)
+        expect_error(work, label, m.SerializeToString(), (4, 3, 8, 8),
+                     f"node 'rmean' (ReduceMean): a mean over axes {axes} of a tensor of shape "
+                     "[3, 8, 8] per image is not supported")
+    hw = [0, 0, 1, 1, 0, 0, 1, 1]
+    cases = [
+        ("pad_reflect", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0",
+                                          mode="reflect"), conv], [w, pads(hw)],
+         "node 'pad0' (Pad): mode 'reflect' is not supported"),
+        ("pad_edge", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0", mode="edge"),
+                      conv], [w, pads(hw)], "node 'pad0' (Pad): mode 'edge' is not supported"),
+        ("pad_value", [helper.make_node("Pad", ["x", "pads", "v"], ["xp"], name="pad0"), conv],
+         [w, pads(hw), init("v", 1.0)], "node 'pad0' (Pad): pad value 1.0 is not supported"),
+        ("pad_channels", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0"),
+                          helper.make_node("Conv", ["xp", "w5"], ["y"], name="conv0",
+                                           kernel_shape=[3, 3])],
+         [init("w5", conv_w(4, 5, 3)), pads([0, 1, 1, 1, 0, 1, 1, 1])],
+         "node 'pad0' (Pad): pads [0, 1, 1, 1, 0, 1, 1, 1] pad the batch or the channels"),
+        ("pad_negative", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0"), conv],
+         [w, pads([0, 0, -1, 0, 0, 0, 0, 0])], "node 'pad0' (Pad): negative pads"),
+        ("pad_maxpool", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0"),
+                         helper.make_node("MaxPool", ["xp"], ["y"], name="pool0",
+                                          kernel_shape=[3, 3])], [pads(hw)],
+         "node 'pad0' (Pad): a Pad before node 'pool0' (MaxPool) cannot be folded exactly"),
+        ("pad_avgpool", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0"),
+                         helper.make_node("AveragePool", ["xp"], ["y"], name="pool0",
+                                          kernel_shape=[3, 3])], [pads(hw)],
+         "node 'pad0' (Pad): a Pad before node 'pool0' (AveragePool) cannot be folded exactly"),
+        ("pad_reaches_kernel", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0"),
+                                helper.make_node("Conv", ["xp", "w"], ["y"], name="conv0",
+                                                 kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+         [w, pads([0, 0, 1, 0, 0, 0, 0, 2])],
+         "node 'pad0' (Pad): its pads [1, 0, 0, 2] and the pads [1, 1, 1, 1] of node 'conv0' "
+         "(Conv) add up to [2, 1, 1, 3]"),
+        ("pad_output", [helper.make_node("Pad", ["x", "pads"], ["y"], name="pad0")], [pads(hw)],
+         "node 'pad0' (Pad): a standalone Pad is folded only into the one Conv that reads it; "
+         "its output is read by the graph output"),
+        ("pad_two_readers", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0"),
+                             helper.make_node("Conv", ["xp", "w"], ["c"], name="conv0",
+                                              kernel_shape=[3, 3]),
+                             helper.make_node("Conv", ["xp", "w"], ["d"], name="conv1",
+                                              kernel_shape=[3, 3]),
+                             helper.make_node("Add", ["c", "d"], ["y"], name="add0")],
+         [w, pads(hw)],
+         "node 'pad0' (Pad): a standalone Pad is folded only into the one Conv that reads it; "
+         "its output is read by node 'conv0' (Conv), node 'conv1' (Conv)"),
+        ("softmax_spatial", [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0",
+                                              kernel_shape=[3, 3]),
+                             helper.make_node("Softmax", ["c"], ["y"], name="sm", axis=1)], [w],
+         "node 'sm' (Softmax): a Softmax over axis 1 of a tensor of shape [1, 4, 6, 6]"),
+        ("softmax_last_axis", [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0",
+                                                kernel_shape=[3, 3]),
+                               helper.make_node("GlobalAveragePool", ["c"], ["g"], name="gap"),
+                               helper.make_node("Softmax", ["g"], ["y"], name="sm")], [w],
+         "node 'sm' (Softmax): a Softmax over axis -1 of a tensor of shape [1, 4, 1, 1]"),
+        ("dilated_conv", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv0",
+                                           kernel_shape=[3, 3], dilations=[2, 2])], [w],
+         "node 'conv0' (Conv): dilations [2, 2] are not supported"),
+        ("dilated_maxpool", [helper.make_node("MaxPool", ["x"], ["y"], name="pool0",
+                                              kernel_shape=[2, 2], dilations=[1, 2])], [],
+         "node 'pool0' (MaxPool): dilations [1, 2] are not supported"),
+    ]
+    for label, nodes, inits, needle in cases:
+        m = make_model(label, nodes, inits, [1, 3, 8, 8], "y", OUT4)
+        expect_error(work, label, m.SerializeToString(), (4, 3, 8, 8), needle)
+    # A Pad of non-negative values before a ceil-mode MaxPool whose last window would start in
+    # the Pad's zeros after the input: not the same output size.
+    n = [helper.make_node("Relu", ["x"], ["r"], name="relu0"),
+         helper.make_node("Pad", ["r", "pads"], ["rp"], name="pad0"),
+         helper.make_node("MaxPool", ["rp"], ["y"], name="pool0", kernel_shape=[3, 3],
+                          strides=[2, 2], ceil_mode=1)]
+    m = make_model("pad_maxpool_ceil", n, [pads([0, 0, 0, 0, 0, 0, 2, 0])], [1, 3, 8, 8], "y", OUT4)
+    expect_error(work, "pad_maxpool_ceil", m.SerializeToString(), (4, 3, 8, 8),
+                 "node 'pad0' (Pad): folded into node 'pool0' (MaxPool) (ceil mode) it gives "
+                 "another output size than [5, 4]")
+    # A Softmax whose output another node reads as well as the graph output is not final.
+    n = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", kernel_shape=[3, 3]),
+         helper.make_node("GlobalAveragePool", ["c"], ["g"], name="gap"),
+         helper.make_node("Softmax", ["g"], ["s"], name="sm", axis=1),
+         helper.make_node("Relu", ["s"], ["y"], name="relu_after")]
+    m = make_model("softmax_mid", n, [w], [1, 3, 8, 8], "y", OUT4)
+    expect_error(work, "softmax_mid", m.SerializeToString(), (4, 3, 8, 8),
+                 "node 'sm' (Softmax): unsupported operator Softmax")
+    m = make_model("dilated_avgpool", [helper.make_node("AveragePool", ["x"], ["y"], name="pool0",
+                                                        kernel_shape=[2, 2], dilations=[2, 2])],
+                   [], [1, 3, 8, 8], "y", OUT4, opset=19)
+    expect_error(work, "dilated_avgpool", m.SerializeToString(), (4, 3, 8, 8),
+                 "node 'pool0' (AveragePool): dilations [2, 2] are not supported")
 
 
 def expect_out_errors(work):
@@ -748,6 +953,41 @@ def run_all(work):
     # pooled tensor's scale would clip it.
     expect_qdq_error(work, "qdq_float_avgpool", model_mlp(), "node 'avg' (AveragePool)")
 
+    # After the QDQ models, so that their calibration images stay the same random draws.
+    # ReduceMean over H and W as a global pool (keepdims 0 and 1, axes as an attribute and as
+    # an input), a final Softmax dropped, standalone Pads folded into the Conv after them,
+    # dilations of ones.
+    m = model_reduce_mean()
+    report = import_and_compare(work, m, 64, 0.10, 0.85,
+                                ref=without_last_node(m, "logits", ["N", 10])) or ""
+    yaml = read_if(os.path.join(work, "reduce_mean", "reduce_mean.yaml"))
+    check("{name: mean, type: global_avgpool}" in yaml and "flatten" not in yaml
+          and "oftmax" not in yaml and "name: fc, type: fc, out_features: 10" in yaml,
+          "reduce_mean: ReduceMean([2, 3], keepdims 0) is a global_avgpool, no flatten, the "
+          "Softmax dropped")
+    check("note: node 'softmax' (Softmax): the final Softmax is dropped; the network outputs "
+          "its input 'logits'" in report, "reduce_mean: the import notes the dropped Softmax")
+    import_and_compare(work, model_reduce_mean_keepdims(), 64, 0.10, 0.85)
+    yaml = read_if(os.path.join(work, "reduce_mean_keepdims", "reduce_mean_keepdims.yaml"))
+    check("{name: conv, type: conv, out_channels: 8, kernel: 3, stride: 2, pad: [2, 1, 1, 2], "
+          "activation: relu}" in yaml
+          and "{name: dw, type: depthwise, kernel: 3, pad: [2, 1, 0, 1]}" in yaml
+          and "{name: mean, type: global_avgpool}" in yaml and "flatten" not in yaml,
+          "reduce_mean_keepdims: Pads folded into the conv and the depthwise conv's pads, "
+          "ReduceMean([-1, -2], keepdims 1) a global_avgpool")
+    import_and_compare(work, model_pad_maxpool(), 64, 0.10, 0.85)
+    yaml = read_if(os.path.join(work, "pad_maxpool", "pad_maxpool.yaml"))
+    check("{name: maxpool, type: maxpool, kernel: 3, stride: 2, pad: 1}" in yaml,
+          "pad_maxpool: a Pad of a Relu's output folded into the MaxPool's pads")
+    import_and_compare(work, model_dilations(), 64, 0.10, 0.85)
+    yaml = read_if(os.path.join(work, "dilations", "dilations.yaml"))
+    check("{name: maxpool, type: maxpool, kernel: 2}" in yaml
+          and "{name: avgpool, type: avgpool, kernel: 3, stride: 1, pad: 1}" in yaml,
+          "dilations: Conv, MaxPool and AveragePool with dilations [1, 1] imported")
+    if ARGS.rtl:
+        for name in ("reduce_mean", "reduce_mean_keepdims", "pad_maxpool", "dilations"):
+            rtl_matches_golden(work, name)
+
     good = model_convnet()
     data = good.SerializeToString()
     expect_error(work, "truncated", data[:len(data) // 2], (4, 3, 16, 16), "truncated.onnx")
@@ -798,6 +1038,7 @@ def run_all(work):
     expect_error(work, "two_outputs", m.SerializeToString(), (4, 1, 2, 2), "2 graph outputs")
     expect_error(work, "empty", b"", (1, 1, 2, 2), "empty.onnx")
     expect_non_finite_errors(work)
+    expect_new_operator_errors(work)
     expect_out_errors(work)
     expect_format_limit_errors(work)
     expect_all_or_nothing(work)

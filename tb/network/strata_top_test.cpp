@@ -168,6 +168,13 @@ TEST_F(StrataTop, StridedNetBitExact) {
   expect_bit_exact(net, {random_images(net.input_shape, 1, seed_).reshaped(net.input_shape)});
 }
 
+// SPPF's three chained 5x5 stride-1 max pools, each larger than the pooling
+// unit: cascades of 3x3 POOLs (the first fused into the convolution before it).
+TEST_F(StrataTop, SppfPoolsBitExact) {
+  const Network net = example_network("sppf_pools", 10);
+  expect_bit_exact(net, {random_images(net.input_shape, 1, seed_).reshaped(net.input_shape)});
+}
+
 // Graphs: shortcuts, residual adds (fused ReLU, strided projections),
 // depthwise layers and global average pools, all on the PE array; the
 // inverted-residual network under random memory stalls.
@@ -204,7 +211,7 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
   AccelRunner runner(target, options());
   int runs = 0;
   for (const char* name : {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net",
-                           "residual_net", "concat_net"}) {
+                           "residual_net", "concat_net", "sppf_pools"}) {
     SCOPED_TRACE(name);
     const Network net = example_network(name, 1);
     const Tensor<int8_t> input = image_of(random_images(net.input_shape, 1, seed_), 0);
@@ -238,7 +245,7 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
     EXPECT_EQ(other.error, csr::ErrorCode::kUnsupported);
     EXPECT_EQ(other.error_index, 0u) << "refused at CONFIG";
   }
-  EXPECT_EQ(runs, 10);
+  EXPECT_EQ(runs, 14);
 }
 
 // A network written inline, with parameters generated as `strata gen` makes them.

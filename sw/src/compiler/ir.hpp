@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,6 +66,11 @@ struct OpBase {
   int64_t out_c = 0, out_h = 0, out_w = 0;  // result map (fc: out_c neurons, 1x1)
   int64_t macs = 0;                         // useful MACs per image
   std::vector<std::string> notes;           // lowering decisions, for the listing
+  // A layer that several ops compute (a max pool larger than the pooling unit, as a
+  // cascade of smaller windows): its index and this op's part ("2/3"), shown after
+  // the layer's name in the op's name ("pool1[2/3]").
+  size_t part_layer = SIZE_MAX;
+  std::string part;
 };
 
 // Per output channel of a convolution or FC: bias, M and S, and the

@@ -34,6 +34,68 @@ bool identity_pool_possible(const PoolWindow& g, int64_t h, int64_t w, const HwT
   return (ho - 1) * g.stride + g.kernel <= h && (wo - 1) * g.stride + g.kernel <= w;
 }
 
+// A max pool of window k larger than the pooling unit (max_pool_kernel m >= 2) as a
+// chain of max pools of windows <= m: stride-1 windows whose extents add up to k
+// (k - 1 = sum of (k_i - 1)), the last one carrying the stride. Along one axis of
+// n elements with `before` padding, stage i's element j is the max over input rows
+// [j - P_i, j - P_i + K_i - 1] inside the input (P_i, K_i - 1: the stages' pads
+// before and window extents so far, each pad below its window), by induction, for
+// any split of the pads whose intermediate maps are not empty: padding is ignored
+// at every stage as the golden model ignores it, and a stage's last window reaches
+// at least row n - 1. The last stage at stride s then takes that stride-1 max at
+// j = o * s, the golden window o. The padding after the input is chosen so that
+// the last stage has exactly `out` outputs (floor mode):
+// Q = max(0, (out - 1) * s + k - n - before), at most k - 1 as the last window
+// starts inside the input or its padding. Both pads are split over the stages
+// round-robin (the intermediate maps stay near the input's size), or front first
+// when that would leave an intermediate map empty (front first never does: stage
+// i's map has n + P_i + Q_i - K_i + 1 >= 1 elements). Empty when m < 2.
+std::vector<PoolWindow> max_pool_cascade(const PoolWindow& g, int64_t h, int64_t w, int64_t out_h,
+                                         int64_t out_w, int m) {
+  std::vector<PoolWindow> stages;
+  if (m < 2) return stages;
+  for (int left = g.kernel - 1; left > 0;) {
+    const int step = std::min(m - 1, left);
+    stages.push_back(PoolWindow{step + 1, 1, Pads{}, false});
+    left -= step;
+  }
+  stages.back().stride = g.stride;
+  // total <= k - 1, the sum of the stages' largest pads (kernel - 1 each).
+  const auto spread = [&](int total, int Pads::*side, bool front) {
+    for (PoolWindow& st : stages) st.pad.*side = 0;
+    for (bool progress = true; total > 0 && progress;) {
+      progress = false;
+      for (PoolWindow& st : stages) {
+        const int p = std::min(front ? st.kernel - 1 - st.pad.*side : 1, total);
+        if (p > 0 && st.pad.*side + p < st.kernel) {
+          st.pad.*side += p;
+          total -= p;
+          progress = true;
+        }
+      }
+    }
+  };
+  // Along one axis: the pads before and after, every intermediate map not empty.
+  const auto axis = [&](int64_t n, int before, int64_t out, int Pads::*lo, int Pads::*hi) {
+    const int after =
+        static_cast<int>(std::max<int64_t>(0, (out - 1) * g.stride + g.kernel - n - before));
+    for (const bool front : {false, true}) {
+      spread(before, lo, front);
+      spread(after, hi, front);
+      bool nonempty = true;
+      int64_t len = n;
+      for (const PoolWindow& st : stages) {
+        len += st.pad.*lo + st.pad.*hi - st.kernel + 1;
+        nonempty = nonempty && len >= 1;
+      }
+      if (nonempty) return;
+    }
+  };
+  axis(h, g.pad.top, out_h, &Pads::top, &Pads::bottom);
+  axis(w, g.pad.left, out_w, &Pads::left, &Pads::right);
+  return stages;
+}
+
 ChannelParams channel_params_of(const Layer& l) {
   ChannelParams p;
   p.bias.assign(l.bias.values().begin(), l.bias.values().end());
@@ -584,6 +646,70 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         } else if (fits) {
           PoolOp& op = start(PoolOp{}, {src});
           op.pool = Pooling{window, avg};
+        } else if (!avg && t.max_pool_kernel >= 2) {
+          // Larger than the pooling unit: a cascade of smaller max windows
+          // (max_pool_cascade), the first fused as a pool that fits would be.
+          const std::vector<PoolWindow> stages = max_pool_cascade(
+              window, cur[1], cur[2], l.out_shape[1], l.out_shape[2], t.max_pool_kernel);
+          int64_t h = cur[1], w = cur[2];
+          std::vector<std::string> shown;
+          for (size_t i = 0; i < stages.size(); ++i) {
+            const PoolWindow& st = stages[i];
+            const int64_t oh = pool_out_size(static_cast<int>(h), st.kernel, st.stride, st.pad.top,
+                                             st.pad.bottom, false);
+            const int64_t ow = pool_out_size(static_cast<int>(w), st.kernel, st.stride, st.pad.left,
+                                             st.pad.right, false);
+            OpBase* part = nullptr;
+            if (i == 0 && conv != nullptr && !conv->pool && conv->kind != ConvKind::kIdentityPool &&
+                !conv->depthwise_mode) {
+              conv->pool = Pooling{st, false};
+              conv->out_h = oh;
+              conv->out_w = ow;
+              conv->layers.push_back(li);
+              part = conv;
+            } else if (i == 0 && clamp != nullptr) {
+              clamp->clamp_only = false;
+              clamp->pool.window = st;
+              clamp->out_h = oh;
+              clamp->out_w = ow;
+              clamp->layers.push_back(li);
+              clamp->notes.push_back(
+                  "the clamp before the max pool moves after it (max commutes with a monotone "
+                  "clamp)");
+              part = clamp;
+            } else {
+              PoolOp& op = start(PoolOp{}, {i == 0 ? src : static_cast<int>(ops.size()) - 1});
+              op.pool = Pooling{st, false};
+              op.in_h = h;
+              op.in_w = w;
+              op.out_h = oh;
+              op.out_w = ow;
+              part = &op;
+            }
+            part->part_layer = li;
+            part->part = fmt::format("{}/{}", i + 1, stages.size());
+            shown.push_back(fmt::format("{}x{} stride {} pad [{}, {}, {}, {}]", st.kernel,
+                                        st.kernel, st.stride, st.pad.top, st.pad.left,
+                                        st.pad.bottom, st.pad.right));
+            h = oh;
+            w = ow;
+          }
+          if (h != l.out_shape[1] || w != l.out_shape[2]) {
+            throw Error(
+                fmt::format("internal: the max-pool cascade of '{}' computes {}x{}, the "
+                            "layer {}x{}",
+                            l.name, h, w, l.out_shape[1], l.out_shape[2]));
+          }
+          base(ops.back())
+              .notes.push_back(fmt::format(
+                  "max pool {}x{} stride {} pad [{}, {}, {}, {}]{} (larger than "
+                  "max_pool_kernel {}) as a cascade of {} max pools, {}: stride-1 windows "
+                  "whose extents add up to {}, "
+                  "the last with the stride, the padding after the input chosen for the output "
+                  "size; padded taps are ignored at every stage: exact",
+                  l.pool.kernel, l.pool.kernel, l.pool.stride, l.pads.top, l.pads.left,
+                  l.pads.bottom, l.pads.right, l.pool.ceil_mode ? " ceil mode" : "",
+                  t.max_pool_kernel, stages.size(), fmt::join(shown, ", "), l.pool.kernel));
         } else if (avg && identity_pool_possible(window, cur[1], cur[2], t)) {
           const int k = l.pool.kernel;
           ConvOp& op = start(ConvOp{}, {src});

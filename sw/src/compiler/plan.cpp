@@ -22,7 +22,10 @@ constexpr int64_t kMaxWeightSlots = 4;
 // "conv1+pool1+relu1": the names of the op's layers ("copy" for none).
 std::string op_name(const OpBase& op, const Network& net) {
   std::vector<std::string> names;
-  for (size_t i : op.layers) names.push_back(net.layers[i].name);
+  for (size_t i : op.layers) {
+    names.push_back(i == op.part_layer ? net.layers[i].name + "[" + op.part + "]"
+                                       : net.layers[i].name);
+  }
   return names.empty() ? std::string("copy") : fmt::format("{}", fmt::join(names, "+"));
 }
 
@@ -321,11 +324,20 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
 
   // Destinations and FC feature orders: a plan of the op's kind each.
   pl.ops.reserve(ops.size());
+  std::vector<int> tags;
+  int extra_tags = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
     const OpBase& b = base(ops[k]);
     PlanBase common;
     common.name = op_name(b, net);
     common.tag = b.layers.empty() ? 0 : static_cast<int>(b.layers.front());
+    // The parts of a layer that several ops compute share its first layer: each
+    // part after the first takes the next number after the network's layers, so
+    // every op has its own tag (the performance counters and op_work key on it).
+    if (std::find(tags.begin(), tags.end(), common.tag) != tags.end()) {
+      common.tag = static_cast<int>(net.layers.size()) + extra_tags++;
+    }
+    tags.push_back(common.tag);
     common.is_final = k + 1 == ops.size();
     const bool next_fc = !common.is_final && is<FcOp>(ops[k + 1]);
     if (const auto* fc = std::get_if<FcOp>(&ops[k])) {
