@@ -80,10 +80,11 @@ void check_options(const GenOptions& o) {
 void fill_layer(Layer& l, const GenOptions& o, std::mt19937_64& rng, const std::string& file) {
   const int64_t cout = l.out_channels;
   const int64_t k2 = int64_t{l.conv.kernel} * l.conv.kernel;
-  const int64_t fan_in = l.type == LayerType::kConv        ? l.in_shape[0] * k2
+  const int64_t fan_in = l.type == LayerType::kConv        ? l.in_shape[0] / l.groups * k2
                          : l.type == LayerType::kDepthwise ? k2
                                                            : shape_elements(l.in_shape);
-  Shape wshape = l.type == LayerType::kConv ? Shape{cout, l.in_shape[0], l.conv.kernel, l.conv.kernel}
+  Shape wshape = l.type == LayerType::kConv
+                     ? Shape{cout, l.in_shape[0] / l.groups, l.conv.kernel, l.conv.kernel}
                  : l.type == LayerType::kDepthwise ? Shape{cout, 1, l.conv.kernel, l.conv.kernel}
                                                    : Shape{cout, fan_in};
   Tensor<int8_t> w(wshape);

@@ -488,11 +488,17 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
       l.out_channels = static_cast<int>(c);
     } else {
       r.check_keys(node,
-                   {"name", "type", "inputs", "out_channels", "kernel", "stride", "pad",
+                   {"name", "type", "inputs", "out_channels", "kernel", "stride", "pad", "groups",
                     "activation", "requant", "weights", "bias"},
                    what_conv);
       l.out_channels =
           static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, what_conv));
+      l.groups = static_cast<int>(r.get_int(node, "groups", 1, kMaxDim, 1, what_conv));
+      if (c % l.groups != 0 || l.out_channels % l.groups != 0) {
+        r.fail(node["groups"], fmt::format("groups {} must divide the {} input channels and the "
+                                           "{} output channels",
+                                           l.groups, c, l.out_channels));
+      }
     }
     l.conv.kernel =
         static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, what_conv));
@@ -501,7 +507,7 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
     l.conv.pad = l.pads.top;
     const auto [ho, wo] = conv_shape(l.conv.kernel, l.conv.stride);
     l.out_shape = {l.out_channels, ho, wo};
-    check_elements(r, node, {l.out_channels, dw ? 1 : c, l.conv.kernel, l.conv.kernel},
+    check_elements(r, node, {l.out_channels, dw ? 1 : c / l.groups, l.conv.kernel, l.conv.kernel},
                    "weight tensor");
   } else if (type == "fc") {
     l.type = LayerType::kFc;
@@ -656,7 +662,7 @@ Tensor<T> load_param(const Network& net, const Layer& l, int line, const std::st
 
 Shape weight_shape(const Layer& l) {
   if (l.type == LayerType::kConv) {
-    return {l.out_channels, l.in_shape[0], l.conv.kernel, l.conv.kernel};
+    return {l.out_channels, l.in_shape[0] / l.groups, l.conv.kernel, l.conv.kernel};
   }
   if (l.type == LayerType::kDepthwise) return {l.out_channels, 1, l.conv.kernel, l.conv.kernel};
   return {l.out_channels, shape_elements(l.in_shape)};
@@ -718,7 +724,7 @@ int64_t Layer::macs() const {
     }
     return n;
   };
-  const int64_t per_output = type == LayerType::kDepthwise ? 1 : in_shape[0];
+  const int64_t per_output = type == LayerType::kDepthwise ? 1 : in_shape[0] / groups;
   return int64_t{out_channels} * per_output * taps(in_shape[1], out_shape[1], pads.top) *
          taps(in_shape[2], out_shape[2], pads.left);
 }
@@ -727,7 +733,7 @@ int64_t Layer::param_bytes() const {
   if (!has_requant() || in_shape.size() != 3) return 0;
   // add: two uint16 multipliers and a uint8 shift per channel.
   if (type == LayerType::kAdd) return int64_t{out_channels} * (2 + 2 + 1);
-  const int64_t fan_in = type == LayerType::kConv        ? in_shape[0] * conv.kernel * conv.kernel
+  const int64_t fan_in = type == LayerType::kConv ? in_shape[0] / groups * conv.kernel * conv.kernel
                          : type == LayerType::kDepthwise ? int64_t{conv.kernel} * conv.kernel
                                                          : shape_elements(in_shape);
   // int8 weights, int32 bias, uint16 multiplier, uint8 shift per output channel.
@@ -736,7 +742,7 @@ int64_t Layer::param_bytes() const {
 
 ConvWindow Layer::conv_window() const {
   return ConvWindow{conv.kernel, conv.stride, pads,
-                    type == LayerType::kDepthwise ? out_channels : 1};
+                    type == LayerType::kDepthwise ? out_channels : groups};
 }
 
 bool Network::is_chain() const {

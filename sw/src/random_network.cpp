@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -408,9 +409,21 @@ class NetworkDraw {
     if (in.c * w.k * w.k > kMaxFanIn) return never_fits();  // e.g. after a flatten of a map
     Drawn l;
     l.out = window_out(in, cout, w);
+    // Now and then channel groups: a divisor > 1 of both channel counts.
+    std::string groups;
+    if (d_.chance(15)) {
+      std::vector<int> common;
+      for (int g = 2; g <= std::gcd(in.c, cout); ++g) {
+        if (in.c % g == 0 && cout % g == 0) common.push_back(g);
+      }
+      if (!common.empty()) {
+        groups = fmt::format(", groups: {}",
+                             common[static_cast<size_t>(d_.range(0, static_cast<int>(common.size()) - 1))]);
+      }
+    }
     const std::string act = activation();
-    l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, {}{}{}{}}}", name,
-                                  cout, w.text, extra, act, requant(name, cout)));
+    l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, {}{}{}{}{}}}", name,
+                                  cout, w.text, groups, extra, act, requant(name, cout)));
     l.work = l.out.h * l.out.w * w.k * w.k * words(in.c) * words(cout) +
              cout * words(in.c) * w.k * w.k;
     return l;

@@ -987,6 +987,61 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
 // compiled for the default and the tiny target (16-pixel line buffer: column
 // strips): every element equals the golden model, dependencies clean in both
 // modes, and the listing notes name the cascade.
+// Convolutions with channel groups, and concats, slices and upsamples, on every
+// configuration: groups that line up with the lanes and PEs run pass by pass
+// on their own input groups (several passes per group too), the others over
+// every channel with zero weights; views read directly or gathered first; in
+// whole maps and in tiles. Every output element equals the golden model's.
+TEST(Compiler, GroupedConvolutionsAndViewsEqualTheGoldenModel) {
+  const std::vector<std::string> nets = {
+      // groups of 8 and 16 inputs, 16 and 32 filters: aligned at P = N = 8 (and 16)
+      "input: [32, 12, 10]\nlayers:\n"
+      "  - {name: g1, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 2, activation: relu}\n"
+      "  - {name: g2, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, groups: 4}\n"
+      "  - {name: p, type: maxpool, kernel: 2}\n"
+      "  - {name: g3, type: conv, out_channels: 16, kernel: 1, groups: 16}\n",
+      // a large map (tiled), groups not on the lanes, a depthwise-shaped group count
+      "input: [12, 70, 90]\nlayers:\n"
+      "  - {name: g1, type: conv, out_channels: 24, kernel: 3, pad: 1, groups: 3}\n"
+      "  - {name: g2, type: conv, out_channels: 24, kernel: 3, pad: 1, groups: 24}\n"
+      "  - {name: up, type: upsample, scale: 2, inputs: input}\n"
+      "  - {name: dn, type: conv, out_channels: 12, kernel: 2, stride: 2, inputs: up}\n"
+      "  - {name: k, type: concat, inputs: [g2, dn]}\n"
+      "  - {name: s, type: slice, begin: 5, end: 33}\n"
+      "  - {name: g3, type: conv, out_channels: 16, kernel: 3, pad: 1, groups: 4}\n",
+      // a view read by a pool, an add, a depthwise layer and as the network output
+      "input: [16, 9, 9]\nlayers:\n"
+      "  - {name: a, type: conv, out_channels: 16, kernel: 3, pad: 1, activation: relu}\n"
+      "  - {name: k, type: concat, inputs: [a, input]}\n"
+      "  - {name: mp, type: maxpool, kernel: 3, stride: 1, pad: 1}\n"
+      "  - {name: s, type: slice, inputs: mp, begin: 8, end: 24}\n"
+      "  - {name: ad, type: add, inputs: [s, a]}\n"
+      "  - {name: dw, type: depthwise, kernel: 3, pad: 1, inputs: k}\n"
+      "  - {name: s2, type: slice, inputs: dw, begin: 3, end: 19}\n"
+      "  - {name: k2, type: concat, inputs: [ad, s2]}\n"
+      "  - {name: u2, type: upsample, scale: 3}\n"};
+  std::vector<HwTarget> targets = {HwTarget::defaults()};
+  for (const char* c : {"tiny", "p4n4", "p16n16", "sparse"}) {
+    targets.push_back(HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));
+  }
+  TempFiles files;
+  int aligned = 0;
+  for (size_t i = 0; i < nets.size(); ++i) {
+    Network net = load_network(files.write("g.yaml", fmt::format("name: g{}\n{}", i, nets[i])),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.seed = i + 1;
+    go.images = 1;
+    generate_parameters(net, go, random_images(net.input_shape, 1, i + 1));
+    const std::vector<Tensor<int8_t>> images = split(random_images(net.input_shape, 2, 77 + i));
+    for (const HwTarget& t : targets) {
+      const Program prog = check_network(net, t, images, fmt::format("network {} on {}", i, t.name));
+      aligned += contains_text(listing(prog), "input group") ? 1 : 0;
+    }
+  }
+  EXPECT_GE(aligned, 5) << "the aligned grouped path ran";
+}
+
 TEST(Compiler, MaxPoolsLargerThanThePoolingUnitEqualTheGoldenModel) {
   struct Geometry {
     int k, s, top, left, bottom, right;

@@ -489,6 +489,13 @@ TEST_F(NetworkErrors, ConcatSliceAndUpsampleMistakesNameTheLayerAndLine) {
   expect("  - {name: u1, type: upsample, scale: 2, mode: bilinear}\n", 4, "u1",
          {"upsample mode 'bilinear' is not supported (nearest only)"});
   expect("  - {name: u1, type: upsample}\n", 4, "u1", {"missing required key 'scale'"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, groups: 2}\n", 4, "c1",
+         {"groups 2 must divide the 1 input channels and the 4 output channels"});
+  expect("  - {name: c1, type: conv, out_channels: 3, kernel: 3}\n"
+         "  - {name: c2, type: conv, out_channels: 4, kernel: 1, groups: 3}\n",
+         5, "c2", {"groups 3 must divide the 3 input channels and the 4 output channels"});
+  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, groups: 0}\n", 4, "c1",
+         {"'groups' is 0, must be in 1..65535"});
   net("  - {name: u1, type: upsample, scale: 8}\n", "[1, 10000, 10000]");
   expect_error([&] { load_network(yaml_, {"", false}); }, yaml_, 4, "u1",
                {"upsampling [1, 10000, 10000] by 8 gives more than 65535 rows or columns"});

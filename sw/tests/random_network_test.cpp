@@ -152,6 +152,7 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
           if (l.conv.kernel > 7) ++seen["conv kernel > 7 (beyond the target)"];
           if (l.out_channels > 32) ++seen["conv > 32 channels"];
           if (after_fc) ++seen["conv after fc"];
+          if (l.groups > 1) ++seen["conv with channel groups"];
           break;
         case LayerType::kMaxPool:
         case LayerType::kAvgPool:
@@ -235,7 +236,7 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         "global pool of a map", "global pool before fc", "graph (not a chain)", "concat",
         "slice", "upsample", "concat of three maps", "concat of the network input",
         "concat off the 8-lane groups", "slice off the 8-lane groups",
-        "upsample by more than 2"}) {
+        "upsample by more than 2", "conv with channel groups"}) {
     EXPECT_GE(seen[what], 3) << what << "\n" << counts;
   }
   for (const char* f : test::kGraphFeatures) {

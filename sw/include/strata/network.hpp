@@ -52,6 +52,7 @@ struct Layer {
 
   // conv, depthwise and fc
   int out_channels = 0;     // conv out_channels / fc out_features / depthwise channels
+  int groups = 1;           // conv: channel groups (weights [Cout][Cin / groups][K][K])
   ConvGeometry conv;        // conv and depthwise (fc: kernel = input size, no stride/pad);
                             // conv.pad = pads.top (see pads)
   Pads pads;                // conv, depthwise, maxpool, avgpool: zero padding per side

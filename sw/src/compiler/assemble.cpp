@@ -19,6 +19,7 @@ std::string op_kind_name(const Op& op) {
       case ConvKind::kAdd: return "add";
       case ConvKind::kGlobalAvgPool: return "gpool";
       case ConvKind::kConv:
+      case ConvKind::kGrouped:
       case ConvKind::kIdentityPool: return "conv";
     }
   }

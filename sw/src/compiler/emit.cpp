@@ -380,6 +380,7 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
   const PlanBase& q = base(plan);
   const MapInput& m = *map_input(plan);
   const ConvPlan* cq = std::get_if<ConvPlan>(&plan);  // else a PoolPlan
+  const auto* conv = std::get_if<ConvOp>(&ops[k]);
   const int64_t passes = cq != nullptr ? cq->passes : 1;
   std::vector<Emit> pending;
   const int64_t op_params =
@@ -418,7 +419,9 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
                                           : cx.weight_load(*cq, pass, job.loads);
     }
-    const int64_t first_group = cq != nullptr ? pass * cq->g_pass : 0;  // grouped ops only
+    // grouped ops only: the pass's channel group's input groups
+    const int64_t first_group =
+        cq != nullptr && conv != nullptr ? pass / conv->passes_per_group * cq->g_pass : 0;
     ComputeInstr c =
         tile_compute(ops[k], plan, rows, cols, first_group, in_bank, 0, param_base, cache_base);
     if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);

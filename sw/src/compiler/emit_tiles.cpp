@@ -117,14 +117,14 @@ struct Buffer {
 // The LOADs of one tile's input into buffer `b` (TiledOpIo, TiledSource):
 // [row][group][col] external words, one LOAD per input row (every group of
 // it), or one for the tile when a row is one group, so the compute can start
-// once its first rows are in. `pass` >= 0: a grouped op's pass, which loads
-// only its own group of each source. An upsampled source loads single words:
+// once its first rows are in. `first` >= 0: a grouped op's pass, which loads
+// groups [first, first + count) of each source. An upsampled source loads single words:
 // per tile row, per phase j of the factor f, the source words whose copies
 // land on columns x = u * f + j, in one LOAD per group (or one per source
 // column with every group, when that needs fewer).
 void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
-                     const AxisTile& band, const AxisTile& strip, int64_t pass, const Buffer& b,
-                     std::vector<Emit>& loads) {
+                     const AxisTile& band, const AxisTile& strip, int64_t pass_first,
+                     int64_t pass_count, const Buffer& b, std::vector<Emit>& loads) {
   const int64_t n = cx.t.lanes;
   const int64_t rows = band.in_end - band.in_begin, cols = strip.in_end - strip.in_begin;
   const auto load = [&](int64_t ext, int64_t ext_stride, int64_t count, int64_t words,
@@ -145,8 +145,8 @@ void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
     const int f = from.factor;
     const int64_t width = io.in_width / f;  // words per group row of the source
     const int64_t ext_row = from.groups * width * n;
-    const int64_t first = pass >= 0 ? pass : from.first;
-    const int64_t groups = pass >= 0 ? 1 : (from.count > 0 ? from.count : from.groups);
+    const int64_t first = pass_first >= 0 ? pass_first : from.first;
+    const int64_t groups = pass_first >= 0 ? pass_count : (from.count > 0 ? from.count : from.groups);
     const int64_t group_stride = from.step * rows * cols;  // between its groups in the tile
     const int64_t dst0 = b.base + from.tile_group * rows * cols;
     if (f == 1) {
@@ -243,7 +243,12 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     if (tc.pass_outer || pass == 0) {
       ++in_turn;
       const Buffer& b = in[in_turn % 2];
-      load_tile_input(cx, q, io, band, strip, grouped ? pass : -1, b, job.loads);
+      // A grouped op's pass: the input groups of its channel group, from each source.
+      const int64_t per_source =
+          grouped ? conv->pass_groups / static_cast<int64_t>(io.srcs.size()) : 0;
+      load_tile_input(cx, q, io, band, strip,
+                      grouped ? pass / conv->passes_per_group * per_source : -1, per_source, b,
+                      job.loads);
     }
     const Buffer& src = in[in_turn % 2];
     ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,

@@ -97,12 +97,14 @@ enum class ConvKind {
   kDepthwise,      // a depthwise layer: one input group per pass (ConvOp::depthwise_mode)
   kAdd,            // a residual add: per channel wa * a + wb * b, then M, S
   kGlobalAvgPool,  // a global average pool: a depthwise sum over the map, exact M, S
+  kGrouped,        // a convolution with channel groups, each pass inside one group
 };
 
 // A convolution (CONV mode), with the pool that follows it fused in when the
 // pooling unit can run it. Grouped kinds (`pass_groups` > 0: depthwise, add,
-// global average pool) read, in pass p (output group p), only the input groups
-// [p * pass_groups, (p + 1) * pass_groups): their weights are [Cout][pass_groups * N][K][K],
+// global average pool, a convolution with channel groups) read, in pass p, only
+// the input groups [q * pass_groups, (q + 1) * pass_groups) of their channel
+// group q = p / passes_per_group: their weights are [Cout][pass_groups * N][K][K],
 // the second index the lane within the pass's groups. An add's input is its two
 // operands interleaved by group (group 2g = a's g, 2g + 1 = b's g).
 struct ConvOp : OpBase {
@@ -110,6 +112,7 @@ struct ConvOp : OpBase {
   Pads pad;                // zero padding per side
   ConvKind kind = ConvKind::kConv;
   int64_t pass_groups = 0; // input groups per pass; 0: all of them (a dense convolution)
+  int64_t passes_per_group = 1;  // grouped: consecutive passes that read the same input groups
   // A depthwise layer that runs in COMPUTE mode DEPTHWISE (PE p = channel p of the
   // pass's group, the taps through the window generator; no fused pool), its
   // weights [Cout][1][K][K] as the layer has them. false: as a grouped CONV, its
@@ -127,6 +130,7 @@ inline const char* conv_kind_name(const ConvOp& c) {
     case ConvKind::kDepthwise: return "depthwise";
     case ConvKind::kAdd: return "add";
     case ConvKind::kGlobalAvgPool: return "global avgpool";
+    case ConvKind::kGrouped: return "grouped conv";
     case ConvKind::kConv: break;
   }
   return "conv";

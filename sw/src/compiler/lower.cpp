@@ -140,6 +140,24 @@ void to_grouped_conv(ConvOp& op, const Tensor<int8_t>& layer_weights, int64_t n,
       why, n));
 }
 
+// A grouped convolution's weights [Cout][Cin / G][K][K] over every input
+// channel: [Cout][Cin][K][K], zero outside each filter's group.
+Tensor<int8_t> dense_group_weights(const Layer& l) {
+  const Tensor<int8_t>& w = l.weights;
+  const int64_t cout = w.dim(0), cin_g = w.dim(1), k = w.dim(2);
+  const int64_t cout_g = cout / l.groups;
+  Tensor<int8_t> out({cout, cin_g * l.groups, k, k});
+  for (int64_t co = 0; co < cout; ++co) {
+    const int64_t first = co / cout_g * cin_g;
+    for (int64_t ci = 0; ci < cin_g; ++ci) {
+      for (int64_t y = 0; y < k; ++y) {
+        for (int64_t x = 0; x < k; ++x) out(co, first + ci, y, x) = w(co, ci, y, x);
+      }
+    }
+  }
+  return out;
+}
+
 // A 1x1 POOL over a whole map: an elementwise clamp, or a copy.
 PoolOp elementwise(const Shape& map) {
   PoolOp op;
@@ -429,7 +447,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         op.conv_h = l.out_shape[1];
         op.conv_w = l.out_shape[2];
         op.macs = l.macs();
-        op.weights = weights_over_parts(l.weights, parts, n);
+        op.weights = weights_over_parts(l.groups > 1 ? dense_group_weights(l) : l.weights, parts, n);
         op.in_c = part_groups(parts) * n;
         op.notes.push_back(note);
         ops.push_back(std::move(op));
@@ -504,7 +522,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     switch (l.type) {
       case LayerType::kConv:
       case LayerType::kDepthwise: {
-        const bool depthwise = l.type == LayerType::kDepthwise;
+        // A convolution with one group per channel is a depthwise one.
+        const bool depthwise = l.type == LayerType::kDepthwise ||
+                               (l.groups > 1 && l.groups == cur[0] && l.out_channels == cur[0]);
         map_layer_checks(depthwise ? "a depthwise convolution" : "a convolution");
         if (l.conv.kernel > t.max_kernel) {
           fail(violation_message(target_rule("conv.kernel"),
@@ -519,8 +539,33 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         op.conv_h = l.out_shape[1];
         op.conv_w = l.out_shape[2];
         op.macs = l.macs();
-        if (!depthwise) {
+        if (!depthwise && l.groups == 1) {
           op.weights = l.weights;
+          break;
+        }
+        if (!depthwise) {
+          // Channel groups: a pass of P filters inside one group reads only that
+          // group's input groups when the groups line up with the lanes and the
+          // PEs; otherwise the filters run over every input channel, with zero
+          // weights outside their group.
+          const int64_t cin_g = cur[0] / l.groups, cout_g = l.out_channels / l.groups;
+          if (cin_g % n == 0 && cout_g % t.pes == 0) {
+            op.kind = ConvKind::kGrouped;
+            op.pass_groups = cin_g / n;
+            op.passes_per_group = cout_g / t.pes;
+            op.weights = l.weights;
+            op.notes.push_back(fmt::format(
+                "{} channel groups of {} inputs and {} filters: each pass reads its group's {} "
+                "input group{}",
+                l.groups, cin_g, cout_g, op.pass_groups, op.pass_groups == 1 ? "" : "s"));
+          } else {
+            op.weights = dense_group_weights(l);
+            op.notes.push_back(fmt::format(
+                "{} channel groups of {} inputs and {} filters, not whole lane groups ({} lanes) "
+                "and passes ({} PEs): run over every input channel, zero weights outside each "
+                "filter's group",
+                l.groups, cin_g, cout_g, n, t.pes));
+          }
           break;
         }
         op.kind = ConvKind::kDepthwise;
