@@ -559,8 +559,9 @@ def qdq_weights(model_path):
 QDQ_MAX_LSB = 5
 
 
-def qdq_import_and_compare(work, model, images, min_top1):
-    """Quantises `model` to QDQ on `images` calibration images, imports it and checks that
+def qdq_import_and_compare(work, model, images, min_top1, edit=None):
+    """Quantises `model` to QDQ on `images` calibration images (then `edit(path)` rewrites the
+    QDQ model, if given), imports it and checks that
     (a) the imported int8 weights are the QDQ model's initializers, and the int32 biases where
     the input scale is the one the QDQ model used, (b) the golden model agrees with
     onnxruntime running the QDQ model on the same images: top-1 on at least min_top1 and every
@@ -568,6 +569,8 @@ def qdq_import_and_compare(work, model, images, min_top1):
     shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim][1:]
     x = RNG.normal(0, 1, (images, *shape)).astype(np.float32)
     path = quantise_qdq(work, model, x)
+    if edit is not None:
+        edit(path)
     name = os.path.splitext(os.path.basename(path))[0]
     calib = os.path.join(work, name + "_calib.npy")
     np.save(calib, x)
@@ -576,7 +579,8 @@ def qdq_import_and_compare(work, model, images, min_top1):
         return
     wdir = os.path.join(out, name)
     layers = re.findall(r"name: ([A-Za-z0-9_-]+), type: (conv|depthwise|fc)\b", open(yaml).read())
-    ref = qdq_weights(path)
+    # keyed by the layer names the import gives the nodes
+    ref = {re.sub(r"[^A-Za-z0-9_-]", "_", k).strip("_"): v for k, v in qdq_weights(path).items()}
     same_w = [l for l, _ in layers if l in ref and ref[l][0] is not None and np.array_equal(
         np.load(os.path.join(wdir, f"{l}_weight.npy")), ref[l][0])]
     check(len(same_w) == len(layers) == len(ref),
@@ -1050,6 +1054,9 @@ def concat_models(work):
         expect_qdq_error(work, "qdq_concat", fire, "node '/Concat' (Concat): its inputs and "
                          "output must share one int8 scale (a concat stacks int8 codes), but "
                          "the model quantises")
+        # The same QDQ model with the concat's QuantizeLinear scales made one: imported, and
+        # agreeing with onnxruntime running it.
+        qdq_import_and_compare(work, fire, 64, 0.95, edit=share_concat_scales)
     # Concat inputs of different heights (onnx.helper: PyTorch would not export it).
     n = [helper.make_node("Conv", ["x", "w"], ["a"], name="conv", kernel_shape=[3, 3],
                           pads=[1, 1, 1, 1]),
@@ -1060,6 +1067,22 @@ def concat_models(work):
     expect_error(work, "cat_hw", m.SerializeToString(), (4, 3, 8, 8),
                  "node 'cat_hw' (Concat): concatenates 'a' of shape [4, 8, 8] and 'p' of shape "
                  "[4, 4, 8] per image: a concat needs one H x W")
+
+
+def share_concat_scales(path):
+    """Rewrites a QDQ model so that the QuantizeLinear nodes of every Concat's inputs and output
+    (and every Q / DQ reading the same scale initializers) use the largest of their scales."""
+    m = onnx.load(path)
+    inits = {t.name: t for t in m.graph.initializer}
+    prod = {o: n for n in m.graph.node for o in n.output}
+    for cat in [n for n in m.graph.node if n.op_type == "Concat"]:
+        group = {prod[prod[i].input[0]].input[0] for i in cat.input} | {cat.output[0]}
+        names = {n.input[1] for n in m.graph.node
+                 if n.op_type == "QuantizeLinear" and n.input[0] in group}
+        s = max(float(numpy_helper.to_array(inits[k])) for k in names)
+        for k in names:
+            inits[k].CopyFrom(numpy_helper.from_array(np.array(s, np.float32), k))
+    onnx.save(m, path)
 
 
 def run_float_tensor(path, x, tensor):
