@@ -6,7 +6,10 @@ the built `strata import`, loads the result with `strata info`, runs the golden
 model (`strata run`) on the quantised calibration images and compares its
 dequantised output with onnxruntime's float output; quantises two of them to QDQ
 models with onnxruntime's quantize_static and checks that the import keeps their
-int8 weights and agrees with onnxruntime running them; then the error cases.
+int8 weights and agrees with onnxruntime running them; then the error cases. Last, the
+concat models (Concat, Split, Slice, Resize), PyTorch modules exported by /usr/bin/python3
+(skipped, printed, without PyTorch there): against onnxruntime, on the ISA simulator against
+the golden model, and their refusals.
 
   strata_import_test.py --strata build/sw/strata --source SRC [--keep DIR]
 
@@ -302,7 +305,7 @@ def model_dilations():
 
 
 # Concat / Split / Slice / Resize models, exported by /usr/bin/python3 (PyTorch): a YOLO-style
-# neck, a C2f block (torch.chunk: Slice nodes whose bounds torch writes as Shape arithmetic;
+# neck, a C2f block (ReLU for SiLU, whose table the compiler does not take yet; torch.chunk: Slice nodes whose bounds torch writes as Shape arithmetic;
 # tensor.split at opset 11: a Split), a SqueezeNet fire module, the input concatenated with a
 # conv output, and the refused forms.
 CONCAT_EXPORT = r'''
@@ -336,10 +339,10 @@ class C2f(nn.Module):  # split in halves, bottleneck + residual on one, cat of a
     def __init__(self, chunk):
         super().__init__()
         self.chunk = chunk
-        self.cv1 = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.SiLU())
-        self.m = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.SiLU(),
-                               nn.Conv2d(8, 8, 3, padding=1), nn.SiLU())
-        self.cv2 = nn.Sequential(nn.Conv2d(24, 16, 1), nn.SiLU())
+        self.cv1 = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU())
+        self.m = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.ReLU(),
+                               nn.Conv2d(8, 8, 3, padding=1), nn.ReLU())
+        self.cv2 = nn.Sequential(nn.Conv2d(24, 16, 1), nn.ReLU())
         self.fc = nn.Linear(16, 10)
 
     def forward(self, x):
@@ -370,11 +373,13 @@ class InputCat(nn.Module):  # the network input concatenated with a conv output
     def __init__(self):
         super().__init__()
         self.c1 = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
+        with torch.no_grad():   # an output range above the input's
+            self.c1[0].weight *= 3.0
         self.c2 = nn.Conv2d(11, 10, 3, stride=2, padding=1)
         self.fc = nn.Linear(10 * 4 * 4, 10)
 
     def forward(self, x):
-        return self.fc(torch.flatten(self.c2(torch.cat([x, 3.0 * self.c1(x)], 1)), 1))
+        return self.fc(torch.flatten(self.c2(torch.cat([x, self.c1(x)], 1)), 1))
 
 
 class Bad(nn.Module):
@@ -1000,7 +1005,11 @@ def expect_all_or_nothing(work):
 def concat_models(work):
     """The PyTorch concat models: imported, golden model against onnxruntime, the layers they
     become; the refused ones name the node; a concat of maps of different H (onnx.helper),
-    and a QDQ concat whose inputs quantize_static gave different scales, refused."""
+    and a QDQ concat whose inputs quantize_static gave different scales, refused. Their
+    calibration images come from a generator of their own (the same whether or not the
+    tests before ran)."""
+    global RNG
+    RNG = np.random.default_rng(35)
     tdir = os.path.join(work, "torch_concat")
     os.makedirs(tdir, exist_ok=True)
     r = subprocess.run(["/usr/bin/python3", "-c", CONCAT_EXPORT, tdir], capture_output=True,
@@ -1031,13 +1040,15 @@ def concat_models(work):
               "fire: the expand convs concatenated, the ceil-mode max pool reading the concat")
         # The input's scale is the concat group's: max|x| / 127 of the input and the conv output.
         x = np.load(os.path.join(work, "input_cat_calib.npy")).astype(np.float64)
-        conv = run_float_tensor(os.path.join(work, "input_cat.onnx"), x, "/Mul_output_0")
+        conv = run_float_tensor(os.path.join(work, "input_cat.onnx"), x, "/c1/c1.1/Relu_output_0")
         want = max(np.max(np.abs(x)), np.max(np.abs(conv))) / 127.0
         got = re.search(r"scales: \{input: ([0-9.e-]+)", y["input_cat"])
         check("type: concat, inputs: [input, c1_c1_0_Conv]}" in y["input_cat"] and got and
               math.isclose(float(got.group(1)), want, rel_tol=1e-6),
               f"input_cat: the input concatenated as it is, its scale the group's {want:.6g} "
               f"({got.group(1) if got else None})")
+        for name in CONCAT_MODELS:   # the compiled graphs (concat, slice, upsample)
+            isa_matches_golden(work, name)
         if ARGS.rtl:
             for name in CONCAT_MODELS:
                 rtl_matches_golden(work, name)
@@ -1067,6 +1078,18 @@ def concat_models(work):
     expect_error(work, "cat_hw", m.SerializeToString(), (4, 3, 8, 8),
                  "node 'cat_hw' (Concat): concatenates 'a' of shape [4, 8, 8] and 'p' of shape "
                  "[4, 4, 8] per image: a concat needs one H x W")
+
+
+def isa_matches_golden(work, name):
+    """The imported network, compiled and run on the ISA simulator for every calibration image,
+    equals the golden model element by element."""
+    out = os.path.join(work, name)
+    r = strata("run", os.path.join(out, name + ".yaml"), "--input",
+               os.path.join(out, "calibration_input.npy"), "--output",
+               os.path.join(out, "isa.npy"), "--backend", "isa")
+    check(r.returncode == 0 and np.array_equal(np.load(os.path.join(out, "isa.npy")),
+                                                np.load(os.path.join(out, "golden.npy"))),
+          f"{name}: the ISA simulator's outputs equal the golden model's ({r.stderr.strip()})")
 
 
 def share_concat_scales(path):
