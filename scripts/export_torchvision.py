@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Exports torchvision's resnet18, mobilenet_v2, mnasnet0_5 (224 x 224) as ONNX for strata import.
+"""Exports torchvision's resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0 (224 x 224) as ONNX for strata import.
 
   /usr/bin/python3 scripts/export_torchvision.py [OUT_DIR] [--images N] [--seed S]
 
@@ -7,12 +7,13 @@ Run with Debian's python3 (python3-torch, python3-torchvision; `make models`
 installs them), not the project venv. Writes into OUT_DIR (default build/models/):
 
   resnet18.onnx, mobilenet_v2.onnx,  opset 13, input 'input' [N, 3, 224, 224] (N symbolic),
-  mnasnet0_5.onnx                    output 'logits' [N, 1000] (mnasnet0_5's global pool is
-                                     a ReduceMean over H and W)
+  mnasnet0_5.onnx,                   output 'logits' [N, 1000] (mnasnet0_5's global pool is
+  squeezenet1_0.onnx                 a ReduceMean over H and W; squeezenet1_0's fire modules
+                                     concatenate their expand convolutions)
   calibration.npy                    float32 [N][3][224][224], the images for
                                      `strata import --calibration`
 
-Nothing is downloaded: both networks are built with weights=None and initialised
+Nothing is downloaded: the networks are built with weights=None and initialised
 randomly by torchvision's own initialisers under a fixed seed, so their outputs
 mean nothing; they stand for the real graphs (operators, shapes, MACs) and for
 realistic activation statistics.
@@ -93,7 +94,8 @@ def main(argv):
 
     builders = [("resnet18", torchvision.models.resnet18),
                 ("mobilenet_v2", torchvision.models.mobilenet_v2),
-                ("mnasnet0_5", torchvision.models.mnasnet0_5)]
+                ("mnasnet0_5", torchvision.models.mnasnet0_5),
+                ("squeezenet1_0", torchvision.models.squeezenet1_0)]
     for name, build in builders:
         torch.manual_seed(a.seed)
         model = build(weights=None)

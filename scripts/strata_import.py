@@ -29,7 +29,13 @@ Graph forms mapped exactly: a ReduceMean over H and W is a global_avgpool (keepd
 Conv reading it as extra padding, or into a MaxPool when its input is >= 0 (a Relu's or a Clip's
 with a minimum >= 0; anything else before a pool would not be exact: refused); a final Softmax
 over the channels is dropped (the logits have the same class; the import prints a note);
-dilations must be all ones.
+dilations must be all ones. Concat (channels) -> concat, Split and Slice (channels, step 1) ->
+slice, nearest Resize / Upsample by an integer factor selecting pixel (y / s, x / s) -> upsample;
+shape arithmetic (Shape of a static shape, nodes of constants only) is folded into constants.
+A concat's inputs and output share one scale: the tensors joined through Concats and the
+operators that keep their input's scale form groups, each with one scale (the largest calibrated
+one; a QDQ model's QuantizeLinear scales, which must agree), that the layers producing them
+requantise to (Converter.share_scales; docs/cli.md, "Concat scales").
 
 A QDQ model (any QuantizeLinear / DequantizeLinear node, as onnxruntime's quantize_static
 writes it) already carries its quantisation; with every zero point 0 and int8 values it maps
@@ -85,10 +91,20 @@ TABLE_OPS = {"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", 
              "Softplus", "Mul", "Div", "Sub", "Add", "Relu", "Clip"}
 SUPPORTED_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "MaxPool", "AveragePool",
                  "GlobalAveragePool", "ReduceMean", "Pad", "Add", "Flatten", "Reshape",
-                 "BatchNormalization", "Identity", "Dropout"} | TABLE_OPS
+                 "BatchNormalization", "Identity", "Dropout", "Concat", "Split", "Slice",
+                 "Resize", "Upsample"} | TABLE_OPS
 ACT_TABLE_SIZE = 256
 QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
 RANGE_KEEPING_OPS = {"MaxPool", "Flatten", "Reshape", "Identity", "Dropout"}
+# Operators whose output has their (first) input's int8 scale: what the Converter emits for
+# them keeps the scale (pools, flatten, clamp layers) or is no layer at all. A concat stacks
+# raw int8 codes, so its inputs and output, joined through these, share one scale
+# (Converter.share_scales).
+SCALE_KEEPING_OPS = {"MaxPool", "AveragePool", "GlobalAveragePool", "ReduceMean", "Flatten",
+                     "Reshape", "Identity", "Dropout", "Pad", "Concat", "Split", "Slice",
+                     "Resize", "Upsample"}
+MAX_CONCAT_INPUTS = 64
+MAX_UPSAMPLE = 8
 MAX_MULT = 65535
 MAX_SHIFT = 47
 # The network format's limits, as sw/src/network.cpp's reader checks them
@@ -148,6 +164,7 @@ class Graph:
         self.qinit = {}     # QDQ: dequantised constant -> (int values, scale, axis, DQ node)
         if self.qdq:
             self.strip_qdq()
+        self.fold_constants()
         self.consumers = {}
         for n in self.nodes:
             for i in n.input:
@@ -203,7 +220,76 @@ class Graph:
         for n in self.nodes:  # before the float run: name the first node we cannot convert
             if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx"):
                 unsupported(n)
+        self.check_concat_shapes()
         self.check_finite()
+
+    def check_concat_shapes(self):
+        """A Concat of maps of different sizes (which onnxruntime would refuse with a less
+        direct message), from the model's shape inference: refused naming the node."""
+        for n in self.nodes:
+            if n.op_type != "Concat":
+                continue
+            ins = [i for i in n.input if i and i not in self.inits]
+            shapes = [self.shape_of(i) for i in ins]
+            if any(s is None or len(s) != 4 for s in shapes):
+                continue
+            hw = [tuple(s[2:]) for s in shapes]
+            bad = next((k for k in range(1, len(hw)) if hw[k] != hw[0] and
+                        all(isinstance(d, int) and d > 0 for d in hw[k] + hw[0])), None)
+            if bad is not None:
+                fail(f"{node_label(n)}: concatenates '{ins[0]}' of shape {shapes[0][1:]} and "
+                     f"'{ins[bad]}' of shape {shapes[bad][1:]} per image: a concat needs one "
+                     "H x W")
+
+    def fold_constants(self):
+        """Shape arithmetic becomes constants: a Shape of a tensor of static shape (or a Gather
+        of its static dimensions) and any node of constants only (torch.chunk exports its slice
+        bounds as Shape -> Gather -> Add -> Div -> Mul) are evaluated here (onnx.reference) and
+        their outputs become initializers; the Shape nodes left unread are dropped."""
+        try:
+            from onnx.reference import ReferenceEvaluator
+        except ImportError:   # onnx before 1.13: nothing is folded
+            return
+        opset = next((o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx")),
+                     13)
+        dims = {}   # Shape output -> its dimensions, None where not static
+        kept = []
+        for n in self.nodes:
+            ins = [i for i in n.input if i]
+            value = None
+            if n.op_type == "Shape" and n.domain in ("", "ai.onnx") and ins:
+                shape = self.shape_of(ins[0])
+                if shape is not None:
+                    a = attrs(n)
+                    d = [v if isinstance(v, int) and v > 0 else None
+                         for v in shape[a.get("start", 0):a.get("end", len(shape))]]
+                    dims[n.output[0]] = d
+                    if None not in d:
+                        value = np.asarray(d, np.int64)
+            elif n.op_type == "Gather" and ins and ins[0] in dims and len(ins) == 2 and \
+                    ins[1] in self.inits and attrs(n).get("axis", 0) == 0:
+                idx = np.asarray(self.inits[ins[1]]).astype(np.int64)
+                d = dims[ins[0]]
+                if np.all((-len(d) <= idx) & (idx < len(d))):
+                    picked = np.asarray([d[int(k)] for k in idx.reshape(-1)], dtype=object)
+                    if None not in picked:
+                        value = picked.astype(np.int64).reshape(idx.shape)
+            elif ins and n.domain in ("", "ai.onnx") and n.op_type not in QDQ_OPS and \
+                    len(n.output) == 1 and all(i in self.inits for i in ins) and \
+                    all(self.inits[i].size <= 64 for i in ins):
+                try:
+                    value = ReferenceEvaluator(n, opsets={"": opset}).run(
+                        None, {i: self.inits[i] for i in ins})[0]
+                except Exception:
+                    value = None
+            if value is None:
+                kept.append(n)
+                continue
+            self.inits[n.output[0]] = np.asarray(value)
+            self.origin[n.output[0]] = f"constant '{n.output[0]}' (folded {n.op_type})"
+        read = {i for n in kept for i in n.input} | set(self.outputs)
+        self.nodes = [n for n in kept if n.op_type != "Shape" or
+                      any(o in read for o in n.output)]
 
     def drop_final_softmax(self):
         """A Softmax over the channels that computes the graph output is dropped: the network
@@ -654,10 +740,95 @@ class Converter:
         self.pads = {}          # a standalone Pad's output -> (its input, [t, l, b, r], node)
         self.node_of = {}       # strata layer name -> the ONNX node it came from (messages)
         self.tensor_of = {}     # strata layer name -> the ONNX tensor it computes
+        self.shared = {}        # tensor -> the scale its concat group shares (share_scales)
+        self.share_scales()
+
+    def fused_into_producer(self, node):
+        """Whether a Relu / Clip node becomes the activation of the conv / fc / add before it
+        (its input then has no int8 scale of its own: the layer requantises to the output's)."""
+        x = node.input[0]
+        if self.g.only_consumer(x) is not node:
+            return False
+        prod = next((m for m in self.g.nodes if x in m.output), None)
+        if prod is None:
+            return False
+        if prod.op_type in ("Relu", "Clip"):
+            return self.fused_into_producer(prod)
+        return prod.op_type in ("Conv", "BatchNormalization", "Gemm", "MatMul") or \
+            prod.op_type == "Add" and not any(i in self.g.inits for i in prod.input)
+
+    def share_scales(self):
+        """A concat stacks its inputs' int8 codes, so they and its output need one scale. The
+        tensors joined through a Concat or an operator that keeps its input's scale
+        (SCALE_KEEPING_OPS, a Relu / Clip that is not fused into a layer) form a group; a
+        group with a Concat in it takes one scale, which every conv / fc / add / table layer
+        producing one of its tensors requantises to (out_scale). Float model: the largest
+        calibrated scale max|x| / 127 of its tensors (the network input's included: its scale
+        is then the group's, so that nothing is clipped). QDQ model: the QuantizeLinear scales
+        in the group, which must agree (else refused naming the Concat and the scales)."""
+        g = self.g
+        parent = {}
+
+        def find(t):
+            while parent.setdefault(t, t) != t:
+                parent[t] = parent[parent[t]]
+                t = parent[t]
+            return t
+
+        def join(a, b):
+            parent[find(a)] = find(b)
+
+        concats = []
+        for n in g.nodes:
+            keep = n.op_type in SCALE_KEEPING_OPS or \
+                n.op_type in ("Relu", "Clip") and not self.fused_into_producer(n)
+            if not keep:
+                continue
+            ins = [i for i in n.input if i and i not in g.inits]
+            if n.op_type != "Concat":
+                ins = ins[:1]
+            if n.op_type == "Concat":
+                concats.append(n)
+            for t in ins + [o for o in n.output if o]:
+                if ins:
+                    join(t, ins[0])
+        if not concats:
+            return
+        groups = {}
+        for t in list(parent):
+            groups.setdefault(find(t), []).append(t)
+        for n in concats:
+            members = groups[find(n.output[0])]
+            if all(t in self.shared for t in members):
+                continue
+            if g.qdq:
+                fixed = sorted({(t, g.qscale[t]) for t in members if t in g.qscale},
+                               key=lambda e: e[1])
+                if not fixed:
+                    fail(f"{node_label(n)}: no QuantizeLinear quantises its inputs or output")
+                lo, hi = fixed[0], fixed[-1]
+                if not math.isclose(lo[1], hi[1], rel_tol=1e-5):
+                    fail(f"{node_label(n)}: its inputs and output must share one int8 scale (a "
+                         f"concat stacks int8 codes), but the model quantises '{lo[0]}' with "
+                         f"scale {lo[1]:.6g} and '{hi[0]}' with {hi[1]:.6g} (quantise the "
+                         "concat's inputs and output with one scale)")
+                s = hi[1]
+            else:
+                for t in members:
+                    if not np.all(np.isfinite(self.act[t])):
+                        fail(f"{node_label(n)}: the float model's tensor '{t}' holds NaN or "
+                             "infinite values on the calibration images")
+                s = max(scale_of(self.act[t]) for t in members)
+            for t in members:
+                self.shared[t] = s
+        if g.input.name in self.shared:
+            self.scale[g.input.name] = self.shared[g.input.name]
 
     def out_scale(self, node, tensor):
-        """The scale of a conv / fc / add output: its QuantizeLinear's in a QDQ model, else
-        max|x| / 127 over the calibration activations."""
+        """The scale of a conv / fc / add output: its concat group's (share_scales), else its
+        QuantizeLinear's in a QDQ model, else max|x| / 127 over the calibration activations."""
+        if tensor in self.shared:
+            return self.shared[tensor]
         if not self.g.qdq:
             if not np.all(np.isfinite(self.act[tensor])):
                 fail(f"{node_label(node)}: the float model's output '{tensor}' holds NaN or "
@@ -715,6 +886,8 @@ class Converter:
     def pre_scale(self, node, tensor):
         """The int8 scale of the tensor a table activation reads: its QuantizeLinear's in a QDQ
         model when it has one, else max|x| / 127 over the calibration activations."""
+        if tensor in self.shared:
+            return self.shared[tensor]
         if self.g.qdq and tensor in self.g.qscale:
             return self.g.qscale[tensor]
         if not np.all(np.isfinite(self.act[tensor])):
@@ -1155,6 +1328,227 @@ class Converter:
         self.emit(node, {"name": self.layer_name(node), "type": "flatten"}, [x], node.output[0],
                   self.scale[x])
 
+    def concat(self, node):
+        """A Concat along the channels (axis 1 or -3 of [N, C, H, W]) -> a concat layer. Its
+        inputs share one int8 scale (share_scales); checked here again, never mixed."""
+        check_attrs(node, {"axis"})
+        out = node.output[0]
+        rank = self.act[out].ndim
+        axis = attrs(node).get("axis")
+        if rank != 4 or axis is None or axis % rank != 1:
+            fail(f"{node_label(node)}: a Concat along axis {axis} of a tensor of shape "
+                 f"{list(self.act[out].shape[1:])} per image is not supported (only along the "
+                 "channels, axis 1 or -3 of [N, C, H, W])")
+        consts = [i for i in node.input if i in self.g.inits]
+        if consts:
+            fail(f"{node_label(node)}: concatenates the constant '{consts[0]}' (only layer "
+                 "outputs and the network input)")
+        ins = [i for i in node.input if i]
+        if len(ins) == 1:
+            return self.passthrough(node)
+        if len(ins) > MAX_CONCAT_INPUTS:
+            fail(f"{node_label(node)}: {len(ins)} inputs, more than the network format's "
+                 f"{MAX_CONCAT_INPUTS} (docs/network-format.md)")
+        for t in ins:
+            if self.act[t].shape[2:] != self.act[ins[0]].shape[2:]:
+                fail(f"{node_label(node)}: concatenates '{ins[0]}' of shape "
+                     f"{list(self.act[ins[0]].shape[1:])} and '{t}' of shape "
+                     f"{list(self.act[t].shape[1:])} per image: a concat needs one H x W")
+        for t in ins:
+            self.src_of(node, t)
+        scales = [self.scale[t] for t in ins]
+        if any(not math.isclose(v, scales[0], rel_tol=1e-9) for v in scales):
+            k = next(k for k, v in enumerate(scales) if not math.isclose(v, scales[0],
+                                                                          rel_tol=1e-9))
+            fail(f"{node_label(node)}: its inputs '{ins[0]}' and '{ins[k]}' have int8 scales "
+                 f"{scales[0]:.6g} and {scales[k]:.6g}; a concat needs one (docs/cli.md, "
+                 "strata import, Concat)")
+        self.emit(node, {"name": self.layer_name(node), "type": "concat"}, ins, out, scales[0])
+
+    def slice_layer(self, node, x, out, begin, end):
+        """Channels [begin, end) of x as a slice layer (nothing when that is all of them)."""
+        c = int(self.act[x].shape[1])
+        if (begin, end) == (0, c):
+            self.src[out] = self.src_of(node, x)
+            self.scale[out] = self.scale[x]
+            self.out_tensor = out
+            return
+        if not 0 <= begin < end <= c:
+            fail(f"{node_label(node)}: output '{out}' takes channels [{begin}, {end}) of {c}: "
+                 "empty (a slice needs at least one channel)")
+        layer = {"name": self.layer_name(node), "type": "slice", "begin": int(begin),
+                 "end": int(end)}
+        self.emit(node, layer, [x], out, self.scale[x])
+
+    def split(self, node):
+        """A Split along the channels -> one slice layer per output that something reads (the
+        split sizes from the `split` input or attribute, `num_outputs` or equal parts: taken
+        from the outputs' shapes as onnxruntime computed them)."""
+        check_attrs(node, {"axis", "split", "num_outputs"})
+        x = node.input[0]
+        rank = self.act[x].ndim
+        axis = attrs(node).get("axis", 0)
+        if rank != 4 or not -rank <= axis < rank or axis % rank != 1:
+            fail(f"{node_label(node)}: a Split along axis {axis} of a tensor of shape "
+                 f"{list(self.act[x].shape[1:])} per image is not supported (only along the "
+                 "channels, axis 1 or -3 of [N, C, H, W])")
+        begin = 0
+        for o in node.output:
+            size = int(self.act[o].shape[1]) if o else 0
+            if o and (self.g.consumers.get(o) or o in self.g.outputs):
+                self.slice_layer(node, x, o, begin, begin + size)
+            begin += size
+
+    def slice(self, node):
+        """A Slice of the channels (step 1; negative and out-of-range starts and ends as ONNX
+        defines them) -> a slice layer; a slice of H or W, or a step other than 1, is refused
+        (a Slice that keeps all of an axis with step 1 is no slice of it)."""
+        g = self.g
+        x, out = node.input[0], node.output[0]
+        shape = self.act[x].shape
+        rank = len(shape)
+        a = attrs(node)
+        if len(node.input) > 1:  # opset 10+: starts, ends, axes, steps are inputs
+            check_attrs(node, set())
+
+            def arg(k, what):
+                if len(node.input) <= k or not node.input[k]:
+                    return None
+                return [int(v) for v in g.const(node, node.input[k], what).reshape(-1)]
+            starts, ends = arg(1, "starts"), arg(2, "ends")
+            axes, steps = arg(3, "axes"), arg(4, "steps")
+        else:
+            check_attrs(node, {"starts", "ends", "axes"})
+            starts, ends = list(a.get("starts", [])), list(a.get("ends", []))
+            axes, steps = a.get("axes"), None
+        axes = list(range(len(starts))) if axes is None else list(axes)
+        steps = [1] * len(starts) if steps is None else steps
+        if not len(starts) == len(ends) == len(axes) == len(steps):
+            fail(f"{node_label(node)}: starts, ends, axes and steps differ in length")
+        begin, end = 0, int(shape[1]) if rank > 1 else 0
+        for st, en, ax, step in zip(starts, ends, axes, steps):
+            if not -rank <= ax < rank:
+                fail(f"{node_label(node)}: axis {ax} outside the input's {rank} dimensions")
+            ax %= rank
+            dim = int(shape[ax])
+            st = st + dim if st < 0 else st
+            en = en + dim if en < 0 else en
+            st, en = min(max(st, 0), dim), min(max(en, 0), dim)
+            whole = step == 1 and (st, en) == (0, dim)
+            if rank == 4 and ax == 1 and step == 1:
+                begin, end = st, en
+            elif not whole:
+                what = {0: "the batch", 1: "the channels", 2: "H", 3: "W"}.get(ax, f"axis {ax}") \
+                    if rank == 4 else f"axis {ax} of a {rank}-D tensor"
+                fail(f"{node_label(node)}: a Slice of {what} with step {step} is not supported "
+                     "(only channels, axis 1 of [N, C, H, W], with step 1)")
+        self.slice_layer(node, x, out, begin, end)
+
+    def resize_factor(self, node, x, out):
+        """The integer factor s (2..8) of a nearest upsampling by s on H and W, 1 on N and C,
+        from a Resize's or an Upsample's scales or sizes (as constants), or a failure naming
+        the node."""
+        g = self.g
+        a = attrs(node)
+        in_shape = list(self.act[x].shape)
+        rank = len(in_shape)
+        scales = sizes = None
+        if node.op_type == "Upsample":
+            check_attrs(node, {"mode", "scales"})
+            if len(node.input) > 1 and node.input[1]:
+                scales = g.const(node, node.input[1], "scales").reshape(-1)
+            else:
+                scales = np.asarray(a.get("scales", []), np.float64)
+        else:
+            if len(node.input) == 2:   # opset 10: X, scales
+                scales = g.const(node, node.input[1], "scales").reshape(-1)
+            else:
+                if len(node.input) > 2 and node.input[2]:
+                    scales = g.const(node, node.input[2], "scales").reshape(-1)
+                if len(node.input) > 3 and node.input[3]:
+                    sizes = g.const(node, node.input[3], "sizes").reshape(-1)
+            axes = a.get("axes")
+            if axes is not None:   # opset 18: scales / sizes of these axes only
+                full = np.asarray(in_shape if sizes is not None else [1.0] * rank, np.float64)
+                vals = sizes if sizes is not None else scales
+                if vals is None or len(vals) != len(axes):
+                    fail(f"{node_label(node)}: axes {list(axes)} do not match its scales/sizes")
+                for ax, v in zip(axes, vals):
+                    full[ax % rank] = v
+                if sizes is not None:
+                    sizes = full
+                else:
+                    scales = full
+        if scales is not None and scales.size == 0:
+            scales = None
+        if sizes is not None and sizes.size == 0:
+            sizes = None
+        if sizes is not None:
+            if len(sizes) != rank:
+                fail(f"{node_label(node)}: sizes {sizes.tolist()} for a {rank}-D input")
+            scales = np.asarray(sizes, np.float64) / np.asarray(in_shape, np.float64)
+            scales[0] = 1.0 if sizes[0] == in_shape[0] else scales[0]
+            what = f"sizes {[int(v) for v in sizes]} (input {in_shape})"
+        elif scales is not None:
+            what = f"scales {[float(v) for v in scales]}"
+        else:
+            fail(f"{node_label(node)}: neither scales nor sizes given")
+        sc = [float(v) for v in scales]
+        ok = rank == 4 and len(sc) == 4 and sc[0] == 1 and sc[1] == 1 and sc[2] == sc[3] \
+            and sc[2] == int(sc[2]) and sc[2] >= 2
+        if not ok:
+            fail(f"{node_label(node)}: {what}: only the same integer factor of at least 2 on H "
+                 "and W and 1 on N and C is supported (an upsample layer)")
+        f = int(sc[2])
+        if f > MAX_UPSAMPLE:
+            fail(f"{node_label(node)}: factor {f} is above the network format's upsample limit "
+                 f"{MAX_UPSAMPLE} (docs/network-format.md)")
+        return f
+
+    def resize(self, node):
+        """A nearest Resize (or Upsample) by an integer factor s on H and W whose pixels are
+        those of floor(y / s), floor(x / s) -> an upsample layer. Checked from the coordinate
+        transformation and the rounding ONNX defines (asymmetric with floor; half_pixel and
+        pytorch_half_pixel with either round_prefer mode; whatever else selects the same
+        pixels for this factor and size), and on the calibration images against onnxruntime."""
+        a = attrs(node)
+        x, out = node.input[0], node.output[0]
+        opset = next((o.version for o in self.g.model.opset_import
+                      if o.domain in ("", "ai.onnx")), 13)
+
+        def text(v, default):
+            v = a.get(v, default)
+            return v.decode() if isinstance(v, bytes) else v
+        mode = text("mode", "nearest")
+        if mode != "nearest":
+            fail(f"{node_label(node)}: mode '{mode}' is not supported (only nearest "
+                 "upsampling by an integer factor: an upsample layer)")
+        if node.op_type == "Resize":
+            check_attrs(node, {"mode", "coordinate_transformation_mode", "nearest_mode",
+                               "cubic_coeff_a", "exclude_outside", "extrapolation_value",
+                               "antialias", "axes", "keep_aspect_ratio_policy"})
+            if a.get("exclude_outside", 0) or a.get("antialias", 0):
+                fail(f"{node_label(node)}: exclude_outside / antialias are not supported")
+        f = self.resize_factor(node, x, out)
+        if node.op_type == "Upsample" or opset < 11:
+            ctm, nm = "asymmetric", "floor"
+        else:
+            ctm = text("coordinate_transformation_mode", "half_pixel")
+            nm = text("nearest_mode", "round_prefer_floor")
+        for n in self.act[x].shape[2:]:
+            if not same_as_floor(ctm, nm, f, int(n)):
+                fail(f"{node_label(node)}: coordinate_transformation_mode '{ctm}' with "
+                     f"nearest_mode '{nm}' does not select pixel floor(y / {f}) for every output "
+                     f"pixel of a {n}-pixel axis (an upsample layer's; asymmetric with floor, "
+                     "as F.interpolate and nn.Upsample export, does)")
+        want = np.repeat(np.repeat(self.act[x], f, axis=2), f, axis=3)
+        if want.shape != self.act[out].shape or not np.array_equal(
+                want.astype(np.float32), self.act[out].astype(np.float32)):
+            fail(f"{node_label(node)}: onnxruntime's output is not the nearest upsampling by "
+                 f"{f} (pixel floor(y / {f}), floor(x / {f})) on the calibration images")
+        layer = {"name": self.layer_name(node), "type": "upsample", "scale": f}
+        self.emit(node, layer, [x], out, self.scale[x])
+
     def passthrough(self, node):
         self.src[node.output[0]] = self.src_of(node, node.input[0])
         self.scale[node.output[0]] = self.scale[node.input[0]]
@@ -1191,6 +1585,14 @@ class Converter:
                 self.flatten(node)
             elif op in ("Identity", "Dropout"):
                 self.passthrough(node)
+            elif op == "Concat":
+                self.concat(node)
+            elif op == "Split":
+                self.split(node)
+            elif op == "Slice":
+                self.slice(node)
+            elif op in ("Resize", "Upsample"):
+                self.resize(node)
             elif op == "BatchNormalization":
                 fail(f"{node_label(node)}: a BatchNormalization must follow a Conv whose only "
                      "consumer it is (it is folded into the convolution)")
@@ -1199,6 +1601,37 @@ class Converter:
         if self.out_tensor != self.g.outputs[0] or not self.layers:
             fail(f"graph output '{self.g.outputs[0]}' is not the result of the last "
                  "supported layer")
+
+
+def same_as_floor(ctm, nearest_mode, f, n):
+    """Whether ONNX Resize's nearest sampling with this coordinate transformation and
+    nearest_mode, upsampling an n-pixel axis by the integer f, reads input pixel floor(y / f)
+    for every output pixel y (the ONNX operator's definition, clamped to the input)."""
+    y = np.arange(n * f, dtype=np.float64)
+    if ctm == "asymmetric":
+        v = y / f
+    elif ctm in ("half_pixel", "pytorch_half_pixel", "half_pixel_symmetric"):
+        # pytorch_half_pixel differs only for a 1-pixel output; half_pixel_symmetric only for
+        # a size that is not scale * input
+        v = (y + 0.5) / f - 0.5
+    elif ctm == "align_corners":
+        v = y * (n - 1) / (n * f - 1)
+    elif ctm == "tf_half_pixel_for_nn":
+        v = (y + 0.5) / f
+    else:
+        return False
+    if nearest_mode == "floor":
+        i = np.floor(v)
+    elif nearest_mode == "ceil":
+        i = np.ceil(v)
+    elif nearest_mode == "round_prefer_floor":
+        i = np.where(v - np.floor(v) == 0.5, np.floor(v), np.floor(v + 0.5))
+    elif nearest_mode == "round_prefer_ceil":
+        i = np.floor(v + 0.5)
+    else:
+        return False
+    i = np.clip(i, 0, n - 1)
+    return bool(np.array_equal(i, np.arange(n * f) // f))
 
 
 # ---- the network format's checks --------------------------------------------------
@@ -1283,6 +1716,12 @@ def layer_shape(conv, l, node, shapes):
         return (c, 1, 1)
     if t == "flatten":
         return (c * h * w, 1, 1)
+    if t == "concat":
+        return (sum(sh[0] for sh in shapes), h, w)
+    if t == "slice":
+        return (l["end"] - l["begin"], h, w)
+    if t == "upsample":
+        return (c, h * l["scale"], w * l["scale"])
     return (c, h, w)  # relu, clamp
 
 
