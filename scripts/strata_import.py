@@ -597,7 +597,7 @@ def run_float(model_bytes, g, images, tensors):
         if t not in have:
             m.graph.output.append(helper.make_empty_tensor_value_info(t))
     opts = ort.SessionOptions()
-    opts.log_severity_level = 3
+    opts.log_severity_level = 4  # its errors reach the user as the exception, in one line
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
@@ -1025,11 +1025,11 @@ class Converter:
         x = node.input[0]
         cin = self.act[x].shape[1]
         group = attrs(node).get("group", 1)
-        depthwise = group != 1
-        if depthwise and not (group == cin and w.shape[0] == cin and w.shape[1] == 1):
-            fail(f"{node_label(node)}: group {group} is not supported (only 1 or depthwise: "
-                 f"group == channels == output channels, here {cin} channels, "
-                 f"{w.shape[0]} outputs)")
+        depthwise = group != 1 and group == cin and w.shape[0] == cin and w.shape[1] == 1
+        if group < 1 or cin % group != 0 or w.shape[0] % group != 0 or \
+                w.shape[1] * group != cin:
+            fail(f"{node_label(node)}: group {group} does not divide its {cin} input channels "
+                 f"and {w.shape[0]} outputs into weights of {w.shape[1]} inputs each")
         k, s, pad = kernel_geometry(node, g, self.act[x].shape, w.shape)
         if x in self.pads:  # a standalone Pad before it: its zeros are the conv's padding
             x, extra, pad_node = self.pads[x]
@@ -1067,6 +1067,8 @@ class Converter:
         layer = {"name": name, "type": "depthwise" if depthwise else "conv"}
         if not depthwise:
             layer["out_channels"] = int(w.shape[0])
+            if group != 1:
+                layer["groups"] = int(group)
         layer["kernel"] = k
         if s != 1:
             layer["stride"] = s
@@ -1697,7 +1699,7 @@ def layer_shape(conv, l, node, shapes):
         wo = window_out(w, k, s, pads[1], pads[3], ceil)
         if t == "conv":
             cout = l["out_channels"]
-            check_layer_files(conv, l, node, cout, (cout, c, k, k))
+            check_layer_files(conv, l, node, cout, (cout, c // l.get("groups", 1), k, k))
             return (cout, ho, wo)
         if t == "depthwise":
             check_layer_files(conv, l, node, c, (c, 1, k, k))

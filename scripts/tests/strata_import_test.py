@@ -382,6 +382,18 @@ class InputCat(nn.Module):  # the network input concatenated with a conv output
         return self.fc(torch.flatten(self.c2(torch.cat([x, self.c1(x)], 1)), 1))
 
 
+class Grouped(nn.Module):  # RegNet / ResNeXt-style grouped convolutions
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU())
+        self.g1 = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1, groups=2), nn.ReLU())
+        self.g2 = nn.Sequential(nn.Conv2d(32, 24, 3, stride=2, padding=1, groups=4), nn.ReLU())
+        self.fc = nn.Linear(24, 10)
+
+    def forward(self, x):
+        return self.fc(self.g2(self.g1(self.stem(x))).mean((2, 3)))
+
+
 class Bad(nn.Module):
     def __init__(self, kind):
         super().__init__()
@@ -405,7 +417,7 @@ class Bad(nn.Module):
 
 out = sys.argv[1]
 models = {"neck": Neck(), "c2f_chunk": C2f(True), "c2f_split": C2f(False), "fire": Fire(),
-          "input_cat": InputCat()}
+          "input_cat": InputCat(), "grouped": Grouped()}
 for k in ("cat_axis2", "resize_1p5", "resize_linear", "slice_h", "slice_step2"):
     models[k] = Bad(k)
 for name, m in models.items():
@@ -418,7 +430,7 @@ for name, m in models.items():
                       output_names=["y"], opset_version=13 if name != "c2f_split" else 11,
                       dynamic_axes={"x": {0: "N"}, "y": {0: "N"}})
 '''
-CONCAT_MODELS = ("neck", "c2f_chunk", "c2f_split", "fire", "input_cat")
+CONCAT_MODELS = ("neck", "c2f_chunk", "c2f_split", "fire", "input_cat", "grouped")
 CONCAT_REFUSED = ("cat_axis2", "resize_1p5", "resize_linear", "slice_h", "slice_step2")
 
 
@@ -1027,6 +1039,8 @@ def concat_models(work):
             m.graph.name = name
             import_and_compare(work, m, 64, 0.10, 0.85)
         y = {n: read_if(os.path.join(work, n, n + ".yaml")) for n in CONCAT_MODELS}
+        check("groups: 2" in y["grouped"] and "groups: 4" in y["grouped"],
+              "grouped: the convolutions keep their channel groups (groups: 2, groups: 4)")
         check(y["neck"].count("type: upsample, scale: 2}") == 2
               and re.search(r"type: concat, inputs: \[up_Resize, c1_c1_0_Conv\]", y["neck"]),
               "neck: nn.Upsample and F.interpolate are upsample layers, torch.cat a concat")
@@ -1257,8 +1271,8 @@ def run_all(work):
                    [1, 3, 0, 8], "y", [1, 3, 0, 8])
     expect_error(work, "zero_dim", m.SerializeToString(), (4, 3, 1, 8),
                  "graph input 'x' has a zero dimension: shape [1, 3, 0, 8]")
-    # Grouped (not depthwise) convolution.
-    m = make_model("grouped", [helper.make_node("Conv", ["x", "w"], ["y"], name="gconv", group=2,
+    # A group count that does not divide the channels.
+    m = make_model("grouped", [helper.make_node("Conv", ["x", "w"], ["y"], name="gconv", group=3,
                                                 kernel_shape=[1, 1])],
                    [init("w", conv_w(4, 2, 1))], [1, 4, 4, 4], "y", [1, 4, 4, 4])
     expect_error(work, "grouped", m.SerializeToString(), (4, 4, 4, 4), "gconv")
