@@ -39,6 +39,9 @@ module strata_top
   localparam int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,
   localparam bit          Sparse         = strata_cfg_pkg::Sparse,
   localparam int unsigned PeFabricLanes  = strata_cfg_pkg::PeFabricLanes,
+  localparam int unsigned ActTables      = strata_cfg_pkg::ActTables,
+  localparam int unsigned TableWords     = (ActTables * 256 + Lanes - 1) / Lanes,
+  localparam int unsigned TableAddrWidth = (TableWords > 1) ? $clog2(TableWords) : 1,
   localparam int unsigned WordWidth      = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth   = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth  = $clog2(BankDepth),
@@ -150,6 +153,9 @@ module strata_top
   logic [WordWidth-1:0]      pe_data;
   logic [ParamIdxWidth-1:0]  param_channel;
   logic [63:0]               param_data;
+  logic                      tab_valid, tab_ready;  // LOAD TABLE words
+  logic [TableAddrWidth-1:0] tab_addr;
+  logic [WordWidth-1:0]      tab_data;
   logic                      cp_idle, cp_busy, cp_dep_wait, cp_err, cp_retire;
   logic                      cp_mac_active, cp_stall_out;
   logic [15:0]               cp_cur_index, cp_err_index;
@@ -246,7 +252,8 @@ module strata_top
     .MaxImageWidth  (MaxImageWidth),
     .AxiDataWidth   (AxiDataWidth),
     .AxiAddrWidth   (AxiAddrWidth),
-    .Sparse         (Sparse)
+    .Sparse         (Sparse),
+    .ActTables      (ActTables)
   ) u_memsys (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -287,6 +294,10 @@ module strata_top
     .param_ready_i    (param_ready),
     .param_channel_o  (param_channel),
     .param_data_o     (param_data),
+    .tab_valid_o      (tab_valid),
+    .tab_ready_i      (tab_ready),
+    .tab_addr_o       (tab_addr),
+    .tab_data_o       (tab_data),
     .cp_idle_i        (cp_idle),
     .cp_busy_i        (cp_busy),
     .cp_dep_wait_i    (cp_dep_wait),
@@ -331,7 +342,8 @@ module strata_top
     .MaxPoolKernel (MaxPoolKernel),
     .MaxImageWidth (MaxImageWidth),
     .Sparse        (Sparse),
-    .PeFabricLanes (PeFabricLanes)
+    .PeFabricLanes (PeFabricLanes),
+    .ActTables     (ActTables)
   ) u_compute (
     .clk_i           (clk_i),
     .rst_ni          (cp_rst_n),
@@ -369,6 +381,10 @@ module strata_top
     .param_ready_o   (param_ready),
     .param_channel_i (param_channel),
     .param_data_i    (param_data),
+    .tab_valid_i     (tab_valid),
+    .tab_ready_o     (tab_ready),
+    .tab_addr_i      (tab_addr),
+    .tab_data_i      (tab_data),
     .idle_o          (cp_idle),
     .busy_o          (cp_busy),
     .dep_wait_o      (cp_dep_wait),

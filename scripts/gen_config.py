@@ -42,7 +42,11 @@ FIELDS = {
 OPTIONAL_INTS = {
     "pe_fabric_lanes": ("PeFabricLanes", "kPeFabricLanes", 0,
                         "lanes of each PE whose product is built in LUTs (docs/fpga.md)"),
+    "act_tables": ("ActTables", "kActTables", 0,
+                   "activation tables of 256 int8 entries (0: no table unit)"),
 }
+# Largest value of an optional integer key (None: the configuration's lanes).
+OPTIONAL_MAX = {"pe_fabric_lanes": None, "act_tables": 64}
 
 
 # Optional boolean keys: key -> (SystemVerilog name, C++ name, default, description).
@@ -63,8 +67,9 @@ def load(path):
             sys.exit(f"{path}: '{k}' must be a positive integer, got {cfg[k]!r}")
     for k, (_, _, default, _) in OPTIONAL_INTS.items():
         cfg.setdefault(k, default)
-        if not isinstance(cfg[k], int) or isinstance(cfg[k], bool) or not 0 <= cfg[k] <= cfg["lanes"]:
-            sys.exit(f"{path}: '{k}' must be an integer in 0..lanes, got {cfg[k]!r}")
+        top = OPTIONAL_MAX[k] if OPTIONAL_MAX[k] is not None else cfg["lanes"]
+        if not isinstance(cfg[k], int) or isinstance(cfg[k], bool) or not 0 <= cfg[k] <= top:
+            sys.exit(f"{path}: '{k}' must be an integer in 0..{top}, got {cfg[k]!r}")
     for k, (_, _, default, _) in FLAGS.items():
         cfg.setdefault(k, default)
         if not isinstance(cfg[k], bool):

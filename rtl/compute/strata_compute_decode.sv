@@ -50,7 +50,8 @@ module strata_compute_decode
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // conv kernel side
   parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling input width
-  parameter bit          Sparse        = strata_cfg_pkg::Sparse          // packed CONV schedules
+  parameter bit          Sparse        = strata_cfg_pkg::Sparse,         // packed CONV schedules
+  parameter int unsigned ActTables     = strata_cfg_pkg::ActTables       // activation tables
 ) (
   input  logic      clk_i,    // clock
   input  logic      rst_ni,   // synchronous reset, active low
@@ -121,6 +122,9 @@ module strata_compute_decode
   logic signed [7:0] clamp_lo_q, clamp_hi_q, post_lo_q, post_hi_q;
   logic        pool_en_q, pool_avg_q, pool_ceil_q;
   logic        packed_q;            // packed_rows != 0
+  logic        act_en_q;            // act_table_en
+  logic [7:0]  act_table_q;         // act_table
+  logic        u_act_q;             // a lookup on a POOL, or of a table the build lacks
   logic [15:0] packed_rows_q;       // packed rows per output pixel (sparse builds)
 
   // The fields are captured in every idle cycle, so also in the cycle of the
@@ -202,6 +206,13 @@ module strata_compute_decode
       dst_group_stride_q <= compute_dst_group_stride(instr_i);
       dst_lane_q         <= compute_dst_lane(instr_i);
       packed_q           <= compute_packed_rows(instr_i) != '0;
+      act_en_q           <= compute_act_table_en(instr_i);
+      act_table_q        <= compute_act_table(instr_i);
+      // Rule compute.act_table: only CONV, FC and DEPTHWISE look up a table,
+      // and only one of the ActTables the build has (none when 0).
+      u_act_q            <= compute_act_table_en(instr_i) &&
+                            (compute_mode(instr_i) == ComputeModePool ||
+                             32'(compute_act_table(instr_i)) >= ActTables);
       packed_rows_q      <= compute_packed_rows(instr_i);
       post_lo_q          <= compute_post_lo(instr_i);
       post_hi_q          <= compute_post_hi(instr_i);
@@ -634,7 +645,7 @@ module strata_compute_decode
       default:                  unsupported = u_pool_mode_q || u_pool_q;
     endcase
     unsupported = unsupported || u_in_id_q || u_dst_q ||
-                  (packed_q && !(Sparse && mode_q == 3'(ComputeModeConv)));
+                  (packed_q && !(Sparse && mode_q == 3'(ComputeModeConv))) || u_act_q;
     code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
   end
 
@@ -645,6 +656,8 @@ module strata_compute_decode
     cfg_d.dw        = is_dw;
     cfg_d.clamp_lo  = clamp_lo_q;
     cfg_d.clamp_hi  = clamp_hi_q;
+    cfg_d.act_en    = act_en_q && !is_pool;
+    cfg_d.act_table = act_table_q;
     cfg_d.in_id     = in_id_q;
     cfg_d.packed_rows = (Sparse && is_conv) ? packed_rows_q : 16'd0;
 

@@ -85,6 +85,7 @@ module strata_compute_engine
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling row length
   parameter bit          Sparse        = strata_cfg_pkg::Sparse,         // packed CONVs (decode check)
   parameter int unsigned PeFabricLanes = strata_cfg_pkg::PeFabricLanes,  // PE lanes multiplying in LUTs
+  parameter int unsigned ActTables     = strata_cfg_pkg::ActTables,      // activation tables
   parameter int unsigned ReadDepth     = 5,   // bank reads in flight + buffered, >= 3
   parameter int unsigned IncWidth      = 16,  // macs_o bits
   localparam int unsigned WordWidth      = Lanes * 8,
@@ -94,6 +95,8 @@ module strata_compute_engine
   localparam int unsigned PeSelWidth     = Sparse ? $clog2(Pes + 1) : PeIdxWidth,  // + schedule
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth),
+  localparam int unsigned TableWords     = (ActTables * 256 + Lanes - 1) / Lanes,
+  localparam int unsigned TableAddrWidth = (TableWords > 1) ? $clog2(TableWords) : 1,
   // Bank port payloads (strata_bank_types.svh).
   localparam type bank_wr_t  = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth),
   localparam type bank_rd_t  = `STRATA_BANK_RD_T(BankIdxWidth, BankAddrWidth),
@@ -142,6 +145,11 @@ module strata_compute_engine
   output logic                      param_ready_o,    // written (always 1)
   input  logic [ParamIdxWidth-1:0]  param_channel_i,  // channel
   input  logic [63:0]               param_data_i,     // bias (bytes 0-3), M (4-5), S (6)
+  // activation-table write port (load engine, LOAD TABLE)
+  input  logic                      tab_valid_i,      // word to write
+  output logic                      tab_ready_o,      // written
+  input  logic [TableAddrWidth-1:0] tab_addr_i,       // word address
+  input  logic [WordWidth-1:0]      tab_data_i,       // word: entries addr * N .. addr * N + N - 1
   // status
   output logic                      idle_o,           // no instruction, nothing outstanding
   output logic                      busy_o,           // executing an instruction
@@ -270,7 +278,8 @@ module strata_compute_engine
     .MaxKernel     (MaxKernel),
     .MaxPoolKernel (MaxPoolKernel),
     .MaxImageWidth (MaxImageWidth),
-    .Sparse        (Sparse)
+    .Sparse        (Sparse),
+    .ActTables     (ActTables)
   ) u_decode (
     .clk_i   (clk_i),
     .rst_ni  (dp_rst_n[DpRstFront]),
@@ -315,6 +324,8 @@ module strata_compute_engine
       cfg.dw        <= dec_cfg.dw;
       cfg.clamp_lo  <= dec_cfg.clamp_lo;
       cfg.clamp_hi  <= dec_cfg.clamp_hi;
+      cfg.act_en    <= dec_cfg.act_en;
+      cfg.act_table <= dec_cfg.act_table;
       cfg.in_id     <= dec_cfg.in_id;
     end
     if (!busy_q[BusyWalk]) cfg.walk <= dec_cfg.walk;
@@ -1008,7 +1019,9 @@ module strata_compute_engine
   end
 
   strata_requant #(
-    .Channels (Pes)
+    .Channels  (Pes),
+    .Lanes     (Lanes),
+    .ActTables (ActTables)
   ) u_requant (
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstRequant]),
@@ -1019,6 +1032,12 @@ module strata_compute_engine
     .in_shift_i  (rq_shift),
     .in_lo_i     (cfg.clamp_lo),
     .in_hi_i     (cfg.clamp_hi),
+    .in_tab_en_i (cfg.act_en),
+    .in_tab_i    (cfg.act_table),
+    .tab_valid_i (tab_valid_i),
+    .tab_ready_o (tab_ready_o),
+    .tab_addr_i  (tab_addr_i),
+    .tab_data_i  (tab_data_i),
     .out_valid_o (rq_valid),
     .out_ready_i (rq_ready),
     .out_data_o  (rq_data),

@@ -39,6 +39,7 @@ module strata_csr
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth, // line-buffer row length
   parameter int unsigned AxiAddrWidth  = strata_cfg_pkg::AxiAddrWidth,  // AXI4 master address bits
   parameter bit          Sparse        = strata_cfg_pkg::Sparse,        // sparse build
+  parameter int unsigned ActTables     = strata_cfg_pkg::ActTables,     // activation tables
   localparam int unsigned CounterVecWidth = NumPerfCounters * 64
 ) (
   input  logic                       clk_i,            // clock
@@ -258,7 +259,11 @@ module strata_csr
         reg_word[CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_LSB +: CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_WIDTH] =
             CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_WIDTH'(MaxImageWidth);
       end
-      CSR_CFG_FEATURES_OFFSET:       reg_word[CSR_CFG_FEATURES_SPARSE_BIT] = Sparse;
+      CSR_CFG_FEATURES_OFFSET: begin
+        reg_word[CSR_CFG_FEATURES_SPARSE_BIT] = Sparse;
+        reg_word[CSR_CFG_FEATURES_ACT_TABLES_LSB +: CSR_CFG_FEATURES_ACT_TABLES_WIDTH] =
+            CSR_CFG_FEATURES_ACT_TABLES_WIDTH'(ActTables);
+      end
       CSR_CFG_AXI_ADDR_WIDTH_OFFSET: reg_word = 32'(AxiAddrWidth);
       default:                  reg_hit = 1'b0;
     endcase

@@ -45,7 +45,8 @@ module strata_fetch
   parameter int unsigned BankDepth      = strata_cfg_pkg::BankDepth,
   parameter int unsigned PeCacheDepth   = strata_cfg_pkg::PeCacheDepth,
   parameter int unsigned ParamDepth     = strata_cfg_pkg::ParamDepth,
-  parameter bit          Sparse         = strata_cfg_pkg::Sparse
+  parameter bit          Sparse         = strata_cfg_pkg::Sparse,
+  parameter int unsigned ActTables      = strata_cfg_pkg::ActTables
 ) (
   input  logic                    clk_i,          // clock
   input  logic                    rst_ni,         // synchronous reset, active low
@@ -286,7 +287,8 @@ module strata_fetch
                           config_bank_depth(dec_q) > 32'(BankDepth) ||
                           config_pe_cache_depth(dec_q) > 32'(PeCacheDepth) ||
                           config_param_depth(dec_q) > 32'(ParamDepth) ||
-                          config_sparse(dec_q) != Sparse;
+                          config_sparse(dec_q) != Sparse ||
+                          32'(config_act_tables(dec_q)) > ActTables;
     flag_op_q          <= op_onehot;
   end
 

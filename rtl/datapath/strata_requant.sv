@@ -1,5 +1,7 @@
 // Requantisation of Channels accumulators per beat (the BRIEF's numerics):
 //   y[c] = clamp(rshift_round(acc[c] * M[c], S[c]), lo, hi)
+// and, for a beat with in_tab_en_i, the table activation after the clamp:
+//   y[c] = T[in_tab_i][clamp(...) + 128]   (docs/numerics.md, "Table activations")
 //   rshift_round(v, s) = (v + 2^(s-1)) >>> s for s > 0, v for s = 0
 // with acc int32, M uint16, S 0..MaxShift, and the beat's clamp [lo, hi]
 // (int8; [-128, 127] none, [0, 127] ReLU, any sub-range for ReLU6-style).
@@ -17,7 +19,19 @@
 //      whether u >>> S fits 9 bits (see below)
 //   E5 round and saturate to int8
 //   E6 clamp to [lo, hi]
-//   E7 result pushed into the result FIFO (no logic in front of its write port)
+//   E7 result pushed into the result FIFO (no logic in front of its write port);
+//      with tables (ActTables > 0) instead registered, and its table entry
+//      read (the registered result is the block RAM's address)
+//   E8 (tables) result or table entry pushed into the result FIFO
+// Activation tables (ActTables > 0): ActTables x 256 int8 entries, one copy
+// per channel (strata_ram_1r1w, 256 x ActTables bytes: one DP16KD for 8
+// tables on ECP5), so every channel of a beat looks up in parallel. The
+// load engine writes N-byte words (tab_*: word w holds entries w*N ..
+// w*N + N - 1); a word is written one byte per cycle into every copy, and
+// tab_ready_o acknowledges it with its last byte, so a LOAD TABLE finishes
+// (and releases the COMPUTE that reads the table) only once every byte is in.
+// The dependency semaphores keep a LOAD TABLE and the COMPUTEs reading that
+// table apart, so a read never meets a write of its address.
 // Rounding after the shift: for s >= 1, (v + 2^(s-1)) >> s equals
 // ((v >> (s-1)) + 1) >> 1, i.e. ((u >> s) + 1) >> 1 with u = 2v; for s = 0 it
 // is (u >> 0) >> 1. So only a 9-bit add remains and no 2^(s-1) decoder.
@@ -26,10 +40,11 @@
 // bits (k = remaining shift bits) can never reach the 9-bit range: it is
 // flagged as overflow and only 8 + 2^k bits are kept (49 -> 40 -> 24 -> 16 ->
 // 12 -> 10 -> 9 bits), a fraction of a full-width barrel shifter.
-// Latency: 8 cycles from the accepting edge to out_valid_o. Throughput: one
-// beat (Channels results) per cycle while the output is drained.
-// Back-pressure: credit based like strata_pe (result FIFO of 9 = pipeline
-// depth + 2; in_ready_o depends on no input, no enable on the datapath).
+// Latency: 8 cycles from the accepting edge to out_valid_o (9 with tables).
+// Throughput: one beat (Channels results) per cycle while the output is
+// drained. Back-pressure: credit based like strata_pe (result FIFO of the
+// pipeline depth + 2: 9, or 10 with tables; in_ready_o depends on no input,
+// no enable on the datapath).
 // Errors (sticky err_o, cleared by reset; results still come out, one per beat):
 //   S > MaxShift (the shift saturates at MaxShift) and lo > hi (the result is
 //   hi when the value exceeds hi, otherwise lo).
@@ -40,7 +55,12 @@ module strata_requant
   import strata_cfg_pkg::ShiftWidth, strata_cfg_pkg::MaxShift;
   import strata_pkg::*;
 #(
-  parameter int unsigned Channels = strata_cfg_pkg::Pes  // results per beat, >= 1
+  parameter int unsigned Channels  = strata_cfg_pkg::Pes,        // results per beat, >= 1
+  parameter int unsigned Lanes     = strata_cfg_pkg::Lanes,      // bytes per table write word
+  parameter int unsigned ActTables = strata_cfg_pkg::ActTables,  // activation tables (0: none)
+  localparam int unsigned TableBytes     = ActTables * 256,
+  localparam int unsigned TableWords     = (TableBytes + Lanes - 1) / Lanes,
+  localparam int unsigned TableAddrWidth = (TableWords > 1) ? $clog2(TableWords) : 1
 ) (
   input  logic                   clk_i,       // clock
   input  logic                   rst_ni,      // synchronous reset, active low
@@ -51,6 +71,12 @@ module strata_requant
   input  shift_t [Channels-1:0]  in_shift_i,  // shifts S, 0..MaxShift
   input  data_t                  in_lo_i,     // clamp low bound for this beat
   input  data_t                  in_hi_i,     // clamp high bound for this beat
+  input  logic                   in_tab_en_i, // look this beat's results up in a table
+  input  logic [7:0]             in_tab_i,    // the table (< ActTables)
+  input  logic                   tab_valid_i, // table word to write
+  output logic                   tab_ready_o, // written (with its last byte)
+  input  logic [TableAddrWidth-1:0] tab_addr_i, // word address
+  input  logic [Lanes*8-1:0]     tab_data_i,  // the word: entries tab_addr_i * Lanes + j
   output logic                   out_valid_o, // results valid
   input  logic                   out_ready_i, // results taken
   output data_t  [Channels-1:0]  out_data_o,  // requantised int8 values
@@ -65,7 +91,8 @@ module strata_requant
   localparam int unsigned RoundWidth  = DataWidth + 1;         // u >>> S before rounding
   localparam int unsigned ShiftSplit  = 3;   // shift bits >= 3 in stage 4, the rest in 5
   localparam int unsigned ClampStage  = 6;   // stage of sat_q6, which the clamp reads
-  localparam int unsigned PushStage   = 7;   // valid_q[PushStage] pushes y_q
+  localparam int unsigned YStage      = 7;   // stage of y_q, the clamped results
+  localparam int unsigned PushStage   = (ActTables > 0) ? 8 : 7;  // valid_q[PushStage] pushes
   localparam int unsigned ResultDepth = PushStage + 2;
   localparam data_t DATA_MAX = {1'b0, {(DataWidth - 1){1'b1}}};
   localparam data_t DATA_MIN = {1'b1, {(DataWidth - 1){1'b0}}};
@@ -262,9 +289,84 @@ module strata_requant
     end
   end
 
-  // Registered results: the FIFO's write port sees no logic in front of it.
+  // Registered results: without tables the FIFO's write port sees no logic in
+  // front of it; with tables they address the table copies.
   always_ff @(posedge clk_i) begin
     y_q <= y_d;
+  end
+
+  data_t [Channels-1:0] push_data;
+
+  if (ActTables > 0) begin : g_tables
+    localparam int unsigned ByteAddrWidth = $clog2(TableBytes);
+    localparam int unsigned LaneWidth     = (Lanes > 1) ? $clog2(Lanes) : 1;
+
+    // The beat's table and enable, beside the clamp bounds, up to the stage
+    // of y_q (the read address) and the push (the select).
+    logic [YStage:1][7:0] tab_q;
+    logic [PushStage:1]   tab_en_q;
+
+    always_ff @(posedge clk_i) begin
+      tab_q    <= {tab_q[YStage-1:1], in_tab_i};
+      tab_en_q <= {tab_en_q[PushStage-1:1], in_tab_en_i};
+    end
+
+    // Writes: byte wbyte_q of the word at the port, into every copy; the word
+    // is acknowledged with its last byte (the port holds it until then).
+    logic [LaneWidth-1:0]     wbyte_d, wbyte_q;
+    logic                     wlast;
+    logic [ByteAddrWidth-1:0] waddr;
+    data_t                    wdata;
+
+    assign wlast       = 32'(wbyte_q) == Lanes - 1;
+    assign tab_ready_o = tab_valid_i && wlast;
+    assign waddr       = ByteAddrWidth'(32'(tab_addr_i) * Lanes + 32'(wbyte_q));
+    assign wdata       = tab_data_i[32'(wbyte_q) * DataWidth +: DataWidth];
+    assign wbyte_d     = (!tab_valid_i || wlast) ? '0 : wbyte_q + LaneWidth'(1);
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) wbyte_q <= '0;
+      else         wbyte_q <= wbyte_d;
+    end
+
+    // Reads: entry y + 128 of table tab (the sign bit inverted) for every
+    // channel of a beat that looks up, registered in the block RAM (E8).
+    logic [ByteAddrWidth-1:0] raddr [Channels];
+    data_t [Channels-1:0]     entry;
+    data_t [Channels-1:0]     y_q8;
+
+    for (genvar c = 0; c < Channels; c++) begin : g_copy
+      assign raddr[c] = ByteAddrWidth'(32'(tab_q[YStage]) * 256 +
+                                       32'({~y_q[c][DataWidth-1], y_q[c][DataWidth-2:0]}));
+
+      strata_ram_1r1w #(
+        .Width     (DataWidth),
+        .Depth     (TableBytes),
+        .ReadFirst (1'b0)
+      ) u_table (
+        .clk_i   (clk_i),
+        .we_i    (tab_valid_i),
+        .waddr_i (waddr),
+        .wdata_i (wdata),
+        .re_i    (valid_q[YStage] && tab_en_q[YStage]),
+        .raddr_i (raddr[c]),
+        .rdata_o (entry[c])
+      );
+    end
+
+    always_ff @(posedge clk_i) begin
+      y_q8 <= y_q;
+    end
+
+    assign push_data = tab_en_q[PushStage] ? entry : y_q8;
+  end else begin : g_no_tables
+    // No table unit: the load engine refuses every LOAD TABLE (depth 0) and
+    // the decoder every lookup, so the ports are idle.
+    assign push_data   = y_q;
+    assign tab_ready_o = 1'b1;
+
+    logic unused_tab;
+    assign unused_tab = ^{in_tab_en_i, in_tab_i, tab_valid_i, tab_addr_i, tab_data_i};
   end
 
   strata_credit_fifo #(
@@ -276,7 +378,7 @@ module strata_requant
     .credit_o    (credit),
     .reserve_i   (fire),
     .push_i      (valid_q[PushStage]),
-    .push_data_i (y_q),
+    .push_data_i (push_data),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

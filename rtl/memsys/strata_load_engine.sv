@@ -1,6 +1,6 @@
 // LOAD engine (docs/isa.md, LOAD): copies rows x row_words units from
-// external memory, or from the cascade input (src_kind CASCADE), into a bank, the PE caches or the parameter RAM (and, on
-// sparse builds, Sparse = 1, the control planes and the packed-row schedule).
+// external memory, or from the cascade input (src_kind CASCADE), into a bank, the PE caches, the parameter RAM or the
+// activation tables (TABLE; on sparse builds, Sparse = 1, also the control planes and the packed-row schedule).
 //
 // Per instruction: accept from the load queue, check the fields (four cycles,
 // strata_xfer_check), start the dependency sequencer (strata_engine_shell:
@@ -21,6 +21,10 @@
 //       PE_CACHE: PE dst_id, same address; with dst_pe_step PE
 //                 (dst_id + r) mod P at dst_addr + (r div P) * dst_row_stride + w
 //       PARAM:    channel dst_addr + r * dst_row_stride + w
+//       TABLE:    activation-table word dst_addr + r * dst_row_stride + w,
+//                 through the compute engine's table port (ActTables x 256
+//                 bytes in N-byte words; none when ActTables = 0, so every
+//                 TABLE row is past the depth)
 //       CONTROL:  (sparse builds) as PE_CACHE, through the PE port with
 //                 pe_ctl_o = 1: PE p's control word (p < P), or with PE
 //                 index P (dst_id = P, no dst_pe_step) a schedule word; the
@@ -37,7 +41,7 @@
 // Checks (error held until abort_i; nothing is read or written):
 //   rows = 0, row_words = 0, dst_kind undefined (CONTROL on a
 //   dense build), dst_pe_step without PE_CACHE or CONTROL,
-//   dst_id != 0 with PARAM                                  -> ILLEGAL_INSTR
+//   dst_id != 0 with PARAM or TABLE                         -> ILLEGAL_INSTR
 //   ext_addr / ext_row_stride not multiples of the beat, bank >= Banks,
 //   PE >= P, CONTROL dst_id > P or = P with dst_pe_step, a destination
 //   range past its depth, an external range past
@@ -76,6 +80,7 @@ module strata_load_engine
   parameter int unsigned PeCacheDepth = strata_cfg_pkg::PeCacheDepth,  // words per PE cache
   parameter int unsigned ParamDepth   = strata_cfg_pkg::ParamDepth,    // parameter channels
   parameter bit          Sparse       = strata_cfg_pkg::Sparse,        // LOAD CONTROL exists
+  parameter int unsigned ActTables    = strata_cfg_pkg::ActTables,     // activation tables
   parameter int unsigned MaxBurst     = 16,   // beats per burst, a power of two, 2..256
   parameter int unsigned BufDepth     = 128,  // beat buffer (beats in flight), >= MaxBurst
   localparam int unsigned WordWidth      = Lanes * 8,
@@ -86,6 +91,9 @@ module strata_load_engine
   localparam int unsigned PeSelWidth     = Sparse ? $clog2(Pes + 1) : PeIdxWidth,
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth  = $clog2(ParamDepth),
+  // Activation-table words (N bytes each) and their address bits.
+  localparam int unsigned TableWords     = (ActTables * 256 + Lanes - 1) / Lanes,
+  localparam int unsigned TableAddrWidth = (TableWords > 1) ? $clog2(TableWords) : 1,
   localparam type bank_wr_t = `STRATA_BANK_WR_T(BankIdxWidth, BankAddrWidth, WordWidth)
 ) (
   input  logic                      clk_i,              // clock
@@ -135,6 +143,11 @@ module strata_load_engine
   input  logic                      param_ready_i,      // written
   output logic [ParamIdxWidth-1:0]  param_channel_o,    // channel
   output logic [63:0]               param_data_o,       // bias (0-3), M (4-5), S (6), 0 (7)
+  // activation-table write port (compute engine)
+  output logic                      tab_valid_o,        // word to write
+  input  logic                      tab_ready_i,        // written
+  output logic [TableAddrWidth-1:0] tab_addr_o,         // word address
+  output logic [WordWidth-1:0]      tab_data_o,         // word (entries t * 256 + i)
   // status
   output logic                      idle_o,             // no instruction, nothing outstanding
   output logic                      busy_o,             // executing an instruction
@@ -164,9 +177,11 @@ module strata_load_engine
   localparam int unsigned AW         = AxiAddrWidth;
   // Destination index and address bits of a unit (bank / PE / parameter channel).
   localparam int unsigned WrIdWidth   = (BankIdxWidth > PeSelWidth) ? BankIdxWidth : PeSelWidth;
-  localparam int unsigned WrAddrWidth = (BankAddrWidth > CacheAddrWidth) ?
+  localparam int unsigned WrAddrWidth0 = (BankAddrWidth > CacheAddrWidth) ?
       ((BankAddrWidth > ParamIdxWidth) ? BankAddrWidth : ParamIdxWidth) :
       ((CacheAddrWidth > ParamIdxWidth) ? CacheAddrWidth : ParamIdxWidth);
+  localparam int unsigned WrAddrWidth  = (WrAddrWidth0 > TableAddrWidth) ? WrAddrWidth0
+                                                                          : TableAddrWidth;
 
   typedef enum logic [3:0] {
     StIdle,
@@ -187,7 +202,7 @@ module strata_load_engine
   logic [39:0]  ext_addr_q;
   logic [23:0]  ext_stride_q;
   logic [15:0]  rows_q, row_words_q, dst_addr_q, dst_stride_q, index_q;
-  logic [1:0]   kind_q;
+  logic [2:0]   kind_q;
   logic [5:0]   dst_id_q;
   logic         pe_step_q;
   logic [1:0]   src_kind_q;
@@ -219,11 +234,14 @@ module strata_load_engine
   end
 
   // is_ctl, and everything it enables, is a constant 0 on dense builds.
-  logic is_bank, is_pe, is_param, is_ctl, is_sched, pe_like;
-  assign is_bank  = kind_q == 2'(LoadDstBank);
-  assign is_pe    = kind_q == 2'(LoadDstPeCache);
-  assign is_param = kind_q == 2'(LoadDstParam);
-  assign is_ctl   = Sparse && kind_q == 2'(LoadDstControl);
+  // is_table holds on a build without tables too: its depth is then 0, so the
+  // range check refuses the LOAD (UNSUPPORTED), as the target rule says.
+  logic is_bank, is_pe, is_param, is_ctl, is_sched, pe_like, is_table;
+  assign is_bank  = kind_q == 3'(LoadDstBank);
+  assign is_pe    = kind_q == 3'(LoadDstPeCache);
+  assign is_param = kind_q == 3'(LoadDstParam);
+  assign is_ctl   = Sparse && kind_q == 3'(LoadDstControl);
+  assign is_table = kind_q == 3'(LoadDstTable);
   assign is_sched = is_ctl && 32'(dst_id_q) == Pes && !pe_step_q;  // the schedule, PE index P
   assign pe_like  = is_pe || is_ctl;  // addressed as PE_CACHE (dst_pe_step)
 
@@ -257,23 +275,24 @@ module strata_load_engine
   logic        illegal, unsupported;    // the verdict, from flip-flops (StCheck4 on)
 
   assign take_rows_m1     = load_rows(instr_i) - 16'd1;
-  assign take_dst_rows_m1 = ((instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 2'(LoadDstPeCache) ||
+  assign take_dst_rows_m1 = ((instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 3'(LoadDstPeCache) ||
                               (Sparse && instr_i[LoadDstKindLsb +: LoadDstKindWidth] ==
-                                         2'(LoadDstControl))) &&
+                                         3'(LoadDstControl))) &&
                              load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
   assign rows_m1          = rows_q - 16'd1;
   assign dst_rows_m1      = (pe_like && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
 
   always_comb begin
     unique case (kind_q)
-      2'(LoadDstBank):    dst_depth = 17'(BankDepth);
-      2'(LoadDstPeCache): dst_depth = 17'(PeCacheDepth);
+      3'(LoadDstBank):    dst_depth = 17'(BankDepth);
+      3'(LoadDstPeCache): dst_depth = 17'(PeCacheDepth);
+      3'(LoadDstTable):   dst_depth = 17'(TableWords);
       default:            dst_depth = is_ctl ? 17'(PeCacheDepth) : 17'(ParamDepth);
     endcase
   end
 
-  assign illegal_dst = !(is_bank || is_pe || is_param || is_ctl) || (pe_step_q && !pe_like) ||
-                       (is_param && dst_id_q != '0) ||
+  assign illegal_dst = !(is_bank || is_pe || is_param || is_ctl || is_table) ||
+                       (pe_step_q && !pe_like) || ((is_param || is_table) && dst_id_q != '0) ||
                        !(is_cas || src_kind_q == 2'(LoadSrcExt)) ||
                        (is_cas && (ext_addr_q != '0 || ext_stride_q != '0));
   // CONTROL: PEs 0..P-1, and P (the schedule) without dst_pe_step.
@@ -503,7 +522,7 @@ module strata_load_engine
   // ---------------------------------------------------------------- beats -> units
   // A unit on its way to its destination.
   typedef struct packed {
-    logic [1:0]             kind;      // destination kind (LoadDst*)
+    logic [2:0]             kind;      // destination kind (LoadDst*)
     logic [WrIdWidth-1:0]   id;        // bank / PE
     logic [WrAddrWidth-1:0] addr;      // word address / parameter channel
     logic [UnitWidth-1:0]   data;      // the word (PARAM: the entry in bits 63:0)
@@ -690,31 +709,35 @@ module strata_load_engine
 
   // A CONTROL unit at the head (constant 0 on dense builds).
   logic wr_ctl;
-  assign wr_ctl = Sparse && wr.kind == 2'(LoadDstControl);
+  assign wr_ctl = Sparse && wr.kind == 3'(LoadDstControl);
 
   always_comb begin
     unique case (wr.kind)
-      2'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
-      2'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
+      3'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
+      3'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
+      3'(LoadDstTable):   wr_fire = wr_valid && tab_ready_i;
       default:            wr_fire = wr_valid && (wr_ctl ? pe_ready_i : param_ready_i) &&
                                     !wr.bad_entry;
     endcase
   end
   assign bad_entry = wr_valid && wr.bad_entry;
 
-  assign bank_valid_o    = wr_valid && wr.kind == 2'(LoadDstBank);
+  assign bank_valid_o    = wr_valid && wr.kind == 3'(LoadDstBank);
   assign bank_req_o.bank = BankIdxWidth'(wr.id);
   assign bank_req_o.addr = BankAddrWidth'(wr.addr);
   assign bank_req_o.data = wr.data[WordWidth-1:0];
   assign pe_valid_o      = wr_valid &&
-                           (wr.kind == 2'(LoadDstPeCache) || (wr_ctl && !wr.bad_entry));
+                           (wr.kind == 3'(LoadDstPeCache) || (wr_ctl && !wr.bad_entry));
   assign pe_ctl_o        = wr_ctl;
   assign pe_o            = PeSelWidth'(wr.id);
   assign pe_addr_o       = CacheAddrWidth'(wr.addr);
   assign pe_data_o       = wr.data[WordWidth-1:0];
-  assign param_valid_o   = wr_valid && wr.kind == 2'(LoadDstParam) && !wr.bad_entry;
+  assign param_valid_o   = wr_valid && wr.kind == 3'(LoadDstParam) && !wr.bad_entry;
   assign param_channel_o = ParamIdxWidth'(wr.addr);
   assign param_data_o    = wr.data[63:0];
+  assign tab_valid_o     = wr_valid && wr.kind == 3'(LoadDstTable);
+  assign tab_addr_o      = TableAddrWidth'(wr.addr);
+  assign tab_data_o      = wr.data[WordWidth-1:0];
 
   // A row is done when its last unit is written.
   assign step_done    = running && wr_fire && wr.row_last;
@@ -843,6 +866,8 @@ module strata_load_engine
                         {pe_o, pe_ctl_o, pe_addr_o, pe_data_o})
   `STRATA_ASSERT_STREAM(load_param, clk_i, rst_ni, param_valid_o, param_ready_i,
                         {param_channel_o, param_data_o})
+  `STRATA_ASSERT_STREAM(load_table, clk_i, rst_ni, tab_valid_o, tab_ready_i,
+                        {tab_addr_o, tab_data_o})
   `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
                  finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(load_start_run_d, clk_i, rst_ni,

@@ -46,6 +46,7 @@ module strata_memsys
   parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,   // AXI beat bits
   parameter int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,   // AXI byte address bits
   parameter bit          Sparse         = strata_cfg_pkg::Sparse,         // sparse build (CONFIG check)
+  parameter int unsigned ActTables      = strata_cfg_pkg::ActTables,      // activation tables
   localparam int unsigned WordWidth     = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankAddrWidth = $clog2(BankDepth),
@@ -54,6 +55,8 @@ module strata_memsys
   localparam int unsigned PeSelWidth    = Sparse ? $clog2(Pes + 1) : PeIdxWidth,
   localparam int unsigned CacheAddrWidth = $clog2(PeCacheDepth),
   localparam int unsigned ParamIdxWidth = $clog2(ParamDepth),
+  localparam int unsigned TableWords    = (ActTables * 256 + Lanes - 1) / Lanes,
+  localparam int unsigned TableAddrWidth = (TableWords > 1) ? $clog2(TableWords) : 1,
   localparam int unsigned IncWidth      = 16,
   // AXI4 channels and bundles (strata_axi_types.svh; AW as AR).
   localparam type axi_ar_t  = `STRATA_AXI_AX_T(AxiAddrWidth),
@@ -111,6 +114,10 @@ module strata_memsys
   input  logic                       param_ready_i,
   output logic [ParamIdxWidth-1:0]   param_channel_o,
   output logic [63:0]                param_data_o,
+  output logic                       tab_valid_o,       // activation-table write (word)
+  input  logic                       tab_ready_i,
+  output logic [TableAddrWidth-1:0]  tab_addr_o,
+  output logic [WordWidth-1:0]       tab_data_o,
   // compute engine status and performance strobes
   input  logic                       cp_idle_i,         // idle, nothing outstanding
   input  logic                       cp_busy_i,         // executing
@@ -178,7 +185,8 @@ module strata_memsys
     .MaxPoolKernel (MaxPoolKernel),
     .MaxImageWidth (MaxImageWidth),
     .AxiAddrWidth  (AxiAddrWidth),
-    .Sparse        (Sparse)
+    .Sparse        (Sparse),
+    .ActTables     (ActTables)
   ) u_csr (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -269,7 +277,8 @@ module strata_memsys
     .BankDepth    (BankDepth),
     .PeCacheDepth (PeCacheDepth),
     .ParamDepth   (ParamDepth),
-    .Sparse       (Sparse)
+    .Sparse       (Sparse),
+    .ActTables    (ActTables)
   ) u_fetch (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -421,7 +430,8 @@ module strata_memsys
     .BankDepth    (BankDepth),
     .PeCacheDepth (PeCacheDepth),
     .ParamDepth   (ParamDepth),
-    .Sparse       (Sparse)
+    .Sparse       (Sparse),
+    .ActTables    (ActTables)
   ) u_load (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -463,6 +473,10 @@ module strata_memsys
     .param_ready_i   (param_ready_i),
     .param_channel_o (param_channel_o),
     .param_data_o    (param_data_o),
+    .tab_valid_o     (tab_valid_o),
+    .tab_ready_i     (tab_ready_i),
+    .tab_addr_o      (tab_addr_o),
+    .tab_data_o      (tab_data_o),
     .idle_o          (eng_idle[0]),
     .busy_o          (ld_busy),
     .dep_wait_o      (ld_wait),

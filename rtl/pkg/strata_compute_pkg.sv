@@ -90,6 +90,8 @@ package strata_compute_pkg;
     logic        dw;            // DEPTHWISE: windows transposed into the PE array
     logic [7:0]  clamp_lo;      // requantisation clamp (signed)
     logic [7:0]  clamp_hi;
+    logic        act_en;        // look the clamped value up in activation table act_table
+    logic [7:0]  act_table;
     logic [5:0]  in_id;         // bank of the streamed operand
     logic [15:0] packed_rows;   // CONV on a sparse build: packed rows per pixel (0: dense walk)
     walk_cfg_t   walk;

@@ -102,7 +102,7 @@ package strata_csr_pkg;
   localparam logic [31:0] CSR_CFG_LIMITS_RESET = 32'h00000000;
   localparam logic [31:0] CSR_CFG_LIMITS_RO_MASK = 32'hFFFFFFFF;
   localparam logic [31:0] CSR_CFG_FEATURES_RESET = 32'h00000000;
-  localparam logic [31:0] CSR_CFG_FEATURES_RO_MASK = 32'h00000001;
+  localparam logic [31:0] CSR_CFG_FEATURES_RO_MASK = 32'h0000FF01;
   localparam logic [31:0] CSR_CFG_AXI_ADDR_WIDTH_RESET = 32'h00000000;
   localparam logic [31:0] CSR_CFG_AXI_ADDR_WIDTH_RO_MASK = 32'hFFFFFFFF;
 
@@ -129,6 +129,8 @@ package strata_csr_pkg;
   localparam int unsigned CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_LSB = 16;
   localparam int unsigned CSR_CFG_LIMITS_MAX_IMAGE_WIDTH_WIDTH = 16;
   localparam int unsigned CSR_CFG_FEATURES_SPARSE_BIT = 0;
+  localparam int unsigned CSR_CFG_FEATURES_ACT_TABLES_LSB = 8;
+  localparam int unsigned CSR_CFG_FEATURES_ACT_TABLES_WIDTH = 8;
 
   // Performance counters: contiguous LO/HI pairs from CSR_PERF_BASE_OFFSET;
   // *_IDX is the counter's index in the counter vector (offset order).

@@ -26,11 +26,12 @@ package strata_isa_pkg;
     OpConfig = 4'd5
   } opcode_e;
 
-  typedef enum logic [1:0] {
-    LoadDstBank = 2'd0,
-    LoadDstPeCache = 2'd1,
-    LoadDstParam = 2'd2,
-    LoadDstControl = 2'd3
+  typedef enum logic [2:0] {
+    LoadDstBank = 3'd0,
+    LoadDstPeCache = 3'd1,
+    LoadDstParam = 3'd2,
+    LoadDstControl = 3'd3,
+    LoadDstTable = 3'd4
   } load_dst_e;
 
   typedef enum logic [1:0] {
@@ -88,14 +89,14 @@ package strata_isa_pkg;
   localparam int unsigned LoadRowsWidth = 16;
   localparam int unsigned LoadRowWordsLsb = 208;
   localparam int unsigned LoadRowWordsWidth = 16;
-  localparam int unsigned LoadDstKindLsb = 224;
-  localparam int unsigned LoadDstKindWidth = 2;
   localparam int unsigned LoadDstIdLsb = 226;
   localparam int unsigned LoadDstIdWidth = 6;
   localparam int unsigned LoadDstPeStepLsb = 232;
   localparam int unsigned LoadDstPeStepWidth = 1;
   localparam int unsigned LoadSrcKindLsb = 234;
   localparam int unsigned LoadSrcKindWidth = 2;
+  localparam int unsigned LoadDstKindLsb = 236;
+  localparam int unsigned LoadDstKindWidth = 3;
   localparam int unsigned LoadDstAddrLsb = 256;
   localparam int unsigned LoadDstAddrWidth = 16;
   localparam int unsigned LoadDstRowStrideLsb = 272;
@@ -182,6 +183,10 @@ package strata_isa_pkg;
   localparam int unsigned ComputePostHiWidth = 8;
   localparam int unsigned ComputeDstLaneLsb = 464;
   localparam int unsigned ComputeDstLaneWidth = 6;
+  localparam int unsigned ComputeActTableEnLsb = 470;
+  localparam int unsigned ComputeActTableEnWidth = 1;
+  localparam int unsigned ComputeActTableLsb = 472;
+  localparam int unsigned ComputeActTableWidth = 8;
   localparam int unsigned ComputePackedRowsLsb = 480;
   localparam int unsigned ComputePackedRowsWidth = 16;
 
@@ -224,6 +229,8 @@ package strata_isa_pkg;
   localparam int unsigned ConfigParamDepthWidth = 32;
   localparam int unsigned ConfigSparseLsb = 288;
   localparam int unsigned ConfigSparseWidth = 1;
+  localparam int unsigned ConfigActTablesLsb = 296;
+  localparam int unsigned ConfigActTablesWidth = 16;
 
   // operation (opcodes above)
   function automatic opcode_e hdr_opcode(instr_t instr);
@@ -274,10 +281,6 @@ package strata_isa_pkg;
   function automatic logic [15:0] load_row_words(instr_t instr);
     return instr[LoadRowWordsLsb +: LoadRowWordsWidth];
   endfunction
-  // destination memory
-  function automatic load_dst_e load_dst_kind(instr_t instr);
-    return load_dst_e'(instr[LoadDstKindLsb +: LoadDstKindWidth]);
-  endfunction
   // bank index (BANK), first PE index (PE_CACHE, CONTROL), or P for the packed-row schedule (CONTROL)
   function automatic logic [5:0] load_dst_id(instr_t instr);
     return instr[LoadDstIdLsb +: LoadDstIdWidth];
@@ -289,6 +292,10 @@ package strata_isa_pkg;
   // where the units come from: external memory, or the cascade input (ext_addr, ext_row_stride 0)
   function automatic load_src_e load_src_kind(instr_t instr);
     return load_src_e'(instr[LoadSrcKindLsb +: LoadSrcKindWidth]);
+  endfunction
+  // destination memory (3 bits since version 2, which added TABLE; bits 224..225 are reserved)
+  function automatic load_dst_e load_dst_kind(instr_t instr);
+    return load_dst_e'(instr[LoadDstKindLsb +: LoadDstKindWidth]);
   endfunction
   // destination word address of row 0 (PARAM: channel index)
   function automatic logic [15:0] load_dst_addr(instr_t instr);
@@ -459,6 +466,14 @@ package strata_isa_pkg;
   function automatic logic [5:0] compute_dst_lane(instr_t instr);
     return instr[ComputeDstLaneLsb +: ComputeDstLaneWidth];
   endfunction
+  // CONV, FC, DEPTHWISE: look the clamped requantised value up in activation table act_table (0 on a POOL)
+  function automatic logic [0:0] compute_act_table_en(instr_t instr);
+    return instr[ComputeActTableEnLsb +: ComputeActTableEnWidth];
+  endfunction
+  // activation table index (< act_tables) when act_table_en
+  function automatic logic [7:0] compute_act_table(instr_t instr);
+    return instr[ComputeActTableLsb +: ComputeActTableWidth];
+  endfunction
   // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
   function automatic logic [15:0] compute_packed_rows(instr_t instr);
     return instr[ComputePackedRowsLsb +: ComputePackedRowsWidth];
@@ -534,6 +549,10 @@ package strata_isa_pkg;
   function automatic logic [0:0] config_sparse(instr_t instr);
     return instr[ConfigSparseLsb +: ConfigSparseWidth];
   endfunction
+  // activation tables the program uses (<= CFG_ACT_TABLES; 0 on a build without the table unit)
+  function automatic logic [15:0] config_act_tables(instr_t instr);
+    return instr[ConfigActTablesLsb +: ConfigActTablesWidth];
+  endfunction
 
   // The dependency fields of the header (docs/isa.md, Dependencies) as one value:
   // each engine latches it from the instruction it takes and hands it to its
@@ -563,10 +582,10 @@ package strata_isa_pkg;
   // Bits each opcode uses (header + payload); all others are reserved.
   localparam instr_t LoadUsedMask = {
     64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h0000ffffffffffff,
-    64'h00000dffffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
+    64'h00007dfcffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ComputeUsedMask = {
-    64'h0000ffff003fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
+    64'h0000ffffff7fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
     64'hffffffffffffffff, 64'hffffffffffff3f07, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t StoreUsedMask = {
@@ -578,7 +597,7 @@ package strata_isa_pkg;
     64'h0000000000000000, 64'h0000000000000000, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ConfigUsedMask = {
-    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00000001ffffffff,
+    64'h0000000000000000, 64'h0000000000000000, 64'h0000000000000000, 64'h00ffff01ffffffff,
     64'hffffffffffffffff, 64'h000000ffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "strata/error.hpp"
+#include "strata/isa.hpp"
 #include "strata/isa_fields.hpp"
 #include "strata_bundle.h"
 
@@ -138,6 +139,10 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
   b[STRATA_BH_MAX_KERNEL] = static_cast<uint8_t>(t.max_kernel);
   b[STRATA_BH_MAX_POOL_KERNEL] = static_cast<uint8_t>(t.max_pool_kernel);
   put16(b, STRATA_BH_MAX_IMAGE_WIDTH, static_cast<uint64_t>(t.max_image_width));
+  // The tables the program uses (its CONFIG's act_tables), not the target's:
+  // a program without tables runs on a build without the table unit.
+  put16(b, STRATA_BH_ACT_TABLES,
+        p.instructions.empty() ? 0 : static_cast<uint64_t>(isa::decode_config(p.instructions.front()).act_tables));
   put32(b, STRATA_BH_INSTRUCTIONS, p.instructions.size());
   put32(b, STRATA_BH_BATCH, static_cast<uint64_t>(p.batch));
   put32(b, STRATA_BH_REGION_COUNT, regions.size());

@@ -62,6 +62,14 @@ HwTarget parse_target(const YAML::Node& root, const std::string& path) {
       }
       continue;
     }
+    if (key == "act_tables") {  // optional, default 0: no table unit
+      try {
+        t.act_tables = kv.second.as<int>();
+      } catch (const YAML::Exception&) {
+        throw Error("'act_tables' must be an integer", where);
+      }
+      continue;
+    }
     if (key == "pe_fabric_lanes") {  // optional, default 0: a build choice, not in programs
       try {
         t.pe_fabric_lanes = kv.second.as<int>();
@@ -117,6 +125,7 @@ HwTarget HwTarget::defaults() {
   t.pe_cache_depth = hw::kPeCacheDepth;
   t.sparse = hw::kSparse;
   t.pe_fabric_lanes = hw::kPeFabricLanes;
+  t.act_tables = hw::kActTables;
   t.param_depth = hw::kParamDepth;
   t.axi_data_width = hw::kAxiDataWidth;
   t.axi_addr_width = hw::kAxiAddrWidth;
@@ -163,6 +172,8 @@ void HwTarget::validate() const {
   require_range("max_kernel", max_kernel, 1, 15, "4-bit kernel fields", where);
   require_range("max_pool_kernel", max_pool_kernel, 1, 15, "4-bit pooling fields", where);
   require_range("max_image_width", max_image_width, 1, 65535, "16-bit widths", where);
+  require_range("act_tables", act_tables, 0, 64, "the table unit's RAM of act_tables x 256 bytes "
+                "per lane", where);
 }
 
 HwTarget HwTarget::from_yaml(const std::string& path) {

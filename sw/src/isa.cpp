@@ -308,7 +308,12 @@ std::string disassemble(const Instruction& instr) {
   std::string text;
   switch (op) {
     case static_cast<uint64_t>(Opcode::kLoad): text = load_text(instr); break;
-    case static_cast<uint64_t>(Opcode::kCompute): text = compute_text(instr); break;
+    case static_cast<uint64_t>(Opcode::kCompute): {
+      text = compute_text(instr);
+      const ComputeInstr c = decode_compute(instr);
+      if (c.act_table_en) text += fmt::format(" table {}", c.act_table);
+      break;
+    }
     case static_cast<uint64_t>(Opcode::kStore): text = store_text(instr); break;
     case static_cast<uint64_t>(Opcode::kEnd): text = "END"; break;
     case static_cast<uint64_t>(Opcode::kConfig): {
@@ -317,6 +322,7 @@ std::string disassemble(const Instruction& instr) {
                          c.version, c.pes, c.lanes, c.banks, c.bank_depth, c.pe_cache_depth,
                          c.param_depth);
       if (c.sparse != 0) text += " sparse";
+      if (c.act_tables != 0) text += fmt::format(" tables {}", c.act_tables);
       break;
     }
     default:

@@ -52,7 +52,8 @@ uint32_t IsaDevice::read32(uint32_t offset) const {
              static_cast<uint32_t>(target_.max_pool_kernel) << kCfgLimitsMaxPoolKernelLsb |
              static_cast<uint32_t>(target_.max_image_width) << kCfgLimitsMaxImageWidthLsb;
     case kCfgFeatures:
-      return target_.sparse ? kCfgFeaturesSparse : 0u;
+      return (target_.sparse ? kCfgFeaturesSparse : 0u) |
+             (static_cast<uint32_t>(target_.act_tables) << kCfgFeaturesActTablesLsb);
     case kCfgAxiAddrWidth:
       return static_cast<uint32_t>(target_.axi_addr_width);
     default:

@@ -54,13 +54,13 @@ void require_rules(const RuleSubject& s, const HwTarget& t) {
 
 // ---- access traces -------------------------------------------------------------------------
 
-enum class Mem : uint8_t { kBank, kCache, kParam, kExt };
+enum class Mem : uint8_t { kBank, kCache, kParam, kExt, kTable };
 
 struct Access {
   Mem mem;
   uint32_t id;     // bank or PE index
   bool write;
-  uint64_t begin;  // words (bank, cache), channels (param) or bytes (external)
+  uint64_t begin;  // words (bank, cache, table), channels (param) or bytes (external)
   uint64_t end;
 };
 
@@ -124,6 +124,8 @@ class Machine {
         bank_written_(static_cast<size_t>(t.banks) * t.bank_depth),
         cache_written_(static_cast<size_t>(t.pes) * t.pe_cache_depth),
         param_written_(static_cast<size_t>(t.param_depth)),
+        tables_(static_cast<size_t>(t.table_words() * t.lanes)),
+        table_written_(static_cast<size_t>(t.table_words())),
         cascade_in_(o.cascade_in),
         cascade_out_(o.cascade_out) {
     if (t.sparse) {  // the control planes and the schedule (docs/isa.md, LOAD CONTROL)
@@ -146,6 +148,7 @@ class Machine {
         q.mult = static_cast<uint16_t>(rng());
         q.shift = static_cast<uint8_t>(rng() % (kMaxShift + 1));
       }
+      for (int8_t& b : tables_) b = static_cast<int8_t>(rng());
     }
   }
 
@@ -194,6 +197,23 @@ class Machine {
                    int64_t operand_memories, int64_t beats, Trace& tr, InstrStats& st);
   void requantize_pixel(const isa::ComputeInstr& c, const std::vector<int64_t>& acc,
                         Tensor<int8_t>& out, int64_t oy, int64_t ox);
+  // The requantised, clamped value v through the COMPUTE's activation table
+  // (act_table_en), or v itself.
+  int8_t lookup(const isa::ComputeInstr& c, int8_t v) const {
+    if (!c.act_table_en) return v;
+    return tables_[static_cast<size_t>(c.act_table * 256 + (int{v} + 128))];
+  }
+  // The table words a COMPUTE reads (race checking), added to step s; counts
+  // a read of a word no LOAD TABLE wrote.
+  void note_table(const isa::ComputeInstr& c, Step& s) {
+    if (!c.act_table_en) return;
+    const int64_t first = c.act_table * 256 / n_, end = ((c.act_table + 1) * 256 + n_ - 1) / n_;
+    for (int64_t w = first; w < end; ++w) {
+      if (!table_written_[static_cast<size_t>(w)]) ++res_.uninitialized_reads;
+    }
+    s.accesses.push_back({Mem::kTable, 0, false, static_cast<uint64_t>(first),
+                          static_cast<uint64_t>(end)});
+  }
   void execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
@@ -213,6 +233,8 @@ class Machine {
   std::vector<bool> param_written_;
   std::vector<uint8_t> controls_;       // sparse: (P + 1) x depth words of N bytes
   std::vector<bool> control_written_;
+  std::vector<int8_t> tables_;          // act_tables x 256 entries (whole N-byte words)
+  std::vector<bool> table_written_;     // per word
   std::deque<CascadeTransfer>* cascade_in_;
   std::vector<CascadeTransfer>* cascade_out_;
 };
@@ -229,6 +251,9 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
   require(!control || t_.sparse, SimError::kIllegalInstr,
           "LOAD dst_kind CONTROL on a dense build (it exists on sparse builds only)");
   const bool param = l.dst_kind == LoadDst::kParam;
+  const bool table = l.dst_kind == LoadDst::kTable;
+  require(!table || l.dst_id == 0, SimError::kIllegalInstr,
+          fmt::format("LOAD TABLE with dst_id = {} (must be 0)", l.dst_id));
   require(!l.dst_pe_step || l.dst_kind == LoadDst::kPeCache || control, SimError::kIllegalInstr,
           fmt::format("LOAD dst_pe_step with dst_kind {} (PE_CACHE, CONTROL only)",
                       isa::load_dst_name(kind)));
@@ -312,6 +337,15 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
       }
       s.accesses.push_back({Mem::kParam, 0, true, static_cast<uint64_t>(ch),
                             static_cast<uint64_t>(ch + l.row_words)});
+      continue;
+    }
+    if (table) {  // table t's entry i: byte (t * 256 + i) % N of word (t * 256 + i) / N
+      const int64_t w0 = l.dst_addr + r * l.dst_row_stride;
+      std::copy_n(reinterpret_cast<const int8_t*>(src_byte(r, 0)), row_bytes,
+                  &tables_[static_cast<size_t>(w0 * n_)]);
+      std::fill_n(table_written_.begin() + w0, l.row_words, true);
+      s.accesses.push_back({Mem::kTable, 0, true, static_cast<uint64_t>(w0),
+                            static_cast<uint64_t>(w0 + l.row_words)});
       continue;
     }
     int64_t pe = l.dst_id;
@@ -465,6 +499,7 @@ void Machine::finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out,
       }
       s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
                             static_cast<uint64_t>(c.param_base + p_)});
+      note_table(c, s);
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -484,8 +519,9 @@ void Machine::requantize_pixel(const isa::ComputeInstr& c, const std::vector<int
     const Param& q = params_[c.param_base + pe];
     if (acc[pe] < INT32_MIN || acc[pe] > INT32_MAX) ++res_.acc_wraps;
     const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc[pe]));
-    out(pe, oy, ox) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
-                                 static_cast<int>(c.clamp_hi));
+    out(pe, oy, ox) = lookup(c, requantize(wrapped, q.mult, q.shift,
+                                           static_cast<int>(c.clamp_lo),
+                                           static_cast<int>(c.clamp_hi)));
   }
 }
 
@@ -665,8 +701,9 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
       }
       if (acc < INT32_MIN || acc > INT32_MAX) ++res_.acc_wraps;
       const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc));
-      results[o * p_ + pe] = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
-                                        static_cast<int>(c.clamp_hi));
+      results[o * p_ + pe] = lookup(c, requantize(wrapped, q.mult, q.shift,
+                                                  static_cast<int>(c.clamp_lo),
+                                                  static_cast<int>(c.clamp_hi)));
     }
   }
   tr.steps.resize(static_cast<size_t>(c.out_h));
@@ -678,6 +715,7 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
     s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base + o),
                           static_cast<uint64_t>(c.param_base + o + 1)});
     if (o == 0 || o == c.out_h - 1) {
+      note_table(c, s);
       for (int64_t pe = 0; pe < p_; ++pe) {
         s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), false,
                               static_cast<uint64_t>(c.cache_base),
@@ -778,8 +816,9 @@ void Machine::execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStat
         const Param& q = params_[c.param_base + pe];
         if (acc < INT32_MIN || acc > INT32_MAX) ++res_.acc_wraps;
         const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc));
-        out(pe, r, x) = requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
-                                   static_cast<int>(c.clamp_hi));
+        out(pe, r, x) = lookup(c, requantize(wrapped, q.mult, q.shift,
+                                             static_cast<int>(c.clamp_lo),
+                                             static_cast<int>(c.clamp_hi)));
       }
     }
   }
@@ -798,6 +837,7 @@ void Machine::execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStat
       }
       s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
                             static_cast<uint64_t>(c.param_base + p_)});
+      note_table(c, s);
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -841,6 +881,7 @@ class DependencyModel {
         bank_(static_cast<size_t>(t.banks) * t.bank_depth),
         cache_(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth),  // + the schedule (index P)
         param_(static_cast<size_t>(t.param_depth)),
+        table_(static_cast<size_t>(t.table_words())),
         granule_(external_granule(traces)),
         ext_(ext_bytes / granule_ + 1) {
     for (size_t i = 0; i < traces.size(); ++i) {
@@ -884,7 +925,7 @@ class DependencyModel {
   size_t fetched_ = 0;  // traces handed to the queues (program order)
   std::array<int64_t, isa::kEdges> sem_{};
   std::array<std::vector<Clock>, isa::kEdges> release_clock_;
-  std::vector<Shadow> bank_, cache_, param_;
+  std::vector<Shadow> bank_, cache_, param_, table_;
   const uint64_t granule_;  // bytes of external memory per entry of ext_
   std::vector<Shadow> ext_;
   DependencyCheck out_;
@@ -920,6 +961,7 @@ std::string memory_name(const Access& a) {
     case Mem::kCache: return fmt::format("pe {} cache", a.id);  // id P: the packed-row schedule
     case Mem::kParam: return "param";
     case Mem::kExt: return "external";
+    case Mem::kTable: return "activation tables";
   }
   return "?";
 }
@@ -982,6 +1024,10 @@ void DependencyModel::perform(int e, const Trace& tr, const Step& step) {
           break;
         case Mem::kParam:
           touch(agent, clk, now, tr, param_[i], a.write, a, i);
+          ++i;
+          break;
+        case Mem::kTable:
+          touch(agent, clk, now, tr, table_[i], a.write, a, i);
           ++i;
           break;
         case Mem::kExt:
@@ -1159,6 +1205,13 @@ void check_config(const isa::ConfigInstr& c, const HwTarget& t) {
   at_most("bank_depth", c.bank_depth, t.bank_depth);
   at_most("pe_cache_depth", c.pe_cache_depth, t.pe_cache_depth);
   at_most("param_depth", c.param_depth, t.param_depth);
+  require(c.act_tables <= t.act_tables, SimError::kUnsupported,
+          t.act_tables == 0
+              ? fmt::format("program uses {} activation tables, this configuration has no table "
+                            "unit (act_tables = 0)",
+                            c.act_tables)
+              : fmt::format("program compiled for act_tables = {}, this configuration has only {}",
+                            c.act_tables, t.act_tables));
   require((c.sparse != 0) == t.sparse, SimError::kUnsupported,
           c.sparse != 0 ? std::string("program compiled for a sparse build, this configuration is "
                                       "dense")

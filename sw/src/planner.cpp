@@ -184,6 +184,7 @@ std::string config_yaml(const HwTarget& t, const std::string& header) {
   line("banks", t.banks, "on-chip banks (one read + one write port each)");
   line("bank_depth", t.bank_depth, "words (each N x int8) per bank");
   line("param_depth", t.param_depth, "output channels held in the parameter RAM");
+  line("act_tables", t.act_tables, "activation tables of 256 int8 entries (0: no table unit)");
   line("axi_data_width", t.axi_data_width, "AXI4 master data width (bits)");
   line("axi_addr_width", t.axi_addr_width, "AXI4 master address width (bits)");
   if (t.sparse) s << "sparse: true\n";

@@ -192,11 +192,14 @@ class NetworkDraw {
     return static_cast<int>(std::max<int64_t>(0, (k - side + 1) / 2));
   }
 
-  std::string activation() {
+  // A layer's activation; sometimes a lookup table (`strata gen` writes
+  // <name>_table.npy: a leaky ReLU or random entries).
+  std::string activation(const std::string& name) {
     const int r = d_.range(0, 99);
     if (r < 20) return "";
     if (r < 40) return ", activation: none";
     if (r < 75) return ", activation: relu";
+    if (r >= 88) return fmt::format(", activation: {{table: {}_table.npy}}", name);
     const int lo = d_.range(-128, 60);
     return fmt::format(", activation: {{clamp: [{}, {}]}}", lo, d_.range(lo, 127));
   }
@@ -421,7 +424,7 @@ class NetworkDraw {
                              common[static_cast<size_t>(d_.range(0, static_cast<int>(common.size()) - 1))]);
       }
     }
-    const std::string act = activation();
+    const std::string act = activation(name);
     l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, {}{}{}{}{}}}", name,
                                   cout, w.text, groups, extra, act, requant(name, cout)));
     l.work = l.out.h * l.out.w * w.k * w.k * words(in.c) * words(cout) +
@@ -437,7 +440,7 @@ class NetworkDraw {
     Drawn l;
     l.out = window_out(in, in.c, w);
     l.after = after == After::kInput ? After::kMap : after;
-    const std::string act = activation();
+    const std::string act = activation(name);
     l.lines.push_back(fmt::format("{{name: {}, type: depthwise, {}{}{}}}", name, w.text, act,
                                   requant(name, in.c)));
     l.work = l.out.h * l.out.w * w.k * w.k * words(in.c) + words(in.c) * w.k * w.k * kBudgetLanes;
@@ -536,7 +539,7 @@ class NetworkDraw {
     const std::string& a = swap ? other : last;
     const std::string& b = swap ? last : other;
     l.lines.push_back(fmt::format("{{name: {}, type: add, inputs: [{}, {}]{}}}", name, a, b,
-                                  activation()));
+                                  activation(name)));
     l.out = cur;
     l.after = after == After::kInput ? After::kMap : after;
     l.work += 2 * words(cur.c) * cur.h * cur.w + words(cur.c) * 2 * kBudgetLanes;
@@ -644,7 +647,7 @@ class NetworkDraw {
     if (in.h * in.w > 1 && after != After::kFlatMap && d_.chance(35)) {
       l.lines.push_back(fmt::format("{{name: {}f, type: flatten}}", name));
     }
-    const std::string act = activation();
+    const std::string act = activation(name);
     l.lines.push_back(fmt::format("{{name: {}, type: fc, out_features: {}{}{}}}", name, out, act,
                                   requant(name, out)));
     l.out = {out, 1, 1};

@@ -81,6 +81,11 @@ std::vector<MemoryUse> memory_uses(const HwTarget& t, const Device& d) {
     m.push_back({"PE control planes", t.pes, t.pe_cache_depth, 2 * t.lanes + 2});
     m.push_back({"packed-walker taps", 1, t.pe_cache_depth, 24});
   }
+  if (t.act_tables > 0) {
+    // strata_requant's activation tables: act_tables x 256 bytes, one copy
+    // per lane (each lane looks up in its own read port).
+    m.push_back({"activation tables", t.lanes, int64_t{t.act_tables} * 256, 8});
+  }
   for (MemoryUse& u : m) {
     u.lut_ram = u.depth <= kLutRamDepth;
     u.blocks_each = u.lut_ram ? 0 : bram_blocks(u.depth, u.width, d);

@@ -234,6 +234,22 @@ Verdict clamp_order(const RuleSubject& s, const HwTarget&) {
   return fmt::format("clamp [{}, {}] has lo > hi", c->clamp_lo, c->clamp_hi);
 }
 
+Verdict act_table(const RuleSubject& s, const HwTarget& t) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !c->act_table_en) return {};
+  if (c->mode == ComputeMode::kPool) {
+    return std::string("act_table_en on a POOL: only CONV, FC and DEPTHWISE look up an "
+                       "activation table");
+  }
+  if (c->act_table < t.act_tables) return {};
+  if (t.act_tables == 0) {
+    return std::string("act_table_en = 1: this configuration has no activation tables "
+                       "(act_tables = 0)");
+  }
+  return fmt::format("act_table = {}, the configuration has act_tables = {}", c->act_table,
+                     t.act_tables);
+}
+
 Verdict pool_kernel(const RuleSubject& s, const HwTarget& t) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || !pools(*c) || (c->pool_k >= 1 && c->pool_k <= t.max_pool_kernel)) return {};
@@ -454,6 +470,16 @@ Verdict load_dst_range(const RuleSubject& s, const HwTarget& t) {
   if (last_row + l->row_words <= depth) return {};
   return fmt::format("LOAD writes {} up to word {}, past its depth {}", what,
                      last_row + l->row_words - 1, depth);
+}
+
+Verdict load_table(const RuleSubject& s, const HwTarget& t) {
+  const auto* l = as<LoadInstr>(s);
+  if (l == nullptr || l->dst_kind != LoadDst::kTable || l->rows < 1) return {};
+  const int64_t end = l->dst_addr + (l->rows - 1) * l->dst_row_stride + l->row_words;
+  if (end <= t.table_words()) return {};
+  return fmt::format("LOAD TABLE writes table word {}, the tables hold {} words of {} bytes "
+                     "(act_tables = {})",
+                     end - 1, t.table_words(), t.lanes, t.act_tables);
 }
 
 Verdict store_bank(const RuleSubject& s, const HwTarget& t) {
@@ -789,6 +815,15 @@ std::vector<RuleBoundary> b_clamp(const HwTarget&) {
   };
   return {pair(conv_base(), edit), pair(fc_base(), edit), pair(dw_base(), edit)};
 }
+std::vector<RuleBoundary> b_act_table(const HwTarget& t) {
+  // The last table, then one past it (on a build without tables: none, then table 0).
+  const auto edit = [&](ComputeInstr& c, bool bad) {
+    c.act_table_en = t.act_tables > 0 || bad;
+    c.act_table = t.act_tables > 0 ? t.act_tables - 1 + one(bad) : 0;
+  };
+  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(dw_base(), edit),
+          pair(pool_base(), [](ComputeInstr& c, bool bad) { c.act_table_en = bad; })};
+}
 std::vector<RuleBoundary> b_pool_kernel(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
     c.pool_k = t.max_pool_kernel + one(bad);
@@ -1066,6 +1101,19 @@ std::vector<RuleBoundary> b_load_dst_range(const HwTarget& t) {
             l.dst_addr = t.param_depth - l.row_words + one(bad);
           })};
 }
+std::vector<RuleBoundary> b_load_table(const HwTarget& t) {
+  // Two rows of one word ending at the last table word, then one word further
+  // (on a build without tables every LOAD TABLE is out of range: a BANK load
+  // is the legal side).
+  return {pair(load_base(), [&](LoadInstr& l, bool bad) {
+    l.rows = 2;
+    l.row_words = 1;
+    l.dst_row_stride = 1;
+    if (t.table_words() == 0 && !bad) return;
+    l.dst_kind = LoadDst::kTable;
+    l.dst_addr = std::max<int64_t>(0, t.table_words() - 2) + one(bad);
+  })};
+}
 std::vector<RuleBoundary> b_store_bank(const HwTarget& t) {
   return {pair(store_base(), [&](StoreInstr& s, bool bad) { s.src_id = t.banks - 1 + one(bad); })};
 }
@@ -1151,6 +1199,9 @@ const std::vector<TargetRule> kRules = {
      param_range, b_param_range},
     {"compute.clamp", "the requantisation clamp has lo <= hi",
      "COMPUTE CONV, FC, DEPTHWISE: clamp_lo, clamp_hi", "", kDecode, clamp_order, b_clamp},
+    {"compute.act_table", "a table lookup is on a CONV, FC or DEPTHWISE and names an existing "
+     "activation table", "COMPUTE: act_table_en, act_table", "act_tables", kDecode, act_table,
+     b_act_table},
     {"pool.kernel", "the pooling window (DEPTHWISE: the kernel) fits the pooling units",
      "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_k", "max_pool_kernel", kDecode,
      pool_kernel, b_pool_kernel},
@@ -1202,6 +1253,9 @@ const std::vector<TargetRule> kRules = {
     {"load.dst_range", "the rows lie inside the destination memory",
      "LOAD: dst_addr, dst_row_stride, rows, row_words", "bank_depth, pe_cache_depth, param_depth",
      "strata_load_engine", load_dst_range, b_load_dst_range},
+    {"load.table", "the rows lie inside the activation-table memory (act_tables x 256 bytes "
+     "in N-byte words)", "LOAD dst TABLE: dst_addr, dst_row_stride, rows, row_words",
+     "act_tables", "strata_load_engine", load_table, b_load_table},
     {"store.bank", "the source bank exists", "STORE: src_id", "banks", "strata_store_engine",
      store_bank, b_store_bank},
     {"store.src_range", "the rows lie inside the source bank",

@@ -222,7 +222,11 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"inverted_residual_net", 9, true, true},
                       ExampleCase{"sppf_pools", 10, false, false},
                       ExampleCase{"sppf_pools", 10, false, true},
-                      ExampleCase{"sppf_pools", 10, true, false}),
+                      ExampleCase{"sppf_pools", 10, true, false},
+                      ExampleCase{"concat_net", 11, false, false},
+                      ExampleCase{"concat_net", 11, true, true},
+                      ExampleCase{"table_net", 12, false, false},
+                      ExampleCase{"table_net", 12, true, true}),
     case_name);
 
 // ---- sparse programs (docs/sparsity.md) ----------------------------------------------------
@@ -359,6 +363,88 @@ TEST(Compiler, GraphCornersEqualTheGoldenModel) {
       const auto images = split(random_images(net.input_shape, 2, 12));
       check_network(net, target, images, fmt::format("{} on {}", name, target.name));
     }
+  }
+}
+
+// Table activations on conv (with a fused max pool, a clamp after it folded
+// into the table), depthwise in both mappings, add and fc (into the PE caches
+// and the last layer): resident when the distinct tables fit act_tables (8),
+// loaded before each use into 2 slots or 1 slot otherwise (the dependencies
+// order the reuse), on P = N = 8, P = N = 16 and the tiny target (tiles).
+// Every output equals the golden model and both dependency modes are race free.
+TEST(Compiler, TableActivationsEqualTheGoldenModel) {
+  const std::string yaml =
+      "name: tables\ninput: [5, 14, 14]\nlayers:\n"
+      "  - {name: c1, type: conv, out_channels: 12, kernel: 3, pad: 1, activation: {table: t1.npy}}\n"
+      "  - {name: r1, type: clamp, lo: -30, hi: 90}\n"
+      "  - {name: p1, type: maxpool, kernel: 2}\n"
+      "  - {name: d1, type: depthwise, kernel: 3, pad: 1, activation: {table: t2.npy}}\n"
+      "  - {name: d2, type: depthwise, kernel: 5, pad: 2, activation: {table: t3.npy}}\n"
+      "  - {name: a1, type: add, inputs: [d2, p1], activation: {table: t4.npy}}\n"
+      "  - {name: c2, type: conv, out_channels: 9, kernel: 3, stride: 2, activation: {table: t5.npy}}\n"
+      "  - {name: f1, type: fc, out_features: 20, activation: {table: t6.npy}}\n"
+      "  - {name: f2, type: fc, out_features: 7, activation: {table: t7.npy}}\n";
+  TempFiles files;
+  Network net = load_network(files.write("tables.yaml", yaml), LoadOptions{"", false});
+  GenOptions go;
+  go.seed = 21;
+  generate_parameters(net, go, random_images(net.input_shape, go.images, 21));
+  HwTarget t8 = HwTarget::defaults(), big = p16n16(),
+           tiny = HwTarget::from_yaml((kSource / "config" / "tiny.yaml").string());
+  for (const auto& [target, slots] : {std::pair{t8, 8}, std::pair{big, 8}, std::pair{tiny, 2},
+                                      std::pair{tiny, 1}}) {
+    HwTarget t = target;
+    t.act_tables = slots;
+    const std::string where = fmt::format("{} with act_tables {}", t.name, t.act_tables);
+    const auto images = split(random_images(net.input_shape, 2, 22));
+    const Program prog = check_network(net, t, images, where);
+    int table_loads = 0, lookups = 0;
+    for (const isa::Instruction& in : prog.instructions) {
+      if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kLoad) &&
+          isa::decode_load(in).dst_kind == isa::LoadDst::kTable) {
+        ++table_loads;
+      }
+      if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kCompute) &&
+          isa::decode_compute(in).act_table_en) {
+        ++lookups;
+      }
+    }
+    EXPECT_EQ(isa::decode_config(prog.instructions.front()).act_tables, std::min(7, t.act_tables))
+        << where;
+    EXPECT_GE(lookups, 7) << where;
+    if (t.act_tables >= 7) {
+      EXPECT_EQ(table_loads, 1) << where << ": resident tables, one LOAD";
+    } else {
+      EXPECT_EQ(table_loads, 2 * 5 + 2) << where << ": a LOAD before each use (per image; FC: per batch)";
+    }
+  }
+  // Without the table unit: refused, naming the layer.
+  try {
+    HwTarget bare = HwTarget::defaults();
+    bare.act_tables = 0;
+    compile(net, bare, {});
+    ADD_FAILURE() << "compiled tables for act_tables = 0";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 'c1'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("act_tables = 0"), std::string::npos) << e.what();
+  }
+  // A relu after a table layer: folded into the table, the COMPUTE's clamp stays full.
+  Network folded = load_network(
+      files.write("fold.yaml", "name: fold\ninput: [3, 6, 6]\nlayers:\n"
+                               "  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1, "
+                               "activation: {table: t.npy}}\n"
+                               "  - {name: r, type: relu}\n"),
+      LoadOptions{"", false});
+  generate_parameters(folded, go, random_images(folded.input_shape, go.images, 21));
+  t8.act_tables = 8;
+  const Program fp = check_network(folded, t8, split(random_images(folded.input_shape, 1, 3)),
+                                   "folded relu");
+  for (const isa::Instruction& in : fp.instructions) {
+    if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
+    const isa::ComputeInstr c = isa::decode_compute(in);
+    EXPECT_TRUE(c.act_table_en);
+    EXPECT_EQ(c.clamp_lo, -128);
+    EXPECT_EQ(c.clamp_hi, 127);
   }
 }
 

@@ -66,6 +66,7 @@ TEST_F(Driver, EveryExampleRunsFromItsBundleAtAnotherAddress) {
                                                 {"strided_net", 1},
                                                 {"residual_net", 1},
                                                 {"inverted_residual_net", 2},
+                                                {"table_net", 2},
                                                 {"imagenet_small", 1}}) {
     SCOPED_TRACE(fmt::format("{} batch {}", name, batch));
     const Network net = load(name);
@@ -156,6 +157,34 @@ TEST_F(Driver, ABundleForOtherHardwareIsRefusedNamingTheField) {
   const std::vector<uint8_t> bytes = make_bundle(compile(net, small));
   strata_bundle b{};
   ASSERT_EQ(strata_bundle_parse(&b, bytes.data(), bytes.size(), &dev.error), STRATA_OK);
+  EXPECT_EQ(strata_check_config(&dev, &b), STRATA_OK) << dev.error.text;
+}
+
+// Table activations: a bundle that uses them is refused by a device without
+// the table unit (CFG_FEATURES.ACT_TABLES = 0); one without them still runs there.
+TEST_F(Driver, ABundleWithTablesNeedsTheTableUnit) {
+  HwTarget bare = HwTarget::defaults();
+  bare.act_tables = 0;
+  IsaDevice device(bare, 1 << 22);
+  const strata_hal hal = device.hal();
+  strata_device dev{};
+  ASSERT_EQ(strata_open(&dev, &hal), STRATA_OK);
+  EXPECT_EQ(dev.hw.act_tables, 0u);
+  const std::vector<uint8_t> bytes = make_bundle(compile(load("table_net"), HwTarget::defaults()));
+  strata_bundle b{};
+  ASSERT_EQ(strata_bundle_parse(&b, bytes.data(), bytes.size(), &dev.error), STRATA_OK);
+  // c1, d1, c2, a1 and f1's distinct tables, resident in a slot each.
+  EXPECT_GE(b.hw.act_tables, 1u);
+  EXPECT_LE(b.hw.act_tables, 5u);
+  strata_network loaded{};
+  EXPECT_EQ(strata_load(&dev, &b, 0, 1 << 22, &loaded), STRATA_E_CONFIG);
+  EXPECT_EQ(std::string(dev.error.text),
+            fmt::format("the bundle was compiled for activation tables (CFG_FEATURES.ACT_TABLES) "
+                        "<= {}, the device has 0",
+                        b.hw.act_tables));
+  const std::vector<uint8_t> plain = make_bundle(compile(load("lenet5"), HwTarget::defaults()));
+  ASSERT_EQ(strata_bundle_parse(&b, plain.data(), plain.size(), &dev.error), STRATA_OK);
+  EXPECT_EQ(b.hw.act_tables, 0u);
   EXPECT_EQ(strata_check_config(&dev, &b), STRATA_OK) << dev.error.text;
 }
 

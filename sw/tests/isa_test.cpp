@@ -1668,6 +1668,123 @@ TEST(IsaSim, MissingDependenciesAreRaces) {
   EXPECT_EQ(tc.output(), tc.expected());
 }
 
+// TinyConv with a table activation: a LOAD TABLE of table 1 (256 bytes at
+// 0x1c00: y = 100 - v / 2, saturated) before the other loads (instruction 1), the COMPUTE
+// looking the clamped value up in it (acq0 + 1 for the table's L2C unit).
+struct TableConv {
+  TinyConv tc;
+  std::vector<int8_t> table = std::vector<int8_t>(256);
+  static constexpr uint64_t kTable = 0x1c00;
+  explicit TableConv(bool dependency = true) {
+    tc.t.act_tables = 2;
+    for (int i = 0; i < 256; ++i) {
+      table[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(100 - (i - 128) / 2, -128, 127));
+      tc.memory[kTable + i] = static_cast<uint8_t>(table[static_cast<size_t>(i)]);
+    }
+    LoadInstr lt;
+    lt.ext_addr = kTable;
+    lt.ext_row_stride = 256;
+    lt.rows = 1;
+    lt.row_words = 256 / 8;
+    lt.dst_kind = LoadDst::kTable;
+    lt.dst_addr = 256 / 8;  // table 1
+    lt.dst_row_stride = 32;
+    lt.hdr.rel0 = dependency ? 1 : 0;
+    ConfigInstr cfg = config_for(tc.t);
+    cfg.act_tables = 2;
+    tc.program[0] = encode(cfg);
+    ComputeInstr c = decode_compute(tc.program[4]);
+    c.act_table_en = true;
+    c.act_table = 1;
+    c.hdr.acq0 += dependency ? 1 : 0;
+    c.hdr.acq0_first += dependency ? 1 : 0;
+    tc.program[4] = encode(c);
+    // Without the dependency, the LOAD TABLE comes after the loads the
+    // COMPUTE waits for (the load engine runs in order: before them it would be
+    // ordered through their releases).
+    tc.program.insert(tc.program.begin() + (dependency ? 1 : 4), encode(lt));
+  }
+  Tensor<int8_t> expected() const {
+    Tensor<int8_t> v = requantize(conv2d_acc(tc.input, tc.weights, tc.bias, {3, 1, 1}), tc.rq);
+    for (int8_t& x : v.values()) x = table[static_cast<size_t>(x + 128)];
+    return maxpool(v, {2, 2, 0, false});
+  }
+};
+
+TEST(IsaSim, TableActivationLooksUpTheClampedValueBeforeThePool) {
+  TableConv tb;
+  const SimResult r = tb.tc.run();
+  ASSERT_TRUE(r.ok()) << describe_problems(r);
+  EXPECT_TRUE(r.completion.clean()) << describe_problems(r);
+  EXPECT_TRUE(r.fine.clean()) << describe_problems(r);
+  EXPECT_EQ(r.uninitialized_reads, 0);
+  EXPECT_EQ(tb.tc.output(), tb.expected());
+  EXPECT_NE(tb.tc.output(), tb.tc.expected());  // the table changed the result
+  // Encoding: dst_kind TABLE (4) in bits 236..238, the lookup in bits 470 and 472..479.
+  const Instruction& lt = tb.tc.program[1];
+  EXPECT_EQ(lt.raw(isa::load::kDstKind), 4u);
+  EXPECT_EQ((lt.words[3] >> (236 - 192)) & 7u, 4u);
+  EXPECT_EQ((lt.words[3] >> (224 - 192)) & 3u, 0u);  // the old dst_kind bits: reserved
+  const Instruction& c = tb.tc.program[5];
+  EXPECT_EQ((c.words[7] >> (470 - 448)) & 1u, 1u);
+  EXPECT_EQ((c.words[7] >> (472 - 448)) & 0xffu, 1u);
+  EXPECT_NE(disassemble(lt).find("LOAD    TABLE"), std::string::npos) << disassemble(lt);
+  EXPECT_NE(disassemble(c).find("table 1"), std::string::npos) << disassemble(c);
+  EXPECT_NE(disassemble(tb.tc.program[0]).find("tables 2"), std::string::npos);
+}
+
+TEST(IsaSim, TableLoadsAndLookupsAreCheckedAndRaceChecked) {
+  {  // the COMPUTE does not wait for the LOAD TABLE: a race on the tables
+    TableConv tb(false);
+    const SimResult r = tb.tc.run();
+    ASSERT_TRUE(r.ok()) << r.message;
+    bool raw = false;
+    for (const Race& race : r.completion.races) {
+      raw = raw || (race.kind == "RAW" && race.memory == "activation tables" && race.first == 4 &&
+                    race.second == 5);
+    }
+    EXPECT_TRUE(raw) << describe_problems(r);
+  }
+  {  // dst_id must be 0
+    TableConv tb;
+    tb.tc.program[1].set(isa::load::kDstId, 1);
+    const SimResult r = tb.tc.run();
+    EXPECT_EQ(r.error, SimError::kIllegalInstr) << r.message;
+    EXPECT_EQ(r.error_index, 1);
+  }
+  {  // past the last table word
+    TableConv tb;
+    tb.tc.program[1].set(isa::load::kDstAddr, 33);
+    const SimResult r = tb.tc.run();
+    EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
+    EXPECT_NE(r.message.find("[rule load.table]"), std::string::npos) << r.message;
+  }
+  {  // table index >= act_tables
+    TableConv tb;
+    tb.tc.program[5].set(isa::compute::kActTable, 2);
+    const SimResult r = tb.tc.run();
+    EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
+    EXPECT_EQ(r.error_index, 5);
+    EXPECT_NE(r.message.find("[rule compute.act_table]"), std::string::npos) << r.message;
+  }
+  {  // a program using tables on a build without them: CONFIG refuses it
+    TableConv tb;
+    tb.tc.t.act_tables = 0;
+    const SimResult r = tb.tc.run();
+    EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
+    EXPECT_EQ(r.error_index, 0);
+    EXPECT_NE(r.message.find("no table unit"), std::string::npos) << r.message;
+  }
+  {  // without the CONFIG's count the LOAD TABLE is past the (empty) table memory
+    TableConv tb;
+    tb.tc.t.act_tables = 0;
+    tb.tc.program[0] = encode(config_for(tb.tc.t));
+    const SimResult r = tb.tc.run();
+    EXPECT_EQ(r.error, SimError::kUnsupported) << r.message;
+    EXPECT_EQ(r.error_index, 1);
+  }
+}
+
 // A map kept in external memory between layers: after TinyConv's STORE
 // (instruction 5) the convolution runs again over the same bank (instruction
 // 6: it overwrites bank 1 once the STORE has read it, S2C, and releases C2L)

@@ -33,7 +33,10 @@ std::string subject_text(const RuleSubject& s) {
 }
 
 std::vector<HwTarget> targets() {
-  return {HwTarget::defaults(),
+  HwTarget tables = HwTarget::defaults();  // with the table unit (act_tables = 3)
+  tables.name = "tables";
+  tables.act_tables = 3;
+  return {HwTarget::defaults(), tables,
           HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/p16n16.yaml"),
           HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml")};
 }
@@ -56,7 +59,7 @@ TEST(TargetRules, EveryRuleIsDescribedAndHasBoundaries) {
   const std::set<std::string> params = {"banks",          "pes",         "bank_depth",
                                         "pe_cache_depth", "param_depth", "max_kernel",
                                         "max_pool_kernel", "max_image_width", "axi_data_width",
-                                        "axi_addr_width", "max_shift", "sparse"};
+                                        "axi_addr_width", "max_shift", "sparse", "act_tables"};
   for (const TargetRule& r : target_rules()) {
     std::string p(r.parameter);
     for (size_t at = 0; !p.empty();) {

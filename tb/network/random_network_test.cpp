@@ -74,7 +74,9 @@ class RandomNetworksRtl : public ::testing::Test {
       o.seed = seed;
       o.fine_grain = seed % 2 == 1;
       o.stall = seed % 3 == 0 ? 0.2 : 0.0;
-      o.timeout = 5000000;
+      // A budget per image: a large draw run as a batch of four takes more
+      // than 5 M cycles (5.8 M for one such network at one beat per cycle).
+      o.timeout = 5000000 * std::max<uint64_t>(1, inputs.size());
       AccelRunner runner(prog.target, o);
       const RunReport r = runner.run_program(prog, inputs, run.outputs);
       const std::string mode =

@@ -250,6 +250,7 @@ class RefMachine {
   std::map<std::pair<int, int>, Word> pe_cache;  // (pe, addr) -> word
   std::map<std::pair<int, int>, Word> control;   // (pe or P = schedule, addr) -> word
   std::map<int, Word> param;                     // channel -> 8 bytes
+  std::map<int, Word> table;                     // activation-table word -> N bytes
   std::deque<uint8_t> link;                      // cascade loopback: stored, not yet loaded
 
   void execute(const Instr& i) {
@@ -290,6 +291,8 @@ class RefMachine {
           bank[{id, base + r * stride + w}] = v;
         } else if (kind == isa::LoadDst::kParam) {
           param[base + r * stride + w] = v;
+        } else if (kind == isa::LoadDst::kTable) {
+          table[base + r * stride + w] = v;
         } else {
           auto& dst = kind == isa::LoadDst::kControl ? control : pe_cache;
           if (i.get(kDstPeStep)) {
@@ -556,6 +559,7 @@ class MemsysBench : public SimFixture<Vtop> {
     if (drive_) drive_();  // a test's own drive of the ports, last
     d.pe_ready_i = !pe_throttle_.stall(rng());
     d.param_ready_i = !param_throttle_.stall(rng());
+    d.tab_ready_i = !param_throttle_.stall(rng());
     bus_.to_dut(d);
     settle();
     bus_.from_dut(d);
@@ -589,6 +593,11 @@ class MemsysBench : public SimFixture<Vtop> {
       port_get_bytes(d.param_data_o, v.data(), kParamBytes);
       param_writes_[int(d.param_channel_o)] = v;
       ++param_write_count_;
+    }
+    if (d.tab_valid_o && d.tab_ready_i) {
+      std::vector<uint8_t> v(kWordBytes);
+      port_get_bytes(d.tab_data_o, v.data(), kWordBytes);
+      tab_writes_[int(d.tab_addr_o)] = v;
     }
     if (bus_.m_axi_awvalid && bus_.m_axi_awready) aw_cycles_.push_back(cycle());
     if (bus_.m_axi_bvalid && bus_.m_axi_bready) b_cycles_.push_back(cycle());
@@ -698,6 +707,16 @@ class MemsysBench : public SimFixture<Vtop> {
                       << " (STRATA_SEED=" << seed() << ")";
       }
     }
+    EXPECT_EQ(tab_writes_.size(), ref_.table.size()) << ctx << ": table words written";
+    for (const auto& [w, v] : ref_.table) {
+      const auto it = tab_writes_.find(w);
+      if (it == tab_writes_.end()) {
+        ADD_FAILURE() << ctx << ": table word " << w << " not written";
+      } else if (it->second != v) {
+        ADD_FAILURE() << ctx << ": table word " << w << " expected " << hex_bytes(v) << " got "
+                      << hex_bytes(it->second) << " (STRATA_SEED=" << seed() << ")";
+      }
+    }
     EXPECT_EQ(param_writes_.size(), ref_.param.size()) << ctx << ": parameter entries written";
     for (const auto& [ch, v] : ref_.param) {
       const auto it = param_writes_.find(ch);
@@ -792,6 +811,7 @@ class MemsysBench : public SimFixture<Vtop> {
   std::map<std::pair<int, int>, std::vector<uint8_t>> pe_writes_;
   std::map<std::pair<int, int>, std::vector<uint8_t>> ctl_writes_;  // PE port with pe_ctl_o
   std::map<int, std::vector<uint8_t>> param_writes_;
+  std::map<int, std::vector<uint8_t>> tab_writes_;  // activation-table word -> N bytes
   uint64_t pe_write_count_ = 0, ctl_write_count_ = 0, param_write_count_ = 0;
   std::vector<uint64_t> aw_cycles_, b_cycles_, load_ar_cycles_;
   std::function<void()> drive_;    // each cycle after the agents' drive, before the evaluation

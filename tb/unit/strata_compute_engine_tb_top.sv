@@ -23,7 +23,9 @@ module strata_compute_engine_tb_top
   localparam int unsigned BankAddrWidth  = $clog2(strata_cfg_pkg::BankDepth),
   localparam int unsigned PeIdxWidth     = (Pes > 1) ? $clog2(Pes) : 1,
   localparam int unsigned CacheAddrWidth = $clog2(strata_cfg_pkg::PeCacheDepth),
-  localparam int unsigned ParamIdxWidth  = $clog2(strata_cfg_pkg::ParamDepth)
+  localparam int unsigned ParamIdxWidth  = $clog2(strata_cfg_pkg::ParamDepth),
+  localparam int unsigned TableWords     = (strata_cfg_pkg::ActTables * 256 + Lanes - 1) / Lanes,
+  localparam int unsigned TableAddrWidth = (TableWords > 1) ? $clog2(TableWords) : 1
 ) (
   input  logic                      clk_i,            // clock
   input  logic                      rst_ni,           // synchronous reset, active low
@@ -68,6 +70,11 @@ module strata_compute_engine_tb_top
   output logic                      param_ready_o,
   input  logic [ParamIdxWidth-1:0]  param_channel_i,
   input  logic [63:0]               param_data_i,
+  // activation-table write port (the bench plays LOAD TABLE)
+  input  logic                      tab_valid_i,
+  output logic                      tab_ready_o,
+  input  logic [TableAddrWidth-1:0] tab_addr_i,
+  input  logic [WordWidth-1:0]      tab_data_i,
   // engine status
   output logic                      idle_o,
   output logic                      busy_o,
@@ -144,6 +151,10 @@ module strata_compute_engine_tb_top
     .param_ready_o   (param_ready_o),
     .param_channel_i (param_channel_i),
     .param_data_i    (param_data_i),
+    .tab_valid_i     (tab_valid_i),
+    .tab_ready_o     (tab_ready_o),
+    .tab_addr_i      (tab_addr_i),
+    .tab_data_i      (tab_data_i),
     .idle_o          (idle_o),
     .busy_o          (busy_o),
     .dep_wait_o      (dep_wait_o),

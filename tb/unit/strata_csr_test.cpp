@@ -93,7 +93,10 @@ class StrataCsr : public SimFixture<Vstrata_csr_tb_top> {
              hw::kMaxPoolKernel << csr::kCfgLimitsMaxPoolKernelLsb |
              hw::kMaxImageWidth << csr::kCfgLimitsMaxImageWidthLsb;
     }
-    if (addr == csr::kCfgFeatures) return hw::kSparse ? csr::kCfgFeaturesSparse : 0u;
+    if (addr == csr::kCfgFeatures) {
+      return (hw::kSparse ? csr::kCfgFeaturesSparse : 0u) |
+             (static_cast<uint32_t>(hw::kActTables) << csr::kCfgFeaturesActTablesLsb);
+    }
     if (addr == csr::kCfgAxiAddrWidth) return hw::kAxiAddrWidth;
     for (int c = 0; c < kCounters; ++c) {
       if (addr == csr::kPerfCounters[c]) {

@@ -158,6 +158,7 @@ class STRATA_MEMSYS_SUITE : public MemsysBench {
     pe_writes_.clear();
     ctl_writes_.clear();
     param_writes_.clear();
+    tab_writes_.clear();
     mem_ = SparseMemory();
     mem_.set_background(background_byte);
     run_and_check(random_tiles(3, 3, 20), what + ", then a good program");
@@ -715,6 +716,47 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadFieldChecks) {
   }
 }
 
+// LOAD TABLE (act_tables > 0): N-byte words to the compute engine's table
+// port at dst_addr + r * dst_row_stride + w, under back-pressure; a row past
+// the last table word is UNSUPPORTED, dst_id != 0 and the undefined
+// dst_kind 5 are ILLEGAL_INSTR.
+TEST_F(STRATA_MEMSYS_SUITE, TableLoads) {
+  if (hw::kActTables == 0) GTEST_SKIP() << "a build without activation tables";
+  const int words = hw::kActTables * 256 / kWordBytes;
+  param_throttle_ = Throttle(0.3);
+  std::vector<Instr> prog;
+  for (int k = 0; k < 4; ++k) {
+    LoadSpec l;
+    l.kind = isa::LoadDst::kTable;
+    l.rows = static_cast<int>(rand_int(1, 4));
+    l.row_words = static_cast<int>(rand_int(1, 256 / kWordBytes));
+    l.ext_stride = (uint64_t(l.row_words) * kWordBytes + kBeatBytes - 1) / kBeatBytes * kBeatBytes;
+    l.ext_addr = ext_addr(kSrcArea, 0x80000);
+    l.dst_stride = l.row_words + static_cast<int>(rand_int(0, 3));
+    l.dst_addr = static_cast<int>(
+        rand_int(0, words - ((l.rows - 1) * l.dst_stride + l.row_words)));
+    prog.push_back(load_instr(l));
+  }
+  prog.push_back(end_instr());
+  run_and_check(prog, "table loads");
+  EXPECT_FALSE(tab_writes_.empty());
+  LoadSpec l = small_load();
+  l.kind = isa::LoadDst::kTable;
+  l.rows = 1;
+  l.row_words = 2;
+  l.dst_addr = words - 1;
+  expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kUnsupported, 0,
+                            "table range past the last word");
+  l.dst_addr = 0;
+  l.dst_id = 1;
+  expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kIllegalInstr, 0,
+                            "TABLE with dst_id");
+  l = small_load();
+  Instr kind5 = load_instr(l);
+  kind5.set(isa::load::kDstKind, 5);
+  expect_error_then_recover({kind5, end_instr()}, ErrorCode::kIllegalInstr, 0, "dst_kind 5");
+}
+
 TEST_F(STRATA_MEMSYS_SUITE, StoreFieldChecks) {
   StoreSpec s;
   s.ext_addr = kDstArea;
@@ -815,7 +857,7 @@ TEST_F(STRATA_MEMSYS_SUITE, TargetRulesAgreeWithTheEngines) {
       ++pairs;
     }
   }
-  EXPECT_EQ(rules, 9);  // load.control has boundaries on sparse builds only
+  EXPECT_EQ(rules, 10);  // load.control has boundaries on sparse builds only
   std::cout << "[ CHECKED  ] " << rules << " rules, " << pairs << " boundary pairs" << std::endl;
 }
 

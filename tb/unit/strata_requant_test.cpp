@@ -1,7 +1,9 @@
 // strata_requant bench: every output compared with strata::requantize (the
 // numerics contract) channel by channel, on random and edge-case operands,
 // under random input gaps and output back-pressure; exact latency and one
-// beat per cycle; parameter errors reported on err_o.
+// beat per cycle; parameter errors reported on err_o; with activation tables
+// (act_tables > 0): tables written through the word port, then every looked-up
+// output compared with T[requantize(...) + 128].
 #include <Vstrata_requant.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 
 #include "port_fields.hpp"
 #include "sim_fixture.hpp"
+#include "strata/hw_config.hpp"
 #include "strata/numerics.hpp"
 
 #ifndef STRATA_BENCH_CHANNELS
@@ -24,8 +27,16 @@ namespace strata::tb {
 namespace {
 
 constexpr int C = STRATA_BENCH_CHANNELS;
-constexpr int kLatency = 8;      // documented: accepting edge -> out_valid_o
-constexpr int kResultDepth = 9;  // documented: result FIFO slots
+constexpr int kTables = hw::kActTables;                // activation tables of the build
+constexpr int kLatency = kTables > 0 ? 9 : 8;          // documented: accepting edge -> out_valid_o
+constexpr int kResultDepth = kTables > 0 ? 10 : 9;     // documented: result FIFO slots
+constexpr int kWordBytes = hw::kLanes;                 // bytes per table write word
+
+// The contents the bench wrote into the tables (table t's entry i at t * 256 + i).
+std::vector<int8_t>& bench_tables() {
+  static std::vector<int8_t> t(static_cast<size_t>(kTables) * 256, 0);
+  return t;
+}
 
 struct RqBeat {
   std::vector<int32_t> acc = std::vector<int32_t>(C, 0);
@@ -33,17 +44,22 @@ struct RqBeat {
   std::vector<uint8_t> shift = std::vector<uint8_t>(C, 0);
   int lo = -128;
   int hi = 127;
+  int table = -1;  // the activation table looked up, -1: none
 };
 
 // What the RTL must produce, including its documented answer to bad
 // parameters (shift > 47 saturates to 47; lo > hi gives hi above hi, else lo).
-int expected(const RqBeat& b, int c) {
+int expected_clamped(const RqBeat& b, int c) {
   const int s = std::min<int>(b.shift[c], kMaxShift);
   if (b.lo > b.hi) {
     const int64_t v = rshift_round(int64_t{b.acc[c]} * b.mult[c], s);
     return v > b.hi ? b.hi : b.lo;
   }
   return requantize(b.acc[c], b.mult[c], s, b.lo, b.hi);
+}
+int expected(const RqBeat& b, int c) {
+  const int v = expected_clamped(b, c);
+  return b.table < 0 ? v : bench_tables()[static_cast<size_t>(b.table * 256 + v + 128)];
 }
 
 struct RqStats {
@@ -70,6 +86,29 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
     }
     dut().in_lo_i = static_cast<uint8_t>(b.lo);
     dut().in_hi_i = static_cast<uint8_t>(b.hi);
+    dut().in_tab_en_i = b.table >= 0;
+    dut().in_tab_i = static_cast<uint8_t>(std::max(b.table, 0));
+  }
+
+  // Writes random contents into every table through the word port: each
+  // word is acknowledged (tab_ready_o) in the cycle of its last byte.
+  void write_tables() {
+    std::vector<int8_t>& t = bench_tables();
+    for (int8_t& v : t) v = static_cast<int8_t>(rand_int(-128, 127));
+    const int words = kTables * 256 / kWordBytes;
+    for (int w = 0; w < words; ++w) {
+      dut().tab_valid_i = 1;
+      dut().tab_addr_i = static_cast<uint32_t>(w);
+      for (int j = 0; j < kWordBytes; ++j) {
+        set_field(dut().tab_data_i, 8 * j, 8, static_cast<uint8_t>(t[static_cast<size_t>(w * kWordBytes + j)]));
+      }
+      for (int j = 0; j < kWordBytes; ++j) {
+        settle();
+        ASSERT_EQ(static_cast<bool>(dut().tab_ready_o), j == kWordBytes - 1) << "word " << w << " byte " << j;
+        tick();
+      }
+    }
+    dut().tab_valid_i = 0;
   }
 
   void randomise_payload() {
@@ -81,6 +120,7 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
     }
     junk.lo = static_cast<int>(rand_int(-128, 127));
     junk.hi = static_cast<int>(rand_int(-128, 127));
+    junk.table = kTables > 0 ? static_cast<int>(rand_int(-1, kTables - 1)) : -1;
     drive(junk);
   }
 
@@ -155,10 +195,10 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
         if (got[i][c] != want) {
           ++mismatches;
           ADD_FAILURE() << fmt::format(
-              "beat {}, channel {}: acc={} M={} S={} clamp [{}, {}]: expected {}, got {} "
-              "(STRATA_SEED={})",
+              "beat {}, channel {}: acc={} M={} S={} clamp [{}, {}] table {}: expected {}, got "
+              "{} (STRATA_SEED={})",
               i, c, beats[i].acc[c], beats[i].mult[c], beats[i].shift[c], beats[i].lo,
-              beats[i].hi, want, got[i][c], seed());
+              beats[i].hi, beats[i].table, want, got[i][c], seed());
         }
       }
     }
@@ -235,6 +275,46 @@ TEST_F(StrataRequant, RandomFullThroughput) {
 }
 
 TEST_F(StrataRequant, RandomGapsAndStalls) { random_test(1000, 0.3, 0.3); }
+
+// Activation tables: random contents written word by word, then beats that
+// look up a random table (or none) under gaps and stalls, and back to back
+// with the documented latency; every output is T[clamped value + 128].
+TEST_F(StrataRequant, TablesLookUpTheClampedValue) {
+  if (kTables == 0) GTEST_SKIP() << "a build without activation tables (act_tables: 0)";
+  write_tables();
+  for (const auto& [gap, stall] : {std::pair{0.0, 0.0}, std::pair{0.3, 0.3}, std::pair{0.1, 0.8}}) {
+    std::vector<RqBeat> beats;
+    for (int i = 0; i < 1000; ++i) {
+      RqBeat b = random_beat();
+      b.table = static_cast<int>(rand_int(-1, kTables - 1));
+      beats.push_back(b);
+    }
+    RqStats st;
+    const auto got = run(beats, gap, stall, &st);
+    check(beats, got);
+    if (gap == 0.0 && stall == 0.0) {
+      for (size_t i = 0; i < beats.size(); ++i) {
+        ASSERT_EQ(st.result_cycles[i], st.accept_cycles[i] + kLatency) << "latency of beat " << i;
+      }
+    }
+  }
+  // Every entry of every table reached: value v of table t for all t, v.
+  std::vector<RqBeat> every;
+  for (int t = 0; t < kTables; ++t) {
+    for (int v = -128; v <= 127; v += C) {
+      RqBeat b;
+      for (int c = 0; c < C; ++c) {
+        b.acc[c] = std::min(127, v + c);
+        b.mult[c] = 1;
+        b.shift[c] = 0;
+      }
+      b.table = t;
+      every.push_back(b);
+    }
+  }
+  check(every, run(every, 0.2, 0.2));
+  EXPECT_FALSE(dut().err_o);
+}
 
 TEST_F(StrataRequant, RandomHeavyBackPressure) { random_test(1000, 0.1, 0.8); }
 

@@ -76,6 +76,9 @@ inline constexpr uint32_t kCfgLimitsMaxImageWidth = 0xFFFF0000;
 inline constexpr unsigned kCfgLimitsMaxImageWidthLsb = 16;
 inline constexpr unsigned kCfgLimitsMaxImageWidthWidth = 16;
 inline constexpr uint32_t kCfgFeaturesSparse = 0x00000001;
+inline constexpr uint32_t kCfgFeaturesActTables = 0x0000FF00;
+inline constexpr unsigned kCfgFeaturesActTablesLsb = 8;
+inline constexpr unsigned kCfgFeaturesActTablesWidth = 8;
 
 // One 32-bit register (a 64-bit counter is one entry with wide = true).
 struct Register {
@@ -107,7 +110,7 @@ inline constexpr std::array<Register, 35> kRegisters{{
     {"CFG_PARAM_DEPTH", 0x054, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"CFG_AXI_DATA_WIDTH", 0x058, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"CFG_LIMITS", 0x05C, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
-    {"CFG_FEATURES", 0x060, Access::kRo, false, false, 0x00000000, 0x00000001, 0x00000000, 0x00000000, 0x00000000},
+    {"CFG_FEATURES", 0x060, Access::kRo, false, false, 0x00000000, 0x0000FF01, 0x00000000, 0x00000000, 0x00000000},
     {"CFG_AXI_ADDR_WIDTH", 0x064, Access::kRo, false, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"PERF_CYCLES", 0x100, Access::kRo, true, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},
     {"PERF_LOAD_BUSY", 0x108, Access::kRo, true, false, 0x00000000, 0xFFFFFFFF, 0x00000000, 0x00000000, 0x00000000},

@@ -5,7 +5,7 @@
 namespace strata::hw {
 
 inline constexpr const char* kConfigName = "default";
-inline constexpr int kVersion = 1;  // configuration / hardware version
+inline constexpr int kVersion = 2;  // configuration / hardware version
 inline constexpr int kDataWidth = 8;  // activation and weight width (signed)
 inline constexpr int kAccWidth = 32;  // accumulator width (signed)
 inline constexpr int kMultWidth = 16;  // requantisation multiplier width (unsigned)
@@ -23,6 +23,7 @@ inline constexpr int kParamDepth = 512;  // channels in the parameter RAM (bias,
 inline constexpr int kAxiDataWidth = 64;  // AXI4 master data width (bits)
 inline constexpr int kAxiAddrWidth = 40;  // AXI4 master address width (bits)
 inline constexpr int kPeFabricLanes = 0;  // lanes of each PE whose product is built in LUTs (docs/fpga.md)
+inline constexpr int kActTables = 8;  // activation tables of 256 int8 entries (0: no table unit)
 inline constexpr bool kSparse = false;  // stagers and packed CONV schedules (docs/sparsity.md)
 
 }  // namespace strata::hw

@@ -26,6 +26,8 @@ struct HwTarget {
   int max_pool_kernel = 0;  // largest pooling window side
   int max_image_width = 0;  // longest row the pooling line buffer holds
   bool sparse = false;      // stagers and packed CONV schedules (docs/sparsity.md; CONFIG sparse)
+  int act_tables = 0;       // activation tables of 256 int8 entries (0: no table unit;
+                            // docs/numerics.md, "Table activations"; CONFIG act_tables)
   int pe_fabric_lanes = 0;  // lanes of each PE multiplying in LUTs (no effect on programs;
                             // docs/fpga.md, "The cascade")
 
@@ -45,6 +47,9 @@ struct HwTarget {
   int word_bytes() const { return lanes; }
   int beat_bytes() const { return axi_data_width / 8; }
   int64_t macs_per_beat() const { return int64_t{pes} * lanes; }
+  // Words (N bytes) of the activation-table memory as LOAD TABLE addresses it:
+  // table t's entry i is byte (t * 256 + i) % N of word (t * 256 + i) / N.
+  int64_t table_words() const { return (int64_t{act_tables} * 256 + lanes - 1) / lanes; }
   // B: the PE-cache words of one channel's DEPTHWISE weights, max_pool_kernel^2
   // taps N to a word (docs/isa.md, COMPUTE).
   int64_t depthwise_weight_words() const {

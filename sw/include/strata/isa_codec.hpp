@@ -57,10 +57,10 @@ struct LoadInstr {
   int64_t ext_row_stride = 0;  // bytes between rows in external memory (multiple of the beat size)
   int64_t rows = 0;  // rows to transfer (>= 1)
   int64_t row_words = 0;  // words per row (>= 1): N-byte words, or 8-byte entries for PARAM
-  LoadDst dst_kind = LoadDst::kBank;  // destination memory
   int64_t dst_id = 0;  // bank index (BANK), first PE index (PE_CACHE, CONTROL), or P for the packed-row schedule (CONTROL)
   bool dst_pe_step = false;  // PE_CACHE, CONTROL to PEs: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
   LoadSrc src_kind = LoadSrc::kExt;  // where the units come from: external memory, or the cascade input (ext_addr, ext_row_stride 0)
+  LoadDst dst_kind = LoadDst::kBank;  // destination memory (3 bits since version 2, which added TABLE; bits 224..225 are reserved)
   int64_t dst_addr = 0;  // destination word address of row 0 (PARAM: channel index)
   int64_t dst_row_stride = 0;  // destination words between rows
   int64_t link_id = 0;  // CASCADE: the transfer's link id (TUSER of every beat; another id is error CASCADE)
@@ -75,10 +75,10 @@ inline Instruction encode(const LoadInstr& in) {
   instr.set(load::kExtRowStride, in.ext_row_stride);
   instr.set(load::kRows, in.rows);
   instr.set(load::kRowWords, in.row_words);
-  instr.set(load::kDstKind, static_cast<int64_t>(in.dst_kind));
   instr.set(load::kDstId, in.dst_id);
   instr.set(load::kDstPeStep, in.dst_pe_step ? 1 : 0);
   instr.set(load::kSrcKind, static_cast<int64_t>(in.src_kind));
+  instr.set(load::kDstKind, static_cast<int64_t>(in.dst_kind));
   instr.set(load::kDstAddr, in.dst_addr);
   instr.set(load::kDstRowStride, in.dst_row_stride);
   instr.set(load::kLinkId, in.link_id);
@@ -93,10 +93,10 @@ inline LoadInstr decode_load(const Instruction& instr) {
   out.ext_row_stride = instr.get(load::kExtRowStride);
   out.rows = instr.get(load::kRows);
   out.row_words = instr.get(load::kRowWords);
-  out.dst_kind = static_cast<LoadDst>(instr.raw(load::kDstKind));
   out.dst_id = instr.get(load::kDstId);
   out.dst_pe_step = instr.raw(load::kDstPeStep) != 0;
   out.src_kind = static_cast<LoadSrc>(instr.raw(load::kSrcKind));
+  out.dst_kind = static_cast<LoadDst>(instr.raw(load::kDstKind));
   out.dst_addr = instr.get(load::kDstAddr);
   out.dst_row_stride = instr.get(load::kDstRowStride);
   out.link_id = instr.get(load::kLinkId);
@@ -145,6 +145,8 @@ struct ComputeInstr {
   int64_t post_lo = -128;  // clamp after pooling, low bound
   int64_t post_hi = 127;  // clamp after pooling, high bound
   int64_t dst_lane = 0;  // PE_TRANSPOSE: byte of word dst_base that neuron 0 goes to (< N)
+  bool act_table_en = false;  // CONV, FC, DEPTHWISE: look the clamped requantised value up in activation table act_table (0 on a POOL)
+  int64_t act_table = 0;  // activation table index (< act_tables) when act_table_en
   int64_t packed_rows = 0;  // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
   bool operator==(const ComputeInstr&) const = default;
 };
@@ -192,6 +194,8 @@ inline Instruction encode(const ComputeInstr& in) {
   instr.set(compute::kPostLo, in.post_lo);
   instr.set(compute::kPostHi, in.post_hi);
   instr.set(compute::kDstLane, in.dst_lane);
+  instr.set(compute::kActTableEn, in.act_table_en ? 1 : 0);
+  instr.set(compute::kActTable, in.act_table);
   instr.set(compute::kPackedRows, in.packed_rows);
   return instr;
 }
@@ -239,6 +243,8 @@ inline ComputeInstr decode_compute(const Instruction& instr) {
   out.post_lo = instr.get(compute::kPostLo);
   out.post_hi = instr.get(compute::kPostHi);
   out.dst_lane = instr.get(compute::kDstLane);
+  out.act_table_en = instr.raw(compute::kActTableEn) != 0;
+  out.act_table = instr.get(compute::kActTable);
   out.packed_rows = instr.get(compute::kPackedRows);
   return out;
 }
@@ -321,6 +327,7 @@ struct ConfigInstr {
   int64_t pe_cache_depth = 0;  // words per PE cache compiled for (<= CFG_CACHE_DEPTH)
   int64_t param_depth = 0;  // parameter RAM channels compiled for (<= CFG_PARAM_DEPTH)
   bool sparse = false;  // 1: compiled for a sparse build (must equal the build's sparse key)
+  int64_t act_tables = 0;  // activation tables the program uses (<= CFG_ACT_TABLES; 0 on a build without the table unit)
   bool operator==(const ConfigInstr&) const = default;
 };
 
@@ -336,6 +343,7 @@ inline Instruction encode(const ConfigInstr& in) {
   instr.set(config::kPeCacheDepth, in.pe_cache_depth);
   instr.set(config::kParamDepth, in.param_depth);
   instr.set(config::kSparse, in.sparse ? 1 : 0);
+  instr.set(config::kActTables, in.act_tables);
   return instr;
 }
 
@@ -351,6 +359,7 @@ inline ConfigInstr decode_config(const Instruction& instr) {
   out.pe_cache_depth = instr.get(config::kPeCacheDepth);
   out.param_depth = instr.get(config::kParamDepth);
   out.sparse = instr.raw(config::kSparse) != 0;
+  out.act_tables = instr.get(config::kActTables);
   return out;
 }
 

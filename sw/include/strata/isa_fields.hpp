@@ -50,6 +50,7 @@ enum class LoadDst : uint8_t {
   kPeCache = 1,
   kParam = 2,
   kControl = 3,
+  kTable = 4,
 };
 
 // Name of a load_dst value, nullptr if the value is not defined.
@@ -59,6 +60,7 @@ constexpr const char* load_dst_name(uint64_t value) {
     case 1: return "PE_CACHE";
     case 2: return "PARAM";
     case 3: return "CONTROL";
+    case 4: return "TABLE";
     default: return nullptr;
   }
 }
@@ -158,18 +160,18 @@ inline constexpr Field kExtAddr{"ext_addr", 128, 40, false};  // external byte a
 inline constexpr Field kExtRowStride{"ext_row_stride", 168, 24, false};  // bytes between rows in external memory (multiple of the beat size)
 inline constexpr Field kRows{"rows", 192, 16, false};  // rows to transfer (>= 1)
 inline constexpr Field kRowWords{"row_words", 208, 16, false};  // words per row (>= 1): N-byte words, or 8-byte entries for PARAM
-inline constexpr Field kDstKind{"dst_kind", 224, 2, false};  // destination memory
 inline constexpr Field kDstId{"dst_id", 226, 6, false};  // bank index (BANK), first PE index (PE_CACHE, CONTROL), or P for the packed-row schedule (CONTROL)
 inline constexpr Field kDstPeStep{"dst_pe_step", 232, 1, false};  // PE_CACHE, CONTROL to PEs: row r goes to PE (dst_id + r) % P at dst_addr + (r / P) * dst_row_stride
 inline constexpr Field kSrcKind{"src_kind", 234, 2, false};  // where the units come from: external memory, or the cascade input (ext_addr, ext_row_stride 0)
+inline constexpr Field kDstKind{"dst_kind", 236, 3, false};  // destination memory (3 bits since version 2, which added TABLE; bits 224..225 are reserved)
 inline constexpr Field kDstAddr{"dst_addr", 256, 16, false};  // destination word address of row 0 (PARAM: channel index)
 inline constexpr Field kDstRowStride{"dst_row_stride", 272, 16, false};  // destination words between rows
 inline constexpr Field kLinkId{"link_id", 288, 16, false};  // CASCADE: the transfer's link id (TUSER of every beat; another id is error CASCADE)
-inline constexpr std::array<Field, 11> kFields{{kExtAddr, kExtRowStride, kRows, kRowWords, kDstKind, kDstId, kDstPeStep, kSrcKind, kDstAddr, kDstRowStride, kLinkId}};
+inline constexpr std::array<Field, 11> kFields{{kExtAddr, kExtRowStride, kRows, kRowWords, kDstId, kDstPeStep, kSrcKind, kDstKind, kDstAddr, kDstRowStride, kLinkId}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
-    0xffffffffffffffffull, 0x00000dffffffffffull,
+    0xffffffffffffffffull, 0x00007dfcffffffffull,
     0x0000ffffffffffffull, 0x0000000000000000ull,
     0x0000000000000000ull, 0x0000000000000000ull,
 }};
@@ -216,14 +218,16 @@ inline constexpr Field kDstGroupStride{"dst_group_stride", 432, 16, false};  // 
 inline constexpr Field kPostLo{"post_lo", 448, 8, true};  // clamp after pooling, low bound
 inline constexpr Field kPostHi{"post_hi", 456, 8, true};  // clamp after pooling, high bound
 inline constexpr Field kDstLane{"dst_lane", 464, 6, false};  // PE_TRANSPOSE: byte of word dst_base that neuron 0 goes to (< N)
+inline constexpr Field kActTableEn{"act_table_en", 470, 1, false};  // CONV, FC, DEPTHWISE: look the clamped requantised value up in activation table act_table (0 on a POOL)
+inline constexpr Field kActTable{"act_table", 472, 8, false};  // activation table index (< act_tables) when act_table_en
 inline constexpr Field kPackedRows{"packed_rows", 480, 16, false};  // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
-inline constexpr std::array<Field, 40> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadTop, kPadLeft, kPadBottom, kPadRight, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kPoolK, kPoolS, kPoolPadTop, kPoolPadLeft, kPoolPadBottom, kPoolPadRight, kPoolOutH, kPoolOutW, kDstKind, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi, kDstLane, kPackedRows}};
+inline constexpr std::array<Field, 42> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadTop, kPadLeft, kPadBottom, kPadRight, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kPoolK, kPoolS, kPoolPadTop, kPoolPadLeft, kPoolPadBottom, kPoolPadRight, kPoolOutH, kPoolOutW, kDstKind, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi, kDstLane, kActTableEn, kActTable, kPackedRows}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
     0xffffffffffff3f07ull, 0xffffffffffffffffull,
     0xffffffffffffffffull, 0xffffffffffffff07ull,
-    0xffffffffffff3f03ull, 0x0000ffff003fffffull,
+    0xffffffffffff3f03ull, 0x0000ffffff7fffffull,
 }};
 }  // namespace compute
 
@@ -270,12 +274,13 @@ inline constexpr Field kBankDepth{"bank_depth", 192, 32, false};  // words per b
 inline constexpr Field kPeCacheDepth{"pe_cache_depth", 224, 32, false};  // words per PE cache compiled for (<= CFG_CACHE_DEPTH)
 inline constexpr Field kParamDepth{"param_depth", 256, 32, false};  // parameter RAM channels compiled for (<= CFG_PARAM_DEPTH)
 inline constexpr Field kSparse{"sparse", 288, 1, false};  // 1: compiled for a sparse build (must equal the build's sparse key)
-inline constexpr std::array<Field, 8> kFields{{kVersion, kPes, kLanes, kBanks, kBankDepth, kPeCacheDepth, kParamDepth, kSparse}};
+inline constexpr Field kActTables{"act_tables", 296, 16, false};  // activation tables the program uses (<= CFG_ACT_TABLES; 0 on a build without the table unit)
+inline constexpr std::array<Field, 9> kFields{{kVersion, kPes, kLanes, kBanks, kBankDepth, kPeCacheDepth, kParamDepth, kSparse, kActTables}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
     0x000000ffffffffffull, 0xffffffffffffffffull,
-    0x00000001ffffffffull, 0x0000000000000000ull,
+    0x00ffff01ffffffffull, 0x0000000000000000ull,
     0x0000000000000000ull, 0x0000000000000000ull,
 }};
 }  // namespace config

@@ -52,6 +52,7 @@
 #define STRATA_BH_MAX_KERNEL 116u     /* u8  CFG_LIMITS.MAX_KERNEL the program needs (<=) */
 #define STRATA_BH_MAX_POOL_KERNEL 117u /* u8 CFG_LIMITS.MAX_POOL_KERNEL needed (<=) */
 #define STRATA_BH_MAX_IMAGE_WIDTH 118u /* u16 CFG_LIMITS.MAX_IMAGE_WIDTH needed (<=) */
+#define STRATA_BH_ACT_TABLES 120u     /* u16 activation tables the program uses (<= CFG_FEATURES.ACT_TABLES) */
 /* The program. */
 #define STRATA_BH_INSTRUCTIONS 128u   /* u32 instructions (CONFIG first, END last) */
 #define STRATA_BH_BATCH 132u          /* u32 images per run */

@@ -86,6 +86,7 @@ typedef struct strata_hal {
 typedef struct strata_hw_info {
   uint32_t version, pes, lanes, banks, bank_depth, cache_depth, param_depth;
   uint32_t axi_data_width, max_kernel, max_pool_kernel, max_image_width, sparse;
+  uint32_t act_tables; /* activation tables (bundle: those the program uses) */
 } strata_hw_info;
 
 typedef struct strata_device {

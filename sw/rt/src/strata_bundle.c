@@ -389,6 +389,7 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   h->max_kernel = d[STRATA_BH_MAX_KERNEL];
   h->max_pool_kernel = d[STRATA_BH_MAX_POOL_KERNEL];
   h->max_image_width = strata_le16(d + STRATA_BH_MAX_IMAGE_WIDTH);
+  h->act_tables = strata_le16(d + STRATA_BH_ACT_TABLES);
   if (h->pes < 1u || h->pes > 64u || h->lanes < 1u || h->lanes > STRATA_MAX_LANES ||
       h->sparse > 1u) {
     return bad(err, "P, N or the sparse flag out of range");

@@ -152,7 +152,10 @@ strata_status strata_open(strata_device *dev, const strata_hal *hal) {
       (limits & STRATA_CFG_LIMITS_MAX_POOL_KERNEL) >> STRATA_CFG_LIMITS_MAX_POOL_KERNEL_LSB;
   h->max_image_width =
       (limits & STRATA_CFG_LIMITS_MAX_IMAGE_WIDTH) >> STRATA_CFG_LIMITS_MAX_IMAGE_WIDTH_LSB;
-  h->sparse = (rd(dev, STRATA_REG_CFG_FEATURES) & STRATA_CFG_FEATURES_SPARSE) != 0u;
+  const uint32_t features = rd(dev, STRATA_REG_CFG_FEATURES);
+  h->sparse = (features & STRATA_CFG_FEATURES_SPARSE) != 0u;
+  h->act_tables =
+      (features & STRATA_CFG_FEATURES_ACT_TABLES) >> STRATA_CFG_FEATURES_ACT_TABLES_LSB;
   /* No run of an earlier owner is left pending. */
   return strata_recover(dev);
 }
@@ -192,7 +195,9 @@ strata_status strata_check_config(strata_device *dev, const strata_bundle *b) {
       config_field(dev, "pooling side (CFG_LIMITS.MAX_POOL_KERNEL)", w->max_pool_kernel,
                    h->max_pool_kernel, 1) &&
       config_field(dev, "image width (CFG_LIMITS.MAX_IMAGE_WIDTH)", w->max_image_width,
-                   h->max_image_width, 1)) {
+                   h->max_image_width, 1) &&
+      config_field(dev, "activation tables (CFG_FEATURES.ACT_TABLES)", w->act_tables,
+                   h->act_tables, 1)) {
     clear_error(&dev->error);
     return STRATA_OK;
   }

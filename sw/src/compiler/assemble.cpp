@@ -129,6 +129,7 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
   cfg.pe_cache_depth = target.pe_cache_depth;
   cfg.param_depth = target.param_depth;
   cfg.sparse = target.sparse ? 1 : 0;
+  cfg.act_tables = pl.table_slots;
   prog.instructions.push_back(isa::encode(cfg));
   for (const Emit& e : emits) {
     try {
@@ -152,7 +153,7 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     }
   }
   prog.instructions.push_back(isa::encode(isa::EndInstr{}));
-  for (size_t e = 0; e + 8 <= pl.params.size(); e += 8) {
+  for (size_t e = 0; e + 8 <= pl.tables_ext; e += 8) {  // the entries; the tables follow
     const ParamEntry entry{static_cast<int64_t>(e / 8), pl.params[e + 6], pl.params[e + 7]};
     if (auto v = first_violation(entry, target)) {
       throw Error(fmt::format("parameter image: {}", v->message),

@@ -69,8 +69,8 @@ Emit Emitter::load(const LoadInstr& l, const std::string& what) const {
   for (int64_t r = 0; r < l.rows; ++r) {
     Span dst{Space::kBank, l.dst_id, 0, 0};
     int64_t addr = l.dst_addr + r * l.dst_row_stride;
-    if (l.dst_kind == LoadDst::kParam) {
-      dst.space = Space::kParam;
+    if (l.dst_kind == LoadDst::kParam || l.dst_kind == LoadDst::kTable) {
+      dst.space = l.dst_kind == LoadDst::kParam ? Space::kParam : Space::kTable;
       dst.id = 0;
     } else if (l.dst_kind == LoadDst::kPeCache || l.dst_kind == LoadDst::kControl) {
       // CONTROL: PE p's control plane orders like its cache; id P, the schedule.
@@ -123,6 +123,10 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
       step.push_back({{Space::kCache, pe, c.cache_base, c.cache_base + cache_words}, false});
     }
     step.push_back({{Space::kParam, 0, c.param_base, c.param_base + params}, false});
+    if (c.act_table_en) {  // the table's words, read throughout
+      step.push_back({{Space::kTable, 0, c.act_table * 256 / n_, (c.act_table + 1) * 256 / n_},
+                      false});
+    }
   };
   if (c.mode == ComputeMode::kFc) {
     for (int64_t o = 0; o < c.out_h; ++o) {
@@ -232,6 +236,29 @@ int64_t EmitContext::param_load(const PlanBase& q, int64_t first, int64_t count,
   l.dst_row_stride = count;
   loads.push_back(em.load(l, q.name));
   return at;
+}
+
+int64_t EmitContext::table_load(const PlanBase& q, std::vector<Emit>& loads) {
+  if (q.table < 0) return -1;
+  if (pl.tables_resident) return q.table_slot;
+  const int64_t slot = table_turn_++ % t.act_tables;
+  LoadInstr l;
+  l.hdr.tag = q.tag;
+  l.ext_addr = static_cast<int64_t>(d.params + q.table_ext);
+  l.ext_row_stride = 256;
+  l.rows = 1;
+  l.row_words = 256 / t.lanes;
+  l.dst_kind = LoadDst::kTable;
+  l.dst_addr = slot * 256 / t.lanes;
+  l.dst_row_stride = 256 / t.lanes;
+  loads.push_back(em.load(l, q.name));
+  return slot;
+}
+
+void set_table(ComputeInstr& c, int64_t slot) {
+  if (slot < 0) return;
+  c.act_table_en = true;
+  c.act_table = slot;
 }
 
 void EmitContext::control_loads(const ConvPlan& q, int64_t first_pass, int64_t lo, int64_t hi,
@@ -385,6 +412,7 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
   std::vector<Emit> pending;
   const int64_t op_params =
       q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+  const int64_t op_table = cx.table_load(q, pending);
   // The input, external layout [row][group][col]: image row y holds the words
   // of every group, so a compute can start once its first rows are in (one
   // load per row when there are several groups, bank layout [group][row][col]).
@@ -425,6 +453,7 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
     ComputeInstr c =
         tile_compute(ops[k], plan, rows, cols, first_group, in_bank, 0, param_base, cache_base);
     if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);
+    set_table(c, op_table);
     const int64_t group_base = cq != nullptr ? pass * plane : 0;
     c.dst_row_stride = op.out_w;
     c.dst_group_stride = plane;
@@ -503,6 +532,16 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.dst_row_stride = q.param_entries;
       (k == 0 ? preamble : late).loads.push_back(em.load(l, q.name));
     }
+  }
+  if (pl.tables_resident && pl.tables > 0) {  // every table into its own slot, at once
+    LoadInstr l;
+    l.ext_addr = static_cast<int64_t>(d.params + pl.tables_ext);
+    l.ext_row_stride = 256;
+    l.rows = pl.tables;
+    l.row_words = 256 / n;
+    l.dst_kind = LoadDst::kTable;
+    l.dst_row_stride = 256 / n;
+    preamble.loads.push_back(em.load(l, "activation tables"));
   }
   if (pl.weights_resident) {
     for (size_t k = 0; k < ops.size(); ++k) {
@@ -604,6 +643,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         t.banks >= 3 || q.dst != Dst::kBank ? cx.take_bank({out_bank, tile_bank0}) : tile_bank0;
     const int64_t op_params =
         q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+    const int64_t op_table = cx.table_load(q, pending);
     int turn = 0;
     for (int64_t o0 = 0; o0 < op.out_c; o0 += q.tile) {
       const int64_t count = std::min(q.tile, op.out_c - o0);
@@ -637,6 +677,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       c.param_base = param_base + o0;
       c.clamp_lo = op.params.lo;
       c.clamp_hi = op.params.hi;
+      set_table(c, op_table);
       if (q.dst == Dst::kBank) {
         c.dst_kind = ComputeDst::kBank;
         c.dst_id = out_bank;

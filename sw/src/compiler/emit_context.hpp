@@ -29,6 +29,10 @@ class EmitContext {
   // or a LOAD of `count` channels from `first` into the ring (added to `loads`).
   int64_t param_load(const PlanBase& q, int64_t first, int64_t count, std::vector<Emit>& loads);
 
+  // The table slot op `q` looks up in (-1: no table activation): its resident
+  // slot, or the next slot in turn with a LOAD TABLE (added to `loads`).
+  int64_t table_load(const PlanBase& q, std::vector<Emit>& loads);
+
   // Streamed weights: the PE-cache slot of the next pass and the LOAD that
   // fills it with pass `pass` of convolution `q` (added to `loads`).
   int64_t weight_load(const ConvPlan& q, int64_t pass, std::vector<Emit>& loads);
@@ -40,6 +44,7 @@ class EmitContext {
  private:
   int next_bank_ = 0;
   int64_t ring_ = 0;
+  int64_t table_turn_ = 0;          // loads into the table ring so far
   int64_t slot_turn_ = 0;           // the next pass's slot
   int slot_op_ = -1;                 // the tag of the op whose passes take the slots
   std::pair<int64_t, int64_t> last_slot_{0, 0};  // words of the last pass loaded
@@ -54,6 +59,9 @@ class EmitContext {
 isa::ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band,
                                const AxisTile& strip, int64_t first_group, int64_t in_bank,
                                int64_t in_base, int64_t param_base, int64_t cache_base);
+
+// Sets COMPUTE c's table lookup to `slot` (none when slot < 0).
+void set_table(isa::ComputeInstr& c, int64_t slot);
 
 // One map a tiled op reads from external memory ([row][group][col] words): its
 // address and the groups of a row (`groups`, in_width / factor words each);

@@ -218,6 +218,7 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
   std::vector<Emit> pending;
   const int64_t op_params =
       q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+  const int64_t op_table = cx.table_load(q, pending);
   int in_turn = -1, out_turn = 0;
   int64_t cache_base = 0;
   for (int64_t i = 0; i < tiles * passes; ++i) {
@@ -254,6 +255,7 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,
                                   cache_base);
     if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);
+    set_table(c, op_table);
     const int64_t out_rows = band.out_end - band.out_begin;
     const int64_t out_cols = strip.out_end - strip.out_begin;
     const int64_t group_base = cq != nullptr ? pass * plane : 0;

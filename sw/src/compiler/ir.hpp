@@ -80,6 +80,9 @@ struct ChannelParams {
   std::vector<uint16_t> mult;
   std::vector<uint8_t> shift;
   int lo = kInt8Min, hi = kInt8Max;
+  // The activation table after the clamp (docs/numerics.md): empty, or 256
+  // entries with the clamps fused after it applied to them.
+  std::vector<int8_t> table;
 };
 
 // A pooling stage (fused into a convolution, or a POOL op): the window, max or
@@ -216,6 +219,12 @@ struct PlanBase {
   uint64_t param_ext = 0;   // offset in the params region
   int64_t param_base = -1;  // resident channel base, -1 = loaded per use
   bool params_per_pass = false;  // more channels than the parameter RAM: P loaded per pass
+  // activation table (none: table < 0): its index among the program's distinct
+  // tables, its offset in the params region, and its slot when the tables are
+  // resident (else a LOAD TABLE into the ring before each use)
+  int table = -1;
+  uint64_t table_ext = 0;
+  int table_slot = -1;
 };
 
 // Where a tiled op keeps its tiles (docs/compiler.md, "Large maps"): two input
@@ -306,6 +315,14 @@ struct Plan {
   std::vector<uint8_t> weights;        // weights region
   bool params_resident = false;
   bool weights_resident = false;
+  // Activation tables (after the parameter entries in the params region):
+  // distinct tables, resident (every one loaded once into its own slot) when
+  // they fit the target's act_tables, else loaded before each use into slots
+  // taken in turn; table_slots is what the program uses (CONFIG act_tables).
+  int tables = 0;
+  bool tables_resident = true;
+  int table_slots = 0;
+  uint64_t tables_ext = 0;
   int64_t weight_words = 0;  // PE-cache words per PE below the FC features
   InputLayout input_layout = InputLayout::kMap;
   int64_t input_words = 0;  // words per image in external memory
@@ -314,7 +331,7 @@ struct Plan {
 
 // ---- emitted instructions and what they touch ------------------------------------------------
 
-enum class Space : uint8_t { kBank, kCache, kParam, kExt };
+enum class Space : uint8_t { kBank, kCache, kParam, kExt, kTable };  // kTable: table words
 
 struct Span {
   Space space;

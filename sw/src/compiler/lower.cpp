@@ -103,7 +103,19 @@ ChannelParams channel_params_of(const Layer& l) {
   p.shift = l.requant.shift;
   p.lo = l.requant.lo;
   p.hi = l.requant.hi;
+  p.table = l.requant.table;
   return p;
+}
+
+// A clamp [lo, hi] after an op's requantisation: with a table activation the
+// clamp applies to the table's values (the requantisation clamp stays the
+// full range), else it narrows the requantisation clamp.
+void compose_params(ChannelParams& p, int lo, int hi) {
+  if (p.table.empty()) {
+    compose(p.lo, p.hi, lo, hi);
+    return;
+  }
+  for (int8_t& v : p.table) v = static_cast<int8_t>(std::clamp<int>(v, lo, hi));
 }
 
 // Why depthwise layer `l` over an input of width `in_w` cannot run in COMPUTE
@@ -362,8 +374,15 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     const auto src_of = [&](int layer) {
       return layer == kNetworkInput ? kInputSrc : op_of[static_cast<size_t>(layer)];
     };
-    if (l.has_table()) {
-      fail("a table activation cannot be compiled yet (the golden model runs it)");
+    if (l.has_table() && t.act_tables == 0) {
+      fail(violation_message(target_rule("compute.act_table"),
+                             fmt::format("a table activation needs the activation-table unit: "
+                                         "target '{}' has act_tables = 0",
+                                         t.name)));
+    }
+    if (l.has_table() && 256 % t.lanes != 0) {
+      fail(fmt::format("a table activation needs N dividing 256 (whole table words), N = {}",
+                       t.lanes));
     }
     const auto shape_of = [&](int layer) -> const Shape& {
       return layer == kNetworkInput ? net.input_shape : net.layers[static_cast<size_t>(layer)].out_shape;
@@ -595,6 +614,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         op.weights = Tensor<int8_t>({op.out_c, 2 * n, 1, 1});
         op.params.lo = l.requant.lo;
         op.params.hi = l.requant.hi;
+        op.params.table = l.requant.table;
         // a * Ma + b * Mb = (a * wa + b * wb) * M with M = gcd(Ma, Mb): the
         // requantisation of the two-tap sum is then the add's own.
         for (int64_t c = 0; c < op.out_c; ++c) {
@@ -817,7 +837,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                 if (op.pool && op.pool->avg) {
                   compose(op.pool->post_lo, op.pool->post_hi, l.lo, l.hi);
                 } else {
-                  compose(op.params.lo, op.params.hi, l.lo, l.hi);
+                  compose_params(op.params, l.lo, l.hi);
                   if (op.pool) {
                     op.notes.push_back(fmt::format("clamp '{}' moves before the max pool and "
                                                    "merges with the requantisation clamp",
@@ -825,7 +845,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                   }
                 }
               } else {
-                compose(op.params.lo, op.params.hi, l.lo, l.hi);
+                compose_params(op.params, l.lo, l.hi);
               }
               op.layers.push_back(li);
             },

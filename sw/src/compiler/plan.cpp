@@ -575,6 +575,36 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                          : fmt::format("parameters: {} channels > {}: loaded before each use",
                                        entries, t.param_depth));
 
+  // Activation tables: the distinct tables of the ops, resident in slots of
+  // their own when they fit act_tables, else loaded before each use into the
+  // slots in turn (emit.cpp; the dependencies order the reuse).
+  {
+    std::vector<const std::vector<int8_t>*> distinct;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const ChannelParams* cp = channel_params(ops[k]);
+      if (cp == nullptr || cp->table.empty()) continue;
+      size_t i = 0;
+      while (i < distinct.size() && *distinct[i] != cp->table) ++i;
+      if (i == distinct.size()) distinct.push_back(&cp->table);
+      base_of(pl.ops[k]).table = static_cast<int>(i);
+    }
+    pl.tables = static_cast<int>(distinct.size());
+    pl.tables_resident = pl.tables <= t.act_tables;
+    pl.table_slots = pl.tables_resident ? pl.tables : t.act_tables;
+    for (OpPlan& q : pl.ops) {
+      PlanBase& b = base_of(q);
+      if (b.table >= 0 && pl.tables_resident) b.table_slot = b.table;
+    }
+    if (pl.tables > 0) {
+      pl.notes.push_back(
+          pl.tables_resident
+              ? fmt::format("activation tables: {} of {}, loaded once", pl.tables, t.act_tables)
+              : fmt::format("activation tables: {} > {}: loaded before each use, the slots "
+                            "taken in turn",
+                            pl.tables, t.act_tables));
+    }
+  }
+
   // PE caches: FC feature regions (ping-pong between FC layers) at the top,
   // convolution weights below (resident, or streamed through one or two slots).
   int64_t region[2] = {0, 0};
@@ -714,6 +744,20 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       pad_to(pl.weights, kRegionAlign);
     }
   }
+  // The tables after the parameter entries, 256 bytes each (whole beats and words).
+  pl.tables_ext = pl.params.size();
+  std::vector<bool> placed(static_cast<size_t>(pl.tables), false);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    PlanBase& b = base_of(pl.ops[k]);
+    if (b.table < 0) continue;
+    b.table_ext = pl.tables_ext + static_cast<uint64_t>(b.table) * 256;
+    if (placed[static_cast<size_t>(b.table)]) continue;
+    placed[static_cast<size_t>(b.table)] = true;
+    const std::vector<int8_t>& tab = channel_params(ops[k])->table;
+    pl.params.resize(std::max<size_t>(pl.params.size(), b.table_ext + 256), 0);
+    std::copy(tab.begin(), tab.end(), pl.params.begin() + static_cast<std::ptrdiff_t>(b.table_ext));
+  }
+  pad_to(pl.params, kRegionAlign);
   return pl;
 }
 
