@@ -870,6 +870,13 @@ TEST_F(STRATA_MEMSYS_SUITE, ConfigInstruction) {
   c = config_instr();
   c.set(isa::config::kBankDepth, hw::kBankDepth + 1);
   expect_error_then_recover({c, end_instr()}, ErrorCode::kUnsupported, 0, "CONFIG deeper banks");
+  // Activation tables: as many as the build has run; one more (any, on a
+  // build without tables) is refused before anything executes.
+  c = config_instr();
+  c.set(isa::config::kActTables, hw::kActTables);
+  run_and_check({c, end_instr()}, "CONFIG with every table");
+  c.set(isa::config::kActTables, hw::kActTables + 1);
+  expect_error_then_recover({c, end_instr()}, ErrorCode::kUnsupported, 0, "CONFIG, one table more");
 }
 
 TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorOnFetch) {
