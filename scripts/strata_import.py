@@ -1010,6 +1010,20 @@ class Converter:
         self.files[f"{name}_mult.npy"] = m
         self.files[f"{name}_shift.npy"] = s
 
+    def fold_pad(self, node, x, pad, k):
+        """The standalone Pad whose output `x` node reads (self.pads): the Pad's input, the
+        pads of both added up ([top, left, bottom, right]) and the Pad node; refused when a
+        side reaches the kernel k."""
+        x, extra, pad_node = self.pads[x]
+        own = [pad] * 4 if isinstance(pad, int) else pad
+        total = [a + b for a, b in zip(own, extra)]
+        if any(v >= k for v in total):
+            fail(f"{node_label(pad_node)}: its pads {extra} and the pads {own} of "
+                 f"{node_label(node)} add up to {total} ([top, left, bottom, right]); each "
+                 f"must stay below the kernel {k} (the network format's limit, "
+                 "docs/network-format.md)")
+        return x, total, pad_node
+
     def conv(self, node):
         g = self.g
         check_attrs(node, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"})
@@ -1032,14 +1046,7 @@ class Converter:
                  f"and {w.shape[0]} outputs into weights of {w.shape[1]} inputs each")
         k, s, pad = kernel_geometry(node, g, self.act[x].shape, w.shape)
         if x in self.pads:  # a standalone Pad before it: its zeros are the conv's padding
-            x, extra, pad_node = self.pads[x]
-            own = [pad] * 4 if isinstance(pad, int) else pad
-            total = [a + b for a, b in zip(own, extra)]
-            if any(v >= k for v in total):
-                fail(f"{node_label(pad_node)}: its pads {extra} and the pads {own} of "
-                     f"{node_label(node)} add up to {total} ([top, left, bottom, right]); each "
-                     f"must stay below the kernel {k} (the network format's limit, "
-                     "docs/network-format.md)")
+            x, total, _ = self.fold_pad(node, x, pad, k)
             pad = total[0] if len(set(total)) == 1 else total
         out = node.output[0]
         bn = g.only_consumer(out)
@@ -1154,14 +1161,7 @@ class Converter:
         x = node.input[0]
         k, s, pad = kernel_geometry(node, self.g, self.act[x].shape)
         if x in self.pads:  # a Pad of non-negative values before a max pool (pad())
-            x, extra, pad_node = self.pads[x]
-            own = [pad] * 4 if isinstance(pad, int) else pad
-            total = [a + b for a, b in zip(own, extra)]
-            if any(v >= k for v in total):
-                fail(f"{node_label(pad_node)}: its pads {extra} and the pads {own} of "
-                     f"{node_label(node)} add up to {total} ([top, left, bottom, right]); each "
-                     f"must stay below the kernel {k} (the network format's limit, "
-                     "docs/network-format.md)")
+            x, total, pad_node = self.fold_pad(node, x, pad, k)
             ceil = bool(a.get("ceil_mode", 0))
             h, w = self.act[x].shape[2:]
             want = tuple(self.act[node.output[0]].shape[2:])

@@ -387,6 +387,23 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     const auto shape_of = [&](int layer) -> const Shape& {
       return layer == kNetworkInput ? net.input_shape : net.layers[static_cast<size_t>(layer)].out_shape;
     };
+    // A convolution layer's op: geometry, parameters, MACs (not the weights).
+    const auto conv_op_of = [&](const Layer& c) {
+      if (c.conv.kernel > t.max_kernel) {
+        fail(violation_message(target_rule("conv.kernel"),
+                               fmt::format("kernel {} exceeds the target's max_kernel {}",
+                                           c.conv.kernel, t.max_kernel)));
+      }
+      ConvOp op;
+      op.kernel = c.conv.kernel;
+      op.stride = c.conv.stride;
+      op.pad = c.pads;
+      op.params = channel_params_of(c);
+      op.conv_h = c.out_shape[1];
+      op.conv_w = c.out_shape[2];
+      op.macs = c.macs();
+      return op;
+    };
     if (l.type == LayerType::kConcat || l.type == LayerType::kSlice ||
         l.type == LayerType::kUpsample) {
       // A view: no op of its own. Its readers load its parts.
@@ -453,19 +470,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           fmt::format("reads {} '{}' from its parts, no pass of its own: {}",
                       layer_type_name(v.type), v.name, describe_parts(parts));
       if (l.type == LayerType::kConv) {
-        if (l.conv.kernel > t.max_kernel) {
-          fail(violation_message(target_rule("conv.kernel"),
-                                 fmt::format("kernel {} exceeds the target's max_kernel {}",
-                                             l.conv.kernel, t.max_kernel)));
-        }
-        ConvOp op;
-        op.kernel = l.conv.kernel;
-        op.stride = l.conv.stride;
-        op.pad = l.pads;
-        op.params = channel_params_of(l);
-        op.conv_h = l.out_shape[1];
-        op.conv_w = l.out_shape[2];
-        op.macs = l.macs();
+        ConvOp op = conv_op_of(l);
         op.weights = weights_over_parts(l.groups > 1 ? dense_group_weights(l) : l.weights, parts, n);
         op.in_c = part_groups(parts) * n;
         op.notes.push_back(note);
@@ -545,19 +550,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         const bool depthwise = l.type == LayerType::kDepthwise ||
                                (l.groups > 1 && l.groups == cur[0] && l.out_channels == cur[0]);
         map_layer_checks(depthwise ? "a depthwise convolution" : "a convolution");
-        if (l.conv.kernel > t.max_kernel) {
-          fail(violation_message(target_rule("conv.kernel"),
-                                 fmt::format("kernel {} exceeds the target's max_kernel {}",
-                                             l.conv.kernel, t.max_kernel)));
-        }
-        ConvOp& op = start(ConvOp{}, {src});
-        op.kernel = l.conv.kernel;
-        op.stride = l.conv.stride;
-        op.pad = l.pads;
-        op.params = channel_params_of(l);
-        op.conv_h = l.out_shape[1];
-        op.conv_w = l.out_shape[2];
-        op.macs = l.macs();
+        ConvOp& op = start(conv_op_of(l), {src});
         if (!depthwise && l.groups == 1) {
           op.weights = l.weights;
           break;
