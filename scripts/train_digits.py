@@ -3,7 +3,7 @@
 
 The model is a small float CNN trained in PyTorch on scikit-learn's 8x8 digits
 (1797 images). After training it is quantised post-training to the numerics
-contract (docs/network-format.md, BRIEF "Numerics"): int8 activations and
+contract (docs/network-format.md, docs/numerics.md): int8 activations and
 weights with zero point 0, int32 bias, per-output-channel requantisation
 y = clamp(rshift_round(acc * M[c], S[c]), lo, hi). The integer pipeline is then
 simulated here in numpy, independently of the C++ golden model, and its

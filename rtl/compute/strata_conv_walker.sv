@@ -9,7 +9,7 @@
 // beat) and last (its last). FC and POOL arrive as 1x1 convolutions (see
 // strata_compute_pkg), so the walker has no mode.
 //
-// Padding filter (seeds/001): padded taps cost no cycle. A window starts at
+// Padding filter (background item 2): padded taps cost no cycle. A window starts at
 // its first valid tap (the kernel-address jump: the cache address starts at
 // cache_base + ky_lo*kernel_w*groups + kx_lo*groups) and ends at its last
 // valid tap (the early window end). No multiplier: every address is a running

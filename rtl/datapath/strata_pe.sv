@@ -1,5 +1,5 @@
 // Processing element: an operand cache, a Lanes-wide int8 dot product per
-// cycle and an int32 accumulator (seeds/000: cache for the reused data, N-wide
+// cycle and an int32 accumulator (background item 1: cache for the reused data, N-wide
 // dot-product unit, accumulator).
 //
 // Data flows (the PE is the same in both; only what is cached changes):

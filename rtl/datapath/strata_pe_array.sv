@@ -3,7 +3,7 @@
 // its own operand cache, and one result stream that carries the Pes
 // accumulators of an output position together.
 //
-// seeds/000 data flows: conv (each PE caches a different output channel's
+// background item 1 data flows: conv (each PE caches a different output channel's
 // weights, the activations are broadcast, so one beat advances Pes output
 // channels of the same position) and FC batch (each PE caches a different
 // image's features, the weights are broadcast, so one beat advances the same

@@ -1,4 +1,4 @@
-// Requantisation of Channels accumulators per beat (the BRIEF's numerics):
+// Requantisation of Channels accumulators per beat (docs/numerics.md):
 //   y[c] = clamp(rshift_round(acc[c] * M[c], S[c]), lo, hi)
 // and, for a beat with in_tab_en_i, the table activation after the clamp:
 //   y[c] = T[in_tab_i][clamp(...) + 128]   (docs/numerics.md, "Table activations")

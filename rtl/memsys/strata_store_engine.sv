@@ -25,7 +25,7 @@
 //     released at the finish (no write to wait for).
 // The instruction finishes when every word has been read and every W beat
 // sent: the data has left for the bus, so the rest of S2C is released then
-// (seeds/004), and the next STORE may start while write responses are still
+// (background item 5), and the next STORE may start while write responses are still
 // outstanding. Each response is matched to the instruction of its burst
 // (index FIFO): BRESP != OKAY is error AXI_WRITE with that instruction's
 // index. S2L (rel1) is released only once every response of the instruction

@@ -1,4 +1,4 @@
-// Avg-pool unit (seeds/001 "avg-pool unit: adder array + divider array that
+// Avg-pool unit (background item 2 "avg-pool unit: adder array + divider array that
 // divides by the number of elements actually in the window"): per lane
 //   y = floor((2 * sum + n) / (2 * n))   (strata::avg_round)
 // over the n valid taps of a window (mask bits set; n >= 1).

@@ -1,4 +1,4 @@
-// Max-pool unit (seeds/001 "max-pool unit: comparator array"): the largest
+// Max-pool unit (background item 2 "max-pool unit: comparator array"): the largest
 // valid tap of a window, per lane. A window arrives complete (all k x k taps
 // in one beat, from strata_window_gen), so the unit is a pipelined comparator
 // tree (strata_pool_tree, Op = PoolMax); padded taps (mask 0) enter as -2^7

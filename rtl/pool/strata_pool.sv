@@ -1,4 +1,4 @@
-// Pooling unit (seeds/001 "dispatcher + max-pool unit + avg-pool unit +
+// Pooling unit (background item 2 "dispatcher + max-pool unit + avg-pool unit +
 // selector"): reduces each window to one pooled pixel vector with the
 // operation carried by the window (in_op_i, strata_pkg::pool_op_e; set per
 // layer at run time, it may change between any two windows).

@@ -1,6 +1,6 @@
 // Pipelined reduction tree over the valid taps of a window, Lanes lanes in
 // parallel: the comparator array (Op = PoolMax) of the max-pool unit and the
-// adder array (Op = PoolAvg: sum) of the avg-pool unit (seeds/001).
+// adder array (Op = PoolAvg: sum) of the avg-pool unit (background item 2).
 //
 // Taps whose mask bit is 0 enter the tree as the identity of the operation
 // (the most negative OutWidth value for max, 0 for sum), so they never change

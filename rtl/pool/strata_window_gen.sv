@@ -68,7 +68,7 @@
 //   the rows of bottom padding after the last input pixel.
 // Data of padded and unused taps (ky or kx >= k) is zero and their mask bit 0;
 // taps of one window that are valid always form the rectangle
-// [ky_lo, ky_hi] x [kx_lo, kx_hi] (the seeds/001 padding filter: the conv path
+// [ky_lo, ky_hi] x [kx_lo, kx_hi] (the background item 2 padding filter: the conv path
 // jumps from (ky, kx_hi) to (ky + 1, kx_lo) and ends the window at
 // (ky_hi, kx_hi)), and win_count_o > 0 for every legal configuration.
 `include "strata_assert.svh"

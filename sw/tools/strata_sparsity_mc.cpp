@@ -7,7 +7,7 @@
 //   inter * intra + inter-tile moves into any tile's empty row;
 //   ceiling T / packed_floor: one-step moves at most halve the dense cycles that
 //           hold a non-zero weight, and a packed cycle holds at most P x N weights;
-//   own buf not this design: one activation buffer per tile (seeds/002's
+//   own buf not this design: one activation buffer per tile (background item 3's
 //           alternative), each tile packed alone with intra-tile moves, the pass
 //           as long as its slowest tile.
 // Every packed schedule goes through check_packed() (exact dot products) before

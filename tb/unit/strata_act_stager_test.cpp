@@ -1,7 +1,7 @@
 // strata_act_stager bench, run inside the sparse PE (strata_pe, Sparse = 1)
 // where it sits in front of the multipliers. Dense weight schedules with zeros
 // are packed by the compiler's packer (stager_packer.hpp: lookahead/lookaside of
-// seeds/002); the packed weights and select codes go into the PE cache, the
+// background item 3); the packed weights and select codes go into the PE cache, the
 // activation windows stream through, and every output must equal the DENSE dot
 // product from the golden model, in fewer cycles.
 #include <Vstrata_pe.h>

@@ -1,6 +1,6 @@
 // strata_pe_array with Sparse = 1: P PEs with DIFFERENT pruned weights share
 // one broadcast stream of activation windows, so the packed cycle sequence must
-// be common to all of them (seeds/002's inter-tile step: a dense cycle is
+// be common to all of them (background item 3's inter-tile step: a dense cycle is
 // skipped only when it is empty in every tile). The compiler's packer packs
 // all PEs' schedules together, with intra-tile moves or with neighbouring
 // inter-tile moves too (a PE's row then feeds PE p - 1's or p + 1's

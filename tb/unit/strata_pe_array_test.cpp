@@ -1,5 +1,5 @@
 // strata_pe_array bench: the P PEs on one broadcast stream, in both data flows
-// of seeds/000, every accumulator compared with the golden model
+// of background item 1, every accumulator compared with the golden model
 // (strata::conv2d_acc / strata::fc_acc) element by element, under random
 // input gaps and random result back-pressure, plus throughput (P * N MACs per
 // cycle), masked/broadcast cache writes, int32 limits and error reporting.

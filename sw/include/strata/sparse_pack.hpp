@@ -1,4 +1,4 @@
-// Sparse weight packing for the PE array (BRIEF item 3, seeds/002: hierarchical
+// Sparse weight packing for the PE array (background item 3, background item 3: hierarchical
 // weight preprocessing), in software: the packer, the checker that proves a
 // packed schedule exact, and the bounds the Monte-Carlo of docs/sparsity.md
 // compares it with.
