@@ -44,12 +44,12 @@ BN_IMAGES = 32
 BN_BATCH = 8
 
 
-def synthetic_images(n, rng):
-    """n smooth images [n][3][224][224] float32, zero mean and unit variance per channel."""
+def synthetic_images(n, rng, size=SIZE):
+    """n smooth images [n][3][size][size] float32, zero mean and unit variance per channel."""
     coarse = torch.from_numpy(rng.normal(0.0, 1.0, (n, 3, 7, 7)).astype(np.float32))
-    x = torch.nn.functional.interpolate(coarse, size=(SIZE, SIZE), mode="bilinear",
+    x = torch.nn.functional.interpolate(coarse, size=(size, size), mode="bilinear",
                                         align_corners=False).numpy()
-    ramp = np.linspace(-1.0, 1.0, SIZE, dtype=np.float32)
+    ramp = np.linspace(-1.0, 1.0, size, dtype=np.float32)
     for i in range(n):
         gy, gx = rng.normal(0.0, 0.5, (2, 3, 1, 1)).astype(np.float32)
         x[i] += gy * ramp[None, :, None] + gx * ramp[None, None, :]
