@@ -313,20 +313,29 @@ module strata_requant
 
     // Writes: byte wbyte_q of the word at the port, into every copy; the word
     // is acknowledged with its last byte (the port holds it until then).
+    // tab_ready_o is a flip-flop (wlast_q, loaded with wbyte_d's last-byte
+    // compare), not a function of tab_valid_i: the load engine's write slice
+    // sits across the die, and its pop (and the row release behind it) then
+    // starts from a register here instead of a round trip through this port.
+    // Ready without valid is allowed by the handshake.
     logic [LaneWidth-1:0]     wbyte_d, wbyte_q;
-    logic                     wlast;
+    logic                     wlast_q;
     logic [ByteAddrWidth-1:0] waddr;
     data_t                    wdata;
 
-    assign wlast       = 32'(wbyte_q) == Lanes - 1;
-    assign tab_ready_o = tab_valid_i && wlast;
+    assign tab_ready_o = wlast_q;
     assign waddr       = ByteAddrWidth'(32'(tab_addr_i) * Lanes + 32'(wbyte_q));
     assign wdata       = tab_data_i[32'(wbyte_q) * DataWidth +: DataWidth];
-    assign wbyte_d     = (!tab_valid_i || wlast) ? '0 : wbyte_q + LaneWidth'(1);
+    assign wbyte_d     = (!tab_valid_i || wlast_q) ? '0 : wbyte_q + LaneWidth'(1);
 
     always_ff @(posedge clk_i) begin
-      if (!rst_ni) wbyte_q <= '0;
-      else         wbyte_q <= wbyte_d;
+      if (!rst_ni) begin
+        wbyte_q <= '0;
+        wlast_q <= Lanes == 1;
+      end else begin
+        wbyte_q <= wbyte_d;
+        wlast_q <= 32'(wbyte_d) == Lanes - 1;
+      end
     end
 
     // Reads: entry y + 128 of table tab (the sign bit inverted) for every

@@ -739,8 +739,21 @@ module strata_load_engine
   assign tab_addr_o      = TableAddrWidth'(wr.addr);
   assign tab_data_o      = wr.data[WordWidth-1:0];
 
-  // A row is done when its last unit is written.
-  assign step_done    = running && wr_fire && wr.row_last;
+  // A row is done when its last unit is written; the release follows one
+  // cycle later from a flip-flop, so the route from the write ports' readies
+  // (the table port's is in the compute engine) ends here, not in the
+  // dependency semaphores. The finish comes two cycles after the last write
+  // at the earliest (all_written waits for the slice to empty), so the
+  // delayed release always precedes it (asserted below); an abort, which
+  // sends the sequencer idle at once, drops it.
+  logic step_done_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) step_done_q <= 1'b0;
+    else         step_done_q <= running && wr_fire && wr.row_last && !(abort_i || error_q);
+  end
+
+  assign step_done = step_done_q;
 
   // ---------------------------------------------------------------- control
   logic      err_d, err_q;
@@ -868,6 +881,7 @@ module strata_load_engine
                         {param_channel_o, param_data_o})
   `STRATA_ASSERT_STREAM(load_table, clk_i, rst_ni, tab_valid_o, tab_ready_i,
                         {tab_addr_o, tab_data_o})
+  `STRATA_ASSERT(load_release_before_finish, clk_i, rst_ni, !(step_done_q && finish_valid))
   `STRATA_ASSERT(load_sync_flags, clk_i, rst_ni,
                  finish_q == (state_q == StFinish) && error_q == (state_q == StError))
   `STRATA_ASSERT(load_start_run_d, clk_i, rst_ni,
