@@ -288,6 +288,7 @@ class Graph:
         opset = next((o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx")),
                      13)
         batch = self.input_batch()
+        self.folded_by = {}     # folded tensor -> the operator that computed it (messages)
         one = self.fold_pass(ReferenceEvaluator, opset, batch or 1)
         two = one if batch else self.fold_pass(ReferenceEvaluator, opset, 2)
         self.batch_dependent = set()
@@ -318,16 +319,16 @@ class Graph:
         shape inference (on a skeleton of the graph: large initializers stand as typed graph
         inputs) and evaluation, until a round folds nothing."""
         values = {}
-        self.folded_by = getattr(self, "folded_by", {})
-        g = self.model.graph
         big = {t for t, v in self.inits.items() if v.size > MAX_FOLD_ELEMENTS}
+
+        def known(t):
+            return t in values or t in self.inits and t not in big
         while True:
             left = [n for n in self.nodes if not all(o in values for o in n.output if o)]
             shapes = self.skeleton_shapes(left, values, big, batch)
             progress = False
             for n in left:
                 ins = [i for i in n.input if i]
-                known = lambda t: t in values or t in self.inits and t not in big  # noqa: E731
                 value = None
                 if n.domain not in ("", "ai.onnx") or n.op_type in QDQ_OPS or \
                         len(n.output) != 1:
@@ -1724,10 +1725,12 @@ class Converter:
         that tap is beyond k). The same products are summed, in the same int32 accumulator:
         the output is the original layer's bit for bit. Returns the new (x, w, qw, k, s, pad)."""
         kk = -(-k // s)
-        if s < 2 or kk > self.max_kernel:
-            fail(f"{node_label(node)}: kernel {k}x{k} at stride {s} is larger than the largest "
-                 f"kernel {self.max_kernel} (--max-kernel), and space-to-depth would leave a "
-                 f"{kk}x{kk} kernel (docs/cli.md, Large kernels)")
+        if s < 2 or kk > self.max_kernel:   # the format allows it; a target may not
+            self.g.notes.append(
+                f"note: {node_label(node)}: kernel {k}x{k} at stride {s} is above --max-kernel "
+                f"{self.max_kernel} and kept (space-to-depth would leave a {kk}x{kk} kernel); "
+                "the compiler refuses it for a target whose max_kernel is smaller")
+            return x, w, qw, k, s, pad
         c = int(self.act[x].shape[1])
         pads = [pad] * 4 if isinstance(pad, int) else list(pad)
         out_hw = self.act[node.output[0]].shape[2:]
@@ -1743,9 +1746,10 @@ class Converter:
             pf = need - pick[1] if pick is not None else kk
             if pick is None or m >= kk or pf >= kk or \
                     window_out(int(pick[1]), kk, 1, m, pf) != int(o):
-                fail(f"{node_label(node)}: kernel {k}x{k} at stride {s} with pads {pads} on "
-                     f"{int(n)} pixels has no exact space-to-depth form (docs/cli.md, Large "
-                     "kernels)")
+                self.g.notes.append(
+                    f"note: {node_label(node)}: kernel {k}x{k} at stride {s} with pads {pads} "
+                    f"on {int(n)} pixels has no space-to-depth form and is kept")
+                return x, w, qw, k, s, pad
             phase_pad[ax], phase_pad[ax + 2] = r, pick[0]
             conv_pad[ax], conv_pad[ax + 2] = m, pf
             size.append(int(pick[1]))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of `strata import`'s graph transformations (scripts/strata_import.py), run by ctest
 (strata_import_graph, label unit): standalone BatchNormalization, static shapes folded into
-constants, channel shuffles.
+constants, channel shuffles, space-to-depth for kernels above --max-kernel.
 
 Small PyTorch models, exported to ONNX by /usr/bin/python3 (PyTorch is a Debian package
 there), each imported with the built `strata import`:
@@ -16,13 +16,17 @@ there), each imported with the built `strata import`:
     permutation layer is left; the shuffles are folded into the convolutions that read them;
   - shuffle imported again with --shuffle-conv (each shuffle a 1x1 permutation convolution
     where it is): its golden output equals the folded import's bit for bit, so the folding is
-    exact.
+    exact;
+  - alexnet_stem (11 x 11 stride 4 pad 2) and resnet_stem (7 x 7 stride 2 pad 3, with
+    --max-kernel 5): the stem becomes a space-to-depth layer and a smaller kernel, whose golden
+    output equals that of the import that keeps the large kernel (--max-kernel 11) bit for bit.
 For each, the golden model against onnxruntime's float output (max abs error within TOL of
 the output range, top-1 agreement) and the ISA simulator against the golden model, element
 by element. Refused, naming the node: a Reshape whose target stays unknown (computed from
 tensor values), a Transpose that is not a channel shuffle (H and W swapped), a 5-D Transpose
 whose Reshape back is no channel permutation, a BatchNormalization with one parameter too
-many for its channels.
+many for its channels. A 9 x 9 kernel at stride 1 (no space-to-depth form) is kept, with a
+note.
 
   strata_import_graph_test.py --strata build/sw/strata --source SRC [--keep DIR]
 
@@ -363,6 +367,21 @@ def helper_models(work):
     expect_error(work, "dyn_reshape", m.SerializeToString(),
                  "node 'dyn_reshape' (Reshape): its target shape 'shape' stays unknown at "
                  "import time, computed by node 'cast' (Cast) from tensor values")
+    # A 9 x 9 kernel at stride 1: no space-to-depth form; kept (the format allows it) with a note.
+    n = [helper.make_node("Conv", ["x", "w"], ["y"], name="conv9", kernel_shape=[9, 9],
+                          pads=[4, 4, 4, 4])]
+    m = make_model("conv9", n, [init("w", rng.normal(0, 0.1, (4, 3, 9, 9)))], ["N", 3, 8, 8],
+                   "y", ["N", 4, 8, 8])
+    path = os.path.join(work, "conv9.onnx")
+    onnx.save(m, path)
+    calib = os.path.join(work, "conv9_calib.npy")
+    np.save(calib, rng.normal(0, 1, (4, 3, 8, 8)).astype(np.float32))
+    r = strata("import", path, "--calibration", calib, "--out", os.path.join(work, "conv9"))
+    check(r.returncode == 0 and "note: node 'conv9' (Conv): kernel 9x9 at stride 1 is above "
+          "--max-kernel 7 and kept" in r.stdout and
+          "type: conv, out_channels: 4, kernel: 9, pad: 4" in
+          open(os.path.join(work, "conv9", "conv9.yaml")).read(),
+          f"conv9: a 9 x 9 stride-1 kernel kept as it is, with a note ({r.stderr.strip()})")
     # A BatchNormalization with 5 parameters per kind for 4 channels.
     n = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", kernel_shape=[1, 1]),
          helper.make_node("Relu", ["c"], ["r"], name="relu"),
