@@ -1062,6 +1062,8 @@ class Converter:
         if r is None or id(node) not in {id(n) for n in r[0]}:
             if node.op_type in ("Relu", "Clip"):
                 return self.clamp_layer(node)
+            if node.op_type in ("Mul", "Add") and self.channel_affine(node):
+                return
             fail(f"{node_label(node)}: {node.op_type} is supported only as part of an "
                  "elementwise activation (a function of one tensor and scalar constants; "
                  "docs/cli.md, Table activations)")
@@ -1816,7 +1818,50 @@ class Converter:
         1x1 depthwise layer with weight f (quantised per channel), bias shift, and the Relu /
         Clip / table after it fused."""
         f, shift = self.bn_affine(node)
-        x, out = node.input[0], node.output[0]
+        self.affine(node, node.input[0], f, shift, node.output[0])
+
+    def per_channel_constant(self, node):
+        """(map, its values per channel) of a Mul / Add of a map [N, C, H, W] and a constant
+        that varies along C at most, or None."""
+        ins = [i for i in node.input if i]
+        maps = [i for i in ins if i not in self.g.inits]
+        consts = [i for i in ins if i in self.g.inits]
+        if self.g.qdq or len(maps) != 1 or len(consts) != 1 or self.act[maps[0]].ndim != 4:
+            return None
+        shape = (1,) + tuple(self.act[maps[0]].shape[1:])
+        v = self.g.inits[consts[0]].astype(np.float64)
+        try:
+            if np.broadcast_shapes(v.shape, shape) != shape:
+                return None
+        except ValueError:
+            return None
+        full = np.broadcast_to(v, shape)
+        per = full[0, :, 0, 0]
+        return (maps[0], per) if np.array_equal(full, np.broadcast_to(
+            per[None, :, None, None], shape)) else None
+
+    def channel_affine(self, node):
+        """A Mul of a map by a per-channel constant, optionally followed (as its only reader) by
+        an Add of one, or such an Add alone (x * w.view(1, C, 1, 1) + b.view(1, C, 1, 1)):
+        y = f * x + shift per channel, converted as a standalone BatchNormalization. False when
+        the node is no such form."""
+        m = self.per_channel_constant(node)
+        if m is None:
+            return False
+        x, per = m
+        f, shift, out = (per, np.zeros_like(per), node.output[0]) if node.op_type == "Mul" \
+            else (np.ones_like(per), per, node.output[0])
+        nxt = self.g.only_consumer(out)
+        if node.op_type == "Mul" and nxt is not None and nxt.op_type == "Add":
+            a = self.per_channel_constant(nxt)
+            if a is not None and a[0] == out:
+                shift, out = a[1], nxt.output[0]
+                self.done.add(id(nxt))
+        self.affine(node, x, f, shift, out)
+        return True
+
+    def affine(self, node, x, f, shift, out):
+        """out = f * x + shift per channel (node: the first ONNX node of it)."""
         nxt = self.g.only_consumer(out)
         if nxt is not None and nxt.op_type == "Conv" and self.pad_free_dense(nxt, x):
             self.bn_fold[out] = (x, f, shift, node)

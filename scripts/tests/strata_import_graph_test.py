@@ -5,6 +5,8 @@ constants, channel shuffles, space-to-depth for kernels above --max-kernel.
 
 Small PyTorch models, exported to ONNX by /usr/bin/python3 (PyTorch is a Debian package
 there), each imported with the built `strata import`:
+  - affine: a per-channel Mul and Add by constants (a BN written by hand), once before a Relu
+    (a 1x1 depthwise layer with the Relu fused), once before an unpadded conv (folded);
   - dense: DenseNet's pattern, Concat -> BatchNormalization -> Relu -> Conv, a
     BatchNormalization straight into an unpadded Conv (folded into it), and the final
     BatchNormalization -> Relu -> global pool -> Linear. The standalone BNs with a Relu after
@@ -108,6 +110,24 @@ class Dense(nn.Module):  # DenseNet: concat -> BN -> ReLU -> conv; BN -> unpadde
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
 
 
+class Affine(nn.Module):  # x * w.view(1, C, 1, 1) + b.view(1, C, 1, 1): a BN written by hand
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
+        self.w1 = nn.Parameter(torch.rand(8) + 0.5)
+        self.b1 = nn.Parameter(torch.rand(8) - 0.5)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.w2 = nn.Parameter(torch.rand(8) + 0.5)
+        self.b2 = nn.Parameter(torch.rand(8) - 0.5)
+        self.c3 = nn.Sequential(nn.Conv2d(8, 16, 1), nn.ReLU())
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        a = F.relu(self.stem(x) * self.w1.view(1, 8, 1, 1) + self.b1.view(1, 8, 1, 1))
+        a = self.c2(a) * self.w2.view(1, 8, 1, 1) + self.b2.view(1, 8, 1, 1)
+        return self.fc(self.c3(a).mean([2, 3]))
+
+
 def channel_shuffle(x, groups):  # torchvision's
     n, c, h, w = x.size()
     x = x.view(n, groups, c // groups, h, w)
@@ -179,7 +199,7 @@ class Bad(nn.Module):
 
 
 out = sys.argv[1]
-models = {"dense": Dense(), "shuffle": Shuffle(), "transpose_hw": Bad("transpose_hw"),
+models = {"dense": Dense(), "affine": Affine(), "shuffle": Shuffle(), "transpose_hw": Bad("transpose_hw"),
           "transpose_5d": Bad("transpose_5d"), "alexnet_stem": Large(11, 4, 2),
           "resnet_stem": Large(7, 2, 3)}
 for name, m in models.items():
@@ -281,6 +301,15 @@ def torch_models(work):
                   f"dense: {bn_name} is a 1x1 depthwise layer with the Relu fused")
         check("trans_trans_0" not in yaml and "type: relu" not in yaml,
               "dense: the BN before the unpadded conv folded into it, no Relu layer left")
+
+    path = os.path.join(tdir, "affine.onnx")
+    yaml = import_model(work, "affine", path, calib)
+    if yaml is not None:
+        golden_and_isa(work, "affine", path, x)
+        check("{name: Mul, type: depthwise, kernel: 1, activation: relu" in yaml and
+              "Mul_1" not in yaml and "Add" not in yaml,
+              "affine: Mul + Add by per-channel constants then Relu is a 1x1 depthwise layer "
+              "with the Relu fused; the one before the unpadded conv folded into it")
 
     path = os.path.join(tdir, "shuffle.onnx")
     m = onnx.load(path)
