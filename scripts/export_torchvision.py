@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Exports torchvision's resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0 (224 x 224) as ONNX for strata import.
+"""Exports torchvision's resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0, densenet121, shufflenet_v2_x0_5
+and alexnet (224 x 224) as ONNX for strata import.
 
   /usr/bin/python3 scripts/export_torchvision.py [OUT_DIR] [--images N] [--seed S]
 
@@ -9,7 +10,11 @@ installs them), not the project venv. Writes into OUT_DIR (default build/models/
   resnet18.onnx, mobilenet_v2.onnx,  opset 13, input 'input' [N, 3, 224, 224] (N symbolic),
   mnasnet0_5.onnx,                   output 'logits' [N, 1000] (mnasnet0_5's global pool is
   squeezenet1_0.onnx                 a ReduceMean over H and W; squeezenet1_0's fire modules
-                                     concatenate their expand convolutions)
+  densenet121.onnx                   concatenate their expand convolutions; densenet121's
+  shufflenet_v2_x0_5.onnx            BatchNormalizations after its Concats stay nodes;
+  alexnet.onnx                       shufflenet_v2_x0_5 shuffles its channels with Reshape /
+                                     Transpose / Reshape on shapes computed by Shape / Gather /
+                                     Unsqueeze / Concat; alexnet's stem is 11 x 11 at stride 4)
   calibration.npy                    float32 [N][3][224][224], the images for
                                      `strata import --calibration`
 
@@ -95,7 +100,10 @@ def main(argv):
     builders = [("resnet18", torchvision.models.resnet18),
                 ("mobilenet_v2", torchvision.models.mobilenet_v2),
                 ("mnasnet0_5", torchvision.models.mnasnet0_5),
-                ("squeezenet1_0", torchvision.models.squeezenet1_0)]
+                ("squeezenet1_0", torchvision.models.squeezenet1_0),
+                ("densenet121", torchvision.models.densenet121),
+                ("shufflenet_v2_x0_5", torchvision.models.shufflenet_v2_x0_5),
+                ("alexnet", torchvision.models.alexnet)]
     for name, build in builders:
         torch.manual_seed(a.seed)
         model = build(weights=None)

@@ -31,7 +31,13 @@ with a minimum >= 0; anything else before a pool would not be exact: refused); a
 over the channels is dropped (the logits have the same class; the import prints a note);
 dilations must be all ones. Concat (channels) -> concat, Split and Slice (channels, step 1) ->
 slice, nearest Resize / Upsample by an integer factor selecting pixel (y / s, x / s) -> upsample;
-shape arithmetic (Shape of a static shape, nodes of constants only) is folded into constants.
+static shapes (Shape of a tensor whose shape inference knows it, nodes of constants only) are
+folded into constants, in rounds with shape inference between them (Graph.fold_constants); a
+standalone BatchNormalization folds into the unpadded Conv after it, else is a 1x1 depthwise
+layer; a chain of Reshape / Transpose that permutes the channels of a map (a channel shuffle)
+is a selection of channels, folded into the convolutions that read it (Converter.rearrange);
+a convolution kernel above --max-kernel at stride >= 2 becomes a space-to-depth layer and a
+smaller kernel (Converter.space_to_depth), the same sums bit for bit.
 A concat's inputs and output share one scale: the tensors joined through Concats and the
 operators that keep their input's scale form groups, each with one scale (the largest calibrated
 one; a QDQ model's QuantizeLinear scales, which must agree), that the layers producing them
@@ -92,7 +98,7 @@ TABLE_OPS = {"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", 
 SUPPORTED_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "MaxPool", "AveragePool",
                  "GlobalAveragePool", "ReduceMean", "Pad", "Add", "Flatten", "Reshape",
                  "BatchNormalization", "Identity", "Dropout", "Concat", "Split", "Slice",
-                 "Resize", "Upsample"} | TABLE_OPS
+                 "Resize", "Upsample", "Transpose"} | TABLE_OPS
 ACT_TABLE_SIZE = 256
 QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
 RANGE_KEEPING_OPS = {"MaxPool", "Flatten", "Reshape", "Identity", "Dropout"}
@@ -102,8 +108,9 @@ RANGE_KEEPING_OPS = {"MaxPool", "Flatten", "Reshape", "Identity", "Dropout"}
 # (Converter.share_scales).
 SCALE_KEEPING_OPS = {"MaxPool", "AveragePool", "GlobalAveragePool", "ReduceMean", "Flatten",
                      "Reshape", "Identity", "Dropout", "Pad", "Concat", "Split", "Slice",
-                     "Resize", "Upsample"}
+                     "Resize", "Upsample", "Transpose"}
 MAX_CONCAT_INPUTS = 64
+MAX_FOLD_ELEMENTS = 4096  # largest tensor the static-shape folding reads or writes
 MAX_UPSAMPLE = 8
 MAX_MULT = 65535
 MAX_SHIFT = 47
@@ -217,10 +224,18 @@ class Graph:
         self.chw = tuple(dims[1:])
         self.notes = []     # printed after the import's summary
         self.drop_final_softmax()
+        for n in self.nodes:  # a Reshape's target must be known before anything else is said
+            if n.op_type == "Reshape" and (len(n.input) < 2 or n.input[1] not in self.inits):
+                prod = next((m for m in self.nodes if n.input[1] in m.output), None)
+                how = f", computed by {node_label(prod)} from tensor values" if prod else ""
+                fail(f"{node_label(n)}: its target shape '{n.input[1]}' stays unknown at import "
+                     f"time{how} (only constants and shapes known statically are folded; "
+                     "docs/cli.md, Static shapes)")
         for n in self.nodes:  # before the float run: name the first node we cannot convert
             if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx"):
                 unsupported(n)
         self.check_concat_shapes()
+        self.check_batchnorm_shapes()
         self.check_finite()
 
     def check_concat_shapes(self):
@@ -241,55 +256,149 @@ class Graph:
                      f"'{ins[bad]}' of shape {shapes[bad][1:]} per image: a concat needs one "
                      "H x W")
 
+    def check_batchnorm_shapes(self):
+        """A BatchNormalization whose parameters do not hold one value per channel of its input
+        (which onnxruntime would refuse with a less direct message): refused naming the node."""
+        for n in self.nodes:
+            if n.op_type != "BatchNormalization":
+                continue
+            shape = self.shape_of(n.input[0])
+            c = shape[1] if shape is not None and len(shape) > 1 else None
+            for t in n.input[1:5]:
+                v = self.inits.get(t)
+                if isinstance(c, int) and c > 0 and v is not None and v.size != c:
+                    fail(f"{node_label(n)}: its parameter '{t}' holds {v.size} values for the "
+                         f"{c} channels of '{n.input[0]}' (one per channel)")
+
     def fold_constants(self):
-        """Shape arithmetic becomes constants: a Shape of a tensor of static shape (or a Gather
-        of its static dimensions) and any node of constants only (torch.chunk exports its slice
-        bounds as Shape -> Gather -> Add -> Div -> Mul) are evaluated here (onnx.reference) and
-        their outputs become initializers; the Shape nodes left unread are dropped."""
+        """Static shapes become constants (docs/cli.md, "Static shapes"): a Shape of a tensor
+        whose shape onnx's shape inference knows, and any node of constants only (Gather,
+        Unsqueeze, Concat, Cast, Div, ConstantOfShape ...; torch.chunk exports its slice bounds
+        as Shape -> Gather -> Add -> Div -> Mul, ShuffleNet its channel shuffle's targets as
+        Shape -> Gather -> Unsqueeze -> Concat) are evaluated here (onnx.reference) and their
+        outputs become initializers; shape inference runs again after each round, so a
+        Reshape whose target was folded has a shape for the Shape after it. A symbolic batch
+        is taken as 1, and the folding is repeated with a batch of 2: a value that differs
+        depends on the batch and may only be a Reshape's target (whose leading dimension is
+        then the batch; the converter checks the result against onnxruntime's shapes)."""
         try:
             from onnx.reference import ReferenceEvaluator
         except ImportError:   # onnx before 1.13: nothing is folded
             return
         opset = next((o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx")),
                      13)
-        dims = {}   # Shape output -> its dimensions, None where not static
-        kept = []
+        batch = self.input_batch()
+        self.folded_by = {}     # folded tensor -> the operator that computed it (messages)
+        one = self.fold_pass(ReferenceEvaluator, opset, batch or 1)
+        two = one if batch else self.fold_pass(ReferenceEvaluator, opset, 2)
+        self.batch_dependent = set()
+        for t, v in one.items():
+            w = two.get(t)
+            if w is None or w.shape != v.shape or not np.array_equal(w, v):
+                self.batch_dependent.add(t)
+            self.inits[t] = v
+            self.origin[t] = f"constant '{t}' (folded {self.folded_by[t]})"
+        self.nodes = [n for n in self.nodes if not all(o in one for o in n.output if o)]
         for n in self.nodes:
-            ins = [i for i in n.input if i]
-            value = None
-            if n.op_type == "Shape" and n.domain in ("", "ai.onnx") and ins:
-                shape = self.shape_of(ins[0])
-                if shape is not None:
-                    a = attrs(n)
-                    d = [v if isinstance(v, int) and v > 0 else None
-                         for v in shape[a.get("start", 0):a.get("end", len(shape))]]
-                    dims[n.output[0]] = d
-                    if None not in d:
-                        value = np.asarray(d, np.int64)
-            elif n.op_type == "Gather" and ins and ins[0] in dims and len(ins) == 2 and \
-                    ins[1] in self.inits and attrs(n).get("axis", 0) == 0:
-                idx = np.asarray(self.inits[ins[1]]).astype(np.int64)
-                d = dims[ins[0]]
-                if np.all((-len(d) <= idx) & (idx < len(d))):
-                    picked = np.asarray([d[int(k)] for k in idx.reshape(-1)], dtype=object)
-                    if None not in picked:
-                        value = picked.astype(np.int64).reshape(idx.shape)
-            elif ins and n.domain in ("", "ai.onnx") and n.op_type not in QDQ_OPS and \
-                    len(n.output) == 1 and all(i in self.inits for i in ins) and \
-                    all(self.inits[i].size <= 64 for i in ins):
-                try:
-                    value = ReferenceEvaluator(n, opsets={"": opset}).run(
-                        None, {i: self.inits[i] for i in ins})[0]
-                except Exception:
-                    value = None
-            if value is None:
-                kept.append(n)
+            for k, t in enumerate(n.input):
+                if t in self.batch_dependent and not (n.op_type == "Reshape" and k == 1):
+                    fail(f"{node_label(n)}: its input '{t}' is computed from the batch size "
+                         "(only a Reshape's target may be: the batch stays the leading "
+                         "dimension)")
+
+    def input_batch(self):
+        """The graph input's batch dimension when it is fixed, else None."""
+        inputs = [i for i in self.model.graph.input if i.name not in self.inits]
+        if len(inputs) != 1:
+            return None
+        dims = inputs[0].type.tensor_type.shape.dim
+        return dims[0].dim_value if dims and dims[0].HasField("dim_value") else None
+
+    def fold_pass(self, evaluator, opset, batch):
+        """The folded values {tensor: array} for a graph input of batch `batch`: rounds of onnx
+        shape inference (on a skeleton of the graph: large initializers stand as typed graph
+        inputs) and evaluation, until a round folds nothing."""
+        values = {}
+        big = {t for t, v in self.inits.items() if v.size > MAX_FOLD_ELEMENTS}
+
+        def known(t):
+            return t in values or t in self.inits and t not in big
+        while True:
+            left = [n for n in self.nodes if not all(o in values for o in n.output if o)]
+            shapes = self.skeleton_shapes(left, values, big, batch)
+            progress = False
+            for n in left:
+                ins = [i for i in n.input if i]
+                value = None
+                if n.domain not in ("", "ai.onnx") or n.op_type in QDQ_OPS or \
+                        len(n.output) != 1:
+                    continue
+                if n.op_type == "Shape" and ins:
+                    shape = shapes.get(ins[0])
+                    if shape is not None and all(isinstance(d, int) and d > 0 for d in shape):
+                        a = attrs(n)
+                        value = np.asarray(shape, np.int64)[a.get("start", 0):
+                                                            a.get("end", len(shape))]
+                elif n.op_type == "Size" and ins:
+                    shape = shapes.get(ins[0])
+                    if shape is not None and all(isinstance(d, int) and d > 0 for d in shape):
+                        value = np.asarray(math.prod(shape), np.int64)
+                elif all(known(i) for i in ins) and n.op_type not in ("Constant", "Identity") \
+                        and (ins or n.op_type in ("ConstantOfShape", "Range", "EyeLike")):
+                    feeds = {i: values[i] if i in values else self.inits[i] for i in ins}
+                    try:
+                        value = evaluator(n, opsets={"": opset}).run(None, feeds)[0]
+                    except Exception:
+                        value = None
+                    if value is not None and np.asarray(value).size > MAX_FOLD_ELEMENTS:
+                        value = None
+                if value is not None:
+                    values[n.output[0]] = np.asarray(value)
+                    self.folded_by[n.output[0]] = n.op_type
+                    progress = True
+            if not progress:
+                return values
+
+    def skeleton_shapes(self, nodes, values, big, batch):
+        """{tensor: [dims]} from onnx shape inference of `nodes` with the graph input's batch
+        set to `batch`, the folded `values` and the small initializers as initializers and the
+        large ones as typed inputs (their values are not needed for shapes)."""
+        g = self.model.graph
+        inputs = []
+        for i in g.input:
+            if i.name in self.inits:
                 continue
-            self.inits[n.output[0]] = np.asarray(value)
-            self.origin[n.output[0]] = f"constant '{n.output[0]}' (folded {n.op_type})"
-        read = {i for n in kept for i in n.input} | set(self.outputs)
-        self.nodes = [n for n in kept if n.op_type != "Shape" or
-                      any(o in read for o in n.output)]
+            v = onnx.ValueInfoProto()
+            v.CopyFrom(i)
+            dims = v.type.tensor_type.shape.dim
+            if dims and not dims[0].HasField("dim_value"):
+                dims[0].dim_value = batch
+            inputs.append(v)
+        used = {i for n in nodes for i in n.input if i}
+        inits = []
+        for t in sorted(used):
+            if t in values:
+                inits.append(numpy_helper.from_array(values[t], t))
+            elif t in big:
+                inputs.append(helper.make_tensor_value_info(
+                    t, helper.np_dtype_to_tensor_dtype(self.inits[t].dtype),
+                    list(self.inits[t].shape)))
+            elif t in self.inits:
+                inits.append(numpy_helper.from_array(np.asarray(self.inits[t]), t))
+        sk = helper.make_graph(nodes, "skeleton", inputs, [], initializer=inits)
+        m = helper.make_model(sk, opset_imports=list(self.model.opset_import))
+        m.ir_version = self.model.ir_version
+        try:
+            inferred = onnx.shape_inference.infer_shapes(m)
+        except Exception:
+            return {}
+        shapes = {}
+        for v in list(inferred.graph.value_info) + list(inferred.graph.input):
+            t = v.type.tensor_type
+            if t.HasField("shape"):
+                shapes[v.name] = [d.dim_value if d.HasField("dim_value") else None
+                                  for d in t.shape.dim]
+        return shapes
 
     def drop_final_softmax(self):
         """A Softmax over the channels that computes the graph output is dropped: the network
@@ -727,7 +836,7 @@ def clamp_codes(lo, hi, s):
 
 
 class Converter:
-    def __init__(self, g, act, images):
+    def __init__(self, g, act, images, shuffle_conv=False, max_kernel=7):
         self.g = g
         self.act = act          # tensor -> float calibration activations [N, ...]
         self.layers = []        # (yaml dict)
@@ -741,6 +850,15 @@ class Converter:
         self.node_of = {}       # strata layer name -> the ONNX node it came from (messages)
         self.tensor_of = {}     # strata layer name -> the ONNX tensor it computes
         self.shared = {}        # tensor -> the scale its concat group shares (share_scales)
+        self.sel = {}           # tensor -> [(layer, channel)] per channel: a channel selection
+                                # (a shuffle's permutation) kept as the maps it picks from
+        self.inflight = {}      # tensor -> (4-D map, per-image flat indices into it, node):
+                                # a Reshape / Transpose on the way to a channel shuffle
+        self.bn_fold = {}       # a standalone BN's output -> (input, scale, shift, BN node),
+                                # folded into the one Conv reading it
+        self.materialised = 0   # selections made into maps by permutation convolutions
+        self.shuffle_conv = shuffle_conv    # every shuffle made into a map where it is
+        self.max_kernel = max_kernel        # larger conv kernels: space-to-depth
         self.share_scales()
 
     def fused_into_producer(self, node):
@@ -852,6 +970,15 @@ class Converter:
         return name
 
     def src_of(self, node, tensor):
+        if tensor in self.sel:      # a consumer that cannot take a permutation in its weights
+            self.materialise(node, tensor)
+        if tensor in self.inflight:
+            base, _, prod = self.inflight[tensor]
+            fail(f"{node_label(prod)}: rearranges '{base}' of shape "
+                 f"{list(self.act[base].shape[1:])} per image into '{tensor}' of shape "
+                 f"{list(self.act[tensor].shape[1:])}, which is not a permutation of its "
+                 f"channels, and {node_label(node)} reads it (only a channel shuffle, Reshape -> "
+                 "Transpose -> Reshape back to [N, C, H, W], is supported)")
         if tensor not in self.src:
             fail(f"{node_label(node)}: input '{tensor}' is not produced by a supported layer")
         return self.src[tensor]
@@ -935,6 +1062,8 @@ class Converter:
         if r is None or id(node) not in {id(n) for n in r[0]}:
             if node.op_type in ("Relu", "Clip"):
                 return self.clamp_layer(node)
+            if node.op_type in ("Mul", "Add") and self.channel_affine(node):
+                return
             fail(f"{node_label(node)}: {node.op_type} is supported only as part of an "
                  "elementwise activation (a function of one tensor and scalar constants; "
                  "docs/cli.md, Table activations)")
@@ -1037,6 +1166,9 @@ class Converter:
         if w.ndim != 4:
             fail(f"{node_label(node)}: only 2-D convolutions are supported")
         x = node.input[0]
+        if x in self.bn_fold:   # a standalone BN before it, no nonlinearity between
+            x, w, b = self.fold_bn_before(x, w, b)
+            qw = None
         cin = self.act[x].shape[1]
         group = attrs(node).get("group", 1)
         depthwise = group != 1 and group == cin and w.shape[0] == cin and w.shape[1] == 1
@@ -1048,6 +1180,12 @@ class Converter:
         if x in self.pads:  # a standalone Pad before it: its zeros are the conv's padding
             x, total, _ = self.fold_pad(node, x, pad, k)
             pad = total[0] if len(set(total)) == 1 else total
+        permuted = None
+        if x in self.sel:   # a channel selection: the permutation goes into the weights
+            x, w, b, qw, qb, permuted = self.select_input(node, x, w, b, qw, qb, depthwise,
+                                                          group)
+        if k > self.max_kernel and group == 1:
+            x, w, qw, k, s, pad = self.space_to_depth(node, x, w, qw, k, s, pad)
         out = node.output[0]
         bn = g.only_consumer(out)
         if bn is not None and bn.op_type == "BatchNormalization":
@@ -1085,6 +1223,8 @@ class Converter:
         self.requant_files(name, node, w, b, self.scale[x], pre if table is not None else out,
                            qw, qb)
         self.emit(node, layer, [x], out, self.scale[out])
+        if permuted is not None:    # a depthwise layer over a view: its channels in view order
+            self.select_output(name, out, permuted)
 
     def fc(self, node, w, b, x, qw=None, qb=None):
         """w: [Cout][K] float; b: [Cout]; qw, qb: a QDQ model's int values (requant_files)."""
@@ -1225,6 +1365,8 @@ class Converter:
         if any(v < 0 for v in full):
             fail(f"{node_label(node)}: negative pads {full} (cropping) are not supported")
         out = node.output[0]
+        if not any(full):   # pads of zeros (PyTorch's AvgPool2d exports one): nothing to do
+            return self.passthrough(node)
         readers = g.consumers.get(out, [])
         single = len(readers) == 1 and out not in g.outputs
         if single and readers[0].op_type == "MaxPool" and self.non_negative(x):
@@ -1356,9 +1498,15 @@ class Converter:
                 fail(f"{node_label(node)}: concatenates '{ins[0]}' of shape "
                      f"{list(self.act[ins[0]].shape[1:])} and '{t}' of shape "
                      f"{list(self.act[t].shape[1:])} per image: a concat needs one H x W")
+        scales = [self.scale[t] for t in ins]
+        if any(t in self.sel for t in ins) and all(math.isclose(v, scales[0], rel_tol=1e-9)
+                                                   for v in scales):
+            # joins channel selections: a selection of the same maps (no layer)
+            self.set_sources(out, [s for t in ins for s in self.channel_sources(node, t)],
+                             scales[0])
+            return
         for t in ins:
             self.src_of(node, t)
-        scales = [self.scale[t] for t in ins]
         if any(not math.isclose(v, scales[0], rel_tol=1e-9) for v in scales):
             k = next(k for k, v in enumerate(scales) if not math.isclose(v, scales[0],
                                                                           rel_tol=1e-9))
@@ -1370,6 +1518,12 @@ class Converter:
     def slice_layer(self, node, x, out, begin, end):
         """Channels [begin, end) of x as a slice layer (nothing when that is all of them)."""
         c = int(self.act[x].shape[1])
+        if x in self.sel:   # a slice of a selection: the selection of those channels
+            if not 0 <= begin < end <= c:
+                fail(f"{node_label(node)}: output '{out}' takes channels [{begin}, {end}) of {c}: "
+                     "empty (a slice needs at least one channel)")
+            self.set_sources(out, self.sel[x][begin:end], self.scale[x])
+            return
         if (begin, end) == (0, c):
             self.src[out] = self.src_of(node, x)
             self.scale[out] = self.scale[x]
@@ -1552,9 +1706,395 @@ class Converter:
         self.emit(node, layer, [x], out, self.scale[x])
 
     def passthrough(self, node):
+        if node.input[0] in self.sel:
+            self.sel[node.output[0]] = self.sel[node.input[0]]
+            self.scale[node.output[0]] = self.scale[node.input[0]]
+            self.out_tensor = node.output[0]
+            return
         self.src[node.output[0]] = self.src_of(node, node.input[0])
         self.scale[node.output[0]] = self.scale[node.input[0]]
         self.out_tensor = node.output[0]
+
+    # ---- kernels above the hardware's largest: space-to-depth (docs/cli.md, "Large kernels")
+
+    def space_to_depth(self, node, x, w, qw, k, s, pad):
+        """A convolution of kernel k > --max-kernel at stride s >= 2 as two exact layers: a
+        `phase` conv (kernel s, stride s, weights one-hot, bias 0, M = 1, S = 0: a copy of
+        int8 values) that rearranges the input [C, H, W] into s * s * C channels at about
+        H / s x W / s, channel (by * s + bx) * C + c holding input pixel (s * Y + by - r,
+        s * X + bx - r); then the convolution with kernel ceil(k / s) at stride 1 over it,
+        w'[o][(by * s + bx) * C + c][ay][ax] = w[o][c][s * ay + by][s * ax + bx] (0 where
+        that tap is beyond k). The same products are summed, in the same int32 accumulator:
+        the output is the original layer's bit for bit. Returns the new (x, w, qw, k, s, pad)."""
+        kk = -(-k // s)
+        if s < 2 or kk > self.max_kernel:   # the format allows it; a target may not
+            self.g.notes.append(
+                f"note: {node_label(node)}: kernel {k}x{k} at stride {s} is above --max-kernel "
+                f"{self.max_kernel} and kept (space-to-depth would leave a {kk}x{kk} kernel); "
+                "the compiler refuses it for a target whose max_kernel is smaller")
+            return x, w, qw, k, s, pad
+        c = int(self.act[x].shape[1])
+        pads = [pad] * 4 if isinstance(pad, int) else list(pad)
+        out_hw = self.act[node.output[0]].shape[2:]
+        phase_pad, conv_pad, size = [0] * 4, [0] * 4, []
+        for ax, (n, before, o) in enumerate(zip(self.act[x].shape[2:], pads[:2], out_hw)):
+            m, r = divmod(int(before), s)
+            need = int(o) + kk - 1 - m          # phase rows the convolution reads
+            full = -(-(int(n) + r) // s)        # phase rows that hold an input row
+            pick = next(((pb, (n + r + pb - s) // s + 1) for pb in range(s)
+                         if (n + r + pb - s) // s + 1 == need), None)
+            if pick is None and need > full:
+                pick = next((pb, full) for pb in range(s) if (n + r + pb - s) // s + 1 == full)
+            pf = need - pick[1] if pick is not None else kk
+            if pick is None or m >= kk or pf >= kk or \
+                    window_out(int(pick[1]), kk, 1, m, pf) != int(o):
+                self.g.notes.append(
+                    f"note: {node_label(node)}: kernel {k}x{k} at stride {s} with pads {pads} "
+                    f"on {int(n)} pixels has no space-to-depth form and is kept")
+                return x, w, qw, k, s, pad
+            phase_pad[ax], phase_pad[ax + 2] = r, pick[0]
+            conv_pad[ax], conv_pad[ax + 2] = m, pf
+            size.append(int(pick[1]))
+        base = re.sub(r"[^A-Za-z0-9_-]", "_", node.name or node.output[0]).strip("_") or "conv"
+        name = self.fresh_name(f"{base}_s2d")
+        cs = c * s * s
+        wp = np.zeros((cs, c, s, s), np.int8)
+        for by in range(s):
+            for bx in range(s):
+                for ci in range(c):
+                    wp[(by * s + bx) * c + ci, ci, by, bx] = 1
+        self.files[f"{name}_weight.npy"] = wp
+        self.files[f"{name}_bias.npy"] = np.zeros(cs, np.int32)
+        self.files[f"{name}_mult.npy"] = np.ones(cs, np.uint16)
+        self.files[f"{name}_shift.npy"] = np.zeros(cs, np.uint8)
+        layer = {"name": name, "type": "conv", "out_channels": cs, "kernel": s, "stride": s,
+                 "pad": phase_pad[0] if len(set(phase_pad)) == 1 else phase_pad,
+                 "inputs": self.src_of(node, x)}
+        if layer["pad"] == 0:
+            del layer["pad"]
+        xa = self.act[x]
+        xp = np.pad(xa, ((0, 0), (0, 0), (phase_pad[0], max(0, s * size[0] - phase_pad[0] -
+                                                              xa.shape[2])),
+                         (phase_pad[1], max(0, s * size[1] - phase_pad[1] - xa.shape[3]))))
+        xp = xp[:, :, :s * size[0], :s * size[1]].reshape(len(xa), c, size[0], s, size[1], s)
+        t = self.synth(node, layer, xp.transpose(0, 3, 5, 1, 2, 4).reshape(len(xa), cs, *size))
+        self.scale[t] = self.scale[x]
+
+        def rearranged(v, dtype):
+            out = np.zeros((v.shape[0], cs, kk, kk), dtype)
+            for ky in range(k):
+                for kx in range(k):
+                    ch = ((ky % s) * s + kx % s) * c
+                    out[:, ch:ch + c, ky // s, kx // s] = v[:, :, ky, kx]
+            return out
+        w = rearranged(w, np.float64)
+        if qw is not None:
+            qw = (rearranged(qw[0], qw[0].dtype), qw[1])
+        return t, w, qw, kk, 1, conv_pad[0] if len(set(conv_pad)) == 1 else conv_pad
+
+    # ---- standalone batch normalisation (docs/cli.md, "Standalone BatchNormalization")
+
+    def bn_affine(self, bn):
+        """A BatchNormalization in eval mode as y = f * x + shift per channel."""
+        if self.g.qdq:
+            fail(f"{node_label(bn)}: in a QDQ model batch normalisation must be folded into "
+                 "the convolution before quantisation (onnxruntime.quantization."
+                 "quant_pre_process does it)")
+        check_attrs(bn, {"epsilon", "momentum", "training_mode", "spatial"})
+        if attrs(bn).get("training_mode", 0) or len(bn.output) > 1:
+            fail(f"{node_label(bn)}: training-mode batch normalisation is not supported")
+        eps = attrs(bn).get("epsilon", 1e-5)
+        gamma, beta, mean, var = (self.g.const(bn, t, "BatchNormalization parameter")
+                                  for t in bn.input[1:5])
+        if np.any(var + eps <= 0):
+            fail(f"{node_label(bn)}: variance + epsilon is not positive")
+        f = gamma / np.sqrt(var + eps)
+        return f, beta - mean * f
+
+    def batchnorm(self, node):
+        """A BatchNormalization that follows no Conv (DenseNet's, after a Concat): folded into
+        the Conv after it when that Conv is its only reader, has groups 1 and no padding (a
+        padded tap reads 0 where the BN's shift would be summed: not exact otherwise); else a
+        1x1 depthwise layer with weight f (quantised per channel), bias shift, and the Relu /
+        Clip / table after it fused."""
+        f, shift = self.bn_affine(node)
+        self.affine(node, node.input[0], f, shift, node.output[0])
+
+    def per_channel_constant(self, node):
+        """(map, its values per channel) of a Mul / Add of a map [N, C, H, W] and a constant
+        that varies along C at most, or None."""
+        ins = [i for i in node.input if i]
+        maps = [i for i in ins if i not in self.g.inits]
+        consts = [i for i in ins if i in self.g.inits]
+        if self.g.qdq or len(maps) != 1 or len(consts) != 1 or self.act[maps[0]].ndim != 4:
+            return None
+        shape = (1,) + tuple(self.act[maps[0]].shape[1:])
+        v = self.g.inits[consts[0]].astype(np.float64)
+        try:
+            if np.broadcast_shapes(v.shape, shape) != shape:
+                return None
+        except ValueError:
+            return None
+        full = np.broadcast_to(v, shape)
+        per = full[0, :, 0, 0]
+        return (maps[0], per) if np.array_equal(full, np.broadcast_to(
+            per[None, :, None, None], shape)) else None
+
+    def channel_affine(self, node):
+        """A Mul of a map by a per-channel constant, optionally followed (as its only reader) by
+        an Add of one, or such an Add alone (x * w.view(1, C, 1, 1) + b.view(1, C, 1, 1)):
+        y = f * x + shift per channel, converted as a standalone BatchNormalization. False when
+        the node is no such form."""
+        m = self.per_channel_constant(node)
+        if m is None:
+            return False
+        x, per = m
+        f, shift, out = (per, np.zeros_like(per), node.output[0]) if node.op_type == "Mul" \
+            else (np.ones_like(per), per, node.output[0])
+        nxt = self.g.only_consumer(out)
+        if node.op_type == "Mul" and nxt is not None and nxt.op_type == "Add":
+            a = self.per_channel_constant(nxt)
+            if a is not None and a[0] == out:
+                shift, out = a[1], nxt.output[0]
+                self.done.add(id(nxt))
+        self.affine(node, x, f, shift, out)
+        return True
+
+    def affine(self, node, x, f, shift, out):
+        """out = f * x + shift per channel (node: the first ONNX node of it)."""
+        nxt = self.g.only_consumer(out)
+        if nxt is not None and nxt.op_type == "Conv" and self.pad_free_dense(nxt, x):
+            self.bn_fold[out] = (x, f, shift, node)
+            return
+        c = int(self.act[x].shape[1])
+        pre = out
+        out, _, a, table = self.layer_activation(node, out)
+        name = self.layer_name(node)
+        layer = {"name": name, "type": "depthwise", "kernel": 1}
+        self.set_activation(layer, a, table)
+        self.requant_files(name, node, f.reshape(c, 1, 1, 1), shift, self.scale[x],
+                           pre if table is not None else out)
+        self.emit(node, layer, [x], out, self.scale[out])
+
+    def pad_free_dense(self, conv, x):
+        """Whether the Conv node reads its input with groups 1 and no padding."""
+        a = attrs(conv)
+        if a.get("group", 1) != 1 or len(conv.input) < 2 or conv.input[1] not in self.g.inits:
+            return False
+        w = self.g.inits[conv.input[1]]
+        if w.ndim != 4:
+            return False
+        _, _, pad = kernel_geometry(conv, self.g, self.act[x].shape, w.shape)
+        return pad == 0
+
+    def fold_bn_before(self, x, w, b):
+        """conv(f * x + shift) = conv'(x): w'[o][i] = w[o][i] * f[i], b'[o] = b[o] + sum of
+        w[o][i][ky][kx] * shift[i] (every tap reads the image: no padding)."""
+        x, f, shift, _ = self.bn_fold[x]
+        return x, w * f[None, :, None, None], b + np.einsum("oikl,i->o", w, shift)
+
+    # ---- channel shuffles: Reshape / Transpose as channel selections (docs/cli.md, "Channel
+    # shuffle")
+
+    def rearranges(self, node):
+        """Whether a Reshape is part of a rearrangement (not a flatten to [N, -1])."""
+        return node.input[0] in self.inflight or self.act[node.output[0]].ndim != 2
+
+    def rearrange(self, node):
+        """A Reshape or Transpose of a map [N, C, H, W] (or of such a node's output): the
+        elements each output element takes, as flat indices into the map per image. When the
+        result is [N, C, H, W] again and output channel c is input channel p[c] at every pixel,
+        it is the selection p of the map's channels (ShuffleNet's channel shuffle); else it
+        stays in flight and only another Reshape / Transpose may read it."""
+        g = self.g
+        x, out = node.input[0], node.output[0]
+        if node.op_type == "Reshape":
+            check_attrs(node, {"allowzero"})
+            if len(node.input) < 2 or node.input[1] not in g.inits:
+                fail(f"{node_label(node)}: its target shape '{node.input[1]}' stays unknown at "
+                     "import time (neither a constant nor computed from static shapes; "
+                     "docs/cli.md, Static shapes)")
+        else:
+            check_attrs(node, {"perm"})
+        xs, ys = self.act[x].shape, self.act[out].shape
+        perm = list(attrs(node).get("perm", range(len(xs) - 1, -1, -1)))
+        if xs[0] != ys[0] or node.op_type == "Transpose" and perm[0] != 0:
+            fail(f"{node_label(node)}: moves the batch (shape {list(xs)} -> {list(ys)} on "
+                 f"{xs[0]} images): only rearrangements within each image are supported")
+        if x in self.inflight:
+            base, idx, _ = self.inflight[x]
+        else:
+            if len(xs) != 4:
+                fail(f"{node_label(node)}: rearranges '{x}' of shape {list(xs[1:])} per image "
+                     "(only a map [N, C, H, W] may be reshaped or transposed, toward a channel "
+                     "shuffle)")
+            base, idx = x, np.arange(math.prod(xs[1:])).reshape(xs[1:])
+        if node.op_type == "Reshape":
+            idx = idx.reshape(ys[1:])
+        else:
+            idx = idx.transpose([p - 1 for p in perm[1:]])
+        bs = self.act[base].shape
+        if len(ys) == 4 and tuple(ys[2:]) == tuple(bs[2:]) and ys[1] == bs[1]:
+            c, hw = ys[1], ys[2] * ys[3]
+            p = idx[:, 0, 0] // hw
+            if np.array_equal(idx, (p[:, None] * hw + np.arange(hw)).reshape(ys[1:])):
+                srcs = self.channel_sources(node, base)
+                self.set_sources(out, [srcs[int(k)] for k in p], self.scale[base])
+                if self.shuffle_conv and out in self.sel:
+                    self.materialise(node, out)
+                return
+        self.inflight[out] = (base, idx, node)
+        self.scale[out] = self.scale[base]
+
+    def layer_channels(self, layer):
+        return int(self.layer_act(layer).shape[1])
+
+    def layer_act(self, layer):
+        return self.act[self.g.input.name if layer == "input" else self.tensor_of[layer]]
+
+    def channel_sources(self, node, t):
+        """[(layer, channel)] of each channel of tensor t."""
+        if t in self.sel:
+            return self.sel[t]
+        layer = self.src_of(node, t)
+        return [(layer, c) for c in range(int(self.act[t].shape[1]))]
+
+    def set_sources(self, out, sources, scale):
+        """Tensor `out` takes `sources`: one whole map in order is that map, else a selection."""
+        layer = sources[0][0]
+        self.scale[out] = scale
+        self.out_tensor = out
+        if sources == [(layer, c) for c in range(self.layer_channels(layer))]:
+            self.src[out] = layer
+        else:
+            self.sel[out] = sources
+
+    def synth(self, node, layer, act):
+        """Appends a layer the import makes of its own (a view, a permutation): its output
+        tensor is a name of its own with these float values."""
+        t = f"{layer['name']}#out"
+        self.act[t] = act
+        self.append(node, layer, t)
+        return t
+
+    def fresh_name(self, base):
+        name, i = base, 1
+        while name in self.names:
+            i += 1
+            name = f"{base}_{i}"
+        self.names.add(name)
+        return name
+
+    def view(self, node, sources):
+        """The distinct channels of `sources` as slice / concat layers (views, no op of their
+        own in the compiler): their runs of consecutive channels of one map, maps in network
+        order. Returns (the view's tensor, {source: its channel in the view})."""
+        order = {"input": -1} | {l["name"]: i for i, l in enumerate(self.layers)}
+        uniq = sorted(set(sources), key=lambda s: (order[s[0]], s[1]))
+        runs = []
+        for layer, c in uniq:
+            if runs and runs[-1][0] == layer and runs[-1][2] == c:
+                runs[-1][2] = c + 1
+            else:
+                runs.append([layer, c, c + 1])
+        scales = {self.scale_of_layer(layer) for layer, _, _ in runs}
+        if len(scales) != 1:
+            fail(f"{node_label(node)}: reads a channel selection of maps with different int8 "
+                 "scales (a view stacks int8 codes)")
+        s = scales.pop()
+        base = re.sub(r"[^A-Za-z0-9_-]", "_", node.name or node.output[0]).strip("_") or "sel"
+        parts = []
+        for layer, b, e in runs:
+            if (b, e) == (0, self.layer_channels(layer)):
+                parts.append((layer, self.layer_act(layer)))
+                continue
+            name = self.fresh_name(f"{base}_pick")
+            act = self.layer_act(layer)[:, b:e]
+            self.synth(node, {"name": name, "type": "slice", "begin": b, "end": e,
+                              "inputs": layer}, act)
+            parts.append((name, act))
+        if len(parts) > MAX_CONCAT_INPUTS:
+            fail(f"{node_label(node)}: reads a channel selection of {len(parts)} runs of "
+                 f"channels, more than a concat's {MAX_CONCAT_INPUTS} (docs/network-format.md)")
+        if len(parts) == 1:
+            t = self.tensor_of.get(parts[0][0], self.g.input.name)
+        else:
+            name = self.fresh_name(f"{base}_view")
+            t = self.synth(node, {"name": name, "type": "concat",
+                                  "inputs": [p[0] for p in parts]},
+                           np.concatenate([p[1] for p in parts], axis=1))
+        self.scale[t] = s
+        return t, {src: k for k, src in enumerate(uniq)}
+
+    def scale_of_layer(self, layer):
+        return self.scale[self.g.input.name if layer == "input" else self.tensor_of[layer]]
+
+    def select_input(self, node, x, w, b, qw, qb, depthwise, group):
+        """A Conv reading the channel selection x: it reads the view of the selected maps
+        instead, with its weights permuted to the view's channel order (same products, same
+        sums: exact). A dense conv sums the weights of a channel selected twice; a depthwise
+        conv permutes its filters (its output is then a selection of its own channels); a
+        grouped conv reads the selection made into a map. Returns the new (x, w, b, qw, qb,
+        output selection or None)."""
+        sources = self.sel[x]
+        if depthwise and len(set(sources)) == len(sources):
+            t, pos = self.view(node, sources)
+            order = [pos[s] for s in sources]       # selection channel -> view channel
+            inv = np.argsort(order)                 # view channel -> selection channel
+            if qw is not None:
+                qw = (qw[0][inv], qw[1][inv])
+            if qb is not None:
+                qb = (qb[0].reshape(-1)[inv], qb[1][inv])
+            return t, w[inv], b[inv], qw, qb, order
+        if group != 1 or depthwise:
+            self.materialise(node, x)
+            return x, w, b, qw, qb, None
+        t, pos = self.view(node, sources)
+        wv = np.zeros((w.shape[0], len(pos)) + w.shape[2:])
+        for ci, s in enumerate(sources):
+            wv[:, pos[s]] += w[:, ci]
+        if qw is not None and len(pos) == len(sources):
+            q = np.zeros(wv.shape, np.int64)
+            for ci, s in enumerate(sources):
+                q[:, pos[s]] = qw[0][:, ci]
+            qw = (q, qw[1])
+        else:
+            qw = None
+        return t, wv, b, qw, qb, None
+
+    def select_output(self, name, out, order):
+        """The depthwise layer `name` computed `out` in view order: `out` is the selection of
+        its channels `order`."""
+        t = self.tensor_of[name]
+        act = np.empty_like(self.act[t])
+        act[:, order] = self.act[t]
+        self.act[f"{name}#out"] = act
+        self.tensor_of[name] = f"{name}#out"
+        self.src[f"{name}#out"] = name
+        self.scale[f"{name}#out"] = self.scale[out]
+        del self.src[out]
+        self.sel[out] = [(name, k) for k in order]
+
+    def materialise(self, node, t):
+        """The selection t made into a map: a 1x1 convolution over its view whose weights are
+        the permutation (1 from each view channel to the channels that select it), bias 0,
+        M = 1, S = 0, no activation: y = x for every int8 x, exactly."""
+        sources = self.sel.pop(t)
+        view, pos = self.view(node, sources)
+        base = re.sub(r"[^A-Za-z0-9_-]", "_", t).strip("_") or "sel"
+        name = self.fresh_name(f"{base}_perm")
+        c = len(sources)
+        w = np.zeros((c, len(pos), 1, 1), np.int8)
+        for k, s in enumerate(sources):
+            w[k, pos[s], 0, 0] = 1
+        self.files[f"{name}_weight.npy"] = w
+        self.files[f"{name}_bias.npy"] = np.zeros(c, np.int32)
+        self.files[f"{name}_mult.npy"] = np.ones(c, np.uint16)
+        self.files[f"{name}_shift.npy"] = np.zeros(c, np.uint8)
+        layer = {"name": name, "type": "conv", "out_channels": c, "kernel": 1,
+                 "inputs": self.src[view]}
+        self.append(node, layer, t)
+        self.materialised += 1
 
     def convert(self):
         for node in self.g.nodes:
@@ -1583,6 +2123,8 @@ class Converter:
                 self.pad(node)
             elif op == "Add":
                 self.add(node)
+            elif op == "Transpose" or op == "Reshape" and self.rearranges(node):
+                self.rearrange(node)
             elif op in ("Flatten", "Reshape"):
                 self.flatten(node)
             elif op in ("Identity", "Dropout"):
@@ -1596,10 +2138,13 @@ class Converter:
             elif op in ("Resize", "Upsample"):
                 self.resize(node)
             elif op == "BatchNormalization":
-                fail(f"{node_label(node)}: a BatchNormalization must follow a Conv whose only "
-                     "consumer it is (it is folded into the convolution)")
+                self.batchnorm(node)
             else:
                 unsupported(node)
+        out = self.g.outputs[0]
+        if out in self.sel or out in self.inflight:
+            self.src_of(next(n for n in self.g.nodes if out in n.output), out)
+            self.out_tensor = out
         if self.out_tensor != self.g.outputs[0] or not self.layers:
             fail(f"graph output '{self.g.outputs[0]}' is not the result of the last "
                  "supported layer")
@@ -1976,6 +2521,13 @@ def main(argv):
     ap.add_argument("--name", help="network name (default: the model file's stem)")
     ap.add_argument("--strata", help="the strata binary for the agreement check")
     ap.add_argument("--no-check", action="store_true", help="skip the float vs int8 agreement run")
+    ap.add_argument("--shuffle-conv", action="store_true",
+                    help="make each channel shuffle a 1x1 permutation convolution where it is, "
+                         "instead of folding it into the layers that read it")
+    ap.add_argument("--max-kernel", type=int, default=7,
+                    help="a convolution kernel larger than this (at stride >= 2) becomes a "
+                         "space-to-depth layer and a smaller kernel (default 7, "
+                         "config/default.yaml's max_kernel)")
     a = ap.parse_args(argv)
 
     name = a.name or re.sub(r"[^A-Za-z0-9_-]", "_", os.path.splitext(os.path.basename(a.model))[0])
@@ -2011,7 +2563,9 @@ def main(argv):
         fail(f"onnxruntime cannot run the model: {first}")
     act[g.input.name] = x.astype(np.float64)
 
-    conv = Converter(g, act, x)
+    if not 1 <= a.max_kernel <= MAX_KERNEL:
+        fail(f"--max-kernel {a.max_kernel}: must be in 1..{MAX_KERNEL}")
+    conv = Converter(g, act, x, a.shuffle_conv, a.max_kernel)
     conv.convert()
     check_format(conv, g.chw)
 

@@ -1573,6 +1573,8 @@ int cmd_gen(const GenArgs& a) {
 struct ImportArgs {
   std::string model, calibration, out, name;
   bool no_check = false;
+  bool shuffle_conv = false;
+  int max_kernel = 0;  // 0: the script's default
 };
 
 // Post-training import of a float ONNX model: scripts/strata_import.py, run by
@@ -1596,6 +1598,8 @@ int cmd_import(const ImportArgs& a) {
                                    a.calibration, "--out", a.out};
   if (!a.name.empty()) args.insert(args.end(), {"--name", a.name});
   if (a.no_check) args.emplace_back("--no-check");
+  if (a.shuffle_conv) args.emplace_back("--shuffle-conv");
+  if (a.max_kernel != 0) args.insert(args.end(), {"--max-kernel", std::to_string(a.max_kernel)});
   if (!ec) args.insert(args.end(), {"--strata", self.string()});
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
@@ -1954,6 +1958,13 @@ int run_main(int argc, char** argv) {
   import_cmd->add_option("--name", imp.name, "Network name (default: the model file's stem)");
   import_cmd->add_flag("--no-check", imp.no_check,
                        "Skip the float vs int8 agreement run on the calibration images");
+  import_cmd->add_flag("--shuffle-conv", imp.shuffle_conv,
+                       "Make each channel shuffle a 1x1 permutation convolution where it is, "
+                       "instead of folding it into the layers that read it");
+  import_cmd->add_option("--max-kernel", imp.max_kernel,
+                         "Largest convolution kernel to keep: a larger one at stride >= 2 becomes "
+                         "a space-to-depth layer and a smaller kernel (default 7)")
+      ->check(CLI::Range(1, 11));
 
   try {
     app.parse(argc, argv);
