@@ -226,7 +226,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"concat_net", 11, false, false},
                       ExampleCase{"concat_net", 11, true, true},
                       ExampleCase{"table_net", 12, false, false},
-                      ExampleCase{"table_net", 12, true, true}),
+                      ExampleCase{"table_net", 12, true, true},
+                      ExampleCase{"se_net", 13, false, false},
+                      ExampleCase{"se_net", 13, false, true},
+                      ExampleCase{"se_net", 13, true, true}),
     case_name);
 
 // ---- sparse programs (docs/sparsity.md) ----------------------------------------------------
