@@ -668,7 +668,22 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           fail("a fully-connected layer must read the op right before it, as its only reader "
                "(its input goes through the PE caches)");
         }
-        FcOp& op = start(FcOp{}, {src});
+        int fc_src = src;
+        const ConvOp* m = ops.empty() ? nullptr : std::get_if<ConvOp>(&ops.back());
+        if (m != nullptr && m->kind == ConvKind::kMul) {
+          // A mul writes a bank (DEPTHWISE), the FC reads the PE caches: a 1x1 POOL copy
+          // of the mul's map between them.
+          const Shape map{m->out_c, m->out_h, m->out_w};
+          PoolOp copy = elementwise(map);
+          copy.main = &l;
+          copy.srcs = {src};
+          copy.notes.push_back(fmt::format("copy of mul '{}' into the PE caches for '{}' (a mul "
+                                           "writes a bank)",
+                                           m->main->name, l.name));
+          ops.push_back(std::move(copy));
+          fc_src = static_cast<int>(ops.size()) - 1;
+        }
+        FcOp& op = start(FcOp{}, {fc_src});
         op.features = shape_elements(cur);
         op.weights = l.weights.reshaped({l.out_channels, op.features});
         op.params = channel_params_of(l);
@@ -918,11 +933,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
   for (size_t k = 0; k + 1 < ops.size(); ++k) {
     auto* conv = std::get_if<ConvOp>(&ops[k]);
     if (conv != nullptr && conv->kind == ConvKind::kMul && is<FcOp>(ops[k + 1])) {
-      const Layer& l = *conv->main;
-      throw Error("a fully-connected layer right after a mul is not supported (a mul runs in "
-                  "COMPUTE mode DEPTHWISE, which writes a bank, and the FC reads the PE "
-                  "caches); put a pool or a convolution between them",
-                  ErrorContext{net.source_file, l.line, l.name});
+      throw Error(fmt::format("internal: mul '{}' right before a fully-connected layer",
+                              conv->main->name));
     }
     if (conv != nullptr && conv->depthwise_mode && is<FcOp>(ops[k + 1])) {
       conv->notes.clear();
