@@ -276,9 +276,9 @@ class NetworkDraw {
   // A squeeze-and-excitation block on the last map (MobileNet-v3, EfficientNet): a
   // global average pool, a 1x1 conv to fewer channels, a 1x1 conv back whose
   // activation stands for the gate (a table half the time), and the mul of the map by
-  // that vector; now and then the vector of another, earlier block of the same
-  // channels instead (any earlier [C][1][1] layer may be the vector).
+  // that vector.
   Drawn squeeze_excite(const std::string& name, const Map& in, After after) {
+    if (in.c > o_.max_channels) return never_fits();  // the excite conv has in.c filters
     const std::string x = earlier_.back().name;
     const int64_t squeezed = d_.range(1, static_cast<int>(std::max<int64_t>(1, in.c / 2)));
     Drawn l;
