@@ -7,7 +7,7 @@
 #   make regress [SEEDS=N] [LABELS=..] [SHARD=i/n] [COVERAGE=1]   nightly regression
 #   make perf    the figures of docs/performance.md (bench JSON + utilisation plot)
 #   make models  torchvision resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0, densenet121, shufflenet_v2_x0_5,
-#                alexnet (random weights) -> ONNX -> strata import
+#                alexnet, mobilenet_v3_small, efficientnet_b0 (random weights) -> ONNX -> strata import
 #   make sanitize   the software tests built with ASan + UBSan (in $(BUILD)-asan)
 #   make fuzz [FUZZ_TIME=s] [FUZZERS=..]   libFuzzer harnesses of sw/fuzz, each for FUZZ_TIME s
 #   make bitstream BOARD=ulx3s   the SoC's bitstream for the ULX3S (docs/board.md)
@@ -68,12 +68,13 @@ perf: build
 	/usr/bin/python3 scripts/plot_utilization.py docs/performance_utilization.png \
 	  $(PERF_DIR)/cifar10_quick_b1.json $(PERF_DIR)/cifar10_quick_b8.json
 
-# torchvision's resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0, densenet121, shufflenet_v2_x0_5 and
-# alexnet at 224 x 224, randomly initialised
+# torchvision's resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0, densenet121, shufflenet_v2_x0_5,
+# alexnet, mobilenet_v3_small and efficientnet_b0 at 224 x 224, randomly initialised
 # (nothing is downloaded), exported to ONNX with synthetic calibration images,
 # then imported (docs/performance.md, "Imported networks"). Not part of make test.
 MODELS_DIR := $(BUILD)/models
-MODELS := resnet18 mobilenet_v2 mnasnet0_5 squeezenet1_0 densenet121 shufflenet_v2_x0_5 alexnet
+MODELS := resnet18 mobilenet_v2 mnasnet0_5 squeezenet1_0 densenet121 shufflenet_v2_x0_5 alexnet \
+          mobilenet_v3_small efficientnet_b0
 .PHONY: models
 models: export STRATA_SETUP_MODELS := 1
 models: setup $(BUILD)/CMakeCache.txt

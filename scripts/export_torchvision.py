@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Exports torchvision's resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0, densenet121, shufflenet_v2_x0_5
-and alexnet (224 x 224) as ONNX for strata import.
+"""Exports torchvision's resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0, densenet121, shufflenet_v2_x0_5,
+alexnet, mobilenet_v3_small and efficientnet_b0 (224 x 224) as ONNX for strata import.
 
-  /usr/bin/python3 scripts/export_torchvision.py [OUT_DIR] [--images N] [--seed S]
+  /usr/bin/python3 scripts/export_torchvision.py [OUT_DIR] [--images N] [--seed S] [--only NAME ...]
 
 Run with Debian's python3 (python3-torch, python3-torchvision; `make models`
 installs them), not the project venv. Writes into OUT_DIR (default build/models/):
@@ -13,8 +13,12 @@ installs them), not the project venv. Writes into OUT_DIR (default build/models/
   densenet121.onnx                   concatenate their expand convolutions; densenet121's
   shufflenet_v2_x0_5.onnx            BatchNormalizations after its Concats stay nodes;
   alexnet.onnx                       shufflenet_v2_x0_5 shuffles its channels with Reshape /
-                                     Transpose / Reshape on shapes computed by Shape / Gather /
-                                     Unsqueeze / Concat; alexnet's stem is 11 x 11 at stride 4)
+  mobilenet_v3_small.onnx            Transpose / Reshape on shapes computed by Shape / Gather /
+  efficientnet_b0.onnx               Unsqueeze / Concat; alexnet's stem is 11 x 11 at stride 4;
+                                     mobilenet_v3_small and efficientnet_b0 gate their blocks
+                                     with squeeze-and-excitation: a Mul of the map by a
+                                     [N, C, 1, 1] HardSigmoid / Sigmoid of its pooled, twice
+                                     convolved self)
   calibration.npy                    float32 [N][3][224][224], the images for
                                      `strata import --calibration`
 
@@ -87,6 +91,7 @@ def main(argv):
     ap.add_argument("out", nargs="?", default=os.path.join("build", "models"))
     ap.add_argument("--images", type=int, default=8, help="calibration images (default 8)")
     ap.add_argument("--seed", type=int, default=34)
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="export only these networks")
     a = ap.parse_args(argv)
     if a.images < 1:
         ap.error("--images must be at least 1")
@@ -103,8 +108,15 @@ def main(argv):
                 ("squeezenet1_0", torchvision.models.squeezenet1_0),
                 ("densenet121", torchvision.models.densenet121),
                 ("shufflenet_v2_x0_5", torchvision.models.shufflenet_v2_x0_5),
-                ("alexnet", torchvision.models.alexnet)]
+                ("alexnet", torchvision.models.alexnet),
+                ("mobilenet_v3_small", torchvision.models.mobilenet_v3_small),
+                ("efficientnet_b0", torchvision.models.efficientnet_b0)]
+    unknown = set(a.only or []) - {name for name, _ in builders}
+    if unknown:
+        ap.error(f"unknown network(s) {sorted(unknown)}")
     for name, build in builders:
+        if a.only and name not in a.only:
+            continue
         torch.manual_seed(a.seed)
         model = build(weights=None)
         set_bn_statistics(model, bn_images)

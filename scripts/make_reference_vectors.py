@@ -24,6 +24,8 @@ averaged by the contract's integer rules in exact int64 numpy:
   global_avgpool
           each channel's sum from torch.sum over H and W, n = H * W, then
           floor((2 * sum + n) / (2 * n))
+  mul     a map [C][H][W] times a vector [C][1][1] (squeeze-and-excitation):
+          torch.mul with broadcasting, then the conv's requantisation
   concat  torch.cat of two maps along the channels
   slice   torch.narrow of a map's channels
   upsample
@@ -35,7 +37,8 @@ element). The script fails on a window without an input element, so the
 per-side pool cases it writes have the same output size under both rules.
 
 Output: tests/data/reference/<case>/{input,weights,bias,mult,shift,expected}.npy
-(add: {input,input_b,mult_a,mult_b,shift,expected}.npy) and
+(add: {input,input_b,mult_a,mult_b,shift,expected}.npy; mul:
+{input,input_b,mult,shift,expected}.npy, input_b the vector) and
 tests/data/reference/manifest.json, read by sw/tests/reference_test.cpp. A
 manifest "pad" is one number for every side or [top, left, bottom, right]; conv
 cases with the latter also give "groups".
@@ -64,6 +67,7 @@ N_RANDOM_ASYM_CONV = 4    # one group, padding per side
 N_RANDOM_ASYM_POOL = 4    # of each kind, padding per side
 N_RANDOM_VIEW = 4         # of each of concat, slice, upsample
 N_RANDOM_ADD = 4
+N_RANDOM_MUL = 6
 N_RANDOM_GAP = 3
 
 INT8_MIN, INT8_MAX = -128, 127
@@ -194,6 +198,12 @@ def residual_add(a, b, mult_a, mult_b, shift, lo, hi):
 
 # ----------------------------------------------------------------------------
 # Case construction
+
+
+def channel_mul(x, v, mult, shift, lo, hi):
+    """torch.mul of the map by the [C][1][1] vector (broadcast), then requantised."""
+    acc = exact_int(torch.mul(f64(x), f64(v)), "mul product")
+    return requantise(acc, mult, shift, lo, hi)
 
 
 def concat(a, b):
@@ -359,6 +369,29 @@ class Builder:
         expected = global_avgpool(x)
         files = self._write(name, {"input": (x, np.int8), "expected": (expected, np.int8)})
         self.cases.append({"name": name, "op": "global_avgpool", "files": files})
+
+    def mul(self, name, x, v, clamp=NONE, requant=None):
+        """A channel-wise multiply; x, v arrays or shapes to draw them from; requant
+        (mult, shift) or None for auto_requant."""
+        self._check_name(name)
+        if isinstance(x, tuple):
+            x = int8_data(self.rng, x)
+        if isinstance(v, tuple):
+            v = int8_data(self.rng, v)
+        if x.ndim != 3 or v.shape != (x.shape[0], 1, 1):
+            raise ValueError(f"{name}: bad mul shapes")
+        lo, hi = clamp
+        if requant is None:
+            acc = exact_int(torch.mul(f64(x), f64(v)), "mul product")
+            mult, shift = auto_requant(acc, clamp, self.rng)
+        else:
+            mult = np.asarray(requant[0], dtype=np.uint16)
+            shift = np.asarray(requant[1], dtype=np.uint8)
+        expected = channel_mul(x, v, mult, shift, lo, hi)
+        files = self._write(name, {
+            "input": (x, np.int8), "input_b": (v, np.int8), "mult": (mult, np.uint16),
+            "shift": (shift, np.uint8), "expected": (expected, np.int8)})
+        self.cases.append({"name": name, "op": "mul", "lo": lo, "hi": hi, "files": files})
 
     def view(self, name, op, x, x_b=None, **params):
         """concat (x, x_b), slice (begin, end) or upsample (scale)."""
@@ -699,6 +732,33 @@ def global_avgpool_cases(b):
         b.global_avgpool(f"gavgpool_random_{i:02d}", shape)
 
 
+def mul_cases(b):
+    """Channel-wise multiply: products at the int8 ends (-128 * -128 = 2^14), M and S
+    at their ends, halves both ways, every clamp."""
+    rng = b.rng
+    b.mul("mul_odd", (3, 5, 7), (3, 1, 1))
+    b.mul("mul_relu", (4, 6, 6), (4, 1, 1), clamp=RELU)
+    b.mul("mul_relu6", (3, 3, 5), (3, 1, 1), clamp=RELU6)
+    b.mul("mul_clamp_negative", (3, 4, 3), (3, 1, 1), clamp=NEGATIVE)
+    b.mul("mul_image_1x1", (5, 1, 1), (5, 1, 1))
+    # Products of the int8 ends: 16384, -16256, 16129 and 0 with M, S at their ends.
+    ends = np.stack([np.full((3, 3), v, dtype=np.int8) for v in (INT8_MIN, INT8_MIN, INT8_MAX, 0)])
+    b.mul("mul_int8_extremes", ends, np.array([INT8_MIN, INT8_MAX, INT8_MAX, INT8_MIN],
+                                              dtype=np.int8).reshape(4, 1, 1),
+          requant=([MULT_MAX, MULT_MAX, 1, MULT_MAX], [MAX_SHIFT, 16, 0, 0]))
+    b.mul("mul_mult_extremes", (4, 4, 4), (4, 1, 1),
+          requant=([0, MULT_MAX, 1, 32768], [0, 24, 0, MAX_SHIFT]))
+    # x * s / 2 and / 4 on exact halves of both signs: round half toward +infinity.
+    ties = np.array([[[1, -1, 3, -3, 5, -5]], [[1, -1, 3, -3, 2, -2]]], dtype=np.int8)
+    b.mul("mul_half_ties", ties, np.array([1, 2], dtype=np.int8).reshape(2, 1, 1),
+          requant=([1, 1], [1, 2]))
+    for i in range(N_RANDOM_MUL):
+        c = int(rng.integers(1, 20))
+        shape = (c, int(rng.integers(1, 10)), int(rng.integers(1, 10)))
+        clamp = CLAMPS[int(rng.integers(0, len(CLAMPS)))]
+        b.mul(f"mul_random_{i:02d}", shape, (c, 1, 1), clamp=clamp)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out-dir", type=Path, default=REPO / "tests" / "data" / "reference",
@@ -731,12 +791,13 @@ def main():
     add_cases(b)
     global_avgpool_cases(b)
     view_cases(b)
+    mul_cases(b)
     (out / "manifest.json").write_text(json.dumps(b.manifest(), indent=1) + "\n")
 
     total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     counts = {op: sum(c["op"] == op for c in b.cases)
               for op in ("conv", "fc", "maxpool", "avgpool", "add", "global_avgpool", "concat",
-                         "slice", "upsample")}
+                         "slice", "upsample", "mul")}
     print(f"wrote {len(b.cases)} cases ({counts}) to {out}, {total} bytes")
     return 0
 

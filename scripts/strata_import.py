@@ -1418,6 +1418,41 @@ class Converter:
         srcs = [self.src_of(node, t) for t in (a_t, b_t)]
         self.append(node, dict(layer, inputs=srcs), out)
 
+    def mul(self, node):
+        """A Mul of two tensors that is no part of an elementwise activation: a map [C, H, W]
+        times a [C, 1, 1] vector computed in the graph (squeeze-and-excitation, either operand
+        order), a mul layer. Its M / 2^S ~ s_map * s_vector / s_out, the product's scale over
+        the output's, one value for the layer (docs/cli.md, "Mul")."""
+        g = self.g
+        if any(t in g.inits for t in node.input):
+            fail(f"{node_label(node)}: a Mul by a constant is supported only inside an "
+                 "elementwise activation (a function of one tensor; docs/cli.md, Table "
+                 "activations)")
+        a_t, b_t = node.input
+        sa, sb = self.act[a_t].shape[1:], self.act[b_t].shape[1:]
+
+        def is_vector(v, m):
+            return len(v) == 3 and len(m) == 3 and tuple(v) == (m[0], 1, 1)
+
+        if is_vector(sb, sa):
+            x_t, v_t = a_t, b_t
+        elif is_vector(sa, sb):
+            x_t, v_t = b_t, a_t
+        else:
+            fail(f"{node_label(node)}: a Mul of tensors of shapes {list(sa)} and {list(sb)} "
+                 "per image is not supported (only a map [C, H, W] times a [C, 1, 1] vector of "
+                 "the same C, as in squeeze-and-excitation, or an elementwise activation)")
+        out, s_req, act, table = self.layer_activation(node, node.output[0])
+        name = self.layer_name(node)
+        c = int(self.act[x_t].shape[1])
+        m, s = mult_shift(np.full(c, self.scale[x_t] * self.scale[v_t] / s_req), node)
+        self.files[f"{name}_mult.npy"] = m
+        self.files[f"{name}_shift.npy"] = s
+        layer = {"name": name, "type": "mul"}
+        self.set_activation(layer, act, table)
+        srcs = [self.src_of(node, t) for t in (x_t, v_t)]
+        self.append(node, dict(layer, inputs=srcs), out)
+
     def reduce_mean(self, node):
         """A mean over H and W of [N, C, H, W] (axes [2, 3] or [-2, -1], in any order) is a
         global_avgpool: with keepdims 1 its [N, C, 1, 1], with keepdims 0 the [N, C] a flatten
@@ -2107,6 +2142,10 @@ class Converter:
                 self.gemm(node)
             elif op == "MatMul":
                 self.matmul(node)
+            elif op == "Mul" and not any(i in self.g.inits for i in node.input) and \
+                    self.g.table_region(node.input[0], shared_ok=True) is None and \
+                    self.g.table_region(node.input[1], shared_ok=True) is None:
+                self.mul(node)
             elif op in TABLE_OPS and op != "Add" or op == "Add" and \
                     any(i in self.g.inits for i in node.input):
                 self.table_layer(node)
@@ -2203,11 +2242,11 @@ def acc_range(wq, bq):
 
 
 def check_layer_files(conv, l, node, cout, w_shape):
-    """The parameter files of a conv / depthwise / fc / add layer: the shapes the reader
+    """The parameter files of a conv / depthwise / fc / add / mul layer: the shapes the reader
     expects and, for weights, an accumulator that stays inside int32."""
     name = l["name"]
     expect = {f"{name}_mult_a.npy": (cout,), f"{name}_mult_b.npy": (cout,)} \
-        if l["type"] == "add" else \
+        if l["type"] == "add" else {f"{name}_mult.npy": (cout,)} if l["type"] == "mul" else \
         {f"{name}_weight.npy": w_shape, f"{name}_bias.npy": (cout,), f"{name}_mult.npy": (cout,)}
     expect[f"{name}_shift.npy"] = (cout,)
     for f, shape in expect.items():
@@ -2218,7 +2257,7 @@ def check_layer_files(conv, l, node, cout, w_shape):
     if math.prod(w_shape) > MAX_ELEMENTS:
         fail(f"{node_label(node)}: weight tensor {list(w_shape)} exceeds the network "
              f"format's {MAX_ELEMENTS} elements")
-    if l["type"] == "add":
+    if l["type"] in ("add", "mul"):
         return
     lo, hi = acc_range(conv.files[f"{name}_weight.npy"], conv.files[f"{name}_bias.npy"])
     bad = np.nonzero((lo < -2**31) | (hi > 2**31 - 1))[0]
@@ -2257,6 +2296,12 @@ def layer_shape(conv, l, node, shapes):
         if shapes[0] != shapes[1]:
             fail(f"{node_label(node)}: operands of shapes {list(shapes[0])} and "
                  f"{list(shapes[1])}")
+        check_layer_files(conv, l, node, c, (c,))
+        return (c, h, w)
+    if t == "mul":
+        if shapes[1] != (c, 1, 1):
+            fail(f"{node_label(node)}: a map of shape {list(shapes[0])} times a vector of shape "
+                 f"{list(shapes[1])}, not [{c}, 1, 1]")
         check_layer_files(conv, l, node, c, (c,))
         return (c, h, w)
     if t == "global_avgpool":

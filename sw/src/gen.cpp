@@ -317,6 +317,14 @@ std::vector<LayerCalibration> generate_parameters(Network& net, const GenOptions
       calibrate_add(l, acts, b, options.target, cal);
       fill_table(l, rng);
       for (size_t i = 0; i < acts.size(); ++i) out.push_back(run_layer(l, {acts[i], b[i]}));
+    } else if (l.type == LayerType::kMul) {
+      // Calibrated as a convolution's accumulators: the products x * s.
+      const std::vector<Tensor<int8_t>>& s = operand(l.inputs[1]);
+      std::vector<Tensor<int32_t>> accs;
+      for (size_t i = 0; i < acts.size(); ++i) accs.push_back(channel_mul_acc(acts[i], s[i]));
+      calibrate_layer(l, accs, options.target, cal);
+      fill_table(l, rng);
+      for (const Tensor<int32_t>& acc : accs) out.push_back(requantize(acc, l.requant));
     } else if (l.type == LayerType::kConcat) {
       for (size_t i = 0; i < acts.size(); ++i) {
         std::vector<Tensor<int8_t>> maps;

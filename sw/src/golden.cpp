@@ -56,6 +56,8 @@ Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input) {
       throw Error("an add layer needs its two operands", ErrorContext{"", 0, layer.name});
     case LayerType::kConcat:
       throw Error("a concat layer needs all its inputs", ErrorContext{"", 0, layer.name});
+    case LayerType::kMul:
+      throw Error("a mul layer needs its map and its vector", ErrorContext{"", 0, layer.name});
   }
   throw Error("unknown layer type", ErrorContext{"", 0, layer.name});
 }
@@ -83,6 +85,16 @@ Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& 
                   ErrorContext{"", 0, layer.name});
     }
     return out;
+  }
+  if (layer.type == LayerType::kMul) {
+    check_input(layer, inputs[0]);
+    const Shape vector{layer.in_shape[0], 1, 1};
+    if (inputs[1].shape() != vector) {
+      throw Error(fmt::format("mul vector has shape {}, the layer expects {}",
+                              shape_str(inputs[1].shape()), shape_str(vector)),
+                  ErrorContext{"", 0, layer.name});
+    }
+    return requantize(channel_mul_acc(inputs[0], inputs[1]), layer.requant);
   }
   if (layer.type != LayerType::kAdd) return run_layer(layer, inputs[0]);
   check_input(layer, inputs[0]);

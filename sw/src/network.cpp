@@ -38,6 +38,7 @@ const char* layer_type_name(LayerType t) {
     case LayerType::kConcat: return "concat";
     case LayerType::kSlice: return "slice";
     case LayerType::kUpsample: return "upsample";
+    case LayerType::kMul: return "mul";
   }
   return "?";
 }
@@ -460,7 +461,7 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
   const Shape& in = ins.shapes[0];
   l.in_shape = in;
   const int64_t c = in[0], h = in[1], w = in[2];
-  if (type != "add" && type != "concat" && ins.index.size() != 1) {
+  if (type != "add" && type != "mul" && type != "concat" && ins.index.size() != 1) {
     r.fail(node["inputs"], fmt::format("a {} layer reads one input, 'inputs' names {}", type,
                                        ins.index.size()));
   }
@@ -558,6 +559,26 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
     }
     l.out_channels = static_cast<int>(c);
     l.out_shape = in;
+  } else if (type == "mul") {
+    l.type = LayerType::kMul;
+    r.check_keys(node, {"name", "type", "inputs", "activation", "requant"}, "mul layer");
+    if (ins.index.size() != 2) {
+      r.fail(node, fmt::format("a mul layer needs 'inputs' naming its map and its [C, 1, 1] "
+                               "vector, got {} input{}",
+                               ins.index.size(), ins.index.size() == 1 ? "" : "s"));
+    }
+    const Shape& v = ins.shapes[1];
+    if (v[1] != 1 || v[2] != 1) {
+      r.fail(node["inputs"], fmt::format("the mul vector (second input) has shape {}, expected "
+                                         "[C, 1, 1] (one value per channel)",
+                                         shape_str(v)));
+    }
+    if (v[0] != c) {
+      r.fail(node["inputs"], fmt::format("the mul vector has {} channels, the map {} has {}",
+                                         v[0], shape_str(in), c));
+    }
+    l.out_channels = static_cast<int>(c);
+    l.out_shape = in;
   } else if (type == "concat") {
     l.type = LayerType::kConcat;
     r.check_keys(node, {"name", "type", "inputs"}, "concat layer");
@@ -621,8 +642,8 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
     l.out_shape = {c * h * w, 1, 1};
   } else {
     r.fail(node["type"], fmt::format("unknown layer type '{}' (expected conv, depthwise, fc, "
-                                     "maxpool, avgpool, global_avgpool, add, concat, slice, "
-                                     "upsample, relu, clamp or flatten)",
+                                     "maxpool, avgpool, global_avgpool, add, mul, concat, "
+                                     "slice, upsample, relu, clamp or flatten)",
                                      type));
   }
 
@@ -731,8 +752,9 @@ int64_t Layer::macs() const {
 
 int64_t Layer::param_bytes() const {
   if (!has_requant() || in_shape.size() != 3) return 0;
-  // add: two uint16 multipliers and a uint8 shift per channel.
+  // add: two uint16 multipliers and a uint8 shift per channel; mul: one of each.
   if (type == LayerType::kAdd) return int64_t{out_channels} * (2 + 2 + 1);
+  if (type == LayerType::kMul) return int64_t{out_channels} * (2 + 1);
   const int64_t fan_in = type == LayerType::kConv ? in_shape[0] / groups * conv.kernel * conv.kernel
                          : type == LayerType::kDepthwise ? int64_t{conv.kernel} * conv.kernel
                                                          : shape_elements(in_shape);
@@ -803,6 +825,17 @@ void validate_parameters(const Network& net) {
                                 "channels",
                                 l.requant.multiplier.size(), l.multiplier_b.size(),
                                 l.requant.shift.size(), n),
+                    where);
+      }
+      check_requant_ranges(l, where);
+      continue;
+    }
+    if (l.type == LayerType::kMul) {
+      // |x * s| <= 2^14: no accumulator to check.
+      const auto n = static_cast<size_t>(l.out_channels);
+      if (l.requant.multiplier.size() != n || l.requant.shift.size() != n) {
+        throw Error(fmt::format("requantisation has {} multipliers and {} shifts for {} channels",
+                                l.requant.multiplier.size(), l.requant.shift.size(), n),
                     where);
       }
       check_requant_ranges(l, where);

@@ -203,6 +203,20 @@ Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
   return out;
 }
 
+Tensor<int32_t> channel_mul_acc(const Tensor<int8_t>& x, const Tensor<int8_t>& s) {
+  require_rank(x, 3, "mul input");
+  if (s.shape() != Shape{x.dim(0), 1, 1}) {
+    throw Error(fmt::format("mul vector has shape [{}], expected [{}, 1, 1] for the map [{}]",
+                            fmt::join(s.shape(), ", "), x.dim(0), fmt::join(x.shape(), ", ")));
+  }
+  const int64_t plane = x.dim(1) * x.dim(2);
+  Tensor<int32_t> acc(x.shape());
+  for (int64_t i = 0; i < x.size(); ++i) {
+    acc.values()[i] = int32_t{x.values()[i]} * s.values()[i / plane];
+  }
+  return acc;
+}
+
 Tensor<int8_t> global_avgpool(const Tensor<int8_t>& in) {
   require_rank(in, 3, "global average pool input");
   const int64_t c = in.dim(0), plane = in.dim(1) * in.dim(2);

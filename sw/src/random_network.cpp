@@ -241,14 +241,15 @@ class NetworkDraw {
     // then the graph layers: depthwise, a residual block, a shortcut add of
     // the last map with an earlier one, a global average pool (mostly on maps
     // of up to 16 x 16, the pool of a network's head), a concat of the last map
-    // with earlier ones (sliced or upsampled to its size), an upsample.
+    // with earlier ones (sliced or upsampled to its size), an upsample, a
+    // squeeze-and-excitation block.
     const int gap = in.h * in.w <= 256 ? 6 : 1;
     std::vector<int> weights;
     switch (after) {
-      case After::kInput: weights = {25, 13, 12, 12, 12, 10, 16, 6, 7, 0, gap, 6, 4}; break;
-      case After::kMap: weights = {30, 12, 10, 8, 8, 10, 22, 7, 9, 5, gap, 14, 6}; break;
-      case After::kFc: weights = {2, 1, 1, 15, 15, 15, 51, 1, 0, 1, 1, 0, 0}; break;
-      case After::kFlatMap: weights = {2, 1, 1, 12, 12, 10, 62, 1, 0, 0, 1, 0, 0}; break;
+      case After::kInput: weights = {25, 13, 12, 12, 12, 10, 16, 6, 7, 0, gap, 6, 4, 3}; break;
+      case After::kMap: weights = {30, 12, 10, 8, 8, 10, 22, 7, 9, 5, gap, 14, 6, 7}; break;
+      case After::kFc: weights = {2, 1, 1, 15, 15, 15, 51, 1, 0, 1, 1, 0, 0, 1}; break;
+      case After::kFlatMap: weights = {2, 1, 1, 12, 12, 10, 62, 1, 0, 0, 1, 0, 0, 1}; break;
     }
     int total = 0;
     for (int w : weights) total += w;
@@ -267,8 +268,36 @@ class NetworkDraw {
       case 9: return shortcut(name, in, after);
       case 10: return global_pool(name, in, after);
       case 11: return concat(name, in);
-      default: return upsample(name, in);
+      case 12: return upsample(name, in);
+      default: return squeeze_excite(name, in, after);
     }
+  }
+
+  // A squeeze-and-excitation block on the last map (MobileNet-v3, EfficientNet): a
+  // global average pool, a 1x1 conv to fewer channels, a 1x1 conv back whose
+  // activation stands for the gate (a table half the time), and the mul of the map by
+  // that vector.
+  Drawn squeeze_excite(const std::string& name, const Map& in, After after) {
+    if (in.c > o_.max_channels) return never_fits();  // the excite conv has in.c filters
+    const std::string x = earlier_.back().name;
+    const int64_t squeezed = d_.range(1, static_cast<int>(std::max<int64_t>(1, in.c / 2)));
+    Drawn l;
+    const std::string pool = name + "q", fc1 = name + "r", fc2 = name + "e";
+    l.lines.push_back(fmt::format("{{name: {}, type: global_avgpool}}", pool));
+    l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, kernel: 1{}{}}}", fc1,
+                                  squeezed, activation(fc1), requant(fc1, squeezed)));
+    const std::string gate = d_.chance(50) ? fmt::format(", activation: {{table: {}_table.npy}}",
+                                                         fc2)
+                                           : activation(fc2);
+    l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, kernel: 1{}{}}}", fc2,
+                                  in.c, gate, requant(fc2, in.c)));
+    l.lines.push_back(fmt::format("{{name: {}, type: mul, inputs: [{}, {}]{}{}}}", name, x, fc2,
+                                  activation(name), requant(name, in.c)));
+    l.out = in;
+    l.after = after == After::kInput ? After::kMap : after;
+    l.work = 3 * words(in.c) * in.h * in.w + 2 * words(in.c) * words(squeezed) * kBudgetLanes +
+             words(in.c) * kBudgetLanes;
+    return l;
   }
 
   // The map `cur` (the last entry's) and one or two earlier maps of its size,

@@ -226,7 +226,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"concat_net", 11, false, false},
                       ExampleCase{"concat_net", 11, true, true},
                       ExampleCase{"table_net", 12, false, false},
-                      ExampleCase{"table_net", 12, true, true}),
+                      ExampleCase{"table_net", 12, true, true},
+                      ExampleCase{"se_net", 13, false, false},
+                      ExampleCase{"se_net", 13, false, true},
+                      ExampleCase{"se_net", 13, true, true}),
     case_name);
 
 // ---- sparse programs (docs/sparsity.md) ----------------------------------------------------
@@ -362,6 +365,65 @@ TEST(Compiler, GraphCornersEqualTheGoldenModel) {
     for (const HwTarget& target : {HwTarget::defaults(), p16n16()}) {
       const auto images = split(random_images(net.input_shape, 2, 12));
       check_network(net, target, images, fmt::format("{} on {}", name, target.name));
+    }
+  }
+}
+
+// Channel-wise multiplies (docs/compiler.md, "Channel-wise multiply"): the map
+// from the previous op (whole) or a shared one (tiled), of the network input, on
+// channels off the lane groups, one vector read by two muls, a vector computed
+// before the map, an FC right after a mul (through a copy into the PE caches), a
+// pool after it; on P = N = 8 and 16 and the tiny target (tiles), batches of 2.
+// Every output equals the golden model, dependencies clean in both modes; the
+// mul ops run in DEPTHWISE mode, each after P selector CONVs into the PE caches.
+TEST(Compiler, ChannelMultipliesEqualTheGoldenModel) {
+  const std::vector<std::pair<std::string, std::string>> nets = {
+      {"se_chain",
+       "input: [12, 10, 9]\nlayers:\n"
+       "  - {name: c1, type: conv, out_channels: 20, kernel: 3, pad: 1, activation: relu}\n"
+       "  - {name: q, type: global_avgpool}\n"
+       "  - {name: r, type: conv, out_channels: 5, kernel: 1, activation: relu}\n"
+       "  - {name: e, type: conv, out_channels: 20, kernel: 1, activation: {table: e.npy}}\n"
+       "  - {name: m, type: mul, inputs: [c1, e], activation: {clamp: [-30, 90]}}\n"
+       "  - {name: m2, type: mul, inputs: [m, e]}\n"
+       "  - {name: p, type: maxpool, kernel: 2}\n"
+       "  - {name: f, type: fc, out_features: 6}\n"},
+      {"se_of_input",
+       "input: [9, 6, 6]\nlayers:\n"
+       "  - {name: q, type: global_avgpool}\n"
+       "  - {name: e, type: conv, out_channels: 9, kernel: 1, activation: {table: e.npy}}\n"
+       "  - {name: m, type: mul, inputs: [input, e], activation: {table: m.npy}}\n"
+       "  - {name: c, type: conv, out_channels: 9, kernel: 3, pad: 1}\n"
+       "  - {name: a, type: add, inputs: [c, m]}\n"},
+      {"vector_first",
+       "input: [16, 5, 5]\nlayers:\n"
+       "  - {name: q, type: global_avgpool}\n"
+       "  - {name: e, type: conv, out_channels: 16, kernel: 1, activation: relu}\n"
+       "  - {name: d, type: depthwise, kernel: 3, pad: 1, inputs: input}\n"
+       "  - {name: m, type: mul, inputs: [d, e]}\n"
+       "  - {name: f, type: fc, out_features: 3}\n"},
+  };
+  TempFiles files;
+  const HwTarget tiny = HwTarget::from_yaml((kSource / "config" / "tiny.yaml").string());
+  for (const auto& [name, yaml] : nets) {
+    Network net = load_network(files.write(name + ".yaml", "name: " + name + "\n" + yaml),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.seed = 21;
+    generate_parameters(net, go, random_images(net.input_shape, go.images, 21));
+    for (const HwTarget& target : {HwTarget::defaults(), p16n16(), tiny}) {
+      const auto images = split(random_images(net.input_shape, 2, 22));
+      const Program prog =
+          check_network(net, target, images, fmt::format("{} on {}", name, target.name));
+      int muls = 0;
+      for (const CompiledOp& op : prog.ops) {
+        if (op.kind != "mul") continue;
+        ++muls;
+        EXPECT_NE(op.detail.find("COMPUTE DEPTHWISE with the vector as weights"),
+                  std::string::npos)
+            << op.detail;
+      }
+      EXPECT_EQ(muls, name == "se_chain" ? 2 : 1) << name << " on " << target.name;
     }
   }
 }
@@ -1025,6 +1087,8 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
        none, "a", {"an add after flatten of a map larger than 1x1 is not supported"}},
       {"add of an fc result as its second operand", "input: [2, 2, 2]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: conv, out_channels: 4, kernel: 1, stride: 2, inputs: input}\n  - {name: a, type: add, inputs: [p, f]}\n",
        none, "a", {"an add after a fully-connected layer is not supported"}},
+      {"mul by the network input", "input: [4, 1, 1]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n  - {name: m, type: mul, inputs: [c, input]}\n",
+       none, "m", {"a mul whose vector is the network input is not supported"}},
       {"batch above P", "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
        none, "", {"batch 9 is outside 1..8"}, 9},
       {"batch 0", "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -263,6 +264,63 @@ TEST_F(Golden, ResidualGraphEqualsTheNumericsComposedByHand) {
   for (int64_t i = 0; i < yb.size(); ++i) EXPECT_EQ(yb[i], want[i % want.size()]);
   // An add needs both operands.
   EXPECT_THROW(run_layer(net.layers[2], x), Error);
+}
+
+// A squeeze-and-excitation block: global pool -> 1x1 conv -> ReLU -> 1x1 conv with a
+// table -> mul of the map by that vector, with a table on the mul too.
+TEST_F(Golden, SqueezeExcitationEqualsTheNumericsComposedByHand) {
+  Tensor<int8_t> w1({2, 3, 1, 1}), w2({3, 2, 1, 1});
+  for (int64_t i = 0; i < w1.size(); ++i) w1[i] = static_cast<int8_t>(9 - 5 * i);
+  for (int64_t i = 0; i < w2.size(); ++i) w2[i] = static_cast<int8_t>(4 * i - 11);
+  std::vector<int8_t> table(kActTableSize), half(kActTableSize);
+  for (int i = 0; i < kActTableSize; ++i) {
+    table[static_cast<size_t>(i)] = static_cast<int8_t>(std::max(0, i - 128) / 2);  // relu / 2
+    half[static_cast<size_t>(i)] = static_cast<int8_t>(127 - i);
+  }
+  save_npy(path("f1_weight.npy"), w1);
+  save_npy(path("f1_bias.npy"), Tensor<int32_t>({2}, std::vector<int32_t>{3, -40}));
+  save_npy(path("f2_weight.npy"), w2);
+  save_npy(path("f2_bias.npy"), Tensor<int32_t>({3}, std::vector<int32_t>{100, 0, -9}));
+  save_npy(path("t.npy"), Tensor<int8_t>({kActTableSize}, table));
+  save_npy(path("h.npy"), Tensor<int8_t>({kActTableSize}, half));
+  save_npy(path("m_mult.npy"), Tensor<uint16_t>({3}, std::vector<uint16_t>{700, 65535, 1}));
+  save_npy(path("m_shift.npy"), Tensor<uint8_t>({3}, std::vector<uint8_t>{13, 20, 0}));
+  const Network net = load(
+      "name: se\ninput: [3, 4, 5]\nlayers:\n"
+      "  - {name: g, type: global_avgpool}\n"
+      "  - {name: f1, type: conv, out_channels: 2, kernel: 1, activation: relu,\n"
+      "     requant: {multiplier: 9, shift: 5}}\n"
+      "  - {name: f2, type: conv, out_channels: 3, kernel: 1, activation: {table: t.npy},\n"
+      "     requant: {multiplier: [31, 7, 50], shift: 6}}\n"
+      "  - {name: m, type: mul, inputs: [input, f2], activation: {table: h.npy}}\n");
+  Tensor<int8_t> x({3, 4, 5});
+  for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 71) % 256 - 128);
+  const Tensor<int8_t> g = global_avgpool(x);
+  const Tensor<int8_t> f1 = requantize(conv2d_acc(g, w1, net.layers[1].bias,
+                                                  ConvGeometry{1, 1, 0}),
+                                       Requant{{9, 9}, {5, 5}, 0, 127});
+  const Tensor<int8_t> f2 = requantize(conv2d_acc(f1, w2, net.layers[2].bias, ConvGeometry{1, 1, 0}),
+                                       Requant{{31, 7, 50}, {6, 6, 6}, -128, 127, table});
+  const Tensor<int8_t> want =
+      requantize(channel_mul_acc(x, f2), Requant{{700, 65535, 1}, {13, 20, 0}, -128, 127, half});
+  // By hand: the vector scales each channel's products.
+  for (int64_t c = 0; c < 3; ++c) {
+    const int64_t p = x(c, 1, 2) * f2(c, 0, 0);
+    const int64_t m[] = {700, 65535, 1};
+    const int s[] = {13, 20, 0};
+    const int64_t v = std::clamp<int64_t>(rshift_round(p * m[c], s[c]), -128, 127);
+    EXPECT_EQ(want(c, 1, 2), half[static_cast<size_t>(v + 128)]) << "channel " << c;
+  }
+  EXPECT_NE(f2, Tensor<int8_t>(f2.shape(), 0));  // the vector is not all zero
+  std::vector<Tensor<int8_t>> seen;
+  const Tensor<int8_t> y =
+      run_network(net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[2], f2);
+  EXPECT_EQ(y, want);
+  // A mul needs both inputs, the vector of shape [C][1][1].
+  EXPECT_THROW(run_layer(net.layers[3], x), Error);
+  EXPECT_THROW(run_layer(net.layers[3], std::vector<Tensor<int8_t>>{x, x}), Error);
 }
 
 TEST_F(Golden, ConcatSliceAndUpsampleByHand) {

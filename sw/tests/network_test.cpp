@@ -517,6 +517,51 @@ TEST_F(NetworkErrors, ConcatSliceAndUpsampleShapes) {
   EXPECT_EQ(n.macs(), n.layers[0].macs());
 }
 
+TEST_F(NetworkErrors, MulParsesAndItsMistakesNameTheLayerAndLine) {
+  net("  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: 1}\n"
+      "  - {name: g1, type: global_avgpool}\n"
+      "  - {name: m1, type: mul, inputs: [c1, g1], activation: {table: t.npy},\n"
+      "     requant: {multiplier: [1, 2, 3, 4], shift: 9}}\n"
+      "  - {name: m2, type: mul, inputs: [m1, g1]}\n");
+  const Network n = load_network(yaml_, {"", false});
+  const Layer& m1 = n.layers[2];
+  EXPECT_EQ(m1.type, LayerType::kMul);
+  EXPECT_EQ(m1.inputs, (std::vector<int>{0, 1}));
+  EXPECT_EQ(m1.out_shape, (Shape{4, 8, 8}));
+  EXPECT_EQ(m1.requant.multiplier, (std::vector<uint16_t>{1, 2, 3, 4}));
+  EXPECT_EQ(m1.requant.shift, (std::vector<uint8_t>(4, 9)));
+  EXPECT_EQ(m1.files.table, "t.npy");
+  EXPECT_TRUE(m1.has_requant());
+  EXPECT_FALSE(m1.has_weights());
+  EXPECT_EQ(m1.param_bytes(), 4 * 3);
+  EXPECT_EQ(m1.macs(), 0);
+  EXPECT_EQ(n.layers[3].files.multiplier, "m2_mult.npy");
+  EXPECT_EQ(n.layers[3].files.shift, "m2_shift.npy");
+  EXPECT_STREQ(layer_type_name(LayerType::kMul), "mul");
+
+  const std::string conv = "  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: 1}\n";
+  expect(conv + "  - {name: m1, type: mul, inputs: c1}\n", 5, "m1",
+         {"a mul layer needs 'inputs' naming its map and its [C, 1, 1] vector, got 1 input"});
+  expect(conv + "  - {name: m1, type: mul}\n", 5, "m1", {"got 1 input"});
+  expect(conv + "  - {name: m1, type: mul, inputs: [c1, c1, c1]}\n", 5, "m1",
+         {"'inputs' must name one or two layers, got a list of 3"});
+  expect(conv + "  - {name: m1, type: mul, inputs: [c1, c1]}\n", 5, "m1",
+         {"the mul vector (second input) has shape [4, 8, 8], expected [C, 1, 1]"});
+  expect(conv + "  - {name: g1, type: global_avgpool, inputs: input}\n"
+                "  - {name: m1, type: mul, inputs: [c1, g1]}\n",
+         6, "m1", {"the mul vector has 1 channels, the map [4, 8, 8] has 4"});
+  expect(conv + "  - {name: g1, type: global_avgpool}\n"
+                "  - {name: m1, type: mul, inputs: [c1, g1], kernel: 1}\n",
+         6, "m1", {"unknown key 'kernel' in mul layer"});
+  expect(conv + "  - {name: g1, type: global_avgpool}\n"
+                "  - {name: m1, type: mul, inputs: [c1, g1], requant: {multiplier: 1}}\n",
+         6, "m1", {"missing required key 'shift'"});
+  expect(conv + "  - {name: g1, type: global_avgpool}\n"
+                "  - {name: m1, type: mul, inputs: [c1, g1], requant: {multiplier: [1, 2], "
+                "shift: 3}}\n",
+         6, "m1", {"'multiplier' lists 2 values, the layer has 4 output channels"});
+}
+
 TEST_F(NetworkErrors, FileKeysMustStayInsideTheWeightsDirectory) {
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, weights: ../w.npy}\n", 4, "c1",
          {"'weights' file '../w.npy' must be a relative path inside the weights directory"});

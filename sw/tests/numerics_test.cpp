@@ -213,6 +213,22 @@ TEST(Numerics, ResidualAddRejectsBadShapesAndParameters) {
   EXPECT_THROW(residual_add(a, a, AddRequant{{1, 1}, {1, 1}, {0, 48}, -128, 127}), Error);
 }
 
+// Channel-wise multiply: acc = x * s[c], the int8 ends included (2^14), then the
+// convolution's requantisation; a vector not [C][1][1] is an error.
+TEST(Numerics, ChannelMulProductsThenRequantisation) {
+  const auto x = image({2, 1, 3}, {-128, 5, 127, -3, 3, -128});
+  const auto s = image({2, 1, 1}, {-128, 3});
+  const Tensor<int32_t> acc = channel_mul_acc(x, s);
+  EXPECT_EQ(acc, Tensor<int32_t>({2, 1, 3}, std::vector<int32_t>{16384, -640, -16256, -9, 9, -384}));
+  // M = 3, S = 7: y = floor((3 * acc + 64) / 128): 384.5 -> 384 -> 127, -14.5 -> -15,
+  // -380.5 -> -381 -> -128, 0, 0, -8.5 -> -9.
+  const Requant rq{{3, 3}, {7, 7}, -128, 127};
+  EXPECT_EQ(requantize(acc, rq), image({2, 1, 3}, {127, -15, -128, 0, 0, -9}));
+  EXPECT_THROW(channel_mul_acc(x, image({2, 1, 2}, {1, 2, 3, 4})), Error);
+  EXPECT_THROW(channel_mul_acc(x, image({3, 1, 1}, {1, 2, 3})), Error);
+  EXPECT_THROW(channel_mul_acc(Tensor<int8_t>({2, 3}), s), Error);
+}
+
 // A table activation looks up the clamped value: y = T[clamp(...) + 128],
 // after the clamp (an entry outside [lo, hi] is never read).
 TEST(Numerics, TableActivationAfterTheClamp) {

@@ -91,7 +91,8 @@ inline std::optional<std::string> first_difference(const Tensor<int8_t>& want,
 // name once if the network has it.
 inline constexpr const char* kGraphFeatures[] = {
     "depthwise", "add", "add with activation", "projection (1x1 conv on a shortcut)",
-    "shortcut from input", "global pool", "concat", "slice", "upsample", "channel groups"};
+    "shortcut from input", "global pool", "concat", "slice", "upsample", "channel groups",
+    "mul (squeeze-and-excitation)"};
 
 inline std::vector<std::string> graph_features(const Network& net) {
   std::vector<bool> has(std::size(kGraphFeatures), false);
@@ -118,6 +119,7 @@ inline std::vector<std::string> graph_features(const Network& net) {
     has[7] = has[7] || l.type == LayerType::kSlice;
     has[8] = has[8] || l.type == LayerType::kUpsample;
     has[9] = has[9] || (l.type == LayerType::kConv && l.groups > 1);
+    has[10] = has[10] || l.type == LayerType::kMul;
   }
   std::vector<std::string> out;
   for (size_t f = 0; f < has.size(); ++f) {

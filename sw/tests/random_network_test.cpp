@@ -214,6 +214,11 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         case LayerType::kUpsample:
           if (l.scale > 2) ++seen["upsample by more than 2"];
           break;
+        case LayerType::kMul:
+          if (l.has_table()) ++seen["mul with a table"];
+          if (l.out_shape[0] % 8 != 0) ++seen["mul off the 8-lane groups"];
+          if (l.out_shape[1] * l.out_shape[2] > 1) ++seen["mul of a map"];
+          break;
       }
     }
     for (const std::string& f : test::graph_features(net)) ++seen["network with " + f];
@@ -236,7 +241,8 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         "global pool of a map", "global pool before fc", "graph (not a chain)", "concat",
         "slice", "upsample", "concat of three maps", "concat of the network input",
         "concat off the 8-lane groups", "slice off the 8-lane groups",
-        "upsample by more than 2", "conv with channel groups"}) {
+        "upsample by more than 2", "conv with channel groups", "mul", "mul with a table",
+        "mul off the 8-lane groups", "mul of a map"}) {
     EXPECT_GE(seen[what], 3) << what << "\n" << counts;
   }
   for (const char* f : test::kGraphFeatures) {

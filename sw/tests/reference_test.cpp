@@ -32,7 +32,9 @@ using nlohmann::json;
 
 const fs::path kReferenceDir = fs::path(STRATA_SOURCE_DIR) / "tests" / "data" / "reference";
 
-enum class RefOp { kConv, kFc, kMaxPool, kAvgPool, kAdd, kGlobalAvgPool, kConcat, kSlice, kUpsample };
+enum class RefOp {
+  kConv, kFc, kMaxPool, kAvgPool, kAdd, kGlobalAvgPool, kConcat, kSlice, kUpsample, kMul
+};
 
 // One manifest entry, with file paths resolved against the manifest directory.
 struct ReferenceCase {
@@ -41,7 +43,7 @@ struct ReferenceCase {
   ConvWindow conv;        // conv
   PoolWindow pool;        // maxpool, avgpool
   bool per_side = false;  // conv, pools: "pad" given per side (else one number)
-  int lo = kInt8Min;      // conv, fc, add
+  int lo = kInt8Min;      // conv, fc, add, mul
   int hi = kInt8Max;
   int begin = 0, end = 0;  // slice
   int scale = 1;           // upsample
@@ -64,6 +66,7 @@ const char* op_name(RefOp op) {
     case RefOp::kConcat: return "concat";
     case RefOp::kSlice: return "slice";
     case RefOp::kUpsample: return "upsample";
+    case RefOp::kMul: return "mul";
   }
   return "?";
 }
@@ -83,7 +86,7 @@ const std::map<std::string, size_t> kMinCases = {
     {"conv", 28}, {"conv grouped", 27}, {"conv per-side pads", 9}, {"fc", 9},
     {"maxpool", 21}, {"maxpool per-side pads", 9}, {"avgpool", 21},
     {"avgpool per-side pads", 9}, {"add", 15}, {"global_avgpool", 12}, {"concat", 6},
-    {"slice", 6}, {"upsample", 6}};
+    {"slice", 6}, {"upsample", 6}, {"mul", 14}};
 
 // ---------------------------------------------------------------------------
 // Manifest parsing: every problem is a strata::Error naming the manifest, the
@@ -166,11 +169,12 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
                                                     {"global_avgpool", RefOp::kGlobalAvgPool},
                                                     {"concat", RefOp::kConcat},
                                                     {"slice", RefOp::kSlice},
-                                                    {"upsample", RefOp::kUpsample}};
+                                                    {"upsample", RefOp::kUpsample},
+                                                    {"mul", RefOp::kMul}};
   const auto it = kOps.find(op);
   if (it == kOps.end()) {
     r.fail(fmt::format("unknown op '{}' (conv, fc, maxpool, avgpool, add, global_avgpool, concat, "
-                       "slice, upsample)",
+                       "slice, upsample, mul)",
                        op));
   }
   c.op = it->second;
@@ -190,7 +194,7 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
   } else if (c.op == RefOp::kUpsample) {
     c.scale = r.integer("scale", 1, 8);
   }
-  if (has_weights(c.op) || c.op == RefOp::kAdd) {
+  if (has_weights(c.op) || c.op == RefOp::kAdd || c.op == RefOp::kMul) {
     c.lo = r.integer("lo", kInt8Min, kInt8Max);
     c.hi = r.integer("hi", c.lo, kInt8Max);
   }
@@ -201,6 +205,7 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
   if (has_weights(c.op)) keys.insert(keys.end(), {"weights", "bias", "mult", "shift"});
   if (c.op == RefOp::kAdd) keys.insert(keys.end(), {"input_b", "mult_a", "mult_b", "shift"});
   if (c.op == RefOp::kConcat) keys.push_back("input_b");
+  if (c.op == RefOp::kMul) keys.insert(keys.end(), {"input_b", "mult", "shift"});
   const CaseReader fr(files, fmt::format("case '{}' files", c.name));
   for (const std::string& key : keys) c.files[key] = dir / fr.string(key);
   return c;
@@ -339,6 +344,15 @@ Tensor<int8_t> run_case(const ReferenceCase& c) {
       return slice_channels(input, c.begin, c.end);
     case RefOp::kUpsample:
       return upsample_nearest(input, c.scale);
+    case RefOp::kMul: {
+      Requant rq;
+      rq.multiplier = as_vector(load_npy<uint16_t>(c.files.at("mult").string()));
+      rq.shift = as_vector(load_npy<uint8_t>(c.files.at("shift").string()));
+      rq.lo = c.lo;
+      rq.hi = c.hi;
+      return requantize(channel_mul_acc(input, load_npy<int8_t>(c.files.at("input_b").string())),
+                        rq);
+    }
   }
   throw Error(fmt::format("case {}: unhandled op", c.name));
 }

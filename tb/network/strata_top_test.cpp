@@ -220,6 +220,16 @@ TEST_F(StrataTop, TableActivationsBitExact) {
                            table_loads, r.cycles);
 }
 
+// Squeeze-and-excitation (docs/compiler.md, "Channel-wise multiply"): se_net, batch
+// 2 under random memory stalls, element by element against the golden model; each
+// image's vectors are stored, loaded back and selected into the PE caches by CONVs
+// with a PE_CACHE destination, then read as DEPTHWISE weights.
+TEST_F(StrataTop, SqueezeExcitationBitExact) {
+  const Network net = example_network("se_net", 13);
+  const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
+  expect_bit_exact(net, {image_of(batch, 0), image_of(batch, 1)}, 0.25);
+}
+
 TEST_F(StrataTop, Cifar10QuickBatchUnderRandomStalls) {
   const Network net = example_network("cifar10_quick", 1);
   const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
@@ -242,7 +252,7 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
   AccelRunner runner(target, options());
   int runs = 0;
   for (const char* name : {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net",
-                           "residual_net", "concat_net", "sppf_pools", "table_net"}) {
+                           "residual_net", "concat_net", "sppf_pools", "table_net", "se_net"}) {
     SCOPED_TRACE(name);
     const Network net = example_network(name, 1);
     const Tensor<int8_t> input = image_of(random_images(net.input_shape, 1, seed_), 0);
@@ -276,7 +286,7 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
     EXPECT_EQ(other.error, csr::ErrorCode::kUnsupported);
     EXPECT_EQ(other.error_index, 0u) << "refused at CONFIG";
   }
-  EXPECT_EQ(runs, 16);
+  EXPECT_EQ(runs, 18);
 }
 
 // A network written inline, with parameters generated as `strata gen` makes them.

@@ -84,7 +84,8 @@ struct CompiledOp {
   std::string name;                 // "conv1+pool1+relu1"
   std::string kind;                 // "conv", "fc", "pool"; "depthwise" (COMPUTE DEPTHWISE, or
                                     // grouped CONV where that cannot run it); grouped CONV ops:
-                                    // "add", "gpool" (docs/compiler.md, Graphs)
+                                    // "add", "gpool" (docs/compiler.md, Graphs); "mul" (COMPUTE
+                                    // DEPTHWISE, docs/compiler.md, Channel-wise multiply)
   std::string detail;               // geometry and the decisions taken
   std::vector<size_t> layers;       // indices into Network::layers
   int tag = 0;                      // header tag of its instructions (first layer's index)

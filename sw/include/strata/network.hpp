@@ -24,6 +24,7 @@ enum class LayerType {
   kConcat,         // maps of one H x W stacked along the channels, in `inputs` order
   kSlice,          // channels [slice_begin, slice_end) of a map
   kUpsample,       // nearest-neighbour upsampling by an integer factor (`scale`)
+  kMul,            // a [C][H][W] map times a [C][1][1] vector, channel by channel
 };
 
 const char* layer_type_name(LayerType t);  // YAML spelling: "conv", "fc", ...
@@ -46,8 +47,8 @@ struct Layer {
   LayerType type = LayerType::kConv;
   int line = 0;  // line of the layer in the YAML file (1-based)
   // The layers whose outputs it reads (index into Network::layers, or
-  // kNetworkInput), each earlier in the list: one, two for an add, two or more
-  // for a concat.
+  // kNetworkInput), each earlier in the list: one, two for an add and a mul (the
+  // map, then the vector), two or more for a concat.
   std::vector<int> inputs;
 
   // conv, depthwise and fc
@@ -76,8 +77,10 @@ struct Layer {
   bool has_weights() const {
     return type == LayerType::kConv || type == LayerType::kFc || type == LayerType::kDepthwise;
   }
-  // Layers with per-channel requantisation values: the weighted ones and add.
-  bool has_requant() const { return has_weights() || type == LayerType::kAdd; }
+  // Layers with per-channel requantisation values: the weighted ones, add and mul.
+  bool has_requant() const {
+    return has_weights() || type == LayerType::kAdd || type == LayerType::kMul;
+  }
   // A lookup-table activation (`activation: {table: f.npy}`), loaded or not.
   bool has_table() const { return !files.table.empty() || !requant.table.empty(); }
   // The same padding on every side (ConvGeometry / PoolGeometry say it all).

@@ -146,6 +146,11 @@ struct AddRequant {
 Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
                             const AddRequant& rq);
 
+// Channel-wise product (squeeze-and-excitation) of a [C][H][W] map and a
+// [C][1][1] vector: acc[c][y][x] = x[c][y][x] * s[c] (|acc| <= 2^14); the layer
+// requantises it with `requantize` as a convolution's accumulators.
+Tensor<int32_t> channel_mul_acc(const Tensor<int8_t>& x, const Tensor<int8_t>& s);
+
 // Average of each channel's whole map: [C][H][W] -> [C][1][1],
 // avg_round(sum, H * W).
 Tensor<int8_t> global_avgpool(const Tensor<int8_t>& in);

@@ -18,6 +18,7 @@ std::string op_kind_name(const Op& op) {
       case ConvKind::kDepthwise: return "depthwise";
       case ConvKind::kAdd: return "add";
       case ConvKind::kGlobalAvgPool: return "gpool";
+      case ConvKind::kMul: return "mul";
       case ConvKind::kConv:
       case ConvKind::kGrouped:
       case ConvKind::kIdentityPool: return "conv";
@@ -54,6 +55,9 @@ std::string op_detail(const Op& op, const OpPlan& plan) {
                     q.reorder ? fmt::format(" (reordered input, run as {}x1)", c->kernel) : "");
     if (c->kind == ConvKind::kDepthwise) {
       s += c->depthwise_mode ? ", COMPUTE DEPTHWISE" : ", grouped COMPUTE CONV";
+    }
+    if (c->kind == ConvKind::kMul) {
+      s += ", COMPUTE DEPTHWISE with the vector as weights (P selector CONVs per image)";
     }
     s += fmt::format(", clamp [{}, {}]", c->params.lo, c->params.hi);
     if (c->pool) s += pooling_detail(*c->pool, *c, false);

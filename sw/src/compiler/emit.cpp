@@ -436,6 +436,8 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
   const AxisTile rows = whole_axis(m.rows);
   const AxisTile cols = whole_axis(m.cols);
   const int64_t plane = op.out_h * op.out_w;
+  const bool mul = conv != nullptr && conv->kind == ConvKind::kMul;
+  if (mul) emit_mul_vector(cx, *conv, *cq, img, op_params, in_bank, pending, jobs);
   int64_t cache_base = 0;
   for (int64_t pass = 0; pass < passes; ++pass) {
     Job job;
@@ -443,7 +445,9 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
     pending.clear();
     const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
                                                  : op_params + pass * p;
-    if (cq != nullptr && pass < cq->weight_passes) {  // later passes: pass 0's weights
+    if (mul) {
+      cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
+    } else if (cq != nullptr && pass < cq->weight_passes) {  // later passes: pass 0's weights
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
                                           : cx.weight_load(*cq, pass, job.loads);
     }

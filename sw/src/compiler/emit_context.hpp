@@ -60,6 +60,16 @@ isa::ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile&
                                const AxisTile& strip, int64_t first_group, int64_t in_bank,
                                int64_t in_base, int64_t param_base, int64_t cache_base);
 
+// A mul op's vector as DEPTHWISE weights, for image `img`, before its passes
+// (emit_tiles.cpp; docs/compiler.md, "Channel-wise multiply"): a LOAD of the
+// stored [C][1][1] vector into a bank other than `busy`, then one CONV per PE q
+// over it as a 1 x G image of one group, PE 0's selector word q picking lane q
+// of every group's word into lane 0 of word mul_base + g of PE q's cache. The
+// first job takes `pending` (the op's parameter and table loads).
+void emit_mul_vector(EmitContext& cx, const ConvOp& op, const ConvPlan& q, int img,
+                     int64_t op_params, int64_t busy, std::vector<Emit>& pending,
+                     std::vector<Job>& jobs);
+
 // Sets COMPUTE c's table lookup to `slot` (none when slot < 0).
 void set_table(isa::ComputeInstr& c, int64_t slot);
 

@@ -107,6 +107,66 @@ ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band
   return c;
 }
 
+void emit_mul_vector(EmitContext& cx, const ConvOp& op, const ConvPlan& q, int img,
+                     int64_t op_params, int64_t busy, std::vector<Emit>& pending,
+                     std::vector<Job>& jobs) {
+  const int64_t n = cx.t.lanes, p = cx.t.pes;
+  const int64_t groups = ceil_div(op.out_c, n);
+  const int64_t bank = cx.take_bank({busy});
+  Job first;
+  first.loads = std::move(pending);
+  pending.clear();
+  // The identity channels after the op's own, and the selector words.
+  const int64_t param_base = q.params_per_pass
+                                 ? cx.param_load(q, q.passes * p, p, first.loads)
+                                 : op_params + q.passes * p;
+  const int64_t selector =
+      cx.pl.weights_resident ? q.cache_base : cx.weight_load(q, 0, first.loads);
+  // The stored vector: one row of `groups` words ([row][group][col], a 1 x 1 map).
+  LoadInstr l;
+  l.hdr.tag = q.tag;
+  l.ext_addr = static_cast<int64_t>(cx.d.maps[static_cast<size_t>(img)]
+                                             [static_cast<size_t>(op.vector_src)]);
+  l.ext_row_stride =
+      static_cast<int64_t>(align_up(static_cast<uint64_t>(groups * n), cx.t.beat_bytes()));
+  l.rows = 1;
+  l.row_words = groups;
+  l.dst_kind = LoadDst::kBank;
+  l.dst_id = bank;
+  l.dst_addr = 0;
+  l.dst_row_stride = groups;
+  first.loads.push_back(cx.em.load(l, q.name));
+  // PE q's words mul_base + g, lane 0: channel g * N + q of the vector. The CONV reads
+  // the vector as a 1 x `groups` image of one group (pixel g = group g's word); PE 0
+  // multiplies it by its selector word q (1 in lane q), the other PEs by zeros.
+  for (int64_t pe = 0; pe < p; ++pe) {
+    Job job;
+    if (pe == 0) job = std::move(first);
+    ComputeInstr c;
+    c.hdr.tag = q.tag;
+    c.mode = ComputeMode::kConv;
+    c.in_id = bank;
+    c.in_base = 0;
+    c.in_h = 1;
+    c.in_w = groups;
+    c.in_groups = 1;
+    c.kernel_h = c.kernel_w = 1;
+    c.stride_h = c.stride_w = 1;
+    c.out_h = 1;
+    c.out_w = groups;
+    c.cache_base = selector + pe;
+    c.param_base = param_base;
+    c.clamp_lo = kInt8Min;
+    c.clamp_hi = kInt8Max;
+    c.dst_kind = ComputeDst::kPeCache;
+    c.dst_id = pe;
+    c.dst_base = cx.pl.mul_base;
+    c.dst_row_stride = groups;
+    job.compute = cx.em.compute(c, q.name);
+    jobs.push_back(std::move(job));
+  }
+}
+
 namespace {
 
 struct Buffer {
@@ -219,6 +279,8 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
   const int64_t op_params =
       q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
   const int64_t op_table = cx.table_load(q, pending);
+  const bool mul = conv != nullptr && conv->kind == ConvKind::kMul;
+  if (mul) emit_mul_vector(cx, *conv, *cq, img, op_params, io.out_bank, pending, jobs);
   int in_turn = -1, out_turn = 0;
   int64_t cache_base = 0;
   for (int64_t i = 0; i < tiles * passes; ++i) {
@@ -232,7 +294,9 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     // Loads in the order a compute needs them last: parameters, weights, input.
     const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
                                                  : op_params + pass * p;
-    if (cq != nullptr) {
+    if (mul) {
+      cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
+    } else if (cq != nullptr) {
       // Weights shared by every pass (weight_passes = 1) are loaded once.
       const bool shared = cq->weight_passes < cq->passes;
       if (!streamed) {

@@ -101,6 +101,7 @@ enum class ConvKind {
   kAdd,            // a residual add: per channel wa * a + wb * b, then M, S
   kGlobalAvgPool,  // a global average pool: a depthwise sum over the map, exact M, S
   kGrouped,        // a convolution with channel groups, each pass inside one group
+  kMul,            // a channel-wise multiply: DEPTHWISE 1x1 with the vector as its weights
 };
 
 // A convolution (CONV mode), with the pool that follows it fused in when the
@@ -121,6 +122,12 @@ struct ConvOp : OpBase {
   // weights [Cout][1][K][K] as the layer has them. false: as a grouped CONV, its
   // weights diagonal ([Cout][N][K][K], each PE's on its own channel's lane).
   bool depthwise_mode = false;
+  // kMul: the op whose result is the [C][1][1] vector (stored to external memory, read
+  // back per image and turned into the DEPTHWISE weights on chip; docs/compiler.md,
+  // "Channel-wise multiply"). Its weights are the N selector words of PE 0, word q
+  // holding 1 in lane q; its parameters are the layer's C channels, padded to whole
+  // passes, then P identity channels (bias 0, M 1, S 0) for the selector CONVs.
+  int vector_src = -1;
   Tensor<int8_t> weights;  // [Cout][Cin][K][K]; grouped: [Cout][pass_groups * N][K][K]
   ChannelParams params;
   int64_t conv_h = 0, conv_w = 0;  // convolution output, before the fused pool
@@ -134,6 +141,7 @@ inline const char* conv_kind_name(const ConvOp& c) {
     case ConvKind::kAdd: return "add";
     case ConvKind::kGlobalAvgPool: return "global avgpool";
     case ConvKind::kGrouped: return "grouped conv";
+    case ConvKind::kMul: return "mul";
     case ConvKind::kConv: break;
   }
   return "conv";
@@ -324,6 +332,9 @@ struct Plan {
   int table_slots = 0;
   uint64_t tables_ext = 0;
   int64_t weight_words = 0;  // PE-cache words per PE below the FC features
+  // The words every mul op's vector is written to, as DEPTHWISE weights (one word
+  // per channel group and B - 1 more): below the FC features, above weight_words.
+  int64_t mul_base = 0;
   InputLayout input_layout = InputLayout::kMap;
   int64_t input_words = 0;  // words per image in external memory
   std::vector<std::string> notes;

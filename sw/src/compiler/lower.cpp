@@ -668,7 +668,22 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           fail("a fully-connected layer must read the op right before it, as its only reader "
                "(its input goes through the PE caches)");
         }
-        FcOp& op = start(FcOp{}, {src});
+        int fc_src = src;
+        const ConvOp* m = ops.empty() ? nullptr : std::get_if<ConvOp>(&ops.back());
+        if (m != nullptr && m->kind == ConvKind::kMul) {
+          // A mul writes a bank (DEPTHWISE), the FC reads the PE caches: a 1x1 POOL copy
+          // of the mul's map between them.
+          const Shape map{m->out_c, m->out_h, m->out_w};
+          PoolOp copy = elementwise(map);
+          copy.main = &l;
+          copy.srcs = {src};
+          copy.notes.push_back(fmt::format("copy of mul '{}' into the PE caches for '{}' (a mul "
+                                           "writes a bank)",
+                                           m->main->name, l.name));
+          ops.push_back(std::move(copy));
+          fc_src = static_cast<int>(ops.size()) - 1;
+        }
+        FcOp& op = start(FcOp{}, {fc_src});
         op.features = shape_elements(cur);
         op.weights = l.weights.reshaped({l.out_channels, op.features});
         op.params = channel_params_of(l);
@@ -850,6 +865,52 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         op_of[li] = src;
         if (last != nullptr) base(*last).layers.push_back(li);
         continue;
+      case LayerType::kMul: {
+        // x * s[c] is a 1x1 depthwise convolution of x whose weights are s, bias 0,
+        // then the layer's M, S: DEPTHWISE with the vector turned into its weights
+        // on chip before its passes (emit_mul_vector).
+        map_layer_checks("a mul");
+        const int vsrc = src_of(l.inputs[1]);
+        if (vsrc == kInputSrc) {
+          fail("a mul whose vector is the network input is not supported (the vector must be "
+               "a layer's result, which the compiler stores and loads back)");
+        }
+        const std::string why = depthwise_mode_refusal(l, cur[2], t);
+        if (!why.empty()) {
+          fail(fmt::format("a mul runs in COMPUTE mode DEPTHWISE, which cannot take this map: "
+                           "{}",
+                           why));
+        }
+        ConvOp& op = start(ConvOp{}, {src});
+        op.kind = ConvKind::kMul;
+        op.kernel = 1;
+        op.pass_groups = 1;
+        op.depthwise_mode = true;
+        op.vector_src = vsrc;
+        op.conv_h = op.out_h;
+        op.conv_w = op.out_w;
+        op.weights = Tensor<int8_t>({t.pes, n, 1, 1});
+        for (int64_t w = 0; w < n; ++w) op.weights(0, w, 0, 0) = 1;
+        const int64_t channels = ceil_div(op.out_c, t.pes) * t.pes;
+        op.params.bias.assign(static_cast<size_t>(channels + t.pes), 0);
+        op.params.mult.assign(static_cast<size_t>(channels), 0);
+        op.params.shift.assign(static_cast<size_t>(channels), 0);
+        std::copy(l.requant.multiplier.begin(), l.requant.multiplier.end(),
+                  op.params.mult.begin());
+        std::copy(l.requant.shift.begin(), l.requant.shift.end(), op.params.shift.begin());
+        op.params.mult.resize(static_cast<size_t>(channels + t.pes), 1);
+        op.params.shift.resize(static_cast<size_t>(channels + t.pes), 0);
+        op.params.lo = l.requant.lo;
+        op.params.hi = l.requant.hi;
+        op.params.table = l.requant.table;
+        op.notes.push_back(fmt::format(
+            "mul by the vector of '{}': stored, loaded back into a bank and selected lane by "
+            "lane into each PE's cache by {} 1x1 CONVs (PE 0's selector word q, into PE q), "
+            "then a 1x1 DEPTHWISE per channel group with those words as weights, bias 0 and "
+            "the layer's M, S: exact",
+            net.layers[static_cast<size_t>(l.inputs[1])].name, t.pes));
+        break;
+      }
       case LayerType::kConcat:
       case LayerType::kSlice:
       case LayerType::kUpsample: throw Error("internal: a view layer reached the op switch");
@@ -868,9 +929,13 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     throw Error("internal: the network's output is not the last op's result");
   }
   // DEPTHWISE writes a bank only: one right before an FC (which reads its input
-  // from the PE caches) runs as a grouped CONV.
+  // from the PE caches) runs as a grouped CONV; a mul cannot.
   for (size_t k = 0; k + 1 < ops.size(); ++k) {
     auto* conv = std::get_if<ConvOp>(&ops[k]);
+    if (conv != nullptr && conv->kind == ConvKind::kMul && is<FcOp>(ops[k + 1])) {
+      throw Error(fmt::format("internal: mul '{}' right before a fully-connected layer",
+                              conv->main->name));
+    }
     if (conv != nullptr && conv->depthwise_mode && is<FcOp>(ops[k + 1])) {
       conv->notes.clear();
       to_grouped_conv(*conv, Tensor<int8_t>(conv->weights), t.lanes,
@@ -881,7 +946,11 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
   // An FC reads its input from the PE caches, where the op before it wrote it:
   // no other op may read that result.
   for (size_t k = 0; k < ops.size(); ++k) {
-    for (int s : base(ops[k]).srcs) {
+    std::vector<int> reads = base(ops[k]).srcs;
+    if (const auto* conv = std::get_if<ConvOp>(&ops[k]); conv && conv->kind == ConvKind::kMul) {
+      reads.push_back(conv->vector_src);
+    }
+    for (int s : reads) {
       const bool fc_src = s >= 0 && static_cast<size_t>(s) + 1 < ops.size() &&
                           is<FcOp>(ops[static_cast<size_t>(s) + 1]) && static_cast<size_t>(s) + 1 != k;
       if (fc_src) {

@@ -55,6 +55,10 @@ int8_t cache_weight(const ConvOp& op, const ConvPlan& q, const HwTarget& t, int6
   const int64_t n = t.lanes, co = pass * t.pes + pe;
   const int64_t cout = op.out_c, cin = op.in_c, k_side = op.kernel;
   int8_t v = 0;
+  if (op.kind == ConvKind::kMul) {
+    // The selector words (ir.hpp, ConvOp::vector_src): PE 0's word wi holds 1 in lane wi.
+    return static_cast<int8_t>(pe == 0 && lane == wi ? 1 : 0);
+  }
   if (co < cout) {
     if (q.reorder) {
       const int64_t ky = wi / q.g_in, idx = (wi % q.g_in) * n + lane;
@@ -313,6 +317,13 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   for (size_t k = 0; k < ops.size(); ++k) {
     shared[k] = !readers[k].empty() && readers[k] != std::vector<int>{static_cast<int>(k) + 1};
   }
+  // A mul reads its vector from external memory (emit_mul_vector).
+  for (const Op& op : ops) {
+    const auto* conv = std::get_if<ConvOp>(&op);
+    if (conv != nullptr && conv->kind == ConvKind::kMul) {
+      shared[static_cast<size_t>(conv->vector_src)] = true;
+    }
+  }
   // An op that loads its input in parts (concat, slice, upsample) reads every
   // source from external memory.
   for (const Op& op : ops) {
@@ -474,6 +485,12 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       q.passes = ceil_div(op.out_c, p);
       q.weight_passes = conv->kind == ConvKind::kGlobalAvgPool ? 1 : q.passes;
       q.param_entries = q.passes * p;
+      if (conv->kind == ConvKind::kMul) {
+        // Its weights are the N selector words; the passes' come from the vector.
+        q.per_pass = n;
+        q.weight_passes = 1;
+        q.param_entries += p;  // the selector CONVs' identity channels
+      }
       if (t.sparse && !conv->depthwise_mode && conv->kind != ConvKind::kGlobalAvgPool) {
         pack_conv(*conv, q, t, m.map_h, m.map_w);
       }
@@ -636,7 +653,27 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       }
     }
   }
-  const int64_t cap = std::max<int64_t>(0, region_base[1]);
+  // The mul ops' vectors as DEPTHWISE weights: one word per channel group (and the
+  // B - 1 words the last group's DEPTHWISE reads past it) below the FC features,
+  // shared by every mul op (each writes them before its passes).
+  int64_t mul_words = 0;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const auto* conv = std::get_if<ConvOp>(&ops[k]);
+    if (conv == nullptr || conv->kind != ConvKind::kMul) continue;
+    mul_words = std::max(mul_words, ceil_div(conv->out_c, n) + t.depthwise_weight_words() - 1);
+    if (std::max<int64_t>(0, region_base[1]) < mul_words + n) {
+      fail(*conv, "compute.cache_range",
+           fmt::format("the mul's vector needs {} words in every PE cache and its selector {}, "
+                       "{} are free (pe_cache_depth {} minus the FC features)",
+                       mul_words, n, std::max<int64_t>(0, region_base[1]), t.pe_cache_depth));
+    }
+  }
+  const int64_t cap = std::max<int64_t>(0, region_base[1] - mul_words);
+  pl.mul_base = cap;
+  if (mul_words > 0) {
+    pl.notes.push_back(fmt::format("mul vectors: PE-cache words {}..{} of every PE", cap,
+                                   cap + mul_words - 1));
+  }
   int64_t total = 0, largest = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
