@@ -27,7 +27,9 @@ Post-training quantisation to the numerics contract (docs/numerics.md):
 Graph forms mapped exactly: a ReduceMean over H and W is a global_avgpool (keepdims 0: the
 [N, C] a flatten of it would be); a standalone Pad (constant 0, H and W only) folds into the one
 Conv reading it as extra padding, or into a MaxPool when its input is >= 0 (a Relu's or a Clip's
-with a minimum >= 0; anything else before a pool would not be exact: refused); a final Softmax
+with a minimum >= 0; anything else before a pool would not be exact: refused); an edge Pad
+(mode 'edge') folds into the one MaxPool reading it (the copies never exceed a window's
+maximum); a final Softmax
 over the channels is dropped (the logits have the same class; the import prints a note);
 dilations must be all ones. Concat (channels) -> concat, Split and Slice (channels, step 1) ->
 slice, nearest Resize / Upsample by an integer factor selecting pixel (y / s, x / s) -> upsample;
@@ -1324,15 +1326,16 @@ class Converter:
         """A standalone Pad (constant 0, only on H and W, none negative) read by a Conv alone:
         recorded, and folded into that Conv's padding (conv()). Zeros outside the input are
         exactly what a convolution's padding is; a pool's padding is not zeros (a max ignores
-        it, an average does not count it), so a Pad before a pool is refused."""
+        it, an average does not count it), so a Pad before a pool is refused, except before a
+        MaxPool: zeros beside non-negative values, or copies of the edge (mode 'edge')."""
         g = self.g
         check_attrs(node, {"mode", "pads", "value"})
         a = attrs(node)
         mode = a.get("mode", b"constant")
         mode = mode.decode() if isinstance(mode, bytes) else mode
-        if mode != "constant":
+        if mode not in ("constant", "edge"):
             fail(f"{node_label(node)}: mode '{mode}' is not supported (only a constant 0 pad, "
-                 "folded into the Conv after it)")
+                 "folded into the Conv after it, or an edge pad before a MaxPool)")
         x = node.input[0]
         rank = self.act[x].ndim
         if len(node.input) > 1 and node.input[1]:
@@ -1354,7 +1357,7 @@ class Converter:
         if len(node.input) > 2 and node.input[2]:
             v = g.const(node, node.input[2], "constant_value").reshape(-1)
             value = float(v[0]) if v.size else 0.0
-        if value != 0:
+        if value != 0 and mode == "constant":
             fail(f"{node_label(node)}: pad value {value} is not supported (only 0, folded into "
                  "the Conv after it)")
         if rank != 4:
@@ -1369,6 +1372,18 @@ class Converter:
             return self.passthrough(node)
         readers = g.consumers.get(out, [])
         single = len(readers) == 1 and out not in g.outputs
+        if mode == "edge":
+            # Copies of the edge beside the input (Darknet's stride-1 max pool, exported from
+            # PyTorch): a window that reaches into them also holds the edge value they copy
+            # (every side's pads, the pool's own added, stay below the kernel: fold_pad), so
+            # a max pool that ignores its padding computes the same maxima.
+            if not single or readers[0].op_type != "MaxPool":
+                what = "the graph output" if out in g.outputs else \
+                    ", ".join(node_label(r) for r in readers) or "nothing"
+                fail(f"{node_label(node)}: an edge Pad is folded only into the one MaxPool that "
+                     f"reads it; its output is read by {what}")
+            self.pads[out] = (x, [full[2], full[3], full[6], full[7]], node)
+            return
         if single and readers[0].op_type == "MaxPool" and self.non_negative(x):
             # Zeros beside values >= 0 never exceed a window's largest value inside the input
             # (every window keeps one, the pads staying below the kernel): a max pool that

@@ -286,6 +286,28 @@ def model_pad_maxpool():
     return make_model("pad_maxpool", n, i, [1, 3, 14, 14], "y", [1, 5])
 
 
+def model_edge_pad_maxpool():
+    """Darknet's stride-1 max pool as PyTorch exports it (YOLOv3-tiny): an edge Pad of one row
+    and column after a LeakyRelu (negative values), a 2 x 2 MaxPool at stride 1; the copies
+    never win a window's max, so the Pad folds into the pool's padding. Then a Conv,
+    GlobalAveragePool, Flatten, Gemm."""
+    n, i = [], []
+    i += [init("c_w", conv_w(8, 3, 3)), init("c_b", RNG.normal(0, .1, 8)),
+          init("c2_w", conv_w(8, 8, 3)), init("fc_w", RNG.normal(0, .5, (8, 5))),
+          numpy_helper.from_array(np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64), "pads")]
+    n.append(helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], name="conv", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]))
+    n.append(helper.make_node("LeakyRelu", ["c"], ["r"], name="leaky", alpha=0.1))
+    n.append(helper.make_node("Pad", ["r", "pads"], ["rp"], name="pad", mode="edge"))
+    n.append(helper.make_node("MaxPool", ["rp"], ["p"], name="maxpool", kernel_shape=[2, 2],
+                              strides=[1, 1]))
+    n.append(helper.make_node("Conv", ["p", "c2_w"], ["c2"], name="conv2", kernel_shape=[3, 3]))
+    n.append(helper.make_node("GlobalAveragePool", ["c2"], ["g"], name="gap"))
+    n.append(helper.make_node("Flatten", ["g"], ["f"], name="flat"))
+    n.append(helper.make_node("Gemm", ["f", "fc_w"], ["y"], name="fc"))
+    return make_model("edge_pad_maxpool", n, i, [1, 3, 13, 13], "y", [1, 5])
+
+
 def model_dilations():
     """Opset 19 (AveragePool's dilations): Conv, MaxPool and AveragePool with dilations [1, 1],
     as PyTorch exports them, then GlobalAveragePool, Flatten, Gemm."""
@@ -845,7 +867,9 @@ def expect_new_operator_errors(work):
                                           mode="reflect"), conv], [w, pads(hw)],
          "node 'pad0' (Pad): mode 'reflect' is not supported"),
         ("pad_edge", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0", mode="edge"),
-                      conv], [w, pads(hw)], "node 'pad0' (Pad): mode 'edge' is not supported"),
+                      conv], [w, pads(hw)],
+         "node 'pad0' (Pad): an edge Pad is folded only into the one MaxPool that reads it; its "
+         "output is read by node 'conv0' (Conv)"),
         ("pad_value", [helper.make_node("Pad", ["x", "pads", "v"], ["xp"], name="pad0"), conv],
          [w, pads(hw), init("v", 1.0)], "node 'pad0' (Pad): pad value 1.0 is not supported"),
         ("pad_channels", [helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad0"),
@@ -1233,13 +1257,18 @@ def run_all(work):
     yaml = read_if(os.path.join(work, "pad_maxpool", "pad_maxpool.yaml"))
     check("{name: maxpool, type: maxpool, kernel: 3, stride: 2, pad: 1}" in yaml,
           "pad_maxpool: a Pad of a Relu's output folded into the MaxPool's pads")
+    import_and_compare(work, model_edge_pad_maxpool(), 64, 0.10, 0.85)
+    yaml = read_if(os.path.join(work, "edge_pad_maxpool", "edge_pad_maxpool.yaml"))
+    check("{name: maxpool, type: maxpool, kernel: 2, stride: 1, pad: [0, 0, 1, 1]}" in yaml,
+          "edge_pad_maxpool: an edge Pad of a LeakyRelu's output folded into the MaxPool's pads")
     import_and_compare(work, model_dilations(), 64, 0.10, 0.85)
     yaml = read_if(os.path.join(work, "dilations", "dilations.yaml"))
     check("{name: maxpool, type: maxpool, kernel: 2}" in yaml
           and "{name: avgpool, type: avgpool, kernel: 3, stride: 1, pad: 1}" in yaml,
           "dilations: Conv, MaxPool and AveragePool with dilations [1, 1] imported")
     if ARGS.rtl:
-        for name in ("reduce_mean", "reduce_mean_keepdims", "pad_maxpool", "dilations"):
+        for name in ("reduce_mean", "reduce_mean_keepdims", "pad_maxpool", "edge_pad_maxpool",
+                     "dilations"):
             rtl_matches_golden(work, name)
 
     good = model_convnet()
