@@ -99,7 +99,8 @@ std::vector<Tensor<int8_t>> split(const Tensor<int8_t>& batch) {
 
 struct SimRun {
   SimResult sim;
-  std::vector<Tensor<int8_t>> outputs;
+  std::vector<Tensor<int8_t>> outputs;             // per image, output 0
+  std::vector<std::vector<Tensor<int8_t>>> every;  // per image, every network output
 };
 
 SimRun run_program(const Program& prog, const std::vector<Tensor<int8_t>>& images,
@@ -113,15 +114,18 @@ SimRun run_program(const Program& prog, const std::vector<Tensor<int8_t>>& image
   if (r.sim.ok()) {
     for (size_t i = 0; i < images.size(); ++i) {
       r.outputs.push_back(read_output(prog, memory, static_cast<int>(i)));
+      r.every.emplace_back();
+      for (size_t j = 0; j < prog.outputs.size(); ++j) {
+        r.every.back().push_back(read_output(prog, memory, static_cast<int>(i), j));
+      }
     }
   }
   return r;
 }
 
 // Every element of `got` equals the golden model's output for `image`.
-void expect_golden(const Network& net, const Tensor<int8_t>& image, const Tensor<int8_t>& got,
-                   const std::string& where) {
-  const Tensor<int8_t> want = run_network(net, image);
+void expect_equal_output(const Tensor<int8_t>& want, const Tensor<int8_t>& got,
+                         const std::string& where) {
   ASSERT_EQ(got.shape(), want.shape()) << where;
   const Shape& s = want.shape();
   int64_t mismatches = 0;
@@ -136,6 +140,22 @@ void expect_golden(const Network& net, const Tensor<int8_t>& image, const Tensor
   }
   EXPECT_EQ(mismatches, 0) << where << ": " << mismatches << " of " << want.size()
                            << " elements differ; first at " << first;
+}
+
+void expect_golden(const Network& net, const Tensor<int8_t>& image, const Tensor<int8_t>& got,
+                   const std::string& where) {
+  expect_equal_output(run_network(net, image), got, where);
+}
+
+// Every network output of `image` equals the golden model's, element by element.
+void expect_golden_outputs(const Network& net, const Tensor<int8_t>& image,
+                           const std::vector<Tensor<int8_t>>& got, const std::string& where) {
+  const std::vector<Tensor<int8_t>> want = run_network_outputs(net, image);
+  ASSERT_EQ(got.size(), want.size()) << where;
+  for (size_t j = 0; j < want.size(); ++j) {
+    expect_equal_output(want[j], got[j], fmt::format("{}, output {} '{}'", where, j,
+                                                     net.output_name(j)));
+  }
 }
 
 // The run finished, both dependency modes are free of deadlocks and races,
@@ -164,7 +184,7 @@ Program check_network(const Network& net, const HwTarget& target,
   expect_clean(prog, r.sim, where);
   if (!r.sim.ok()) return prog;
   for (size_t i = 0; i < images.size(); ++i) {
-    expect_golden(net, images[i], r.outputs[i], fmt::format("{}, image {}", where, i));
+    expect_golden_outputs(net, images[i], r.every[i], fmt::format("{}, image {}", where, i));
   }
   return prog;
 }
@@ -226,7 +246,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"concat_net", 11, false, false},
                       ExampleCase{"concat_net", 11, true, true},
                       ExampleCase{"table_net", 12, false, false},
-                      ExampleCase{"table_net", 12, true, true}),
+                      ExampleCase{"table_net", 12, true, true},
+                      ExampleCase{"two_heads", 13, false, false},
+                      ExampleCase{"two_heads", 13, false, true},
+                      ExampleCase{"two_heads", 13, true, true}),
     case_name);
 
 // ---- sparse programs (docs/sparsity.md) ----------------------------------------------------
@@ -602,7 +625,7 @@ TEST(Compiler, IsaBackendRunsEveryBatchInSemaphoreOrder) {
   const HwTarget target = HwTarget::defaults();
   const Tensor<int8_t> batch = random_images(net.input_shape, 2 * target.pes + 3, 21);
   IsaRunSummary summary;
-  const Tensor<int8_t> got = run_isa_backend(net, target, batch, &summary);
+  const Tensor<int8_t> got = run_isa_backend(net, target, batch, &summary).front();
   EXPECT_EQ(summary.runs, 3);
   EXPECT_EQ(summary.programs, 2);
   const auto images = split(batch);

@@ -278,7 +278,9 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
     return run;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    run.outputs.push_back(read_output(prog, memory, static_cast<int>(i)));
+    for (size_t j = 0; j < prog.outputs.size(); ++j) {
+      run.outputs.push_back(read_output(prog, memory, static_cast<int>(i), j));
+    }
   }
   // The same program from its bundle through the driver library, placed at
   // another address: the same outputs.
@@ -289,7 +291,7 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
   strata_bundle b{};
   strata_network net{};
   std::vector<int8_t> in, out(inputs.size() * static_cast<size_t>(shape_elements(
-                                                  prog.output.shape)));
+                                                  prog.outputs.front().shape)));
   for (const Tensor<int8_t>& t : inputs) in.insert(in.end(), t.values().begin(), t.values().end());
   if (strata_open(&dev, &hal) != STRATA_OK ||
       strata_bundle_parse(&b, bytes.data(), bytes.size(), &dev.error) != STRATA_OK ||
@@ -301,11 +303,27 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
     run.outputs.clear();
     return run;
   }
-  std::vector<int8_t> direct;
+  // Per image, output 0 from strata_run and the others from strata_read_output_at.
+  std::vector<int8_t> direct, driven;
   for (const Tensor<int8_t>& t : run.outputs) {
     direct.insert(direct.end(), t.values().begin(), t.values().end());
   }
-  if (direct != out) {
+  const size_t each = out.size() / inputs.size();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    driven.insert(driven.end(), out.begin() + static_cast<std::ptrdiff_t>(i * each),
+                  out.begin() + static_cast<std::ptrdiff_t>((i + 1) * each));
+    for (uint32_t j = 1; j < prog.outputs.size(); ++j) {
+      std::vector<int8_t> v(static_cast<size_t>(strata_output_elements_at(&b, j)));
+      if (strata_read_output_at(&net, static_cast<uint32_t>(i), j, v.data()) != STRATA_OK) {
+        run.failure_class = "driver library";
+        run.failure = fmt::format("{}: {}", strata_status_name(dev.error.status), dev.error.text);
+        run.outputs.clear();
+        return run;
+      }
+      driven.insert(driven.end(), v.begin(), v.end());
+    }
+  }
+  if (direct != driven) {
     run.failure_class = "driver library";
     run.failure = "the outputs through the bundle and the driver differ from the direct run";
     run.outputs.clear();

@@ -313,6 +313,16 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       if (i != kNetworkInput) ++readers[static_cast<size_t>(i)];
     }
   }
+  // A network output other than the last layer counts as one more reader: no
+  // later layer fuses into its op, whose result is then exactly its map.
+  const std::vector<int> out_layers = count > 0 ? net.output_layers() : std::vector<int>{};
+  const auto extra_output = [&](size_t li) {
+    return li + 1 != count &&
+           std::find(out_layers.begin(), out_layers.end(), static_cast<int>(li)) != out_layers.end();
+  };
+  for (size_t li = 0; li < count; ++li) {
+    if (extra_output(li)) ++readers[li];
+  }
   std::vector<int> op_of(count, kInputSrc);
   std::vector<bool> flat_of(count, false);
   // Concat, slice and upsample layers: the parts of their maps (empty for the others).
@@ -443,6 +453,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       }
       view_of[li] = std::move(view);
       op_of[li] = kInputSrc;  // not read through op_of: view_layer() is true
+      // A network output is one map, stored (its readers then load that map).
+      if (extra_output(li)) materialise(static_cast<int>(li));
       continue;
     }
     // A view read by a layer that cannot load its parts becomes a map first. A
@@ -663,6 +675,12 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         break;
       }
       case LayerType::kFc: {
+        if (in0 != kNetworkInput && extra_output(static_cast<size_t>(in0))) {
+          fail(fmt::format("a fully-connected layer reads '{}', a network output: not supported "
+                           "(its input goes through the PE caches, an output to external "
+                           "memory)",
+                           net.layers[static_cast<size_t>(in0)].name));
+        }
         if (src != static_cast<int>(ops.size()) - 1 ||
             (in0 != kNetworkInput && readers[static_cast<size_t>(in0)] != 1)) {
           fail("a fully-connected layer must read the op right before it, as its only reader "
@@ -866,6 +884,29 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     ops.push_back(std::move(op));
   } else if (op_of[count - 1] != static_cast<int>(ops.size()) - 1) {
     throw Error("internal: the network's output is not the last op's result");
+  }
+  // Each network output is an op's result (docs/compiler.md, "Several outputs"):
+  // the last layer's the last op's, any other a map the compiler stores.
+  for (size_t j = 0; j < out_layers.size(); ++j) {
+    const auto li = static_cast<size_t>(out_layers[j]);
+    if (li + 1 == count) {
+      base(ops.back()).outputs.push_back(j);
+      continue;
+    }
+    const Layer& l = net.layers[li];
+    const auto fail = [&](const std::string& msg) {
+      throw Error(msg, ErrorContext{net.source_file, l.line, l.name});
+    };
+    const int k = op_of[li];
+    if (k == kInputSrc) {
+      fail("a network output that is the network input unchanged (no op computes it) is not "
+           "supported");
+    }
+    if (is<FcOp>(ops[static_cast<size_t>(k)])) {
+      fail("only the last layer may be a network output that a fully-connected layer computes "
+           "(FC results are batch-transposed in the PE caches; other outputs are stored maps)");
+    }
+    base(ops[static_cast<size_t>(k)]).outputs.push_back(j);
   }
   // DEPTHWISE writes a bank only: one right before an FC (which reads its input
   // from the PE caches) runs as a grouped CONV.

@@ -313,6 +313,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
   for (size_t k = 0; k < ops.size(); ++k) {
     shared[k] = !readers[k].empty() && readers[k] != std::vector<int>{static_cast<int>(k) + 1};
   }
+  // A network output other than the last op's result is stored to external
+  // memory like a shared map (docs/compiler.md, "Several outputs").
+  for (size_t k = 0; k + 1 < ops.size(); ++k) {
+    if (!base(ops[k]).outputs.empty()) shared[k] = true;
+  }
   // An op that loads its input in parts (concat, slice, upsample) reads every
   // source from external memory.
   for (const Op& op : ops) {
