@@ -1015,6 +1015,7 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
       net.layers.push_back(std::move(l));
       lines.push_back(pl);
     }
+    r.set_layer({});  // the errors below name the file and the line of the key
     parse_outputs(r, root["outputs"], index_of, net);
     if (scales) parse_output_scales(r, scales["output"], net);
     // Every layer's output feeds a later layer or is a network output.
