@@ -154,8 +154,11 @@ TEST_F(Cli, TwoOutputsRunCompileAndInfo) {
   strata_error err{};
   ASSERT_EQ(strata_bundle_parse(&b, bytes.data(), bytes.size(), &err), STRATA_OK) << err.text;
   ASSERT_EQ(b.output_count, 2u);
-  EXPECT_EQ(b.outputs[0].h, 3u);
-  EXPECT_EQ(b.outputs[1].h, 6u);
+  strata_tensor_info t32{}, t16{};
+  ASSERT_EQ(strata_bundle_output(&b, 0, &t32), STRATA_OK);
+  ASSERT_EQ(strata_bundle_output(&b, 1, &t16), STRATA_OK);
+  EXPECT_EQ(t32.h, 3u);
+  EXPECT_EQ(t16.h, 6u);
   // A cascade chain carries one map: refused for two outputs.
   expect_failure(strata({"compile", yaml, "--weights", path("w"), "--out", path("c.bin"),
                          "--instances", "2"}),

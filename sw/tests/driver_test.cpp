@@ -247,20 +247,25 @@ TEST_F(Driver, ABundleListsEveryOutputAndTheDriverReadsEach) {
   ASSERT_EQ(strata_bundle_parse(&b, bytes.data(), bytes.size(), &err), STRATA_OK) << err.text;
   EXPECT_EQ(strata_le16(bytes.data() + STRATA_BH_VERSION), 2u);
   ASSERT_EQ(b.output_count, 2u);
-  EXPECT_EQ(b.outputs[0].layout, static_cast<uint32_t>(STRATA_OUTPUT_ROWS));  // head32, stored map
-  EXPECT_EQ(b.outputs[1].layout, static_cast<uint32_t>(STRATA_OUTPUT_MAP));   // head16, the last
-  EXPECT_EQ(b.outputs[0].c, 18u);
-  EXPECT_EQ(b.outputs[0].h, 3u);
-  EXPECT_EQ(b.outputs[1].h, 6u);
-  EXPECT_EQ(b.outputs[0].scale, 0.25f);
-  EXPECT_EQ(b.outputs[1].scale, 0.125f);
-  EXPECT_EQ(b.output.c, b.outputs[0].c);  // output 0 for code written for one output
+  strata_tensor_info outs[3]{};
+  ASSERT_EQ(strata_bundle_output(&b, 0, &outs[0]), STRATA_OK);
+  ASSERT_EQ(strata_bundle_output(&b, 1, &outs[1]), STRATA_OK);
+  EXPECT_EQ(strata_bundle_output(&b, 2, &outs[2]), STRATA_E_ARGUMENT);
+  EXPECT_EQ(outs[0].layout, static_cast<uint32_t>(STRATA_OUTPUT_ROWS));  // head32, a stored map
+  EXPECT_EQ(outs[1].layout, static_cast<uint32_t>(STRATA_OUTPUT_MAP));   // head16, the last
+  EXPECT_EQ(outs[0].c, 18u);
+  EXPECT_EQ(outs[0].h, 3u);
+  EXPECT_EQ(outs[1].h, 6u);
+  EXPECT_EQ(outs[0].scale, 0.25f);
+  EXPECT_EQ(outs[1].scale, 0.125f);
+  EXPECT_EQ(b.output.c, outs[0].c);  // output 0, for code written for one output
+  EXPECT_EQ(b.output.addr[1], outs[0].addr[1]);
   EXPECT_EQ(strata_output_elements_at(&b, 0), 18u * 3 * 3);
   EXPECT_EQ(strata_output_elements_at(&b, 1), 18u * 6 * 6);
   EXPECT_EQ(strata_output_elements_at(&b, 2), 0u);
   for (uint32_t j = 0; j < 2; ++j) {
     for (uint32_t i = 0; i < 2; ++i) {
-      EXPECT_EQ(b.outputs[j].addr[i], prog.outputs[j].image_addr[i]) << j << " " << i;
+      EXPECT_EQ(outs[j].addr[i], prog.outputs[j].image_addr[i]) << j << " " << i;
     }
   }
 

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -218,6 +219,18 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
     }
     for (const std::string& f : test::graph_features(net)) ++seen["network with " + f];
     if (!net.is_chain()) ++seen["graph (not a chain)"];
+    for (int o : net.outputs) {
+      const auto li = static_cast<size_t>(o);
+      bool read = false;
+      for (const Layer& l : net.layers) {
+        read = read || std::find(l.inputs.begin(), l.inputs.end(), o) != l.inputs.end();
+      }
+      if (read) ++seen["output read by a later layer"];
+      if (net.layers[li].name.rfind("out", 0) == 0) ++seen["output from a side branch"];
+    }
+    if (net.output_count() > 1 && net.outputs.back() + 1 != static_cast<int>(net.layers.size())) {
+      ++seen["last layer not the last output"];
+    }
   }
   std::string counts;
   for (const auto& [what, n] : seen) counts += fmt::format("  {:5} {}\n", n, what);
@@ -236,7 +249,9 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         "global pool of a map", "global pool before fc", "graph (not a chain)", "concat",
         "slice", "upsample", "concat of three maps", "concat of the network input",
         "concat off the 8-lane groups", "slice off the 8-lane groups",
-        "upsample by more than 2", "conv with channel groups"}) {
+        "upsample by more than 2", "conv with channel groups", "network with several outputs",
+        "output read by a later layer", "output from a side branch",
+        "last layer not the last output"}) {
     EXPECT_GE(seen[what], 3) << what << "\n" << counts;
   }
   for (const char* f : test::kGraphFeatures) {

@@ -123,9 +123,10 @@ typedef struct strata_bundle {
   uint32_t instructions, batch;
   uint32_t region_count, reloc_count;
   strata_tensor_info input;
-  strata_tensor_info output;   /* output 0 (outputs[0]): a network's one output */
-  uint32_t output_count;       /* 1 .. STRATA_BUNDLE_MAX_OUTPUTS, the network's order */
-  strata_tensor_info outputs[STRATA_BUNDLE_MAX_OUTPUTS];
+  strata_tensor_info output;   /* output 0: a network's one output */
+  uint32_t output_count;       /* 1 .. STRATA_BUNDLE_MAX_OUTPUTS, in the network's order;
+                                  each one: strata_bundle_output (kept out of this struct,
+                                  which firmware often holds in a small static RAM) */
 } strata_bundle;
 
 /* Checks every field of the bundle (magic, version, CRC, tables inside the
@@ -139,6 +140,12 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
 uint64_t strata_input_elements(const strata_bundle *b);
 uint64_t strata_output_elements(const strata_bundle *b);
 uint64_t strata_output_elements_at(const strata_bundle *b, uint32_t output);
+
+/* Output `output` of a parsed bundle (0 .. output_count - 1; checked by
+ * strata_bundle_parse), read from its bytes into `t`; STRATA_E_ARGUMENT for
+ * an output the bundle does not have. */
+strata_status strata_bundle_output(const strata_bundle *b, uint32_t output,
+                                   strata_tensor_info *t);
 
 /* A bundle loaded on a device. */
 typedef struct strata_network {

@@ -133,14 +133,8 @@ static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t ki
   }
 }
 
-static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t kind,
-                                  uint32_t index, uint32_t version, strata_tensor_info *t,
-                                  strata_error *err) {
-  if (strata_le32(e + STRATA_BT_KIND) != kind) {
-    return bad_entry(err, "tensor", index,
-                     index == 0u ? "the first must be the input" : "the entries after the first "
-                                                                   "must be outputs");
-  }
+/* A tensor table entry's fields, unchecked (parse_tensor checks them). */
+static void read_tensor(const uint8_t *e, strata_tensor_info *t) {
   t->layout = strata_le32(e + STRATA_BT_LAYOUT);
   t->c = strata_le32(e + STRATA_BT_C);
   t->h = strata_le32(e + STRATA_BT_H);
@@ -162,6 +156,20 @@ static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t k
   scale.u = scale_bits;
   t->scale = scale.f;
   t->images = strata_le32(e + STRATA_BT_IMAGES);
+  for (uint32_t i = 0; i < STRATA_BUNDLE_MAX_IMAGES; ++i) {
+    t->addr[i] = i < t->images ? strata_le64(e + STRATA_BT_ADDR + 8u * i) : 0u;
+  }
+}
+
+static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t kind,
+                                  uint32_t index, uint32_t version, strata_tensor_info *t,
+                                  strata_error *err) {
+  if (strata_le32(e + STRATA_BT_KIND) != kind) {
+    return bad_entry(err, "tensor", index,
+                     index == 0u ? "the first must be the input" : "the entries after the first "
+                                                                   "must be outputs");
+  }
+  read_tensor(e, t);
   if (t->images < 1u || t->images > STRATA_BUNDLE_MAX_IMAGES) {
     return bad_entry(err, "tensor", index, "image count outside 1..64");
   }
@@ -184,7 +192,6 @@ static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t k
   const uint8_t *regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
   const uint32_t want = kind == STRATA_TENSOR_INPUT ? STRATA_REGION_INPUT : STRATA_REGION_OUTPUT;
   for (uint32_t i = 0; i < t->images; ++i) {
-    t->addr[i] = strata_le64(e + STRATA_BT_ADDR + 8u * i);
     int placed = 0;
     for (uint32_t r = 0; r < b->region_count && !placed; ++r) {
       const uint8_t *re = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
@@ -433,12 +440,15 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   s = parse_tensor(b, d + tensors, STRATA_TENSOR_INPUT, 0u, version, &b->input, err);
   if (s != STRATA_OK) return s;
   b->output_count = tensor_count - 1u;
-  for (uint32_t j = 0; j < b->output_count; ++j) {
+  s = parse_tensor(b, d + tensors + STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT, 1u,
+                   version, &b->output, err);
+  if (s != STRATA_OK) return s;
+  for (uint32_t j = 1; j < b->output_count; ++j) {
+    strata_tensor_info t;
     s = parse_tensor(b, d + tensors + (uint64_t)(1u + j) * STRATA_BUNDLE_TENSOR_BYTES,
-                     STRATA_TENSOR_OUTPUT, 1u + j, version, &b->outputs[j], err);
+                     STRATA_TENSOR_OUTPUT, 1u + j, version, &t, err);
     if (s != STRATA_OK) return s;
   }
-  b->output = b->outputs[0];
   const uint8_t *first = strata_bundle_instruction(b, 0u);
   const uint8_t *end = strata_bundle_instruction(b, b->instructions - 1u);
   if ((first[0] & 0xFu) != 5u || (end[0] & 0xFu) != 4u) {
@@ -458,7 +468,15 @@ uint64_t strata_output_elements(const strata_bundle *b) {
 }
 
 uint64_t strata_output_elements_at(const strata_bundle *b, uint32_t output) {
-  if (output >= b->output_count) return 0u;
-  const strata_tensor_info *t = &b->outputs[output];
-  return (uint64_t)t->c * t->h * t->w;
+  strata_tensor_info t;
+  if (strata_bundle_output(b, output, &t) != STRATA_OK) return 0u;
+  return (uint64_t)t.c * t.h * t.w;
+}
+
+strata_status strata_bundle_output(const strata_bundle *b, uint32_t output,
+                                   strata_tensor_info *t) {
+  if (b == 0 || t == 0 || output >= b->output_count) return STRATA_E_ARGUMENT;
+  const uint8_t *table = b->data + strata_le32(b->data + STRATA_BH_TENSOR_TABLE);
+  read_tensor(table + (uint64_t)(1u + output) * STRATA_BUNDLE_TENSOR_BYTES, t);
+  return STRATA_OK;
 }

@@ -219,7 +219,9 @@ strata_status strata_read_output_at(strata_network *net, uint32_t image, uint32_
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "output ", output,
                            " is beyond the network's outputs");
   }
-  const strata_tensor_info *t = &net->bundle->outputs[output];
+  strata_tensor_info info;
+  strata_bundle_output(net->bundle, output, &info);
+  const strata_tensor_info *t = &info;
   const uint32_t n = net->bundle->hw.lanes;
   if (values == 0 || image >= net->bundle->batch) {
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "output image ", image,
