@@ -159,8 +159,12 @@ class NetworkDraw {
     std::vector<std::string> outputs{earlier_.back().name};
     std::string lines;
     const int extra = d.range(1, 2);
+    // A side branch becomes the last layer of the file, so the network's last
+    // map must be a map the compiler can store as an output (not an FC's).
+    const bool branches = earlier_.back().after == After::kMap;
     for (int k = 0; k < extra; ++k) {
-      const bool branch = maps.empty() || d.chance(50);
+      const bool branch = branches && (maps.empty() || d.chance(50));
+      if (!branch && maps.empty()) continue;
       // A side branch may read any map, the network input too.
       const size_t at = maps.empty() || (branch && d.chance(20))
                             ? 0

@@ -1151,6 +1151,95 @@ TEST(Compiler, GroupedConvolutionsAndViewsEqualTheGoldenModel) {
   EXPECT_GE(aligned, 5) << "the aligned grouped path ran";
 }
 
+// Several network outputs (docs/compiler.md, "Several outputs"): outputs read
+// by later layers, a view (concat, upsample) as an output, a flattened map, a
+// pool whose max pool cascade ends in an output, an output inside what would be
+// one fused op (conv then relu), and the last layer listed first; on every
+// configuration, in whole maps and tiles, every output equals the golden model's
+// and each output other than the last layer's has its own region per image.
+TEST(Compiler, SeveralOutputsEqualTheGoldenModel) {
+  const std::vector<std::string> nets = {
+      "input: [12, 14, 10]\noutputs: [h2, c1, k, f]\nlayers:\n"
+      "  - {name: c1, type: conv, out_channels: 16, kernel: 3, pad: 1}\n"
+      "  - {name: r1, type: relu}\n"
+      "  - {name: p1, type: maxpool, kernel: 5, stride: 2, pad: 2}\n"
+      "  - {name: up, type: upsample, scale: 2, inputs: p1}\n"
+      "  - {name: k, type: concat, inputs: [up, r1]}\n"
+      "  - {name: f, type: flatten, inputs: p1}\n"
+      "  - {name: h2, type: conv, out_channels: 9, kernel: 1, inputs: k}\n",
+      "input: [3, 40, 36]\noutputs: [head1, head2]\nlayers:\n"
+      "  - {name: c1, type: conv, out_channels: 8, kernel: 3, stride: 2, pad: 1, activation: relu}\n"
+      "  - {name: c2, type: conv, out_channels: 16, kernel: 3, stride: 2, pad: 1, activation: relu}\n"
+      "  - {name: head1, type: conv, out_channels: 5, kernel: 1}\n"
+      "  - {name: c3, type: conv, out_channels: 16, kernel: 3, pad: 1, inputs: c2}\n"
+      "  - {name: g, type: global_avgpool}\n"
+      "  - {name: head2, type: fc, out_features: 7}\n"};
+  std::vector<HwTarget> targets = {HwTarget::defaults()};
+  for (const char* c : {"tiny", "p4n4", "p16n16"}) {
+    targets.push_back(HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));
+  }
+  TempFiles files;
+  for (size_t i = 0; i < nets.size(); ++i) {
+    Network net = load_network(files.write("o.yaml", fmt::format("name: o{}\n{}", i, nets[i])),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.seed = i + 3;
+    go.images = 1;
+    generate_parameters(net, go, random_images(net.input_shape, 1, i + 3));
+    const std::vector<Tensor<int8_t>> images = split(random_images(net.input_shape, 2, 91 + i));
+    for (const HwTarget& t : targets) {
+      const std::string where = fmt::format("network {} on {}", i, t.name);
+      const Program prog = check_network(net, t, images, where);
+      ASSERT_EQ(prog.outputs.size(), net.output_count()) << where;
+      for (size_t j = 0; j < prog.outputs.size(); ++j) {
+        const OutputPlacement& o = prog.outputs[j];
+        EXPECT_EQ(o.layer, net.output_name(j)) << where;
+        EXPECT_EQ(o.shape, net.output_shape(j)) << where;
+        const bool last = net.outputs[j] + 1 == static_cast<int>(net.layers.size());
+        EXPECT_EQ(o.layout == OutputLayout::kRowMap, !last) << where << " output " << j;
+        if (last) continue;
+        for (int img = 0; img < 2; ++img) {
+          const MemRegion& r = prog.region(fmt::format("output{}:{}", img, o.layer));
+          EXPECT_EQ(r.offset, o.image_addr[static_cast<size_t>(img)]) << where;
+        }
+      }
+    }
+  }
+}
+
+// What the compiler refuses about outputs, naming the layer.
+TEST(Compiler, OutputsItCannotStoreAreRefusedNamingTheLayer) {
+  struct Case {
+    std::string yaml, layer, text;
+  };
+  const std::vector<Case> cases = {
+      {"outputs: [f1, c]\nlayers:\n  - {name: f1, type: fc, out_features: 4}\n"
+       "  - {name: c, type: conv, out_channels: 2, kernel: 1, inputs: input}\n",
+       "f1", "only the last layer may be a network output that a fully-connected layer computes"},
+      {"outputs: [fl, c]\nlayers:\n  - {name: fl, type: flatten}\n"
+       "  - {name: c, type: conv, out_channels: 2, kernel: 1, inputs: input}\n",
+       "fl", "a network output that is the network input unchanged"},
+      {"outputs: [c, f]\nlayers:\n  - {name: c, type: conv, out_channels: 2, kernel: 1}\n"
+       "  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 3}\n",
+       "f", "a fully-connected layer reads 'c', a network output: not supported"},
+  };
+  TempFiles files;
+  for (const Case& c : cases) {
+    Network net = load_network(files.write("r.yaml", "name: r\ninput: [2, 4, 4]\n" + c.yaml),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.images = 1;
+    generate_parameters(net, go, random_images(net.input_shape, 1, 1));
+    try {
+      compile(net, HwTarget::defaults());
+      ADD_FAILURE() << "compiled: " << c.yaml;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.where().layer, c.layer) << e.what();
+      EXPECT_NE(e.message().find(c.text), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Compiler, MaxPoolsLargerThanThePoolingUnitEqualTheGoldenModel) {
   struct Geometry {
     int k, s, top, left, bottom, right;

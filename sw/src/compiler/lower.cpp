@@ -675,12 +675,6 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         break;
       }
       case LayerType::kFc: {
-        if (in0 != kNetworkInput && extra_output(static_cast<size_t>(in0))) {
-          fail(fmt::format("a fully-connected layer reads '{}', a network output: not supported "
-                           "(its input goes through the PE caches, an output to external "
-                           "memory)",
-                           net.layers[static_cast<size_t>(in0)].name));
-        }
         if (src != static_cast<int>(ops.size()) - 1 ||
             (in0 != kNetworkInput && readers[static_cast<size_t>(in0)] != 1)) {
           fail("a fully-connected layer must read the op right before it, as its only reader "
@@ -907,6 +901,16 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
            "(FC results are batch-transposed in the PE caches; other outputs are stored maps)");
     }
     base(ops[static_cast<size_t>(k)]).outputs.push_back(j);
+    // An FC after it takes its input from the PE caches (through a flatten or a
+    // clamp too), where the op wrote it instead of storing it.
+    if (static_cast<size_t>(k) + 1 < ops.size() && is<FcOp>(ops[static_cast<size_t>(k) + 1])) {
+      const Layer& fc = *base(ops[static_cast<size_t>(k) + 1]).main;
+      throw Error(fmt::format("a fully-connected layer reads '{}', a network output: not "
+                              "supported (its input goes through the PE caches, an output to "
+                              "external memory)",
+                              l.name),
+                  ErrorContext{net.source_file, fc.line, fc.name});
+    }
   }
   // DEPTHWISE writes a bank only: one right before an FC (which reads its input
   // from the PE caches) runs as a grouped CONV.
