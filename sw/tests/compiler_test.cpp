@@ -1173,7 +1173,12 @@ TEST(Compiler, SeveralOutputsEqualTheGoldenModel) {
       "  - {name: head1, type: conv, out_channels: 5, kernel: 1}\n"
       "  - {name: c3, type: conv, out_channels: 16, kernel: 3, pad: 1, inputs: c2}\n"
       "  - {name: g, type: global_avgpool}\n"
-      "  - {name: head2, type: fc, out_features: 7}\n"};
+      "  - {name: head2, type: fc, out_features: 7}\n",
+      // an output read through a flatten by a clamp, which must not fuse into its op
+      "input: [1, 3, 3]\noutputs: [l2, l0]\nlayers:\n"
+      "  - {name: l0, type: conv, out_channels: 3, kernel: 1, activation: relu}\n"
+      "  - {name: l1, type: flatten}\n"
+      "  - {name: l2, type: clamp, lo: 47, hi: 110}\n"};
   std::vector<HwTarget> targets = {HwTarget::defaults()};
   for (const char* c : {"tiny", "p4n4", "p16n16"}) {
     targets.push_back(HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));

@@ -320,8 +320,14 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     return li + 1 != count &&
            std::find(out_layers.begin(), out_layers.end(), static_cast<int>(li)) != out_layers.end();
   };
+  // Such an output's map, also as a flatten sees it (a flatten is free: the
+  // layer after it would otherwise fuse into the output's op).
+  std::vector<bool> pinned(count, false);
   for (size_t li = 0; li < count; ++li) {
-    if (extra_output(li)) ++readers[li];
+    if (extra_output(li)) {
+      ++readers[li];
+      pinned[li] = true;
+    }
   }
   std::vector<int> op_of(count, kInputSrc);
   std::vector<bool> flat_of(count, false);
@@ -529,7 +535,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     // this one reads and nothing else reads that layer.
     Op* last = nullptr;
     if (l.inputs.size() == 1 && in0 != kNetworkInput && readers[static_cast<size_t>(in0)] == 1 &&
-        !ops.empty() && src == static_cast<int>(ops.size()) - 1) {
+        !pinned[static_cast<size_t>(in0)] && !ops.empty() &&
+        src == static_cast<int>(ops.size()) - 1) {
       last = &ops.back();
     }
     // A new op of type T started by this layer, reading `srcs`.
@@ -822,7 +829,14 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           // came before it (they only rename the shape; the output placement and a
           // following FC's feature order then see the map).
           if (after_fc) fail("a clamp after a fully-connected layer read elsewhere is not supported");
-          PoolOp op = elementwise(src == kInputSrc ? net.input_shape : cur);
+          // A flattened map read from an op (an output's, which nothing fuses into):
+          // that op's map as it stored it.
+          Shape map = src == kInputSrc ? net.input_shape : cur;
+          if (src != kInputSrc && flat) {
+            const OpBase& b = base(ops[static_cast<size_t>(src)]);
+            map = {b.out_c, b.out_h, b.out_w};
+          }
+          PoolOp op = elementwise(map);
           op.main = &l;
           op.layers.push_back(li);
           op.srcs = {src};
@@ -860,6 +874,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       case LayerType::kFlatten:
         flat_of[li] = flat || cur[1] * cur[2] > 1;
         op_of[li] = src;
+        if (in0 != kNetworkInput && pinned[static_cast<size_t>(in0)]) pinned[li] = true;
         if (last != nullptr) base(*last).layers.push_back(li);
         continue;
       case LayerType::kConcat:
