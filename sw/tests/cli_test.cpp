@@ -101,7 +101,7 @@ TEST_F(Cli, GenInfoRunCifar10Quick) {
 // an error naming the outputs, and the bundle lists both heads.
 TEST_F(Cli, TwoOutputsRunCompileAndInfo) {
   const std::string yaml = kSource + "/examples/two_heads.yaml";
-  const Outcome g = strata({"gen", yaml, "--seed", "13", "--out", path("w")});
+  const Outcome g = strata({"gen", yaml, "--seed", "14", "--out", path("w")});
   ASSERT_EQ(g.code, 0) << g.err;
   const Outcome info = strata({"info", yaml, "--weights", path("w")});
   ASSERT_EQ(info.code, 0) << info.err;

@@ -247,9 +247,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"concat_net", 11, true, true},
                       ExampleCase{"table_net", 12, false, false},
                       ExampleCase{"table_net", 12, true, true},
-                      ExampleCase{"two_heads", 13, false, false},
-                      ExampleCase{"two_heads", 13, false, true},
-                      ExampleCase{"two_heads", 13, true, true}),
+                      ExampleCase{"two_heads", 14, false, false},
+                      ExampleCase{"two_heads", 14, false, true},
+                      ExampleCase{"two_heads", 14, true, true}),
     case_name);
 
 // ---- sparse programs (docs/sparsity.md) ----------------------------------------------------
