@@ -122,6 +122,7 @@ MAX_KERNEL = 11
 MAX_STRIDE = 8
 MAX_DIM = 65535             # C, H, W of the input; out_channels, out_features
 MAX_ELEMENTS = 1 << 28      # of any activation or weight tensor
+MAX_OUTPUTS = 16            # network outputs (docs/network-format.md, "Outputs")
 WEIGHT_MAX = 127   # an add's per-operand weight on the PE array (int8, non-negative)
 
 
@@ -167,7 +168,6 @@ class Graph:
                 continue
             self.nodes.append(n)
         self.outputs = [o.name for o in g.output]
-        self.report_output = self.outputs[0] if self.outputs else None
         self.qdq = any(n.op_type in QDQ_OPS for n in self.nodes)
         self.qscale = {}    # QDQ: float tensor -> the scale of the QuantizeLinear quantising it
         self.qinit = {}     # QDQ: dequantised constant -> (int values, scale, axis, DQ node)
@@ -183,9 +183,13 @@ class Graph:
         if len(inputs) != 1:
             fail(f"the model has {len(inputs)} graph inputs ({', '.join(i.name for i in inputs)}); "
                  "strata import takes exactly one")
-        if len(self.outputs) != 1:
-            fail(f"the model has {len(self.outputs)} graph outputs ({', '.join(self.outputs)}); "
-                 "strata import takes exactly one")
+        if not 1 <= len(self.outputs) <= MAX_OUTPUTS:
+            fail(f"the model has {len(self.outputs)} graph outputs"
+                 f"{' (' + ', '.join(self.outputs) + ')' if self.outputs else ''}; strata import "
+                 f"takes 1 to {MAX_OUTPUTS} (each becomes a network output, in the graph's order)")
+        if len(set(self.outputs)) != len(self.outputs):
+            fail(f"the graph lists output '{next(o for o in self.outputs if self.outputs.count(o) > 1)}' "
+                 "twice")
         self.input = inputs[0]
         t = self.input.type.tensor_type
         if t.elem_type != onnx.TensorProto.FLOAT:
@@ -431,7 +435,6 @@ class Graph:
         self.nodes = [m for m in self.nodes if m is not n]
         self.consumers[x] = [m for m in self.consumers[x] if m is not n]
         self.outputs = [x if o == n.output[0] else o for o in self.outputs]
-        self.report_output = x
         self.notes.append(f"note: {node_label(n)}: the final Softmax is dropped; the network "
                           f"outputs its input '{x}', the logits (the same class, top-1)")
 
@@ -851,6 +854,7 @@ class Converter:
         self.pads = {}          # a standalone Pad's output -> (its input, [t, l, b, r], node)
         self.node_of = {}       # strata layer name -> the ONNX node it came from (messages)
         self.tensor_of = {}     # strata layer name -> the ONNX tensor it computes
+        self.outputs = []       # the layers of the graph outputs, in order (convert)
         self.shared = {}        # tensor -> the scale its concat group shares (share_scales)
         self.sel = {}           # tensor -> [(layer, channel)] per channel: a channel selection
                                 # (a shuffle's permutation) kept as the maps it picks from
@@ -2195,13 +2199,28 @@ class Converter:
                 self.batchnorm(node)
             else:
                 unsupported(node)
-        out = self.g.outputs[0]
-        if out in self.sel or out in self.inflight:
-            self.src_of(next(n for n in self.g.nodes if out in n.output), out)
-            self.out_tensor = out
-        if self.out_tensor != self.g.outputs[0] or not self.layers:
-            fail(f"graph output '{self.g.outputs[0]}' is not the result of the last "
-                 "supported layer")
+        # A graph output that is a channel selection (a shuffle no layer has read) becomes a
+        # layer of its own; one that is no permutation of channels is refused there.
+        for t in self.g.outputs:
+            if t in self.sel or t in self.inflight:
+                self.src_of(next(n for n in self.g.nodes if t in n.output), t)
+        if not self.layers:
+            fail(f"graph output '{self.g.outputs[0]}' is not the result of a supported layer")
+        # Each graph output is a layer's map, in the graph's order (docs/network-format.md,
+        # "Outputs"); the last layer must be one of them.
+        self.outputs = []
+        for t in self.g.outputs:
+            layer = self.src.get(t)
+            if layer is None or layer == "input":
+                fail(f"graph output '{t}' is not the result of a supported layer")
+            if layer in self.outputs:
+                k = self.outputs.index(layer)
+                fail(f"graph outputs '{self.g.outputs[k]}' and '{t}' are the same layer's map "
+                     f"('{layer}'); a network lists each output layer once")
+            self.outputs.append(layer)
+        if self.layers[-1]["name"] not in self.outputs:
+            fail(f"the last layer '{self.layers[-1]['name']}' "
+                 f"({node_label(self.node_of[self.layers[-1]['name']])}) computes no graph output")
 
 
 def same_as_floor(ctm, nearest_mode, f, n):
@@ -2359,9 +2378,9 @@ def check_format(conv, chw):
                  f"{list(out)}, onnxruntime {list(onnx_shape)}")
         shapes[l["name"]] = out
     for l in conv.layers[:-1]:
-        if l["name"] not in read:
-            fail(f"{node_label(conv.node_of[l['name']])}: its output never reaches the graph "
-                 "output (a Strata network has one output, the last layer's)")
+        if l["name"] not in read and l["name"] not in conv.outputs:
+            fail(f"{node_label(conv.node_of[l['name']])}: its output never reaches a graph "
+                 "output")
 
 
 # ---- output -----------------------------------------------------------------------
@@ -2376,14 +2395,20 @@ def yaml_value(v):
     return str(v)
 
 
-def write_yaml(path, name, chw, weights, layers, source, qdq, scales):
-    """scales: (input, output), the real value of one int8 step of each (docs/network-format.md);
-    a bundle carries them to the driver (docs/bundle.md)."""
+def write_yaml(path, name, chw, weights, layers, source, qdq, scales, outputs):
+    """scales: (input, [output, ...]), the real value of one int8 step of the input and of each
+    output (docs/network-format.md); a bundle carries them to the driver (docs/bundle.md).
+    outputs: the output layers in order; `outputs:` is written when there are several."""
     how = "QDQ int8, the model's own scales" if qdq else "post-training int8"
+    out_scales = [float(v) for v in scales[1]]
+    out_text = repr(out_scales[0]) if len(out_scales) == 1 else \
+        "[" + ", ".join(repr(v) for v in out_scales) + "]"
     lines = [f"# Imported from {os.path.basename(source)} by strata import ({how}).",
-             f"name: {name}", f"input: {yaml_value(list(chw))}",
-             f"scales: {{input: {float(scales[0])!r}, output: {float(scales[1])!r}}}",
-             f"weights: {weights}", "layers:"]
+             f"name: {name}", f"input: {yaml_value(list(chw))}"]
+    if len(outputs) > 1:
+        lines.append(f"outputs: {yaml_value(list(outputs))}")
+    lines += [f"scales: {{input: {float(scales[0])!r}, output: {out_text}}}",
+              f"weights: {weights}", "layers:"]
     for l in layers:
         lines.append(f"  - {yaml_value(l)}")
     with open(path, "w") as f:
@@ -2395,13 +2420,18 @@ def save_npy(path, arr):
         np.save(f, np.ascontiguousarray(arr))
 
 
-def report(strata, yaml_path, dir_, xq, ref, s_out, qdq):
-    """Runs the golden model on the staged network in dir_ (writing calibration_output.npy
-    there); returns the agreement lines to print. A golden run that fails is an error."""
-    out = os.path.join(dir_, "calibration_output.npy")
+def report(strata, yaml_path, dir_, xq, refs, s_outs, names, qdq):
+    """Runs the golden model on the staged network in dir_ (writing calibration_output.npy, or
+    calibration_output_<layer>.npy per output of several, there); returns the agreement lines
+    to print, one block per output compared with its graph output (`refs`, in order). A golden
+    run that fails is an error."""
+    outs = [os.path.join(dir_, "calibration_output.npy")] if len(refs) == 1 else \
+        [os.path.join(dir_, f"calibration_output_{n}.npy") for n in names]
+    cmd = [strata, "run", yaml_path, "--input", xq]
+    for o in outs:
+        cmd += ["--output", o]
     try:
-        r = subprocess.run([strata, "run", yaml_path, "--input", xq, "--output", out],
-                           capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
         fail(f"cannot run the golden model '{strata}': {e.strerror} (--no-check skips the "
              "agreement run)")
@@ -2409,21 +2439,26 @@ def report(strata, yaml_path, dir_, xq, ref, s_out, qdq):
         msg = (r.stderr.strip().splitlines() or ["(no message)"])[-1]
         msg = msg.removeprefix("strata: error: ")
         fail(f"the golden model could not run the imported network: {msg}")
-    y = np.load(out).astype(np.float64) * s_out
-    n = ref.shape[0]
-    y = y.reshape(n, -1)
-    f = ref.reshape(n, -1)
-    if y.shape != f.shape:
-        fail(f"golden output shape {list(y.shape)} differs from the float model's {list(f.shape)}")
-    err = np.abs(y - f)
-    rng = float(np.max(np.abs(f))) or 1.0
-    what = "onnxruntime (QDQ model)" if qdq else "float"
-    lines = [f"{what} vs int8 on {n} calibration image(s): max abs error {err.max():.4g}, mean "
-             f"{err.mean():.4g} (output range +-{rng:.4g}, output scale {s_out:.4g}"
-             + (f", {err.max() / s_out:.3g} output LSBs)" if qdq else ")")]
-    if f.shape[1] > 1:
-        agree = int(np.sum(np.argmax(y, axis=1) == np.argmax(f, axis=1)))
-        lines.append(f"top-1 agreement: {agree}/{n} ({100.0 * agree / n:.1f} %)")
+    lines = []
+    for out, ref, s_out, layer in zip(outs, refs, s_outs, names):
+        y = np.load(out).astype(np.float64) * s_out
+        n = ref.shape[0]
+        y = y.reshape(n, -1)
+        f = ref.reshape(n, -1)
+        which = "" if len(refs) == 1 else f"output '{layer}': "
+        if y.shape != f.shape:
+            fail(f"{which}golden output shape {list(y.shape)} differs from the float model's "
+                 f"{list(f.shape)}")
+        err = np.abs(y - f)
+        rng = float(np.max(np.abs(f))) or 1.0
+        what = "onnxruntime (QDQ model)" if qdq else "float"
+        lines.append(f"{which}{what} vs int8 on {n} calibration image(s): max abs error "
+                     f"{err.max():.4g}, mean {err.mean():.4g} (output range +-{rng:.4g}, output "
+                     f"scale {s_out:.4g}" + (f", {err.max() / s_out:.3g} output LSBs)" if qdq
+                                             else ")"))
+        if f.shape[1] > 1 and len(refs) == 1:
+            agree = int(np.sum(np.argmax(y, axis=1) == np.argmax(f, axis=1)))
+            lines.append(f"top-1 agreement: {agree}/{n} ({100.0 * agree / n:.1f} %)")
     return lines
 
 
@@ -2514,7 +2549,7 @@ def publish(stage, out, name):
         fail(f"--out '{out}': cannot move the imported network into place: {err.strerror}")
 
 
-def write_network(a, name, g, conv, x, ref):
+def write_network(a, name, g, conv, x, refs):
     """Writes <name>.yaml, <name>/ and calibration_input.npy into a staging directory inside
     --out, runs the agreement check there (unless --no-check) and only then moves them into
     place; the stage is removed whatever happens. Returns the report's lines."""
@@ -2528,7 +2563,7 @@ def write_network(a, name, g, conv, x, ref):
             save_npy(os.path.join(stage, name, fname), arr)
         yaml_path = os.path.join(stage, name + ".yaml")
         write_yaml(yaml_path, name, g.chw, name, conv.layers, a.model, g.qdq,
-                   (conv.scale[g.input.name], conv.scale[g.outputs[0]]))
+                   (conv.scale[g.input.name], [conv.scale[t] for t in g.outputs]), conv.outputs)
         xq_path = os.path.join(stage, "calibration_input.npy")
         save_npy(xq_path, quantise(x, conv.scale[g.input.name]))
         lines = []
@@ -2536,8 +2571,8 @@ def write_network(a, name, g, conv, x, ref):
             strata = a.strata or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                               "build", "sw", "strata")
             try:
-                lines = report(strata, yaml_path, stage, xq_path, ref,
-                               conv.scale[g.outputs[0]], g.qdq)
+                lines = report(strata, yaml_path, stage, xq_path, refs,
+                               [conv.scale[t] for t in g.outputs], conv.outputs, g.qdq)
             except ImportFailure as e:  # name the final paths, not the stage's
                 raise ImportFailure(str(e).replace(stage, os.path.normpath(a.out))) from None
         publish(stage, a.out, name)
@@ -2612,8 +2647,7 @@ def main(argv):
     g = Graph(model)
     x = load_calibration(a.calibration, g)
 
-    tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs)
-                     | {g.report_output})
+    tensors = sorted({o for n in g.nodes for o in n.output if o} | set(g.outputs))
     try:
         act = run_float(data, g, x, tensors)
     except ImportFailure:
@@ -2631,7 +2665,7 @@ def main(argv):
 
     made = make_out(a.out)
     try:
-        lines = write_network(a, name, g, conv, x, act[g.report_output])
+        lines = write_network(a, name, g, conv, x, [act[t] for t in g.outputs])
     except BaseException:
         remove_dirs(made)
         raise
@@ -2639,8 +2673,9 @@ def main(argv):
     wdir = os.path.join(a.out, name)
     xq_path = os.path.join(a.out, "calibration_input.npy")
     print(f"imported {a.model}: {len(conv.layers)} layers, {len(conv.files)} parameter files")
+    out_scales = ", ".join(f"{conv.scale[t]:.6g}" for t in g.outputs)
     print(f"wrote {yaml_path}, {wdir}/, {xq_path} (input scale {conv.scale[g.input.name]:.6g}, "
-          f"output scale {conv.scale[g.outputs[0]]:.6g})")
+          f"output scale{'s' if len(g.outputs) > 1 else ''} {out_scales})")
     for line in g.notes + lines:
         print(line)
     return 0

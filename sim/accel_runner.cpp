@@ -219,9 +219,13 @@ RunReport AccelRunner::run_program(const Program& program,
   outputs.clear();
   if (report.finished && report.error == csr::ErrorCode::kNone) {
     for (int i = 0; i < program.batch; ++i) {
-      Tensor<int8_t> out(program.output.shape);
-      check(strata_read_output(&net, static_cast<uint32_t>(i), out.data()), "output");
-      outputs.push_back(std::move(out));
+      for (size_t j = 0; j < program.outputs.size(); ++j) {
+        Tensor<int8_t> out(program.outputs[j].shape);
+        check(strata_read_output_at(&net, static_cast<uint32_t>(i), static_cast<uint32_t>(j),
+                                    out.data()),
+              "output");
+        outputs.push_back(std::move(out));
+      }
     }
   }
   return report;

@@ -112,8 +112,9 @@ class AccelRunner {
   RunReport run(const std::vector<uint8_t>& memory, uint32_t instr_count);
 
   // Runs the program from its bundle: strata_load at options.load_address,
-  // then the inputs written, the run, the outputs read (one per input image)
-  // by the driver library.
+  // then the inputs written, the run, the outputs read by the driver library:
+  // per input image, each network output in order (image i's output j at
+  // i * program.outputs.size() + j).
   RunReport run_program(const Program& program, const std::vector<Tensor<int8_t>>& inputs,
                         std::vector<Tensor<int8_t>>& outputs);
 

@@ -416,6 +416,28 @@ class Grouped(nn.Module):  # RegNet / ResNeXt-style grouped convolutions
         return self.fc(self.g2(self.g1(self.stem(x))).mean((2, 3)))
 
 
+class TwoHeads(nn.Module):  # YOLOv3-tiny-like: heads at 1/32 and 1/16, LeakyReLU 0.1
+    def __init__(self):
+        super().__init__()
+        def cbl(i, o, k=3):
+            return nn.Sequential(nn.Conv2d(i, o, k, padding=k // 2), nn.BatchNorm2d(o),
+                                 nn.LeakyReLU(0.1))
+        self.s1, self.s2, self.s3 = cbl(3, 8), cbl(8, 16), cbl(16, 16)
+        self.s4, self.s5, self.s6 = cbl(16, 32), cbl(32, 32), cbl(32, 64)
+        self.pool = nn.MaxPool2d(2)
+        self.neck = cbl(64, 32, 1)
+        self.h32 = nn.Sequential(cbl(32, 64), nn.Conv2d(64, 18, 1))
+        self.lat = cbl(32, 16, 1)
+        self.up = nn.Upsample(scale_factor=2)
+        self.h16 = nn.Sequential(cbl(48, 32), nn.Conv2d(32, 18, 1))
+
+    def forward(self, x):
+        x = self.pool(self.s3(self.pool(self.s2(self.pool(self.s1(x))))))
+        route = self.s5(self.pool(self.s4(x)))           # 1/16
+        n = self.neck(self.s6(self.pool(route)))          # 1/32
+        return self.h32(n), self.h16(torch.cat([self.up(self.lat(n)), route], 1))
+
+
 class Bad(nn.Module):
     def __init__(self, kind):
         super().__init__()
@@ -451,6 +473,14 @@ for name, m in models.items():
     torch.onnx.export(m, torch.randn(1, 3, 8, 8), f"{out}/{name}.onnx", input_names=["x"],
                       output_names=["y"], opset_version=13 if name != "c2f_split" else 11,
                       dynamic_axes={"x": {0: "N"}, "y": {0: "N"}})
+m = TwoHeads().eval()
+for p in m.modules():
+    if isinstance(p, nn.BatchNorm2d):
+        p.running_mean.uniform_(-0.2, 0.2)
+        p.running_var.uniform_(0.5, 1.5)
+torch.onnx.export(m, torch.randn(1, 3, 64, 64), f"{out}/two_heads.onnx", input_names=["x"],
+                  output_names=["h32", "h16"], opset_version=13,
+                  dynamic_axes={"x": {0: "N"}, "h32": {0: "N"}, "h16": {0: "N"}})
 '''
 CONCAT_MODELS = ("neck", "c2f_chunk", "c2f_split", "fire", "input_cat", "grouped")
 CONCAT_REFUSED = ("cat_axis2", "resize_1p5", "resize_linear", "slice_h", "slice_step2")
@@ -993,7 +1023,7 @@ def expect_format_limit_errors(work):
          helper.make_node("Conv", ["x", "w"], ["y"], name="conv0", kernel_shape=[1, 1])]
     m = make_model("dead_branch", n, [init("w", conv_w(4, 3, 1))], [1, 3, 8, 8], "y", OUT4)
     expect_error(work, "dead_branch", m.SerializeToString(), (4, 3, 8, 8),
-                 "node 'dead_relu' (Relu): its output never reaches the graph output",
+                 "node 'dead_relu' (Relu): its output never reaches a graph output",
                  extra=("--no-check",))
 
 
@@ -1090,6 +1120,7 @@ def concat_models(work):
         if ARGS.rtl:
             for name in CONCAT_MODELS:
                 rtl_matches_golden(work, name)
+        two_heads(work, tdir)
         needles = {"cat_axis2": "node '/Concat' (Concat): a Concat along axis 2",
                    "resize_1p5": "node '/Resize' (Resize): scales [1.0, 1.0, 1.5, 1.5]",
                    "resize_linear": "node '/Resize' (Resize): mode 'linear' is not supported",
@@ -1116,6 +1147,64 @@ def concat_models(work):
     expect_error(work, "cat_hw", m.SerializeToString(), (4, 3, 8, 8),
                  "node 'cat_hw' (Concat): concatenates 'a' of shape [4, 8, 8] and 'p' of shape "
                  "[4, 4, 8] per image: a concat needs one H x W")
+
+
+def two_heads(work, tdir):
+    """A detector with two graph outputs (TwoHeads: heads at 1/32 and 1/16 of a 64 x 64 input,
+    LeakyReLU 0.1 as table activations, upsample + concat): each graph output becomes a network
+    output in ONNX's order, every output of the golden model agrees with onnxruntime's within
+    10 % of its range, and the ISA simulator (and, with the RTL built, the RTL) equals the
+    golden model on every output."""
+    name = "two_heads"
+    path = os.path.join(tdir, name + ".onnx")
+    x = RNG.normal(0, 1, (16, 3, 64, 64)).astype(np.float32)
+    calib = os.path.join(work, name + "_calib.npy")
+    np.save(calib, x)
+    out, yaml, report = imported(work, name, path, calib)
+    if out is None:
+        return
+    text = read_if(yaml)
+    outs = re.search(r"^outputs: \[(\w+), (\w+)\]$", text, re.M)
+    scales = re.search(r"output: \[([0-9.e-]+), ([0-9.e-]+)\]\}", text)
+    check(outs is not None and scales is not None,
+          f"{name}: the YAML lists both graph outputs (outputs:) and their scales")
+    if outs is None or scales is None:
+        return
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    check([o.name for o in sess.get_outputs()] == ["h32", "h16"], f"{name}: ONNX outputs h32, h16")
+    f = [np.concatenate(v).astype(np.float64) for v in
+         zip(*[sess.run(None, {"x": x[k:k + 1]}) for k in range(len(x))])]
+    xq = os.path.join(out, "calibration_input.npy")
+    files = {b: [os.path.join(out, f"{b}_{j}.npy") for j in range(2)] for b in ("golden", "isa")}
+    for backend in ("golden", "isa"):
+        r = strata("run", yaml, "--input", xq, "--output", files[backend][0], "--output",
+                   files[backend][1], "--backend", backend)
+        check(r.returncode == 0, f"{name}: strata run --backend {backend} with two --output "
+              f"exits 0 ({r.stderr.strip()})")
+        if r.returncode != 0:
+            return
+    for j, (want, s) in enumerate(zip(f, (float(scales.group(1)), float(scales.group(2))))):
+        y = np.load(files["golden"][j]).astype(np.float64) * s
+        check(y.shape == want.shape, f"{name}: output {j} has onnxruntime's shape "
+              f"{list(want.shape)} ({list(y.shape)})")
+        if y.shape != want.shape:
+            continue
+        err = np.abs(y - want)
+        rng = np.max(np.abs(want))
+        print(f"{name}: output {j} ({outs.group(j + 1)}, {list(want.shape[1:])}): max abs error "
+              f"{err.max():.4f} ({100 * err.max() / rng:.2f} % of the output range {rng:.3f}), "
+              f"mean {err.mean():.4f}")
+        check(err.max() <= 0.10 * rng, f"{name}: output {j} within 10 % of its range")
+        check(np.array_equal(np.load(files["isa"][j]), np.load(files["golden"][j])),
+              f"{name}: output {j} on the ISA simulator equals the golden model's")
+    check(report.count("max abs error") == 2, f"{name}: the import reports each output")
+    if ARGS.rtl:
+        rtl = [os.path.join(out, f"rtl_{j}.npy") for j in range(2)]
+        r = strata("run", yaml, "--input", xq, "--output", rtl[0], "--output", rtl[1],
+                   "--backend", "rtl", "--check")
+        check(r.returncode == 0 and all(np.array_equal(np.load(a), np.load(b))
+                                        for a, b in zip(rtl, files["golden"])),
+              f"{name}: both outputs on the RTL equal the golden model's ({r.stderr.strip()})")
 
 
 def isa_matches_golden(work, name):
@@ -1310,15 +1399,28 @@ def run_all(work):
                            pads=[1, 1, 1, 1], count_include_pad=1)
     m = make_model("cip", [cip], [], [1, 2, 4, 4], "y", [1, 2, 4, 4])
     expect_error(work, "cip", m.SerializeToString(), (4, 2, 4, 4), "avgcip")
-    # Two graph outputs.
-    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r"),
-                           helper.make_node("Relu", ["x"], ["z"], name="r2")], "two",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2, 2]),
-                           helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 1, 2, 2])])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    expect_error(work, "two_outputs", m.SerializeToString(), (4, 1, 2, 2), "2 graph outputs")
+    # Two graph outputs that are one layer's map (an Identity of the other), and a graph
+    # output that is the input: refused naming the outputs.
+    def two(nodes, outs):
+        g = helper.make_graph(nodes, "two",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, [1, 1, 2, 2])
+                               for o in outs])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 8
+        return m.SerializeToString()
+    expect_error(work, "two_outputs", two([helper.make_node("Relu", ["x"], ["y"], name="r"),
+                                           helper.make_node("Identity", ["y"], ["z"], name="i")],
+                                          ["y", "z"]), (4, 1, 2, 2),
+                 "graph outputs 'y' and 'z' are the same layer's map")
+    expect_error(work, "input_output", two([helper.make_node("Relu", ["x"], ["y"], name="r"),
+                                            helper.make_node("Identity", ["x"], ["z"], name="i")],
+                                           ["y", "z"]), (4, 1, 2, 2),
+                 "graph output 'z' is not the result of a supported layer")
+    expect_error(work, "unread_last", two([helper.make_node("Relu", ["x"], ["y"], name="r"),
+                                           helper.make_node("Relu", ["x"], ["z"], name="r2")],
+                                          ["z", "y"][:1]), (4, 1, 2, 2),
+                 "(Relu): its output never reaches a graph output")
     expect_error(work, "empty", b"", (1, 1, 2, 2), "empty.onnx")
     expect_non_finite_errors(work)
     expect_new_operator_errors(work)

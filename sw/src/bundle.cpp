@@ -95,7 +95,8 @@ static_assert(static_cast<uint32_t>(InputLayout::kMap) == STRATA_INPUT_MAP &&
                   static_cast<uint32_t>(InputLayout::kReordered) == STRATA_INPUT_REORDERED &&
                   static_cast<uint32_t>(InputLayout::kFeatures) == STRATA_INPUT_FEATURES &&
                   static_cast<uint32_t>(OutputLayout::kMap) == STRATA_OUTPUT_MAP &&
-                  static_cast<uint32_t>(OutputLayout::kNeurons) == STRATA_OUTPUT_NEURONS,
+                  static_cast<uint32_t>(OutputLayout::kNeurons) == STRATA_OUTPUT_NEURONS &&
+                  static_cast<uint32_t>(OutputLayout::kRowMap) == STRATA_OUTPUT_ROWS,
               "the compiler's layouts are the bundle's");
 
 }  // namespace
@@ -110,7 +111,14 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
   const size_t region_table = STRATA_BUNDLE_HEADER_BYTES;
   const size_t reloc_table = region_table + regions.size() * STRATA_BUNDLE_REGION_BYTES;
   const size_t tensor_table = reloc_table + relocs.size() * STRATA_BUNDLE_RELOC_BYTES;
-  size_t end = tensor_table + 2 * STRATA_BUNDLE_TENSOR_BYTES;
+  // Version 1 (one output) unless the network has several outputs.
+  const size_t outputs = p.outputs.size();
+  if (outputs < 1 || outputs > STRATA_BUNDLE_MAX_OUTPUTS) {
+    throw Error(fmt::format("a bundle lists 1 to {} outputs, the program has {}",
+                            STRATA_BUNDLE_MAX_OUTPUTS, outputs));
+  }
+  const size_t tensors = 1 + outputs;
+  size_t end = tensor_table + tensors * STRATA_BUNDLE_TENSOR_BYTES;
   std::vector<size_t> content(regions.size(), 0);
   for (size_t i = 0; i < regions.size(); ++i) {
     const uint32_t kind = region_kind(regions[i].name);
@@ -120,7 +128,8 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
   }
   std::vector<uint8_t> b(end, 0);
   put32(b, STRATA_BH_MAGIC, STRATA_BUNDLE_MAGIC);
-  put16(b, STRATA_BH_VERSION, STRATA_BUNDLE_VERSION);
+  put16(b, STRATA_BH_VERSION,
+        outputs == 1 ? STRATA_BUNDLE_VERSION_ONE_OUTPUT : STRATA_BUNDLE_VERSION);
   put16(b, STRATA_BH_HEADER_BYTES, STRATA_BUNDLE_HEADER_BYTES);
   put64(b, STRATA_BH_FILE_BYTES, end);
   put64(b, STRATA_BH_BLOCK_BYTES, p.image.size());
@@ -149,7 +158,7 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
   put32(b, STRATA_BH_REGION_TABLE, region_table);
   put32(b, STRATA_BH_RELOC_COUNT, relocs.size());
   put32(b, STRATA_BH_RELOC_TABLE, reloc_table);
-  put32(b, STRATA_BH_TENSOR_COUNT, 2);
+  put32(b, STRATA_BH_TENSOR_COUNT, tensors);
   put32(b, STRATA_BH_TENSOR_TABLE, tensor_table);
   for (size_t i = 0; i < regions.size(); ++i) {
     const MemRegion& r = regions[i];
@@ -181,10 +190,13 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
   put_tensor(b, tensor_table, STRATA_TENSOR_INPUT, static_cast<uint32_t>(in.layout), in.shape,
              in.shape, in.groups, map ? in.rows : 0, map ? in.cols : 0, reordered ? in.kernel : 0,
              reordered ? in.stride : 0, reordered ? in.pad : 0, scales.input, in.image_addr);
-  const OutputPlacement& out = p.output;
-  put_tensor(b, tensor_table + STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT,
-             static_cast<uint32_t>(out.layout), out.shape, out.map_shape, out.groups, 0, 0, 0, 0, 0,
-             scales.output, out.image_addr);
+  for (size_t j = 0; j < outputs; ++j) {
+    const OutputPlacement& out = p.outputs[j];
+    const float scale = j < scales.outputs.size() ? scales.outputs[j] : 0.0f;
+    put_tensor(b, tensor_table + (1 + j) * STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT,
+               static_cast<uint32_t>(out.layout), out.shape, out.map_shape, out.groups, 0, 0, 0, 0,
+               0, scale, out.image_addr);
+  }
   put32(b, STRATA_BH_CRC32, strata_crc32(0, b.data(), b.size()));
   return b;
 }

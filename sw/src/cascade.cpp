@@ -73,7 +73,9 @@ void relocate(Program& p, std::vector<isa::Instruction> instructions) {
     if (r.name == "instructions") r.size = new_end;
   }
   for (uint64_t& a : p.input.image_addr) a = moved(a);
-  for (uint64_t& a : p.output.image_addr) a = moved(a);
+  for (OutputPlacement& o : p.outputs) {
+    for (uint64_t& a : o.image_addr) a = moved(a);
+  }
   for (CompiledOp& op : p.ops) {
     if (op.weight_passes > 0) op.weights_at = moved(op.weights_at);
   }
@@ -89,16 +91,18 @@ int link_stages(Program& from, Program& to, int boundary, const std::string& whe
   const auto fail = [&](const std::string& why) {
     throw Error(fmt::format("cascade cut {}: {}", where, why));
   };
-  if (from.output.layout != OutputLayout::kMap) fail("the stage before it does not end in a map");
+  if (from.outputs.front().layout != OutputLayout::kMap) {
+    fail("the stage before it does not end in a map");
+  }
   if (to.input.layout != InputLayout::kMap) {
     fail("the stage after it does not read a map (a fully-connected layer, or a reordered input)");
   }
-  const Shape& ms = from.output.map_shape;
-  const int64_t groups = from.output.groups, h = ms[1], w = ms[2];
+  const Shape& ms = from.outputs.front().map_shape;
+  const int64_t groups = from.outputs.front().groups, h = ms[1], w = ms[2];
   const auto is_output_store = [&](const isa::Instruction& in) {
     if (!is_ext_store(in)) return false;
     const auto a = static_cast<uint64_t>(isa::decode_store(in).ext_addr);
-    const uint64_t base = from.output.image_addr.at(0);
+    const uint64_t base = from.outputs.front().image_addr.at(0);
     return a >= base && a < base + static_cast<uint64_t>(groups * h * w * n);
   };
   // The last output STORE's last row becomes a transfer of its own, which
@@ -128,7 +132,7 @@ int link_stages(Program& from, Program& to, int boundary, const std::string& whe
     }
   }
   // The sender: which bank word holds each map word (its output STOREs).
-  const uint64_t out_base = from.output.image_addr.at(0);
+  const uint64_t out_base = from.outputs.front().image_addr.at(0);
   const uint64_t out_end = out_base + static_cast<uint64_t>(groups * h * w * n);
   std::vector<size_t> stores;
   std::map<MapWord, BankWord> held;
@@ -313,6 +317,12 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
                            const CycleModelOptions& cycles) {
   if (instances < 1 || instances > kMaxInstances) {
     throw Error(fmt::format("--instances {} is outside 1..{}", instances, kMaxInstances));
+  }
+  if (net.output_count() > 1) {
+    throw Error(fmt::format("network '{}' has {} outputs: a cascade chain carries one map from "
+                            "stage to stage and out of the last, --instances {} asked",
+                            net.name, net.output_count(), instances),
+                ErrorContext{net.source_file, 0, ""});
   }
   ChainProgram chain;
   chain.network = net.name;

@@ -104,8 +104,8 @@ Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& 
   return residual_add(inputs[0], inputs[1], rq);
 }
 
-Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
-                           const LayerObserver& observer) {
+std::vector<Tensor<int8_t>> run_network_outputs(const Network& net, const Tensor<int8_t>& input,
+                                                const LayerObserver& observer) {
   const bool batch = input.rank() == 4;
   const Shape& in_shape = net.input_shape;
   const bool image_ok = input.shape() == in_shape;
@@ -117,7 +117,9 @@ Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
                             fmt::join(in_shape, ", ")),
                 ErrorContext{net.source_file, 0, ""});
   }
-  // Each layer's output, kept while a later layer still reads it.
+  // Each layer's output, kept while a later layer still reads it or until the
+  // end when it is a network output.
+  const std::vector<int> out_layers = net.output_layers();
   const auto run_image = [&](const Tensor<int8_t>& image, const auto& on_layer) {
     std::vector<Tensor<int8_t>> outs(net.layers.size());
     std::vector<int> last_reader(net.layers.size(), -1);
@@ -126,6 +128,7 @@ Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
         if (k != kNetworkInput) last_reader[static_cast<size_t>(k)] = static_cast<int>(i);
       }
     }
+    for (int k : out_layers) last_reader[static_cast<size_t>(k)] = static_cast<int>(net.layers.size());
     for (size_t i = 0; i < net.layers.size(); ++i) {
       std::vector<Tensor<int8_t>> ins;
       for (int k : net.layers[i].inputs) {
@@ -139,7 +142,9 @@ Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
         }
       }
     }
-    return outs.back();
+    std::vector<Tensor<int8_t>> result;
+    for (int k : out_layers) result.push_back(outs[static_cast<size_t>(k)]);
+    return result;
   };
   if (!batch) {
     return run_image(input, [&](size_t i, const Tensor<int8_t>& out) {
@@ -156,22 +161,32 @@ Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
     shape.insert(shape.end(), net.layers[li].out_shape.begin(), net.layers[li].out_shape.end());
     stacked[li] = Tensor<int8_t>(shape);
   }
-  Shape out_shape{n};
-  out_shape.insert(out_shape.end(), net.output_shape().begin(), net.output_shape().end());
-  Tensor<int8_t> result(out_shape);
-  const int64_t out_size = shape_elements(net.output_shape());
+  std::vector<Tensor<int8_t>> result;
+  for (size_t j = 0; j < out_layers.size(); ++j) {
+    Shape out_shape{n};
+    out_shape.insert(out_shape.end(), net.output_shape(j).begin(), net.output_shape(j).end());
+    result.emplace_back(out_shape);
+  }
   for (int64_t i = 0; i < n; ++i) {
     const auto first = input.values().begin() + i * image_size;
     const Tensor<int8_t> image(in_shape, std::vector<int8_t>(first, first + image_size));
-    const Tensor<int8_t> y = run_image(image, [&](size_t li, const Tensor<int8_t>& out) {
+    const std::vector<Tensor<int8_t>> ys = run_image(image, [&](size_t li, const Tensor<int8_t>& out) {
       if (!observer) return;
       std::copy(out.values().begin(), out.values().end(),
                 stacked[li].values().begin() + i * out.size());
     });
-    std::copy(y.values().begin(), y.values().end(), result.values().begin() + i * out_size);
+    for (size_t j = 0; j < ys.size(); ++j) {
+      std::copy(ys[j].values().begin(), ys[j].values().end(),
+                result[j].values().begin() + i * ys[j].size());
+    }
   }
   for (size_t li = 0; li < stacked.size(); ++li) observer(li, net.layers[li], stacked[li]);
   return result;
+}
+
+Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
+                           const LayerObserver& observer) {
+  return run_network_outputs(net, input, observer).front();
 }
 
 }  // namespace strata

@@ -1400,8 +1400,9 @@ std::string describe_problems(const SimResult& r) {
   return fmt::format("{}", fmt::join(lines, "\n"));
 }
 
-Tensor<int8_t> run_isa_backend(const Network& net, const HwTarget& target,
-                               const Tensor<int8_t>& input, IsaRunSummary* summary) {
+std::vector<Tensor<int8_t>> run_isa_backend(const Network& net, const HwTarget& target,
+                                            const Tensor<int8_t>& input,
+                                            IsaRunSummary* summary) {
   const Shape& want = net.input_shape;
   const bool batched = input.rank() == 4;
   const bool ok = input.shape() == want ||
@@ -1414,11 +1415,12 @@ Tensor<int8_t> run_isa_backend(const Network& net, const HwTarget& target,
   }
   const int64_t count = batched ? input.dim(0) : 1;
   const int64_t per_image = shape_elements(want);
-  const Shape out_shape = net.output_shape();
-  const int64_t per_output = shape_elements(out_shape);
-  Shape result_shape = out_shape;
-  if (batched) result_shape.insert(result_shape.begin(), count);
-  Tensor<int8_t> result(result_shape);
+  std::vector<Tensor<int8_t>> result;
+  for (size_t j = 0; j < net.output_count(); ++j) {
+    Shape shape = net.output_shape(j);
+    if (batched) shape.insert(shape.begin(), count);
+    result.emplace_back(shape);
+  }
   IsaRunSummary sum;
   std::map<int, Program> programs;
   const IsaSim sim(target);
@@ -1450,10 +1452,12 @@ Tensor<int8_t> run_isa_backend(const Network& net, const HwTarget& target,
       throw Error(fmt::format("ISA simulation of network '{}' (images {}..{}) failed:\n{}",
                               net.name, first, first + batch - 1, describe_problems(r)));
     }
-    for (int i = 0; i < batch; ++i) {
-      const Tensor<int8_t> out = read_output(prog, memory, i);
-      std::copy(out.values().begin(), out.values().end(),
-                result.values().begin() + (first + i) * per_output);
+    for (size_t j = 0; j < result.size(); ++j) {
+      for (int i = 0; i < batch; ++i) {
+        const Tensor<int8_t> out = read_output(prog, memory, i, j);
+        std::copy(out.values().begin(), out.values().end(),
+                  result[j].values().begin() + (first + i) * out.size());
+      }
     }
     ++sum.runs;
     sum.instructions += r.instructions;

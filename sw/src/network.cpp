@@ -8,6 +8,7 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -50,6 +51,7 @@ namespace {
 constexpr int kMaxKernelSide = 11;
 constexpr int kMaxStride = 8;
 constexpr int kMaxConcatInputs = 64;
+constexpr size_t kMaxOutputs = 16;  // network outputs (a bundle lists as many)
 constexpr int kMaxUpsample = 8;
 constexpr int64_t kMaxDim = 65535;
 constexpr int64_t kMaxElements = int64_t{1} << 28;
@@ -774,8 +776,34 @@ bool Network::is_chain() const {
   return true;
 }
 
-const Shape& Network::output_shape() const {
-  return layers.empty() ? input_shape : layers.back().out_shape;
+const Shape& Network::output_shape(size_t i) const {
+  if (layers.empty()) return input_shape;
+  if (outputs.empty()) return layers.back().out_shape;
+  return layers.at(static_cast<size_t>(outputs.at(i))).out_shape;
+}
+
+const std::string& Network::output_name(size_t i) const {
+  static const std::string input_name = "input";
+  if (layers.empty()) return input_name;
+  if (outputs.empty()) return layers.back().name;
+  return layers.at(static_cast<size_t>(outputs.at(i))).name;
+}
+
+double Network::output_scale(size_t i) const {
+  return i < output_scales.size() ? output_scales[i] : 0.0;
+}
+
+std::vector<int> Network::output_layers() const {
+  if (!outputs.empty()) return outputs;
+  return {static_cast<int>(layers.size()) - 1};
+}
+
+int Network::output_index(size_t layer) const {
+  if (outputs.empty()) return layer + 1 == layers.size() ? 0 : -1;
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (outputs[j] == static_cast<int>(layer)) return static_cast<int>(j);
+  }
+  return -1;
 }
 
 int64_t Network::macs() const {
@@ -875,6 +903,67 @@ void validate_parameters(const Network& net) {
   }
 }
 
+namespace {
+
+// `outputs:` (docs/network-format.md, "Outputs"): the names of the layers
+// whose maps are the network's outputs, in order; default: the last layer.
+void parse_outputs(const Reader& r, const YAML::Node& node,
+                   const std::map<std::string, int>& index_of, Network& net) {
+  if (!node) {
+    net.outputs = {static_cast<int>(net.layers.size()) - 1};
+    return;
+  }
+  std::vector<YAML::Node> names;
+  if (node.IsSequence()) {
+    for (const auto& e : node) names.push_back(e);
+  } else if (node.IsScalar()) {
+    names.push_back(node);
+  }
+  if (names.empty() || names.size() > kMaxOutputs) {
+    r.fail(node, fmt::format("'outputs' must be a layer name or a list of 1 to {} layer names, "
+                             "got {}",
+                             kMaxOutputs, describe(node)));
+  }
+  for (const YAML::Node& n : names) {
+    const std::string name = r.to_string(n, "outputs");
+    if (name == "input") {
+      r.fail(n, "'outputs' names 'input': the network input is not an output (copy it "
+                "through a layer)");
+    }
+    const auto it = index_of.find(name);
+    if (it == index_of.end()) {
+      r.fail(n, fmt::format("'outputs' names '{}', which is not a layer", name));
+    }
+    if (std::find(net.outputs.begin(), net.outputs.end(), it->second) != net.outputs.end()) {
+      r.fail(n, fmt::format("'outputs' names '{}' twice", name));
+    }
+    net.outputs.push_back(it->second);
+  }
+}
+
+// `scales: {output: ...}`: one scale per output, a number for a network of one
+// output or a list in `outputs` order.
+void parse_output_scales(const Reader& r, const YAML::Node& node, Network& net) {
+  if (!node) return;
+  if (node.IsSequence()) {
+    if (node.size() != net.outputs.size()) {
+      r.fail(node, fmt::format("'scales: output' lists {} scales, the network has {} output{}",
+                               node.size(), net.outputs.size(),
+                               net.outputs.size() == 1 ? "" : "s"));
+    }
+    for (const auto& v : node) net.output_scales.push_back(r.to_positive(v, "output"));
+    return;
+  }
+  if (net.outputs.size() != 1) {
+    r.fail(node, fmt::format("'scales: output' must be a list of {} scales, one per output in "
+                             "'outputs' order, got {}",
+                             net.outputs.size(), describe(node)));
+  }
+  net.output_scales.push_back(r.to_positive(node, "output"));
+}
+
+}  // namespace
+
 Network load_network(const std::string& yaml_path, const LoadOptions& options) {
   Network net;
   net.source_file = yaml_path;
@@ -907,7 +996,8 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
              fmt::format("the top level must be a mapping with name, input and layers, got {}",
                          describe(root)));
     }
-    r.check_keys(root, {"name", "input", "weights", "layers", "scales"}, "the network");
+    r.check_keys(root, {"name", "input", "weights", "layers", "outputs", "scales"},
+                 "the network");
     const YAML::Node name = r.require(root, "name", "the network");
     net.name = r.to_string(name, "name");
     if (!valid_name(net.name)) {
@@ -921,14 +1011,14 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
     for (const auto& d : input) net.input_shape.push_back(r.to_int(d, "input", 1, kMaxDim));
     check_elements(r, input, net.input_shape, "input");
 
-    if (const YAML::Node sc = root["scales"]) {
-      if (!sc.IsMap()) {
-        r.fail(sc, fmt::format("'scales' must be a mapping {{input: S, output: S}}, got {}",
-                               describe(sc)));
+    const YAML::Node scales = root["scales"];
+    if (scales) {
+      if (!scales.IsMap()) {
+        r.fail(scales, fmt::format("'scales' must be a mapping {{input: S, output: S}}, got {}",
+                                   describe(scales)));
       }
-      r.check_keys(sc, {"input", "output"}, "scales");
-      if (const YAML::Node v = sc["input"]) net.input_scale = r.to_positive(v, "input");
-      if (const YAML::Node v = sc["output"]) net.output_scale = r.to_positive(v, "output");
+      r.check_keys(scales, {"input", "output"}, "scales");
+      if (const YAML::Node v = scales["input"]) net.input_scale = r.to_positive(v, "input");
     }
 
     const fs::path yaml_dir = fs::path(yaml_path).parent_path();
@@ -958,19 +1048,25 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
       net.layers.push_back(std::move(l));
       lines.push_back(pl);
     }
-    // Every output but the last layer's (the network's) feeds a later layer.
+    r.set_layer({});  // the errors below name the file and the line of the key
+    parse_outputs(r, root["outputs"], index_of, net);
+    if (scales) parse_output_scales(r, scales["output"], net);
+    // Every layer's output feeds a later layer or is a network output.
     std::vector<int> readers(net.layers.size(), 0);
     for (const Layer& l : net.layers) {
       for (int i : l.inputs) {
         if (i != kNetworkInput) ++readers[static_cast<size_t>(i)];
       }
     }
-    for (size_t i = 0; i + 1 < net.layers.size(); ++i) {
-      if (readers[i] == 0) {
+    for (size_t i = 0; i < net.layers.size(); ++i) {
+      if (readers[i] == 0 && net.output_index(i) < 0) {
         r.set_layer(net.layers[i].name);
         r.fail_line(net.layers[i].line,
-                    "the layer's output is never read (only the last layer's output is the "
-                    "network's; name it in a later layer's 'inputs')");
+                    i + 1 == net.layers.size()
+                        ? "the last layer's output is never read: it must be one of the "
+                          "network's 'outputs'"
+                        : "the layer's output is never read (name it in a later layer's "
+                          "'inputs', or in the network's 'outputs')");
       }
     }
     r.set_layer({});

@@ -137,10 +137,68 @@ class NetworkDraw {
       earlier_.push_back(Earlier{pick->last, pick->out, pick->after});
     }
     if (emitted == 0) text += "  - {name: l0, type: flatten}\n";  // costs nothing
-    return text;
+    return text + extra_outputs(seed, work);
   }
 
  private:
+  // Sometimes several network outputs (docs/network-format.md, "Outputs"): an
+  // earlier map made an output as it is (its readers still read it), or a side
+  // branch (a 1x1 conv, or a max pool) from one ending in an output, next to the
+  // last layer, in a random order. Drawn from a generator of its own, so the
+  // layers above are the same as without it.
+  std::string extra_outputs(uint64_t seed, int64_t work) {
+    Draw d(seed ^ 0x6f757470757473ull);  // "outputs"
+    std::vector<size_t> maps;  // earlier_ entries of maps, not the last one
+    for (size_t i = 1; i + 1 < earlier_.size(); ++i) {
+      // Not the input of an FC layer, which must be its only reader.
+      if (earlier_[i].after == After::kMap && earlier_[i + 1].after != After::kFc) {
+        maps.push_back(i);
+      }
+    }
+    if (earlier_.size() < 2 || !d.chance(30)) return "";
+    std::vector<std::string> outputs{earlier_.back().name};
+    std::string lines;
+    const int extra = d.range(1, 2);
+    // A side branch becomes the last layer of the file, so the network's last
+    // map must be a map the compiler can store as an output (not an FC's).
+    const bool branches = earlier_.back().after == After::kMap;
+    for (int k = 0; k < extra; ++k) {
+      const bool branch = branches && (maps.empty() || d.chance(50));
+      if (!branch && maps.empty()) continue;
+      // A side branch may read any map, the network input too.
+      const size_t at = maps.empty() || (branch && d.chance(20))
+                            ? 0
+                            : maps[static_cast<size_t>(d.range(0, static_cast<int>(maps.size()) - 1))];
+      const Earlier& e = earlier_[at];
+      if (!branch) {
+        if (std::find(outputs.begin(), outputs.end(), e.name) == outputs.end()) {
+          outputs.push_back(e.name);
+        }
+        continue;
+      }
+      if (e.after != After::kMap && e.after != After::kInput) continue;
+      const std::string name = fmt::format("out{}", k);
+      if (e.map.h >= 2 && e.map.w >= 2 && d.chance(30)) {
+        lines += fmt::format("  - {{name: {}, type: maxpool, inputs: {}, kernel: 2}}\n", name,
+                             e.name);
+      } else {
+        const int c = d.range(1, 16);
+        if (work + words(e.map.c) * e.map.h * e.map.w * c > o_.max_work) continue;
+        work += words(e.map.c) * e.map.h * e.map.w * c;
+        lines += fmt::format("  - {{name: {}, type: conv, inputs: {}, out_channels: {}, kernel: "
+                             "1{}}}\n",
+                             name, e.name, c, d.chance(50) ? ", activation: relu" : "");
+      }
+      outputs.push_back(name);
+    }
+    if (outputs.size() < 2) return "";
+    // The layer last in the file must be an output: it is, whichever order.
+    for (size_t i = outputs.size() - 1; i > 0; --i) {
+      std::swap(outputs[i], outputs[static_cast<size_t>(d.range(0, static_cast<int>(i)))]);
+    }
+    return lines + fmt::format("outputs: [{}]\n", fmt::join(outputs, ", "));
+  }
+
   int side() {
     const int r = d_.range(0, 99);
     if (r < 25) return d_.range(1, std::min(4, o_.max_side));

@@ -95,6 +95,76 @@ TEST_F(Cli, GenInfoRunCifar10Quick) {
   for (const Layer& l : net.layers) EXPECT_TRUE(contains(run.out, " " + l.name + " ")) << l.name;
 }
 
+// A network of two outputs (examples/two_heads.yaml): `info` lists them, `run`
+// writes one .npy per --output in the network's order, the ISA simulator's
+// files equal the golden model's, a wrong --output count or a repeated path is
+// an error naming the outputs, and the bundle lists both heads.
+TEST_F(Cli, TwoOutputsRunCompileAndInfo) {
+  const std::string yaml = kSource + "/examples/two_heads.yaml";
+  const Outcome g = strata({"gen", yaml, "--seed", "14", "--out", path("w")});
+  ASSERT_EQ(g.code, 0) << g.err;
+  const Outcome info = strata({"info", yaml, "--weights", path("w")});
+  ASSERT_EQ(info.code, 0) << info.err;
+  EXPECT_TRUE(contains(info.out, "2 outputs: 0 head32 [18, 3, 3], 1 head16 [18, 6, 6]"))
+      << info.out;
+  const Network net = load_network(yaml, {path("w"), true});
+  const Tensor<int8_t> images = load_npy<int8_t>(path("w/images.npy"));
+  const std::vector<Tensor<int8_t>> want = run_network_outputs(net, images);
+  ASSERT_EQ(want.size(), 2u);
+  for (const std::string backend : {"golden", "isa"}) {
+    SCOPED_TRACE(backend);
+    const Outcome run = strata({"run", yaml, "--weights", path("w"), "--input",
+                                path("w/images.npy"), "--output", path(backend + "_32.npy"),
+                                "--output", path(backend + "_16.npy"), "--backend", backend});
+    ASSERT_EQ(run.code, 0) << run.err;
+    EXPECT_EQ(load_npy<int8_t>(path(backend + "_32.npy")), want[0]);
+    EXPECT_EQ(load_npy<int8_t>(path(backend + "_16.npy")), want[1]);
+    EXPECT_TRUE(contains(run.out, "output 0 'head32' " + path(backend + "_32.npy") +
+                                      " [4, 18, 3, 3]"))
+        << run.out;
+    EXPECT_TRUE(contains(run.out, fmt::format("checksum fnv1a32 {:#010x}", fnv1a32(want[1]))))
+        << run.out;
+  }
+  expect_failure(strata({"run", yaml, "--weights", path("w"), "--input", path("w/input.npy"),
+                         "--output", path("y.npy")}),
+                 1,
+                 {"network 'two_heads' has 2 outputs (head32, head16): give --output once per "
+                  "output, in that order"});
+  expect_failure(strata({"run", yaml, "--weights", path("w"), "--input", path("w/input.npy"),
+                         "--output", path("y.npy"), "--output", path("y.npy")}),
+                 1, {"--output '" + path("y.npy") + "' is given twice"});
+  EXPECT_FALSE(fs::exists(path("y.npy")));
+  // A network of one output takes exactly one --output.
+  const std::string w = generate("c");
+  expect_failure(strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy", "--output",
+                         path("a.npy"), "--output", path("b.npy")}),
+                 1, {"network 'cifar10_quick' has 1 output (ip2): give --output once"});
+
+  const Outcome comp = strata({"compile", yaml, "--weights", path("w"), "--bundle",
+                               path("t.strb"), "--out", path("t.bin"), "--listing", path("t.txt")});
+  ASSERT_EQ(comp.code, 0) << comp.err;
+  EXPECT_TRUE(contains(comp.out, "output0:head32")) << comp.out;
+  const std::string listing = slurp(path("t.txt"));
+  EXPECT_TRUE(contains(listing, "# output 0 'head32' [18][3][3]: map [row][group][col] per image"))
+      << listing;
+  EXPECT_TRUE(contains(listing, "# output 1 'head16' [18][6][6]: map [group][row][col] per image"))
+      << listing;
+  const std::string bytes = slurp(path("t.strb"));
+  strata_bundle b{};
+  strata_error err{};
+  ASSERT_EQ(strata_bundle_parse(&b, bytes.data(), bytes.size(), &err), STRATA_OK) << err.text;
+  ASSERT_EQ(b.output_count, 2u);
+  strata_tensor_info t32{}, t16{};
+  ASSERT_EQ(strata_bundle_output(&b, 0, &t32), STRATA_OK);
+  ASSERT_EQ(strata_bundle_output(&b, 1, &t16), STRATA_OK);
+  EXPECT_EQ(t32.h, 3u);
+  EXPECT_EQ(t16.h, 6u);
+  // A cascade chain carries one map: refused for two outputs.
+  expect_failure(strata({"compile", yaml, "--weights", path("w"), "--out", path("c.bin"),
+                         "--instances", "2"}),
+                 1, {"network 'two_heads' has 2 outputs: a cascade chain carries one map"});
+}
+
 TEST_F(Cli, DumpDirWritesOneFilePerLayer) {
   const std::string w = generate();
   const Outcome r = strata({"run", kCifar, "--weights", w, "--input", w + "/input.npy", "--output",

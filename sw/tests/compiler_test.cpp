@@ -99,7 +99,8 @@ std::vector<Tensor<int8_t>> split(const Tensor<int8_t>& batch) {
 
 struct SimRun {
   SimResult sim;
-  std::vector<Tensor<int8_t>> outputs;
+  std::vector<Tensor<int8_t>> outputs;             // per image, output 0
+  std::vector<std::vector<Tensor<int8_t>>> every;  // per image, every network output
 };
 
 SimRun run_program(const Program& prog, const std::vector<Tensor<int8_t>>& images,
@@ -113,15 +114,18 @@ SimRun run_program(const Program& prog, const std::vector<Tensor<int8_t>>& image
   if (r.sim.ok()) {
     for (size_t i = 0; i < images.size(); ++i) {
       r.outputs.push_back(read_output(prog, memory, static_cast<int>(i)));
+      r.every.emplace_back();
+      for (size_t j = 0; j < prog.outputs.size(); ++j) {
+        r.every.back().push_back(read_output(prog, memory, static_cast<int>(i), j));
+      }
     }
   }
   return r;
 }
 
 // Every element of `got` equals the golden model's output for `image`.
-void expect_golden(const Network& net, const Tensor<int8_t>& image, const Tensor<int8_t>& got,
-                   const std::string& where) {
-  const Tensor<int8_t> want = run_network(net, image);
+void expect_equal_output(const Tensor<int8_t>& want, const Tensor<int8_t>& got,
+                         const std::string& where) {
   ASSERT_EQ(got.shape(), want.shape()) << where;
   const Shape& s = want.shape();
   int64_t mismatches = 0;
@@ -136,6 +140,22 @@ void expect_golden(const Network& net, const Tensor<int8_t>& image, const Tensor
   }
   EXPECT_EQ(mismatches, 0) << where << ": " << mismatches << " of " << want.size()
                            << " elements differ; first at " << first;
+}
+
+void expect_golden(const Network& net, const Tensor<int8_t>& image, const Tensor<int8_t>& got,
+                   const std::string& where) {
+  expect_equal_output(run_network(net, image), got, where);
+}
+
+// Every network output of `image` equals the golden model's, element by element.
+void expect_golden_outputs(const Network& net, const Tensor<int8_t>& image,
+                           const std::vector<Tensor<int8_t>>& got, const std::string& where) {
+  const std::vector<Tensor<int8_t>> want = run_network_outputs(net, image);
+  ASSERT_EQ(got.size(), want.size()) << where;
+  for (size_t j = 0; j < want.size(); ++j) {
+    expect_equal_output(want[j], got[j], fmt::format("{}, output {} '{}'", where, j,
+                                                     net.output_name(j)));
+  }
 }
 
 // The run finished, both dependency modes are free of deadlocks and races,
@@ -164,7 +184,7 @@ Program check_network(const Network& net, const HwTarget& target,
   expect_clean(prog, r.sim, where);
   if (!r.sim.ok()) return prog;
   for (size_t i = 0; i < images.size(); ++i) {
-    expect_golden(net, images[i], r.outputs[i], fmt::format("{}, image {}", where, i));
+    expect_golden_outputs(net, images[i], r.every[i], fmt::format("{}, image {}", where, i));
   }
   return prog;
 }
@@ -229,7 +249,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"table_net", 12, true, true},
                       ExampleCase{"se_net", 13, false, false},
                       ExampleCase{"se_net", 13, false, true},
-                      ExampleCase{"se_net", 13, true, true}),
+                      ExampleCase{"se_net", 13, true, true},
+                      ExampleCase{"two_heads", 14, false, false},
+                      ExampleCase{"two_heads", 14, false, true},
+                      ExampleCase{"two_heads", 14, true, true}),
     case_name);
 
 // ---- sparse programs (docs/sparsity.md) ----------------------------------------------------
@@ -664,7 +687,7 @@ TEST(Compiler, IsaBackendRunsEveryBatchInSemaphoreOrder) {
   const HwTarget target = HwTarget::defaults();
   const Tensor<int8_t> batch = random_images(net.input_shape, 2 * target.pes + 3, 21);
   IsaRunSummary summary;
-  const Tensor<int8_t> got = run_isa_backend(net, target, batch, &summary);
+  const Tensor<int8_t> got = run_isa_backend(net, target, batch, &summary).front();
   EXPECT_EQ(summary.runs, 3);
   EXPECT_EQ(summary.programs, 2);
   const auto images = split(batch);
@@ -1190,6 +1213,100 @@ TEST(Compiler, GroupedConvolutionsAndViewsEqualTheGoldenModel) {
     }
   }
   EXPECT_GE(aligned, 5) << "the aligned grouped path ran";
+}
+
+// Several network outputs (docs/compiler.md, "Several outputs"): outputs read
+// by later layers, a view (concat, upsample) as an output, a flattened map, a
+// pool whose max pool cascade ends in an output, an output inside what would be
+// one fused op (conv then relu), and the last layer listed first; on every
+// configuration, in whole maps and tiles, every output equals the golden model's
+// and each output other than the last layer's has its own region per image.
+TEST(Compiler, SeveralOutputsEqualTheGoldenModel) {
+  const std::vector<std::string> nets = {
+      "input: [12, 14, 10]\noutputs: [h2, c1, k, f]\nlayers:\n"
+      "  - {name: c1, type: conv, out_channels: 16, kernel: 3, pad: 1}\n"
+      "  - {name: r1, type: relu}\n"
+      "  - {name: p1, type: maxpool, kernel: 5, stride: 2, pad: 2}\n"
+      "  - {name: up, type: upsample, scale: 2, inputs: p1}\n"
+      "  - {name: k, type: concat, inputs: [up, r1]}\n"
+      "  - {name: f, type: flatten, inputs: p1}\n"
+      "  - {name: h2, type: conv, out_channels: 9, kernel: 1, inputs: k}\n",
+      "input: [3, 40, 36]\noutputs: [head1, head2]\nlayers:\n"
+      "  - {name: c1, type: conv, out_channels: 8, kernel: 3, stride: 2, pad: 1, activation: relu}\n"
+      "  - {name: c2, type: conv, out_channels: 16, kernel: 3, stride: 2, pad: 1, activation: relu}\n"
+      "  - {name: head1, type: conv, out_channels: 5, kernel: 1}\n"
+      "  - {name: c3, type: conv, out_channels: 16, kernel: 3, pad: 1, inputs: c2}\n"
+      "  - {name: g, type: global_avgpool}\n"
+      "  - {name: head2, type: fc, out_features: 7}\n",
+      // an output read through a flatten by a clamp, which must not fuse into its op
+      "input: [1, 3, 3]\noutputs: [l2, l0]\nlayers:\n"
+      "  - {name: l0, type: conv, out_channels: 3, kernel: 1, activation: relu}\n"
+      "  - {name: l1, type: flatten}\n"
+      "  - {name: l2, type: clamp, lo: 47, hi: 110}\n"};
+  std::vector<HwTarget> targets = {HwTarget::defaults()};
+  for (const char* c : {"tiny", "p4n4", "p16n16"}) {
+    targets.push_back(HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));
+  }
+  TempFiles files;
+  for (size_t i = 0; i < nets.size(); ++i) {
+    Network net = load_network(files.write("o.yaml", fmt::format("name: o{}\n{}", i, nets[i])),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.seed = i + 3;
+    go.images = 1;
+    generate_parameters(net, go, random_images(net.input_shape, 1, i + 3));
+    const std::vector<Tensor<int8_t>> images = split(random_images(net.input_shape, 2, 91 + i));
+    for (const HwTarget& t : targets) {
+      const std::string where = fmt::format("network {} on {}", i, t.name);
+      const Program prog = check_network(net, t, images, where);
+      ASSERT_EQ(prog.outputs.size(), net.output_count()) << where;
+      for (size_t j = 0; j < prog.outputs.size(); ++j) {
+        const OutputPlacement& o = prog.outputs[j];
+        EXPECT_EQ(o.layer, net.output_name(j)) << where;
+        EXPECT_EQ(o.shape, net.output_shape(j)) << where;
+        const bool last = net.outputs[j] + 1 == static_cast<int>(net.layers.size());
+        EXPECT_EQ(o.layout == OutputLayout::kRowMap, !last) << where << " output " << j;
+        if (last) continue;
+        for (int img = 0; img < 2; ++img) {
+          const MemRegion& r = prog.region(fmt::format("output{}:{}", img, o.layer));
+          EXPECT_EQ(r.offset, o.image_addr[static_cast<size_t>(img)]) << where;
+        }
+      }
+    }
+  }
+}
+
+// What the compiler refuses about outputs, naming the layer.
+TEST(Compiler, OutputsItCannotStoreAreRefusedNamingTheLayer) {
+  struct Case {
+    std::string yaml, layer, text;
+  };
+  const std::vector<Case> cases = {
+      {"outputs: [f1, c]\nlayers:\n  - {name: f1, type: fc, out_features: 4}\n"
+       "  - {name: c, type: conv, out_channels: 2, kernel: 1, inputs: input}\n",
+       "f1", "only the last layer may be a network output that a fully-connected layer computes"},
+      {"outputs: [fl, c]\nlayers:\n  - {name: fl, type: flatten}\n"
+       "  - {name: c, type: conv, out_channels: 2, kernel: 1, inputs: input}\n",
+       "fl", "a network output that is the network input unchanged"},
+      {"outputs: [c, f]\nlayers:\n  - {name: c, type: conv, out_channels: 2, kernel: 1}\n"
+       "  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 3}\n",
+       "f", "a fully-connected layer reads 'c', a network output: not supported"},
+  };
+  TempFiles files;
+  for (const Case& c : cases) {
+    Network net = load_network(files.write("r.yaml", "name: r\ninput: [2, 4, 4]\n" + c.yaml),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.images = 1;
+    generate_parameters(net, go, random_images(net.input_shape, 1, 1));
+    try {
+      compile(net, HwTarget::defaults());
+      ADD_FAILURE() << "compiled: " << c.yaml;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.where().layer, c.layer) << e.what();
+      EXPECT_NE(e.message().find(c.text), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Compiler, MaxPoolsLargerThanThePoolingUnitEqualTheGoldenModel) {

@@ -230,6 +230,105 @@ std::string parse_error(const std::vector<uint8_t>& bytes) {
   return s == STRATA_OK ? "" : err.text;
 }
 
+// A network of two outputs (examples/two_heads.yaml): a version 2 bundle that
+// lists both (offset, shape, layout, scale); the driver reads each of them,
+// equal to the golden model's, and refuses an output it does not have. Version 2
+// forms that are wrong are refused naming what.
+TEST_F(Driver, ABundleListsEveryOutputAndTheDriverReadsEach) {
+  const Network net = load("two_heads");
+  ASSERT_EQ(net.output_count(), 2u);
+  CompileOptions co;
+  co.batch = 2;
+  const Program prog = compile(net, HwTarget::defaults(), co);
+  ASSERT_EQ(prog.outputs.size(), 2u);
+  const std::vector<uint8_t> bytes = make_bundle(prog, BundleScales{0.5f, {0.25f, 0.125f}});
+  strata_bundle b{};
+  strata_error err{};
+  ASSERT_EQ(strata_bundle_parse(&b, bytes.data(), bytes.size(), &err), STRATA_OK) << err.text;
+  EXPECT_EQ(strata_le16(bytes.data() + STRATA_BH_VERSION), 2u);
+  ASSERT_EQ(b.output_count, 2u);
+  strata_tensor_info outs[3]{};
+  ASSERT_EQ(strata_bundle_output(&b, 0, &outs[0]), STRATA_OK);
+  ASSERT_EQ(strata_bundle_output(&b, 1, &outs[1]), STRATA_OK);
+  EXPECT_EQ(strata_bundle_output(&b, 2, &outs[2]), STRATA_E_ARGUMENT);
+  EXPECT_EQ(outs[0].layout, static_cast<uint32_t>(STRATA_OUTPUT_ROWS));  // head32, a stored map
+  EXPECT_EQ(outs[1].layout, static_cast<uint32_t>(STRATA_OUTPUT_MAP));   // head16, the last
+  EXPECT_EQ(outs[0].c, 18u);
+  EXPECT_EQ(outs[0].h, 3u);
+  EXPECT_EQ(outs[1].h, 6u);
+  EXPECT_EQ(outs[0].scale, 0.25f);
+  EXPECT_EQ(outs[1].scale, 0.125f);
+  EXPECT_EQ(b.output.c, outs[0].c);  // output 0, for code written for one output
+  EXPECT_EQ(b.output.addr[1], outs[0].addr[1]);
+  EXPECT_EQ(strata_output_elements_at(&b, 0), 18u * 3 * 3);
+  EXPECT_EQ(strata_output_elements_at(&b, 1), 18u * 6 * 6);
+  EXPECT_EQ(strata_output_elements_at(&b, 2), 0u);
+  for (uint32_t j = 0; j < 2; ++j) {
+    for (uint32_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(outs[j].addr[i], prog.outputs[j].image_addr[i]) << j << " " << i;
+    }
+  }
+
+  IsaDevice device(HwTarget::defaults(), kBase + prog.image.size());
+  const strata_hal hal = device.hal();
+  strata_device dev{};
+  ASSERT_EQ(strata_open(&dev, &hal), STRATA_OK) << dev.error.text;
+  strata_network loaded{};
+  ASSERT_EQ(strata_load(&dev, &b, kBase, prog.image.size(), &loaded), STRATA_OK) << dev.error.text;
+  const Tensor<int8_t> images = random_images(net.input_shape, 2, 13);
+  std::vector<Tensor<int8_t>> inputs;
+  for (int i = 0; i < 2; ++i) {
+    std::vector<int8_t> v(images.values().begin() + i * shape_elements(net.input_shape),
+                          images.values().begin() + (i + 1) * shape_elements(net.input_shape));
+    inputs.emplace_back(net.input_shape, std::move(v));
+  }
+  const std::vector<int8_t> in = flat(inputs);
+  std::vector<int8_t> out0(2 * strata_output_elements(&b), 0x55);
+  ASSERT_EQ(strata_run(&loaded, in.data(), in.size(), out0.data(), out0.size(), 2), STRATA_OK)
+      << dev.error.text;
+  for (uint32_t i = 0; i < 2; ++i) {
+    const std::vector<Tensor<int8_t>> want = run_network_outputs(net, inputs[i]);
+    ASSERT_EQ(want.size(), 2u);
+    EXPECT_EQ(std::vector<int8_t>(out0.begin() + i * want[0].size(),
+                                  out0.begin() + (i + 1) * want[0].size()),
+              vec(want[0].values()))
+        << "image " << i << ", output 0 through strata_run";
+    for (uint32_t j = 0; j < 2; ++j) {
+      std::vector<int8_t> got(static_cast<size_t>(strata_output_elements_at(&b, j)), 0x55);
+      ASSERT_EQ(strata_read_output_at(&loaded, i, j, got.data()), STRATA_OK) << dev.error.text;
+      EXPECT_EQ(got, vec(want[j].values())) << "image " << i << ", output " << j;
+    }
+  }
+  std::vector<int8_t> none(16);
+  EXPECT_EQ(strata_read_output_at(&loaded, 0, 2, none.data()), STRATA_E_ARGUMENT);
+  EXPECT_EQ(std::string(dev.error.text), "output 2 is beyond the network's outputs");
+
+  const auto patched = [&](size_t at, std::vector<uint8_t> value) {
+    std::vector<uint8_t> p = bytes;
+    std::copy(value.begin(), value.end(), p.begin() + static_cast<long>(at));
+    fix_crc(p);
+    return parse_error(p);
+  };
+  const uint32_t tensors = strata_le32(bytes.data() + STRATA_BH_TENSOR_TABLE);
+  EXPECT_EQ(patched(STRATA_BH_VERSION, {1, 0}),
+            "malformed bundle: the tensor table must hold the input and the output, inside the "
+            "file");
+  EXPECT_EQ(patched(STRATA_BH_TENSOR_COUNT, {18, 0, 0, 0}),
+            "malformed bundle: the tensor table must hold the input and 1 to 16 outputs, inside "
+            "the file");
+  EXPECT_EQ(patched(STRATA_BH_TENSOR_COUNT, {1, 0, 0, 0}),
+            "malformed bundle: the tensor table must hold the input and 1 to 16 outputs, inside "
+            "the file");
+  EXPECT_EQ(patched(tensors + 2 * STRATA_BUNDLE_TENSOR_BYTES + STRATA_BT_KIND, {0}),
+            "malformed bundle: tensor 2: the entries after the first must be outputs");
+  EXPECT_EQ(patched(tensors + 2 * STRATA_BUNDLE_TENSOR_BYTES + STRATA_BT_LAYOUT, {9}),
+            "malformed bundle: tensor 2: an output layout that is not one");
+  // Output 0's rows read from the instructions: not an output region.
+  EXPECT_EQ(patched(tensors + STRATA_BUNDLE_TENSOR_BYTES + STRATA_BT_ADDR, {0, 0, 0, 0, 0, 0, 0, 0}),
+            "malformed bundle: output image 0: its bytes do not lie inside one region of its "
+            "kind");
+}
+
 TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {
   const Network net = load("strided_net");
   const Program prog = compile(net, HwTarget::defaults());
@@ -245,8 +344,15 @@ TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {
   const uint32_t relocs = strata_le32(good.data() + STRATA_BH_RELOC_TABLE);
   const uint32_t tensors = strata_le32(good.data() + STRATA_BH_TENSOR_TABLE);
   EXPECT_EQ(patched(0, {'X'}, false), "not a bundle: the file does not start with 'STRB'");
-  EXPECT_EQ(patched(STRATA_BH_VERSION, {2, 0}, false),
-            "bundle format version 2, this driver reads version 1");
+  EXPECT_EQ(patched(STRATA_BH_VERSION, {3, 0}, false),
+            "bundle format version 3, this driver reads versions 1 and 2");
+  // A rows output is version 2's: refused in a version 1 bundle.
+  EXPECT_EQ(patched(tensors + STRATA_BUNDLE_TENSOR_BYTES + STRATA_BT_LAYOUT, {STRATA_OUTPUT_ROWS}),
+            "malformed bundle: tensor 1: a rows output in a version 1 bundle");
+  // Version 1 holds exactly the input and one output.
+  EXPECT_EQ(patched(STRATA_BH_TENSOR_COUNT, {3, 0, 0, 0}),
+            "malformed bundle: the tensor table must hold the input and the output, inside the "
+            "file");
   EXPECT_EQ(patched(good.size() - 1, {static_cast<uint8_t>(good.back() ^ 1)}, false),
             "corrupt bundle: the CRC-32 does not match");
   EXPECT_EQ(parse_error(std::vector<uint8_t>(good.begin(), good.end() - 64)),

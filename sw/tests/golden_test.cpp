@@ -350,6 +350,39 @@ TEST_F(Golden, ConcatSliceAndUpsampleByHand) {
   EXPECT_THROW(run_layer(net.layers[3], up), Error);
 }
 
+// Several outputs: run_network_outputs returns each output layer's map in the
+// order of `outputs:` (an output also read by a later layer included), for one
+// image and for a batch; run_network returns output 0.
+TEST_F(Golden, SeveralOutputsInTheirOrder) {
+  const Tensor<int8_t> b = t8({2, 2, 2}, {5, 6, 7, 8, -1, -2, -3, -4});
+  write("net.yaml",
+        "name: v\ninput: [2, 2, 2]\noutputs: [k, u, s]\nlayers:\n"
+        "  - {name: u, type: upsample, scale: 2}\n"
+        "  - {name: s, type: slice, inputs: input, begin: 1, end: 2}\n"
+        "  - {name: m, type: maxpool, inputs: u, kernel: 2}\n"
+        "  - {name: k, type: concat, inputs: [s, m]}\n");
+  const Network net = load_network(path("net.yaml"));
+  const std::vector<Tensor<int8_t>> y = run_network_outputs(net, b);
+  ASSERT_EQ(y.size(), 3u);
+  const Tensor<int8_t> up = upsample_nearest(b, 2);
+  EXPECT_EQ(y[1], up);
+  EXPECT_EQ(y[2], slice_channels(b, 1, 2));
+  EXPECT_EQ(y[0], concat_channels({slice_channels(b, 1, 2), maxpool(up, PoolGeometry{2, 2, 0, false})}));
+  EXPECT_EQ(run_network(net, b), y[0]);
+  Tensor<int8_t> batch({2, 2, 2, 2});
+  for (int64_t i = 0; i < batch.size(); ++i) batch[i] = static_cast<int8_t>(i < 8 ? b[i] : -b[i - 8]);
+  const std::vector<Tensor<int8_t>> yb = run_network_outputs(net, batch);
+  ASSERT_EQ(yb.size(), 3u);
+  const Tensor<int8_t> second = run_network_outputs(net, Tensor<int8_t>({2, 2, 2}, std::vector<int8_t>(
+                                                                            batch.values().begin() + 8,
+                                                                            batch.values().end())))[1];
+  EXPECT_EQ(yb[1].shape(), (Shape{2, 2, 4, 4}));
+  for (int64_t i = 0; i < up.size(); ++i) {
+    EXPECT_EQ(yb[1][i], up[i]);
+    EXPECT_EQ(yb[1][up.size() + i], second[i]);
+  }
+}
+
 // Table activations on conv, depthwise, fc and add: each layer's output is
 // its requantised, clamped value looked up in its table.
 TEST_F(Golden, TableActivationsOnEveryRequantisedLayer) {

@@ -471,6 +471,75 @@ TEST_F(NetworkErrors, GraphMistakesNameTheLayerAndLine) {
          {"unknown key 'kernel' in global_avgpool layer"});
 }
 
+// `outputs:` (docs/network-format.md, "Outputs"): the layers whose maps the
+// network returns, in order; an output may also be read by later layers.
+TEST_F(NetworkErrors, OutputsParseInOrderWithScales) {
+  const std::string layers =
+      "layers:\n"
+      "  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: 1}\n"
+      "  - {name: h1, type: conv, out_channels: 2, kernel: 1}\n"
+      "  - {name: p1, type: maxpool, kernel: 2, inputs: c1}\n"
+      "  - {name: h2, type: conv, out_channels: 3, kernel: 1}\n";
+  const std::string two = write("two.yaml", "name: two\ninput: [1, 8, 8]\n"
+                                            "outputs: [h2, h1, c1]\n"
+                                            "scales: {input: 0.5, output: [0.1, 0.2, 0.3]}\n" +
+                                                layers);
+  const Network n = load_network(two, {"", false});
+  EXPECT_EQ(n.outputs, (std::vector<int>{3, 1, 0}));
+  EXPECT_EQ(n.output_count(), 3u);
+  EXPECT_EQ(n.output_name(1), "h1");
+  EXPECT_EQ(n.output_shape(0), (Shape{3, 4, 4}));
+  EXPECT_EQ(n.output_shape(2), (Shape{4, 8, 8}));  // c1: an output read by two layers
+  EXPECT_EQ(n.output_scale(1), 0.2);
+  EXPECT_EQ(n.output_index(0), 2);
+  EXPECT_EQ(n.output_index(2), -1);
+  // Without the key: the last layer, with a number as its scale.
+  const std::string one = write("one.yaml", "name: one\ninput: [1, 8, 8]\n"
+                                            "scales: {output: 0.25}\n"
+                                            "layers:\n"
+                                            "  - {name: r1, type: relu}\n");
+  const Network m = load_network(one, {"", false});
+  EXPECT_EQ(m.outputs, (std::vector<int>{0}));
+  EXPECT_EQ(m.output_scale(0), 0.25);
+  // One name without a list.
+  const std::string single = write("single.yaml", "name: s\ninput: [1, 8, 8]\noutputs: r1\n"
+                                                  "layers:\n  - {name: r1, type: relu}\n");
+  EXPECT_EQ(load_network(single, {"", false}).outputs, (std::vector<int>{0}));
+}
+
+TEST_F(NetworkErrors, OutputMistakesNameTheFileAndLine) {
+  const std::string layers =
+      "layers:\n"
+      "  - {name: c1, type: conv, out_channels: 4, kernel: 3, pad: 1}\n"
+      "  - {name: h1, type: conv, out_channels: 2, kernel: 1}\n"
+      "  - {name: h2, type: conv, out_channels: 3, kernel: 1, inputs: c1}\n";
+  const auto check = [&](const std::string& top, int line, const std::string& layer,
+                         const std::vector<std::string>& parts) {
+    const std::string y = write("o.yaml", "name: o\ninput: [1, 8, 8]\n" + top + layers);
+    expect_error([&] { load_network(y, {"", false}); }, y, line, layer, parts);
+  };
+  check("outputs: [h1, h3]\n", 3, "", {"'outputs' names 'h3', which is not a layer"});
+  check("outputs: [h1, h2, h1]\n", 3, "", {"'outputs' names 'h1' twice"});
+  check("outputs: [input, h2]\n", 3, "", {"'outputs' names 'input'", "not an output"});
+  check("outputs: []\n", 3, "", {"'outputs' must be a layer name or a list of 1 to 16"});
+  check("outputs: {a: h1}\n", 3, "", {"'outputs' must be a layer name or a list"});
+  check("outputs: [h1, 3]\n", 3, "", {"'outputs' names '3', which is not a layer"});
+  // h1 is read by nothing: an error unless it is an output.
+  check("", 5, "h1", {"the layer's output is never read", "or in the network's 'outputs'"});
+  // The last layer left out of the outputs.
+  check("outputs: [h1]\n", 7, "h2",
+        {"the last layer's output is never read: it must be one of the network's 'outputs'"});
+  check("outputs: [h1, h2]\nscales: {output: 0.5}\n", 4, "",
+        {"'scales: output' must be a list of 2 scales, one per output"});
+  check("outputs: [h1, h2]\nscales: {output: [0.5]}\n", 4, "",
+        {"'scales: output' lists 1 scales, the network has 2 outputs"});
+  check("outputs: [h1, h2]\nscales: {output: [0.5, -1]}\n", 4, "",
+        {"'output' must be a finite number above 0"});
+  std::string many = "outputs: [";
+  for (int i = 0; i < 17; ++i) many += (i > 0 ? ", " : "") + std::string("c1");
+  check(many + "]\n", 3, "", {"a list of 1 to 16 layer names, got a list"});
+}
+
 TEST_F(NetworkErrors, ConcatSliceAndUpsampleMistakesNameTheLayerAndLine) {
   expect("  - {name: p1, type: maxpool, kernel: 2}\n"
          "  - {name: c1, type: concat, inputs: [p1, input]}\n",

@@ -92,7 +92,7 @@ inline std::optional<std::string> first_difference(const Tensor<int8_t>& want,
 inline constexpr const char* kGraphFeatures[] = {
     "depthwise", "add", "add with activation", "projection (1x1 conv on a shortcut)",
     "shortcut from input", "global pool", "concat", "slice", "upsample", "channel groups",
-    "mul (squeeze-and-excitation)"};
+    "mul (squeeze-and-excitation)", "several outputs"};
 
 inline std::vector<std::string> graph_features(const Network& net) {
   std::vector<bool> has(std::size(kGraphFeatures), false);
@@ -121,6 +121,7 @@ inline std::vector<std::string> graph_features(const Network& net) {
     has[9] = has[9] || (l.type == LayerType::kConv && l.groups > 1);
     has[10] = has[10] || l.type == LayerType::kMul;
   }
+  has[11] = net.output_count() > 1;
   std::vector<std::string> out;
   for (size_t f = 0; f < has.size(); ++f) {
     if (has[f]) out.push_back(kGraphFeatures[f]);
@@ -295,21 +296,28 @@ class RandomNetworkTally {
       run.failure_class = "exception at run time";
     }
     if (!run.failure.empty()) return fail(s, run.failure_class, run.failure);
-    if (run.outputs.size() != inputs.size()) {
+    // Per image, every network output in order.
+    const size_t outs = net.output_count();
+    if (run.outputs.size() != inputs.size() * outs) {
       return fail(s, "missing outputs",
-                  fmt::format("{} outputs for {} images", run.outputs.size(), inputs.size()));
+                  fmt::format("{} outputs for {} images of {} output{}", run.outputs.size(),
+                              inputs.size(), outs, outs == 1 ? "" : "s"));
     }
+    const std::vector<int> out_layers = net.output_layers();
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::vector<Tensor<int8_t>> per_layer;
       run_network(net, inputs[i], [&](size_t, const Layer&, const Tensor<int8_t>& out) {
         per_layer.push_back(out);
       });
-      const Tensor<int8_t> want = per_layer.back().reshaped(net.output_shape());
-      if (auto d = first_difference(want, run.outputs[i])) {
-        std::string detail = fmt::format("image {} of {}, network output (layer '{}'): {}", i,
-                                         batch, net.layers.back().name, *d);
-        if (batch == 1) detail += first_wrong_layer(net, inputs[i], per_layer, backend);
-        return fail(s, "output differs from the golden model", detail);
+      for (size_t j = 0; j < outs; ++j) {
+        const auto li = static_cast<size_t>(out_layers[j]);
+        const Tensor<int8_t> want = per_layer[li].reshaped(net.output_shape(j));
+        if (auto d = first_difference(want, run.outputs[i * outs + j])) {
+          std::string detail = fmt::format("image {} of {}, network output {} (layer '{}'): {}",
+                                           i, batch, j, net.layers[li].name, *d);
+          if (batch == 1) detail += first_wrong_layer(net, inputs[i], per_layer, backend);
+          return fail(s, "output differs from the golden model", detail);
+        }
       }
     }
     ++accepted_;
@@ -380,6 +388,8 @@ class RandomNetworkTally {
     for (size_t k = 1; k < net.layers.size(); ++k) {
       Network prefix = net;
       prefix.layers.resize(k);
+      prefix.outputs.clear();  // its last layer only
+      prefix.output_scales.clear();
       BackendRun r;
       try {
         r = backend(compile(prefix, target_, {}), {input});

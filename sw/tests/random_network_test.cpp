@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -223,6 +224,18 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
     }
     for (const std::string& f : test::graph_features(net)) ++seen["network with " + f];
     if (!net.is_chain()) ++seen["graph (not a chain)"];
+    for (int o : net.outputs) {
+      const auto li = static_cast<size_t>(o);
+      bool read = false;
+      for (const Layer& l : net.layers) {
+        read = read || std::find(l.inputs.begin(), l.inputs.end(), o) != l.inputs.end();
+      }
+      if (read) ++seen["output read by a later layer"];
+      if (net.layers[li].name.rfind("out", 0) == 0) ++seen["output from a side branch"];
+    }
+    if (net.output_count() > 1 && net.outputs.back() + 1 != static_cast<int>(net.layers.size())) {
+      ++seen["last layer not the last output"];
+    }
   }
   std::string counts;
   for (const auto& [what, n] : seen) counts += fmt::format("  {:5} {}\n", n, what);
@@ -242,7 +255,9 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
         "slice", "upsample", "concat of three maps", "concat of the network input",
         "concat off the 8-lane groups", "slice off the 8-lane groups",
         "upsample by more than 2", "conv with channel groups", "mul", "mul with a table",
-        "mul off the 8-lane groups", "mul of a map"}) {
+        "mul off the 8-lane groups", "mul of a map", "network with several outputs",
+        "output read by a later layer", "output from a side branch",
+        "last layer not the last output"}) {
     EXPECT_GE(seen[what], 3) << what << "\n" << counts;
   }
   for (const char* f : test::kGraphFeatures) {
@@ -284,7 +299,9 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
     return run;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    run.outputs.push_back(read_output(prog, memory, static_cast<int>(i)));
+    for (size_t j = 0; j < prog.outputs.size(); ++j) {
+      run.outputs.push_back(read_output(prog, memory, static_cast<int>(i), j));
+    }
   }
   // The same program from its bundle through the driver library, placed at
   // another address: the same outputs.
@@ -295,7 +312,7 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
   strata_bundle b{};
   strata_network net{};
   std::vector<int8_t> in, out(inputs.size() * static_cast<size_t>(shape_elements(
-                                                  prog.output.shape)));
+                                                  prog.outputs.front().shape)));
   for (const Tensor<int8_t>& t : inputs) in.insert(in.end(), t.values().begin(), t.values().end());
   if (strata_open(&dev, &hal) != STRATA_OK ||
       strata_bundle_parse(&b, bytes.data(), bytes.size(), &dev.error) != STRATA_OK ||
@@ -307,11 +324,27 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
     run.outputs.clear();
     return run;
   }
-  std::vector<int8_t> direct;
+  // Per image, output 0 from strata_run and the others from strata_read_output_at.
+  std::vector<int8_t> direct, driven;
   for (const Tensor<int8_t>& t : run.outputs) {
     direct.insert(direct.end(), t.values().begin(), t.values().end());
   }
-  if (direct != out) {
+  const size_t each = out.size() / inputs.size();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    driven.insert(driven.end(), out.begin() + static_cast<std::ptrdiff_t>(i * each),
+                  out.begin() + static_cast<std::ptrdiff_t>((i + 1) * each));
+    for (uint32_t j = 1; j < prog.outputs.size(); ++j) {
+      std::vector<int8_t> v(static_cast<size_t>(strata_output_elements_at(&b, j)));
+      if (strata_read_output_at(&net, static_cast<uint32_t>(i), j, v.data()) != STRATA_OK) {
+        run.failure_class = "driver library";
+        run.failure = fmt::format("{}: {}", strata_status_name(dev.error.status), dev.error.text);
+        run.outputs.clear();
+        return run;
+      }
+      driven.insert(driven.end(), v.begin(), v.end());
+    }
+  }
+  if (direct != driven) {
     run.failure_class = "driver library";
     run.failure = "the outputs through the bundle and the driver differ from the direct run";
     run.outputs.clear();

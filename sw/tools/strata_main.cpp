@@ -177,8 +177,17 @@ int cmd_info(const InfoArgs& a) {
                activation_label(l), l.macs(), l.param_bytes());
     params += l.param_bytes();
   }
-  fmt::print("\ntotal: {} layers, {} MACs per image, {} parameter bytes, output {}\n",
-             net.layers.size(), net.macs(), params, shape_str(net.output_shape()));
+  if (net.output_count() == 1) {
+    fmt::print("\ntotal: {} layers, {} MACs per image, {} parameter bytes, output {}\n",
+               net.layers.size(), net.macs(), params, shape_str(net.output_shape()));
+  } else {
+    std::vector<std::string> outs;
+    for (size_t j = 0; j < net.output_count(); ++j) {
+      outs.push_back(fmt::format("{} {} {}", j, net.output_name(j), shape_str(net.output_shape(j))));
+    }
+    fmt::print("\ntotal: {} layers, {} MACs per image, {} parameter bytes, {} outputs: {}\n",
+               net.layers.size(), net.macs(), params, net.output_count(), fmt::join(outs, ", "));
+  }
   fmt::print(
       "MACs count only taps inside the image (a padded tap is not a multiply-accumulate);\n"
       "parameter bytes = int8 weights + per channel 4 (bias) + 2 (M) + 1 (S).\n");
@@ -353,6 +362,17 @@ std::vector<Tensor<int8_t>> split_images(const Tensor<int8_t>& input, const Shap
   return v;
 }
 
+// The golden model's outputs of each image, image by image and, per image,
+// every network output in order (the order AccelRunner::run_program reads them).
+std::vector<Tensor<int8_t>> golden_outputs(const Network& net,
+                                           const std::vector<Tensor<int8_t>>& images) {
+  std::vector<Tensor<int8_t>> golden;
+  for (const Tensor<int8_t>& im : images) {
+    for (Tensor<int8_t>& t : run_network_outputs(net, im)) golden.push_back(std::move(t));
+  }
+  return golden;
+}
+
 Tensor<int8_t> join_outputs(const std::vector<Tensor<int8_t>>& outs, bool batch) {
   if (!batch) return outs.front();
   Shape shape = outs.front().shape();
@@ -360,6 +380,19 @@ Tensor<int8_t> join_outputs(const std::vector<Tensor<int8_t>>& outs, bool batch)
   std::vector<int8_t> v;
   for (const Tensor<int8_t>& t : outs) v.insert(v.end(), t.values().begin(), t.values().end());
   return Tensor<int8_t>(shape, std::move(v));
+}
+
+// Per network output, the images' results joined (`outs`: image by image, per
+// image each of the `count` outputs in order).
+std::vector<Tensor<int8_t>> join_per_output(const std::vector<Tensor<int8_t>>& outs, size_t count,
+                                            bool batch) {
+  std::vector<Tensor<int8_t>> joined;
+  for (size_t j = 0; j < count; ++j) {
+    std::vector<Tensor<int8_t>> one;
+    for (size_t i = j; i < outs.size(); i += count) one.push_back(outs[i]);
+    joined.push_back(join_outputs(one, batch));
+  }
+  return joined;
 }
 
 #ifdef STRATA_HAVE_RTL
@@ -370,7 +403,8 @@ namespace tbr = strata::tb;
 struct RtlResult {
   bool fine = true;
   int64_t runs = 0;
-  std::vector<Tensor<int8_t>> outputs;          // one per image, network output shape
+  std::vector<Tensor<int8_t>> outputs;          // per image, each network output in order
+  std::vector<std::string> output_names;        // the network's output layers
   tbr::PerfCounts counters{};                   // the CSR performance counters
   std::vector<tbr::PerfCounts> per_op;          // trace port split, per program op
   std::vector<OpWork> work;                     // compiler figures, per program op
@@ -429,6 +463,7 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   RtlResult res;
   res.fine = fine;
   res.model = runner.model_kind();
+  for (size_t j = 0; j < net.output_count(); ++j) res.output_names.push_back(net.output_name(j));
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t first = 0; first < images.size(); first += static_cast<size_t>(target.pes)) {
     const int batch = static_cast<int>(std::min<size_t>(target.pes, images.size() - first));
@@ -489,14 +524,24 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   return res;
 }
 
-// Compares every element of the RTL outputs with the golden model's.
+// Compares every element of the RTL outputs with the golden model's (both per
+// image, each network output in order: golden_outputs).
 void check_against_golden(RtlResult& res, const std::vector<Tensor<int8_t>>& golden) {
   res.mismatches = 0;
-  for (size_t i = 0; i < golden.size(); ++i) {
-    const Tensor<int8_t>& want = golden[i];
-    const Tensor<int8_t>& got = res.outputs.at(i);
+  const size_t count = std::max<size_t>(1, res.output_names.size());
+  if (res.outputs.size() != golden.size()) {
+    throw Error(fmt::format("the RTL gave {} output tensors, the golden model {}",
+                            res.outputs.size(), golden.size()));
+  }
+  for (size_t k = 0; k < golden.size(); ++k) {
+    const Tensor<int8_t>& want = golden[k];
+    const Tensor<int8_t>& got = res.outputs.at(k);
+    const size_t i = k / count;
+    const std::string which =
+        count == 1 ? fmt::format("image {}", i)
+                   : fmt::format("image {}, output {} '{}'", i, k % count, res.output_names[k % count]);
     if (want.shape() != got.shape()) {
-      throw Error(fmt::format("RTL output of image {} has shape {}, the golden model's {}", i,
+      throw Error(fmt::format("RTL output of {} has shape {}, the golden model's {}", which,
                               shape_str(got.shape()), shape_str(want.shape())));
     }
     const int64_t h = want.rank() == 3 ? want.dim(1) : 1, w = want.rank() == 3 ? want.dim(2) : 1;
@@ -504,7 +549,7 @@ void check_against_golden(RtlResult& res, const std::vector<Tensor<int8_t>>& gol
       if (want[e] == got[e]) continue;
       if (res.mismatches++ == 0) {
         res.first_mismatch = fmt::format(
-            "image {}, output channel {}, row {}, column {} (element {}): expected {}, got {}", i,
+            "{}, output channel {}, row {}, column {} (element {}): expected {}, got {}", which,
             e / (h * w), e / w % h, e % w, e, want[e], got[e]);
       }
     }
@@ -1080,8 +1125,7 @@ int cmd_bench(const BenchArgs& a) {
     source = fmt::format("random images, seed {}", a.rtl.seed);
   }
   const auto n = static_cast<int64_t>(images.size());
-  std::vector<Tensor<int8_t>> golden;
-  for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));
+  const std::vector<Tensor<int8_t>> golden = golden_outputs(net, images);
   if (a.instances > 0) return cmd_bench_chain(a, net, target, images, golden, params, source);
   const CompileOptions co;
   const Program shape = compile(net, target, co);  // the op list (the same for every batch)
@@ -1251,7 +1295,7 @@ int cmd_bench(const BenchArgs& a) {
 struct RunArgs {
   std::string network;
   std::string input;
-  std::string output;
+  std::vector<std::string> outputs;  // --output, once per network output
   std::string weights;
   std::string backend = "golden";
   std::string dump_dir;
@@ -1310,9 +1354,9 @@ std::vector<Tensor<int8_t>> run_chain_backend(const Network& net, const HwTarget
 #endif
 }
 
-// The RTL backend of `run`: the output, and how it compares with the golden model.
+// The RTL backend of `run`: the outputs, and how they compare with the golden model.
 struct RtlRunOutcome {
-  Tensor<int8_t> output;
+  std::vector<Tensor<int8_t>> outputs;
   int64_t mismatches = 0;
   std::string first_mismatch;
 };
@@ -1341,8 +1385,7 @@ RtlRunOutcome run_rtl_backend(const Network& net, const HwTarget& target,
              double(cycles) / double(n), 100.0 * utilisation(net.macs() * n, target, cycles),
              res.seconds, res.model, res.seconds > 0.0 ? double(cycles) / res.seconds : 0.0);
   if (a.check) {
-    std::vector<Tensor<int8_t>> golden;
-    for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));
+    const std::vector<Tensor<int8_t>> golden = golden_outputs(net, images);
     check_against_golden(res, golden);
     int64_t elements = 0;
     for (const Tensor<int8_t>& g : golden) elements += g.size();
@@ -1350,7 +1393,8 @@ RtlRunOutcome run_rtl_backend(const Network& net, const HwTarget& target,
                elements, res.mismatches);
   }
   print_trace_note(a.rtl.trace);
-  return {join_outputs(res.outputs, batch), res.mismatches, res.first_mismatch};
+  return {join_per_output(res.outputs, net.output_count(), batch), res.mismatches,
+          res.first_mismatch};
 #endif
 }
 
@@ -1376,8 +1420,23 @@ int cmd_run(const RunArgs& a) {
     throw Error(fs::exists(a.input, ec) ? "input is not a regular file" : "input file not found",
                 ErrorContext{a.input, 0, ""});
   }
-  if (fs::is_directory(a.output, ec)) {
-    throw Error("output is a directory, not a file name", ErrorContext{a.output, 0, ""});
+  // One --output per network output, in the network's order.
+  if (a.outputs.size() != net.output_count()) {
+    std::vector<std::string> names;
+    for (size_t j = 0; j < net.output_count(); ++j) names.push_back(net.output_name(j));
+    throw Error(fmt::format("network '{}' has {} output{} ({}): give --output {}, in that "
+                                 "order",
+                                 net.name, net.output_count(), net.output_count() == 1 ? "" : "s",
+                                 fmt::join(names, ", "),
+                                 net.output_count() == 1 ? "once" : "once per output"));
+  }
+  for (const std::string& o : a.outputs) {
+    if (fs::is_directory(o, ec)) {
+      throw Error("output is a directory, not a file name", ErrorContext{o, 0, ""});
+    }
+    if (std::count(a.outputs.begin(), a.outputs.end(), o) > 1) {
+      throw Error(fmt::format("--output '{}' is given twice", o));
+    }
   }
   Tensor<int8_t> input;
   try {
@@ -1398,7 +1457,7 @@ int cmd_run(const RunArgs& a) {
 
   fmt::print("network {} ({}), backend {}, input {} {}\n\n", net.name, net.source_file, a.backend,
              a.input, shape_str(input.shape()));
-  Tensor<int8_t> output;
+  std::vector<Tensor<int8_t>> outputs;  // one per network output
   RtlRunOutcome rtl;
   if (a.instances > 0) {
     const std::vector<Tensor<int8_t>> images = split_images(input, net.input_shape);
@@ -1407,22 +1466,20 @@ int cmd_run(const RunArgs& a) {
     if (a.check) {
       RtlResult check;
       check.outputs = outs;
-      std::vector<Tensor<int8_t>> golden;
-      for (const Tensor<int8_t>& im : images) golden.push_back(run_network(net, im));
-      check_against_golden(check, golden);
+      check_against_golden(check, golden_outputs(net, images));
       fmt::print("check   every output element compared with the golden model: {} mismatches\n",
                  check.mismatches);
       rtl.mismatches = check.mismatches;
       rtl.first_mismatch = check.first_mismatch;
     }
 #endif
-    output = join_outputs(outs, batch);
+    outputs = {join_outputs(outs, batch)};
   } else if (a.backend == "rtl") {
     rtl = run_rtl_backend(net, target, input, batch, a);
-    output = rtl.output;
+    outputs = rtl.outputs;
   } else if (a.backend == "isa") {
     IsaRunSummary s;
-    output = run_isa_backend(net, target, input, &s);
+    outputs = run_isa_backend(net, target, input, &s);
     fmt::print("ISA simulator, target '{}' (P {}, N {}): {} run{} of {} program{}, {} "
                "instructions, {} PE-array beats; dependencies checked in both modes\n",
                target.name, target.pes, target.lanes, s.runs, s.runs == 1 ? "" : "s", s.programs,
@@ -1439,32 +1496,37 @@ int cmd_run(const RunArgs& a) {
                   npy_file(out));
       }
     };
-    output = run_network(net, input, observer);
+    outputs = run_network_outputs(net, input, observer);
   }
-  files.add(a.output, npy_file(output));
+  for (size_t j = 0; j < outputs.size(); ++j) files.add(a.outputs[j], npy_file(outputs[j]));
   files.commit();
   fmt::print("\ntotal MACs {} ({} image{})\n", net.macs() * n, n, n == 1 ? "" : "s");
-  fmt::print("output {} {}\n", a.output, shape_str(output.shape()));
-  fmt::print("checksum fnv1a32 {:#010x}, sum {}\n", fnv1a32(output.values()),
-             element_sum(output.values()));
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const Tensor<int8_t>& output = outputs[j];
+    const std::string which =
+        outputs.size() == 1 ? std::string() : fmt::format(" {} '{}'", j, net.output_name(j));
+    fmt::print("output{} {} {}\n", which, a.outputs[j], shape_str(output.shape()));
+    fmt::print("checksum fnv1a32 {:#010x}, sum {}\n", fnv1a32(output.values()),
+               element_sum(output.values()));
 
-  // Top-1 when each image's output is a vector [K][1][1] (first maximum wins).
-  const Shape& out = net.output_shape();
-  if (out[1] == 1 && out[2] == 1) {
-    const int64_t k = out[0];
-    std::vector<int64_t> top;
-    for (int64_t i = 0; i < n; ++i) {
-      const auto first = output.values().begin() + i * k;
-      top.push_back(std::max_element(first, first + k) - first);
-    }
-    if (n == 1) {
-      fmt::print("top-1 class {} (value {})\n", top[0], output[top[0]]);
-    } else {
-      constexpr size_t kShown = 32;
-      const size_t shown = std::min(top.size(), kShown);
-      fmt::print("top-1 classes [{}{}]\n",
-                 fmt::join(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
-                 top.size() > shown ? ", ..." : "");
+    // Top-1 when each image's output is a vector [K][1][1] (first maximum wins).
+    const Shape& out = net.output_shape(j);
+    if (out[1] == 1 && out[2] == 1) {
+      const int64_t k = out[0];
+      std::vector<int64_t> top;
+      for (int64_t i = 0; i < n; ++i) {
+        const auto first = output.values().begin() + i * k;
+        top.push_back(std::max_element(first, first + k) - first);
+      }
+      if (n == 1) {
+        fmt::print("top-1 class {} (value {})\n", top[0], output[top[0]]);
+      } else {
+        constexpr size_t kShown = 32;
+        const size_t shown = std::min(top.size(), kShown);
+        fmt::print("top-1 classes [{}{}]\n",
+                   fmt::join(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                   top.size() > shown ? ", ..." : "");
+      }
     }
   }
   if (rtl.mismatches > 0) {
@@ -1513,8 +1575,11 @@ int cmd_compile(const CompileArgs& a) {
   OutputFiles files;  // the image, the listing and the bundle: all or none
   if (!a.out.empty()) add_program(files, prog, a.out, a.listing);
   if (!a.bundle.empty()) {
-    files.add(a.bundle, make_bundle(prog, BundleScales{static_cast<float>(net.input_scale),
-                                                       static_cast<float>(net.output_scale)}));
+    BundleScales scales{static_cast<float>(net.input_scale), {}};
+    for (size_t j = 0; j < prog.outputs.size(); ++j) {
+      scales.outputs.push_back(static_cast<float>(net.output_scale(j)));
+    }
+    files.add(a.bundle, make_bundle(prog, scales));
   }
   files.commit();
   fmt::print("network {} -> {} instructions for target '{}' (P {}, N {}), batch {}\n", net.name,
@@ -1783,7 +1848,12 @@ int run_main(int argc, char** argv) {
   run_cmd->add_option("network", run.network, "Network description (YAML)")->required();
   run_cmd->add_option("--input", run.input, "int8 .npy input, [C][H][W] or [N][C][H][W]")
       ->required();
-  run_cmd->add_option("--output", run.output, "Output .npy file to write")->required();
+  run_cmd
+      ->add_option("--output", run.outputs,
+                   "Output .npy file to write; a network of several outputs: once per output, "
+                   "in the order of its 'outputs:'")
+      ->required()
+      ->allow_extra_args(false);
   run_cmd->add_option("--weights", run.weights, "Directory of the .npy parameter files");
   run_cmd
       ->add_option("--backend", run.backend,

@@ -91,6 +91,33 @@ TEST_F(CliRtl, RunRtlMatchesGoldenBackend) {
   EXPECT_FALSE(slurp(path("rtl.npy")).empty());
 }
 
+// A network of two outputs (examples/two_heads.yaml): `run --backend rtl
+// --check` compares every element of both outputs and writes one .npy per
+// --output, byte for byte the golden backend's; `bench` checks both outputs of
+// every run (0 mismatches).
+TEST_F(CliRtl, TwoOutputsRunAndBenchOnTheRtl) {
+  const std::string yaml = kSource + "/examples/two_heads.yaml";
+  const std::string w = std::string(STRATA_BINARY_DIR) + "/examples/two_heads";
+  const std::string input = w + "/images.npy";
+  const Outcome golden = strata({"run", yaml, "--weights", w, "--input", input, "--output",
+                                 path("g32.npy"), "--output", path("g16.npy")});
+  ASSERT_EQ(golden.code, 0) << golden.err;
+  const Outcome rtl = strata({"run", yaml, "--weights", w, "--input", input, "--output",
+                              path("r32.npy"), "--output", path("r16.npy"), "--backend", "rtl",
+                              "--check"});
+  ASSERT_EQ(rtl.code, 0) << rtl.err << rtl.out;
+  // 4 images of [18][3][3] and [18][6][6].
+  EXPECT_TRUE(contains(rtl.out, "3240 output elements compared with the golden model: 0 "
+                                "mismatches"))
+      << rtl.out;
+  EXPECT_EQ(slurp(path("r32.npy")), slurp(path("g32.npy")));
+  EXPECT_EQ(slurp(path("r16.npy")), slurp(path("g16.npy")));
+  EXPECT_FALSE(slurp(path("r16.npy")).empty());
+  const Outcome bench = strata({"bench", yaml, "--weights", w, "--mode", "fine", "--json"});
+  ASSERT_EQ(bench.code, 0) << bench.err;
+  EXPECT_EQ(json::parse(bench.out)["mismatches"], 0) << bench.out;
+}
+
 // The fast model (the command's default) and the checked one (--checked-model,
 // the tests' model) count the same cycles in every mode and layer, and report
 // which model ran and its simulation speed.

@@ -252,11 +252,13 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
   AccelRunner runner(target, options());
   int runs = 0;
   for (const char* name : {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net",
-                           "residual_net", "concat_net", "sppf_pools", "table_net", "se_net"}) {
+                           "residual_net", "concat_net", "sppf_pools", "table_net", "se_net",
+                           "two_heads"}) {
     SCOPED_TRACE(name);
     const Network net = example_network(name, 1);
     const Tensor<int8_t> input = image_of(random_images(net.input_shape, 1, seed_), 0);
-    const Tensor<int8_t> want = run_network(net, input);
+    // Every network output (two_heads has two), in the network's order.
+    const std::vector<Tensor<int8_t>> want = run_network_outputs(net, input);
     for (const HwTarget* compiled_for : {&target, &tiny}) {
       SCOPED_TRACE(compiled_for->name);
       std::vector<Tensor<int8_t>> outputs;
@@ -264,8 +266,12 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
       ASSERT_TRUE(r.finished) << "STRATA_SEED=" << seed_;
       ASSERT_EQ(r.error, csr::ErrorCode::kNone)
           << csr::to_string(r.error) << " at " << r.error_index;
-      ASSERT_EQ(outputs.size(), 1u);
-      EXPECT_FALSE(first_difference(want, outputs[0]).has_value()) << "STRATA_SEED=" << seed_;
+      ASSERT_EQ(outputs.size(), want.size());
+      for (size_t j = 0; j < want.size(); ++j) {
+        const auto d = first_difference(want[j], outputs[j]);
+        EXPECT_FALSE(d.has_value()) << "output " << j << " '" << net.output_name(j)
+                                    << "': " << d.value_or("") << " STRATA_SEED=" << seed_;
+      }
       ++runs;
     }
     // The driver refuses the bundle; run as a raw image, the hardware refuses it at CONFIG.
@@ -286,7 +292,7 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
     EXPECT_EQ(other.error, csr::ErrorCode::kUnsupported);
     EXPECT_EQ(other.error_index, 0u) << "refused at CONFIG";
   }
-  EXPECT_EQ(runs, 18);
+  EXPECT_EQ(runs, 20);
 }
 
 // A network written inline, with parameters generated as `strata gen` makes them.
@@ -739,7 +745,7 @@ TEST_F(StrataTopErrors, AxiReadErrorOnWeights) {
 
 TEST_F(StrataTopErrors, AxiWriteErrorOnOutput) {
   AccelRunner runner(options());
-  runner.add_write_error(program_.output.image_addr[0], program_.output.image_addr[0] + 8);
+  runner.add_write_error(program_.outputs.front().image_addr[0], program_.outputs.front().image_addr[0] + 8);
   const RunReport r = runner.run(memory_, count());
   ASSERT_TRUE(r.finished);
   EXPECT_EQ(r.error, csr::ErrorCode::kAxiWrite);

@@ -10,11 +10,11 @@
 
 namespace strata {
 
-// Quantisation scales of the network's input and output: the real value of
-// one int8 step (0: not known).
+// Quantisation scales of the network's input and outputs: the real value of
+// one int8 step (0: not known); `outputs` one per Program::outputs (missing: 0).
 struct BundleScales {
   float input = 0.0f;
-  float output = 0.0f;
+  std::vector<float> outputs;
 };
 
 // Alignment of the block the bundle's regions lie in (a page, so that a DMA

@@ -40,7 +40,9 @@ struct CompileOptions {
 
 // A named, 64-byte aligned region of the external memory image.
 struct MemRegion {
-  std::string name;  // "instructions", "params", "weights", "input0", ..., "output0" / "output"
+  std::string name;  // "instructions", "params", "weights", "input0", ..., "output0" / "output",
+                    // "output<i>:<layer>" (image i of an output other than the last
+                    // layer, OutputLayout::kRowMap)
   uint64_t offset = 0;
   uint64_t size = 0;
 };
@@ -69,14 +71,18 @@ struct InputPlacement {
 enum class OutputLayout {
   kMap,      // per image, [group][row][col] words of the last layer's map
   kNeurons,  // one region for the batch: neuron o of image i at byte o * N + i
+  kRowMap,   // per image, [row][group][col] words: a network output other than the
+             // last layer's, stored as a map kept in external memory
 };
 
+// Where one network output comes back (Program::outputs, in Network::outputs order).
 struct OutputPlacement {
+  std::string layer;                 // the output layer's name
   OutputLayout layout = OutputLayout::kMap;
-  Shape shape;                       // the network's output shape (after any flatten)
+  Shape shape;                       // the output's shape (after any flatten)
   Shape map_shape;                   // [C][H][W] as computed (before flatten)
-  std::vector<uint64_t> image_addr;  // kMap: per image; kNeurons: one address
-  int64_t groups = 0;                // kMap: channel groups
+  std::vector<uint64_t> image_addr;  // kMap, kRowMap: per image; kNeurons: one address
+  int64_t groups = 0;                // kMap, kRowMap: channel groups
 };
 
 // One fused operation of the program, for listings and reports.
@@ -112,7 +118,7 @@ struct Program {
   std::vector<uint8_t> image;                  // external memory: instructions at 0, ...
   std::vector<MemRegion> regions;
   InputPlacement input;
-  OutputPlacement output;
+  std::vector<OutputPlacement> outputs;  // one per network output, in Network::outputs order
   std::vector<CompiledOp> ops;
   std::vector<std::string> notes;              // lowering decisions, one line each
   std::array<int64_t, isa::kEdges> units{};    // dependency units per edge (released = acquired)
@@ -129,8 +135,10 @@ Program compile(const Network& net, const HwTarget& target, const CompileOptions
 void write_input(const Program& program, std::vector<uint8_t>& memory, int image,
                  const Tensor<int8_t>& input);
 
-// Reads image `image`'s output (the network's output shape) from `memory`.
-Tensor<int8_t> read_output(const Program& program, const std::vector<uint8_t>& memory, int image);
+// Reads image `image`'s output `output` (index into Program::outputs; that
+// output's shape) from `memory`.
+Tensor<int8_t> read_output(const Program& program, const std::vector<uint8_t>& memory, int image,
+                           size_t output = 0);
 
 // The rows a sparse build runs for each op's weights (docs/sparsity.md). A
 // dense program: every weight pass of the op packed with pack_sparse()

@@ -24,9 +24,13 @@ Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& 
 Tensor<int32_t> layer_accumulators(const Layer& layer, const Tensor<int8_t>& input);
 
 // Runs every layer in order, each on the outputs of the layers it names
-// (Layer::inputs); returns the last layer's output. The input is one
-// image [C][H][W] (output [C][H][W]) or a batch [N][C][H][W] (output
-// [N][C][H][W], the observer then sees each layer's batched output).
+// (Layer::inputs); returns every network output (Network::outputs, in order).
+// The input is one image [C][H][W] (each output [C][H][W]) or a batch
+// [N][C][H][W] (each output [N][C][H][W], the observer then sees each layer's
+// batched output).
+std::vector<Tensor<int8_t>> run_network_outputs(const Network& net, const Tensor<int8_t>& input,
+                                                const LayerObserver& observer = {});
+// The same, output 0 only (for a network of one output: its output).
 Tensor<int8_t> run_network(const Network& net, const Tensor<int8_t>& input,
                            const LayerObserver& observer = {});
 

@@ -146,8 +146,9 @@ std::string describe_problems(const SimResult& r);
 
 // The ISA backend of `strata run`: compiles `net` for `target` (batches of up
 // to P images), runs each batch on the simulator and reads the outputs back.
-// `input` is one image [C][H][W] (output [...]) or a batch [N][C][H][W]
-// (output [N][...]). A simulator error, deadlock, race or unbalanced edge is a
+// `input` is one image [C][H][W] (each output [...]) or a batch [N][C][H][W]
+// (each output [N][...]); one tensor per network output, in Network::outputs
+// order. A simulator error, deadlock, race or unbalanced edge is a
 // strata::Error (the result could not be trusted on the hardware).
 struct IsaRunSummary {
   int64_t programs = 0;       // distinct batch sizes compiled
@@ -156,7 +157,8 @@ struct IsaRunSummary {
   int64_t beats = 0;          // PE-array beats, all runs
   int64_t image_bytes = 0;    // memory image of the largest program
 };
-Tensor<int8_t> run_isa_backend(const Network& net, const HwTarget& target,
-                               const Tensor<int8_t>& input, IsaRunSummary* summary = nullptr);
+std::vector<Tensor<int8_t>> run_isa_backend(const Network& net, const HwTarget& target,
+                                            const Tensor<int8_t>& input,
+                                            IsaRunSummary* summary = nullptr);
 
 }  // namespace strata

@@ -99,15 +99,31 @@ struct Network {
   std::string weights_dir;  // resolved directory of the .npy files
   Shape input_shape;        // [C][H][W]
   std::vector<Layer> layers;  // in an order where every layer follows its inputs
+  // The network's outputs (`outputs:`, docs/network-format.md): the layers whose
+  // maps it returns, in order; the last layer is always one of them (default:
+  // only it). An output layer may also be read by later layers.
+  std::vector<int> outputs;
   // Quantisation scales (`scales:`, written by `strata import`): the real value
-  // of one int8 step of the input and of the output; 0 when not given.
+  // of one int8 step of the input and of each output (one per `outputs`, in
+  // order); 0 when not given.
   double input_scale = 0.0;
-  double output_scale = 0.0;
+  std::vector<double> output_scales;
 
   // Every layer reads the layer before it (no shortcuts).
   bool is_chain() const;
 
-  const Shape& output_shape() const;
+  // Output `i`'s shape (index into `outputs`; the input's shape for a network
+  // without layers).
+  const Shape& output_shape(size_t i = 0) const;
+  // Output i's layer name; the scale of output i (0 when not known).
+  const std::string& output_name(size_t i) const;
+  double output_scale(size_t i = 0) const;
+  // The position of layer `layer` among the outputs, -1 when it is not one.
+  int output_index(size_t layer) const;
+  // The output layers in order: `outputs`, or the last layer when it is empty
+  // (a network built in code).
+  std::vector<int> output_layers() const;
+  size_t output_count() const { return outputs.empty() ? 1 : outputs.size(); }
   int64_t macs() const;
 };
 

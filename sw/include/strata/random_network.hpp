@@ -14,7 +14,11 @@
 // through a strided 1x1 projection conv when the shapes differ), shortcut adds
 // of the last map with any earlier one or the network input, adds with and
 // without an activation (their multipliers are `strata gen`'s, Ma = Mb).
-// Every layer but the last is read by a later one (docs/network-format.md).
+// Every layer but the last is read by a later one or is a network output
+// (docs/network-format.md): three networks in ten get one or two more outputs
+// (`outputs:`), an earlier map as it is or a side branch (a 1x1 conv or a max
+// pool) ending in one, drawn from a generator of their own so that the layers
+// are the same as without them.
 // Shapes are valid by construction, so the reader accepts
 // every network; some exceed what a target can run (kernels beyond
 // max_kernel, maps beyond a bank, ...), and the compiler must refuse those

@@ -22,7 +22,9 @@
 #include <stdint.h>
 
 #define STRATA_BUNDLE_MAGIC 0x42525453u /* the bytes "STRB" */
-#define STRATA_BUNDLE_VERSION 1u
+#define STRATA_BUNDLE_VERSION 2u      /* several outputs; written only when a network has them */
+#define STRATA_BUNDLE_VERSION_ONE_OUTPUT 1u /* one output: what version 1 readers take */
+#define STRATA_BUNDLE_MAX_OUTPUTS 16u   /* network outputs a bundle may list */
 #define STRATA_BUNDLE_NAME_BYTES 32u
 #define STRATA_BUNDLE_MAX_IMAGES 64u /* batch <= P <= 64 */
 #define STRATA_MAX_LANES 64u         /* N: bytes of a word */
@@ -60,7 +62,8 @@
 #define STRATA_BH_REGION_TABLE 140u   /* u32 file offset of the region table */
 #define STRATA_BH_RELOC_COUNT 144u    /* u32 */
 #define STRATA_BH_RELOC_TABLE 148u    /* u32 file offset of the relocation table */
-#define STRATA_BH_TENSOR_COUNT 152u   /* u32 (the input, then the output) */
+#define STRATA_BH_TENSOR_COUNT 152u   /* u32 the input, then each output: 2 (version 1),
+                                         2 .. 1 + STRATA_BUNDLE_MAX_OUTPUTS (version 2) */
 #define STRATA_BH_TENSOR_TABLE 156u   /* u32 file offset of the tensor table */
 /* Bytes 160..255 are reserved and 0. */
 
@@ -121,8 +124,10 @@ enum strata_input_layout {
 };
 
 enum strata_output_layout {
-  STRATA_OUTPUT_MAP = 0,    /* per image [group][row][col] words, lane = channel % N */
-  STRATA_OUTPUT_NEURONS = 1 /* one region for the batch: neuron o of image i at o * N + i */
+  STRATA_OUTPUT_MAP = 0,     /* per image [group][row][col] words, lane = channel % N */
+  STRATA_OUTPUT_NEURONS = 1, /* one region for the batch: neuron o of image i at o * N + i */
+  STRATA_OUTPUT_ROWS = 2     /* version 2: per image [row][group][col] words (an output
+                                other than the last layer's, a map kept in memory) */
 };
 
 /* Little-endian field access, the same on every host. */

@@ -100,7 +100,7 @@ typedef struct strata_device {
 /* Checks the ID register and reads the configuration registers. */
 strata_status strata_open(strata_device *dev, const strata_hal *hal);
 
-/* A tensor of the network: the input or the output of one image. */
+/* A tensor of the network: the input or an output of one image. */
 typedef struct strata_tensor_info {
   uint32_t layout;             /* strata_input_layout / strata_output_layout */
   uint32_t c, h, w;            /* the shape of one image, [C][H][W] */
@@ -122,7 +122,11 @@ typedef struct strata_bundle {
   uint32_t block_align;
   uint32_t instructions, batch;
   uint32_t region_count, reloc_count;
-  strata_tensor_info input, output;
+  strata_tensor_info input;
+  strata_tensor_info output;   /* output 0: a network's one output */
+  uint32_t output_count;       /* 1 .. STRATA_BUNDLE_MAX_OUTPUTS, in the network's order;
+                                  each one: strata_bundle_output (kept out of this struct,
+                                  which firmware often holds in a small static RAM) */
 } strata_bundle;
 
 /* Checks every field of the bundle (magic, version, CRC, tables inside the
@@ -131,9 +135,17 @@ typedef struct strata_bundle {
 strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t size,
                                   strata_error *error);
 
-/* Elements of one image's input and output (C * H * W). */
+/* Elements of one image's input and of its output 0 / output `output`
+ * (C * H * W; 0 for an output the bundle does not have). */
 uint64_t strata_input_elements(const strata_bundle *b);
 uint64_t strata_output_elements(const strata_bundle *b);
+uint64_t strata_output_elements_at(const strata_bundle *b, uint32_t output);
+
+/* Output `output` of a parsed bundle (0 .. output_count - 1; checked by
+ * strata_bundle_parse), read from its bytes into `t`; STRATA_E_ARGUMENT for
+ * an output the bundle does not have. */
+strata_status strata_bundle_output(const strata_bundle *b, uint32_t output,
+                                   strata_tensor_info *t);
 
 /* A bundle loaded on a device. */
 typedef struct strata_network {
@@ -155,13 +167,19 @@ strata_status strata_load(strata_device *dev, const strata_bundle *b, uint64_t a
 
 /* Runs `images` images (1..batch): writes the inputs (`images` x
  * strata_input_elements int8 values, C-contiguous), starts the program,
- * waits, and reads the outputs (`images` x strata_output_elements). */
+ * waits, and reads output 0 (`images` x strata_output_elements; the others:
+ * strata_read_output_at after the run). */
 strata_status strata_run(strata_network *net, const int8_t *input, uint64_t input_values,
                          int8_t *output, uint64_t output_values, uint32_t images);
 
 /* The steps of strata_run, for tools and tests. */
 strata_status strata_write_input(strata_network *net, uint32_t image, const int8_t *values);
 strata_status strata_read_output(strata_network *net, uint32_t image, int8_t *values);
+/* Output `output` (0 .. output_count - 1) of image `image`:
+ * strata_output_elements_at values; STRATA_E_ARGUMENT for an output or image
+ * the bundle does not have. */
+strata_status strata_read_output_at(strata_network *net, uint32_t image, uint32_t output,
+                                    int8_t *values);
 strata_status strata_start(strata_device *dev, uint64_t instr_base, uint32_t instr_limit);
 /* Waits for the end of the run started last; STRATA_E_HARDWARE or
  * STRATA_E_TIMEOUT with the details in dev->error (`bundle`, if not NULL,

@@ -72,13 +72,13 @@ static uint64_t tensor_bytes(const strata_tensor_info *t, uint32_t kind, uint32_
     return (uint64_t)t->rows * t->groups * t->cols * lanes;
   }
   if (t->layout == STRATA_OUTPUT_NEURONS) return (uint64_t)t->map_c * lanes;
-  return (uint64_t)t->groups * t->map_h * t->map_w * lanes;
+  return (uint64_t)t->groups * t->map_h * t->map_w * lanes; /* map and rows alike */
 }
 
 /* The layout's own rules: every byte the runtime reads or writes for an image
  * lies in the tensor's extent, and every element of the shape has a place. */
 static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t kind, uint32_t lanes,
-                                        uint32_t batch) {
+                                        uint32_t batch, uint32_t version) {
   const uint64_t elements = (uint64_t)t->c * t->h * t->w;
   if (elements == 0u) return "a dimension is 0";
   if (elements > (1u << 28)) return "more elements than the network format allows (2^28)";
@@ -120,6 +120,9 @@ static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t ki
         return "a neurons output must be [C][1][1] with one address, the batch within N";
       }
       return 0;
+    case STRATA_OUTPUT_ROWS:
+      if (version < 2u) return "a rows output in a version 1 bundle";
+      /* fall through: the same rules as a map */
     case STRATA_OUTPUT_MAP:
       if (t->images != batch) return "a map output needs one address per image of the batch";
       return (uint64_t)t->map_c <= (uint64_t)t->groups * lanes
@@ -130,12 +133,8 @@ static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t ki
   }
 }
 
-static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t kind,
-                                  strata_tensor_info *t, strata_error *err) {
-  if (strata_le32(e + STRATA_BT_KIND) != kind) {
-    return bad_entry(err, "tensor", kind,
-                     kind == 0u ? "the first must be the input" : "the second must be the output");
-  }
+/* A tensor table entry's fields, unchecked (parse_tensor checks them). */
+static void read_tensor(const uint8_t *e, strata_tensor_info *t) {
   t->layout = strata_le32(e + STRATA_BT_LAYOUT);
   t->c = strata_le32(e + STRATA_BT_C);
   t->h = strata_le32(e + STRATA_BT_H);
@@ -157,12 +156,26 @@ static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t k
   scale.u = scale_bits;
   t->scale = scale.f;
   t->images = strata_le32(e + STRATA_BT_IMAGES);
+  for (uint32_t i = 0; i < STRATA_BUNDLE_MAX_IMAGES; ++i) {
+    t->addr[i] = i < t->images ? strata_le64(e + STRATA_BT_ADDR + 8u * i) : 0u;
+  }
+}
+
+static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t kind,
+                                  uint32_t index, uint32_t version, strata_tensor_info *t,
+                                  strata_error *err) {
+  if (strata_le32(e + STRATA_BT_KIND) != kind) {
+    return bad_entry(err, "tensor", index,
+                     index == 0u ? "the first must be the input" : "the entries after the first "
+                                                                   "must be outputs");
+  }
+  read_tensor(e, t);
   if (t->images < 1u || t->images > STRATA_BUNDLE_MAX_IMAGES) {
-    return bad_entry(err, "tensor", kind, "image count outside 1..64");
+    return bad_entry(err, "tensor", index, "image count outside 1..64");
   }
   for (uint32_t i = t->images; i < STRATA_BUNDLE_MAX_IMAGES; ++i) {
     if (strata_le64(e + STRATA_BT_ADDR + 8u * i) != 0u) {
-      return bad_entry(err, "tensor", kind, "an address slot past its image count is not 0");
+      return bad_entry(err, "tensor", index, "an address slot past its image count is not 0");
     }
   }
   /* The network format's limits (a map's C, H, W each at most 65535; a
@@ -171,15 +184,14 @@ static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t k
   if (t->c > (1u << 28) || t->h > 65535u || t->w > 65535u || t->map_c > 65535u ||
       t->map_h > 65535u || t->map_w > 65535u || t->groups > (1u << 24) || t->rows > 65535u ||
       t->cols > 65535u || t->kernel > 15u || t->stride > 15u || t->pad > 15u) {
-    return bad_entry(err, "tensor", kind, "a dimension beyond the network format's limits");
+    return bad_entry(err, "tensor", index, "a dimension beyond the network format's limits");
   }
-  const char *problem = tensor_shape_problem(t, kind, b->hw.lanes, b->batch);
-  if (problem != 0) return bad_entry(err, "tensor", kind, problem);
+  const char *problem = tensor_shape_problem(t, kind, b->hw.lanes, b->batch, version);
+  if (problem != 0) return bad_entry(err, "tensor", index, problem);
   const uint64_t bytes = tensor_bytes(t, kind, b->hw.lanes);
   const uint8_t *regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
   const uint32_t want = kind == STRATA_TENSOR_INPUT ? STRATA_REGION_INPUT : STRATA_REGION_OUTPUT;
   for (uint32_t i = 0; i < t->images; ++i) {
-    t->addr[i] = strata_le64(e + STRATA_BT_ADDR + 8u * i);
     int placed = 0;
     for (uint32_t r = 0; r < b->region_count && !placed; ++r) {
       const uint8_t *re = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
@@ -353,9 +365,10 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   if (strata_le32(d + STRATA_BH_MAGIC) != STRATA_BUNDLE_MAGIC) {
     return strata_fail(err, STRATA_E_BUNDLE, "not a bundle: the file does not start with 'STRB'");
   }
-  if (strata_le16(d + STRATA_BH_VERSION) != STRATA_BUNDLE_VERSION) {
-    return strata_fail_u64(err, STRATA_E_BUNDLE, "bundle format version ",
-                           strata_le16(d + STRATA_BH_VERSION), ", this driver reads version 1");
+  const uint32_t version = strata_le16(d + STRATA_BH_VERSION);
+  if (version != STRATA_BUNDLE_VERSION_ONE_OUTPUT && version != STRATA_BUNDLE_VERSION) {
+    return strata_fail_u64(err, STRATA_E_BUNDLE, "bundle format version ", version,
+                           ", this driver reads versions 1 and 2");
   }
   if (strata_le16(d + STRATA_BH_HEADER_BYTES) != STRATA_BUNDLE_HEADER_BYTES) {
     return bad(err, "the header size is not 256");
@@ -411,16 +424,31 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   if (s != STRATA_OK) return s;
   s = parse_relocations(b, err);
   if (s != STRATA_OK) return s;
+  /* The input, then the outputs: one in version 1, 1 .. STRATA_BUNDLE_MAX_OUTPUTS
+   * in version 2. */
   const uint64_t tensors = strata_le32(d + STRATA_BH_TENSOR_TABLE);
-  if (strata_le32(d + STRATA_BH_TENSOR_COUNT) != 2u ||
-      !inside(tensors, 2u * STRATA_BUNDLE_TENSOR_BYTES, size)) {
-    return bad(err, "the tensor table must hold the input and the output, inside the file");
+  const uint32_t tensor_count = strata_le32(d + STRATA_BH_TENSOR_COUNT);
+  const int count_ok = version == STRATA_BUNDLE_VERSION_ONE_OUTPUT
+                           ? tensor_count == 2u
+                           : tensor_count >= 2u && tensor_count <= 1u + STRATA_BUNDLE_MAX_OUTPUTS;
+  if (!count_ok || !inside(tensors, (uint64_t)tensor_count * STRATA_BUNDLE_TENSOR_BYTES, size)) {
+    return bad(err, version == STRATA_BUNDLE_VERSION_ONE_OUTPUT
+                        ? "the tensor table must hold the input and the output, inside the file"
+                        : "the tensor table must hold the input and 1 to 16 outputs, inside "
+                          "the file");
   }
-  s = parse_tensor(b, d + tensors, STRATA_TENSOR_INPUT, &b->input, err);
+  s = parse_tensor(b, d + tensors, STRATA_TENSOR_INPUT, 0u, version, &b->input, err);
   if (s != STRATA_OK) return s;
-  s = parse_tensor(b, d + tensors + STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT, &b->output,
-                   err);
+  b->output_count = tensor_count - 1u;
+  s = parse_tensor(b, d + tensors + STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT, 1u,
+                   version, &b->output, err);
   if (s != STRATA_OK) return s;
+  for (uint32_t j = 1; j < b->output_count; ++j) {
+    strata_tensor_info t;
+    s = parse_tensor(b, d + tensors + (uint64_t)(1u + j) * STRATA_BUNDLE_TENSOR_BYTES,
+                     STRATA_TENSOR_OUTPUT, 1u + j, version, &t, err);
+    if (s != STRATA_OK) return s;
+  }
   const uint8_t *first = strata_bundle_instruction(b, 0u);
   const uint8_t *end = strata_bundle_instruction(b, b->instructions - 1u);
   if ((first[0] & 0xFu) != 5u || (end[0] & 0xFu) != 4u) {
@@ -437,4 +465,18 @@ uint64_t strata_input_elements(const strata_bundle *b) {
 
 uint64_t strata_output_elements(const strata_bundle *b) {
   return (uint64_t)b->output.c * b->output.h * b->output.w;
+}
+
+uint64_t strata_output_elements_at(const strata_bundle *b, uint32_t output) {
+  strata_tensor_info t;
+  if (strata_bundle_output(b, output, &t) != STRATA_OK) return 0u;
+  return (uint64_t)t.c * t.h * t.w;
+}
+
+strata_status strata_bundle_output(const strata_bundle *b, uint32_t output,
+                                   strata_tensor_info *t) {
+  if (b == 0 || t == 0 || output >= b->output_count) return STRATA_E_ARGUMENT;
+  const uint8_t *table = b->data + strata_le32(b->data + STRATA_BH_TENSOR_TABLE);
+  read_tensor(table + (uint64_t)(1u + output) * STRATA_BUNDLE_TENSOR_BYTES, t);
+  return STRATA_OK;
 }

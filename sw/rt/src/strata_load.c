@@ -208,9 +208,20 @@ strata_status strata_write_input(strata_network *net, uint32_t image, const int8
 }
 
 strata_status strata_read_output(strata_network *net, uint32_t image, int8_t *values) {
+  return strata_read_output_at(net, image, 0u, values);
+}
+
+strata_status strata_read_output_at(strata_network *net, uint32_t image, uint32_t output,
+                                    int8_t *values) {
   if (net == 0 || net->dev == 0 || net->bundle == 0) return STRATA_E_NOT_LOADED;
-  const strata_tensor_info *t = &net->bundle->output;
   strata_device *dev = net->dev;
+  if (output >= net->bundle->output_count) {
+    return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "output ", output,
+                           " is beyond the network's outputs");
+  }
+  strata_tensor_info info;
+  strata_bundle_output(net->bundle, output, &info);
+  const strata_tensor_info *t = &info;
   const uint32_t n = net->bundle->hw.lanes;
   if (values == 0 || image >= net->bundle->batch) {
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "output image ", image,
@@ -228,12 +239,15 @@ strata_status strata_read_output(strata_network *net, uint32_t image, int8_t *va
     }
     return STRATA_OK;
   }
-  /* [group][row][col] words, read in address order: byte k of the image is
-   * lane k % N of pixel (k / N) % (H * W) of group k / (N * H * W). */
+  /* Words read in address order. A map is [group][row][col]: byte k is lane
+   * k % N of pixel (k / N) % (H * W) of group k / (N * H * W). A rows output is
+   * [row][group][col]: lane k % N of column (k / N) % W of group (k / (N * W)) %
+   * groups of row k / (N * W * groups). */
+  const int rows = t->layout == STRATA_OUTPUT_ROWS;
   const uint32_t plane = t->map_h * t->map_w;
   const uint64_t base = net->base + t->addr[image];
   const uint32_t bytes = t->groups * plane * n;
-  uint32_t lane = 0, pixel = 0, group = 0;
+  uint32_t lane = 0, pixel = 0, group = 0, x = 0, y = 0;
   for (uint32_t done = 0; done < bytes; done += kChunk) {
     const uint32_t len = bytes - done < kChunk ? bytes - done : kChunk;
     if (dev->hal.mem_read(dev->hal.ctx, base + done, buf, len) != 0) {
@@ -241,12 +255,19 @@ strata_status strata_read_output(strata_network *net, uint32_t image, int8_t *va
     }
     for (uint32_t i = 0; i < len; ++i) {
       const uint32_t c = group * n + lane;
-      if (c < t->map_c) values[c * plane + pixel] = (int8_t)buf[i];
-      if (++lane == n) {
-        lane = 0;
+      if (c < t->map_c) values[c * plane + (rows ? y * t->map_w + x : pixel)] = (int8_t)buf[i];
+      if (++lane < n) continue;
+      lane = 0;
+      if (!rows) {
         if (++pixel == plane) {
           pixel = 0;
           ++group;
+        }
+      } else if (++x == t->map_w) {
+        x = 0;
+        if (++group == t->groups) {
+          group = 0;
+          ++y;
         }
       }
     }

@@ -206,11 +206,18 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
                                  : fmt::format("output{}", i);
     prog.regions.push_back({name, data + d.outputs[i], d.output_bytes});
   }
+  // A map kept in external memory that is a network output is that output's
+  // region: output<i>:<layer> (the first of its output layers).
+  const std::vector<int> out_layers = net.output_layers();
   for (size_t i = 0; i < d.maps.size(); ++i) {
     for (size_t k = 0; k < d.maps[i].size(); ++k) {
       if (d.map_bytes[k] == 0) continue;
-      prog.regions.push_back({fmt::format("map{}:{}", i, base(pl.ops[k]).name),
-                              data + d.maps[i][k], d.map_bytes[k]});
+      const std::vector<size_t>& outs = base(ops[k]).outputs;
+      const std::string name =
+          outs.empty() ? fmt::format("map{}:{}", i, base(pl.ops[k]).name)
+                       : fmt::format("output{}:{}", i,
+                                     net.layers[static_cast<size_t>(out_layers[outs.front()])].name);
+      prog.regions.push_back({name, data + d.maps[i][k], d.map_bytes[k]});
     }
   }
 
@@ -237,17 +244,42 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     in.stride = conv != nullptr ? conv->stride : 1;
     in.pad = conv != nullptr ? conv->pad.left : 0;
   }
-  OutputPlacement& out = prog.output;
+  // The outputs, in the network's order: the last op's result in the output
+  // regions, any other a map it keeps in external memory ([row][group][col]).
   const OpBase& last = base(ops.back());
-  out.shape = net.output_shape();
-  for (uint64_t a : d.outputs) out.image_addr.push_back(data + a);
+  OutputPlacement final_out;
+  for (uint64_t a : d.outputs) final_out.image_addr.push_back(data + a);
   if (is<FcOp>(ops.back())) {
-    out.layout = OutputLayout::kNeurons;
-    out.map_shape = {last.out_c, 1, 1};
+    final_out.layout = OutputLayout::kNeurons;
+    final_out.map_shape = {last.out_c, 1, 1};
   } else {
-    out.layout = OutputLayout::kMap;
-    out.map_shape = {last.out_c, last.out_h, last.out_w};
-    out.groups = ceil_div(last.out_c, n);
+    final_out.layout = OutputLayout::kMap;
+    final_out.map_shape = {last.out_c, last.out_h, last.out_w};
+    final_out.groups = ceil_div(last.out_c, n);
+  }
+  prog.outputs.resize(out_layers.size());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    for (size_t j : base(ops[k]).outputs) {
+      OutputPlacement& out = prog.outputs.at(j);
+      if (k + 1 == ops.size()) {
+        out = final_out;
+      } else {
+        const OpBase& op = base(ops[k]);
+        out.layout = OutputLayout::kRowMap;
+        out.map_shape = {op.out_c, op.out_h, op.out_w};
+        out.groups = map_input(pl.ops[k])->out_groups;
+        for (int i = 0; i < batch; ++i) {
+          out.image_addr.push_back(data + d.maps[static_cast<size_t>(i)][k]);
+        }
+      }
+      out.layer = net.layers[static_cast<size_t>(out_layers[j])].name;
+      out.shape = net.output_shape(j);
+    }
+  }
+  for (size_t j = 0; j < prog.outputs.size(); ++j) {
+    if (prog.outputs[j].image_addr.empty()) {
+      throw Error(fmt::format("internal: network output {} is no op's result", j));
+    }
   }
   return prog;
 }

@@ -71,6 +71,9 @@ struct OpBase {
   // the layer's name in the op's name ("pool1[2/3]").
   size_t part_layer = SIZE_MAX;
   std::string part;
+  // The network outputs (indices into Network::output_layers()) that are this
+  // op's result: stored to external memory (docs/compiler.md, "Several outputs").
+  std::vector<size_t> outputs;
 };
 
 // Per output channel of a convolution or FC: bias, M and S, and the

@@ -313,6 +313,22 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       if (i != kNetworkInput) ++readers[static_cast<size_t>(i)];
     }
   }
+  // A network output other than the last layer counts as one more reader: no
+  // later layer fuses into its op, whose result is then exactly its map.
+  const std::vector<int> out_layers = count > 0 ? net.output_layers() : std::vector<int>{};
+  const auto extra_output = [&](size_t li) {
+    return li + 1 != count &&
+           std::find(out_layers.begin(), out_layers.end(), static_cast<int>(li)) != out_layers.end();
+  };
+  // Such an output's map, also as a flatten sees it (a flatten is free: the
+  // layer after it would otherwise fuse into the output's op).
+  std::vector<bool> pinned(count, false);
+  for (size_t li = 0; li < count; ++li) {
+    if (extra_output(li)) {
+      ++readers[li];
+      pinned[li] = true;
+    }
+  }
   std::vector<int> op_of(count, kInputSrc);
   std::vector<bool> flat_of(count, false);
   // Concat, slice and upsample layers: the parts of their maps (empty for the others).
@@ -443,6 +459,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       }
       view_of[li] = std::move(view);
       op_of[li] = kInputSrc;  // not read through op_of: view_layer() is true
+      // A network output is one map, stored (its readers then load that map).
+      if (extra_output(li)) materialise(static_cast<int>(li));
       continue;
     }
     // A view read by a layer that cannot load its parts becomes a map first. A
@@ -517,7 +535,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     // this one reads and nothing else reads that layer.
     Op* last = nullptr;
     if (l.inputs.size() == 1 && in0 != kNetworkInput && readers[static_cast<size_t>(in0)] == 1 &&
-        !ops.empty() && src == static_cast<int>(ops.size()) - 1) {
+        !pinned[static_cast<size_t>(in0)] && !ops.empty() &&
+        src == static_cast<int>(ops.size()) - 1) {
       last = &ops.back();
     }
     // A new op of type T started by this layer, reading `srcs`.
@@ -825,7 +844,14 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           // came before it (they only rename the shape; the output placement and a
           // following FC's feature order then see the map).
           if (after_fc) fail("a clamp after a fully-connected layer read elsewhere is not supported");
-          PoolOp op = elementwise(src == kInputSrc ? net.input_shape : cur);
+          // A flattened map read from an op (an output's, which nothing fuses into):
+          // that op's map as it stored it.
+          Shape map = src == kInputSrc ? net.input_shape : cur;
+          if (src != kInputSrc && flat) {
+            const OpBase& b = base(ops[static_cast<size_t>(src)]);
+            map = {b.out_c, b.out_h, b.out_w};
+          }
+          PoolOp op = elementwise(map);
           op.main = &l;
           op.layers.push_back(li);
           op.srcs = {src};
@@ -863,6 +889,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       case LayerType::kFlatten:
         flat_of[li] = flat || cur[1] * cur[2] > 1;
         op_of[li] = src;
+        if (in0 != kNetworkInput && pinned[static_cast<size_t>(in0)]) pinned[li] = true;
         if (last != nullptr) base(*last).layers.push_back(li);
         continue;
       case LayerType::kMul: {
@@ -927,6 +954,39 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     ops.push_back(std::move(op));
   } else if (op_of[count - 1] != static_cast<int>(ops.size()) - 1) {
     throw Error("internal: the network's output is not the last op's result");
+  }
+  // Each network output is an op's result (docs/compiler.md, "Several outputs"):
+  // the last layer's the last op's, any other a map the compiler stores.
+  for (size_t j = 0; j < out_layers.size(); ++j) {
+    const auto li = static_cast<size_t>(out_layers[j]);
+    if (li + 1 == count) {
+      base(ops.back()).outputs.push_back(j);
+      continue;
+    }
+    const Layer& l = net.layers[li];
+    const auto fail = [&](const std::string& msg) {
+      throw Error(msg, ErrorContext{net.source_file, l.line, l.name});
+    };
+    const int k = op_of[li];
+    if (k == kInputSrc) {
+      fail("a network output that is the network input unchanged (no op computes it) is not "
+           "supported");
+    }
+    if (is<FcOp>(ops[static_cast<size_t>(k)])) {
+      fail("only the last layer may be a network output that a fully-connected layer computes "
+           "(FC results are batch-transposed in the PE caches; other outputs are stored maps)");
+    }
+    base(ops[static_cast<size_t>(k)]).outputs.push_back(j);
+    // An FC after it takes its input from the PE caches (through a flatten or a
+    // clamp too), where the op wrote it instead of storing it.
+    if (static_cast<size_t>(k) + 1 < ops.size() && is<FcOp>(ops[static_cast<size_t>(k) + 1])) {
+      const Layer& fc = *base(ops[static_cast<size_t>(k) + 1]).main;
+      throw Error(fmt::format("a fully-connected layer reads '{}', a network output: not "
+                              "supported (its input goes through the PE caches, an output to "
+                              "external memory)",
+                              l.name),
+                  ErrorContext{net.source_file, fc.line, fc.name});
+    }
   }
   // DEPTHWISE writes a bank only: one right before an FC (which reads its input
   // from the PE caches) runs as a grouped CONV; a mul cannot.

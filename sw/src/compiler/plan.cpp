@@ -324,6 +324,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       shared[static_cast<size_t>(conv->vector_src)] = true;
     }
   }
+  // A network output other than the last op's result is stored to external
+  // memory like a shared map (docs/compiler.md, "Several outputs").
+  for (size_t k = 0; k + 1 < ops.size(); ++k) {
+    if (!base(ops[k]).outputs.empty()) shared[k] = true;
+  }
   // An op that loads its input in parts (concat, slice, upsample) reads every
   // source from external memory.
   for (const Op& op : ops) {

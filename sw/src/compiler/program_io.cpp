@@ -74,9 +74,14 @@ void write_input(const Program& prog, std::vector<uint8_t>& memory, int image,
   }
 }
 
-Tensor<int8_t> read_output(const Program& prog, const std::vector<uint8_t>& memory, int image) {
+Tensor<int8_t> read_output(const Program& prog, const std::vector<uint8_t>& memory, int image,
+                           size_t output) {
   check_image(prog, image, memory.size());
-  const OutputPlacement& out = prog.output;
+  if (output >= prog.outputs.size()) {
+    throw Error(fmt::format("output {} outside the program's outputs 0..{}", output,
+                            prog.outputs.size() - 1));
+  }
+  const OutputPlacement& out = prog.outputs[output];
   const int64_t n = prog.target.lanes;
   const int64_t c_count = out.map_shape[0], h = out.map_shape[1], w = out.map_shape[2];
   Tensor<int8_t> map({c_count, h, w});
@@ -85,11 +90,13 @@ Tensor<int8_t> read_output(const Program& prog, const std::vector<uint8_t>& memo
     for (int64_t o = 0; o < c_count; ++o) map[o] = static_cast<int8_t>(base[o * n + image]);
   } else {
     const uint8_t* base = &memory[out.image_addr[static_cast<size_t>(image)]];
+    const bool rows = out.layout == OutputLayout::kRowMap;
     for (int64_t c = 0; c < c_count; ++c) {
       const int64_t g = c / n, lane = c % n;
       for (int64_t y = 0; y < h; ++y) {
         for (int64_t x = 0; x < w; ++x) {
-          map(c, y, x) = static_cast<int8_t>(base[((g * h + y) * w + x) * n + lane]);
+          const int64_t word = rows ? (y * out.groups + g) * w + x : (g * h + y) * w + x;
+          map(c, y, x) = static_cast<int8_t>(base[word * n + lane]);
         }
       }
     }
@@ -246,10 +253,16 @@ std::string listing(const Program& prog) {
   s += fmt::format("# input {}: {}, {} word{} per pixel\n", shape_text(prog.input.shape),
                    layouts[static_cast<int>(prog.input.layout)], prog.input.groups,
                    prog.input.groups == 1 ? "" : "s");
-  s += fmt::format("# output {}: {}\n", shape_text(prog.output.shape),
-                   prog.output.layout == OutputLayout::kMap
-                       ? "map [group][row][col] per image"
-                       : "neuron o of image i at byte o*N + i");
+  const char* out_layouts[] = {"map [group][row][col] per image",
+                               "neuron o of image i at byte o*N + i",
+                               "map [row][group][col] per image (kept in external memory)"};
+  for (size_t j = 0; j < prog.outputs.size(); ++j) {
+    const OutputPlacement& o = prog.outputs[j];
+    const std::string which =
+        prog.outputs.size() == 1 ? std::string() : fmt::format(" {} '{}'", j, o.layer);
+    s += fmt::format("# output{} {}: {}\n", which, shape_text(o.shape),
+                     out_layouts[static_cast<int>(o.layout)]);
+  }
   s += "#\n# ops (tag = first layer index):\n";
   for (const CompiledOp& op : prog.ops) {
     s += fmt::format("#   tag {:>3}  {:<24} {}\n", op.tag, op.name, op.detail);
