@@ -102,7 +102,7 @@ TEST_F(Cascade, ChainsOfEveryExampleEqualTheGoldenModel) {
 // outputs is refused (a chain carries one map).
 TEST_F(Cascade, RandomNetworkChainsAreExactAndRaceFree) {
   int chains = 0, several = 0;
-  for (uint64_t seed = 1; seed <= 420; ++seed) {
+  for (uint64_t seed = 1; seed <= 480; ++seed) {
     const std::string yaml = write(fmt::format("r{}.yaml", seed), random_network_yaml(seed));
     GeneratedNetwork g;
     try {
