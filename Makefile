@@ -7,7 +7,8 @@
 #   make regress [SEEDS=N] [LABELS=..] [SHARD=i/n] [COVERAGE=1]   nightly regression
 #   make perf    the figures of docs/performance.md (bench JSON + utilisation plot)
 #   make models  torchvision resnet18, mobilenet_v2, mnasnet0_5, squeezenet1_0, densenet121, shufflenet_v2_x0_5,
-#                alexnet, mobilenet_v3_small, efficientnet_b0 (random weights) -> ONNX -> strata import
+#                alexnet, mobilenet_v3_small, efficientnet_b0; detectors yolov3_tiny (416), yolov8n (320)
+#                (random weights) -> ONNX -> strata import
 #   make sanitize   the software tests built with ASan + UBSan (in $(BUILD)-asan)
 #   make fuzz [FUZZ_TIME=s] [FUZZERS=..]   libFuzzer harnesses of sw/fuzz, each for FUZZ_TIME s
 #   make bitstream BOARD=ulx3s   the SoC's bitstream for the ULX3S (docs/board.md)
@@ -83,6 +84,11 @@ models: setup $(BUILD)/CMakeCache.txt
 	for m in $(MODELS); do $(STRATA) import $(MODELS_DIR)/$$m.onnx \
 	  --calibration $(MODELS_DIR)/calibration.npy --out $(MODELS_DIR) || exit 1; done
 	for m in $(MODELS); do $(STRATA) info $(MODELS_DIR)/$$m.yaml || exit 1; done
+	/usr/bin/python3 scripts/export_detectors.py $(MODELS_DIR)
+	$(STRATA) import $(MODELS_DIR)/yolov3_tiny.onnx --calibration $(MODELS_DIR)/calibration_416.npy \
+	  --out $(MODELS_DIR)/yolov3_tiny_416
+	$(STRATA) import $(MODELS_DIR)/yolov8n.onnx --calibration $(MODELS_DIR)/calibration_320.npy \
+	  --out $(MODELS_DIR)/yolov8n_320
 
 lint: build
 	cd $(BUILD) && ctest -L lint --output-on-failure
