@@ -968,12 +968,7 @@ class Converter:
         base = base or node.op_type
         if base == "input" or base[0] == "-":
             base = "l_" + base
-        name, i = base, 1
-        while name in self.names:
-            i += 1
-            name = f"{base}_{i}"
-        self.names.add(name)
-        return name
+        return self.fresh_name(base)
 
     def src_of(self, node, tensor):
         if tensor in self.sel:      # a consumer that cannot take a permutation in its weights
