@@ -7,7 +7,7 @@ Usage:
 Each report is one bar series: its `layers[].utilization` (the bench's
 default mode) and a last bar for the whole network. The legend names the
 configuration (P x N), the batch and the scheduling mode of each report, so
-the plot in docs/performance.md says what it shows. Targets of issue 5 are
+the plot in docs/performance.md says what it shows. The performance targets are
 drawn as short marks: conv layers 90 % (conv1 70 %), FC at batch 8 60 %,
 whole network 75 %. Needs matplotlib (/usr/bin/python3 on Debian:
 python3-matplotlib).
@@ -64,7 +64,7 @@ def main(argv):
             ax.text(x, v + 1, f"{v:.0f}", ha="center", va="bottom", fontsize=7)
         del bars
 
-    # Targets (issue 5), one mark per bar group they apply to.
+    # The performance targets, one mark per bar group they apply to.
     kinds = [layer["kind"] for layer in reports[0]["layers"]] + ["network"]
     first_conv = kinds.index("conv") if "conv" in kinds else -1
     for k, kind in enumerate(kinds):
@@ -73,7 +73,7 @@ def main(argv):
         if target is not None:
             ax.hlines(target, k - 0.45, k + 0.45, colors="black", linestyles="dashed",
                       linewidth=1)
-    ax.plot([], [], "k--", linewidth=1, label="target (issue 5; FC at batch 8)")
+    ax.plot([], [], "k--", linewidth=1, label="target (FC at batch 8)")
 
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, fontsize=8)
