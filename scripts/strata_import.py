@@ -1190,19 +1190,7 @@ class Converter:
         out = node.output[0]
         bn = g.only_consumer(out)
         if bn is not None and bn.op_type == "BatchNormalization":
-            if g.qdq:
-                fail(f"{node_label(bn)}: in a QDQ model batch normalisation must be folded into "
-                     "the convolution before quantisation (onnxruntime.quantization."
-                     "quant_pre_process does it)")
-            check_attrs(bn, {"epsilon", "momentum", "training_mode", "spatial"})
-            if attrs(bn).get("training_mode", 0) or len(bn.output) > 1:
-                fail(f"{node_label(bn)}: training-mode batch normalisation is not supported")
-            eps = attrs(bn).get("epsilon", 1e-5)
-            gamma, beta, mean, var = (g.const(bn, t, "BatchNormalization parameter")
-                                      for t in bn.input[1:5])
-            if np.any(var + eps <= 0):
-                fail(f"{node_label(bn)}: variance + epsilon is not positive")
-            f = gamma / np.sqrt(var + eps)
+            f, mean, beta = self.bn_params(bn)
             w = w * f[:, None, None, None]
             b = (b - mean) * f + beta
             self.done.add(id(bn))
@@ -1843,8 +1831,10 @@ class Converter:
 
     # ---- standalone batch normalisation (docs/cli.md, "Standalone BatchNormalization")
 
-    def bn_affine(self, bn):
-        """A BatchNormalization in eval mode as y = f * x + shift per channel."""
+    def bn_params(self, bn):
+        """A BatchNormalization in eval mode: its per-channel factor f = gamma / sqrt(var + eps),
+        mean and beta (y = (x - mean) * f + beta), refused with the node named when it cannot
+        be folded."""
         if self.g.qdq:
             fail(f"{node_label(bn)}: in a QDQ model batch normalisation must be folded into "
                  "the convolution before quantisation (onnxruntime.quantization."
@@ -1857,7 +1847,11 @@ class Converter:
                                   for t in bn.input[1:5])
         if np.any(var + eps <= 0):
             fail(f"{node_label(bn)}: variance + epsilon is not positive")
-        f = gamma / np.sqrt(var + eps)
+        return gamma / np.sqrt(var + eps), mean, beta
+
+    def bn_affine(self, bn):
+        """A BatchNormalization in eval mode as y = f * x + shift per channel."""
+        f, mean, beta = self.bn_params(bn)
         return f, beta - mean * f
 
     def batchnorm(self, node):
