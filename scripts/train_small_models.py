@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Train two small residual CNNs on the digits and export them as float ONNX for `strata import`.
+"""Train three small CNNs on the digits and export them as float ONNX for `strata import`.
 
 The data is the digits set committed in examples/digits/ (int8 [1797][1][8][8], values 0..127
 standing for q / 127; labels int32), upsampled to 16 x 16 by nearest neighbour (each pixel
@@ -12,6 +12,11 @@ split: images 0..1436 train, 1437..1796 are held out (360).
   mobilenet_digits  MobileNet-v2 inverted residual blocks (1x1 expand + BN + ReLU6, 3x3
                     depthwise + BN + ReLU6, 1x1 linear projection + BN, residual add where the
                     stride is 1 and in = out channels), GlobalAveragePool, Linear
+  se_digits         conv + BN + SiLU blocks (SiLU: a table activation on import), a fire
+                    block (a 1x1 and a 3x3 branch, Concat along the channels), a
+                    squeeze-and-excitation gate on the concatenation (GlobalAveragePool,
+                    1x1 conv + ReLU, 1x1 conv + Hardsigmoid, Mul with the map: a `mul`
+                    layer), GlobalAveragePool, Linear
 
 The ONNX files keep BatchNormalization as separate nodes (export in TrainingMode.PRESERVE of a
 model in eval mode): `strata import` folds them into the convolutions.
@@ -160,7 +165,47 @@ class MobileNetDigits(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
 
-MODELS = {"resnet_digits": ResNetDigits, "mobilenet_digits": MobileNetDigits}
+class FireSE(nn.Module):
+    """Two branches on one map, concatenated along the channels (SqueezeNet's fire, without
+    its squeeze): 1x1 conv + BN + SiLU and 3x3 conv + BN + SiLU; then a squeeze-and-excitation
+    gate (MobileNet-v3's): GlobalAveragePool, 1x1 conv (bias) + ReLU, 1x1 conv (bias) +
+    Hardsigmoid, times the concatenated map per channel."""
+
+    def __init__(self, cin, cbranch, csqueeze):
+        super().__init__()
+        self.branch1 = ConvBN(cin, cbranch, 1)
+        self.branch3 = ConvBN(cin, cbranch, 3)
+        self.se_reduce = nn.Conv2d(2 * cbranch, csqueeze, 1)
+        self.se_expand = nn.Conv2d(csqueeze, 2 * cbranch, 1)
+
+    def forward(self, x):
+        y = torch.cat([F.silu(self.branch1(x)), F.silu(self.branch3(x))], dim=1)
+        gate = F.adaptive_avg_pool2d(y, 1)
+        gate = F.hardsigmoid(self.se_expand(F.relu(self.se_reduce(gate))))
+        return y * gate
+
+
+class SEDigits(nn.Module):
+    """1x16x16 -> stem 16 (16x16) -> conv 16 /2 (8x8) -> fire 16 + 16 concatenated, SE gate
+    (8x8) -> conv 32 /2 (4x4) -> GlobalAveragePool -> Linear 32 -> 10; SiLU after every
+    convolution but the SE gate's."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = ConvBN(1, 16, 3)
+        self.down1 = ConvBN(16, 16, 3, 2)
+        self.fire = FireSE(16, 16, 8)
+        self.down2 = ConvBN(32, 32, 3, 2)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = F.silu(self.down1(F.silu(self.stem(x))))
+        x = F.silu(self.down2(self.fire(x)))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+MODELS = {"resnet_digits": ResNetDigits, "mobilenet_digits": MobileNetDigits,
+          "se_digits": SEDigits}
 
 
 # ----------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The trained small models (docs/models.md) through `strata import` and the golden model.
 
-Run by ctest (small_models, label unit). For examples/resnet_digits and
-examples/mobilenet_digits: imports model.onnx with calibration.npy, runs the golden model
+Run by ctest (small_models, label unit). For examples/resnet_digits,
+examples/mobilenet_digits and examples/se_digits: imports model.onnx with calibration.npy,
+checks that the imported network has the layer kinds the model is there for (MODELS: adds,
+depthwise layers; a concat, table activations and a mul), runs the golden model
 (`strata run`) on the 360 held-out test images and checks that its int8 accuracy is within
 2 percentage points of the float accuracy recorded in float_accuracy.json (printing both);
 also that onnxruntime's float accuracy on the same images is the recorded one, and that
@@ -30,7 +32,13 @@ import time
 from venv_reexec import reexec_in_venv
 
 SKIP = 77
-MODELS = ("resnet_digits", "mobilenet_digits")
+# Each model with the layer kinds its import must produce ("table": a layer with
+# `activation: {table: ...}`), so that the test fails if the importer stops making them.
+MODELS = {
+    "resnet_digits": ("conv", "add", "global_avgpool", "fc"),
+    "mobilenet_digits": ("conv", "depthwise", "add", "global_avgpool", "fc"),
+    "se_digits": ("conv", "concat", "table", "global_avgpool", "mul", "fc"),
+}
 MAX_DROP = 0.02          # int8 accuracy may be at most 2 percentage points from the float
 
 
@@ -73,9 +81,28 @@ def pe_array_form(ma, mb):
     return g == 0 or (ma // g <= 127 and mb // g <= 127 and g <= 65535)
 
 
+def layer_kinds(yaml_text):
+    """Layer type -> count in an imported YAML (one flow mapping per layer); "table" counts
+    the layers with a table activation."""
+    kinds = {}
+    for line in yaml_text.splitlines():
+        m = re.match(r"\s*- \{name: [A-Za-z0-9_-]+, type: ([a-z_]+)\b", line)
+        if m:
+            kinds[m.group(1)] = kinds.get(m.group(1), 0) + 1
+            if re.search(r"\bactivation: \{table: ", line):
+                kinds["table"] = kinds.get("table", 0) + 1
+    return kinds
+
+
+def check_kinds(yaml_path, model):
+    kinds = layer_kinds(open(yaml_path).read())
+    for kind in MODELS[model]:
+        check(kinds.get(kind, 0) > 0,
+              f"{model}: the import has {kind} layers ({kinds.get(kind, 0)})")
+
+
 def check_adds(yaml_path, weights_dir, model):
     adds = re.findall(r"name: ([A-Za-z0-9_-]+), type: add\b", open(yaml_path).read())
-    check(len(adds) > 0, f"{model}: the import has add layers ({len(adds)})")
     for name in adds:
         ma = np.load(os.path.join(weights_dir, f"{name}_mult_a.npy"))
         mb = np.load(os.path.join(weights_dir, f"{name}_mult_b.npy"))
@@ -102,6 +129,7 @@ def run_model(model):
         return
     print(r.stdout.rstrip())
     yaml_path = os.path.join(out, model + ".yaml")
+    check_kinds(yaml_path, model)
     check_adds(yaml_path, os.path.join(out, model), model)
 
     # The float model reads q / 127; the importer's input scale is max|calibration| / 127.
