@@ -1,11 +1,15 @@
-// Reference implementation of the numerics contract; see numerics.hpp.
-// Written for clarity, not speed: loops follow the formulas in docs/numerics.md.
+// Implementation of the numerics contract; see numerics.hpp. The loops
+// follow the formulas in docs/numerics.md, except the dot products of
+// convolutions and fully connected layers, which run on the exact fast
+// kernels of int8_kernels.cpp (the formula loops stay as strata::reference,
+// which the tests compare them with).
 #include "strata/numerics.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
 
+#include "int8_kernels.hpp"
 #include "strata/error.hpp"
 
 namespace strata {
@@ -129,8 +133,11 @@ Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
   return conv2d_acc(in, w, bias, conv_window(g));
 }
 
-Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
-                           const Tensor<int32_t>& bias, const ConvWindow& g) {
+namespace {
+
+// The shape of a convolution after the contract's checks (numerics.hpp).
+kernels::ConvShape conv_shape(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                              const Tensor<int32_t>& bias, const ConvWindow& g) {
   require_rank(in, 3, "conv input");
   require_rank(w, 4, "conv weights");
   const int64_t cin = in.dim(0), h = in.dim(1), wd = in.dim(2);
@@ -139,7 +146,7 @@ Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
     throw Error(fmt::format("{} groups do not divide {} input and {} output channels", g.groups,
                             cin, cout));
   }
-  const int64_t cin_g = cin / g.groups, cout_g = cout / g.groups;
+  const int64_t cin_g = cin / g.groups;
   if (w.dim(1) != cin_g || w.dim(2) != g.kernel || w.dim(3) != g.kernel) {
     throw Error(fmt::format("conv weights [{}][{}][{}][{}] do not match {} input channels per "
                             "group and kernel {}",
@@ -150,29 +157,77 @@ Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
   }
   const int ho = conv_out_size(static_cast<int>(h), g.kernel, g.stride, g.pad.top, g.pad.bottom);
   const int wo = conv_out_size(static_cast<int>(wd), g.kernel, g.stride, g.pad.left, g.pad.right);
-  Tensor<int32_t> acc({cout, ho, wo});
-  for (int64_t co = 0; co < cout; ++co) {
+  return kernels::ConvShape{cin,      h,        wd,      cout,      ho,        wo,
+                            g.groups, g.kernel, g.stride, g.pad.top, g.pad.left};
+}
+
+void check_fc(const Tensor<int8_t>& in, const Tensor<int8_t>& w, const Tensor<int32_t>& bias) {
+  const int64_t n_in = in.size();
+  if (w.rank() < 2 || w.dim(0) < 1) throw Error("fc weights must be [Cout][Cin]");
+  const int64_t cout = w.dim(0);
+  if (w.size() != cout * n_in) {
+    throw Error(fmt::format("fc weights have {} inputs per output, the input has {} elements",
+                            w.size() / cout, n_in));
+  }
+  if (bias.rank() != 1 || bias.dim(0) != cout) {
+    throw Error(fmt::format("fc bias must be [{}]", cout));
+  }
+}
+
+}  // namespace
+
+Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                           const Tensor<int32_t>& bias, const ConvWindow& g) {
+  const kernels::ConvShape s = conv_shape(in, w, bias, g);
+  Tensor<int32_t> acc({s.cout, s.ho, s.wo});
+  kernels::conv(s, in.data(), w.data(), bias.data(), acc.data());
+  return acc;
+}
+
+namespace reference {
+
+Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                           const Tensor<int32_t>& bias, const ConvWindow& g) {
+  const kernels::ConvShape s = conv_shape(in, w, bias, g);
+  const int64_t cin_g = s.cin / s.groups, cout_g = s.cout / s.groups;
+  Tensor<int32_t> acc({s.cout, s.ho, s.wo});
+  for (int64_t co = 0; co < s.cout; ++co) {
     const int64_t c0 = co / cout_g * cin_g;  // first input channel of the filter's group
-    for (int y = 0; y < ho; ++y) {
-      for (int x = 0; x < wo; ++x) {
+    for (int64_t y = 0; y < s.ho; ++y) {
+      for (int64_t x = 0; x < s.wo; ++x) {
         int64_t sum = bias(co);
         for (int64_t ci = 0; ci < cin_g; ++ci) {
           for (int ky = 0; ky < g.kernel; ++ky) {
-            const int64_t iy = int64_t{y} * g.stride - g.pad.top + ky;
-            if (iy < 0 || iy >= h) continue;
+            const int64_t iy = y * g.stride - g.pad.top + ky;
+            if (iy < 0 || iy >= s.h) continue;
             for (int kx = 0; kx < g.kernel; ++kx) {
-              const int64_t ix = int64_t{x} * g.stride - g.pad.left + kx;
-              if (ix < 0 || ix >= wd) continue;
+              const int64_t ix = x * g.stride - g.pad.left + kx;
+              if (ix < 0 || ix >= s.w) continue;
               sum += int64_t{w(co, ci, ky, kx)} * in(c0 + ci, iy, ix);
             }
           }
         }
-        acc(co, y, x) = static_cast<int32_t>(sum);  // range checked by network validation
+        acc(co, y, x) = static_cast<int32_t>(sum);  // modulo 2^32, the int32 accumulator
       }
     }
   }
   return acc;
 }
+
+Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                       const Tensor<int32_t>& bias) {
+  check_fc(in, w, bias);
+  const int64_t n_in = in.size(), cout = w.dim(0);
+  Tensor<int32_t> acc({cout, 1, 1});
+  for (int64_t co = 0; co < cout; ++co) {
+    int64_t sum = bias(co);
+    for (int64_t i = 0; i < n_in; ++i) sum += int64_t{w[co * n_in + i]} * in[i];
+    acc[co] = static_cast<int32_t>(sum);
+  }
+  return acc;
+}
+
+}  // namespace reference
 
 Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
                             const AddRequant& rq) {
@@ -231,22 +286,9 @@ Tensor<int8_t> global_avgpool(const Tensor<int8_t>& in) {
 
 Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
                        const Tensor<int32_t>& bias) {
-  const int64_t n_in = in.size();
-  if (w.rank() < 2 || w.dim(0) < 1) throw Error("fc weights must be [Cout][Cin]");
-  const int64_t cout = w.dim(0);
-  if (w.size() != cout * n_in) {
-    throw Error(fmt::format("fc weights have {} inputs per output, the input has {} elements",
-                            w.size() / cout, n_in));
-  }
-  if (bias.rank() != 1 || bias.dim(0) != cout) {
-    throw Error(fmt::format("fc bias must be [{}]", cout));
-  }
-  Tensor<int32_t> acc({cout, 1, 1});
-  for (int64_t co = 0; co < cout; ++co) {
-    int64_t sum = bias(co);
-    for (int64_t i = 0; i < n_in; ++i) sum += int64_t{w[co * n_in + i]} * in[i];
-    acc[co] = static_cast<int32_t>(sum);
-  }
+  check_fc(in, w, bias);
+  Tensor<int32_t> acc({w.dim(0), 1, 1});
+  kernels::fc(in.data(), in.size(), w.data(), w.dim(0), bias.data(), acc.data());
   return acc;
 }
 
@@ -266,10 +308,18 @@ Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq) {
   Tensor<int8_t> out(acc.shape());
   const int64_t plane = acc.dim(1) * acc.dim(2);
   for (int64_t ch = 0; ch < c; ++ch) {
+    // requantize(acc, m, s, lo, hi) with the channel's checks and constants
+    // taken out of the loop: rshift_round(acc * m, s) = (acc * m + half) >> s.
+    const int s = rq.shift[ch];
+    rshift_round(0, s);  // throws on a shift outside 0..kMaxShift
+    const int64_t m = rq.multiplier[ch], half = s == 0 ? 0 : int64_t{1} << (s - 1);
+    const int32_t* a = acc.data() + ch * plane;
+    int8_t* o = out.data() + ch * plane;
     for (int64_t i = 0; i < plane; ++i) {
-      const int64_t k = ch * plane + i;
-      out[k] = apply_table(rq.table,
-                           requantize(acc[k], rq.multiplier[ch], rq.shift[ch], rq.lo, rq.hi));
+      o[i] = static_cast<int8_t>(std::clamp<int64_t>((a[i] * m + half) >> s, rq.lo, rq.hi));
+    }
+    if (!rq.table.empty()) {
+      for (int64_t i = 0; i < plane; ++i) o[i] = apply_table(rq.table, o[i]);
     }
   }
   return out;

@@ -5,6 +5,9 @@
 // framework.)
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <climits>
 #include <random>
 
@@ -133,6 +136,89 @@ TEST(Numerics, ConvHandComputed) {
   ASSERT_EQ(acc3.shape(), Shape({1, 1, 1}));
   EXPECT_EQ(acc3[0], -128 * -128 + -128 * 127);
   EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({1, 2, 3, 3}), bias, {3, 1, 1}), Error);
+}
+
+// The fast kernels behind conv2d_acc and fc_acc against the formula loops
+// (strata::reference) on random geometries: grouped, depthwise and dense
+// convolutions, kernels 1..7, strides 1..4, pads per side, values at the
+// int8 extremes, and biases near the int32 limits, where the sums wrap
+// modulo 2^32 like the accumulator.
+TEST(Numerics, FastKernelsEqualTheFormulaLoops) {
+  std::mt19937 rng(20261207);
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto fill = [&](Tensor<int8_t>& t) {
+    for (int8_t& v : t.values()) {
+      const int r = pick(0, 9);
+      v = static_cast<int8_t>(r == 0 ? -128 : r == 1 ? 127 : pick(-128, 127));
+    }
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    const int kind = trial % 3;  // dense, grouped, depthwise
+    const int k = pick(1, 7), stride = pick(1, 4);
+    const Pads pad{pick(0, k - 1), pick(0, k - 1), pick(0, k - 1), pick(0, k - 1)};
+    const int h = pick(std::max(1, k - pad.top - pad.bottom), 20);
+    const int w = pick(std::max(1, k - pad.left - pad.right), 20);
+    int groups = 1, cin = pick(1, 40), cout = pick(1, 70);
+    if (kind == 1) {
+      groups = pick(2, 4);
+      cin = groups * pick(1, 9);
+      cout = groups * pick(1, 9);
+    } else if (kind == 2) {
+      groups = cin = cout = pick(1, 24);
+    }
+    Tensor<int8_t> in({cin, h, w}), wt({cout, cin / groups, k, k});
+    fill(in);
+    fill(wt);
+    Tensor<int32_t> bias({cout});
+    for (int32_t& b : bias.values()) {
+      b = pick(0, 3) == 0 ? (pick(0, 1) ? INT32_MAX - pick(0, 1000) : INT32_MIN + pick(0, 1000))
+                          : pick(-100000, 100000);
+    }
+    const ConvWindow g{k, stride, pad, groups};
+    SCOPED_TRACE(fmt::format("trial {}: in [{}][{}][{}], cout {}, groups {}, k {}, s {}", trial,
+                             cin, h, w, cout, groups, k, stride));
+    const Tensor<int32_t> fast = conv2d_acc(in, wt, bias, g);
+    const Tensor<int32_t> slow = reference::conv2d_acc(in, wt, bias, g);
+    ASSERT_EQ(fast.shape(), slow.shape());
+    ASSERT_TRUE(std::equal(fast.values().begin(), fast.values().end(), slow.values().begin()));
+
+    const int n_in = pick(1, 3000), n_out = pick(1, 150);
+    Tensor<int8_t> x({n_in}), fw({n_out, n_in});
+    fill(x);
+    fill(fw);
+    Tensor<int32_t> fb({n_out});
+    for (int32_t& b : fb.values()) b = pick(0, 3) == 0 ? INT32_MAX - pick(0, 1000) : pick(-9, 9);
+    const Tensor<int32_t> ffast = fc_acc(x, fw, fb), fslow = reference::fc_acc(x, fw, fb);
+    ASSERT_TRUE(std::equal(ffast.values().begin(), ffast.values().end(), fslow.values().begin()))
+        << "fc " << n_in << " -> " << n_out;
+  }
+}
+
+// The map requantisation (its per-channel loop) against the scalar rule, at
+// every shift, the extreme multipliers and accumulators, with a table.
+TEST(Numerics, MapRequantisationEqualsTheScalarRule) {
+  std::mt19937 rng(7);
+  const int c = 48, plane = 37;
+  Tensor<int32_t> acc({c, 1, plane});
+  for (int32_t& v : acc.values()) {
+    const int r = static_cast<int>(rng() % 8);
+    v = r == 0 ? INT32_MIN : r == 1 ? INT32_MAX : static_cast<int32_t>(rng());
+  }
+  Requant rq;
+  for (int ch = 0; ch < c; ++ch) {
+    rq.multiplier.push_back(ch % 5 == 0 ? 65535 : static_cast<uint16_t>(rng()));
+    rq.shift.push_back(static_cast<uint8_t>(ch));  // 0 .. 47
+  }
+  rq.lo = -100;
+  rq.hi = 90;
+  for (int i = 0; i < 256; ++i) rq.table.push_back(static_cast<int8_t>(127 - i));
+  const Tensor<int8_t> out = requantize(acc, rq);
+  for (int ch = 0; ch < c; ++ch) {
+    for (int i = 0; i < plane; ++i) {
+      const int8_t v = requantize(acc(ch, 0, i), rq.multiplier[ch], rq.shift[ch], rq.lo, rq.hi);
+      ASSERT_EQ(out(ch, 0, i), apply_table(rq.table, v)) << "channel " << ch << ", element " << i;
+    }
+  }
 }
 
 TEST(Numerics, FullyConnectedFlattensInCHWOrder) {

@@ -161,6 +161,17 @@ Tensor<int8_t> global_avgpool(const Tensor<int8_t>& in);
 Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
                        const Tensor<int32_t>& bias);
 
+// The same accumulators by the formula loops of docs/numerics.md (an int64
+// sum per output, truncated to int32), slow and obviously right: the tests
+// compare conv2d_acc and fc_acc, which run on exact vectorised, threaded
+// kernels, with them.
+namespace reference {
+Tensor<int32_t> conv2d_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                           const Tensor<int32_t>& bias, const ConvWindow& g);
+Tensor<int32_t> fc_acc(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
+                       const Tensor<int32_t>& bias);
+}  // namespace reference
+
 // Requantise accumulators [C][H][W] channel by channel, then apply the
 // table activation when rq.table is not empty.
 Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq);
