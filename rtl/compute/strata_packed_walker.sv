@@ -47,7 +47,7 @@
 //     holds a slot for every beat in flight, so beat_ready_i reaches no
 //     pipeline register.
 // Latency: start_i to the first beat R + 20 cycles (the first step 1 when it
-// is granted at once, scan R + 5, producer 6, issue 2, pipeline 6) when the
+// is granted at once, scan R + 5, producer 6, issue stage 2, pipeline 6) when the
 // walk's second beat follows its first.
 // Throughput: one beat per cycle while beat_ready_i; skipped rows cost
 // nothing; a valid kernel row of a pixel none of whose packed rows is visited

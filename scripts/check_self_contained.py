@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""The repository stands alone: no file points outside it.
+
+Scans the tracked text files (`git ls-files`, binary files skipped) for
+references a user who clones only this repository cannot follow: paths above
+the repository (`../shared`, `seeds/`), the planning documents those paths
+held (`BRIEF`), and issue numbers of a tracker the clone does not have
+(`issue 31`, `issue #31`, `Issue 31:`). Design ideas that came from the
+source documents are cited by their section of docs/background.md instead.
+
+  check_self_contained.py [--root DIR]
+
+Exit status 0 when clean, 1 with one line per finding (file:line: text).
+Run by ctest (self_contained, label lint); its own patterns are checked by
+--self-test.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+# One pattern per kind of reference, with what a finding should be replaced by.
+PATTERNS = [
+    (re.compile(r"\.\./shared\b"), "a path outside the repository"),
+    (re.compile(r"(?<![\w.-])seeds/"), "the source documents' folder (cite docs/background.md)"),
+    (re.compile(r"\bBRIEF\b"), "a planning document outside the repository"),
+    (re.compile(r"\b[Ii]ssues?\s*#?\d+\b"), "an issue number (say what the code does instead)"),
+]
+
+# This file names the patterns it looks for.
+SKIP = {"scripts/check_self_contained.py"}
+
+
+def findings(path, text):
+    for n, line in enumerate(text.splitlines(), 1):
+        for pattern, what in PATTERNS:
+            if pattern.search(line):
+                yield f"{path}:{n}: {what}: {line.strip()[:120]}"
+
+
+def scan(root):
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    out = []
+    for path in files:
+        if not path or path in SKIP:
+            continue
+        try:
+            with open(f"{root}/{path}", "rb") as f:
+                data = f.read()
+        except (FileNotFoundError, IsADirectoryError):
+            continue  # a submodule or a file deleted in the work tree
+        if b"\0" in data[:8192]:
+            continue  # binary (.npy, .onnx, images)
+        out.extend(findings(path, data.decode("utf-8", errors="replace")))
+    return out
+
+
+def self_test():
+    bad = ["see ../shared/BRIEF.md", "from seeds/patent1.txt", "fixed by issue 31",
+           "# Issue 31: FC layers", "closes issue #7", "the BRIEF asks"]
+    good = ["the walker issues a column", "issue stage 2, pipeline 6", "issue decision",
+            "issues no AW", "docs/background.md item 3", "the product brief's seed value"]
+    errors = [f"missed: {t}" for t in bad if not list(findings("x", t))]
+    errors += [f"false alarm: {t}" for t in good if list(findings("x", t))]
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", default=".", help="repository root (default: .)")
+    ap.add_argument("--self-test", action="store_true", help="check the patterns themselves")
+    args = ap.parse_args()
+    problems = self_test() if args.self_test else scan(args.root)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} reference(s) outside the repository" if not args.self_test
+              else "self-test failed")
+        return 1
+    print("self-test passed" if args.self_test else "no reference outside the repository")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
