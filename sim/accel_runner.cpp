@@ -45,7 +45,13 @@ std::string AccelRunner::missing_model_message(const HwTarget& target, bool chec
   const std::vector<LinkedModel> models = linked_models();
   bool has_config = false;
   for (const LinkedModel& m : models) has_config |= m.target().same_hardware(target);
-  std::vector<std::string> built = linked_names(models);
+  // The configurations linked, "(fast model only)" after one without its checked model.
+  std::vector<std::string> built;
+  for (const std::string& name : linked_names(models)) {
+    bool has_checked = false;
+    for (const LinkedModel& m : models) has_checked |= m.name == name && m.checked;
+    built.push_back(has_checked ? name : name + " (fast model only)");
+  }
   if (built.empty()) built.push_back("none");
   for (const ConfiguredTarget& c : configured_models()) {
     if (c.target().same_hardware(target)) {
