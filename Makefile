@@ -58,9 +58,10 @@ DEMO_FST := $(BUILD)/waves/demo_cifar10_quick.fst
 
 # It builds only what it runs: the strata command with the accelerator model
 # it drives (the fast one; --check compares its output with the golden model).
-# A fresh build directory is configured for that alone (DEMO_CONFIG): about
-# 4.5 minutes on two cores; make build adds everything else. In a build
-# directory configured otherwise, strata links whatever models it has.
+# A fresh build directory is configured for that alone (DEMO_CONFIG): 3 min
+# 45 s from a fresh clone on two cores (docs/cli.md); make build adds
+# everything else. In a build directory configured otherwise, strata links
+# whatever models that directory has.
 demo: setup
 	test -f $(BUILD)/CMakeCache.txt || \
 	  cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(DEMO_CONFIG) $(CMAKE_FLAGS)
