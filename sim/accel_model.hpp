@@ -1,9 +1,10 @@
-// AccelRunner's model side (see accel_runner.hpp): the interface
-// AccelRunner::Model, and ModelSim<V>, its implementation for one Verilated
-// strata_top class V. Each hardware configuration is Verilated into its own
-// class (Vstrata_top for the build's default configuration, Vstrata_top_<name>
-// for the others, tb/network/network.cmake); a .cpp per class instantiates
-// ModelSim and provides its factory. Built without GoogleTest
+// AccelRunner's model side (see accel_runner.hpp): ModelSim<V>, the
+// implementation of AccelRunner::Model (accel_model_iface.hpp) for one
+// Verilated strata_top class V. Each model is Verilated into its own class
+// (Vstrata_top and Vstrata_top_fast for the build's default configuration,
+// Vstrata_top_<name> for the others, sim/CMakeLists.txt);
+// accel_model_config.cpp, compiled once per class, instantiates ModelSim and
+// provides its factory. Built without GoogleTest
 // (STRATA_TB_NO_GTEST): failed bench checks are collected into the report.
 #pragma once
 
