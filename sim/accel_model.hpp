@@ -1,9 +1,10 @@
-// AccelRunner's model side (see accel_runner.hpp): the interface
-// AccelRunner::Model, and ModelSim<V>, its implementation for one Verilated
-// strata_top class V. Each hardware configuration is Verilated into its own
-// class (Vstrata_top for the build's default configuration, Vstrata_top_<name>
-// for the others, tb/network/network.cmake); a .cpp per class instantiates
-// ModelSim and provides its factory. Built without GoogleTest
+// AccelRunner's model side (see accel_runner.hpp): ModelSim<V>, the
+// implementation of AccelRunner::Model (accel_model_iface.hpp) for one
+// Verilated strata_top class V. Each model is Verilated into its own class
+// (Vstrata_top and Vstrata_top_fast for the build's default configuration,
+// Vstrata_top_<name> for the others, sim/CMakeLists.txt);
+// accel_model_config.cpp, compiled once per class, instantiates ModelSim and
+// provides its factory. Built without GoogleTest
 // (STRATA_TB_NO_GTEST): failed bench checks are collected into the report.
 #pragma once
 
@@ -20,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "accel_model_iface.hpp"
 #include "accel_runner.hpp"
 #include "axi_mem_model.hpp"
 #include "axil_driver.hpp"
@@ -28,29 +30,6 @@
 #include "strata/isa.hpp"
 
 namespace strata::tb {
-
-class AccelRunner::Model {
- public:
-  virtual ~Model() = default;
-  // The hardware access of the driver library (accel_runner.cpp makes a
-  // strata_hal of them): registers over the AXI4-Lite driver, which steps the
-  // clock until each access completes; device memory in the AXI memory
-  // model; the wait steps the clock until irq_o or `cycles` have passed.
-  virtual uint32_t read32(uint32_t offset) = 0;
-  virtual void write32(uint32_t offset, uint32_t value) = 0;
-  virtual void mem_write(uint64_t addr, const uint8_t* src, size_t bytes) = 0;
-  virtual void mem_read(uint64_t addr, uint8_t* dst, size_t bytes) const = 0;
-  virtual bool wait_irq(uint64_t cycles) = 0;
-  // A run's bench side: begin_run splits the trace port's cycles by layer for
-  // the `instr_count` instructions at `program`; end_run fills the report's
-  // cycles (from the last CTRL.START write to now), layers and bench errors.
-  virtual void begin_run(const uint8_t* program, uint64_t bytes, uint32_t instr_count) = 0;
-  virtual void end_run(RunReport& r) = 0;
-  virtual std::vector<uint8_t> memory(uint64_t size) const = 0;
-  virtual void add_error_region(uint64_t begin, uint64_t end, bool reads, bool writes) = 0;
-  virtual void clear_errors() = 0;
-  virtual int protocol_errors() const = 0;
-};
 
 // Bits of strata_top's trace_state_o (rtl/strata_top.sv, docs/architecture.md).
 namespace trace_bit {

@@ -1,8 +1,10 @@
-// The model of one further hardware configuration (CMake option
-// STRATA_RTL_CONFIGS, tb/network/network.cmake): compiled once per
-// configuration with STRATA_RTL_MODEL (the Verilated class,
-// Vstrata_top_<name>), STRATA_RTL_MODEL_HEADER (its header) and
-// STRATA_RTL_MAKE (the factory AccelRunner calls, make_model_<name>).
+// The model of one configuration (sim/CMakeLists.txt: the checked and the fast
+// model of the default configuration, and the checked model of each further
+// configuration of the CMake option STRATA_RTL_CONFIGS): compiled once per
+// model with STRATA_RTL_MODEL (the Verilated class, Vstrata_top,
+// Vstrata_top_fast or Vstrata_top_<name>), STRATA_RTL_MODEL_HEADER (its
+// header) and STRATA_RTL_MAKE (its factory, make_model_<name>, which the
+// executable's model table lists).
 #include STRATA_RTL_MODEL_HEADER
 
 #include "accel_model.hpp"

@@ -90,7 +90,7 @@ class AccelRunner {
  public:
   // The model of the configuration the build's RTL package describes
   // (config/default.yaml), or of `target` when a model was built for it;
-  // a target without a built model is a strata::Error naming the built ones.
+  // a target without a built model is a strata::Error (missing_model_message).
   explicit AccelRunner(const RunnerOptions& options = {});
   AccelRunner(const HwTarget& target, const RunnerOptions& options);
   ~AccelRunner();
@@ -101,6 +101,11 @@ class AccelRunner {
   static std::vector<std::string> built_configurations();
   // The name of a built model of `target`'s hardware (any name), "" if none.
   static std::string built_model_of(const HwTarget& target);
+  // Why there is no model of `target` (of the checked kind if `checked`) to
+  // run: a configuration of the build whose model this executable does not
+  // link (as in a build configured for `make demo`) is named by its file,
+  // with how to build it; another one, with the CMake option that adds it.
+  static std::string missing_model_message(const HwTarget& target, bool checked);
 
   // Which model runs: "checked" or "fast" (sim/CMakeLists.txt).
   const std::string& model_kind() const { return model_kind_; }

@@ -1,8 +1,9 @@
-// The cascade model of one further hardware configuration (CMake option
-// STRATA_CHAIN_CONFIGS, sim/CMakeLists.txt): compiled once per configuration
-// with STRATA_CHAIN_MODEL (the Verilated class, Vstrata_cascade_top_<name>),
-// STRATA_CHAIN_MODEL_HEADER (its header), STRATA_CHAIN_MAKE (the factory
-// ChainRunner calls, make_chain_<name>), STRATA_CHAIN_STAGES (its K) and the
+// The cascade model of one configuration (sim/CMakeLists.txt: the default
+// one's, and each of the CMake option STRATA_CHAIN_CONFIGS): compiled once per
+// configuration with STRATA_CHAIN_MODEL (the Verilated class,
+// Vstrata_cascade_top or Vstrata_cascade_top_<name>), STRATA_CHAIN_MODEL_HEADER
+// (its header), STRATA_CHAIN_MAKE (its factory, make_chain_<name>, which the
+// executable's model table lists), STRATA_CHAIN_STAGES (its K) and the
 // configuration's AXI widths, STRATA_CHAIN_ADDR_BITS and STRATA_CHAIN_DATA_BITS.
 #include STRATA_CHAIN_MODEL_HEADER
 

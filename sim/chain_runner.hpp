@@ -62,8 +62,8 @@ class ChainRunner {
  public:
   static constexpr int kStages = 4;  // strata_cascade_top's K in every cascade model
 
-  // The model of `target`'s configuration; throws strata::Error naming the
-  // built ones when there is none.
+  // The model of `target`'s configuration; throws strata::Error
+  // (missing_model_message) when there is none.
   explicit ChainRunner(const ChainRunnerOptions& options = {},
                        const HwTarget& target = HwTarget::defaults());
   ~ChainRunner();
@@ -76,6 +76,10 @@ class ChainRunner {
   static int stages_built_for(const HwTarget& target);
   // "name (K stages)" of each built cascade model, the default first.
   static std::vector<std::string> built_configurations();
+  // Why there is no cascade model of `target`: a configuration of the build
+  // whose model this executable does not link is named by its file, with how
+  // to build it; another one, with the CMake option that adds it.
+  static std::string missing_model_message(const HwTarget& target);
   int stages() const;  // this model's K
 
   // Streams `inputs` through `chain` (see the header); outputs, one per image

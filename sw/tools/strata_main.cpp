@@ -919,9 +919,7 @@ struct MismatchError : Error {
 void require_chain_model(const HwTarget& target, int instances) {
   const int stages = tbr::ChainRunner::stages_built_for(target);
   if (stages == 0) {
-    throw Error(fmt::format("--instances: no cascade model is built for configuration '{}'; "
-                            "built: {} (CMake option STRATA_CHAIN_CONFIGS)",
-                            target.name, fmt::join(tbr::ChainRunner::built_configurations(), ", ")));
+    throw Error(fmt::format("--instances: {}", tbr::ChainRunner::missing_model_message(target)));
   }
   if (instances > stages) {
     throw Error(fmt::format("--instances {}: the cascade model of configuration '{}' has {} stages",

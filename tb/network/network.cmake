@@ -39,3 +39,17 @@ target_link_libraries(strata_cascade_tests PRIVATE strata_chain_runner GTest::gt
 target_include_directories(strata_cascade_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/common)
 gtest_discover_tests(strata_cascade_tests DISCOVERY_TIMEOUT 120)
 strata_discovered_labels(strata_cascade_tests network random)
+
+# The runner with the fast model alone (strata_rtl_runner_fast_only), as the
+# strata command of a build for `make demo`: its model runs, the others are a
+# clear error.
+add_executable(strata_model_table_tests ${CMAKE_CURRENT_SOURCE_DIR}/network/model_table_test.cpp)
+target_link_libraries(strata_model_table_tests PRIVATE strata_rtl_runner_fast_only
+                      GTest::gtest_main)
+if(STRATA_RTL_CONFIGS)
+  list(GET STRATA_RTL_CONFIGS 0 first_config)
+  target_compile_definitions(strata_model_table_tests PRIVATE
+    STRATA_FURTHER_CONFIG="${first_config}")
+endif()
+gtest_discover_tests(strata_model_table_tests DISCOVERY_TIMEOUT 120)
+strata_discovered_labels(strata_model_table_tests network)
