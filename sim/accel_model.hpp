@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AccelRunner's model side (see accel_runner.hpp): the interface
 // AccelRunner::Model, and ModelSim<V>, its implementation for one Verilated
 // strata_top class V. Each hardware configuration is Verilated into its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model of one further hardware configuration (CMake option
 // STRATA_RTL_CONFIGS, tb/network/network.cmake): compiled once per
 // configuration with STRATA_RTL_MODEL (the Verilated class,

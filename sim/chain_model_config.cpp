@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cascade model of one further hardware configuration (CMake option
 // STRATA_CHAIN_CONFIGS, sim/CMakeLists.txt): compiled once per configuration
 // with STRATA_CHAIN_MODEL (the Verilated class, Vstrata_cascade_top_<name>),
