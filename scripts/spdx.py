@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every source file carries the project's licence as an SPDX line.
 
   spdx.py [--root DIR]          check: exit 1 listing the files without it
