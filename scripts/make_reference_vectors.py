@@ -54,6 +54,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from hw_constants import MAX_SHIFT, MULT_MAX
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -73,8 +75,6 @@ N_RANDOM_GAP = 3
 
 INT8_MIN, INT8_MAX = -128, 127
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-MULT_MAX = 65535
-MAX_SHIFT = 47
 EXACT_LIMIT = 2**53       # float64 holds every integer below this exactly
 
 NONE = (INT8_MIN, INT8_MAX)

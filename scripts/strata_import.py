@@ -83,6 +83,8 @@ import subprocess
 import sys
 import tempfile
 
+from hw_constants import MAX_SHIFT, MULT_MAX
+
 try:
     import numpy as np
     import onnx
@@ -115,8 +117,7 @@ SCALE_KEEPING_OPS = {"MaxPool", "AveragePool", "GlobalAveragePool", "ReduceMean"
 MAX_CONCAT_INPUTS = 64
 MAX_FOLD_ELEMENTS = 4096  # largest tensor the static-shape folding reads or writes
 MAX_UPSAMPLE = 8
-MAX_MULT = 65535
-MAX_SHIFT = 47
+MAX_MULT = MULT_MAX
 # The network format's limits, as sw/src/network.cpp's reader checks them
 # (docs/network-format.md, "Limits checked by the reader").
 MAX_KERNEL = 11

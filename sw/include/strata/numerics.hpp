@@ -11,11 +11,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "strata/hw_config.hpp"
 #include "strata/tensor.hpp"
 
 namespace strata {
 
-inline constexpr int kMaxShift = 47;
+inline constexpr int kMaxShift = hw::kMaxShift;  // config/default.yaml max_shift
 inline constexpr int kInt8Min = -128;
 inline constexpr int kInt8Max = 127;
 
