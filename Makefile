@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Strata: the short commands a user types. CMake does the real work in build/.
 #   make demo    cifar10_quick: golden model, RTL (checked), per-layer cycles table [TRACE=1];
 #                builds only the strata command with the fast model on a fresh build directory

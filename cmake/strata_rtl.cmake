@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What every Verilated build of the RTL shares (the runner library in sim/ and
 # the benches in tb/): Verilator, the RTL file list (rtl/manifest.txt), and the
 # coverage switch. Included by the top-level CMakeLists.txt.

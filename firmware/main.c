@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Strata firmware (docs/board.md): runs the bundles and images of its payload
  * (strata_payload.h) on the accelerator through the driver library strata_rt,
  * and prints per image the output class, an output checksum, the

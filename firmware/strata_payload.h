@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The firmware's payload (docs/board.md): the bundles and images it runs and
  * the faults it tries, made by scripts/soc_payload.py, placed by the
  * simulation in the ROM after the firmware and on the board in main RAM by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cascade of K accelerators (docs/cascade.md): K strata_top instances, the
 // cascade output of stage k feeding the cascade input of stage k + 1, so that
 // a network split into K runs of consecutive layers runs as a pipeline.

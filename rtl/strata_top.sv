@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strata accelerator top: the memory system and control (strata_memsys: CSRs,
 // controller, fetch, semaphores, load and store engines, banks, AXI) with the
 // COMPUTE engine (strata_compute_engine: PE array, requantiser, pooling path,

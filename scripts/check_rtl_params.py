@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks that configuration parameters pass from the top down (docs/rtl-blocks.md,
 "Parameters").
 

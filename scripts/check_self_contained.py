@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The repository stands alone: no file points outside it.
 
 Scans the tracked text files (`git ls-files`, binary files skipped) for
@@ -24,7 +25,7 @@ PATTERNS = [
     (re.compile(r"\.\./shared\b"), "a path outside the repository"),
     (re.compile(r"(?<![\w.-])seeds/"), "the source documents' folder (cite docs/background.md)"),
     (re.compile(r"\bBRIEF\b"), "a planning document outside the repository"),
-    (re.compile(r"\b[Ii]ssues?\s*#?\d+\b"), "an issue number (say what the code does instead)"),
+    (re.compile(r"\b[Ii]ssues?[\s-]*#?\d+\b"), "an issue number (say what the code does instead)"),
 ]
 
 # This file names the patterns it looks for.
@@ -58,7 +59,7 @@ def scan(root):
 
 def self_test():
     bad = ["see ../shared/BRIEF.md", "from seeds/patent1.txt", "fixed by issue 31",
-           "# Issue 31: FC layers", "closes issue #7", "the BRIEF asks"]
+           "# Issue 31: FC layers", "closes issue #7", "the issue-6 target", "the BRIEF asks"]
     good = ["the walker issues a column", "issue stage 2, pipeline 6", "issue decision",
             "issues no AW", "docs/background.md item 3", "the product brief's seed value"]
     errors = [f"missed: {t}" for t in bad if not list(findings("x", t))]

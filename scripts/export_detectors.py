@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Exports two object detectors (random weights) as ONNX for strata import: YOLOv3-tiny and a YOLOv8n-style network.
 
   /usr/bin/python3 scripts/export_detectors.py [OUT_DIR] [--images N] [--seed S] [--size-v3 S] [--size-v8 S]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # verilator --lint-only -Wall over every module of rtl/manifest.txt, each as its
 # own top, so unused-top modules are linted too. Waivers live in per-file .vlt
 # files listed in the manifest.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Reference vectors for the numerics contract, computed with PyTorch.
 
 An independent check of the golden model (sw/src/numerics.cpp): every layer

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-layer MAC utilisation plot (PNG) from `strata bench --json` reports.
 
 Usage:

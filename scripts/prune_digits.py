@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Magnitude-prune the digits CNN to 50 % and 75 % weight sparsity, quantise and export it.
 
 The float model is the one scripts/train_digits.py trains (same data, seed and

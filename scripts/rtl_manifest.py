@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The RTL file list, rtl/manifest.txt, for the Python scripts (the FPGA flows,
 the coverage report).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what a fresh Debian 12 machine lacks to build, test and demo Strata.
 # Idempotent: every step checks first and does nothing when the tool is there.
 #   Debian packages via apt-get (build tools, C++ libraries, Python numerics);

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The firmware's payload (firmware/strata_payload.h, docs/board.md): bundles,
 images and faults for the Strata firmware to run.
 

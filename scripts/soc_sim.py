@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Networks on the Strata SoC in simulation, checked byte by byte (docs/board.md).
 
   .venv/bin/python scripts/soc_sim.py --strata build/sw/strata --out build/soc

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-layer speed-up of the sparse build against the packer's figure for the
 same weights (docs/sparsity.md, "Against the packer, per layer").
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """strata import: a float or QDQ ONNX model -> a Strata network (YAML + int8 .npy parameters).
 
 Run by `strata import MODEL.onnx --calibration X.npy --out DIR` with the project

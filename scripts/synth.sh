@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Strata FPGA synthesis: Yosys (+ nextpnr-ecp5 for ECP5) on one RTL top.
 #   scripts/synth.sh --target ecp5|xilinx|gowin [--top MODULE] [--config YAML]
 #                    [--params "Name=value ..."] [--speeds 8,6] [--seeds 1,2,3]

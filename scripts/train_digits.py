@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Train the digits CNN, quantise it to the Strata numerics and export it.
 
 The model is a small float CNN trained in PyTorch on scikit-learn's 8x8 digits

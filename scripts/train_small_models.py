@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Train three small CNNs on the digits and export them as float ONNX for `strata import`.
 
 The data is the digits set committed in examples/digits/ (int8 [1797][1][8][8], values 0..127

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the training scripts share (scripts/train_digits.py, scripts/train_small_models.py):
 deterministic PyTorch, and the training loop with random shifts of the images.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one testbench test (gtest name Suite.Test) with an FST trace and prints
 # the gtkwave command that opens it with the block's committed layout.
 set -euo pipefail

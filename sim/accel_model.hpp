@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AccelRunner's model side (see accel_runner.hpp): ModelSim<V>, the
 // implementation of AccelRunner::Model (accel_model_iface.hpp) for one
 // Verilated strata_top class V. Each model is Verilated into its own class

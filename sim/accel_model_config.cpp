@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model of one configuration (sim/CMakeLists.txt: the checked and the fast
 // model of the default configuration, and the checked model of each further
 // configuration of the CMake option STRATA_RTL_CONFIGS): compiled once per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AccelRunner::Model, the interface between AccelRunner and one Verilated
 // strata_top (ModelSim<V> in accel_model.hpp implements it). Without
 // Verilator's headers: the runner library (accel_runner.cpp) holds no model;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AccelRunner: see accel_runner.hpp. The cycle loop (accel_model.hpp) follows
 // the drive / settle / sample / tick discipline of tb/common/sim_fixture.hpp.
 // This file holds no Verilated model: each model (the checked and the fast

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs compiled Strata programs on the Verilated accelerator (strata_top)
 // through the driver library strata_rt (sw/rt, docs/board.md): the model is
 // a hardware-access layer (strata_hal) whose registers are reached over the

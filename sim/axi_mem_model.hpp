@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AXI4 slave memory model for Verilated benches.
 //
 // Attaches to a model's AXI4 master ports, named m_axi_<signal> (AR, R, AW,

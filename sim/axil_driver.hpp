@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AXI4-Lite master for the CSR port of a Verilated model (ports s_axil_*),
 // with the register names of strata/csr_map.hpp.
 //

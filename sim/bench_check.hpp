@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the bench agents (AXI memory model, AXI4-Lite driver) report a failed
 // check. In the GoogleTest benches a failed check is ADD_FAILURE: the test
 // fails and the simulation goes on. Code built without GoogleTest (define

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChainRunner's model side (see chain_runner.hpp): ChainModelSim, the chain
 // runner for one Verilated strata_cascade_top class (Stages accelerators of
 // one hardware configuration, AXI addresses of AddrBits and beats of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cascade model of one configuration (sim/CMakeLists.txt: the default
 // one's, and each of the CMake option STRATA_CHAIN_CONFIGS): compiled once per
 // configuration with STRATA_CHAIN_MODEL (the Verilated class,

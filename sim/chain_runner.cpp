@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChainRunner: see chain_runner.hpp. The runner itself is ChainModelSim
 // (chain_model.hpp), instantiated once per Verilated strata_cascade_top in
 // chain_model_config.cpp: the default configuration's and each of the CMake

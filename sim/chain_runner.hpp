@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a cascade chain (strata/cascade.hpp, docs/cascade.md) on a Verilated
 // strata_cascade_top: four stages of the build's default configuration, or
 // of a configuration of the CMake option STRATA_CHAIN_CONFIGS (e.g.

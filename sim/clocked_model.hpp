@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Verilated model in a context of its own, with an optional FST trace: what
 // the runners of sim/ (accel_model.hpp, chain_runner.cpp) build their cycle
 // loops on. The context draws the initial values from the seed (randReset

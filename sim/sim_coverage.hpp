@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Verilator coverage output of the benches (coverage builds only).
 //
 // A coverage build (cmake -DSTRATA_COVERAGE=ON) Verilates every model with

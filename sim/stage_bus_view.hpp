@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Flat AXI4 / AXI4-Lite port names of one stage of strata_cascade_top.
 //
 // strata_cascade_top carries each stage's bus signals in packed arrays (stage

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bernoulli "is the stream idle this cycle" source for random gaps and
 // back-pressure in the bench agents (no test framework needed).
 #pragma once

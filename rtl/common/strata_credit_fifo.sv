@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Output buffer of a fixed-latency pipeline that has no stall: credit-based
 // back-pressure instead of a global enable.
 //

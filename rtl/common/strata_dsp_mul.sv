@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DSP multiplier: the exact AWidth x BWidth product of two operands, each
 // signed or unsigned, with its input and output registers written so that an
 // FPGA's DSP block holds all of them.

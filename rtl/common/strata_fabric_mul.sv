@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fabric multiplier: the exact AWidth x BWidth product of two operands, each
 // signed or unsigned, from LUTs and carry chains (no DSP block), with the
 // ports, enables and two-cycle latency of strata_dsp_mul. It is the product a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous valid/ready FIFO (first word fall-through).
 // Throughput: one push and one pop per cycle while not full. in_ready_o
 // depends only on the fill level (no combinational ready path), so Depth = 2

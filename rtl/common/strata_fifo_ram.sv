@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Valid/ready FIFO in block RAM (first word fall-through), for bulk buffers.
 //
 // Storage: a strata_ram_1r1w of Depth words plus a 3-entry strata_fifo output

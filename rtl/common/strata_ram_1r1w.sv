@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Simple dual-port RAM: one write port, one read port, one clock.
 // Synchronous read with one cycle of latency (rdata_o is valid the cycle after
 // re_i), so it maps onto block RAM (DP16KD, RAMB18/36, M10K) without a

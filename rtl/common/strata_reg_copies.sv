@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing-only replication: copies of one register bit for a signal that
 // reaches blocks placed far apart (a reset, a run, start or abort flag, a
 // write enable). Every copy loads d_i (0 in reset), so the copies are equal

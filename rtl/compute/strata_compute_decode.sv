@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoder and checker of one COMPUTE instruction (CONV, FC, POOL, DEPTHWISE;
 // docs/isa.md, COMPUTE and Errors): captures the instruction, checks every
 // field against the configuration and derives the effective walk / write /

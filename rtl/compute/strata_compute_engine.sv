@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // COMPUTE engine (docs/isa.md, COMPUTE; docs/architecture.md, RTL structure):
 // executes CONV, FC (batch), POOL and DEPTHWISE instructions from the compute
 // queue.

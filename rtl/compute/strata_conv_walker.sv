@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Address walker (AGU) of the COMPUTE engine: turns one instruction's
 // geometry (strata_compute_pkg::walk_cfg_t) into the stream of beats of a
 // convolution, one per cycle: for each output pixel (oy, ox) in raster order,

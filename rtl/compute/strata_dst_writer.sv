@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Destination writer of the COMPUTE engine (docs/isa.md, COMPUTE): takes
 // the result words of one instruction in order and writes them.
 //   BANK / PE_CACHE: result (g, r, c) (group, row, column, raster order) to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Address walker of a packed CONV (sparse builds; docs/isa.md, "Packed CONV",
 // docs/sparsity.md): turns one instruction's geometry (walk_cfg_t) and its
 // packed-row schedule into the stream of beats of the packed walk, exactly as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parameter RAM of the COMPUTE engine (docs/isa.md, machine model):
 // ParamDepth channels of {bias int32, M uint16, S}, written one channel per
 // cycle by the load engine, read P consecutive channels per cycle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Run control of the accelerator: start, completion, abort on error, drain,
 // and the deadlock watchdog.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AXI4-Lite slave with the registers of config/registers.yaml (docs/registers.md).
 //
 // Handshakes: AW and W are accepted independently (either order, or together)

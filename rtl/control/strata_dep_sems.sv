@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The five dependency semaphores of docs/isa.md: L2C, C2S, C2L, S2C, S2L.
 //
 // Each semaphore is a counter with one producer (release) and one consumer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One engine's side of the dependency semaphores (docs/isa.md, Dependencies):
 // turns an instruction's header counts into acquire requests and releases,
 // in completion-granular or fine-grained mode.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the LOAD, STORE and COMPUTE engines share between taking an
 // instruction and retiring it: the start and run flags of their state
 // machines, replicated for placement, and the dependency sequencer

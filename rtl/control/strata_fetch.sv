@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Instruction fetch, decode checks and dispatch to the three engine queues.
 //
 // Fetch: instruction i (64 bytes) is read from base + 64 i with one AXI INCR

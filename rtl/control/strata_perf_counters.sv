@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Performance counters: NumCounters 64-bit counters, each adding its
 // increment (0..2^IncWidth - 1) every cycle while enable_i is high.
 // clear_i zeroes all of them (the controller pulses it at START); clear wins

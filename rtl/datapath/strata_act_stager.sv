@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multiplexer-based activation stager for sparse (packed) weights.
 //
 // Offline, zero weights are squeezed out of the time axis of a dense weight

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pipelined signed adder tree: sum_o = sum of the Inputs signed InWidth-bit
 // elements of data_i, exact (the output is InWidth + ceil(log2(Inputs)) bits,
 // so it never wraps).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Processing element: an operand cache, a Lanes-wide int8 dot product per
 // cycle and an int32 accumulator (background item 1: cache for the reused data, N-wide
 // dot-product unit, accumulator).

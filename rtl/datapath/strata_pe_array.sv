@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PE array: Pes processing elements (strata_pe) in lockstep on ONE compute
 // stream (its operand broadcast, or one per PE: OpCopies below), each with
 // its own operand cache, and one result stream that carries the Pes

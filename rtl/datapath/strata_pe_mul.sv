@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PE multiplier: one int8 x int8 -> 16-bit signed product with its input and
 // output registers, written so that an FPGA's DSP block holds all of them.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Requantisation of Channels accumulators per beat (docs/numerics.md):
 //   y[c] = clamp(rshift_round(acc[c] * M[c], S[c]), lo, hi)
 // and, for a beat with in_tab_en_i, the table activation after the clamp:

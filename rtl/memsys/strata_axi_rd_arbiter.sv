@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shares one AXI4 read channel (AR/R) between the instruction fetcher (ID
 // FetchId) and the load engine (ID LoadId).
 //

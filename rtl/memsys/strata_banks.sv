@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // On-chip feature buffers: Banks x strata_ram_1r1w of BankDepth words of
 // WordWidth bits (one word = N int8 lanes), with four client ports:
 //   load write (lw), compute write (cw), compute read (cr), store read (sr),

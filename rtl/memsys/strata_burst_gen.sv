@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AXI burst generator of the load and store engines: splits a transfer of
 // rows_i rows of row_beats_i beats (row r at base_i + r * stride_i) into INCR
 // bursts of at most MaxBurst beats that never cross a 4 KB boundary.

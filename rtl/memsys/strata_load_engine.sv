@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LOAD engine (docs/isa.md, LOAD): copies rows x row_words units from
 // external memory, or from the cascade input (src_kind CASCADE), into a bank, the PE caches, the parameter RAM or the
 // activation tables (TABLE; on sparse builds, Sparse = 1, also the control planes and the packed-row schedule).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory system and control of the accelerator: every block of strata_top
 // except the compute engine, wired as docs/architecture.md ("RTL structure")
 // describes:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // STORE engine (docs/isa.md, STORE): copies rows x row_words N-byte words
 // from a bank to external memory with AXI4 write bursts, or to the cascade
 // output (dst_kind CASCADE, docs/cascade.md).

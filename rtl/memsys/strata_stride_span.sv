@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Span of a strided 2-D transfer for the load and store engines' range
 // check (strata_xfer_check): (rows - 1) x the 24-bit external row stride, as
 // two DSP products of the stride's halves (16 x 12 bits each, so each fits

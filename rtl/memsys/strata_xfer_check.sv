@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transfer range check of the load and store engines: the field checks of a
 // strided 2-D transfer between external memory (rows at ext_addr + r *
 // ext_row_stride, row_beats beats each) and an on-chip memory (rows at

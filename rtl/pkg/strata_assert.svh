@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strata assertion macros (simulation only; kept on in Verilator with --assert).
 //
 // `STRATA_ASSERT_STREAM(name, clk, rst_n, valid, ready, payload)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strata bus types: AXI4 field types and the AXI4-Lite channel structs.
 //
 // AXI4-Lite (the CSR slave) has widths the register map fixes (a 4 KiB window,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The AXI4 channel structs and request / response bundles of a master with
 // AW address bits and DW data bits. A package cannot take the configuration's
 // widths as parameters, so each module that needs the types declares them

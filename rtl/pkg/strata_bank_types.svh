@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bank port payloads of strata_banks with BW bank-index bits, AW word-address
 // bits and DW word bits. As with strata_axi_types.svh, a package cannot take the
 // configuration's widths, so each module on a bank path declares the types from

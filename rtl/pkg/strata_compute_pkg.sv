@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Types shared by the blocks of the COMPUTE engine (strata_compute_engine):
 // the decoded, checked form of one COMPUTE instruction as the decoder
 // (strata_compute_decode) hands it to the address walker (strata_conv_walker),

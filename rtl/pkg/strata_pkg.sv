@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strata shared types and derived parameters.
 //
 // Configuration values come from strata_cfg_pkg (generated from

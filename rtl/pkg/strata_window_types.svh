@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What travels with a line-buffer column on its way from the window walker,
 // through the column queue, to the window register of strata_window_gen, with
 // MK (largest kernel side) tap rows and DW bits of the output position. As

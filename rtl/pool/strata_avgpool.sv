@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Avg-pool unit (background item 2 "avg-pool unit: adder array + divider array that
 // divides by the number of elements actually in the window"): per lane
 //   y = floor((2 * sum + n) / (2 * n))   (strata::avg_round)

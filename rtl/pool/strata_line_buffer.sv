@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Line buffer of the window generator: the last Rows image rows, one pixel
 // vector (Lanes x DataWidth) per word, read one full kernel column per cycle.
 //

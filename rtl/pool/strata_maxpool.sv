@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Max-pool unit (background item 2 "max-pool unit: comparator array"): the largest
 // valid tap of a window, per lane. A window arrives complete (all k x k taps
 // in one beat, from strata_window_gen), so the unit is a pipelined comparator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pooling unit (background item 2 "dispatcher + max-pool unit + avg-pool unit +
 // selector"): reduces each window to one pooled pixel vector with the
 // operation carried by the window (in_op_i, strata_pkg::pool_op_e; set per

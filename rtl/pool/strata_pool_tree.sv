@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pipelined reduction tree over the valid taps of a window, Lanes lanes in
 // parallel: the comparator array (Op = PoolMax) of the max-pool unit and the
 // adder array (Op = PoolAvg: sum) of the avg-pool unit (background item 2).

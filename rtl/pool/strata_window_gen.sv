@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sliding-window generator: turns a row-major stream of pixel vectors of an
 // H x W image into the stream of k x k windows of a convolution or pooling
 // layer (kernel k, stride s, padding pt / pl / pb / pr above / left of /

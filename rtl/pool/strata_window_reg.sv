@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Window register of strata_window_gen: shifts the columns of the column
 // queue into a k-column register (column kx holds tap column kx) and holds
 // the output window with its tap mask, tap count, valid rectangle, position

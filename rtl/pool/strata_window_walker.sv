@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Window walker of strata_window_gen: walks the output window positions of
 // a frame (oy, ox) in row-major order and issues, one per cycle, the
 // line-buffer column reads that shift each window into the window register,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Write side of strata_window_gen: takes the image's pixel vectors and
 // places pixel (y, x) at line-buffer bank y mod Rows, word x. Row y may be
 // written once no window still to come needs row y - Rows (the walker's

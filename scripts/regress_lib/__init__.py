@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Strata nightly regression (scripts/regress, docs/regression.md).
 
 Modules:

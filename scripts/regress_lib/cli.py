@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """scripts/regress command line; see scripts/regress --help and docs/regression.md."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Verilator line and toggle coverage of a regression.
 
 Each bench process of a coverage build (cmake -DSTRATA_COVERAGE=ON) writes one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a regression leaves in its run directory:
 
   results.json       every run (test, seed, outcome, time, tail of output) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runs work items in parallel: one process per run, in its own process group,
 killed (group and all) when it outlives its timeout, so a hang is a failure
 and never a stuck night. Tests that share a ctest RESOURCE_LOCK never run at

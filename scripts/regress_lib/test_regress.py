@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of scripts/regress (ctest label "regress"):
 
   test_regress.py [--build DIR] [unittest options]

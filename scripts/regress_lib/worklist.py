@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a regression runs: the tests ctest knows, the seeds of the night, the
 work list (test x seed), its partition into shards, and rerun files.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-block FPGA results: runs the flow for each block of scripts/synth/blocks.yaml
 on each target and writes the tables of docs/fpga.md from the reports.
 

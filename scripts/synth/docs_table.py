@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The results table of docs/fpga.md, generated from a report.json of the flow.
 
   /usr/bin/python3 scripts/synth/docs_table.py [REPORT.json]   print the table

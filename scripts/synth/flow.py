@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Strata open FPGA flow: Yosys synthesis and, for ECP5, nextpnr place and route.
 
   scripts/synth.sh --target ecp5|xilinx|gowin [--top MODULE] [--config YAML]

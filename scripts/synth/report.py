@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Strata synthesis report: Yosys `stat -json` + nextpnr `--report` -> report.json / .md.
 
 Used by scripts/synth/flow.py (build, markdown, summary). Run on its own it

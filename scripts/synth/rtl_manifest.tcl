@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The RTL file list rtl/manifest.txt for the vendor flows (vivado/, quartus/):
 # sourced by their scripts. The manifest holds one path relative to rtl/ per
 # line in compile order (packages first); '#' starts a comment.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the FPGA flow (ctest label "synth"), one ctest test per suite:
 
   test_flow.py [--out DIR] Errors | SeedSweep | RtlErrors | ElaborateTop | Ecp5Ram |

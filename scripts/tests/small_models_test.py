@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The trained small models (docs/models.md) through `strata import` and the golden model.
 
 Run by ctest (small_models, label unit). For examples/resnet_digits,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of `strata import`'s table activations (scripts/strata_import.py), run by ctest
 (strata_import_act, label unit).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of `strata import`'s graph transformations (scripts/strata_import.py), run by ctest
 (strata_import_graph, label unit): standalone BatchNormalization, static shapes folded into
 constants, channel shuffles, space-to-depth for kernels above --max-kernel.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of `strata import` (scripts/strata_import.py), run by ctest (strata_import, label unit).
 
 Builds small float ONNX models with onnx.helper (no PyTorch), imports them with

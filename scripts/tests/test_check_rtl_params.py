@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Self-test of scripts/check_rtl_params.py: a tree that passes a configuration
 parameter down passes; one that leaves it at the package default, or reads a
 configuration value from the package below the top, fails and names the line."""

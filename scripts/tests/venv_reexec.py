@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Re-run a test script with the project venv's python (.venv: numpy, onnx, onnxruntime).
 
 The test scripts are started by ctest with whatever python CMake found; when that is not the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Strata on a Zynq-7020 board (docs/board.md): a Vivado block design with the
 # Zynq processing system, the accelerator's registers on M_AXI_GP0, its AXI4
 # master on S_AXI_HP0 (the PS's DDR), its interrupt on IRQ_F2P[0], one 100 MHz

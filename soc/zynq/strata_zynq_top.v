@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strata for a Vivado block design on a Zynq-7000 (soc/zynq/strata_zynq.tcl,
 // docs/board.md): a Verilog wrapper, as IP integrator's module references
 // take no SystemVerilog top, around strata_top with its AXI4 master

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: compile, then run on the ISA simulator, against the
 // golden model. The input bytes are decoded (FuzzedDataProvider) into a small
 // network description of every layer type the format has (conv, fc, maxpool,

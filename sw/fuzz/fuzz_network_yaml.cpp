@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the network description reader (strata::load_network) on
 // arbitrary YAML text, and the same text as a hardware configuration
 // (HwTarget::from_yaml). A strata::Error is a clean refusal; a crash, a

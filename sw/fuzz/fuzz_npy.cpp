@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the .npy reader on arbitrary bytes. The input is the whole
 // file, parsed from memory by strata::parse_npy (what read_npy does after
 // reading the file). A strata::Error is a clean refusal; a crash, a sanitizer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the libFuzzer harnesses: a file in memory that the readers open by
 // path (load_npy, load_network and HwTarget::from_yaml take paths), and the report of a finding.
 #pragma once

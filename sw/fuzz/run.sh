@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one libFuzzer harness of a STRATA_FUZZ build for a fixed time
 # (docs/regression.md, Fuzzing). `make fuzz` and `make regress` call it.
 #   sw/fuzz/run.sh BUILD HARNESS SECONDS [--fresh] [libFuzzer options...]

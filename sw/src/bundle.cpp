@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the bundle of a compiled program (strata/bundle.hpp; the byte layout
 // is sw/rt/include/strata_bundle.h, documented in docs/bundle.md).
 #include "strata/bundle.hpp"

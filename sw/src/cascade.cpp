@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cascade partitioning (strata/cascade.hpp, docs/cascade.md): the network's
 // ops, the cuts allowed between them, the partition with the smallest
 // largest stage, each stage compiled on its own, and the links: the stage

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compiler (compiler.hpp, docs/compiler.md): the pipeline of the passes of
 // compiler/passes.hpp, one file each under compiler/:
 //   1. lower()          network layers -> fused ops (conv/fc + pool + clamps, POOL ops)

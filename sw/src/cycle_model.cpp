@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The instruction-level timing model (strata/cycle_model.hpp).
 #include "strata/cycle_model.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device: loading and finding config/devices/*.yaml (strata/device.hpp).
 #include "strata/device.hpp"
 

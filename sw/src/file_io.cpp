@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked, all-or-nothing file output (file_io.hpp).
 #include "strata/file_io.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `strata gen`: random parameters for a network structure and calibrated
 // requantisation (see gen.hpp and docs/network-format.md, "Generated
 // parameters").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The golden model: each layer is one or two numerics.hpp functions
 // (accumulate, then requantise with the layer's per-channel M, S and clamp).
 #include "strata/golden.hpp"

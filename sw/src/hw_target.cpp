@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HwTarget: defaults from hw_config.hpp, loading from a configuration YAML.
 #include "strata/hw_target.hpp"
 

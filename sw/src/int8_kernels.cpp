@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fast exact kernels of the golden model; see int8_kernels.hpp.
 // Compiled with -fwrapv (sw/CMakeLists.txt): the int32 sums below wrap as the
 // contract's accumulator does instead of being undefined on overflow.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fast kernels behind the golden model's accumulations (numerics.hpp): the
 // int8 dot products of convolutions and fully connected layers, exact.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Instruction fields, dependency edges and the disassembler (isa.hpp). The
 // per-opcode encode / decode is generated (strata/isa_codec.hpp).
 #include "strata/isa.hpp"

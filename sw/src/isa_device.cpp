@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IsaDevice: see strata/isa_device.hpp.
 #include "strata/isa_device.hpp"
 

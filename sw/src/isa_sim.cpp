@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ISA simulator (isa_sim.hpp): a functional model executed in program
 // order that records, per instruction and per step, which on-chip words and
 // external bytes it reads and writes; then a model of the three engines, their

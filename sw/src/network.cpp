@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Network description reader (docs/network-format.md): YAML structure with
 // yaml-cpp, parameters from .npy files, and every check the format promises.
 // Each problem becomes a strata::Error carrying the YAML file, the 1-based line

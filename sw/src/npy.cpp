@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NumPy .npy reader and writer; see npy.hpp for what is accepted.
 // Format: 6-byte magic "\x93NUMPY", major/minor version, header length
 // (uint16 LE for 1.0, uint32 LE for 2.0/3.0), then a Python dict literal

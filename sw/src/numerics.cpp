@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Implementation of the numerics contract; see numerics.hpp. The loops
 // follow the formulas in docs/numerics.md, except the dot products of
 // convolutions and fully connected layers, which run on the exact fast

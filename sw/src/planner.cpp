@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The design planner (strata/planner.hpp).
 #include "strata/planner.hpp"
 

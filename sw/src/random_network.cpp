@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded random network descriptions (random_network.hpp).
 #include "strata/random_network.hpp"
 

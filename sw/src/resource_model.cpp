@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resource prediction of a configuration (strata/resource_model.hpp).
 #include "strata/resource_model.hpp"
 

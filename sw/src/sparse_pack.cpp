@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sparse weight packing: see sparse_pack.hpp for the schedule, the rules and
 // the algorithm.
 #include "strata/sparse_pack.hpp"

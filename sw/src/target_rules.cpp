@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of target rules (strata/target_rules.hpp): each rule's check and
 // its boundary instructions, built from small valid base instructions.
 #include "strata/target_rules.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cascade partitioning (strata/cascade.hpp, docs/cascade.md): every example
 // network split into 2..4 stages where its cuts allow, each stage compiled,
 // the chain run on the ISA simulator stage after stage and compared element

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of the built `strata` binary: gen -> info -> run on
 // cifar10_quick, per-layer dumps, batches, determinism, and exit codes and
 // messages for every kind of bad input.

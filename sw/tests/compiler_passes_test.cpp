@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each pass of the compiler on its own (sw/src/compiler/passes.hpp): what lower()
 // makes of small networks, the layouts and tiles plan() chooses, the
 // instructions emit() puts in each job, the dependency fields of a

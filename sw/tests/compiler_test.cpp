@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compiler and the ISA simulator together: every example network, the
 // digits model and many random networks compiled for the default and a
 // P = N = 16 target, simulated, and compared with the golden model element by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ISA, compiler and ISA simulator tests (label unit), and the check that the
 # generated ISA views match config/isa.yaml (label lint). Included from
 # sw/CMakeLists.txt.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices as data (config/devices/*.yaml, strata/device.hpp): every shipped
 // device loads with figures a planner can use, a device is found by name or
 // path, and malformed device files are errors naming the file, the line and

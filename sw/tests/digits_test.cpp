@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trained digits model (examples/digits/, docs/digits-model.md) end to end
 // on the golden model: every one of the 1797 predictions must equal the one
 // computed by the independent numpy integer pipeline in scripts/train_digits.py,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bundle (strata/bundle.hpp, docs/bundle.md) and the driver library
 // strata_rt (strata_rt.h) on a device whose runs execute on the ISA
 // simulator (strata/isa_device.hpp): every example network compiled, bundled,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `strata gen` logic: reproducible files, exact sparsity, weight range,
 // calibration that puts each channel's largest output near the target, inline
 // requantisation left alone, and clear errors.

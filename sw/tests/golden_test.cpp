@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden model: run_layer / run_network on small networks whose outputs are
 // worked out by hand in the comments, the per-layer observer, batches, and
 // clear errors for misuse.

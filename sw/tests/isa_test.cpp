@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The instruction set in C++ (isa.hpp), the generated field tables, the
 // hardware target, and the ISA simulator on hand-assembled programs: every
 // error code, deadlock and race detection.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every convolution shape of ResNet-50, MobileNet-v2 (its full and pointwise
 // convolutions; the depthwise ones need the depthwise layer) and YOLOv3-tiny at
 // their input sizes compiles for the default configuration, as a one-layer

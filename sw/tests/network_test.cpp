@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Network description reader: the examples load with the right shapes and MAC
 // counts, and every malformed description gives a strata::Error that names
 // the file, the line, the layer and the problem.

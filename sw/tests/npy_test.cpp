@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // .npy reader/writer: round trips for every supported dtype and clear errors
 // (never crashes) for every malformed file we can think of.
 #include <gtest/gtest.h>

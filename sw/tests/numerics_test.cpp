@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the numerics contract functions (numerics.hpp): the rounding
 // and requantisation rule at its extremes, output sizes, and each layer
 // function on edge cases computed by hand. (The PyTorch reference vectors in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The design planner (strata/planner.hpp): its winner fits the device and is
 // the fastest of the candidates that fit, a larger device gets a faster
 // plan, the sparse build and chains are weighed where they apply, the

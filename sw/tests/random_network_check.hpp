@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "compiled => runs" check shared by the random-network tests of the ISA
 // simulator (sw/tests/random_network_test.cpp) and of the RTL
 // (tb/network/random_network_test.cpp): draw a network (random_network.hpp),

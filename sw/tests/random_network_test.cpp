@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The random network generator (random_network.hpp), and "compiled => runs"
 // on the ISA simulator: every random network the compiler accepts for the
 // default target runs without a simulator error, deadlock or race, and its

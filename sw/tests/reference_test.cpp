@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The golden model's layer functions (strata/numerics.hpp) against reference
 // vectors computed independently with PyTorch (scripts/make_reference_vectors.py,
 // committed in tests/data/reference/). One test per case, bit-exact, element

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resource model (strata/resource_model.hpp) against synthesis: the DSP
 // blocks and block RAMs Yosys maps strata_top to on ECP5, configuration by
 // configuration (docs/planner.md, "Resources"), and the block-RAM packing

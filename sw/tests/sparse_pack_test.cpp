@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the sparse weight packer (sparse_pack.hpp): each move kind on
 // a schedule small enough to check by hand, the cases where nothing can move,
 // the checker's refusals, and random schedules whose packed dot products must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the sw/ unit tests and the command-line tests (sw/tests,
 // tb/network): a per-test temporary directory, a check that a strata::Error
 // names the file, line, layer and problem, and a runner of a command line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of target rules (strata/target_rules.hpp): its shape, each rule's
 // boundary instructions against the table itself, and strata::IsaSim's verdict
 // on them (UNSUPPORTED with the table's message, or not UNSUPPORTED), on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The geometry of bands and strips (sw/src/compiler/tiling.hpp) against a
 // one-dimensional model of a convolution and its pool: every tile, computed
 // from its own input range with its own padding and rounding, must give

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver library's Linux backend (strata_rt_uio.h) against a simulated
 // device: a sysfs tree and a /dev folder in a temporary directory, the
 // register window a shared file, the DMA buffer a shared file at a physical

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `strata`: the command line of the Strata tool flow.
 //   strata info NET.yaml [--weights DIR]          per-layer table and totals
 //   strata run  NET.yaml --input X --output Y     run a network: golden model,

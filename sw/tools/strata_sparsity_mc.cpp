@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_sparsity_mc: Monte-Carlo of the sparse weight packer (sparse_pack.hpp,
 // docs/sparsity.md). For random unstructured sparsity it packs random dense
 // schedules of one PE-array pass (P tiles x T dense cycles x N lanes) and

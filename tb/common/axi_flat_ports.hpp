@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flat AXI4 master and AXI4-Lite slave port names of strata_top, as
 // plain members: the bus agents (sim/axi_mem_model.hpp, sim/axil_driver.hpp)
 // drive and sample these names, and a view (tb/unit/memsys_bus_view.hpp,

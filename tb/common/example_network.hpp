@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An example network of examples/ with generated parameters (seeded), as
 // `strata gen` makes them: the whole-network benches' common input.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bit fields of Verilated ports of any width, for every bench: integer ports (CData, SData,
 // IData, QData) and wide ports (VlWide<N>), so a bench addresses element i of
 // a packed-array port the same way whatever the configuration makes its width.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared GoogleTest fixture for Verilated block and network benches.
 //
 // Per test: a fresh VerilatedContext and model, reset, optional FST trace,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cascade chains on the RTL (docs/cascade.md): example networks split by the
 // compiler into 2 and 4 stages (as many as their cuts allow), streamed
 // through the Verilated strata_cascade_top with random stalls on the links

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `strata` command line on the Verilated accelerator: `run --backend rtl`
 // (bit-exact with the golden backend, --check, --trace), `bench --json` (every
 // field, per-layer sums against the whole-run counters, both scheduling modes)

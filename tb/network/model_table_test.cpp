@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A runner that links the fast model of the default configuration alone, as
 // the strata command of a build configured for `make demo` does
 // (sim/CMakeLists.txt, STRATA_CLI_MODELS=fast): the model it has runs, and

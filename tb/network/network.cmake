@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Whole-network tests (ctest label "network") on the RTL runner library
 # strata_rtl_runner (sim/CMakeLists.txt): the example networks, random networks
 # and the command line on the Verilated accelerator.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "Compiled => runs" on the RTL: random networks of every layer type and order
 // (strata::random_network_yaml), parameters as `strata gen --seed S` makes
 // them, compiled for the default target; each one the compiler accepts runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole-network tests of the accelerator (strata_top): every example network
 // and the trained digits model compiled by the Strata compiler, run on the
 // Verilated RTL against the C++ AXI memory model, and compared element by

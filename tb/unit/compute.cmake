@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Compute-block benches (engineer rtl-compute): PE, PE array, activation
 # stager (inside the sparse PE), requantiser. Included by tb/CMakeLists.txt.
 # Each bench is its own GoogleTest binary; the compile definitions tell the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # COMPUTE engine bench (engineer compute): strata_compute_engine + strata_banks
 # (tb/unit/strata_compute_engine_tb_top.sv) against a reference built from
 # strata/numerics.hpp, with instructions encoded by strata/isa.hpp.

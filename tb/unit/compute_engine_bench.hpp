@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench infrastructure of the COMPUTE engine (tb/unit/strata_compute_engine_tb_top.sv):
 //   - Memories: the bench's view of the banks, PE caches and parameter RAM;
 //   - ConvLayer / FcLayer / PoolLayer / DepthwiseLayer: one instruction's

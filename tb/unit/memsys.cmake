@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Memory-system benches (engineer memsys): CSR block, dependency semaphores,
 # and the memory system end to end (CSRs, controller, fetch, semaphores, AXI
 # read arbiter, load and store engines, banks) against the C++ AXI memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench infrastructure for the memory system (rtl/memsys/strata_memsys.sv):
 //   - Instr: a 512-bit instruction built field by field from the generated
 //     descriptors of strata/isa_fields.hpp;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Flat AXI4 / AXI4-Lite port names over strata_memsys's bus struct ports.
 //
 // strata_memsys carries its buses as packed request / response structs

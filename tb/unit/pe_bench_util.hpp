@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the PE benches (strata_pe, strata_pe_array, with or
 // without the activation stager):
 //   - ComputeBench<Model>: a SimFixture with a cache loader and a stream driver

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Benches of the pooling path (engineer rtl-pool): window generator / line
 # buffer, max and avg pooling units, the pool wrapper, and the end-to-end
 # image -> window generator -> pool chain. Included by tb/CMakeLists.txt.

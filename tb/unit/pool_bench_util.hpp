@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the window-generator and pooling benches (port bit fields
 // come from tb/common/port_fields.hpp): stream sources and sinks that obey the AXI
 // handshake rules while inserting random gaps and back-pressure, and the C++

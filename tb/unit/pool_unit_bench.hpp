@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runner shared by the strata_maxpool, strata_avgpool and strata_pool benches:
 // all three take a window (taps, mask, sideband; strata_pool also an op) and
 // return one pixel vector per window. The expected values come from the C++

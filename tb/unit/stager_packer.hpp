@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Packed schedules for the activation-stager benches: the compiler's packer
 // (strata::pack_sparse, docs/sparsity.md) in the benches' form, the inverse
 // that rebuilds a tile's dense schedule from it (an independent check of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_act_stager bench, run inside the sparse PE (strata_pe, Sparse = 1)
 // where it sits in front of the multipliers. Dense weight schedules with zeros
 // are packed by the compiler's packer (stager_packer.hpp: lookahead/lookaside of

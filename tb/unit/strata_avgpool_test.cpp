@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench of strata_avgpool: the reciprocal-multiply divider is exact for EVERY
 // reachable (sum, n) pair (n = 1 .. MaxPoolKernel^2, sum = -128 n .. 127 n)
 // against strata::avg_round, and random windows (random masks, garbage in

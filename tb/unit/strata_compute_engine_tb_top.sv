@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench top of the COMPUTE engine: strata_compute_engine wired to
 // strata_banks as in strata_top. The bench plays the load engine (bank load
 // write port, PE cache and parameter write ports), the store engine (bank

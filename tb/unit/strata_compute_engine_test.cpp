@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // COMPUTE engine bench (tb/unit/strata_compute_engine_tb_top.sv: engine +
 // strata_banks). Instructions are built with strata/isa.hpp; banks, PE caches
 // and parameters are filled through the engine's and the banks' ports; every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench wrapper of strata_csr: maps flat AXI4-Lite ports s_axil_* (the
 // names sim/axil_driver.hpp drives) onto its struct bundles; the rest passes through.
 module strata_csr_tb_top

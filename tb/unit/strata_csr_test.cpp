@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_csr bench: the register block alone, driven over AXI4-Lite
 // (sim/axil_driver.hpp) and checked against a C++ model built from the
 // generated register table (strata/csr_map.hpp): reset values, configuration

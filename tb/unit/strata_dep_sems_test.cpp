@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_dep_sems bench (built with SemWidth = 20 so overflow is reachable):
 // random acquire / release traffic on all five semaphores against a C++
 // model (a waiting request is granted the cycle after the registered count

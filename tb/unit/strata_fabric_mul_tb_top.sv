@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench wrapper of strata_fabric_mul: one instance per operand shape side by
 // side (slice v of p_o), all fed from the same operand and enable inputs (the
 // low AWidth / BWidth bits of a_i / b_i), so one Verilated model checks every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_fabric_mul bench (through tb/unit/strata_fabric_mul_tb_top.sv): seven
 // operand shapes (signed and unsigned, odd and even widths, one-bit operands)
 // under random operands and random enables, every cycle against a C++ model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench wrapper of strata_fifo: one instance per (Depth, OutReg, WeCopies) variant side
 // by side, each with its own ports (bit or slice v of the packed vectors), so
 // one Verilated model checks every variant against the same C++ queue model.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_fifo bench: every (Depth, OutReg, WeCopies) variant of
 // strata_fifo_tb_top against a C++ queue model under random push and pop
 // traffic. Each cycle checks, per variant: in_ready (fewer than Depth words),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench of strata_maxpool: every lane of every result against the maximum of
 // the window's valid taps, with random masks (rectangles as the window
 // generator makes them and arbitrary ones), garbage in masked taps, edge

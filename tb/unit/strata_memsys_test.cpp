@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory system end to end (rtl/memsys/strata_memsys.sv): programs built
 // here run through CSR START -> fetch -> load / store engines (and the bench's
 // compute stand-in, tb/unit/memsys_bench.hpp) against the AXI memory model;

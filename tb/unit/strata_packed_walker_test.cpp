@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_packed_walker bench: the beat stream of a packed CONV walk (both
 // bank addresses, inside flags, cache word, first / last, parameter channel)
 // and its dependency steps compared element by element with a reference

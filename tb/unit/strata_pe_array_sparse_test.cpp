@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_pe_array with Sparse = 1: P PEs with DIFFERENT pruned weights share
 // one broadcast stream of activation windows, so the packed cycle sequence must
 // be common to all of them (background item 3's inter-tile step: a dense cycle is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_pe_array bench: the P PEs on one broadcast stream, in both data flows
 // of background item 1, every accumulator compared with the golden model
 // (strata::conv2d_acc / strata::fc_acc) element by element, under random

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench wrapper of strata_pe_mul: adds what the multiplier has no need for but
 // a bench does, a reset and a valid bit that travels with the operand pair
 // (valid_i marks the cycle the pair is presented), so the bench can check the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_pe_mul bench (through tb/unit/strata_pe_mul_tb_top.sv): every int8 x
 // int8 pair against products from the golden model (strata::fc_acc of one
 // element), the latency (product exactly two cycles after the pair) and one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_pe bench (dense configuration): every accumulator is compared with
 // the golden model (strata::fc_acc / strata::conv2d_acc) element by element,
 // under random input gaps and random result back-pressure, plus the exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench top of the pooling path: image stream -> strata_window_gen (windows
 // of at most Kernel x Kernel) -> strata_pool -> pooled pixel vectors with
 // their position and frame flags. Bench only (not in rtl/): the accelerator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end bench of the pooling path (strata_pool_e2e_tb_top: image stream
 // -> strata_window_gen -> strata_pool): every channel of every pooled pixel
 // against strata::maxpool / strata::avgpool, for a sweep of every kernel,

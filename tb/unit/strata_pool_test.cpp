@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench of strata_pool (dispatcher + max and avg units + selector): the
 // operation changes between windows (in runs and on every window) and every
 // result must be the one of its own window's operation, in window order,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata_requant bench: every output compared with strata::requantize (the
 // numerics contract) channel by channel, on random and edge-case operands,
 // under random input gaps and output back-pressure; exact latency and one

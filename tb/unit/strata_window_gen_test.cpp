@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench of strata_window_gen (and its strata_line_buffer): every window of
 // every frame (taps of all lanes, valid mask, tap count and bounds, position,
 // first/last flags) against a C++ extraction built on strata::pool_out_size,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the hand-made seed inputs of the libFuzzer harnesses (sw/fuzz/) and
 the parameter files the network_yaml harness loads (tests/fuzz/weights/).
 

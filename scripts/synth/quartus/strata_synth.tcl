@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Strata: Quartus Prime compilation of one RTL top for Cyclone V, with every
 # port except clk_i made a virtual pin (out of context: no pin assignment).
 #

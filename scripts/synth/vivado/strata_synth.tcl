@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Strata: Vivado non-project synthesis, place and route of one RTL top,
 # out of context (no pins: synth_design -mode out_of_context).
 #

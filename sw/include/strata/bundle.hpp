@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bundle: one self-describing file per compiled network (docs/bundle.md,
 // the layout in sw/rt/include/strata_bundle.h), written by `strata compile
 // --bundle` and read by the driver library strata_rt on every backend.

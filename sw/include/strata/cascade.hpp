@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cascade partitioning (docs/cascade.md): a network split into K runs of
 // consecutive layers, one per accelerator of a strata_cascade_top chain, each
 // compiled into a program of its own; the feature map at each cut crosses the

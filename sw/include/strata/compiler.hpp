@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Strata compiler (docs/compiler.md): turns a validated network into a
 // program for one hardware target — the instructions of docs/isa.md and the
 // external memory image they run on (instructions, parameters, weights, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Predicted cycles of a program (docs/planner.md, "Cycles"): a timing model
 // of the accelerator at instruction level. The fetcher dispatches the
 // instructions in order into the three engines' queues (QueueDepth entries

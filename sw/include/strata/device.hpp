@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An FPGA the design planner plans for (docs/planner.md, "Devices"): its
 // logic, DSP blocks, block RAMs, the Fmax the design reaches on it and the
 // external memory bandwidth of a typical board. Devices are data: one YAML

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata::Error: the one exception type for user errors (bad files, bad
 // networks, bad arguments). It carries where the problem is: file, line (from
 // YAML, 0 when unknown) and layer, and formats them into what().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked file output for every file the tools write (.npy, program images,
 // listings, JSON reports). A write is complete or it is an error: the data goes
 // to a temporary file beside the target, which is flushed, closed and checked,

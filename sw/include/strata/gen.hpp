@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `strata gen`: seeded random parameters for a network structure, with the
 // requantisation calibrated so that every layer's activations use the int8
 // range (neither saturated nor all zero). Same seed and options => the same

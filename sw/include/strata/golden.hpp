@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The golden model: runs a whole network on one image (or a batch) with the numerics
 // contract (numerics.hpp). The reference every other backend must match.
 #pragma once

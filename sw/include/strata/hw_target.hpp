@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hardware configuration a program is compiled for: P, N, memory sizes and
 // the limits of the window generator and pooling units. The default comes from
 // the generated strata/hw_config.hpp (config/default.yaml); any other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Strata instruction set in C++ (docs/isa.md): a 512-bit instruction with
 // typed, range-checked access to the fields of strata/isa_fields.hpp, the
 // dependency edges of each opcode, a one-line disassembler, and (at the end,

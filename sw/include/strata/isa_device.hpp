@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Strata device at the level of its registers whose runs execute on the ISA
 // simulator: the register map of config/registers.yaml (docs/registers.md)
 // over a byte array of device memory, for the driver library's tests and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Functional simulator of the Strata ISA (docs/isa.md): the reference the RTL
 // accelerator is compared with, instruction by instruction.
 //

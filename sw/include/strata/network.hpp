@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A network description (docs/network-format.md): YAML structure + .npy
 // weights, validated into shapes that the golden model and the compiler use.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NumPy .npy reading and writing (format versions 1.0, 2.0 and 3.0).
 // Supported dtypes: int8, uint8, int16, uint16, int32 (little-endian or
 // single-byte), C order. Anything else — Fortran order, big-endian, another

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Strata numerics contract (docs/numerics.md), as plain functions.
 // Every backend (golden model, RTL) must match these bit for bit.
 //   - activations and weights int8 (zero point 0), bias and accumulators int32;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The design planner (docs/planner.md): searches hardware configurations
 // for a set of networks within a device's resources, scores each by the
 // cycle model's prediction at the device's Fmax, and writes the winner as a

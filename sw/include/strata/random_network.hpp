@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded random network descriptions, for the "compiled => runs" tests: any
 // network the compiler accepts must run on the ISA simulator and on the RTL
 // with outputs equal to the golden model, and any it cannot run must be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Predicted FPGA resources of a hardware configuration (docs/planner.md,
 // "Resources"): DSP blocks and block RAMs counted from the RTL's structure
 // (which products and which memories a configuration builds, and how a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sparse weight packing for the PE array (background item 3, background item 3: hierarchical
 // weight preprocessing), in software: the packer, the checker that proves a
 // packed schedule exact, and the bounds the Monte-Carlo of docs/sparsity.md

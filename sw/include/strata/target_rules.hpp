@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The legality rules of a hardware target, written once (docs/isa.md, "Target
 // rules"): every limit a LOAD, COMPUTE or STORE instruction (or a parameter
 // entry a LOAD brings in) must respect to run on a configuration, with the

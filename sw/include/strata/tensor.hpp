@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strata::Tensor<T>: a dense, C-contiguous (row-major) n-dimensional array.
 // Activations are [C][H][W] (or [N][C][H][W]); conv weights [Cout][Cin][K][K].
 // Element access with operator()(i, j, ...) checks the rank and, in debug

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bundle format: one file per compiled network (docs/bundle.md), written
  * by `strata compile --bundle` (sw/src/bundle.cpp) and read by the driver
  * library strata_rt. This header is the one place its layout is written down

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt: the driver library of the Strata accelerator (docs/board.md).
  *
  * C11, one header, no allocation: every object is the caller's, and nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt's hardware access on bare metal: the registers are a memory-mapped
  * window, device memory is the CPU's own memory (at a fixed offset from the
  * device's addresses), and cache maintenance and the wait for the interrupt

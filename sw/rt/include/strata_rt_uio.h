@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt under Linux user space through UIO (docs/board.md): the
  * accelerator's registers are map 0 of a UIO device (/dev/uioN, bound by the
  * device tree's generic-uio node), its interrupt is the UIO file's read(),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt: reading and checking a bundle (strata_bundle.h, docs/bundle.md).
  * Every offset and size is checked before it is used, with sums that cannot
  * overflow, so a malformed or truncated file is STRATA_E_BUNDLE naming the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt: placing a bundle in device memory (copy, zero, relocate), the
  * input and output layouts of docs/bundle.md, and strata_run. Device memory
  * is reached only through the HAL's mem_write / mem_read, in runs of up to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt: bundle checks, loading, runs and errors (strata_rt.h). No
  * allocation and no C library: the text of an error is put together by the
  * small writers at the top of this file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the files of strata_rt share and a user does not need: the error-text
  * writers (no printf in a freestanding build) and bundle field access. */
 #ifndef STRATA_RT_INTERNAL_H

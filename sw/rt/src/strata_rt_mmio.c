@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt on bare metal (strata_rt_mmio.h): volatile register accesses and
  * byte copies to and from the CPU's view of device memory. */
 #include "strata_rt_mmio.h"

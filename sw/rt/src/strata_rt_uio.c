@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strata_rt under Linux UIO (strata_rt_uio.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "strata_rt_uio.h"

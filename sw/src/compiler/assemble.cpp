@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pass 6, assemble (passes.hpp): relocation of external addresses, encoding, the
 // memory image, its regions and the description of the inputs and outputs.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pass 4, dependencies (passes.hpp): the acq/rel fields of both modes from what
 // each instruction touches (docs/compiler.md, "Dependency emission").
 #include <fmt/format.h>

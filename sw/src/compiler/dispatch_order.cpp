@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pass 5, dispatch order (passes.hpp): each COMPUTE moved ahead of the LOADs its
 // first step does not need (docs/compiler.md, "Program order").
 #include "passes.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pass 3, emit (passes.hpp): jobs (loads, one compute, stores) per image, pass
 // and tile, with what every instruction touches, in program order with one job
 // of load prefetch (docs/compiler.md, "Program order").

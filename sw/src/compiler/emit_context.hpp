@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the emission of one op's jobs shares with the others (pass 3, emit):
 // the target, the plan, the external data layout, the bank rotation, the
 // parameter ring and the weight slots. emit.cpp emits the ops that run whole

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pass 3, emit (passes.hpp), for the ops that run in tiles (docs/compiler.md,
 // "Large maps"): per tile and weight pass a job of loads (parameters, weights,
 // the tile's input rows), one COMPUTE and the STOREs of its results; and the

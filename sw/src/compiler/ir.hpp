@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compiler's intermediate representation (docs/compiler.md, "Passes"): what
 // the passes of passes.hpp take and return. Internal to strata_core and its
 // tests; the public interface is strata/compiler.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pass 1, lower (passes.hpp): network layers to fused ops (docs/compiler.md,
 // "Lowering rules").
 #include <fmt/format.h>

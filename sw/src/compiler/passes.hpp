@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The passes of the compiler (docs/compiler.md, "Passes"), one file each under
 // sw/src/compiler/; strata::compile (sw/src/compiler.cpp) runs them in this
 // order. Each takes what the earlier ones returned and returns new data: none

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pass 2, plan (passes.hpp): input layout, on-chip allocation, the parameter and
 // weight images in hardware order; every target limit (docs/compiler.md,
 // "On-chip allocation", "Limits and their errors").

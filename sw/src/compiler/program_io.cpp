@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The program's I/O and reports (compiler.hpp): writing an image's input and
 // reading its output, the work per op, the listing, saving a program.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Row bands and column strips of a map op (tiling.hpp; docs/compiler.md,
 // "Large maps").
 #include "tiling.hpp"

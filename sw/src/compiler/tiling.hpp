@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Row bands and column strips of a map op (docs/compiler.md, "Large maps"):
 // the geometry of one tile along one axis (what it produces, what it reads,
 // the padding it keeps), and the choice of band and strip sizes for a target.

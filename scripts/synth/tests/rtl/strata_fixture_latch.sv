@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test fixture for scripts/synth/test_flow.py (not part of the design): an
 // incomplete always_comb that infers a latch, which the flow must reject.
 module strata_fixture_latch (

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test fixture for scripts/synth/test_flow.py (not part of the design): a
 // module without outputs, which the harness cannot observe.
 module strata_fixture_noout (

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test fixture for scripts/synth/test_flow.py (not part of the design): two
 // clock inputs; the harness drives exactly one clock (clk_i).
 module strata_fixture_twoclk (
