@@ -259,11 +259,11 @@ class RtlErrors(unittest.TestCase):
                           params="Widht=3")
 
     def test_syntax_error_names_file_and_line(self):
-        self.expect_error("strata_fixture_syntax", "scripts/synth/tests/rtl/strata_fixture_syntax.sv:7")
+        self.expect_error("strata_fixture_syntax", "scripts/synth/tests/rtl/strata_fixture_syntax.sv:8")
 
     def test_latch_is_rejected(self):
         self.expect_error("strata_fixture_latch", "synth failed", "logic loop", "wire \\held",
-                          "inferred latch", "strata_fixture_latch.sv:12")
+                          "inferred latch", "strata_fixture_latch.sv:13")
 
     def test_block_without_outputs(self):
         self.expect_error("strata_fixture_noout", "has no outputs")
