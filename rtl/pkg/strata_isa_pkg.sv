@@ -152,6 +152,10 @@ package strata_isa_pkg;
   localparam int unsigned ComputePoolOpWidth = 1;
   localparam int unsigned ComputePoolCeilLsb = 322;
   localparam int unsigned ComputePoolCeilWidth = 1;
+  localparam int unsigned ComputeAccInLsb = 323;
+  localparam int unsigned ComputeAccInWidth = 1;
+  localparam int unsigned ComputeAccOutLsb = 324;
+  localparam int unsigned ComputeAccOutWidth = 1;
   localparam int unsigned ComputePoolKLsb = 328;
   localparam int unsigned ComputePoolKWidth = 4;
   localparam int unsigned ComputePoolSLsb = 332;
@@ -170,6 +174,8 @@ package strata_isa_pkg;
   localparam int unsigned ComputePoolOutWWidth = 16;
   localparam int unsigned ComputeDstKindLsb = 384;
   localparam int unsigned ComputeDstKindWidth = 2;
+  localparam int unsigned ComputeAccIdLsb = 386;
+  localparam int unsigned ComputeAccIdWidth = 6;
   localparam int unsigned ComputeDstIdLsb = 392;
   localparam int unsigned ComputeDstIdWidth = 6;
   localparam int unsigned ComputeDstBaseLsb = 400;
@@ -190,6 +196,8 @@ package strata_isa_pkg;
   localparam int unsigned ComputeActTableWidth = 8;
   localparam int unsigned ComputePackedRowsLsb = 480;
   localparam int unsigned ComputePackedRowsWidth = 16;
+  localparam int unsigned ComputeAccBaseLsb = 496;
+  localparam int unsigned ComputeAccBaseWidth = 16;
 
   // STORE payload
   localparam int unsigned StoreExtAddrLsb = 128;
@@ -403,6 +411,14 @@ package strata_isa_pkg;
   function automatic logic [0:0] compute_pool_ceil(instr_t instr);
     return instr[ComputePoolCeilLsb +: ComputePoolCeilWidth];
   endfunction
+  // CONV, FC: each output pixel (FC: neuron) starts at int32 partial sums read from bank acc_id at acc_base (4 words per pixel) instead of the bias
+  function automatic logic [0:0] compute_acc_in(instr_t instr);
+    return instr[ComputeAccInLsb +: ComputeAccInWidth];
+  endfunction
+  // CONV, FC: write the raw int32 accumulators (4 words per pixel: byte planes, least significant first) instead of requantised results
+  function automatic logic [0:0] compute_acc_out(instr_t instr);
+    return instr[ComputeAccOutLsb +: ComputeAccOutWidth];
+  endfunction
   // pooling window side
   function automatic logic [3:0] compute_pool_k(instr_t instr);
     return instr[ComputePoolKLsb +: ComputePoolKWidth];
@@ -438,6 +454,10 @@ package strata_isa_pkg;
   // where results go
   function automatic compute_dst_e compute_dst_kind(instr_t instr);
     return compute_dst_e'(instr[ComputeDstKindLsb +: ComputeDstKindWidth]);
+  endfunction
+  // acc_in: bank holding the partial sums
+  function automatic logic [5:0] compute_acc_id(instr_t instr);
+    return instr[ComputeAccIdLsb +: ComputeAccIdWidth];
   endfunction
   // bank index (BANK) or PE index (PE_CACHE)
   function automatic logic [5:0] compute_dst_id(instr_t instr);
@@ -478,6 +498,10 @@ package strata_isa_pkg;
   // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
   function automatic logic [15:0] compute_packed_rows(instr_t instr);
     return instr[ComputePackedRowsLsb +: ComputePackedRowsWidth];
+  endfunction
+  // acc_in: word address of the partial sums of output pixel 0
+  function automatic logic [15:0] compute_acc_base(instr_t instr);
+    return instr[ComputeAccBaseLsb +: ComputeAccBaseWidth];
   endfunction
 
   // external byte address of row 0 (multiple of the beat size)
@@ -586,7 +610,7 @@ package strata_isa_pkg;
     64'h00007dfcffffffff, 64'hffffffffffffffff, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t ComputeUsedMask = {
-    64'h0000ffffff7fffff, 64'hffffffffffff3f03, 64'hffffffffffffff07, 64'hffffffffffffffff,
+    64'hffffffffff7fffff, 64'hffffffffffff3fff, 64'hffffffffffffff1f, 64'hffffffffffffffff,
     64'hffffffffffffffff, 64'hffffffffffff3f07, 64'hffffffffffffffff, 64'hffffffffffff000f
   };
   localparam instr_t StoreUsedMask = {

@@ -130,6 +130,8 @@ struct ComputeInstr {
   bool pool_en = false;  // pool the (requantised) output; always 1 for POOL
   PoolOp pool_op = PoolOp::kMax;  // MAX or AVG
   bool pool_ceil = false;  // ceil mode
+  bool acc_in = false;  // CONV, FC: each output pixel (FC: neuron) starts at int32 partial sums read from bank acc_id at acc_base (4 words per pixel) instead of the bias
+  bool acc_out = false;  // CONV, FC: write the raw int32 accumulators (4 words per pixel: byte planes, least significant first) instead of requantised results
   int64_t pool_k = 0;  // pooling window side
   int64_t pool_s = 0;  // pooling stride
   int64_t pool_pad_top = 0;  // pooling: rows of padding above the input (< pool_k)
@@ -139,6 +141,7 @@ struct ComputeInstr {
   int64_t pool_out_h = 0;  // pooled rows (checked by hardware)
   int64_t pool_out_w = 0;  // pooled columns (checked by hardware)
   ComputeDst dst_kind = ComputeDst::kBank;  // where results go
+  int64_t acc_id = 0;  // acc_in: bank holding the partial sums
   int64_t dst_id = 0;  // bank index (BANK) or PE index (PE_CACHE)
   int64_t dst_base = 0;  // word address of the first result
   int64_t dst_row_stride = 0;  // words between result rows
@@ -149,6 +152,7 @@ struct ComputeInstr {
   bool act_table_en = false;  // CONV, FC, DEPTHWISE: look the clamped requantised value up in activation table act_table (0 on a POOL)
   int64_t act_table = 0;  // activation table index (< act_tables) when act_table_en
   int64_t packed_rows = 0;  // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
+  int64_t acc_base = 0;  // acc_in: word address of the partial sums of output pixel 0
   bool operator==(const ComputeInstr&) const = default;
 };
 
@@ -179,6 +183,8 @@ inline Instruction encode(const ComputeInstr& in) {
   instr.set(compute::kPoolEn, in.pool_en ? 1 : 0);
   instr.set(compute::kPoolOp, static_cast<int64_t>(in.pool_op));
   instr.set(compute::kPoolCeil, in.pool_ceil ? 1 : 0);
+  instr.set(compute::kAccIn, in.acc_in ? 1 : 0);
+  instr.set(compute::kAccOut, in.acc_out ? 1 : 0);
   instr.set(compute::kPoolK, in.pool_k);
   instr.set(compute::kPoolS, in.pool_s);
   instr.set(compute::kPoolPadTop, in.pool_pad_top);
@@ -188,6 +194,7 @@ inline Instruction encode(const ComputeInstr& in) {
   instr.set(compute::kPoolOutH, in.pool_out_h);
   instr.set(compute::kPoolOutW, in.pool_out_w);
   instr.set(compute::kDstKind, static_cast<int64_t>(in.dst_kind));
+  instr.set(compute::kAccId, in.acc_id);
   instr.set(compute::kDstId, in.dst_id);
   instr.set(compute::kDstBase, in.dst_base);
   instr.set(compute::kDstRowStride, in.dst_row_stride);
@@ -198,6 +205,7 @@ inline Instruction encode(const ComputeInstr& in) {
   instr.set(compute::kActTableEn, in.act_table_en ? 1 : 0);
   instr.set(compute::kActTable, in.act_table);
   instr.set(compute::kPackedRows, in.packed_rows);
+  instr.set(compute::kAccBase, in.acc_base);
   return instr;
 }
 
@@ -228,6 +236,8 @@ inline ComputeInstr decode_compute(const Instruction& instr) {
   out.pool_en = instr.raw(compute::kPoolEn) != 0;
   out.pool_op = static_cast<PoolOp>(instr.raw(compute::kPoolOp));
   out.pool_ceil = instr.raw(compute::kPoolCeil) != 0;
+  out.acc_in = instr.raw(compute::kAccIn) != 0;
+  out.acc_out = instr.raw(compute::kAccOut) != 0;
   out.pool_k = instr.get(compute::kPoolK);
   out.pool_s = instr.get(compute::kPoolS);
   out.pool_pad_top = instr.get(compute::kPoolPadTop);
@@ -237,6 +247,7 @@ inline ComputeInstr decode_compute(const Instruction& instr) {
   out.pool_out_h = instr.get(compute::kPoolOutH);
   out.pool_out_w = instr.get(compute::kPoolOutW);
   out.dst_kind = static_cast<ComputeDst>(instr.raw(compute::kDstKind));
+  out.acc_id = instr.get(compute::kAccId);
   out.dst_id = instr.get(compute::kDstId);
   out.dst_base = instr.get(compute::kDstBase);
   out.dst_row_stride = instr.get(compute::kDstRowStride);
@@ -247,6 +258,7 @@ inline ComputeInstr decode_compute(const Instruction& instr) {
   out.act_table_en = instr.raw(compute::kActTableEn) != 0;
   out.act_table = instr.get(compute::kActTable);
   out.packed_rows = instr.get(compute::kPackedRows);
+  out.acc_base = instr.get(compute::kAccBase);
   return out;
 }
 

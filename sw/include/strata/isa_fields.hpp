@@ -203,6 +203,8 @@ inline constexpr Field kClampHi{"clamp_hi", 312, 8, true};  // requantisation cl
 inline constexpr Field kPoolEn{"pool_en", 320, 1, false};  // pool the (requantised) output; always 1 for POOL
 inline constexpr Field kPoolOp{"pool_op", 321, 1, false};  // MAX or AVG
 inline constexpr Field kPoolCeil{"pool_ceil", 322, 1, false};  // ceil mode
+inline constexpr Field kAccIn{"acc_in", 323, 1, false};  // CONV, FC: each output pixel (FC: neuron) starts at int32 partial sums read from bank acc_id at acc_base (4 words per pixel) instead of the bias
+inline constexpr Field kAccOut{"acc_out", 324, 1, false};  // CONV, FC: write the raw int32 accumulators (4 words per pixel: byte planes, least significant first) instead of requantised results
 inline constexpr Field kPoolK{"pool_k", 328, 4, false};  // pooling window side
 inline constexpr Field kPoolS{"pool_s", 332, 4, false};  // pooling stride
 inline constexpr Field kPoolPadTop{"pool_pad_top", 336, 4, false};  // pooling: rows of padding above the input (< pool_k)
@@ -212,6 +214,7 @@ inline constexpr Field kPoolPadRight{"pool_pad_right", 348, 4, false};  // pooli
 inline constexpr Field kPoolOutH{"pool_out_h", 352, 16, false};  // pooled rows (checked by hardware)
 inline constexpr Field kPoolOutW{"pool_out_w", 368, 16, false};  // pooled columns (checked by hardware)
 inline constexpr Field kDstKind{"dst_kind", 384, 2, false};  // where results go
+inline constexpr Field kAccId{"acc_id", 386, 6, false};  // acc_in: bank holding the partial sums
 inline constexpr Field kDstId{"dst_id", 392, 6, false};  // bank index (BANK) or PE index (PE_CACHE)
 inline constexpr Field kDstBase{"dst_base", 400, 16, false};  // word address of the first result
 inline constexpr Field kDstRowStride{"dst_row_stride", 416, 16, false};  // words between result rows
@@ -222,13 +225,14 @@ inline constexpr Field kDstLane{"dst_lane", 464, 6, false};  // PE_TRANSPOSE: by
 inline constexpr Field kActTableEn{"act_table_en", 470, 1, false};  // CONV, FC, DEPTHWISE: look the clamped requantised value up in activation table act_table (0 on a POOL)
 inline constexpr Field kActTable{"act_table", 472, 8, false};  // activation table index (< act_tables) when act_table_en
 inline constexpr Field kPackedRows{"packed_rows", 480, 16, false};  // CONV on a sparse build: packed rows per output pixel (0: the dense schedule); 0 on a dense build
-inline constexpr std::array<Field, 42> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadTop, kPadLeft, kPadBottom, kPadRight, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kPoolK, kPoolS, kPoolPadTop, kPoolPadLeft, kPoolPadBottom, kPoolPadRight, kPoolOutH, kPoolOutW, kDstKind, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi, kDstLane, kActTableEn, kActTable, kPackedRows}};
+inline constexpr Field kAccBase{"acc_base", 496, 16, false};  // acc_in: word address of the partial sums of output pixel 0
+inline constexpr std::array<Field, 46> kFields{{kMode, kInId, kInBase, kInH, kInW, kInGroups, kKernelH, kKernelW, kStrideH, kStrideW, kPadTop, kPadLeft, kPadBottom, kPadRight, kOutH, kOutW, kCacheBase, kParamBase, kClampLo, kClampHi, kPoolEn, kPoolOp, kPoolCeil, kAccIn, kAccOut, kPoolK, kPoolS, kPoolPadTop, kPoolPadLeft, kPoolPadBottom, kPoolPadRight, kPoolOutH, kPoolOutW, kDstKind, kAccId, kDstId, kDstBase, kDstRowStride, kDstGroupStride, kPostLo, kPostHi, kDstLane, kActTableEn, kActTable, kPackedRows, kAccBase}};
 // Bits used (header + payload), word 0 first; all others are reserved.
 inline constexpr std::array<uint64_t, 8> kUsedMask{{
     0xffffffffffff000full, 0xffffffffffffffffull,
     0xffffffffffff3f07ull, 0xffffffffffffffffull,
-    0xffffffffffffffffull, 0xffffffffffffff07ull,
-    0xffffffffffff3f03ull, 0x0000ffffff7fffffull,
+    0xffffffffffffffffull, 0xffffffffffffff1full,
+    0xffffffffffff3fffull, 0xffffffffff7fffffull,
 }};
 }  // namespace compute
 
