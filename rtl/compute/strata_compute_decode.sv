@@ -18,6 +18,10 @@
 //     DEPTHWISE: POOL's checks, and in_groups != 1, ceil mode, AVG, a
 //     destination other than a bank;
 //     packed_rows != 0 outside a sparse build's CONV (docs/sparsity.md);
+//     partial sums (acc_in, acc_out) outside a dense CONV or FC; acc_out with
+//     pooling, a table or a destination other than a bank; acc_in from a bank
+//     that does not exist, past its bank's end, or overlapping the results
+//     other than in place (docs/isa.md, "Partial sums");
 //     PE_TRANSPOSE with dst_lane != 0 (this implementation writes whole
 //     PE-cache words; strata::IsaSim models the byte-masked write, the
 //     compiler emits it only when fewer than N neurons fit a bank).
@@ -90,7 +94,7 @@ module strata_compute_decode
   localparam int unsigned SPoolMh  = 11;  // (pool_out_h - 1) * pool_s
   localparam int unsigned SPoolMw  = 12;  // (pool_out_w - 1) * pool_s
   localparam int unsigned SDstRows = 13;  // (result rows - 1) * dst_row_stride
-  localparam int unsigned SDstGrps = 14;  // POOL: (G - 1) * dst_group_stride
+  localparam int unsigned SDstGrps = 14;  // POOL: (G - 1) * dst_group_stride; else out_h * out_w
   localparam int unsigned STaps    = 15;  // kernel_h * kernel_w * G (FC: G)
   localparam int unsigned SInWords = 16;  // G * in_h * in_w (FC: out_h * G); after SPlane
 
@@ -127,6 +131,11 @@ module strata_compute_decode
   logic [7:0]  act_table_q;         // act_table
   logic        u_act_q;             // a lookup on a POOL, or of a table the build lacks
   logic [15:0] packed_rows_q;       // packed rows per output pixel (sparse builds)
+  logic        acc_in_q, acc_out_q; // partial sums in, raw accumulators out
+  logic [5:0]  acc_id_q;            // bank of the partial sums
+  logic [15:0] acc_base_q;          // their first word
+  logic        u_acc_f_q;           // partial sums with a mode, pooling, table,
+                                    // destination or bank that does not allow them
 
   // The fields are captured in every idle cycle, so also in the cycle of the
   // start, and held from then on: their enables (some 300 flip-flops) are a
@@ -215,6 +224,19 @@ module strata_compute_decode
                             (compute_mode(instr_i) == ComputeModePool ||
                              32'(compute_act_table(instr_i)) >= ActTables);
       packed_rows_q      <= compute_packed_rows(instr_i);
+      acc_in_q           <= compute_acc_in(instr_i);
+      acc_out_q          <= compute_acc_out(instr_i);
+      acc_id_q           <= compute_acc_id(instr_i);
+      acc_base_q         <= compute_acc_base(instr_i);
+      // Rules compute.acc_mode, compute.acc_out, compute.acc_bank.
+      u_acc_f_q          <= ((compute_acc_in(instr_i) || compute_acc_out(instr_i)) &&
+                             (compute_mode(instr_i) == ComputeModePool ||
+                              compute_mode(instr_i) == ComputeModeDepthwise ||
+                              compute_packed_rows(instr_i) != '0)) ||
+                            (compute_acc_out(instr_i) &&
+                             (compute_pool_en(instr_i) || compute_act_table_en(instr_i) ||
+                              compute_dst_kind(instr_i) != ComputeDstBank)) ||
+                            (compute_acc_in(instr_i) && 32'(compute_acc_id(instr_i)) >= Banks);
       post_lo_q          <= compute_post_lo(instr_i);
       post_hi_q          <= compute_post_hi(instr_i);
     end
@@ -263,7 +285,7 @@ module strata_compute_decode
   // captured fields only (asserted).
   logic [16:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q, pt_e_q;
   logic [16:0] pl_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q, pool_mw_a_q;
-  logic [16:0] dst_rows_a_q, dst_grps_a_q, in_words_a_q;
+  logic [16:0] dst_rows_a_q, dst_grps_a_q, dst_grps_b_q, in_words_a_q;
   logic        derived1_q;    // the first stage follows the captured fields
   logic        derived_ok_q;  // every register above follows them
 
@@ -280,7 +302,10 @@ module strata_compute_decode
     pool_mh_a_q     <= 17'(pool_out_h_q - 16'd1);
     pool_mw_a_q     <= 17'(pool_out_w_q - 16'd1);
     dst_rows_a_q    <= is_fc ? '0 : 17'(res_rows - 16'd1);
-    dst_grps_a_q    <= pool_walk ? 17'(groups_q - 16'd1) : '0;
+    // POOL: (G - 1) * dst_group_stride; CONV, FC: out_h * out_w, the pixels
+    // whose partial sums acc_in reads (the result groups are POOL's only).
+    dst_grps_a_q    <= pool_walk ? 17'(groups_q - 16'd1) : 17'(out_h_q);
+    dst_grps_b_q    <= pool_walk ? 17'(dst_group_stride_q) : 17'(out_w_q);
     in_words_a_q    <= is_fc ? 17'(out_h_q) : 17'(groups_q);
   end
 
@@ -354,7 +379,7 @@ module strata_compute_decode
     src_a[SPoolMh]  = pool_mh_a_q;   src_b[SPoolMh]  = 17'(ps_q);
     src_a[SPoolMw]  = pool_mw_a_q;   src_b[SPoolMw]  = 17'(ps_q);
     src_a[SDstRows] = dst_rows_a_q;  src_b[SDstRows] = 17'(dst_row_stride_q);
-    src_a[SDstGrps] = dst_grps_a_q;  src_b[SDstGrps] = 17'(dst_group_stride_q);
+    src_a[SDstGrps] = dst_grps_a_q;  src_b[SDstGrps] = dst_grps_b_q;
     src_a[SVRows]   = 17'(groups_q); src_b[SVRows]   = 17'(in_h_q);
     src_a[SInWords] = in_words_a_q;  src_b[SInWords] = in_words_b_q;
   end
@@ -387,7 +412,7 @@ module strata_compute_decode
 
   logic [OpWidth-1:0] plane;
   wide_t taps, conv_mh, conv_mw, pool_mh, pool_mw, dst_rows, dst_grps, in_words;
-  wide_t in_end, dst_end, fc_words, cache_end;
+  wide_t in_end, dst_end, fc_words, cache_end, acc_end;
   wide_t dh2, dw2, ph_dim, pw_dim, pool_h2, pool_w2;
   logic [15:0] pool_dim_h, pool_dim_w;
 
@@ -401,6 +426,7 @@ module strata_compute_decode
   assign dst_grps = wd(res_q[SDstGrps]);
   assign in_words = wd(res_q[SInWords]);
   assign in_end   = W'(in_base_q) + in_words;
+  assign acc_end  = W'(acc_base_q) + (dst_grps << 2);  // acc_in: 4 words per pixel
   assign fc_words = (W'(out_h_q) + W'(Lanes) - W'(1)) >> LgLanes;
   // A packed CONV caches its packed rows, not the dense taps x groups.
   assign cache_end = W'(cache_base_q) + (is_fc ? W'(groups_q) : is_dw ? W'(DwBeats) :
@@ -410,13 +436,15 @@ module strata_compute_decode
   // (like the operands above), so the mode's choices and the first addition
   // are not in series with the products' sum in StSum.
   wide_t dst_head, dst_head_q;
+  // acc_out: 4 words per result.
   assign dst_head = W'(dst_base_q) +
-                    (!is_fc ? W'(res_cols) :
-                     (dst_kind_q == 2'(ComputeDstPeTranspose)) ? fc_words : W'(out_h_q));
+                    (!is_fc ? (acc_out_q ? W'(res_cols) << 2 : W'(res_cols)) :
+                     (dst_kind_q == 2'(ComputeDstPeTranspose)) ? fc_words :
+                     acc_out_q ? W'(out_h_q) << 2 : W'(out_h_q));
   always_ff @(posedge clk_i) begin
     dst_head_q <= dst_head;
   end
-  assign dst_end = is_fc ? dst_head_q : dst_head_q + dst_grps + dst_rows;
+  assign dst_end = is_fc ? dst_head_q : dst_head_q + (pool_walk ? dst_grps : '0) + dst_rows;
 
   // Padded sizes and the other sums of captured fields only: free-running
   // registers like dst_head_q (the fields are stable for the 20 cycles before
@@ -539,7 +567,7 @@ module strata_compute_decode
 
   // The sums with a product, registered in StSum: the checks of StCmp1
   // compare registers.
-  wide_t in_end_q, dst_end_q, cache_end_q;
+  wide_t in_end_q, dst_end_q, cache_end_q, acc_end_q;
   wide_t conv_mh_k_q, conv_mh_sk_q, conv_mw_k_q, conv_mw_sk_q;
   wide_t pool_mh_q, pool_mh_k_q, pool_mh_s_q, pool_mh_sk_q;
   wide_t pool_mw_q, pool_mw_k_q, pool_mw_s_q, pool_mw_sk_q;
@@ -549,6 +577,7 @@ module strata_compute_decode
       in_end_q     <= in_end;
       dst_end_q    <= dst_end;
       cache_end_q  <= cache_end;
+      acc_end_q    <= acc_end;
       conv_mh_k_q  <= conv_mh + W'(kh_q);
       conv_mh_sk_q <= conv_mh + W'(conv_skh_q);
       conv_mw_k_q  <= conv_mw + W'(kw_q);
@@ -564,8 +593,18 @@ module strata_compute_decode
     end
   end
 
-  logic u_in_id, u_conv, u_fc, u_pool_mode, u_pool, u_dw, u_dst;
-  logic u_in_id_q, u_conv_q, u_fc_q, u_pool_mode_q, u_pool_q, u_dw_q, u_dst_q;
+  logic u_in_id, u_conv, u_fc, u_pool_mode, u_pool, u_dw, u_dst, u_acc;
+  logic u_in_id_q, u_conv_q, u_fc_q, u_pool_mode_q, u_pool_q, u_dw_q, u_dst_q, u_acc_q;
+
+  // acc_in reading the results' own range in place (acc_out, same start,
+  // CONV rows 4 * out_w words apart: pixel i's words are read before they
+  // are written, and no later pixel's are written first); a free-running
+  // register of captured fields, like dh2_q.
+  logic acc_in_place_q;
+  always_ff @(posedge clk_i) begin
+    acc_in_place_q <= acc_out_q && acc_base_q == dst_base_q &&
+                      (is_fc || 18'(dst_row_stride_q) == {out_w_q, 2'b00});
+  end
 
   always_comb begin
     u_in_id = 32'(in_id_q) >= Banks;
@@ -619,6 +658,14 @@ module strata_compute_decode
       end
       default: u_dst = 1'b1;
     endcase
+
+    // Partial sums: rules compute.acc_range and compute.acc_overlap (the
+    // others are field checks, u_acc_f_q).
+    u_acc = u_acc_f_q ||
+            (acc_in_q && (acc_end_q > W'(BankDepth) ||
+                          (dst_kind_q == 2'(ComputeDstBank) && acc_id_q == dst_id_q &&
+                           !acc_in_place_q &&
+                           overlap(W'(acc_base_q), acc_end_q, W'(dst_base_q), dst_end_q))));
   end
 
   always_ff @(posedge clk_i) begin
@@ -630,6 +677,7 @@ module strata_compute_decode
       u_pool_q      <= u_pool;
       u_dw_q        <= u_dw;
       u_dst_q       <= u_dst;
+      u_acc_q       <= u_acc;
     end
   end
 
@@ -646,7 +694,7 @@ module strata_compute_decode
       default:                  unsupported = u_pool_mode_q || u_pool_q;
     endcase
     unsupported = unsupported || u_in_id_q || u_dst_q ||
-                  (packed_q && !(Sparse && mode_q == 3'(ComputeModeConv))) || u_act_q;
+                  (packed_q && !(Sparse && mode_q == 3'(ComputeModeConv))) || u_act_q || u_acc_q;
     code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
   end
 
@@ -655,11 +703,16 @@ module strata_compute_decode
     cfg_d.fc        = is_fc;
     cfg_d.pool_only = is_pool;
     cfg_d.dw        = is_dw;
-    cfg_d.clamp_lo  = clamp_lo_q;
-    cfg_d.clamp_hi  = clamp_hi_q;
-    cfg_d.act_en    = act_en_q && !is_pool;
+    // acc_out: the requantiser passes each accumulator byte through (M 1,
+    // S 0), so the clamp is the whole int8 range and there is no table.
+    cfg_d.clamp_lo  = acc_out_q ? 8'h80 : clamp_lo_q;
+    cfg_d.clamp_hi  = acc_out_q ? 8'h7f : clamp_hi_q;
+    cfg_d.act_en    = act_en_q && !is_pool && !acc_out_q;
     cfg_d.act_table = act_table_q;
     cfg_d.in_id     = in_id_q;
+    cfg_d.acc_out   = acc_out_q;
+    cfg_d.acc_in    = acc_in_q;
+    cfg_d.acc_id    = acc_id_q;
     cfg_d.packed_rows = (Sparse && is_conv) ? packed_rows_q : 16'd0;
 
     cfg_d.walk.rows_m1      = pool_walk ? 17'(res_q[SVRows]) - 17'd1 : 17'(out_h_q) - 17'd1;
@@ -684,14 +737,17 @@ module strata_compute_decode
     cfg_d.walk.col_off0     = 20'(res_q[SColOff0]);
     cfg_d.walk.col_off_step = 20'(res_q[SColStep]);
     cfg_d.walk.param_base   = param_base_q;
+    cfg_d.walk.fill         = acc_in_q;
+    cfg_d.walk.fill_base    = acc_base_q;
 
     cfg_d.wr.kind         = wr_kind_e'(dst_kind_q);
     cfg_d.wr.dst_id       = dst_id_q;
     cfg_d.wr.base         = dst_base_q;
-    cfg_d.wr.row_stride   = is_fc ? 16'd1 : dst_row_stride_q;
+    cfg_d.wr.row_stride   = is_fc ? (acc_out_q ? 16'd4 : 16'd1) : dst_row_stride_q;
     cfg_d.wr.group_stride = dst_group_stride_q;
     cfg_d.wr.rows_m1      = (is_fc ? out_h_q : res_rows) - 16'd1;
-    cfg_d.wr.cols_m1      = is_fc ? 16'd0 : res_cols - 16'd1;
+    cfg_d.wr.cols_m1      = acc_out_q ? (is_fc ? 16'd3 : {res_cols[13:0], 2'b00} - 16'd1) :
+                            is_fc ? 16'd0 : res_cols - 16'd1;
     cfg_d.wr.groups_m1    = pool_walk ? groups_q - 16'd1 : 16'd0;
     cfg_d.wr.neurons_m1   = out_h_q - 16'd1;
 
@@ -788,7 +844,8 @@ module strata_compute_decode
                   pool_mh_a_q == 17'(pool_out_h_q - 16'd1) &&
                   pool_mw_a_q == 17'(pool_out_w_q - 16'd1) &&
                   dst_rows_a_q == (is_fc ? '0 : 17'(res_rows - 16'd1)) &&
-                  dst_grps_a_q == (pool_walk ? 17'(groups_q - 16'd1) : '0) &&
+                  dst_grps_a_q == (pool_walk ? 17'(groups_q - 16'd1) : 17'(out_h_q)) &&
+                  dst_grps_b_q == (pool_walk ? 17'(dst_group_stride_q) : 17'(out_w_q)) &&
                   in_words_a_q == (is_fc ? 17'(out_h_q) : 17'(groups_q)) &&
                   dst_head_q == dst_head && dh2_q == dh2 && dw2_q == dw2 &&
                   ph_dim_q == ph_dim && pw_dim_q == pw_dim && pool_h2_q == pool_h2 &&

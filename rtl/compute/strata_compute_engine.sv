@@ -26,6 +26,15 @@
 //   beats, PE p receiving channel p's taps N at a time; the array's operand is
 //   one per PE) -> strata_pe_array -> strata_requant (the P channels'
 //   parameters, as CONV) -> result register slice -> strata_dst_writer.
+//   Partial sums (acc_in, acc_out; docs/isa.md, "Partial sums"): with
+//   acc_in the walker's four fill beats before each window read the pixel's
+//   partial sums from bank acc_id; at the operand FIFO's head they go to the
+//   fill register (byte k of word k: lane p's int32 start value) instead of
+//   the PE array, which takes that register in place of the bias with the
+//   window's first beat. With acc_out each result of the PE array enters the
+//   requantiser four times, as byte 0, 1, 2, 3 of every lane's accumulator
+//   (sign-extended), with M = 1, S = 0 and the full clamp: the bytes pass
+//   unchanged and the writer stores 4 words per result.
 //   strata_param_ram: bias / M / S, P banks by channel mod P; CONV reads the P
 //   channels once per instruction, FC one channel per neuron (with the first
 //   beat; bias and M/S then travel in small FIFOs beside the beats).
@@ -328,6 +337,9 @@ module strata_compute_engine
       cfg.act_en    <= dec_cfg.act_en;
       cfg.act_table <= dec_cfg.act_table;
       cfg.in_id     <= dec_cfg.in_id;
+      cfg.acc_out   <= dec_cfg.acc_out;
+      cfg.acc_in    <= dec_cfg.acc_in;
+      cfg.acc_id    <= dec_cfg.acc_id;
     end
     if (!busy_q[BusyWalk]) cfg.walk <= dec_cfg.walk;
     if (!busy_q[BusyWalk]) cfg.packed_rows <= dec_cfg.packed_rows;
@@ -384,13 +396,13 @@ module strata_compute_engine
   logic                      walk_busy, walk_step_valid, beat_valid, beat_ready;
   logic [BankAddrWidth-1:0]  beat_addr;
   logic [CacheAddrWidth-1:0] beat_cache;
-  logic                      beat_first, beat_last;
+  logic                      beat_first, beat_last, beat_fill;
   logic [ParamIdxWidth-1:0]  beat_param;
   // The dense walker's outputs (the beat's unless a packed CONV runs).
   logic                      cw_busy, cw_step_valid, cw_beat_valid;
   logic [BankAddrWidth-1:0]  cw_beat_addr;
   logic [CacheAddrWidth-1:0] cw_beat_cache;
-  logic                      cw_beat_first, cw_beat_last;
+  logic                      cw_beat_first, cw_beat_last, cw_beat_fill;
   logic [ParamIdxWidth-1:0]  cw_beat_param;
   // Sparse builds: the beat's second word, the words' inside flags (dense
   // beats: {0, 1}), whether it is a packed CONV's, and a refused schedule.
@@ -423,6 +435,7 @@ module strata_compute_engine
     .beat_cache_o (cw_beat_cache),
     .beat_first_o (cw_beat_first),
     .beat_last_o  (cw_beat_last),
+    .beat_fill_o  (cw_beat_fill),
     .beat_param_o (cw_beat_param)
   );
 
@@ -479,6 +492,7 @@ module strata_compute_engine
     assign beat_cache      = packed_q ? pw_beat_cache : cw_beat_cache;
     assign beat_first      = packed_q ? pw_beat_first : cw_beat_first;
     assign beat_last       = packed_q ? pw_beat_last : cw_beat_last;
+    assign beat_fill       = !packed_q && cw_beat_fill;  // no partial sums when packed
     assign beat_param      = packed_q ? pw_beat_param : cw_beat_param;
     assign walk_err        = pw_err;
 
@@ -498,6 +512,7 @@ module strata_compute_engine
     assign beat_cache      = cw_beat_cache;
     assign beat_first      = cw_beat_first;
     assign beat_last       = cw_beat_last;
+    assign beat_fill       = cw_beat_fill;
     assign beat_param      = cw_beat_param;
     assign walk_err        = 1'b0;
   end
@@ -515,6 +530,7 @@ module strata_compute_engine
     logic [CacheAddrWidth-1:0] cache;  // PE cache address of the beat
     logic                      first;  // first beat of an accumulation
     logic                      last;   // last beat of an accumulation
+    logic                      fill;   // a partial-sum word (acc_in), not an operand
   } side_t;
   side_t [Pes-1:0]      side_heads;
   logic                 side_ready, side_valid, data_valid, unused_data_ready, rd_fire, op_fire;
@@ -548,7 +564,7 @@ module strata_compute_engine
 
   assign rd_req_valid_o = beat_valid && walk_ready_q;
   assign beat_ready     = walk_ready_q && rd_req_ready_i;
-  assign rd_req_o.bank  = BankIdxWidth'(cfg.in_id);
+  assign rd_req_o.bank  = BankIdxWidth'(beat_fill ? cfg.acc_id : cfg.in_id);
   assign rd_req_o.addr  = beat_addr;
   assign rd_fire        = rd_req_valid_o && rd_req_ready_i;
   assign rd_out_d       = rd_out_q + 3'(rd_fire) - 3'(rd_rsp_valid_i);
@@ -563,7 +579,8 @@ module strata_compute_engine
     .rst_ni      (dp_rst_n[DpRstFront]),
     .in_valid_i  (rd_fire),
     .in_ready_o  (side_ready),
-    .in_data_i   (side_t'{cache: beat_cache, first: beat_first, last: beat_last}),
+    .in_data_i   (side_t'{cache: beat_cache, first: beat_first, last: beat_last,
+                          fill: beat_fill}),
     .out_valid_o (side_valid),
     .out_ready_i (op_fire),
     .out_data_o  (side_heads),
@@ -645,15 +662,31 @@ module strata_compute_engine
   );
 
   logic [Pes-1:0][CacheAddrWidth-1:0] op_cache;  // copy p for PE p
-  logic                      op_first, op_last;
-  logic [1:0]                unused_side_flags [Pes];  // first / last (copy 0's are used)
+  logic                      op_first, op_last, op_fill;
+  logic [2:0]                unused_side_flags [Pes];  // first / last / fill (copy 0's are used)
 
   assign op_first = side_heads[0].first;
   assign op_last  = side_heads[0].last;
+  assign op_fill  = side_heads[0].fill;
   always_comb begin
     for (int p = 0; p < Pes; p++) begin
       op_cache[p]          = side_heads[p].cache;
-      unused_side_flags[p] = {side_heads[p].first, side_heads[p].last};
+      unused_side_flags[p] = {side_heads[p].first, side_heads[p].last, side_heads[p].fill};
+    end
+  end
+
+  // acc_in: the fill register takes the partial-sum words at the operand
+  // FIFO's head (always at once; they never enter the PE array). Word k is
+  // byte k of every lane's start value, so each word shifts in from the top
+  // and the fourth leaves lane p's int32 in fill_acc_q[p]. The window's first
+  // beat, which follows its four words in the FIFO, carries it as the bias;
+  // the next window's words arrive only after that beat has been taken.
+  logic            fill_pop;
+  acc_t [Pes-1:0]  fill_acc_q;
+  assign fill_pop = data_valid && op_fill;
+  always_ff @(posedge clk_i) begin
+    if (fill_pop) begin
+      for (int p = 0; p < Pes; p++) fill_acc_q[p] <= {data_head[p*8 +: 8], fill_acc_q[p][31:8]};
     end
   end
 
@@ -956,9 +989,11 @@ module strata_compute_engine
 
   // DEPTHWISE beats come from the beat register (below), whose valid is
   // never set in the other modes.
-  assign pe_in_valid = (pe_go_q && data_valid) || dwb_valid_q;
+  assign pe_in_valid = (pe_go_q && data_valid && !op_fill) || dwb_valid_q;
   always_comb begin
-    for (int p = 0; p < Pes; p++) pe_bias[p] = cfg.fc ? fc_bias : par_bias[p];
+    for (int p = 0; p < Pes; p++) begin
+      pe_bias[p] = cfg.acc_in ? fill_acc_q[p] : cfg.fc ? fc_bias : par_bias[p];
+    end
   end
 
   strata_pe_array #(
@@ -991,6 +1026,41 @@ module strata_compute_engine
     .err_o           (pe_err)
   );
 
+  // ---------------------------------------------------------------- acc_out byte planes
+  // acc_out: each result of the array is offered to the requantiser four
+  // times, beat k carrying byte k of every lane's accumulator (sign-extended,
+  // so M = 1, S = 0 and the full clamp pass it unchanged); the array's result
+  // is taken with the fourth. spill_more_q (acc_out and another byte to go)
+  // is a flip-flop, so the array's result ready is one gate after the
+  // requantiser's.
+  logic            rq_in_ready, rq_in_fire;
+  logic [1:0]      spill_k_q;
+  logic            spill_more_q;
+  acc_t [Pes-1:0]  rq_acc;
+
+  assign rq_in_fire   = pe_res_valid && rq_in_ready;
+  assign pe_res_ready = rq_in_ready && !spill_more_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!dp_rst_n[DpRstRequant]) begin
+      spill_k_q    <= '0;
+      spill_more_q <= 1'b0;
+    end else if (!running_q) begin
+      spill_k_q    <= '0;
+      spill_more_q <= busy_q[BusyMisc] ? cfg.acc_out : dec_cfg.acc_out;
+    end else if (rq_in_fire && cfg.acc_out) begin
+      spill_k_q    <= spill_k_q + 2'd1;
+      spill_more_q <= spill_k_q != 2'd2;
+    end
+  end
+
+  always_comb begin
+    for (int p = 0; p < Pes; p++) begin
+      rq_acc[p] = !cfg.acc_out ? pe_acc[p] :
+                  AccWidth'($signed(pe_acc[p][8*spill_k_q +: 8]));
+    end
+  end
+
   // ---------------------------------------------------------------- requantisation
   logic           rq_valid, rq_ready, unused_rq_err;
   mult_t  [Pes-1:0] rq_mult;
@@ -1002,7 +1072,7 @@ module strata_compute_engine
   // loaded with cfg.fc's next value, checked against it): each copy sits beside
   // its channel's multipliers instead of one flip-flop driving every channel's
   // select across the die.
-  logic [Pes-1:0] rq_fc_q;
+  logic [Pes-1:0] rq_fc_q, rq_raw_q;
 
   strata_reg_copies #(.Copies (Pes)) u_rq_fc_copies (
     .clk_i    (clk_i),
@@ -1012,10 +1082,22 @@ module strata_compute_engine
     .q_o      (rq_fc_q)
   );
 
+  // acc_out's M = 1, S = 0 likewise select with a copy of cfg.acc_out per
+  // channel (rq_raw_q).
+  strata_reg_copies #(.Copies (Pes)) u_rq_raw_copies (
+    .clk_i    (clk_i),
+    .rst_ni   (1'b1),
+    .d_i      (busy_q[BusyMisc] ? cfg.acc_out : dec_cfg.acc_out),
+    .mirror_i (cfg.acc_out),
+    .q_o      (rq_raw_q)
+  );
+
   always_comb begin
     for (int p = 0; p < Pes; p++) begin
-      rq_mult[p]  = rq_fc_q[p] ? ms_head[0 +: MultWidth] : par_mult[p];
-      rq_shift[p] = rq_fc_q[p] ? ms_head[MultWidth +: ShiftWidth] : par_shift[p];
+      rq_mult[p]  = rq_raw_q[p] ? MultWidth'(1) :
+                    rq_fc_q[p] ? ms_head[0 +: MultWidth] : par_mult[p];
+      rq_shift[p] = rq_raw_q[p] ? '0 :
+                    rq_fc_q[p] ? ms_head[MultWidth +: ShiftWidth] : par_shift[p];
     end
   end
 
@@ -1027,8 +1109,8 @@ module strata_compute_engine
     .clk_i       (clk_i),
     .rst_ni      (dp_rst_n[DpRstRequant]),
     .in_valid_i  (pe_res_valid),
-    .in_ready_o  (pe_res_ready),
-    .in_acc_i    (pe_acc),
+    .in_ready_o  (rq_in_ready),
+    .in_acc_i    (rq_acc),
     .in_mult_i   (rq_mult),
     .in_shift_i  (rq_shift),
     .in_lo_i     (cfg.clamp_lo),
@@ -1244,7 +1326,8 @@ module strata_compute_engine
 
   // POOL and DEPTHWISE: the bank stream feeds the window generator; CONV
   // with pool_en: the requantised results do.
-  assign op_fire  = cfg.pool.from_bank ? (wg_in_valid && wg_in_ready) : (pe_in_valid && pe_in_ready);
+  assign op_fire  = cfg.pool.from_bank ? (wg_in_valid && wg_in_ready) :
+                    ((pe_in_valid && pe_in_ready) || fill_pop);
   assign rq_ready = (cfg.pool.enable && !cfg.dw) ? (run_q[RunPool] && wg_in_ready) : res_ready;
 
   // ---------------------------------------------------------------- destination
@@ -1573,6 +1656,12 @@ module strata_compute_engine
   `STRATA_ASSERT(ce_fc_ms, clk_i, ok_n, !(cfg.fc && pe_res_valid) || ms_valid)
   // Beats are well framed and the window generator accepts every frame.
   `STRATA_ASSERT(ce_pe_err, clk_i, ok_n, !pe_err)
+  // Partial-sum words come only with acc_in, never with a DEPTHWISE beat, and
+  // the acc_out byte counter restarts with every result.
+  `STRATA_ASSERT(ce_fill_acc_in, clk_i, ok_n, !(data_valid && op_fill) || cfg.acc_in)
+  `STRATA_ASSERT(ce_fill_not_dw, clk_i, ok_n, !(fill_pop && dwb_valid_q))
+  `STRATA_ASSERT(ce_spill_more, clk_i, ok_n, !running_q ||
+                 spill_more_q == (cfg.acc_out && spill_k_q != 2'd3))
   `STRATA_ASSERT(ce_wg_cfg, clk_i, ok_n, !wg_cfg_error)
   // Nothing of the instruction is left behind when it retires.
   `STRATA_ASSERT(ce_running, clk_i, rst_ni, running_q == (state_q == StRun))

@@ -26,6 +26,13 @@
 // a step (step_valid_o) from strata_dep_sync; the beat stream waits for it.
 // While idle, the next-window registers follow cfg_i (the first window), so
 // start_i reaches only the state register.
+// Partial sums (cfg_i.fill, the instruction's acc_in): each window begins
+// with four fill beats (beat_fill_o) at fill_base, fill_base + 1, ... (one
+// running address over the whole walk: the partial sums of pixel i are
+// words 4i .. 4i + 3), before its first tap; they carry neither first nor
+// last, and the engine reads them from the partial-sum bank. While fill
+// beats remain, no advance flag is set, so the window's own walk starts
+// unchanged after them.
 // Latency: start_i to the first beat_valid_o: 2 cycles. Throughput: one beat
 // per cycle while beat_ready_i, including across windows and rows.
 // Invariant: for a configuration the decoder accepted, every beat address is
@@ -55,6 +62,7 @@ module strata_conv_walker
   output logic [CacheAddrWidth-1:0] beat_cache_o,   // cache word
   output logic                      beat_first_o,   // first beat of an output pixel
   output logic                      beat_last_o,    // last beat of an output pixel
+  output logic                      beat_fill_o,    // a partial-sum beat (before the first)
   output logic [ParamIdxWidth-1:0]  beat_param_o    // parameter channel of the output row
 );
 
@@ -121,6 +129,9 @@ module strata_conv_walker
   logic        first_d, first_q;    // the next beat is the window's first
   logic        row_first_d, row_first_q;  // the window starts an output row
   logic        acq_d, acq_q;        // the row's step has been acquired
+  logic        fill_d, fill_q;      // the next beat is a fill beat (acc_in)
+  logic [1:0]  fill_k_d, fill_k_q;  // its index in the window's four
+  logic [15:0] fill_addr_d, fill_addr_q;  // its bank word
 
   logic g_end, kx_end, ky_end, beat_last, fire, load, step_fire;
   // g_q == groups_m1 as a registered flag (exact, asserted): the window's
@@ -205,12 +216,23 @@ module strata_conv_walker
     first_d     = first_q;
     row_first_d = row_first_q;
     acq_d       = acq_q || step_fire;
+    fill_d      = fill_q;
+    fill_k_d    = fill_k_q;
+    fill_addr_d = fill_addr_q;
     g_end_d     = g_end_q;
     kx_end_d    = kx_end_q;
     ky_end_d    = ky_end_q;
 
+    // A fill beat advances only the fill counters; the window's beats
+    // follow the fourth.
+    if (fire && fill_q) begin
+      fill_k_d    = fill_k_q + 2'd1;
+      fill_addr_d = fill_addr_q + 16'd1;
+      if (fill_k_q == 2'd3) fill_d = 1'b0;
+    end
+
     // Beat advance within the window: g innermost, then kx, then ky.
-    if (fire) begin
+    if (fire && !fill_q) begin
       first_d = 1'b0;
       if (adv_g_q) begin
         g_d      = g_q + 16'd1;
@@ -261,6 +283,8 @@ module strata_conv_walker
       c_beat_d    = c_start_n;
       ch_d        = ch_n_q;
       first_d     = 1'b1;
+      fill_d      = cfg_i.fill;
+      fill_k_d    = '0;
       row_first_d = ox_first_n_q;
       if (ox_first_n_q) acq_d = 1'b0;
       ox_first_n_d = ox_last_n_q;
@@ -304,13 +328,14 @@ module strata_conv_walker
       nco_n_d  = AW'(cfg_i.col_off0);
       ch_n_d   = cfg_i.param_base;
       more_n_d = 1'b1;
+      fill_addr_d = cfg_i.fill_base;
     end
 
     free_d    = state_d == StWalk && (!row_first_d || acq_d);
-    adv_g_d   = !g_end_d;
-    adv_kx_d  = g_end_d && !kx_end_d;
-    adv_ky_d  = g_end_d && kx_end_d && !ky_end_d;
-    adv_win_d = g_end_d && kx_end_d && ky_end_d && more_n_d;
+    adv_g_d   = !fill_d && !g_end_d;
+    adv_kx_d  = !fill_d && g_end_d && !kx_end_d;
+    adv_ky_d  = !fill_d && g_end_d && kx_end_d && !ky_end_d;
+    adv_win_d = !fill_d && g_end_d && kx_end_d && ky_end_d && more_n_d;
 
     if (start_i && state_q == StIdle) state_d = StPrime;
   end
@@ -322,12 +347,14 @@ module strata_conv_walker
       acq_q     <= 1'b0;
       free_q    <= 1'b0;
       prime_q   <= 1'b0;
+      fill_q    <= 1'b0;
     end else begin
       state_q   <= state_d;
       walking_q <= state_d == StWalk;
       acq_q     <= acq_d;
       free_q    <= free_d;
       prime_q   <= state_d == StPrime;
+      fill_q    <= fill_d;
     end
   end
 
@@ -367,31 +394,37 @@ module strata_conv_walker
     ch_q        <= ch_d;
     first_q     <= first_d;
     row_first_q <= row_first_d;
+    fill_k_q    <= fill_k_d;
+    fill_addr_q <= fill_addr_d;
   end
 
   assign busy_o       = state_q != StIdle;
-  assign beat_addr_o  = BankAddrWidth'(a_beat_q);
+  assign beat_addr_o  = fill_q ? BankAddrWidth'(fill_addr_q) : BankAddrWidth'(a_beat_q);
   assign beat_cache_o = CacheAddrWidth'(c_beat_q);
-  assign beat_first_o = first_q;
-  assign beat_last_o  = beat_last;
+  assign beat_first_o = first_q && !fill_q;
+  assign beat_last_o  = beat_last && !fill_q;
+  assign beat_fill_o  = fill_q;
   assign beat_param_o = ParamIdxWidth'(ch_q);
 
   `STRATA_ASSERT(walker_walking, clk_i, rst_ni, walking_q == (state_q == StWalk))
   `STRATA_ASSERT(walker_flags, clk_i, rst_ni,
                  free_q == (walking_q && (!row_first_q || acq_q)) &&
                  prime_q == (state_q == StPrime) &&
-                 (!walking_q || (adv_g_q == !g_end && adv_kx_q == (g_end && !kx_end) &&
-                                 adv_ky_q == (g_end && kx_end && !ky_end) &&
-                                 adv_win_q == (beat_last && more_n_q))))
+                 (!walking_q || (adv_g_q == (!fill_q && !g_end) &&
+                                 adv_kx_q == (!fill_q && g_end && !kx_end) &&
+                                 adv_ky_q == (!fill_q && g_end && kx_end && !ky_end) &&
+                                 adv_win_q == (!fill_q && beat_last && more_n_q))))
+  `STRATA_ASSERT(walker_fill_only_acc_in, clk_i, rst_ni, !fill_q || cfg_i.fill)
   `STRATA_ASSERT(walker_rooms, clk_i, rst_ni, state_q == StIdle ||
                  (kx_room_n_q == pos_t'({2'b00, cfg_i.img_w}) - ix0_n_q &&
                   ky_room_n_q == pos_t'({1'b0, cfg_i.img_h}) - iy0_n_q))
   `STRATA_ASSERT(walker_tap_ends, clk_i, rst_ni, !walking_q ||
                  (kx_end_q == (kx_q == kx_last_q) && ky_end_q == (ky_q == ky_last_q)))
   `STRATA_ASSERT_STREAM(walker_beat, clk_i, rst_ni, beat_valid_o, beat_ready_i,
-                        {beat_addr_o, beat_cache_o, beat_first_o, beat_last_o, beat_param_o})
+                        {beat_addr_o, beat_cache_o, beat_first_o, beat_last_o, beat_fill_o,
+                         beat_param_o})
   // A walked tap is inside the image: the bank address is not negative.
-  `STRATA_ASSERT(walker_addr_positive, clk_i, rst_ni, !beat_valid_o || a_beat_q >= 0)
+  `STRATA_ASSERT(walker_addr_positive, clk_i, rst_ni, !beat_valid_o || fill_q || a_beat_q >= 0)
   `STRATA_ASSERT(walker_start_idle, clk_i, rst_ni, !start_i || state_q == StIdle)
   // The next-window registers hold the first window when it is loaded.
   `STRATA_ASSERT(walker_first_window, clk_i, rst_ni, !prime_q ||

@@ -947,15 +947,16 @@ module strata_packed_walker
     endcase
   end
 
-  // Fields a packed walk does not use (the dense walk's cache skips), the
+  // Fields a packed walk does not use (the dense walk's cache skips and
+  // partial-sum beats: the decoder refuses acc_in on a packed CONV), the
   // high product bits (zero for a legal instruction) and a flag used before
   // the last stage.
-  logic [96:0] unused_cfg;
+  logic [113:0] unused_cfg;
   logic [8:0]  unused_prod;
   logic [AW-BankAddrWidth-1:0] unused_nxt;
   logic        unused_dummy;
   assign unused_cfg   = {cfg_i.kw_groups, cfg_i.row_off0, cfg_i.row_off_step, cfg_i.col_off0,
-                         cfg_i.col_off_step};
+                         cfg_i.col_off_step, cfg_i.fill, cfg_i.fill_base};
   assign unused_prod  = prod_g[32:24];
   assign unused_nxt   = s5_nxt[AW-1:BankAddrWidth];
   assign unused_dummy = s5_q.dummy;

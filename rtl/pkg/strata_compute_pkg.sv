@@ -41,6 +41,8 @@ package strata_compute_pkg;
     logic [19:0] col_off0;      // pad_left * groups (cache skip of the left padding)
     logic [19:0] col_off_step;  // stride_w * groups
     logic [15:0] param_base;    // parameter channel of output row 0 (FC: neuron 0)
+    logic        fill;          // acc_in: 4 partial-sum beats before each window
+    logic [15:0] fill_base;     // acc_in: bank word of pixel 0's partial sums (acc_base)
   } walk_cfg_t;
 
   // Destination kinds (the ISA's compute_dst values).
@@ -94,6 +96,9 @@ package strata_compute_pkg;
     logic        act_en;        // look the clamped value up in activation table act_table
     logic [7:0]  act_table;
     logic [5:0]  in_id;         // bank of the streamed operand
+    logic        acc_out;       // raw int32 accumulators out, 4 words per result
+    logic        acc_in;        // start values from partial sums instead of the bias
+    logic [5:0]  acc_id;        // bank of the partial sums (acc_in)
     logic [15:0] packed_rows;   // CONV on a sparse build: packed rows per pixel (0: dense walk)
     walk_cfg_t   walk;
     wr_cfg_t     wr;

@@ -130,6 +130,41 @@ inline Param random_param(std::mt19937_64& rng, int terms) {
   return q;
 }
 
+// Partial sums (docs/isa.md, "Partial sums"): the int32 of lane p of pixel i
+// in the layout acc_out writes and acc_in reads (4 words per pixel, word k
+// byte k of every lane).
+inline int32_t partial_sum(const Memories& m, int bank, int base, int i, int p) {
+  uint32_t v = 0;
+  for (int k = 0; k < 4; ++k) v |= uint32_t(uint8_t(m.bank[bank][base + 4 * i + k][p])) << (8 * k);
+  return int32_t(v);
+}
+
+// The 4 words of one pixel's accumulators a[p] as acc_out writes them.
+inline std::array<Word, 4> partial_words(const std::array<int32_t, kP>& a) {
+  std::array<Word, 4> w{};
+  for (int k = 0; k < 4; ++k) {
+    for (int p = 0; p < kP; ++p) w[k][p] = int8_t(uint8_t(uint32_t(a[p]) >> (8 * k)));
+  }
+  return w;
+}
+
+// The partial-sum fields of a CONV or FC (both off: the layer is unsplit).
+struct PartialSums {
+  bool acc_in = false, acc_out = false;
+  int acc_id = 0, acc_base = 0;
+
+  void set_acc_fields(isa::ComputeInstr& c) const {
+    c.acc_in = acc_in;
+    c.acc_out = acc_out;
+    c.acc_id = acc_id;
+    c.acc_base = acc_base;
+  }
+  std::string acc_str() const {
+    return fmt::format("{}{}", acc_in ? fmt::format(" acc_in {}@{}", acc_id, acc_base) : "",
+                       acc_out ? " acc_out" : "");
+  }
+};
+
 // ---------------------------------------------------------------------------
 
 // The pooling stage: the whole of a POOL instruction, or the one after a CONV.
@@ -204,7 +239,7 @@ struct ImageInput {
 
 // ---------------------------------------------------------------------------
 
-struct ConvLayer : ImageInput, PoolStage {
+struct ConvLayer : ImageInput, PoolStage, PartialSums {
   // ph, pw: padding above and left of the input; pb, pr: below and right
   // (-1: the same as ph, pw).
   int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, pb = -1, pr = -1;
@@ -233,7 +268,7 @@ struct ConvLayer : ImageInput, PoolStage {
     }
     s += fmt::format(" clamp[{},{}] {} {} @{}", clamp_lo, clamp_hi,
                      dst == isa::ComputeDst::kBank ? "bank" : "pe", dst_id, dst_base);
-    return s;
+    return s + acc_str();
   }
 
   isa::ComputeInstr instr() const {
@@ -260,6 +295,7 @@ struct ConvLayer : ImageInput, PoolStage {
     c.dst_id = dst_id;
     c.dst_base = dst_base;
     c.dst_row_stride = dst_row_stride;
+    set_acc_fields(c);
     return c;
   }
 
@@ -285,7 +321,8 @@ struct ConvLayer : ImageInput, PoolStage {
     for (int p = 0; p < kP; ++p) {
       for (int oy = 0; oy < out_h(); ++oy) {
         for (int ox = 0; ox < out_w(); ++ox) {
-          int64_t s = m.param[param_base + p].bias;
+          int64_t s = acc_in ? partial_sum(m, acc_id, acc_base, oy * out_w() + ox, p)
+                             : m.param[param_base + p].bias;
           for (int ky = 0; ky < kh; ++ky) {
             const int iy = oy * sh - ph + ky;
             if (iy < 0 || iy >= in_h) continue;
@@ -299,7 +336,7 @@ struct ConvLayer : ImageInput, PoolStage {
               }
             }
           }
-          a(p, oy, ox) = int32_t(s);
+          a(p, oy, ox) = int32_t(uint32_t(uint64_t(s)));  // the accumulator wraps
         }
       }
     }
@@ -336,6 +373,27 @@ struct ConvLayer : ImageInput, PoolStage {
 
   Expected expected(const Memories& m) const {
     const Tensor<int32_t> a = acc(m);
+    if (acc_out) {  // 4 words of raw accumulators per pixel
+      Expected e;
+      e.id = dst_id;
+      e.rows = out_h();
+      for (int oy = 0; oy < out_h(); ++oy) {
+        for (int ox = 0; ox < out_w(); ++ox) {
+          std::array<int32_t, kP> px{};
+          for (int p = 0; p < kP; ++p) px[p] = a(p, oy, ox);
+          const auto w = partial_words(px);
+          for (int k = 0; k < 4; ++k) {
+            Expected::Item it;
+            it.addr = dst_base + oy * dst_row_stride + 4 * ox + k;
+            it.row = oy;
+            it.col = 4 * ox + k;
+            it.word = w[k];
+            e.items.push_back(it);
+          }
+        }
+      }
+      return e;
+    }
     Tensor<int8_t> y({kP, out_h(), out_w()});
     for (int p = 0; p < kP; ++p) {
       const Param& q = m.param[param_base + p];
@@ -357,7 +415,7 @@ struct ConvLayer : ImageInput, PoolStage {
 
 // ---------------------------------------------------------------------------
 
-struct FcLayer {
+struct FcLayer : PartialSums {
   int groups = 1, neurons = 1;
   int in_id = 0, in_base = 0, cache_base = 0, param_base = 0;
   int clamp_lo = -128, clamp_hi = 127;
@@ -365,9 +423,10 @@ struct FcLayer {
   int dst_id = 0, dst_base = 0;
 
   std::string str() const {
-    return fmt::format("FC {} groups -> {} neurons clamp[{},{}] {} {} @{}", groups, neurons,
+    return fmt::format("FC {} groups -> {} neurons clamp[{},{}] {} {} @{}{}", groups, neurons,
                        clamp_lo, clamp_hi,
-                       dst == isa::ComputeDst::kBank ? "bank" : "transpose", dst_id, dst_base);
+                       dst == isa::ComputeDst::kBank ? "bank" : "transpose", dst_id, dst_base,
+                       acc_str());
   }
   int out_words() const { return (neurons + kN - 1) / kN; }
 
@@ -386,11 +445,13 @@ struct FcLayer {
     c.dst_kind = dst;
     c.dst_id = dst_id;
     c.dst_base = dst_base;
+    set_acc_fields(c);
     return c;
   }
 
-  // y[o][p]: neuron o of image p, from strata::fc_acc and requantize.
-  Tensor<int8_t> outputs(const Memories& m) const {
+  // acc[o][p]: the accumulator of neuron o, image p (strata::fc_acc; with
+  // acc_in the partial sums replace the bias, the sum wrapping).
+  Tensor<int32_t> accs(const Memories& m) const {
     const int n_in = groups * kN;
     Tensor<int8_t> w({neurons, n_in});
     Tensor<int32_t> bias({neurons});
@@ -401,7 +462,7 @@ struct FcLayer {
         for (int l = 0; l < kN; ++l) w(o, t * kN + l) = wd[l];
       }
     }
-    Tensor<int8_t> y({neurons, kP});
+    Tensor<int32_t> y({neurons, kP});
     for (int p = 0; p < kP; ++p) {
       Tensor<int8_t> x({n_in});
       for (int t = 0; t < groups; ++t) {
@@ -409,16 +470,52 @@ struct FcLayer {
       }
       const Tensor<int32_t> a = fc_acc(x, w, bias);
       for (int o = 0; o < neurons; ++o) {
+        int32_t v = a[o];
+        if (acc_in) {
+          v = int32_t(uint32_t(v) - uint32_t(bias(o)) +
+                      uint32_t(partial_sum(m, acc_id, acc_base, o, p)));
+        }
+        y(o, p) = v;
+      }
+    }
+    return y;
+  }
+
+  // y[o][p]: neuron o of image p, requantised.
+  Tensor<int8_t> outputs(const Memories& m) const {
+    const Tensor<int32_t> a = accs(m);
+    Tensor<int8_t> y({neurons, kP});
+    for (int p = 0; p < kP; ++p) {
+      for (int o = 0; o < neurons; ++o) {
         const Param& q = m.param[param_base + o];
-        y(o, p) = requantize(a[o], q.mult, q.shift, clamp_lo, clamp_hi);
+        y(o, p) = requantize(a(o, p), q.mult, q.shift, clamp_lo, clamp_hi);
       }
     }
     return y;
   }
 
   Expected expected(const Memories& m) const {
-    const Tensor<int8_t> y = outputs(m);
     Expected e;
+    if (acc_out) {  // 4 words of raw accumulators per neuron
+      const Tensor<int32_t> a = accs(m);
+      e.id = dst_id;
+      e.rows = neurons;
+      for (int o = 0; o < neurons; ++o) {
+        std::array<int32_t, kP> px{};
+        for (int p = 0; p < kP; ++p) px[p] = a(o, p);
+        const auto w = partial_words(px);
+        for (int k = 0; k < 4; ++k) {
+          Expected::Item it;
+          it.addr = dst_base + 4 * o + k;
+          it.row = o;
+          it.col = k;
+          it.word = w[k];
+          e.items.push_back(it);
+        }
+      }
+      return e;
+    }
+    const Tensor<int8_t> y = outputs(m);
     e.bank = dst == isa::ComputeDst::kBank;
     e.id = e.bank ? dst_id : -1;
     e.rows = neurons;

@@ -238,6 +238,193 @@ class StrataComputeEngine : public ComputeEngineBench {
     });
   }
 
+  // ---- partial sums (acc_in, acc_out) --------------------------------------
+
+  // Splits `groups` input groups into `chunks` non-empty ranges [cut[i], cut[i+1]).
+  std::vector<int> random_cuts(int groups, int chunks) {
+    std::vector<int> cut = {0};
+    for (int c = 1; c < chunks; ++c) {
+      cut.push_back(int(rand_int(cut.back() + 1, groups - (chunks - c))));
+    }
+    cut.push_back(groups);
+    return cut;
+  }
+
+  // A bank for partial sums that is neither the input's nor (if a bank) the
+  // destination's.
+  int spill_bank(int in_id, int dst_id, bool dst_bank) {
+    for (;;) {
+      const int b = int(rand_int(0, kBanks - 1));
+      if (b != in_id && !(dst_bank && b == dst_id)) return b;
+    }
+  }
+
+  // Biases anywhere in int32 now and then, so that partial sums use all
+  // four bytes and the wrapping sum is exercised.
+  void maybe_wide_biases(int param_base, int count) {
+    if (rand_int(0, 2) != 0) return;
+    std::vector<Param> q(mem_.param.begin() + param_base,
+                         mem_.param.begin() + param_base + count);
+    for (auto& e : q) e.bias = int32_t(uint32_t(rng()()));
+    fill_params(param_base, q);
+  }
+
+  // Runs one pass (its units provided) and checks it: the PE array takes
+  // the window's taps, the bank reads add four per pixel with acc_in, and
+  // every read is in the input or in the partial sums.
+  template <typename Layer>
+  int run_pass(const Layer& l, int64_t beats, int64_t pixels, int in_words, const RunOptions& o,
+               const std::string& tag) {
+    const uint64_t budget = 40 * uint64_t(beats + 300 + pixels * 8);
+    return run_layer(l, {1, 1, 1, 1, 1, 0, 7}, o, budget, tag, [&](const RunResult& r) {
+      EXPECT_EQ(int64_t(r.beats), beats) << tag << " " << l.str() << " beats";
+      EXPECT_EQ(int64_t(r.reads.size()), beats + (l.acc_in ? 4 * pixels : 0))
+          << tag << " " << l.str() << " reads";
+      EXPECT_EQ(r.macs, r.beats * kP * kN) << tag << " MAC count";
+      for (const auto& rd : r.reads) {
+        const bool in = rd.bank == l.in_id && rd.addr >= l.in_base &&
+                        rd.addr < l.in_base + in_words;
+        const bool acc = l.acc_in && rd.bank == l.acc_id && rd.addr >= l.acc_base &&
+                         rd.addr < l.acc_base + 4 * pixels;
+        if (!in && !acc) {
+          ADD_FAILURE() << tag << " " << l.str() << ": read of bank " << rd.bank << " word "
+                        << rd.addr << " outside the input and the partial sums, STRATA_SEED="
+                        << seed();
+          break;
+        }
+      }
+    });
+  }
+
+  // The partial-sum fields of pass c of n: the first starts at the bias and
+  // writes raw sums, the middle ones read and write them (in place, or
+  // between two areas), the last reads them and produces the layer's result.
+  static void set_pass(PartialSums& l, int c, int n, int spill, int area0, int area1,
+                       bool in_place) {
+    l.acc_in = c > 0;
+    l.acc_out = c + 1 < n;
+    l.acc_id = spill;
+    l.acc_base = (in_place || c % 2 == 1) ? area0 : area1;  // read area of pass c
+  }
+  static int pass_write_area(int c, int area0, int area1, bool in_place) {
+    return (in_place || c % 2 == 0) ? area0 : area1;
+  }
+
+  // A convolution run as passes over chunks of its input groups; the last
+  // pass's results equal the unsplit layer's. Returns words checked.
+  int run_split_conv(const ConvLayer& full, int chunks, bool in_place, const RunOptions& o,
+                     const std::string& tag) {
+    const Expected want = full.expected(mem_);
+    const std::vector<int> cut = random_cuts(full.groups, chunks);
+    const int plane = full.in_h * full.in_w, taps = full.kh * full.kw;
+    const int pixels = full.out_h() * full.out_w();
+    const int spill = spill_bank(full.in_id, full.dst_id, full.dst == ComputeDst::kBank);
+    const int area0 = 0, area1 = 4 * pixels;
+    // Each chunk's weights, in the layout of a pass with its groups.
+    std::vector<ConvLayer> pass;
+    int cache = 0;
+    std::vector<std::vector<std::vector<Word>>> weights;  // [chunk][pe][word]
+    for (int c = 0; c < chunks; ++c) {
+      ConvLayer l = full;
+      l.groups = cut[c + 1] - cut[c];
+      l.in_base = full.in_base + cut[c] * plane;
+      l.cache_base = cache;
+      cache += taps * l.groups;
+      std::vector<std::vector<Word>> w(kP);
+      for (int p = 0; p < kP; ++p) {
+        for (int t = 0; t < taps; ++t) {
+          for (int g = cut[c]; g < cut[c + 1]; ++g) {
+            w[p].push_back(mem_.cache[p][full.cache_base + t * full.groups + g]);
+          }
+        }
+      }
+      weights.push_back(w);
+      set_pass(l, c, chunks, spill, area0, area1, in_place);
+      if (l.acc_out) {
+        l.pool = false;
+        l.dst = ComputeDst::kBank;
+        l.dst_id = spill;
+        l.dst_base = pass_write_area(c, area0, area1, in_place);
+        l.dst_row_stride = 4 * l.out_w();
+      }
+      pass.push_back(l);
+    }
+    for (int c = 0; c < chunks; ++c) {
+      for (int p = 0; p < kP; ++p) fill_cache(p, pass[c].cache_base, weights[c][p]);
+    }
+    int words = 0;
+    for (int c = 0; c < chunks && !HasFailure(); ++c) {
+      const ConvLayer& l = pass[c];
+      if (c + 1 == chunks) {
+        const Expected last = l.expected(mem_);
+        EXPECT_EQ(last.items.size(), want.items.size()) << tag;
+        for (size_t i = 0; i < std::min(last.items.size(), want.items.size()); ++i) {
+          if (last.items[i].word != want.items[i].word || last.items[i].addr != want.items[i].addr) {
+            ADD_FAILURE() << tag << ": the split layer's result differs from the unsplit one at "
+                          << "word " << want.items[i].addr << ", STRATA_SEED=" << seed();
+            break;
+          }
+        }
+      }
+      words += run_pass(l, l.beats(), pixels, l.in_words(), o,
+                        fmt::format("{} pass {}/{}", tag, c + 1, chunks));
+    }
+    return words;
+  }
+
+  // The same for an FC: pass c streams words [cut[c], cut[c+1]) of every
+  // neuron's weights (re-laid out as its own in_groups) against the matching
+  // feature words in the PE caches.
+  int run_split_fc(const FcLayer& full, int chunks, bool in_place, const RunOptions& o,
+                   const std::string& tag) {
+    const Expected want = full.expected(mem_);
+    const std::vector<int> cut = random_cuts(full.groups, chunks);
+    const int spill = spill_bank(full.in_id, full.dst_id, full.dst == ComputeDst::kBank);
+    const int area0 = 0, area1 = 4 * full.neurons;
+    std::vector<FcLayer> pass;
+    std::vector<std::vector<Word>> weights;
+    int base = full.in_base;
+    for (int c = 0; c < chunks; ++c) {
+      FcLayer l = full;
+      l.groups = cut[c + 1] - cut[c];
+      l.in_base = base;
+      base += l.groups * l.neurons;
+      l.cache_base = full.cache_base + cut[c];
+      std::vector<Word> w;
+      for (int n = 0; n < full.neurons; ++n) {
+        for (int t = cut[c]; t < cut[c + 1]; ++t) {
+          w.push_back(mem_.bank[full.in_id][full.in_base + n * full.groups + t]);
+        }
+      }
+      weights.push_back(w);
+      set_pass(l, c, chunks, spill, area0, area1, in_place);
+      if (l.acc_out) {
+        l.dst = ComputeDst::kBank;
+        l.dst_id = spill;
+        l.dst_base = pass_write_area(c, area0, area1, in_place);
+      }
+      pass.push_back(l);
+    }
+    for (int c = 0; c < chunks; ++c) fill_bank(full.in_id, pass[c].in_base, weights[c]);
+    int words = 0;
+    for (int c = 0; c < chunks && !HasFailure(); ++c) {
+      const FcLayer& l = pass[c];
+      if (c + 1 == chunks) {
+        const Expected last = l.expected(mem_);
+        for (size_t i = 0; i < std::min(last.items.size(), want.items.size()); ++i) {
+          if (last.items[i].word != want.items[i].word) {
+            ADD_FAILURE() << tag << ": the split FC's result differs from the unsplit one, "
+                          << "STRATA_SEED=" << seed();
+            break;
+          }
+        }
+      }
+      words += run_pass(l, int64_t(l.neurons) * l.groups, l.neurons, l.neurons * l.groups, o,
+                        fmt::format("{} pass {}/{}", tag, c + 1, chunks));
+    }
+    return words;
+  }
+
   PoolLayer random_pool(bool pe_dst, bool asym = false) {
     PoolLayer l;
     l.in_h = int(rand_int(1, 16));
@@ -612,6 +799,44 @@ TEST_F(StrataComputeEngine, FcRandomBackPressure) {
     load_fc(l);
     run_fc(l, stressed(), fmt::format("fc {}", i));
   }
+}
+
+// ---------------------------------------------------------------------------
+// Partial sums: layers split over their input groups, the int32 sums carried
+// between the passes through a bank (acc_out, then acc_in); the last pass
+// equals the unsplit layer word for word.
+
+TEST_F(StrataComputeEngine, PartialSumsConv) {
+  int words = 0;
+  for (int i = 0; i < 16 && !HasFailure(); ++i) {
+    ConvLayer l = random_conv(rand_int(0, 2) == 0, rand_int(0, 3) == 0, 12, true);
+    l.groups = int(rand_int(2, 4));
+    l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
+    l.cache_base = int(rand_int(0, kWeightArea - l.taps()));
+    load_conv(l);
+    maybe_wide_biases(l.param_base, kP);
+    const int chunks = int(rand_int(2, l.groups));
+    words += run_split_conv(l, chunks, i % 2 == 0, i % 3 == 2 ? stressed() : RunOptions{},
+                            fmt::format("split conv {}", i));
+  }
+  std::cout << "[ CHECKED  ] " << words << " result words" << std::endl;
+  EXPECT_GE(words, 500);
+}
+
+TEST_F(StrataComputeEngine, PartialSumsFc) {
+  int words = 0;
+  for (int i = 0; i < 12 && !HasFailure(); ++i) {
+    FcLayer l = random_fc(i % 3 == 1);
+    l.groups = int(rand_int(2, 8));
+    l.in_base = int(rand_int(0, kHalfBank - l.neurons * l.groups));
+    l.cache_base = int(rand_int(0, kWeightArea - l.groups));
+    load_fc(l);
+    maybe_wide_biases(l.param_base, l.neurons);
+    const int chunks = int(rand_int(2, std::min(l.groups, 4)));
+    words += run_split_fc(l, chunks, i % 2 == 0, i % 4 == 3 ? stressed() : RunOptions{},
+                          fmt::format("split fc {}", i));
+  }
+  EXPECT_GE(words, 100);
 }
 
 TEST_F(StrataComputeEngine, PoolMode) {
