@@ -21,9 +21,10 @@
 //   E5 round and saturate to int8
 //   E6 clamp to [lo, hi]
 //   E7 result pushed into the result FIFO (no logic in front of its write port);
-//      with tables (ActTables > 0) instead registered, and its table entry
-//      read (the registered result is the block RAM's address)
-//   E8 (tables) result or table entry pushed into the result FIFO
+//      with tables (ActTables > 0) instead registered, and the clamped value
+//      registered as the table's block-RAM read address as well
+//   E8 (tables) the table entry registered beside the result, and either
+//      pushed into the result FIFO
 // Activation tables (ActTables > 0): ActTables x 256 int8 entries, one copy
 // per channel (strata_ram_1r1w, 256 x ActTables bytes: one DP16KD for 8
 // tables on ECP5), so every channel of a beat looks up in parallel. The
@@ -340,14 +341,18 @@ module strata_requant
     end
 
     // Reads: entry y + 128 of table tab (the sign bit inverted) for every
-    // channel of a beat that looks up, registered in the block RAM (E8).
+    // channel of a beat that looks up. The block RAM's address register
+    // takes the clamped value beside y_q (E7, from the clamp's output y_d),
+    // and its word is registered in the fabric (entry_q, E8), so the push
+    // into the result FIFO starts at a flip-flop, not at the block RAM's
+    // output, at the same latency.
     logic [ByteAddrWidth-1:0] raddr [Channels];
-    data_t [Channels-1:0]     entry;
+    data_t [Channels-1:0]     entry, entry_q;
     data_t [Channels-1:0]     y_q8;
 
     for (genvar c = 0; c < Channels; c++) begin : g_copy
-      assign raddr[c] = ByteAddrWidth'(32'(tab_q[YStage]) * 256 +
-                                       32'({~y_q[c][DataWidth-1], y_q[c][DataWidth-2:0]}));
+      assign raddr[c] = ByteAddrWidth'(32'(tab_q[ClampStage]) * 256 +
+                                       32'({~y_d[c][DataWidth-1], y_d[c][DataWidth-2:0]}));
 
       strata_ram_1r1w #(
         .Width     (DataWidth),
@@ -358,17 +363,18 @@ module strata_requant
         .we_i    (tab_valid_i),
         .waddr_i (waddr),
         .wdata_i (wdata),
-        .re_i    (valid_q[YStage] && tab_en_q[YStage]),
+        .re_i    (valid_q[ClampStage] && tab_en_q[ClampStage]),
         .raddr_i (raddr[c]),
         .rdata_o (entry[c])
       );
     end
 
     always_ff @(posedge clk_i) begin
-      y_q8 <= y_q;
+      y_q8    <= y_q;
+      entry_q <= entry;
     end
 
-    assign push_data = tab_en_q[PushStage] ? entry : y_q8;
+    assign push_data = tab_en_q[PushStage] ? entry_q : y_q8;
   end else begin : g_no_tables
     // No table unit: the load engine refuses every LOAD TABLE (depth 0) and
     // the decoder every lookup, so the ports are idle.
