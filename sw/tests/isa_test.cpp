@@ -1519,7 +1519,8 @@ TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
                    SimError::kIllegalInstr, 3, "opcode 9");
   expect_sim_error([](TinyConv& t) { t.program[2] = Instruction{}; }, SimError::kIllegalInstr, 2,
                    "opcode 0");
-  expect_sim_error([](TinyConv& t) { t.program[4].words[7] |= uint64_t{1} << 60; },
+  // COMPUTE bit 325 (between acc_out and pool_k) is reserved.
+  expect_sim_error([](TinyConv& t) { t.program[4].words[5] |= uint64_t{1} << 5; },
                    SimError::kIllegalInstr, 4, "reserved bits");
   expect_sim_error([](TinyConv& t) { t.program[0].words[0] |= 1 << 5; }, SimError::kIllegalInstr,
                    0, "reserved bits");
