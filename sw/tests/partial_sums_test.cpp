@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/cycle_model.hpp"
 #include "strata/hw_target.hpp"
 #include "strata/isa.hpp"
 #include "strata/isa_sim.hpp"
@@ -836,6 +837,42 @@ TEST(PartialSums, AccInAndAccOutCycles) {
   fc.acc_in = true;
   fc.acc_id = 2;
   EXPECT_EQ(stats(fc).acc_cycles, 4 * 5);
+}
+
+// The cycle model times a COMPUTE with partial sums by beats + acc_cycles.
+TEST(PartialSums, CycleModelCountsAccCycles) {
+  const auto cycles = [](const ComputeInstr& c, bool fine) {
+    Rig rig;
+    rig.compute(c);
+    EXPECT_TRUE(rig.run().ok());
+    Program prog;
+    prog.target = rig.t;
+    prog.image = rig.mem;
+    for (size_t i = 0; i < rig.prog.size() + 2; ++i) {
+      prog.instructions.push_back(Instruction::from_bytes(&rig.mem[i * kInstrBytes]));
+    }
+    CycleModelOptions o;
+    o.fine_grained = fine;
+    const CyclePrediction p = predict_cycles(prog, o);
+    return p.end[1] - p.start[1];
+  };
+  ComputeInstr conv;  // 1x1 kernel, one group, 3x4 pixels: one beat a pixel
+  conv.mode = ComputeMode::kConv;
+  conv.in_h = conv.out_h = 3;
+  conv.in_w = conv.out_w = 4;
+  conv.in_groups = 1;
+  conv.kernel_h = conv.kernel_w = conv.stride_h = conv.stride_w = 1;
+  conv.dst_id = 1;
+  conv.dst_row_stride = 16;
+  for (bool fine : {false, true}) {
+    const int64_t plain = cycles(conv, fine);
+    ComputeInstr c = conv;
+    c.acc_out = true;
+    EXPECT_EQ(cycles(c, fine) - plain, 3 * 12);
+    c.acc_in = true;
+    c.acc_id = 2;
+    EXPECT_EQ(cycles(c, fine) - plain, 4 * 12);
+  }
 }
 
 }  // namespace
