@@ -291,6 +291,24 @@ struct ConvPlan : PlanBase, MapInput {
   int64_t weight_slots = 0, zero_slots = 0;  // its weight passes' lanes, and the zero ones
   std::vector<PackedSchedule> packing;   // per weight pass
   uint64_t controls_ext = 0;
+  // Split passes (docs/compiler.md, "Split passes"): a pass whose weights do not fit
+  // the free PE-cache words runs as `chunks` COMPUTEs, chunk j over the instruction's
+  // input groups [j * chunk_groups, (j + 1) * chunk_groups) (the last may have fewer),
+  // the int32 partial sums carried from one to the next through a spill buffer of 4
+  // words per convolution output pixel (acc_out, acc_in). `per_pass` is then one
+  // chunk's words (`taps` per group) and the weights image holds per weight pass
+  // `chunks` blocks of P rows, streamed like passes of their own. 1: unsplit.
+  int64_t chunks = 1;
+  int64_t chunk_groups = 0;  // input groups per chunk, as the COMPUTE counts them
+  int64_t run_groups = 0;    // input groups of a pass, as the COMPUTE counts them
+  int64_t taps = 0;          // weight words per input group (kernel_h * kernel_w as run)
+  // Where a split op keeps its partial sums when it runs tiled: after the results in
+  // each output buffer (results stored), else in a bank of their own.
+  bool spill_in_out_buffer = false;
+  // The input groups chunk `j` of a pass reads.
+  int64_t chunk_size(int64_t j) const {
+    return std::min(chunk_groups, run_groups - j * chunk_groups);
+  }
   // The packed rows pass `pass`'s CONV runs (0: the dense schedule).
   int64_t packed_rows(int64_t pass) const {
     if (!packed) return 0;
@@ -306,6 +324,20 @@ struct FcPlan : PlanBase {
   int64_t tile = 0;          // neurons per tile
   int64_t feat_base = 0;     // PE cache address of the features
   uint64_t weights_ext = 0;  // offset in the weights region
+  // Split neurons (docs/compiler.md, "Split passes"): a neuron's weights longer than a
+  // bank, or features that do not fit the PE caches, run per tile as `chunks` COMPUTEs
+  // over words [j * chunk_words, (j + 1) * chunk_words) of each neuron (the last may be
+  // shorter), the int32 partial sums in a spill bank (4 words per neuron). 1: unsplit.
+  int64_t chunks = 1;
+  int64_t chunk_words = 0;
+  // The features do not stay in the PE caches: each chunk's words are loaded from the
+  // network input before its COMPUTE (at feat_base, chunk_words per PE).
+  bool features_streamed = false;
+  int64_t chunk_size(int64_t j) const {
+    return chunks == 1 ? fc_words : std::min(chunk_words, fc_words - j * chunk_words);
+  }
+  // The PE-cache words its features take.
+  int64_t feature_words() const { return features_streamed ? chunk_words : fc_words; }
 };
 
 using OpPlan = std::variant<ConvPlan, FcPlan, PoolPlan>;

@@ -151,6 +151,57 @@ int8_t packed_weight(const ConvPlan& q, int64_t pass, int64_t pe, int64_t k, int
   return s.cycles[static_cast<size_t>(k)].value[static_cast<size_t>(pe * s.lanes + lane)];
 }
 
+// Split passes (docs/compiler.md, "Split passes"): a pass whose `per_pass` weight
+// words exceed the `cap` free PE-cache words runs as chunks of its input groups as the
+// COMPUTE counts them (a global pool's: the words of its map), each chunk's weights in
+// the PE caches in turn. Chunks of at most half the free words when a group's taps fit
+// there, so that the next chunk's weights load while one computes. A packed pass is
+// unpacked first (partial sums are not allowed on a packed CONV). False when one
+// group's weights do not fit.
+bool split_conv(const ConvOp& op, ConvPlan& q, int64_t cap) {
+  if (op.depthwise_mode || op.kind == ConvKind::kMul) return false;
+  if (q.packed) {
+    q.packed = false;
+    q.per_pass = q.dense_per_pass;
+    q.dense_per_pass = 0;
+    q.weight_slots = q.zero_slots = 0;
+    q.packing.clear();
+    if (q.per_pass <= cap) return true;
+  }
+  const bool global = op.kind == ConvKind::kGlobalAvgPool;
+  q.taps = global ? 1 : int64_t{q.kh} * q.kw;
+  q.run_groups = global ? int64_t{q.kh} * q.kw * q.g_pass : q.g_pass;
+  if (q.taps > cap) return false;
+  const int64_t most = q.taps <= cap / 2 ? cap / 2 / q.taps : cap / q.taps;
+  q.chunks = ceil_div(q.run_groups, most);
+  q.chunk_groups = ceil_div(q.run_groups, q.chunks);
+  q.per_pass = q.taps * q.chunk_groups;
+  return true;
+}
+
+// Split neurons (docs/compiler.md, "Split passes"): chunks of at most `most` words of
+// each neuron's weights, so that a bank holds a tile of up to max(N, bank_depth / 32)
+// neurons (the partial sums cost 4 beats per neuron and chunk; bank_depth / 32 keeps
+// them below an eighth of the weights' beats).
+void split_fc(FcPlan& q, int64_t out_c, int64_t most, const HwTarget& t) {
+  const int64_t n = t.lanes;
+  int64_t neurons = std::min<int64_t>({out_c, t.param_depth, std::max<int64_t>(n, t.bank_depth / 32)});
+  if (neurons < out_c && neurons >= n) neurons -= neurons % n;
+  const int64_t words = std::min(most, t.bank_depth / neurons);
+  q.chunk_words = words;
+  if (words < 1) return;
+  q.chunks = ceil_div(q.fc_words, words);
+  q.chunk_words = ceil_div(q.fc_words, q.chunks);
+}
+
+// The word of the unsplit pass that word `wi` of chunk `chunk` holds ((tap * G + g) for
+// group g of G), or -1 past the chunk's words.
+int64_t unsplit_word(const ConvPlan& q, int64_t chunk, int64_t wi) {
+  const int64_t groups = q.chunk_size(chunk);
+  if (wi >= q.taps * groups) return -1;
+  return wi / groups * q.run_groups + chunk * q.chunk_groups + wi % groups;
+}
+
 // A packed op's control words and schedules (docs/isa.md, LOAD CONTROL; the
 // word formats in strata/isa.hpp): per pass, P x per_pass control words; then
 // per pass, per_pass schedule words. Rows past a pass's own are zero.
@@ -257,7 +308,25 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
     tp.out_buf_words = buf.out_words;
     tp.line_buffer = t.max_image_width;
     tp.strips_allowed = t.beat_bytes() <= n && n % t.beat_bytes() == 0;
-    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass : 0;
+    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass * cq->chunks : 0;
+    if (cq != nullptr && cq->chunks > 1) {
+      // Split passes: the partial sums after the results in each output buffer when
+      // the results are stored, else in a bank of their own.
+      ConvPlan& sq = std::get<ConvPlan>(pl.ops[k]);
+      tp.chunks = cq->chunks;
+      tp.spill_words = 4;
+      sq.spill_in_out_buffer = m->out_external;
+      if (!m->out_external) {
+        const int64_t used = (buf.in_shared ? 1 : 2) + (map_out ? 1 : 0);
+        if (t.banks <= used) {
+          fail(op, "compute.dst_bank_overlap",
+               fmt::format("its split passes need a bank for their partial sums beside {} for "
+                           "its tiles, the target has {} (banks)",
+                           used, t.banks));
+        }
+        tp.spill_buf_words = t.bank_depth;
+      }
+    }
     tp.pes = t.pes;
     tp.words_per_beat_inv = std::max<int64_t>(1, ceil_div(n, t.beat_bytes()));
     std::string why;
@@ -379,17 +448,38 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       } else {
         q.fc_words = ceil_div(op.features, n);
       }
-      if (q.fc_words > t.bank_depth) {
-        fail(op, "compute.in_range",
-             fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
-                         "(bank_depth)",
-                         q.fc_words, op.features, t.bank_depth));
+      // Split neurons (docs/compiler.md, "Split passes"): a neuron's weights longer than
+      // a bank, or the features of a first layer longer than a PE cache (loaded chunk by
+      // chunk; half the cache, the other half for the next layer's features).
+      q.features_streamed = k == 0 && q.fc_words > t.pe_cache_depth;
+      if (q.fc_words > t.bank_depth || q.features_streamed) {
+        split_fc(q, op.out_c, q.features_streamed ? t.pe_cache_depth / 2 : t.bank_depth, t);
+        const int64_t banks = (q.dst == Dst::kBank ? 1 : 0) + 2;
+        if (q.chunk_words < 1 || t.banks < banks) {
+          fail(op, "compute.in_range",
+               fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
+                           "(bank_depth); split, they need {} banks, the target has {} (banks)",
+                           q.fc_words, op.features, t.bank_depth, banks, t.banks));
+        }
+        pl.notes.push_back(fmt::format(
+            "{}: one neuron's weights need {} words{}: split into {} chunks of {} words, the "
+            "partial sums through a spill bank{}",
+            q.name, q.fc_words,
+            q.fc_words > t.bank_depth ? fmt::format(", a bank holds {}", t.bank_depth) : "",
+            q.chunks, q.chunk_words,
+            q.features_streamed
+                ? fmt::format(", each chunk's features loaded into the PE caches (the "
+                              "features need {} words, a PE cache holds {})",
+                              q.fc_words, t.pe_cache_depth)
+                : ""));
       }
       // Neurons per tile (one bank of weights). Tiles of whole N-neuron words, so that each
       // tile's transposed results start at lane 0 of a PE-cache word; a tile narrower than
       // a word starts a word of its own (the next layer's FeatureOrder::per_word).
-      // More neurons than the parameter RAM holds: each tile loads its own.
-      q.tile = std::min<int64_t>({op.out_c, t.bank_depth / q.fc_words, t.param_depth});
+      // More neurons than the parameter RAM holds: each tile loads its own. Split: at
+      // most a bank of partial sums (4 words per neuron).
+      q.tile = std::min<int64_t>({op.out_c, t.bank_depth / q.chunk_size(0), t.param_depth});
+      if (q.chunks > 1) q.tile = std::min<int64_t>(q.tile, t.bank_depth / 4);
       if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
       q.params_per_pass = op.out_c > t.param_depth;
       pl.ops.emplace_back(std::move(q));
@@ -637,7 +727,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     const auto* fq = std::get_if<FcPlan>(&pl.ops[k]);
     if (fq == nullptr) continue;
     fc_slot[k] = fc_index % 2;
-    region[fc_index % 2] = std::max(region[fc_index % 2], fq->fc_words);
+    region[fc_index % 2] = std::max(region[fc_index % 2], fq->feature_words());
     ++fc_index;
   }
   const int64_t region_base[2] = {t.pe_cache_depth - region[0],
@@ -685,12 +775,30 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
     if (cq == nullptr) continue;
     if (cq->per_pass > cap) {
-      fail(base(ops[k]), "compute.cache_range",
-           fmt::format("the weights of one pass need {} words in every PE cache, {} are free "
-                       "(pe_cache_depth {} minus {} for FC features)",
-                       cq->per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
+      ConvPlan& q = std::get<ConvPlan>(pl.ops[k]);
+      const int64_t whole_words = q.per_pass;
+      if (!split_conv(std::get<ConvOp>(ops[k]), q, cap)) {
+        fail(base(ops[k]), "compute.cache_range",
+             fmt::format("the weights of one pass need {} words in every PE cache, {} are free "
+                         "(pe_cache_depth {} minus {} for FC features)",
+                         whole_words, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
+      }
+      if (q.chunks > 1) {
+        // The partial sums of a whole op in a bank of their own, else in tiles.
+        MapInput& m = q;
+        const int64_t spill = 4 * m.rows.conv_out * m.cols.conv_out;
+        const int64_t banks = 2 + (q.dst == Dst::kBank ? 1 : 0);
+        if (!m.tiled && (spill > t.bank_depth || t.banks < banks)) m.tiled = true;
+        pl.notes.push_back(fmt::format(
+            "{}: the weights of one pass need {} words in every PE cache, {} are free: split "
+            "into {} chunks of {} input group{} ({} words), the partial sums through a spill "
+            "buffer{}",
+            q.name, whole_words, cap, q.chunks, q.chunk_groups, q.chunk_groups == 1 ? "" : "s",
+            q.per_pass,
+            m.tiled ? "" : fmt::format(" of {} words in a bank of their own", spill)));
+      }
     }
-    total += cq->weight_passes * cq->per_pass;
+    total += cq->weight_passes * cq->chunks * cq->per_pass;
     largest = std::max(largest, cq->per_pass);
   }
   pl.weights_resident = total <= cap;
@@ -700,7 +808,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       auto* cq = std::get_if<ConvPlan>(&q);
       if (cq == nullptr) continue;
       cq->cache_base = next;
-      next += cq->weight_passes * cq->per_pass;
+      next += cq->weight_passes * cq->chunks * cq->per_pass;
     }
     if (total > 0) {
       pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
@@ -746,13 +854,18 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       ConvPlan& q = *cq;
       const ConvOp& op = std::get<ConvOp>(ops[k]);
       q.weights_ext = pl.weights.size();
+      // Per weight pass, per chunk (split passes; else one), P rows of per_pass words.
       for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
-        for (int64_t pe = 0; pe < p; ++pe) {
-          for (int64_t wi = 0; wi < q.per_pass; ++wi) {
-            for (int64_t lane = 0; lane < n; ++lane) {
-              const int8_t v = q.packed ? packed_weight(q, pass, pe, wi, lane)
-                                        : cache_weight(op, q, t, pass, pe, wi, lane);
-              pl.weights.push_back(static_cast<uint8_t>(v));
+        for (int64_t chunk = 0; chunk < q.chunks; ++chunk) {
+          for (int64_t pe = 0; pe < p; ++pe) {
+            for (int64_t wi = 0; wi < q.per_pass; ++wi) {
+              const int64_t word = q.chunks == 1 ? wi : unsplit_word(q, chunk, wi);
+              for (int64_t lane = 0; lane < n; ++lane) {
+                const int8_t v = q.packed ? packed_weight(q, pass, pe, wi, lane)
+                                 : word < 0 ? int8_t{0}
+                                            : cache_weight(op, q, t, pass, pe, word, lane);
+                pl.weights.push_back(static_cast<uint8_t>(v));
+              }
             }
           }
         }
