@@ -96,7 +96,8 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
       case Engine::kCompute:
         x.lead = kComputeLead;
         x.tail = kComputeFixed - kComputeLead;
-        x.work = std::max(s.beats, s.pool_words);
+        // Partial sums: acc_in's word reads and acc_out's result words (isa_sim.hpp).
+        x.work = std::max(s.beats + s.acc_cycles, s.pool_words);
         break;
       case Engine::kStore:
         x.lead = kStoreFixed;

@@ -313,6 +313,8 @@ std::string disassemble(const Instruction& instr) {
       text = compute_text(instr);
       const ComputeInstr c = decode_compute(instr);
       if (c.act_table_en) text += fmt::format(" table {}", c.act_table);
+      if (c.acc_in) text += fmt::format(" acc_in b{}[{}]", c.acc_id, c.acc_base);
+      if (c.acc_out) text += " acc_out";
       break;
     }
     case static_cast<uint64_t>(Opcode::kStore): text = store_text(instr); break;

@@ -194,8 +194,48 @@ class Machine {
 
   void execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
-  void finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out, int64_t operand_words,
+  void finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out,
+                   const std::vector<int32_t>& raw, int64_t operand_words,
                    int64_t operand_memories, int64_t beats, Trace& tr, InstrStats& st);
+  // Partial sums (docs/isa.md, COMPUTE, "Partial sums"). Pixel i's (FC: neuron
+  // i's) int32 accumulators are the 4 words at `base` + 4 i .. + 3 of a bank,
+  // word k holding byte k (least significant first) of every one, byte p PE p's.
+  // acc_in: PE pe's partial sum of pixel i, from bank acc_id at acc_base.
+  int64_t partial_sum(const isa::ComputeInstr& c, int64_t i, int64_t pe) {
+    uint32_t v = 0;
+    for (int64_t k = 0; k < 4; ++k) {
+      v |= uint32_t{static_cast<uint8_t>(bank_word(c.acc_id, c.acc_base + 4 * i + k)[pe])}
+           << (8 * k);
+    }
+    return static_cast<int32_t>(v);
+  }
+  // acc_out: the P accumulators `acc` (wrapped to int32) as the 4 words at
+  // `addr` .. addr + 3 of bank dst_id.
+  void write_partial_sums(const isa::ComputeInstr& c, int64_t addr, const int32_t* acc) {
+    for (int64_t k = 0; k < 4; ++k) {
+      int8_t* w = bank_word(c.dst_id, addr + k);
+      for (int64_t pe = 0; pe < n_; ++pe) {
+        const uint32_t v = pe < p_ ? static_cast<uint32_t>(acc[pe]) : 0;
+        w[pe] = static_cast<int8_t>(static_cast<uint8_t>(v >> (8 * k)));
+      }
+    }
+    mark_bank(c.dst_id, addr, 4);
+  }
+  // The accumulator wrapped to int32, as the hardware keeps it (counted when it wraps).
+  int32_t wrap_acc(int64_t acc) {
+    if (acc < INT32_MIN || acc > INT32_MAX) ++res_.acc_wraps;
+    return static_cast<int32_t>(static_cast<uint32_t>(acc));
+  }
+  // The cycles a pixel (FC: neuron) of `beats` beats takes beyond them with
+  // partial sums: acc_in's 4 word reads, and acc_out's 4 result words (the
+  // result path takes one a cycle).
+  static int64_t acc_extra_cycles(const isa::ComputeInstr& c, int64_t beats) {
+    const int64_t busy = beats + (c.acc_in ? 4 : 0);
+    return (c.acc_out ? std::max<int64_t>(busy, 4) : busy) - beats;
+  }
+  // The parameter RAM is read unless both the start (bias) and the
+  // requantisation are replaced by partial sums.
+  static bool reads_params(const isa::ComputeInstr& c) { return !(c.acc_in && c.acc_out); }
   void requantize_pixel(const isa::ComputeInstr& c, const std::vector<int64_t>& acc,
                         Tensor<int8_t>& out, int64_t oy, int64_t ox);
   // The requantised, clamped value v through the COMPUTE's activation table
@@ -470,9 +510,12 @@ void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
 // [cache_base, cache_base + operand_words) of memories 0 .. operand_memories - 1
 // (the PE caches, and for a packed CONV the schedule), and the parameters at
 // the first and the last), result rows written when complete.
+// With acc_out, `raw` holds the wrapped accumulators [out_h][out_w][P] (not
+// pooled), each pixel written as 4 words; with acc_in, each step also reads its
+// row's partial sums.
 void Machine::finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out,
-                          int64_t operand_words, int64_t operand_memories, int64_t beats,
-                          Trace& tr, InstrStats& st) {
+                          const std::vector<int32_t>& raw, int64_t operand_words,
+                          int64_t operand_memories, int64_t beats, Trace& tr, InstrStats& st) {
   const int64_t oh = c.out_h;
   const int64_t rows = c.pool_en ? c.pool_out_h : c.out_h;
   const int64_t cols = c.pool_en ? c.pool_out_w : c.out_w;
@@ -498,10 +541,32 @@ void Machine::finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out,
                               static_cast<uint64_t>(c.cache_base),
                               static_cast<uint64_t>(c.cache_base + operand_words)});
       }
-      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
-                            static_cast<uint64_t>(c.param_base + p_)});
+      if (reads_params(c)) {
+        s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base),
+                              static_cast<uint64_t>(c.param_base + p_)});
+      }
       note_table(c, s);
     }
+    if (c.acc_in) {  // the row's partial sums, 4 words per pixel
+      const int64_t a = c.acc_base + 4 * oy * c.out_w;
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.acc_id), false,
+                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + 4 * c.out_w)});
+    }
+  }
+  if (c.acc_out) {  // rule compute.acc_out: no pooling, a bank
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      Step& s = tr.steps[static_cast<size_t>(oy)];
+      const int64_t a = c.dst_base + oy * c.dst_row_stride;
+      for (int64_t ox = 0; ox < c.out_w; ++ox) {
+        write_partial_sums(c, a + 4 * ox, &raw[static_cast<size_t>((oy * c.out_w + ox) * p_)]);
+      }
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.dst_id), true,
+                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + 4 * c.out_w)});
+      ++s.releases;
+    }
+    st.beats = beats;
+    st.words = 4 * oh * c.out_w;
+    return;
   }
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t done = c.pool_en ? pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, oh) : r;
@@ -518,8 +583,7 @@ void Machine::requantize_pixel(const isa::ComputeInstr& c, const std::vector<int
                                Tensor<int8_t>& out, int64_t oy, int64_t ox) {
   for (int64_t pe = 0; pe < p_; ++pe) {
     const Param& q = params_[c.param_base + pe];
-    if (acc[pe] < INT32_MIN || acc[pe] > INT32_MAX) ++res_.acc_wraps;
-    const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc[pe]));
+    const int32_t wrapped = wrap_acc(acc[pe]);
     out(pe, oy, ox) = lookup(c, requantize(wrapped, q.mult, q.shift,
                                            static_cast<int>(c.clamp_lo),
                                            static_cast<int>(c.clamp_hi)));
@@ -532,11 +596,17 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
   const int64_t taps = c.kernel_h * c.kernel_w * g_count;
 
   // Accumulate every output pixel: only taps inside the image (padding filter).
+  // Each starts at its bias, or with acc_in at its partial sums; with acc_out
+  // its wrapped accumulators are the result (raw), else it is requantised.
   Tensor<int8_t> out({n_, oh, ow});
+  std::vector<int32_t> raw(c.acc_out ? static_cast<size_t>(oh * ow * p_) : 0);
   int64_t beats = 0;
-  for (int64_t ch = 0; ch < p_; ++ch) {
-    if (!param_written_[c.param_base + ch]) ++res_.uninitialized_reads;
+  if (reads_params(c)) {
+    for (int64_t ch = 0; ch < p_; ++ch) {
+      if (!param_written_[c.param_base + ch]) ++res_.uninitialized_reads;
+    }
   }
+  if (c.acc_in) note_bank_read(c.acc_id, c.acc_base, 4 * oh * ow);
   for (int64_t pe = 0; pe < p_; ++pe) note_cache_read(pe, c.cache_base, taps);
   std::vector<int64_t> acc(static_cast<size_t>(p_));
   for (int64_t oy = 0; oy < oh; ++oy) {
@@ -545,7 +615,11 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
     for (int64_t ox = 0; ox < ow; ++ox) {
       const int64_t x0 = ox * c.stride_w - c.pad_left;
       const int64_t kx0 = std::max<int64_t>(0, -x0), kx1 = std::min(c.kernel_w, c.in_w - x0);
-      for (int64_t pe = 0; pe < p_; ++pe) acc[pe] = params_[c.param_base + pe].bias;
+      const int64_t pixel = oy * ow + ox;
+      for (int64_t pe = 0; pe < p_; ++pe) {
+        acc[pe] = c.acc_in ? partial_sum(c, pixel, pe) : params_[c.param_base + pe].bias;
+      }
+      const int64_t pixel_start = beats;
       for (int64_t ky = ky0; ky < ky1; ++ky) {
         for (int64_t kx = kx0; kx < kx1; ++kx) {
           for (int64_t g = 0; g < g_count; ++g) {
@@ -562,14 +636,19 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
           }
         }
       }
-      requantize_pixel(c, acc, out, oy, ox);
+      st.acc_cycles += acc_extra_cycles(c, beats - pixel_start);
+      if (c.acc_out) {
+        for (int64_t pe = 0; pe < p_; ++pe) raw[static_cast<size_t>(pixel * p_ + pe)] = wrap_acc(acc[pe]);
+      } else {
+        requantize_pixel(c, acc, out, oy, ox);
+      }
     }
     for (int64_t g = 0; g < g_count; ++g) {
       note_bank_read(c.in_id, c.in_base + (g * c.in_h + y0 + ky0) * c.in_w,
                      (ky1 - ky0) * c.in_w);
     }
   }
-  finish_conv(c, out, taps, p_, beats, tr, st);
+  finish_conv(c, out, raw, taps, p_, beats, tr, st);
 }
 
 // A packed CONV (sparse builds, docs/isa.md and docs/sparsity.md): every
@@ -678,7 +757,7 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
       if (r1 > r0) note_bank_read(c.in_id, c.in_base + (g * c.in_h + r0) * c.in_w, (r1 - r0) * c.in_w);
     }
   }
-  finish_conv(c, out, rows_k, p_ + 1, beats, tr, st);
+  finish_conv(c, out, {}, rows_k, p_ + 1, beats, tr, st);  // no partial sums (compute.acc_mode)
 }
 
 void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {
@@ -689,23 +768,31 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
   note_bank_read(c.in_id, c.in_base, c.out_h * g_count);
   for (int64_t pe = 0; pe < p_; ++pe) note_cache_read(pe, c.cache_base, g_count);
 
+  // Neuron o of PE pe starts at its bias, or with acc_in at its partial sum; with
+  // acc_out its wrapped accumulator is the result (raw), else it is requantised.
   std::vector<int8_t> results(static_cast<size_t>(c.out_h * p_));
+  std::vector<int32_t> raw(c.acc_out ? static_cast<size_t>(c.out_h * p_) : 0);
+  if (c.acc_in) note_bank_read(c.acc_id, c.acc_base, 4 * c.out_h);
   for (int64_t o = 0; o < c.out_h; ++o) {
-    if (!param_written_[c.param_base + o]) ++res_.uninitialized_reads;
+    if (reads_params(c) && !param_written_[c.param_base + o]) ++res_.uninitialized_reads;
     const Param& q = params_[c.param_base + o];
     for (int64_t pe = 0; pe < p_; ++pe) {
-      int64_t acc = q.bias;
+      int64_t acc = c.acc_in ? partial_sum(c, o, pe) : q.bias;
       for (int64_t t = 0; t < g_count; ++t) {
         const int8_t* w = bank_word(c.in_id, c.in_base + o * g_count + t);
         const int8_t* x = cache_word(pe, c.cache_base + t);
         for (int64_t lane = 0; lane < n_; ++lane) acc += int64_t{w[lane]} * x[lane];
       }
-      if (acc < INT32_MIN || acc > INT32_MAX) ++res_.acc_wraps;
-      const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc));
+      const int32_t wrapped = wrap_acc(acc);
+      if (c.acc_out) {
+        raw[static_cast<size_t>(o * p_ + pe)] = wrapped;
+        continue;
+      }
       results[o * p_ + pe] = lookup(c, requantize(wrapped, q.mult, q.shift,
                                                   static_cast<int>(c.clamp_lo),
                                                   static_cast<int>(c.clamp_hi)));
     }
+    st.acc_cycles += acc_extra_cycles(c, g_count);
   }
   tr.steps.resize(static_cast<size_t>(c.out_h));
   for (int64_t o = 0; o < c.out_h; ++o) {
@@ -713,8 +800,15 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
     const int64_t wa = c.in_base + o * g_count;
     s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
                           static_cast<uint64_t>(wa), static_cast<uint64_t>(wa + g_count)});
-    s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base + o),
-                          static_cast<uint64_t>(c.param_base + o + 1)});
+    if (reads_params(c)) {
+      s.accesses.push_back({Mem::kParam, 0, false, static_cast<uint64_t>(c.param_base + o),
+                            static_cast<uint64_t>(c.param_base + o + 1)});
+    }
+    if (c.acc_in) {
+      const int64_t a = c.acc_base + 4 * o;
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.acc_id), false,
+                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + 4)});
+    }
     if (o == 0 || o == c.out_h - 1) {
       note_table(c, s);
       for (int64_t pe = 0; pe < p_; ++pe) {
@@ -723,7 +817,12 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
                               static_cast<uint64_t>(c.cache_base + g_count)});
       }
     }
-    if (c.dst_kind == ComputeDst::kBank) {
+    if (c.acc_out) {  // rule compute.acc_out: a bank
+      const int64_t a = c.dst_base + 4 * o;
+      write_partial_sums(c, a, &raw[static_cast<size_t>(o * p_)]);
+      s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.dst_id), true,
+                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + 4)});
+    } else if (c.dst_kind == ComputeDst::kBank) {
       int8_t* w = bank_word(c.dst_id, c.dst_base + o);
       for (int64_t lane = 0; lane < n_; ++lane) w[lane] = lane < p_ ? results[o * p_ + lane] : 0;
       mark_bank(c.dst_id, c.dst_base + o, 1);
@@ -745,7 +844,7 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
     s.releases = 1;
   }
   st.beats = c.out_h * g_count;
-  st.words = c.dst_kind == ComputeDst::kBank ? c.out_h : out_words * p_;
+  st.words = c.acc_out ? 4 * c.out_h : c.dst_kind == ComputeDst::kBank ? c.out_h : out_words * p_;
 }
 
 void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) {

@@ -65,8 +65,33 @@ int64_t cache_words(const ComputeInstr& c, const HwTarget& t) {
   if (c.packed_rows != 0 && c.mode == ComputeMode::kConv) return c.packed_rows;  // its rows
   return is_fc(c) ? c.in_groups : c.kernel_h * c.kernel_w * c.in_groups;
 }
+// Partial sums (docs/isa.md, COMPUTE, "Partial sums"): acc_in and acc_out
+// apply to a dense CONV and to an FC (rule compute.acc_mode refuses them elsewhere).
+bool acc_applies(const ComputeInstr& c) {
+  return is_fc(c) || (is_conv(c) && c.packed_rows == 0);
+}
+bool reads_acc(const ComputeInstr& c) { return c.acc_in && acc_applies(c); }
+// Raw accumulators to a bank (acc_out): 4 words per pixel (FC: neuron).
+bool writes_acc(const ComputeInstr& c) {
+  return c.acc_out && acc_applies(c) && c.dst_kind == ComputeDst::kBank;
+}
+// The output pixels of a CONV (out_h x out_w, raster order) or the neurons of an FC.
+int64_t acc_pixels(const ComputeInstr& c) { return is_fc(c) ? c.out_h : c.out_h * c.out_w; }
+// One past the last partial-sum word acc_in reads in bank acc_id.
+int64_t acc_in_end(const ComputeInstr& c) { return c.acc_base + 4 * acc_pixels(c); }
+// acc_in and acc_out on the same words, pixel by pixel (read and written in
+// place): the same bank, acc_base = dst_base and (CONV) dst_row_stride = 4 out_w.
+bool acc_in_place(const ComputeInstr& c) {
+  return reads_acc(c) && writes_acc(c) && c.acc_id == c.dst_id && c.acc_base == c.dst_base &&
+         (is_fc(c) || c.dst_row_stride == 4 * c.out_w);
+}
+
 // One past the last destination word.
 int64_t dst_end(const ComputeInstr& c, int64_t lanes) {
+  if (writes_acc(c)) {  // pixel (oy, ox) at dst_base + oy dst_row_stride + 4 ox .. + 3
+    return is_fc(c) ? c.dst_base + 4 * c.out_h
+                    : c.dst_base + (c.out_h - 1) * c.dst_row_stride + 4 * c.out_w;
+  }
   if (is_fc(c)) {
     return c.dst_kind == ComputeDst::kPeTranspose
                ? c.dst_base + (c.dst_lane + c.out_h + lanes - 1) / lanes
@@ -423,6 +448,72 @@ Verdict packed_rows(const RuleSubject& s, const HwTarget& t) {
                      c->packed_rows, mode_name(c->mode));
 }
 
+Verdict acc_mode(const RuleSubject& s, const HwTarget&) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || (!c->acc_in && !c->acc_out) || acc_applies(*c)) return {};
+  const char* flags = c->acc_in && c->acc_out ? "acc_in and acc_out"
+                      : c->acc_in             ? "acc_in"
+                                              : "acc_out";
+  if (is_conv(*c)) {
+    return fmt::format("{} on a packed CONV (packed_rows = {}): partial sums are a dense "
+                       "CONV's or an FC's",
+                       flags, c->packed_rows);
+  }
+  return fmt::format("{} on a {}: partial sums are a dense CONV's or an FC's", flags,
+                     mode_name(c->mode));
+}
+
+Verdict acc_out(const RuleSubject& s, const HwTarget&) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !c->acc_out || !acc_applies(*c)) return {};
+  if (c->pool_en) {
+    return fmt::format("{} with acc_out and pool_en = 1 (raw accumulators are not pooled)",
+                       mode_name(c->mode));
+  }
+  if (c->act_table_en) {
+    return fmt::format("{} with acc_out and act_table_en = 1 (raw accumulators are not looked "
+                       "up)",
+                       mode_name(c->mode));
+  }
+  if (c->dst_kind != ComputeDst::kBank) {
+    return fmt::format("{} with acc_out writes {} (raw accumulators go to a bank: dst_kind BANK)",
+                       mode_name(c->mode),
+                       c->dst_kind == ComputeDst::kPeCache ? "PE_CACHE" : "PE_TRANSPOSE");
+  }
+  return {};
+}
+
+Verdict acc_bank(const RuleSubject& s, const HwTarget& t) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !reads_acc(*c) || c->acc_id < t.banks) return {};
+  return fmt::format("{} reads its partial sums from bank {}, the configuration has {} banks",
+                     mode_name(c->mode), c->acc_id, t.banks);
+}
+
+Verdict acc_range(const RuleSubject& s, const HwTarget& t) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !reads_acc(*c)) return {};
+  const int64_t end = acc_in_end(*c);
+  if (end <= t.bank_depth) return {};
+  return fmt::format("{} partial sums [{}, {}) ({} {} x 4 words) past the bank depth {}",
+                     mode_name(c->mode), c->acc_base, end, acc_pixels(*c),
+                     is_fc(*c) ? "neurons" : "pixels", t.bank_depth);
+}
+
+Verdict acc_overlap(const RuleSubject& s, const HwTarget& t) {
+  const auto* c = as<ComputeInstr>(s);
+  if (c == nullptr || !reads_acc(*c) || c->dst_kind != ComputeDst::kBank ||
+      c->acc_id != c->dst_id || acc_in_place(*c)) {
+    return {};
+  }
+  const int64_t end = dst_end(*c, t.lanes);
+  if (!overlaps(c->acc_base, acc_in_end(*c), c->dst_base, end)) return {};
+  return fmt::format("{} partial sums [{}, {}) overlap its results [{}, {}) in bank {} (only "
+                     "in place: acc_out, acc_base = dst_base{})",
+                     mode_name(c->mode), c->acc_base, acc_in_end(*c), c->dst_base, end, c->dst_id,
+                     is_fc(*c) ? "" : ", dst_row_stride = 4 x out_w");
+}
+
 Verdict load_control(const RuleSubject& s, const HwTarget& t) {
   const auto* l = as<LoadInstr>(s);
   if (l == nullptr || l->dst_kind != LoadDst::kControl) return {};
@@ -594,6 +685,18 @@ ComputeInstr fc_transpose_base(const HwTarget& t) {
   c.dst_kind = ComputeDst::kPeTranspose;
   c.dst_id = 0;
   c.dst_base = t.pe_cache_depth / 2;
+  return c;
+}
+// The 6x6 CONV writing its raw accumulators to bank 1: rows of 4 x 6 words.
+ComputeInstr conv_acc_out_base() {
+  ComputeInstr c = conv_base();
+  c.acc_out = true;
+  c.dst_row_stride = 4 * c.out_w;
+  return c;
+}
+ComputeInstr fc_acc_out_base() {
+  ComputeInstr c = fc_base();
+  c.acc_out = true;
   return c;
 }
 // A 2x2 stride 2 pool of a 6x6 map of 2 groups: bank 0 -> bank 1.
@@ -1007,8 +1110,13 @@ std::vector<RuleBoundary> b_dst_bank_range(const HwTarget& t) {
     c.dst_base = 0;
     c.dst_base = t.bank_depth - dst_end(c, t.lanes) + one(bad);
   };
-  return {pair(conv_base(), edit), pair(conv_pool_base(), edit), pair(fc_base(), edit),
-          pair(pool_base(), edit), pair(dw_base(), edit)};
+  // acc_out: rows of 4 x out_w words, also with a gap of 5 words between rows.
+  ComputeInstr gaps = conv_acc_out_base();
+  gaps.dst_row_stride += 5;
+  return {pair(conv_base(), edit),         pair(conv_pool_base(), edit),
+          pair(fc_base(), edit),           pair(pool_base(), edit),
+          pair(dw_base(), edit),           pair(conv_acc_out_base(), edit),
+          pair(gaps, edit),                pair(fc_acc_out_base(), edit)};
 }
 std::vector<RuleBoundary> b_dst_bank_overlap(const HwTarget&) {
   // The destination right after the input in the same bank, then one word into it.
@@ -1016,8 +1124,17 @@ std::vector<RuleBoundary> b_dst_bank_overlap(const HwTarget&) {
     c.dst_id = c.in_id;
     c.dst_base = c.in_base + in_words(c) - one(bad);
   };
-  return {pair(conv_base(), edit), pair(fc_base(), edit), pair(pool_base(), edit),
-          pair(dw_base(), edit)};
+  // acc_out: the destination (4 words per pixel) right before the input, then
+  // overlapping its first word (the requantised results would not reach it).
+  const auto before = [](ComputeInstr& c, bool bad) {
+    c.dst_id = c.in_id;
+    c.dst_base = 0;
+    c.in_base = dst_end(c, 0) - one(bad);
+  };
+  return {pair(conv_base(), edit),          pair(fc_base(), edit),
+          pair(pool_base(), edit),          pair(dw_base(), edit),
+          pair(conv_acc_out_base(), edit),  pair(fc_acc_out_base(), edit),
+          pair(conv_acc_out_base(), before), pair(fc_acc_out_base(), before)};
 }
 std::vector<RuleBoundary> b_dst_pe(const HwTarget& t) {
   const auto edit = [&](ComputeInstr& c, bool bad) {
@@ -1062,6 +1179,131 @@ std::vector<RuleBoundary> b_packed_rows(const HwTarget& t) {
       c.packed_rows = 1;
     }
   })};
+}
+// One pair per flag (acc_in, acc_out) on a POOL and a DEPTHWISE, and on a
+// sparse build a packed CONV: the flag off, then on.
+std::vector<RuleBoundary> b_acc_mode(const HwTarget& t) {
+  std::vector<ComputeInstr> bases = {pool_base(), dw_base()};
+  if (t.sparse) {
+    ComputeInstr packed = conv_base();
+    packed.packed_rows = 1;
+    bases.push_back(packed);
+  }
+  std::vector<RuleBoundary> out;
+  for (const ComputeInstr& base : bases) {
+    out.push_back(pair(base, [&](ComputeInstr& c, bool bad) {
+      c.acc_in = bad;
+      c.acc_id = t.banks - 1;
+    }));
+    out.push_back(pair(base, [](ComputeInstr& c, bool bad) { c.acc_out = bad; }));
+  }
+  return out;
+}
+// acc_out on a CONV without, then with, pooling; without, then with, a table
+// lookup (CONV, FC; builds with tables); to a bank, then to the PE caches.
+std::vector<RuleBoundary> b_acc_out(const HwTarget& t) {
+  std::vector<RuleBoundary> out;
+  ComputeInstr pooled = conv_pool_base();
+  pooled.acc_out = true;
+  pooled.dst_row_stride = 4 * pooled.out_w;
+  out.push_back(RuleBoundary{conv_acc_out_base(), pooled});
+  if (t.act_tables > 0) {
+    const auto table = [&](ComputeInstr& c, bool bad) {
+      c.act_table_en = bad;
+      c.act_table = t.act_tables - 1;
+    };
+    out.push_back(pair(conv_acc_out_base(), table));
+    out.push_back(pair(fc_acc_out_base(), table));
+  }
+  ComputeInstr to_cache = conv_base();
+  to_cache.acc_out = true;
+  to_cache.dst_kind = ComputeDst::kPeCache;
+  to_cache.dst_id = 0;
+  to_cache.dst_base = t.pe_cache_depth / 2;
+  out.push_back(RuleBoundary{conv_acc_out_base(), to_cache});
+  ComputeInstr transposed = fc_transpose_base(t);
+  transposed.acc_out = true;
+  out.push_back(RuleBoundary{fc_acc_out_base(), transposed});
+  return out;
+}
+// acc_in from the last bank, then one past it; the partial sums above the
+// results (bank 1) so that the last bank may be bank 1.
+std::vector<RuleBoundary> b_acc_bank(const HwTarget& t) {
+  const auto edit = [&](ComputeInstr& c, bool bad) {
+    c.acc_in = true;
+    c.acc_id = t.banks - 1 + one(bad);
+    c.acc_base = 64;
+  };
+  ComputeInstr cache = conv_base();
+  cache.dst_kind = ComputeDst::kPeCache;
+  cache.dst_id = 0;
+  cache.dst_base = t.pe_cache_depth / 2;
+  return {pair(conv_base(), edit), pair(conv_acc_out_base(), edit), pair(fc_base(), edit),
+          pair(cache, edit), pair(fc_transpose_base(t), edit)};
+}
+// The partial sums ending at the last word of the last bank, then one word
+// further (a 5 x 6 output: 30 pixels of 4 words).
+std::vector<RuleBoundary> b_acc_range(const HwTarget& t) {
+  const auto edit = [&](ComputeInstr& c, bool bad) {
+    c.acc_in = true;
+    c.acc_id = t.banks - 1;
+    c.acc_base = t.bank_depth - 4 * acc_pixels(c) + one(bad);
+  };
+  ComputeInstr rect = conv_base();
+  rect.pad_top = 0;
+  rect.out_h = 5;
+  ComputeInstr cache = conv_base();
+  cache.dst_kind = ComputeDst::kPeCache;
+  cache.dst_id = 0;
+  cache.dst_base = t.pe_cache_depth / 2;
+  return {pair(conv_base(), edit), pair(rect, edit), pair(conv_acc_out_base(), edit),
+          pair(fc_base(), edit), pair(cache, edit), pair(fc_transpose_base(t), edit)};
+}
+// Partial sums in the results' bank: in place, then one word off it (or
+// with a row stride other than 4 x out_w); right after the results, then
+// one word into them; right before them, then overlapping their first word;
+// in another bank, then in the results' bank.
+std::vector<RuleBoundary> b_acc_overlap(const HwTarget&) {
+  // A 4x4 output (16 pixels, 64 words of partial sums), results at word 80
+  // of bank 1: room for the partial sums before and after them in 256 words.
+  const auto acc = [](ComputeInstr c) {
+    if (is_conv(c)) {
+      c.in_h = c.in_w = c.out_h = c.out_w = 4;
+      c.dst_row_stride = c.acc_out ? 16 : 4;
+      if (c.pool_en) {
+        c.pool_out_h = c.pool_out_w = 2;
+        c.dst_row_stride = 2;
+      }
+    }
+    c.acc_in = true;
+    c.acc_id = c.dst_id;
+    c.dst_base = 80;
+    return c;
+  };
+  const ComputeInstr conv_io = acc(conv_acc_out_base()), fc_io = acc(fc_acc_out_base());
+  const ComputeInstr conv_in = acc(conv_base()), fc_in = acc(fc_base());
+  ComputeInstr pooled = acc(conv_pool_base());
+  std::vector<RuleBoundary> out;
+  for (const ComputeInstr& base : {conv_io, fc_io}) {
+    out.push_back(pair(base, [](ComputeInstr& c, bool bad) { c.acc_base = c.dst_base + one(bad); }));
+  }
+  out.push_back(pair(conv_io, [](ComputeInstr& c, bool bad) {
+    c.acc_base = c.dst_base;
+    c.dst_row_stride = 4 * c.out_w + one(bad);
+  }));
+  for (const ComputeInstr& base : {conv_io, fc_io, conv_in, fc_in, pooled}) {
+    out.push_back(pair(base, [](ComputeInstr& c, bool bad) {
+      c.acc_base = dst_end(c, 0) - one(bad);  // dst_end's lanes: PE_TRANSPOSE only
+    }));
+    out.push_back(pair(base, [](ComputeInstr& c, bool bad) {
+      c.acc_base = c.dst_base - 4 * acc_pixels(c) + one(bad);
+    }));
+  }
+  out.push_back(pair(conv_io, [](ComputeInstr& c, bool bad) {
+    c.acc_base = c.dst_base + 4;
+    c.acc_id = bad ? c.dst_id : c.dst_id + 1;
+  }));
+  return out;
 }
 std::vector<RuleBoundary> b_load_control(const HwTarget& t) {
   if (!t.sparse) return {};  // LOAD CONTROL is undefined on a dense build (ILLEGAL_INSTR)
@@ -1227,10 +1469,12 @@ const std::vector<TargetRule> kRules = {
      "CONV, POOL; DEPTHWISE: BANK only)", "COMPUTE: dst_kind", "", kDecode, dst_kind, b_dst_kind},
     {"compute.dst_bank", "the destination bank exists", "COMPUTE dst BANK: dst_id", "banks",
      kDecode, dst_bank, b_dst_bank},
-    {"compute.dst_bank_range", "the results lie inside the destination bank",
+    {"compute.dst_bank_range", "the results lie inside the destination bank (acc_out: CONV "
+     "(out_h - 1) x dst_row_stride + 4 x out_w words, FC 4 x out_h words from dst_base)",
      "COMPUTE dst BANK: dst_base, dst_row_stride, dst_group_stride", "bank_depth", kDecode,
      dst_bank_range, b_dst_bank_range},
-    {"compute.dst_bank_overlap", "results in the input's bank do not overlap the input",
+    {"compute.dst_bank_overlap", "results in the input's bank do not overlap the input (acc_out: "
+     "the results' 4-word-per-pixel extent)",
      "COMPUTE dst BANK: dst_id, dst_base", "", kDecode, dst_bank_overlap, b_dst_bank_overlap},
     {"compute.dst_pe", "the destination PE exists", "COMPUTE CONV, POOL dst PE_CACHE: dst_id",
      "pes", kDecode, dst_pe, b_dst_pe},
@@ -1244,6 +1488,22 @@ const std::vector<TargetRule> kRules = {
      b_dst_cache_overlap},
     {"compute.packed_rows", "a packed schedule is a sparse build's CONV",
      "COMPUTE: packed_rows", "sparse", kDecode, packed_rows, b_packed_rows},
+    {"compute.acc_mode", "partial sums (acc_in, acc_out) are a CONV's or an FC's, and not a "
+     "packed CONV's (packed_rows = 0)", "COMPUTE: acc_in, acc_out", "", kDecode, acc_mode,
+     b_acc_mode},
+    {"compute.acc_out", "raw accumulators (acc_out) are neither pooled nor looked up, and go to "
+     "a bank (pool_en = 0, act_table_en = 0, dst_kind BANK)",
+     "COMPUTE CONV, FC with acc_out: pool_en, act_table_en, dst_kind", "", kDecode, acc_out,
+     b_acc_out},
+    {"compute.acc_bank", "the partial sums' bank exists", "COMPUTE CONV, FC with acc_in: acc_id",
+     "banks", kDecode, acc_bank, b_acc_bank},
+    {"compute.acc_range", "the partial sums (acc_base + 4 x out_h x out_w words; FC: out_w is 1) "
+     "lie inside their bank", "COMPUTE CONV, FC with acc_in: acc_base", "bank_depth", kDecode,
+     acc_range, b_acc_range},
+    {"compute.acc_overlap", "partial sums in the results' bank do not overlap the results, "
+     "unless read and written in place (acc_out, acc_base = dst_base, CONV: dst_row_stride = 4 "
+     "x out_w)", "COMPUTE CONV, FC with acc_in, dst BANK: acc_id, acc_base, dst_id, dst_base, "
+     "dst_row_stride", "", kDecode, acc_overlap, b_acc_overlap},
     {"load.control", "the control destination exists (PE < P, or the schedule at P without "
      "dst_pe_step)", "LOAD dst CONTROL: dst_id, dst_pe_step", "pes, sparse",
      "strata_load_engine", load_control, b_load_control},

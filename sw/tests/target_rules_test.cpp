@@ -2,7 +2,7 @@
 // The table of target rules (strata/target_rules.hpp): its shape, each rule's
 // boundary instructions against the table itself, and strata::IsaSim's verdict
 // on them (UNSUPPORTED with the table's message, or not UNSUPPORTED), on the
-// default configuration, config/p16n16.yaml and config/sparse.yaml.
+// default configuration, config/p16n16.yaml, config/tiny.yaml and config/sparse.yaml.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -39,6 +39,7 @@ std::vector<HwTarget> targets() {
   tables.act_tables = 3;
   return {HwTarget::defaults(), tables,
           HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/p16n16.yaml"),
+          HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/tiny.yaml"),
           HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml")};
 }
 

@@ -103,6 +103,11 @@ struct InstrStats {
   int64_t tag = 0;
   int64_t beats = 0;        // COMPUTE: words broadcast into the PE array (P x N MACs each)
   int64_t pool_words = 0;   // COMPUTE POOL: words streamed through the pooling unit
+  // COMPUTE with partial sums (docs/isa.md, "Partial sums"): cycles the PE array
+  // spends beyond `beats`: acc_in's 4 bank words per output pixel (FC: neuron),
+  // read one a cycle before its first tap, and with acc_out the wait of a pixel
+  // shorter than 4 cycles for its 4 result words (one a cycle).
+  int64_t acc_cycles = 0;
   int64_t words = 0;        // words written (LOAD/COMPUTE) or read (STORE)
   int64_t ext_bytes = 0;    // LOAD/STORE: external bytes transferred
   // Fine-grained steps (docs/isa.md): the rel0 units each step releases, in
