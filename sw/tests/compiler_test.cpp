@@ -1505,6 +1505,12 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
        true, 2, true},
       {"global pool over 40x40", "input: [8, 40, 40]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, out_features: 5}\n",
        false, 2, false},
+      // EfficientNet-B0's first squeeze-and-excitation pool: a map of 12,544 words per
+      // group, beyond a bank: loaded in chunks of whole rows.
+      {"global pool over 32x112x112", "input: [32, 112, 112]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: c, type: conv, out_channels: 8, kernel: 1, activation: relu}\n",
+       false, 14, true},
+      {"global pool over 16x56x56, tiny", "input: [16, 56, 56]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, out_features: 4}\n",
+       true, 14, true},
   };
   TempFiles files;
   const HwTarget tiny = HwTarget::from_yaml((kSource / "config" / "tiny.yaml").string());

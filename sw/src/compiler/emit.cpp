@@ -467,10 +467,12 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
     }
     if (mul) {
       cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
-    } else if (chunks > 1) {  // every chunk's weights in turn (streamed: they never fit)
+    } else if (chunks > 1 && !cq->chunks_share_weights) {
+      // Every chunk's weights in turn (streamed: they never fit at once).
       cache_base = cx.weight_load(*cq, (pass < cq->weight_passes ? pass : 0) * chunks + chunk,
                                   job.loads);
-    } else if (cq != nullptr && pass < cq->weight_passes) {  // later passes: pass 0's weights
+    } else if (cq != nullptr && pass < cq->weight_passes && chunk == 0) {
+      // Later passes: pass 0's weights (a global pool's chunks: the pass's first words).
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
                                           : cx.weight_load(*cq, pass, job.loads);
     }
@@ -493,7 +495,7 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
       c.dst_id = img;
       c.dst_base = q.next_feat_base + group_base;
     }
-    if (chunks > 1) split_chunk(c, *cq, chunk, spill_bank, 0);
+    if (chunks > 1) split_chunk(c, *cq, chunk, spill_bank, 0, true);
     for (Emit& e : input_loads) job.loads.push_back(std::move(e));
     input_loads.clear();
     job.compute = cx.em.compute(c, q.name);
@@ -580,7 +582,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.hdr.tag = q.tag;
       l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext);
       l.ext_row_stride = q.per_pass * n;
-      l.rows = q.weight_passes * p;
+      l.rows = q.weight_blocks() * p;
       l.row_words = q.per_pass;
       l.dst_kind = LoadDst::kPeCache;
       l.dst_id = 0;

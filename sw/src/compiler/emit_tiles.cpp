@@ -109,10 +109,10 @@ ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band
 }
 
 void split_chunk(ComputeInstr& c, const ConvPlan& q, int64_t chunk, int64_t spill_bank,
-                 int64_t spill_base) {
+                 int64_t spill_base, bool whole_input) {
   // The chunk's groups, [group][row][col] after the pass's first (a global pool's
   // 1 x 1 image: one word each).
-  c.in_base += chunk * q.chunk_groups * c.in_h * c.in_w;
+  if (whole_input) c.in_base += chunk * q.chunk_groups * c.in_h * c.in_w;
   c.in_groups = q.chunk_size(chunk);
   if (chunk > 0) {
     c.acc_in = true;
@@ -206,6 +206,8 @@ void emit_mul_vector(EmitContext& cx, const ConvOp& op, const ConvPlan& q, int i
 }
 
 namespace {
+
+int64_t strip_width(const AxisTile& strip) { return strip.in_end - strip.in_begin; }
 
 struct Buffer {
   int64_t bank = -1;
@@ -352,21 +354,28 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
         // Weights shared by every pass (weight_passes = 1) are loaded once; a split
         // pass's chunks in turn, for every tile.
         const bool shared = cq->weight_passes < cq->passes;
-        if (chunks > 1) {
+        if (chunks > 1 && !cq->chunks_share_weights) {
           cache_base = cx.weight_load(*cq, (shared ? 0 : pass) * chunks + chunk, job.loads);
         } else if (!streamed) {
           cache_base = cq->cache_base + (shared ? 0 : pass) * cq->per_pass;
-        } else if (shared ? i == 0 : (!tc.pass_outer || tile == 0)) {
+        } else if (chunk == 0 && (shared ? i == 0 : (!tc.pass_outer || tile == 0))) {
           cache_base = cx.weight_load(*cq, shared ? 0 : pass, job.loads);
         }
       }
-      if (chunk == 0 && (tc.pass_outer || pass == 0)) {
+      const bool chunk_input = cq != nullptr && cq->chunk_input;
+      if (chunk_input || (chunk == 0 && (tc.pass_outer || pass == 0))) {
         ++in_turn;
         const Buffer& b = in[in_turn % 2];
         // A grouped op's pass: the input groups of its channel group, from each source.
         const int64_t per_source =
             grouped ? conv->pass_groups / static_cast<int64_t>(io.srcs.size()) : 0;
-        load_tile_input(cx, q, io, band, strip,
+        // A global pool's map in chunks of whole rows: the chunk's rows only.
+        AxisTile rows = band;
+        if (chunk_input) {
+          rows.in_begin = band.in_begin + chunk * cq->chunk_groups / strip_width(strip);
+          rows.in_end = rows.in_begin + cq->chunk_size(chunk) / strip_width(strip);
+        }
+        load_tile_input(cx, q, io, rows, strip,
                         grouped ? pass / conv->passes_per_group * per_source : -1, per_source, b,
                         job.loads);
       }
@@ -399,9 +408,9 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
       }
       if (chunks > 1) {
         if (spill_bank >= 0) {
-          split_chunk(c, *cq, chunk, spill_bank, 0);
+          split_chunk(c, *cq, chunk, spill_bank, 0, !chunk_input);
         } else {
-          split_chunk(c, *cq, chunk, res.bank, res.base + out_rows * out_cols);
+          split_chunk(c, *cq, chunk, res.bank, res.base + out_rows * out_cols, !chunk_input);
         }
       }
       job.compute = cx.em.compute(c, q.name);

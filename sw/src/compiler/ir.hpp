@@ -305,6 +305,16 @@ struct ConvPlan : PlanBase, MapInput {
   // Where a split op keeps its partial sums when it runs tiled: after the results in
   // each output buffer (results stored), else in a bank of their own.
   bool spill_in_out_buffer = false;
+  // A global pool: its weight words are all equal, so every chunk reads the first words
+  // of one block per weight pass (loaded once, like an unsplit pass's).
+  bool chunks_share_weights = false;
+  // A tiled global pool whose map (one group) exceeds an input buffer: each chunk (whole
+  // rows of the map) is loaded on its own into the input buffers in turn.
+  bool chunk_input = false;
+  // Blocks of P rows of per_pass words in the weights image.
+  int64_t weight_blocks() const {
+    return weight_passes * (chunks_share_weights ? 1 : chunks);
+  }
   // The input groups chunk `j` of a pass reads.
   int64_t chunk_size(int64_t j) const {
     return std::min(chunk_groups, run_groups - j * chunk_groups);

@@ -171,8 +171,9 @@ bool split_conv(const ConvOp& op, ConvPlan& q, int64_t cap) {
   const bool global = op.kind == ConvKind::kGlobalAvgPool;
   q.taps = global ? 1 : int64_t{q.kh} * q.kw;
   q.run_groups = global ? int64_t{q.kh} * q.kw * q.g_pass : q.g_pass;
+  q.chunks_share_weights = global;  // loaded once: no second slot to fill meanwhile
   if (q.taps > cap) return false;
-  const int64_t most = q.taps <= cap / 2 ? cap / 2 / q.taps : cap / q.taps;
+  const int64_t most = q.taps <= cap / 2 && !global ? cap / 2 / q.taps : cap / q.taps;
   q.chunks = ceil_div(q.run_groups, most);
   q.chunk_groups = ceil_div(q.run_groups, q.chunks);
   q.per_pass = q.taps * q.chunk_groups;
@@ -308,7 +309,38 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
     tp.out_buf_words = buf.out_words;
     tp.line_buffer = t.max_image_width;
     tp.strips_allowed = t.beat_bytes() <= n && n % t.beat_bytes() == 0;
-    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass * cq->chunks : 0;
+    if (conv != nullptr && conv->kind == ConvKind::kGlobalAvgPool &&
+        m->map_h * m->map_w * cq->g_pass > buf.in_words) {
+      // A global pool whose map (one group) exceeds an input buffer: chunks of whole
+      // rows that fit a buffer and the weights (split or not: every chunk reads the
+      // first words of the pass's), each loaded on its own (docs/compiler.md, "Split
+      // passes").
+      ConvPlan& gq = std::get<ConvPlan>(pl.ops[k]);
+      const int64_t words = std::min(buf.in_words, gq.chunks > 1 ? gq.chunk_groups : gq.per_pass);
+      const int64_t rows = words / m->map_w;
+      if (rows < 1 || gq.g_pass != 1) {
+        fail(op, "compute.in_range",
+             fmt::format("a global pool's map rows of {} words exceed an input buffer of {} "
+                         "words (bank_depth) or the free PE-cache words",
+                         m->map_w, buf.in_words));
+      }
+      gq.chunk_input = true;
+      gq.chunks_share_weights = true;
+      gq.taps = 1;
+      gq.run_groups = m->map_h * m->map_w;
+      gq.chunk_groups = rows * m->map_w;
+      gq.chunks = ceil_div(gq.run_groups, gq.chunk_groups);
+      pl.notes.push_back(fmt::format(
+          "{}: a map of {} words exceeds an input buffer of {}: loaded in {} chunks of {} rows "
+          "({} words), the partial sums through a spill buffer",
+          b.name, gq.run_groups, buf.in_words, gq.chunks, rows, gq.chunk_groups));
+    }
+    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass * cq->weight_blocks() /
+                                                                  cq->weight_passes
+                                                            : 0;
+    if (cq != nullptr && cq->chunk_input) {
+      tp.in_buf_words = std::max(tp.in_buf_words, m->map_h * m->map_w * tp.in_groups);
+    }
     if (cq != nullptr && cq->chunks > 1) {
       // Split passes: the partial sums after the results in each output buffer when
       // the results are stored, else in a bank of their own.
@@ -791,14 +823,14 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
         if (!m.tiled && (spill > t.bank_depth || t.banks < banks)) m.tiled = true;
         pl.notes.push_back(fmt::format(
             "{}: the weights of one pass need {} words in every PE cache, {} are free: split "
-            "into {} chunks of {} input group{} ({} words), the partial sums through a spill "
-            "buffer{}",
-            q.name, whole_words, cap, q.chunks, q.chunk_groups, q.chunk_groups == 1 ? "" : "s",
+            "into {} chunks of {} {}{} ({} words), the partial sums through a spill buffer{}",
+            q.name, whole_words, cap, q.chunks, q.chunk_groups,
+            q.chunks_share_weights ? "word" : "input group", q.chunk_groups == 1 ? "" : "s",
             q.per_pass,
             m.tiled ? "" : fmt::format(" of {} words in a bank of their own", spill)));
       }
     }
-    total += cq->weight_passes * cq->chunks * cq->per_pass;
+    total += cq->weight_blocks() * cq->per_pass;
     largest = std::max(largest, cq->per_pass);
   }
   pl.weights_resident = total <= cap;
@@ -808,7 +840,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       auto* cq = std::get_if<ConvPlan>(&q);
       if (cq == nullptr) continue;
       cq->cache_base = next;
-      next += cq->weight_passes * cq->chunks * cq->per_pass;
+      next += cq->weight_blocks() * cq->per_pass;
     }
     if (total > 0) {
       pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
@@ -856,10 +888,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       q.weights_ext = pl.weights.size();
       // Per weight pass, per chunk (split passes; else one), P rows of per_pass words.
       for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
-        for (int64_t chunk = 0; chunk < q.chunks; ++chunk) {
+        for (int64_t chunk = 0; chunk < q.weight_blocks() / q.weight_passes; ++chunk) {
           for (int64_t pe = 0; pe < p; ++pe) {
             for (int64_t wi = 0; wi < q.per_pass; ++wi) {
-              const int64_t word = q.chunks == 1 ? wi : unsplit_word(q, chunk, wi);
+              const int64_t word =
+                  q.chunks == 1 || q.chunks_share_weights ? wi : unsplit_word(q, chunk, wi);
               for (int64_t lane = 0; lane < n; ++lane) {
                 const int8_t v = q.packed ? packed_weight(q, pass, pe, wi, lane)
                                  : word < 0 ? int8_t{0}
@@ -887,8 +920,9 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
         }
       }
       pl.notes.push_back(fmt::format(
-          "{}: weights in tiles of {} neuron{} ({} words each){}", q.name, q.tile,
+          "{}: weights in tiles of {} neuron{} ({} words each{}){}", q.name, q.tile,
           q.tile == 1 ? "" : "s", q.fc_words,
+          q.chunks > 1 ? fmt::format(", in {} chunks of {}", q.chunks, q.chunk_words) : "",
           f.from_map ? fmt::format(", columns permuted to the hardware feature order "
                                    "((g*{}+y)*{}+x)*{}+lane",
                                    f.h, f.w, n)
