@@ -1495,6 +1495,12 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
        false, 32, false},
       {"fc of 16x20x20 features, tiny", "input: [16, 20, 20]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 10, activation: relu}\n  - {name: f2, type: fc, out_features: 5}\n",
        true, 4, false},
+      // AlexNet's classifier in small: fc6 reads a map of 1,152 words, beyond a PE cache;
+      // the convolution stores it, fc6 loads it chunk by chunk, fc7 and fc8 as usual.
+      {"fc after a map beyond the PE caches", "input: [16, 6, 6]\nlayers:\n  - {name: c, type: conv, out_channels: 256, kernel: 3, pad: 1, activation: relu}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 200, activation: relu}\n  - {name: f7, type: fc, out_features: 64, activation: relu}\n  - {name: f8, type: fc, out_features: 10}\n",
+       false, 36, false},
+      {"fc after a map beyond the PE caches, tiny", "input: [16, 6, 6]\nlayers:\n  - {name: c, type: conv, out_channels: 128, kernel: 3, pad: 1}\n  - {name: p, type: maxpool, kernel: 2, stride: 1}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 20, activation: relu}\n  - {name: f7, type: fc, out_features: 10}\n",
+       true, 4, false},
       {"conv 7x7 over 11 groups, relu, max pool, tiny", "input: [88, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 7, pad: 3, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n",
        true, 2, false},
       {"conv 7x7 over 21 groups, table, max pool", "input: [168, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: 3, activation: {table: t.npy}}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, out_channels: 8, kernel: 3}\n",

@@ -654,12 +654,17 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
     const FcPlan& q = std::get<FcPlan>(pl.ops[k]);
     std::vector<Emit> pending;
     // Features straight from external memory, image i into PE i: words [first, first +
-    // words) of each image's (all of them, or one chunk's when they are streamed).
+    // words) of each image's (all of them, or one chunk's when they are streamed), from
+    // the network input or the previous op's stored map.
+    std::vector<uint64_t> images;
+    for (int img = 0; img < batch; ++img) {
+      images.push_back(k == 0 ? d.inputs[img] : d.maps[img][k - 1]);
+    }
     const auto feature_load = [&](int64_t first, int64_t words, std::vector<Emit>& loads) {
       LoadInstr l;
       l.hdr.tag = q.tag;
-      l.ext_addr = static_cast<int64_t>(d.inputs[0]) + first * n;
-      l.ext_row_stride = batch > 1 ? static_cast<int64_t>(d.inputs[1] - d.inputs[0]) : 0;
+      l.ext_addr = static_cast<int64_t>(images[0]) + first * n;
+      l.ext_row_stride = batch > 1 ? static_cast<int64_t>(images[1] - images[0]) : 0;
       l.rows = batch;
       l.row_words = words;
       l.dst_kind = LoadDst::kPeCache;

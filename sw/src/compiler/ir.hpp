@@ -199,6 +199,9 @@ enum class Dst { kBank, kPeCache, kTranspose };
 // Feature index (C, H, W order) held by lane `lane` of FC input word `t`, or -1.
 struct FeatureOrder {
   bool from_map = false;  // the previous op wrote a map into the PE caches: ((g*H+y)*W+x)*N+lane
+  // The previous op's map as stored in external memory, [row][group][col]: word
+  // (y*G+g)*W+x (an FC whose features are loaded chunk by chunk from there).
+  bool row_major = false;
   int64_t c = 0, h = 0, w = 0;
   int64_t features = 0;
   // Features per word after an FC layer whose tiles are narrower than a word: each tile
@@ -211,8 +214,9 @@ struct FeatureOrder {
       const int64_t f = t * width + lane;
       return lane < width && f < features ? f : -1;
     }
-    const int64_t plane = h * w;
-    const int64_t g = t / plane, y = (t % plane) / w, x = t % w;
+    const int64_t plane = h * w, groups = (c + n - 1) / n;
+    const int64_t g = row_major ? (t / w) % groups : t / plane;
+    const int64_t y = row_major ? t / (groups * w) : (t % plane) / w, x = t % w;
     const int64_t ch = g * n + lane;
     return ch < c ? (ch * h + y) * w + x : -1;
   }
@@ -340,8 +344,9 @@ struct FcPlan : PlanBase {
   // shorter), the int32 partial sums in a spill bank (4 words per neuron). 1: unsplit.
   int64_t chunks = 1;
   int64_t chunk_words = 0;
-  // The features do not stay in the PE caches: each chunk's words are loaded from the
-  // network input before its COMPUTE (at feat_base, chunk_words per PE).
+  // The features do not stay in the PE caches: each chunk's words are loaded before its
+  // COMPUTE (at feat_base, chunk_words per PE) from the network input, or from the
+  // previous op's map, stored for it (FeatureOrder::row_major).
   bool features_streamed = false;
   int64_t chunk_size(int64_t j) const {
     return chunks == 1 ? fc_words : std::min(chunk_words, fc_words - j * chunk_words);

@@ -481,9 +481,16 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
         q.fc_words = ceil_div(op.features, n);
       }
       // Split neurons (docs/compiler.md, "Split passes"): a neuron's weights longer than
-      // a bank, or the features of a first layer longer than a PE cache (loaded chunk by
-      // chunk; half the cache, the other half for the next layer's features).
-      q.features_streamed = k == 0 && q.fc_words > t.pe_cache_depth;
+      // a bank, or features longer than a PE cache, loaded chunk by chunk (half the cache,
+      // the other half for the next layer's features) from the network input, or from the
+      // previous op's map, which then stores it ([row][group][col]) instead of writing
+      // the PE caches.
+      q.features_streamed = (k == 0 || f.from_map) && q.fc_words > t.pe_cache_depth;
+      if (q.features_streamed && f.from_map) {
+        f.row_major = true;
+        base_of(pl.ops[k - 1]).dst = Dst::kBank;
+        shared[k - 1] = true;
+      }
       if (q.fc_words > t.bank_depth || q.features_streamed) {
         split_fc(q, op.out_c, q.features_streamed ? t.pe_cache_depth / 2 : t.bank_depth, t);
         const int64_t banks = (q.dst == Dst::kBank ? 1 : 0) + 2;
@@ -796,7 +803,18 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                        mul_words, n, std::max<int64_t>(0, region_base[1]), t.pe_cache_depth));
     }
   }
-  const int64_t cap = std::max<int64_t>(0, region_base[1] - mul_words);
+  // Every FC runs after every map op. When the first one loads its features from
+  // external memory, no map op writes the PE caches, so the FC regions may take the
+  // convolution weights' words (the dependencies order the reuse).
+  bool fc_after_maps = false;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (const auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
+      fc_after_maps = k > 0 && fq->features_streamed;
+      break;
+    }
+  }
+  const int64_t cap =
+      std::max<int64_t>(0, (fc_after_maps ? t.pe_cache_depth : region_base[1]) - mul_words);
   pl.mul_base = cap;
   if (mul_words > 0) {
     pl.notes.push_back(fmt::format("mul vectors: PE-cache words {}..{} of every PE", cap,
@@ -923,9 +941,12 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
           "{}: weights in tiles of {} neuron{} ({} words each{}){}", q.name, q.tile,
           q.tile == 1 ? "" : "s", q.fc_words,
           q.chunks > 1 ? fmt::format(", in {} chunks of {}", q.chunks, q.chunk_words) : "",
-          f.from_map ? fmt::format(", columns permuted to the hardware feature order "
-                                   "((g*{}+y)*{}+x)*{}+lane",
-                                   f.h, f.w, n)
+          f.row_major ? fmt::format(", columns permuted to the stored map's order "
+                                    "((y*{}+g)*{}+x)*{}+lane",
+                                    ceil_div(f.c, n), f.w, n)
+          : f.from_map ? fmt::format(", columns permuted to the hardware feature order "
+                                     "((g*{}+y)*{}+x)*{}+lane",
+                                     f.h, f.w, n)
           : f.per_word > 0
               ? fmt::format(", {} features per word (the previous layer's tiles of {} neurons "
                             "each start a word)",
