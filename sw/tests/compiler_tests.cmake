@@ -8,6 +8,7 @@ add_executable(strata_compiler_tests
   ${CMAKE_CURRENT_LIST_DIR}/compiler_passes_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/random_network_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/target_rules_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partial_sums_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tiling_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_shapes_test.cpp
 )

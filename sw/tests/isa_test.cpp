@@ -432,6 +432,12 @@ TEST(Disassembler, OneReadableLinePerOpcode) {
   expect_contains(dw, {"COMPUTE DEPTHWISE", "b1[0] 32x32 g1 k3 s2 p1,0,0,2 -> 16x16", "w[40]",
                        "prm[8]", "clamp[0,127]", "-> b3[0] row 16"});
   EXPECT_EQ(dw.find("group"), std::string::npos) << dw;
+  EXPECT_EQ(dw.find("acc_"), std::string::npos) << dw;
+  c.mode = ComputeMode::kFc;
+  c.acc_in = c.acc_out = true;
+  c.acc_id = 2;
+  c.acc_base = 96;
+  expect_contains(disassemble(encode(c)), {"COMPUTE FC", "acc_in b2[96] acc_out"});
 
   StoreInstr s;
   s.src_id = 1;
@@ -1519,7 +1525,8 @@ TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
                    SimError::kIllegalInstr, 3, "opcode 9");
   expect_sim_error([](TinyConv& t) { t.program[2] = Instruction{}; }, SimError::kIllegalInstr, 2,
                    "opcode 0");
-  expect_sim_error([](TinyConv& t) { t.program[4].words[7] |= uint64_t{1} << 60; },
+  // COMPUTE bit 325 (between acc_out and pool_k) is reserved.
+  expect_sim_error([](TinyConv& t) { t.program[4].words[5] |= uint64_t{1} << 5; },
                    SimError::kIllegalInstr, 4, "reserved bits");
   expect_sim_error([](TinyConv& t) { t.program[0].words[0] |= 1 << 5; }, SimError::kIllegalInstr,
                    0, "reserved bits");

@@ -272,6 +272,225 @@ TEST(TargetRules, SparseControlWordsAndSchedulesAreChecked) {
             SimError::kNone);
 }
 
+// ---- partial sums (docs/isa.md, COMPUTE, "Partial sums"): each rule on the ISA simulator ----
+
+// A 6x6 x 2 groups 3x3 pad 1 CONV writing its raw accumulators to bank 1 (rows
+// of 4 x 6 words), and 10 neurons of 4 groups doing the same.
+isa::ComputeInstr acc_conv() {
+  isa::ComputeInstr c;
+  c.mode = isa::ComputeMode::kConv;
+  c.in_h = c.in_w = 6;
+  c.in_groups = 2;
+  c.kernel_h = c.kernel_w = 3;
+  c.stride_h = c.stride_w = 1;
+  c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 1;
+  c.out_h = c.out_w = 6;
+  c.dst_id = 1;
+  c.dst_row_stride = 24;
+  c.acc_out = true;
+  return c;
+}
+isa::ComputeInstr acc_fc() {
+  isa::ComputeInstr c;
+  c.mode = isa::ComputeMode::kFc;
+  c.in_groups = 4;
+  c.out_h = 10;
+  c.out_w = 1;
+  c.dst_id = 1;
+  c.acc_out = true;
+  return c;
+}
+
+// `c` runs (no error) when legal; else it stops at it with UNSUPPORTED and a
+// message holding `rule`'s id and `part`.
+void expect_acc_verdict(const isa::ComputeInstr& c, const char* rule, const std::string& part) {
+  const HwTarget t = HwTarget::defaults();
+  const SimResult r = sim_one(isa::encode(c), t);
+  const std::string text = isa::disassemble(isa::encode(c));
+  if (rule == nullptr) {
+    EXPECT_EQ(r.error, SimError::kNone) << r.message << "\n  " << text;
+    return;
+  }
+  EXPECT_EQ(r.error, SimError::kUnsupported) << text;
+  EXPECT_EQ(r.error_index, 1);
+  EXPECT_NE(r.message.find(fmt::format("[rule {}]", rule)), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find(part), std::string::npos) << r.message;
+}
+
+TEST(TargetRules, AccModeRefusesPartialSumsOutsideDenseConvAndFc) {
+  expect_acc_verdict(acc_conv(), nullptr, "");
+  expect_acc_verdict(acc_fc(), nullptr, "");
+  isa::ComputeInstr pool;
+  pool.mode = isa::ComputeMode::kPool;
+  pool.in_h = pool.in_w = pool.out_h = pool.out_w = 6;
+  pool.in_groups = 1;
+  pool.pool_en = true;
+  pool.pool_k = pool.pool_s = 2;
+  pool.pool_out_h = pool.pool_out_w = 3;
+  pool.dst_id = 1;
+  pool.dst_row_stride = 3;
+  pool.dst_group_stride = 9;
+  expect_acc_verdict(pool, nullptr, "");
+  pool.acc_out = true;
+  expect_acc_verdict(pool, "compute.acc_mode", "acc_out on a POOL");
+  isa::ComputeInstr dw = pool;
+  dw.mode = isa::ComputeMode::kDepthwise;
+  dw.acc_out = false;
+  dw.acc_in = true;
+  expect_acc_verdict(dw, "compute.acc_mode", "acc_in on a DEPTHWISE");
+  const HwTarget sparse = HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml");
+  isa::ComputeInstr packed = acc_conv();
+  packed.packed_rows = 1;
+  const SimResult r = sim_one(isa::encode(packed), sparse);
+  EXPECT_EQ(r.error, SimError::kUnsupported);
+  EXPECT_NE(r.message.find("acc_out on a packed CONV (packed_rows = 1)"), std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("[rule compute.acc_mode]"), std::string::npos) << r.message;
+}
+
+TEST(TargetRules, AccOutRefusesPoolingTablesAndPeDestinations) {
+  isa::ComputeInstr c = acc_conv();
+  c.pool_en = true;
+  c.pool_k = c.pool_s = 2;
+  c.pool_out_h = c.pool_out_w = 3;
+  expect_acc_verdict(c, "compute.acc_out", "CONV with acc_out and pool_en = 1");
+  c.acc_out = false;  // pooling is fine without acc_out, also from partial sums
+  c.acc_in = true;
+  c.acc_id = 2;
+  expect_acc_verdict(c, nullptr, "");
+  isa::ComputeInstr f = acc_fc();
+  f.act_table_en = true;  // the default configuration has tables
+  expect_acc_verdict(f, "compute.acc_out", "FC with acc_out and act_table_en = 1");
+  f.act_table_en = false;
+  f.dst_kind = isa::ComputeDst::kPeTranspose;
+  f.dst_id = 0;
+  f.dst_base = 512;
+  expect_acc_verdict(f, "compute.acc_out", "FC with acc_out writes PE_TRANSPOSE");
+  f.acc_out = false;  // transposed results from partial sums
+  f.acc_in = true;
+  f.acc_id = 2;
+  expect_acc_verdict(f, nullptr, "");
+  c = acc_conv();
+  c.dst_kind = isa::ComputeDst::kPeCache;
+  c.dst_id = 3;
+  c.dst_base = 512;
+  c.dst_row_stride = 6;
+  expect_acc_verdict(c, "compute.acc_out", "CONV with acc_out writes PE_CACHE");
+}
+
+TEST(TargetRules, AccBankRefusesAMissingBank) {
+  const HwTarget t = HwTarget::defaults();
+  for (isa::ComputeInstr c : {acc_conv(), acc_fc()}) {
+    c.acc_in = true;
+    c.acc_base = 512;
+    c.acc_id = t.banks - 1;
+    expect_acc_verdict(c, nullptr, "");
+    c.acc_id = t.banks;
+    expect_acc_verdict(c, "compute.acc_bank",
+                       fmt::format("reads its partial sums from bank {}, the configuration has {} "
+                                   "banks; bounded by banks",
+                                   t.banks, t.banks));
+  }
+}
+
+TEST(TargetRules, AccRangeRefusesPartialSumsPastTheBank) {
+  const HwTarget t = HwTarget::defaults();
+  isa::ComputeInstr c = acc_conv();
+  c.acc_in = true;
+  c.acc_id = 2;
+  c.pad_top = 0;  // 5 x 6 pixels: 120 words
+  c.out_h = 5;
+  c.acc_base = t.bank_depth - 120;
+  expect_acc_verdict(c, nullptr, "");
+  c.acc_base += 1;
+  expect_acc_verdict(c, "compute.acc_range",
+                     fmt::format("CONV partial sums [{}, {}) (30 pixels x 4 words) past the bank "
+                                 "depth {}; bounded by bank_depth",
+                                 t.bank_depth - 119, t.bank_depth + 1, t.bank_depth));
+  isa::ComputeInstr f = acc_fc();
+  f.acc_out = false;
+  f.acc_in = true;
+  f.acc_id = 1;
+  f.dst_id = 2;
+  f.acc_base = t.bank_depth - 40;
+  expect_acc_verdict(f, nullptr, "");
+  f.acc_base += 1;
+  expect_acc_verdict(f, "compute.acc_range", "(10 neurons x 4 words)");
+}
+
+TEST(TargetRules, AccOverlapAllowsOnlyInPlace) {
+  isa::ComputeInstr c = acc_conv();
+  c.acc_in = true;
+  c.acc_id = c.dst_id;
+  c.dst_base = c.acc_base = 300;
+  expect_acc_verdict(c, nullptr, "");  // in place
+  c.dst_row_stride = 25;
+  expect_acc_verdict(c, "compute.acc_overlap",
+                     "CONV partial sums [300, 444) overlap its results [300, 449) in bank 1");
+  c.dst_row_stride = 24;
+  c.acc_base = 299;
+  expect_acc_verdict(c, "compute.acc_overlap", "(only in place");
+  c.acc_base = 300 - 144;  // right before
+  expect_acc_verdict(c, nullptr, "");
+  c.acc_base = 444;  // right after
+  expect_acc_verdict(c, nullptr, "");
+  c.acc_base = 443;
+  expect_acc_verdict(c, "compute.acc_overlap", "overlap its results");
+  c.acc_id = 2;  // another bank: anywhere
+  c.acc_base = 301;
+  expect_acc_verdict(c, nullptr, "");
+  // Requantised results (36 words from 300) in the partial sums' bank: never in place.
+  c = acc_conv();
+  c.acc_out = false;
+  c.acc_in = true;
+  c.acc_id = c.dst_id;
+  c.dst_row_stride = 6;
+  c.dst_base = c.acc_base = 300;
+  expect_acc_verdict(c, "compute.acc_overlap", "overlap its results [300, 336)");
+  c.acc_base = 336;
+  expect_acc_verdict(c, nullptr, "");
+  // FC: in place at acc_base = dst_base, else apart.
+  isa::ComputeInstr f = acc_fc();
+  f.acc_in = true;
+  f.acc_id = f.dst_id;
+  f.dst_base = f.acc_base = 100;
+  expect_acc_verdict(f, nullptr, "");
+  f.acc_base = 104;
+  expect_acc_verdict(f, "compute.acc_overlap", "FC partial sums [104, 144) overlap its results");
+  f.acc_base = 140;
+  expect_acc_verdict(f, nullptr, "");
+}
+
+// The result-range rules measure acc_out's results: (out_h - 1) x dst_row_stride +
+// 4 x out_w words (FC: 4 x out_h).
+TEST(TargetRules, DestinationRulesUseTheAccOutExtent) {
+  const HwTarget t = HwTarget::defaults();
+  isa::ComputeInstr c = acc_conv();
+  c.dst_row_stride = 30;
+  c.dst_base = t.bank_depth - (5 * 30 + 24);
+  expect_acc_verdict(c, nullptr, "");
+  c.dst_base += 1;
+  expect_acc_verdict(c, "compute.dst_bank_range",
+                     fmt::format("CONV results up to word {} past the bank depth", t.bank_depth));
+  isa::ComputeInstr f = acc_fc();
+  f.dst_base = t.bank_depth - 40;
+  expect_acc_verdict(f, nullptr, "");
+  f.dst_base += 1;
+  expect_acc_verdict(f, "compute.dst_bank_range", "FC results up to word");
+  // Results in the input's bank, ending at the input (words 144 on): the raw
+  // accumulators reach it where the requantised results (36 words) would not.
+  c = acc_conv();
+  c.dst_id = c.in_id;
+  c.in_base = 144;
+  expect_acc_verdict(c, nullptr, "");
+  c.in_base = 143;
+  expect_acc_verdict(c, "compute.dst_bank_overlap", "CONV destination overlaps its input");
+  f = acc_fc();
+  f.dst_id = f.in_id;
+  f.in_base = 39;
+  expect_acc_verdict(f, "compute.dst_bank_overlap", "FC destination overlaps its weights");
+}
+
 TEST(TargetRules, DocsSectionIsReplacedBetweenTheMarkers) {
   const std::string doc = std::string("intro\n") + std::string(kRulesBegin) + "\nold\n" +
                           std::string(kRulesEnd) + "\nrest\n";
