@@ -1082,9 +1082,9 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
        [](HwTarget& t) { t.param_depth = 4; }, "many",
        {"8 output channels need 8 parameter entries, the parameter RAM holds 4 (param_depth)",
         "[rule compute.param_range]"}},
-      {"fc features", "input: [8, 10, 10]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - {name: f, type: fc, out_features: 4}\n",
+      {"fc features", "input: [8, 6, 10]\nlayers:\n  - {name: f, type: fc, out_features: 100}\n  - {name: f2, type: fc, out_features: 4}\n",
        [](HwTarget& t) { t.pe_cache_depth = 64; }, "f",
-       {"features of the fully-connected layers need 100 + 0 words", "pe_cache_depth",
+       {"features of the fully-connected layers need 60 + 13 words", "pe_cache_depth",
         "[rule compute.cache_range]"}},
       {"fc neuron, split, too few banks", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
        [](HwTarget& t) {
@@ -1488,7 +1488,7 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
     std::string name, yaml;
     bool tiny;
     int64_t chunks;     // COMPUTEs per split pass or tile of neurons, at least
-    bool tiled;         // the split op runs in tiles
+    bool tiled;         // an op runs in tiles
   };
   const std::vector<Case> cases = {
       {"fc of 32x64x64 features", "input: [32, 64, 64]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 10}\n",
@@ -1499,8 +1499,8 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
       // the convolution stores it, fc6 loads it chunk by chunk, fc7 and fc8 as usual.
       {"fc after a map beyond the PE caches", "input: [16, 6, 6]\nlayers:\n  - {name: c, type: conv, out_channels: 256, kernel: 3, pad: 1, activation: relu}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 200, activation: relu}\n  - {name: f7, type: fc, out_features: 64, activation: relu}\n  - {name: f8, type: fc, out_features: 10}\n",
        false, 36, false},
-      {"fc after a map beyond the PE caches, tiny", "input: [16, 6, 6]\nlayers:\n  - {name: c, type: conv, out_channels: 128, kernel: 3, pad: 1}\n  - {name: p, type: maxpool, kernel: 2, stride: 1}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 20, activation: relu}\n  - {name: f7, type: fc, out_features: 10}\n",
-       true, 4, false},
+      {"fc after a map beyond the PE caches, tiny", "input: [16, 7, 7]\nlayers:\n  - {name: c, type: conv, out_channels: 128, kernel: 3, pad: 1}\n  - {name: p, type: maxpool, kernel: 2, stride: 1}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 20, activation: relu}\n  - {name: f7, type: fc, out_features: 10}\n",
+       true, 4, true},  // the convolution's 784-word map: tiles
       {"conv 7x7 over 11 groups, relu, max pool, tiny", "input: [88, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 7, pad: 3, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n",
        true, 2, false},
       {"conv 7x7 over 21 groups, table, max pool", "input: [168, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: 3, activation: {table: t.npy}}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, out_channels: 8, kernel: 3}\n",
@@ -1540,6 +1540,11 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
       EXPECT_GE(n.first + n.middle + n.last, c.chunks * n.first) << where;
       const std::string notes = fmt::format("{}", fmt::join(prog.notes, "\n"));
       EXPECT_TRUE(contains_text(notes, "split into")) << notes;
+      if (contains_text(c.name, "after a map")) {
+        EXPECT_TRUE(contains_text(notes, "each chunk's features loaded into the PE caches"))
+            << notes;
+        EXPECT_TRUE(contains_text(notes, "columns permuted to the stored map's order")) << notes;
+      }
       EXPECT_EQ(contains_text(notes, "band"), c.tiled) << notes;
     }
   }
