@@ -841,10 +841,12 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
         if (!m.tiled && (spill > t.bank_depth || t.banks < banks)) m.tiled = true;
         pl.notes.push_back(fmt::format(
             "{}: the weights of one pass need {} words in every PE cache, {} are free: split "
-            "into {} chunks of {} {}{} ({} words), the partial sums through a spill buffer{}",
-            q.name, whole_words, cap, q.chunks, q.chunk_groups,
-            q.chunks_share_weights ? "word" : "input group", q.chunk_groups == 1 ? "" : "s",
-            q.per_pass,
+            "into {} chunks of {}, the partial sums through a spill buffer{}",
+            q.name, whole_words, cap, q.chunks,
+            q.chunks_share_weights
+                ? fmt::format("{} words of its map (the same weights)", q.chunk_groups)
+                : fmt::format("{} input group{} ({} words)", q.chunk_groups,
+                              q.chunk_groups == 1 ? "" : "s", q.per_pass),
             m.tiled ? "" : fmt::format(" of {} words in a bank of their own", spill)));
       }
     }
