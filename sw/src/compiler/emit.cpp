@@ -134,8 +134,8 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
   const int64_t acc_words = c.acc_out ? 4 : 1;
   const auto partial_sums = [&](std::vector<Touch>& step, int64_t first, int64_t count) {
     if (!c.acc_in) return;
-    step.push_back({{Space::kBank, c.acc_id, c.acc_base + 4 * first, c.acc_base + 4 * (first + count)},
-                    false});
+    const int64_t a = c.acc_base + 4 * first;
+    step.push_back({{Space::kBank, c.acc_id, a, a + 4 * count}, false});
   };
   if (c.mode == ComputeMode::kFc) {
     for (int64_t o = 0; o < c.out_h; ++o) {
@@ -744,7 +744,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         if (q.dst == Dst::kBank) {
           c.dst_kind = ComputeDst::kBank;
           c.dst_id = out_bank;
-          c.dst_base = o0;
+          c.dst_base = q.result_base(o0);
         } else {
           c.dst_kind = ComputeDst::kPeTranspose;
           // Every tile starts a word (whole-word PE-cache writes, dst_lane = 0): tiles of
@@ -757,7 +757,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
           StoreInstr s;
           s.hdr.tag = q.tag;
           s.src_id = out_bank;
-          s.src_addr = o0;
+          s.src_addr = q.result_base(o0);
           s.src_row_stride = 1;
           s.rows = count;
           s.row_words = 1;

@@ -351,6 +351,12 @@ struct FcPlan : PlanBase {
   int64_t chunk_size(int64_t j) const {
     return chunks == 1 ? fc_words : std::min(chunk_words, fc_words - j * chunk_words);
   }
+  // The last layer's results when they exceed a bank: tile i's at ((i mod slots) * tile)
+  // of the output bank, stored from there (0: neuron o at word o, all of them).
+  int64_t result_slots = 0;
+  int64_t result_base(int64_t o0) const {
+    return result_slots > 0 ? (o0 / tile % result_slots) * tile : o0;
+  }
   // The PE-cache words its features take.
   int64_t feature_words() const { return features_streamed ? chunk_words : fc_words; }
 };

@@ -186,7 +186,8 @@ bool split_conv(const ConvOp& op, ConvPlan& q, int64_t cap) {
 // them below an eighth of the weights' beats).
 void split_fc(FcPlan& q, int64_t out_c, int64_t most, const HwTarget& t) {
   const int64_t n = t.lanes;
-  int64_t neurons = std::min<int64_t>({out_c, t.param_depth, std::max<int64_t>(n, t.bank_depth / 32)});
+  int64_t neurons =
+      std::min<int64_t>({out_c, t.param_depth, std::max<int64_t>(n, t.bank_depth / 32)});
   if (neurons < out_c && neurons >= n) neurons -= neurons % n;
   const int64_t words = std::min(most, t.bank_depth / neurons);
   q.chunk_words = words;
@@ -576,9 +577,14 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     const OpBase& op = base(ops[k]);
     if (auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
       fq->param_entries = op.out_c;
+      // More results than a bank holds (the last layer's, stored tile by tile): each
+      // tile's into one of two halves of the output bank in turn (FcPlan::result_slots).
       if (fq->dst == Dst::kBank && op.out_c > t.bank_depth) {
-        fail(op, "compute.dst_bank_range",
-             fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
+        fq->result_slots = 2 * fq->tile <= t.bank_depth ? 2 : 1;
+        pl.notes.push_back(fmt::format(
+            "{}: {} results exceed a bank of {} words: each tile's stored from {} in turn",
+            fq->name, op.out_c, t.bank_depth,
+            fq->result_slots == 2 ? "two slots of the bank" : "the start of the bank"));
       }
       continue;
     }
