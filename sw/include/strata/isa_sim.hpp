@@ -4,7 +4,8 @@
 //
 // IsaSim executes a program from a byte image of external memory with models
 // of the banks, PE caches and parameter RAM, using the numerics.hpp rules
-// (bias, requantisation, clamp, pooling with the valid-element rules). It
+// (bias, requantisation, clamp, pooling with the valid-element rules; int32
+// partial sums across passes with acc_in / acc_out, docs/isa.md). It
 // executes in program order, then checks the dependency bookkeeping on a
 // model of the three engines' queues and the five semaphores, in both modes:
 //   - deadlock: every engine waiting for units that can never arrive;
