@@ -1064,7 +1064,9 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
       {"kernel", "input: [4, 12, 12]\nlayers:\n  - {name: big, type: conv, out_channels: 4, kernel: 9}\n",
        none, "big",
        {"kernel 9 exceeds the target's max_kernel 7", "bounded by max_kernel", "[rule conv.kernel]"}},
-      {"no tile fits", "input: [4096, 2, 2]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n",
+      // (A convolution would run split over chunks of its input groups; a pool handles
+      // every group of a pixel at once.)
+      {"no tile fits", "input: [4096, 2, 2]\nlayers:\n  - {name: c, type: maxpool, kernel: 2}\n",
        [](HwTarget& t) { t.bank_depth = 256; }, "c",
        {"input feature map [4096][2][2] (512 words per pixel) cannot be split into tiles that fit",
         "bank_depth", "[rule compute.in_range]"}},
@@ -1509,6 +1511,12 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
        false, 2, true},
       {"conv in tiles into the PE caches, fc after it, tiny", "input: [80, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, activation: {table: t.npy}}\n  - {name: f, type: fc, out_features: 7}\n",
        true, 2, true},
+      // 35 input groups a pixel: no tile of one output row and column fits tiny's 256-word
+      // buffers, so each tile loads one chunk of input groups at a time.
+      {"conv over 280 channels, tiles of input-group chunks, stored, tiny", "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: relu}\n",
+       true, 2, true},
+      {"conv over 280 channels, max pool, into a map, conv, tiny", "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 16, kernel: 3, pad: 1, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, out_channels: 8, kernel: 1}\n",
+       true, 3, true},
       {"global pool over 40x40", "input: [8, 40, 40]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, out_features: 5}\n",
        false, 2, false},
       // EfficientNet-B0's first squeeze-and-excitation pool: a map of 12,544 words per

@@ -355,7 +355,9 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
         // pass's chunks in turn, for every tile.
         const bool shared = cq->weight_passes < cq->passes;
         if (chunks > 1 && !cq->chunks_share_weights) {
-          cache_base = cx.weight_load(*cq, (shared ? 0 : pass) * chunks + chunk, job.loads);
+          const int64_t unit = (shared ? 0 : pass) * chunks + chunk;
+          cache_base = streamed ? cx.weight_load(*cq, unit, job.loads)
+                                : cq->cache_base + unit * cq->per_pass;
         } else if (!streamed) {
           cache_base = cq->cache_base + (shared ? 0 : pass) * cq->per_pass;
         } else if (chunk == 0 && (shared ? i == 0 : (!tc.pass_outer || tile == 0))) {
@@ -369,15 +371,19 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
         // A grouped op's pass: the input groups of its channel group, from each source.
         const int64_t per_source =
             grouped ? conv->pass_groups / static_cast<int64_t>(io.srcs.size()) : 0;
-        // A global pool's map in chunks of whole rows: the chunk's rows only.
+        int64_t first = grouped ? pass / conv->passes_per_group * per_source : -1;
+        int64_t count = per_source;
+        // Split passes that load their chunks: a global pool's map in chunks of whole
+        // rows, the chunk's rows only; a dense convolution's chunk of input groups.
         AxisTile rows = band;
-        if (chunk_input) {
+        if (chunk_input && grouped) {
           rows.in_begin = band.in_begin + chunk * cq->chunk_groups / strip_width(strip);
           rows.in_end = rows.in_begin + cq->chunk_size(chunk) / strip_width(strip);
+        } else if (chunk_input) {
+          first = chunk * cq->chunk_groups;
+          count = cq->chunk_size(chunk);
         }
-        load_tile_input(cx, q, io, rows, strip,
-                        grouped ? pass / conv->passes_per_group * per_source : -1, per_source, b,
-                        job.loads);
+        load_tile_input(cx, q, io, rows, strip, first, count, b, job.loads);
       }
       const Buffer& src = in[in_turn % 2];
       ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,

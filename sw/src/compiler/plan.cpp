@@ -158,14 +158,18 @@ int8_t packed_weight(const ConvPlan& q, int64_t pass, int64_t pe, int64_t k, int
 // there, so that the next chunk's weights load while one computes. A packed pass is
 // unpacked first (partial sums are not allowed on a packed CONV). False when one
 // group's weights do not fit.
+void unpack(ConvPlan& q) {
+  q.packed = false;
+  q.per_pass = q.dense_per_pass;
+  q.dense_per_pass = 0;
+  q.weight_slots = q.zero_slots = 0;
+  q.packing.clear();
+}
+
 bool split_conv(const ConvOp& op, ConvPlan& q, int64_t cap) {
   if (op.depthwise_mode || op.kind == ConvKind::kMul) return false;
   if (q.packed) {
-    q.packed = false;
-    q.per_pass = q.dense_per_pass;
-    q.dense_per_pass = 0;
-    q.weight_slots = q.zero_slots = 0;
-    q.packing.clear();
+    unpack(q);
     if (q.per_pass <= cap) return true;
   }
   const bool global = op.kind == ConvKind::kGlobalAvgPool;
@@ -243,6 +247,51 @@ void put_controls(ConvPlan& q, const HwTarget& t, std::vector<uint8_t>& image) {
   }
 }
 
+// Convolution weights in the PE caches (docs/compiler.md, "On-chip allocation"):
+// every op's weight blocks resident when they fit the `cap` free words, else each
+// pass (or chunk) streamed through slots of its size.
+void place_weights(Plan& pl, int64_t cap) {
+  int64_t total = 0, largest = 0;
+  for (const OpPlan& q : pl.ops) {
+    const auto* cq = std::get_if<ConvPlan>(&q);
+    if (cq == nullptr) continue;
+    total += cq->weight_blocks() * cq->per_pass;
+    largest = std::max(largest, cq->per_pass);
+  }
+  pl.weights_resident = total <= cap;
+  if (pl.weights_resident) {
+    int64_t next = 0;
+    for (OpPlan& q : pl.ops) {
+      auto* cq = std::get_if<ConvPlan>(&q);
+      if (cq == nullptr) continue;
+      cq->cache_base = next;
+      next += cq->weight_blocks() * cq->per_pass;
+    }
+    if (total > 0) {
+      pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
+                                     "once; {} free)",
+                                     total, cap));
+    }
+  } else {
+    int64_t most = 0;
+    for (OpPlan& q : pl.ops) {
+      auto* cq = std::get_if<ConvPlan>(&q);
+      if (cq == nullptr) continue;
+      cq->cache_base = -1;
+      cq->slots = std::clamp<int64_t>(cap / cq->per_pass, 2, kMaxWeightSlots);
+      cq->slots_overlap = 2 * cq->per_pass > cap;
+      most = std::max(most, cq->slots);
+    }
+    pl.notes.push_back(fmt::format(
+        "convolution weights: {} words per PE > {} free: streamed per pass through up to {} "
+        "slots of the pass's size{}",
+        total, cap, most,
+        2 * largest > cap ? fmt::format(" (passes of more than {} words: two overlapping slots)",
+                                        cap / 2)
+                          : ""));
+  }
+}
+
 PlanBase& base_of(OpPlan& q) {
   return std::visit([](auto& p) -> PlanBase& { return p; }, q);
 }
@@ -259,9 +308,15 @@ MapInput* map_input_of(OpPlan& q) {
 // output map on chip, or through two alternating buffers to external memory.
 // A result is stored to external memory for its readers (`shared`) unless its
 // one reader is the op right after it.
+//
+// A dense convolution none of whose tiles fits the buffers (too many input groups
+// per pixel) runs split over chunks of its input groups, each (tile, pass, chunk)
+// loading only its chunk's groups (docs/compiler.md, "Split passes"): the largest
+// chunk whose tiles fit. Returns whether that changed an op's weights.
 template <class Fail>
-void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, const HwTarget& t,
+bool plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, const HwTarget& t,
                 Plan& pl, const Fail& fail) {
+  bool weights_changed = false;
   const int64_t n = t.lanes;
   for (size_t k = 0; k < ops.size(); ++k) {
     MapInput* m = map_input_of(pl.ops[k]);
@@ -364,6 +419,44 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
     tp.words_per_beat_inv = std::max<int64_t>(1, ceil_div(n, t.beat_bytes()));
     std::string why;
     m->tiling = choose_tiling(tp, &why);
+    if (m->tiling.bands.empty() && conv != nullptr && conv->pass_groups == 0 &&
+        conv->kind != ConvKind::kMul && op.srcs.size() == 1 && op.parts.empty()) {
+      ConvPlan& sq = std::get<ConvPlan>(pl.ops[k]);
+      const int64_t taps = int64_t{sq.kh} * sq.kw, groups = sq.g_pass;
+      int64_t most = std::min(groups - 1, pl.weight_words / taps);
+      if (sq.chunks > 1) most = std::min(most, sq.chunk_groups);
+      const int64_t used = (buf.in_shared ? 1 : 2) + (map_out ? 1 : 0);
+      for (int64_t cg = most; cg >= 1 && (m->out_external || t.banks > used); --cg) {
+        TilingProblem chunked = tp;
+        chunked.chunks = ceil_div(groups, cg);
+        const int64_t size = ceil_div(groups, chunked.chunks);
+        chunked.in_groups = chunked.pass_groups = size;
+        chunked.grouped = true;  // every (tile, pass, chunk) loads its own groups
+        chunked.spill_words = 4;
+        chunked.spill_buf_words = m->out_external ? 0 : t.bank_depth;
+        chunked.weight_words = taps * size * chunked.chunks;
+        std::string chunk_why;
+        TilingChoice c = choose_tiling(chunked, &chunk_why);
+        if (c.bands.empty()) continue;
+        if (sq.packed) unpack(sq);
+        sq.taps = taps;
+        sq.run_groups = groups;
+        sq.chunks = chunked.chunks;
+        sq.chunk_groups = size;
+        sq.per_pass = taps * size;
+        sq.chunks_share_weights = false;
+        sq.chunk_input = true;
+        sq.spill_in_out_buffer = m->out_external;
+        m->tiling = std::move(c);
+        weights_changed = true;
+        pl.notes.push_back(fmt::format(
+            "{}: no tile of its {} input groups fits the buffers: split into {} chunks of {} "
+            "input group{} ({} words), each tile loading one chunk's groups at a time, the "
+            "partial sums through a spill buffer",
+            b.name, groups, sq.chunks, size, size == 1 ? "" : "s", sq.per_pass));
+        break;
+      }
+    }
     if (m->tiling.bands.empty()) {
       fail(op, "compute.in_range",
            fmt::format("input feature map [{}][{}][{}] ({} word{} per pixel) cannot be split "
@@ -385,6 +478,7 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
                                                : "into the PE caches"),
         c.compute_beats, c.ext_words, c.predicted_cycles));
   }
+  return weights_changed;
 }
 
 }  // namespace
@@ -826,7 +920,6 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     pl.notes.push_back(fmt::format("mul vectors: PE-cache words {}..{} of every PE", cap,
                                    cap + mul_words - 1));
   }
-  int64_t total = 0, largest = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
     if (cq == nullptr) continue;
@@ -856,44 +949,20 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
             m.tiled ? "" : fmt::format(" of {} words in a bank of their own", spill)));
       }
     }
-    total += cq->weight_blocks() * cq->per_pass;
-    largest = std::max(largest, cq->per_pass);
   }
-  pl.weights_resident = total <= cap;
-  if (pl.weights_resident) {
-    int64_t next = 0;
-    for (OpPlan& q : pl.ops) {
-      auto* cq = std::get_if<ConvPlan>(&q);
-      if (cq == nullptr) continue;
-      cq->cache_base = next;
-      next += cq->weight_blocks() * cq->per_pass;
-    }
-    if (total > 0) {
-      pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
-                                     "once; {} free)",
-                                     total, cap));
-    }
-  } else {
-    int64_t most = 0;
-    for (OpPlan& q : pl.ops) {
-      auto* cq = std::get_if<ConvPlan>(&q);
-      if (cq == nullptr) continue;
-      cq->slots = std::clamp<int64_t>(cap / cq->per_pass, 2, kMaxWeightSlots);
-      cq->slots_overlap = 2 * cq->per_pass > cap;
-      most = std::max(most, cq->slots);
-    }
-    pl.notes.push_back(fmt::format(
-        "convolution weights: {} words per PE > {} free: streamed per pass through up to {} "
-        "slots of the pass's size{}",
-        total, cap, most,
-        2 * largest > cap ? fmt::format(" (passes of more than {} words: two overlapping slots)",
-                                        cap / 2)
-                          : ""));
-  }
+  place_weights(pl, cap);
   pl.weight_words = cap;
 
-  // Maps in external memory and the tiles of the ops that do not run whole.
-  plan_tiles(ops, shared, t, pl, fail);
+  // Maps in external memory and the tiles of the ops that do not run whole; the weights
+  // placed again when an op's passes were split for its tiles.
+  if (plan_tiles(ops, shared, t, pl, fail)) {
+    pl.notes.erase(std::remove_if(pl.notes.begin(), pl.notes.end(),
+                                  [](const std::string& note) {
+                                    return note.rfind("convolution weights: ", 0) == 0;
+                                  }),
+                   pl.notes.end());
+    place_weights(pl, cap);
+  }
 
   // External images of the parameters and weights, in hardware order.
   for (size_t k = 0; k < ops.size(); ++k) {
