@@ -573,13 +573,26 @@ layers:
   EXPECT_FALSE(conv_plan(overlapping, 0).slots_overlap);
   EXPECT_EQ(conv_plan(overlapping, 1).slots, 2);  // 18 + 18 > 30: two that share 6 words
   EXPECT_TRUE(conv_plan(overlapping, 1).slots_overlap);
+  // 18 > 16 words: c2's passes split into chunks of one input group (9 words each,
+  // docs/compiler.md, Split passes), streamed like passes of their own.
   t.pe_cache_depth = 16;
+  const Plan split = plan(net, ops, t, {});
+  EXPECT_EQ(conv_plan(split, 0).chunks, 1);
+  EXPECT_EQ(conv_plan(split, 1).chunks, 2);
+  EXPECT_EQ(conv_plan(split, 1).chunk_groups, 1);
+  EXPECT_EQ(conv_plan(split, 1).per_pass, 9);
+  EXPECT_EQ(conv_plan(split, 1).weight_blocks(), 4);  // 2 passes x 2 chunks
+  EXPECT_TRUE(any_contains(split.notes, "c2: the weights of one pass need 18 words in every "
+                                        "PE cache, 16 are free: split into 2 chunks of 1 "
+                                        "input group (9 words)"));
+  // One input group's 9 taps do not fit 8 words: no split helps.
+  t.pe_cache_depth = 8;
   try {
     plan(net, ops, t, {});
     ADD_FAILURE() << "planned";
   } catch (const Error& e) {
-    EXPECT_EQ(e.where().layer, "c2");
-    EXPECT_TRUE(test::contains(e.what(), "the weights of one pass need 18 words")) << e.what();
+    EXPECT_EQ(e.where().layer, "c1");
+    EXPECT_TRUE(test::contains(e.what(), "the weights of one pass need 9 words")) << e.what();
   }
 }
 

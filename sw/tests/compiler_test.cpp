@@ -1064,7 +1064,9 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
       {"kernel", "input: [4, 12, 12]\nlayers:\n  - {name: big, type: conv, out_channels: 4, kernel: 9}\n",
        none, "big",
        {"kernel 9 exceeds the target's max_kernel 7", "bounded by max_kernel", "[rule conv.kernel]"}},
-      {"no tile fits", "input: [4096, 2, 2]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n",
+      // (A convolution would run split over chunks of its input groups; a pool handles
+      // every group of a pixel at once.)
+      {"no tile fits", "input: [4096, 2, 2]\nlayers:\n  - {name: c, type: maxpool, kernel: 2}\n",
        [](HwTarget& t) { t.bank_depth = 256; }, "c",
        {"input feature map [4096][2][2] (512 words per pixel) cannot be split into tiles that fit",
         "bank_depth", "[rule compute.in_range]"}},
@@ -1082,15 +1084,16 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
        [](HwTarget& t) { t.param_depth = 4; }, "many",
        {"8 output channels need 8 parameter entries, the parameter RAM holds 4 (param_depth)",
         "[rule compute.param_range]"}},
-      {"fc features", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
+      {"fc features", "input: [8, 6, 10]\nlayers:\n  - {name: f, type: fc, out_features: 100}\n  - {name: f2, type: fc, out_features: 4}\n",
        [](HwTarget& t) { t.pe_cache_depth = 64; }, "f",
-       {"features of the fully-connected layers need 100 + 0 words", "pe_cache_depth",
+       {"features of the fully-connected layers need 60 + 13 words", "pe_cache_depth",
         "[rule compute.cache_range]"}},
-      {"fc neuron", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
-       [](HwTarget& t) { t.bank_depth = 64; }, "f", {"one neuron's weights need 100 words", "[rule compute.in_range]"}},
-      {"global pool, map larger than the PE cache", "input: [8, 40, 40]\nlayers:\n  - {name: g, type: global_avgpool}\n",
-       none, "g", {"the weights of one pass need 1600 words in every PE cache, 1024 are free",
-                   "[rule compute.cache_range]"}},
+      {"fc neuron, split, too few banks", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
+       [](HwTarget& t) {
+         t.bank_depth = 64;
+         t.banks = 2;
+       },
+       "f", {"one neuron's weights need 100 words", "they need 3 banks, the target has 2", "[rule compute.in_range]"}},
       {"conv after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
        none, "c", {"a convolution after a fully-connected layer is not supported"}},
       {"pool after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: maxpool, kernel: 1}\n",
@@ -1429,6 +1432,129 @@ TEST(Compiler, WhatDoesNotFitRunsInTiles) {
     }
     EXPECT_GE(bands, c.bands_at_least) << notes;
     EXPECT_GE(strips, c.strips_at_least) << notes;
+  }
+}
+
+// Split passes (docs/compiler.md, "Split passes"): what no longer fits at once runs
+// as chunks of its input groups, the int32 partial sums carried through a spill
+// buffer (acc_out, acc_in). An FC whose neuron's weights exceed a bank (and whose
+// features exceed the PE caches: loaded chunk by chunk), convolutions whose pass
+// exceeds the free PE-cache words (whole and in tiles, with a fused pool, a ReLU,
+// an activation table, results in a bank, the PE caches or stored), and global
+// pools over more words than the PE caches hold, on the default and the tiny
+// target, batches of 1 and 2. Every output equals the golden model's, both
+// dependency modes are race free, and the chunks are what the ISA asks: the first
+// starts at the bias and writes its raw sums, the middle ones read and write them
+// in place, the last reads them and requantises, pools and looks up as the unsplit
+// pass would; a chunk that writes partial sums writes a bank, no pool, no table.
+struct SplitCounts {
+  int64_t first = 0, middle = 0, last = 0;  // COMPUTEs: acc_out only, both, acc_in only
+};
+
+SplitCounts check_split_instructions(const Program& prog, const std::string& where) {
+  SplitCounts n;
+  for (const isa::Instruction& in : prog.instructions) {
+    if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
+    const isa::ComputeInstr c = isa::decode_compute(in);
+    if (!c.acc_in && !c.acc_out) continue;
+    EXPECT_TRUE(c.mode == isa::ComputeMode::kConv || c.mode == isa::ComputeMode::kFc) << where;
+    EXPECT_EQ(c.packed_rows, 0) << where;
+    if (c.acc_out) {
+      EXPECT_FALSE(c.pool_en) << where;
+      EXPECT_FALSE(c.act_table_en) << where;
+      EXPECT_EQ(c.dst_kind, isa::ComputeDst::kBank) << where;
+      if (c.mode == isa::ComputeMode::kConv) {
+        EXPECT_EQ(c.dst_row_stride, 4 * c.out_w) << where;
+      }
+    }
+    if (c.acc_in && c.acc_out) {  // in place
+      EXPECT_EQ(c.acc_id, c.dst_id) << where;
+      EXPECT_EQ(c.acc_base, c.dst_base) << where;
+    }
+    if (c.acc_in && !c.acc_out) {  // the last chunk: the partial sums apart from the results
+      const int64_t words = 4 * c.out_h * (c.mode == isa::ComputeMode::kFc ? 1 : c.out_w);
+      const int64_t results = c.pool_en ? c.pool_out_h * c.dst_row_stride
+                                        : c.out_h * std::max<int64_t>(1, c.dst_row_stride);
+      if (c.dst_kind == isa::ComputeDst::kBank && c.dst_id == c.acc_id) {
+        EXPECT_TRUE(c.acc_base >= c.dst_base + results || c.dst_base >= c.acc_base + words)
+            << where;
+      }
+    }
+    (c.acc_in ? (c.acc_out ? n.middle : n.last) : n.first) += 1;
+  }
+  return n;
+}
+
+TEST(Compiler, SplitPassesEqualTheGoldenModel) {
+  struct Case {
+    std::string name, yaml;
+    bool tiny;
+    int64_t chunks;     // COMPUTEs per split pass or tile of neurons, at least
+    bool tiled;         // an op runs in tiles
+  };
+  const std::vector<Case> cases = {
+      {"fc of 32x64x64 features", "input: [32, 64, 64]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 10}\n",
+       false, 32, false},
+      {"fc of 16x20x20 features, tiny", "input: [16, 20, 20]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 10, activation: relu}\n  - {name: f2, type: fc, out_features: 5}\n",
+       true, 4, false},
+      // AlexNet's classifier in small: fc6 reads a map of 1,152 words, beyond a PE cache;
+      // the convolution stores it, fc6 loads it chunk by chunk, fc7 and fc8 as usual.
+      {"fc after a map beyond the PE caches", "input: [16, 6, 6]\nlayers:\n  - {name: c, type: conv, out_channels: 256, kernel: 3, pad: 1, activation: relu}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 200, activation: relu}\n  - {name: f7, type: fc, out_features: 64, activation: relu}\n  - {name: f8, type: fc, out_features: 10}\n",
+       false, 36, false},
+      {"fc after a map beyond the PE caches, tiny", "input: [16, 7, 7]\nlayers:\n  - {name: c, type: conv, out_channels: 128, kernel: 3, pad: 1}\n  - {name: p, type: maxpool, kernel: 2, stride: 1}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 20, activation: relu}\n  - {name: f7, type: fc, out_features: 10}\n",
+       true, 4, true},  // the convolution's 784-word map: tiles
+      {"conv 7x7 over 11 groups, relu, max pool, tiny", "input: [88, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 7, pad: 3, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n",
+       true, 2, false},
+      {"conv 7x7 over 21 groups, table, max pool", "input: [168, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: 3, activation: {table: t.npy}}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, out_channels: 8, kernel: 3}\n",
+       false, 2, false},
+      {"conv in tiles, results stored", "input: [168, 16, 16]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: 3, activation: relu}\n",
+       false, 2, true},
+      {"conv in tiles into the PE caches, fc after it, tiny", "input: [80, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, activation: {table: t.npy}}\n  - {name: f, type: fc, out_features: 7}\n",
+       true, 2, true},
+      // 35 input groups a pixel: no tile of one output row and column fits tiny's 256-word
+      // buffers, so each tile loads one chunk of input groups at a time.
+      {"conv over 280 channels, tiles of input-group chunks, stored, tiny", "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: relu}\n",
+       true, 2, true},
+      {"conv over 280 channels, max pool, into a map, conv, tiny", "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 16, kernel: 3, pad: 1, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, out_channels: 8, kernel: 1}\n",
+       true, 3, true},
+      {"global pool over 40x40", "input: [8, 40, 40]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, out_features: 5}\n",
+       false, 2, false},
+      // EfficientNet-B0's first squeeze-and-excitation pool: a map of 12,544 words per
+      // group, beyond a bank: loaded in chunks of whole rows.
+      {"global pool over 32x112x112", "input: [32, 112, 112]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: c, type: conv, out_channels: 8, kernel: 1, activation: relu}\n",
+       false, 14, true},
+      {"global pool over 16x56x56, tiny", "input: [16, 56, 56]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, out_features: 4}\n",
+       true, 14, true},
+  };
+  TempFiles files;
+  const HwTarget tiny = HwTarget::from_yaml((kSource / "config" / "tiny.yaml").string());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Network net = load_network(files.write("split.yaml", "name: split\n" + c.yaml),
+                               LoadOptions{"", false});
+    GenOptions go;
+    go.seed = 5;
+    go.images = 2;
+    generate_parameters(net, go, random_images(net.input_shape, 2, 5));
+    const HwTarget target = c.tiny ? tiny : HwTarget::defaults();
+    const auto images = split(random_images(net.input_shape, 2, 6));
+    for (const size_t batch : {size_t{1}, size_t{2}}) {
+      const std::vector<Tensor<int8_t>> some(images.begin(), images.begin() + batch);
+      const std::string where = fmt::format("{}, batch {}", c.name, batch);
+      const Program prog = check_network(net, target, some, where);
+      const SplitCounts n = check_split_instructions(prog, where);
+      EXPECT_GT(n.first, 0) << where;
+      EXPECT_EQ(n.last, n.first) << where;
+      EXPECT_GE(n.first + n.middle + n.last, c.chunks * n.first) << where;
+      const std::string notes = fmt::format("{}", fmt::join(prog.notes, "\n"));
+      EXPECT_TRUE(contains_text(notes, "split into")) << notes;
+      if (contains_text(c.name, "after a map")) {
+        EXPECT_TRUE(contains_text(notes, "each chunk's features loaded into the PE caches"))
+            << notes;
+        EXPECT_TRUE(contains_text(notes, "columns permuted to the stored map's order")) << notes;
+      }
+      EXPECT_EQ(contains_text(notes, "band"), c.tiled) << notes;
+    }
   }
 }
 

@@ -211,5 +211,59 @@ TEST(Tiling, DepthwiseStripsReadRowsThatFitTheLineBufferAndCostTheirInput) {
   EXPECT_GT(c.compute_beats, 3 * 2 * 75 * 75);  // the input words bound it at stride 2
 }
 
+// Split passes (docs/compiler.md): a tile keeps its partial sums, 4 words per
+// convolution pixel (a fused pool's windows included), after its results in the
+// output buffer, or in a spill buffer of its own; the bands shrink until both fit,
+// and every tile runs every chunk of every pass (no pass-outer order).
+TEST(Tiling, SplitPassesBudgetTheirPartialSums) {
+  TilingProblem p;
+  p.rows = p.cols = conv_axis(32, 3, 1, 1);
+  p.rows.pooled = p.cols.pooled = true;
+  for (AxisGeometry* a : {&p.rows, &p.cols}) {
+    a->pool_kernel = a->pool_stride = 2;
+    a->out = window_count(a->conv_out, 2, 2, 0, 0, false);
+  }
+  p.in_groups = p.pass_groups = 4;
+  p.out_groups = 2;
+  p.passes = 2;
+  p.in_buf_words = 4096;
+  p.out_buf_words = 1024;
+  p.line_buffer = 64;
+  p.weight_words = 36;
+  p.pes = 8;
+  std::string why;
+  const TilingChoice whole = choose_tiling(p, &why);
+  ASSERT_EQ(whole.bands.size(), 1u) << why;  // 16 x 16 results fit 1,024 words
+  p.chunks = 3;
+  p.spill_words = 4;
+  const auto check = [&](const TilingChoice& c, int64_t out_budget, int64_t spill_budget) {
+    ASSERT_FALSE(c.bands.empty()) << why;
+    EXPECT_FALSE(c.pass_outer);
+    for (const AxisTile& b : c.bands) {
+      for (const AxisTile& s : c.strips) {
+        const int64_t results = (b.out_end - b.out_begin) * (s.out_end - s.out_begin);
+        const int64_t spill = 4 * (b.conv_end - b.conv_begin) * (s.conv_end - s.conv_begin);
+        EXPECT_LE(results + (spill_budget == 0 ? spill : 0), out_budget);
+        if (spill_budget > 0) {
+          EXPECT_LE(spill, spill_budget);
+        }
+      }
+    }
+  };
+  // After the results: 256 + 4 * 1,024 words do not fit 1,024; bands do.
+  const TilingChoice after = choose_tiling(p, &why);
+  check(after, 1024, 0);
+  EXPECT_GE(after.bands.size() * after.strips.size(), 5u);
+  // In a spill buffer of its own, 512 words: at most 128 convolution pixels a tile.
+  p.spill_buf_words = 512;
+  const TilingChoice own = choose_tiling(p, &why);
+  check(own, 1024, 512);
+  EXPECT_GE(own.bands.size() * own.strips.size(), 8u);
+  // Not even one pooled row's partial sums: no tiling, a reason.
+  p.spill_buf_words = 4;
+  EXPECT_TRUE(choose_tiling(p, &why).bands.empty());
+  EXPECT_FALSE(why.empty());
+}
+
 }  // namespace
 }  // namespace strata::compiler

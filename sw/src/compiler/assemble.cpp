@@ -184,7 +184,7 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
     CompiledOp& c = prog.ops[k];
     c.weights_at = data + d.weights + cq->weights_ext;
     c.pass_words = cq->per_pass;
-    c.weight_passes = cq->weight_passes;
+    c.weight_passes = cq->weight_blocks();  // split passes: every chunk's block
     if (cq->packed) {
       c.packed = true;
       c.dense_rows = cq->dense_per_pass * cq->weight_passes;

@@ -129,6 +129,14 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
                       false});
     }
   };
+  // Partial sums (docs/isa.md): acc_in reads 4 words per output pixel (FC: neuron),
+  // acc_out writes 4 in their place.
+  const int64_t acc_words = c.acc_out ? 4 : 1;
+  const auto partial_sums = [&](std::vector<Touch>& step, int64_t first, int64_t count) {
+    if (!c.acc_in) return;
+    const int64_t a = c.acc_base + 4 * first;
+    step.push_back({{Space::kBank, c.acc_id, a, a + 4 * count}, false});
+  };
   if (c.mode == ComputeMode::kFc) {
     for (int64_t o = 0; o < c.out_h; ++o) {
       std::vector<Touch> step;
@@ -136,9 +144,11 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
       step.push_back({{Space::kBank, c.in_id, w, w + c.in_groups}, false});
       if (o == 0 || o == c.out_h - 1) operands(step, c.in_groups, 0);
       step.push_back({{Space::kParam, 0, c.param_base + o, c.param_base + o + 1}, false});
+      partial_sums(step, o, 1);
       std::vector<Span> unit;
       if (c.dst_kind == ComputeDst::kBank) {
-        unit.push_back({Space::kBank, c.dst_id, c.dst_base + o, c.dst_base + o + 1});
+        const int64_t a = c.dst_base + o * acc_words;
+        unit.push_back({Space::kBank, c.dst_id, a, a + acc_words});
       } else {
         const int64_t word = c.dst_base + (c.dst_lane + o) / n_;
         for (int64_t pe = 0; pe < p_; ++pe) unit.push_back({Space::kCache, pe, word, word + 1});
@@ -174,7 +184,7 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
   const int64_t groups = pool_only ? c.in_groups : 1;
   const int64_t rows_in = pool_only ? c.in_h : c.out_h;  // steps per group
   const int64_t res_rows = c.pool_en ? c.pool_out_h : c.out_h;
-  const int64_t res_cols = c.pool_en ? c.pool_out_w : c.out_w;
+  const int64_t res_cols = c.pool_en ? c.pool_out_w : c.out_w * acc_words;
   e.steps.resize(static_cast<size_t>(groups * rows_in));
   for (int64_t g = 0; g < groups; ++g) {
     for (int64_t y = 0; y < rows_in; ++y) {
@@ -193,6 +203,7 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
           operands(step,
                    c.packed_rows != 0 ? c.packed_rows : c.kernel_h * c.kernel_w * c.in_groups, p_);
         }
+        partial_sums(step, y * c.out_w, c.out_w);
       }
     }
     for (int64_t r = 0; r < res_rows; ++r) {
@@ -439,16 +450,29 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
   const int64_t plane = op.out_h * op.out_w;
   const bool mul = conv != nullptr && conv->kind == ConvKind::kMul;
   if (mul) emit_mul_vector(cx, *conv, *cq, img, op_params, in_bank, pending, jobs);
+  // Split passes: chunks of each pass's input groups, the partial sums in a bank of
+  // their own (docs/compiler.md, "Split passes").
+  const int64_t chunks = cq != nullptr ? cq->chunks : 1;
+  const int64_t spill_bank = chunks > 1 ? cx.take_bank({in_bank, out_bank}) : -1;
   int64_t cache_base = 0;
-  for (int64_t pass = 0; pass < passes; ++pass) {
+  int64_t param_base = 0;
+  for (int64_t step = 0; step < passes * chunks; ++step) {
+    const int64_t pass = step / chunks, chunk = step % chunks;
     Job job;
     job.loads = std::move(pending);
     pending.clear();
-    const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
-                                                 : op_params + pass * p;
+    if (chunk == 0) {
+      param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
+                                     : op_params + pass * p;
+    }
     if (mul) {
       cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
-    } else if (cq != nullptr && pass < cq->weight_passes) {  // later passes: pass 0's weights
+    } else if (chunks > 1 && !cq->chunks_share_weights) {
+      // Every chunk's weights in turn (streamed: they never fit at once).
+      cache_base = cx.weight_load(*cq, (pass < cq->weight_passes ? pass : 0) * chunks + chunk,
+                                  job.loads);
+    } else if (cq != nullptr && pass < cq->weight_passes && chunk == 0) {
+      // Later passes: pass 0's weights (a global pool's chunks: the pass's first words).
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
                                           : cx.weight_load(*cq, pass, job.loads);
     }
@@ -471,10 +495,11 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
       c.dst_id = img;
       c.dst_base = q.next_feat_base + group_base;
     }
+    if (chunks > 1) split_chunk(c, *cq, chunk, spill_bank, 0, true);
     for (Emit& e : input_loads) job.loads.push_back(std::move(e));
     input_loads.clear();
     job.compute = cx.em.compute(c, q.name);
-    if (m.out_external) {
+    if (m.out_external && chunk + 1 == chunks) {
       // The output: [group][row][col], a pass's group (a POOL: all) in one
       // STORE. A map kept in external memory: [row][group][col], one STORE per
       // group.
@@ -557,7 +582,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
       l.hdr.tag = q.tag;
       l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext);
       l.ext_row_stride = q.per_pass * n;
-      l.rows = q.weight_passes * p;
+      l.rows = q.weight_blocks() * p;
       l.row_words = q.per_pass;
       l.dst_kind = LoadDst::kPeCache;
       l.dst_id = 0;
@@ -628,86 +653,120 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
     const FcOp& op = std::get<FcOp>(ops[k]);  // lower() puts no conv or pool after an FC
     const FcPlan& q = std::get<FcPlan>(pl.ops[k]);
     std::vector<Emit> pending;
-    if (k == 0) {  // features straight from external memory, image i into PE i
+    // Features straight from external memory, image i into PE i: words [first, first +
+    // words) of each image's (all of them, or one chunk's when they are streamed), from
+    // the network input or the previous op's stored map.
+    std::vector<uint64_t> images;
+    for (int img = 0; img < batch; ++img) {
+      images.push_back(k == 0 ? d.inputs[img] : d.maps[img][k - 1]);
+    }
+    const auto feature_load = [&](int64_t first, int64_t words, std::vector<Emit>& loads) {
       LoadInstr l;
       l.hdr.tag = q.tag;
-      l.ext_addr = static_cast<int64_t>(d.inputs[0]);
-      l.ext_row_stride = batch > 1 ? static_cast<int64_t>(d.inputs[1] - d.inputs[0]) : 0;
+      l.ext_addr = static_cast<int64_t>(images[0]) + first * n;
+      l.ext_row_stride = batch > 1 ? static_cast<int64_t>(images[1] - images[0]) : 0;
       l.rows = batch;
-      l.row_words = q.fc_words;
+      l.row_words = words;
       l.dst_kind = LoadDst::kPeCache;
       l.dst_id = 0;
       l.dst_pe_step = true;
       l.dst_addr = q.feat_base;
-      l.dst_row_stride = q.fc_words;
-      pending.push_back(em.load(l, q.name));
-    }
+      l.dst_row_stride = q.features_streamed ? q.chunk_words : q.fc_words;
+      loads.push_back(em.load(l, q.name));
+    };
+    if (k == 0 && !q.features_streamed) feature_load(0, q.fc_words, pending);
+    // Split neurons (docs/compiler.md, "Split passes"): the partial sums in a bank of
+    // their own, the tiles of weights in one or two others.
+    const bool split = q.chunks > 1;
     const int64_t out_bank = q.dst == Dst::kBank ? cx.take_bank({}) : -1;
     const int64_t tile_bank0 = cx.take_bank({out_bank});
-    const int64_t tile_bank1 =
-        t.banks >= 3 || q.dst != Dst::kBank ? cx.take_bank({out_bank, tile_bank0}) : tile_bank0;
+    const bool two = split ? t.banks - (out_bank >= 0 ? 1 : 0) - 1 >= 2
+                           : t.banks >= 3 || q.dst != Dst::kBank;
+    const int64_t tile_bank1 = two ? cx.take_bank({out_bank, tile_bank0}) : tile_bank0;
+    const int64_t spill_bank = split ? cx.take_bank({out_bank, tile_bank0, tile_bank1}) : -1;
     const int64_t op_params =
         q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
     const int64_t op_table = cx.table_load(q, pending);
     int turn = 0;
     for (int64_t o0 = 0; o0 < op.out_c; o0 += q.tile) {
       const int64_t count = std::min(q.tile, op.out_c - o0);
-      const int64_t bank = turn++ % 2 == 0 ? tile_bank0 : tile_bank1;
-      Job job;
-      job.loads = std::move(pending);
-      pending.clear();
-      const int64_t param_base = q.params_per_pass
-                                     ? cx.param_load(q, o0, count, job.loads) - o0
-                                     : op_params;
-      LoadInstr l;
-      l.hdr.tag = q.tag;
-      l.ext_addr = static_cast<int64_t>(d.weights + q.weights_ext + o0 * q.fc_words * n);
-      l.ext_row_stride = q.fc_words * n;
-      l.rows = count;
-      l.row_words = q.fc_words;
-      l.dst_kind = LoadDst::kBank;
-      l.dst_id = bank;
-      l.dst_addr = 0;
-      l.dst_row_stride = q.fc_words;
-      job.loads.push_back(em.load(l, q.name));
-      ComputeInstr c;
-      c.hdr.tag = q.tag;
-      c.mode = ComputeMode::kFc;
-      c.in_id = bank;
-      c.in_base = 0;
-      c.in_groups = q.fc_words;
-      c.out_h = count;
-      c.out_w = 1;
-      c.cache_base = q.feat_base;
-      c.param_base = param_base + o0;
-      c.clamp_lo = op.params.lo;
-      c.clamp_hi = op.params.hi;
-      set_table(c, op_table);
-      if (q.dst == Dst::kBank) {
-        c.dst_kind = ComputeDst::kBank;
-        c.dst_id = out_bank;
-        c.dst_base = o0;
-      } else {
-        c.dst_kind = ComputeDst::kPeTranspose;
-        // Every tile starts a word (whole-word PE-cache writes, dst_lane = 0): tiles of
-        // whole words continue each other, a tile narrower than a word has its own.
-        c.dst_base = q.next_feat_base + o0 / q.tile * ceil_div(q.tile, n);
-        c.dst_lane = 0;
+      int64_t param_base = 0;
+      for (int64_t chunk = 0; chunk < q.chunks; ++chunk) {
+        const int64_t first = chunk * q.chunk_words, words = q.chunk_size(chunk);
+        const int64_t bank = turn++ % 2 == 0 ? tile_bank0 : tile_bank1;
+        Job job;
+        job.loads = std::move(pending);
+        pending.clear();
+        if (chunk == 0) {
+          param_base = q.params_per_pass ? cx.param_load(q, o0, count, job.loads) - o0
+                                         : op_params;
+        }
+        if (q.features_streamed) feature_load(first, words, job.loads);
+        LoadInstr l;
+        l.hdr.tag = q.tag;
+        l.ext_addr =
+            static_cast<int64_t>(d.weights + q.weights_ext + (o0 * q.fc_words + first) * n);
+        l.ext_row_stride = q.fc_words * n;
+        l.rows = count;
+        l.row_words = words;
+        l.dst_kind = LoadDst::kBank;
+        l.dst_id = bank;
+        l.dst_addr = 0;
+        l.dst_row_stride = words;
+        job.loads.push_back(em.load(l, q.name));
+        ComputeInstr c;
+        c.hdr.tag = q.tag;
+        c.mode = ComputeMode::kFc;
+        c.in_id = bank;
+        c.in_base = 0;
+        c.in_groups = words;
+        c.out_h = count;
+        c.out_w = 1;
+        c.cache_base = q.feat_base + (q.features_streamed ? 0 : first);
+        c.param_base = param_base + o0;
+        c.clamp_lo = op.params.lo;
+        c.clamp_hi = op.params.hi;
+        if (chunk > 0) {
+          c.acc_in = true;
+          c.acc_id = spill_bank;
+          c.acc_base = 0;
+        }
+        if (chunk + 1 < q.chunks) {  // the raw partial sums, in place
+          c.acc_out = true;
+          c.dst_kind = ComputeDst::kBank;
+          c.dst_id = spill_bank;
+          c.dst_base = 0;
+          job.compute = em.compute(c, q.name);
+          jobs.push_back(std::move(job));
+          continue;
+        }
+        set_table(c, op_table);
+        if (q.dst == Dst::kBank) {
+          c.dst_kind = ComputeDst::kBank;
+          c.dst_id = out_bank;
+          c.dst_base = q.result_base(o0);
+        } else {
+          c.dst_kind = ComputeDst::kPeTranspose;
+          // Every tile starts a word (whole-word PE-cache writes, dst_lane = 0): tiles of
+          // whole words continue each other, a tile narrower than a word has its own.
+          c.dst_base = q.next_feat_base + o0 / q.tile * ceil_div(q.tile, n);
+          c.dst_lane = 0;
+        }
+        job.compute = em.compute(c, q.name);
+        if (q.is_final) {
+          StoreInstr s;
+          s.hdr.tag = q.tag;
+          s.src_id = out_bank;
+          s.src_addr = q.result_base(o0);
+          s.src_row_stride = 1;
+          s.rows = count;
+          s.row_words = 1;
+          s.ext_addr = static_cast<int64_t>(d.outputs[0] + o0 * n);
+          s.ext_row_stride = n;
+          job.stores.push_back(em.store(s, q.name));
+        }
+        jobs.push_back(std::move(job));
       }
-      job.compute = em.compute(c, q.name);
-      if (q.is_final) {
-        StoreInstr s;
-        s.hdr.tag = q.tag;
-        s.src_id = out_bank;
-        s.src_addr = o0;
-        s.src_row_stride = 1;
-        s.rows = count;
-        s.row_words = 1;
-        s.ext_addr = static_cast<int64_t>(d.outputs[0] + o0 * n);
-        s.ext_row_stride = n;
-        job.stores.push_back(em.store(s, q.name));
-      }
-      jobs.push_back(std::move(job));
     }
   }
 

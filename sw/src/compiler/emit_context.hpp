@@ -61,6 +61,16 @@ isa::ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile&
                                const AxisTile& strip, int64_t first_group, int64_t in_bank,
                                int64_t in_base, int64_t param_base, int64_t cache_base);
 
+// Split passes (docs/compiler.md, "Split passes"): makes COMPUTE `c` of a whole pass
+// (tile_compute's, its destination and table set) the COMPUTE of chunk `chunk` of
+// op plan `q`: its input groups (`whole_input`: the pass's groups are all in the input,
+// the chunk's start `chunk * chunk_groups` groups in; else the input holds the chunk's
+// only), and the int32 partial sums at `spill_bank`:`spill_base`, 4 words per
+// convolution output pixel, read by every chunk but the first (acc_in) and written by
+// every chunk but the last (acc_out: no requantisation, pooling or table).
+void split_chunk(isa::ComputeInstr& c, const ConvPlan& q, int64_t chunk, int64_t spill_bank,
+                 int64_t spill_base, bool whole_input);
+
 // A mul op's vector as DEPTHWISE weights, for image `img`, before its passes
 // (emit_tiles.cpp; docs/compiler.md, "Channel-wise multiply"): a LOAD of the
 // stored [C][1][1] vector into a bank other than `busy`, then one CONV per PE q

@@ -108,6 +108,43 @@ ComputeInstr tile_compute(const Op& op, const OpPlan& plan, const AxisTile& band
   return c;
 }
 
+void split_chunk(ComputeInstr& c, const ConvPlan& q, int64_t chunk, int64_t spill_bank,
+                 int64_t spill_base, bool whole_input) {
+  // The chunk's groups, [group][row][col] after the pass's first (a global pool's
+  // 1 x 1 image: one word each).
+  if (whole_input) c.in_base += chunk * q.chunk_groups * c.in_h * c.in_w;
+  c.in_groups = q.chunk_size(chunk);
+  if (chunk > 0) {
+    c.acc_in = true;
+    c.acc_id = spill_bank;
+    c.acc_base = spill_base;
+  }
+  if (chunk + 1 < q.chunks) {
+    const ComputeInstr plain;
+    c.acc_out = true;
+    c.pool_en = false;
+    c.pool_op = plain.pool_op;
+    c.pool_ceil = plain.pool_ceil;
+    c.pool_k = plain.pool_k;
+    c.pool_s = plain.pool_s;
+    c.pool_pad_top = plain.pool_pad_top;
+    c.pool_pad_bottom = plain.pool_pad_bottom;
+    c.pool_pad_left = plain.pool_pad_left;
+    c.pool_pad_right = plain.pool_pad_right;
+    c.pool_out_h = plain.pool_out_h;
+    c.pool_out_w = plain.pool_out_w;
+    c.post_lo = plain.post_lo;
+    c.post_hi = plain.post_hi;
+    c.act_table_en = false;
+    c.act_table = plain.act_table;
+    c.dst_kind = ComputeDst::kBank;
+    c.dst_id = spill_bank;
+    c.dst_base = spill_base;
+    c.dst_row_stride = 4 * c.out_w;  // in place: the layout acc_in reads
+    c.dst_group_stride = plain.dst_group_stride;
+  }
+}
+
 void emit_mul_vector(EmitContext& cx, const ConvOp& op, const ConvPlan& q, int img,
                      int64_t op_params, int64_t busy, std::vector<Emit>& pending,
                      std::vector<Job>& jobs) {
@@ -169,6 +206,8 @@ void emit_mul_vector(EmitContext& cx, const ConvOp& op, const ConvPlan& q, int i
 }
 
 namespace {
+
+int64_t strip_width(const AxisTile& strip) { return strip.in_end - strip.in_begin; }
 
 struct Buffer {
   int64_t bank = -1;
@@ -282,6 +321,13 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
   const int64_t op_table = cx.table_load(q, pending);
   const bool mul = conv != nullptr && conv->kind == ConvKind::kMul;
   if (mul) emit_mul_vector(cx, *conv, *cq, img, op_params, io.out_bank, pending, jobs);
+  // Split passes (docs/compiler.md, "Split passes"): each (tile, pass) runs as chunks
+  // of its input groups, the partial sums after the results in the output buffer the
+  // last chunk writes, or in a bank of their own.
+  const int64_t chunks = cq != nullptr ? cq->chunks : 1;
+  const int64_t spill_bank = chunks > 1 && !cq->spill_in_out_buffer
+                                 ? cx.take_bank({io.out_bank, in[0].bank, in[1].bank})
+                                 : -1;
   int in_turn = -1, out_turn = 0;
   int64_t cache_base = 0;
   for (int64_t i = 0; i < tiles * passes; ++i) {
@@ -289,89 +335,118 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
     const int64_t pass = tc.pass_outer ? i / tiles : i % passes;
     const AxisTile& band = tc.bands[static_cast<size_t>(tile / strips)];
     const AxisTile& strip = tc.strips[static_cast<size_t>(tile % strips)];
-    Job job;
-    job.loads = std::move(pending);
-    pending.clear();
-    // Loads in the order a compute needs them last: parameters, weights, input.
-    const int64_t param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
-                                                 : op_params + pass * p;
-    if (mul) {
-      cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
-    } else if (cq != nullptr) {
-      // Weights shared by every pass (weight_passes = 1) are loaded once.
-      const bool shared = cq->weight_passes < cq->passes;
-      if (!streamed) {
-        cache_base = cq->cache_base + (shared ? 0 : pass) * cq->per_pass;
-      } else if (shared ? i == 0 : (!tc.pass_outer || tile == 0)) {
-        cache_base = cx.weight_load(*cq, shared ? 0 : pass, job.loads);
-      }
-    }
-    if (tc.pass_outer || pass == 0) {
-      ++in_turn;
-      const Buffer& b = in[in_turn % 2];
-      // A grouped op's pass: the input groups of its channel group, from each source.
-      const int64_t per_source =
-          grouped ? conv->pass_groups / static_cast<int64_t>(io.srcs.size()) : 0;
-      load_tile_input(cx, q, io, band, strip,
-                      grouped ? pass / conv->passes_per_group * per_source : -1, per_source, b,
-                      job.loads);
-    }
-    const Buffer& src = in[in_turn % 2];
-    ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,
-                                  cache_base);
-    if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);
-    set_table(c, op_table);
     const int64_t out_rows = band.out_end - band.out_begin;
     const int64_t out_cols = strip.out_end - strip.out_begin;
-    const int64_t group_base = cq != nullptr ? pass * plane : 0;
-    if (buf.out_words == 0) {
-      // Into the whole output map: a bank, or the PE caches of image `img`.
-      const int64_t at = group_base + band.out_begin * ob.out_w + strip.out_begin;
-      c.dst_row_stride = ob.out_w;
-      c.dst_group_stride = plane;
-      if (io.out_bank >= 0) {
-        c.dst_kind = ComputeDst::kBank;
-        c.dst_id = io.out_bank;
-        c.dst_base = at;
-      } else {
-        c.dst_kind = ComputeDst::kPeCache;
-        c.dst_id = img;
-        c.dst_base = q.next_feat_base + at;
+    const Buffer& res = out[buf.out_words > 0 ? out_turn++ % 2 : 0];  // results stored
+    int64_t param_base = 0;
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      Job job;
+      job.loads = std::move(pending);
+      pending.clear();
+      // Loads in the order a compute needs them last: parameters, weights, input.
+      if (chunk == 0) {
+        param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
+                                       : op_params + pass * p;
       }
-      job.compute = cx.em.compute(c, q.name);
-    } else {
-      const Buffer& b = out[out_turn++ % 2];
-      c.dst_kind = ComputeDst::kBank;
-      c.dst_id = b.bank;
-      c.dst_base = b.base;
-      c.dst_row_stride = out_cols;
-      c.dst_group_stride = out_rows * out_cols;
-      job.compute = cx.em.compute(c, q.name);
-      // CONV: the pass's group; POOL: every group.
-      const int64_t first = cq != nullptr ? pass : 0;
-      const int64_t count = cq != nullptr ? 1 : m.out_groups;
-      for (int64_t g = first; g < first + count; ++g) {
-        StoreInstr s;
-        s.hdr.tag = q.tag;
-        s.src_id = b.bank;
-        s.src_addr = b.base + (g - first) * out_rows * out_cols;
-        s.src_row_stride = out_cols;
-        s.rows = out_rows;
-        s.row_words = out_cols;
-        if (io.out_is_output) {  // [group][row][col]
-          s.ext_addr = static_cast<int64_t>(
-              io.out_ext + ((g * ob.out_h + band.out_begin) * ob.out_w + strip.out_begin) * n);
-          s.ext_row_stride = ob.out_w * n;
-        } else {  // [row][group][col]
-          s.ext_addr = static_cast<int64_t>(
-              io.out_ext +
-              ((band.out_begin * m.out_groups + g) * ob.out_w + strip.out_begin) * n);
-          s.ext_row_stride = m.out_groups * ob.out_w * n;
+      if (mul) {
+        cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
+      } else if (cq != nullptr) {
+        // Weights shared by every pass (weight_passes = 1) are loaded once; a split
+        // pass's chunks in turn, for every tile.
+        const bool shared = cq->weight_passes < cq->passes;
+        if (chunks > 1 && !cq->chunks_share_weights) {
+          const int64_t unit = (shared ? 0 : pass) * chunks + chunk;
+          cache_base = streamed ? cx.weight_load(*cq, unit, job.loads)
+                                : cq->cache_base + unit * cq->per_pass;
+        } else if (!streamed) {
+          cache_base = cq->cache_base + (shared ? 0 : pass) * cq->per_pass;
+        } else if (chunk == 0 && (shared ? i == 0 : (!tc.pass_outer || tile == 0))) {
+          cache_base = cx.weight_load(*cq, shared ? 0 : pass, job.loads);
         }
-        job.stores.push_back(cx.em.store(s, q.name));
       }
+      const bool chunk_input = cq != nullptr && cq->chunk_input;
+      if (chunk_input || (chunk == 0 && (tc.pass_outer || pass == 0))) {
+        ++in_turn;
+        const Buffer& b = in[in_turn % 2];
+        // A grouped op's pass: the input groups of its channel group, from each source.
+        const int64_t per_source =
+            grouped ? conv->pass_groups / static_cast<int64_t>(io.srcs.size()) : 0;
+        int64_t first = grouped ? pass / conv->passes_per_group * per_source : -1;
+        int64_t count = per_source;
+        // Split passes that load their chunks: a global pool's map in chunks of whole
+        // rows, the chunk's rows only; a dense convolution's chunk of input groups.
+        AxisTile rows = band;
+        if (chunk_input && grouped) {
+          rows.in_begin = band.in_begin + chunk * cq->chunk_groups / strip_width(strip);
+          rows.in_end = rows.in_begin + cq->chunk_size(chunk) / strip_width(strip);
+        } else if (chunk_input) {
+          first = chunk * cq->chunk_groups;
+          count = cq->chunk_size(chunk);
+        }
+        load_tile_input(cx, q, io, rows, strip, first, count, b, job.loads);
+      }
+      const Buffer& src = in[in_turn % 2];
+      ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,
+                                    cache_base);
+      if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);
+      set_table(c, op_table);
+      const int64_t group_base = cq != nullptr ? pass * plane : 0;
+      if (buf.out_words == 0) {
+        // Into the whole output map: a bank, or the PE caches of image `img`.
+        const int64_t at = group_base + band.out_begin * ob.out_w + strip.out_begin;
+        c.dst_row_stride = ob.out_w;
+        c.dst_group_stride = plane;
+        if (io.out_bank >= 0) {
+          c.dst_kind = ComputeDst::kBank;
+          c.dst_id = io.out_bank;
+          c.dst_base = at;
+        } else {
+          c.dst_kind = ComputeDst::kPeCache;
+          c.dst_id = img;
+          c.dst_base = q.next_feat_base + at;
+        }
+      } else {
+        c.dst_kind = ComputeDst::kBank;
+        c.dst_id = res.bank;
+        c.dst_base = res.base;
+        c.dst_row_stride = out_cols;
+        c.dst_group_stride = out_rows * out_cols;
+      }
+      if (chunks > 1) {
+        if (spill_bank >= 0) {
+          split_chunk(c, *cq, chunk, spill_bank, 0, !chunk_input);
+        } else {
+          split_chunk(c, *cq, chunk, res.bank, res.base + out_rows * out_cols, !chunk_input);
+        }
+      }
+      job.compute = cx.em.compute(c, q.name);
+      if (buf.out_words > 0 && chunk + 1 == chunks) {
+        // CONV: the pass's group; POOL: every group.
+        const int64_t first = cq != nullptr ? pass : 0;
+        const int64_t count = cq != nullptr ? 1 : m.out_groups;
+        for (int64_t g = first; g < first + count; ++g) {
+          StoreInstr s;
+          s.hdr.tag = q.tag;
+          s.src_id = res.bank;
+          s.src_addr = res.base + (g - first) * out_rows * out_cols;
+          s.src_row_stride = out_cols;
+          s.rows = out_rows;
+          s.row_words = out_cols;
+          if (io.out_is_output) {  // [group][row][col]
+            s.ext_addr = static_cast<int64_t>(
+                io.out_ext + ((g * ob.out_h + band.out_begin) * ob.out_w + strip.out_begin) * n);
+            s.ext_row_stride = ob.out_w * n;
+          } else {  // [row][group][col]
+            s.ext_addr = static_cast<int64_t>(
+                io.out_ext +
+                ((band.out_begin * m.out_groups + g) * ob.out_w + strip.out_begin) * n);
+            s.ext_row_stride = m.out_groups * ob.out_w * n;
+          }
+          job.stores.push_back(cx.em.store(s, q.name));
+        }
+      }
+      jobs.push_back(std::move(job));
     }
-    jobs.push_back(std::move(job));
   }
 }
 

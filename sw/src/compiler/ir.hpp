@@ -199,6 +199,9 @@ enum class Dst { kBank, kPeCache, kTranspose };
 // Feature index (C, H, W order) held by lane `lane` of FC input word `t`, or -1.
 struct FeatureOrder {
   bool from_map = false;  // the previous op wrote a map into the PE caches: ((g*H+y)*W+x)*N+lane
+  // The previous op's map as stored in external memory, [row][group][col]: word
+  // (y*G+g)*W+x (an FC whose features are loaded chunk by chunk from there).
+  bool row_major = false;
   int64_t c = 0, h = 0, w = 0;
   int64_t features = 0;
   // Features per word after an FC layer whose tiles are narrower than a word: each tile
@@ -211,8 +214,9 @@ struct FeatureOrder {
       const int64_t f = t * width + lane;
       return lane < width && f < features ? f : -1;
     }
-    const int64_t plane = h * w;
-    const int64_t g = t / plane, y = (t % plane) / w, x = t % w;
+    const int64_t plane = h * w, groups = (c + n - 1) / n;
+    const int64_t g = row_major ? (t / w) % groups : t / plane;
+    const int64_t y = row_major ? t / (groups * w) : (t % plane) / w, x = t % w;
     const int64_t ch = g * n + lane;
     return ch < c ? (ch * h + y) * w + x : -1;
   }
@@ -291,6 +295,34 @@ struct ConvPlan : PlanBase, MapInput {
   int64_t weight_slots = 0, zero_slots = 0;  // its weight passes' lanes, and the zero ones
   std::vector<PackedSchedule> packing;   // per weight pass
   uint64_t controls_ext = 0;
+  // Split passes (docs/compiler.md, "Split passes"): a pass whose weights do not fit
+  // the free PE-cache words runs as `chunks` COMPUTEs, chunk j over the instruction's
+  // input groups [j * chunk_groups, (j + 1) * chunk_groups) (the last may have fewer),
+  // the int32 partial sums carried from one to the next through a spill buffer of 4
+  // words per convolution output pixel (acc_out, acc_in). `per_pass` is then one
+  // chunk's words (`taps` per group) and the weights image holds per weight pass
+  // `chunks` blocks of P rows, streamed like passes of their own. 1: unsplit.
+  int64_t chunks = 1;
+  int64_t chunk_groups = 0;  // input groups per chunk, as the COMPUTE counts them
+  int64_t run_groups = 0;    // input groups of a pass, as the COMPUTE counts them
+  int64_t taps = 0;          // weight words per input group (kernel_h * kernel_w as run)
+  // Where a split op keeps its partial sums when it runs tiled: after the results in
+  // each output buffer (results stored), else in a bank of their own.
+  bool spill_in_out_buffer = false;
+  // A global pool: its weight words are all equal, so every chunk reads the first words
+  // of one block per weight pass (loaded once, like an unsplit pass's).
+  bool chunks_share_weights = false;
+  // A tiled global pool whose map (one group) exceeds an input buffer: each chunk (whole
+  // rows of the map) is loaded on its own into the input buffers in turn.
+  bool chunk_input = false;
+  // Blocks of P rows of per_pass words in the weights image.
+  int64_t weight_blocks() const {
+    return weight_passes * (chunks_share_weights ? 1 : chunks);
+  }
+  // The input groups chunk `j` of a pass reads.
+  int64_t chunk_size(int64_t j) const {
+    return std::min(chunk_groups, run_groups - j * chunk_groups);
+  }
   // The packed rows pass `pass`'s CONV runs (0: the dense schedule).
   int64_t packed_rows(int64_t pass) const {
     if (!packed) return 0;
@@ -306,6 +338,27 @@ struct FcPlan : PlanBase {
   int64_t tile = 0;          // neurons per tile
   int64_t feat_base = 0;     // PE cache address of the features
   uint64_t weights_ext = 0;  // offset in the weights region
+  // Split neurons (docs/compiler.md, "Split passes"): a neuron's weights longer than a
+  // bank, or features that do not fit the PE caches, run per tile as `chunks` COMPUTEs
+  // over words [j * chunk_words, (j + 1) * chunk_words) of each neuron (the last may be
+  // shorter), the int32 partial sums in a spill bank (4 words per neuron). 1: unsplit.
+  int64_t chunks = 1;
+  int64_t chunk_words = 0;
+  // The features do not stay in the PE caches: each chunk's words are loaded before its
+  // COMPUTE (at feat_base, chunk_words per PE) from the network input, or from the
+  // previous op's map, stored for it (FeatureOrder::row_major).
+  bool features_streamed = false;
+  int64_t chunk_size(int64_t j) const {
+    return chunks == 1 ? fc_words : std::min(chunk_words, fc_words - j * chunk_words);
+  }
+  // The last layer's results when they exceed a bank: tile i's at ((i mod slots) * tile)
+  // of the output bank, stored from there (0: neuron o at word o, all of them).
+  int64_t result_slots = 0;
+  int64_t result_base(int64_t o0) const {
+    return result_slots > 0 ? (o0 / tile % result_slots) * tile : o0;
+  }
+  // The PE-cache words its features take.
+  int64_t feature_words() const { return features_streamed ? chunk_words : fc_words; }
 };
 
 using OpPlan = std::variant<ConvPlan, FcPlan, PoolPlan>;

@@ -151,6 +151,63 @@ int8_t packed_weight(const ConvPlan& q, int64_t pass, int64_t pe, int64_t k, int
   return s.cycles[static_cast<size_t>(k)].value[static_cast<size_t>(pe * s.lanes + lane)];
 }
 
+// Split passes (docs/compiler.md, "Split passes"): a pass whose `per_pass` weight
+// words exceed the `cap` free PE-cache words runs as chunks of its input groups as the
+// COMPUTE counts them (a global pool's: the words of its map), each chunk's weights in
+// the PE caches in turn. Chunks of at most half the free words when a group's taps fit
+// there, so that the next chunk's weights load while one computes. A packed pass is
+// unpacked first (partial sums are not allowed on a packed CONV). False when one
+// group's weights do not fit.
+void unpack(ConvPlan& q) {
+  q.packed = false;
+  q.per_pass = q.dense_per_pass;
+  q.dense_per_pass = 0;
+  q.weight_slots = q.zero_slots = 0;
+  q.packing.clear();
+}
+
+bool split_conv(const ConvOp& op, ConvPlan& q, int64_t cap) {
+  if (op.depthwise_mode || op.kind == ConvKind::kMul) return false;
+  if (q.packed) {
+    unpack(q);
+    if (q.per_pass <= cap) return true;
+  }
+  const bool global = op.kind == ConvKind::kGlobalAvgPool;
+  q.taps = global ? 1 : int64_t{q.kh} * q.kw;
+  q.run_groups = global ? int64_t{q.kh} * q.kw * q.g_pass : q.g_pass;
+  q.chunks_share_weights = global;  // loaded once: no second slot to fill meanwhile
+  if (q.taps > cap) return false;
+  const int64_t most = q.taps <= cap / 2 && !global ? cap / 2 / q.taps : cap / q.taps;
+  q.chunks = ceil_div(q.run_groups, most);
+  q.chunk_groups = ceil_div(q.run_groups, q.chunks);
+  q.per_pass = q.taps * q.chunk_groups;
+  return true;
+}
+
+// Split neurons (docs/compiler.md, "Split passes"): chunks of at most `most` words of
+// each neuron's weights, so that a bank holds a tile of up to max(N, bank_depth / 32)
+// neurons (the partial sums cost 4 beats per neuron and chunk; bank_depth / 32 keeps
+// them below an eighth of the weights' beats).
+void split_fc(FcPlan& q, int64_t out_c, int64_t most, const HwTarget& t) {
+  const int64_t n = t.lanes;
+  int64_t neurons =
+      std::min<int64_t>({out_c, t.param_depth, std::max<int64_t>(n, t.bank_depth / 32)});
+  if (neurons < out_c && neurons >= n) neurons -= neurons % n;
+  const int64_t words = std::min(most, t.bank_depth / neurons);
+  q.chunk_words = words;
+  if (words < 1) return;
+  q.chunks = ceil_div(q.fc_words, words);
+  q.chunk_words = ceil_div(q.fc_words, q.chunks);
+}
+
+// The word of the unsplit pass that word `wi` of chunk `chunk` holds ((tap * G + g) for
+// group g of G), or -1 past the chunk's words.
+int64_t unsplit_word(const ConvPlan& q, int64_t chunk, int64_t wi) {
+  const int64_t groups = q.chunk_size(chunk);
+  if (wi >= q.taps * groups) return -1;
+  return wi / groups * q.run_groups + chunk * q.chunk_groups + wi % groups;
+}
+
 // A packed op's control words and schedules (docs/isa.md, LOAD CONTROL; the
 // word formats in strata/isa.hpp): per pass, P x per_pass control words; then
 // per pass, per_pass schedule words. Rows past a pass's own are zero.
@@ -190,6 +247,51 @@ void put_controls(ConvPlan& q, const HwTarget& t, std::vector<uint8_t>& image) {
   }
 }
 
+// Convolution weights in the PE caches (docs/compiler.md, "On-chip allocation"):
+// every op's weight blocks resident when they fit the `cap` free words, else each
+// pass (or chunk) streamed through slots of its size.
+void place_weights(Plan& pl, int64_t cap) {
+  int64_t total = 0, largest = 0;
+  for (const OpPlan& q : pl.ops) {
+    const auto* cq = std::get_if<ConvPlan>(&q);
+    if (cq == nullptr) continue;
+    total += cq->weight_blocks() * cq->per_pass;
+    largest = std::max(largest, cq->per_pass);
+  }
+  pl.weights_resident = total <= cap;
+  if (pl.weights_resident) {
+    int64_t next = 0;
+    for (OpPlan& q : pl.ops) {
+      auto* cq = std::get_if<ConvPlan>(&q);
+      if (cq == nullptr) continue;
+      cq->cache_base = next;
+      next += cq->weight_blocks() * cq->per_pass;
+    }
+    if (total > 0) {
+      pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
+                                     "once; {} free)",
+                                     total, cap));
+    }
+  } else {
+    int64_t most = 0;
+    for (OpPlan& q : pl.ops) {
+      auto* cq = std::get_if<ConvPlan>(&q);
+      if (cq == nullptr) continue;
+      cq->cache_base = -1;
+      cq->slots = std::clamp<int64_t>(cap / cq->per_pass, 2, kMaxWeightSlots);
+      cq->slots_overlap = 2 * cq->per_pass > cap;
+      most = std::max(most, cq->slots);
+    }
+    pl.notes.push_back(fmt::format(
+        "convolution weights: {} words per PE > {} free: streamed per pass through up to {} "
+        "slots of the pass's size{}",
+        total, cap, most,
+        2 * largest > cap ? fmt::format(" (passes of more than {} words: two overlapping slots)",
+                                        cap / 2)
+                          : ""));
+  }
+}
+
 PlanBase& base_of(OpPlan& q) {
   return std::visit([](auto& p) -> PlanBase& { return p; }, q);
 }
@@ -206,9 +308,15 @@ MapInput* map_input_of(OpPlan& q) {
 // output map on chip, or through two alternating buffers to external memory.
 // A result is stored to external memory for its readers (`shared`) unless its
 // one reader is the op right after it.
+//
+// A dense convolution none of whose tiles fits the buffers (too many input groups
+// per pixel) runs split over chunks of its input groups, each (tile, pass, chunk)
+// loading only its chunk's groups (docs/compiler.md, "Split passes"): the largest
+// chunk whose tiles fit. Returns whether that changed an op's weights.
 template <class Fail>
-void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, const HwTarget& t,
+bool plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, const HwTarget& t,
                 Plan& pl, const Fail& fail) {
+  bool weights_changed = false;
   const int64_t n = t.lanes;
   for (size_t k = 0; k < ops.size(); ++k) {
     MapInput* m = map_input_of(pl.ops[k]);
@@ -257,11 +365,98 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
     tp.out_buf_words = buf.out_words;
     tp.line_buffer = t.max_image_width;
     tp.strips_allowed = t.beat_bytes() <= n && n % t.beat_bytes() == 0;
-    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass : 0;
+    if (conv != nullptr && conv->kind == ConvKind::kGlobalAvgPool &&
+        m->map_h * m->map_w * cq->g_pass > buf.in_words) {
+      // A global pool whose map (one group) exceeds an input buffer: chunks of whole
+      // rows that fit a buffer and the weights (split or not: every chunk reads the
+      // first words of the pass's), each loaded on its own (docs/compiler.md, "Split
+      // passes").
+      ConvPlan& gq = std::get<ConvPlan>(pl.ops[k]);
+      const int64_t words = std::min(buf.in_words, gq.chunks > 1 ? gq.chunk_groups : gq.per_pass);
+      const int64_t rows = words / m->map_w;
+      if (rows < 1 || gq.g_pass != 1) {
+        fail(op, "compute.in_range",
+             fmt::format("a global pool's map rows of {} words exceed an input buffer of {} "
+                         "words (bank_depth) or the free PE-cache words",
+                         m->map_w, buf.in_words));
+      }
+      gq.chunk_input = true;
+      gq.chunks_share_weights = true;
+      gq.taps = 1;
+      gq.run_groups = m->map_h * m->map_w;
+      gq.chunk_groups = rows * m->map_w;
+      gq.chunks = ceil_div(gq.run_groups, gq.chunk_groups);
+      pl.notes.push_back(fmt::format(
+          "{}: a map of {} words exceeds an input buffer of {}: loaded in {} chunks of {} rows "
+          "({} words), the partial sums through a spill buffer",
+          b.name, gq.run_groups, buf.in_words, gq.chunks, rows, gq.chunk_groups));
+    }
+    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass * cq->weight_blocks() /
+                                                                  cq->weight_passes
+                                                            : 0;
+    if (cq != nullptr && cq->chunk_input) {
+      tp.in_buf_words = std::max(tp.in_buf_words, m->map_h * m->map_w * tp.in_groups);
+    }
+    if (cq != nullptr && cq->chunks > 1) {
+      // Split passes: the partial sums after the results in each output buffer when
+      // the results are stored, else in a bank of their own.
+      ConvPlan& sq = std::get<ConvPlan>(pl.ops[k]);
+      tp.chunks = cq->chunks;
+      tp.spill_words = 4;
+      sq.spill_in_out_buffer = m->out_external;
+      if (!m->out_external) {
+        const int64_t used = (buf.in_shared ? 1 : 2) + (map_out ? 1 : 0);
+        if (t.banks <= used) {
+          fail(op, "compute.dst_bank_overlap",
+               fmt::format("its split passes need a bank for their partial sums beside {} for "
+                           "its tiles, the target has {} (banks)",
+                           used, t.banks));
+        }
+        tp.spill_buf_words = t.bank_depth;
+      }
+    }
     tp.pes = t.pes;
     tp.words_per_beat_inv = std::max<int64_t>(1, ceil_div(n, t.beat_bytes()));
     std::string why;
     m->tiling = choose_tiling(tp, &why);
+    if (m->tiling.bands.empty() && conv != nullptr && conv->pass_groups == 0 &&
+        conv->kind != ConvKind::kMul && op.srcs.size() == 1 && op.parts.empty()) {
+      ConvPlan& sq = std::get<ConvPlan>(pl.ops[k]);
+      const int64_t taps = int64_t{sq.kh} * sq.kw, groups = sq.g_pass;
+      int64_t most = std::min(groups - 1, pl.weight_words / taps);
+      if (sq.chunks > 1) most = std::min(most, sq.chunk_groups);
+      const int64_t used = (buf.in_shared ? 1 : 2) + (map_out ? 1 : 0);
+      for (int64_t cg = most; cg >= 1 && (m->out_external || t.banks > used); --cg) {
+        TilingProblem chunked = tp;
+        chunked.chunks = ceil_div(groups, cg);
+        const int64_t size = ceil_div(groups, chunked.chunks);
+        chunked.in_groups = chunked.pass_groups = size;
+        chunked.grouped = true;  // every (tile, pass, chunk) loads its own groups
+        chunked.spill_words = 4;
+        chunked.spill_buf_words = m->out_external ? 0 : t.bank_depth;
+        chunked.weight_words = taps * size * chunked.chunks;
+        std::string chunk_why;
+        TilingChoice c = choose_tiling(chunked, &chunk_why);
+        if (c.bands.empty()) continue;
+        if (sq.packed) unpack(sq);
+        sq.taps = taps;
+        sq.run_groups = groups;
+        sq.chunks = chunked.chunks;
+        sq.chunk_groups = size;
+        sq.per_pass = taps * size;
+        sq.chunks_share_weights = false;
+        sq.chunk_input = true;
+        sq.spill_in_out_buffer = m->out_external;
+        m->tiling = std::move(c);
+        weights_changed = true;
+        pl.notes.push_back(fmt::format(
+            "{}: no tile of its {} input groups fits the buffers: split into {} chunks of {} "
+            "input group{} ({} words), each tile loading one chunk's groups at a time, the "
+            "partial sums through a spill buffer",
+            b.name, groups, sq.chunks, size, size == 1 ? "" : "s", sq.per_pass));
+        break;
+      }
+    }
     if (m->tiling.bands.empty()) {
       fail(op, "compute.in_range",
            fmt::format("input feature map [{}][{}][{}] ({} word{} per pixel) cannot be split "
@@ -283,6 +478,7 @@ void plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
                                                : "into the PE caches"),
         c.compute_beats, c.ext_words, c.predicted_cycles));
   }
+  return weights_changed;
 }
 
 }  // namespace
@@ -379,17 +575,45 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       } else {
         q.fc_words = ceil_div(op.features, n);
       }
-      if (q.fc_words > t.bank_depth) {
-        fail(op, "compute.in_range",
-             fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
-                         "(bank_depth)",
-                         q.fc_words, op.features, t.bank_depth));
+      // Split neurons (docs/compiler.md, "Split passes"): a neuron's weights longer than
+      // a bank, or features longer than a PE cache, loaded chunk by chunk (half the cache,
+      // the other half for the next layer's features) from the network input, or from the
+      // previous op's map, which then stores it ([row][group][col]) instead of writing
+      // the PE caches.
+      q.features_streamed = (k == 0 || f.from_map) && q.fc_words > t.pe_cache_depth;
+      if (q.features_streamed && f.from_map) {
+        f.row_major = true;
+        base_of(pl.ops[k - 1]).dst = Dst::kBank;
+        shared[k - 1] = true;
+      }
+      if (q.fc_words > t.bank_depth || q.features_streamed) {
+        split_fc(q, op.out_c, q.features_streamed ? t.pe_cache_depth / 2 : t.bank_depth, t);
+        const int64_t banks = (q.dst == Dst::kBank ? 1 : 0) + 2;
+        if (q.chunk_words < 1 || t.banks < banks) {
+          fail(op, "compute.in_range",
+               fmt::format("one neuron's weights need {} words ({} features), a bank holds {} "
+                           "(bank_depth); split, they need {} banks, the target has {} (banks)",
+                           q.fc_words, op.features, t.bank_depth, banks, t.banks));
+        }
+        pl.notes.push_back(fmt::format(
+            "{}: one neuron's weights need {} words{}: split into {} chunks of {} words, the "
+            "partial sums through a spill bank{}",
+            q.name, q.fc_words,
+            q.fc_words > t.bank_depth ? fmt::format(", a bank holds {}", t.bank_depth) : "",
+            q.chunks, q.chunk_words,
+            q.features_streamed
+                ? fmt::format(", each chunk's features loaded into the PE caches (the "
+                              "features need {} words, a PE cache holds {})",
+                              q.fc_words, t.pe_cache_depth)
+                : ""));
       }
       // Neurons per tile (one bank of weights). Tiles of whole N-neuron words, so that each
       // tile's transposed results start at lane 0 of a PE-cache word; a tile narrower than
       // a word starts a word of its own (the next layer's FeatureOrder::per_word).
-      // More neurons than the parameter RAM holds: each tile loads its own.
-      q.tile = std::min<int64_t>({op.out_c, t.bank_depth / q.fc_words, t.param_depth});
+      // More neurons than the parameter RAM holds: each tile loads its own. Split: at
+      // most a bank of partial sums (4 words per neuron).
+      q.tile = std::min<int64_t>({op.out_c, t.bank_depth / q.chunk_size(0), t.param_depth});
+      if (q.chunks > 1) q.tile = std::min<int64_t>(q.tile, t.bank_depth / 4);
       if (q.tile < op.out_c && q.tile >= n) q.tile -= q.tile % n;
       q.params_per_pass = op.out_c > t.param_depth;
       pl.ops.emplace_back(std::move(q));
@@ -447,9 +671,14 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     const OpBase& op = base(ops[k]);
     if (auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
       fq->param_entries = op.out_c;
+      // More results than a bank holds (the last layer's, stored tile by tile): each
+      // tile's into one of two halves of the output bank in turn (FcPlan::result_slots).
       if (fq->dst == Dst::kBank && op.out_c > t.bank_depth) {
-        fail(op, "compute.dst_bank_range",
-             fmt::format("{} outputs do not fit a bank of {} words", op.out_c, t.bank_depth));
+        fq->result_slots = 2 * fq->tile <= t.bank_depth ? 2 : 1;
+        pl.notes.push_back(fmt::format(
+            "{}: {} results exceed a bank of {} words: each tile's stored from {} in turn",
+            fq->name, op.out_c, t.bank_depth,
+            fq->result_slots == 2 ? "two slots of the bank" : "the start of the bank"));
       }
       continue;
     }
@@ -637,7 +866,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     const auto* fq = std::get_if<FcPlan>(&pl.ops[k]);
     if (fq == nullptr) continue;
     fc_slot[k] = fc_index % 2;
-    region[fc_index % 2] = std::max(region[fc_index % 2], fq->fc_words);
+    region[fc_index % 2] = std::max(region[fc_index % 2], fq->feature_words());
     ++fc_index;
   }
   const int64_t region_base[2] = {t.pe_cache_depth - region[0],
@@ -674,60 +903,66 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
                        mul_words, n, std::max<int64_t>(0, region_base[1]), t.pe_cache_depth));
     }
   }
-  const int64_t cap = std::max<int64_t>(0, region_base[1] - mul_words);
+  // Every FC runs after every map op. When the first one loads its features from
+  // external memory, no map op writes the PE caches, so the FC regions may take the
+  // convolution weights' words (the dependencies order the reuse).
+  bool fc_after_maps = false;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (const auto* fq = std::get_if<FcPlan>(&pl.ops[k])) {
+      fc_after_maps = k > 0 && fq->features_streamed;
+      break;
+    }
+  }
+  const int64_t cap =
+      std::max<int64_t>(0, (fc_after_maps ? t.pe_cache_depth : region_base[1]) - mul_words);
   pl.mul_base = cap;
   if (mul_words > 0) {
     pl.notes.push_back(fmt::format("mul vectors: PE-cache words {}..{} of every PE", cap,
                                    cap + mul_words - 1));
   }
-  int64_t total = 0, largest = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
     if (cq == nullptr) continue;
     if (cq->per_pass > cap) {
-      fail(base(ops[k]), "compute.cache_range",
-           fmt::format("the weights of one pass need {} words in every PE cache, {} are free "
-                       "(pe_cache_depth {} minus {} for FC features)",
-                       cq->per_pass, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
+      ConvPlan& q = std::get<ConvPlan>(pl.ops[k]);
+      const int64_t whole_words = q.per_pass;
+      if (!split_conv(std::get<ConvOp>(ops[k]), q, cap)) {
+        fail(base(ops[k]), "compute.cache_range",
+             fmt::format("the weights of one pass need {} words in every PE cache, {} are free "
+                         "(pe_cache_depth {} minus {} for FC features)",
+                         whole_words, cap, t.pe_cache_depth, t.pe_cache_depth - cap));
+      }
+      if (q.chunks > 1) {
+        // The partial sums of a whole op in a bank of their own, else in tiles.
+        MapInput& m = q;
+        const int64_t spill = 4 * m.rows.conv_out * m.cols.conv_out;
+        const int64_t banks = 2 + (q.dst == Dst::kBank ? 1 : 0);
+        if (!m.tiled && (spill > t.bank_depth || t.banks < banks)) m.tiled = true;
+        pl.notes.push_back(fmt::format(
+            "{}: the weights of one pass need {} words in every PE cache, {} are free: split "
+            "into {} chunks of {}, the partial sums through a spill buffer{}",
+            q.name, whole_words, cap, q.chunks,
+            q.chunks_share_weights
+                ? fmt::format("{} words of its map (the same weights)", q.chunk_groups)
+                : fmt::format("{} input group{} ({} words)", q.chunk_groups,
+                              q.chunk_groups == 1 ? "" : "s", q.per_pass),
+            m.tiled ? "" : fmt::format(" of {} words in a bank of their own", spill)));
+      }
     }
-    total += cq->weight_passes * cq->per_pass;
-    largest = std::max(largest, cq->per_pass);
   }
-  pl.weights_resident = total <= cap;
-  if (pl.weights_resident) {
-    int64_t next = 0;
-    for (OpPlan& q : pl.ops) {
-      auto* cq = std::get_if<ConvPlan>(&q);
-      if (cq == nullptr) continue;
-      cq->cache_base = next;
-      next += cq->weight_passes * cq->per_pass;
-    }
-    if (total > 0) {
-      pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
-                                     "once; {} free)",
-                                     total, cap));
-    }
-  } else {
-    int64_t most = 0;
-    for (OpPlan& q : pl.ops) {
-      auto* cq = std::get_if<ConvPlan>(&q);
-      if (cq == nullptr) continue;
-      cq->slots = std::clamp<int64_t>(cap / cq->per_pass, 2, kMaxWeightSlots);
-      cq->slots_overlap = 2 * cq->per_pass > cap;
-      most = std::max(most, cq->slots);
-    }
-    pl.notes.push_back(fmt::format(
-        "convolution weights: {} words per PE > {} free: streamed per pass through up to {} "
-        "slots of the pass's size{}",
-        total, cap, most,
-        2 * largest > cap ? fmt::format(" (passes of more than {} words: two overlapping slots)",
-                                        cap / 2)
-                          : ""));
-  }
+  place_weights(pl, cap);
   pl.weight_words = cap;
 
-  // Maps in external memory and the tiles of the ops that do not run whole.
-  plan_tiles(ops, shared, t, pl, fail);
+  // Maps in external memory and the tiles of the ops that do not run whole; the weights
+  // placed again when an op's passes were split for its tiles.
+  if (plan_tiles(ops, shared, t, pl, fail)) {
+    pl.notes.erase(std::remove_if(pl.notes.begin(), pl.notes.end(),
+                                  [](const std::string& note) {
+                                    return note.rfind("convolution weights: ", 0) == 0;
+                                  }),
+                   pl.notes.end());
+    place_weights(pl, cap);
+  }
 
   // External images of the parameters and weights, in hardware order.
   for (size_t k = 0; k < ops.size(); ++k) {
@@ -746,13 +981,19 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       ConvPlan& q = *cq;
       const ConvOp& op = std::get<ConvOp>(ops[k]);
       q.weights_ext = pl.weights.size();
+      // Per weight pass, per chunk (split passes; else one), P rows of per_pass words.
       for (int64_t pass = 0; pass < q.weight_passes; ++pass) {
-        for (int64_t pe = 0; pe < p; ++pe) {
-          for (int64_t wi = 0; wi < q.per_pass; ++wi) {
-            for (int64_t lane = 0; lane < n; ++lane) {
-              const int8_t v = q.packed ? packed_weight(q, pass, pe, wi, lane)
-                                        : cache_weight(op, q, t, pass, pe, wi, lane);
-              pl.weights.push_back(static_cast<uint8_t>(v));
+        for (int64_t chunk = 0; chunk < q.weight_blocks() / q.weight_passes; ++chunk) {
+          for (int64_t pe = 0; pe < p; ++pe) {
+            for (int64_t wi = 0; wi < q.per_pass; ++wi) {
+              const int64_t word =
+                  q.chunks == 1 || q.chunks_share_weights ? wi : unsplit_word(q, chunk, wi);
+              for (int64_t lane = 0; lane < n; ++lane) {
+                const int8_t v = q.packed ? packed_weight(q, pass, pe, wi, lane)
+                                 : word < 0 ? int8_t{0}
+                                            : cache_weight(op, q, t, pass, pe, word, lane);
+                pl.weights.push_back(static_cast<uint8_t>(v));
+              }
             }
           }
         }
@@ -774,11 +1015,15 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
         }
       }
       pl.notes.push_back(fmt::format(
-          "{}: weights in tiles of {} neuron{} ({} words each){}", q.name, q.tile,
+          "{}: weights in tiles of {} neuron{} ({} words each{}){}", q.name, q.tile,
           q.tile == 1 ? "" : "s", q.fc_words,
-          f.from_map ? fmt::format(", columns permuted to the hardware feature order "
-                                   "((g*{}+y)*{}+x)*{}+lane",
-                                   f.h, f.w, n)
+          q.chunks > 1 ? fmt::format(", in {} chunks of {}", q.chunks, q.chunk_words) : "",
+          f.row_major ? fmt::format(", columns permuted to the stored map's order "
+                                    "((y*{}+g)*{}+x)*{}+lane",
+                                    ceil_div(f.c, n), f.w, n)
+          : f.from_map ? fmt::format(", columns permuted to the hardware feature order "
+                                     "((g*{}+y)*{}+x)*{}+lane",
+                                     f.h, f.w, n)
           : f.per_word > 0
               ? fmt::format(", {} features per word (the previous layer's tiles of {} neurons "
                             "each start a word)",

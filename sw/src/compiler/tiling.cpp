@@ -151,6 +151,13 @@ bool tiles_fit(const TilingProblem& p, const std::vector<AxisTile>& bands,
     const int64_t groups = p.pool_op ? p.out_groups : 1;
     if (groups * max_out(bands) * max_out(strips) > p.out_buf_words) return false;
   }
+  if (p.spill_words > 0) {  // a split pass's partial sums, 4 words per convolution pixel
+    const int64_t spill = p.spill_words * max_conv(bands) * max_conv(strips);
+    if (p.spill_buf_words > 0 ? spill > p.spill_buf_words
+                              : max_out(bands) * max_out(strips) + spill > p.out_buf_words) {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -175,11 +182,11 @@ TilingChoice cost(const TilingProblem& p, std::vector<AxisTile> bands,
   const int64_t weights_once = p.passes * p.pes * p.weight_words;
   const int64_t tile_outer = in_words + tiles * weights_once;
   const int64_t pass_outer = in_words * p.passes + weights_once;
-  c.pass_outer = p.grouped || (p.weight_words > 0 && pass_outer < tile_outer);
+  c.pass_outer = p.grouped || (p.chunks == 1 && p.weight_words > 0 && pass_outer < tile_outer);
   c.compute_beats = beats * (p.pool_op ? 1 : p.passes);
   // Grouped: each pass loads its own groups of every tile, the input once in all.
   c.ext_words = (p.grouped ? pass_outer : c.pass_outer ? pass_outer : tile_outer) + out_words;
-  const int64_t instructions = tiles * (p.pool_op ? 1 : p.passes) * 3;
+  const int64_t instructions = tiles * (p.pool_op ? 1 : p.passes * p.chunks) * 3;
   c.predicted_cycles = std::max(c.compute_beats, c.ext_words * p.words_per_beat_inv) +
                        instructions * kInstructionCycles;
   c.bands = std::move(bands);

@@ -75,6 +75,13 @@ struct TilingProblem {
   int64_t line_buffer = 0;    // max_image_width: widest pooling (DEPTHWISE: input) row
   bool strips_allowed = true;  // external column offsets fit the AXI beat
   int64_t weight_words = 0;   // streamed weights: words per PE per pass (0 = resident)
+  // Split passes (docs/compiler.md, "Split passes"): COMPUTEs per pass, and the words of
+  // int32 partial sums per convolution output pixel (4; 0: unsplit) that a tile keeps in
+  // its own spill buffer of `spill_buf_words`, or (0) after its results in the output
+  // buffer. A split pass reloads its weights for every tile.
+  int64_t chunks = 1;
+  int64_t spill_words = 0;
+  int64_t spill_buf_words = 0;
   int64_t pes = 1;
   int64_t words_per_beat_inv = 1;  // AXI beats per N-byte word (>= 1)
 };
