@@ -301,7 +301,8 @@ struct ConvPlan : PlanBase, MapInput {
   // the int32 partial sums carried from one to the next through a spill buffer of 4
   // words per convolution output pixel (acc_out, acc_in). `per_pass` is then one
   // chunk's words (`taps` per group) and the weights image holds per weight pass
-  // `chunks` blocks of P rows, streamed like passes of their own. 1: unsplit.
+  // `chunks` blocks of P rows (weight_blocks()), placed like passes of their own.
+  // 1: unsplit.
   int64_t chunks = 1;
   int64_t chunk_groups = 0;  // input groups per chunk, as the COMPUTE counts them
   int64_t run_groups = 0;    // input groups of a pass, as the COMPUTE counts them
@@ -312,8 +313,9 @@ struct ConvPlan : PlanBase, MapInput {
   // A global pool: its weight words are all equal, so every chunk reads the first words
   // of one block per weight pass (loaded once, like an unsplit pass's).
   bool chunks_share_weights = false;
-  // A tiled global pool whose map (one group) exceeds an input buffer: each chunk (whole
-  // rows of the map) is loaded on its own into the input buffers in turn.
+  // Each chunk's input is loaded on its own into the input buffers in turn (a tiled op):
+  // a global pool whose map (one group) exceeds an input buffer, in chunks of whole rows;
+  // a dense convolution none of whose tiles fits the buffers, its chunk's groups.
   bool chunk_input = false;
   // Blocks of P rows of per_pass words in the weights image.
   int64_t weight_blocks() const {
