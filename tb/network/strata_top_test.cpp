@@ -378,6 +378,61 @@ TEST_F(StrataTop, OverlappingWeightSlotsBitExact) {
   }
 }
 
+// Layers too large for one pass run split over their input groups, the int32
+// partial sums carried between the passes through a bank (docs/compiler.md,
+// "Split passes"): an FC whose one neuron's weights exceed a bank (a flatten
+// of 32 x 64 x 64 into fc 10), a convolution whose one output channel's
+// weights exceed the PE caches (with a fused max pool after the last pass),
+// on the default configuration and on the tiny one, with and without random
+// memory stalls; element by element against the golden model.
+TEST_F(StrataTop, SplitPassesBitExact) {
+  struct Case {
+    std::string config, name, yaml;
+  };
+  const std::vector<Case> cases = {
+      {"default", "fc_beyond_a_bank", "input: [32, 64, 64]\nlayers:\n"
+                                      "  - {name: f, type: flatten}\n"
+                                      "  - {name: a, type: fc, out_features: 10}\n"},
+      {"default", "conv_beyond_the_caches", "input: [1024, 6, 6]\nlayers:\n"
+                                            "  - {name: c, type: conv, out_channels: 12, "
+                                            "kernel: 3, pad: 1, activation: relu}\n"
+                                            "  - {name: p, type: maxpool, kernel: 2}\n"
+                                            "  - {name: a, type: fc, out_features: 10}\n"},
+      {"tiny", "conv_beyond_the_caches", "input: [512, 3, 3]\nlayers:\n"
+                                         "  - {name: c, type: conv, out_channels: 12, "
+                                         "kernel: 3, pad: 1, activation: relu}\n"
+                                         "  - {name: a, type: fc, out_features: 10}\n"},
+      {"tiny", "fc_beyond_a_bank", "input: [16, 16, 16]\nlayers:\n"
+                                   "  - {name: f, type: flatten}\n"
+                                   "  - {name: a, type: fc, out_features: 10}\n"},
+  };
+  const std::vector<std::string> built = AccelRunner::built_configurations();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name + " on " + c.config);
+    if (std::find(built.begin(), built.end(), c.config) == built.end()) continue;
+    const HwTarget target = HwTarget::from_yaml(kSource + "/config/" + c.config + ".yaml");
+    const Network net = inline_network(c.name + "_" + c.config, c.yaml, 9);
+    const Program program = compile(net, target, {});
+    bool split = false;
+    for (const std::string& n : program.notes) {
+      split = split || n.find("chunks") != std::string::npos;
+    }
+    EXPECT_TRUE(split) << "the program does not split a pass";
+    int acc_in = 0, acc_out = 0;
+    for (const isa::Instruction& in : program.instructions) {
+      if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
+      const isa::ComputeInstr ci = isa::decode_compute(in);
+      acc_in += ci.acc_in;
+      acc_out += ci.acc_out;
+    }
+    EXPECT_GT(acc_in, 0);
+    EXPECT_GT(acc_out, 0);
+    const Tensor<int8_t> batch = random_images(net.input_shape, 2, seed_);
+    expect_bit_exact(net, {image_of(batch, 0)}, 0.0, 3, target);
+    expect_bit_exact(net, {image_of(batch, 1)}, 0.2, 3, target);
+  }
+}
+
 // Padding that differs per side (ONNX pads, TensorFlow's SAME at stride 2):
 // convolutions with and without a fused pool, a standalone pool, on a map in
 // one bank and on one in external memory run in bands.
