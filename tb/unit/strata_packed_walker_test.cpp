@@ -186,7 +186,7 @@ constexpr Field kWalkFields[] = {
     {"pad_top", 4},    {"pad_left", 4},    {"groups_m1", 16},    {"group_step", 17},
     {"row_adv", 20},   {"pad_off", 20},    {"base", 16},         {"cache_base", 16},
     {"kw_groups", 17}, {"row_off0", 20},   {"row_off_step", 20}, {"col_off0", 20},
-    {"col_off_step", 20}, {"param_base", 16}};
+    {"col_off_step", 20}, {"param_base", 16}, {"fill", 1},         {"fill_base", 16}};
 
 unsigned field_lsb(const std::string& name, unsigned* width) {
   unsigned lsb = 0;
