@@ -383,8 +383,9 @@ TEST_F(StrataTop, OverlappingWeightSlotsBitExact) {
 // "Split passes"): an FC whose one neuron's weights exceed a bank (a flatten
 // of 32 x 64 x 64 into fc 10), a convolution whose one output channel's
 // weights exceed the PE caches (with a fused max pool after the last pass),
-// on the default configuration and on the tiny one, with and without random
-// memory stalls; element by element against the golden model.
+// on the default configuration, the tiny one and the sparse build (its
+// split passes walk densely), with and without random memory stalls;
+// element by element against the golden model.
 TEST_F(StrataTop, SplitPassesBitExact) {
   struct Case {
     std::string config, name, yaml;
@@ -398,6 +399,9 @@ TEST_F(StrataTop, SplitPassesBitExact) {
                                             "kernel: 3, pad: 1, activation: relu}\n"
                                             "  - {name: p, type: maxpool, kernel: 2}\n"
                                             "  - {name: a, type: fc, out_features: 10}\n"},
+      {"sparse", "conv_beyond_the_caches", "input: [1024, 4, 4]\nlayers:\n"
+                                           "  - {name: c, type: conv, out_channels: 8, "
+                                           "kernel: 3, pad: 1, activation: relu}\n"},
       {"tiny", "conv_beyond_the_caches", "input: [512, 3, 3]\nlayers:\n"
                                          "  - {name: c, type: conv, out_channels: 12, "
                                          "kernel: 3, pad: 1, activation: relu}\n"
