@@ -178,6 +178,18 @@ int32_t random_bias(std::mt19937_64& rng) {
     default: return static_cast<int32_t>(static_cast<uint32_t>(rng()));
   }
 }
+// Parameter entries 0 .. count - 1: a random bias (above), M and S.
+void load_random_params(Rig& rig, std::mt19937_64& rng, int64_t count) {
+  std::vector<int32_t> bias(static_cast<size_t>(count));
+  std::vector<uint16_t> mult(static_cast<size_t>(count));
+  std::vector<uint8_t> shift(static_cast<size_t>(count));
+  for (int64_t c = 0; c < count; ++c) {
+    bias[c] = random_bias(rng);
+    mult[c] = static_cast<uint16_t>(rng());
+    shift[c] = static_cast<uint8_t>(uniform(rng, 8, 24));
+  }
+  rig.load_params(0, bias, mult, shift);
+}
 // The split points of g groups into k chunks of at least one: 0 < ... < g.
 std::vector<int64_t> split_points(std::mt19937_64& rng, int64_t g, int64_t k) {
   std::vector<int64_t> inner;
@@ -321,15 +333,7 @@ void expect_conv_split(const ConvCase& cc, Route route, uint64_t seed) {
     }
     rig.load_cache(pe, 0, all);
   }
-  std::vector<int32_t> bias(static_cast<size_t>(p));
-  std::vector<uint16_t> mult(static_cast<size_t>(p));
-  std::vector<uint8_t> shift(static_cast<size_t>(p));
-  for (int64_t c = 0; c < p; ++c) {
-    bias[c] = random_bias(rng);
-    mult[c] = static_cast<uint16_t>(rng());
-    shift[c] = static_cast<uint8_t>(uniform(rng, 8, 24));
-  }
-  rig.load_params(0, bias, mult, shift);
+  load_random_params(rig, rng, p);
 
   // Unsplit: bank 1 word 2048 (or PE 1's cache word 768); split: bank 1 word 0
   // (or PE (P - 1)'s cache word 512).
@@ -473,15 +477,7 @@ void expect_fc_split(const FcCase& fc, Route route, uint64_t seed) {
   }
   rig.load_bank(0, 0, all);
   for (int64_t pe = 0; pe < p; ++pe) rig.load_cache(pe, 0, random_bytes(rng, static_cast<size_t>(g * n)));
-  std::vector<int32_t> bias(static_cast<size_t>(o));
-  std::vector<uint16_t> mult(static_cast<size_t>(o));
-  std::vector<uint8_t> shift(static_cast<size_t>(o));
-  for (int64_t k = 0; k < o; ++k) {
-    bias[k] = random_bias(rng);
-    mult[k] = static_cast<uint16_t>(rng());
-    shift[k] = static_cast<uint8_t>(uniform(rng, 8, 24));
-  }
-  rig.load_params(0, bias, mult, shift);
+  load_random_params(rig, rng, o);
 
   ComputeInstr one = whole;
   one.dst_kind = fc.transpose ? ComputeDst::kPeTranspose : ComputeDst::kBank;
