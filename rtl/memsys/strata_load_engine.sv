@@ -379,7 +379,7 @@ module strata_load_engine
   logic [CredWidth-1:0]  outst_d, outst_q;            // beats requested, not yet received
   // outst_q != 0, registered: the cascade's ready and the beat buffer's write
   // follow a flip-flop, not the compare of outst_q's bits.
-  logic                  outst_any_q;
+  logic                  outst_any_d, outst_any_q;
   logic                  gen_done, gen_valid, gen_row_last;
   logic [AW-1:0]         gen_addr;
   logic [BurstWidth-1:0] gen_beats;                   // beats of the next burst
@@ -451,6 +451,17 @@ module strata_load_engine
     if (state_q == StDrain || state_q == StError) room_d = CredWidth'(BufDepth);
     // A cascade transfer is not waited for once the instruction stops.
     if ((state_q == StDrain || state_q == StError) && is_cas) outst_d = '0;
+  end
+
+  // outst_d != 0 without its adder: an issued burst brings at least one beat
+  // and a beat only arrives while one is outstanding, so the count is nonzero
+  // after an issue and reaches zero only when the last outstanding beat
+  // arrives. This keeps the adder's carry chain off the flag's input.
+  always_comb begin
+    outst_any_d = outst_any_q;
+    if (r_fire) outst_any_d = outst_q != CredWidth'(1);
+    if (ar_issue) outst_any_d = 1'b1;
+    if ((state_q == StDrain || state_q == StError) && is_cas) outst_any_d = 1'b0;
   end
 
   // Issued bursts wait in a two-entry queue (the AR output register): its
@@ -841,7 +852,7 @@ module strata_load_engine
       err_code_q <= err_code_d;
       room_q     <= room_d;
       outst_q    <= outst_d;
-      outst_any_q <= outst_d != '0;
+      outst_any_q <= outst_any_d;
     end
   end
 
@@ -899,6 +910,7 @@ module strata_load_engine
   `STRATA_ASSERT(load_r_room, clk_i, rst_ni, !rvalid_i || rready_o)
   `STRATA_ASSERT(load_cas_room, clk_i, rst_ni, !cas_ready_o || buf_in_ready)
   `STRATA_ASSERT(load_outst_any, clk_i, rst_ni, outst_any_q == (outst_q != '0))
+  `STRATA_ASSERT(load_r_counted, clk_i, rst_ni, !r_fire || outst_q != '0)
   `STRATA_ASSERT(load_room_range, clk_i, rst_ni, 32'(room_q) <= BufDepth)
   `STRATA_ASSERT(load_room_ok, clk_i, rst_ni, room_ok == (32'(room_q) >= MaxBurst))
   `STRATA_ASSERT(load_credit, clk_i, rst_ni, !ar_issue || 32'(gen_beats) <= 32'(room_q))
