@@ -64,8 +64,8 @@
 // reads the banks' replica); a word outside the image is replaced by zeros as
 // it arrives (its inside flag travels the bank latency in a delay line), and
 // the beat enters the PE array as the window {current, next} with
-// in_packed_i, so each PE's control plane picks the lanes and the
-// accumulator. Every other beat of a sparse build reads the second port too
+// strata_pe_array.in_packed_i, so each PE's control plane picks the lanes and
+// the accumulator. Every other beat of a sparse build reads the second port too
 // (its word is dropped), so the two response streams stay in step. LOAD
 // CONTROL words arrive on the PE write port with pe_ctl_i: PE pe_i's control
 // plane, or with pe_i = P the packed walker's schedule. A schedule the walker
