@@ -32,65 +32,65 @@ module strata_cascade_top
   input  logic                                clk_i,             // clock
   input  logic                                rst_ni,            // synchronous reset, active low
   // AXI4-Lite slaves (CSRs), one per stage
-  input  logic [K-1:0]                        s_axil_awvalid,
-  output logic [K-1:0]                        s_axil_awready,
-  input  logic [K-1:0][CsrAddrWidth-1:0]      s_axil_awaddr,
-  input  logic [K-1:0]                        s_axil_wvalid,
-  output logic [K-1:0]                        s_axil_wready,
-  input  logic [K-1:0][31:0]                  s_axil_wdata,
-  input  logic [K-1:0][3:0]                   s_axil_wstrb,
-  output logic [K-1:0]                        s_axil_bvalid,
-  input  logic [K-1:0]                        s_axil_bready,
-  output logic [K-1:0][1:0]                   s_axil_bresp,
-  input  logic [K-1:0]                        s_axil_arvalid,
-  output logic [K-1:0]                        s_axil_arready,
-  input  logic [K-1:0][CsrAddrWidth-1:0]      s_axil_araddr,
-  output logic [K-1:0]                        s_axil_rvalid,
-  input  logic [K-1:0]                        s_axil_rready,
-  output logic [K-1:0][31:0]                  s_axil_rdata,
-  output logic [K-1:0][1:0]                   s_axil_rresp,
-  output logic [K-1:0]                        irq_o,             // interrupts
+  input  logic [K-1:0]                        s_axil_awvalid,    // write address valid
+  output logic [K-1:0]                        s_axil_awready,    // write address ready
+  input  logic [K-1:0][CsrAddrWidth-1:0]      s_axil_awaddr,     // write address
+  input  logic [K-1:0]                        s_axil_wvalid,     // write data valid
+  output logic [K-1:0]                        s_axil_wready,     // write data ready
+  input  logic [K-1:0][31:0]                  s_axil_wdata,      // write data
+  input  logic [K-1:0][3:0]                   s_axil_wstrb,      // write strobes
+  output logic [K-1:0]                        s_axil_bvalid,     // write response valid
+  input  logic [K-1:0]                        s_axil_bready,     // write response ready
+  output logic [K-1:0][1:0]                   s_axil_bresp,      // write response
+  input  logic [K-1:0]                        s_axil_arvalid,    // read address valid
+  output logic [K-1:0]                        s_axil_arready,    // read address ready
+  input  logic [K-1:0][CsrAddrWidth-1:0]      s_axil_araddr,     // read address
+  output logic [K-1:0]                        s_axil_rvalid,     // read data valid
+  input  logic [K-1:0]                        s_axil_rready,     // read data ready
+  output logic [K-1:0][31:0]                  s_axil_rdata,      // read data
+  output logic [K-1:0][1:0]                   s_axil_rresp,      // read response
+  output logic [K-1:0]                        irq_o,             // interrupts, as strata_top.irq_o
   // AXI4 masters, one per stage
-  output logic [K-1:0]                        m_axi_arvalid,
-  input  logic [K-1:0]                        m_axi_arready,
-  output logic [K-1:0][0:0]                   m_axi_arid,
-  output logic [K-1:0][AxiAddrWidth-1:0]      m_axi_araddr,
-  output logic [K-1:0][7:0]                   m_axi_arlen,
-  output logic [K-1:0][2:0]                   m_axi_arsize,
-  output logic [K-1:0][1:0]                   m_axi_arburst,
-  input  logic [K-1:0]                        m_axi_rvalid,
-  output logic [K-1:0]                        m_axi_rready,
-  input  logic [K-1:0][0:0]                   m_axi_rid,
-  input  logic [K-1:0][AxiDataWidth-1:0]      m_axi_rdata,
-  input  logic [K-1:0][1:0]                   m_axi_rresp,
-  input  logic [K-1:0]                        m_axi_rlast,
-  output logic [K-1:0]                        m_axi_awvalid,
-  input  logic [K-1:0]                        m_axi_awready,
-  output logic [K-1:0][0:0]                   m_axi_awid,
-  output logic [K-1:0][AxiAddrWidth-1:0]      m_axi_awaddr,
-  output logic [K-1:0][7:0]                   m_axi_awlen,
-  output logic [K-1:0][2:0]                   m_axi_awsize,
-  output logic [K-1:0][1:0]                   m_axi_awburst,
-  output logic [K-1:0]                        m_axi_wvalid,
-  input  logic [K-1:0]                        m_axi_wready,
-  output logic [K-1:0][AxiDataWidth-1:0]      m_axi_wdata,
-  output logic [K-1:0][AxiDataWidth/8-1:0]    m_axi_wstrb,
-  output logic [K-1:0]                        m_axi_wlast,
-  input  logic [K-1:0]                        m_axi_bvalid,
-  output logic [K-1:0]                        m_axi_bready,
-  input  logic [K-1:0][0:0]                   m_axi_bid,
-  input  logic [K-1:0][1:0]                   m_axi_bresp,
+  output logic [K-1:0]                        m_axi_arvalid,     // AR valid (ID 0 fetch, 1 loads)
+  input  logic [K-1:0]                        m_axi_arready,     // AR ready
+  output logic [K-1:0][0:0]                   m_axi_arid,        // AR ID
+  output logic [K-1:0][AxiAddrWidth-1:0]      m_axi_araddr,      // AR address
+  output logic [K-1:0][7:0]                   m_axi_arlen,       // AR beats - 1 (in a 4 KB page)
+  output logic [K-1:0][2:0]                   m_axi_arsize,      // AR beat size: full width
+  output logic [K-1:0][1:0]                   m_axi_arburst,     // AR burst type: INCR
+  input  logic [K-1:0]                        m_axi_rvalid,      // R valid
+  output logic [K-1:0]                        m_axi_rready,      // R ready
+  input  logic [K-1:0][0:0]                   m_axi_rid,         // R ID (routes the beat)
+  input  logic [K-1:0][AxiDataWidth-1:0]      m_axi_rdata,       // R data
+  input  logic [K-1:0][1:0]                   m_axi_rresp,       // R response
+  input  logic [K-1:0]                        m_axi_rlast,       // R last beat of the burst
+  output logic [K-1:0]                        m_axi_awvalid,     // AW valid (ID 0: stores)
+  input  logic [K-1:0]                        m_axi_awready,     // AW ready
+  output logic [K-1:0][0:0]                   m_axi_awid,        // AW ID
+  output logic [K-1:0][AxiAddrWidth-1:0]      m_axi_awaddr,      // AW address
+  output logic [K-1:0][7:0]                   m_axi_awlen,       // AW beats - 1 (in a 4 KB page)
+  output logic [K-1:0][2:0]                   m_axi_awsize,      // AW beat size: full width
+  output logic [K-1:0][1:0]                   m_axi_awburst,     // AW burst type: INCR
+  output logic [K-1:0]                        m_axi_wvalid,      // W valid
+  input  logic [K-1:0]                        m_axi_wready,      // W ready
+  output logic [K-1:0][AxiDataWidth-1:0]      m_axi_wdata,       // W data
+  output logic [K-1:0][AxiDataWidth/8-1:0]    m_axi_wstrb,       // W strobes (0 after an abort)
+  output logic [K-1:0]                        m_axi_wlast,       // W last beat of the burst
+  input  logic [K-1:0]                        m_axi_bvalid,      // B valid
+  output logic [K-1:0]                        m_axi_bready,      // B ready
+  input  logic [K-1:0][0:0]                   m_axi_bid,         // B ID
+  input  logic [K-1:0][1:0]                   m_axi_bresp,       // B response
   // The chain's ends: into stage 0, out of stage K - 1
-  input  logic                                s_axis_cas_tvalid,
-  output logic                                s_axis_cas_tready,
-  input  logic [AxiDataWidth-1:0]             s_axis_cas_tdata,
-  input  logic                                s_axis_cas_tlast,
-  input  logic [15:0]                         s_axis_cas_tuser,
-  output logic                                m_axis_cas_tvalid,
-  input  logic                                m_axis_cas_tready,
-  output logic [AxiDataWidth-1:0]             m_axis_cas_tdata,
-  output logic                                m_axis_cas_tlast,
-  output logic [15:0]                         m_axis_cas_tuser,
+  input  logic                                s_axis_cas_tvalid, // stage 0 input valid (0: none)
+  output logic                                s_axis_cas_tready, // stage 0 input ready
+  input  logic [AxiDataWidth-1:0]             s_axis_cas_tdata,  // stage 0 input beat
+  input  logic                                s_axis_cas_tlast,  // a transfer's last beat
+  input  logic [15:0]                         s_axis_cas_tuser,  // its link id
+  output logic                                m_axis_cas_tvalid, // stage K - 1 output valid
+  input  logic                                m_axis_cas_tready, // stage K - 1 output ready
+  output logic [AxiDataWidth-1:0]             m_axis_cas_tdata,  // stage K - 1 output beat
+  output logic                                m_axis_cas_tlast,  // a transfer's last beat
+  output logic [15:0]                         m_axis_cas_tuser,  // its link id
   input  logic                                chain_stop_i,      // stop every stage
   output logic                                chain_stop_o,      // a stage stops with an error
   input  logic [Links-1:0]                    link_hold_i        // bench: hold link k this cycle

@@ -72,50 +72,50 @@ module strata_top
   input  logic                       s_axil_rready,     // read data ready
   output logic [31:0]                s_axil_rdata,      // read data
   output logic [1:0]                 s_axil_rresp,      // read response
-  output logic                       irq_o,             // interrupt
+  output logic                       irq_o,             // level, |(IRQ_STATUS & IRQ_ENABLE)
   // AXI4 master
-  output logic                       m_axi_arvalid,     // AR
-  input  logic                       m_axi_arready,
-  output logic [0:0]                 m_axi_arid,
-  output logic [AxiAddrWidth-1:0]    m_axi_araddr,
-  output logic [7:0]                 m_axi_arlen,
-  output logic [2:0]                 m_axi_arsize,
-  output logic [1:0]                 m_axi_arburst,
-  input  logic                       m_axi_rvalid,      // R
-  output logic                       m_axi_rready,
-  input  logic [0:0]                 m_axi_rid,
-  input  logic [AxiDataWidth-1:0]    m_axi_rdata,
-  input  logic [1:0]                 m_axi_rresp,
-  input  logic                       m_axi_rlast,
-  output logic                       m_axi_awvalid,     // AW
-  input  logic                       m_axi_awready,
-  output logic [0:0]                 m_axi_awid,
-  output logic [AxiAddrWidth-1:0]    m_axi_awaddr,
-  output logic [7:0]                 m_axi_awlen,
-  output logic [2:0]                 m_axi_awsize,
-  output logic [1:0]                 m_axi_awburst,
-  output logic                       m_axi_wvalid,      // W
-  input  logic                       m_axi_wready,
-  output logic [AxiDataWidth-1:0]    m_axi_wdata,
-  output logic [AxiDataWidth/8-1:0]  m_axi_wstrb,
-  output logic                       m_axi_wlast,
-  input  logic                       m_axi_bvalid,      // B
-  output logic                       m_axi_bready,
-  input  logic [0:0]                 m_axi_bid,
-  input  logic [1:0]                 m_axi_bresp,
+  output logic                       m_axi_arvalid,     // AR valid (ID 0 fetch, 1 loads)
+  input  logic                       m_axi_arready,     // AR ready
+  output logic [0:0]                 m_axi_arid,        // AR ID
+  output logic [AxiAddrWidth-1:0]    m_axi_araddr,      // AR address
+  output logic [7:0]                 m_axi_arlen,       // AR beats - 1 (INCR, in a 4 KB page)
+  output logic [2:0]                 m_axi_arsize,      // AR beat size: full width
+  output logic [1:0]                 m_axi_arburst,     // AR burst type: INCR
+  input  logic                       m_axi_rvalid,      // R valid
+  output logic                       m_axi_rready,      // R ready
+  input  logic [0:0]                 m_axi_rid,         // R ID (routes the beat)
+  input  logic [AxiDataWidth-1:0]    m_axi_rdata,       // R data
+  input  logic [1:0]                 m_axi_rresp,       // R response (not OKAY: AXI_READ)
+  input  logic                       m_axi_rlast,       // R last beat of the burst
+  output logic                       m_axi_awvalid,     // AW valid (ID 0: stores)
+  input  logic                       m_axi_awready,     // AW ready
+  output logic [0:0]                 m_axi_awid,        // AW ID
+  output logic [AxiAddrWidth-1:0]    m_axi_awaddr,      // AW address
+  output logic [7:0]                 m_axi_awlen,       // AW beats - 1 (INCR, in a 4 KB page)
+  output logic [2:0]                 m_axi_awsize,      // AW beat size: full width
+  output logic [1:0]                 m_axi_awburst,     // AW burst type: INCR
+  output logic                       m_axi_wvalid,      // W valid
+  input  logic                       m_axi_wready,      // W ready
+  output logic [AxiDataWidth-1:0]    m_axi_wdata,       // W data
+  output logic [AxiDataWidth/8-1:0]  m_axi_wstrb,       // W strobes (0 after an abort)
+  output logic                       m_axi_wlast,       // W last beat of the burst
+  input  logic                       m_axi_bvalid,      // B valid
+  output logic                       m_axi_bready,      // B ready
+  input  logic [0:0]                 m_axi_bid,         // B ID
+  input  logic [1:0]                 m_axi_bresp,       // B response (not OKAY: AXI_WRITE)
   // Cascade (docs/cascade.md): STORE CASCADE drives the output, LOAD CASCADE takes the input.
-  output logic                       m_axis_cas_tvalid, // output stream
-  input  logic                       m_axis_cas_tready,
-  output logic [AxiDataWidth-1:0]    m_axis_cas_tdata,
+  output logic                       m_axis_cas_tvalid, // output stream valid
+  input  logic                       m_axis_cas_tready, // output stream ready
+  output logic [AxiDataWidth-1:0]    m_axis_cas_tdata,  // output beat
   output logic                       m_axis_cas_tlast,  // a transfer's last beat
   output logic [15:0]                m_axis_cas_tuser,  // its link id
-  input  logic                       s_axis_cas_tvalid, // input stream
-  output logic                       s_axis_cas_tready,
-  input  logic [AxiDataWidth-1:0]    s_axis_cas_tdata,
-  input  logic                       s_axis_cas_tlast,
-  input  logic [15:0]                s_axis_cas_tuser,
-  input  logic                       chain_stop_i,      // another stage stopped with an error
-  output logic                       chain_stop_o,      // this one stops with an error
+  input  logic                       s_axis_cas_tvalid, // input stream valid
+  output logic                       s_axis_cas_tready, // input stream ready
+  input  logic [AxiDataWidth-1:0]    s_axis_cas_tdata,  // input beat
+  input  logic                       s_axis_cas_tlast,  // a transfer's last beat
+  input  logic [15:0]                s_axis_cas_tuser,  // its link id
+  input  logic                       chain_stop_i,      // another stage stopped: CHAIN_STOP
+  output logic                       chain_stop_o,      // this one drains after an error
   // Debug trace port (docs/architecture.md, "Debug trace port"): observation only, leave
   // unconnected or give it to an ILA. Registered: it shows each cycle's terms one cycle
   // later. The runner samples it each cycle to split the performance counters by layer.

@@ -12,9 +12,10 @@
 //     padded input; out_h / out_w that do not follow from the input; input,
 //     weight / feature, parameter and destination ranges past their memories;
 //     clamp lo > hi; pooling window 0 or > MaxPoolKernel, pool stride 0, pool
-//     pad >= window, pooling input wider than MaxImageWidth, pool_out_* that do
-//     not follow; a destination kind the mode does not have; a destination that
-//     overlaps the streamed input (same bank) or the cached operand;
+//     pad >= window, pooling input wider than MaxImageWidth, pool_out_h /
+//     pool_out_w that do not follow; a destination kind the mode does not
+//     have; a destination that overlaps the streamed input (same bank) or the
+//     cached operand;
 //     DEPTHWISE: POOL's checks, and in_groups != 1, ceil mode, AVG, a
 //     destination other than a bank;
 //     packed_rows != 0 outside a sparse build's CONV (docs/sparsity.md);

@@ -64,8 +64,8 @@
 // reads the banks' replica); a word outside the image is replaced by zeros as
 // it arrives (its inside flag travels the bank latency in a delay line), and
 // the beat enters the PE array as the window {current, next} with
-// in_packed_i, so each PE's control plane picks the lanes and the
-// accumulator. Every other beat of a sparse build reads the second port too
+// strata_pe_array.in_packed_i, so each PE's control plane picks the lanes and
+// the accumulator. Every other beat of a sparse build reads the second port too
 // (its word is dropped), so the two response streams stay in step. LOAD
 // CONTROL words arrive on the PE write port with pe_ctl_i: PE pe_i's control
 // plane, or with pe_i = P the packed walker's schedule. A schedule the walker
@@ -148,7 +148,7 @@ module strata_compute_engine
   output logic                      pe_ready_o,       // written
   input  logic [PeSelWidth-1:0]     pe_i,             // PE (P: the schedule, with pe_ctl_i)
   input  logic                      pe_ctl_i,         // a LOAD CONTROL word (sparse builds)
-  input  logic [CacheAddrWidth-1:0] pe_addr_i,        // word
+  input  logic [CacheAddrWidth-1:0] pe_addr_i,        // cache word address
   input  logic [WordWidth-1:0]      pe_data_i,        // word
   // parameter RAM write port (load engine)
   input  logic                      param_valid_i,    // entry to write
@@ -167,7 +167,7 @@ module strata_compute_engine
   output logic                      retire_o,         // an instruction finished (pulse)
   output logic [15:0]               index_o,          // index of the current instruction
   output logic                      err_o,            // error (held until abort)
-  output err_code_e                 err_code_o,       // its code
+  output err_code_e                 err_code_o,       // its code: ILLEGAL_INSTR or UNSUPPORTED
   output logic [15:0]               err_index_o,      // its instruction index (with err_o)
   output logic                      mac_active_o,     // a beat entered the PE array
   output logic [IncWidth-1:0]       macs_o,           // MACs this cycle (lanes with data x P)

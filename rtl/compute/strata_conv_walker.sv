@@ -62,7 +62,7 @@ module strata_conv_walker
   output logic [CacheAddrWidth-1:0] beat_cache_o,   // cache word
   output logic                      beat_first_o,   // first beat of an output pixel
   output logic                      beat_last_o,    // last beat of an output pixel
-  output logic                      beat_fill_o,    // a partial-sum beat (before the first)
+  output logic                      beat_fill_o,    // partial-sum beat: 4 per window (acc_in)
   output logic [ParamIdxWidth-1:0]  beat_param_o    // parameter channel of the output row
 );
 

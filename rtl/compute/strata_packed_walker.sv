@@ -91,7 +91,7 @@ module strata_packed_walker
   // schedule memory write port (any time; not the rows of a running walk)
   input  logic                       sched_we_i,     // write one entry
   input  logic [SchedAddrWidth-1:0]  sched_waddr_i,  // entry address (cache_base + k)
-  input  logic [23:0]                sched_wdata_i,  // {kx, ky, g}
+  input  logic [23:0]                sched_wdata_i,  // {kx 23:20, ky 19:16, g 15:0}
   // dependency steps: one per output row, before its first beat
   output logic                       step_valid_o,   // the next row needs its step
   input  logic                       step_ready_i,   // its units are held

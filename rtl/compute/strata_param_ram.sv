@@ -53,11 +53,11 @@ module strata_param_ram
   input  logic                rd_all_i,   // all Pes lanes (else lane 0 only)
   input  logic [ChWidth-1:0]  rd_base_i,  // first channel
   output acc_t   [Pes-1:0]    bias_o,     // lane p: channel rd_base + p of the last read
-  output mult_t  [Pes-1:0]    mult_o,
-  output shift_t [Pes-1:0]    shift_o,
+  output mult_t  [Pes-1:0]    mult_o,     // lane p: its M
+  output shift_t [Pes-1:0]    shift_o,    // lane p: its S
   // lane 0 of the read three cycles after rd_i (the outputs' next value):
   // {shift, mult, bias}
-  output logic [AccWidth+MultWidth+ShiftWidth-1:0] lane0_o
+  output logic [AccWidth+MultWidth+ShiftWidth-1:0] lane0_o  // lane 0, a cycle early (above)
 );
 
   localparam int unsigned Width     = AccWidth + MultWidth + ShiftWidth;

@@ -45,7 +45,7 @@ module strata_csr
 ) (
   input  logic                       clk_i,            // clock
   input  logic                       rst_ni,           // synchronous reset, active low
-  input  axil_req_t                  s_req_i,          // AXI4-Lite slave request (window offsets)
+  input  axil_req_t                  s_req_i,          // AXI4-Lite (no PROT), window offsets
   output axil_rsp_t                  s_rsp_o,          // its response (OKAY or SLVERR)
   // To the controller and the fetcher
   output logic                       start_o,          // one-cycle pulse: CTRL.START written 1
@@ -61,7 +61,7 @@ module strata_csr
   input  logic                       done_set_i,       // pulse: run finished, sets IRQ_STATUS.DONE
   input  logic                       error_set_i,      // pulse: run failed, sets IRQ_STATUS.ERROR
   input  logic [CounterVecWidth-1:0] counters_i,       // 64-bit counters, *_IDX order
-  output logic                       irq_o             // interrupt, level
+  output logic                       irq_o             // |(IRQ_STATUS & IRQ_ENABLE), a flip-flop
 );
 
   localparam logic [1:0] RespOkay   = 2'b00;

@@ -71,8 +71,8 @@ module strata_requant
   input  acc_t   [Channels-1:0]  in_acc_i,    // accumulators
   input  mult_t  [Channels-1:0]  in_mult_i,   // multipliers M (unsigned)
   input  shift_t [Channels-1:0]  in_shift_i,  // shifts S, 0..MaxShift
-  input  data_t                  in_lo_i,     // clamp low bound for this beat
-  input  data_t                  in_hi_i,     // clamp high bound for this beat
+  input  data_t                  in_lo_i,     // clamp low bound (int8) for this beat
+  input  data_t                  in_hi_i,     // clamp high bound (int8) for this beat
   input  logic                   in_tab_en_i, // look this beat's results up in a table
   input  logic [7:0]             in_tab_i,    // the table (< ActTables)
   input  logic                   tab_valid_i, // table word to write
@@ -82,7 +82,7 @@ module strata_requant
   output logic                   out_valid_o, // results valid
   input  logic                   out_ready_i, // results taken
   output data_t  [Channels-1:0]  out_data_o,  // requantised int8 values
-  output logic                   err_o        // sticky parameter error
+  output logic                   err_o        // sticky: S > MaxShift or lo > hi seen
 );
 
   localparam int unsigned LoWidth     = AccWidth / 2;          // unsigned low half of acc

@@ -92,33 +92,33 @@ module strata_memsys
   input  logic [31:0]                cp_rel_amount_i,   // {edge 1, edge 0} units
   // bank ports
   input  logic                       cw_valid_i,        // compute bank write
-  output logic                       cw_ready_o,
+  output logic                       cw_ready_o,        // always 1 (compute wins)
   input  bank_wr_t                   cw_req_i,          // bank, word address, word
-  input  logic                       cr_req_valid_i,    // compute bank read
-  output logic                       cr_req_ready_o,
+  input  logic                       cr_req_valid_i,    // compute bank read request
+  output logic                       cr_req_ready_o,    // always 1 (compute wins)
   input  bank_rd_t                   cr_req_i,          // bank, word address
-  output logic                       cr_rsp_valid_o,
+  output logic                       cr_rsp_valid_o,    // the word of the request 3 cycles ago
   output bank_rsp_t                  cr_rsp_o,          // word
   input  logic                       cr1_req_valid_i,   // second compute bank read (sparse
   output logic                       cr1_req_ready_o,   // builds; ignored, outputs 0, on dense)
   input  bank_rd_t                   cr1_req_i,         // bank, word address
-  output logic                       cr1_rsp_valid_o,
+  output logic                       cr1_rsp_valid_o,   // as cr_rsp_valid_o
   output bank_rsp_t                  cr1_rsp_o,         // word
   // load engine -> PE caches and parameter RAM
   output logic                       pe_valid_o,        // PE cache write
-  input  logic                       pe_ready_i,
+  input  logic                       pe_ready_i,        // taken
   output logic [PeSelWidth-1:0]      pe_o,              // PE (P: the schedule, with pe_ctl_o)
   output logic                       pe_ctl_o,          // LOAD CONTROL word (sparse builds)
-  output logic [CacheAddrWidth-1:0]  pe_addr_o,
-  output logic [WordWidth-1:0]       pe_data_o,
+  output logic [CacheAddrWidth-1:0]  pe_addr_o,         // cache word address
+  output logic [WordWidth-1:0]       pe_data_o,         // cache word (N bytes)
   output logic                       param_valid_o,     // parameter RAM write
-  input  logic                       param_ready_i,
-  output logic [ParamIdxWidth-1:0]   param_channel_o,
-  output logic [63:0]                param_data_o,
+  input  logic                       param_ready_i,     // taken
+  output logic [ParamIdxWidth-1:0]   param_channel_o,   // channel
+  output logic [63:0]                param_data_o,      // bias (bytes 0-3), M (4-5), S (6)
   output logic                       tab_valid_o,       // activation-table write (word)
-  input  logic                       tab_ready_i,
-  output logic [TableAddrWidth-1:0]  tab_addr_o,
-  output logic [WordWidth-1:0]       tab_data_o,
+  input  logic                       tab_ready_i,       // taken (with the word's last byte)
+  output logic [TableAddrWidth-1:0]  tab_addr_o,        // word a: entries a*N .. a*N + N - 1
+  output logic [WordWidth-1:0]       tab_data_o,        // N table entries
   // compute engine status and performance strobes
   input  logic                       cp_idle_i,         // idle, nothing outstanding
   input  logic                       cp_busy_i,         // executing

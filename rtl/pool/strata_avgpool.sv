@@ -36,7 +36,7 @@ module strata_avgpool #(
   output logic                           in_ready_o,   // window taken
   input  logic [Taps*Lanes*DataWidth-1:0] in_taps_i,   // tap t = ky*Kernel + kx, lane l at
                                                        // (t*Lanes + l)*DataWidth
-  input  logic [Taps-1:0]                in_mask_i,    // bit t: tap inside the image
+  input  logic [Taps-1:0]                in_mask_i,    // bit t: tap inside the image (one at least)
   input  logic [UserWidth-1:0]           in_user_i,    // sideband, carried along
   output logic                           out_valid_o,  // pooled pixel vector offered
   input  logic                           out_ready_i,  // pooled pixel vector taken

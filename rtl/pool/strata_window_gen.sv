@@ -27,7 +27,8 @@
 //   read side: for each output row the walker shifts one kernel column per
 //     cycle into a k-column window register, reading column c of rows
 //     wy .. wy + k - 1 in one cycle (wy = oy * s - pt). Padding is generated,
-//     never stored: a row outside the image or a column >= W is masked, and
+//     never stored: a row outside the image or a column >= W is masked (its
+//     data and those of the unused taps beyond k are 0 on win_data_o), and
 //     the pl left padding columns are put in place by clearing the window
 //     register when a row starts. Only shifts that complete a window at
 //     wx = ox * s - pl are emitted; the shifts that only fill the register
@@ -113,7 +114,7 @@ module strata_window_gen #(
   input  logic                       win_ready_i,       // window taken
   output logic [Taps*PixelWidth-1:0] win_data_o,        // tap t = ky*MaxKernel + kx at t*PixelWidth
   output logic [Taps-1:0]            win_mask_o,        // bit t: tap inside the image
-  output logic [CountWidth-1:0]      win_count_o,       // number of valid taps (n of the average)
+  output logic [CountWidth-1:0]      win_count_o,       // valid taps, >= 1 (n of the average)
   output logic [TapIdxWidth-1:0]     win_ky_lo_o,       // first valid tap row
   output logic [TapIdxWidth-1:0]     win_ky_hi_o,       // last valid tap row
   output logic [TapIdxWidth-1:0]     win_kx_lo_o,       // first valid tap column
