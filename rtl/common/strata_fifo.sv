@@ -237,7 +237,8 @@ module strata_fifo #(
 
 `ifndef SYNTHESIS
   initial begin
-    assert (Depth >= 1 && Bits >= 1) else $fatal(1, "strata_fifo: Depth and the payload width must be >= 1");
+    assert (Depth >= 1 && Bits >= 1)
+      else $fatal(1, "strata_fifo: Depth and the payload width must be >= 1");
     assert (HeadCopies >= 1 && (OutReg || HeadCopies == 1))
       else $fatal(1, "strata_fifo: HeadCopies > 1 needs OutReg");
     assert (WeCopies >= 1 && WeCopies <= Bits)

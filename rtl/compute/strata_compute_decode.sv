@@ -112,7 +112,8 @@ module strata_compute_decode
   logic [CntWidth-1:0] cnt_d, cnt_q;
 
   // ---------------------------------------------------------------- captured fields
-  logic        illegal_q;           // opcode, reserved bits, mode, destination kind (follows illegal_part_q)
+  // Opcode, reserved bits, mode, destination kind (follows illegal_part_q).
+  logic        illegal_q;
   logic [15:0] acq0_q, acq0_first_q;
   logic        acq_order_q;         // acq0_first_q > acq0_q, from the cycle after the capture
   logic [2:0]  mode_q;
@@ -164,9 +165,10 @@ module strata_compute_decode
     for (int w = 0; w < InstrWords; w++) begin
       illegal_part_d[w] = (instr_i[64*w +: 64] & ~ComputeUsedMask[64*w +: 64]) != '0;
     end
-    illegal_part_d[InstrWords] = hdr_opcode(instr_i) != OpCompute ||
-                                 instr_i[ComputeModeLsb +: ComputeModeWidth] > 3'(ComputeModeDepthwise) ||
-                                 instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3;
+    illegal_part_d[InstrWords] =
+        hdr_opcode(instr_i) != OpCompute ||
+        instr_i[ComputeModeLsb +: ComputeModeWidth] > 3'(ComputeModeDepthwise) ||
+        instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3;
   end
 
   always_ff @(posedge clk_i) begin
@@ -696,7 +698,8 @@ module strata_compute_decode
     endcase
     unsupported = unsupported || u_in_id_q || u_dst_q ||
                   (packed_q && !(Sparse && mode_q == 3'(ComputeModeConv))) || u_act_q || u_acc_q;
-    code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr : (unsupported ? ErrUnsupported : ErrNone);
+    code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr :
+             unsupported                ? ErrUnsupported  : ErrNone;
   end
 
   always_comb begin

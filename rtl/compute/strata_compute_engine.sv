@@ -93,8 +93,8 @@ module strata_compute_engine
   parameter int unsigned MaxKernel     = strata_cfg_pkg::MaxKernel,      // conv kernel side
   parameter int unsigned MaxPoolKernel = strata_cfg_pkg::MaxPoolKernel,  // pooling window side
   parameter int unsigned MaxImageWidth = strata_cfg_pkg::MaxImageWidth,  // pooling row length
-  parameter bit          Sparse        = strata_cfg_pkg::Sparse,         // packed CONVs (decode check)
-  parameter int unsigned PeFabricLanes = strata_cfg_pkg::PeFabricLanes,  // PE lanes multiplying in LUTs
+  parameter bit          Sparse        = strata_cfg_pkg::Sparse,         // packed CONVs (decoder)
+  parameter int unsigned PeFabricLanes = strata_cfg_pkg::PeFabricLanes,  // lanes with LUT products
   parameter int unsigned ActTables     = strata_cfg_pkg::ActTables,      // activation tables
   parameter int unsigned ReadDepth     = 5,   // bank reads in flight + buffered, >= 3
   parameter int unsigned IncWidth      = 16,  // macs_o bits
@@ -1563,7 +1563,8 @@ module strata_compute_engine
   // to the decodes of state_d): a few registered inputs each, so the copies'
   // data inputs do not wait for the whole next-state logic (its instruction
   // checks, behind the decoder's done and a route from the decoder).
-  assign run_d   = !abort_i && (state_q == StStart || (state_q == StRun && !all_done_q && !walk_err));
+  assign run_d   = !abort_i && (state_q == StStart ||
+                                (state_q == StRun && !all_done_q && !walk_err));
   assign flush_d = state_q == StAbort && rd_out_q == '0 && !rd_rsp_valid_i;
 
   always_ff @(posedge clk_i) begin

@@ -80,7 +80,7 @@ module strata_dst_writer
     logic [15:0]          addr;
     logic [Pes-1:0]       mask;
     logic [WordWidth-1:0] data;
-    logic [UnitWidth-1:0] units;   // rows this write completes
+    logic [UnitWidth-1:0] done_rows;  // rows this write completes
   } wr_req_t;
 
   wr_req_t                out_q;
@@ -108,7 +108,7 @@ module strata_dst_writer
     .in_valid_i  (out_load),
     .in_ready_o  (out_free),
     .in_data_i   (wr_req_t'{bank: cfg_i.kind == WrBank, addr: ld_addr, mask: ld_mask,
-                            data: ld_data, units: ld_units}),
+                            data: ld_data, done_rows: ld_units}),
     .out_valid_o (out_valid),
     .out_ready_i (out_ready),
     .out_data_o  (out_q),
@@ -124,7 +124,7 @@ module strata_dst_writer
   logic [Lanes-1:0][WordWidth-1:0] mat_d, mat_q;
   logic [UnitWidth-1:0]            n_d, n_q;        // neurons collected in the group
   logic [15:0]                     o_left_d, o_left_q;  // neurons to take after the next
-  logic                            o_last_d, o_last_q;  // the next neuron is the last (o_left_q == 0)
+  logic                            o_last_d, o_last_q;  // next neuron is the last: o_left_q == 0
   logic                            all_in_d, all_in_q;  // every neuron taken
   logic [PeWidth-1:0]              p_d, p_q;        // PE of the next emitted word
   logic                            emit_now;        // group complete: emit before taking more
@@ -332,8 +332,8 @@ module strata_dst_writer
   assign cache_mask_o  = out_q.mask;
   assign cache_addr_o  = CacheAddrWidth'(out_q.addr);
   assign cache_data_o  = out_q.data;
-  assign rel_valid_o   = out_fire && out_q.units != '0;
-  assign rel_units_o   = out_q.units;
+  assign rel_valid_o   = out_fire && out_q.done_rows != '0;
+  assign rel_units_o   = out_q.done_rows;
 
   // Addresses are kept in the ISA's 16 bits; the decoder checked that they fit
   // the memory, so the bits above the port widths are zero.

@@ -161,7 +161,8 @@ module strata_csr
                                                     CSR_INSTR_BASE_LO_RW_MASK);
         CSR_INSTR_BASE_HI_OFFSET: base_hi_d = merge(base_hi_q, w_data_q, wmask,
                                                     CSR_INSTR_BASE_HI_RW_MASK);
-        CSR_INSTR_LIMIT_OFFSET:   limit_d = merge(limit_q, w_data_q, wmask, CSR_INSTR_LIMIT_RW_MASK);
+        CSR_INSTR_LIMIT_OFFSET:   limit_d = merge(limit_q, w_data_q, wmask,
+                                                  CSR_INSTR_LIMIT_RW_MASK);
         // Read-only registers: the write is ignored, the access is legal.
         CSR_ID_OFFSET, CSR_VERSION_OFFSET, CSR_STATUS_OFFSET, CSR_ERROR_CODE_OFFSET,
         CSR_CFG_PES_OFFSET, CSR_CFG_LANES_OFFSET, CSR_CFG_BANKS_OFFSET,

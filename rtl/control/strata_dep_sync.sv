@@ -150,7 +150,8 @@ module strata_dep_sync
   // current need before the finish), so the next need is need_q + step_gap
   // and its gap to held_q is step_gap itself.
   assign step_gap   = (step_q < all_gap_q) ? step_q : all_gap_q;
-  assign first_need = fine_i ? ((deps_i.acq0_first < deps_i.acq0) ? deps_i.acq0_first : deps_i.acq0) : deps_i.acq0;
+  assign first_need = !fine_i                           ? deps_i.acq0 :
+                      deps_i.acq0_first < deps_i.acq0 ? deps_i.acq0_first : deps_i.acq0;
   // need_met_d is written without the minimum's comparator: a minimum of two
   // unsigned numbers is 0 exactly when one of them is, and all_gap_q is 0
   // exactly when all_held_q (held_q never passes acq0_q; asserted below). So
@@ -202,7 +203,8 @@ module strata_dep_sync
         held_d     = '0;
         rel_left_d = deps_i.rel0;
         rel_any_d  = deps_i.rel0 != '0;
-        need_met_wait = deps_i.acq0 == '0 || (fine_i && deps_i.acq0_first == '0);  // first_need == 0
+        // first_need == 0
+        need_met_wait = deps_i.acq0 == '0 || (fine_i && deps_i.acq0_first == '0);
         all_held_d = deps_i.acq0 == '0;
         gap_wait   = first_need;
         all_gap_d  = deps_i.acq0;

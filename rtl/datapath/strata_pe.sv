@@ -425,7 +425,8 @@ module strata_pe
     assert (TreeStages <= TreeLevels)
       else $fatal(1, "strata_pe: TreeStages %0d exceeds the %0d adder levels of %0d lanes",
                   TreeStages, TreeLevels, Lanes);
-    assert (SumWidth + 2 <= AccWidth) else $fatal(1, "strata_pe: dot product wider than the accumulator");
+    assert (SumWidth + 2 <= AccWidth)
+      else $fatal(1, "strata_pe: dot product wider than the accumulator");
   end
 `endif
 

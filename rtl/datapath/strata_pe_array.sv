@@ -71,7 +71,7 @@ module strata_pe_array
   input  logic                                           in_first_i,      // start accumulation
   input  logic                                           in_last_i,       // emit the results
   input  acc_t [Pes-1:0]                                 in_bias_i,       // start value per PE
-  input  logic                                           in_packed_i,     // Sparse: packed CONV beat
+  input  logic                                           in_packed_i,     // packed CONV beat
   // Result stream: one accumulator per PE.
   output logic                                           res_valid_o,     // results valid
   input  logic                                           res_ready_i,     // results taken

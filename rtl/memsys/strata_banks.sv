@@ -334,7 +334,7 @@ module strata_banks #(
   initial begin
     assert (Banks >= 1 && Banks <= 64 && BankDepth >= 2 && WordWidth >= 8 &&
             SliceWidth >= 1 && WordWidth % SliceWidth == 0)
-      else $fatal(1, "strata_banks: Banks 1..64, BankDepth >= 2, WordWidth >= 8, SliceWidth divides WordWidth");
+      else $fatal(1, "strata_banks: Banks, BankDepth, WordWidth or SliceWidth out of range");
     assert (ComputeReadPorts == 1 || ComputeReadPorts == 2)
       else $fatal(1, "strata_banks: ComputeReadPorts 1 or 2");
   end

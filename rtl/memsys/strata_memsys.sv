@@ -46,7 +46,7 @@ module strata_memsys
   parameter int unsigned MaxImageWidth  = strata_cfg_pkg::MaxImageWidth,  // line-buffer row length
   parameter int unsigned AxiDataWidth   = strata_cfg_pkg::AxiDataWidth,   // AXI beat bits
   parameter int unsigned AxiAddrWidth   = strata_cfg_pkg::AxiAddrWidth,   // AXI byte address bits
-  parameter bit          Sparse         = strata_cfg_pkg::Sparse,         // sparse build (CONFIG check)
+  parameter bit          Sparse         = strata_cfg_pkg::Sparse,         // sparse build (CONFIG)
   parameter int unsigned ActTables      = strata_cfg_pkg::ActTables,      // activation tables
   localparam int unsigned WordWidth     = Lanes * strata_cfg_pkg::DataWidth,
   localparam int unsigned BankIdxWidth  = (Banks > 1) ? $clog2(Banks) : 1,

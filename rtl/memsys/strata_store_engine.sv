@@ -579,8 +579,8 @@ module strata_store_engine
   // with empty beats.
   assign wvalid_o    = lens_valid && (quiesce || data_valid);
   assign w_fire      = wvalid_o && wready_i;
-  assign wdata_o     = quiesce_q[QuiesceW] ? '0
-                                           : data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
+  assign wdata_o     = quiesce_q[QuiesceW]
+                       ? '0 : data_word[32'(w_wbeat_q) * AxiDataWidth +: AxiDataWidth];
   assign wstrb_o     = quiesce_q[QuiesceW] ? '0 : '1;
   assign wlast_o     = w_burst_end;
   // Cascade beats: the data FIFO's words, no burst bookkeeping. An error or
@@ -894,7 +894,7 @@ module strata_store_engine
       else $fatal(1, "strata_store_engine: N * 8 must be a multiple of AxiDataWidth");
     assert (MaxBurst >= 2 && MaxBurst <= 256 && 2 ** $clog2(MaxBurst) == MaxBurst &&
             MaxOutstanding >= 1 && DataDepth >= 4)
-      else $fatal(1, "strata_store_engine: MaxBurst a power of two 2..256, MaxOutstanding >= 1, DataDepth >= 4");
+      else $fatal(1, "strata_store_engine: MaxBurst, MaxOutstanding or DataDepth out of range");
     assert (Banks <= 64 && BankDepth <= 65536 && AxiAddrWidth >= 12 && AxiAddrWidth <= 40)
       else $fatal(1, "strata_store_engine: memory sizes exceed the instruction fields");
   end

@@ -19,7 +19,9 @@ package strata_cfg_pkg;
   localparam int unsigned ParamDepth = 512;  // channels in the parameter RAM (bias, M, S)
   localparam int unsigned AxiDataWidth = 64;  // AXI4 master data width (bits)
   localparam int unsigned AxiAddrWidth = 40;  // AXI4 master address width (bits)
-  localparam int unsigned PeFabricLanes = 0;  // lanes of each PE whose product is built in LUTs (docs/fpga.md)
-  localparam int unsigned ActTables = 8;  // activation tables of 256 int8 entries (0: no table unit)
+  // lanes of each PE whose product is built in LUTs (docs/fpga.md)
+  localparam int unsigned PeFabricLanes = 0;
+  // activation tables of 256 int8 entries (0: no table unit)
+  localparam int unsigned ActTables = 8;
   localparam bit Sparse = 1'b0;  // stagers and packed CONV schedules (docs/sparsity.md)
 endpackage : strata_cfg_pkg

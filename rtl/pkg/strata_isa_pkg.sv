@@ -265,7 +265,7 @@ package strata_isa_pkg;
   function automatic logic [15:0] hdr_acq0_first(instr_t instr);
     return instr[HdrAcq0FirstLsb +: HdrAcq0FirstWidth];
   endfunction
-  // fine-grained mode: further edge-0 units needed before each later step
+  // fine-grained: further edge-0 units needed before each later step
   function automatic logic [15:0] hdr_acq0_step(instr_t instr);
     return instr[HdrAcq0StepLsb +: HdrAcq0StepWidth];
   endfunction
@@ -589,7 +589,7 @@ package strata_isa_pkg;
     logic [15:0] rel0;  // units to release on outgoing dependency edge 0
     logic [15:0] rel1;  // units to release on outgoing dependency edge 1
     logic [15:0] acq0_first;  // fine-grained mode: edge-0 units needed before the first step
-    logic [15:0] acq0_step;  // fine-grained mode: further edge-0 units needed before each later step
+    logic [15:0] acq0_step;  // fine-grained: further edge-0 units needed before each later step
   } dep_hdr_t;
 
   // The dependency fields of an instruction.

@@ -23,7 +23,7 @@ struct Header {
   int64_t rel0 = 0;  // units to release on outgoing dependency edge 0
   int64_t rel1 = 0;  // units to release on outgoing dependency edge 1
   int64_t acq0_first = 0;  // fine-grained mode: edge-0 units needed before the first step
-  int64_t acq0_step = 0;  // fine-grained mode: further edge-0 units needed before each later step
+  int64_t acq0_step = 0;  // fine-grained: further edge-0 units needed before each later step
   int64_t tag = 0;  // layer index, for performance counters and debug (no effect)
   bool operator==(const Header&) const = default;
 };

@@ -150,7 +150,7 @@ inline constexpr Field kAcq1{"acq1", 32, 16, false};  // units to acquire on inc
 inline constexpr Field kRel0{"rel0", 48, 16, false};  // units to release on outgoing dependency edge 0
 inline constexpr Field kRel1{"rel1", 64, 16, false};  // units to release on outgoing dependency edge 1
 inline constexpr Field kAcq0First{"acq0_first", 80, 16, false};  // fine-grained mode: edge-0 units needed before the first step
-inline constexpr Field kAcq0Step{"acq0_step", 96, 16, false};  // fine-grained mode: further edge-0 units needed before each later step
+inline constexpr Field kAcq0Step{"acq0_step", 96, 16, false};  // fine-grained: further edge-0 units needed before each later step
 inline constexpr Field kTag{"tag", 112, 16, false};  // layer index, for performance counters and debug (no effect)
 inline constexpr std::array<Field, 8> kFields{{kOpcode, kAcq0, kAcq1, kRel0, kRel1, kAcq0First, kAcq0Step, kTag}};
 }  // namespace hdr
