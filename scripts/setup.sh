@@ -27,6 +27,7 @@ debs=(
   python3-yaml         # configuration generator
   python3-venv         # project-local venv for PyPI tools
   lcov                 # genhtml: HTML coverage report of `make regress COVERAGE=1`
+  clang-format         # the C/C++ formatting check of `make lint` (.clang-format)
 )
 # Only the scripts that re-create committed data need these; they are large,
 # so they are installed only when asked for (STRATA_SETUP_TRAIN=1).
