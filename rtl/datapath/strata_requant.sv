@@ -267,28 +267,55 @@ module strata_requant
       ovf_q5 <= g_shift[0].ovf;
     end
 
-    // Stage 6: round and saturate to int8.
+    // Stage 6: round and saturate to int8, and compare the result with the
+    // clamp bounds. The comparisons are made on each candidate in parallel
+    // (the rounded value, DATA_MAX, DATA_MIN) and selected as the result is,
+    // so the clamp of stage 7 is a multiplexer driven by flip-flops: the
+    // activation table's block-RAM address follows no comparator.
     logic signed [RoundWidth-1:0] rounded;  // (t + round) >> 1: -128 .. 128 if no overflow
     data_t                        sat_d, sat_q6;
+    data_t                        lo5, hi5;  // the beat's bounds, one stage before the clamp
+    logic                         r_above, r_below;  // rounded[7:0] > hi5, < lo5
+    logic                         above_d, above_q6, below_d, below_q6;  // sat_d > hi5, < lo5
 
     assign rounded = (t_q5 >>> 1) + $signed(RoundWidth'(t_q5[0] && round_q5));
+    assign lo5     = lo_q[ClampStage-1];
+    assign hi5     = hi_q[ClampStage-1];
+    assign r_above = $signed(rounded[DataWidth-1:0]) > hi5;
+    assign r_below = $signed(rounded[DataWidth-1:0]) < lo5;
 
     always_comb begin
-      if (ovf_q5)                   sat_d = sign_q5 ? DATA_MIN : DATA_MAX;
-      else if (rounded > ROUND_MAX) sat_d = DATA_MAX;
-      else                          sat_d = rounded[DataWidth-1:0];
+      if (ovf_q5) begin
+        sat_d   = sign_q5 ? DATA_MIN : DATA_MAX;
+        above_d = !sign_q5 && hi5 != DATA_MAX;
+        below_d = sign_q5 && lo5 != DATA_MIN;
+      end else if (rounded > ROUND_MAX) begin
+        sat_d   = DATA_MAX;
+        above_d = hi5 != DATA_MAX;
+        below_d = 1'b0;
+      end else begin
+        sat_d   = rounded[DataWidth-1:0];
+        above_d = r_above;
+        below_d = r_below;
+      end
     end
 
     always_ff @(posedge clk_i) begin
-      sat_q6 <= sat_d;
+      sat_q6   <= sat_d;
+      above_q6 <= above_d;
+      below_q6 <= below_d;
     end
 
     // Stage 7: clamp to [lo, hi].
     always_comb begin
-      if (sat_q6 > hi_q[ClampStage])      y_d[c] = hi_q[ClampStage];
-      else if (sat_q6 < lo_q[ClampStage]) y_d[c] = lo_q[ClampStage];
-      else                                y_d[c] = sat_q6;
+      if (above_q6)      y_d[c] = hi_q[ClampStage];
+      else if (below_q6) y_d[c] = lo_q[ClampStage];
+      else               y_d[c] = sat_q6;
     end
+
+    `STRATA_ASSERT(requant_clamp_flags, clk_i, rst_ni,
+                   !valid_q[ClampStage] || (above_q6 == (sat_q6 > hi_q[ClampStage]) &&
+                                            below_q6 == (sat_q6 < lo_q[ClampStage])))
   end
 
   // Registered results: without tables the FIFO's write port sees no logic in
