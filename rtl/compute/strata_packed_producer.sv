@@ -16,7 +16,8 @@
 // Pipeline: stage 0 one kernel row per cycle (pixel, ky); 1 the table slots;
 //   2 the table reads; 3 the range start; 4 the record; then a record FIFO
 //   (strata_credit_fifo: stage 0 advances on its credit, nothing stalls).
-// Latency: start_i to the first record at rec_valid_o 6 cycles.
+// Latency: the first record is at rec_valid_o 7 cycles after start_i (6
+//   after walk_i rises: start_i is the last cycle before it).
 // Throughput: one record (kernel row) per cycle while the FIFO has credit.
 // Invariants (asserted): the kernel-row flags and slot follow ky; the
 //   pixel's room registers are exact; a range is non-empty and inside the

@@ -1,74 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
-// Address walker of a packed CONV (sparse builds; docs/isa.md, "Packed CONV",
-// docs/sparsity.md): turns one instruction's geometry (walk_cfg_t) and its
-// packed-row schedule into the stream of beats of the packed walk, exactly as
-// strata::IsaSim's execute_packed_conv. For each output pixel (oy, ox) in
-// raster order, each packed row k < R (R = rows_i) whose schedule entry names
-// the tap and group (ky, kx, g) of its first dense row t = (ky*kernel_w +
-// kx)*G + g reads two bank words, "cur" (ky, kx, g) and "next" (dense row
-// t + 1: the next group, else the next tap; none past the last dense row),
-// each at base + g*group_step + (iy0 + ky)*img_w + ix0 + kx and inside when its
-// tap is inside the image. A row whose two words are both outside is skipped
-// (no beat); a pixel whose rows are all skipped takes one beat with both words
-// outside at cache_base. A beat carries both addresses (base for a word
-// outside), the two inside flags, the cache word cache_base + k, first / last
-// (of the pixel) and the parameter channel param_base + oy. Dependency steps
-// as strata_conv_walker: step_valid_o before the first beat of each output
-// row, and that beat waits for the step; the first row's step is acquired
-// right after start_i, before the schedule is read, since the loads it waits
-// for include the schedule's.
+// Address walker of a packed CONV (sparse builds; docs/isa.md, "Packed CONV").
 //
-// The schedule memory (CacheDepth words of {kx, ky, g}: g bits 15:0, ky
-// 19:16, kx 23:20, row k at cache_base + k) is written through sched_we_i at
-// any time except to the rows of a running walk (the next pass's schedule
-// loads while this one runs; the dependency rules keep it off these rows).
-//
-// Structure:
-//   scan: the R entries are read once (R + 5 cycles). Each is checked (inside
-//     the kernel and groups, dense rows strictly increasing: {ky, kx, g} as one
-//     number grows) and builds the tap table, indexed by the tap's slot
-//     J = ky*MaxKernel + kx on a MaxKernel-wide grid (slot MaxKernel^2 ends it):
-//     fk[J] = cache_base + the first row whose tap is at or after slot J, and
-//     ph[J] = the row before it is the last group of the dense tap just before
-//     J (its next word is J's group 0). Since the rows are in dense order,
-//     the rows a pixel visits are, for each valid kernel row ky (bounds as
-//     the dense walker's), the range [fk[ky*M + kx_lo] - ph[..], fk[ky*M +
-//     kx_last + 1]), less the one row it may share with the range before.
-//   producer: one kernel row of one pixel per cycle through a 4-stage
-//     pipeline (two table reads, the range start, empty test) into a record
-//     FIFO: a range of rows, an empty range, or the beat of an all-skipped
-//     pixel.
-//   issue: one row of the current record per cycle (an empty record takes
-//     one cycle: the bubble). A beat's last flag is the next beat's first
-//     flag, so each beat leaves the issue stage when the next one is issued
-//     (or at the end of the walk).
-//   beat pipeline (5 stages, no stall): the schedule read, the entry's inside
-//     flags, g*group_step and ky*img_w on two registered DSP multipliers,
-//     then two adder stages; a credit FIFO (strata_credit_fifo) at its end
-//     holds a slot for every beat in flight, so beat_ready_i reaches no
-//     pipeline register.
-// Latency: start_i to the first beat R + 20 cycles (the first step 1 when it
-// is granted at once, scan R + 5, producer 6, issue stage 2, pipeline 6) when the
-// walk's second beat follows its first.
+// What: one instruction's geometry (walk_cfg_t) and its packed-row schedule
+//   in, the beats of the packed walk out, as strata::IsaSim's
+//   execute_packed_conv:
+//   for each output pixel (oy, ox) in raster order, each packed row k < R
+//   (R = rows_i) whose entry names the tap and group (ky, kx, g) of its first
+//   dense row reads two bank words, "cur" (ky, kx, g) and "next" (the next
+//   dense row), each inside when its tap is inside the image.
+//   A row with both words outside is skipped (no beat); a pixel whose rows
+//   are all skipped takes one beat with both words outside at cache_base.
+//   A beat: both addresses (base when outside), the inside flags, the cache
+//   word cache_base + k, first / last of the pixel, channel param_base + oy.
+// Schedule memory: CacheDepth words {kx 23:20, ky 19:16, g 15:0}, row k at
+//   cache_base + k; written through sched_we_i at any time except to the rows
+//   of a running walk (the next pass's schedule loads while this one runs).
+// Steps: as strata_conv_walker, step_valid_o before the first beat of each
+//   output row, which waits for it; the first row's step is acquired right
+//   after start_i, before the schedule is read (the loads it waits for
+//   include the schedule's).
+// Stages (each module's header has its details):
+//   strata_packed_scan      reads the schedule once, checks it, builds the
+//                           tap table;
+//   strata_packed_producer  one record per (pixel, valid kernel row): the
+//                           range of packed rows it visits;
+//   strata_packed_issue     one beat per row of a record, holds each beat
+//                           until its last flag is known;
+//   strata_packed_beats     the two bank addresses and inside flags, into
+//                           the beat FIFO whose head drives the beat ports.
+//   This module: the state machine (idle, step, scan, walk), the schedule
+//   memory and its read port (scan, then the beats), the step handshake.
+// Latency: start_i to the first beat R + 20 cycles when the first step is
+//   granted at once and the walk's second beat follows its first (step 1,
+//   scan R + 5, producer 6, issue stage 2, beat pipeline 6).
 // Throughput: one beat per cycle while beat_ready_i; skipped rows cost
-// nothing; a valid kernel row of a pixel none of whose packed rows is visited
-// (an empty range) costs one cycle, except the one that carries an
-// all-skipped pixel's beat. So with no back-pressure the cycles from the
-// first beat to the last are the beats plus the empty ranges issued after the
-// walk's second beat (the bench checks this count).
-// Errors: err_o rises (and busy_o falls, no beat) when an entry lies outside
-// the kernel or the groups, the dense rows do not strictly increase, R = 0,
-// the rows pass the end of the memory, or the kernel exceeds MaxKernel; it
-// stays until the next start_i.
-// Timing: every stage ends at a register; the table reads are multiplexers
-// of registers; the issue stage advances on an AND of flip-flops (the beat
-// FIFO's credit, a record held) and the producer on its record FIFO's credit;
-// the beat handshake starts at the beat FIFO's head register (its step flag
-// and valid) as in strata_conv_walker.
-// Invariants (asserted): every beat has a word inside unless it is its
-// pixel's only beat; the producer is never behind the issue stage (only the
-// walk's first record is waited for); the range, flag and pixel registers
-// are exact.
+//   nothing; an empty range (a valid kernel row of a pixel with none of its
+//   rows visited) costs one cycle unless it carries an all-skipped pixel's
+//   beat.
+// Errors: err_o rises (busy_o falls, no beat) for an entry outside the
+//   kernel or the groups, dense rows that do not strictly increase, R = 0,
+//   rows past the end of the memory, or a kernel over MaxKernel; it stays
+//   until the next start_i.
+// Timing: every stage ends at a register; beat_ready_i reaches no pipeline
+//   register (the beat FIFO's credit); the handshake starts at the beat
+//   FIFO's head register (its step flag and valid).
+// Invariants (asserted here): the beat and step streams follow the
+//   handshake rules; a beat with no word inside is its pixel's only beat; no
+//   beat unless walking; a running walk's schedule rows are not rewritten.
 `include "strata_assert.svh"
 
 module strata_packed_walker
