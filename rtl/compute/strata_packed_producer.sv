@@ -357,4 +357,11 @@ module strata_packed_producer
   `STRATA_ASSERT(pw_record_range, clk_i, rst_ni, !q4_v_q || q4_kind_q != PackedRange ||
                  (q4_start_q < q4_hi_q && q4_hi_q <= rows_end_i))
 
+`ifndef SYNTHESIS
+  initial begin
+    assert (MaxKernel >= 1 && MaxKernel <= 15)
+      else $fatal(1, "strata_packed_producer: MaxKernel must be 1..15 (4-bit tap fields)");
+  end
+`endif
+
 endmodule : strata_packed_producer

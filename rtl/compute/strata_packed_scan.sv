@@ -252,4 +252,11 @@ module strata_packed_scan
   `STRATA_ASSERT(ps_read_scanning, clk_i, rst_ni, !sc1_v_q || !idle_i)
   `STRATA_ASSERT(ps_done_once, clk_i, rst_ni, !tail_q || !sc3_v_q)
 
+`ifndef SYNTHESIS
+  initial begin
+    assert (MaxKernel >= 1 && MaxKernel <= 15)
+      else $fatal(1, "strata_packed_scan: MaxKernel must be 1..15 (4-bit tap fields)");
+  end
+`endif
+
 endmodule : strata_packed_scan
