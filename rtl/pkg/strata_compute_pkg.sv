@@ -105,4 +105,23 @@ package strata_compute_pkg;
     pool_cfg_t   pool;
   } ce_cfg_t;
 
+  // Packed CONV walk (strata_packed_walker): the context of one output pixel,
+  // carried with each of its kernel rows, records and beats.
+  typedef struct packed {
+    walk_addr_t  pbase;      // base + iy0*img_w + ix0 (virtual: tap (0, 0), group 0)
+    logic [3:0]  ky_lo;      // valid kernel rows [ky_lo, ky_last]
+    logic [3:0]  ky_last;
+    logic [3:0]  kx_lo;      // valid kernel columns [kx_lo, kx_last]
+    logic [3:0]  kx_last;
+    logic [15:0] ch;         // parameter channel
+    logic        row_first;  // the pixel starts an output row
+  } packed_px_t;
+
+  // Kinds of the packed walk's records (one valid kernel row of one pixel).
+  typedef enum logic [1:0] {
+    PackedRange,  // packed rows [start, hi): one beat each
+    PackedEmpty,  // no row: one cycle, no beat
+    PackedDummy   // the beat of an all-skipped pixel (both words outside)
+  } packed_rec_e;
+
 endpackage : strata_compute_pkg
