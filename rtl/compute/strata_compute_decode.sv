@@ -72,9 +72,6 @@ module strata_compute_decode
   localparam int unsigned NumSteps = 17;
   localparam int unsigned CntWidth = 5;
   localparam int unsigned OpWidth  = DimWidth + 1;  // product operands
-  // Bits of the window fields (kernel, stride, padding: CONV's and pooling's)
-  // the window sums are sized for; a wider field is refused below.
-  localparam int unsigned WinWidth = 4;
   localparam int unsigned SumWidth  = WinWidth + 1;  // a sum of two window fields
   localparam int unsigned Sum3Width = WinWidth + 2;  // of three
   localparam int unsigned PWidth   = 2 * OpWidth;
@@ -912,15 +909,18 @@ module strata_compute_decode
       else $fatal(1, "strata_compute_decode: memories exceed the instruction fields");
   end
 
-  // The geometry and window arithmetic above (and the walk, write and pool
-  // configurations of strata_compute_pkg) is sized for DimWidth- and
-  // WinWidth-bit fields: an encoding with wider ones does not build.
+  // The geometry, address and window arithmetic above, the walk, write and
+  // pool configurations (strata_compute_pkg) and the walkers are sized for
+  // DimWidth- and WinWidth-bit fields: an encoding with wider ones does not build.
   localparam bit DimTooWide =
-      $bits(compute_in_h_t) > DimWidth || $bits(compute_in_w_t) > DimWidth ||
-      $bits(compute_in_groups_t) > DimWidth || $bits(compute_out_h_t) > DimWidth ||
-      $bits(compute_out_w_t) > DimWidth || $bits(compute_pool_out_h_t) > DimWidth ||
-      $bits(compute_pool_out_w_t) > DimWidth || $bits(compute_dst_row_stride_t) > DimWidth ||
-      $bits(compute_dst_group_stride_t) > DimWidth;
+      $bits(compute_in_base_t) > DimWidth || $bits(compute_in_h_t) > DimWidth ||
+      $bits(compute_in_w_t) > DimWidth || $bits(compute_in_groups_t) > DimWidth ||
+      $bits(compute_out_h_t) > DimWidth || $bits(compute_out_w_t) > DimWidth ||
+      $bits(compute_cache_base_t) > DimWidth || $bits(compute_param_base_t) > DimWidth ||
+      $bits(compute_pool_out_h_t) > DimWidth || $bits(compute_pool_out_w_t) > DimWidth ||
+      $bits(compute_dst_base_t) > DimWidth || $bits(compute_dst_row_stride_t) > DimWidth ||
+      $bits(compute_dst_group_stride_t) > DimWidth || $bits(compute_packed_rows_t) > DimWidth ||
+      $bits(compute_acc_base_t) > DimWidth;
   localparam bit WinTooWide =
       $bits(compute_kernel_h_t) > WinWidth || $bits(compute_kernel_w_t) > WinWidth ||
       $bits(compute_stride_h_t) > WinWidth || $bits(compute_stride_w_t) > WinWidth ||
@@ -929,12 +929,11 @@ module strata_compute_decode
       $bits(compute_pool_pad_top_t) > WinWidth || $bits(compute_pool_pad_left_t) > WinWidth ||
       $bits(compute_pool_pad_bottom_t) > WinWidth || $bits(compute_pool_pad_right_t) > WinWidth;
   if (DimTooWide) begin : g_dim_too_wide
-    $error("strata_compute_decode: a COMPUTE geometry field is wider than DimWidth = %0d bits",
+    $error("strata_compute_decode: a COMPUTE geometry or address field exceeds DimWidth = %0d",
            DimWidth);
   end
   if (WinTooWide) begin : g_win_too_wide
-    $error("strata_compute_decode: a COMPUTE window field is wider than WinWidth = %0d bits",
-           WinWidth);
+    $error("strata_compute_decode: a COMPUTE window field exceeds WinWidth = %0d", WinWidth);
   end
 `endif
 

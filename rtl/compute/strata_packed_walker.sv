@@ -85,7 +85,7 @@ module strata_packed_walker
   input  logic                       rst_ni,         // synchronous reset, active low
   input  logic                       start_i,        // begin a walk (while idle)
   input  walk_cfg_t                  cfg_i,          // geometry, stable while busy
-  input  logic [15:0]                rows_i,         // packed rows R, stable while busy
+  input  logic [DimWidth-1:0]        rows_i,         // packed rows R, stable while busy
   output logic                       busy_o,         // scanning or beats remain
   output logic                       err_o,          // bad schedule: no beat (until start_i)
   // schedule memory write port (any time; not the rows of a running walk)
@@ -123,10 +123,10 @@ module strata_packed_walker
 
   // ky * M, the tap table slot of kernel row ky, as a 16-entry constant table
   // (one LUT per bit) rather than a multiply that synthesis would give a DSP.
-  function automatic slot_t row_slot(logic [3:0] ky);
+  function automatic slot_t row_slot(logic [WinWidth-1:0] ky);
     slot_t s = '0;
     for (int k = 0; k < 16; k++) begin
-      if (ky == 4'(k)) s = slot_t'(k * M);
+      if (ky == WinWidth'(k)) s = slot_t'(k * M);
     end
     return s;
   endfunction
@@ -134,11 +134,11 @@ module strata_packed_walker
   // Pixel context, carried with every kernel row, record and beat.
   typedef struct packed {
     walk_addr_t  pbase;      // base + iy0*img_w + ix0 (virtual: tap (0, 0), group 0)
-    logic [3:0]  ky_lo;      // valid kernel rows [ky_lo, ky_last]
-    logic [3:0]  ky_last;
-    logic [3:0]  kx_lo;      // valid kernel columns [kx_lo, kx_last]
-    logic [3:0]  kx_last;
-    logic [15:0] ch;         // parameter channel
+    logic [WinWidth-1:0] ky_lo;      // valid kernel rows [ky_lo, ky_last]
+    logic [WinWidth-1:0] ky_last;
+    logic [WinWidth-1:0] kx_lo;      // valid kernel columns [kx_lo, kx_last]
+    logic [WinWidth-1:0] kx_last;
+    logic [DimWidth-1:0] ch;         // parameter channel
     logic        row_first;  // the pixel starts an output row
   } px_t;
 
@@ -217,10 +217,10 @@ module strata_packed_walker
   logic   cfg_bad_d, cfg_bad_q;    // R = 0, rows past the memory, or a kernel the table
                                    // cannot hold
   caddr_t rows_end_d, rows_end_q;  // cache_base + R
-  logic [16:0] end_now;
+  logic [DimWidth:0] end_now;
 
   always_comb begin
-    end_now    = 17'(cfg_i.cache_base) + 17'(rows_i);
+    end_now    = (DimWidth + 1)'(cfg_i.cache_base) + (DimWidth + 1)'(rows_i);
     rows_end_d = KW'(end_now);
     cfg_bad_d  = rows_i == '0 || 32'(end_now) > CacheDepth ||
                  cfg_i.kernel_h == '0 || 32'(cfg_i.kernel_h) > M ||
@@ -237,7 +237,7 @@ module strata_packed_walker
   // ---------------------------------------------------------------- scan
   // Read side: one entry per cycle at sa_q; then three stages:
   //   1 the RAM's output, 2 the entry registered (checks, slots), 3 the table update.
-  logic [15:0] rem_d, rem_q;          // entries left to read
+  logic [DimWidth-1:0] rem_d, rem_q;          // entries left to read
   logic        rem1_d, rem1_q;        // rem_q == 1
   caddr_t      sa_d, sa_q;            // cache word being read
   logic        reading_d, reading_q;  // reads remain
@@ -245,8 +245,8 @@ module strata_packed_walker
   caddr_t      sc1_a_q;
   logic        sc2_v_q, sc2_last_q;
   caddr_t      sc2_a_q;
-  logic [3:0]  sc2_ky_q, sc2_kx_q;
-  logic [15:0] sc2_g_q;
+  logic [WinWidth-1:0] sc2_ky_q, sc2_kx_q;
+  logic [DimWidth-1:0] sc2_g_q;
   logic        sc3_v_q, sc3_last_q;
   caddr_t      sc3_a_q;
   slot_t       sc3_j_q, sc3_nj_q;     // the entry's slot, and its next tap's
@@ -278,7 +278,7 @@ module strata_packed_walker
               (has_prev2_q && sc2_key <= prev_key_q);
     sc2_j   = row_slot(sc2_ky_q) + slot_t'(sc2_kx_q);
     // The next dense tap: (ky, kx + 1), else (ky + 1, 0).
-    sc2_nj  = (sc2_kx_q + 4'd1 == cfg_i.kernel_w) ? row_slot(sc2_ky_q + 4'd1)
+    sc2_nj  = (sc2_kx_q + WinWidth'(1) == cfg_i.kernel_w) ? row_slot(sc2_ky_q + WinWidth'(1))
                                                   : sc2_j + slot_t'(1);
   end
 
@@ -290,13 +290,13 @@ module strata_packed_walker
     bad_acc_d = bad_acc_q || (sc2_v_q && sc2_bad);
     if (state_q == StIdle) begin
       rem_d     = rows_i;
-      rem1_d    = rows_i == 16'd1;
+      rem1_d    = rows_i == DimWidth'(1);
       sa_d      = caddr_t'(cfg_i.cache_base);
       reading_d = 1'b1;
       bad_acc_d = 1'b0;
     end else if (scan_read) begin
-      rem_d     = rem_q - 16'd1;
-      rem1_d    = rem_q == 16'd2;
+      rem_d     = rem_q - DimWidth'(1);
+      rem1_d    = rem_q == DimWidth'(2);
       sa_d      = sa_q + caddr_t'(1);
       reading_d = !rem1_q;
     end
@@ -378,23 +378,23 @@ module strata_packed_walker
   // ---------------------------------------------------------------- next pixel
   // As strata_conv_walker's next window: the position of the pixel after the
   // producer's current one; follows the first pixel while not walking.
-  logic [16:0] oy_n_d, oy_n_q;
-  logic [15:0] ox_n_d, ox_n_q;
+  logic [DimWidth:0] oy_n_d, oy_n_q;
+  logic [DimWidth-1:0] ox_n_d, ox_n_q;
   pos_t        iy0_n_d, iy0_n_q, ix0_n_d, ix0_n_q;
   pos_t        ky_room_n_d, ky_room_n_q, kx_room_n_d, kx_room_n_q;  // img - i0
   walk_addr_t  vrow_n_d, vrow_n_q;      // base + iy0*img_w
-  logic [15:0] ch_n_d, ch_n_q;
+  logic [DimWidth-1:0] ch_n_d, ch_n_q;
   logic        ox_first_n_d, ox_first_n_q, ox_last_n_d, ox_last_n_q;
   logic        more_n_d, more_n_q;      // the next pixel exists
   px_t         px_n;                    // its context
 
   always_comb begin
-    px_n.ky_lo   = (iy0_n_q < 0) ? 4'(-iy0_n_q) : 4'd0;
-    px_n.kx_lo   = (ix0_n_q < 0) ? 4'(-ix0_n_q) : 4'd0;
-    px_n.ky_last = (ky_room_n_q < pos_t'(cfg_i.kernel_h)) ? 4'(ky_room_n_q - pos_t'(1))
-                                                          : cfg_i.kernel_h - 4'd1;
-    px_n.kx_last = (kx_room_n_q < pos_t'(cfg_i.kernel_w)) ? 4'(kx_room_n_q - pos_t'(1))
-                                                          : cfg_i.kernel_w - 4'd1;
+    px_n.ky_lo   = (iy0_n_q < 0) ? WinWidth'(-iy0_n_q) : WinWidth'(0);
+    px_n.kx_lo   = (ix0_n_q < 0) ? WinWidth'(-ix0_n_q) : WinWidth'(0);
+    px_n.ky_last = (ky_room_n_q < pos_t'(cfg_i.kernel_h)) ? WinWidth'(ky_room_n_q - pos_t'(1))
+                                                          : cfg_i.kernel_h - WinWidth'(1);
+    px_n.kx_last = (kx_room_n_q < pos_t'(cfg_i.kernel_w)) ? WinWidth'(kx_room_n_q - pos_t'(1))
+                                                          : cfg_i.kernel_w - WinWidth'(1);
     px_n.pbase     = vrow_n_q + AW'(ix0_n_q);
     px_n.ch        = ch_n_q;
     px_n.row_first = ox_first_n_q;
@@ -405,7 +405,7 @@ module strata_packed_walker
   logic        p_prime_q;               // load the first pixel
   logic        pv_d, pv_q;              // a pixel is being itemised
   px_t         px_d, px_q;
-  logic [3:0]  ky_d, ky_q;
+  logic [WinWidth-1:0] ky_d, ky_q;
   slot_t       jrow_d, jrow_q;          // ky*M
   logic        fky_d, fky_q;            // ky_q == ky_lo
   logic        lky_d, lky_q;            // ky_q == ky_last
@@ -437,9 +437,9 @@ module strata_packed_walker
 
     if (p_adv) begin
       fky_d  = 1'b0;
-      ky_d   = ky_q + 4'd1;
+      ky_d   = ky_q + WinWidth'(1);
       jrow_d = jrow_q + slot_t'(M);
-      lky_d  = ky_q + 4'd1 == px_q.ky_last;
+      lky_d  = ky_q + WinWidth'(1) == px_q.ky_last;
       if (lky_q && pfin_q) pv_d = 1'b0;
     end
 
@@ -458,14 +458,14 @@ module strata_packed_walker
         ox_n_d      = '0;
         ix0_n_d     = -pos_t'(cfg_i.pad_left);
         kx_room_n_d = pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_left);
-        oy_n_d      = oy_n_q + 17'd1;
+        oy_n_d      = oy_n_q + (DimWidth + 1)'(1);
         iy0_n_d     = iy0_n_q + pos_t'(cfg_i.stride_h);
         ky_room_n_d = ky_room_n_q - pos_t'(cfg_i.stride_h);
         vrow_n_d    = vrow_n_q + AW'(cfg_i.row_adv);
-        ch_n_d      = ch_n_q + 16'd1;
+        ch_n_d      = ch_n_q + DimWidth'(1);
       end else begin
-        ox_last_n_d = ox_n_q + 16'd1 == cfg_i.cols_m1;
-        ox_n_d      = ox_n_q + 16'd1;
+        ox_last_n_d = ox_n_q + DimWidth'(1) == cfg_i.cols_m1;
+        ox_n_d      = ox_n_q + DimWidth'(1);
         ix0_n_d     = ix0_n_q + pos_t'(cfg_i.stride_w);
         kx_room_n_d = kx_room_n_q - pos_t'(cfg_i.stride_w);
       end
@@ -745,8 +745,8 @@ module strata_packed_walker
   // Stage 5: next = cur + group_step when it is the next group; push.
   logic       s1_v_q, s2_v_q, s3_v_q, s4_v_q, s5_v_q;
   send_t      s1_q, s2_q, s3_q, s4_q, s5_q;
-  logic [3:0] s2_ky_q, s2_kx_q;
-  logic [15:0] s2_g_q;
+  logic [WinWidth-1:0] s2_ky_q, s2_kx_q;
+  logic [DimWidth-1:0] s2_g_q;
   logic       s3_ky_in_q, s3_kx_in_q, s3_ky1_in_q, s3_kx1_in_q;
   logic       s3_ng_q, s3_nkx_q, s3_nky_q;
   walk_addr_t s3_pbk_q, s3_pbk1_q, s3_pbw_q;
@@ -818,7 +818,7 @@ module strata_packed_walker
     s4_in_cur_d = !s3_q.dummy && s3_ky_in_q && s3_kx_in_q;
     s4_in_nxt_d = !s3_q.dummy && (s3_ng_q  ? s3_ky_in_q && s3_kx_in_q :
                                 s3_nkx_q ? s3_ky_in_q && s3_kx1_in_q :
-                                s3_nky_q ? s3_ky1_in_q && s3_q.px.kx_lo == 4'd0 : 1'b0);
+                                s3_nky_q ? s3_ky1_in_q && s3_q.px.kx_lo == WinWidth'(0) : 1'b0);
     s5_nxt = s5_ng_q ? s5_cur_q + AW'(cfg_i.group_step) : s5_nb_q;
     beat_push.a_cur  = s5_in_cur_q ? BankAddrWidth'(s5_cur_q) : BankAddrWidth'(cfg_i.base);
     beat_push.a_nxt  = s5_in_nxt_q ? BankAddrWidth'(s5_nxt) : BankAddrWidth'(cfg_i.base);
