@@ -264,8 +264,11 @@ module strata_cascade_top
 `ifndef SYNTHESIS
   initial begin
     assert (K >= 1) else $fatal(1, "strata_cascade_top: K must be >= 1");
-    assert ($bits(load_link_id_t) == $bits(store_link_id_t))
-      else $fatal(1, "strata_cascade_top: LOAD and STORE link_id must have one width (TUSER)");
+  end
+
+  // A link carries a STORE's link id to the next stage's LOAD (TUSER).
+  if ($bits(load_link_id_t) != $bits(store_link_id_t)) begin : g_link_id_widths
+    $error("strata_cascade_top: LOAD and STORE link_id differ in width (one TUSER per link)");
   end
 `endif
 
