@@ -83,13 +83,13 @@ module strata_conv_walker
 
   // ---------------------------------------------------------------- next window
   logic [DimWidth:0] oy_n_d, oy_n_q;        // output row of the next window
-  logic [DimWidth-1:0] ox_n_d, ox_n_q;        // output column
+  dim_t        ox_n_d, ox_n_q;        // output column
   pos_t        iy0_n_d, iy0_n_q;      // image row of its tap row 0 (oy*stride_h - pad_top)
   pos_t        ix0_n_d, ix0_n_q;      // image column of tap column 0
   walk_addr_t  vrow_n_d, vrow_n_q;    // base + iy0 * img_w (virtual, may be < 0)
   walk_addr_t  nro_n_d, nro_n_q;      // -iy0 * kernel_w * groups (used while iy0 < 0)
   walk_addr_t  nco_n_d, nco_n_q;      // -ix0 * groups (used while ix0 < 0)
-  logic [DimWidth-1:0] ch_n_d, ch_n_q;        // parameter channel of row oy
+  dim_t        ch_n_d, ch_n_q;        // parameter channel of row oy
   // Taps left of the right / bottom edge (img_w - ix0, img_h - iy0), running
   // values beside ix0 and iy0 (asserted equal), so the window bounds compare
   // registers with the kernel size instead of subtracting first.
@@ -97,7 +97,7 @@ module strata_conv_walker
   logic        more_n_d, more_n_q;    // the next window exists
 
   // Bounds and start addresses of the next window (from its registers).
-  logic [WinWidth-1:0] kx_lo_n, ky_lo_n, kx_last_n, ky_last_n;
+  tap_t        kx_lo_n, ky_lo_n, kx_last_n, ky_last_n;
   walk_addr_t  a_start_n, c_start_n;
   pos_t        kx_room, ky_room;
 
@@ -117,21 +117,21 @@ module strata_conv_walker
   end
 
   // ---------------------------------------------------------------- current window
-  logic [WinWidth-1:0] ky_d, ky_q, kx_d, kx_q, kx_lo_d, kx_lo_q, ky_last_d, ky_last_q;
-  logic [WinWidth-1:0] kx_last_d, kx_last_q;
-  logic [DimWidth-1:0] g_d, g_q;
+  tap_t        ky_d, ky_q, kx_d, kx_q, kx_lo_d, kx_lo_q, ky_last_d, ky_last_q;
+  tap_t        kx_last_d, kx_last_q;
+  dim_t        g_d, g_q;
   walk_addr_t  a_row_d, a_row_q;    // bank word of (ky, kx_lo, g = 0)
   walk_addr_t  a_tap_d, a_tap_q;    // bank word of (ky, kx, g = 0)
   walk_addr_t  a_beat_d, a_beat_q;  // bank word of the beat
   walk_addr_t  c_row_d, c_row_q;    // cache word of (ky, kx_lo, g = 0)
   walk_addr_t  c_beat_d, c_beat_q;  // cache word of the beat
-  logic [DimWidth-1:0] ch_d, ch_q;
+  dim_t        ch_d, ch_q;
   logic        first_d, first_q;    // the next beat is the window's first
   logic        row_first_d, row_first_q;  // the window starts an output row
   logic        acq_d, acq_q;        // the row's step has been acquired
   logic        fill_d, fill_q;      // the next beat is a fill beat (acc_in)
   logic [1:0]  fill_k_d, fill_k_q;  // its index in the window's four
-  logic [DimWidth-1:0] fill_addr_d, fill_addr_q;  // its bank word
+  dim_t        fill_addr_d, fill_addr_q;  // its bank word
 
   logic g_end, kx_end, ky_end, beat_last, fire, load, step_fire;
   // g_q == groups_m1 as a registered flag (exact, asserted): the window's
@@ -139,14 +139,14 @@ module strata_conv_walker
   // waits for no 16-bit comparison. Its next value compares g_q with
   // groups_m1 - 1, a register of the configuration (stable during a walk).
   logic        g_end_d, g_end_q;
-  logic [DimWidth-1:0] groups_m2_q;   // groups_m1 - 1
+  dim_t        groups_m2_q;   // groups_m1 - 1
   logic        one_group_q;   // groups_m1 == 0
 
   // Likewise ox_n_q == cols_m1 (the next window ends its output row) and
   // ox_n_q == 0 (it starts one) are registered flags, so the row-advance
   // enables of the next-window registers wait for no 16-bit comparison.
   logic        ox_last_n_d, ox_last_n_q, ox_first_n_d, ox_first_n_q;
-  logic [DimWidth-1:0] cols_m2_q;     // cols_m1 - 1
+  dim_t        cols_m2_q;     // cols_m1 - 1
   logic        one_col_q;     // cols_m1 == 0
 
   // img_w + pad_left: the room of a row's first window (a register of the

@@ -77,7 +77,7 @@ module strata_dst_writer
   // the queue's registered not-full flag.
   typedef struct packed {
     logic                 bank;    // to the bank port (else the cache port)
-    logic [DimWidth-1:0]  addr;
+    dim_t                 addr;
     logic [Pes-1:0]       mask;
     logic [WordWidth-1:0] data;
     logic [UnitWidth-1:0] done_rows;  // rows this write completes
@@ -86,7 +86,7 @@ module strata_dst_writer
   wr_req_t                out_q;
   logic                   out_valid, out_ready, out_fire, out_free, out_load;
   logic [1:0]             out_count;
-  logic [DimWidth-1:0]    ld_addr;
+  dim_t                   ld_addr;
   logic [Pes-1:0]         ld_mask;
   logic [WordWidth-1:0]   ld_data;
   logic [UnitWidth-1:0]   ld_units;
@@ -116,14 +116,14 @@ module strata_dst_writer
   );
 
   // ---------------------------------------------------------------- addressing
-  logic [DimWidth-1:0] c_d, c_q, r_d, r_q, g_d, g_q;
-  logic [DimWidth-1:0] addr_d, addr_q, row_d, row_q, grp_d, grp_q;
+  dim_t        c_d, c_q, r_d, r_q, g_d, g_q;
+  dim_t        addr_d, addr_q, row_d, row_q, grp_d, grp_q;
   logic        transpose, in_fire, last_in;
 
   // ---------------------------------------------------------------- transpose matrix
   logic [Lanes-1:0][WordWidth-1:0] mat_d, mat_q;
   logic [UnitWidth-1:0]            n_d, n_q;        // neurons collected in the group
-  logic [DimWidth-1:0]             o_left_d, o_left_q;  // neurons to take after the next
+  dim_t                            o_left_d, o_left_q;  // neurons to take after the next
   logic                            o_last_d, o_last_q;  // next neuron is the last: o_left_q == 0
   logic                            all_in_d, all_in_q;  // every neuron taken
   logic [PeWidth-1:0]              p_d, p_q;        // PE of the next emitted word
@@ -337,7 +337,7 @@ module strata_dst_writer
 
   // Addresses are kept in the ISA's 16 bits; the decoder checked that they fit
   // the memory, so the bits above the port widths are zero.
-  logic [DimWidth-1:0] unused_addr;
+  dim_t        unused_addr;
   assign unused_addr = out_q.addr;
 
   `STRATA_ASSERT_STREAM(writer_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)

@@ -85,7 +85,7 @@ module strata_packed_walker
   input  logic                       rst_ni,         // synchronous reset, active low
   input  logic                       start_i,        // begin a walk (while idle)
   input  walk_cfg_t                  cfg_i,          // geometry, stable while busy
-  input  logic [DimWidth-1:0]        rows_i,         // packed rows R, stable while busy
+  input  dim_t                       rows_i,         // packed rows R, stable while busy
   output logic                       busy_o,         // scanning or beats remain
   output logic                       err_o,          // bad schedule: no beat (until start_i)
   // schedule memory write port (any time; not the rows of a running walk)
@@ -123,7 +123,7 @@ module strata_packed_walker
 
   // ky * M, the tap table slot of kernel row ky, as a 16-entry constant table
   // (one LUT per bit) rather than a multiply that synthesis would give a DSP.
-  function automatic slot_t row_slot(logic [WinWidth-1:0] ky);
+  function automatic slot_t row_slot(tap_t ky);
     slot_t s = '0;
     for (int k = 0; k < 16; k++) begin
       if (ky == WinWidth'(k)) s = slot_t'(k * M);
@@ -134,11 +134,11 @@ module strata_packed_walker
   // Pixel context, carried with every kernel row, record and beat.
   typedef struct packed {
     walk_addr_t  pbase;      // base + iy0*img_w + ix0 (virtual: tap (0, 0), group 0)
-    logic [WinWidth-1:0] ky_lo;      // valid kernel rows [ky_lo, ky_last]
-    logic [WinWidth-1:0] ky_last;
-    logic [WinWidth-1:0] kx_lo;      // valid kernel columns [kx_lo, kx_last]
-    logic [WinWidth-1:0] kx_last;
-    logic [DimWidth-1:0] ch;         // parameter channel
+    tap_t        ky_lo;      // valid kernel rows [ky_lo, ky_last]
+    tap_t        ky_last;
+    tap_t        kx_lo;      // valid kernel columns [kx_lo, kx_last]
+    tap_t        kx_last;
+    dim_t        ch;         // parameter channel
     logic        row_first;  // the pixel starts an output row
   } px_t;
 
@@ -237,7 +237,7 @@ module strata_packed_walker
   // ---------------------------------------------------------------- scan
   // Read side: one entry per cycle at sa_q; then three stages:
   //   1 the RAM's output, 2 the entry registered (checks, slots), 3 the table update.
-  logic [DimWidth-1:0] rem_d, rem_q;          // entries left to read
+  dim_t        rem_d, rem_q;          // entries left to read
   logic        rem1_d, rem1_q;        // rem_q == 1
   caddr_t      sa_d, sa_q;            // cache word being read
   logic        reading_d, reading_q;  // reads remain
@@ -245,8 +245,8 @@ module strata_packed_walker
   caddr_t      sc1_a_q;
   logic        sc2_v_q, sc2_last_q;
   caddr_t      sc2_a_q;
-  logic [WinWidth-1:0] sc2_ky_q, sc2_kx_q;
-  logic [DimWidth-1:0] sc2_g_q;
+  tap_t        sc2_ky_q, sc2_kx_q;
+  dim_t        sc2_g_q;
   logic        sc3_v_q, sc3_last_q;
   caddr_t      sc3_a_q;
   slot_t       sc3_j_q, sc3_nj_q;     // the entry's slot, and its next tap's
@@ -379,11 +379,11 @@ module strata_packed_walker
   // As strata_conv_walker's next window: the position of the pixel after the
   // producer's current one; follows the first pixel while not walking.
   logic [DimWidth:0] oy_n_d, oy_n_q;
-  logic [DimWidth-1:0] ox_n_d, ox_n_q;
+  dim_t        ox_n_d, ox_n_q;
   pos_t        iy0_n_d, iy0_n_q, ix0_n_d, ix0_n_q;
   pos_t        ky_room_n_d, ky_room_n_q, kx_room_n_d, kx_room_n_q;  // img - i0
   walk_addr_t  vrow_n_d, vrow_n_q;      // base + iy0*img_w
-  logic [DimWidth-1:0] ch_n_d, ch_n_q;
+  dim_t        ch_n_d, ch_n_q;
   logic        ox_first_n_d, ox_first_n_q, ox_last_n_d, ox_last_n_q;
   logic        more_n_d, more_n_q;      // the next pixel exists
   px_t         px_n;                    // its context
@@ -405,7 +405,7 @@ module strata_packed_walker
   logic        p_prime_q;               // load the first pixel
   logic        pv_d, pv_q;              // a pixel is being itemised
   px_t         px_d, px_q;
-  logic [WinWidth-1:0] ky_d, ky_q;
+  tap_t        ky_d, ky_q;
   slot_t       jrow_d, jrow_q;          // ky*M
   logic        fky_d, fky_q;            // ky_q == ky_lo
   logic        lky_d, lky_q;            // ky_q == ky_last
@@ -745,8 +745,8 @@ module strata_packed_walker
   // Stage 5: next = cur + group_step when it is the next group; push.
   logic       s1_v_q, s2_v_q, s3_v_q, s4_v_q, s5_v_q;
   send_t      s1_q, s2_q, s3_q, s4_q, s5_q;
-  logic [WinWidth-1:0] s2_ky_q, s2_kx_q;
-  logic [DimWidth-1:0] s2_g_q;
+  tap_t       s2_ky_q, s2_kx_q;
+  dim_t        s2_g_q;
   logic       s3_ky_in_q, s3_kx_in_q, s3_ky1_in_q, s3_kx1_in_q;
   logic       s3_ng_q, s3_nkx_q, s3_nky_q;
   walk_addr_t s3_pbk_q, s3_pbk1_q, s3_pbw_q;

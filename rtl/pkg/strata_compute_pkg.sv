@@ -18,6 +18,13 @@ package strata_compute_pkg;
   // sized for; strata_compute_decode refuses to build with a wider field.
   localparam int unsigned DimWidth = 16;
 
+  typedef logic [DimWidth-1:0] dim_t;  // a geometry value, its counter, or a word address
+  // Bits of the window fields (kernel, stride, padding: CONV's and pooling's)
+  // the walkers' tap counters and the decoder's window sums are sized for.
+  localparam int unsigned WinWidth = 4;
+
+  typedef logic [WinWidth-1:0] tap_t;  // a kernel row or column (the walkers' tap counters)
+
   // Walker signed address arithmetic: wide enough for in_base - pad_top * in_w
   // (down to -15 * 65535) and every intermediate of a legal walk.
   localparam int unsigned WalkAddrWidth = 24;
