@@ -909,9 +909,9 @@ module strata_compute_decode
       else $fatal(1, "strata_compute_decode: memories exceed the instruction fields");
   end
 
-  // The geometry, address and window arithmetic above, the walk, write and
-  // pool configurations (strata_compute_pkg) and the walkers are sized for
-  // DimWidth- and WinWidth-bit fields: an encoding with wider ones does not build.
+  // The geometry, address and window arithmetic above, the configuration
+  // (strata_compute_pkg) and the walkers are sized for the field widths of
+  // strata_compute_pkg: an encoding with a wider field does not build.
   localparam bit DimTooWide =
       $bits(compute_in_base_t) > DimWidth || $bits(compute_in_h_t) > DimWidth ||
       $bits(compute_in_w_t) > DimWidth || $bits(compute_in_groups_t) > DimWidth ||
@@ -925,15 +925,34 @@ module strata_compute_decode
       $bits(compute_kernel_h_t) > WinWidth || $bits(compute_kernel_w_t) > WinWidth ||
       $bits(compute_stride_h_t) > WinWidth || $bits(compute_stride_w_t) > WinWidth ||
       $bits(compute_pad_top_t) > WinWidth || $bits(compute_pad_left_t) > WinWidth ||
+      $bits(compute_pad_bottom_t) > WinWidth || $bits(compute_pad_right_t) > WinWidth ||
       $bits(compute_pool_k_t) > WinWidth || $bits(compute_pool_s_t) > WinWidth ||
       $bits(compute_pool_pad_top_t) > WinWidth || $bits(compute_pool_pad_left_t) > WinWidth ||
       $bits(compute_pool_pad_bottom_t) > WinWidth || $bits(compute_pool_pad_right_t) > WinWidth;
+  localparam bit IdTooWide =
+      $bits(compute_in_id_t) > IdWidth || $bits(compute_dst_id_t) > IdWidth ||
+      $bits(compute_acc_id_t) > IdWidth;
+  localparam bit ActTooWide =
+      $bits(compute_act_table_t) > ActIdxWidth;
+  localparam bit ClampTooWide =
+      $bits(compute_clamp_lo_t) > ClampWidth || $bits(compute_clamp_hi_t) > ClampWidth ||
+      $bits(compute_post_lo_t) > ClampWidth || $bits(compute_post_hi_t) > ClampWidth;
   if (DimTooWide) begin : g_dim_too_wide
-    $error("strata_compute_decode: a COMPUTE geometry or address field exceeds DimWidth = %0d",
+    $error("strata_compute_decode: a geometry or address field of COMPUTE exceeds DimWidth = %0d",
            DimWidth);
   end
   if (WinTooWide) begin : g_win_too_wide
-    $error("strata_compute_decode: a COMPUTE window field exceeds WinWidth = %0d", WinWidth);
+    $error("strata_compute_decode: a window field of COMPUTE exceeds WinWidth = %0d", WinWidth);
+  end
+  if (IdTooWide) begin : g_id_too_wide
+    $error("strata_compute_decode: a bank or PE index field of COMPUTE exceeds IdWidth = %0d",
+           IdWidth);
+  end
+  if (ActTooWide) begin : g_act_too_wide
+    $error("strata_compute_decode: act_table of COMPUTE exceeds ActIdxWidth = %0d", ActIdxWidth);
+  end
+  if (ClampTooWide) begin : g_clamp_too_wide
+    $error("strata_compute_decode: a clamp field of COMPUTE exceeds ClampWidth = %0d", ClampWidth);
   end
 `endif
 

@@ -147,7 +147,7 @@ class FieldWidths(unittest.TestCase):
         isa = copy.deepcopy(self.isa)
         f = field(isa, "compute", "kernel_h")
         f["lsb"], f["width"] = 131, 5
-        self.assert_refused_by_rtl(isa, "a COMPUTE window field exceeds WinWidth = 4")
+        self.assert_refused_by_rtl(isa, "a window field of COMPUTE exceeds WinWidth = 4")
 
     def test_overlapping_field_is_refused_by_the_generator(self):
         # COMPUTE's geometry fields are packed: in_h cannot grow in place.
