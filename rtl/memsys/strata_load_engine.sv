@@ -247,17 +247,17 @@ module strata_load_engine
   // is_table holds on a build without tables too: its depth is then 0, so the
   // range check refuses the LOAD (UNSUPPORTED), as the target rule says.
   logic is_bank, is_pe, is_param, is_ctl, is_sched, pe_like, is_table;
-  assign is_bank  = kind_q == LoadDstKindWidth'(LoadDstBank);
-  assign is_pe    = kind_q == LoadDstKindWidth'(LoadDstPeCache);
-  assign is_param = kind_q == LoadDstKindWidth'(LoadDstParam);
-  assign is_ctl   = Sparse && kind_q == LoadDstKindWidth'(LoadDstControl);
-  assign is_table = kind_q == LoadDstKindWidth'(LoadDstTable);
+  assign is_bank  = kind_q == LoadDstBank;
+  assign is_pe    = kind_q == LoadDstPeCache;
+  assign is_param = kind_q == LoadDstParam;
+  assign is_ctl   = Sparse && kind_q == LoadDstControl;
+  assign is_table = kind_q == LoadDstTable;
   assign is_sched = is_ctl && 32'(dst_id_q) == Pes && !pe_step_q;  // the schedule, PE index P
   assign pe_like  = is_pe || is_ctl;  // addressed as PE_CACHE (dst_pe_step)
 
   // A cascade LOAD: beats from the cascade input (its external fields are 0).
   logic is_cas;
-  assign is_cas = src_kind_q == LoadSrcKindWidth'(LoadSrcCascade);
+  assign is_cas = src_kind_q == LoadSrcCascade;
 
   // Beats per row: whole words, or ceil(row_words * 8 / BeatBytes) entries.
   logic [BeatsWidth-1:0] row_beats;
@@ -285,25 +285,25 @@ module strata_load_engine
   logic        illegal, unsupported;    // the verdict, from flip-flops (StCheck4 on)
 
   assign take_rows_m1     = load_rows(instr_i) - LoadRowsWidth'(1);
-  assign take_dst_rows_m1 = ((instr_i[LoadDstKindLsb +: LoadDstKindWidth] == LoadDstKindWidth'(LoadDstPeCache) ||
+  assign take_dst_rows_m1 = ((instr_i[LoadDstKindLsb +: LoadDstKindWidth] == LoadDstPeCache ||
                               (Sparse && instr_i[LoadDstKindLsb +: LoadDstKindWidth] ==
-                                         LoadDstKindWidth'(LoadDstControl))) &&
+                                         LoadDstControl)) &&
                              load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
   assign rows_m1          = rows_q - LoadRowsWidth'(1);
   assign dst_rows_m1      = (pe_like && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
 
   always_comb begin
     unique case (kind_q)
-      LoadDstKindWidth'(LoadDstBank):    dst_depth = DepthWidth'(BankDepth);
-      LoadDstKindWidth'(LoadDstPeCache): dst_depth = DepthWidth'(PeCacheDepth);
-      LoadDstKindWidth'(LoadDstTable):   dst_depth = DepthWidth'(TableWords);
+      LoadDstBank:    dst_depth = DepthWidth'(BankDepth);
+      LoadDstPeCache: dst_depth = DepthWidth'(PeCacheDepth);
+      LoadDstTable:   dst_depth = DepthWidth'(TableWords);
       default:            dst_depth = is_ctl ? DepthWidth'(PeCacheDepth) : DepthWidth'(ParamDepth);
     endcase
   end
 
   assign illegal_dst = !(is_bank || is_pe || is_param || is_ctl || is_table) ||
                        (pe_step_q && !pe_like) || ((is_param || is_table) && dst_id_q != '0) ||
-                       !(is_cas || src_kind_q == LoadSrcKindWidth'(LoadSrcExt)) ||
+                       !(is_cas || src_kind_q == LoadSrcExt) ||
                        (is_cas && (ext_addr_q != '0 || ext_stride_q != '0));
   // CONTROL: PEs 0..P-1, and P (the schedule) without dst_pe_step.
   assign unsup_dst   = (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes) ||
@@ -737,33 +737,33 @@ module strata_load_engine
 
   // A CONTROL unit at the head (constant 0 on dense builds).
   logic wr_ctl;
-  assign wr_ctl = Sparse && wr.kind == LoadDstKindWidth'(LoadDstControl);
+  assign wr_ctl = Sparse && wr.kind == LoadDstControl;
 
   always_comb begin
     unique case (wr.kind)
-      LoadDstKindWidth'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
-      LoadDstKindWidth'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
-      LoadDstKindWidth'(LoadDstTable):   wr_fire = wr_valid && tab_ready_i;
+      LoadDstBank:    wr_fire = wr_valid && bank_ready_i;
+      LoadDstPeCache: wr_fire = wr_valid && pe_ready_i;
+      LoadDstTable:   wr_fire = wr_valid && tab_ready_i;
       default:            wr_fire = wr_valid && (wr_ctl ? pe_ready_i : param_ready_i) &&
                                     !wr.bad_entry;
     endcase
   end
   assign bad_entry = wr_valid && wr.bad_entry;
 
-  assign bank_valid_o    = wr_valid && wr.kind == LoadDstKindWidth'(LoadDstBank);
+  assign bank_valid_o    = wr_valid && wr.kind == LoadDstBank;
   assign bank_req_o.bank = BankIdxWidth'(wr.id);
   assign bank_req_o.addr = BankAddrWidth'(wr.addr);
   assign bank_req_o.data = wr.data[WordWidth-1:0];
   assign pe_valid_o      = wr_valid &&
-                           (wr.kind == LoadDstKindWidth'(LoadDstPeCache) || (wr_ctl && !wr.bad_entry));
+                           (wr.kind == LoadDstPeCache || (wr_ctl && !wr.bad_entry));
   assign pe_ctl_o        = wr_ctl;
   assign pe_o            = PeSelWidth'(wr.id);
   assign pe_addr_o       = CacheAddrWidth'(wr.addr);
   assign pe_data_o       = wr.data[WordWidth-1:0];
-  assign param_valid_o   = wr_valid && wr.kind == LoadDstKindWidth'(LoadDstParam) && !wr.bad_entry;
+  assign param_valid_o   = wr_valid && wr.kind == LoadDstParam && !wr.bad_entry;
   assign param_channel_o = ParamIdxWidth'(wr.addr);
   assign param_data_o    = wr.data[63:0];
-  assign tab_valid_o     = wr_valid && wr.kind == LoadDstKindWidth'(LoadDstTable);
+  assign tab_valid_o     = wr_valid && wr.kind == LoadDstTable;
   assign tab_addr_o      = TableAddrWidth'(wr.addr);
   assign tab_data_o      = wr.data[WordWidth-1:0];
 

@@ -189,8 +189,8 @@ module strata_store_engine
 
   // A cascade STORE: beats to the cascade output (its external fields are 0).
   logic is_cas, illegal_dst;
-  assign is_cas      = dst_kind_q == StoreDstKindWidth'(StoreDstCascade);
-  assign illegal_dst = !(is_cas || dst_kind_q == StoreDstKindWidth'(StoreDstExt)) ||
+  assign is_cas      = dst_kind_q == StoreDstCascade;
+  assign illegal_dst = !(is_cas || dst_kind_q == StoreDstExt) ||
                        (is_cas && (ext_addr_q != '0 || ext_stride_q != '0));
 
   // ---------------------------------------------------------------- checks
