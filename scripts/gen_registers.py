@@ -157,6 +157,11 @@ def counters(regs):
     return [r for r in regs if r["width"] == 64]
 
 
+def cpp_uint(bits):
+    """The smallest C++ unsigned integer type of at least `bits` bits."""
+    return next(f"uint{n}_t" for n in (8, 16, 32, 64) if bits <= n)
+
+
 def code_width(regs):
     """Bits of an error code: the width of ERROR_CODE.CODE (load checks that it exists)."""
     return next(f["width"] for r in regs if r["name"] == "ERROR_CODE" for f in r["fields"]
@@ -290,7 +295,7 @@ def render_hpp(regs, codes, src):
     out += ["", "// Performance counters in offset order (the RTL's counter vector order).",
             f"inline constexpr std::array<uint32_t, {len(ctrs)}> kPerfCounters{{{{"]
     out += [f"    k{camel(r['name'])}," for r in ctrs]
-    out += ["}};", "", "enum class ErrorCode : uint8_t {"]
+    out += ["}};", "", f"enum class ErrorCode : {cpp_uint(code_width(regs))} {{"]
     for name, value in codes.items():
         out.append(f"  k{camel(name)} = {value},")
     out += ["};", "", "inline constexpr std::string_view to_string(ErrorCode code) {",
