@@ -21,7 +21,8 @@
 `include "strata_assert.svh"
 
 module strata_cascade_top
-  import strata_csr_pkg::CsrAddrWidth;
+  import strata_csr_pkg::CsrAddrWidth, strata_csr_pkg::csr_error_code_index_t;
+  import strata_isa_pkg::load_link_id_t, strata_isa_pkg::store_link_id_t;
 #(
   parameter int unsigned K              = 2,     // stages, >= 1
   parameter int unsigned WatchdogCycles = 4096,  // each stage's deadlock detection time
@@ -85,12 +86,12 @@ module strata_cascade_top
   output logic                                s_axis_cas_tready, // stage 0 input ready
   input  logic [AxiDataWidth-1:0]             s_axis_cas_tdata,  // stage 0 input beat
   input  logic                                s_axis_cas_tlast,  // a transfer's last beat
-  input  logic [15:0]                         s_axis_cas_tuser,  // its link id
+  input  load_link_id_t                       s_axis_cas_tuser,  // its link id
   output logic                                m_axis_cas_tvalid, // stage K - 1 output valid
   input  logic                                m_axis_cas_tready, // stage K - 1 output ready
   output logic [AxiDataWidth-1:0]             m_axis_cas_tdata,  // stage K - 1 output beat
   output logic                                m_axis_cas_tlast,  // a transfer's last beat
-  output logic [15:0]                         m_axis_cas_tuser,  // its link id
+  output store_link_id_t                      m_axis_cas_tuser,  // its link id
   input  logic                                chain_stop_i,      // stop every stage
   output logic                                chain_stop_o,      // a stage stops with an error
   input  logic [Links-1:0]                    link_hold_i        // bench: hold link k this cycle
@@ -100,7 +101,7 @@ module strata_cascade_top
   typedef struct packed {
     logic [AxiDataWidth-1:0] data;
     logic                    last;
-    logic [15:0]             user;
+    store_link_id_t          user;  // a STORE's link id, a LOAD's on the next stage
   } beat_t;
 
   // Each stage's cascade input and output.
@@ -112,7 +113,7 @@ module strata_cascade_top
     // Debug trace ports: observation only, unused in a chain.
     logic                unused_count;
     logic [3:0]          unused_retire;
-    logic [3*16-1:0]     unused_index;
+    csr_error_code_index_t [2:0] unused_index;
     logic [9:0]          unused_state;
     logic [15:0]         unused_macs;
 
@@ -263,6 +264,11 @@ module strata_cascade_top
 `ifndef SYNTHESIS
   initial begin
     assert (K >= 1) else $fatal(1, "strata_cascade_top: K must be >= 1");
+  end
+
+  // A link carries a STORE's link id to the next stage's LOAD (TUSER).
+  if ($bits(load_link_id_t) != $bits(store_link_id_t)) begin : g_link_id_widths
+    $error("strata_cascade_top: LOAD and STORE link_id differ in width (one TUSER per link)");
   end
 `endif
 

@@ -108,12 +108,12 @@ module strata_top
   input  logic                       m_axis_cas_tready, // output stream ready
   output logic [AxiDataWidth-1:0]    m_axis_cas_tdata,  // output beat
   output logic                       m_axis_cas_tlast,  // a transfer's last beat
-  output logic [15:0]                m_axis_cas_tuser,  // its link id
+  output store_link_id_t             m_axis_cas_tuser,  // its link id
   input  logic                       s_axis_cas_tvalid, // input stream valid
   output logic                       s_axis_cas_tready, // input stream ready
   input  logic [AxiDataWidth-1:0]    s_axis_cas_tdata,  // input beat
   input  logic                       s_axis_cas_tlast,  // a transfer's last beat
-  input  logic [15:0]                s_axis_cas_tuser,  // its link id
+  input  load_link_id_t              s_axis_cas_tuser,  // its link id
   input  logic                       chain_stop_i,      // another stage stopped: CHAIN_STOP
   output logic                       chain_stop_o,      // this one drains after an error
   // Debug trace port (docs/architecture.md, "Debug trace port"): observation only, leave
@@ -124,7 +124,7 @@ module strata_top
   // [6] MAC active [7] store busy [8] store dep wait [9] store mem wait.
   output logic                       trace_count_o,     // the performance counters count
   output logic [3:0]                 trace_retire_o,    // retire: load, compute, store, fetch
-  output logic [3*16-1:0]            trace_index_o,     // load, compute, store instr. index
+  output csr_error_code_index_t [2:0] trace_index_o,    // load, compute, store instr. index
   output logic [9:0]                 trace_state_o,     // engine state bits (above)
   output logic [IncWidth-1:0]        trace_macs_o       // useful MACs this cycle
 );
@@ -132,9 +132,9 @@ module strata_top
   // Compute engine <-> memory system.
   logic                      cp_instr_valid, cp_instr_ready;
   instr_t                    cp_instr;
-  logic [15:0]               cp_index;
+  csr_error_code_index_t     cp_index;
   logic [1:0]                cp_acq_req, cp_acq_grant, cp_rel_valid;
-  logic [1:0][15:0]          cp_acq_amount, cp_rel_amount;
+  dep_count_t [1:0]          cp_acq_amount, cp_rel_amount;
   logic                      cw_valid, cw_ready, cr_req_valid, cr_req_ready, cr_rsp_valid;
   // Bank port payloads between the compute engine and the memory system
   // (strata_bank_types.svh).
@@ -159,14 +159,14 @@ module strata_top
   logic [WordWidth-1:0]      tab_data;
   logic                      cp_idle, cp_busy, cp_dep_wait, cp_err, cp_retire;
   logic                      cp_mac_active, cp_stall_out;
-  logic [15:0]               cp_cur_index, cp_err_index;
+  csr_error_code_index_t     cp_cur_index, cp_err_index;
   err_code_e                 cp_err_code;
   logic [IncWidth-1:0]       cp_macs;
   logic                      abort, clear, fine;
   logic [5*32-1:0]           sem_count;
   logic                      ms_count;
   logic [2:0]                ms_retire;
-  logic [2*16-1:0]           ms_index;
+  csr_error_code_index_t [1:0] ms_index;
   logic [5:0]                ms_state;
 
   // The compute engine's reset is a registered copy of rst_ni
@@ -415,7 +415,7 @@ module strata_top
   end
 
   always_ff @(posedge clk_i) begin
-    trace_index_o <= {ms_index[31:16], cp_cur_index, ms_index[15:0]};
+    trace_index_o <= {ms_index[1], cp_cur_index, ms_index[0]};
     trace_state_o <= {ms_state[5:3], cp_mac_active, cp_stall_out, cp_dep_wait, cp_busy,
                       ms_state[2:0]};
     trace_macs_o  <= cp_macs;

@@ -71,9 +71,11 @@ module strata_compute_decode
 
   localparam int unsigned NumSteps = 17;
   localparam int unsigned CntWidth = 5;
-  localparam int unsigned OpWidth  = 17;
+  localparam int unsigned OpWidth  = DimWidth + 1;  // product operands
+  localparam int unsigned SumWidth  = WinWidth + 1;  // a sum of two window fields
+  localparam int unsigned Sum3Width = WinWidth + 2;  // of three
   localparam int unsigned PWidth   = 2 * OpWidth;
-  localparam int unsigned W        = 36;  // comparison arithmetic
+  localparam int unsigned W        = PWidth + 2;    // comparison arithmetic
   localparam int unsigned LgLanes  = $clog2(Lanes);
   // DEPTHWISE: cache words of a channel's weights (the window's taps, N per word).
   localparam int unsigned DwBeats  = (MaxPoolKernel * MaxPoolKernel + Lanes - 1) / Lanes;
@@ -114,28 +116,54 @@ module strata_compute_decode
   // ---------------------------------------------------------------- captured fields
   // Opcode, reserved bits, mode, destination kind (follows illegal_part_q).
   logic        illegal_q;
-  logic [15:0] acq0_q, acq0_first_q;
+  hdr_acq0_t   acq0_q;
+  hdr_acq0_first_t acq0_first_q;
   logic        acq_order_q;         // acq0_first_q > acq0_q, from the cycle after the capture
-  logic [2:0]  mode_q;
-  logic [1:0]  dst_kind_q;
-  logic [5:0]  in_id_q, dst_id_q;
-  logic [15:0] in_base_q, in_h_q, in_w_q, groups_q, out_h_q, out_w_q, cache_base_q;
-  logic [15:0] param_base_q, pool_out_h_q, pool_out_w_q, dst_base_q, dst_row_stride_q;
-  logic [15:0] dst_group_stride_q;
-  logic [5:0]  dst_lane_q;
-  logic [3:0]  kh_q, kw_q, sh_q, sw_q, pk_q, ps_q;
-  logic [3:0]  pt_q, pl_q, pb_q, pr_q;      // CONV padding: top, left, bottom, right
-  logic [3:0]  ppt_q, ppl_q, ppb_q, ppr_q;  // pooling padding: top, left, bottom, right
-  logic signed [7:0] clamp_lo_q, clamp_hi_q, post_lo_q, post_hi_q;
+  compute_mode_t     mode_q;
+  compute_dst_kind_t dst_kind_q;
+  compute_in_id_t    in_id_q;
+  compute_dst_id_t   dst_id_q;
+  compute_in_base_t  in_base_q;
+  compute_in_h_t     in_h_q;
+  compute_in_w_t     in_w_q;
+  compute_in_groups_t groups_q;
+  compute_out_h_t    out_h_q;
+  compute_out_w_t    out_w_q;
+  compute_cache_base_t cache_base_q;
+  compute_param_base_t param_base_q;
+  compute_pool_out_h_t pool_out_h_q;
+  compute_pool_out_w_t pool_out_w_q;
+  compute_dst_base_t   dst_base_q;
+  compute_dst_row_stride_t dst_row_stride_q;
+  compute_dst_group_stride_t dst_group_stride_q;
+  compute_dst_lane_t dst_lane_q;
+  compute_kernel_h_t kh_q;
+  compute_kernel_w_t kw_q;
+  compute_stride_h_t sh_q;
+  compute_stride_w_t sw_q;
+  compute_pool_k_t   pk_q;
+  compute_pool_s_t   ps_q;
+  compute_pad_top_t  pt_q;                  // CONV padding: top, left, bottom, right
+  compute_pad_left_t pl_q;
+  compute_pad_bottom_t pb_q;
+  compute_pad_right_t pr_q;
+  compute_pool_pad_top_t  ppt_q;            // pooling padding: top, left, bottom, right
+  compute_pool_pad_left_t ppl_q;
+  compute_pool_pad_bottom_t ppb_q;
+  compute_pool_pad_right_t ppr_q;
+  compute_clamp_lo_t clamp_lo_q;
+  compute_clamp_hi_t clamp_hi_q;
+  compute_post_lo_t  post_lo_q;
+  compute_post_hi_t  post_hi_q;
   logic        pool_en_q, pool_avg_q, pool_ceil_q;
   logic        packed_q;            // packed_rows != 0
   logic        act_en_q;            // act_table_en
-  logic [7:0]  act_table_q;         // act_table
+  compute_act_table_t act_table_q;  // act_table
   logic        u_act_q;             // a lookup on a POOL, or of a table the build lacks
-  logic [15:0] packed_rows_q;       // packed rows per output pixel (sparse builds)
+  compute_packed_rows_t packed_rows_q;  // packed rows per output pixel (sparse builds)
   logic        acc_in_q, acc_out_q; // partial sums in, raw accumulators out
-  logic [5:0]  acc_id_q;            // bank of the partial sums
-  logic [15:0] acc_base_q;          // their first word
+  compute_acc_id_t acc_id_q;        // bank of the partial sums
+  compute_acc_base_t acc_base_q;    // their first word
   logic        u_acc_f_q;           // partial sums with a mode, pooling, table,
                                     // destination or bank that does not allow them
 
@@ -167,8 +195,8 @@ module strata_compute_decode
     end
     illegal_part_d[InstrWords] =
         hdr_opcode(instr_i) != OpCompute ||
-        instr_i[ComputeModeLsb +: ComputeModeWidth] > 3'(ComputeModeDepthwise) ||
-        instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] == 2'd3;
+        instr_i[ComputeModeLsb +: ComputeModeWidth] > ComputeModeDepthwise ||
+        instr_i[ComputeDstKindLsb +: ComputeDstKindWidth] > ComputeDstPeTranspose;
   end
 
   always_ff @(posedge clk_i) begin
@@ -248,25 +276,25 @@ module strata_compute_decode
   // DEPTHWISE walks and windows its input as POOL does (one group), so
   // pool_walk stands for both wherever the geometry is POOL's.
   logic is_conv, is_fc, is_pool, is_dw, pool_walk, pooled;
-  assign is_conv   = mode_q == 3'(ComputeModeConv);
-  assign is_fc     = mode_q == 3'(ComputeModeFc);
-  assign is_pool   = mode_q == 3'(ComputeModePool);
-  assign is_dw     = mode_q == 3'(ComputeModeDepthwise);
+  assign is_conv   = mode_q == ComputeModeConv;
+  assign is_fc     = mode_q == ComputeModeFc;
+  assign is_pool   = mode_q == ComputeModePool;
+  assign is_dw     = mode_q == ComputeModeDepthwise;
   assign pool_walk = is_pool || is_dw;
   assign pooled    = pool_walk || (is_conv && pool_en_q);
 
   // Effective walk geometry (FC, POOL and DEPTHWISE are 1x1 convolutions). The walk
   // needs the top and left padding only: its taps end at the image's last
   // row and column, and out_h, out_w (checked) give the bottom and right.
-  logic [3:0]  kh_e, kw_e, sh_e, sw_e, pt_e, pl_e;
-  logic [15:0] gw_e, inw_e, res_rows, res_cols;
-  assign kh_e  = is_conv ? kh_q : 4'd1;
-  assign kw_e  = is_conv ? kw_q : 4'd1;
-  assign sh_e  = is_conv ? sh_q : 4'd1;
-  assign sw_e  = is_conv ? sw_q : 4'd1;
-  assign pt_e  = is_conv ? pt_q : 4'd0;
-  assign pl_e  = is_conv ? pl_q : 4'd0;
-  assign gw_e  = pool_walk ? 16'd1 : groups_q;
+  logic [WinWidth-1:0] kh_e, kw_e, sh_e, sw_e, pt_e, pl_e;
+  logic [DimWidth-1:0] gw_e, inw_e, res_rows, res_cols;
+  assign kh_e  = is_conv ? kh_q : WinWidth'(1);
+  assign kw_e  = is_conv ? kw_q : WinWidth'(1);
+  assign sh_e  = is_conv ? sh_q : WinWidth'(1);
+  assign sw_e  = is_conv ? sw_q : WinWidth'(1);
+  assign pt_e  = is_conv ? pt_q : WinWidth'(0);
+  assign pl_e  = is_conv ? pl_q : WinWidth'(0);
+  assign gw_e  = pool_walk ? DimWidth'(1) : groups_q;
   assign inw_e = is_fc ? groups_q : in_w_q;
   // Result rows / columns per group.
   assign res_rows = pooled ? pool_out_h_q : out_h_q;
@@ -286,30 +314,30 @@ module strata_compute_decode
   // output registers are the two register stages after the mode's choices.
   // They are valid from the third StMul cycle (cnt_q = 2); steps 0 and 1 use
   // captured fields only (asserted).
-  logic [16:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q, pt_e_q;
-  logic [16:0] pl_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q, pool_mw_a_q;
-  logic [16:0] dst_rows_a_q, dst_grps_a_q, dst_grps_b_q, in_words_a_q;
+  logic [OpWidth-1:0] taps_k_q, row_off_k_q, row_step_k_q, kw_g_q, gw_e_q, inw_e_q, sh_e_q;
+  logic [OpWidth-1:0] pt_e_q, pl_e_q, sw_e_q, conv_mh_a_q, conv_mw_a_q, pool_mh_a_q;
+  logic [OpWidth-1:0] pool_mw_a_q, dst_rows_a_q, dst_grps_a_q, dst_grps_b_q, in_words_a_q;
   logic        derived1_q;    // the first stage follows the captured fields
   logic        derived_ok_q;  // every register above follows them
 
   always_ff @(posedge clk_i) begin
-    kw_g_q          <= 17'(kw_e);
-    gw_e_q          <= 17'(gw_e);
-    inw_e_q         <= 17'(inw_e);
-    sh_e_q          <= 17'(sh_e);
-    pt_e_q          <= 17'(pt_e);
-    pl_e_q          <= 17'(pl_e);
-    sw_e_q          <= 17'(sw_e);
-    conv_mh_a_q     <= 17'(out_h_q - 16'd1);
-    conv_mw_a_q     <= 17'(out_w_q - 16'd1);
-    pool_mh_a_q     <= 17'(pool_out_h_q - 16'd1);
-    pool_mw_a_q     <= 17'(pool_out_w_q - 16'd1);
-    dst_rows_a_q    <= is_fc ? '0 : 17'(res_rows - 16'd1);
+    kw_g_q          <= OpWidth'(kw_e);
+    gw_e_q          <= OpWidth'(gw_e);
+    inw_e_q         <= OpWidth'(inw_e);
+    sh_e_q          <= OpWidth'(sh_e);
+    pt_e_q          <= OpWidth'(pt_e);
+    pl_e_q          <= OpWidth'(pl_e);
+    sw_e_q          <= OpWidth'(sw_e);
+    conv_mh_a_q     <= OpWidth'(out_h_q - DimWidth'(1));
+    conv_mw_a_q     <= OpWidth'(out_w_q - DimWidth'(1));
+    pool_mh_a_q     <= OpWidth'(pool_out_h_q - DimWidth'(1));
+    pool_mw_a_q     <= OpWidth'(pool_out_w_q - DimWidth'(1));
+    dst_rows_a_q    <= is_fc ? '0 : OpWidth'(res_rows - DimWidth'(1));
     // POOL: (G - 1) * dst_group_stride; CONV, FC: out_h * out_w, the pixels
     // whose partial sums acc_in reads (the result groups are POOL's only).
-    dst_grps_a_q    <= pool_walk ? 17'(groups_q - 16'd1) : 17'(out_h_q);
-    dst_grps_b_q    <= pool_walk ? 17'(dst_group_stride_q) : 17'(out_w_q);
-    in_words_a_q    <= is_fc ? 17'(out_h_q) : 17'(groups_q);
+    dst_grps_a_q    <= pool_walk ? OpWidth'(groups_q - DimWidth'(1)) : OpWidth'(out_h_q);
+    dst_grps_b_q    <= pool_walk ? OpWidth'(dst_group_stride_q) : OpWidth'(out_w_q);
+    in_words_a_q    <= is_fc ? OpWidth'(out_h_q) : OpWidth'(groups_q);
   end
 
   // The small products are DSP multipliers with their input and output
@@ -319,9 +347,9 @@ module strata_compute_decode
   // route to the DSP and one back in the same cycle.
   // Product k: small_a[k] * kw_e; 0 taps (kernel_h, 0 for POOL), 1 row
   // offset (pad_top), 2 row step (stride_h).
-  logic [2:0][3:0] small_a;
-  logic [2:0][7:0] small_p;
-  assign small_a = {sh_e, pt_e, pool_walk ? 4'd0 : kh_e};
+  logic [2:0][WinWidth-1:0]   small_a;
+  logic [2:0][2*WinWidth-1:0] small_p;
+  assign small_a = {sh_e, pt_e, pool_walk ? WinWidth'(0) : kh_e};
 
   for (genvar k = 0; k < 3; k++) begin : g_small_mul
     strata_dsp_mul #(
@@ -336,9 +364,9 @@ module strata_compute_decode
     );
   end
 
-  assign taps_k_q     = 17'(small_p[0]);
-  assign row_off_k_q  = 17'(small_p[1]);
-  assign row_step_k_q = 17'(small_p[2]);
+  assign taps_k_q     = OpWidth'(small_p[0]);
+  assign row_off_k_q  = OpWidth'(small_p[1]);
+  assign row_step_k_q = OpWidth'(small_p[2]);
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -364,12 +392,12 @@ module strata_compute_decode
 
   always_ff @(posedge clk_i) begin
     plane_sat_q  <= plane_sat;
-    in_words_b_q <= is_fc ? 17'(groups_q) : plane_sat_q;
+    in_words_b_q <= is_fc ? OpWidth'(groups_q) : plane_sat_q;
   end
 
   always_comb begin
-    src_a[SPlane]   = 17'(in_h_q);   src_b[SPlane]   = 17'(in_w_q);
-    src_a[STaps]    = taps_k_q;      src_b[STaps]    = 17'(groups_q);
+    src_a[SPlane]   = OpWidth'(in_h_q);   src_b[SPlane]   = OpWidth'(in_w_q);
+    src_a[STaps]    = taps_k_q;      src_b[STaps]    = OpWidth'(groups_q);
     src_a[SKwg]     = kw_g_q;        src_b[SKwg]     = gw_e_q;
     src_a[SRowOff0] = row_off_k_q;   src_b[SRowOff0] = gw_e_q;
     src_a[SRowStep] = row_step_k_q;  src_b[SRowStep] = gw_e_q;
@@ -377,13 +405,13 @@ module strata_compute_decode
     src_a[SColStep] = sw_e_q;        src_b[SColStep] = gw_e_q;
     src_a[SRowAdv]  = sh_e_q;        src_b[SRowAdv]  = inw_e_q;
     src_a[SPadOff]  = pt_e_q;        src_b[SPadOff]  = inw_e_q;
-    src_a[SConvMh]  = conv_mh_a_q;   src_b[SConvMh]  = 17'(sh_q);
-    src_a[SConvMw]  = conv_mw_a_q;   src_b[SConvMw]  = 17'(sw_q);
-    src_a[SPoolMh]  = pool_mh_a_q;   src_b[SPoolMh]  = 17'(ps_q);
-    src_a[SPoolMw]  = pool_mw_a_q;   src_b[SPoolMw]  = 17'(ps_q);
-    src_a[SDstRows] = dst_rows_a_q;  src_b[SDstRows] = 17'(dst_row_stride_q);
+    src_a[SConvMh]  = conv_mh_a_q;   src_b[SConvMh]  = OpWidth'(sh_q);
+    src_a[SConvMw]  = conv_mw_a_q;   src_b[SConvMw]  = OpWidth'(sw_q);
+    src_a[SPoolMh]  = pool_mh_a_q;   src_b[SPoolMh]  = OpWidth'(ps_q);
+    src_a[SPoolMw]  = pool_mw_a_q;   src_b[SPoolMw]  = OpWidth'(ps_q);
+    src_a[SDstRows] = dst_rows_a_q;  src_b[SDstRows] = OpWidth'(dst_row_stride_q);
     src_a[SDstGrps] = dst_grps_a_q;  src_b[SDstGrps] = dst_grps_b_q;
-    src_a[SVRows]   = 17'(groups_q); src_b[SVRows]   = 17'(in_h_q);
+    src_a[SVRows]   = OpWidth'(groups_q); src_b[SVRows]   = OpWidth'(in_h_q);
     src_a[SInWords] = in_words_a_q;  src_b[SInWords] = in_words_b_q;
   end
 
@@ -417,7 +445,7 @@ module strata_compute_decode
   wide_t taps, conv_mh, conv_mw, pool_mh, pool_mw, dst_rows, dst_grps, in_words;
   wide_t in_end, dst_end, fc_words, cache_end, acc_end;
   wide_t dh2, dw2, ph_dim, pw_dim, pool_h2, pool_w2;
-  logic [15:0] pool_dim_h, pool_dim_w;
+  logic [DimWidth-1:0] pool_dim_h, pool_dim_w;
 
   assign plane    = res_q[SPlane][OpWidth-1:0];  // walk: only used when it fits (checked)
   assign taps     = wd(res_q[STaps]);
@@ -442,7 +470,7 @@ module strata_compute_decode
   // acc_out: 4 words per result.
   assign dst_head = W'(dst_base_q) +
                     (!is_fc ? (acc_out_q ? W'(res_cols) << 2 : W'(res_cols)) :
-                     (dst_kind_q == 2'(ComputeDstPeTranspose)) ? fc_words :
+                     (dst_kind_q == ComputeDstPeTranspose) ? fc_words :
                      acc_out_q ? W'(out_h_q) << 2 : W'(out_h_q));
   always_ff @(posedge clk_i) begin
     dst_head_q <= dst_head;
@@ -461,10 +489,10 @@ module strata_compute_decode
   // their own (pp_tb_q, pp_lr_q), so the second stage still adds two operands.
   wide_t dh2_q, dw2_q, ph_dim_q, pw_dim_q, pool_h2_q, pool_w2_q, pool_h2_s_q, pool_w2_s_q;
   wide_t param_end_q;
-  logic [4:0] conv_skh_q, conv_skw_q, pool_sk_q;  // stride + kernel
-  logic [15:0] pool_dim_h_q, pool_dim_w_q;
-  logic [4:0]  pp_tb_q, pp_lr_q;      // pooling pads: top + bottom, left + right
-  logic [5:0]  pp_tb_s_q, pp_lr_s_q;  // the same + the pooling stride
+  logic [SumWidth-1:0] conv_skh_q, conv_skw_q, pool_sk_q;  // stride + kernel
+  logic [DimWidth-1:0] pool_dim_h_q, pool_dim_w_q;
+  logic [SumWidth-1:0]  pp_tb_q, pp_lr_q;      // pooling pads: top + bottom, left + right
+  logic [Sum3Width-1:0] pp_tb_s_q, pp_lr_s_q;  // the same + the pooling stride
   assign pool_dim_h = is_conv ? out_h_q : in_h_q;
   assign pool_dim_w = is_conv ? out_w_q : in_w_q;
   assign dh2     = W'(in_h_q) + W'(pt_q) + W'(pb_q);
@@ -481,10 +509,10 @@ module strata_compute_decode
   always_ff @(posedge clk_i) begin
     pool_dim_h_q <= pool_dim_h;
     pool_dim_w_q <= pool_dim_w;
-    pp_tb_q      <= 5'(ppt_q) + 5'(ppb_q);
-    pp_lr_q      <= 5'(ppl_q) + 5'(ppr_q);
-    pp_tb_s_q    <= 6'(ppt_q) + 6'(ppb_q) + 6'(ps_q);
-    pp_lr_s_q    <= 6'(ppl_q) + 6'(ppr_q) + 6'(ps_q);
+    pp_tb_q      <= SumWidth'(ppt_q) + SumWidth'(ppb_q);
+    pp_lr_q      <= SumWidth'(ppl_q) + SumWidth'(ppr_q);
+    pp_tb_s_q    <= Sum3Width'(ppt_q) + Sum3Width'(ppb_q) + Sum3Width'(ps_q);
+    pp_lr_s_q    <= Sum3Width'(ppl_q) + Sum3Width'(ppr_q) + Sum3Width'(ps_q);
     dh2_q        <= dh2;
     dw2_q        <= dw2;
     ph_dim_q     <= W'(pool_dim_h_q) + W'(ppt_q);
@@ -494,9 +522,9 @@ module strata_compute_decode
     pool_h2_s_q  <= W'(pool_dim_h_q) + W'(pp_tb_s_q);
     pool_w2_s_q  <= W'(pool_dim_w_q) + W'(pp_lr_s_q);
     param_end_q  <= W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes));
-    conv_skh_q   <= 5'(sh_q) + 5'(kh_q);
-    conv_skw_q   <= 5'(sw_q) + 5'(kw_q);
-    pool_sk_q    <= 5'(ps_q) + 5'(pk_q);
+    conv_skh_q   <= SumWidth'(sh_q) + SumWidth'(kh_q);
+    conv_skw_q   <= SumWidth'(sw_q) + SumWidth'(kw_q);
+    pool_sk_q    <= SumWidth'(ps_q) + SumWidth'(pk_q);
   end
 
   // Output size m + 1 of a floor-mode window walk over a padded size d2, from
@@ -535,7 +563,7 @@ module strata_compute_decode
     uf_conv[1] = kh_q == '0 || 32'(kh_q) > MaxKernel || kw_q == '0 || 32'(kw_q) > MaxKernel ||
                  sh_q == '0 || sw_q == '0 || clamp_lo_q > clamp_hi_q;
     uf_conv[2] = pt_q >= kh_q || pb_q >= kh_q || pl_q >= kw_q || pr_q >= kw_q;
-    uf_fc[0] = groups_q == '0 || out_h_q == '0 || out_w_q != 16'd1;
+    uf_fc[0] = groups_q == '0 || out_h_q == '0 || out_w_q != DimWidth'(1);
     uf_fc[1] = pool_en_q || clamp_lo_q > clamp_hi_q;
     uf_pool_mode[0] = in_h_q == '0 || in_w_q == '0 || groups_q == '0 || !pool_en_q;
     uf_pool_mode[1] = out_h_q != in_h_q || out_w_q != in_w_q;
@@ -545,8 +573,8 @@ module strata_compute_decode
     uf_pool[2] = ppt_q >= pk_q || ppb_q >= pk_q || ppl_q >= pk_q || ppr_q >= pk_q;
     // DEPTHWISE beyond POOL's fields: one group, floor mode, the MAX code,
     // the requantisation clamp, results to a bank.
-    uf_dw[0] = groups_q != 16'd1 || pool_ceil_q || pool_avg_q;
-    uf_dw[1] = clamp_lo_q > clamp_hi_q || dst_kind_q != 2'(ComputeDstBank);
+    uf_dw[0] = groups_q != DimWidth'(1) || pool_ceil_q || pool_avg_q;
+    uf_dw[1] = clamp_lo_q > clamp_hi_q || dst_kind_q != ComputeDstBank;
   end
 
   always_ff @(posedge clk_i) begin
@@ -560,8 +588,8 @@ module strata_compute_decode
     uf_pool_mode_q   <= |uf_pool_mode_t_q;
     uf_pool_q        <= |uf_pool_t_q;
     uf_dw_q          <= |uf_dw_t_q;
-    pool_h_one_q     <= pool_out_h_q == 16'd1;
-    pool_w_one_q     <= pool_out_w_q == 16'd1;
+    pool_h_one_q     <= pool_out_h_q == DimWidth'(1);
+    pool_w_one_q     <= pool_out_w_q == DimWidth'(1);
   end
 
   function automatic logic overlap(wide_t a0, wide_t a1, wide_t b0, wide_t b1);
@@ -606,7 +634,7 @@ module strata_compute_decode
   logic acc_in_place_q;
   always_ff @(posedge clk_i) begin
     acc_in_place_q <= acc_out_q && acc_base_q == dst_base_q &&
-                      (is_fc || 18'(dst_row_stride_q) == {out_w_q, 2'b00});
+                      (is_fc || (DimWidth + 2)'(dst_row_stride_q) == {out_w_q, 2'b00});
   end
 
   always_comb begin
@@ -644,16 +672,16 @@ module strata_compute_decode
     // Destination: kind allowed for the mode, index, range, no overlap.
     u_dst = 1'b0;
     unique case (dst_kind_q)
-      2'(ComputeDstBank): begin
+      ComputeDstBank: begin
         u_dst = 32'(dst_id_q) >= Banks || dst_end_q > W'(BankDepth) ||
                 (dst_id_q == in_id_q &&
                  overlap(W'(dst_base_q), dst_end_q, W'(in_base_q), in_end_q));
       end
-      2'(ComputeDstPeCache): begin
+      ComputeDstPeCache: begin
         u_dst = is_fc || 32'(dst_id_q) >= Pes || dst_end_q > W'(PeCacheDepth) ||
                 (is_conv && overlap(W'(dst_base_q), dst_end_q, W'(cache_base_q), cache_end_q));
       end
-      2'(ComputeDstPeTranspose): begin
+      ComputeDstPeTranspose: begin
         // dst_lane != 0 (a tile continuing a word mid-way) needs byte-masked
         // PE-cache writes, which this implementation does not have.
         u_dst = !is_fc || dst_lane_q != '0 || dst_end_q > W'(PeCacheDepth) ||
@@ -666,7 +694,7 @@ module strata_compute_decode
     // others are field checks, u_acc_f_q).
     u_acc = u_acc_f_q ||
             (acc_in_q && (acc_end_q > W'(BankDepth) ||
-                          (dst_kind_q == 2'(ComputeDstBank) && acc_id_q == dst_id_q &&
+                          (dst_kind_q == ComputeDstBank && acc_id_q == dst_id_q &&
                            !acc_in_place_q &&
                            overlap(W'(acc_base_q), acc_end_q, W'(dst_base_q), dst_end_q))));
   end
@@ -691,13 +719,13 @@ module strata_compute_decode
 
   always_comb begin
     unique case (mode_q)
-      3'(ComputeModeConv):      unsupported = u_conv_q || (pool_en_q && u_pool_q);
-      3'(ComputeModeFc):        unsupported = u_fc_q;
-      3'(ComputeModeDepthwise): unsupported = u_pool_mode_q || u_pool_q || u_dw_q;
+      ComputeModeConv:      unsupported = u_conv_q || (pool_en_q && u_pool_q);
+      ComputeModeFc:        unsupported = u_fc_q;
+      ComputeModeDepthwise: unsupported = u_pool_mode_q || u_pool_q || u_dw_q;
       default:                  unsupported = u_pool_mode_q || u_pool_q;
     endcase
     unsupported = unsupported || u_in_id_q || u_dst_q ||
-                  (packed_q && !(Sparse && mode_q == 3'(ComputeModeConv))) || u_act_q || u_acc_q;
+                  (packed_q && !(Sparse && mode_q == ComputeModeConv)) || u_act_q || u_acc_q;
     code_d = (illegal_q || acq_order_q) ? ErrIllegalInstr :
              unsupported                ? ErrUnsupported  : ErrNone;
   end
@@ -717,25 +745,27 @@ module strata_compute_decode
     cfg_d.acc_out   = acc_out_q;
     cfg_d.acc_in    = acc_in_q;
     cfg_d.acc_id    = acc_id_q;
-    cfg_d.packed_rows = (Sparse && is_conv) ? packed_rows_q : 16'd0;
+    cfg_d.packed_rows = (Sparse && is_conv) ? packed_rows_q : DimWidth'(0);
 
-    cfg_d.walk.rows_m1      = pool_walk ? 17'(res_q[SVRows]) - 17'd1 : 17'(out_h_q) - 17'd1;
-    cfg_d.walk.cols_m1      = is_fc ? 16'd0 : (pool_walk ? in_w_q : out_w_q) - 16'd1;
-    cfg_d.walk.img_h        = pool_walk ? 17'(res_q[SVRows]) : (is_fc ? 17'(out_h_q) : 17'(in_h_q));
-    cfg_d.walk.img_w        = is_fc ? 16'd1 : in_w_q;
+    cfg_d.walk.rows_m1      = pool_walk ? OpWidth'(res_q[SVRows]) - OpWidth'(1)
+                                        : OpWidth'(out_h_q) - OpWidth'(1);
+    cfg_d.walk.cols_m1      = is_fc ? DimWidth'(0) : (pool_walk ? in_w_q : out_w_q) - DimWidth'(1);
+    cfg_d.walk.img_h        = pool_walk ? OpWidth'(res_q[SVRows])
+                                        : (is_fc ? OpWidth'(out_h_q) : OpWidth'(in_h_q));
+    cfg_d.walk.img_w        = is_fc ? DimWidth'(1) : in_w_q;
     cfg_d.walk.kernel_h     = kh_e;
     cfg_d.walk.kernel_w     = kw_e;
     cfg_d.walk.stride_h     = sh_e;
     cfg_d.walk.stride_w     = sw_e;
     cfg_d.walk.pad_top      = pt_e;
     cfg_d.walk.pad_left     = pl_e;
-    cfg_d.walk.groups_m1    = gw_e - 16'd1;
-    cfg_d.walk.group_step   = is_fc ? 17'd1 : plane;
+    cfg_d.walk.groups_m1    = gw_e - DimWidth'(1);
+    cfg_d.walk.group_step   = is_fc ? OpWidth'(1) : plane;
     cfg_d.walk.row_adv      = 20'(res_q[SRowAdv]);
     cfg_d.walk.pad_off      = 20'(res_q[SPadOff]);
     cfg_d.walk.base         = in_base_q;
     cfg_d.walk.cache_base   = cache_base_q;
-    cfg_d.walk.kw_groups    = 17'(res_q[SKwg]);
+    cfg_d.walk.kw_groups    = OpWidth'(res_q[SKwg]);
     cfg_d.walk.row_off0     = 20'(res_q[SRowOff0]);
     cfg_d.walk.row_off_step = 20'(res_q[SRowStep]);
     cfg_d.walk.col_off0     = 20'(res_q[SColOff0]);
@@ -747,17 +777,18 @@ module strata_compute_decode
     cfg_d.wr.kind         = wr_kind_e'(dst_kind_q);
     cfg_d.wr.dst_id       = dst_id_q;
     cfg_d.wr.base         = dst_base_q;
-    cfg_d.wr.row_stride   = is_fc ? (acc_out_q ? 16'd4 : 16'd1) : dst_row_stride_q;
+    cfg_d.wr.row_stride   = is_fc ? (acc_out_q ? DimWidth'(4) : DimWidth'(1)) : dst_row_stride_q;
     cfg_d.wr.group_stride = dst_group_stride_q;
-    cfg_d.wr.rows_m1      = (is_fc ? out_h_q : res_rows) - 16'd1;
-    cfg_d.wr.cols_m1      = acc_out_q ? (is_fc ? 16'd3 : {res_cols[13:0], 2'b00} - 16'd1) :
-                            is_fc ? 16'd0 : res_cols - 16'd1;
-    cfg_d.wr.groups_m1    = pool_walk ? groups_q - 16'd1 : 16'd0;
-    cfg_d.wr.neurons_m1   = out_h_q - 16'd1;
+    cfg_d.wr.rows_m1      = (is_fc ? out_h_q : res_rows) - DimWidth'(1);
+    cfg_d.wr.cols_m1      = acc_out_q ? (is_fc ? DimWidth'(3)
+                                               : {res_cols[DimWidth-3:0], 2'b00} - DimWidth'(1)) :
+                            is_fc ? DimWidth'(0) : res_cols - DimWidth'(1);
+    cfg_d.wr.groups_m1    = pool_walk ? groups_q - DimWidth'(1) : DimWidth'(0);
+    cfg_d.wr.neurons_m1   = out_h_q - DimWidth'(1);
 
     cfg_d.pool.enable     = pooled;
     cfg_d.pool.from_bank  = pool_walk;
-    cfg_d.pool.frames_m1  = pool_walk ? groups_q - 16'd1 : 16'd0;
+    cfg_d.pool.frames_m1  = pool_walk ? groups_q - DimWidth'(1) : DimWidth'(0);
     cfg_d.pool.height     = pool_dim_h;
     cfg_d.pool.width      = pool_dim_w;
     cfg_d.pool.kernel     = pk_q;
@@ -835,42 +866,93 @@ module strata_compute_decode
                  step_q == ((state_q == StMul && 32'(cnt_q) < NumSteps) ?
                             NumSteps'(1) << cnt_q : '0))
   `STRATA_ASSERT(decode_in_words_b, clk_i, rst_ni, !step_q[SInWords] ||
-                 in_words_b_q == (is_fc ? 17'(groups_q) : plane_sat))
+                 in_words_b_q == (is_fc ? OpWidth'(groups_q) : plane_sat))
   `STRATA_ASSERT(decode_illegal_follows, clk_i, rst_ni,
                  !derived_ok_q || illegal_q == |illegal_part_q)
   `STRATA_ASSERT(decode_derived_exact, clk_i, rst_ni, !derived_ok_q ||
-                 (taps_k_q == (pool_walk ? '0 : 17'(kh_e * kw_e)) &&
-                  row_off_k_q == 17'(pt_e * kw_e) && row_step_k_q == 17'(sh_e * kw_e) &&
-                  kw_g_q == 17'(kw_e) && gw_e_q == 17'(gw_e) && inw_e_q == 17'(inw_e) &&
-                  sh_e_q == 17'(sh_e) && pt_e_q == 17'(pt_e) && pl_e_q == 17'(pl_e) &&
-                  sw_e_q == 17'(sw_e) && conv_mh_a_q == 17'(out_h_q - 16'd1) &&
-                  conv_mw_a_q == 17'(out_w_q - 16'd1) &&
-                  pool_mh_a_q == 17'(pool_out_h_q - 16'd1) &&
-                  pool_mw_a_q == 17'(pool_out_w_q - 16'd1) &&
-                  dst_rows_a_q == (is_fc ? '0 : 17'(res_rows - 16'd1)) &&
-                  dst_grps_a_q == (pool_walk ? 17'(groups_q - 16'd1) : 17'(out_h_q)) &&
-                  dst_grps_b_q == (pool_walk ? 17'(dst_group_stride_q) : 17'(out_w_q)) &&
-                  in_words_a_q == (is_fc ? 17'(out_h_q) : 17'(groups_q)) &&
+                 (taps_k_q == (pool_walk ? '0 : OpWidth'(kh_e * kw_e)) &&
+                  row_off_k_q == OpWidth'(pt_e * kw_e) && row_step_k_q == OpWidth'(sh_e * kw_e) &&
+                  kw_g_q == OpWidth'(kw_e) && gw_e_q == OpWidth'(gw_e) &&
+                  inw_e_q == OpWidth'(inw_e) && sh_e_q == OpWidth'(sh_e) &&
+                  pt_e_q == OpWidth'(pt_e) && pl_e_q == OpWidth'(pl_e) &&
+                  sw_e_q == OpWidth'(sw_e) && conv_mh_a_q == OpWidth'(out_h_q - DimWidth'(1)) &&
+                  conv_mw_a_q == OpWidth'(out_w_q - DimWidth'(1)) &&
+                  pool_mh_a_q == OpWidth'(pool_out_h_q - DimWidth'(1)) &&
+                  pool_mw_a_q == OpWidth'(pool_out_w_q - DimWidth'(1)) &&
+                  dst_rows_a_q == (is_fc ? '0 : OpWidth'(res_rows - DimWidth'(1))) &&
+                  dst_grps_a_q == (pool_walk ? OpWidth'(groups_q - DimWidth'(1))
+                                             : OpWidth'(out_h_q)) &&
+                  dst_grps_b_q == (pool_walk ? OpWidth'(dst_group_stride_q) : OpWidth'(out_w_q)) &&
+                  in_words_a_q == (is_fc ? OpWidth'(out_h_q) : OpWidth'(groups_q)) &&
                   dst_head_q == dst_head && dh2_q == dh2 && dw2_q == dw2 &&
                   ph_dim_q == ph_dim && pw_dim_q == pw_dim && pool_h2_q == pool_h2 &&
                   pool_w2_q == pool_w2 && pool_h2_s_q == pool_h2 + W'(ps_q) &&
-                  pp_tb_q == 5'(ppt_q) + 5'(ppb_q) && pp_lr_q == 5'(ppl_q) + 5'(ppr_q) &&
+                  pp_tb_q == SumWidth'(ppt_q) + SumWidth'(ppb_q) &&
+                  pp_lr_q == SumWidth'(ppl_q) + SumWidth'(ppr_q) &&
                   pool_w2_s_q == pool_w2 + W'(ps_q) &&
                   param_end_q == W'(param_base_q) + (is_fc ? W'(out_h_q) : W'(Pes)) &&
-                  conv_skh_q == 5'(sh_q) + 5'(kh_q) && conv_skw_q == 5'(sw_q) + 5'(kw_q) &&
-                  pool_sk_q == 5'(ps_q) + 5'(pk_q) && uf_conv_q == |uf_conv &&
+                  conv_skh_q == SumWidth'(sh_q) + SumWidth'(kh_q) &&
+                  conv_skw_q == SumWidth'(sw_q) + SumWidth'(kw_q) &&
+                  pool_sk_q == SumWidth'(ps_q) + SumWidth'(pk_q) && uf_conv_q == |uf_conv &&
                   uf_fc_q == |uf_fc && uf_pool_mode_q == |uf_pool_mode && uf_pool_q == |uf_pool &&
                   uf_dw_q == |uf_dw &&
-                  pool_h_one_q == (pool_out_h_q == 16'd1) &&
-                  pool_w_one_q == (pool_out_w_q == 16'd1)))
+                  pool_h_one_q == (pool_out_h_q == DimWidth'(1)) &&
+                  pool_w_one_q == (pool_out_w_q == DimWidth'(1))))
 
 `ifndef SYNTHESIS
   initial begin
     assert (SInWords >= SPlane + 5 && NumSteps + 2 < 2 ** CntWidth)
       else $fatal(1, "strata_compute_decode: product schedule");
     assert (Lanes == 2 ** LgLanes) else $fatal(1, "strata_compute_decode: Lanes must be 2^k");
-    assert (BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 && Banks <= 64)
+    assert (BankDepth <= 2 ** ComputeDstBaseWidth && PeCacheDepth <= 2 ** ComputeCacheBaseWidth &&
+            ParamDepth <= 2 ** ComputeParamBaseWidth && Banks <= 2 ** ComputeInIdWidth)
       else $fatal(1, "strata_compute_decode: memories exceed the instruction fields");
+  end
+
+  // The geometry, address and window arithmetic above, the configuration
+  // (strata_compute_pkg) and the walkers are sized for the field widths of
+  // strata_compute_pkg: an encoding with a wider field does not build.
+  localparam bit DimTooWide =
+      $bits(compute_in_base_t) > DimWidth || $bits(compute_in_h_t) > DimWidth ||
+      $bits(compute_in_w_t) > DimWidth || $bits(compute_in_groups_t) > DimWidth ||
+      $bits(compute_out_h_t) > DimWidth || $bits(compute_out_w_t) > DimWidth ||
+      $bits(compute_cache_base_t) > DimWidth || $bits(compute_param_base_t) > DimWidth ||
+      $bits(compute_pool_out_h_t) > DimWidth || $bits(compute_pool_out_w_t) > DimWidth ||
+      $bits(compute_dst_base_t) > DimWidth || $bits(compute_dst_row_stride_t) > DimWidth ||
+      $bits(compute_dst_group_stride_t) > DimWidth || $bits(compute_packed_rows_t) > DimWidth ||
+      $bits(compute_acc_base_t) > DimWidth;
+  localparam bit WinTooWide =
+      $bits(compute_kernel_h_t) > WinWidth || $bits(compute_kernel_w_t) > WinWidth ||
+      $bits(compute_stride_h_t) > WinWidth || $bits(compute_stride_w_t) > WinWidth ||
+      $bits(compute_pad_top_t) > WinWidth || $bits(compute_pad_left_t) > WinWidth ||
+      $bits(compute_pad_bottom_t) > WinWidth || $bits(compute_pad_right_t) > WinWidth ||
+      $bits(compute_pool_k_t) > WinWidth || $bits(compute_pool_s_t) > WinWidth ||
+      $bits(compute_pool_pad_top_t) > WinWidth || $bits(compute_pool_pad_left_t) > WinWidth ||
+      $bits(compute_pool_pad_bottom_t) > WinWidth || $bits(compute_pool_pad_right_t) > WinWidth;
+  localparam bit IdTooWide =
+      $bits(compute_in_id_t) > IdWidth || $bits(compute_dst_id_t) > IdWidth ||
+      $bits(compute_acc_id_t) > IdWidth;
+  localparam bit ActTooWide =
+      $bits(compute_act_table_t) > ActIdxWidth;
+  localparam bit ClampTooWide =
+      $bits(compute_clamp_lo_t) > ClampWidth || $bits(compute_clamp_hi_t) > ClampWidth ||
+      $bits(compute_post_lo_t) > ClampWidth || $bits(compute_post_hi_t) > ClampWidth;
+  if (DimTooWide) begin : g_dim_too_wide
+    $error("strata_compute_decode: a geometry or address field of COMPUTE exceeds DimWidth = %0d",
+           DimWidth);
+  end
+  if (WinTooWide) begin : g_win_too_wide
+    $error("strata_compute_decode: a window field of COMPUTE exceeds WinWidth = %0d", WinWidth);
+  end
+  if (IdTooWide) begin : g_id_too_wide
+    $error("strata_compute_decode: a bank or PE index field of COMPUTE exceeds IdWidth = %0d",
+           IdWidth);
+  end
+  if (ActTooWide) begin : g_act_too_wide
+    $error("strata_compute_decode: act_table of COMPUTE exceeds ActIdxWidth = %0d", ActIdxWidth);
+  end
+  if (ClampTooWide) begin : g_clamp_too_wide
+    $error("strata_compute_decode: a clamp field of COMPUTE exceeds ClampWidth = %0d", ClampWidth);
   end
 `endif
 

@@ -120,13 +120,13 @@ module strata_compute_engine
   input  logic                      instr_valid_i,    // a COMPUTE is waiting
   output logic                      instr_ready_o,    // taken
   input  instr_t                    instr_i,          // the instruction
-  input  logic [15:0]               instr_index_i,    // its fetch index
+  input  csr_error_code_index_t     instr_index_i,    // its fetch index
   // semaphores (edge 0: L2C in / C2S out, edge 1: S2C in / C2L out)
   output logic [1:0]                acq_req_o,        // acquire request
-  output logic [1:0][15:0]          acq_amount_o,     // units
+  output dep_count_t [1:0]          acq_amount_o,     // units
   input  logic [1:0]                acq_grant_i,      // granted (pulse)
   output logic [1:0]                rel_valid_o,      // release (pulse)
-  output logic [1:0][15:0]          rel_amount_o,     // units
+  output dep_count_t [1:0]          rel_amount_o,     // units
   // bank read port (strata_banks compute read)
   output logic                      rd_req_valid_o,   // read request
   input  logic                      rd_req_ready_i,   // taken
@@ -165,10 +165,10 @@ module strata_compute_engine
   output logic                      busy_o,           // executing an instruction
   output logic                      dep_wait_o,       // waiting on a semaphore
   output logic                      retire_o,         // an instruction finished (pulse)
-  output logic [15:0]               index_o,          // index of the current instruction
+  output csr_error_code_index_t     index_o,          // index of the current instruction
   output logic                      err_o,            // error (held until abort)
   output err_code_e                 err_code_o,       // its code: ILLEGAL_INSTR or UNSUPPORTED
-  output logic [15:0]               err_index_o,      // its instruction index (with err_o)
+  output csr_error_code_index_t     err_index_o,      // its instruction index (with err_o)
   output logic                      mac_active_o,     // a beat entered the PE array
   output logic [IncWidth-1:0]       macs_o,           // MACs this cycle (lanes with data x P)
   output logic                      stall_out_o       // an operand waits for the result path
@@ -209,10 +209,10 @@ module strata_compute_engine
   slot_e       slot_d, slot_q;
   logic        take, launch;
   logic        flush_d, flush_q;   // local reset of the datapath at the end of an abort
-  logic [15:0] nx_index_q;
+  csr_error_code_index_t nx_index_q;
   dep_hdr_t    nx_deps_q;
   logic        nx_fine_q;
-  logic [15:0] index_q;
+  csr_error_code_index_t index_q;
   dep_hdr_t    deps_q;
   logic        fine_q;
 
@@ -1138,7 +1138,7 @@ module strata_compute_engine
   logic                          win_valid, win_ready;
   logic [PoolTaps*WordWidth-1:0] win_data;
   logic [PoolTaps-1:0]           win_mask;
-  logic [15:0]                   frames_d, frames_q;   // frames configured so far
+  logic [DimWidth-1:0]           frames_d, frames_q;   // frames configured so far
   logic                          cfg_more_d, cfg_more_q;
   logic                          cfg_offered_q;        // a configuration offered, not taken
   logic                          wg_in_offered_q;      // a pixel word offered, not taken
@@ -1185,7 +1185,7 @@ module strata_compute_engine
     frames_d   = frames_q;
     cfg_more_d = cfg_more_q;
     if (wg_cfg_valid && wg_cfg_ready) begin
-      frames_d   = frames_q + 16'd1;
+      frames_d   = frames_q + DimWidth'(1);
       cfg_more_d = frames_q != cfg.pool.frames_m1;
     end
     if (start_q[StartPool]) begin
@@ -1211,14 +1211,15 @@ module strata_compute_engine
   logic [$clog2(PoolTaps+1)-1:0] unused_win_count;
   logic [((MaxPoolKernel > 1) ? $clog2(MaxPoolKernel) : 1)-1:0] unused_ky_lo, unused_ky_hi;
   logic [((MaxPoolKernel > 1) ? $clog2(MaxPoolKernel) : 1)-1:0] unused_kx_lo, unused_kx_hi;
-  logic [15:0] unused_win_oy, unused_win_ox;
+  logic [DimWidth-1:0] unused_win_oy, unused_win_ox;
   logic        unused_win_first, unused_win_last;
 
   strata_window_gen #(
     .Lanes         (Pes),
     .DataWidth     (8),
     .MaxKernel     (MaxPoolKernel),
-    .MaxImageWidth (MaxImageWidth)
+    .MaxImageWidth (MaxImageWidth),
+    .DimWidth      (DimWidth)
   ) u_window_gen (
     .clk_i            (clk_i),
     .rst_ni           (dp_rst_n[DpRstWindow]),
@@ -1501,7 +1502,7 @@ module strata_compute_engine
   // ---------------------------------------------------------------- control
   logic      err_d, err_q, all_done, all_done_q;
   err_code_e err_code_d, err_code_q;
-  logic [15:0] err_index_d, err_index_q;
+  csr_error_code_index_t err_index_d, err_index_q;
 
   // Done when every result is written (the cache slice empty too) and, with
   // pooling, the window generator has taken every pixel of every frame

@@ -82,14 +82,14 @@ module strata_conv_walker
                       // and its ~200-sink advance enables start at it)
 
   // ---------------------------------------------------------------- next window
-  logic [16:0] oy_n_d, oy_n_q;        // output row of the next window
-  logic [15:0] ox_n_d, ox_n_q;        // output column
+  logic [DimWidth:0] oy_n_d, oy_n_q;        // output row of the next window
+  dim_t        ox_n_d, ox_n_q;        // output column
   pos_t        iy0_n_d, iy0_n_q;      // image row of its tap row 0 (oy*stride_h - pad_top)
   pos_t        ix0_n_d, ix0_n_q;      // image column of tap column 0
   walk_addr_t  vrow_n_d, vrow_n_q;    // base + iy0 * img_w (virtual, may be < 0)
   walk_addr_t  nro_n_d, nro_n_q;      // -iy0 * kernel_w * groups (used while iy0 < 0)
   walk_addr_t  nco_n_d, nco_n_q;      // -ix0 * groups (used while ix0 < 0)
-  logic [15:0] ch_n_d, ch_n_q;        // parameter channel of row oy
+  dim_t        ch_n_d, ch_n_q;        // parameter channel of row oy
   // Taps left of the right / bottom edge (img_w - ix0, img_h - iy0), running
   // values beside ix0 and iy0 (asserted equal), so the window bounds compare
   // registers with the kernel size instead of subtracting first.
@@ -97,19 +97,19 @@ module strata_conv_walker
   logic        more_n_d, more_n_q;    // the next window exists
 
   // Bounds and start addresses of the next window (from its registers).
-  logic [3:0]  kx_lo_n, ky_lo_n, kx_last_n, ky_last_n;
+  tap_t        kx_lo_n, ky_lo_n, kx_last_n, ky_last_n;
   walk_addr_t  a_start_n, c_start_n;
   pos_t        kx_room, ky_room;
 
   always_comb begin
-    kx_lo_n = (ix0_n_q < 0) ? 4'(-ix0_n_q) : 4'd0;
-    ky_lo_n = (iy0_n_q < 0) ? 4'(-iy0_n_q) : 4'd0;
+    kx_lo_n = (ix0_n_q < 0) ? WinWidth'(-ix0_n_q) : WinWidth'(0);
+    ky_lo_n = (iy0_n_q < 0) ? WinWidth'(-iy0_n_q) : WinWidth'(0);
     kx_room = kx_room_n_q;
     ky_room = ky_room_n_q;
-    kx_last_n = (kx_room < pos_t'(cfg_i.kernel_w)) ? 4'(kx_room - pos_t'(1))
-                                                   : cfg_i.kernel_w - 4'd1;
-    ky_last_n = (ky_room < pos_t'(cfg_i.kernel_h)) ? 4'(ky_room - pos_t'(1))
-                                                   : cfg_i.kernel_h - 4'd1;
+    kx_last_n = (kx_room < pos_t'(cfg_i.kernel_w)) ? WinWidth'(kx_room - pos_t'(1))
+                                                   : cfg_i.kernel_w - WinWidth'(1);
+    ky_last_n = (ky_room < pos_t'(cfg_i.kernel_h)) ? WinWidth'(ky_room - pos_t'(1))
+                                                   : cfg_i.kernel_h - WinWidth'(1);
     a_start_n = ((iy0_n_q < 0) ? AW'(cfg_i.base) : vrow_n_q) +
                 ((ix0_n_q < 0) ? '0 : AW'(ix0_n_q));
     c_start_n = AW'(cfg_i.cache_base) + ((iy0_n_q < 0) ? nro_n_q : '0) +
@@ -117,21 +117,21 @@ module strata_conv_walker
   end
 
   // ---------------------------------------------------------------- current window
-  logic [3:0]  ky_d, ky_q, kx_d, kx_q, kx_lo_d, kx_lo_q, ky_last_d, ky_last_q;
-  logic [3:0]  kx_last_d, kx_last_q;
-  logic [15:0] g_d, g_q;
+  tap_t        ky_d, ky_q, kx_d, kx_q, kx_lo_d, kx_lo_q, ky_last_d, ky_last_q;
+  tap_t        kx_last_d, kx_last_q;
+  dim_t        g_d, g_q;
   walk_addr_t  a_row_d, a_row_q;    // bank word of (ky, kx_lo, g = 0)
   walk_addr_t  a_tap_d, a_tap_q;    // bank word of (ky, kx, g = 0)
   walk_addr_t  a_beat_d, a_beat_q;  // bank word of the beat
   walk_addr_t  c_row_d, c_row_q;    // cache word of (ky, kx_lo, g = 0)
   walk_addr_t  c_beat_d, c_beat_q;  // cache word of the beat
-  logic [15:0] ch_d, ch_q;
+  dim_t        ch_d, ch_q;
   logic        first_d, first_q;    // the next beat is the window's first
   logic        row_first_d, row_first_q;  // the window starts an output row
   logic        acq_d, acq_q;        // the row's step has been acquired
   logic        fill_d, fill_q;      // the next beat is a fill beat (acc_in)
   logic [1:0]  fill_k_d, fill_k_q;  // its index in the window's four
-  logic [15:0] fill_addr_d, fill_addr_q;  // its bank word
+  dim_t        fill_addr_d, fill_addr_q;  // its bank word
 
   logic g_end, kx_end, ky_end, beat_last, fire, load, step_fire;
   // g_q == groups_m1 as a registered flag (exact, asserted): the window's
@@ -139,14 +139,14 @@ module strata_conv_walker
   // waits for no 16-bit comparison. Its next value compares g_q with
   // groups_m1 - 1, a register of the configuration (stable during a walk).
   logic        g_end_d, g_end_q;
-  logic [15:0] groups_m2_q;   // groups_m1 - 1
+  dim_t        groups_m2_q;   // groups_m1 - 1
   logic        one_group_q;   // groups_m1 == 0
 
   // Likewise ox_n_q == cols_m1 (the next window ends its output row) and
   // ox_n_q == 0 (it starts one) are registered flags, so the row-advance
   // enables of the next-window registers wait for no 16-bit comparison.
   logic        ox_last_n_d, ox_last_n_q, ox_first_n_d, ox_first_n_q;
-  logic [15:0] cols_m2_q;     // cols_m1 - 1
+  dim_t        cols_m2_q;     // cols_m1 - 1
   logic        one_col_q;     // cols_m1 == 0
 
   // img_w + pad_left: the room of a row's first window (a register of the
@@ -155,9 +155,9 @@ module strata_conv_walker
 
   always_ff @(posedge clk_i) begin
     kx_room0_q  <= pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_left);
-    groups_m2_q <= cfg_i.groups_m1 - 16'd1;
+    groups_m2_q <= cfg_i.groups_m1 - DimWidth'(1);
     one_group_q <= cfg_i.groups_m1 == '0;
-    cols_m2_q   <= cfg_i.cols_m1 - 16'd1;
+    cols_m2_q   <= cfg_i.cols_m1 - DimWidth'(1);
     one_col_q   <= cfg_i.cols_m1 == '0;
   end
 
@@ -227,7 +227,7 @@ module strata_conv_walker
     // follow the fourth.
     if (fire && fill_q) begin
       fill_k_d    = fill_k_q + 2'd1;
-      fill_addr_d = fill_addr_q + 16'd1;
+      fill_addr_d = fill_addr_q + DimWidth'(1);
       if (fill_k_q == 2'd3) fill_d = 1'b0;
     end
 
@@ -235,15 +235,15 @@ module strata_conv_walker
     if (fire && !fill_q) begin
       first_d = 1'b0;
       if (adv_g_q) begin
-        g_d      = g_q + 16'd1;
+        g_d      = g_q + DimWidth'(1);
         g_end_d  = g_q == groups_m2_q;
         a_beat_d = a_beat_q + AW'(cfg_i.group_step);
         c_beat_d = c_beat_q + AW'(1);
       end else if (adv_kx_q) begin
         g_d      = '0;
         g_end_d  = one_group_q;
-        kx_d     = kx_q + 4'd1;
-        kx_end_d = kx_q + 4'd1 == kx_last_q;
+        kx_d     = kx_q + WinWidth'(1);
+        kx_end_d = kx_q + WinWidth'(1) == kx_last_q;
         a_tap_d  = a_tap_q + AW'(1);
         a_beat_d = a_tap_q + AW'(1);
         c_beat_d = c_beat_q + AW'(1);   // taps of a row are contiguous in the cache
@@ -252,8 +252,8 @@ module strata_conv_walker
         g_end_d  = one_group_q;
         kx_d     = kx_lo_q;
         kx_end_d = kx_lo_q == kx_last_q;
-        ky_d     = ky_q + 4'd1;
-        ky_end_d = ky_q + 4'd1 == ky_last_q;
+        ky_d     = ky_q + WinWidth'(1);
+        ky_end_d = ky_q + WinWidth'(1) == ky_last_q;
         a_row_d  = a_row_q + AW'(cfg_i.img_w);
         a_tap_d  = a_row_q + AW'(cfg_i.img_w);
         a_beat_d = a_row_q + AW'(cfg_i.img_w);
@@ -295,15 +295,15 @@ module strata_conv_walker
         ix0_n_d     = -pos_t'(cfg_i.pad_left);
         kx_room_n_d = kx_room0_q;
         nco_n_d     = AW'(cfg_i.col_off0);
-        oy_n_d      = oy_n_q + 17'd1;
+        oy_n_d      = oy_n_q + (DimWidth + 1)'(1);
         iy0_n_d     = iy0_n_q + pos_t'(cfg_i.stride_h);
         ky_room_n_d = ky_room_n_q - pos_t'(cfg_i.stride_h);
         vrow_n_d    = vrow_n_q + AW'(cfg_i.row_adv);
         nro_n_d     = nro_n_q - AW'(cfg_i.row_off_step);
-        ch_n_d      = ch_n_q + 16'd1;
+        ch_n_d      = ch_n_q + DimWidth'(1);
       end else begin
         ox_last_n_d = ox_n_q == cols_m2_q;
-        ox_n_d      = ox_n_q + 16'd1;
+        ox_n_d      = ox_n_q + DimWidth'(1);
         ix0_n_d     = ix0_n_q + pos_t'(cfg_i.stride_w);
         kx_room_n_d = kx_room_n_q - pos_t'(cfg_i.stride_w);
         nco_n_d     = nco_n_q - AW'(cfg_i.col_off_step);
@@ -441,9 +441,9 @@ module strata_conv_walker
   `STRATA_ASSERT(walker_g_end, clk_i, rst_ni,
                  state_q != StWalk || g_end_q == (g_q == cfg_i.groups_m1))
   `STRATA_ASSERT(walker_groups_regs, clk_i, rst_ni, state_q == StIdle ||
-                 (groups_m2_q == cfg_i.groups_m1 - 16'd1 &&
+                 (groups_m2_q == cfg_i.groups_m1 - DimWidth'(1) &&
                   one_group_q == (cfg_i.groups_m1 == '0) &&
-                  cols_m2_q == cfg_i.cols_m1 - 16'd1 && one_col_q == (cfg_i.cols_m1 == '0)))
+                  cols_m2_q == cfg_i.cols_m1 - DimWidth'(1) && one_col_q == (cfg_i.cols_m1 == '0)))
   `STRATA_ASSERT(walker_ox_flags, clk_i, rst_ni, state_q == StIdle ||
                  (ox_last_n_q == (ox_n_q == cfg_i.cols_m1) && ox_first_n_q == (ox_n_q == '0)))
 

@@ -77,7 +77,7 @@ module strata_dst_writer
   // the queue's registered not-full flag.
   typedef struct packed {
     logic                 bank;    // to the bank port (else the cache port)
-    logic [15:0]          addr;
+    dim_t                 addr;
     logic [Pes-1:0]       mask;
     logic [WordWidth-1:0] data;
     logic [UnitWidth-1:0] done_rows;  // rows this write completes
@@ -86,7 +86,7 @@ module strata_dst_writer
   wr_req_t                out_q;
   logic                   out_valid, out_ready, out_fire, out_free, out_load;
   logic [1:0]             out_count;
-  logic [15:0]            ld_addr;
+  dim_t                   ld_addr;
   logic [Pes-1:0]         ld_mask;
   logic [WordWidth-1:0]   ld_data;
   logic [UnitWidth-1:0]   ld_units;
@@ -116,14 +116,14 @@ module strata_dst_writer
   );
 
   // ---------------------------------------------------------------- addressing
-  logic [15:0] c_d, c_q, r_d, r_q, g_d, g_q;
-  logic [15:0] addr_d, addr_q, row_d, row_q, grp_d, grp_q;
+  dim_t        c_d, c_q, r_d, r_q, g_d, g_q;
+  dim_t        addr_d, addr_q, row_d, row_q, grp_d, grp_q;
   logic        transpose, in_fire, last_in;
 
   // ---------------------------------------------------------------- transpose matrix
   logic [Lanes-1:0][WordWidth-1:0] mat_d, mat_q;
   logic [UnitWidth-1:0]            n_d, n_q;        // neurons collected in the group
-  logic [15:0]                     o_left_d, o_left_q;  // neurons to take after the next
+  dim_t                            o_left_d, o_left_q;  // neurons to take after the next
   logic                            o_last_d, o_last_q;  // next neuron is the last: o_left_q == 0
   logic                            all_in_d, all_in_q;  // every neuron taken
   logic [PeWidth-1:0]              p_d, p_q;        // PE of the next emitted word
@@ -191,17 +191,17 @@ module strata_dst_writer
           ld_mask  = Pes'(1) << cfg_i.dst_id[PeWidth-1:0];
           ld_units = UnitWidth'(c_q == cfg_i.cols_m1);
           if (c_q != cfg_i.cols_m1) begin
-            c_d    = c_q + 16'd1;
-            addr_d = addr_q + 16'd1;
+            c_d    = c_q + DimWidth'(1);
+            addr_d = addr_q + DimWidth'(1);
           end else if (r_q != cfg_i.rows_m1) begin
             c_d    = '0;
-            r_d    = r_q + 16'd1;
+            r_d    = r_q + DimWidth'(1);
             row_d  = row_q + cfg_i.row_stride;
             addr_d = row_q + cfg_i.row_stride;
           end else begin
             c_d    = '0;
             r_d    = '0;
-            g_d    = g_q + 16'd1;
+            g_d    = g_q + DimWidth'(1);
             grp_d  = grp_q + cfg_i.group_stride;
             row_d  = grp_q + cfg_i.group_stride;
             addr_d = grp_q + cfg_i.group_stride;
@@ -219,7 +219,7 @@ module strata_dst_writer
             ld_units = n_q;
             n_d      = '0;
             p_d      = '0;
-            addr_d   = addr_q + 16'd1;
+            addr_d   = addr_q + DimWidth'(1);
             state_d  = all_in_q ? StDrain : StRun;
           end else begin
             p_d = p_q + PeWidth'(1);
@@ -254,8 +254,8 @@ module strata_dst_writer
       o_last_d = cfg_i.neurons_m1 == '0;
       all_in_d = 1'b0;
     end else if (in_fire && transpose) begin
-      o_left_d = o_left_q - 16'd1;
-      o_last_d = o_left_q == 16'd1;
+      o_left_d = o_left_q - DimWidth'(1);
+      o_last_d = o_left_q == DimWidth'(1);
       all_in_d = o_last_q;
     end
   end
@@ -337,7 +337,7 @@ module strata_dst_writer
 
   // Addresses are kept in the ISA's 16 bits; the decoder checked that they fit
   // the memory, so the bits above the port widths are zero.
-  logic [15:0] unused_addr;
+  dim_t        unused_addr;
   assign unused_addr = out_q.addr;
 
   `STRATA_ASSERT_STREAM(writer_in, clk_i, rst_ni, in_valid_i, in_ready_o, in_data_i)

@@ -86,8 +86,8 @@ module strata_packed_beats
   send_t       send_data;
   logic        s1_v_q, s2_v_q, s3_v_q, s4_v_q, s5_v_q;
   send_t       s1_q, s2_q, s3_q, s4_q, s5_q;
-  logic [3:0]  s2_ky_q, s2_kx_q;
-  logic [15:0] s2_g_q;
+  tap_t        s2_ky_q, s2_kx_q;
+  dim_t        s2_g_q;
   logic        s3_ky_in_q, s3_kx_in_q, s3_ky1_in_q, s3_kx1_in_q;
   logic        s3_ng_q, s3_nkx_q, s3_nky_q;
   walk_addr_t  s3_pbk_q, s3_pbk1_q, s3_pbw_q;
@@ -163,7 +163,7 @@ module strata_packed_beats
     s4_in_cur_d = !s3_q.dummy && s3_ky_in_q && s3_kx_in_q;
     s4_in_nxt_d = !s3_q.dummy && (s3_ng_q  ? s3_ky_in_q && s3_kx_in_q :
                                 s3_nkx_q ? s3_ky_in_q && s3_kx1_in_q :
-                                s3_nky_q ? s3_ky1_in_q && s3_q.px.kx_lo == 4'd0 : 1'b0);
+                                s3_nky_q ? s3_ky1_in_q && s3_q.px.kx_lo == WinWidth'(0) : 1'b0);
     s5_nxt = s5_ng_q ? s5_cur_q + AW'(cfg_i.group_step) : s5_nb_q;
     beat_push.a_cur     = s5_in_cur_q ? BankAddrWidth'(s5_cur_q) : BankAddrWidth'(cfg_i.base);
     beat_push.a_nxt     = s5_in_nxt_q ? BankAddrWidth'(s5_nxt) : BankAddrWidth'(cfg_i.base);

@@ -75,10 +75,10 @@ module strata_packed_producer
 
   // ky * M, the tap table slot of kernel row ky, as a 16-entry constant table
   // (one LUT per bit) rather than a multiply that synthesis would give a DSP.
-  function automatic slot_t row_slot(logic [3:0] ky);
+  function automatic slot_t row_slot(tap_t ky);
     slot_t s = '0;
     for (int k = 0; k < 16; k++) begin
-      if (ky == 4'(k)) s = slot_t'(k * M);
+      if (ky == WinWidth'(k)) s = slot_t'(k * M);
     end
     return s;
   endfunction
@@ -86,22 +86,22 @@ module strata_packed_producer
   // ---------------------------------------------------------------- next pixel
   // As strata_conv_walker's next window: the position of the pixel after the
   // producer's current one; follows the first pixel while not walking.
-  logic [16:0] oy_n_d, oy_n_q;
-  logic [15:0] ox_n_d, ox_n_q;
+  logic [DimWidth:0] oy_n_d, oy_n_q;
+  dim_t        ox_n_d, ox_n_q;
   pos_t        iy0_n_d, iy0_n_q, ix0_n_d, ix0_n_q;
   pos_t        ky_room_n_d, ky_room_n_q, kx_room_n_d, kx_room_n_q;  // img - i0
   walk_addr_t  vrow_n_d, vrow_n_q;      // base + iy0*img_w
-  logic [15:0] ch_n_d, ch_n_q;
+  dim_t        ch_n_d, ch_n_q;
   logic        ox_first_n_d, ox_first_n_q, ox_last_n_d, ox_last_n_q;
   packed_px_t  px_n;                    // its context
 
   always_comb begin
-    px_n.ky_lo   = (iy0_n_q < 0) ? 4'(-iy0_n_q) : 4'd0;
-    px_n.kx_lo   = (ix0_n_q < 0) ? 4'(-ix0_n_q) : 4'd0;
-    px_n.ky_last = (ky_room_n_q < pos_t'(cfg_i.kernel_h)) ? 4'(ky_room_n_q - pos_t'(1))
-                                                          : cfg_i.kernel_h - 4'd1;
-    px_n.kx_last = (kx_room_n_q < pos_t'(cfg_i.kernel_w)) ? 4'(kx_room_n_q - pos_t'(1))
-                                                          : cfg_i.kernel_w - 4'd1;
+    px_n.ky_lo   = (iy0_n_q < 0) ? WinWidth'(-iy0_n_q) : WinWidth'(0);
+    px_n.kx_lo   = (ix0_n_q < 0) ? WinWidth'(-ix0_n_q) : WinWidth'(0);
+    px_n.ky_last = (ky_room_n_q < pos_t'(cfg_i.kernel_h)) ? WinWidth'(ky_room_n_q - pos_t'(1))
+                                                          : cfg_i.kernel_h - WinWidth'(1);
+    px_n.kx_last = (kx_room_n_q < pos_t'(cfg_i.kernel_w)) ? WinWidth'(kx_room_n_q - pos_t'(1))
+                                                          : cfg_i.kernel_w - WinWidth'(1);
     px_n.pbase     = vrow_n_q + AW'(ix0_n_q);
     px_n.ch        = ch_n_q;
     px_n.row_first = ox_first_n_q;
@@ -112,7 +112,7 @@ module strata_packed_producer
   logic        p_prime_q;               // load the first pixel
   logic        pv_d, pv_q;              // a pixel is being itemised
   packed_px_t  px_d, px_q;
-  logic [3:0]  ky_d, ky_q;
+  tap_t        ky_d, ky_q;
   slot_t       jrow_d, jrow_q;          // ky*M
   logic        fky_d, fky_q;            // ky_q == ky_lo
   logic        lky_d, lky_q;            // ky_q == ky_last
@@ -143,9 +143,9 @@ module strata_packed_producer
 
     if (p_adv) begin
       fky_d  = 1'b0;
-      ky_d   = ky_q + 4'd1;
+      ky_d   = ky_q + WinWidth'(1);
       jrow_d = jrow_q + slot_t'(M);
-      lky_d  = ky_q + 4'd1 == px_q.ky_last;
+      lky_d  = ky_q + WinWidth'(1) == px_q.ky_last;
       if (lky_q && pfin_q) pv_d = 1'b0;
     end
 
@@ -163,14 +163,14 @@ module strata_packed_producer
         ox_n_d      = '0;
         ix0_n_d     = -pos_t'(cfg_i.pad_left);
         kx_room_n_d = pos_t'({2'b00, cfg_i.img_w}) + pos_t'(cfg_i.pad_left);
-        oy_n_d      = oy_n_q + 17'd1;
+        oy_n_d      = oy_n_q + (DimWidth + 1)'(1);
         iy0_n_d     = iy0_n_q + pos_t'(cfg_i.stride_h);
         ky_room_n_d = ky_room_n_q - pos_t'(cfg_i.stride_h);
         vrow_n_d    = vrow_n_q + AW'(cfg_i.row_adv);
-        ch_n_d      = ch_n_q + 16'd1;
+        ch_n_d      = ch_n_q + DimWidth'(1);
       end else begin
-        ox_last_n_d = ox_n_q + 16'd1 == cfg_i.cols_m1;
-        ox_n_d      = ox_n_q + 16'd1;
+        ox_last_n_d = ox_n_q + DimWidth'(1) == cfg_i.cols_m1;
+        ox_n_d      = ox_n_q + DimWidth'(1);
         ix0_n_d     = ix0_n_q + pos_t'(cfg_i.stride_w);
         kx_room_n_d = kx_room_n_q - pos_t'(cfg_i.stride_w);
       end

@@ -39,7 +39,7 @@ module strata_packed_scan
   input  logic                       idle_i,         // the walker is idle: load cfg_i, rows_i
   input  logic                       scan_i,         // the walker is scanning
   input  walk_cfg_t                  cfg_i,          // geometry, stable while busy
-  input  logic [15:0]                rows_i,         // packed rows R, stable while busy
+  input  dim_t                       rows_i,         // packed rows R, stable while busy
   output logic                       sched_own_o,    // the scan drives the schedule read port
   output logic                       sched_re_o,     // read an entry (while sched_own_o)
   output logic [SchedAddrWidth-1:0]  sched_raddr_o,  // its address
@@ -60,10 +60,10 @@ module strata_packed_scan
 
   // ky * M, the tap table slot of kernel row ky, as a 16-entry constant table
   // (one LUT per bit) rather than a multiply that synthesis would give a DSP.
-  function automatic slot_t row_slot(logic [3:0] ky);
+  function automatic slot_t row_slot(tap_t ky);
     slot_t s = '0;
     for (int k = 0; k < 16; k++) begin
-      if (ky == 4'(k)) s = slot_t'(k * M);
+      if (ky == WinWidth'(k)) s = slot_t'(k * M);
     end
     return s;
   endfunction
@@ -73,10 +73,10 @@ module strata_packed_scan
   // scan and walk compare registers.
   logic   cfg_bad_d, cfg_bad_q;
   caddr_t rows_end_d, rows_end_q;
-  logic [16:0] end_now;
+  logic [DimWidth:0] end_now;
 
   always_comb begin
-    end_now    = 17'(cfg_i.cache_base) + 17'(rows_i);
+    end_now    = (DimWidth + 1)'(cfg_i.cache_base) + (DimWidth + 1)'(rows_i);
     rows_end_d = KW'(end_now);
     cfg_bad_d  = rows_i == '0 || 32'(end_now) > CacheDepth ||
                  cfg_i.kernel_h == '0 || 32'(cfg_i.kernel_h) > M ||
@@ -93,7 +93,7 @@ module strata_packed_scan
   // ---------------------------------------------------------------- scan
   // Read side: one entry per cycle at sa_q; then three stages:
   //   1 the RAM's output, 2 the entry registered (checks, slots), 3 the table update.
-  logic [15:0] rem_d, rem_q;          // entries left to read
+  dim_t        rem_d, rem_q;          // entries left to read
   logic        rem1_d, rem1_q;        // rem_q == 1
   caddr_t      sa_d, sa_q;            // cache word being read
   logic        reading_d, reading_q;  // reads remain
@@ -101,8 +101,8 @@ module strata_packed_scan
   caddr_t      sc1_a_q;
   logic        sc2_v_q, sc2_last_q;
   caddr_t      sc2_a_q;
-  logic [3:0]  sc2_ky_q, sc2_kx_q;
-  logic [15:0] sc2_g_q;
+  tap_t        sc2_ky_q, sc2_kx_q;
+  dim_t        sc2_g_q;
   logic        sc3_v_q, sc3_last_q;
   caddr_t      sc3_a_q;
   slot_t       sc3_j_q, sc3_nj_q;     // the entry's slot, and its next tap's
@@ -134,7 +134,7 @@ module strata_packed_scan
               (has_prev2_q && sc2_key <= prev_key_q);
     sc2_j   = row_slot(sc2_ky_q) + slot_t'(sc2_kx_q);
     // The next dense tap: (ky, kx + 1), else (ky + 1, 0).
-    sc2_nj  = (sc2_kx_q + 4'd1 == cfg_i.kernel_w) ? row_slot(sc2_ky_q + 4'd1)
+    sc2_nj  = (sc2_kx_q + WinWidth'(1) == cfg_i.kernel_w) ? row_slot(sc2_ky_q + WinWidth'(1))
                                                   : sc2_j + slot_t'(1);
   end
 
@@ -146,13 +146,13 @@ module strata_packed_scan
     bad_acc_d = bad_acc_q || (sc2_v_q && sc2_bad);
     if (idle_i) begin
       rem_d     = rows_i;
-      rem1_d    = rows_i == 16'd1;
+      rem1_d    = rows_i == DimWidth'(1);
       sa_d      = caddr_t'(cfg_i.cache_base);
       reading_d = 1'b1;
       bad_acc_d = 1'b0;
     end else if (scan_read) begin
-      rem_d     = rem_q - 16'd1;
-      rem1_d    = rem_q == 16'd2;
+      rem_d     = rem_q - DimWidth'(1);
+      rem1_d    = rem_q == DimWidth'(2);
       sa_d      = sa_q + caddr_t'(1);
       reading_d = !rem1_q;
     end

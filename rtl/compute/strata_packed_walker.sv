@@ -63,7 +63,7 @@ module strata_packed_walker
   input  logic                       rst_ni,         // synchronous reset, active low
   input  logic                       start_i,        // begin a walk (while idle)
   input  walk_cfg_t                  cfg_i,          // geometry, stable while busy
-  input  logic [15:0]                rows_i,         // packed rows R, stable while busy
+  input  dim_t                       rows_i,         // packed rows R, stable while busy
   output logic                       busy_o,         // scanning or beats remain
   output logic                       err_o,          // bad schedule: no beat (until start_i)
   // schedule memory write port (any time; not the rows of a running walk)

@@ -61,15 +61,15 @@ module strata_controller
   input  logic        fetch_blocked_i,    // dispatch waits for a full queue
   input  logic        fetch_err_i,        // error (held until clear / abort)
   input  err_code_e   fetch_err_code_i,   // its code
-  input  logic [15:0] fetch_err_index_i,  // its instruction index
+  input  csr_error_code_index_t fetch_err_index_i,  // its instruction index
   // engines: load, compute, store (index 0, 1, 2)
   input  logic [2:0]  eng_queue_empty_i,  // the engine's instruction queue is empty
   input  logic [2:0]  eng_idle_i,         // no instruction, no AXI transaction outstanding
   input  logic [2:0]  eng_dep_wait_i,     // waiting on a semaphore
-  input  logic [2:0][15:0] eng_index_i,   // index of the instruction being executed
+  input  csr_error_code_index_t [2:0] eng_index_i,  // index of the instruction being executed
   input  logic [2:0]  eng_err_i,          // error (held until abort)
   input  err_code_e [2:0] eng_err_code_i, // codes
-  input  logic [2:0][15:0] eng_err_index_i, // instruction indices
+  input  csr_error_code_index_t [2:0] eng_err_index_i,  // instruction indices
   // semaphores
   input  logic        sem_overflow_i,     // a semaphore would have overflowed
   // cascade chain
@@ -84,7 +84,7 @@ module strata_controller
   output logic        done_o,             // STATUS.DONE
   output logic        error_o,            // STATUS.ERROR
   output err_code_e   err_code_o,         // ERROR_CODE.CODE
-  output logic [15:0] err_index_o,        // ERROR_CODE.INDEX
+  output csr_error_code_index_t err_index_o,  // ERROR_CODE.INDEX
   output logic        done_set_o,         // pulse: run finished (IRQ_STATUS.DONE)
   output logic        error_set_o         // pulse: run stopped with an error (IRQ_STATUS.ERROR)
 );
@@ -101,7 +101,7 @@ module strata_controller
   logic         done_d, done_q, error_d, error_q, fine_d, fine_q;
   logic         clear_d, clear_q, done_set_d, done_set_q, error_set_d, error_set_q;
   err_code_e    code_d, code_q;
-  logic [15:0]  index_d, index_q;
+  csr_error_code_index_t index_d, index_q;
   logic [WdWidth-1:0] wd_d, wd_q;
 
   // Registered status inputs (see the header), for the error priority, the
@@ -109,10 +109,10 @@ module strata_controller
   logic             in_f_idle_q, in_f_end_q, in_f_blocked_q, in_f_err_q, in_overflow_q;
   logic             in_chain_q, chain_seen_q;
   err_code_e        in_f_code_q;
-  logic [15:0]      in_f_index_q;
+  csr_error_code_index_t in_f_index_q;
   logic [2:0]       in_e_empty_q, in_e_idle_q, in_e_wait_q, in_e_err_q;
   err_code_e [2:0]  in_e_code_q;
-  logic [2:0][15:0] in_e_index_q, in_e_err_index_q;
+  csr_error_code_index_t [2:0] in_e_index_q, in_e_err_index_q;
   logic             clear_q2;  // clear_o was high two cycles ago
   logic             clear_q3;  // clear_o was high three cycles ago
 
@@ -137,14 +137,14 @@ module strata_controller
   // First error of this cycle, by priority.
   logic         err_any;
   err_code_e    err_code;
-  logic [15:0]  err_index;
+  csr_error_code_index_t err_index;
   logic         all_idle, finished, stuck, deadlock;
-  logic [15:0]  wait_index, wait_index_q;  // smallest waiting index (stable while stuck)
+  csr_error_code_index_t wait_index, wait_index_q;  // smallest waiting index (stable while stuck)
 
   always_comb begin
     err_any   = 1'b1;
     err_code  = ErrNone;
-    err_index = 16'd0;
+    err_index = '0;
     if (in_f_err_q) begin
       err_code  = in_f_code_q;
       err_index = in_f_index_q;
@@ -160,16 +160,16 @@ module strata_controller
     end else if (in_overflow_q) begin
       // A release that overflows a semaphore: the program's counts are wrong.
       err_code  = ErrIllegalInstr;
-      err_index = 16'hFFFF;
+      err_index = '1;
     end else if (in_chain_q || chain_seen_q) begin
       err_code  = ErrChainStop;
-      err_index = 16'hFFFF;
+      err_index = '1;
     end else if (deadlock) begin
       err_code  = ErrDeadlock;
       err_index = wait_index_q;
     end else if (start_i) begin
       err_code  = ErrBusyStart;
-      err_index = 16'hFFFF;
+      err_index = '1;
     end else begin
       err_any = 1'b0;
     end
@@ -198,7 +198,7 @@ module strata_controller
     wsel[1] = in_e_wait_q[1] && !(in_e_wait_q[0] && !lt10) && !(in_e_wait_q[2] && lt21);
     wsel[2] = in_e_wait_q[2] && !(in_e_wait_q[0] && !lt20) && !(in_e_wait_q[1] && !lt21);
     wait_index = wsel[0] ? in_e_index_q[0] : wsel[1] ? in_e_index_q[1] :
-                 wsel[2] ? in_e_index_q[2] : 16'hFFFF;
+                 wsel[2] ? in_e_index_q[2] : '1;
   end
 
   assign deadlock = stuck && wd_q == WdWidth'(WatchdogCycles - 1);
@@ -209,7 +209,7 @@ module strata_controller
   // (an error and the completion it comes with are seen in the same cycle).
   logic         err_any_q, finished_q;
   err_code_e    err_code_q;
-  logic [15:0]  err_index_q;
+  csr_error_code_index_t err_index_q;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -246,7 +246,7 @@ module strata_controller
           error_d = 1'b0;
           fine_d  = fine_grain_i;
           code_d  = ErrNone;
-          index_d = 16'd0;
+          index_d = '0;
         end
       end
       StRun: begin
@@ -284,7 +284,7 @@ module strata_controller
       error_q     <= 1'b0;
       fine_q      <= 1'b0;
       code_q      <= ErrNone;
-      index_q     <= 16'd0;
+      index_q     <= '0;
       clear_q     <= 1'b0;
       clear_q2    <= 1'b0;
       clear_q3    <= 1'b0;
@@ -345,9 +345,9 @@ module strata_controller
   `STRATA_ASSERT(ctrl_status_excl, clk_i, rst_ni, !(done_q && error_q))
 `ifndef SYNTHESIS
   // The selection equals the running minimum over the engines in order.
-  function automatic logic [15:0] min_waiting();
-    logic [15:0] m;
-    m = 16'hFFFF;
+  function automatic csr_error_code_index_t min_waiting();
+    csr_error_code_index_t m;
+    m = '1;
     for (int e = 0; e < 3; e++) begin
       if (in_e_wait_q[e] && in_e_index_q[e] < m) m = in_e_index_q[e];
     end

@@ -57,7 +57,7 @@ module strata_csr
   input  logic                       done_i,           // STATUS.DONE
   input  logic                       error_i,          // STATUS.ERROR
   input  err_code_e                  err_code_i,       // ERROR_CODE.CODE
-  input  logic [15:0]                err_index_i,      // ERROR_CODE.INDEX
+  input  csr_error_code_index_t      err_index_i,      // ERROR_CODE.INDEX
   input  logic                       done_set_i,       // pulse: run finished, sets IRQ_STATUS.DONE
   input  logic                       error_set_i,      // pulse: run failed, sets IRQ_STATUS.ERROR
   input  logic [CounterVecWidth-1:0] counters_i,       // 64-bit counters, *_IDX order

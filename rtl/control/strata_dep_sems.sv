@@ -32,7 +32,7 @@
 
 module strata_dep_sems #(
   parameter int unsigned SemWidth    = 32,  // counter bits, >= AmountWidth
-  parameter int unsigned AmountWidth = 16,  // acquire / release amount bits (ISA header)
+  parameter int unsigned AmountWidth = strata_isa_pkg::DepCountWidth,  // amount bits (ISA header)
   localparam int unsigned NumSems    = 5
 ) (
   input  logic                        clk_i,              // clock

@@ -69,15 +69,15 @@ module strata_fetch
   output logic                    ld_valid_o,     // LOAD instruction available
   input  logic                    ld_ready_i,     // load engine takes it
   output instr_t                  ld_instr_o,     // instruction
-  output logic [15:0]             ld_index_o,     // its fetch index
+  output csr_error_code_index_t   ld_index_o,     // its fetch index
   output logic                    cp_valid_o,     // COMPUTE instruction available
   input  logic                    cp_ready_i,     // compute engine takes it
   output instr_t                  cp_instr_o,     // instruction
-  output logic [15:0]             cp_index_o,     // its fetch index
+  output csr_error_code_index_t   cp_index_o,     // its fetch index
   output logic                    st_valid_o,     // STORE instruction available
   input  logic                    st_ready_i,     // store engine takes it
   output instr_t                  st_instr_o,     // instruction
-  output logic [15:0]             st_index_o,     // its fetch index
+  output csr_error_code_index_t   st_index_o,     // its fetch index
   output logic [2:0]              queue_empty_o,  // load, compute, store queue empty
   // status
   output logic                    idle_o,         // no AR pending, no beat outstanding
@@ -85,7 +85,7 @@ module strata_fetch
   output logic                    blocked_o,      // decoded instruction waits for a full queue
   output logic                    err_o,          // error (held until clear)
   output err_code_e               err_code_o,     // its code
-  output logic [15:0]             err_index_o,    // its instruction index
+  output csr_error_code_index_t   err_index_o,    // its instruction index
   output logic                    retire_o        // END or CONFIG retired (pulse)
 );
 
@@ -101,7 +101,7 @@ module strata_fetch
   logic        end_d, end_q;
   logic        err_d, err_q;
   err_code_e   err_code_d, err_code_q;
-  logic [15:0] err_index_d, err_index_q;
+  csr_error_code_index_t err_index_d, err_index_q;
   logic [31:0] limit_d, limit_q;
   logic        limit_zero_d, limit_zero_q;  // limit_q == 0
   logic        stop;                    // any reason to stop this cycle
@@ -391,11 +391,11 @@ module strata_fetch
       if (limit_zero_q) begin
         err_d       = 1'b1;
         err_code_d  = ErrNoEnd;
-        err_index_d = 16'd0;
+        err_index_d = '0;
       end else if (chk_valid_q && chk_fail_q) begin
         err_d       = 1'b1;
         err_code_d  = chk_code_q;
-        err_index_d = dec_idx_q[15:0];
+        err_index_d = csr_error_code_index_t'(dec_idx_q);
       end
     end
     // A taken END: dec_take already implies an active, unstopped fetcher and
@@ -408,7 +408,7 @@ module strata_fetch
     if (noend_q) begin
       err_d       = 1'b1;
       err_code_d  = ErrNoEnd;
-      err_index_d = 16'(limit_q);
+      err_index_d = csr_error_code_index_t'(limit_q);
     end
     if (stop) active_d = 1'b0;
     if (clear_i) begin
@@ -416,7 +416,7 @@ module strata_fetch
       end_d       = 1'b0;
       err_d       = 1'b0;
       err_code_d  = ErrNone;
-      err_index_d = 16'd0;
+      err_index_d = '0;
     end
   end
 
@@ -441,7 +441,7 @@ module strata_fetch
   logic [2:0]             q_out_valid, q_out_ready;
   // An engine queue's entry.
   typedef struct packed {
-    logic [15:0] index;  // fetch index
+    csr_error_code_index_t index;  // fetch index
     instr_t      instr;  // the instruction
   } queued_t;
   queued_t q_out [3];
@@ -461,7 +461,7 @@ module strata_fetch
       .rst_ni      (rst_ni && !q_flush),
       .in_valid_i  (q_in_valid[q]),
       .in_ready_o  (q_in_ready[q]),
-      .in_data_i   (queued_t'{index: dec_idx_q[15:0], instr: dec_q}),
+      .in_data_i   (queued_t'{index: csr_error_code_index_t'(dec_idx_q), instr: dec_q}),
       .out_valid_o (q_out_valid[q]),
       .out_ready_i (q_out_ready[q]),
       .out_data_o  (q_out[q]),
@@ -487,7 +487,7 @@ module strata_fetch
       end_q       <= 1'b0;
       err_q       <= 1'b0;
       err_code_q  <= ErrNone;
-      err_index_q <= 16'd0;
+      err_index_q <= '0;
       ar_valid_q  <= 1'b0;
       to_issue_q  <= 32'd0;
       more_q      <= 1'b0;

@@ -105,13 +105,13 @@ module strata_load_engine
   input  logic                      instr_valid_i,      // a LOAD is waiting
   output logic                      instr_ready_o,      // taken
   input  instr_t                    instr_i,            // the instruction
-  input  logic [15:0]               instr_index_i,      // its fetch index
+  input  csr_error_code_index_t     instr_index_i,      // its fetch index
   // semaphores (edge 0: C2L / L2C, edge 1: S2L / unused)
   output logic [1:0]                acq_req_o,          // acquire request
-  output logic [1:0][15:0]          acq_amount_o,       // units
+  output dep_count_t [1:0]          acq_amount_o,       // units
   input  logic [1:0]                acq_grant_i,        // granted
   output logic [1:0]                rel_valid_o,        // release
-  output logic [1:0][15:0]          rel_amount_o,       // units
+  output dep_count_t [1:0]          rel_amount_o,       // units
   // AXI read (ID assigned by strata_axi_rd_arbiter)
   output logic                      arvalid_o,          // burst request
   input  logic                      arready_i,          // taken
@@ -127,7 +127,7 @@ module strata_load_engine
   output logic                      cas_ready_o,        // taken
   input  logic [AxiDataWidth-1:0]   cas_data_i,         // TDATA
   input  logic                      cas_last_i,         // TLAST: the transfer's last beat
-  input  logic [15:0]               cas_user_i,         // TUSER: the transfer's link id
+  input  load_link_id_t             cas_user_i,         // TUSER: the transfer's link id
   // bank write port (strata_banks)
   output logic                      bank_valid_o,       // word to write
   input  logic                      bank_ready_i,       // written
@@ -155,10 +155,10 @@ module strata_load_engine
   output logic                      dep_wait_o,         // waiting on a semaphore
   output logic                      mem_wait_o,         // running, no data to write
   output logic                      retire_o,           // an instruction finished (pulse)
-  output logic [15:0]               index_o,            // index of the current instruction
+  output csr_error_code_index_t     index_o,            // index of the current instruction
   output logic                      err_o,              // error (held until abort)
   output err_code_e                 err_code_o,         // its code
-  output logic [15:0]               err_index_o         // its instruction index
+  output csr_error_code_index_t     err_index_o         // its instruction index
 );
 
   localparam int unsigned BeatBytes  = AxiDataWidth / 8;
@@ -174,7 +174,8 @@ module strata_load_engine
   localparam int unsigned GbeatWidth = (UnitBeats > 1) ? $clog2(UnitBeats) : 1;
   localparam int unsigned CredWidth  = $clog2(BufDepth + 1);
   localparam int unsigned LgPes      = $clog2(Pes);
-  localparam int unsigned BeatsWidth = 24;  // beats per row: row_words * WordBeats < 2^24
+  // Beats per row: row_words * WordBeats, WordBeats <= 2^8 (asserted).
+  localparam int unsigned BeatsWidth = LoadRowWordsWidth + 8;
   localparam int unsigned AW         = AxiAddrWidth;
   // Destination index and address bits of a unit (bank / PE / parameter channel).
   localparam int unsigned WrIdWidth   = (BankIdxWidth > PeSelWidth) ? BankIdxWidth : PeSelWidth;
@@ -183,6 +184,10 @@ module strata_load_engine
       ((CacheAddrWidth > ParamIdxWidth) ? CacheAddrWidth : ParamIdxWidth);
   localparam int unsigned WrAddrWidth  = (WrAddrWidth0 > TableAddrWidth) ? WrAddrWidth0
                                                                           : TableAddrWidth;
+  // A destination depth (up to 2^dst_addr bits) and a row's first address
+  // (dst_addr + r * dst_row_stride, at most the depth after the range check).
+  localparam int unsigned DepthWidth   = LoadDstAddrWidth + 1;
+  localparam int unsigned RowAddrWidth = LoadDstAddrWidth + 1;
 
   typedef enum logic [3:0] {
     StIdle,
@@ -200,17 +205,21 @@ module strata_load_engine
   state_e state_d, state_q;
 
   // ---------------------------------------------------------------- instruction fields
-  logic [39:0]  ext_addr_q;
-  logic [23:0]  ext_stride_q;
-  logic [15:0]  rows_q, row_words_q, dst_addr_q, dst_stride_q, index_q;
-  logic [2:0]   kind_q;
-  logic [5:0]   dst_id_q;
-  logic         pe_step_q;
-  logic [1:0]   src_kind_q;
-  logic [15:0]  link_id_q;
-  dep_hdr_t     deps_q;  // the dependency fields
-  logic         fine_q;
-  logic         take;
+  load_ext_addr_t        ext_addr_q;
+  load_ext_row_stride_t  ext_stride_q;
+  load_rows_t            rows_q;
+  load_row_words_t       row_words_q;
+  load_dst_addr_t        dst_addr_q;
+  load_dst_row_stride_t  dst_stride_q;
+  csr_error_code_index_t index_q;
+  load_dst_kind_t        kind_q;
+  load_dst_id_t          dst_id_q;
+  logic                  pe_step_q;
+  load_src_kind_t        src_kind_q;
+  load_link_id_t         link_id_q;
+  dep_hdr_t              deps_q;  // the dependency fields
+  logic                  fine_q;
+  logic                  take;
 
   assign instr_ready_o = state_q == StIdle && !abort_i;
   assign take          = instr_valid_i && instr_ready_o;
@@ -238,17 +247,17 @@ module strata_load_engine
   // is_table holds on a build without tables too: its depth is then 0, so the
   // range check refuses the LOAD (UNSUPPORTED), as the target rule says.
   logic is_bank, is_pe, is_param, is_ctl, is_sched, pe_like, is_table;
-  assign is_bank  = kind_q == 3'(LoadDstBank);
-  assign is_pe    = kind_q == 3'(LoadDstPeCache);
-  assign is_param = kind_q == 3'(LoadDstParam);
-  assign is_ctl   = Sparse && kind_q == 3'(LoadDstControl);
-  assign is_table = kind_q == 3'(LoadDstTable);
+  assign is_bank  = kind_q == LoadDstBank;
+  assign is_pe    = kind_q == LoadDstPeCache;
+  assign is_param = kind_q == LoadDstParam;
+  assign is_ctl   = Sparse && kind_q == LoadDstControl;
+  assign is_table = kind_q == LoadDstTable;
   assign is_sched = is_ctl && 32'(dst_id_q) == Pes && !pe_step_q;  // the schedule, PE index P
   assign pe_like  = is_pe || is_ctl;  // addressed as PE_CACHE (dst_pe_step)
 
   // A cascade LOAD: beats from the cascade input (its external fields are 0).
   logic is_cas;
-  assign is_cas = src_kind_q == 2'(LoadSrcCascade);
+  assign is_cas = src_kind_q == LoadSrcCascade;
 
   // Beats per row: whole words, or ceil(row_words * 8 / BeatBytes) entries.
   logic [BeatsWidth-1:0] row_beats;
@@ -268,42 +277,48 @@ module strata_load_engine
   // field flags, so StCheck4 decides from flip-flops alone. The engine gives
   // the destination: its rows (rows / P with dst_pe_step), its depth, and the
   // destination-specific field flags.
-  logic [15:0] take_rows_m1;      // rows - 1 of the instruction offered
-  logic [15:0] take_dst_rows_m1;  // destination rows - 1 of the instruction offered
-  logic [15:0] rows_m1, dst_rows_m1;  // of the instruction taken (for the assertion)
-  logic [16:0] dst_depth;
+  load_rows_t take_rows_m1;      // rows - 1 of the instruction offered
+  load_rows_t take_dst_rows_m1;  // destination rows - 1 of the instruction offered
+  load_rows_t rows_m1, dst_rows_m1;  // of the instruction taken (for the assertion)
+  logic [DepthWidth-1:0] dst_depth;
   logic        illegal_dst, unsup_dst;  // the destination's field flags
   logic        illegal, unsupported;    // the verdict, from flip-flops (StCheck4 on)
 
-  assign take_rows_m1     = load_rows(instr_i) - 16'd1;
-  assign take_dst_rows_m1 = ((instr_i[LoadDstKindLsb +: LoadDstKindWidth] == 3'(LoadDstPeCache) ||
+  assign take_rows_m1     = load_rows(instr_i) - LoadRowsWidth'(1);
+  assign take_dst_rows_m1 = ((instr_i[LoadDstKindLsb +: LoadDstKindWidth] == LoadDstPeCache ||
                               (Sparse && instr_i[LoadDstKindLsb +: LoadDstKindWidth] ==
-                                         3'(LoadDstControl))) &&
+                                         LoadDstControl)) &&
                              load_dst_pe_step(instr_i)) ? (take_rows_m1 >> LgPes) : take_rows_m1;
-  assign rows_m1          = rows_q - 16'd1;
+  assign rows_m1          = rows_q - LoadRowsWidth'(1);
   assign dst_rows_m1      = (pe_like && pe_step_q) ? rows_m1 >> LgPes : rows_m1;
 
   always_comb begin
     unique case (kind_q)
-      3'(LoadDstBank):    dst_depth = 17'(BankDepth);
-      3'(LoadDstPeCache): dst_depth = 17'(PeCacheDepth);
-      3'(LoadDstTable):   dst_depth = 17'(TableWords);
-      default:            dst_depth = is_ctl ? 17'(PeCacheDepth) : 17'(ParamDepth);
+      LoadDstBank:    dst_depth = DepthWidth'(BankDepth);
+      LoadDstPeCache: dst_depth = DepthWidth'(PeCacheDepth);
+      LoadDstTable:   dst_depth = DepthWidth'(TableWords);
+      default:            dst_depth = is_ctl ? DepthWidth'(PeCacheDepth) : DepthWidth'(ParamDepth);
     endcase
   end
 
   assign illegal_dst = !(is_bank || is_pe || is_param || is_ctl || is_table) ||
                        (pe_step_q && !pe_like) || ((is_param || is_table) && dst_id_q != '0) ||
-                       !(is_cas || src_kind_q == 2'(LoadSrcExt)) ||
+                       !(is_cas || src_kind_q == LoadSrcExt) ||
                        (is_cas && (ext_addr_q != '0 || ext_stride_q != '0));
   // CONTROL: PEs 0..P-1, and P (the schedule) without dst_pe_step.
   assign unsup_dst   = (is_bank && 32'(dst_id_q) >= Banks) || (is_pe && 32'(dst_id_q) >= Pes) ||
                        (is_ctl && (32'(dst_id_q) > Pes || (32'(dst_id_q) == Pes && pe_step_q)));
 
   strata_xfer_check #(
-    .AxiAddrWidth (AxiAddrWidth),
-    .AxiDataWidth (AxiDataWidth),
-    .BeatsWidth   (BeatsWidth)
+    .AxiAddrWidth   (AxiAddrWidth),
+    .AxiDataWidth   (AxiDataWidth),
+    .BeatsWidth     (BeatsWidth),
+    .RowsWidth      (LoadRowsWidth),
+    .UnitsWidth     (LoadRowWordsWidth),
+    .ExtAddrWidth   (LoadExtAddrWidth),
+    .ExtStrideWidth (LoadExtRowStrideWidth),
+    .MemAddrWidth   (LoadDstAddrWidth),
+    .MemStrideWidth (LoadDstRowStrideWidth)
   ) u_check (
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
@@ -384,7 +399,7 @@ module strata_load_engine
   logic [AW-1:0]         gen_addr;
   logic [BurstWidth-1:0] gen_beats;                   // beats of the next burst
   logic [7:0]            gen_len;                     // its AXLEN
-  logic [15:0]           unused_gen_row;
+  load_rows_t            unused_gen_row;
   logic                  ar_issue, ar_slot, ar_done, running, pop, r_fire;
 
   assign running  = run_q;
@@ -397,8 +412,8 @@ module strata_load_engine
     .BeatBytes   (BeatBytes),
     .MaxBurst    (MaxBurst),
     .BeatsWidth  (BeatsWidth),
-    .RowsWidth   (16),
-    .StrideWidth (24)
+    .RowsWidth   (LoadRowsWidth),
+    .StrideWidth (LoadExtRowStrideWidth)
   ) u_bursts (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -534,7 +549,7 @@ module strata_load_engine
   // ---------------------------------------------------------------- beats -> units
   // A unit on its way to its destination.
   typedef struct packed {
-    logic [2:0]             kind;      // destination kind (LoadDst*)
+    load_dst_kind_t         kind;      // destination kind (LoadDst*)
     logic [WrIdWidth-1:0]   id;        // bank / PE
     logic [WrAddrWidth-1:0] addr;      // word address / parameter channel
     logic [UnitWidth-1:0]   data;      // the word (PARAM: the entry in bits 63:0)
@@ -545,10 +560,10 @@ module strata_load_engine
   logic  wr_valid, wr_fire, wr_free;  // output slice head
   logic  bad_entry;                   // the head is a refused parameter entry or CONTROL word
   unit_t wr;                          // the unit at the head
-  logic [15:0]              d_row_d, d_row_q;              // row of the next unit
-  logic [15:0]              d_unit_d, d_unit_q;            // unit of the row
-  logic [16:0]              d_row_addr_d, d_row_addr_q;    // destination address of unit 0
-  logic [5:0]               d_pe_d, d_pe_q;                // PE of the row (pe_step)
+  load_rows_t               d_row_d, d_row_q;              // row of the next unit
+  load_row_words_t          d_unit_d, d_unit_q;            // unit of the row
+  logic [RowAddrWidth-1:0]  d_row_addr_d, d_row_addr_q;    // destination address of unit 0
+  load_dst_id_t             d_pe_d, d_pe_q;                // PE of the row (pe_step)
   logic [PeIdxWidth-1:0]    d_pe_cnt_d, d_pe_cnt_q;        // rows since the address stepped
   // The destination address steps at the end of this row: every row, or with
   // pe_step every P-th. A flag kept with the PE count, so the address's enable
@@ -570,14 +585,15 @@ module strata_load_engine
   // cycles before StStart): the enables of the unit and row counters wait
   // for no 16-bit subtraction and comparison.
   logic        row_end_d, row_end_q, rows_end_d, rows_end_q;
-  logic [15:0] row_words_m2_q, rows_m2_q;
+  load_row_words_t row_words_m2_q;
+  load_rows_t      rows_m2_q;
   logic        one_word_q, one_row_q;
 
   always_ff @(posedge clk_i) begin
-    row_words_m2_q <= row_words_q - 16'd2;
-    rows_m2_q      <= rows_q - 16'd2;
-    one_word_q     <= row_words_q == 16'd1;
-    one_row_q      <= rows_q == 16'd1;
+    row_words_m2_q <= row_words_q - LoadRowWordsWidth'(2);
+    rows_m2_q      <= rows_q - LoadRowsWidth'(2);
+    one_word_q     <= row_words_q == LoadRowWordsWidth'(1);
+    one_row_q      <= rows_q == LoadRowsWidth'(1);
   end
 
   assign split_mode    = is_param && ParamSlots > 1;
@@ -665,16 +681,16 @@ module strata_load_engine
       if (unit_row_last) begin
         d_unit_d   = '0;
         row_end_d  = one_word_q;
-        d_row_d    = d_row_q + 16'd1;
+        d_row_d    = d_row_q + LoadRowsWidth'(1);
         rows_end_d = d_row_q == rows_m2_q;
         d_done_d   = unit_last;
         if (pe_like && pe_step_q) begin
-          d_pe_d     = (32'(d_pe_q) == Pes - 1) ? '0 : d_pe_q + 6'd1;
+          d_pe_d     = (32'(d_pe_q) == Pes - 1) ? '0 : d_pe_q + LoadDstIdWidth'(1);
           d_pe_cnt_d = (32'(d_pe_cnt_q) == Pes - 1) ? '0 : d_pe_cnt_q + PeIdxWidth'(1);
         end
-        if (addr_step_q) d_row_addr_d = d_row_addr_q + 17'(dst_stride_q);
+        if (addr_step_q) d_row_addr_d = d_row_addr_q + RowAddrWidth'(dst_stride_q);
       end else begin
-        d_unit_d  = d_unit_q + 16'd1;
+        d_unit_d  = d_unit_q + LoadRowWordsWidth'(1);
         row_end_d = d_unit_q == row_words_m2_q;
       end
     end
@@ -683,7 +699,7 @@ module strata_load_engine
       d_unit_d     = '0;
       row_end_d    = one_word_q;
       rows_end_d   = one_row_q;
-      d_row_addr_d = 17'(dst_addr_q);
+      d_row_addr_d = RowAddrWidth'(dst_addr_q);
       d_pe_d       = dst_id_q;
       d_pe_cnt_d   = '0;
       d_done_d     = 1'b0;
@@ -710,7 +726,7 @@ module strata_load_engine
     .in_valid_i  (produce),
     .in_ready_o  (wr_free),
     .in_data_i   (unit_t'{kind: kind_q, id: WrIdWidth'(d_pe_q),
-                          addr: WrAddrWidth'(d_row_addr_q + 17'(d_unit_q)),
+                          addr: WrAddrWidth'(d_row_addr_q + RowAddrWidth'(d_unit_q)),
                           data: unit_data, row_last: unit_row_last,
                           bad_entry: unit_bad_entry}),
     .out_valid_o (wr_valid),
@@ -721,33 +737,33 @@ module strata_load_engine
 
   // A CONTROL unit at the head (constant 0 on dense builds).
   logic wr_ctl;
-  assign wr_ctl = Sparse && wr.kind == 3'(LoadDstControl);
+  assign wr_ctl = Sparse && wr.kind == LoadDstControl;
 
   always_comb begin
     unique case (wr.kind)
-      3'(LoadDstBank):    wr_fire = wr_valid && bank_ready_i;
-      3'(LoadDstPeCache): wr_fire = wr_valid && pe_ready_i;
-      3'(LoadDstTable):   wr_fire = wr_valid && tab_ready_i;
+      LoadDstBank:    wr_fire = wr_valid && bank_ready_i;
+      LoadDstPeCache: wr_fire = wr_valid && pe_ready_i;
+      LoadDstTable:   wr_fire = wr_valid && tab_ready_i;
       default:            wr_fire = wr_valid && (wr_ctl ? pe_ready_i : param_ready_i) &&
                                     !wr.bad_entry;
     endcase
   end
   assign bad_entry = wr_valid && wr.bad_entry;
 
-  assign bank_valid_o    = wr_valid && wr.kind == 3'(LoadDstBank);
+  assign bank_valid_o    = wr_valid && wr.kind == LoadDstBank;
   assign bank_req_o.bank = BankIdxWidth'(wr.id);
   assign bank_req_o.addr = BankAddrWidth'(wr.addr);
   assign bank_req_o.data = wr.data[WordWidth-1:0];
   assign pe_valid_o      = wr_valid &&
-                           (wr.kind == 3'(LoadDstPeCache) || (wr_ctl && !wr.bad_entry));
+                           (wr.kind == LoadDstPeCache || (wr_ctl && !wr.bad_entry));
   assign pe_ctl_o        = wr_ctl;
   assign pe_o            = PeSelWidth'(wr.id);
   assign pe_addr_o       = CacheAddrWidth'(wr.addr);
   assign pe_data_o       = wr.data[WordWidth-1:0];
-  assign param_valid_o   = wr_valid && wr.kind == 3'(LoadDstParam) && !wr.bad_entry;
+  assign param_valid_o   = wr_valid && wr.kind == LoadDstParam && !wr.bad_entry;
   assign param_channel_o = ParamIdxWidth'(wr.addr);
   assign param_data_o    = wr.data[63:0];
-  assign tab_valid_o     = wr_valid && wr.kind == 3'(LoadDstTable);
+  assign tab_valid_o     = wr_valid && wr.kind == LoadDstTable;
   assign tab_addr_o      = TableAddrWidth'(wr.addr);
   assign tab_data_o      = wr.data[WordWidth-1:0];
 
@@ -900,8 +916,8 @@ module strata_load_engine
                  start_d == (state_d == StStart) && run_d == (state_d == StRun))
   `STRATA_ASSERT(load_r_expected, clk_i, rst_ni, !rvalid_i || (outst_q != '0 && !is_cas))
   `STRATA_ASSERT(load_row_flags, clk_i, rst_ni, state_q != StRun ||
-                 (row_end_q == (d_unit_q == row_words_q - 16'd1) &&
-                  rows_end_q == (d_row_q == rows_q - 16'd1)))
+                 (row_end_q == (d_unit_q == row_words_q - LoadRowWordsWidth'(1)) &&
+                  rows_end_q == (d_row_q == rows_q - LoadRowsWidth'(1))))
   `STRATA_ASSERT(load_addr_step, clk_i, rst_ni, state_q != StRun ||
                  addr_step_q == (!(pe_like && pe_step_q) || 32'(d_pe_cnt_q) == Pes - 1))
   // The PE port names an existing PE, or the schedule with the CONTROL bit.
@@ -922,15 +938,17 @@ module strata_load_engine
   initial begin
     assert (AxiDataWidth >= 32 && AxiDataWidth <= 1024 && 2 ** $clog2(AxiDataWidth) == AxiDataWidth)
       else $fatal(1, "strata_load_engine: AxiDataWidth must be a power of two >= 32");
-    assert (WordWidth % AxiDataWidth == 0)
-      else $fatal(1, "strata_load_engine: N * 8 must be a multiple of AxiDataWidth");
-    assert (2 ** LgPes == Pes && Pes <= 64 && (!Sparse || Pes <= 63))
+    assert (WordWidth % AxiDataWidth == 0 && WordBeats <= 256)
+      else $fatal(1, "strata_load_engine: N * 8 must be 1..256 times AxiDataWidth");
+    assert (2 ** LgPes == Pes && Pes <= 2 ** LoadDstIdWidth &&
+            (!Sparse || Pes < 2 ** LoadDstIdWidth))
       else $fatal(1, "strata_load_engine: P must be a power of two <= 64 (<= 63 when Sparse)");
     assert (MaxBurst >= 2 && MaxBurst <= 256 && 2 ** $clog2(MaxBurst) == MaxBurst &&
             BufDepth >= MaxBurst && BufDepth >= 4)
       else $fatal(1, "strata_load_engine: MaxBurst a power of two 2..256, BufDepth >= MaxBurst");
-    assert (Banks <= 64 && BankDepth <= 65536 && PeCacheDepth <= 65536 && ParamDepth <= 65536 &&
-            AxiAddrWidth >= 12 && AxiAddrWidth <= 40)
+    assert (Banks <= 2 ** LoadDstIdWidth && BankDepth <= 2 ** LoadDstAddrWidth &&
+            PeCacheDepth <= 2 ** LoadDstAddrWidth && ParamDepth <= 2 ** LoadDstAddrWidth &&
+            AxiAddrWidth >= 12 && AxiAddrWidth <= LoadExtAddrWidth)
       else $fatal(1, "strata_load_engine: memory sizes exceed the instruction fields");
   end
 `endif

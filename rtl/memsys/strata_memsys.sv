@@ -83,13 +83,13 @@ module strata_memsys
   output logic                       cp_instr_valid_o,  // COMPUTE instruction available
   input  logic                       cp_instr_ready_i,  // taken
   output instr_t                     cp_instr_o,        // instruction
-  output logic [15:0]                cp_index_o,        // its fetch index
+  output csr_error_code_index_t      cp_index_o,        // its fetch index
   // semaphores (edge 0: L2C / C2S, edge 1: S2C / C2L)
   input  logic [1:0]                 cp_acq_req_i,      // acquire request
-  input  logic [31:0]                cp_acq_amount_i,   // {edge 1, edge 0} units
+  input  dep_count_t [1:0]           cp_acq_amount_i,   // {edge 1, edge 0} units
   output logic [1:0]                 cp_acq_grant_o,    // granted
   input  logic [1:0]                 cp_rel_valid_i,    // release
-  input  logic [31:0]                cp_rel_amount_i,   // {edge 1, edge 0} units
+  input  dep_count_t [1:0]           cp_rel_amount_i,   // {edge 1, edge 0} units
   // bank ports
   input  logic                       cw_valid_i,        // compute bank write
   output logic                       cw_ready_o,        // always 1 (compute wins)
@@ -123,10 +123,10 @@ module strata_memsys
   input  logic                       cp_idle_i,         // idle, nothing outstanding
   input  logic                       cp_busy_i,         // executing
   input  logic                       cp_dep_wait_i,     // waiting on a semaphore
-  input  logic [15:0]                cp_index_i,        // current instruction index
+  input  csr_error_code_index_t      cp_index_i,        // current instruction index
   input  logic                       cp_err_i,          // error (held until abort)
-  input  logic [7:0]                 cp_err_code_i,     // its code
-  input  logic [15:0]                cp_err_index_i,    // its index
+  input  csr_error_code_code_t       cp_err_code_i,     // its code
+  input  csr_error_code_index_t      cp_err_index_i,    // its index
   input  logic                       cp_retire_i,       // instruction finished (pulse)
   input  logic                       cp_mac_active_i,   // a beat entered the PE array
   input  logic [IncWidth-1:0]        cp_macs_i,         // useful MACs this cycle
@@ -138,19 +138,19 @@ module strata_memsys
   // debug trace (strata_top's trace port): what the performance counters count
   output logic                       trace_count_o,     // the counters count this cycle
   output logic [2:0]                 trace_retire_o,    // retire: [0] load [1] store [2] fetch
-  output logic [2*16-1:0]            trace_index_o,     // load [15:0], store [31:16] index
+  output csr_error_code_index_t [1:0] trace_index_o,    // load [15:0], store [31:16] index
   output logic [5:0]                 trace_state_o,     // load busy/dep/mem, store busy/dep/mem
   // cascade (AXI4-Stream, TUSER = link id)
   output logic                       cas_out_valid_o,   // TVALID
   input  logic                       cas_out_ready_i,   // TREADY
   output logic [AxiDataWidth-1:0]    cas_out_data_o,    // TDATA
   output logic                       cas_out_last_o,    // TLAST: a transfer's last beat
-  output logic [15:0]                cas_out_user_o,    // TUSER: its link id
+  output store_link_id_t             cas_out_user_o,    // TUSER: its link id
   input  logic                       cas_in_valid_i,    // TVALID
   output logic                       cas_in_ready_o,    // TREADY
   input  logic [AxiDataWidth-1:0]    cas_in_data_i,     // TDATA
   input  logic                       cas_in_last_i,     // TLAST
-  input  logic [15:0]                cas_in_user_i,     // TUSER
+  input  load_link_id_t              cas_in_user_i,     // TUSER
   input  logic                       chain_stop_i,      // another stage stopped with an error
   output logic                       chain_stop_o       // this stage stops with an error
 );
@@ -160,7 +160,7 @@ module strata_memsys
   logic [63:6] instr_base;
   logic [31:0] instr_limit;
   err_code_e   err_code;
-  logic [15:0] err_index;
+  csr_error_code_index_t err_index;
   logic [NumPerfCounters*64-1:0] counters;
   logic        fine;
   // Copies of the controller's clear and abort, one per client (see
@@ -210,10 +210,10 @@ module strata_memsys
 
   logic        f_idle, f_end, f_blocked, f_err, f_retire;
   err_code_e   f_err_code;
-  logic [15:0] f_err_index;
+  csr_error_code_index_t f_err_index;
   logic [2:0]  q_empty;
   logic [2:0]  eng_idle, eng_wait, eng_err;
-  logic [2:0][15:0] eng_index, eng_err_index;
+  csr_error_code_index_t [2:0] eng_index, eng_err_index;
   err_code_e [2:0]  eng_err_code;
   logic        sem_overflow;
 
@@ -266,7 +266,7 @@ module strata_memsys
   logic [1:0]              f_rresp;
   logic                    ld_q_valid, ld_q_ready, st_q_valid, st_q_ready;
   instr_t                  ld_q_instr, st_q_instr;
-  logic [15:0]             ld_q_index, st_q_index;
+  csr_error_code_index_t   ld_q_index, st_q_index;
 
   strata_fetch #(
     .AxiDataWidth (AxiDataWidth),
@@ -320,9 +320,9 @@ module strata_memsys
 
   // ---------------------------------------------------------------- semaphores
   logic [1:0]       ld_acq_req, ld_acq_grant, ld_rel_valid;
-  logic [1:0][15:0] ld_acq_amount, ld_rel_amount;
+  dep_count_t [1:0] ld_acq_amount, ld_rel_amount;
   logic [1:0]       st_acq_req, st_acq_grant, st_rel_valid;
-  logic [1:0][15:0] st_acq_amount, st_rel_amount;
+  dep_count_t [1:0] st_acq_amount, st_rel_amount;
 
   strata_dep_sems #(
     .SemWidth (SemWidth)

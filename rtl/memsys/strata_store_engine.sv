@@ -79,13 +79,13 @@ module strata_store_engine
   input  logic                       instr_valid_i,   // a STORE is waiting
   output logic                       instr_ready_o,   // taken
   input  instr_t                     instr_i,         // the instruction
-  input  logic [15:0]                instr_index_i,   // its fetch index
+  input  csr_error_code_index_t      instr_index_i,   // its fetch index
   // semaphores (edge 0: C2S / S2C, edge 1: unused / S2L)
   output logic [1:0]                 acq_req_o,       // acquire request
-  output logic [1:0][15:0]           acq_amount_o,    // units
+  output dep_count_t [1:0]           acq_amount_o,    // units
   input  logic [1:0]                 acq_grant_i,     // granted
   output logic [1:0]                 rel_valid_o,     // release
-  output logic [1:0][15:0]           rel_amount_o,    // units
+  output dep_count_t [1:0]           rel_amount_o,    // units
   // bank read port (strata_banks)
   output logic                       bank_active_o,    // bank_req_o.bank is read from the
                                                        // next cycle on (strata_banks' read
@@ -113,23 +113,23 @@ module strata_store_engine
   input  logic                       cas_ready_i,     // taken
   output logic [AxiDataWidth-1:0]    cas_data_o,      // TDATA
   output logic                       cas_last_o,      // TLAST: the instruction's last beat
-  output logic [15:0]                cas_user_o,      // TUSER: its link id
+  output store_link_id_t             cas_user_o,      // TUSER: its link id
   // status
   output logic                       idle_o,          // no instruction, no write outstanding
   output logic                       busy_o,          // executing an instruction
   output logic                       dep_wait_o,      // waiting on a semaphore
   output logic                       mem_wait_o,      // AW or W waits for the bus
   output logic                       retire_o,        // an instruction finished (pulse)
-  output logic [15:0]                index_o,         // index of the current instruction
+  output csr_error_code_index_t      index_o,         // index of the current instruction
   output logic                       err_o,           // error (held until abort)
   output err_code_e                  err_code_o,      // its code
-  output logic [15:0]                err_index_o      // its instruction index (with err_o)
+  output csr_error_code_index_t      err_index_o      // its instruction index (with err_o)
 );
 
   localparam int unsigned BeatBytes  = AxiDataWidth / 8;
   localparam int unsigned WordBeats  = WordWidth / AxiDataWidth;
   localparam int unsigned WbeatWidth = (WordBeats > 1) ? $clog2(WordBeats) : 1;
-  localparam int unsigned BeatsWidth = 24;
+  localparam int unsigned BeatsWidth = StoreRowWordsWidth + 8;  // row_words * WordBeats
   localparam int unsigned OutWidth   = $clog2(MaxOutstanding + 1);
   localparam int unsigned DataCntW   = $clog2(DataDepth + 1);
   localparam int unsigned AW         = AxiAddrWidth;
@@ -150,15 +150,19 @@ module strata_store_engine
   state_e state_d, state_q;
 
   // ---------------------------------------------------------------- instruction fields
-  logic [39:0] ext_addr_q;
-  logic [23:0] ext_stride_q;
-  logic [15:0] rows_q, row_words_q, src_addr_q, src_stride_q, index_q;
-  logic [5:0]  src_id_q;
-  logic [1:0]  dst_kind_q;
-  logic [15:0] link_id_q;
-  dep_hdr_t     deps_q;  // the dependency fields
-  logic        fine_q;
-  logic        take;
+  store_ext_addr_t       ext_addr_q;
+  store_ext_row_stride_t ext_stride_q;
+  store_rows_t           rows_q;
+  store_row_words_t      row_words_q;
+  store_src_addr_t       src_addr_q;
+  store_src_row_stride_t src_stride_q;
+  csr_error_code_index_t index_q;
+  store_src_id_t         src_id_q;
+  store_dst_kind_t       dst_kind_q;
+  store_link_id_t        link_id_q;
+  dep_hdr_t              deps_q;  // the dependency fields
+  logic                  fine_q;
+  logic                  take;
 
   assign instr_ready_o = state_q == StIdle && !abort_i;
   assign take          = instr_valid_i && instr_ready_o;
@@ -185,8 +189,8 @@ module strata_store_engine
 
   // A cascade STORE: beats to the cascade output (its external fields are 0).
   logic is_cas, illegal_dst;
-  assign is_cas      = dst_kind_q == 2'(StoreDstCascade);
-  assign illegal_dst = !(is_cas || dst_kind_q == 2'(StoreDstExt)) ||
+  assign is_cas      = dst_kind_q == StoreDstCascade;
+  assign illegal_dst = !(is_cas || dst_kind_q == StoreDstExt) ||
                        (is_cas && (ext_addr_q != '0 || ext_stride_q != '0));
 
   // ---------------------------------------------------------------- checks
@@ -197,15 +201,16 @@ module strata_store_engine
   // (rows x row_words, for the W beat total) is a product of the same kind:
   // its DSP input registers load while idle, its output register holds it
   // from StCheck on.
-  localparam int unsigned TotalWidth = BeatsWidth + 16;
-  logic [15:0] rows_m1_q;               // rows - 1
-  logic [15:0] take_rows_m1;            // of the instruction offered
+  localparam int unsigned TotalWidth = BeatsWidth + StoreRowsWidth;
+  localparam int unsigned WordsWidth = StoreRowsWidth + StoreRowWordsWidth;
+  store_rows_t rows_m1_q;               // rows - 1
+  store_rows_t take_rows_m1;            // of the instruction offered
   logic        dsp_load;                // the products' input registers load
-  logic [31:0] words;                   // rows * row_words
+  logic [WordsWidth-1:0] words;         // rows * row_words
   logic [TotalWidth-1:0] w_total;       // beats of the instruction
   logic        illegal, unsupported;    // the verdict, from flip-flops (StCheck4 on)
 
-  assign take_rows_m1 = store_rows(instr_i) - 16'd1;
+  assign take_rows_m1 = store_rows(instr_i) - StoreRowsWidth'(1);
   assign dsp_load     = state_q == StIdle;
 
   always_ff @(posedge clk_i) begin
@@ -213,9 +218,15 @@ module strata_store_engine
   end
 
   strata_xfer_check #(
-    .AxiAddrWidth (AxiAddrWidth),
-    .AxiDataWidth (AxiDataWidth),
-    .BeatsWidth   (BeatsWidth)
+    .AxiAddrWidth   (AxiAddrWidth),
+    .AxiDataWidth   (AxiDataWidth),
+    .BeatsWidth     (BeatsWidth),
+    .RowsWidth      (StoreRowsWidth),
+    .UnitsWidth     (StoreRowWordsWidth),
+    .ExtAddrWidth   (StoreExtAddrWidth),
+    .ExtStrideWidth (StoreExtRowStrideWidth),
+    .MemAddrWidth   (StoreSrcAddrWidth),
+    .MemStrideWidth (StoreSrcRowStrideWidth)
   ) u_check (
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
@@ -232,7 +243,7 @@ module strata_store_engine
     .mem_addr_i         (src_addr_q),
     .mem_rows_m1_i      (rows_m1_q),
     .mem_stride_i       (src_stride_q),
-    .mem_depth_i        (17'(BankDepth)),
+    .mem_depth_i        ((StoreSrcAddrWidth + 1)'(BankDepth)),
     .illegal_i          (illegal_dst),
     .unsup_i            (32'(src_id_q) >= Banks),
     .products_valid_i   (state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}),
@@ -240,7 +251,12 @@ module strata_store_engine
     .illegal_o          (illegal),
     .unsupported_o      (unsupported)
   );
-  strata_dsp_mul #(.AWidth (16), .BWidth (16), .ASigned (1'b0), .BSigned (1'b0)) u_words (
+  strata_dsp_mul #(
+    .AWidth  (StoreRowsWidth),
+    .BWidth  (StoreRowWordsWidth),
+    .ASigned (1'b0),
+    .BSigned (1'b0)
+  ) u_words (
     .clk_i (clk_i), .ce_in_i (dsp_load), .ce_out_i (1'b1),
     .a_i (store_rows(instr_i)), .b_i (store_row_words(instr_i)), .p_o (words)
   );
@@ -248,7 +264,7 @@ module strata_store_engine
   assign w_total = TotalWidth'(words) << $clog2(WordBeats);
   `STRATA_ASSERT(store_check_words, clk_i, rst_ni,
                  !(state_q inside {StCheck2, StCheck3, StCheck4, StStart, StRun, StFinish}) ||
-                 words == 32'(rows_q) * 32'(row_words_q))
+                 words == WordsWidth'(rows_q) * WordsWidth'(row_words_q))
   // ---------------------------------------------------------------- start, run, dependencies
   // strata_engine_shell: the start flags (a copy per block group: bank read
   // counters, burst generator and AW row count, W counters) and the run
@@ -268,7 +284,7 @@ module strata_store_engine
   logic step_valid, step_ready, step_done, finish_valid, finish_ready, sync_waiting;
   logic finish_q, error_q;  // state_q == StFinish / StError (registered, below)
   logic [1:0]       shell_rel_valid;   // the sequencer's releases: S2C out at once, S2L held
-  logic [1:0][15:0] shell_rel_amount;  // (below, after the write responses)
+  dep_count_t [1:0] shell_rel_amount;  // (below, after the write responses)
 
   strata_engine_shell #(
     .StartCopies (StartCopies),
@@ -318,13 +334,15 @@ module strata_store_engine
   // a read waits for the registered grant: the semaphore's grant path never
   // reaches the bank port. Counters run down to registered zero tests and the
   // read address is a register (no adder or comparator before the port).
-  logic [15:0]         rd_rows_left_d, rd_rows_left_q;  // rows after rd_row_q
-  logic [15:0]         rd_row_d, rd_row_q;          // row being read
-  logic [15:0]         rd_left_d, rd_left_q;        // words of the row after the next one
-  logic [16:0]         rd_row_addr_d, rd_row_addr_q;  // first word of the row
-  logic [16:0]         rd_addr_d, rd_addr_q;        // next word to read
+  // A read address: src_addr + r * src_row_stride + w, at most the depth (checked).
+  localparam int unsigned RdAddrWidth = StoreSrcAddrWidth + 1;
+  store_rows_t         rd_rows_left_d, rd_rows_left_q;  // rows after rd_row_q
+  store_rows_t         rd_row_d, rd_row_q;          // row being read
+  store_row_words_t    rd_left_d, rd_left_q;        // words of the row after the next one
+  logic [RdAddrWidth-1:0] rd_row_addr_d, rd_row_addr_q;  // first word of the row
+  logic [RdAddrWidth-1:0] rd_addr_d, rd_addr_q;     // next word to read
   logic [1:0]          acq_cnt_d, acq_cnt_q;        // rows acquired, not completely read
-  logic [15:0]         acq_rows_d, acq_rows_q;      // rows not acquired yet
+  store_rows_t         acq_rows_d, acq_rows_q;      // rows not acquired yet
   logic                acq_more_d, acq_more_q;      // acq_rows_q != 0
   logic                rd_done_d, rd_done_q;        // every word requested
   logic [1:0]          rd_inflight_q;               // reads 1 / 2 cycles ago (bit 1: the
@@ -392,28 +410,28 @@ module strata_store_engine
     acq_rows_d     = acq_rows_q;
     acq_more_d     = acq_more_q;
     if (step_fire) begin
-      acq_rows_d = acq_rows_q - 16'd1;
-      acq_more_d = acq_rows_q != 16'd1;
+      acq_rows_d = acq_rows_q - StoreRowsWidth'(1);
+      acq_more_d = acq_rows_q != StoreRowsWidth'(1);
     end
     if (rd_fire) begin
       if (rd_last_word) begin
-        rd_rows_left_d = rd_rows_left_q - 16'd1;
-        rd_row_d       = rd_row_q + 16'd1;
-        rd_left_d      = row_words_q - 16'd1;
-        rd_row_addr_d  = rd_row_addr_q + 17'(src_stride_q);
-        rd_addr_d      = rd_row_addr_q + 17'(src_stride_q);
+        rd_rows_left_d = rd_rows_left_q - StoreRowsWidth'(1);
+        rd_row_d       = rd_row_q + StoreRowsWidth'(1);
+        rd_left_d      = row_words_q - StoreRowWordsWidth'(1);
+        rd_row_addr_d  = rd_row_addr_q + RdAddrWidth'(src_stride_q);
+        rd_addr_d      = rd_row_addr_q + RdAddrWidth'(src_stride_q);
         rd_done_d      = rd_rows_left_q == '0;
       end else begin
-        rd_left_d = rd_left_q - 16'd1;
-        rd_addr_d = rd_addr_q + 17'd1;
+        rd_left_d = rd_left_q - StoreRowWordsWidth'(1);
+        rd_addr_d = rd_addr_q + RdAddrWidth'(1);
       end
     end
     if (start_q[StartRead]) begin
       rd_rows_left_d = rows_m1_q;
       rd_row_d       = '0;
-      rd_left_d      = row_words_q - 16'd1;
-      rd_row_addr_d  = 17'(src_addr_q);
-      rd_addr_d      = 17'(src_addr_q);
+      rd_left_d      = row_words_q - StoreRowWordsWidth'(1);
+      rd_row_addr_d  = RdAddrWidth'(src_addr_q);
+      rd_addr_d      = RdAddrWidth'(src_addr_q);
       rd_done_d      = 1'b0;
       acq_cnt_d      = '0;
       acq_rows_d     = rows_q;
@@ -452,7 +470,7 @@ module strata_store_engine
   logic                   gen_done, gen_valid, gen_row_last;
   logic [AW-1:0]          gen_addr;
   logic [BurstWidth-1:0]  unused_gen_beats;
-  logic [15:0]            aw_row;                        // row of the next burst
+  store_rows_t            aw_row;                        // row of the next burst
   logic [7:0]             burst_len;                     // AWLEN of the next burst
   logic [AwRowsWidth-1:0] aw_rows_d, aw_rows_q;          // acquired rows ahead of AW
   logic                   aw_row_ok_d, aw_row_ok_q;      // aw_rows_q != 0
@@ -466,8 +484,8 @@ module strata_store_engine
     .BeatBytes   (BeatBytes),
     .MaxBurst    (MaxBurst),
     .BeatsWidth  (BeatsWidth),
-    .RowsWidth   (16),
-    .StrideWidth (24)
+    .RowsWidth   (StoreRowsWidth),
+    .StrideWidth (StoreExtRowStrideWidth)
   ) u_bursts (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -537,7 +555,7 @@ module strata_store_engine
   // Burst lengths for WLAST, instruction indices for BRESP, in AW order.
   logic       lens_valid, w_fire, cas_fire, beat_fire, w_burst_end, idx_valid;
   logic [7:0] lens_len;
-  logic [15:0] b_index;
+  csr_error_code_index_t b_index;
   logic [OutWidth-1:0] unused_lens_count, idx_count;
 
   strata_fifo #(
@@ -556,7 +574,7 @@ module strata_store_engine
   );
 
   strata_fifo #(
-    .Width (16),
+    .Width (CSR_ERROR_CODE_INDEX_WIDTH),
     .Depth (MaxOutstanding)
   ) u_index (
     .clk_i       (clk_i),
@@ -573,7 +591,7 @@ module strata_store_engine
   // ---------------------------------------------------------------- W
   logic [7:0]            w_beat_d, w_beat_q;   // beat within the burst
   logic [WbeatWidth-1:0] w_wbeat_d, w_wbeat_q; // beat within the word
-  logic [BeatsWidth+16-1:0] w_sent_d, w_sent_q;  // beats of this instruction sent
+  logic [TotalWidth-1:0]    w_sent_d, w_sent_q;  // beats of this instruction sent
   assign w_burst_end = w_beat_q == lens_len;
   // Normal beats need data; after an error or abort, issued bursts complete
   // with empty beats.
@@ -620,7 +638,7 @@ module strata_store_engine
   // ---------------------------------------------------------------- B
   logic      err_d, err_q, b_error;
   err_code_e err_code_d, err_code_q;
-  logic [15:0] err_index_d, err_index_q;
+  csr_error_code_index_t err_index_d, err_index_q;
 
   assign bready_o = 1'b1;
   assign b_error  = b_fire && bresp_i != 2'b00;
@@ -651,12 +669,12 @@ module strata_store_engine
   // stops; nothing more is released).
   localparam int unsigned MarkWidth = OutWidth + 1;
   typedef struct packed {
-    logic [15:0]         amount;  // S2L units
+    dep_count_t          amount;  // S2L units
     logic [MarkWidth-1:0] mark;   // bursts issued up to the instruction's last, mod 2^MarkWidth
   } rel1_t;
   rel1_t               rel1_head;
   logic                rel1_ready, rel1_wait, rel1_go, rel1_valid_q;
-  logic [15:0]         rel1_amount_q;
+  dep_count_t          rel1_amount_q;
   logic [MarkWidth-1:0] b_count_q;         // responses received, mod 2^MarkWidth
   logic [MarkWidth-1:0] rel1_mark;         // bursts issued so far, mod 2^MarkWidth
   logic [MarkWidth-1:0] rel1_ahead;        // the head's mark ahead of the count (mod)
@@ -895,7 +913,8 @@ module strata_store_engine
     assert (MaxBurst >= 2 && MaxBurst <= 256 && 2 ** $clog2(MaxBurst) == MaxBurst &&
             MaxOutstanding >= 1 && DataDepth >= 4)
       else $fatal(1, "strata_store_engine: MaxBurst, MaxOutstanding or DataDepth out of range");
-    assert (Banks <= 64 && BankDepth <= 65536 && AxiAddrWidth >= 12 && AxiAddrWidth <= 40)
+    assert (Banks <= 2 ** StoreSrcIdWidth && BankDepth <= 2 ** StoreSrcAddrWidth &&
+            AxiAddrWidth >= 12 && AxiAddrWidth <= StoreExtAddrWidth)
       else $fatal(1, "strata_store_engine: memory sizes exceed the instruction fields");
   end
 `endif

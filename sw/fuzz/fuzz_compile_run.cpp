@@ -68,7 +68,7 @@ std::string activation(FuzzedDataProvider& in) {
 std::string requant(FuzzedDataProvider& in) {
   if (!in.ConsumeBool()) return "";
   const int m = in.ConsumeIntegral<uint16_t>();
-  const int s = in.ConsumeIntegralInRange(0, 47);
+  const int s = in.ConsumeIntegralInRange(0, kMaxShift);
   return fmt::format(", requant: {{multiplier: {}, shift: {}}}", m, s);
 }
 

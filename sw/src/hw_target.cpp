@@ -18,8 +18,11 @@ namespace {
 
 // Keys of a configuration file (scripts/gen_config.py) that the target does not
 // use but that must have the value the compiler and simulator are written for.
-const std::map<std::string, int> kFixedKeys = {
-    {"data_width", 8}, {"acc_width", 32}, {"mult_width", 16}, {"shift_width", 6}, {"max_shift", 47}};
+const std::map<std::string, int> kFixedKeys = {{"data_width", hw::kDataWidth},
+                                               {"acc_width", hw::kAccWidth},
+                                               {"mult_width", hw::kMultWidth},
+                                               {"shift_width", hw::kShiftWidth},
+                                               {"max_shift", hw::kMaxShift}};
 
 int line_of(const YAML::Node& n) { return n.Mark().is_null() ? 0 : n.Mark().line + 1; }
 

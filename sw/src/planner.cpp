@@ -11,6 +11,7 @@
 #include "strata/compiler.hpp"
 #include "strata/cycle_model.hpp"
 #include "strata/error.hpp"
+#include "strata/hw_config.hpp"
 
 namespace strata {
 namespace {
@@ -167,14 +168,15 @@ std::string config_yaml(const HwTarget& t, const std::string& header) {
   for (std::string line; std::getline(lines, line);) s << "# " << line << "\n";
   s << fmt::format("name: {}\n", t.name);
   s << fmt::format("version: {}                # configuration format / hardware version\n", t.version);
-  s << "data_width: 8             # activations and weights: signed int8\n"
-       "acc_width: 32             # accumulators: int32\n"
-       "mult_width: 16            # requantisation multiplier M: unsigned 16 bit\n"
-       "shift_width: 6            # requantisation shift S: 0..47\n"
-       "max_shift: 47\n";
-  const auto line = [&](const char* key, int64_t v, const char* what) {
+  const auto line = [&](const char* key, int64_t v, const std::string& what) {
     s << fmt::format("{:<26}# {}\n", fmt::format("{}: {}", key, v), what);
   };
+  // The number format is fixed (hw_target.cpp's kFixedKeys): the build's values.
+  line("data_width", hw::kDataWidth, "activations and weights: signed int8");
+  line("acc_width", hw::kAccWidth, "accumulators: int32");
+  line("mult_width", hw::kMultWidth, "requantisation multiplier M: unsigned 16 bit");
+  line("shift_width", hw::kShiftWidth, fmt::format("requantisation shift S: 0..{}", hw::kMaxShift));
+  s << fmt::format("max_shift: {}\n", hw::kMaxShift);
   line("lanes", t.lanes, "N: dot-product width of each PE (MACs per PE per cycle)");
   line("pes", t.pes, "P: processing elements in the array");
   line("pe_fabric_lanes", t.pe_fabric_lanes, "lanes of each PE whose int8 product is in LUTs");

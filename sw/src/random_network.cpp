@@ -269,12 +269,13 @@ class NetworkDraw {
     const int r = d_.range(0, 99);
     if (r < 78) return "";
     // Mostly values that give outputs in range, sometimes the field limits
-    // (M 0 and 65535, S 0 and up to 47: the requantiser's widest products).
+    // (M 0 and 65535, S 0 and up to kMaxShift: the requantiser's widest products).
     const auto mult = [&] {
       return d_.chance(85) ? d_.range(1, 65535) : d_.one_of<int>({0, 1, 65535});
     };
     const auto shift = [&] {
-      return d_.chance(85) ? d_.range(8, 30) : d_.one_of<int>({0, 1, 31, 32, 33, 46, 47});
+      return d_.chance(85) ? d_.range(8, 30)
+                           : d_.one_of<int>({0, 1, 31, 32, 33, kMaxShift - 1, kMaxShift});
     };
     if (r < 86) {
       const int m = mult();

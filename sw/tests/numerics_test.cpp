@@ -31,11 +31,13 @@ TEST(Numerics, RshiftRoundHalfTowardPlusInfinity) {
   EXPECT_EQ(rshift_round(-6, 2), -1);  // -1.5 -> -1
   EXPECT_EQ(rshift_round(7, 0), 7);    // shift 0 is the identity
   EXPECT_EQ(rshift_round(-7, 0), -7);
-  EXPECT_EQ(rshift_round(INT64_C(1) << 46, 47), 1);         // exactly 0.5 -> 1
-  EXPECT_EQ(rshift_round((INT64_C(1) << 46) - 1, 47), 0);   // just below 0.5
-  EXPECT_EQ(rshift_round(-(INT64_C(1) << 46), 47), 0);      // -0.5 -> 0
-  EXPECT_EQ(rshift_round(-(INT64_C(1) << 46) - 1, 47), -1);
-  EXPECT_THROW(rshift_round(1, 48), Error);
+  // At the largest shift: 2^(S-1) is exactly 0.5.
+  const int64_t half = INT64_C(1) << (kMaxShift - 1);
+  EXPECT_EQ(rshift_round(half, kMaxShift), 1);        // exactly 0.5 -> 1
+  EXPECT_EQ(rshift_round(half - 1, kMaxShift), 0);    // just below 0.5
+  EXPECT_EQ(rshift_round(-half, kMaxShift), 0);       // -0.5 -> 0
+  EXPECT_EQ(rshift_round(-half - 1, kMaxShift), -1);
+  EXPECT_THROW(rshift_round(1, kMaxShift + 1), Error);
   EXPECT_THROW(rshift_round(1, -1), Error);
 }
 

@@ -326,7 +326,7 @@ TEST_F(StrataRequant, RandomHeavyBackPressure) { random_test(1000, 0.1, 0.8); }
 TEST_F(StrataRequant, ExtremeOperandsUnderEveryClamp) {
   const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
   const uint16_t mults[] = {0, 1, 32768, 65535};
-  const uint8_t shifts[] = {0, 1, 16, 31, 32, 46, 47};
+  const uint8_t shifts[] = {0, 1, 16, 31, 32, kMaxShift - 1, kMaxShift};
   const int clamps[][2] = {{-128, 127}, {0, 127}, {0, 6}, {-100, -20}, {5, 5}};
   std::vector<RqBeat> beats;
   RqBeat b;
