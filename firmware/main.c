@@ -37,7 +37,7 @@ static volatile int strata_irq_seen;
 
 /* The accelerator's level interrupt: masked at the device until the next start. */
 static void strata_isr(void) {
-  ((volatile uint32_t *)STRATA_BASE)[STRATA_REG_IRQ_ENABLE / 4u] = 0;
+  ((volatile uint32_t*)STRATA_BASE)[STRATA_REG_IRQ_ENABLE / 4u] = 0;
   strata_irq_seen = 1;
 }
 
@@ -66,7 +66,7 @@ static uint32_t timer_now(void) {
   return 0xffffffffu - timer0_value_read();
 }
 
-static uint32_t fnv1a32(const int8_t *v, uint64_t n) {
+static uint32_t fnv1a32(const int8_t* v, uint64_t n) {
   uint32_t h = 2166136261u;
   for (uint64_t i = 0; i < n; ++i) {
     h ^= (uint8_t)v[i];
@@ -77,15 +77,15 @@ static uint32_t fnv1a32(const int8_t *v, uint64_t n) {
 
 static int expected_errors, unexpected;
 
-static void report_error(const char *what, const strata_device *dev) {
+static void report_error(const char* what, const strata_device* dev) {
   printf("%s: %s: %s\n", what, strata_status_name(dev->error.status), dev->error.text);
 }
 
 /* Runs image `i` of `images` on `net`; prints its line. Returns the status. */
-static strata_status run_image(strata_network *net, const int8_t *images, uint32_t i) {
-  const strata_bundle *b = net->bundle;
+static strata_status run_image(strata_network* net, const int8_t* images, uint32_t i) {
+  const strata_bundle* b = net->bundle;
   const uint64_t in_n = strata_input_elements(b), out_n = strata_output_elements(b);
-  int8_t *out = (int8_t *)OUTPUT_ADDR;
+  int8_t* out = (int8_t*)OUTPUT_ADDR;
   const uint32_t t0 = timer_now();
   const strata_status s = strata_run(net, images + i * in_n, in_n, out, out_n, 1);
   const uint32_t t1 = timer_now();
@@ -105,10 +105,10 @@ static strata_status run_image(strata_network *net, const int8_t *images, uint32
 }
 
 /* The first parameter region of a bundle: [offset, offset + size) in its block. */
-static int parameter_region(const strata_bundle *b, uint64_t *offset, uint64_t *size) {
-  const uint8_t *table = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
+static int parameter_region(const strata_bundle* b, uint64_t* offset, uint64_t* size) {
+  const uint8_t* table = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
   for (uint32_t r = 0; r < b->region_count; ++r) {
-    const uint8_t *e = table + r * STRATA_BUNDLE_REGION_BYTES;
+    const uint8_t* e = table + r * STRATA_BUNDLE_REGION_BYTES;
     if (strata_le32(e + STRATA_BR_KIND) == STRATA_REGION_PARAMETERS) {
       *offset = strata_le64(e + STRATA_BR_OFFSET);
       *size = strata_le64(e + STRATA_BR_SIZE);
@@ -137,7 +137,7 @@ int main(void) {
   printf("\nstrata firmware\n");
 
   static strata_mmio mmio;
-  mmio.regs = (volatile uint32_t *)STRATA_BASE;
+  mmio.regs = (volatile uint32_t*)STRATA_BASE;
   mmio.cpu_base = BLOCK_ADDR;
   mmio.dev_base = BLOCK_ADDR; /* the accelerator sees main RAM where the CPU does */
   mmio.dev_bytes = BLOCK_BYTES;
@@ -154,7 +154,7 @@ int main(void) {
          (unsigned long)dev.hw.pes, (unsigned long)dev.hw.lanes,
          (unsigned long)dev.hw.axi_data_width, dev.hw.sparse ? "sparse" : "dense");
 
-  const uint8_t *payload = (const uint8_t *)STRATA_PAYLOAD_ADDR;
+  const uint8_t* payload = (const uint8_t*)STRATA_PAYLOAD_ADDR;
   if (strata_le32(payload) != STRATA_PAYLOAD_MAGIC ||
       strata_le32(payload + 4) != STRATA_PAYLOAD_VERSION) {
     printf("no payload at 0x%08lx\n", (unsigned long)STRATA_PAYLOAD_ADDR);
@@ -163,17 +163,17 @@ int main(void) {
   const uint32_t count = strata_le32(payload + 8);
   static strata_bundle bundle;
   static strata_network net;
-  const int8_t *last_images = 0;
+  const int8_t* last_images = 0;
   int loaded = 0;
   for (uint32_t k = 0; k < count; ++k) {
-    const uint8_t *e = payload + STRATA_PAYLOAD_HEADER_BYTES + k * STRATA_PAYLOAD_ENTRY_BYTES;
+    const uint8_t* e = payload + STRATA_PAYLOAD_HEADER_BYTES + k * STRATA_PAYLOAD_ENTRY_BYTES;
     char name[STRATA_PAYLOAD_NAME_BYTES + 1];
     for (uint32_t i = 0; i <= STRATA_PAYLOAD_NAME_BYTES; ++i) {
       name[i] = i < STRATA_PAYLOAD_NAME_BYTES ? (char)e[i] : '\0';
     }
     const uint32_t kind = strata_le32(e + 32), offset = strata_le32(e + 36);
     const uint32_t size = strata_le32(e + 40), arg = strata_le32(e + 44);
-    const uint8_t *data = payload + offset;
+    const uint8_t* data = payload + offset;
     if (kind == STRATA_PAYLOAD_BUNDLE) {
       loaded = 0;
       if (strata_bundle_parse(&bundle, data, size, &dev.error) != STRATA_OK ||
@@ -191,7 +191,7 @@ int main(void) {
         ++unexpected;
         continue;
       }
-      last_images = (const int8_t *)data;
+      last_images = (const int8_t*)data;
       for (uint32_t i = 0; i < arg; ++i) {
         if (run_image(&net, last_images, i) != STRATA_OK) {
           report_error("run", &dev);

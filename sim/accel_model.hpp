@@ -40,14 +40,11 @@ inline constexpr unsigned kLoadBusy = 0, kLoadDep = 1, kLoadMem = 2, kComputeBus
 }  // namespace trace_bit
 
 // Retire pulse bits of trace_retire_o, and the 16-bit fields of trace_index_o.
-inline constexpr unsigned kRetireLoad = 0, kRetireCompute = 1, kRetireStore = 2,
-                          kRetireFetch = 3;
+inline constexpr unsigned kRetireLoad = 0, kRetireCompute = 1, kRetireStore = 2, kRetireFetch = 3;
 
 template <class T>
-  requires std::is_integral_v<T>
-bool port_any(const T& port) {
-  return port != 0;
-}
+requires std::is_integral_v<T>
+bool port_any(const T& port) { return port != 0; }
 template <std::size_t W>
 bool port_any(const VlWide<W>& port) {
   for (std::size_t w = 0; w < W; ++w) {
@@ -68,7 +65,8 @@ class ModelSim final : public AccelRunner::Model {
     cfg.read_latency = o.read_latency;
     cfg.ar_stall = cfg.aw_stall = cfg.w_stall = cfg.r_gap = cfg.b_gap = o.stall;
     axi_ = std::make_unique<AxiMemModel<V>>(*dut_, mem_, rng_, cfg);
-    csr_ = std::make_unique<AxilDriver<V>>(*dut_, [this] { step(); }, rng_, 10000);
+    csr_ = std::make_unique<AxilDriver<V>>(
+        *dut_, [this] { step(); }, rng_, 10000);
     axi_->set_failure_handler([this](const std::string& m) { bench_error(m); });
     csr_->set_failure_handler([this](const std::string& m) { bench_error(m); });
     // A single accelerator: nothing on the cascade input, the output always
@@ -195,13 +193,15 @@ class ModelSim final : public AccelRunner::Model {
     if ((retire >> kRetireCompute) & 1u) {
       const auto index = static_cast<uint64_t>((dut_->trace_index_o >> 16) & 0xFFFFu);
       if (next_compute_ >= computes_.size()) {
-        bench_error(fmt::format("trace port: COMPUTE {} retired after the program's last "
-                                "COMPUTE (cycle {})",
-                                index, model_.cycle()));
+        bench_error(
+            fmt::format("trace port: COMPUTE {} retired after the program's last "
+                        "COMPUTE (cycle {})",
+                        index, model_.cycle()));
       } else if (index != (computes_[next_compute_].index & 0xFFFFu)) {
-        bench_error(fmt::format("trace port: COMPUTE {} retired, program order expects {} "
-                                "(cycle {})",
-                                index, computes_[next_compute_].index, model_.cycle()));
+        bench_error(
+            fmt::format("trace port: COMPUTE {} retired, program order expects {} "
+                        "(cycle {})",
+                        index, computes_[next_compute_].index, model_.cycle()));
       }
       ++l.computes;
       ++next_compute_;
@@ -220,7 +220,8 @@ class ModelSim final : public AccelRunner::Model {
 
   // Falling edge, rising edge.
   void clock() {
-    if (model_.clock()) bench_error(fmt::format("RTL assertion failed at cycle {}", model_.cycle()));
+    if (model_.clock())
+      bench_error(fmt::format("RTL assertion failed at cycle {}", model_.cycle()));
   }
 
   struct ComputeRef {

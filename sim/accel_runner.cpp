@@ -101,8 +101,7 @@ strata_hal hal_of(AccelRunner::Model& m) {
     static_cast<AccelRunner::Model*>(ctx)->write32(offset, value);
   };
   h.mem_write = [](void* ctx, uint64_t addr, const void* src, size_t bytes) {
-    static_cast<AccelRunner::Model*>(ctx)->mem_write(addr, static_cast<const uint8_t*>(src),
-                                                      bytes);
+    static_cast<AccelRunner::Model*>(ctx)->mem_write(addr, static_cast<const uint8_t*>(src), bytes);
     return 0;
   };
   h.mem_read = [](void* ctx, uint64_t addr, void* dst, size_t bytes) {
@@ -217,9 +216,9 @@ RunReport AccelRunner::run_program(const Program& program,
     }
     check(strata_write_input(&net, static_cast<uint32_t>(i), inputs[i].data()), "input");
   }
-  std::vector<uint8_t> instructions(program.image.begin(),
-                                    program.image.begin() + static_cast<long>(
-                                        program.instructions.size() * isa::kInstrBytes));
+  std::vector<uint8_t> instructions(
+      program.image.begin(),
+      program.image.begin() + static_cast<long>(program.instructions.size() * isa::kInstrBytes));
   RunReport report = execute(opts_.load_address, b.instructions, instructions.data(), std::nullopt);
   outputs.clear();
   if (report.finished && report.error == csr::ErrorCode::kNone) {

@@ -40,14 +40,14 @@
 namespace strata::tb {
 
 struct RunnerOptions {
-  uint64_t seed = 1;              // memory-model stalls, initial X values
-  unsigned read_latency = 60;     // AXI read latency (cycles)
-  double stall = 0.0;             // probability of random AR/AW/W/R/B stalls per cycle
-  bool fine_grain = false;        // CTRL.FINE_GRAIN
-  uint64_t timeout = 20000000;    // cycles before a run is declared hung
-  std::string trace_path;         // FST file ("" = no trace)
-  bool checked = true;            // the checked model (assertions, random X values); false:
-                                  // the fast one where the configuration has it (sim/CMakeLists.txt)
+  uint64_t seed = 1;            // memory-model stalls, initial X values
+  unsigned read_latency = 60;   // AXI read latency (cycles)
+  double stall = 0.0;           // probability of random AR/AW/W/R/B stalls per cycle
+  bool fine_grain = false;      // CTRL.FINE_GRAIN
+  uint64_t timeout = 20000000;  // cycles before a run is declared hung
+  std::string trace_path;       // FST file ("" = no trace)
+  bool checked = true;          // the checked model (assertions, random X values); false:
+                                // the fast one where the configuration has it (sim/CMakeLists.txt)
   uint64_t load_address = uint64_t{1} << 28;  // where run_program places a program's block
 };
 
@@ -66,22 +66,22 @@ size_t perf_index(uint32_t offset);
 
 // What the trace port showed for one layer (instruction tag) of a run.
 struct LayerCounts {
-  int tag = 0;           // header tag of its COMPUTE instructions
-  PerfCounts counts{};   // the counters' per-cycle terms summed over the layer's cycles
-  uint64_t computes = 0; // COMPUTE instructions of the layer that retired
+  int tag = 0;            // header tag of its COMPUTE instructions
+  PerfCounts counts{};    // the counters' per-cycle terms summed over the layer's cycles
+  uint64_t computes = 0;  // COMPUTE instructions of the layer that retired
   uint64_t get(uint32_t offset) const { return counts[perf_index(offset)]; }
 };
 
 // What a run reports: completion, error status and the performance counters.
 struct RunReport {
-  bool finished = false;          // the interrupt arrived before the timeout
-  uint32_t status = 0;            // STATUS register
+  bool finished = false;  // the interrupt arrived before the timeout
+  uint32_t status = 0;    // STATUS register
   csr::ErrorCode error = csr::ErrorCode::kNone;
-  uint16_t error_index = 0;       // instruction that failed
-  uint64_t cycles = 0;            // bench cycles from START to the interrupt
-  std::vector<uint64_t> counters; // csr::kPerfCounters order, read over AXI4-Lite
-  std::vector<LayerCounts> layers;  // per tag, in order of the first COMPUTE of each
-  PerfCounts trace_total{};       // sum of `layers` (all counted cycles)
+  uint16_t error_index = 0;               // instruction that failed
+  uint64_t cycles = 0;                    // bench cycles from START to the interrupt
+  std::vector<uint64_t> counters;         // csr::kPerfCounters order, read over AXI4-Lite
+  std::vector<LayerCounts> layers;        // per tag, in order of the first COMPUTE of each
+  PerfCounts trace_total{};               // sum of `layers` (all counted cycles)
   std::vector<std::string> bench_errors;  // AXI protocol, CSR responses, RTL assertions,
                                           // trace port out of order (empty when clean)
   uint64_t counter(uint32_t offset) const;

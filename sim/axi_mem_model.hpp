@@ -55,7 +55,7 @@ namespace strata::tb {
 // Port access: bytes of a Verilated port of any width (CData..QData, VlWide).
 
 template <class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void port_set_bytes(T& port, const uint8_t* bytes, int count) {
   uint64_t v = 0;
   for (int i = 0; i < count; ++i) v |= static_cast<uint64_t>(bytes[i]) << (8 * i);
@@ -63,7 +63,7 @@ void port_set_bytes(T& port, const uint8_t* bytes, int count) {
 }
 
 template <class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void port_get_bytes(const T& port, uint8_t* bytes, int count) {
   const auto v = static_cast<uint64_t>(port);
   for (int i = 0; i < count; ++i) bytes[i] = static_cast<uint8_t>(v >> (8 * i));
@@ -81,10 +81,8 @@ void port_get_bytes(const VlWide<W>& port, uint8_t* bytes, int count) {
 }
 
 template <class T>
-  requires std::is_integral_v<T>
-constexpr int port_bytes(const T&) {
-  return sizeof(T);
-}
+requires std::is_integral_v<T>
+constexpr int port_bytes(const T&) { return sizeof(T); }
 template <std::size_t W>
 constexpr int port_bytes(const VlWide<W>&) {
   return static_cast<int>(4 * W);
@@ -137,19 +135,19 @@ class SparseMemory {
 };
 
 struct AxiMemConfig {
-  unsigned read_latency = 60;   // cycles from the AR handshake to the first R beat
-  unsigned write_latency = 4;   // cycles from a burst's last W beat to its B
-  unsigned max_reads = 64;      // read bursts accepted and not finished (ARREADY low beyond)
-  unsigned max_writes = 64;     // write bursts accepted and not answered
-  unsigned max_burst = 16;      // longest legal burst (beats)
-  unsigned r_interval = 1;      // bandwidth: at most one R beat every r_interval cycles
-  unsigned w_interval = 1;      // ... one W beat (WREADY) every w_interval cycles
-  double ar_stall = 0.0;        // probability of ARREADY low in a cycle
-  double aw_stall = 0.0;        // ... AWREADY
-  double w_stall = 0.0;         // ... WREADY
-  double r_gap = 0.0;           // probability that a ready R beat is held back a cycle
-  double b_gap = 0.0;           // ... a ready B response
-  bool interleave = false;      // mix R beats of bursts with different IDs
+  unsigned read_latency = 60;  // cycles from the AR handshake to the first R beat
+  unsigned write_latency = 4;  // cycles from a burst's last W beat to its B
+  unsigned max_reads = 64;     // read bursts accepted and not finished (ARREADY low beyond)
+  unsigned max_writes = 64;    // write bursts accepted and not answered
+  unsigned max_burst = 16;     // longest legal burst (beats)
+  unsigned r_interval = 1;     // bandwidth: at most one R beat every r_interval cycles
+  unsigned w_interval = 1;     // ... one W beat (WREADY) every w_interval cycles
+  double ar_stall = 0.0;       // probability of ARREADY low in a cycle
+  double aw_stall = 0.0;       // ... AWREADY
+  double w_stall = 0.0;        // ... WREADY
+  double r_gap = 0.0;          // probability that a ready R beat is held back a cycle
+  double b_gap = 0.0;          // ... a ready B response
+  bool interleave = false;     // mix R beats of bursts with different IDs
 };
 
 enum class AxiResp : uint8_t { kOkay = 0, kExOkay = 1, kSlvErr = 2, kDecErr = 3 };
@@ -166,15 +164,15 @@ struct ErrorRegion {
 struct AxiMemStats {
   uint64_t read_bursts = 0, read_beats = 0, read_bytes = 0;
   uint64_t write_bursts = 0, write_beats = 0, write_bytes = 0;  // bytes with WSTRB set
-  uint64_t r_busy_cycles = 0;   // cycles with an R handshake
-  uint64_t w_busy_cycles = 0;   // cycles with a W handshake
+  uint64_t r_busy_cycles = 0;                                   // cycles with an R handshake
+  uint64_t w_busy_cycles = 0;                                   // cycles with a W handshake
   unsigned max_reads_outstanding = 0;
   unsigned max_writes_outstanding = 0;
-  std::map<uint32_t, uint64_t> first_ar_cycle;  // per ID
-  std::map<uint32_t, uint64_t> first_r_cycle;   // per ID
-  std::map<uint32_t, uint64_t> last_r_cycle;    // per ID
-  uint64_t first_w_cycle = 0, last_w_cycle = 0; // of W handshakes (valid when write_beats > 0)
-  std::map<uint32_t, uint64_t> beats_by_id;     // R beats per ID
+  std::map<uint32_t, uint64_t> first_ar_cycle;   // per ID
+  std::map<uint32_t, uint64_t> first_r_cycle;    // per ID
+  std::map<uint32_t, uint64_t> last_r_cycle;     // per ID
+  uint64_t first_w_cycle = 0, last_w_cycle = 0;  // of W handshakes (valid when write_beats > 0)
+  std::map<uint32_t, uint64_t> beats_by_id;      // R beats per ID
 };
 
 template <class Model>
@@ -281,7 +279,9 @@ class AxiMemModel {
     std::vector<uint8_t> payload;
   };
 
-  bool chance(double p) { return p > 0.0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  bool chance(double p) {
+    return p > 0.0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p;
+  }
 
   static std::string hex(uint64_t v) {
     char buf[32];
@@ -358,8 +358,10 @@ class AxiMemModel {
   void check_stable(Prev& prev, bool valid, bool ready, std::vector<uint8_t> payload,
                     const char* ch) {
     if (prev.waiting) {
-      if (!valid) fail(std::string(ch) + "VALID dropped before READY");
-      else if (payload != prev.payload) fail(std::string(ch) + " payload changed before READY");
+      if (!valid)
+        fail(std::string(ch) + "VALID dropped before READY");
+      else if (payload != prev.payload)
+        fail(std::string(ch) + " payload changed before READY");
     }
     prev.waiting = valid && !ready;
     prev.payload = std::move(payload);

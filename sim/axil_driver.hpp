@@ -35,8 +35,7 @@ struct AxilRead {
 template <class Model>
 class AxilDriver {
  public:
-  AxilDriver(Model& dut, std::function<void()> step, std::mt19937_64& rng,
-             uint64_t timeout = 1000)
+  AxilDriver(Model& dut, std::function<void()> step, std::mt19937_64& rng, uint64_t timeout = 1000)
       : dut_(dut), step_(std::move(step)), rng_(rng), timeout_(timeout) {}
 
   // Where a non-OKAY response of write() / read() is reported (bench_check.hpp).
@@ -112,15 +111,15 @@ class AxilDriver {
   void write(uint32_t addr, uint32_t data) {
     const uint8_t resp = write_resp(addr, data);
     if (resp != 0) {
-      report_failure(on_failure_, "CSR write to 0x" + to_hex(addr) + " answered " +
-                                      std::to_string(int{resp}));
+      report_failure(on_failure_,
+                     "CSR write to 0x" + to_hex(addr) + " answered " + std::to_string(int{resp}));
     }
   }
   uint32_t read(uint32_t addr) {
     const AxilRead r = read_resp(addr);
     if (r.resp != 0) {
-      report_failure(on_failure_, "CSR read of 0x" + to_hex(addr) + " answered " +
-                                      std::to_string(int{r.resp}));
+      report_failure(on_failure_,
+                     "CSR read of 0x" + to_hex(addr) + " answered " + std::to_string(int{r.resp}));
     }
     return r.data;
   }

@@ -43,13 +43,12 @@ class ChainModelSim final : public ChainRunner::Model {
       stages_.push_back(std::make_unique<Stage>(k));
       Stage& s = *stages_.back();
       s.axi = std::make_unique<AxiMemModel<View>>(s.view, s.mem, rng_, cfg);
-      s.csr = std::make_unique<AxilDriver<View>>(s.view, [this] { step(); }, rng_, 10000);
-      s.axi->set_failure_handler([this, k](const std::string& m) {
-        bench_error(fmt::format("stage {}: {}", k, m));
-      });
-      s.csr->set_failure_handler([this, k](const std::string& m) {
-        bench_error(fmt::format("stage {}: {}", k, m));
-      });
+      s.csr = std::make_unique<AxilDriver<View>>(
+          s.view, [this] { step(); }, rng_, 10000);
+      s.axi->set_failure_handler(
+          [this, k](const std::string& m) { bench_error(fmt::format("stage {}: {}", k, m)); });
+      s.csr->set_failure_handler(
+          [this, k](const std::string& m) { bench_error(fmt::format("stage {}: {}", k, m)); });
     }
     // The chain's ends tied off: nothing enters stage 0, the last output is taken.
     dut_->s_axis_cas_tvalid = 0;
@@ -64,7 +63,6 @@ class ChainModelSim final : public ChainRunner::Model {
     dut_->rst_ni = 1;
     dut_->eval();
   }
-
 
   int stages() const override { return Stages; }
 
@@ -83,9 +81,10 @@ class ChainModelSim final : public ChainRunner::Model {
     // Each stage's memory: its program image (instructions at byte 0).
     for (int k = 0; k < used; ++k) {
       stages_[static_cast<size_t>(k)]->mem = SparseMemory();
-      stages_[static_cast<size_t>(k)]->mem.write_block(0, chain.stages[static_cast<size_t>(k)].program.image);
+      stages_[static_cast<size_t>(k)]->mem.write_block(
+          0, chain.stages[static_cast<size_t>(k)].program.image);
     }
-    std::vector<size_t> next(static_cast<size_t>(used), 0);   // next image of each stage
+    std::vector<size_t> next(static_cast<size_t>(used), 0);  // next image of each stage
     std::vector<bool> running(static_cast<size_t>(used), false);
     bool stopping = false;
     stop_seen_ = false;
@@ -189,8 +188,8 @@ class ChainModelSim final : public ChainRunner::Model {
   }
 
   void add_read_error(int stage, uint64_t begin, uint64_t end) override {
-    stages_.at(static_cast<size_t>(stage))->axi->add_error_region(
-        {begin, end, AxiResp::kSlvErr, true, false});
+    stages_.at(static_cast<size_t>(stage))
+        ->axi->add_error_region({begin, end, AxiResp::kSlvErr, true, false});
   }
   void clear_errors() override {
     for (auto& s : stages_) s->axi->clear_error_regions();
@@ -214,9 +213,10 @@ class ChainModelSim final : public ChainRunner::Model {
     std::vector<uint8_t> scratch = p.image;
     write_input(p, scratch, 0, input);
     const MemRegion& in = p.region("input0");
-    stages_[0]->mem.write_block(in.offset, std::vector<uint8_t>(
-                                               scratch.begin() + static_cast<std::ptrdiff_t>(in.offset),
-                                               scratch.begin() + static_cast<std::ptrdiff_t>(in.offset + in.size)));
+    stages_[0]->mem.write_block(
+        in.offset,
+        std::vector<uint8_t>(scratch.begin() + static_cast<std::ptrdiff_t>(in.offset),
+                             scratch.begin() + static_cast<std::ptrdiff_t>(in.offset + in.size)));
   }
 
   void start(int k, uint32_t instructions) {
@@ -252,7 +252,8 @@ class ChainModelSim final : public ChainRunner::Model {
   }
 
   void clock() {
-    if (model_.clock()) bench_error(fmt::format("RTL assertion failed at cycle {}", model_.cycle()));
+    if (model_.clock())
+      bench_error(fmt::format("RTL assertion failed at cycle {}", model_.cycle()));
   }
 
   ChainRunnerOptions opts_;

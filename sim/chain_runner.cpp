@@ -44,9 +44,10 @@ std::string ChainRunner::missing_model_message(const HwTarget& target) {
                          fmt::join(built, ", "), kBuildEveryModel);
     }
   }
-  return fmt::format("no cascade model is built for configuration '{}'; built: {} (add it to the "
-                     "CMake option STRATA_CHAIN_CONFIGS)",
-                     target.name, fmt::join(built, ", "));
+  return fmt::format(
+      "no cascade model is built for configuration '{}'; built: {} (add it to the "
+      "CMake option STRATA_CHAIN_CONFIGS)",
+      target.name, fmt::join(built, ", "));
 }
 
 ChainRunner::ChainRunner(const ChainRunnerOptions& options, const HwTarget& target) {
@@ -82,9 +83,10 @@ ChainReport ChainRunner::run_stream(const ChainProgram& chain,
                                     std::vector<Tensor<int8_t>>& outputs) {
   for (const ChainStage& s : chain.stages) {
     if (!s.program.target.same_hardware(target_)) {
-      throw Error(fmt::format("this cascade model is built for configuration '{}'; the chain's "
-                              "stages are for '{}'",
-                              target_.name, s.program.target.name));
+      throw Error(
+          fmt::format("this cascade model is built for configuration '{}'; the chain's "
+                      "stages are for '{}'",
+                      target_.name, s.program.target.name));
     }
   }
   return impl_->run_stream(chain, inputs, outputs);

@@ -35,24 +35,24 @@
 namespace strata::tb {
 
 struct ChainRunnerOptions {
-  RunnerOptions run;         // seed, read latency, memory stalls, mode, timeout, trace
-  double link_stall = 0.0;   // probability per link and cycle that the link holds (link_hold_i)
+  RunnerOptions run;        // seed, read latency, memory stalls, mode, timeout, trace
+  double link_stall = 0.0;  // probability per link and cycle that the link holds (link_hold_i)
 };
 
 // One stage's share of a stream.
 struct StageReport {
-  int runs = 0;                    // runs finished (interrupts)
+  int runs = 0;                                  // runs finished (interrupts)
   csr::ErrorCode error = csr::ErrorCode::kNone;  // of its last run
   uint16_t error_index = 0;
-  PerfCounts counters{};           // summed over its runs (read over AXI4-Lite)
+  PerfCounts counters{};  // summed over its runs (read over AXI4-Lite)
 };
 
 struct ChainReport {
-  bool finished = false;           // every stage done or stopped before the timeout
-  uint64_t cycles = 0;             // first START to the last stage's last interrupt
+  bool finished = false;                          // every stage done or stopped before the timeout
+  uint64_t cycles = 0;                            // first START to the last stage's last interrupt
   std::vector<uint64_t> image_start, image_done;  // per image: stage 0 START, last stage done
   std::vector<StageReport> stages;
-  int failed_stage = -1;           // the stage whose own error stopped the chain, or -1
+  int failed_stage = -1;  // the stage whose own error stopped the chain, or -1
   csr::ErrorCode error = csr::ErrorCode::kNone;  // its error
   uint16_t error_index = 0;
   std::vector<std::string> bench_errors;  // AXI protocol, CSR responses, RTL assertions

@@ -152,7 +152,9 @@ std::vector<uint8_t> make_bundle(const Program& p, const BundleScales& scales) {
   // The tables the program uses (its CONFIG's act_tables), not the target's:
   // a program without tables runs on a build without the table unit.
   put16(b, STRATA_BH_ACT_TABLES,
-        p.instructions.empty() ? 0 : static_cast<uint64_t>(isa::decode_config(p.instructions.front()).act_tables));
+        p.instructions.empty()
+            ? 0
+            : static_cast<uint64_t>(isa::decode_config(p.instructions.front()).act_tables));
   put32(b, STRATA_BH_INSTRUCTIONS, p.instructions.size());
   put32(b, STRATA_BH_BATCH, static_cast<uint64_t>(p.batch));
   put32(b, STRATA_BH_REGION_COUNT, regions.size());

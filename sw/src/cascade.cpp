@@ -7,7 +7,6 @@
 // input LOADs would have filled.
 #include "strata/cascade.hpp"
 
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -172,7 +171,8 @@ int link_stages(Program& from, Program& to, int boundary, const std::string& whe
     const isa::LoadInstr l = isa::decode_load(in);
     const auto first = static_cast<uint64_t>(l.ext_addr);
     if (first < in_base || first >= in_end) continue;
-    if (l.dst_kind != isa::LoadDst::kBank) fail("the stage after it loads its input elsewhere than a bank");
+    if (l.dst_kind != isa::LoadDst::kBank)
+      fail("the stage after it loads its input elsewhere than a bank");
     if (l.hdr.acq0 != 0 || l.hdr.acq1 != 0) {
       fail("the stage after it loads its input in parts that wait for each other (bands)");
     }
@@ -304,10 +304,10 @@ Network slice_network(const Network& net, size_t first, size_t end) {
   for (size_t i = end; i < net.layers.size(); ++i) {
     for (int src : net.layers[i].inputs) {
       if (src < static_cast<int>(end) - 1) {
-        throw Error(fmt::format("layer '{}' reads '{}', before the cut at layer {}",
-                                net.layers[i].name,
-                                src == kNetworkInput ? "the input" : net.layers[src].name, end),
-                    ErrorContext{net.source_file, net.layers[i].line, net.layers[i].name});
+        throw Error(
+            fmt::format("layer '{}' reads '{}', before the cut at layer {}", net.layers[i].name,
+                        src == kNetworkInput ? "the input" : net.layers[src].name, end),
+            ErrorContext{net.source_file, net.layers[i].line, net.layers[i].name});
       }
     }
   }
@@ -354,9 +354,10 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
         cuts == 0 ? "cannot be cut between its ops, so it runs on one instance only"
                   : fmt::format("can be cut only after op{} {}, so on at most {} instances",
                                 cuts == 1 ? "" : "s", fmt::join(after, ", "), cuts + 1);
-    throw Error(fmt::format("network '{}' {}; --instances {} asked (docs/cascade.md, "
-                            "Partitioning)",
-                            net.name, where, instances));
+    throw Error(
+        fmt::format("network '{}' {}; --instances {} asked (docs/cascade.md, "
+                    "Partitioning)",
+                    net.name, where, instances));
   }
   // The predicted cycles of ops [a, b] run as a stage: the cycle model of
   // their layers compiled on their own (the map at a cut read from and
@@ -368,7 +369,8 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
     const auto [lo, hi] = layer_span(whole, a, b);
     CompileOptions opts;
     if (a > 0) opts.reorder = Reorder::kNever;
-    const int64_t c = predict_cycles(compile(slice_network(net, lo, hi), target, opts), cycles).cycles;
+    const int64_t c =
+        predict_cycles(compile(slice_network(net, lo, hi), target, opts), cycles).cycles;
     stage_cycles[{a, b}] = c;
     return c;
   };
@@ -409,9 +411,10 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
   if (need > 0) {
     search(search, 0, 0);
     if (best.empty()) {
-      throw Error(fmt::format("network '{}': no {} stages of its allowed cuts compile on their "
-                              "own (docs/cascade.md, Partitioning)",
-                              net.name, instances));
+      throw Error(
+          fmt::format("network '{}': no {} stages of its allowed cuts compile on their "
+                      "own (docs/cascade.md, Partitioning)",
+                      net.name, instances));
     }
   }
   // Compile the stages and link each cut.
@@ -423,8 +426,8 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
     st.first_layer = lo;
     st.end_layer = hi;
     for (size_t o = first_op; o <= last_op; ++o) st.ops.push_back(o);
-    st.predicted_cycles = instances > 1 ? stage_prediction(first_op, last_op)
-                                        : chain.predicted_total;
+    st.predicted_cycles =
+        instances > 1 ? stage_prediction(first_op, last_op) : chain.predicted_total;
     CompileOptions opts;
     if (k > 0) opts.reorder = Reorder::kNever;
     st.program = compile(slice_network(net, lo, hi), target, opts);
@@ -434,8 +437,9 @@ ChainProgram compile_chain(const Network& net, const HwTarget& target, int insta
   for (int k = 0; k + 1 < instances; ++k) {
     ChainStage& a = chain.stages[static_cast<size_t>(k)];
     ChainStage& b = chain.stages[static_cast<size_t>(k + 1)];
-    a.transfers_out = link_stages(a.program, b.program, k + 1,
-                                  fmt::format("after layer '{}'", net.layers[a.end_layer - 1].name));
+    a.transfers_out =
+        link_stages(a.program, b.program, k + 1,
+                    fmt::format("after layer '{}'", net.layers[a.end_layer - 1].name));
   }
   return chain;
 }

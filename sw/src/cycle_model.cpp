@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <map>
 
 #include "strata/error.hpp"
@@ -34,19 +34,19 @@ constexpr int64_t kComputeLead = kComputeFixed / 2;
 
 struct Instr {
   Engine engine;
-  std::array<int64_t, 2> acq{};                 // units on incoming edges 0, 1
-  std::array<int64_t, 2> rel{};                 // units on outgoing edges 0, 1
-  std::array<std::optional<Edge>, 2> in, out;   // the edges of those slots
-  int64_t acq0_first = 0, acq0_step = 0;        // fine-grained acquisitions on edge 0
+  std::array<int64_t, 2> acq{};                // units on incoming edges 0, 1
+  std::array<int64_t, 2> rel{};                // units on outgoing edges 0, 1
+  std::array<std::optional<Edge>, 2> in, out;  // the edges of those slots
+  int64_t acq0_first = 0, acq0_step = 0;       // fine-grained acquisitions on edge 0
   int64_t duration = 0;
   // Fine-grained timing: `lead` cycles before the first step's work ends
   // (a LOAD's read latency), then `work` cycles over the steps, then `tail`.
   int64_t lead = 0, tail = 0;
   int64_t work = 0;
-  bool ext_reads = false;                       // a LOAD from memory: a later row it
-                                                // waited for arrives a latency later
+  bool ext_reads = false;  // a LOAD from memory: a later row it
+                           // waited for arrives a latency later
   const std::vector<int32_t>* step_releases = nullptr;
-  bool s2l_after_responses = false;             // a STORE: rel1 (S2L) waits for the responses
+  bool s2l_after_responses = false;  // a STORE: rel1 (S2L) waits for the responses
   int tag = 0;
 };
 
@@ -75,8 +75,10 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
     x.engine = *engine;
     x.in = {slots.acq0, slots.acq1};
     x.out = {slots.rel0, slots.rel1};
-    x.acq = {static_cast<int64_t>(in.raw(isa::hdr::kAcq0)), static_cast<int64_t>(in.raw(isa::hdr::kAcq1))};
-    x.rel = {static_cast<int64_t>(in.raw(isa::hdr::kRel0)), static_cast<int64_t>(in.raw(isa::hdr::kRel1))};
+    x.acq = {static_cast<int64_t>(in.raw(isa::hdr::kAcq0)),
+             static_cast<int64_t>(in.raw(isa::hdr::kAcq1))};
+    x.rel = {static_cast<int64_t>(in.raw(isa::hdr::kRel0)),
+             static_cast<int64_t>(in.raw(isa::hdr::kRel1))};
     x.acq0_first = static_cast<int64_t>(in.raw(isa::hdr::kAcq0First));
     x.acq0_step = static_cast<int64_t>(in.raw(isa::hdr::kAcq0Step));
     x.tag = static_cast<int>(in.raw(isa::hdr::kTag));
@@ -211,7 +213,8 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
       // k - kPrefetch dispatched.
       arrival[k] = k == 0 ? latency + per_fetch * (fetch_index[0] + 1)
                           : arrival[k - 1] + per_fetch * (fetch_index[k] - fetch_index[k - 1]);
-      if (k >= kPrefetch) arrival[k] = std::max(arrival[k], dispatch[k - kPrefetch] + latency + per_fetch);
+      if (k >= kPrefetch)
+        arrival[k] = std::max(arrival[k], dispatch[k - kPrefetch] + latency + per_fetch);
       dispatch[k] = std::max({arrival[k], room, k > 0 ? dispatch[k - 1] + 1 : int64_t{0}});
       ++next_dispatch;
       progress = true;
@@ -228,8 +231,10 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
         for (int s = 0; s < 2 && met; ++s) {
           if (!x.in[s] || x.acq[s] == 0) continue;
           const int64_t at = available(*x.in[s], acquired[static_cast<int>(*x.in[s])] + x.acq[s]);
-          if (at < 0) met = false;
-          else ready = std::max(ready, at);
+          if (at < 0)
+            met = false;
+          else
+            ready = std::max(ready, at);
         }
         if (!met) break;
         // (Fine-grained: `ready` is when all of them are released; the
@@ -253,9 +258,10 @@ CyclePrediction predict_cycles(const Program& program, const SimResult& sim,
       }
     }
     if (!progress) {
-      throw Error(fmt::format("cycle model: {} of {} instructions can never start (their "
-                              "dependency units are never released)",
-                              n - done, n));
+      throw Error(
+          fmt::format("cycle model: {} of {} instructions can never start (their "
+                      "dependency units are never released)",
+                      n - done, n));
     }
   }
 

@@ -26,7 +26,8 @@ using Reader = std::function<void(const YAML::Node&, Device&, const ErrorContext
 
 Reader text(std::string Device::*field) {
   return [field](const YAML::Node& v, Device& d, const ErrorContext& where) {
-    if (!v.IsScalar() || v.as<std::string>().empty()) throw Error("must be a non-empty string", where);
+    if (!v.IsScalar() || v.as<std::string>().empty())
+      throw Error("must be a non-empty string", where);
     d.*field = v.as<std::string>();
   };
 }
@@ -72,8 +73,9 @@ Reader flag(bool Device::*field) {
 void read_mapping(const YAML::Node& node, const std::map<std::string, Reader>& readers,
                   const std::string& prefix, Device& d, const std::string& path) {
   if (!node.IsMap()) {
-    throw Error(prefix.empty() ? std::string("a device file must be a mapping of keys")
-                               : fmt::format("'{}' must be a mapping", prefix.substr(0, prefix.size() - 1)),
+    throw Error(prefix.empty()
+                    ? std::string("a device file must be a mapping of keys")
+                    : fmt::format("'{}' must be a mapping", prefix.substr(0, prefix.size() - 1)),
                 ErrorContext{path, line_of(node), ""});
   }
   std::set<std::string> seen;

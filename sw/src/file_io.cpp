@@ -44,7 +44,6 @@ int finish(int fd, int write_err) {
   return close_rc == 0 ? 0 : errno;
 }
 
-
 // A target's state before the commit.
 struct Target {
   bool exists = false;
@@ -158,8 +157,8 @@ void write_file(const std::string& path, std::span<const uint8_t> data) {
 }
 
 void write_file(const std::string& path, std::string_view text) {
-  write_file(path, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()),
-                                            text.size()));
+  write_file(path,
+             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
 }  // namespace strata

@@ -360,9 +360,8 @@ GenResult generate_network(const std::string& yaml_path, const std::string& out_
   for (const Layer& l : net.layers) {
     if (!l.has_requant()) continue;
     for (const std::string& f : {l.has_weights() ? l.files.weights : std::string(),
-                                 l.has_weights() ? l.files.bias : std::string(),
-                                 l.files.multiplier, l.files.multiplier_b, l.files.shift,
-                                 l.files.table}) {
+                                 l.has_weights() ? l.files.bias : std::string(), l.files.multiplier,
+                                 l.files.multiplier_b, l.files.shift, l.files.table}) {
       if (f.empty()) continue;
       const std::string key = fs::path(f).lexically_normal().string();
       const auto [it, fresh] = owners.emplace(key, fmt::format("layer '{}'", l.name));

@@ -45,14 +45,22 @@ Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input) {
   switch (layer.type) {
     case LayerType::kConv:
     case LayerType::kDepthwise:
-    case LayerType::kFc: return requantize(layer_accumulators(layer, input), layer.requant);
-    case LayerType::kMaxPool: return maxpool(input, window);
-    case LayerType::kAvgPool: return avgpool(input, window);
-    case LayerType::kGlobalAvgPool: return global_avgpool(input);
-    case LayerType::kClamp: return clamp(input, layer.lo, layer.hi);
-    case LayerType::kFlatten: return input.reshaped(layer.out_shape);
-    case LayerType::kSlice: return slice_channels(input, layer.slice_begin, layer.slice_end);
-    case LayerType::kUpsample: return upsample_nearest(input, layer.scale);
+    case LayerType::kFc:
+      return requantize(layer_accumulators(layer, input), layer.requant);
+    case LayerType::kMaxPool:
+      return maxpool(input, window);
+    case LayerType::kAvgPool:
+      return avgpool(input, window);
+    case LayerType::kGlobalAvgPool:
+      return global_avgpool(input);
+    case LayerType::kClamp:
+      return clamp(input, layer.lo, layer.hi);
+    case LayerType::kFlatten:
+      return input.reshaped(layer.out_shape);
+    case LayerType::kSlice:
+      return slice_channels(input, layer.slice_begin, layer.slice_end);
+    case LayerType::kUpsample:
+      return upsample_nearest(input, layer.scale);
     case LayerType::kAdd:
       throw Error("an add layer needs its two operands", ErrorContext{"", 0, layer.name});
     case LayerType::kConcat:
@@ -65,18 +73,18 @@ Tensor<int8_t> run_layer(const Layer& layer, const Tensor<int8_t>& input) {
 
 Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& inputs) {
   if (inputs.size() != layer.inputs.size() || inputs.empty()) {
-    throw Error(fmt::format("{} inputs given, the layer reads {}", inputs.size(),
-                            layer.inputs.size()),
-                ErrorContext{"", 0, layer.name});
+    throw Error(
+        fmt::format("{} inputs given, the layer reads {}", inputs.size(), layer.inputs.size()),
+        ErrorContext{"", 0, layer.name});
   }
   if (layer.type == LayerType::kConcat) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].rank() != 3 || inputs[i].dim(1) != layer.out_shape[1] ||
           inputs[i].dim(2) != layer.out_shape[2]) {
-        throw Error(fmt::format("concat input {} has shape {}, expected [C, {}, {}]", i,
-                                shape_str(inputs[i].shape()), layer.out_shape[1],
-                                layer.out_shape[2]),
-                    ErrorContext{"", 0, layer.name});
+        throw Error(
+            fmt::format("concat input {} has shape {}, expected [C, {}, {}]", i,
+                        shape_str(inputs[i].shape()), layer.out_shape[1], layer.out_shape[2]),
+            ErrorContext{"", 0, layer.name});
       }
     }
     Tensor<int8_t> out = concat_channels(inputs);
@@ -101,7 +109,7 @@ Tensor<int8_t> run_layer(const Layer& layer, const std::vector<Tensor<int8_t>>& 
   check_input(layer, inputs[0]);
   check_input(layer, inputs[1]);
   const AddRequant rq{layer.requant.multiplier, layer.multiplier_b, layer.requant.shift,
-                      layer.requant.lo, layer.requant.hi, layer.requant.table};
+                      layer.requant.lo,         layer.requant.hi,   layer.requant.table};
   return residual_add(inputs[0], inputs[1], rq);
 }
 
@@ -129,7 +137,8 @@ std::vector<Tensor<int8_t>> run_network_outputs(const Network& net, const Tensor
         if (k != kNetworkInput) last_reader[static_cast<size_t>(k)] = static_cast<int>(i);
       }
     }
-    for (int k : out_layers) last_reader[static_cast<size_t>(k)] = static_cast<int>(net.layers.size());
+    for (int k : out_layers)
+      last_reader[static_cast<size_t>(k)] = static_cast<int>(net.layers.size());
     for (size_t i = 0; i < net.layers.size(); ++i) {
       std::vector<Tensor<int8_t>> ins;
       for (int k : net.layers[i].inputs) {
@@ -171,11 +180,12 @@ std::vector<Tensor<int8_t>> run_network_outputs(const Network& net, const Tensor
   for (int64_t i = 0; i < n; ++i) {
     const auto first = input.values().begin() + i * image_size;
     const Tensor<int8_t> image(in_shape, std::vector<int8_t>(first, first + image_size));
-    const std::vector<Tensor<int8_t>> ys = run_image(image, [&](size_t li, const Tensor<int8_t>& out) {
-      if (!observer) return;
-      std::copy(out.values().begin(), out.values().end(),
-                stacked[li].values().begin() + i * out.size());
-    });
+    const std::vector<Tensor<int8_t>> ys =
+        run_image(image, [&](size_t li, const Tensor<int8_t>& out) {
+          if (!observer) return;
+          std::copy(out.values().begin(), out.values().end(),
+                    stacked[li].values().begin() + i * out.size());
+        });
     for (size_t j = 0; j < ys.size(); ++j) {
       std::copy(ys[j].values().begin(), ys[j].values().end(),
                 result[j].values().begin() + i * ys[j].size());

@@ -176,8 +176,10 @@ void HwTarget::validate() const {
   require_range("max_kernel", max_kernel, 1, 15, "4-bit kernel fields", where);
   require_range("max_pool_kernel", max_pool_kernel, 1, 15, "4-bit pooling fields", where);
   require_range("max_image_width", max_image_width, 1, 65535, "16-bit widths", where);
-  require_range("act_tables", act_tables, 0, 64, "the table unit's RAM of act_tables x 256 bytes "
-                "per lane", where);
+  require_range("act_tables", act_tables, 0, 64,
+                "the table unit's RAM of act_tables x 256 bytes "
+                "per lane",
+                where);
 }
 
 HwTarget HwTarget::from_yaml(const std::string& path) {

@@ -46,22 +46,22 @@ inline int32_t dot1(const int16_t* a, const int16_t* b, int64_t depth) {
 // AVX-512 where the machine has them.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__SANITIZE_ADDRESS__)
-#define STRATA_KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define STRATA_KERNEL_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define STRATA_KERNEL_CLONES
 #endif
 
 STRATA_KERNEL_CLONES
-void dot_block(const int16_t* a, int64_t a_stride, int64_t rows, const int16_t* b,
-               int64_t b_stride, int64_t cols, int64_t depth, const int32_t* bias, int32_t* out,
-               int64_t out_stride) {
+void dot_block(const int16_t* a, int64_t a_stride, int64_t rows, const int16_t* b, int64_t b_stride,
+               int64_t cols, int64_t depth, const int32_t* bias, int32_t* out, int64_t out_stride) {
   for (int64_t c = 0; c < cols; ++c) {
     const int16_t* bc = b + c * b_stride;
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4) {
       int32_t s[4];
-      dot4(a + r * a_stride, a + (r + 1) * a_stride, a + (r + 2) * a_stride,
-           a + (r + 3) * a_stride, bc, depth, s);
+      dot4(a + r * a_stride, a + (r + 1) * a_stride, a + (r + 2) * a_stride, a + (r + 3) * a_stride,
+           bc, depth, s);
       for (int i = 0; i < 4; ++i) out[(r + i) * out_stride + c] = bias[r + i] + s[i];
     }
     for (; r < rows; ++r) out[r * out_stride + c] = bias[r] + dot1(a + r * a_stride, bc, depth);
@@ -70,9 +70,9 @@ void dot_block(const int16_t* a, int64_t a_stride, int64_t rows, const int16_t* 
 
 namespace {
 
-constexpr int64_t kPatchPixels = 64;   // output pixels gathered per task (gather_patches)
-constexpr int64_t kRowChunk = 64;      // filters per task
-constexpr int64_t kDepthAlign = 32;    // dot lengths padded with zeros to whole vectors
+constexpr int64_t kPatchPixels = 64;  // output pixels gathered per task (gather_patches)
+constexpr int64_t kRowChunk = 64;     // filters per task
+constexpr int64_t kDepthAlign = 32;   // dot lengths padded with zeros to whole vectors
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -114,8 +114,8 @@ void depthwise_channel(const ConvShape& s, const int8_t* in, const int8_t* w, in
 // i holds pixel p0 + i's taps in the weights' order (channel, ky, kx), zero
 // in the padding and past the depth. The taps of one kernel row inside the
 // image are consecutive in both, so they are copied as a run.
-void gather_patches(const ConvShape& s, const int8_t* in, int64_t group, int64_t p0,
-                    int64_t count, int64_t stride_k, int16_t* patch) {
+void gather_patches(const ConvShape& s, const int8_t* in, int64_t group, int64_t p0, int64_t count,
+                    int64_t stride_k, int16_t* patch) {
   const int64_t cin_g = s.cin / s.groups, k = s.kernel;
   std::fill(patch, patch + count * stride_k, int16_t{0});
   if (k == 1 && s.stride == 1 && s.pad_top == 0 && s.pad_left == 0 && s.wo == s.w) {
@@ -181,15 +181,15 @@ void conv(const ConvShape& s, const int8_t* in, const int8_t* weights, const int
           gathered = block;
         }
         const int64_t r0 = chunk * kRowChunk, rows = std::min(kRowChunk, cout_g - r0);
-        dot_block(a.data() + r0 * stride_k, stride_k, rows, patch.data(), stride_k, count,
-                  stride_k, bias + g * cout_g + r0, out + (g * cout_g + r0) * plane + p0, plane);
+        dot_block(a.data() + r0 * stride_k, stride_k, rows, patch.data(), stride_k, count, stride_k,
+                  bias + g * cout_g + r0, out + (g * cout_g + r0) * plane + p0, plane);
       }
     });
   }
 }
 
-void fc(const int8_t* in, int64_t n_in, const int8_t* weights, int64_t n_out,
-        const int32_t* bias, int32_t* out) {
+void fc(const int8_t* in, int64_t n_in, const int8_t* weights, int64_t n_out, const int32_t* bias,
+        int32_t* out) {
   const int64_t stride_k = round_up(n_in, kDepthAlign);
   std::vector<int16_t> x(static_cast<size_t>(stride_k), 0);
   std::copy(in, in + n_in, x.begin());

@@ -17,9 +17,8 @@ namespace strata::kernels {
 
 // out[r * out_stride + c] = bias[r] + sum_{k < depth} a[r * a_stride + k] * b[c * b_stride + k]
 // for r < rows, c < cols. `a` and `b` rows hold `depth` values (more allowed).
-void dot_block(const int16_t* a, int64_t a_stride, int64_t rows, const int16_t* b,
-               int64_t b_stride, int64_t cols, int64_t depth, const int32_t* bias, int32_t* out,
-               int64_t out_stride);
+void dot_block(const int16_t* a, int64_t a_stride, int64_t rows, const int16_t* b, int64_t b_stride,
+               int64_t cols, int64_t depth, const int32_t* bias, int32_t* out, int64_t out_stride);
 
 // The geometry of one convolution: input [cin][h][w], output [cout][ho][wo],
 // `groups` equal channel groups, a square kernel, the window of output
@@ -38,8 +37,8 @@ void conv(const ConvShape& s, const int8_t* in, const int8_t* weights, const int
           int32_t* out);
 
 // Fully connected accumulators out[o] = bias[o] + sum_i w[o * n_in + i] * in[i].
-void fc(const int8_t* in, int64_t n_in, const int8_t* weights, int64_t n_out,
-        const int32_t* bias, int32_t* out);
+void fc(const int8_t* in, int64_t n_in, const int8_t* weights, int64_t n_out, const int32_t* bias,
+        int32_t* out);
 
 // Calls fn(begin, end) on disjoint ranges covering [0, n), on up to
 // worker_count() threads (the calling thread is one of them). fn must not

@@ -82,8 +82,8 @@ std::string load_text(const Instruction& instr) {
   if (instr.raw(load::kSrcKind) != 0) {
     return fmt::format("LOAD    {} <- {}", dst, enum_text(nullptr, instr.raw(load::kSrcKind)));
   }
-  return fmt::format("LOAD    {} <- ext 0x{:x} {}x{}w (ext row {} B, dst row {})", dst,
-                     l.ext_addr, l.rows, l.row_words, l.ext_row_stride, l.dst_row_stride);
+  return fmt::format("LOAD    {} <- ext 0x{:x} {}x{}w (ext row {} B, dst row {})", dst, l.ext_addr,
+                     l.rows, l.row_words, l.ext_row_stride, l.dst_row_stride);
 }
 
 std::string store_text(const Instruction& instr) {
@@ -101,10 +101,9 @@ std::string pool_text(const Instruction& instr, const ComputeInstr& c) {
   const uint64_t op = instr.raw(compute::kPoolOp);
   // Padding in ONNX order: top, left, bottom, right.
   return fmt::format("{}pool k{} s{} p{},{},{},{}{} -> {}x{} post[{},{}]",
-                     op == static_cast<uint64_t>(PoolOp::kAvg) ? "avg" : "max", c.pool_k,
-                     c.pool_s, c.pool_pad_top, c.pool_pad_left, c.pool_pad_bottom,
-                     c.pool_pad_right, c.pool_ceil ? " ceil" : "", c.pool_out_h, c.pool_out_w,
-                     c.post_lo, c.post_hi);
+                     op == static_cast<uint64_t>(PoolOp::kAvg) ? "avg" : "max", c.pool_k, c.pool_s,
+                     c.pool_pad_top, c.pool_pad_left, c.pool_pad_bottom, c.pool_pad_right,
+                     c.pool_ceil ? " ceil" : "", c.pool_out_h, c.pool_out_w, c.post_lo, c.post_hi);
 }
 
 std::string compute_dst_text(const Instruction& instr, const ComputeInstr& c, bool groups) {
@@ -169,31 +168,42 @@ std::string compute_text(const Instruction& instr) {
 
 const char* engine_name(Engine e) {
   switch (e) {
-    case Engine::kLoad: return "load";
-    case Engine::kCompute: return "compute";
-    case Engine::kStore: return "store";
+    case Engine::kLoad:
+      return "load";
+    case Engine::kCompute:
+      return "compute";
+    case Engine::kStore:
+      return "store";
   }
   return "?";
 }
 
 const char* edge_name(Edge e) {
   switch (e) {
-    case Edge::kL2C: return "L2C";
-    case Edge::kC2S: return "C2S";
-    case Edge::kC2L: return "C2L";
-    case Edge::kS2C: return "S2C";
-    case Edge::kS2L: return "S2L";
+    case Edge::kL2C:
+      return "L2C";
+    case Edge::kC2S:
+      return "C2S";
+    case Edge::kC2L:
+      return "C2L";
+    case Edge::kS2C:
+      return "S2C";
+    case Edge::kS2L:
+      return "S2L";
   }
   return "?";
 }
 
 Engine edge_producer(Edge e) {
   switch (e) {
-    case Edge::kL2C: return Engine::kLoad;
+    case Edge::kL2C:
+      return Engine::kLoad;
     case Edge::kC2S:
-    case Edge::kC2L: return Engine::kCompute;
+    case Edge::kC2L:
+      return Engine::kCompute;
     case Edge::kS2C:
-    case Edge::kS2L: return Engine::kStore;
+    case Edge::kS2L:
+      return Engine::kStore;
   }
   return Engine::kLoad;
 }
@@ -201,29 +211,40 @@ Engine edge_producer(Edge e) {
 Engine edge_consumer(Edge e) {
   switch (e) {
     case Edge::kL2C:
-    case Edge::kS2C: return Engine::kCompute;
-    case Edge::kC2S: return Engine::kStore;
+    case Edge::kS2C:
+      return Engine::kCompute;
+    case Edge::kC2S:
+      return Engine::kStore;
     case Edge::kC2L:
-    case Edge::kS2L: return Engine::kLoad;
+    case Edge::kS2L:
+      return Engine::kLoad;
   }
   return Engine::kLoad;
 }
 
 EdgeSlots edge_slots(Opcode op) {
   switch (op) {
-    case Opcode::kLoad: return {Edge::kC2L, Edge::kS2L, Edge::kL2C, std::nullopt};
-    case Opcode::kCompute: return {Edge::kL2C, Edge::kS2C, Edge::kC2S, Edge::kC2L};
-    case Opcode::kStore: return {Edge::kC2S, std::nullopt, Edge::kS2C, Edge::kS2L};
-    default: return {};
+    case Opcode::kLoad:
+      return {Edge::kC2L, Edge::kS2L, Edge::kL2C, std::nullopt};
+    case Opcode::kCompute:
+      return {Edge::kL2C, Edge::kS2C, Edge::kC2S, Edge::kC2L};
+    case Opcode::kStore:
+      return {Edge::kC2S, std::nullopt, Edge::kS2C, Edge::kS2L};
+    default:
+      return {};
   }
 }
 
 std::optional<Engine> engine_of(Opcode op) {
   switch (op) {
-    case Opcode::kLoad: return Engine::kLoad;
-    case Opcode::kCompute: return Engine::kCompute;
-    case Opcode::kStore: return Engine::kStore;
-    default: return std::nullopt;
+    case Opcode::kLoad:
+      return Engine::kLoad;
+    case Opcode::kCompute:
+      return Engine::kCompute;
+    case Opcode::kStore:
+      return Engine::kStore;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -275,12 +296,23 @@ void Instruction::expect_opcode(Opcode op) const {
 bool Instruction::reserved_bits_clear() const {
   const std::array<uint64_t, kInstrWords>* used = nullptr;
   switch (opcode_value()) {
-    case static_cast<uint64_t>(Opcode::kLoad): used = &load::kUsedMask; break;
-    case static_cast<uint64_t>(Opcode::kCompute): used = &compute::kUsedMask; break;
-    case static_cast<uint64_t>(Opcode::kStore): used = &store::kUsedMask; break;
-    case static_cast<uint64_t>(Opcode::kEnd): used = &end::kUsedMask; break;
-    case static_cast<uint64_t>(Opcode::kConfig): used = &config::kUsedMask; break;
-    default: return false;
+    case static_cast<uint64_t>(Opcode::kLoad):
+      used = &load::kUsedMask;
+      break;
+    case static_cast<uint64_t>(Opcode::kCompute):
+      used = &compute::kUsedMask;
+      break;
+    case static_cast<uint64_t>(Opcode::kStore):
+      used = &store::kUsedMask;
+      break;
+    case static_cast<uint64_t>(Opcode::kEnd):
+      used = &end::kUsedMask;
+      break;
+    case static_cast<uint64_t>(Opcode::kConfig):
+      used = &config::kUsedMask;
+      break;
+    default:
+      return false;
   }
   for (int i = 0; i < kInstrWords; ++i) {
     if ((words[i] & ~(*used)[i]) != 0) return false;
@@ -308,7 +340,9 @@ std::string disassemble(const Instruction& instr) {
   const uint64_t op = instr.opcode_value();
   std::string text;
   switch (op) {
-    case static_cast<uint64_t>(Opcode::kLoad): text = load_text(instr); break;
+    case static_cast<uint64_t>(Opcode::kLoad):
+      text = load_text(instr);
+      break;
     case static_cast<uint64_t>(Opcode::kCompute): {
       text = compute_text(instr);
       const ComputeInstr c = decode_compute(instr);
@@ -317,13 +351,16 @@ std::string disassemble(const Instruction& instr) {
       if (c.acc_out) text += " acc_out";
       break;
     }
-    case static_cast<uint64_t>(Opcode::kStore): text = store_text(instr); break;
-    case static_cast<uint64_t>(Opcode::kEnd): text = "END"; break;
+    case static_cast<uint64_t>(Opcode::kStore):
+      text = store_text(instr);
+      break;
+    case static_cast<uint64_t>(Opcode::kEnd):
+      text = "END";
+      break;
     case static_cast<uint64_t>(Opcode::kConfig): {
       const ConfigInstr c = decode_config(instr);
-      text = fmt::format("CONFIG  version {} P {} N {} banks {} x {} cache {} params {}",
-                         c.version, c.pes, c.lanes, c.banks, c.bank_depth, c.pe_cache_depth,
-                         c.param_depth);
+      text = fmt::format("CONFIG  version {} P {} N {} banks {} x {} cache {} params {}", c.version,
+                         c.pes, c.lanes, c.banks, c.bank_depth, c.pe_cache_depth, c.param_depth);
       if (c.sparse != 0) text += " sparse";
       if (c.act_tables != 0) text += fmt::format(" tables {}", c.act_tables);
       break;

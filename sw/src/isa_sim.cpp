@@ -41,7 +41,9 @@ struct Fault {
   std::string message;
 };
 
-[[noreturn]] void fault(SimError code, std::string message) { throw Fault{code, std::move(message)}; }
+[[noreturn]] void fault(SimError code, std::string message) {
+  throw Fault{code, std::move(message)};
+}
 
 void require(bool ok, SimError code, const std::string& message) {
   if (!ok) fault(code, message);
@@ -59,7 +61,7 @@ enum class Mem : uint8_t { kBank, kCache, kParam, kExt, kTable };
 
 struct Access {
   Mem mem;
-  uint32_t id;     // bank or PE index
+  uint32_t id;  // bank or PE index
   bool write;
   uint64_t begin;  // words (bank, cache, table), channels (param) or bytes (external)
   uint64_t end;
@@ -118,7 +120,11 @@ PoolWindow pool_window_of(const isa::ComputeInstr& c) {
 class Machine {
  public:
   Machine(const HwTarget& t, std::vector<uint8_t>& mem, const SimOptions& o, SimResult& res)
-      : t_(t), n_(t.lanes), p_(t.pes), mem_(mem), res_(res),
+      : t_(t),
+        n_(t.lanes),
+        p_(t.pes),
+        mem_(mem),
+        res_(res),
         banks_(static_cast<size_t>(t.banks) * t.bank_depth * t.lanes),
         caches_(static_cast<size_t>(t.pes) * t.pe_cache_depth * t.lanes),
         params_(static_cast<size_t>(t.param_depth)),
@@ -195,8 +201,8 @@ class Machine {
   void execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out,
-                   const std::vector<int32_t>& raw, int64_t operand_words,
-                   int64_t operand_memories, int64_t beats, Trace& tr, InstrStats& st);
+                   const std::vector<int32_t>& raw, int64_t operand_words, int64_t operand_memories,
+                   int64_t beats, Trace& tr, InstrStats& st);
   // Partial sums (docs/isa.md, COMPUTE, "Partial sums"). Pixel i's (FC: neuron
   // i's) int32 accumulators are the 4 words at `base` + 4 i .. + 3 of a bank,
   // word k holding byte k (least significant first) of every one, byte p PE p's.
@@ -252,8 +258,8 @@ class Machine {
     for (int64_t w = first; w < end; ++w) {
       if (!table_written_[static_cast<size_t>(w)]) ++res_.uninitialized_reads;
     }
-    s.accesses.push_back({Mem::kTable, 0, false, static_cast<uint64_t>(first),
-                          static_cast<uint64_t>(end)});
+    s.accesses.push_back(
+        {Mem::kTable, 0, false, static_cast<uint64_t>(first), static_cast<uint64_t>(end)});
   }
   void execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
   void execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st);
@@ -272,10 +278,10 @@ class Machine {
   std::vector<bool> bank_written_;
   std::vector<bool> cache_written_;
   std::vector<bool> param_written_;
-  std::vector<uint8_t> controls_;       // sparse: (P + 1) x depth words of N bytes
+  std::vector<uint8_t> controls_;  // sparse: (P + 1) x depth words of N bytes
   std::vector<bool> control_written_;
-  std::vector<int8_t> tables_;          // act_tables x 256 entries (whole N-byte words)
-  std::vector<bool> table_written_;     // per word
+  std::vector<int8_t> tables_;       // act_tables x 256 entries (whole N-byte words)
+  std::vector<bool> table_written_;  // per word
   std::deque<CascadeTransfer>* cascade_in_;
   std::vector<CascadeTransfer>* cascade_out_;
 };
@@ -341,7 +347,8 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
       for (int64_t w = 0; w < l.row_words; ++w) {
         const uint8_t* e = src_byte(r, w * n_);
         const bool schedule = !l.dst_pe_step && l.dst_id == p_;
-        const int b = schedule ? isa::schedule_word_bad_byte(e, n_) : isa::control_word_bad_byte(e, n_);
+        const int b =
+            schedule ? isa::schedule_word_bad_byte(e, n_) : isa::control_word_bad_byte(e, n_);
         require(b < 0, SimError::kUnsupported,
                 fmt::format("LOAD CONTROL row {} word {}: byte {} = 0x{:02x} sets bits a {} word "
                             "does not have",
@@ -370,8 +377,8 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
       for (int64_t w = 0; w < l.row_words; ++w) {
         const uint8_t* e = src_byte(r, w * 8);
         Param& q = params_[ch + w];
-        q.bias = static_cast<int32_t>(uint32_t{e[0]} | uint32_t{e[1]} << 8 |
-                                      uint32_t{e[2]} << 16 | uint32_t{e[3]} << 24);
+        q.bias = static_cast<int32_t>(uint32_t{e[0]} | uint32_t{e[1]} << 8 | uint32_t{e[2]} << 16 |
+                                      uint32_t{e[3]} << 24);
         q.mult = static_cast<uint16_t>(e[4] | e[5] << 8);
         q.shift = e[6];
         param_written_[ch + w] = true;
@@ -399,7 +406,8 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
       std::copy_n(src_byte(r, 0), row_bytes, control_word(pe, addr));
       std::fill_n(control_written_.begin() + pe * t_.pe_cache_depth + addr, l.row_words, true);
       s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), true,
-                            static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + l.row_words)});
+                            static_cast<uint64_t>(addr),
+                            static_cast<uint64_t>(addr + l.row_words)});
       continue;
     }
     int8_t* dst = l.dst_kind == LoadDst::kBank ? bank_word(l.dst_id, addr) : cache_word(pe, addr);
@@ -407,11 +415,13 @@ void Machine::load(const Instruction& in, Trace& tr, InstrStats& st) {
     if (l.dst_kind == LoadDst::kBank) {
       mark_bank(l.dst_id, addr, l.row_words);
       s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(l.dst_id), true,
-                            static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + l.row_words)});
+                            static_cast<uint64_t>(addr),
+                            static_cast<uint64_t>(addr + l.row_words)});
     } else {
       mark_cache(pe, addr, l.row_words);
       s.accesses.push_back({Mem::kCache, static_cast<uint32_t>(pe), true,
-                            static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + l.row_words)});
+                            static_cast<uint64_t>(addr),
+                            static_cast<uint64_t>(addr + l.row_words)});
     }
   }
   st.words = l.rows * l.row_words;
@@ -445,7 +455,8 @@ void Machine::store(const Instruction& in, Trace& tr, InstrStats& st) {
     const int8_t* src = bank_word(s.src_id, addr);
     Step& step = tr.steps[static_cast<size_t>(r)];
     step.accesses.push_back({Mem::kBank, static_cast<uint32_t>(s.src_id), false,
-                             static_cast<uint64_t>(addr), static_cast<uint64_t>(addr + s.row_words)});
+                             static_cast<uint64_t>(addr),
+                             static_cast<uint64_t>(addr + s.row_words)});
     if (cascade) {
       const auto* b = reinterpret_cast<const uint8_t*>(src);
       transfer.bytes.insert(transfer.bytes.end(), b, b + row_bytes);
@@ -472,11 +483,13 @@ void Machine::write_result_row(const isa::ComputeInstr& c, int64_t row_addr,
   if (bank) {
     mark_bank(c.dst_id, row_addr, cols);
     step.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.dst_id), true,
-                             static_cast<uint64_t>(row_addr), static_cast<uint64_t>(row_addr + cols)});
+                             static_cast<uint64_t>(row_addr),
+                             static_cast<uint64_t>(row_addr + cols)});
   } else {
     mark_cache(c.dst_id, row_addr, cols);
     step.accesses.push_back({Mem::kCache, static_cast<uint32_t>(c.dst_id), true,
-                             static_cast<uint64_t>(row_addr), static_cast<uint64_t>(row_addr + cols)});
+                             static_cast<uint64_t>(row_addr),
+                             static_cast<uint64_t>(row_addr + cols)});
   }
 }
 
@@ -497,9 +510,15 @@ void Machine::compute(const Instruction& in, Trace& tr, InstrStats& st) {
         execute_conv(c, tr, st);
       }
       break;
-    case ComputeMode::kFc: execute_fc(c, tr, st); break;
-    case ComputeMode::kPool: execute_pool(c, tr, st); break;
-    case ComputeMode::kDepthwise: execute_depthwise(c, tr, st); break;
+    case ComputeMode::kFc:
+      execute_fc(c, tr, st);
+      break;
+    case ComputeMode::kPool:
+      execute_pool(c, tr, st);
+      break;
+    case ComputeMode::kDepthwise:
+      execute_depthwise(c, tr, st);
+      break;
   }
 }
 
@@ -533,7 +552,8 @@ void Machine::finish_conv(const isa::ComputeInstr& c, const Tensor<int8_t>& out,
     for (int64_t g = 0; g < c.in_groups && r1 > r0; ++g) {
       const int64_t a = c.in_base + (g * c.in_h + r0) * c.in_w;
       s.accesses.push_back({Mem::kBank, static_cast<uint32_t>(c.in_id), false,
-                            static_cast<uint64_t>(a), static_cast<uint64_t>(a + (r1 - r0) * c.in_w)});
+                            static_cast<uint64_t>(a),
+                            static_cast<uint64_t>(a + (r1 - r0) * c.in_w)});
     }
     if (oy == 0 || oy == oh - 1) {  // operands read throughout: first and last step suffice
       for (int64_t m = 0; m < operand_memories; ++m) {
@@ -584,8 +604,7 @@ void Machine::requantize_pixel(const isa::ComputeInstr& c, const std::vector<int
   for (int64_t pe = 0; pe < p_; ++pe) {
     const Param& q = params_[c.param_base + pe];
     const int32_t wrapped = wrap_acc(acc[pe]);
-    out(pe, oy, ox) = lookup(c, requantize(wrapped, q.mult, q.shift,
-                                           static_cast<int>(c.clamp_lo),
+    out(pe, oy, ox) = lookup(c, requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
                                            static_cast<int>(c.clamp_hi)));
   }
 }
@@ -638,14 +657,14 @@ void Machine::execute_conv(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
       }
       st.acc_cycles += acc_extra_cycles(c, beats - pixel_start);
       if (c.acc_out) {
-        for (int64_t pe = 0; pe < p_; ++pe) raw[static_cast<size_t>(pixel * p_ + pe)] = wrap_acc(acc[pe]);
+        for (int64_t pe = 0; pe < p_; ++pe)
+          raw[static_cast<size_t>(pixel * p_ + pe)] = wrap_acc(acc[pe]);
       } else {
         requantize_pixel(c, acc, out, oy, ox);
       }
     }
     for (int64_t g = 0; g < g_count; ++g) {
-      note_bank_read(c.in_id, c.in_base + (g * c.in_h + y0 + ky0) * c.in_w,
-                     (ky1 - ky0) * c.in_w);
+      note_bank_read(c.in_id, c.in_base + (g * c.in_h + y0 + ky0) * c.in_w, (ky1 - ky0) * c.in_w);
     }
   }
   finish_conv(c, out, raw, taps, p_, beats, tr, st);
@@ -734,10 +753,18 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
           for (int64_t m = 0; m < n_; ++m) {
             int8_t x = 0;
             switch (isa::control_select(ctl, m)) {
-              case 0: x = cur[m]; break;                     // SelCur
-              case 1: x = next[m]; break;                    // SelNext: lookahead
-              case 2: x = next[(m + 1) % n_]; break;         // SelUp: lookaside from lane m + 1
-              default: x = next[(m + n_ - 1) % n_]; break;   // SelDown: from lane m - 1
+              case 0:
+                x = cur[m];
+                break;  // SelCur
+              case 1:
+                x = next[m];
+                break;  // SelNext: lookahead
+              case 2:
+                x = next[(m + 1) % n_];
+                break;  // SelUp: lookaside from lane m + 1
+              default:
+                x = next[(m + n_ - 1) % n_];
+                break;  // SelDown: from lane m - 1
             }
             dot += int64_t{w[m]} * x;
           }
@@ -754,7 +781,8 @@ void Machine::execute_packed_conv(const isa::ComputeInstr& c, Trace& tr, InstrSt
     }
     const int64_t r0 = std::max<int64_t>(0, y0), r1 = std::min(c.in_h, y0 + kh);
     for (int64_t g = 0; g < g_count; ++g) {
-      if (r1 > r0) note_bank_read(c.in_id, c.in_base + (g * c.in_h + r0) * c.in_w, (r1 - r0) * c.in_w);
+      if (r1 > r0)
+        note_bank_read(c.in_id, c.in_base + (g * c.in_h + r0) * c.in_w, (r1 - r0) * c.in_w);
     }
   }
   finish_conv(c, out, {}, rows_k, p_ + 1, beats, tr, st);  // no partial sums (compute.acc_mode)
@@ -788,9 +816,9 @@ void Machine::execute_fc(const isa::ComputeInstr& c, Trace& tr, InstrStats& st) 
         raw[static_cast<size_t>(o * p_ + pe)] = wrapped;
         continue;
       }
-      results[o * p_ + pe] = lookup(c, requantize(wrapped, q.mult, q.shift,
-                                                  static_cast<int>(c.clamp_lo),
-                                                  static_cast<int>(c.clamp_hi)));
+      results[o * p_ + pe] =
+          lookup(c, requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
+                               static_cast<int>(c.clamp_hi)));
     }
     st.acc_cycles += acc_extra_cycles(c, g_count);
   }
@@ -867,14 +895,13 @@ void Machine::execute_pool(const isa::ComputeInstr& c, Trace& tr, InstrStats& st
                             static_cast<uint64_t>(base + y * c.in_w),
                             static_cast<uint64_t>(base + (y + 1) * c.in_w)});
     }
-    const Tensor<int8_t> pooled = clamp(c.pool_op == PoolOp::kAvg ? avgpool(map, geo)
-                                                                  : maxpool(map, geo),
-                                        static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
+    const Tensor<int8_t> pooled =
+        clamp(c.pool_op == PoolOp::kAvg ? avgpool(map, geo) : maxpool(map, geo),
+              static_cast<int>(c.post_lo), static_cast<int>(c.post_hi));
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t done = pool_last_row(r, c.pool_k, c.pool_s, c.pool_pad_top, c.in_h);
       Step& s = tr.steps[static_cast<size_t>(g * c.in_h + done)];
-      write_result_row(c, c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride, pooled, r,
-                       s);
+      write_result_row(c, c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride, pooled, r, s);
       ++s.releases;
     }
   }
@@ -916,8 +943,7 @@ void Machine::execute_depthwise(const isa::ComputeInstr& c, Trace& tr, InstrStat
         const Param& q = params_[c.param_base + pe];
         if (acc < INT32_MIN || acc > INT32_MAX) ++res_.acc_wraps;
         const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc));
-        out(pe, r, x) = lookup(c, requantize(wrapped, q.mult, q.shift,
-                                             static_cast<int>(c.clamp_lo),
+        out(pe, r, x) = lookup(c, requantize(wrapped, q.mult, q.shift, static_cast<int>(c.clamp_lo),
                                              static_cast<int>(c.clamp_hi)));
       }
     }
@@ -975,9 +1001,12 @@ struct Shadow {
 
 class DependencyModel {
  public:
-  DependencyModel(const HwTarget& t, const std::vector<Trace>& traces, size_t ext_bytes,
-                  bool fine, int queue_depth)
-      : t_(t), traces_(traces), fine_(fine), depth_(queue_depth),
+  DependencyModel(const HwTarget& t, const std::vector<Trace>& traces, size_t ext_bytes, bool fine,
+                  int queue_depth)
+      : t_(t),
+        traces_(traces),
+        fine_(fine),
+        depth_(queue_depth),
         bank_(static_cast<size_t>(t.banks) * t.bank_depth),
         cache_(static_cast<size_t>(t.pes + 1) * t.pe_cache_depth),  // + the schedule (index P)
         param_(static_cast<size_t>(t.param_depth)),
@@ -993,8 +1022,8 @@ class DependencyModel {
 
  private:
   struct EngineState {
-    size_t pos = 0;    // index into the engine's queue
-    int phase = 0;     // 0 waiting to start, 1 executing steps, 2 finishing
+    size_t pos = 0;  // index into the engine's queue
+    int phase = 0;   // 0 waiting to start, 1 executing steps, 2 finishing
     size_t step = 0;
     int64_t acquired0 = 0;
     int64_t released0 = 0;
@@ -1057,17 +1086,22 @@ void DependencyModel::release(int e, std::optional<Edge> edge, int64_t units) {
 
 std::string memory_name(const Access& a) {
   switch (a.mem) {
-    case Mem::kBank: return fmt::format("bank {}", a.id);
-    case Mem::kCache: return fmt::format("pe {} cache", a.id);  // id P: the packed-row schedule
-    case Mem::kParam: return "param";
-    case Mem::kExt: return "external";
-    case Mem::kTable: return "activation tables";
+    case Mem::kBank:
+      return fmt::format("bank {}", a.id);
+    case Mem::kCache:
+      return fmt::format("pe {} cache", a.id);  // id P: the packed-row schedule
+    case Mem::kParam:
+      return "param";
+    case Mem::kExt:
+      return "external";
+    case Mem::kTable:
+      return "activation tables";
   }
   return "?";
 }
 
-void DependencyModel::touch(int agent, const Clock& clk, int32_t now, const Trace& tr,
-                            Shadow& s, bool write, const Access& a, uint64_t addr) {
+void DependencyModel::touch(int agent, const Clock& clk, int32_t now, const Trace& tr, Shadow& s,
+                            bool write, const Access& a, uint64_t addr) {
   const auto record = [&](const char* kind, int32_t first) {
     const std::string memory = memory_name(a);
     const auto key = std::make_tuple(std::string(kind) + " " + memory, int64_t{first}, tr.index);
@@ -1202,13 +1236,16 @@ std::string DependencyModel::waiting_text(int e) const {
                        isa::engine_name(Engine(e)), tr.index);
   }
   const isa::EdgeSlots slots = isa::edge_slots(tr.opcode);
-  const auto sem = [&](std::optional<Edge> edge) { return edge ? sem_[static_cast<int>(*edge)] : 0; };
+  const auto sem = [&](std::optional<Edge> edge) {
+    return edge ? sem_[static_cast<int>(*edge)] : 0;
+  };
   const auto name = [](std::optional<Edge> edge) { return edge ? isa::edge_name(*edge) : "-"; };
-  return fmt::format("{}: instruction {} waits for acq0 {} / acq1 {} units of {} / {} "
-                     "(semaphores hold {} / {})",
-                     isa::engine_name(Engine(e)), tr.index, tr.hdr.acq0 - st.acquired0,
-                     st.phase == 0 ? tr.hdr.acq1 : 0, name(slots.acq0), name(slots.acq1),
-                     sem(slots.acq0), sem(slots.acq1));
+  return fmt::format(
+      "{}: instruction {} waits for acq0 {} / acq1 {} units of {} / {} "
+      "(semaphores hold {} / {})",
+      isa::engine_name(Engine(e)), tr.index, tr.hdr.acq0 - st.acquired0,
+      st.phase == 0 ? tr.hdr.acq1 : 0, name(slots.acq0), name(slots.acq1), sem(slots.acq0),
+      sem(slots.acq1));
 }
 
 DependencyCheck DependencyModel::run() {
@@ -1249,16 +1286,26 @@ DependencyCheck DependencyModel::run() {
 
 const char* sim_error_name(SimError e) {
   switch (e) {
-    case SimError::kNone: return "NONE";
-    case SimError::kIllegalInstr: return "ILLEGAL_INSTR";
-    case SimError::kUnsupported: return "UNSUPPORTED";
-    case SimError::kAxiRead: return "AXI_READ";
-    case SimError::kAxiWrite: return "AXI_WRITE";
-    case SimError::kBusyStart: return "BUSY_START";
-    case SimError::kNoEnd: return "NO_END";
-    case SimError::kDeadlock: return "DEADLOCK";
-    case SimError::kCascade: return "CASCADE";
-    case SimError::kChainStop: return "CHAIN_STOP";
+    case SimError::kNone:
+      return "NONE";
+    case SimError::kIllegalInstr:
+      return "ILLEGAL_INSTR";
+    case SimError::kUnsupported:
+      return "UNSUPPORTED";
+    case SimError::kAxiRead:
+      return "AXI_READ";
+    case SimError::kAxiWrite:
+      return "AXI_WRITE";
+    case SimError::kBusyStart:
+      return "BUSY_START";
+    case SimError::kNoEnd:
+      return "NO_END";
+    case SimError::kDeadlock:
+      return "DEADLOCK";
+    case SimError::kCascade:
+      return "CASCADE";
+    case SimError::kChainStop:
+      return "CHAIN_STOP";
   }
   return "?";
 }
@@ -1289,9 +1336,9 @@ void check_header(const Instruction& in, Opcode op) {
 
 void check_config(const isa::ConfigInstr& c, const HwTarget& t) {
   const auto equal = [&](const char* what, int64_t got, int64_t want) {
-    require(got == want, SimError::kUnsupported,
-            fmt::format("program compiled for {} = {}, this configuration has {}", what, got,
-                        want));
+    require(
+        got == want, SimError::kUnsupported,
+        fmt::format("program compiled for {} = {}, this configuration has {}", what, got, want));
   };
   const auto at_most = [&](const char* what, int64_t got, int64_t have) {
     require(got <= have, SimError::kUnsupported,
@@ -1340,9 +1387,9 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
   int64_t index = 0;
   try {
     for (;; ++index) {
-      require(index < options.instr_limit, SimError::kNoEnd,
-              fmt::format("{} instructions fetched without an END (INSTR_LIMIT)",
-                          options.instr_limit));
+      require(
+          index < options.instr_limit, SimError::kNoEnd,
+          fmt::format("{} instructions fetched without an END (INSTR_LIMIT)", options.instr_limit));
       const uint64_t addr = options.instr_base + static_cast<uint64_t>(index) * isa::kInstrBytes;
       require(addr + isa::kInstrBytes <= memory.size(), SimError::kAxiRead,
               fmt::format("instruction fetch at 0x{:x} is past the end of memory (0x{:x} bytes)",
@@ -1428,14 +1475,21 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
       tr.engine = *isa::engine_of(pd.op);
       tr.hdr = h;
       switch (pd.op) {
-        case Opcode::kLoad: machine.load(pd.in, tr, st); break;
-        case Opcode::kStore: machine.store(pd.in, tr, st); break;
-        default: machine.compute(pd.in, tr, st); break;
+        case Opcode::kLoad:
+          machine.load(pd.in, tr, st);
+          break;
+        case Opcode::kStore:
+          machine.store(pd.in, tr, st);
+          break;
+        default:
+          machine.compute(pd.in, tr, st);
+          break;
       }
       if (sl.rel0) sem[static_cast<int>(*sl.rel0)] += h.rel0;
       if (sl.rel1) sem[static_cast<int>(*sl.rel1)] += h.rel1;
       st.step_releases.reserve(tr.steps.size());
-      for (const Step& step : tr.steps) st.step_releases.push_back(static_cast<int32_t>(step.releases));
+      for (const Step& step : tr.steps)
+        st.step_releases.push_back(static_cast<int32_t>(step.releases));
       res.beats += st.beats;
       traces.push_back(std::move(tr));
     }
@@ -1451,15 +1505,16 @@ SimResult IsaSim::run(std::vector<uint8_t>& memory, const SimOptions& options) c
             [](const Trace& a, const Trace& b) { return a.index < b.index; });
   res.instructions = index + 1;
   if (options.check_dependencies) {
-    res.completion = DependencyModel(target_, traces, memory.size(), false, options.queue_depth).run();
+    res.completion =
+        DependencyModel(target_, traces, memory.size(), false, options.queue_depth).run();
     res.fine = DependencyModel(target_, traces, memory.size(), true, options.queue_depth).run();
     const DependencyCheck& chosen = options.fine_grain ? res.fine : res.completion;
     if (chosen.deadlock) {
       res.error = SimError::kDeadlock;
       res.error_index = chosen.deadlock_index;
-      res.message = fmt::format("{} mode deadlock: {}", options.fine_grain ? "fine-grained"
-                                                                            : "completion",
-                                chosen.deadlock_detail);
+      res.message =
+          fmt::format("{} mode deadlock: {}", options.fine_grain ? "fine-grained" : "completion",
+                      chosen.deadlock_detail);
     }
   }
   return res;
@@ -1472,7 +1527,7 @@ std::string describe_problems(const SimResult& r) {
                                 r.error_index, r.message));
   }
   const std::pair<const char*, const DependencyCheck*> modes[] = {{"completion", &r.completion},
-                                                                   {"fine-grained", &r.fine}};
+                                                                  {"fine-grained", &r.fine}};
   for (const auto& [mode, d] : modes) {
     if (!d->ran) continue;
     if (d->deadlock) {
@@ -1480,10 +1535,10 @@ std::string describe_problems(const SimResult& r) {
                                   d->deadlock_index, d->deadlock_detail));
     }
     for (const Race& race : d->races) {
-      lines.push_back(fmt::format("{} mode: {} race on {} address {}: instruction {} and {} are "
-                                  "not ordered by the semaphores",
-                                  mode, race.kind, race.memory, race.address, race.first,
-                                  race.second));
+      lines.push_back(
+          fmt::format("{} mode: {} race on {} address {}: instruction {} and {} are "
+                      "not ordered by the semaphores",
+                      mode, race.kind, race.memory, race.address, race.first, race.second));
     }
     if (d->race_count > static_cast<int64_t>(d->races.size())) {
       lines.push_back(fmt::format("{} mode: {} races in all", mode, d->race_count));
@@ -1501,13 +1556,12 @@ std::string describe_problems(const SimResult& r) {
 }
 
 std::vector<Tensor<int8_t>> run_isa_backend(const Network& net, const HwTarget& target,
-                                            const Tensor<int8_t>& input,
-                                            IsaRunSummary* summary) {
+                                            const Tensor<int8_t>& input, IsaRunSummary* summary) {
   const Shape& want = net.input_shape;
   const bool batched = input.rank() == 4;
-  const bool ok = input.shape() == want ||
-                  (batched && input.dim(0) >= 1 &&
-                   Shape(input.shape().begin() + 1, input.shape().end()) == want);
+  const bool ok =
+      input.shape() == want || (batched && input.dim(0) >= 1 &&
+                                Shape(input.shape().begin() + 1, input.shape().end()) == want);
   if (!ok) {
     throw Error(fmt::format("input has shape [{}], network '{}' expects [{}] or [N, {}]",
                             fmt::join(input.shape(), ", "), net.name, fmt::join(want, ", "),
@@ -1532,7 +1586,8 @@ std::vector<Tensor<int8_t>> run_isa_backend(const Network& net, const HwTarget& 
       CompileOptions o;
       o.batch = batch;
       it = programs.emplace(batch, compile(net, target, o)).first;
-      sum.image_bytes = std::max<int64_t>(sum.image_bytes, static_cast<int64_t>(it->second.image.size()));
+      sum.image_bytes =
+          std::max<int64_t>(sum.image_bytes, static_cast<int64_t>(it->second.image.size()));
     }
     const Program& prog = it->second;
     std::vector<uint8_t> memory = prog.image;
@@ -1546,8 +1601,7 @@ std::vector<Tensor<int8_t>> run_isa_backend(const Network& net, const HwTarget& 
     // of the loads its later steps need (docs/compiler.md, Program order).
     options.check_dependencies = true;
     const SimResult r = sim.run(memory, options);
-    const bool clean =
-        r.ok() && r.completion.clean() && r.fine.clean() && r.completion.balanced();
+    const bool clean = r.ok() && r.completion.clean() && r.fine.clean() && r.completion.balanced();
     if (!clean) {
       throw Error(fmt::format("ISA simulation of network '{}' (images {}..{}) failed:\n{}",
                               net.name, first, first + batch - 1, describe_problems(r)));

@@ -28,19 +28,32 @@ namespace fs = std::filesystem;
 
 const char* layer_type_name(LayerType t) {
   switch (t) {
-    case LayerType::kConv: return "conv";
-    case LayerType::kFc: return "fc";
-    case LayerType::kMaxPool: return "maxpool";
-    case LayerType::kAvgPool: return "avgpool";
-    case LayerType::kClamp: return "clamp";
-    case LayerType::kFlatten: return "flatten";
-    case LayerType::kDepthwise: return "depthwise";
-    case LayerType::kAdd: return "add";
-    case LayerType::kGlobalAvgPool: return "global_avgpool";
-    case LayerType::kConcat: return "concat";
-    case LayerType::kSlice: return "slice";
-    case LayerType::kUpsample: return "upsample";
-    case LayerType::kMul: return "mul";
+    case LayerType::kConv:
+      return "conv";
+    case LayerType::kFc:
+      return "fc";
+    case LayerType::kMaxPool:
+      return "maxpool";
+    case LayerType::kAvgPool:
+      return "avgpool";
+    case LayerType::kClamp:
+      return "clamp";
+    case LayerType::kFlatten:
+      return "flatten";
+    case LayerType::kDepthwise:
+      return "depthwise";
+    case LayerType::kAdd:
+      return "add";
+    case LayerType::kGlobalAvgPool:
+      return "global_avgpool";
+    case LayerType::kConcat:
+      return "concat";
+    case LayerType::kSlice:
+      return "slice";
+    case LayerType::kUpsample:
+      return "upsample";
+    case LayerType::kMul:
+      return "mul";
   }
   return "?";
 }
@@ -68,13 +81,17 @@ int line_of(const YAML::Node& node) {
 // What a node is, for messages: "the string 'abc'", "a list", ...
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Null: return "nothing (null)";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Null:
+      return "nothing (null)";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
     case YAML::NodeType::Scalar:
       return node.Tag() == "!" ? fmt::format("the string '{}'", node.Scalar())
                                : fmt::format("'{}'", node.Scalar());
-    case YAML::NodeType::Undefined: break;
+    case YAML::NodeType::Undefined:
+      break;
   }
   return "nothing";
 }
@@ -170,7 +187,8 @@ class Reader {
       const auto [ptr, ec] = std::from_chars(text.data(), end, v);
       ok = ec == std::errc() && ptr == end && std::isfinite(v) && v > 0.0;
     }
-    if (!ok) fail(node, fmt::format("'{}' must be a finite number above 0, got {}", key, describe(node)));
+    if (!ok)
+      fail(node, fmt::format("'{}' must be a finite number above 0, got {}", key, describe(node)));
     return v;
   }
 
@@ -307,10 +325,10 @@ void parse_requant(const Reader& r, const YAML::Node& layer, Layer& l, ParamLine
     const YAML::Node ma = r.require(q, "multiplier_a", "add requant");
     const YAML::Node mb = r.require(q, "multiplier_b", "add requant");
     const YAML::Node s = r.require(q, "shift", "add requant");
-    l.files.multiplier = parse_requant_values(r, ma, "multiplier_a", kMaxMultiplier,
-                                              l.out_channels, l.requant.multiplier);
-    l.files.multiplier_b = parse_requant_values(r, mb, "multiplier_b", kMaxMultiplier,
-                                                l.out_channels, l.multiplier_b);
+    l.files.multiplier = parse_requant_values(r, ma, "multiplier_a", kMaxMultiplier, l.out_channels,
+                                              l.requant.multiplier);
+    l.files.multiplier_b =
+        parse_requant_values(r, mb, "multiplier_b", kMaxMultiplier, l.out_channels, l.multiplier_b);
     l.files.shift = parse_requant_values(r, s, "shift", kMaxShift, l.out_channels, l.requant.shift);
     lines.multiplier = line_of(ma);
     lines.multiplier_b = line_of(mb);
@@ -393,7 +411,8 @@ LayerInputs parse_inputs(const Reader& r, const YAML::Node& node, size_t positio
   LayerInputs in;
   const auto add = [&](int i) {
     in.index.push_back(i);
-    in.shapes.push_back(i == kNetworkInput ? network_input : earlier[static_cast<size_t>(i)].out_shape);
+    in.shapes.push_back(i == kNetworkInput ? network_input
+                                           : earlier[static_cast<size_t>(i)].out_shape);
   };
   const YAML::Node n = node["inputs"];
   if (!n) {
@@ -417,10 +436,10 @@ LayerInputs parse_inputs(const Reader& r, const YAML::Node& node, size_t positio
                                   kMaxConcatInputs, describe(n)));
     }
   } else if (names.empty() || names.size() > 2) {
-    r.fail(n, n.IsSequence() ? fmt::format("'inputs' must name one or two layers, got a list of {}",
-                                           names.size())
-                             : fmt::format("'inputs' must name one or two layers, got {}",
-                                           describe(n)));
+    r.fail(n,
+           n.IsSequence()
+               ? fmt::format("'inputs' must name one or two layers, got a list of {}", names.size())
+               : fmt::format("'inputs' must name one or two layers, got {}", describe(n)));
   }
   for (const YAML::Node& e : names) {
     const std::string name = r.to_string(e, "inputs");
@@ -465,8 +484,8 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
   l.in_shape = in;
   const int64_t c = in[0], h = in[1], w = in[2];
   if (type != "add" && type != "mul" && type != "concat" && ins.index.size() != 1) {
-    r.fail(node["inputs"], fmt::format("a {} layer reads one input, 'inputs' names {}", type,
-                                       ins.index.size()));
+    r.fail(node["inputs"],
+           fmt::format("a {} layer reads one input, 'inputs' names {}", type, ins.index.size()));
   }
   // A convolution window's output size along both axes, or a clear error.
   const auto conv_shape = [&](int kernel, int stride) {
@@ -495,8 +514,7 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
                    {"name", "type", "inputs", "out_channels", "kernel", "stride", "pad", "groups",
                     "activation", "requant", "weights", "bias"},
                    what_conv);
-      l.out_channels =
-          static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, what_conv));
+      l.out_channels = static_cast<int>(r.get_int(node, "out_channels", 1, kMaxDim, {}, what_conv));
       l.groups = static_cast<int>(r.get_int(node, "groups", 1, kMaxDim, 1, what_conv));
       if (c % l.groups != 0 || l.out_channels % l.groups != 0) {
         r.fail(node["groups"], fmt::format("groups {} must divide the {} input channels and the "
@@ -504,8 +522,7 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
                                            l.groups, c, l.out_channels));
       }
     }
-    l.conv.kernel =
-        static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, what_conv));
+    l.conv.kernel = static_cast<int>(r.get_int(node, "kernel", 1, kMaxKernelSide, {}, what_conv));
     l.conv.stride = static_cast<int>(r.get_int(node, "stride", 1, kMaxStride, 1, what_conv));
     l.pads = parse_pads(r, node, l.conv.kernel);
     l.conv.pad = l.pads.top;
@@ -515,10 +532,10 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
                    "weight tensor");
   } else if (type == "fc") {
     l.type = LayerType::kFc;
-    r.check_keys(node,
-                 {"name", "type", "inputs", "out_features", "activation", "requant", "weights",
-                  "bias"},
-                 "fc layer");
+    r.check_keys(
+        node,
+        {"name", "type", "inputs", "out_features", "activation", "requant", "weights", "bias"},
+        "fc layer");
     l.out_channels = static_cast<int>(r.get_int(node, "out_features", 1, kMaxDim, {}, "fc layer"));
     // The fc layer as a convolution covering the whole input (square inputs;
     // a non-square input is only ever used flattened, so kernel stays 1).
@@ -577,8 +594,8 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
                                          shape_str(v)));
     }
     if (v[0] != c) {
-      r.fail(node["inputs"], fmt::format("the mul vector has {} channels, the map {} has {}",
-                                         v[0], shape_str(in), c));
+      r.fail(node["inputs"], fmt::format("the mul vector has {} channels, the map {} has {}", v[0],
+                                         shape_str(in), c));
     }
     l.out_channels = static_cast<int>(c);
     l.out_shape = in;
@@ -596,8 +613,7 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
       channels += s[0];
     }
     if (channels > kMaxDim) {
-      r.fail(node["inputs"],
-             fmt::format("concat of {} channels, more than {}", channels, kMaxDim));
+      r.fail(node["inputs"], fmt::format("concat of {} channels, more than {}", channels, kMaxDim));
     }
     l.out_shape = {channels, h, w};
   } else if (type == "slice") {
@@ -606,8 +622,8 @@ Layer parse_layer(Reader& r, const YAML::Node& node, size_t index,
     l.slice_begin = static_cast<int>(r.get_int(node, "begin", 0, c - 1, {}, "slice layer"));
     l.slice_end = static_cast<int>(r.get_int(node, "end", 1, c, {}, "slice layer"));
     if (l.slice_end <= l.slice_begin) {
-      r.fail(node, fmt::format("slice end {} must be greater than begin {}", l.slice_end,
-                               l.slice_begin));
+      r.fail(node,
+             fmt::format("slice end {} must be greater than begin {}", l.slice_end, l.slice_begin));
     }
     l.out_shape = {l.slice_end - l.slice_begin, h, w};
   } else if (type == "upsample") {
@@ -724,8 +740,8 @@ void load_parameters(const Network& net, Layer& l, const ParamLines& lines) {
     l.requant.shift.assign(s.values().begin(), s.values().end());
   }
   if (!l.files.table.empty()) {
-    const auto t = load_param<int8_t>(net, l, lines.table, l.files.table, "activation table",
-                                      {kActTableSize});
+    const auto t =
+        load_param<int8_t>(net, l, lines.table, l.files.table, "activation table", {kActTableSize});
     l.requant.table.assign(t.values().begin(), t.values().end());
   }
 }
@@ -928,8 +944,9 @@ void parse_outputs(const Reader& r, const YAML::Node& node,
   for (const YAML::Node& n : names) {
     const std::string name = r.to_string(n, "outputs");
     if (name == "input") {
-      r.fail(n, "'outputs' names 'input': the network input is not an output (copy it "
-                "through a layer)");
+      r.fail(n,
+             "'outputs' names 'input': the network input is not an output (copy it "
+             "through a layer)");
     }
     const auto it = index_of.find(name);
     if (it == index_of.end()) {
@@ -948,9 +965,9 @@ void parse_output_scales(const Reader& r, const YAML::Node& node, Network& net) 
   if (!node) return;
   if (node.IsSequence()) {
     if (node.size() != net.outputs.size()) {
-      r.fail(node, fmt::format("'scales: output' lists {} scales, the network has {} output{}",
-                               node.size(), net.outputs.size(),
-                               net.outputs.size() == 1 ? "" : "s"));
+      r.fail(node,
+             fmt::format("'scales: output' lists {} scales, the network has {} output{}",
+                         node.size(), net.outputs.size(), net.outputs.size() == 1 ? "" : "s"));
     }
     for (const auto& v : node) net.output_scales.push_back(r.to_positive(v, "output"));
     return;
@@ -997,8 +1014,7 @@ Network load_network(const std::string& yaml_path, const LoadOptions& options) {
              fmt::format("the top level must be a mapping with name, input and layers, got {}",
                          describe(root)));
     }
-    r.check_keys(root, {"name", "input", "weights", "layers", "outputs", "scales"},
-                 "the network");
+    r.check_keys(root, {"name", "input", "weights", "layers", "outputs", "scales"}, "the network");
     const YAML::Node name = r.require(root, "name", "the network");
     net.name = r.to_string(name, "name");
     if (!valid_name(net.name)) {

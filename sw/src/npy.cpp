@@ -10,8 +10,8 @@
 #include <fmt/ranges.h>
 
 #include <array>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -35,9 +35,8 @@ struct DescrEntry {
   DType dtype;
 };
 constexpr DescrEntry kDescrs[] = {
-    {"|i1", DType::kInt8},  {"<i1", DType::kInt8},   {"|u1", DType::kUInt8},
-    {"<u1", DType::kUInt8}, {"<i2", DType::kInt16},  {"<u2", DType::kUInt16},
-    {"<i4", DType::kInt32},
+    {"|i1", DType::kInt8},  {"<i1", DType::kInt8},   {"|u1", DType::kUInt8}, {"<u1", DType::kUInt8},
+    {"<i2", DType::kInt16}, {"<u2", DType::kUInt16}, {"<i4", DType::kInt32},
 };
 
 [[noreturn]] void fail(const std::string& path, const std::string& message) {
@@ -146,11 +145,16 @@ uint32_t read_le(const uint8_t* p, int bytes) {
 
 const char* descr_of(DType t) {
   switch (t) {
-    case DType::kInt8: return "|i1";
-    case DType::kUInt8: return "|u1";
-    case DType::kInt16: return "<i2";
-    case DType::kUInt16: return "<u2";
-    case DType::kInt32: return "<i4";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kUInt8:
+      return "|u1";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kUInt16:
+      return "<u2";
+    case DType::kInt32:
+      return "<i4";
   }
   return "?";
 }
@@ -165,11 +169,16 @@ std::string shape_text(const Shape& shape) {
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::kInt8: return "int8";
-    case DType::kUInt8: return "uint8";
-    case DType::kInt16: return "int16";
-    case DType::kUInt16: return "uint16";
-    case DType::kInt32: return "int32";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kInt16:
+      return "int16";
+    case DType::kUInt16:
+      return "uint16";
+    case DType::kInt32:
+      return "int32";
   }
   return "unknown";
 }
@@ -177,10 +186,13 @@ const char* dtype_name(DType t) {
 size_t dtype_size(DType t) {
   switch (t) {
     case DType::kInt8:
-    case DType::kUInt8: return 1;
+    case DType::kUInt8:
+      return 1;
     case DType::kInt16:
-    case DType::kUInt16: return 2;
-    case DType::kInt32: return 4;
+    case DType::kUInt16:
+      return 2;
+    case DType::kInt32:
+      return 4;
   }
   return 0;
 }
@@ -257,14 +269,16 @@ NpyArray parse_npy(std::span<const uint8_t> file, const std::string& path) {
                            shape_text(out.shape), data_bytes, file.size() - data_offset));
   }
   if (file.size() - data_offset > data_bytes) {
-    fail(path, fmt::format("{} unexpected bytes after the data", file.size() - data_offset - data_bytes));
+    fail(path,
+         fmt::format("{} unexpected bytes after the data", file.size() - data_offset - data_bytes));
   }
   out.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(data_offset), file.end());
   return out;
 }
 
 std::vector<uint8_t> npy_file(const NpyArray& array) {
-  if (array.bytes.size() != static_cast<size_t>(shape_elements(array.shape)) * dtype_size(array.dtype)) {
+  if (array.bytes.size() !=
+      static_cast<size_t>(shape_elements(array.shape)) * dtype_size(array.dtype)) {
     throw Error("npy_file: byte count does not match shape and dtype");
   }
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",

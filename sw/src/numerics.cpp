@@ -6,8 +6,8 @@
 // which the tests compare them with).
 #include "strata/numerics.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <limits>
 
 #include "int8_kernels.hpp"
@@ -26,8 +26,8 @@ namespace {
 // A table activation has exactly kActTableSize entries (or none).
 void check_table(const std::vector<int8_t>& table) {
   if (!table.empty() && table.size() != kActTableSize) {
-    throw Error(fmt::format("activation table has {} entries, expected {}", table.size(),
-                            kActTableSize));
+    throw Error(
+        fmt::format("activation table has {} entries, expected {}", table.size(), kActTableSize));
   }
 }
 
@@ -62,9 +62,10 @@ int conv_out_size(int in, const ConvGeometry& g) {
 
 int conv_out_size(int in, int kernel, int stride, int before, int after) {
   if (in < 1 || kernel < 1 || stride < 1 || before < 0 || after < 0) {
-    throw Error(fmt::format("invalid convolution geometry: input {}, kernel {}, stride {}, pad {} "
-                            "before and {} after",
-                            in, kernel, stride, before, after));
+    throw Error(
+        fmt::format("invalid convolution geometry: input {}, kernel {}, stride {}, pad {} "
+                    "before and {} after",
+                    in, kernel, stride, before, after));
   }
   const int span = in + before + after - kernel;
   if (span < 0) {
@@ -88,17 +89,18 @@ int pool_out_size(int in, const PoolGeometry& g) {
   }
   const int span = in + 2 * g.pad - g.kernel;
   if (span < 0) {
-    throw Error(fmt::format("pooling kernel {} larger than the padded input {}", g.kernel,
-                            in + 2 * g.pad));
+    throw Error(
+        fmt::format("pooling kernel {} larger than the padded input {}", g.kernel, in + 2 * g.pad));
   }
   return pool_out_size(in, g.kernel, g.stride, g.pad, g.pad, g.ceil_mode);
 }
 
 int pool_out_size(int in, int kernel, int stride, int before, int after, bool ceil_mode) {
   if (in < 1 || kernel < 1 || stride < 1 || before < 0 || after < 0) {
-    throw Error(fmt::format("invalid pooling geometry: input {}, kernel {}, stride {}, pad {} "
-                            "before and {} after",
-                            in, kernel, stride, before, after));
+    throw Error(
+        fmt::format("invalid pooling geometry: input {}, kernel {}, stride {}, pad {} "
+                    "before and {} after",
+                    in, kernel, stride, before, after));
   }
   if (before >= kernel || after >= kernel) {
     throw Error(fmt::format("pooling pads {} and {} must be smaller than the kernel {}", before,
@@ -149,16 +151,17 @@ kernels::ConvShape conv_shape(const Tensor<int8_t>& in, const Tensor<int8_t>& w,
   }
   const int64_t cin_g = cin / g.groups;
   if (w.dim(1) != cin_g || w.dim(2) != g.kernel || w.dim(3) != g.kernel) {
-    throw Error(fmt::format("conv weights [{}][{}][{}][{}] do not match {} input channels per "
-                            "group and kernel {}",
-                            w.dim(0), w.dim(1), w.dim(2), w.dim(3), cin_g, g.kernel));
+    throw Error(
+        fmt::format("conv weights [{}][{}][{}][{}] do not match {} input channels per "
+                    "group and kernel {}",
+                    w.dim(0), w.dim(1), w.dim(2), w.dim(3), cin_g, g.kernel));
   }
   if (bias.rank() != 1 || bias.dim(0) != cout) {
     throw Error(fmt::format("conv bias must be [{}]", cout));
   }
   const int ho = conv_out_size(static_cast<int>(h), g.kernel, g.stride, g.pad.top, g.pad.bottom);
   const int wo = conv_out_size(static_cast<int>(wd), g.kernel, g.stride, g.pad.left, g.pad.right);
-  return kernels::ConvShape{cin,      h,        wd,      cout,      ho,        wo,
+  return kernels::ConvShape{cin,      h,        wd,       cout,      ho,        wo,
                             g.groups, g.kernel, g.stride, g.pad.top, g.pad.left};
 }
 
@@ -251,9 +254,8 @@ Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
     for (int64_t i = ch * plane; i < (ch + 1) * plane; ++i) {
       const int64_t sum =
           int64_t{a.values()[i]} * rq.mult_a[ch] + int64_t{b.values()[i]} * rq.mult_b[ch];
-      out.values()[i] = apply_table(
-          rq.table,
-          static_cast<int8_t>(std::clamp<int64_t>(rshift_round(sum, rq.shift[ch]), rq.lo, rq.hi)));
+      out.values()[i] = apply_table(rq.table, static_cast<int8_t>(std::clamp<int64_t>(
+                                                  rshift_round(sum, rq.shift[ch]), rq.lo, rq.hi)));
     }
   }
   return out;
@@ -302,8 +304,8 @@ Tensor<int8_t> requantize(const Tensor<int32_t>& acc, const Requant& rq) {
                             rq.multiplier.size(), rq.shift.size()));
   }
   if (rq.lo < kInt8Min || rq.hi > kInt8Max || rq.lo > rq.hi) {
-    throw Error(fmt::format("clamp bounds [{}, {}] must satisfy -128 <= lo <= hi <= 127", rq.lo,
-                            rq.hi));
+    throw Error(
+        fmt::format("clamp bounds [{}, {}] must satisfy -128 <= lo <= hi <= 127", rq.lo, rq.hi));
   }
   check_table(rq.table);
   Tensor<int8_t> out(acc.shape());
@@ -333,10 +335,10 @@ template <typename F>
 Tensor<int8_t> pool(const Tensor<int8_t>& in, const PoolWindow& g, F reduce) {
   require_rank(in, 3, "pooling input");
   const int64_t c = in.dim(0), h = in.dim(1), w = in.dim(2);
-  const int ho = pool_out_size(static_cast<int>(h), g.kernel, g.stride, g.pad.top, g.pad.bottom,
-                               g.ceil_mode);
-  const int wo = pool_out_size(static_cast<int>(w), g.kernel, g.stride, g.pad.left, g.pad.right,
-                               g.ceil_mode);
+  const int ho =
+      pool_out_size(static_cast<int>(h), g.kernel, g.stride, g.pad.top, g.pad.bottom, g.ceil_mode);
+  const int wo =
+      pool_out_size(static_cast<int>(w), g.kernel, g.stride, g.pad.left, g.pad.right, g.ceil_mode);
   Tensor<int8_t> out({c, ho, wo});
   std::vector<int8_t> window;
   window.reserve(static_cast<size_t>(g.kernel) * g.kernel);
@@ -445,7 +447,8 @@ Tensor<int8_t> clamp(const Tensor<int8_t>& in, int lo, int hi) {
     throw Error(fmt::format("clamp bounds [{}, {}] must satisfy -128 <= lo <= hi <= 127", lo, hi));
   }
   Tensor<int8_t> out(in.shape());
-  for (int64_t i = 0; i < in.size(); ++i) out[i] = static_cast<int8_t>(std::clamp<int>(in[i], lo, hi));
+  for (int64_t i = 0; i < in.size(); ++i)
+    out[i] = static_cast<int8_t>(std::clamp<int>(in[i], lo, hi));
   return out;
 }
 

@@ -78,13 +78,14 @@ std::string budget_problem(const ResourceEstimate& r, const Device& d, double ma
   if (r.lut > max_fill * d.luts) {
     return fmt::format("LUT {} > {:.0f} % of {}", r.lut, 100 * max_fill, d.luts);
   }
-  if (r.ff > max_fill * d.ffs) return fmt::format("FF {} > {:.0f} % of {}", r.ff, 100 * max_fill, d.ffs);
+  if (r.ff > max_fill * d.ffs)
+    return fmt::format("FF {} > {:.0f} % of {}", r.ff, 100 * max_fill, d.ffs);
   return "";
 }
 
 // Predicted cycles per image of `net` on `t` (PlanCandidate::cycles).
-int64_t cycles_per_image(const Network& net, const HwTarget& t, int instances,
-                         const PlanOptions& o, double beats_per_cycle) {
+int64_t cycles_per_image(const Network& net, const HwTarget& t, int instances, const PlanOptions& o,
+                         double beats_per_cycle) {
   CycleModelOptions cm;
   cm.mem_latency = o.mem_latency;
   cm.beats_per_cycle = beats_per_cycle;
@@ -167,7 +168,8 @@ std::string config_yaml(const HwTarget& t, const std::string& header) {
   std::istringstream lines(header);
   for (std::string line; std::getline(lines, line);) s << "# " << line << "\n";
   s << fmt::format("name: {}\n", t.name);
-  s << fmt::format("version: {}                # configuration format / hardware version\n", t.version);
+  s << fmt::format("version: {}                # configuration format / hardware version\n",
+                   t.version);
   const auto line = [&](const char* key, int64_t v, const std::string& what) {
     s << fmt::format("{:<26}# {}\n", fmt::format("{}: {}", key, v), what);
   };

@@ -149,7 +149,7 @@ class NetworkDraw {
   // layers above are the same as without it.
   std::string extra_outputs(uint64_t seed, int64_t work) {
     Draw d(seed ^ 0x6f757470757473ull);  // "outputs"
-    std::vector<size_t> maps;  // earlier_ entries of maps, not the last one
+    std::vector<size_t> maps;            // earlier_ entries of maps, not the last one
     for (size_t i = 1; i + 1 < earlier_.size(); ++i) {
       // Not the input of an FC layer, which must be its only reader.
       if (earlier_[i].after == After::kMap && earlier_[i + 1].after != After::kFc) {
@@ -167,9 +167,10 @@ class NetworkDraw {
       const bool branch = branches && (maps.empty() || d.chance(50));
       if (!branch && maps.empty()) continue;
       // A side branch may read any map, the network input too.
-      const size_t at = maps.empty() || (branch && d.chance(20))
-                            ? 0
-                            : maps[static_cast<size_t>(d.range(0, static_cast<int>(maps.size()) - 1))];
+      const size_t at =
+          maps.empty() || (branch && d.chance(20))
+              ? 0
+              : maps[static_cast<size_t>(d.range(0, static_cast<int>(maps.size()) - 1))];
       const Earlier& e = earlier_[at];
       if (!branch) {
         if (std::find(outputs.begin(), outputs.end(), e.name) == outputs.end()) {
@@ -180,15 +181,16 @@ class NetworkDraw {
       if (e.after != After::kMap && e.after != After::kInput) continue;
       const std::string name = fmt::format("out{}", k);
       if (e.map.h >= 2 && e.map.w >= 2 && d.chance(30)) {
-        lines += fmt::format("  - {{name: {}, type: maxpool, inputs: {}, kernel: 2}}\n", name,
-                             e.name);
+        lines +=
+            fmt::format("  - {{name: {}, type: maxpool, inputs: {}, kernel: 2}}\n", name, e.name);
       } else {
         const int c = d.range(1, 16);
         if (work + words(e.map.c) * e.map.h * e.map.w * c > o_.max_work) continue;
         work += words(e.map.c) * e.map.h * e.map.w * c;
-        lines += fmt::format("  - {{name: {}, type: conv, inputs: {}, out_channels: {}, kernel: "
-                             "1{}}}\n",
-                             name, e.name, c, d.chance(50) ? ", activation: relu" : "");
+        lines += fmt::format(
+            "  - {{name: {}, type: conv, inputs: {}, out_channels: {}, kernel: "
+            "1{}}}\n",
+            name, e.name, c, d.chance(50) ? ", activation: relu" : "");
       }
       outputs.push_back(name);
     }
@@ -306,30 +308,52 @@ class NetworkDraw {
     const int gap = in.h * in.w <= 256 ? 6 : 1;
     std::vector<int> weights;
     switch (after) {
-      case After::kInput: weights = {25, 13, 12, 12, 12, 10, 16, 6, 7, 0, gap, 6, 4, 3}; break;
-      case After::kMap: weights = {30, 12, 10, 8, 8, 10, 22, 7, 9, 5, gap, 14, 6, 7}; break;
-      case After::kFc: weights = {2, 1, 1, 15, 15, 15, 51, 1, 0, 1, 1, 0, 0, 1}; break;
-      case After::kFlatMap: weights = {2, 1, 1, 12, 12, 10, 62, 1, 0, 0, 1, 0, 0, 1}; break;
+      case After::kInput:
+        weights = {25, 13, 12, 12, 12, 10, 16, 6, 7, 0, gap, 6, 4, 3};
+        break;
+      case After::kMap:
+        weights = {30, 12, 10, 8, 8, 10, 22, 7, 9, 5, gap, 14, 6, 7};
+        break;
+      case After::kFc:
+        weights = {2, 1, 1, 15, 15, 15, 51, 1, 0, 1, 1, 0, 0, 1};
+        break;
+      case After::kFlatMap:
+        weights = {2, 1, 1, 12, 12, 10, 62, 1, 0, 0, 1, 0, 0, 1};
+        break;
     }
     int total = 0;
     for (int w : weights) total += w;
     int r = d_.range(0, total - 1), kind = 0;
     while (r >= weights[static_cast<size_t>(kind)]) r -= weights[static_cast<size_t>(kind++)];
     switch (kind) {
-      case 0: return conv(name, in);
-      case 1: return pool(name, in, false, after);
-      case 2: return pool(name, in, true, after);
-      case 3: return clamp(name, in, after, true);
-      case 4: return clamp(name, in, after, false);
-      case 5: return flatten(name, in, after);
-      case 6: return fc(name, in, after);
-      case 7: return depthwise(name, in, after);
-      case 8: return block(name, in);
-      case 9: return shortcut(name, in, after);
-      case 10: return global_pool(name, in, after);
-      case 11: return concat(name, in);
-      case 12: return upsample(name, in);
-      default: return squeeze_excite(name, in, after);
+      case 0:
+        return conv(name, in);
+      case 1:
+        return pool(name, in, false, after);
+      case 2:
+        return pool(name, in, true, after);
+      case 3:
+        return clamp(name, in, after, true);
+      case 4:
+        return clamp(name, in, after, false);
+      case 5:
+        return flatten(name, in, after);
+      case 6:
+        return fc(name, in, after);
+      case 7:
+        return depthwise(name, in, after);
+      case 8:
+        return block(name, in);
+      case 9:
+        return shortcut(name, in, after);
+      case 10:
+        return global_pool(name, in, after);
+      case 11:
+        return concat(name, in);
+      case 12:
+        return upsample(name, in);
+      default:
+        return squeeze_excite(name, in, after);
     }
   }
 
@@ -346,9 +370,8 @@ class NetworkDraw {
     l.lines.push_back(fmt::format("{{name: {}, type: global_avgpool}}", pool));
     l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, kernel: 1{}{}}}", fc1,
                                   squeezed, activation(fc1), requant(fc1, squeezed)));
-    const std::string gate = d_.chance(50) ? fmt::format(", activation: {{table: {}_table.npy}}",
-                                                         fc2)
-                                           : activation(fc2);
+    const std::string gate =
+        d_.chance(50) ? fmt::format(", activation: {{table: {}_table.npy}}", fc2) : activation(fc2);
     l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, kernel: 1{}{}}}", fc2,
                                   in.c, gate, requant(fc2, in.c)));
     l.lines.push_back(fmt::format("{{name: {}, type: mul, inputs: [{}, {}]{}{}}}", name, x, fc2,
@@ -382,8 +405,8 @@ class NetworkDraw {
       int64_t c = m.c;
       if (factor > 1) {
         at = fmt::format("{}u{}", name, i);
-        l.lines.push_back(fmt::format("{{name: {}, type: upsample, inputs: {}, scale: {}}}", at,
-                                      from, factor));
+        l.lines.push_back(
+            fmt::format("{{name: {}, type: upsample, inputs: {}, scale: {}}}", at, from, factor));
         l.work += words(m.c) * cur.h * cur.w;
       }
       if (m.c > 1 && d_.chance(30)) {
@@ -400,7 +423,8 @@ class NetworkDraw {
     add_part(earlier_.back().name, cur, 1, 0);
     const int others = d_.chance(60) ? 1 : 2;
     for (int i = 1; i <= others; ++i) {
-      const Earlier& e = earlier_[fit[static_cast<size_t>(d_.range(0, static_cast<int>(fit.size()) - 1))]];
+      const Earlier& e =
+          earlier_[fit[static_cast<size_t>(d_.range(0, static_cast<int>(fit.size()) - 1))]];
       add_part(e.name, e.map, upsample_factor(e.map, cur), i);
     }
     for (size_t i = parts.size() - 1; i > 0; --i) {  // a drawn order
@@ -413,8 +437,8 @@ class NetworkDraw {
       names.push_back(p.name);
     }
     if (c > 2 * o_.max_channels) return never_fits();
-    l.lines.push_back(fmt::format("{{name: {}, type: concat, inputs: [{}]}}", name,
-                                  fmt::join(names, ", ")));
+    l.lines.push_back(
+        fmt::format("{{name: {}, type: concat, inputs: [{}]}}", name, fmt::join(names, ", ")));
     l.out = {c, cur.h, cur.w};
     l.after = After::kMap;
     l.work += words(c) * cur.h * cur.w;
@@ -509,15 +533,16 @@ class NetworkDraw {
         if (in.c % g == 0 && cout % g == 0) common.push_back(g);
       }
       if (!common.empty()) {
-        groups = fmt::format(", groups: {}",
-                             common[static_cast<size_t>(d_.range(0, static_cast<int>(common.size()) - 1))]);
+        groups = fmt::format(
+            ", groups: {}",
+            common[static_cast<size_t>(d_.range(0, static_cast<int>(common.size()) - 1))]);
       }
     }
     const std::string act = activation(name);
     l.lines.push_back(fmt::format("{{name: {}, type: conv, out_channels: {}, {}{}{}{}{}}}", name,
                                   cout, w.text, groups, extra, act, requant(name, cout)));
-    l.work = l.out.h * l.out.w * w.k * w.k * words(in.c) * words(cout) +
-             cout * words(in.c) * w.k * w.k;
+    l.work =
+        l.out.h * l.out.w * w.k * w.k * words(in.c) * words(cout) + cout * words(in.c) * w.k * w.k;
     return l;
   }
 
@@ -616,8 +641,8 @@ class NetworkDraw {
       if (cur.c > o_.max_channels) return never_fits();
       Window w;
       w.stride = stride;
-      w.text = stride != 1 || d_.chance(30) ? fmt::format("kernel: 1, stride: {}", stride)
-                                            : "kernel: 1";
+      w.text =
+          stride != 1 || d_.chance(30) ? fmt::format("kernel: 1, stride: {}", stride) : "kernel: 1";
       other = name + "p";
       Drawn p = conv(other, e.map, w, cur.c, fmt::format(", inputs: {}", e.name));
       if (p.work >= kNeverFits) return p;
@@ -627,8 +652,8 @@ class NetworkDraw {
     const bool swap = d_.chance(50);
     const std::string& a = swap ? other : last;
     const std::string& b = swap ? last : other;
-    l.lines.push_back(fmt::format("{{name: {}, type: add, inputs: [{}, {}]{}}}", name, a, b,
-                                  activation(name)));
+    l.lines.push_back(
+        fmt::format("{{name: {}, type: add, inputs: [{}, {}]{}}}", name, a, b, activation(name)));
     l.out = cur;
     l.after = after == After::kInput ? After::kMap : after;
     l.work += 2 * words(cur.c) * cur.h * cur.w + words(cur.c) * 2 * kBudgetLanes;
@@ -688,8 +713,8 @@ class NetworkDraw {
       l.out = {in.c, out_side(in.h, pad, pad), out_side(in.w, pad, pad)};
     }
     l.after = after == After::kInput ? After::kMap : after;
-    std::string text = fmt::format("{{name: {}, type: {}, kernel: {}", name,
-                                   avg ? "avgpool" : "maxpool", k);
+    std::string text =
+        fmt::format("{{name: {}, type: {}, kernel: {}", name, avg ? "avgpool" : "maxpool", k);
     if (stride_given) text += fmt::format(", stride: {}", stride);
     text += pad_text(pads, 20);
     if (ceil || d_.chance(20)) text += fmt::format(", ceil_mode: {}", ceil ? "true" : "false");

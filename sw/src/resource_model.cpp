@@ -34,7 +34,8 @@ constexpr int64_t kLutRamDepth = 32;
 // (config/sparse.yaml against the default: +6,039 and +3,242 at 64 MACs).
 // Per bank beyond four (eight banks of 2048 words against the default's four
 // of 4096: +919 and +883).
-constexpr double kLutFixed = 21675, kLutPerMac = 105.1, kLutPerFabric = 171, kLutSparsePerMac = 94.4;
+constexpr double kLutFixed = 21675, kLutPerMac = 105.1, kLutPerFabric = 171,
+                 kLutSparsePerMac = 94.4;
 constexpr double kFfFixed = 15537, kFfPerMac = 97.2, kFfPerFabric = 68, kFfSparsePerMac = 50.7;
 constexpr double kLutPerBank = 230, kFfPerBank = 221;
 constexpr int kFittedBanks = 4;

@@ -15,9 +15,10 @@ namespace strata {
 DenseSchedule::DenseSchedule(int tiles, int cycles, int lanes)
     : tiles_(tiles), cycles_(cycles), lanes_(lanes) {
   if (tiles < 1 || cycles < 0 || lanes < 1) {
-    throw Error(fmt::format("dense schedule of {} tiles x {} cycles x {} lanes: need at least "
-                            "one tile and one lane",
-                            tiles, cycles, lanes));
+    throw Error(
+        fmt::format("dense schedule of {} tiles x {} cycles x {} lanes: need at least "
+                    "one tile and one lane",
+                    tiles, cycles, lanes));
   }
   w_.assign(static_cast<size_t>(tiles) * cycles * lanes, 0);
 }
@@ -43,9 +44,12 @@ namespace {
 // The dense lane a select code reads from packed lane m.
 int source_lane(StagerSel sel, int m, int lanes) {
   switch (sel) {
-    case StagerSel::kUp: return (m + 1) % lanes;
-    case StagerSel::kDown: return (m + lanes - 1) % lanes;
-    default: return m;
+    case StagerSel::kUp:
+      return (m + 1) % lanes;
+    case StagerSel::kDown:
+      return (m + lanes - 1) % lanes;
+    default:
+      return m;
   }
 }
 
@@ -156,8 +160,8 @@ PackedSchedule pack_sparse(const DenseSchedule& dense, const PackOptions& option
           }
           continue;
         }
-        std::vector<int> items;                // lanes of row b + 1 with a weight
-        std::vector<std::vector<int>> slots;   // free lanes each may take, preferred first
+        std::vector<int> items;               // lanes of row b + 1 with a weight
+        std::vector<std::vector<int>> slots;  // free lanes each may take, preferred first
         // Weights whose own lane is free are matched first, so a lookahead is
         // only given up when that places one more weight.
         std::vector<int> order;
@@ -184,9 +188,9 @@ PackedSchedule pack_sparse(const DenseSchedule& dense, const PackOptions& option
           const int m = got[i];
           if (m < 0) continue;
           // Lane m reading lane n of the next cycle: n = m + 1 is kUp, n = m - 1 kDown.
-          const StagerSel sel = m == n                 ? StagerSel::kNext
-                                : (m + 1) % N == n     ? StagerSel::kUp
-                                                       : StagerSel::kDown;
+          const StagerSel sel = m == n             ? StagerSel::kNext
+                                : (m + 1) % N == n ? StagerSel::kUp
+                                                   : StagerSel::kDown;
           place(p, m, p, b1, n, sel);
           ++(sel == StagerSel::kNext ? out.moves.lookahead : out.moves.lookaside);
         }
@@ -194,8 +198,8 @@ PackedSchedule pack_sparse(const DenseSchedule& dense, const PackOptions& option
 
       // 3. Inter-tile: the rest of a tile's row b + 1 into another tile's empty row.
       if (options.inter_tile && options.tile_reach > 0) {
-        std::vector<int> owners;               // tiles with weights left in row b + 1
-        std::vector<std::vector<int>> hosts;   // empty rows within reach, nearest first
+        std::vector<int> owners;              // tiles with weights left in row b + 1
+        std::vector<std::vector<int>> hosts;  // empty rows within reach, nearest first
         for (int q = 0; q < P; ++q) {
           if (row_empty(q, b1)) continue;
           std::vector<int> h;
@@ -235,9 +239,10 @@ void check_packed(const DenseSchedule& dense, const PackedSchedule& packed,
   const int T = dense.cycles();
   const int N = dense.lanes();
   if (packed.tiles != P || packed.lanes != N || packed.dense_cycles != T) {
-    throw Error(fmt::format("packed schedule is for {} tiles x {} cycles x {} lanes, the dense "
-                            "one has {} x {} x {}",
-                            packed.tiles, packed.dense_cycles, packed.lanes, P, T, N));
+    throw Error(
+        fmt::format("packed schedule is for {} tiles x {} cycles x {} lanes, the dense "
+                    "one has {} x {} x {}",
+                    packed.tiles, packed.dense_cycles, packed.lanes, P, T, N));
   }
   const int reach = options.inter_tile ? options.tile_reach : 0;
   DenseSchedule hit(P, T, N);  // 1 where a packed weight stands for the dense one
@@ -247,14 +252,16 @@ void check_packed(const DenseSchedule& dense, const PackedSchedule& packed,
     const size_t slots = static_cast<size_t>(P) * N;
     if (c.value.size() != slots || c.sel.size() != slots ||
         c.dest.size() != static_cast<size_t>(P)) {
-      throw Error(fmt::format("packed cycle {}: {} values, {} select codes, {} destinations "
-                              "(want {}, {}, {})",
-                              k, c.value.size(), c.sel.size(), c.dest.size(), slots, slots, P));
+      throw Error(
+          fmt::format("packed cycle {}: {} values, {} select codes, {} destinations "
+                      "(want {}, {}, {})",
+                      k, c.value.size(), c.sel.size(), c.dest.size(), slots, slots, P));
     }
     if (c.base <= last_base || c.base >= T) {
-      throw Error(fmt::format("packed cycle {}: base {} (previous {}, dense cycles {}): bases "
-                              "must increase and stay below the dense length",
-                              k, c.base, last_base, T));
+      throw Error(
+          fmt::format("packed cycle {}: base {} (previous {}, dense cycles {}): bases "
+                      "must increase and stay below the dense length",
+                      k, c.base, last_base, T));
     }
     last_base = c.base;
     std::vector<int> foreign(P, 0);  // foreign sums each accumulator takes in this cycle
@@ -266,19 +273,22 @@ void check_packed(const DenseSchedule& dense, const PackedSchedule& packed,
         throw Error(fmt::format("packed cycle {}, tile {}: destination {} is not a tile", k, p, q));
       }
       if (!any && q != p) {
-        throw Error(fmt::format("packed cycle {}, tile {}: empty row sent to tile {} (must be "
-                                "its own)",
-                                k, p, q));
+        throw Error(
+            fmt::format("packed cycle {}, tile {}: empty row sent to tile {} (must be "
+                        "its own)",
+                        k, p, q));
       }
       if (ring_distance(p, q, P) > reach) {
-        throw Error(fmt::format("packed cycle {}, tile {}: sum sent to tile {}, beyond the reach "
-                                "of {} tile(s)",
-                                k, p, q, reach));
+        throw Error(
+            fmt::format("packed cycle {}, tile {}: sum sent to tile {}, beyond the reach "
+                        "of {} tile(s)",
+                        k, p, q, reach));
       }
       if (q != p && ++foreign[q] > 1) {
-        throw Error(fmt::format("packed cycle {}: accumulator {} takes more than one foreign sum "
-                                "(the second from tile {})",
-                                k, q, p));
+        throw Error(
+            fmt::format("packed cycle {}: accumulator {} takes more than one foreign sum "
+                        "(the second from tile {})",
+                        k, q, p));
       }
       for (int m = 0; m < N; ++m) {
         const int8_t v = c.value[static_cast<size_t>(p) * N + m];
@@ -289,28 +299,32 @@ void check_packed(const DenseSchedule& dense, const PackedSchedule& packed,
         }
         if (v == 0) {
           if (sel != StagerSel::kCur) {
-            throw Error(fmt::format("packed cycle {}, tile {}, lane {}: zero weight with select "
-                                    "code {} (want kCur)",
-                                    k, p, m, static_cast<int>(sel)));
+            throw Error(
+                fmt::format("packed cycle {}, tile {}, lane {}: zero weight with select "
+                            "code {} (want kCur)",
+                            k, p, m, static_cast<int>(sel)));
           }
           continue;
         }
         const int t = c.base + (sel == StagerSel::kCur ? 0 : 1);
         const int n = source_lane(sel, m, N);
         if (t >= T) {
-          throw Error(fmt::format("packed cycle {}, tile {}, lane {}: weight {} reads dense cycle "
-                                  "{} of {}",
-                                  k, p, m, v, t, T));
+          throw Error(
+              fmt::format("packed cycle {}, tile {}, lane {}: weight {} reads dense cycle "
+                          "{} of {}",
+                          k, p, m, v, t, T));
         }
         if (hit.at(q, t, n) != 0) {
-          throw Error(fmt::format("packed cycle {}, tile {}, lane {}: weight {} stands for dense "
-                                  "tile {} cycle {} lane {}, already placed",
-                                  k, p, m, v, q, t, n));
+          throw Error(
+              fmt::format("packed cycle {}, tile {}, lane {}: weight {} stands for dense "
+                          "tile {} cycle {} lane {}, already placed",
+                          k, p, m, v, q, t, n));
         }
         if (dense.at(q, t, n) != v) {
-          throw Error(fmt::format("packed cycle {}, tile {}, lane {}: weight {} stands for dense "
-                                  "tile {} cycle {} lane {}, which is {}",
-                                  k, p, m, v, q, t, n, dense.at(q, t, n)));
+          throw Error(
+              fmt::format("packed cycle {}, tile {}, lane {}: weight {} stands for dense "
+                          "tile {} cycle {} lane {}, which is {}",
+                          k, p, m, v, q, t, n, dense.at(q, t, n)));
         }
         hit.at(q, t, n) = 1;
       }
@@ -320,9 +334,10 @@ void check_packed(const DenseSchedule& dense, const PackedSchedule& packed,
     for (int t = 0; t < T; ++t) {
       for (int n = 0; n < N; ++n) {
         if (dense.at(q, t, n) != 0 && hit.at(q, t, n) == 0) {
-          throw Error(fmt::format("dense tile {} cycle {} lane {}: weight {} is in no packed "
-                                  "cycle",
-                                  q, t, n, dense.at(q, t, n)));
+          throw Error(
+              fmt::format("dense tile {} cycle {} lane {}: weight {} is in no packed "
+                          "cycle",
+                          q, t, n, dense.at(q, t, n)));
         }
       }
     }
@@ -351,8 +366,8 @@ std::vector<int32_t> packed_dots(const PackedSchedule& packed, const std::vector
   const int N = packed.lanes;
   const int T = packed.dense_cycles;
   if (act.size() != static_cast<size_t>(T) * N) {
-    throw Error(fmt::format("packed_dots: {} activations for {} cycles x {} lanes", act.size(), T,
-                            N));
+    throw Error(
+        fmt::format("packed_dots: {} activations for {} cycles x {} lanes", act.size(), T, N));
   }
   auto a = [&](int t, int n) -> int32_t {  // act[T] reads as zeros
     return t < T ? act[static_cast<size_t>(t) * N + n] : 0;

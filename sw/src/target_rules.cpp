@@ -24,10 +24,14 @@ using Verdict = std::optional<std::string>;
 
 const char* mode_name(ComputeMode m) {
   switch (m) {
-    case ComputeMode::kConv: return "CONV";
-    case ComputeMode::kFc: return "FC";
-    case ComputeMode::kPool: return "POOL";
-    case ComputeMode::kDepthwise: return "DEPTHWISE";
+    case ComputeMode::kConv:
+      return "CONV";
+    case ComputeMode::kFc:
+      return "FC";
+    case ComputeMode::kPool:
+      return "POOL";
+    case ComputeMode::kDepthwise:
+      return "DEPTHWISE";
   }
   return "COMPUTE";
 }
@@ -67,9 +71,7 @@ int64_t cache_words(const ComputeInstr& c, const HwTarget& t) {
 }
 // Partial sums (docs/isa.md, COMPUTE, "Partial sums"): acc_in and acc_out
 // apply to a dense CONV and to an FC (rule compute.acc_mode refuses them elsewhere).
-bool acc_applies(const ComputeInstr& c) {
-  return is_fc(c) || (is_conv(c) && c.packed_rows == 0);
-}
+bool acc_applies(const ComputeInstr& c) { return is_fc(c) || (is_conv(c) && c.packed_rows == 0); }
 bool reads_acc(const ComputeInstr& c) { return c.acc_in && acc_applies(c); }
 // Raw accumulators to a bank (acc_out): 4 words per pixel (FC: neuron).
 bool writes_acc(const ComputeInstr& c) {
@@ -264,13 +266,15 @@ Verdict act_table(const RuleSubject& s, const HwTarget& t) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || !c->act_table_en) return {};
   if (c->mode == ComputeMode::kPool) {
-    return std::string("act_table_en on a POOL: only CONV, FC and DEPTHWISE look up an "
-                       "activation table");
+    return std::string(
+        "act_table_en on a POOL: only CONV, FC and DEPTHWISE look up an "
+        "activation table");
   }
   if (c->act_table < t.act_tables) return {};
   if (t.act_tables == 0) {
-    return std::string("act_table_en = 1: this configuration has no activation tables "
-                       "(act_tables = 0)");
+    return std::string(
+        "act_table_en = 1: this configuration has no activation tables "
+        "(act_tables = 0)");
   }
   return fmt::format("act_table = {}, the configuration has act_tables = {}", c->act_table,
                      t.act_tables);
@@ -290,8 +294,8 @@ Verdict pool_stride(const RuleSubject& s, const HwTarget&) {
 }
 
 bool pool_pads_below(const ComputeInstr& c) {
-  return c.pool_pad_top < c.pool_k && c.pool_pad_left < c.pool_k &&
-         c.pool_pad_bottom < c.pool_k && c.pool_pad_right < c.pool_k;
+  return c.pool_pad_top < c.pool_k && c.pool_pad_left < c.pool_k && c.pool_pad_bottom < c.pool_k &&
+         c.pool_pad_right < c.pool_k;
 }
 
 Verdict pool_pad(const RuleSubject& s, const HwTarget&) {
@@ -322,8 +326,8 @@ Verdict pool_fits(const RuleSubject& s, const HwTarget&) {
   if (c == nullptr || !pools(*c)) return {};
   if (pool_padded_h(*c) >= c->pool_k && pool_padded_w(*c) >= c->pool_k) return {};
   return fmt::format("pooling window {} larger than the padded {}x{} input (pad {},{},{},{})",
-                     c->pool_k, pool_in_h(*c), pool_in_w(*c), c->pool_pad_top,
-                     c->pool_pad_left, c->pool_pad_bottom, c->pool_pad_right);
+                     c->pool_k, pool_in_h(*c), pool_in_w(*c), c->pool_pad_top, c->pool_pad_left,
+                     c->pool_pad_bottom, c->pool_pad_right);
 }
 
 Verdict post_clamp_order(const RuleSubject& s, const HwTarget&) {
@@ -377,8 +381,8 @@ Verdict dst_bank_range(const RuleSubject& s, const HwTarget& t) {
   if (c == nullptr || c->dst_kind != ComputeDst::kBank) return {};
   const int64_t end = dst_end(*c, t.lanes);
   if (end <= t.bank_depth) return {};
-  return fmt::format("{} results up to word {} past the bank depth {}", mode_name(c->mode),
-                     end - 1, t.bank_depth);
+  return fmt::format("{} results up to word {} past the bank depth {}", mode_name(c->mode), end - 1,
+                     t.bank_depth);
 }
 
 Verdict dst_bank_overlap(const RuleSubject& s, const HwTarget& t) {
@@ -396,8 +400,8 @@ Verdict dst_pe(const RuleSubject& s, const HwTarget& t) {
   if (c == nullptr || is_fc(*c) || c->dst_kind != ComputeDst::kPeCache || c->dst_id < t.pes) {
     return {};
   }
-  return fmt::format("{} writes PE {}, the configuration has {} PEs", mode_name(c->mode),
-                     c->dst_id, t.pes);
+  return fmt::format("{} writes PE {}, the configuration has {} PEs", mode_name(c->mode), c->dst_id,
+                     t.pes);
 }
 
 Verdict transpose_lane(const RuleSubject& s, const HwTarget&) {
@@ -405,9 +409,10 @@ Verdict transpose_lane(const RuleSubject& s, const HwTarget&) {
   if (c == nullptr || !is_fc(*c) || c->dst_kind != ComputeDst::kPeTranspose || c->dst_lane == 0) {
     return {};
   }
-  return fmt::format("FC PE_TRANSPOSE with dst_lane {} (the PE caches are written in whole "
-                     "words; dst_lane must be 0)",
-                     c->dst_lane);
+  return fmt::format(
+      "FC PE_TRANSPOSE with dst_lane {} (the PE caches are written in whole "
+      "words; dst_lane must be 0)",
+      c->dst_lane);
 }
 
 // A destination in the PE caches: PE_CACHE (CONV, POOL) or PE_TRANSPOSE (FC).
@@ -439,13 +444,14 @@ Verdict packed_rows(const RuleSubject& s, const HwTarget& t) {
   const auto* c = as<ComputeInstr>(s);
   if (c == nullptr || c->packed_rows == 0) return {};
   if (!t.sparse) {
-    return fmt::format("packed_rows = {}: a packed schedule needs a sparse build (this "
-                       "configuration is dense)",
-                       c->packed_rows);
+    return fmt::format(
+        "packed_rows = {}: a packed schedule needs a sparse build (this "
+        "configuration is dense)",
+        c->packed_rows);
   }
   if (c->mode == ComputeMode::kConv) return {};
-  return fmt::format("packed_rows = {} with {}: only CONV runs a packed schedule",
-                     c->packed_rows, mode_name(c->mode));
+  return fmt::format("packed_rows = {} with {}: only CONV runs a packed schedule", c->packed_rows,
+                     mode_name(c->mode));
 }
 
 Verdict acc_mode(const RuleSubject& s, const HwTarget&) {
@@ -455,9 +461,10 @@ Verdict acc_mode(const RuleSubject& s, const HwTarget&) {
                       : c->acc_in             ? "acc_in"
                                               : "acc_out";
   if (is_conv(*c)) {
-    return fmt::format("{} on a packed CONV (packed_rows = {}): partial sums are a dense "
-                       "CONV's or an FC's",
-                       flags, c->packed_rows);
+    return fmt::format(
+        "{} on a packed CONV (packed_rows = {}): partial sums are a dense "
+        "CONV's or an FC's",
+        flags, c->packed_rows);
   }
   return fmt::format("{} on a {}: partial sums are a dense CONV's or an FC's", flags,
                      mode_name(c->mode));
@@ -471,9 +478,10 @@ Verdict acc_out(const RuleSubject& s, const HwTarget&) {
                        mode_name(c->mode));
   }
   if (c->act_table_en) {
-    return fmt::format("{} with acc_out and act_table_en = 1 (raw accumulators are not looked "
-                       "up)",
-                       mode_name(c->mode));
+    return fmt::format(
+        "{} with acc_out and act_table_en = 1 (raw accumulators are not looked "
+        "up)",
+        mode_name(c->mode));
   }
   if (c->dst_kind != ComputeDst::kBank) {
     return fmt::format("{} with acc_out writes {} (raw accumulators go to a bank: dst_kind BANK)",
@@ -508,10 +516,11 @@ Verdict acc_overlap(const RuleSubject& s, const HwTarget& t) {
   }
   const int64_t end = dst_end(*c, t.lanes);
   if (!overlaps(c->acc_base, acc_in_end(*c), c->dst_base, end)) return {};
-  return fmt::format("{} partial sums [{}, {}) overlap its results [{}, {}) in bank {} (only "
-                     "in place: acc_out, acc_base = dst_base{})",
-                     mode_name(c->mode), c->acc_base, acc_in_end(*c), c->dst_base, end, c->dst_id,
-                     is_fc(*c) ? "" : ", dst_row_stride = 4 x out_w");
+  return fmt::format(
+      "{} partial sums [{}, {}) overlap its results [{}, {}) in bank {} (only "
+      "in place: acc_out, acc_base = dst_base{})",
+      mode_name(c->mode), c->acc_base, acc_in_end(*c), c->dst_base, end, c->dst_id,
+      is_fc(*c) ? "" : ", dst_row_stride = 4 x out_w");
 }
 
 Verdict load_control(const RuleSubject& s, const HwTarget& t) {
@@ -520,9 +529,10 @@ Verdict load_control(const RuleSubject& s, const HwTarget& t) {
   if (l->dst_id < t.pes || (l->dst_id == t.pes && !l->dst_pe_step)) return {};
   return l->dst_id == t.pes
              ? std::string("LOAD CONTROL into the schedule (dst_id = P) with dst_pe_step")
-             : fmt::format("LOAD CONTROL into PE {}, the configuration has {} PEs (and the "
-                           "schedule at {})",
-                           l->dst_id, t.pes, t.pes);
+             : fmt::format(
+                   "LOAD CONTROL into PE {}, the configuration has {} PEs (and the "
+                   "schedule at {})",
+                   l->dst_id, t.pes, t.pes);
 }
 
 Verdict load_bank(const RuleSubject& s, const HwTarget& t) {
@@ -557,7 +567,8 @@ Verdict load_dst_range(const RuleSubject& s, const HwTarget& t) {
       depth = t.param_depth;
       what = "parameter RAM";
       break;
-    default: return {};
+    default:
+      return {};
   }
   if (last_row + l->row_words <= depth) return {};
   return fmt::format("LOAD writes {} up to word {}, past its depth {}", what,
@@ -569,9 +580,10 @@ Verdict load_table(const RuleSubject& s, const HwTarget& t) {
   if (l == nullptr || l->dst_kind != LoadDst::kTable || l->rows < 1) return {};
   const int64_t end = l->dst_addr + (l->rows - 1) * l->dst_row_stride + l->row_words;
   if (end <= t.table_words()) return {};
-  return fmt::format("LOAD TABLE writes table word {}, the tables hold {} words of {} bytes "
-                     "(act_tables = {})",
-                     end - 1, t.table_words(), t.lanes, t.act_tables);
+  return fmt::format(
+      "LOAD TABLE writes table word {}, the tables hold {} words of {} bytes "
+      "(act_tables = {})",
+      end - 1, t.table_words(), t.lanes, t.act_tables);
 }
 
 Verdict store_bank(const RuleSubject& s, const HwTarget& t) {
@@ -618,8 +630,8 @@ Verdict ext_align(const RuleSubject& s, const HwTarget& t) {
                        x->op, x->addr, beat);
   }
   if (x->stride % beat != 0) {
-    return fmt::format("{} external row stride {} is not a multiple of the {}-byte AXI beat",
-                       x->op, x->stride, beat);
+    return fmt::format("{} external row stride {} is not a multiple of the {}-byte AXI beat", x->op,
+                       x->stride, beat);
   }
   return {};
 }
@@ -636,9 +648,10 @@ Verdict ext_range(const RuleSubject& s, const HwTarget& t) {
 Verdict param_shift(const RuleSubject& s, const HwTarget&) {
   const auto* e = as<ParamEntry>(s);
   if (e == nullptr || (e->shift <= kMaxShift && e->byte7 == 0)) return {};
-  return fmt::format("parameter entry for channel {} has shift {} and byte 7 = {} (shift must be "
-                     "<= {}, byte 7 zero)",
-                     e->channel, e->shift, e->byte7, kMaxShift);
+  return fmt::format(
+      "parameter entry for channel {} has shift {} and byte 7 = {} (shift must be "
+      "<= {}, byte 7 zero)",
+      e->channel, e->shift, e->byte7, kMaxShift);
 }
 
 // ---- boundary instructions -------------------------------------------------------------------
@@ -849,20 +862,22 @@ std::vector<RuleBoundary> b_conv_pad(const HwTarget&) {
 // A 3-row (column) kernel over 3 - bad rows with the one padding row above
 // (left of) or below (right of) the input, then none.
 std::vector<RuleBoundary> b_conv_fits(const HwTarget&) {
-  return {pair(conv_base(), [](ComputeInstr& c, bool bad) {
-            c.kernel_h = 3;
-            c.pad_top = 0;
-            c.pad_bottom = 0;
-            c.in_h = 3 - one(bad);
-            c.out_h = 1;
-          }),
-          pair(conv_base(), [](ComputeInstr& c, bool bad) {
-            c.kernel_h = 3;
-            c.pad_top = 1;
-            c.pad_bottom = 0;
-            c.in_h = 2 - one(bad);
-            c.out_h = 1;
-          }),
+  return {pair(conv_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.kernel_h = 3;
+                 c.pad_top = 0;
+                 c.pad_bottom = 0;
+                 c.in_h = 3 - one(bad);
+                 c.out_h = 1;
+               }),
+          pair(conv_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.kernel_h = 3;
+                 c.pad_top = 1;
+                 c.pad_bottom = 0;
+                 c.in_h = 2 - one(bad);
+                 c.out_h = 1;
+               }),
           pair(conv_base(), [](ComputeInstr& c, bool bad) {
             c.kernel_w = 3;
             c.pad_left = 0;
@@ -876,10 +891,11 @@ std::vector<RuleBoundary> b_conv_fits(const HwTarget&) {
 // padding on the other side would give.
 std::vector<RuleBoundary> b_conv_out_size(const HwTarget&) {
   return {pair(conv_base(), [](ComputeInstr& c, bool bad) { c.out_h += one(bad); }),
-          pair(conv_base(), [](ComputeInstr& c, bool bad) {
-            c.pad_top = 0;  // rows: 6 + 0 + 1 - 3 + 1 = 5; 4 with no bottom row
-            c.out_h = bad ? 4 : 5;
-          }),
+          pair(conv_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.pad_top = 0;  // rows: 6 + 0 + 1 - 3 + 1 = 5; 4 with no bottom row
+                 c.out_h = bad ? 4 : 5;
+               }),
           pair(conv_base(), [](ComputeInstr& c, bool bad) {
             c.kernel_w = 3;
             c.stride_w = 2;
@@ -903,11 +919,10 @@ std::vector<RuleBoundary> b_cache_range(const HwTarget& t) {
   return {pair(conv_base(), edit), pair(fc_base(), edit), pair(dw_base(), edit)};
 }
 std::vector<RuleBoundary> b_param_range(const HwTarget& t) {
-  return {pair(conv_base(), [&](ComputeInstr& c,
-                                bool bad) { c.param_base = t.param_depth - t.pes + one(bad); }),
-          pair(fc_base(), [&](ComputeInstr& c, bool bad) {
-            c.param_base = t.param_depth - c.out_h + one(bad);
-          }),
+  return {pair(conv_base(),
+               [&](ComputeInstr& c, bool bad) { c.param_base = t.param_depth - t.pes + one(bad); }),
+          pair(fc_base(), [&](ComputeInstr& c,
+                              bool bad) { c.param_base = t.param_depth - c.out_h + one(bad); }),
           pair(dw_base(), [&](ComputeInstr& c, bool bad) {
             c.param_base = t.param_depth - t.pes + one(bad);
           })};
@@ -941,11 +956,12 @@ std::vector<RuleBoundary> b_pool_kernel(const HwTarget& t) {
   return {pair(conv_pool_base(), edit), pair(pool_base(), edit), pair(dw, edit)};
 }
 std::vector<RuleBoundary> b_pool_stride(const HwTarget&) {
-  return {pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
-            c.pool_s = bad ? 0 : 1;
-            c.pool_out_h = c.pool_out_w = bad ? 3 : 5;
-            c.dst_row_stride = c.pool_out_w;
-          }),
+  return {pair(conv_pool_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.pool_s = bad ? 0 : 1;
+                 c.pool_out_h = c.pool_out_w = bad ? 3 : 5;
+                 c.dst_row_stride = c.pool_out_w;
+               }),
           pair(dw_base(), [](ComputeInstr& c, bool bad) { c.pool_s = bad ? 0 : 1; })};
 }
 // One pair per padding field (that pad at pool_k - 1 or pool_k) with the
@@ -968,27 +984,29 @@ std::vector<RuleBoundary> b_pool_pad(const HwTarget&) {
 }
 std::vector<RuleBoundary> b_pool_width(const HwTarget& t) {
   // A 1x1 convolution of a 2-row map max_image_width (+1) wide, pooled 1x1.
-  return {pair(conv_pool_base(), [&](ComputeInstr& c, bool bad) {
-            c.in_groups = 1;
-            c.in_h = 2;
-            c.in_w = t.max_image_width + one(bad);
-            c.kernel_h = c.kernel_w = 1;
-            c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 0;
-            c.out_h = c.in_h;
-            c.out_w = c.in_w;
-            c.pool_k = c.pool_s = 1;
-            c.pool_out_h = c.out_h;
-            c.pool_out_w = c.out_w;
-            c.dst_row_stride = c.pool_out_w;
-          }),
-          pair(pool_base(), [&](ComputeInstr& c, bool bad) {
-            c.in_groups = 1;
-            c.in_h = c.out_h = 2;
-            c.in_w = c.out_w = t.max_image_width + one(bad);
-            c.pool_out_h = 1;
-            c.pool_out_w = c.in_w / 2;
-            c.dst_row_stride = c.pool_out_w;
-          }),
+  return {pair(conv_pool_base(),
+               [&](ComputeInstr& c, bool bad) {
+                 c.in_groups = 1;
+                 c.in_h = 2;
+                 c.in_w = t.max_image_width + one(bad);
+                 c.kernel_h = c.kernel_w = 1;
+                 c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 0;
+                 c.out_h = c.in_h;
+                 c.out_w = c.in_w;
+                 c.pool_k = c.pool_s = 1;
+                 c.pool_out_h = c.out_h;
+                 c.pool_out_w = c.out_w;
+                 c.dst_row_stride = c.pool_out_w;
+               }),
+          pair(pool_base(),
+               [&](ComputeInstr& c, bool bad) {
+                 c.in_groups = 1;
+                 c.in_h = c.out_h = 2;
+                 c.in_w = c.out_w = t.max_image_width + one(bad);
+                 c.pool_out_h = 1;
+                 c.pool_out_w = c.in_w / 2;
+                 c.dst_row_stride = c.pool_out_w;
+               }),
           pair(dw_base(), [&](ComputeInstr& c, bool bad) {
             c.in_h = c.out_h = 2;
             c.in_w = c.out_w = t.max_image_width + one(bad);
@@ -1007,22 +1025,24 @@ std::vector<RuleBoundary> b_pool_fits(const HwTarget& t) {
     c.pool_k = k;
     c.pool_s = 1;
   };
-  return {pair(pool_base(), [&](ComputeInstr& c, bool bad) {
-            base(c);
-            const int64_t p = bad ? 0 : 1;
-            c.pool_pad_top = c.pool_pad_left = c.pool_pad_bottom = c.pool_pad_right = p;
-            c.pool_out_h = c.pool_out_w = bad ? 1 : 2;  // (k - 1 + 2 - k) / 1 + 1
-            c.dst_row_stride = c.pool_out_w;
-            c.dst_group_stride = c.pool_out_h * c.pool_out_w;
-          }),
-          pair(pool_base(), [&](ComputeInstr& c, bool bad) {
-            base(c);
-            c.pool_pad_bottom = bad ? 0 : 1;
-            c.pool_pad_left = 1;
-            c.pool_out_h = c.pool_out_w = 1;
-            c.dst_row_stride = 1;
-            c.dst_group_stride = 1;
-          }),
+  return {pair(pool_base(),
+               [&](ComputeInstr& c, bool bad) {
+                 base(c);
+                 const int64_t p = bad ? 0 : 1;
+                 c.pool_pad_top = c.pool_pad_left = c.pool_pad_bottom = c.pool_pad_right = p;
+                 c.pool_out_h = c.pool_out_w = bad ? 1 : 2;  // (k - 1 + 2 - k) / 1 + 1
+                 c.dst_row_stride = c.pool_out_w;
+                 c.dst_group_stride = c.pool_out_h * c.pool_out_w;
+               }),
+          pair(pool_base(),
+               [&](ComputeInstr& c, bool bad) {
+                 base(c);
+                 c.pool_pad_bottom = bad ? 0 : 1;
+                 c.pool_pad_left = 1;
+                 c.pool_out_h = c.pool_out_w = 1;
+                 c.dst_row_stride = 1;
+                 c.dst_group_stride = 1;
+               }),
           pair(dw_base(), [&](ComputeInstr& c, bool bad) {
             base(c);
             c.pool_pad_top = c.pool_pad_right = 0;
@@ -1044,31 +1064,35 @@ std::vector<RuleBoundary> b_post_clamp(const HwTarget&) {
 // past the input and the padding before it).
 std::vector<RuleBoundary> b_pool_out(const HwTarget&) {
   return {pair(conv_pool_base(), [](ComputeInstr& c, bool bad) { c.pool_out_w += one(bad); }),
-          pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
-            c.pool_k = 3;
-            c.pool_ceil = true;  // 6 -> 3 in ceil mode, 2 in floor mode
-            c.pool_out_h = c.pool_out_w = 3 - one(bad);
-          }),
+          pair(conv_pool_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.pool_k = 3;
+                 c.pool_ceil = true;  // 6 -> 3 in ceil mode, 2 in floor mode
+                 c.pool_out_h = c.pool_out_w = 3 - one(bad);
+               }),
           pair(pool_base(), [](ComputeInstr& c, bool bad) { c.pool_out_h -= one(bad); }),
-          pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
-            c.pool_k = 3;
-            c.pool_pad_bottom = 1;  // rows: (6 + 0 + 1 - 3) / 2 + 1 = 3; 2 without it
-            c.pool_out_h = 3 - one(bad);
-            c.pool_out_w = 2;
-            c.dst_row_stride = 2;
-          }),
-          pair(conv_pool_base(), [](ComputeInstr& c, bool bad) {
-            c.pool_ceil = true;
-            c.pool_pad_right = 1;  // columns: ceil((6 + 1 - 2) / 2) + 1 = 4, the last at 6: 3
-            c.pool_out_w = 3 + one(bad);
-            c.dst_row_stride = 4;
-          }),
-          pair(pool_base(), [](ComputeInstr& c, bool bad) {
-            c.pool_ceil = true;
-            c.pool_pad_top = 1;  // rows: ceil((6 + 1 - 2) / 2) + 1 = 4, the last at 5 < 6
-            c.pool_out_h = 4 - one(bad);
-            c.dst_group_stride = 12;
-          }),
+          pair(conv_pool_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.pool_k = 3;
+                 c.pool_pad_bottom = 1;  // rows: (6 + 0 + 1 - 3) / 2 + 1 = 3; 2 without it
+                 c.pool_out_h = 3 - one(bad);
+                 c.pool_out_w = 2;
+                 c.dst_row_stride = 2;
+               }),
+          pair(conv_pool_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.pool_ceil = true;
+                 c.pool_pad_right = 1;  // columns: ceil((6 + 1 - 2) / 2) + 1 = 4, the last at 6: 3
+                 c.pool_out_w = 3 + one(bad);
+                 c.dst_row_stride = 4;
+               }),
+          pair(pool_base(),
+               [](ComputeInstr& c, bool bad) {
+                 c.pool_ceil = true;
+                 c.pool_pad_top = 1;  // rows: ceil((6 + 1 - 2) / 2) + 1 = 4, the last at 5 < 6
+                 c.pool_out_h = 4 - one(bad);
+                 c.dst_group_stride = 12;
+               }),
           pair(dw_base(), [](ComputeInstr& c, bool bad) { c.pool_out_w += one(bad); }),
           pair(dw_base(), [](ComputeInstr& c, bool bad) {
             c.pool_s = 2;
@@ -1079,21 +1103,24 @@ std::vector<RuleBoundary> b_pool_out(const HwTarget&) {
           })};
 }
 std::vector<RuleBoundary> b_dst_kind(const HwTarget& t) {
-  return {pair(conv_base(), [&](ComputeInstr& c, bool bad) {
-            c.dst_kind = bad ? ComputeDst::kPeTranspose : ComputeDst::kPeCache;
-            c.dst_id = 0;
-            c.dst_base = t.pe_cache_depth / 2;
-          }),
-          pair(fc_base(), [&](ComputeInstr& c, bool bad) {
-            c.dst_kind = bad ? ComputeDst::kPeCache : ComputeDst::kPeTranspose;
-            c.dst_id = 0;
-            c.dst_base = t.pe_cache_depth / 2;
-          }),
-          pair(pool_base(), [&](ComputeInstr& c, bool bad) {
-            c.dst_kind = bad ? ComputeDst::kPeTranspose : ComputeDst::kPeCache;
-            c.dst_id = 0;
-            c.dst_base = t.pe_cache_depth / 2;
-          }),
+  return {pair(conv_base(),
+               [&](ComputeInstr& c, bool bad) {
+                 c.dst_kind = bad ? ComputeDst::kPeTranspose : ComputeDst::kPeCache;
+                 c.dst_id = 0;
+                 c.dst_base = t.pe_cache_depth / 2;
+               }),
+          pair(fc_base(),
+               [&](ComputeInstr& c, bool bad) {
+                 c.dst_kind = bad ? ComputeDst::kPeCache : ComputeDst::kPeTranspose;
+                 c.dst_id = 0;
+                 c.dst_base = t.pe_cache_depth / 2;
+               }),
+          pair(pool_base(),
+               [&](ComputeInstr& c, bool bad) {
+                 c.dst_kind = bad ? ComputeDst::kPeTranspose : ComputeDst::kPeCache;
+                 c.dst_id = 0;
+                 c.dst_base = t.pe_cache_depth / 2;
+               }),
           pair(dw_base(), [&](ComputeInstr& c, bool bad) {
             c.dst_kind = bad ? ComputeDst::kPeCache : ComputeDst::kBank;
             c.dst_id = bad ? 0 : 1;
@@ -1113,10 +1140,9 @@ std::vector<RuleBoundary> b_dst_bank_range(const HwTarget& t) {
   // acc_out: rows of 4 x out_w words, also with a gap of 5 words between rows.
   ComputeInstr gaps = conv_acc_out_base();
   gaps.dst_row_stride += 5;
-  return {pair(conv_base(), edit),         pair(conv_pool_base(), edit),
-          pair(fc_base(), edit),           pair(pool_base(), edit),
-          pair(dw_base(), edit),           pair(conv_acc_out_base(), edit),
-          pair(gaps, edit),                pair(fc_acc_out_base(), edit)};
+  return {pair(conv_base(), edit), pair(conv_pool_base(), edit), pair(fc_base(), edit),
+          pair(pool_base(), edit), pair(dw_base(), edit),        pair(conv_acc_out_base(), edit),
+          pair(gaps, edit),        pair(fc_acc_out_base(), edit)};
 }
 std::vector<RuleBoundary> b_dst_bank_overlap(const HwTarget&) {
   // The destination right after the input in the same bank, then one word into it.
@@ -1131,9 +1157,9 @@ std::vector<RuleBoundary> b_dst_bank_overlap(const HwTarget&) {
     c.dst_base = 0;
     c.in_base = dst_end(c, 0) - one(bad);
   };
-  return {pair(conv_base(), edit),          pair(fc_base(), edit),
-          pair(pool_base(), edit),          pair(dw_base(), edit),
-          pair(conv_acc_out_base(), edit),  pair(fc_acc_out_base(), edit),
+  return {pair(conv_base(), edit),           pair(fc_base(), edit),
+          pair(pool_base(), edit),           pair(dw_base(), edit),
+          pair(conv_acc_out_base(), edit),   pair(fc_acc_out_base(), edit),
           pair(conv_acc_out_base(), before), pair(fc_acc_out_base(), before)};
 }
 std::vector<RuleBoundary> b_dst_pe(const HwTarget& t) {
@@ -1256,8 +1282,8 @@ std::vector<RuleBoundary> b_acc_range(const HwTarget& t) {
   cache.dst_kind = ComputeDst::kPeCache;
   cache.dst_id = 0;
   cache.dst_base = t.pe_cache_depth / 2;
-  return {pair(conv_base(), edit), pair(rect, edit), pair(conv_acc_out_base(), edit),
-          pair(fc_base(), edit), pair(cache, edit), pair(fc_transpose_base(t), edit)};
+  return {pair(conv_base(), edit), pair(rect, edit),  pair(conv_acc_out_base(), edit),
+          pair(fc_base(), edit),   pair(cache, edit), pair(fc_transpose_base(t), edit)};
 }
 // Partial sums in the results' bank: in place, then one word off it (or
 // with a row stride other than 4 x out_w); right after the results, then
@@ -1285,7 +1311,8 @@ std::vector<RuleBoundary> b_acc_overlap(const HwTarget&) {
   ComputeInstr pooled = acc(conv_pool_base());
   std::vector<RuleBoundary> out;
   for (const ComputeInstr& base : {conv_io, fc_io}) {
-    out.push_back(pair(base, [](ComputeInstr& c, bool bad) { c.acc_base = c.dst_base + one(bad); }));
+    out.push_back(
+        pair(base, [](ComputeInstr& c, bool bad) { c.acc_base = c.dst_base + one(bad); }));
   }
   out.push_back(pair(conv_io, [](ComputeInstr& c, bool bad) {
     c.acc_base = c.dst_base;
@@ -1307,10 +1334,11 @@ std::vector<RuleBoundary> b_acc_overlap(const HwTarget&) {
 }
 std::vector<RuleBoundary> b_load_control(const HwTarget& t) {
   if (!t.sparse) return {};  // LOAD CONTROL is undefined on a dense build (ILLEGAL_INSTR)
-  return {pair(load_base(), [&](LoadInstr& l, bool bad) {
-            l.dst_kind = LoadDst::kControl;
-            l.dst_id = t.pes + one(bad);
-          }),
+  return {pair(load_base(),
+               [&](LoadInstr& l, bool bad) {
+                 l.dst_kind = LoadDst::kControl;
+                 l.dst_id = t.pes + one(bad);
+               }),
           pair(load_base(), [&](LoadInstr& l, bool bad) {
             l.dst_kind = LoadDst::kControl;
             l.dst_id = bad ? t.pes : t.pes - 1;
@@ -1327,15 +1355,18 @@ std::vector<RuleBoundary> b_load_pe(const HwTarget& t) {
   })};
 }
 std::vector<RuleBoundary> b_load_dst_range(const HwTarget& t) {
-  return {pair(load_base(), [&](LoadInstr& l, bool bad) {
-            l.dst_addr = t.bank_depth - (l.rows - 1) * l.dst_row_stride - l.row_words + one(bad);
-          }),
-          pair(load_base(), [&](LoadInstr& l, bool bad) {
-            l.dst_kind = LoadDst::kPeCache;
-            l.dst_pe_step = true;
-            l.rows = t.pes + 1;  // rows 0 and P go to PE 0: two rows deep
-            l.dst_addr = t.pe_cache_depth - l.dst_row_stride - l.row_words + one(bad);
-          }),
+  return {pair(load_base(),
+               [&](LoadInstr& l, bool bad) {
+                 l.dst_addr =
+                     t.bank_depth - (l.rows - 1) * l.dst_row_stride - l.row_words + one(bad);
+               }),
+          pair(load_base(),
+               [&](LoadInstr& l, bool bad) {
+                 l.dst_kind = LoadDst::kPeCache;
+                 l.dst_pe_step = true;
+                 l.rows = t.pes + 1;  // rows 0 and P go to PE 0: two rows deep
+                 l.dst_addr = t.pe_cache_depth - l.dst_row_stride - l.row_words + one(bad);
+               }),
           pair(load_base(), [&](LoadInstr& l, bool bad) {
             l.dst_kind = LoadDst::kParam;
             l.rows = 1;
@@ -1368,9 +1399,8 @@ std::vector<RuleBoundary> b_store_src_range(const HwTarget& t) {
 std::vector<RuleBoundary> b_ext_align(const HwTarget& t) {
   const int64_t beat = t.beat_bytes();
   return {pair(load_base(), [&](LoadInstr& l, bool bad) { l.ext_addr += bad ? beat / 2 : beat; }),
-          pair(load_base(), [&](LoadInstr& l, bool bad) {
-            l.ext_row_stride = bad ? beat + beat / 2 : beat * 2;
-          }),
+          pair(load_base(), [&](LoadInstr& l,
+                                bool bad) { l.ext_row_stride = bad ? beat + beat / 2 : beat * 2; }),
           pair(store_base(), [&](StoreInstr& s, bool bad) { s.ext_addr += bad ? beat / 2 : beat; }),
           pair(store_base(), [&](StoreInstr& s, bool bad) {
             s.ext_row_stride = bad ? beat + beat / 2 : beat * 2;
@@ -1381,12 +1411,13 @@ std::vector<RuleBoundary> b_ext_range(const HwTarget& t) {
   const int64_t top = int64_t{1} << t.axi_addr_width, beat = t.beat_bytes();
   const int64_t words = std::max<int64_t>(1, beat / t.lanes), stride = 64 * beat;
   const auto at = [&](bool bad) { return top - stride - words * t.lanes + (bad ? beat : 0); };
-  return {pair(load_base(), [&](LoadInstr& l, bool bad) {
-            l.rows = 2;
-            l.row_words = words;
-            l.ext_row_stride = stride;
-            l.ext_addr = at(bad);
-          }),
+  return {pair(load_base(),
+               [&](LoadInstr& l, bool bad) {
+                 l.rows = 2;
+                 l.row_words = words;
+                 l.ext_row_stride = stride;
+                 l.ext_addr = at(bad);
+               }),
           pair(store_base(), [&](StoreInstr& s, bool bad) {
             s.rows = 2;
             s.row_words = words;
@@ -1414,10 +1445,10 @@ const std::vector<TargetRule> kRules = {
      kDecode, pool_enable, b_pool_enable},
     {"pool.out_is_in", "a POOL's or DEPTHWISE's out_h, out_w repeat the input size",
      "COMPUTE POOL, DEPTHWISE: out_h, out_w", "", kDecode, pool_out_is_in, b_pool_out_is_in},
-    {"depthwise.groups", "a DEPTHWISE reads one channel group", "COMPUTE DEPTHWISE: in_groups",
-     "", kDecode, dw_groups, b_dw_groups},
-    {"depthwise.floor", "a DEPTHWISE's windows use floor mode", "COMPUTE DEPTHWISE: pool_ceil",
-     "", kDecode, dw_floor, b_dw_floor},
+    {"depthwise.groups", "a DEPTHWISE reads one channel group", "COMPUTE DEPTHWISE: in_groups", "",
+     kDecode, dw_groups, b_dw_groups},
+    {"depthwise.floor", "a DEPTHWISE's windows use floor mode", "COMPUTE DEPTHWISE: pool_ceil", "",
+     kDecode, dw_floor, b_dw_floor},
     {"depthwise.pool_op", "a DEPTHWISE has pool_op MAX (0)", "COMPUTE DEPTHWISE: pool_op", "",
      kDecode, dw_pool_op, b_dw_pool_op},
     {"conv.kernel", "the kernel fits the window generator", "COMPUTE CONV: kernel_h, kernel_w",
@@ -1428,52 +1459,60 @@ const std::vector<TargetRule> kRules = {
      "COMPUTE CONV: pad_top, pad_left, pad_bottom, pad_right", "", kDecode, conv_pad, b_conv_pad},
     {"conv.fits", "the kernel fits the padded input", "COMPUTE CONV: in_h, in_w, kernel_*, pad_*",
      "", kDecode, conv_fits, b_conv_fits},
-    {"conv.out_size",
-     "out_h, out_w are floor((in + pad before + pad after - kernel) / stride) + 1",
+    {"conv.out_size", "out_h, out_w are floor((in + pad before + pad after - kernel) / stride) + 1",
      "COMPUTE CONV: out_h, out_w", "", kDecode, conv_out_size, b_conv_out_size},
     {"compute.in_range", "the streamed operand (map, or FC weights) lies inside its bank",
      "COMPUTE: in_base + words", "bank_depth", kDecode, in_range, b_in_range},
-    {"compute.cache_range", "the cached operand (CONV weights, FC features, DEPTHWISE's B = "
+    {"compute.cache_range",
+     "the cached operand (CONV weights, FC features, DEPTHWISE's B = "
      "ceil(max_pool_kernel^2 / N) weight words) lies inside the PE caches",
      "COMPUTE CONV, FC, DEPTHWISE: cache_base + words", "pe_cache_depth", kDecode, cache_range,
      b_cache_range},
-    {"compute.param_range", "the output channels (CONV, DEPTHWISE: P; FC: out_h) lie inside the "
-     "parameter RAM", "COMPUTE CONV, FC, DEPTHWISE: param_base", "param_depth", kDecode,
-     param_range, b_param_range},
+    {"compute.param_range",
+     "the output channels (CONV, DEPTHWISE: P; FC: out_h) lie inside the "
+     "parameter RAM",
+     "COMPUTE CONV, FC, DEPTHWISE: param_base", "param_depth", kDecode, param_range, b_param_range},
     {"compute.clamp", "the requantisation clamp has lo <= hi",
      "COMPUTE CONV, FC, DEPTHWISE: clamp_lo, clamp_hi", "", kDecode, clamp_order, b_clamp},
-    {"compute.act_table", "a table lookup is on a CONV, FC or DEPTHWISE and names an existing "
-     "activation table", "COMPUTE: act_table_en, act_table", "act_tables", kDecode, act_table,
-     b_act_table},
+    {"compute.act_table",
+     "a table lookup is on a CONV, FC or DEPTHWISE and names an existing "
+     "activation table",
+     "COMPUTE: act_table_en, act_table", "act_tables", kDecode, act_table, b_act_table},
     {"pool.kernel", "the pooling window (DEPTHWISE: the kernel) fits the pooling units",
-     "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_k", "max_pool_kernel", kDecode,
-     pool_kernel, b_pool_kernel},
+     "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_k", "max_pool_kernel", kDecode, pool_kernel,
+     b_pool_kernel},
     {"pool.stride", "the pooling stride is at least 1",
-     "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_s", "", kDecode, pool_stride,
-     b_pool_stride},
-    {"pool.pad", "the pooling padding is below the window", "COMPUTE CONV with pool_en, POOL, "
-     "DEPTHWISE: pool_pad_top, pool_pad_left, pool_pad_bottom, pool_pad_right", "", kDecode,
-     pool_pad, b_pool_pad},
+     "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_s", "", kDecode, pool_stride, b_pool_stride},
+    {"pool.pad", "the pooling padding is below the window",
+     "COMPUTE CONV with pool_en, POOL, "
+     "DEPTHWISE: pool_pad_top, pool_pad_left, pool_pad_bottom, pool_pad_right",
+     "", kDecode, pool_pad, b_pool_pad},
     {"pool.width", "a row of the pooling input fits the line buffer",
      "COMPUTE CONV with pool_en: out_w; POOL, DEPTHWISE: in_w", "max_image_width", kDecode,
      pool_width, b_pool_width},
-    {"pool.fits", "the pooling window fits the padded input", "COMPUTE CONV with pool_en, POOL, "
-     "DEPTHWISE: pool_k, pool_pad_*", "", kDecode, pool_fits, b_pool_fits},
+    {"pool.fits", "the pooling window fits the padded input",
+     "COMPUTE CONV with pool_en, POOL, "
+     "DEPTHWISE: pool_k, pool_pad_*",
+     "", kDecode, pool_fits, b_pool_fits},
     {"pool.post_clamp", "the post-pooling clamp has lo <= hi",
      "COMPUTE CONV with pool_en, POOL: post_lo, post_hi", "", kDecode, post_clamp_order,
      b_post_clamp},
     {"pool.out_size", "pool_out_h, pool_out_w follow from the input (floor or ceil mode)",
      "COMPUTE CONV with pool_en, POOL, DEPTHWISE: pool_out_h, pool_out_w", "", kDecode, pool_out,
      b_pool_out},
-    {"compute.dst_kind", "the mode has the destination kind (PE_TRANSPOSE: FC only; PE_CACHE: "
-     "CONV, POOL; DEPTHWISE: BANK only)", "COMPUTE: dst_kind", "", kDecode, dst_kind, b_dst_kind},
+    {"compute.dst_kind",
+     "the mode has the destination kind (PE_TRANSPOSE: FC only; PE_CACHE: "
+     "CONV, POOL; DEPTHWISE: BANK only)",
+     "COMPUTE: dst_kind", "", kDecode, dst_kind, b_dst_kind},
     {"compute.dst_bank", "the destination bank exists", "COMPUTE dst BANK: dst_id", "banks",
      kDecode, dst_bank, b_dst_bank},
-    {"compute.dst_bank_range", "the results lie inside the destination bank (acc_out: CONV "
+    {"compute.dst_bank_range",
+     "the results lie inside the destination bank (acc_out: CONV "
      "(out_h - 1) x dst_row_stride + 4 x out_w words, FC 4 x out_h words from dst_base)",
      "COMPUTE dst BANK: dst_base, dst_row_stride, dst_group_stride", "bank_depth", kDecode,
      dst_bank_range, b_dst_bank_range},
-    {"compute.dst_bank_overlap", "results in the input's bank do not overlap the input (acc_out: "
+    {"compute.dst_bank_overlap",
+     "results in the input's bank do not overlap the input (acc_out: "
      "the results' 4-word-per-pixel extent)",
      "COMPUTE dst BANK: dst_id, dst_base", "", kDecode, dst_bank_overlap, b_dst_bank_overlap},
     {"compute.dst_pe", "the destination PE exists", "COMPUTE CONV, POOL dst PE_CACHE: dst_id",
@@ -1486,27 +1525,35 @@ const std::vector<TargetRule> kRules = {
     {"compute.dst_cache_overlap", "results in the PE caches do not overlap the cached operand",
      "COMPUTE CONV dst PE_CACHE, FC dst PE_TRANSPOSE: dst_base", "", kDecode, dst_cache_overlap,
      b_dst_cache_overlap},
-    {"compute.packed_rows", "a packed schedule is a sparse build's CONV",
-     "COMPUTE: packed_rows", "sparse", kDecode, packed_rows, b_packed_rows},
-    {"compute.acc_mode", "partial sums (acc_in, acc_out) are a CONV's or an FC's, and not a "
-     "packed CONV's (packed_rows = 0)", "COMPUTE: acc_in, acc_out", "", kDecode, acc_mode,
-     b_acc_mode},
-    {"compute.acc_out", "raw accumulators (acc_out) are neither pooled nor looked up, and go to "
+    {"compute.packed_rows", "a packed schedule is a sparse build's CONV", "COMPUTE: packed_rows",
+     "sparse", kDecode, packed_rows, b_packed_rows},
+    {"compute.acc_mode",
+     "partial sums (acc_in, acc_out) are a CONV's or an FC's, and not a "
+     "packed CONV's (packed_rows = 0)",
+     "COMPUTE: acc_in, acc_out", "", kDecode, acc_mode, b_acc_mode},
+    {"compute.acc_out",
+     "raw accumulators (acc_out) are neither pooled nor looked up, and go to "
      "a bank (pool_en = 0, act_table_en = 0, dst_kind BANK)",
      "COMPUTE CONV, FC with acc_out: pool_en, act_table_en, dst_kind", "", kDecode, acc_out,
      b_acc_out},
     {"compute.acc_bank", "the partial sums' bank exists", "COMPUTE CONV, FC with acc_in: acc_id",
      "banks", kDecode, acc_bank, b_acc_bank},
-    {"compute.acc_range", "the partial sums (acc_base + 4 x out_h x out_w words; FC: out_w is 1) "
-     "lie inside their bank", "COMPUTE CONV, FC with acc_in: acc_base", "bank_depth", kDecode,
-     acc_range, b_acc_range},
-    {"compute.acc_overlap", "partial sums in the results' bank do not overlap the results, "
+    {"compute.acc_range",
+     "the partial sums (acc_base + 4 x out_h x out_w words; FC: out_w is 1) "
+     "lie inside their bank",
+     "COMPUTE CONV, FC with acc_in: acc_base", "bank_depth", kDecode, acc_range, b_acc_range},
+    {"compute.acc_overlap",
+     "partial sums in the results' bank do not overlap the results, "
      "unless read and written in place (acc_out, acc_base = dst_base, CONV: dst_row_stride = 4 "
-     "x out_w)", "COMPUTE CONV, FC with acc_in, dst BANK: acc_id, acc_base, dst_id, dst_base, "
-     "dst_row_stride", "", kDecode, acc_overlap, b_acc_overlap},
-    {"load.control", "the control destination exists (PE < P, or the schedule at P without "
-     "dst_pe_step)", "LOAD dst CONTROL: dst_id, dst_pe_step", "pes, sparse",
-     "strata_load_engine", load_control, b_load_control},
+     "x out_w)",
+     "COMPUTE CONV, FC with acc_in, dst BANK: acc_id, acc_base, dst_id, dst_base, "
+     "dst_row_stride",
+     "", kDecode, acc_overlap, b_acc_overlap},
+    {"load.control",
+     "the control destination exists (PE < P, or the schedule at P without "
+     "dst_pe_step)",
+     "LOAD dst CONTROL: dst_id, dst_pe_step", "pes, sparse", "strata_load_engine", load_control,
+     b_load_control},
     {"load.bank", "the destination bank exists", "LOAD dst BANK: dst_id", "banks",
      "strata_load_engine", load_bank, b_load_bank},
     {"load.pe", "the destination PE exists", "LOAD dst PE_CACHE: dst_id", "pes",
@@ -1514,9 +1561,11 @@ const std::vector<TargetRule> kRules = {
     {"load.dst_range", "the rows lie inside the destination memory",
      "LOAD: dst_addr, dst_row_stride, rows, row_words", "bank_depth, pe_cache_depth, param_depth",
      "strata_load_engine", load_dst_range, b_load_dst_range},
-    {"load.table", "the rows lie inside the activation-table memory (act_tables x 256 bytes "
-     "in N-byte words)", "LOAD dst TABLE: dst_addr, dst_row_stride, rows, row_words",
-     "act_tables", "strata_load_engine", load_table, b_load_table},
+    {"load.table",
+     "the rows lie inside the activation-table memory (act_tables x 256 bytes "
+     "in N-byte words)",
+     "LOAD dst TABLE: dst_addr, dst_row_stride, rows, row_words", "act_tables",
+     "strata_load_engine", load_table, b_load_table},
     {"store.bank", "the source bank exists", "STORE: src_id", "banks", "strata_store_engine",
      store_bank, b_store_bank},
     {"store.src_range", "the rows lie inside the source bank",
@@ -1528,8 +1577,7 @@ const std::vector<TargetRule> kRules = {
      "LOAD, STORE: ext_addr, ext_row_stride, rows, row_words", "axi_addr_width",
      "strata_load_engine, strata_store_engine", ext_range, b_ext_range},
     {"param.shift", "a parameter entry's shift is at most max_shift and its byte 7 is zero",
-     "LOAD PARAM: entry bytes 6, 7", "max_shift", "strata_load_engine", param_shift,
-     b_param_shift},
+     "LOAD PARAM: entry bytes 6, 7", "max_shift", "strata_load_engine", param_shift, b_param_shift},
 };
 
 }  // namespace
@@ -1571,11 +1619,11 @@ std::string rules_markdown() {
   s += "| Rule | Applies to | Requires | Bounded by | Refused by the RTL in |\n";
   s += "|---|---|---|---|---|\n";
   for (const TargetRule& r : kRules) {
-    s += fmt::format("| `{}` | {} | {} | {} | {} |\n", r.id, r.applies, r.description,
-                     r.parameter.empty() ? std::string("— (ISA)")
-                                         : fmt::format("`{}`", r.parameter),
-                     r.rtl.empty() ? std::string("— (compiler and ISA simulator only)")
-                                   : fmt::format("`{}`", r.rtl));
+    s +=
+        fmt::format("| `{}` | {} | {} | {} | {} |\n", r.id, r.applies, r.description,
+                    r.parameter.empty() ? std::string("— (ISA)") : fmt::format("`{}`", r.parameter),
+                    r.rtl.empty() ? std::string("— (compiler and ISA simulator only)")
+                                  : fmt::format("`{}`", r.rtl));
   }
   return s;
 }

@@ -50,8 +50,8 @@ class Cascade : public test::TempDirTest {
 TEST_F(Cascade, ChainsOfEveryExampleEqualTheGoldenModel) {
   const HwTarget t = HwTarget::defaults();
   int chains = 0;
-  for (const char* name : {"cifar10_quick", "lenet5", "strided_net", "residual_net",
-                           "inverted_residual_net"}) {
+  for (const char* name :
+       {"cifar10_quick", "lenet5", "strided_net", "residual_net", "inverted_residual_net"}) {
     SCOPED_TRACE(name);
     const Network net = load(name);
     for (int k = 2; k <= 4; ++k) {
@@ -75,11 +75,11 @@ TEST_F(Cascade, ChainsOfEveryExampleEqualTheGoldenModel) {
       const Tensor<int8_t> batch = random_images(net.input_shape, 2, 11 + k);
       const int64_t per = shape_elements(net.input_shape);
       for (int64_t i = 0; i < 2; ++i) {
-        const Tensor<int8_t> img(net.input_shape, std::vector<int8_t>(batch.data() + i * per,
-                                                                      batch.data() + (i + 1) * per));
+        const Tensor<int8_t> img(
+            net.input_shape,
+            std::vector<int8_t>(batch.data() + i * per, batch.data() + (i + 1) * per));
         const ChainSimResult r = simulate_chain(chain, img);
-        ASSERT_TRUE(r.ok()) << "stage " << r.failed_stage << ": "
-                            << r.stages.back().message;
+        ASSERT_TRUE(r.ok()) << "stage " << r.failed_stage << ": " << r.stages.back().message;
         for (const SimResult& s : r.stages) {
           EXPECT_TRUE(s.completion.clean() && s.fine.clean()) << "dependencies of a stage";
         }

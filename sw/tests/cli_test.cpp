@@ -120,8 +120,8 @@ TEST_F(Cli, TwoOutputsRunCompileAndInfo) {
     ASSERT_EQ(run.code, 0) << run.err;
     EXPECT_EQ(load_npy<int8_t>(path(backend + "_32.npy")), want[0]);
     EXPECT_EQ(load_npy<int8_t>(path(backend + "_16.npy")), want[1]);
-    EXPECT_TRUE(contains(run.out, "output 0 'head32' " + path(backend + "_32.npy") +
-                                      " [4, 18, 3, 3]"))
+    EXPECT_TRUE(
+        contains(run.out, "output 0 'head32' " + path(backend + "_32.npy") + " [4, 18, 3, 3]"))
         << run.out;
     EXPECT_TRUE(contains(run.out, fmt::format("checksum fnv1a32 {:#010x}", fnv1a32(want[1]))))
         << run.out;
@@ -141,8 +141,8 @@ TEST_F(Cli, TwoOutputsRunCompileAndInfo) {
                          path("a.npy"), "--output", path("b.npy")}),
                  1, {"network 'cifar10_quick' has 1 output (ip2): give --output once"});
 
-  const Outcome comp = strata({"compile", yaml, "--weights", path("w"), "--bundle",
-                               path("t.strb"), "--out", path("t.bin"), "--listing", path("t.txt")});
+  const Outcome comp = strata({"compile", yaml, "--weights", path("w"), "--bundle", path("t.strb"),
+                               "--out", path("t.bin"), "--listing", path("t.txt")});
   ASSERT_EQ(comp.code, 0) << comp.err;
   EXPECT_TRUE(contains(comp.out, "output0:head32")) << comp.out;
   const std::string listing = slurp(path("t.txt"));
@@ -161,9 +161,9 @@ TEST_F(Cli, TwoOutputsRunCompileAndInfo) {
   EXPECT_EQ(t32.h, 3u);
   EXPECT_EQ(t16.h, 6u);
   // A cascade chain carries one map: refused for two outputs.
-  expect_failure(strata({"compile", yaml, "--weights", path("w"), "--out", path("c.bin"),
-                         "--instances", "2"}),
-                 1, {"network 'two_heads' has 2 outputs: a cascade chain carries one map"});
+  expect_failure(
+      strata({"compile", yaml, "--weights", path("w"), "--out", path("c.bin"), "--instances", "2"}),
+      1, {"network 'two_heads' has 2 outputs: a cascade chain carries one map"});
 }
 
 TEST_F(Cli, DumpDirWritesOneFilePerLayer) {
@@ -273,8 +273,8 @@ TEST_F(Cli, PlanWritesALoadableConfiguration) {
   EXPECT_EQ(shipped, t) << "config/ecp5_45f_cifar.yaml is not what strata plan picks";
 
   // Throughput: chains weighed too; sparse generated weights.
-  const Outcome chains = strata({"plan", kCifar, "--device", "ecp5-85f", "--objective",
-                                 "throughput", "--sparsity", "0.75"});
+  const Outcome chains = strata(
+      {"plan", kCifar, "--device", "ecp5-85f", "--objective", "throughput", "--sparsity", "0.75"});
   ASSERT_EQ(chains.code, 0) << chains.err;
   EXPECT_TRUE(contains(chains.out, "1620 candidates weighed")) << chains.out;
   EXPECT_TRUE(contains(chains.out, ", sparse, ")) << chains.out;
@@ -288,14 +288,13 @@ TEST_F(Cli, PlanWritesALoadableConfiguration) {
   expect_failure(strata({"plan", path("missing.yaml"), "--device", "ecp5-45f"}), 1,
                  {"missing.yaml"});
   const std::string bad_device = write("broken.yaml", "name: broken\nluts: 5\n");
-  expect_failure(strata({"plan", kCifar, "--device", bad_device}), 1,
-                 {bad_device, "missing key"});
+  expect_failure(strata({"plan", kCifar, "--device", bad_device}), 1, {bad_device, "missing key"});
 }
 
 // info --target: the cycle model's prediction; --device: the resources.
 TEST_F(Cli, InfoPredictsCyclesAndResources) {
-  const Outcome r = strata({"info", kCifar, "--target", kSource + "/config/default.yaml",
-                            "--device", "ecp5-85f"});
+  const Outcome r = strata(
+      {"info", kCifar, "--target", kSource + "/config/default.yaml", "--device", "ecp5-85f"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "done at")) << r.out;
   EXPECT_TRUE(contains(r.out, "cycles per image (the cycle model")) << r.out;
@@ -350,8 +349,8 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
                  1, {"layer 'conv1'", "weights file", "not found"});
 
   // Options of the other backends are refused before anything runs.
-  const std::vector<std::string> good_run = {"run", kCifar, "--weights", w, "--input",
-                                             w + "/input.npy", "--output", path("y.npy")};
+  const std::vector<std::string> good_run = {
+      "run", kCifar, "--weights", w, "--input", w + "/input.npy", "--output", path("y.npy")};
   const auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = good_run;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -389,8 +388,8 @@ TEST_F(Cli, ErrorsExitWithOneAndAClearMessage) {
 // device, and `gen` and `compile` under a file-size limit (as on a full disk).
 TEST_F(Cli, FailedWritesExitWithOneAndLeaveNoPartialFile) {
   const std::string w = generate();
-  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--input",
-                                        w + "/input.npy", "--output"};
+  const std::vector<std::string> run = {"run",     kCifar,           "--weights", w,
+                                        "--input", w + "/input.npy", "--output"};
   for (const char* backend : {"golden", "isa"}) {
     std::vector<std::string> a = run;
     a.insert(a.end(), {"/dev/full", "--backend", backend});
@@ -405,9 +404,8 @@ TEST_F(Cli, FailedWritesExitWithOneAndLeaveNoPartialFile) {
   const Outcome gen = limited({"gen", kCifar, "--seed", "1", "--out", path("g")});
   expect_failure(gen, 1, {path("g") + "/", "File too large"});
   EXPECT_FALSE(contains(gen.err, "magic")) << gen.err;
-  const Outcome comp =
-      limited({"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--listing",
-               path("p.txt")});
+  const Outcome comp = limited(
+      {"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--listing", path("p.txt")});
   expect_failure(comp, 1, {path("p.bin") + ": cannot write file", "File too large"});
   EXPECT_FALSE(fs::exists(path("p.bin")));
   for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
@@ -424,7 +422,8 @@ TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
   const std::string in = w + "/input.npy";
   const std::string cfg = kSource + "/config/default.yaml";
   const std::string y = path("out/y.npy");
-  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--input", in, "--output", y};
+  const std::vector<std::string> run = {"run",     kCifar, "--weights", w,
+                                        "--input", in,     "--output",  y};
   const auto plus = [](std::vector<std::string> a, const std::vector<std::string>& extra) {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
@@ -442,7 +441,8 @@ TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
       {plus(run, {"--check"}), "--check and --trace apply to --backend rtl only"},
       {plus(run, {"--backend", "isa", "--check"}), "--check and --trace apply to --backend rtl"},
       {plus(run, {"--backend", "isa", "--trace", path("t.fst")}), "--backend rtl only"},
-      {plus(run, {"--backend", "rtl", "--dump-dir", path("d")}), "--dump-dir needs --backend golden"},
+      {plus(run, {"--backend", "rtl", "--dump-dir", path("d")}),
+       "--dump-dir needs --backend golden"},
       {plus(run, {"--target", cfg}), "--target applies to --backend isa and rtl only"},
       {plus(run, {"--config", cfg}), "--target applies to --backend isa and rtl only"},
       {plus(run, {"--instances", "2"}), "--instances needs --backend isa or rtl"},
@@ -471,8 +471,7 @@ TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
       {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--weight-min=-200"}, "--weight-min"},
       {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--weight-min", "5", "--weight-max=-5"},
        "--weight-min 5 is larger than --weight-max -5"},
-      {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--weight-min", "0", "--weight-max",
-        "0"},
+      {{"gen", kCifar, "--seed", "1", "--out", path("g"), "--weight-min", "0", "--weight-max", "0"},
        "holds no non-zero weight"},
       {{"compile", kCifar, "--weights", w}, "--out"},
       {{"compile", kCifar, "--weights", w, "--out", path("p.bin"), "--batch", "0"}, "--batch"},
@@ -483,8 +482,7 @@ TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
        "--instances"},
       {{"compile", kCifar, "--weights", w, "--bundle", path("b.strb"), "--instances", "2"},
        "excludes"},
-      {{"compile", kCifar, "--weights", w, "--bundle", path("b.strb"), "--listing",
-        path("p.txt")},
+      {{"compile", kCifar, "--weights", w, "--bundle", path("b.strb"), "--listing", path("p.txt")},
        "--listing requires --out"},
       {{"rules", "--update", path("a.md"), "--check", path("b.md")}, "excludes"},
       {{"plan", kCifar}, "--device"},
@@ -518,9 +516,9 @@ TEST_F(Cli, EveryUsageErrorOfEverySubcommandExitsWithTwo) {
 // network's shapes and, from the YAML's scales, its quantisation scales.
 TEST_F(Cli, CompileWritesABundleTheDriverReads) {
   const std::string w = generate();
-  const std::string yaml =
-      write("scaled.yaml", "name: scaled\ninput: [3, 32, 32]\nscales: {input: 0.5, output: 0.25}\n" +
-                               slurp(kCifar).substr(slurp(kCifar).find("layers:")));
+  const std::string yaml = write(
+      "scaled.yaml", "name: scaled\ninput: [3, 32, 32]\nscales: {input: 0.5, output: 0.25}\n" +
+                         slurp(kCifar).substr(slurp(kCifar).find("layers:")));
   const Outcome r = strata({"compile", yaml, "--weights", w, "--config",
                             kSource + "/config/default.yaml", "--bundle", path("c.strb")});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -536,9 +534,11 @@ TEST_F(Cli, CompileWritesABundleTheDriverReads) {
   EXPECT_EQ(b.input.scale, 0.5f);
   EXPECT_EQ(b.output.scale, 0.25f);
   // Bad scales are the YAML's errors.
-  const std::string bad = write("bad.yaml", "name: bad\ninput: [3, 32, 32]\nscales: {input: nan}\n" +
-                                                slurp(kCifar).substr(slurp(kCifar).find("layers:")));
-  expect_failure(strata({"info", bad}), 1, {bad + ":3:", "'input' must be a finite number above 0"});
+  const std::string bad =
+      write("bad.yaml", "name: bad\ninput: [3, 32, 32]\nscales: {input: nan}\n" +
+                            slurp(kCifar).substr(slurp(kCifar).find("layers:")));
+  expect_failure(strata({"info", bad}), 1,
+                 {bad + ":3:", "'input' must be a finite number above 0"});
 }
 
 // A command writes all of its files or none: an unwritable listing leaves no
@@ -546,8 +546,8 @@ TEST_F(Cli, CompileWritesABundleTheDriverReads) {
 // output that cannot be written is an error too.
 TEST_F(Cli, OutputIsAllOrNothing) {
   const std::string w = generate();
-  const std::vector<std::string> compile = {"compile", kCifar, "--weights", w, "--out",
-                                            path("p.bin"), "--listing"};
+  const std::vector<std::string> compile = {"compile", kCifar,        "--weights", w,
+                                            "--out",   path("p.bin"), "--listing"};
   const auto plus = [](std::vector<std::string> a, const std::vector<std::string>& extra) {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
@@ -566,16 +566,15 @@ TEST_F(Cli, OutputIsAllOrNothing) {
   EXPECT_FALSE(fs::exists(path("new")));
   // A chain's programs: every stage or none (the second stage's listing is a directory).
   fs::create_directories(path("c.stage1.txt"));
-  expect_failure(strata({"compile", kCifar, "--weights", w, "--out", path("c.bin"),
-                         "--instances", "2", "--listing", path("c.txt")}),
+  expect_failure(strata({"compile", kCifar, "--weights", w, "--out", path("c.bin"), "--instances",
+                         "2", "--listing", path("c.txt")}),
                  1, {path("c.stage1.txt") + ": cannot write file: it is a directory"});
   for (const auto& e : fs::directory_iterator(dir_)) {
     const std::string name = e.path().filename().string();
     EXPECT_TRUE(!contains(name, "c.stage") || name == "c.stage1.txt") << e.path();
   }
   // run: the output and the per-layer dumps.
-  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--input",
-                                        w + "/input.npy"};
+  const std::vector<std::string> run = {"run", kCifar, "--weights", w, "--input", w + "/input.npy"};
   expect_failure(strata(plus(run, {"--output", "/dev/full", "--dump-dir", path("dump")})), 1,
                  {"/dev/full"});
   EXPECT_FALSE(fs::exists(path("dump")));
@@ -617,16 +616,16 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
                  {"sparsity"});
   expect_failure(strata({"gen", kCifar, "--seed", "one", "--out", path("g")}), 2, {"seed"});
   expect_failure(strata({"info", kCifar, "--bogus"}), 2, {"--bogus"});
-  expect_failure(strata({"run", kCifar, "--input", "x.npy", "--output", "y.npy", "--backend",
-                         "rtl", "--mode", "both"}),
+  expect_failure(strata({"run", kCifar, "--input", "x.npy", "--output", "y.npy", "--backend", "rtl",
+                         "--mode", "both"}),
                  2, {"both"});
   expect_failure(strata({"bench", kCifar, "--mode", "eager"}), 2, {"eager"});
   expect_failure(strata({"bench", kCifar, "--batch", "0"}), 2, {"batch"});
   expect_failure(strata({"bench"}), 2, {"network"});
   // Numbers CLI11 would convert quietly: NaN passes a range check (every
   // comparison with it is false), and unsigned seeds wrap or saturate.
-  expect_failure(strata({"gen", kCifar, "--seed", "1", "--out", path("g"), "--sparsity", "nan"}),
-                 2, {"sparsity", "nan"});
+  expect_failure(strata({"gen", kCifar, "--seed", "1", "--out", path("g"), "--sparsity", "nan"}), 2,
+                 {"sparsity", "nan"});
   for (const char* seed : {"-1", "18446744073709551616", "99999999999999999999999", "1.5", ""}) {
     expect_failure(strata({"gen", kCifar, "--seed", seed, "--out", path("g")}), 2, {"--seed"});
     expect_failure(strata({"bench", kCifar, "--seed", seed}), 2, {"--seed"});

@@ -242,8 +242,8 @@ layers:
   EXPECT_EQ(a.params.bias, std::vector<int32_t>(12, 0));
   EXPECT_EQ(a.params.shift, add.requant.shift);
   EXPECT_EQ(a.weights.shape(), (Shape{12, 16, 1, 1}));
-  EXPECT_EQ(a.weights(9, 1, 0, 0), 3);   // wa on lane 9 mod 8 of the pass's group 0 (d1's)
-  EXPECT_EQ(a.weights(9, 9, 0, 0), 5);   // wb on the same lane of group 1 (c0's)
+  EXPECT_EQ(a.weights(9, 1, 0, 0), 3);  // wa on lane 9 mod 8 of the pass's group 0 (d1's)
+  EXPECT_EQ(a.weights(9, 9, 0, 0), 5);  // wb on the same lane of group 1 (c0's)
   EXPECT_EQ(a.weights(9, 2, 0, 0), 0);
   // Two ops read c0's result: it is stored, and both read it from external
   // memory, as tiled ops do; the add reads both of its operands there.
@@ -251,7 +251,7 @@ layers:
   EXPECT_TRUE(conv_plan(pl, 0).out_external);
   EXPECT_TRUE(conv_plan(pl, 1).tiled);
   EXPECT_TRUE(conv_plan(pl, 2).tiled);
-  EXPECT_EQ(conv_plan(pl, 2).g_in, 4);    // two operands of two groups
+  EXPECT_EQ(conv_plan(pl, 2).g_in, 4);  // two operands of two groups
   EXPECT_EQ(conv_plan(pl, 2).g_pass, 2);
   EXPECT_EQ(conv_plan(pl, 2).per_pass, 2);
   EXPECT_EQ(conv_plan(pl, 1).per_pass, 2);  // B = ceil(3 * 3 / 8)
@@ -314,8 +314,8 @@ layers:
       for (int64_t tap = 0; tap < 16; ++tap) {
         const auto got = static_cast<int8_t>(
             pl.weights[q.weights_ext + ((pass * 8 + pe) * 2 + tap / 8) * 8 + tap % 8]);
-        const int8_t want = co < 10 && tap < 9 ? net.layers[0].weights(co, 0, tap / 3, tap % 3)
-                                               : int8_t{0};
+        const int8_t want =
+            co < 10 && tap < 9 ? net.layers[0].weights(co, 0, tap / 3, tap % 3) : int8_t{0};
         EXPECT_EQ(got, want) << "pass " << pass << " pe " << pe << " tap " << tap;
       }
     }
@@ -336,7 +336,8 @@ layers:
     ADD_FAILURE() << "lowered";
   } catch (const Error& e) {
     EXPECT_EQ(e.where().layer, "a");
-    EXPECT_TRUE(test::contains(e.what(), "Ma = 40000, Mb = 40001 are not wa * M, wb * M")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "Ma = 40000, Mb = 40001 are not wa * M, wb * M"))
+        << e.what();
   }
 }
 
@@ -489,11 +490,11 @@ layers:
   // Word t = (g*H + y)*W + x, lane l: channel g*N + l at (y, x), flattened (c*H + y)*W + x.
   const int64_t n = t_.lanes;
   EXPECT_EQ(f.at(0, 0, n), 0);
-  EXPECT_EQ(f.at(1, 0, n), 1);       // x = 1
-  EXPECT_EQ(f.at(0, 1, n), 6);       // channel 1
-  EXPECT_EQ(f.at(7, 1, n), 55);      // g 1, y 0, x 1: channel 9 -> (9*2+0)*3+1
-  EXPECT_EQ(f.at(7, 2, n), -1);      // channel 10 does not exist
-  EXPECT_EQ(conv_plan(pl, 0).passes, 2);    // 10 output channels, P = 8
+  EXPECT_EQ(f.at(1, 0, n), 1);            // x = 1
+  EXPECT_EQ(f.at(0, 1, n), 6);            // channel 1
+  EXPECT_EQ(f.at(7, 1, n), 55);           // g 1, y 0, x 1: channel 9 -> (9*2+0)*3+1
+  EXPECT_EQ(f.at(7, 2, n), -1);           // channel 10 does not exist
+  EXPECT_EQ(conv_plan(pl, 0).passes, 2);  // 10 output channels, P = 8
   EXPECT_EQ(base(pl.ops[0]).param_entries, 16);
 }
 
@@ -556,8 +557,8 @@ layers:
   EXPECT_EQ(resident.params.size(), 256u);
 
   HwTarget t = t_;
-  t.param_depth = 24;      // 16 fit, 32 do not
-  t.pe_cache_depth = 40;   // 54 words do not fit, two slots of 18 do
+  t.param_depth = 24;     // 16 fit, 32 do not
+  t.pe_cache_depth = 40;  // 54 words do not fit, two slots of 18 do
   const Plan streamed = plan(net, ops, t, {});
   EXPECT_FALSE(streamed.params_resident);
   EXPECT_EQ(base(streamed.ops[0]).param_base, -1);
@@ -582,9 +583,10 @@ layers:
   EXPECT_EQ(conv_plan(split, 1).chunk_groups, 1);
   EXPECT_EQ(conv_plan(split, 1).per_pass, 9);
   EXPECT_EQ(conv_plan(split, 1).weight_blocks(), 4);  // 2 passes x 2 chunks
-  EXPECT_TRUE(any_contains(split.notes, "c2: the weights of one pass need 18 words in every "
-                                        "PE cache, 16 are free: split into 2 chunks of 1 "
-                                        "input group (9 words)"));
+  EXPECT_TRUE(any_contains(split.notes,
+                           "c2: the weights of one pass need 18 words in every "
+                           "PE cache, 16 are free: split into 2 chunks of 1 "
+                           "input group (9 words)"));
   // One input group's 9 taps do not fit 8 words: no split helps.
   t.pe_cache_depth = 8;
   try {
@@ -677,9 +679,9 @@ layers:
   ASSERT_EQ(chunks.size(), 6u);
   const int64_t w0 = chunks[0].ext_word;  // pass p's word i at w0 + p * 8 * 18 + i
   const std::vector<std::array<int64_t, 4>> want = {
-      {0, 12, 0, 0},             {12, 6, 12, 0},            // pass 0 into [0, 18)
-      {144 + 6, 12, 18, 0},      {144 + 0, 6, 12, 1},       // pass 1 into [12, 30): 12..17 wait
-      {288 + 0, 12, 0, 0},       {288 + 12, 6, 12, 1}};     // pass 2: 0..11 held pass 0
+      {0, 12, 0, 0},        {12, 6, 12, 0},         // pass 0 into [0, 18)
+      {144 + 6, 12, 18, 0}, {144 + 0, 6, 12, 1},    // pass 1 into [12, 30): 12..17 wait
+      {288 + 0, 12, 0, 0},  {288 + 12, 6, 12, 1}};  // pass 2: 0..11 held pass 0
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(chunks[i].ext_word - w0, want[i][0]) << i;
     EXPECT_EQ(chunks[i].row_words, want[i][1]) << i;
@@ -793,12 +795,12 @@ TEST(DependenciesPass, FieldsOfATinyProgram) {
   EXPECT_EQ(s.acq0, 2);
   EXPECT_EQ(s.acq0_first, 1);
   EXPECT_EQ(s.acq0_step, 1);
-  EXPECT_EQ(s.rel0, 0);  // S2C: no compute after it
-  EXPECT_EQ(s.rel1, 1);  // S2L: the second LOAD waits until the rows are stored
+  EXPECT_EQ(s.rel0, 0);   // S2C: no compute after it
+  EXPECT_EQ(s.rel1, 1);   // S2L: the second LOAD waits until the rows are stored
   EXPECT_EQ(l2.acq0, 1);  // C2L
   EXPECT_EQ(l2.acq0_first, 1);
   EXPECT_EQ(l2.acq0_step, 0);
-  EXPECT_EQ(l2.acq1, 1);  // S2L
+  EXPECT_EQ(l2.acq1, 1);                                                  // S2L
   EXPECT_EQ(d.units, (std::array<int64_t, isa::kEdges>{2, 2, 1, 0, 1}));  // L2C C2S C2L S2C S2L
   EXPECT_EQ(header(emits[1]), isa::Header{}) << "the input is not changed";
 }
@@ -840,9 +842,9 @@ TEST(DispatchOrderPass, LaterComputesMoveAheadOfThePrefetchTheyDoNotNeed) {
   second.dst_id = 2;
   ComputeInstr all = pool_copy(4);
   all.dst_id = 3;
-  const std::vector<Emit> emits = {em.load(row_load(0), "l"),   em.load(row_load(1), "l"),
+  const std::vector<Emit> emits = {em.load(row_load(0), "l"),     em.load(row_load(1), "l"),
                                    em.compute(pool_copy(2), "a"), em.load(row_load(2), "l"),
-                                   em.load(row_load(3), "l"),   em.compute(second, "b"),
+                                   em.load(row_load(3), "l"),     em.compute(second, "b"),
                                    em.compute(all, "c")};
   const Dependencies d = dependencies(emits);
   EXPECT_EQ(header(d.emits[2]).acq0, 2);
@@ -904,8 +906,7 @@ TEST_F(AssemblePass, ExternalAddressesAreRelocatedPastTheInstructions) {
   EXPECT_EQ(prog.region("weights").offset, data + emission_.data.weights);
   EXPECT_EQ(prog.input.image_addr, (std::vector<uint64_t>{data + emission_.data.inputs[0]}));
   EXPECT_EQ(prog.image.size(), data + emission_.data.end);
-  EXPECT_EQ(prog.instructions.front().opcode_value(),
-            static_cast<uint64_t>(isa::Opcode::kConfig));
+  EXPECT_EQ(prog.instructions.front().opcode_value(), static_cast<uint64_t>(isa::Opcode::kConfig));
   EXPECT_EQ(isa::decode_config(prog.instructions.front()).lanes, t_.lanes);
   for (size_t i = 0; i < emits_.size(); ++i) {
     const isa::Instruction& in = prog.instructions[i + 1];

@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <random>
 #include <regex>
 #include <set>
@@ -78,8 +78,8 @@ uint64_t test_seed(uint64_t fallback) {
 
 // An example network with parameters from strata gen's library function.
 Network generated_example(const std::string& name, uint64_t seed) {
-  Network net = load_network((kSource / "examples" / (name + ".yaml")).string(),
-                             LoadOptions{"", false});
+  Network net =
+      load_network((kSource / "examples" / (name + ".yaml")).string(), LoadOptions{"", false});
   GenOptions o;
   o.seed = seed;
   generate_parameters(net, o, random_images(net.input_shape, o.images, seed));
@@ -105,7 +105,7 @@ struct SimRun {
 };
 
 SimRun run_program(const Program& prog, const std::vector<Tensor<int8_t>>& images,
-                const SimOptions& options = {}) {
+                   const SimOptions& options = {}) {
   std::vector<uint8_t> memory = prog.image;
   for (size_t i = 0; i < images.size(); ++i) {
     write_input(prog, memory, static_cast<int>(i), images[i]);
@@ -154,8 +154,8 @@ void expect_golden_outputs(const Network& net, const Tensor<int8_t>& image,
   const std::vector<Tensor<int8_t>> want = run_network_outputs(net, image);
   ASSERT_EQ(got.size(), want.size()) << where;
   for (size_t j = 0; j < want.size(); ++j) {
-    expect_equal_output(want[j], got[j], fmt::format("{}, output {} '{}'", where, j,
-                                                     net.output_name(j)));
+    expect_equal_output(want[j], got[j],
+                        fmt::format("{}, output {} '{}'", where, j, net.output_name(j)));
   }
 }
 
@@ -225,40 +225,32 @@ TEST_P(Examples, EveryOutputEqualsTheGoldenModel) {
 
 INSTANTIATE_TEST_SUITE_P(
     Compiler, Examples,
-    ::testing::Values(ExampleCase{"cifar10_quick", 1, false, false},
-                      ExampleCase{"cifar10_quick", 1, false, true},
-                      ExampleCase{"cifar10_quick", 1, true, false},
-                      ExampleCase{"cifar10_quick", 1, true, true},
-                      ExampleCase{"lenet5", 2, false, false}, ExampleCase{"lenet5", 2, false, true},
-                      ExampleCase{"lenet5", 2, true, false}, ExampleCase{"lenet5", 2, true, true},
-                      ExampleCase{"strided_net", 3, false, false},
-                      ExampleCase{"strided_net", 3, false, true},
-                      ExampleCase{"strided_net", 3, true, false},
-                      ExampleCase{"strided_net", 3, true, true},
-                      ExampleCase{"residual_net", 8, false, false},
-                      ExampleCase{"residual_net", 8, false, true},
-                      ExampleCase{"residual_net", 8, true, false},
-                      ExampleCase{"inverted_residual_net", 9, false, false},
-                      ExampleCase{"inverted_residual_net", 9, false, true},
-                      ExampleCase{"inverted_residual_net", 9, true, true},
-                      ExampleCase{"sppf_pools", 10, false, false},
-                      ExampleCase{"sppf_pools", 10, false, true},
-                      ExampleCase{"sppf_pools", 10, true, false},
-                      ExampleCase{"concat_net", 11, false, false},
-                      ExampleCase{"concat_net", 11, true, true},
-                      ExampleCase{"table_net", 12, false, false},
-                      ExampleCase{"table_net", 12, true, true},
-                      ExampleCase{"se_net", 13, false, false},
-                      ExampleCase{"se_net", 13, false, true},
-                      ExampleCase{"se_net", 13, true, true},
-                      ExampleCase{"two_heads", 14, false, false},
-                      ExampleCase{"two_heads", 14, false, true},
-                      ExampleCase{"two_heads", 14, true, true}),
+    ::testing::Values(
+        ExampleCase{"cifar10_quick", 1, false, false}, ExampleCase{"cifar10_quick", 1, false, true},
+        ExampleCase{"cifar10_quick", 1, true, false}, ExampleCase{"cifar10_quick", 1, true, true},
+        ExampleCase{"lenet5", 2, false, false}, ExampleCase{"lenet5", 2, false, true},
+        ExampleCase{"lenet5", 2, true, false}, ExampleCase{"lenet5", 2, true, true},
+        ExampleCase{"strided_net", 3, false, false}, ExampleCase{"strided_net", 3, false, true},
+        ExampleCase{"strided_net", 3, true, false}, ExampleCase{"strided_net", 3, true, true},
+        ExampleCase{"residual_net", 8, false, false}, ExampleCase{"residual_net", 8, false, true},
+        ExampleCase{"residual_net", 8, true, false},
+        ExampleCase{"inverted_residual_net", 9, false, false},
+        ExampleCase{"inverted_residual_net", 9, false, true},
+        ExampleCase{"inverted_residual_net", 9, true, true},
+        ExampleCase{"sppf_pools", 10, false, false}, ExampleCase{"sppf_pools", 10, false, true},
+        ExampleCase{"sppf_pools", 10, true, false}, ExampleCase{"concat_net", 11, false, false},
+        ExampleCase{"concat_net", 11, true, true}, ExampleCase{"table_net", 12, false, false},
+        ExampleCase{"table_net", 12, true, true}, ExampleCase{"se_net", 13, false, false},
+        ExampleCase{"se_net", 13, false, true}, ExampleCase{"se_net", 13, true, true},
+        ExampleCase{"two_heads", 14, false, false}, ExampleCase{"two_heads", 14, false, true},
+        ExampleCase{"two_heads", 14, true, true}),
     case_name);
 
 // ---- sparse programs (docs/sparsity.md) ----------------------------------------------------
 
-HwTarget sparse_target() { return HwTarget::from_yaml((kSource / "config" / "sparse.yaml").string()); }
+HwTarget sparse_target() {
+  return HwTarget::from_yaml((kSource / "config" / "sparse.yaml").string());
+}
 
 // Total PE-array beats of a simulated run.
 int64_t beats_of(const SimResult& r) {
@@ -281,8 +273,8 @@ class SparseExamples : public ::testing::TestWithParam<SparseCase> {};
 // program on the same weights; at 50 % and 90 % zeros they take fewer.
 TEST_P(SparseExamples, PackedProgramsEqualTheGoldenModel) {
   const SparseCase& c = GetParam();
-  Network net = load_network((kSource / "examples" / (c.name + ".yaml")).string(),
-                             LoadOptions{"", false});
+  Network net =
+      load_network((kSource / "examples" / (c.name + ".yaml")).string(), LoadOptions{"", false});
   GenOptions o;
   o.seed = c.seed;
   o.sparsity = c.sparsity_percent / 100.0;
@@ -302,10 +294,10 @@ TEST_P(SparseExamples, PackedProgramsEqualTheGoldenModel) {
     EXPECT_GT(packed_ops, 0) << where;
     EXPECT_LT(beats_of(rs.sim), beats_of(rd.sim)) << where;
   }
-  std::cout << fmt::format("[ SPARSE   ] {}: {} packed ops, {} beats (dense program {}, {:.2f}x)\n",
-                           where, packed_ops, beats_of(rs.sim), beats_of(rd.sim),
-                           static_cast<double>(beats_of(rd.sim)) /
-                               static_cast<double>(beats_of(rs.sim)));
+  std::cout << fmt::format(
+      "[ SPARSE   ] {}: {} packed ops, {} beats (dense program {}, {:.2f}x)\n", where, packed_ops,
+      beats_of(rs.sim), beats_of(rd.sim),
+      static_cast<double>(beats_of(rd.sim)) / static_cast<double>(beats_of(rs.sim)));
 }
 
 std::string sparse_case_name(const ::testing::TestParamInfo<SparseCase>& info) {
@@ -374,10 +366,11 @@ TEST(Compiler, GraphCornersEqualTheGoldenModel) {
        "  - {name: g, type: global_avgpool}\n"
        "  - {name: fl, type: flatten}\n"
        "  - {name: fc, type: fc, out_features: 7}\n"},
-      {"one_pixel", "input: [24, 1, 1]\nlayers:\n"
-                    "  - {name: g, type: global_avgpool}\n"
-                    "  - {name: d, type: depthwise, kernel: 1}\n"
-                    "  - {name: a, type: add, inputs: [d, g]}\n"},
+      {"one_pixel",
+       "input: [24, 1, 1]\nlayers:\n"
+       "  - {name: g, type: global_avgpool}\n"
+       "  - {name: d, type: depthwise, kernel: 1}\n"
+       "  - {name: a, type: add, inputs: [d, g]}\n"},
   };
   TempFiles files;
   for (const auto& [name, yaml] : nets) {
@@ -443,8 +436,7 @@ TEST(Compiler, ChannelMultipliesEqualTheGoldenModel) {
       for (const CompiledOp& op : prog.ops) {
         if (op.kind != "mul") continue;
         ++muls;
-        EXPECT_NE(op.detail.find("COMPUTE DEPTHWISE with the vector as weights"),
-                  std::string::npos)
+        EXPECT_NE(op.detail.find("COMPUTE DEPTHWISE with the vector as weights"), std::string::npos)
             << op.detail;
       }
       EXPECT_EQ(muls, name == "se_chain" ? 2 : 1) << name << " on " << target.name;
@@ -461,13 +453,15 @@ TEST(Compiler, ChannelMultipliesEqualTheGoldenModel) {
 TEST(Compiler, TableActivationsEqualTheGoldenModel) {
   const std::string yaml =
       "name: tables\ninput: [5, 14, 14]\nlayers:\n"
-      "  - {name: c1, type: conv, out_channels: 12, kernel: 3, pad: 1, activation: {table: t1.npy}}\n"
+      "  - {name: c1, type: conv, out_channels: 12, kernel: 3, pad: 1, activation: {table: "
+      "t1.npy}}\n"
       "  - {name: r1, type: clamp, lo: -30, hi: 90}\n"
       "  - {name: p1, type: maxpool, kernel: 2}\n"
       "  - {name: d1, type: depthwise, kernel: 3, pad: 1, activation: {table: t2.npy}}\n"
       "  - {name: d2, type: depthwise, kernel: 5, pad: 2, activation: {table: t3.npy}}\n"
       "  - {name: a1, type: add, inputs: [d2, p1], activation: {table: t4.npy}}\n"
-      "  - {name: c2, type: conv, out_channels: 9, kernel: 3, stride: 2, activation: {table: t5.npy}}\n"
+      "  - {name: c2, type: conv, out_channels: 9, kernel: 3, stride: 2, activation: {table: "
+      "t5.npy}}\n"
       "  - {name: f1, type: fc, out_features: 20, activation: {table: t6.npy}}\n"
       "  - {name: f2, type: fc, out_features: 7, activation: {table: t7.npy}}\n";
   TempFiles files;
@@ -477,8 +471,8 @@ TEST(Compiler, TableActivationsEqualTheGoldenModel) {
   generate_parameters(net, go, random_images(net.input_shape, go.images, 21));
   HwTarget t8 = HwTarget::defaults(), big = p16n16(),
            tiny = HwTarget::from_yaml((kSource / "config" / "tiny.yaml").string());
-  for (const auto& [target, slots] : {std::pair{t8, 8}, std::pair{big, 8}, std::pair{tiny, 2},
-                                      std::pair{tiny, 1}}) {
+  for (const auto& [target, slots] :
+       {std::pair{t8, 8}, std::pair{big, 8}, std::pair{tiny, 2}, std::pair{tiny, 1}}) {
     HwTarget t = target;
     t.act_tables = slots;
     const std::string where = fmt::format("{} with act_tables {}", t.name, t.act_tables);
@@ -501,7 +495,8 @@ TEST(Compiler, TableActivationsEqualTheGoldenModel) {
     if (t.act_tables >= 7) {
       EXPECT_EQ(table_loads, 1) << where << ": resident tables, one LOAD";
     } else {
-      EXPECT_EQ(table_loads, 2 * 5 + 2) << where << ": a LOAD before each use (per image; FC: per batch)";
+      EXPECT_EQ(table_loads, 2 * 5 + 2)
+          << where << ": a LOAD before each use (per image; FC: per batch)";
     }
   }
   // Without the table unit: refused, naming the layer.
@@ -515,16 +510,17 @@ TEST(Compiler, TableActivationsEqualTheGoldenModel) {
     EXPECT_NE(std::string(e.what()).find("act_tables = 0"), std::string::npos) << e.what();
   }
   // A relu after a table layer: folded into the table, the COMPUTE's clamp stays full.
-  Network folded = load_network(
-      files.write("fold.yaml", "name: fold\ninput: [3, 6, 6]\nlayers:\n"
+  Network folded =
+      load_network(files.write("fold.yaml",
+                               "name: fold\ninput: [3, 6, 6]\nlayers:\n"
                                "  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1, "
                                "activation: {table: t.npy}}\n"
                                "  - {name: r, type: relu}\n"),
-      LoadOptions{"", false});
+                   LoadOptions{"", false});
   generate_parameters(folded, go, random_images(folded.input_shape, go.images, 21));
   t8.act_tables = 8;
-  const Program fp = check_network(folded, t8, split(random_images(folded.input_shape, 1, 3)),
-                                   "folded relu");
+  const Program fp =
+      check_network(folded, t8, split(random_images(folded.input_shape, 1, 3)), "folded relu");
   for (const isa::Instruction& in : fp.instructions) {
     if (in.opcode_value() != static_cast<uint64_t>(isa::Opcode::kCompute)) continue;
     const isa::ComputeInstr c = isa::decode_compute(in);
@@ -546,8 +542,8 @@ TEST(Compiler, TableActivationsEqualTheGoldenModel) {
 // non-zero tap per filter packs each pass into one row, and an all-zero pass
 // still takes one; FC layers report no rows.
 TEST(Compiler, PackingReportCountsEveryPassOfTheWeightsInTheImage) {
-  Network net = load_network((kSource / "examples" / "cifar10_quick.yaml").string(),
-                             LoadOptions{"", false});
+  Network net =
+      load_network((kSource / "examples" / "cifar10_quick.yaml").string(), LoadOptions{"", false});
   GenOptions o;
   o.seed = 7;
   o.sparsity = 0.5;
@@ -754,7 +750,8 @@ TEST(Compiler, ReorderingTheFirstLayerNeverChangesTheResult) {
   const Program automatic = check_network(net, HwTarget::defaults(), images, "auto");
   EXPECT_EQ(plain.input.layout, InputLayout::kMap);
   EXPECT_EQ(reordered.input.layout, InputLayout::kReordered);
-  EXPECT_EQ(automatic.input.layout, InputLayout::kReordered) << "5x5 taps x 3 channels: fewer beats";
+  EXPECT_EQ(automatic.input.layout, InputLayout::kReordered)
+      << "5x5 taps x 3 channels: fewer beats";
   EXPECT_EQ(reordered.input.groups, 2);  // 15 taps x channels in 8-lane words
   // The first convolution runs as 5x1 over the reordered 32 x 32 map.
   const isa::ComputeInstr* first = nullptr;
@@ -823,8 +820,10 @@ layers:
   isa::Header h;
   isa::Header store;
   for (const isa::Instruction& in : prog.instructions) {
-    if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kCompute)) h = isa::decode_header(in);
-    if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kStore)) store = isa::decode_header(in);
+    if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kCompute))
+      h = isa::decode_header(in);
+    if (in.opcode_value() == static_cast<uint64_t>(isa::Opcode::kStore))
+      store = isa::decode_header(in);
   }
   // params (1 row) + weights (8 rows, one per PE) + input (8 rows).
   EXPECT_EQ(h.acq0, 17);
@@ -849,7 +848,8 @@ struct TargetCase {
 TEST(Compiler, EveryAllocationPathComputesTheSameResults) {
   const std::vector<TargetCase> cases = {
       {"resident weights", [](HwTarget& t) { t.pe_cache_depth = 4096; }, "resident"},
-      {"overlapping weight slots", [](HwTarget& t) { t.pe_cache_depth = 300; }, "two overlapping slots"},
+      {"overlapping weight slots", [](HwTarget& t) { t.pe_cache_depth = 300; },
+       "two overlapping slots"},
       {"params per use", [](HwTarget& t) { t.param_depth = 72; }, "loaded before each use"},
       {"two banks", [](HwTarget& t) { t.banks = 2; }, ""},
       {"small banks", [](HwTarget& t) { t.bank_depth = 2048; }, "tiles of 16"},
@@ -911,8 +911,8 @@ TEST(Compiler, ListingShowsRegionsOpsAndEveryInstruction) {
   const Network net = generated_example("lenet5", 2);
   const Program prog = compile(net, HwTarget::defaults());
   const std::string text = listing(prog);
-  for (const char* part : {"network 'lenet5'", "instructions", "params", "weights",
-                                  "input0", "output", "c1+s2", "f7", "CONFIG", "END"}) {
+  for (const char* part : {"network 'lenet5'", "instructions", "params", "weights", "input0",
+                           "output", "c1+s2", "f7", "CONFIG", "END"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part;
   }
   for (size_t i = 0; i < prog.instructions.size(); ++i) {
@@ -932,8 +932,10 @@ std::string random_network(std::mt19937_64& rng, const std::string& name) {
   std::string out = fmt::format("name: {}\ninput: [{}, {}, {}]\nlayers:\n", name, c, h, w);
   const auto activation = [&]() -> std::string {
     switch (pick(0, 2)) {
-      case 0: return "none";
-      case 1: return "relu";
+      case 0:
+        return "none";
+      case 1:
+        return "relu";
       default: {
         const int lo = pick(-128, 40);
         return fmt::format("{{clamp: [{}, {}]}}", lo, pick(lo, 127));
@@ -951,9 +953,10 @@ std::string random_network(std::mt19937_64& rng, const std::string& name) {
       int pad = pick(0, k - 1);
       if (h + 2 * pad < k || w + 2 * pad < k) pad = k - 1;
       const int oc = pick(0, 4) == 0 ? pick(9, 24) : pick(1, 12);
-      out += fmt::format("  - {{name: {}, type: conv, out_channels: {}, kernel: {}, stride: {}, "
-                         "pad: {}, activation: {}}}\n",
-                         ln, oc, k, s, pad, activation());
+      out += fmt::format(
+          "  - {{name: {}, type: conv, out_channels: {}, kernel: {}, stride: {}, "
+          "pad: {}, activation: {}}}\n",
+          ln, oc, k, s, pad, activation());
       h = (h + 2 * pad - k) / s + 1;
       w = (w + 2 * pad - k) / s + 1;
       c = oc;
@@ -970,9 +973,10 @@ std::string random_network(std::mt19937_64& rng, const std::string& name) {
       int pad = pick(0, k - 1);
       if (h + 2 * pad < k || w + 2 * pad < k) pad = k - 1;
       const bool ceil = pick(0, 1) == 1;
-      out += fmt::format("  - {{name: {}p, type: {}, kernel: {}, stride: {}, pad: {}, ceil_mode: "
-                         "{}}}\n",
-                         ln, avg ? "avgpool" : "maxpool", k, s, pad, ceil ? "true" : "false");
+      out += fmt::format(
+          "  - {{name: {}p, type: {}, kernel: {}, stride: {}, pad: {}, ceil_mode: "
+          "{}}}\n",
+          ln, avg ? "avgpool" : "maxpool", k, s, pad, ceil ? "true" : "false");
       const PoolGeometry g{k, s, pad, ceil};
       h = pool_out_size(h, g);
       w = pool_out_size(w, g);
@@ -1051,75 +1055,147 @@ TEST(RandomNetworks, CompiledAndSimulatedEqualTheGoldenModel) {
 
 struct LimitCase {
   std::string name;
-  std::string yaml;                         // the layers (input line included)
-  std::function<void(HwTarget&)> target;    // edits of the default target
-  std::string layer;                        // the layer the error names ("" = none)
-  std::vector<std::string> parts;           // substrings of the message
+  std::string yaml;                       // the layers (input line included)
+  std::function<void(HwTarget&)> target;  // edits of the default target
+  std::string layer;                      // the layer the error names ("" = none)
+  std::vector<std::string> parts;         // substrings of the message
   int batch = 1;
 };
 
 TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
   const auto none = [](HwTarget&) {};
   const std::vector<LimitCase> cases = {
-      {"kernel", "input: [4, 12, 12]\nlayers:\n  - {name: big, type: conv, out_channels: 4, kernel: 9}\n",
-       none, "big",
-       {"kernel 9 exceeds the target's max_kernel 7", "bounded by max_kernel", "[rule conv.kernel]"}},
+      {"kernel",
+       "input: [4, 12, 12]\nlayers:\n  - {name: big, type: conv, out_channels: 4, kernel: 9}\n",
+       none,
+       "big",
+       {"kernel 9 exceeds the target's max_kernel 7", "bounded by max_kernel",
+        "[rule conv.kernel]"}},
       // (A convolution would run split over chunks of its input groups; a pool handles
       // every group of a pixel at once.)
-      {"no tile fits", "input: [4096, 2, 2]\nlayers:\n  - {name: c, type: maxpool, kernel: 2}\n",
-       [](HwTarget& t) { t.bank_depth = 256; }, "c",
+      {"no tile fits",
+       "input: [4096, 2, 2]\nlayers:\n  - {name: c, type: maxpool, kernel: 2}\n",
+       [](HwTarget& t) { t.bank_depth = 256; },
+       "c",
        {"input feature map [4096][2][2] (512 words per pixel) cannot be split into tiles that fit",
         "bank_depth", "[rule compute.in_range]"}},
-      {"weights per pass", "input: [8, 6, 6]\nlayers:\n  - {name: w5, type: conv, out_channels: 8, kernel: 5, pad: 2}\n",
-       [](HwTarget& t) { t.pe_cache_depth = 16; }, "w5",
+      {"weights per pass",
+       "input: [8, 6, 6]\nlayers:\n  - {name: w5, type: conv, out_channels: 8, kernel: 5, pad: "
+       "2}\n",
+       [](HwTarget& t) { t.pe_cache_depth = 16; },
+       "w5",
        {"the weights of one pass need 25 words in every PE cache, 16 are free",
         "[rule compute.cache_range]"}},
       {"max pool kernel, no smaller window to cascade",
        "input: [8, 8, 8]\nlayers:\n  - {name: p4, type: maxpool, kernel: 4}\n",
-       [](HwTarget& t) { t.max_pool_kernel = 1; }, "p4",
+       [](HwTarget& t) { t.max_pool_kernel = 1; },
+       "p4",
        {"pooling window 4 exceeds the target's max_pool_kernel 1", "[rule pool.kernel]"}},
-      {"avg pool kernel, cut windows", "input: [8, 7, 7]\nlayers:\n  - {name: a4, type: avgpool, kernel: 4, stride: 2, ceil_mode: true}\n",
-       none, "a4", {"pooling window 4 exceeds the target's max_pool_kernel 3", "power-of-two"}},
-      {"one pass's channels", "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 8, kernel: 1}\n",
-       [](HwTarget& t) { t.param_depth = 4; }, "many",
+      {"avg pool kernel, cut windows",
+       "input: [8, 7, 7]\nlayers:\n  - {name: a4, type: avgpool, kernel: 4, stride: 2, ceil_mode: "
+       "true}\n",
+       none,
+       "a4",
+       {"pooling window 4 exceeds the target's max_pool_kernel 3", "power-of-two"}},
+      {"one pass's channels",
+       "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 8, kernel: 1}\n",
+       [](HwTarget& t) { t.param_depth = 4; },
+       "many",
        {"8 output channels need 8 parameter entries, the parameter RAM holds 4 (param_depth)",
         "[rule compute.param_range]"}},
-      {"fc features", "input: [8, 6, 10]\nlayers:\n  - {name: f, type: fc, out_features: 100}\n  - {name: f2, type: fc, out_features: 4}\n",
-       [](HwTarget& t) { t.pe_cache_depth = 64; }, "f",
+      {"fc features",
+       "input: [8, 6, 10]\nlayers:\n  - {name: f, type: fc, out_features: 100}\n  - {name: f2, "
+       "type: fc, out_features: 4}\n",
+       [](HwTarget& t) { t.pe_cache_depth = 64; },
+       "f",
        {"features of the fully-connected layers need 60 + 13 words", "pe_cache_depth",
         "[rule compute.cache_range]"}},
-      {"fc neuron, split, too few banks", "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
+      {"fc neuron, split, too few banks",
+       "input: [8, 10, 10]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n",
        [](HwTarget& t) {
          t.bank_depth = 64;
          t.banks = 2;
        },
-       "f", {"one neuron's weights need 100 words", "they need 3 banks, the target has 2", "[rule compute.in_range]"}},
-      {"conv after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
-       none, "c", {"a convolution after a fully-connected layer is not supported"}},
-      {"pool after fc", "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: maxpool, kernel: 1}\n",
-       none, "p", {"pooling after a fully-connected layer is not supported"}},
-      {"conv after flatten", "input: [2, 3, 3]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
-       none, "c", {"after flatten"}},
+       "f",
+       {"one neuron's weights need 100 words", "they need 3 banks, the target has 2",
+        "[rule compute.in_range]"}},
+      {"conv after fc",
+       "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: c, type: "
+       "conv, out_channels: 4, kernel: 1}\n",
+       none,
+       "c",
+       {"a convolution after a fully-connected layer is not supported"}},
+      {"pool after fc",
+       "input: [4, 1, 1]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: "
+       "maxpool, kernel: 1}\n",
+       none,
+       "p",
+       {"pooling after a fully-connected layer is not supported"}},
+      {"conv after flatten",
+       "input: [2, 3, 3]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: c, type: conv, "
+       "out_channels: 4, kernel: 1}\n",
+       none,
+       "c",
+       {"after flatten"}},
       // A clamp of a flattened map is still one (the op keeps the map as stored): a
       // pool, depthwise or global pool after it is refused, not fused with the map.
-      {"avg pool after conv, flatten, clamp", "input: [7, 8, 8]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 5}\n  - {name: fl, type: flatten}\n  - {name: cl, type: clamp, lo: 74, hi: 117}\n  - {name: p, type: avgpool, kernel: 2, pad: [1, 1, 0, 1]}\n",
-       none, "p", {"pooling after flatten of a map larger than 1x1 is not supported"}},
-      {"avg pool after flatten, relu of the input", "input: [28, 8, 8]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n  - {name: p, type: avgpool, kernel: 1, stride: 3}\n",
-       none, "p", {"pooling after flatten of a map larger than 1x1 is not supported"}},
-      {"global pool after flatten, relu", "input: [1, 2, 2]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n  - {name: g, type: global_avgpool}\n",
-       none, "g", {"a global average pool after flatten of a map larger than 1x1 is not supported"}},
-      {"depthwise after flatten, relu, flatten", "input: [9, 12, 12]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n  - {name: fl2, type: flatten}\n  - {name: d, type: depthwise, kernel: 1, stride: 2}\n",
-       none, "d", {"a depthwise convolution after flatten of a map larger than 1x1 is not supported"}},
-      {"add of a flattened map", "input: [2, 2, 2]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: g, type: global_avgpool, inputs: input}\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - {name: a, type: add, inputs: [c, fl]}\n",
-       none, "a", {"an add after flatten of a map larger than 1x1 is not supported"}},
-      {"add of an fc result as its second operand", "input: [2, 2, 2]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: conv, out_channels: 4, kernel: 1, stride: 2, inputs: input}\n  - {name: a, type: add, inputs: [p, f]}\n",
-       none, "a", {"an add after a fully-connected layer is not supported"}},
-      {"mul by the network input", "input: [4, 1, 1]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n  - {name: m, type: mul, inputs: [c, input]}\n",
-       none, "m", {"a mul whose vector is the network input is not supported"}},
-      {"batch above P", "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
-       none, "", {"batch 9 is outside 1..8"}, 9},
-      {"batch 0", "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
-       none, "", {"batch 0 is outside 1..8"}, 0},
+      {"avg pool after conv, flatten, clamp",
+       "input: [7, 8, 8]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 5}\n  - "
+       "{name: fl, type: flatten}\n  - {name: cl, type: clamp, lo: 74, hi: 117}\n  - {name: p, "
+       "type: avgpool, kernel: 2, pad: [1, 1, 0, 1]}\n",
+       none,
+       "p",
+       {"pooling after flatten of a map larger than 1x1 is not supported"}},
+      {"avg pool after flatten, relu of the input",
+       "input: [28, 8, 8]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n  - "
+       "{name: p, type: avgpool, kernel: 1, stride: 3}\n",
+       none,
+       "p",
+       {"pooling after flatten of a map larger than 1x1 is not supported"}},
+      {"global pool after flatten, relu",
+       "input: [1, 2, 2]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n  - "
+       "{name: g, type: global_avgpool}\n",
+       none,
+       "g",
+       {"a global average pool after flatten of a map larger than 1x1 is not supported"}},
+      {"depthwise after flatten, relu, flatten",
+       "input: [9, 12, 12]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n  - "
+       "{name: fl2, type: flatten}\n  - {name: d, type: depthwise, kernel: 1, stride: 2}\n",
+       none,
+       "d",
+       {"a depthwise convolution after flatten of a map larger than 1x1 is not supported"}},
+      {"add of a flattened map",
+       "input: [2, 2, 2]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: g, type: "
+       "global_avgpool, inputs: input}\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - "
+       "{name: a, type: add, inputs: [c, fl]}\n",
+       none,
+       "a",
+       {"an add after flatten of a map larger than 1x1 is not supported"}},
+      {"add of an fc result as its second operand",
+       "input: [2, 2, 2]\nlayers:\n  - {name: f, type: fc, out_features: 4}\n  - {name: p, type: "
+       "conv, out_channels: 4, kernel: 1, stride: 2, inputs: input}\n  - {name: a, type: add, "
+       "inputs: [p, f]}\n",
+       none,
+       "a",
+       {"an add after a fully-connected layer is not supported"}},
+      {"mul by the network input",
+       "input: [4, 1, 1]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n  - "
+       "{name: m, type: mul, inputs: [c, input]}\n",
+       none,
+       "m",
+       {"a mul whose vector is the network input is not supported"}},
+      {"batch above P",
+       "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
+       none,
+       "",
+       {"batch 9 is outside 1..8"},
+       9},
+      {"batch 0",
+       "input: [4, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 1}\n",
+       none,
+       "",
+       {"batch 0 is outside 1..8"},
+       0},
   };
   TempFiles files;
   for (const LimitCase& c : cases) {
@@ -1147,8 +1223,8 @@ TEST(CompilerLimits, WhatTheTargetCannotRunIsAClearError) {
         EXPECT_EQ(e.where().line, line) << c.name << ": " << what;
       }
       for (const std::string& part : c.parts) {
-        EXPECT_NE(what.find(part), std::string::npos) << c.name << ": '" << part << "' not in "
-                                                      << what;
+        EXPECT_NE(what.find(part), std::string::npos)
+            << c.name << ": '" << part << "' not in " << what;
       }
     }
   }
@@ -1173,7 +1249,8 @@ TEST(Compiler, GroupedConvolutionsAndViewsEqualTheGoldenModel) {
   const std::vector<std::string> nets = {
       // groups of 8 and 16 inputs, 16 and 32 filters: aligned at P = N = 8 (and 16)
       "input: [32, 12, 10]\nlayers:\n"
-      "  - {name: g1, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 2, activation: relu}\n"
+      "  - {name: g1, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 2, activation: "
+      "relu}\n"
       "  - {name: g2, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, groups: 4}\n"
       "  - {name: p, type: maxpool, kernel: 2}\n"
       "  - {name: g3, type: conv, out_channels: 16, kernel: 1, groups: 16}\n",
@@ -1199,7 +1276,8 @@ TEST(Compiler, GroupedConvolutionsAndViewsEqualTheGoldenModel) {
       "  - {name: u2, type: upsample, scale: 3}\n"};
   std::vector<HwTarget> targets = {HwTarget::defaults()};
   for (const char* c : {"tiny", "p4n4", "p16n16", "sparse"}) {
-    targets.push_back(HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));
+    targets.push_back(
+        HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));
   }
   TempFiles files;
   int aligned = 0;
@@ -1212,7 +1290,8 @@ TEST(Compiler, GroupedConvolutionsAndViewsEqualTheGoldenModel) {
     generate_parameters(net, go, random_images(net.input_shape, 1, i + 1));
     const std::vector<Tensor<int8_t>> images = split(random_images(net.input_shape, 2, 77 + i));
     for (const HwTarget& t : targets) {
-      const Program prog = check_network(net, t, images, fmt::format("network {} on {}", i, t.name));
+      const Program prog =
+          check_network(net, t, images, fmt::format("network {} on {}", i, t.name));
       aligned += contains_text(listing(prog), "input group") ? 1 : 0;
     }
   }
@@ -1236,8 +1315,10 @@ TEST(Compiler, SeveralOutputsEqualTheGoldenModel) {
       "  - {name: f, type: flatten, inputs: p1}\n"
       "  - {name: h2, type: conv, out_channels: 9, kernel: 1, inputs: k}\n",
       "input: [3, 40, 36]\noutputs: [head1, head2]\nlayers:\n"
-      "  - {name: c1, type: conv, out_channels: 8, kernel: 3, stride: 2, pad: 1, activation: relu}\n"
-      "  - {name: c2, type: conv, out_channels: 16, kernel: 3, stride: 2, pad: 1, activation: relu}\n"
+      "  - {name: c1, type: conv, out_channels: 8, kernel: 3, stride: 2, pad: 1, activation: "
+      "relu}\n"
+      "  - {name: c2, type: conv, out_channels: 16, kernel: 3, stride: 2, pad: 1, activation: "
+      "relu}\n"
       "  - {name: head1, type: conv, out_channels: 5, kernel: 1}\n"
       "  - {name: c3, type: conv, out_channels: 16, kernel: 3, pad: 1, inputs: c2}\n"
       "  - {name: g, type: global_avgpool}\n"
@@ -1249,7 +1330,8 @@ TEST(Compiler, SeveralOutputsEqualTheGoldenModel) {
       "  - {name: l2, type: clamp, lo: 47, hi: 110}\n"};
   std::vector<HwTarget> targets = {HwTarget::defaults()};
   for (const char* c : {"tiny", "p4n4", "p16n16"}) {
-    targets.push_back(HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));
+    targets.push_back(
+        HwTarget::from_yaml((kSource / "config" / (std::string(c) + ".yaml")).string()));
   }
   TempFiles files;
   for (size_t i = 0; i < nets.size(); ++i) {
@@ -1321,8 +1403,10 @@ TEST(Compiler, MaxPoolsLargerThanThePoolingUnitEqualTheGoldenModel) {
   const uint64_t seed = test_seed(41);
   std::mt19937_64 rng(seed);
   const auto draw = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  std::vector<Geometry> geometries = {{5, 1, 2, 2, 2, 2, false}, {11, 8, 10, 0, 3, 10, true},
-                                      {4, 4, 0, 0, 0, 0, false}, {9, 1, 4, 4, 4, 4, true}};
+  std::vector<Geometry> geometries = {{5, 1, 2, 2, 2, 2, false},
+                                      {11, 8, 10, 0, 3, 10, true},
+                                      {4, 4, 0, 0, 0, 0, false},
+                                      {9, 1, 4, 4, 4, 4, true}};
   for (int k = 4; k <= 11; ++k) {
     for (int i = 0; i < 40; ++i) {
       geometries.push_back(Geometry{k, draw(1, std::min(k, 8)), draw(0, k - 1), draw(0, k - 1),
@@ -1380,10 +1464,11 @@ TEST(Compiler, MaxPoolsLargerThanThePoolingUnitEqualTheGoldenModel) {
       EXPECT_TRUE(parts && note) << where << " on " << target->name;
     }
   }
-  std::cout << fmt::format("max pools larger than the pooling unit: {} geometries, {} runs, {} "
-                           "compiled as cascades, every element equal to the golden model unless "
-                           "reported (seed {})\n",
-                           geometries.size(), runs, cascades, seed);
+  std::cout << fmt::format(
+      "max pools larger than the pooling unit: {} geometries, {} runs, {} "
+      "compiled as cascades, every element equal to the golden model unless "
+      "reported (seed {})\n",
+      geometries.size(), runs, cascades, seed);
   EXPECT_GE(runs, 500);
 }
 
@@ -1398,19 +1483,28 @@ TEST(Compiler, WhatDoesNotFitRunsInTiles) {
     int bands_at_least, strips_at_least;  // 0: runs whole
   };
   const std::vector<Case> cases = {
-      {"input map", "input: [1, 20, 20]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 3}\n",
+      {"input map",
+       "input: [1, 20, 20]\nlayers:\n  - {name: c, type: conv, out_channels: 4, kernel: 3}\n",
        [](HwTarget& t) { t.bank_depth = 256; }, 2, 1},
-      {"output map", "input: [8, 10, 10]\nlayers:\n  - {name: wide, type: conv, out_channels: 64, kernel: 1}\n",
+      {"output map",
+       "input: [8, 10, 10]\nlayers:\n  - {name: wide, type: conv, out_channels: 64, kernel: 1}\n",
        [](HwTarget& t) { t.bank_depth = 512; }, 1, 1},
-      {"pool width", "input: [8, 4, 80]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - {name: p, type: maxpool, kernel: 2}\n",
+      {"pool width",
+       "input: [8, 4, 80]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 1}\n  - "
+       "{name: p, type: maxpool, kernel: 2}\n",
        [](HwTarget&) {}, 1, 2},
-      {"pooled bands and strips", "input: [3, 41, 37]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 5, stride: 1, pad: 2}\n  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}\n  - {name: c2, type: conv, out_channels: 9, kernel: 3, stride: 2, pad: 1}\n  - {name: a, type: avgpool, kernel: 3, stride: 2, pad: 1}\n",
+      {"pooled bands and strips",
+       "input: [3, 41, 37]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 5, "
+       "stride: 1, pad: 2}\n  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}\n  "
+       "- {name: c2, type: conv, out_channels: 9, kernel: 3, stride: 2, pad: 1}\n  - {name: a, "
+       "type: avgpool, kernel: 3, stride: 2, pad: 1}\n",
        [](HwTarget& t) {
          t.bank_depth = 256;
          t.max_image_width = 16;
        },
        2, 2},
-      {"channels", "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 24, kernel: 1}\n",
+      {"channels",
+       "input: [8, 4, 4]\nlayers:\n  - {name: many, type: conv, out_channels: 24, kernel: 1}\n",
        [](HwTarget& t) { t.param_depth = 16; }, 0, 0},
   };
   TempFiles files;
@@ -1489,49 +1583,81 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
   struct Case {
     std::string name, yaml;
     bool tiny;
-    int64_t chunks;     // COMPUTEs per split pass or tile of neurons, at least
-    bool tiled;         // an op runs in tiles
+    int64_t chunks;  // COMPUTEs per split pass or tile of neurons, at least
+    bool tiled;      // an op runs in tiles
   };
   const std::vector<Case> cases = {
-      {"fc of 32x64x64 features", "input: [32, 64, 64]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 10}\n",
+      {"fc of 32x64x64 features",
+       "input: [32, 64, 64]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, "
+       "out_features: 10}\n",
        false, 32, false},
-      {"fc of 16x20x20 features, tiny", "input: [16, 20, 20]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, out_features: 10, activation: relu}\n  - {name: f2, type: fc, out_features: 5}\n",
+      {"fc of 16x20x20 features, tiny",
+       "input: [16, 20, 20]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: f, type: fc, "
+       "out_features: 10, activation: relu}\n  - {name: f2, type: fc, out_features: 5}\n",
        true, 4, false},
       // AlexNet's classifier in small: fc6 reads a map of 1,152 words, beyond a PE cache;
       // the convolution stores it, fc6 loads it chunk by chunk, fc7 and fc8 as usual.
-      {"fc after a map beyond the PE caches", "input: [16, 6, 6]\nlayers:\n  - {name: c, type: conv, out_channels: 256, kernel: 3, pad: 1, activation: relu}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 200, activation: relu}\n  - {name: f7, type: fc, out_features: 64, activation: relu}\n  - {name: f8, type: fc, out_features: 10}\n",
+      {"fc after a map beyond the PE caches",
+       "input: [16, 6, 6]\nlayers:\n  - {name: c, type: conv, out_channels: 256, kernel: 3, pad: "
+       "1, activation: relu}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, "
+       "out_features: 200, activation: relu}\n  - {name: f7, type: fc, out_features: 64, "
+       "activation: relu}\n  - {name: f8, type: fc, out_features: 10}\n",
        false, 36, false},
-      {"fc after a map beyond the PE caches, tiny", "input: [16, 7, 7]\nlayers:\n  - {name: c, type: conv, out_channels: 128, kernel: 3, pad: 1}\n  - {name: p, type: maxpool, kernel: 2, stride: 1}\n  - {name: fl, type: flatten}\n  - {name: f6, type: fc, out_features: 20, activation: relu}\n  - {name: f7, type: fc, out_features: 10}\n",
+      {"fc after a map beyond the PE caches, tiny",
+       "input: [16, 7, 7]\nlayers:\n  - {name: c, type: conv, out_channels: 128, kernel: 3, pad: "
+       "1}\n  - {name: p, type: maxpool, kernel: 2, stride: 1}\n  - {name: fl, type: flatten}\n  - "
+       "{name: f6, type: fc, out_features: 20, activation: relu}\n  - {name: f7, type: fc, "
+       "out_features: 10}\n",
        true, 4, true},  // the convolution's 784-word map: tiles
-      {"conv 7x7 over 11 groups, relu, max pool, tiny", "input: [88, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 7, pad: 3, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n",
+      {"conv 7x7 over 11 groups, relu, max pool, tiny",
+       "input: [88, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 12, kernel: 7, pad: 3, "
+       "activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n",
        true, 2, false},
-      {"conv 7x7 over 21 groups, table, max pool", "input: [168, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: 3, activation: {table: t.npy}}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, out_channels: 8, kernel: 3}\n",
+      {"conv 7x7 over 21 groups, table, max pool",
+       "input: [168, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: "
+       "3, activation: {table: t.npy}}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, "
+       "type: conv, out_channels: 8, kernel: 3}\n",
        false, 2, false},
-      {"conv in tiles, results stored", "input: [168, 16, 16]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: 3, activation: relu}\n",
+      {"conv in tiles, results stored",
+       "input: [168, 16, 16]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 7, pad: "
+       "3, activation: relu}\n",
        false, 2, true},
-      {"conv in tiles into the PE caches, fc after it, tiny", "input: [80, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, activation: {table: t.npy}}\n  - {name: f, type: fc, out_features: 7}\n",
+      {"conv in tiles into the PE caches, fc after it, tiny",
+       "input: [80, 12, 12]\nlayers:\n  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: "
+       "1, activation: {table: t.npy}}\n  - {name: f, type: fc, out_features: 7}\n",
        true, 2, true},
       // 35 input groups a pixel: no tile of one output row and column fits tiny's 256-word
       // buffers, so each tile loads one chunk of input groups at a time.
-      {"conv over 280 channels, tiles of input-group chunks, stored, tiny", "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: relu}\n",
+      {"conv over 280 channels, tiles of input-group chunks, stored, tiny",
+       "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 8, kernel: 3, pad: 1, "
+       "activation: relu}\n",
        true, 2, true},
-      {"conv over 280 channels, max pool, into a map, conv, tiny", "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 16, kernel: 3, pad: 1, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, out_channels: 8, kernel: 1}\n",
+      {"conv over 280 channels, max pool, into a map, conv, tiny",
+       "input: [280, 6, 5]\nlayers:\n  - {name: c, type: conv, out_channels: 16, kernel: 3, pad: "
+       "1, activation: relu}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: c2, type: conv, "
+       "out_channels: 8, kernel: 1}\n",
        true, 3, true},
-      {"global pool over 40x40", "input: [8, 40, 40]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, out_features: 5}\n",
+      {"global pool over 40x40",
+       "input: [8, 40, 40]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, "
+       "out_features: 5}\n",
        false, 2, false},
       // EfficientNet-B0's first squeeze-and-excitation pool: a map of 12,544 words per
       // group, beyond a bank: loaded in chunks of whole rows.
-      {"global pool over 32x112x112", "input: [32, 112, 112]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: c, type: conv, out_channels: 8, kernel: 1, activation: relu}\n",
+      {"global pool over 32x112x112",
+       "input: [32, 112, 112]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: c, type: "
+       "conv, out_channels: 8, kernel: 1, activation: relu}\n",
        false, 14, true},
-      {"global pool over 16x56x56, tiny", "input: [16, 56, 56]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, out_features: 4}\n",
+      {"global pool over 16x56x56, tiny",
+       "input: [16, 56, 56]\nlayers:\n  - {name: g, type: global_avgpool}\n  - {name: f, type: fc, "
+       "out_features: 4}\n",
        true, 14, true},
   };
   TempFiles files;
   const HwTarget tiny = HwTarget::from_yaml((kSource / "config" / "tiny.yaml").string());
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    Network net = load_network(files.write("split.yaml", "name: split\n" + c.yaml),
-                               LoadOptions{"", false});
+    Network net =
+        load_network(files.write("split.yaml", "name: split\n" + c.yaml), LoadOptions{"", false});
     GenOptions go;
     go.seed = 5;
     go.images = 2;
@@ -1559,8 +1685,8 @@ TEST(Compiler, SplitPassesEqualTheGoldenModel) {
 }
 
 TEST(CompilerLimits, ParametersMustBeLoaded) {
-  const Network net = load_network((kSource / "examples/lenet5.yaml").string(),
-                                   LoadOptions{"", false});
+  const Network net =
+      load_network((kSource / "examples/lenet5.yaml").string(), LoadOptions{"", false});
   try {
     compile(net, HwTarget::defaults());
     ADD_FAILURE() << "compiled without weights";
@@ -1636,16 +1762,22 @@ TEST(Compiler, TransposedTilesNarrowerThanAWordEachStartAWord) {
 // fully-connected layer on the raw input, and a network that only flattens.
 TEST(Compiler, NetworksThatDoNotStartWithAConvolution) {
   const std::vector<std::string> nets = {
-      "input: [12, 9, 9]\nlayers:\n  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}\n  - {name: c, type: conv, out_channels: 5, kernel: 3, pad: 1}\n",
-      "input: [3, 7, 5]\nlayers:\n  - {name: r, type: clamp, lo: -20, hi: 90}\n  - {name: p, type: maxpool, kernel: 2}\n  - {name: f, type: fc, out_features: 7}\n",
-      "input: [3, 7, 5]\nlayers:\n  - {name: r, type: relu}\n  - {name: a, type: avgpool, kernel: 3, pad: 1, stride: 1}\n",
-      "input: [20, 2, 3]\nlayers:\n  - {name: f1, type: fc, out_features: 30, activation: relu}\n  - {name: f2, type: fc, out_features: 9}\n  - {name: r, type: clamp, lo: -5, hi: 5}\n",
+      "input: [12, 9, 9]\nlayers:\n  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: "
+      "true}\n  - {name: c, type: conv, out_channels: 5, kernel: 3, pad: 1}\n",
+      "input: [3, 7, 5]\nlayers:\n  - {name: r, type: clamp, lo: -20, hi: 90}\n  - {name: p, type: "
+      "maxpool, kernel: 2}\n  - {name: f, type: fc, out_features: 7}\n",
+      "input: [3, 7, 5]\nlayers:\n  - {name: r, type: relu}\n  - {name: a, type: avgpool, kernel: "
+      "3, pad: 1, stride: 1}\n",
+      "input: [20, 2, 3]\nlayers:\n  - {name: f1, type: fc, out_features: 30, activation: relu}\n  "
+      "- {name: f2, type: fc, out_features: 9}\n  - {name: r, type: clamp, lo: -5, hi: 5}\n",
       "input: [2, 3, 4]\nlayers:\n  - {name: fl, type: flatten}\n",
-      "input: [9, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 9, kernel: 3, pad: 1}\n  - {name: fl, type: flatten}\n",
+      "input: [9, 4, 4]\nlayers:\n  - {name: c, type: conv, out_channels: 9, kernel: 3, pad: 1}\n  "
+      "- {name: fl, type: flatten}\n",
       // A clamp after a flatten of the input runs on the input map, not on the flat shape.
       "input: [3, 32, 32]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n",
       "input: [1, 2, 2]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: relu}\n",
-      "input: [11, 3, 5]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: clamp, lo: -9, hi: 40}\n  - {name: f, type: fc, out_features: 6}\n",
+      "input: [11, 3, 5]\nlayers:\n  - {name: fl, type: flatten}\n  - {name: r, type: clamp, lo: "
+      "-9, hi: 40}\n  - {name: f, type: fc, out_features: 6}\n",
   };
   TempFiles files;
   for (size_t i = 0; i < nets.size(); ++i) {
@@ -1689,12 +1821,12 @@ TEST(Cli, CompileWritesTheMemoryImageAndAListing) {
   TempFiles files;
   const fs::path& root = files.dir();
   const std::string yaml = (kSource / "examples/lenet5.yaml").string();
-  ASSERT_EQ(run_cli(fmt::format("gen '{}' --seed 2 --out '{}'", yaml, (root / "w").string())).status,
-            0);
-  const Command c = run_cli(fmt::format("compile '{}' --weights '{}' --batch 3 --out '{}' "
-                                        "--listing '{}'",
-                                        yaml, (root / "w").string(), (root / "p.bin").string(),
-                                        (root / "p.txt").string()));
+  ASSERT_EQ(
+      run_cli(fmt::format("gen '{}' --seed 2 --out '{}'", yaml, (root / "w").string())).status, 0);
+  const Command c = run_cli(fmt::format(
+      "compile '{}' --weights '{}' --batch 3 --out '{}' "
+      "--listing '{}'",
+      yaml, (root / "w").string(), (root / "p.bin").string(), (root / "p.txt").string()));
   ASSERT_EQ(c.status, 0) << c.output;
   EXPECT_NE(c.output.find("batch 3"), std::string::npos) << c.output;
   // The image is exactly what the library compiles for the same network.
@@ -1712,10 +1844,10 @@ TEST(Cli, CompileWritesTheMemoryImageAndAListing) {
   cfg = std::regex_replace(cfg, std::regex("\nlanes: 8 "), "\nlanes: 16 ");
   cfg = std::regex_replace(cfg, std::regex("\npes: 8 "), "\npes: 16 ");
   const std::string target = files.write("p16.yaml", cfg);
-  const Command c16 = run_cli(fmt::format("compile '{}' --weights '{}' --target '{}' --batch 16 "
-                                          "--out '{}'",
-                                          yaml, (root / "w").string(), target,
-                                          (root / "p16.bin").string()));
+  const Command c16 =
+      run_cli(fmt::format("compile '{}' --weights '{}' --target '{}' --batch 16 "
+                          "--out '{}'",
+                          yaml, (root / "w").string(), target, (root / "p16.bin").string()));
   ASSERT_EQ(c16.status, 0) << c16.output;
   EXPECT_NE(c16.output.find("(P 16, N 16), batch 16"), std::string::npos) << c16.output;
 
@@ -1735,9 +1867,10 @@ TEST(Cli, RunWithTheIsaBackendEqualsTheGoldenBackend) {
   ASSERT_EQ(run_cli(fmt::format("gen '{}' --seed 3 --images 11 --out '{}'", yaml, w)).status, 0);
   // 11 images: one batch of 8 and one of 3.
   const std::string input = (root / "w" / "images.npy").string();
-  const Command isa = run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}' "
-                                          "--backend isa",
-                                          yaml, w, input, (root / "isa.npy").string()));
+  const Command isa =
+      run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}' "
+                          "--backend isa",
+                          yaml, w, input, (root / "isa.npy").string()));
   ASSERT_EQ(isa.status, 0) << isa.output;
   EXPECT_NE(isa.output.find("2 runs of 2 programs"), std::string::npos) << isa.output;
   const Command golden = run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}'",
@@ -1745,12 +1878,13 @@ TEST(Cli, RunWithTheIsaBackendEqualsTheGoldenBackend) {
   ASSERT_EQ(golden.status, 0) << golden.output;
   EXPECT_EQ(load_npy<int8_t>((root / "isa.npy").string()),
             load_npy<int8_t>((root / "golden.npy").string()));
-  const Command dump = run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}' "
-                                           "--backend isa --dump-dir '{}'",
-                                           yaml, w, input, (root / "o.npy").string(),
-                                           (root / "d").string()));
+  const Command dump =
+      run_cli(fmt::format("run '{}' --weights '{}' --input '{}' --output '{}' "
+                          "--backend isa --dump-dir '{}'",
+                          yaml, w, input, (root / "o.npy").string(), (root / "d").string()));
   EXPECT_EQ(dump.status, 2);  // a usage error
-  EXPECT_NE(dump.output.find("--dump-dir needs --backend golden"), std::string::npos) << dump.output;
+  EXPECT_NE(dump.output.find("--dump-dir needs --backend golden"), std::string::npos)
+      << dump.output;
 }
 
 }  // namespace

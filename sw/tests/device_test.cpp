@@ -74,7 +74,8 @@ TEST_F(DeviceErrors, MalformedFilesAreClearErrors) {
   const int luts_line = 7;  // config/devices/ecp5-45f.yaml
   expect_error("ecp5-45f", edit("\nluts: 43848", "\nluts: many"), luts_line,
                "'luts' must be an integer");
-  expect_error("ecp5-45f", edit("\nluts: 43848", "\nluts: -5"), luts_line, "'luts' = -5 is outside");
+  expect_error("ecp5-45f", edit("\nluts: 43848", "\nluts: -5"), luts_line,
+               "'luts' = -5 is outside");
   expect_error("ecp5-45f", edit("\nluts: 43848[^\n]*", ""), 0, "missing key 'luts'");
   expect_error("ecp5-45f", edit("  count: 72", "  count: 72\n  colour: blue"), 13,
                "unknown key 'dsp.colour'");

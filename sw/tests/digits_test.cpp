@@ -146,9 +146,10 @@ TEST_F(DigitsModel, PredictionsMatchTheNumpyIntegerPipeline) {
     ASSERT_EQ(outputs_[n].shape(), (Shape{kClasses, 1, 1}));
     if (predictions_[n] == expected_[n]) continue;
     if (++wrong <= 10) {
-      ADD_FAILURE() << fmt::format("image {}: numpy pipeline predicts {}, golden model {} "
-                                   "(golden logits {})",
-                                   n, expected_[n], predictions_[n], logits_text(outputs_[n]));
+      ADD_FAILURE() << fmt::format(
+          "image {}: numpy pipeline predicts {}, golden model {} "
+          "(golden logits {})",
+          n, expected_[n], predictions_[n], logits_text(outputs_[n]));
     }
   }
   EXPECT_EQ(wrong, 0) << "of " << kImages << " images disagree";
@@ -161,9 +162,10 @@ TEST_F(DigitsModel, AccuracyWithinOnePointOfTheFloatModel) {
   for (int64_t n = 0; n < kImages; ++n) correct += predictions_[n] == labels_[n];
   const double golden = static_cast<double>(correct) / kImages;
   const double float_all = json_fraction("float_all");
-  std::cout << fmt::format("digits: float model {:.2f} %, golden model (int8) {:.2f} % "
-                           "({} of {} images)\n",
-                           100.0 * float_all, 100.0 * golden, correct, kImages);
+  std::cout << fmt::format(
+      "digits: float model {:.2f} %, golden model (int8) {:.2f} % "
+      "({} of {} images)\n",
+      100.0 * float_all, 100.0 * golden, correct, kImages);
   EXPECT_LE(std::abs(golden - float_all), kMaxAccuracyLoss)
       << "golden " << golden << " vs float " << float_all;
   // The same predictions as the numpy pipeline, hence its accuracy exactly.
@@ -226,17 +228,18 @@ TEST_P(DigitsPruned, PredictionsMatchTheNumpyIntegerPipeline) {
     correct += predicted == labels[n];
     if (predicted == expected[n]) continue;
     if (++wrong <= 10) {
-      ADD_FAILURE() << fmt::format("{} image {}: numpy pipeline predicts {}, golden model {} "
-                                   "(golden logits {})",
-                                   GetParam().name, n, expected[n], predicted, logits_text(out));
+      ADD_FAILURE() << fmt::format(
+          "{} image {}: numpy pipeline predicts {}, golden model {} "
+          "(golden logits {})",
+          GetParam().name, n, expected[n], predicted, logits_text(out));
     }
   }
   EXPECT_EQ(wrong, 0) << "of " << kImages << " images disagree";
   const double golden = static_cast<double>(correct) / kImages;
-  std::cout << fmt::format("{}: float model {:.2f} %, golden model (int8) {:.2f} % "
-                           "({} of {} images)\n",
-                           GetParam().name, 100.0 * rec.at("float_all").get<double>(),
-                           100.0 * golden, correct, kImages);
+  std::cout << fmt::format(
+      "{}: float model {:.2f} %, golden model (int8) {:.2f} % "
+      "({} of {} images)\n",
+      GetParam().name, 100.0 * rec.at("float_all").get<double>(), 100.0 * golden, correct, kImages);
   EXPECT_NEAR(golden, rec.at("quant_all").get<double>(), 0.5 / kImages);
 }
 

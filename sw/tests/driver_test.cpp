@@ -325,9 +325,10 @@ TEST_F(Driver, ABundleListsEveryOutputAndTheDriverReadsEach) {
   EXPECT_EQ(patched(tensors + 2 * STRATA_BUNDLE_TENSOR_BYTES + STRATA_BT_LAYOUT, {9}),
             "malformed bundle: tensor 2: an output layout that is not one");
   // Output 0's rows read from the instructions: not an output region.
-  EXPECT_EQ(patched(tensors + STRATA_BUNDLE_TENSOR_BYTES + STRATA_BT_ADDR, {0, 0, 0, 0, 0, 0, 0, 0}),
-            "malformed bundle: output image 0: its bytes do not lie inside one region of its "
-            "kind");
+  EXPECT_EQ(
+      patched(tensors + STRATA_BUNDLE_TENSOR_BYTES + STRATA_BT_ADDR, {0, 0, 0, 0, 0, 0, 0, 0}),
+      "malformed bundle: output image 0: its bytes do not lie inside one region of its "
+      "kind");
 }
 
 TEST_F(Driver, MalformedBundlesAreRefusedNamingWhatIsWrong) {

@@ -14,8 +14,8 @@
 
 #include "strata/compiler.hpp"
 #include "strata/error.hpp"
-#include "strata/hw_target.hpp"
 #include "strata/golden.hpp"
+#include "strata/hw_target.hpp"
 #include "strata/network.hpp"
 #include "strata/npy.hpp"
 #include "strata/numerics.hpp"
@@ -249,13 +249,13 @@ TEST_F(Gen, BadOptionsAndNetworksAreErrors) {
 // generated, written, read back, run by the golden model and compiled (the
 // global pool over a map that is not square).
 TEST_F(Gen, GraphNetworksGenerateAndRunOnTheGoldenModel) {
-  const std::string yaml = write(
-      "g.yaml",
-      "name: g\ninput: [8, 9, 7]\nlayers:\n"
-      "  - {name: c1, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: relu}\n"
-      "  - {name: d1, type: depthwise, kernel: 3, stride: 1, pad: [1, 1, 1, 1]}\n"
-      "  - {name: a1, type: add, inputs: [d1, c1], activation: relu}\n"
-      "  - {name: g1, type: global_avgpool}\n");
+  const std::string yaml =
+      write("g.yaml",
+            "name: g\ninput: [8, 9, 7]\nlayers:\n"
+            "  - {name: c1, type: conv, out_channels: 8, kernel: 3, pad: 1, activation: relu}\n"
+            "  - {name: d1, type: depthwise, kernel: 3, stride: 1, pad: [1, 1, 1, 1]}\n"
+            "  - {name: a1, type: add, inputs: [d1, c1], activation: relu}\n"
+            "  - {name: g1, type: global_avgpool}\n");
   const GenResult r = generate_network(yaml, path("w"), GenOptions{.seed = 3});
   EXPECT_TRUE(fs::exists(dir_ / "w" / "a1_mult_a.npy"));
   EXPECT_TRUE(fs::exists(dir_ / "w" / "a1_mult_b.npy"));

@@ -218,7 +218,6 @@ TEST_F(GoldenNetwork, StructureOnlyNetworkCannotRun) {
   expect_error([&] { run_network(bare, image(0)); }, "", 0, "c", {"parameters not loaded"});
 }
 
-
 // A graph: conv, a depthwise branch and the input, added; a global average
 // pool. The golden model equals the numerics functions composed by hand.
 TEST_F(Golden, ResidualGraphEqualsTheNumericsComposedByHand) {
@@ -241,16 +240,17 @@ TEST_F(Golden, ResidualGraphEqualsTheNumericsComposedByHand) {
   Tensor<int8_t> x({2, 5, 6});
   for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 53) % 256 - 128);
   Requant rc{{5, 5}, {4, 4}, 0, 127}, rd{{3, 9}, {3, 3}, -128, 127};
-  const Tensor<int8_t> c = requantize(
-      conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 0, 1, 2}, 1}), rc);
+  const Tensor<int8_t> c =
+      requantize(conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 0, 1, 2}, 1}), rc);
   EXPECT_EQ(c.shape(), (Shape{2, 5, 6}));
   const Tensor<int8_t> d =
       requantize(conv2d_acc(c, dw, net.layers[1].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 2}), rd);
-  const Tensor<int8_t> a = residual_add(d, x, AddRequant{{200, 65535}, {0, 300}, {8, 16}, -20, 100});
+  const Tensor<int8_t> a =
+      residual_add(d, x, AddRequant{{200, 65535}, {0, 300}, {8, 16}, -20, 100});
   const Tensor<int8_t> want = global_avgpool(a);
   std::vector<Tensor<int8_t>> seen;
-  const Tensor<int8_t> y =
-      run_network(net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
+  const Tensor<int8_t> y = run_network(
+      net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
   ASSERT_EQ(seen.size(), 4u);
   EXPECT_EQ(seen[0], c);
   EXPECT_EQ(seen[1], d);
@@ -297,11 +297,11 @@ TEST_F(Golden, SqueezeExcitationEqualsTheNumericsComposedByHand) {
   Tensor<int8_t> x({3, 4, 5});
   for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 71) % 256 - 128);
   const Tensor<int8_t> g = global_avgpool(x);
-  const Tensor<int8_t> f1 = requantize(conv2d_acc(g, w1, net.layers[1].bias,
-                                                  ConvGeometry{1, 1, 0}),
+  const Tensor<int8_t> f1 = requantize(conv2d_acc(g, w1, net.layers[1].bias, ConvGeometry{1, 1, 0}),
                                        Requant{{9, 9}, {5, 5}, 0, 127});
-  const Tensor<int8_t> f2 = requantize(conv2d_acc(f1, w2, net.layers[2].bias, ConvGeometry{1, 1, 0}),
-                                       Requant{{31, 7, 50}, {6, 6, 6}, -128, 127, table});
+  const Tensor<int8_t> f2 =
+      requantize(conv2d_acc(f1, w2, net.layers[2].bias, ConvGeometry{1, 1, 0}),
+                 Requant{{31, 7, 50}, {6, 6, 6}, -128, 127, table});
   const Tensor<int8_t> want =
       requantize(channel_mul_acc(x, f2), Requant{{700, 65535, 1}, {13, 20, 0}, -128, 127, half});
   // By hand: the vector scales each channel's products.
@@ -314,8 +314,8 @@ TEST_F(Golden, SqueezeExcitationEqualsTheNumericsComposedByHand) {
   }
   EXPECT_NE(f2, Tensor<int8_t>(f2.shape(), 0));  // the vector is not all zero
   std::vector<Tensor<int8_t>> seen;
-  const Tensor<int8_t> y =
-      run_network(net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
+  const Tensor<int8_t> y = run_network(
+      net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
   ASSERT_EQ(seen.size(), 4u);
   EXPECT_EQ(seen[2], f2);
   EXPECT_EQ(y, want);
@@ -368,15 +368,17 @@ TEST_F(Golden, SeveralOutputsInTheirOrder) {
   const Tensor<int8_t> up = upsample_nearest(b, 2);
   EXPECT_EQ(y[1], up);
   EXPECT_EQ(y[2], slice_channels(b, 1, 2));
-  EXPECT_EQ(y[0], concat_channels({slice_channels(b, 1, 2), maxpool(up, PoolGeometry{2, 2, 0, false})}));
+  EXPECT_EQ(y[0],
+            concat_channels({slice_channels(b, 1, 2), maxpool(up, PoolGeometry{2, 2, 0, false})}));
   EXPECT_EQ(run_network(net, b), y[0]);
   Tensor<int8_t> batch({2, 2, 2, 2});
-  for (int64_t i = 0; i < batch.size(); ++i) batch[i] = static_cast<int8_t>(i < 8 ? b[i] : -b[i - 8]);
+  for (int64_t i = 0; i < batch.size(); ++i)
+    batch[i] = static_cast<int8_t>(i < 8 ? b[i] : -b[i - 8]);
   const std::vector<Tensor<int8_t>> yb = run_network_outputs(net, batch);
   ASSERT_EQ(yb.size(), 3u);
-  const Tensor<int8_t> second = run_network_outputs(net, Tensor<int8_t>({2, 2, 2}, std::vector<int8_t>(
-                                                                            batch.values().begin() + 8,
-                                                                            batch.values().end())))[1];
+  const Tensor<int8_t> second = run_network_outputs(
+      net, Tensor<int8_t>({2, 2, 2}, std::vector<int8_t>(batch.values().begin() + 8,
+                                                         batch.values().end())))[1];
   EXPECT_EQ(yb[1].shape(), (Shape{2, 2, 4, 4}));
   for (int64_t i = 0; i < up.size(); ++i) {
     EXPECT_EQ(yb[1][i], up[i]);
@@ -428,21 +430,25 @@ TEST_F(Golden, TableActivationsOnEveryRequantisedLayer) {
     return v;
   };
   Requant rc{{5, 5}, {3, 3}, -128, 127}, rd{{7, 7}, {4, 4}, -128, 127};
-  const Tensor<int8_t> c =
-      by_table(leaky, requantize(conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 1}), rc));
-  const Tensor<int8_t> d =
-      by_table(rev, requantize(conv2d_acc(c, dw, net.layers[1].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 2}), rd));
+  const Tensor<int8_t> c = by_table(
+      leaky,
+      requantize(conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 1}), rc));
+  const Tensor<int8_t> d = by_table(
+      rev,
+      requantize(conv2d_acc(c, dw, net.layers[1].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 2}), rd));
   const Tensor<int8_t> a =
       by_table(sq, residual_add(d, c, AddRequant{{3, 3}, {5, 5}, {2, 2}, -128, 127}));
   std::vector<Tensor<int8_t>> seen;
-  const Tensor<int8_t> y =
-      run_network(net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
+  const Tensor<int8_t> y = run_network(
+      net, x, [&](size_t, const Layer&, const Tensor<int8_t>& t) { seen.push_back(t); });
   ASSERT_EQ(seen.size(), 4u);
   EXPECT_EQ(seen[0], c);
   EXPECT_EQ(seen[1], d);
   EXPECT_EQ(seen[2], a);
   EXPECT_EQ(y, Tensor<int8_t>({3, 1, 1}, 9));
-  EXPECT_NE(c, requantize(conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 1}), rc));
+  EXPECT_NE(
+      c,
+      requantize(conv2d_acc(x, w, net.layers[0].bias, ConvWindow{3, 1, Pads{1, 1, 1, 1}, 1}), rc));
 }
 
 }  // namespace

@@ -53,8 +53,8 @@ std::vector<Section> sections() {
 
 int64_t field_max(const Field& f) {
   return f.is_signed ? (int64_t{1} << (f.width - 1)) - 1
-                     : static_cast<int64_t>((f.width >= 63 ? ~uint64_t{0} >> 1
-                                                           : (uint64_t{1} << f.width) - 1));
+                     : static_cast<int64_t>(
+                           (f.width >= 63 ? ~uint64_t{0} >> 1 : (uint64_t{1} << f.width) - 1));
 }
 int64_t field_min(const Field& f) { return f.is_signed ? -(int64_t{1} << (f.width - 1)) : 0; }
 
@@ -180,8 +180,7 @@ TEST(Instruction, SetRejectsValuesThatDoNotFit) {
           in.set(f, v);
           ADD_FAILURE() << s.name << "." << f.name << " accepted " << v;
         } catch (const Error& e) {
-          EXPECT_NE(std::string(e.what()).find(std::string("'") + f.name + "'"),
-                    std::string::npos)
+          EXPECT_NE(std::string(e.what()).find(std::string("'") + f.name + "'"), std::string::npos)
               << e.what();
         }
       }
@@ -246,9 +245,10 @@ void expect_round_trip(const Instruction& in, Decode decode) {
 TEST(Instruction, EncodeDecodeRoundTripsEveryOpcode) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 300; ++trial) {
-    expect_round_trip(random_instruction(rng, Opcode::kLoad, load::kFields,
-                                         {{"dst_kind", trial % 3}, {"dst_pe_step", trial % 2 == 0}}),
-                      decode_load);
+    expect_round_trip(
+        random_instruction(rng, Opcode::kLoad, load::kFields,
+                           {{"dst_kind", trial % 3}, {"dst_pe_step", trial % 2 == 0}}),
+        decode_load);
     expect_round_trip(random_instruction(rng, Opcode::kStore, store::kFields), decode_store);
     expect_round_trip(random_instruction(rng, Opcode::kCompute, compute::kFields,
                                          {{"mode", trial % 3},
@@ -411,9 +411,9 @@ TEST(Disassembler, OneReadableLinePerOpcode) {
   c.dst_id = 3;
   c.dst_row_stride = 16;
   const std::string cv = disassemble(encode(c));
-  expect_contains(cv, {"COMPUTE CONV", "b1[0] 32x32 g2 k5x1", "p2,0,2,0", "clamp[0,127]",
-                       "avgpool k3 s2 p0,0,0,0 ceil -> 16x16", "-> b3[0] row 16",
-                       "L2C 32 (first 3, step 1)"});
+  expect_contains(
+      cv, {"COMPUTE CONV", "b1[0] 32x32 g2 k5x1", "p2,0,2,0", "clamp[0,127]",
+           "avgpool k3 s2 p0,0,0,0 ceil -> 16x16", "-> b3[0] row 16", "L2C 32 (first 3, step 1)"});
   c.mode = ComputeMode::kFc;
   c.dst_kind = ComputeDst::kPeTranspose;
   expect_contains(disassemble(encode(c)), {"COMPUTE FC", "transpose"});
@@ -464,7 +464,8 @@ TEST(Disassembler, OneReadableLinePerOpcode) {
 // ---- error codes and the hardware target -----------------------------------------------------
 
 TEST(IsaSimErrors, CodesMatchConfigRegistersYaml) {
-  const YAML::Node codes = YAML::LoadFile((kSource / "config/registers.yaml").string())["error_codes"];
+  const YAML::Node codes =
+      YAML::LoadFile((kSource / "config/registers.yaml").string())["error_codes"];
   ASSERT_TRUE(codes.IsMap());
   int count = 0;
   for (const auto& kv : codes) {
@@ -523,8 +524,8 @@ TEST_F(HwTargetTest, LoadsAnotherConfigurationWithoutRebuilding) {
   EXPECT_EQ(t.lanes, 16);
   EXPECT_EQ(t.bank_depth, hw::kBankDepth);
   EXPECT_EQ(t.pe_fabric_lanes, 0);  // optional key, absent
-  EXPECT_EQ(HwTarget::from_yaml(write("fabric.yaml", text + "pe_fabric_lanes: 3\n")).pe_fabric_lanes,
-            3);
+  EXPECT_EQ(
+      HwTarget::from_yaml(write("fabric.yaml", text + "pe_fabric_lanes: 3\n")).pe_fabric_lanes, 3);
 }
 
 TEST_F(HwTargetTest, RejectsBadConfigurationsNamingFileAndProblem) {
@@ -547,8 +548,9 @@ TEST_F(HwTargetTest, RejectsBadConfigurationsNamingFileAndProblem) {
   expect_error(std::regex_replace(base, std::regex("\nbanks: 4"), "\nbanks: 1"), "banks = 1");
   expect_error(std::regex_replace(base, std::regex("\naxi_data_width: 64"), "\naxi_data_width: 48"),
                "axi_data_width = 48");
-  expect_error(std::regex_replace(base, std::regex("\naxi_data_width: 64"), "\naxi_data_width: 128"),
-               "whole number of AXI beats");
+  expect_error(
+      std::regex_replace(base, std::regex("\naxi_data_width: 64"), "\naxi_data_width: 128"),
+      "whole number of AXI beats");
   expect_error(std::regex_replace(base, std::regex("\nbank_depth: 4096"), "\nbank_depth: x"),
                "'bank_depth' must be an integer");
   expect_error(base + "pe_fabric_lanes: 9\n", "pe_fabric_lanes = 9 is outside 0..8");
@@ -565,8 +567,9 @@ using GenIsaTest = TempDir;
 
 // Runs gen_isa.py --check on an edited copy of config/isa.yaml.
 std::pair<int, std::string> run_gen_isa(const std::string& yaml_path) {
-  const std::string cmd = fmt::format("cd '{}' && '{}' scripts/gen_isa.py --check --source '{}' 2>&1",
-                                      kSource.string(), STRATA_PYTHON, yaml_path);
+  const std::string cmd =
+      fmt::format("cd '{}' && '{}' scripts/gen_isa.py --check --source '{}' 2>&1", kSource.string(),
+                  STRATA_PYTHON, yaml_path);
   std::string out;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return {-1, "popen failed"};
@@ -588,7 +591,8 @@ TEST_F(GenIsaTest, RejectsInconsistentEncodings) {
       {"{name: post_hi,         lsb: 456", "{name: post_hi,         lsb: 508",
        "outside the 512-bit instruction"},
       {"{name: tag,        lsb: 112", "{name: tag,        lsb: 120", "reaches into the payload"},
-      {"{name: mode,            lsb: 128", "{name: mode,            lsb: 100", "overlaps the header"},
+      {"{name: mode,            lsb: 128", "{name: mode,            lsb: 100",
+       "overlaps the header"},
       {"CONFIG: 5 ", "CONFIG: 17 ", "does not fit"},
       {"compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 2}",
        "compute_dst:    {BANK: 0, PE_CACHE: 1, PE_TRANSPOSE: 4}", "does not fit 2 bits"},
@@ -725,8 +729,8 @@ struct TinyConv {
     s.src_row_stride = 3;
     s.ext_addr = kOutput;
     s.ext_row_stride = 24;
-    program = {encode(cfg), encode(lp), encode(lw), encode(li), encode(c), encode(s),
-               encode(EndInstr{})};
+    program = {encode(cfg), encode(lp), encode(lw),        encode(li),
+               encode(c),   encode(s),  encode(EndInstr{})};
   }
 
   void place() {
@@ -879,11 +883,11 @@ struct PadCase {
   std::array<int64_t, 4> pool_pad{};
 
   std::string str() const {
-    return fmt::format("{} {}x{}x{}g k{}x{} s{},{} p{},{},{},{}{}", pool_only ? "POOL" : "CONV",
-                       h, w, groups, kh, kw, sh, sw, pad[0], pad[1], pad[2], pad[3],
-                       pool ? fmt::format(" {}pool k{} s{} p{},{},{},{}{}", avg ? "avg" : "max",
-                                          pk, ps, pool_pad[0], pool_pad[1], pool_pad[2],
-                                          pool_pad[3], ceil_mode ? " ceil" : "")
+    return fmt::format("{} {}x{}x{}g k{}x{} s{},{} p{},{},{},{}{}", pool_only ? "POOL" : "CONV", h,
+                       w, groups, kh, kw, sh, sw, pad[0], pad[1], pad[2], pad[3],
+                       pool ? fmt::format(" {}pool k{} s{} p{},{},{},{}{}", avg ? "avg" : "max", pk,
+                                          ps, pool_pad[0], pool_pad[1], pool_pad[2], pool_pad[3],
+                                          ceil_mode ? " ceil" : "")
                             : "");
   }
 };
@@ -960,8 +964,8 @@ std::vector<Tensor<int8_t>> reference(const PadCase& pc, const Tensor<int8_t>& i
             }
           }
           EXPECT_GT(taps, 0) << pc.str() << ": a window with no tap inside the input";
-          r(l, oy, ox) = static_cast<int8_t>(pc.avg ? avg_round(sum, std::max<int64_t>(taps, 1))
-                                                    : best);
+          r(l, oy, ox) =
+              static_cast<int8_t>(pc.avg ? avg_round(sum, std::max<int64_t>(taps, 1)) : best);
         }
       }
     }
@@ -1089,9 +1093,9 @@ void expect_padding_case(const PadCase& pc, uint64_t seed) {
   st.ext_addr = kOut;
   st.ext_row_stride = out_words * n;
 
-  const std::vector<Instruction> program = {encode(config_for(t)), encode(li), encode(lw),
-                                            encode(lp), encode(c), encode(st),
-                                            encode(EndInstr{})};
+  const std::vector<Instruction> program = {
+      encode(config_for(t)), encode(li), encode(lw), encode(lp), encode(c), encode(st),
+      encode(EndInstr{})};
   for (size_t i = 0; i < program.size(); ++i) program[i].to_bytes(&mem[i * kInstrBytes]);
   SimOptions o;
   o.check_dependencies = false;
@@ -1106,8 +1110,8 @@ void expect_padding_case(const PadCase& pc, uint64_t seed) {
               mem[kOut + ((static_cast<int64_t>(g) * rows + y) * cols + x) * n + l]);
           if (got != want[g](l, y, x) && ++bad <= 8) {
             ADD_FAILURE() << pc.str() << ": group " << g << " row " << y << " col " << x
-                          << " channel " << l << ": expected " << int{want[g](l, y, x)}
-                          << ", got " << int{got} << " (seed " << seed << ")";
+                          << " channel " << l << ": expected " << int{want[g](l, y, x)} << ", got "
+                          << int{got} << " (seed " << seed << ")";
           }
         }
       }
@@ -1135,7 +1139,7 @@ TEST(IsaSim, AsymmetricConvolutionPaddingFollowsTheDefinition) {
   cases.push_back(conv(6, 6, 1, 3, 3, 1, 1, {1, 0, 0, 0}));  // one side only
   cases.push_back(conv(5, 7, 1, 4, 2, 1, 2, {0, 1, 3, 0}));
   cases.push_back(conv(6, 6, 1, 3, 3, 1, 1, {1, 1, 1, 1}));  // symmetric
-  PadCase p = conv(8, 8, 1, 3, 3, 1, 1, {0, 1, 1, 0});  // fused max pool, ceil, asymmetric
+  PadCase p = conv(8, 8, 1, 3, 3, 1, 1, {0, 1, 1, 0});       // fused max pool, ceil, asymmetric
   p.pool = true;
   p.ceil_mode = true;
   p.pk = 3;
@@ -1207,8 +1211,7 @@ TEST(IsaSim, CeilModeWindowCountWithPaddingOnOneSide) {
             if (in + 2 * p < k) continue;
             EXPECT_EQ(pool_out_size(in, k, s, p, p, ceil_mode),
                       pool_out_size(in, PoolGeometry{k, s, p, ceil_mode}));
-            EXPECT_EQ(pool_out_size(in, k, s, p, p, ceil_mode),
-                      windows(in, k, s, p, p, ceil_mode));
+            EXPECT_EQ(pool_out_size(in, k, s, p, p, ceil_mode), windows(in, k, s, p, p, ceil_mode));
           }
         }
       }
@@ -1226,8 +1229,8 @@ struct DwCase {
   int lo = -128, hi = 127;
   uint16_t mult = 300;
   std::string str() const {
-    return fmt::format("DEPTHWISE {}x{} k{} s{} p{},{},{},{} clamp[{},{}] M {}", h, w, k, s,
-                       pad[0], pad[1], pad[2], pad[3], lo, hi, mult);
+    return fmt::format("DEPTHWISE {}x{} k{} s{} p{},{},{},{} clamp[{},{}] M {}", h, w, k, s, pad[0],
+                       pad[1], pad[2], pad[3], lo, hi, mult);
   }
 };
 
@@ -1366,9 +1369,9 @@ void expect_depthwise_case(const HwTarget& t, const DwCase& dc, uint64_t seed) {
   st.ext_addr = kOut;
   st.ext_row_stride = stride_of(cols * n);
 
-  const std::vector<Instruction> program = {encode(config_for(t)), encode(lp), encode(lw),
-                                            encode(li), encode(c), encode(st),
-                                            encode(EndInstr{})};
+  const std::vector<Instruction> program = {
+      encode(config_for(t)), encode(lp), encode(lw), encode(li), encode(c), encode(st),
+      encode(EndInstr{})};
   for (size_t i = 0; i < program.size(); ++i) program[i].to_bytes(&mem[i * kInstrBytes]);
   SimOptions o;
   o.fine_grain = true;
@@ -1389,9 +1392,9 @@ void expect_depthwise_case(const HwTarget& t, const DwCase& dc, uint64_t seed) {
       for (int64_t l = 0; l < n; ++l) {
         const auto got = static_cast<int8_t>(mem[kOut + y * st.ext_row_stride + x * n + l]);
         if (got != want(l, y, x) && ++bad <= 8) {
-          ADD_FAILURE() << t.name << " " << dc.str() << ": row " << y << " col " << x
-                        << " channel " << l << ": expected " << int{want(l, y, x)} << ", got "
-                        << int{got} << " (seed " << seed << ")";
+          ADD_FAILURE() << t.name << " " << dc.str() << ": row " << y << " col " << x << " channel "
+                        << l << ": expected " << int{want(l, y, x)} << ", got " << int{got}
+                        << " (seed " << seed << ")";
         }
       }
     }
@@ -1409,16 +1412,16 @@ TEST(IsaSim, DepthwiseMatchesThePerChannelDefinition) {
     return dc;
   };
   std::vector<DwCase> cases = {
-      dw(6, 6, 3, 1, {1, 1, 1, 1}),  // 3x3 same
-      dw(7, 9, 3, 2, {1, 1, 1, 1}),  // stride 2, odd sizes
-      dw(8, 8, 3, 2, {0, 0, 1, 1}),  // stride 2, padding after only (TF "same")
-      dw(6, 5, 2, 2, {0, 0, 0, 0}),  // 2x2 stride 2
-      dw(5, 6, 2, 1, {0, 1, 1, 0}),  // 2x2, asymmetric
-      dw(8, 7, 3, 2, {0, 1, 2, 0}),  // asymmetric
-      dw(5, 5, 1, 1, {0, 0, 0, 0}),  // 1x1: a per-channel scale
-      dw(7, 7, 1, 2, {0, 0, 0, 0}),  // 1x1 stride 2
-      dw(1, 1, 3, 1, {1, 1, 1, 1}),  // one pixel: only the centre tap
-      dw(9, 4, 3, 3, {2, 0, 0, 2}),  // stride = kernel, rows no window reads
+      dw(6, 6, 3, 1, {1, 1, 1, 1}),   // 3x3 same
+      dw(7, 9, 3, 2, {1, 1, 1, 1}),   // stride 2, odd sizes
+      dw(8, 8, 3, 2, {0, 0, 1, 1}),   // stride 2, padding after only (TF "same")
+      dw(6, 5, 2, 2, {0, 0, 0, 0}),   // 2x2 stride 2
+      dw(5, 6, 2, 1, {0, 1, 1, 0}),   // 2x2, asymmetric
+      dw(8, 7, 3, 2, {0, 1, 2, 0}),   // asymmetric
+      dw(5, 5, 1, 1, {0, 0, 0, 0}),   // 1x1: a per-channel scale
+      dw(7, 7, 1, 2, {0, 0, 0, 0}),   // 1x1 stride 2
+      dw(1, 1, 3, 1, {1, 1, 1, 1}),   // one pixel: only the centre tap
+      dw(9, 4, 3, 3, {2, 0, 0, 2}),   // stride = kernel, rows no window reads
       dw(2, 64, 3, 1, {1, 1, 1, 1}),  // as wide as the line buffer
   };
   DwCase sat = dw(6, 6, 3, 1, {1, 1, 1, 1});  // saturates at both ends of a narrow clamp
@@ -1521,17 +1524,17 @@ void expect_sim_error(const std::function<void(TinyConv&)>& edit, SimError code,
 }
 
 TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
-  expect_sim_error([](TinyConv& t) { t.program[3].set(hdr::kOpcode, 9); },
-                   SimError::kIllegalInstr, 3, "opcode 9");
+  expect_sim_error([](TinyConv& t) { t.program[3].set(hdr::kOpcode, 9); }, SimError::kIllegalInstr,
+                   3, "opcode 9");
   expect_sim_error([](TinyConv& t) { t.program[2] = Instruction{}; }, SimError::kIllegalInstr, 2,
                    "opcode 0");
   // COMPUTE bit 325 (between acc_out and pool_k) is reserved.
   expect_sim_error([](TinyConv& t) { t.program[4].words[5] |= uint64_t{1} << 5; },
                    SimError::kIllegalInstr, 4, "reserved bits");
-  expect_sim_error([](TinyConv& t) { t.program[0].words[0] |= 1 << 5; }, SimError::kIllegalInstr,
-                   0, "reserved bits");
-  expect_sim_error([](TinyConv& t) { t.program.erase(t.program.begin()); },
-                   SimError::kIllegalInstr, 0, "not CONFIG");
+  expect_sim_error([](TinyConv& t) { t.program[0].words[0] |= 1 << 5; }, SimError::kIllegalInstr, 0,
+                   "reserved bits");
+  expect_sim_error([](TinyConv& t) { t.program.erase(t.program.begin()); }, SimError::kIllegalInstr,
+                   0, "not CONFIG");
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kRows, 0); }, SimError::kIllegalInstr,
                    3, "rows = 0");
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstKind, 3); },
@@ -1546,12 +1549,12 @@ TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
       SimError::kIllegalInstr, 3, "PARAM with dst_id = 1");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kMode, 4); },
                    SimError::kIllegalInstr, 4, "mode 4");
-  expect_sim_error([](TinyConv& t) { t.program[1].set(hdr::kRel1, 1); }, SimError::kIllegalInstr,
-                   1, "rel1 = 1");
-  expect_sim_error([](TinyConv& t) { t.program[5].set(hdr::kAcq1, 2); }, SimError::kIllegalInstr,
-                   5, "acq1 = 2");
-  expect_sim_error([](TinyConv& t) { t.program[6].set(hdr::kAcq0, 1); }, SimError::kIllegalInstr,
-                   6, "END has acq0");
+  expect_sim_error([](TinyConv& t) { t.program[1].set(hdr::kRel1, 1); }, SimError::kIllegalInstr, 1,
+                   "rel1 = 1");
+  expect_sim_error([](TinyConv& t) { t.program[5].set(hdr::kAcq1, 2); }, SimError::kIllegalInstr, 5,
+                   "acq1 = 2");
+  expect_sim_error([](TinyConv& t) { t.program[6].set(hdr::kAcq0, 1); }, SimError::kIllegalInstr, 6,
+                   "END has acq0");
   expect_sim_error([](TinyConv& t) { t.program[4].set(hdr::kAcq0First, 16); },
                    SimError::kIllegalInstr, 4, "acq0_first = 16 > acq0 = 15");
 }
@@ -1559,10 +1562,10 @@ TEST(IsaSim, DecodeErrorsStopWithTheirCodeAndIndex) {
 TEST(IsaSim, FieldsTheConfigurationCannotRunAreUnsupported) {
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstId, 4); }, SimError::kUnsupported,
                    3, "bank 4, the configuration has 4 banks");
-  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kInId, 7); },
-                   SimError::kUnsupported, 4, "bank 7");
-  expect_sim_error([](TinyConv& t) { t.program[5].set(store::kSrcId, 63); },
-                   SimError::kUnsupported, 5, "bank 63");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kInId, 7); }, SimError::kUnsupported,
+                   4, "bank 7");
+  expect_sim_error([](TinyConv& t) { t.program[5].set(store::kSrcId, 63); }, SimError::kUnsupported,
+                   5, "bank 63");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kDstId, 5); },
                    SimError::kUnsupported, 4, "bank 5");
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kDstAddr, 4095); },
@@ -1573,8 +1576,8 @@ TEST(IsaSim, FieldsTheConfigurationCannotRunAreUnsupported) {
         t.program[4].set(compute::kKernelW, 9);
       },
       SimError::kUnsupported, 4, "MaxKernel = 7");
-  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kOutH, 5); },
-                   SimError::kUnsupported, 4, "does not follow");
+  expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kOutH, 5); }, SimError::kUnsupported,
+                   4, "does not follow");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPadBottom, 0); },
                    SimError::kUnsupported, 4, "does not follow");
   expect_sim_error([](TinyConv& t) { t.program[4].set(compute::kPadRight, 3); },
@@ -1595,8 +1598,8 @@ TEST(IsaSim, FieldsTheConfigurationCannotRunAreUnsupported) {
                    SimError::kUnsupported, 4, "parameter RAM");
   expect_sim_error([](TinyConv& t) { t.program[3].set(load::kExtAddr, 0x1004); },
                    SimError::kUnsupported, 3, "AXI beat");
-  expect_sim_error([](TinyConv& t) { t.program[0].set(config::kPes, 16); },
-                   SimError::kUnsupported, 0, "P = 16");
+  expect_sim_error([](TinyConv& t) { t.program[0].set(config::kPes, 16); }, SimError::kUnsupported,
+                   0, "P = 16");
   expect_sim_error([](TinyConv& t) { t.program[0].set(config::kBankDepth, 8192); },
                    SimError::kUnsupported, 0, "bank_depth = 8192");
   expect_sim_error([](TinyConv& t) { t.memory[TinyConv::kParams + 6] = 48; },
@@ -1686,7 +1689,8 @@ struct TableConv {
   explicit TableConv(bool dependency = true) {
     tc.t.act_tables = 2;
     for (int i = 0; i < 256; ++i) {
-      table[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(100 - (i - 128) / 2, -128, 127));
+      table[static_cast<size_t>(i)] =
+          static_cast<int8_t>(std::clamp(100 - (i - 128) / 2, -128, 127));
       tc.memory[kTable + i] = static_cast<uint8_t>(table[static_cast<size_t>(i)]);
     }
     LoadInstr lt;
@@ -1903,13 +1907,15 @@ TEST(IsaSim, RandomProgramsNeverCrashTheSimulator) {
   const auto small = [&](const Field& f) -> int64_t {
     const int bits = std::uniform_int_distribution<int>(0, std::min(f.width, 14))(rng);
     const int64_t v = bits == 0 ? 0 : static_cast<int64_t>(rng() & ((uint64_t{1} << bits) - 1));
-    if (f.is_signed) return std::clamp<int64_t>(v - (int64_t{1} << (bits > 0 ? bits - 1 : 0)),
-                                                field_min(f), field_max(f));
+    if (f.is_signed)
+      return std::clamp<int64_t>(v - (int64_t{1} << (bits > 0 ? bits - 1 : 0)), field_min(f),
+                                 field_max(f));
     return std::min(v, field_max(f));
   };
-  const std::vector<std::pair<Opcode, Section>> kinds = {
-      {Opcode::kLoad, sections()[1]}, {Opcode::kCompute, sections()[2]},
-      {Opcode::kStore, sections()[3]}, {Opcode::kConfig, sections()[5]}};
+  const std::vector<std::pair<Opcode, Section>> kinds = {{Opcode::kLoad, sections()[1]},
+                                                         {Opcode::kCompute, sections()[2]},
+                                                         {Opcode::kStore, sections()[3]},
+                                                         {Opcode::kConfig, sections()[5]}};
   for (int trial = 0; trial < 1500; ++trial) {
     std::vector<uint8_t> memory(1 << 16);
     for (size_t i = 0x2000; i < memory.size(); ++i) memory[i] = static_cast<uint8_t>(rng());

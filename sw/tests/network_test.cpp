@@ -438,23 +438,28 @@ TEST_F(NetworkErrors, GraphsParseWithInputsAndDefaults) {
 }
 
 TEST_F(NetworkErrors, GraphMistakesNameTheLayerAndLine) {
-  expect("  - {name: c1, type: conv, out_channels: 4, kernel: 1, inputs: c2}\n"
-         "  - {name: c2, type: relu}\n",
-         4, "c1", {"'inputs' names 'c2', which is not an earlier layer"});
+  expect(
+      "  - {name: c1, type: conv, out_channels: 4, kernel: 1, inputs: c2}\n"
+      "  - {name: c2, type: relu}\n",
+      4, "c1", {"'inputs' names 'c2', which is not an earlier layer"});
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 1, inputs: c1}\n", 4, "c1",
          {"'inputs' names 'c1', which is not an earlier layer"});
-  expect("  - {name: r1, type: relu}\n"
-         "  - {name: r2, type: relu, inputs: [r1, input]}\n",
-         5, "r2", {"a relu layer reads one input, 'inputs' names 2"});
-  expect("  - {name: r1, type: relu}\n"
-         "  - {name: a1, type: add, inputs: r1}\n",
-         5, "a1", {"an add layer needs 'inputs' naming its two operands"});
-  expect("  - {name: p1, type: maxpool, kernel: 2}\n"
-         "  - {name: a1, type: add, inputs: [p1, input]}\n",
-         5, "a1", {"add operands differ in shape: [1, 4, 4] and [1, 8, 8]"});
-  expect("  - {name: r1, type: relu}\n"
-         "  - {name: r2, type: relu, inputs: input}\n",
-         4, "r1", {"output is never read"});
+  expect(
+      "  - {name: r1, type: relu}\n"
+      "  - {name: r2, type: relu, inputs: [r1, input]}\n",
+      5, "r2", {"a relu layer reads one input, 'inputs' names 2"});
+  expect(
+      "  - {name: r1, type: relu}\n"
+      "  - {name: a1, type: add, inputs: r1}\n",
+      5, "a1", {"an add layer needs 'inputs' naming its two operands"});
+  expect(
+      "  - {name: p1, type: maxpool, kernel: 2}\n"
+      "  - {name: a1, type: add, inputs: [p1, input]}\n",
+      5, "a1", {"add operands differ in shape: [1, 4, 4] and [1, 8, 8]"});
+  expect(
+      "  - {name: r1, type: relu}\n"
+      "  - {name: r2, type: relu, inputs: input}\n",
+      4, "r1", {"output is never read"});
   expect("  - {name: input, type: relu}\n", 4, "", {"not be 'input'"});
   expect("  - {name: r1, type: relu, inputs: [input, input, input]}\n", 4, "r1",
          {"'inputs' must name one or two layers, got a list of 3"});
@@ -481,10 +486,11 @@ TEST_F(NetworkErrors, OutputsParseInOrderWithScales) {
       "  - {name: h1, type: conv, out_channels: 2, kernel: 1}\n"
       "  - {name: p1, type: maxpool, kernel: 2, inputs: c1}\n"
       "  - {name: h2, type: conv, out_channels: 3, kernel: 1}\n";
-  const std::string two = write("two.yaml", "name: two\ninput: [1, 8, 8]\n"
-                                            "outputs: [h2, h1, c1]\n"
-                                            "scales: {input: 0.5, output: [0.1, 0.2, 0.3]}\n" +
-                                                layers);
+  const std::string two = write("two.yaml",
+                                "name: two\ninput: [1, 8, 8]\n"
+                                "outputs: [h2, h1, c1]\n"
+                                "scales: {input: 0.5, output: [0.1, 0.2, 0.3]}\n" +
+                                    layers);
   const Network n = load_network(two, {"", false});
   EXPECT_EQ(n.outputs, (std::vector<int>{3, 1, 0}));
   EXPECT_EQ(n.output_count(), 3u);
@@ -495,16 +501,18 @@ TEST_F(NetworkErrors, OutputsParseInOrderWithScales) {
   EXPECT_EQ(n.output_index(0), 2);
   EXPECT_EQ(n.output_index(2), -1);
   // Without the key: the last layer, with a number as its scale.
-  const std::string one = write("one.yaml", "name: one\ninput: [1, 8, 8]\n"
-                                            "scales: {output: 0.25}\n"
-                                            "layers:\n"
-                                            "  - {name: r1, type: relu}\n");
+  const std::string one = write("one.yaml",
+                                "name: one\ninput: [1, 8, 8]\n"
+                                "scales: {output: 0.25}\n"
+                                "layers:\n"
+                                "  - {name: r1, type: relu}\n");
   const Network m = load_network(one, {"", false});
   EXPECT_EQ(m.outputs, (std::vector<int>{0}));
   EXPECT_EQ(m.output_scale(0), 0.25);
   // One name without a list.
-  const std::string single = write("single.yaml", "name: s\ninput: [1, 8, 8]\noutputs: r1\n"
-                                                  "layers:\n  - {name: r1, type: relu}\n");
+  const std::string single = write("single.yaml",
+                                   "name: s\ninput: [1, 8, 8]\noutputs: r1\n"
+                                   "layers:\n  - {name: r1, type: relu}\n");
   EXPECT_EQ(load_network(single, {"", false}).outputs, (std::vector<int>{0}));
 }
 
@@ -542,17 +550,20 @@ TEST_F(NetworkErrors, OutputMistakesNameTheFileAndLine) {
 }
 
 TEST_F(NetworkErrors, ConcatSliceAndUpsampleMistakesNameTheLayerAndLine) {
-  expect("  - {name: p1, type: maxpool, kernel: 2}\n"
-         "  - {name: c1, type: concat, inputs: [p1, input]}\n",
-         5, "c1", {"concat inputs differ in height or width: [1, 4, 4] and [1, 8, 8]"});
+  expect(
+      "  - {name: p1, type: maxpool, kernel: 2}\n"
+      "  - {name: c1, type: concat, inputs: [p1, input]}\n",
+      5, "c1", {"concat inputs differ in height or width: [1, 4, 4] and [1, 8, 8]"});
   expect("  - {name: c1, type: concat, inputs: input}\n", 4, "c1",
          {"a concat layer's 'inputs' must be a list of 2 to 64 layers"});
   expect("  - {name: c1, type: concat, inputs: [input]}\n", 4, "c1",
          {"a concat layer's 'inputs' must name 2 to 64 layers, got a list of 1"});
   expect("  - {name: c1, type: concat, inputs: [input, input], axis: 2}\n", 4, "c1",
          {"unknown key 'axis' in concat layer"});
-  expect("  - {name: s1, type: slice, begin: 0, end: 2}\n", 4, "s1", {"'end' is 2, must be in 1..1"});
-  expect("  - {name: s1, type: slice, begin: 1, end: 1}\n", 4, "s1", {"'begin' is 1, must be in 0..0"});
+  expect("  - {name: s1, type: slice, begin: 0, end: 2}\n", 4, "s1",
+         {"'end' is 2, must be in 1..1"});
+  expect("  - {name: s1, type: slice, begin: 1, end: 1}\n", 4, "s1",
+         {"'begin' is 1, must be in 0..0"});
   expect("  - {name: s1, type: slice, end: 1}\n", 4, "s1", {"missing required key 'begin'"});
   expect("  - {name: u1, type: upsample, scale: 1}\n", 4, "u1", {"'scale' is 1, must be in 2..8"});
   expect("  - {name: u1, type: upsample, scale: 2.5}\n", 4, "u1", {"'scale'"});
@@ -561,17 +572,24 @@ TEST_F(NetworkErrors, ConcatSliceAndUpsampleMistakesNameTheLayerAndLine) {
   expect("  - {name: u1, type: upsample}\n", 4, "u1", {"missing required key 'scale'"});
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, groups: 2}\n", 4, "c1",
          {"groups 2 must divide the 1 input channels and the 4 output channels"});
-  expect("  - {name: c1, type: conv, out_channels: 3, kernel: 3}\n"
-         "  - {name: c2, type: conv, out_channels: 4, kernel: 1, groups: 3}\n",
-         5, "c2", {"groups 3 must divide the 3 input channels and the 4 output channels"});
+  expect(
+      "  - {name: c1, type: conv, out_channels: 3, kernel: 3}\n"
+      "  - {name: c2, type: conv, out_channels: 4, kernel: 1, groups: 3}\n",
+      5, "c2", {"groups 3 must divide the 3 input channels and the 4 output channels"});
   expect("  - {name: c1, type: conv, out_channels: 4, kernel: 3, groups: 0}\n", 4, "c1",
          {"'groups' is 0, must be in 1..65535"});
   net("  - {name: u1, type: upsample, scale: 8}\n", "[1, 10000, 10000]");
-  expect_error([&] { load_network(yaml_, {"", false}); }, yaml_, 4, "u1",
-               {"upsampling [1, 10000, 10000] by 8 gives more than 65535 rows or columns"});
+  expect_error(
+      [&] {
+        load_network(yaml_, {"", false});
+      },
+      yaml_, 4, "u1", {"upsampling [1, 10000, 10000] by 8 gives more than 65535 rows or columns"});
   net("  - {name: u1, type: upsample, scale: 8}\n", "[64, 1000, 1000]");
-  expect_error([&] { load_network(yaml_, {"", false}); }, yaml_, 4, "u1",
-               {"upsampled map [64, 8000, 8000] is too large"});
+  expect_error(
+      [&] {
+        load_network(yaml_, {"", false});
+      },
+      yaml_, 4, "u1", {"upsampled map [64, 8000, 8000] is too large"});
 }
 
 TEST_F(NetworkErrors, ConcatSliceAndUpsampleShapes) {
@@ -617,18 +635,22 @@ TEST_F(NetworkErrors, MulParsesAndItsMistakesNameTheLayerAndLine) {
          {"'inputs' must name one or two layers, got a list of 3"});
   expect(conv + "  - {name: m1, type: mul, inputs: [c1, c1]}\n", 5, "m1",
          {"the mul vector (second input) has shape [4, 8, 8], expected [C, 1, 1]"});
-  expect(conv + "  - {name: g1, type: global_avgpool, inputs: input}\n"
-                "  - {name: m1, type: mul, inputs: [c1, g1]}\n",
+  expect(conv +
+             "  - {name: g1, type: global_avgpool, inputs: input}\n"
+             "  - {name: m1, type: mul, inputs: [c1, g1]}\n",
          6, "m1", {"the mul vector has 1 channels, the map [4, 8, 8] has 4"});
-  expect(conv + "  - {name: g1, type: global_avgpool}\n"
-                "  - {name: m1, type: mul, inputs: [c1, g1], kernel: 1}\n",
+  expect(conv +
+             "  - {name: g1, type: global_avgpool}\n"
+             "  - {name: m1, type: mul, inputs: [c1, g1], kernel: 1}\n",
          6, "m1", {"unknown key 'kernel' in mul layer"});
-  expect(conv + "  - {name: g1, type: global_avgpool}\n"
-                "  - {name: m1, type: mul, inputs: [c1, g1], requant: {multiplier: 1}}\n",
+  expect(conv +
+             "  - {name: g1, type: global_avgpool}\n"
+             "  - {name: m1, type: mul, inputs: [c1, g1], requant: {multiplier: 1}}\n",
          6, "m1", {"missing required key 'shift'"});
-  expect(conv + "  - {name: g1, type: global_avgpool}\n"
-                "  - {name: m1, type: mul, inputs: [c1, g1], requant: {multiplier: [1, 2], "
-                "shift: 3}}\n",
+  expect(conv +
+             "  - {name: g1, type: global_avgpool}\n"
+             "  - {name: m1, type: mul, inputs: [c1, g1], requant: {multiplier: [1, 2], "
+             "shift: 3}}\n",
          6, "m1", {"'multiplier' lists 2 values, the layer has 4 output channels"});
 }
 

@@ -82,13 +82,14 @@ TEST_F(NpyTest, RoundTripsEverySupportedDtype) {
   round_trip<int16_t>(path("c.npy"), {3, 1});
   round_trip<uint16_t>(path("d.npy"), {7});
   round_trip<int32_t>(path("e.npy"), {2, 2, 2, 2});
-  round_trip<int32_t>(path("f.npy"), {});      // scalar
-  round_trip<int8_t>(path("g.npy"), {0, 4});   // empty
+  round_trip<int32_t>(path("f.npy"), {});     // scalar
+  round_trip<int8_t>(path("g.npy"), {0, 4});  // empty
 }
 
 TEST_F(NpyTest, ReadsVersion2AndDoubleQuotedHeaders) {
-  const auto f = write_raw("v2.npy", "{\"descr\": \"<i2\", \"fortran_order\": False, \"shape\": (2,), }",
-                           std::string("\x01\x00\xff\xff", 4), 2);
+  const auto f =
+      write_raw("v2.npy", "{\"descr\": \"<i2\", \"fortran_order\": False, \"shape\": (2,), }",
+                std::string("\x01\x00\xff\xff", 4), 2);
   const auto t = load_npy<int16_t>(f);
   ASSERT_EQ(t.shape(), Shape({2}));
   EXPECT_EQ(t[0], 1);
@@ -133,24 +134,24 @@ TEST_F(NpyTest, MalformedFilesGiveClearErrors) {
     std::ofstream(path("text.npy"), std::ios::binary) << "hello, this is not numpy at all";
     expect_error(path("text.npy"), "bad magic");
   }
-  expect_error(write_raw("fortran.npy", "{'descr': '|i1', 'fortran_order': True, 'shape': (2, 2), }",
-                         "abcd"),
+  expect_error(write_raw("fortran.npy",
+                         "{'descr': '|i1', 'fortran_order': True, 'shape': (2, 2), }", "abcd"),
                "Fortran");
-  expect_error(write_raw("be.npy", "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }",
-                         "abcd"),
-               "big-endian");
-  expect_error(write_raw("f32.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
-                         "abcd"),
-               "unsupported dtype '<f4'");
+  expect_error(
+      write_raw("be.npy", "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", "abcd"),
+      "big-endian");
+  expect_error(
+      write_raw("f32.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", "abcd"),
+      "unsupported dtype '<f4'");
   expect_error(write_raw("short.npy", ok, "abc"), "truncated data");
   expect_error(write_raw("long.npy", ok, "abcdef"), "unexpected bytes");
   expect_error(write_raw("nokey.npy", "{'descr': '|i1', 'shape': (4,), }", "abcd"),
                "malformed .npy header");
-  expect_error(write_raw("badshape.npy", "{'descr': '|i1', 'fortran_order': False, 'shape': (-4,), }",
-                         "abcd"),
+  expect_error(write_raw("badshape.npy",
+                         "{'descr': '|i1', 'fortran_order': False, 'shape': (-4,), }", "abcd"),
                "malformed .npy header");
-  expect_error(write_raw("extra.npy", "{'descr': '|i1', 'fortran_order': False, 'shape': (4,), 'x': 1}",
-                         "abcd"),
+  expect_error(write_raw("extra.npy",
+                         "{'descr': '|i1', 'fortran_order': False, 'shape': (4,), 'x': 1}", "abcd"),
                "unexpected key");
   expect_error(write_raw("unterminated.npy", "{'descr: |i1", "abcd"), "malformed .npy header");
   expect_error(write_raw("v9.npy", ok, "abcd", 9), "unsupported .npy format version");
@@ -158,7 +159,8 @@ TEST_F(NpyTest, MalformedFilesGiveClearErrors) {
                          "{'descr': '|i1', 'fortran_order': False, 'shape': (99999999999,), }", ""),
                "malformed .npy header");
   {  // header length pointing past the end of the file
-    std::string file = std::string("\x93NUMPY\x01\x00", 8) + std::string("\xff\x7f", 2) + "{'descr'";
+    std::string file =
+        std::string("\x93NUMPY\x01\x00", 8) + std::string("\xff\x7f", 2) + "{'descr'";
     std::ofstream(path("hdr.npy"), std::ios::binary) << file;
     expect_error(path("hdr.npy"), "truncated .npy header");
   }
@@ -227,8 +229,7 @@ TEST_F(NpyTest, WritingToAFullDeviceIsAnError) {
     save_npy("/dev/full", Tensor<int8_t>({3}));
     FAIL() << "no error writing /dev/full";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::exists("/dev/full"));
 }

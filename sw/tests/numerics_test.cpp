@@ -33,9 +33,9 @@ TEST(Numerics, RshiftRoundHalfTowardPlusInfinity) {
   EXPECT_EQ(rshift_round(-7, 0), -7);
   // At the largest shift: 2^(S-1) is exactly 0.5.
   const int64_t half = INT64_C(1) << (kMaxShift - 1);
-  EXPECT_EQ(rshift_round(half, kMaxShift), 1);        // exactly 0.5 -> 1
-  EXPECT_EQ(rshift_round(half - 1, kMaxShift), 0);    // just below 0.5
-  EXPECT_EQ(rshift_round(-half, kMaxShift), 0);       // -0.5 -> 0
+  EXPECT_EQ(rshift_round(half, kMaxShift), 1);      // exactly 0.5 -> 1
+  EXPECT_EQ(rshift_round(half - 1, kMaxShift), 0);  // just below 0.5
+  EXPECT_EQ(rshift_round(-half, kMaxShift), 0);     // -0.5 -> 0
   EXPECT_EQ(rshift_round(-half - 1, kMaxShift), -1);
   EXPECT_THROW(rshift_round(1, kMaxShift + 1), Error);
   EXPECT_THROW(rshift_round(1, -1), Error);
@@ -43,19 +43,19 @@ TEST(Numerics, RshiftRoundHalfTowardPlusInfinity) {
 
 TEST(Numerics, RequantiseExtremes) {
   // Largest product: INT32_MIN * 65535 needs 48 bits and must not overflow.
-  EXPECT_EQ(requantize(INT32_MIN, 65535, 47, -128, 127), -1);  // -2^31*65535/2^47 = -0.99998 -> -1
-  EXPECT_EQ(requantize(INT32_MAX, 65535, 47, -128, 127), 1);   // 0.99998 -> 1
-  EXPECT_EQ(requantize(INT32_MAX, 65535, 40, -128, 127), 127); // saturates
+  EXPECT_EQ(requantize(INT32_MIN, 65535, 47, -128, 127), -1);   // -2^31*65535/2^47 = -0.99998 -> -1
+  EXPECT_EQ(requantize(INT32_MAX, 65535, 47, -128, 127), 1);    // 0.99998 -> 1
+  EXPECT_EQ(requantize(INT32_MAX, 65535, 40, -128, 127), 127);  // saturates
   EXPECT_EQ(requantize(INT32_MIN, 65535, 40, -128, 127), -128);
   EXPECT_EQ(requantize(INT32_MIN, 65535, 0, -128, 127), -128);
-  EXPECT_EQ(requantize(12345, 0, 10, -128, 127), 0);           // multiplier 0
-  EXPECT_EQ(requantize(-3, 1, 0, -128, 127), -3);              // shift 0, M 1: identity
-  EXPECT_EQ(requantize(-3, 1, 0, 0, 127), 0);                  // ReLU
-  EXPECT_EQ(requantize(100, 1, 0, 0, 6), 6);                   // ReLU6-style
-  EXPECT_EQ(requantize(-100, 1, 0, -20, -10), -20);            // negative-only range
+  EXPECT_EQ(requantize(12345, 0, 10, -128, 127), 0);  // multiplier 0
+  EXPECT_EQ(requantize(-3, 1, 0, -128, 127), -3);     // shift 0, M 1: identity
+  EXPECT_EQ(requantize(-3, 1, 0, 0, 127), 0);         // ReLU
+  EXPECT_EQ(requantize(100, 1, 0, 0, 6), 6);          // ReLU6-style
+  EXPECT_EQ(requantize(-100, 1, 0, -20, -10), -20);   // negative-only range
   EXPECT_EQ(requantize(0, 1, 0, -20, -10), -10);
-  EXPECT_EQ(requantize(3, 1, 1, -128, 127), 2);                // 1.5 -> 2
-  EXPECT_EQ(requantize(-3, 1, 1, -128, 127), -1);              // -1.5 -> -1
+  EXPECT_EQ(requantize(3, 1, 1, -128, 127), 2);    // 1.5 -> 2
+  EXPECT_EQ(requantize(-3, 1, 1, -128, 127), -1);  // -1.5 -> -1
 }
 
 TEST(Numerics, RequantiseMatchesWideArithmeticOnRandomValues) {
@@ -78,10 +78,10 @@ TEST(Numerics, RequantiseMatchesWideArithmeticOnRandomValues) {
 }
 
 TEST(Numerics, AverageRoundingHalfUp) {
-  EXPECT_EQ(avg_round(3, 2), 2);     // 1.5 -> 2
-  EXPECT_EQ(avg_round(-3, 2), -1);   // -1.5 -> -1
-  EXPECT_EQ(avg_round(-4, 3), -1);   // -1.33 -> -1
-  EXPECT_EQ(avg_round(-5, 3), -2);   // -1.67 -> -2
+  EXPECT_EQ(avg_round(3, 2), 2);    // 1.5 -> 2
+  EXPECT_EQ(avg_round(-3, 2), -1);  // -1.5 -> -1
+  EXPECT_EQ(avg_round(-4, 3), -1);  // -1.33 -> -1
+  EXPECT_EQ(avg_round(-5, 3), -2);  // -1.67 -> -2
   EXPECT_EQ(avg_round(127 * 9, 9), 127);
   EXPECT_EQ(avg_round(-128 * 9, 9), -128);
   EXPECT_EQ(avg_round(0, 1), 0);
@@ -98,8 +98,8 @@ TEST(Numerics, AverageRoundingHalfUp) {
 TEST(Numerics, OutputSizes) {
   EXPECT_EQ(conv_out_size(32, {5, 1, 2}), 32);
   EXPECT_EQ(conv_out_size(7, {3, 2, 1}), 4);
-  EXPECT_EQ(conv_out_size(1, {3, 1, 1}), 1);    // kernel larger than the input, padded
-  EXPECT_EQ(conv_out_size(5, {1, 3, 0}), 2);    // stride larger than the kernel
+  EXPECT_EQ(conv_out_size(1, {3, 1, 1}), 1);  // kernel larger than the input, padded
+  EXPECT_EQ(conv_out_size(5, {1, 3, 0}), 2);  // stride larger than the kernel
   EXPECT_THROW(conv_out_size(2, {5, 1, 1}), Error);
   EXPECT_THROW(conv_out_size(4, {3, 0, 0}), Error);
   // cifar10_quick pooling, ceil mode: 32 -> 16 -> 8 -> 4.
@@ -108,8 +108,8 @@ TEST(Numerics, OutputSizes) {
   EXPECT_EQ(pool_out_size(8, {3, 2, 0, true}), 4);
   EXPECT_EQ(pool_out_size(32, {3, 2, 0, false}), 15);
   // Ceil mode with padding: a last window starting in the right padding is dropped.
-  EXPECT_EQ(pool_out_size(4, {2, 2, 1, true}), 3);   // starts -1, 1, 3
-  EXPECT_EQ(pool_out_size(5, {2, 2, 1, true}), 3);   // 4th would start at 5 = H: dropped
+  EXPECT_EQ(pool_out_size(4, {2, 2, 1, true}), 3);  // starts -1, 1, 3
+  EXPECT_EQ(pool_out_size(5, {2, 2, 1, true}), 3);  // 4th would start at 5 = H: dropped
   EXPECT_EQ(pool_out_size(1, {2, 2, 1, true}), 1);
   EXPECT_THROW(pool_out_size(4, {2, 2, 2, false}), Error);  // pad >= kernel
   EXPECT_THROW(pool_out_size(2, {5, 1, 1, false}), Error);
@@ -225,8 +225,8 @@ TEST(Numerics, MapRequantisationEqualsTheScalarRule) {
 }
 
 TEST(Numerics, FullyConnectedFlattensInCHWOrder) {
-  auto in = image({2, 1, 2}, {1, 2, 3, 4});                      // c0: 1 2, c1: 3 4
-  auto w = Tensor<int8_t>({2, 4}, {1, 0, 0, 0, 0, 0, 10, -1});   // picks in[0], 10*in[2]-in[3]
+  auto in = image({2, 1, 2}, {1, 2, 3, 4});                     // c0: 1 2, c1: 3 4
+  auto w = Tensor<int8_t>({2, 4}, {1, 0, 0, 0, 0, 0, 10, -1});  // picks in[0], 10*in[2]-in[3]
   auto acc = fc_acc(in, w, Tensor<int32_t>({2}, {5, -5}));
   ASSERT_EQ(acc.shape(), Shape({2, 1, 1}));
   EXPECT_EQ(acc[0], 6);
@@ -247,9 +247,9 @@ TEST(Numerics, PoolingIgnoresElementsOutsideTheInput) {
   auto av = avgpool(in, {2, 2, 0, true});
   ASSERT_EQ(av.shape(), Shape({1, 2, 2}));
   EXPECT_EQ(av(0, 0, 0), avg_round(-5 - 6 - 8 - 9, 4));  // -7
-  EXPECT_EQ(av(0, 0, 1), avg_round(-7 - 10, 2));          // -8.5 -> -8
-  EXPECT_EQ(av(0, 1, 0), avg_round(-11 - 12, 2));         // -11.5 -> -11
-  EXPECT_EQ(av(0, 1, 1), -13);                            // one element
+  EXPECT_EQ(av(0, 0, 1), avg_round(-7 - 10, 2));         // -8.5 -> -8
+  EXPECT_EQ(av(0, 1, 0), avg_round(-11 - 12, 2));        // -11.5 -> -11
+  EXPECT_EQ(av(0, 1, 1), -13);                           // one element
   // Stride larger than the kernel skips elements.
   auto sk = maxpool(image({1, 1, 5}, {1, 9, 2, 8, 3}), {1, 2, 0, false});
   EXPECT_EQ(sk.values()[0], 1);
@@ -271,19 +271,16 @@ TEST(Numerics, GroupsMustDivideTheChannels) {
   const auto in = image({4, 3, 3}, std::vector<int8_t>(36, 1));
   const Pads p1{1, 1, 1, 1};
   // 3 groups divide neither the 4 input nor the 4 output channels.
-  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}), bias, ConvWindow{3, 1, p1, 3}),
-               Error);
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}), bias, ConvWindow{3, 1, p1, 3}), Error);
   EXPECT_THROW(conv2d_acc(image({6, 3, 3}, std::vector<int8_t>(54, 1)),
                           Tensor<int8_t>({4, 3, 3, 3}), bias, ConvWindow{3, 1, p1, 4}),
                Error);  // 4 groups do not divide 6 input channels
   EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({3, 2, 3, 3}), Tensor<int32_t>({3}, 0),
                           ConvWindow{3, 1, p1, 2}),
                Error);  // 2 groups do not divide 3 output channels
-  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}), bias, ConvWindow{3, 1, p1, 0}),
-               Error);
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}), bias, ConvWindow{3, 1, p1, 0}), Error);
   // Weights whose second dimension is not Cin / groups.
-  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 4, 3, 3}), bias, ConvWindow{3, 1, p1, 4}),
-               Error);
+  EXPECT_THROW(conv2d_acc(in, Tensor<int8_t>({4, 4, 3, 3}), bias, ConvWindow{3, 1, p1, 4}), Error);
   // Depthwise with 4 groups is fine: each output reads its own channel.
   const auto dw = conv2d_acc(in, Tensor<int8_t>({4, 1, 3, 3}, 1), bias, ConvWindow{3, 1, p1, 4});
   EXPECT_EQ(dw(2, 1, 1), 9);
@@ -308,7 +305,8 @@ TEST(Numerics, ChannelMulProductsThenRequantisation) {
   const auto x = image({2, 1, 3}, {-128, 5, 127, -3, 3, -128});
   const auto s = image({2, 1, 1}, {-128, 3});
   const Tensor<int32_t> acc = channel_mul_acc(x, s);
-  EXPECT_EQ(acc, Tensor<int32_t>({2, 1, 3}, std::vector<int32_t>{16384, -640, -16256, -9, 9, -384}));
+  EXPECT_EQ(acc,
+            Tensor<int32_t>({2, 1, 3}, std::vector<int32_t>{16384, -640, -16256, -9, 9, -384}));
   // M = 3, S = 7: y = floor((3 * acc + 64) / 128): 384.5 -> 384 -> 127, -14.5 -> -15,
   // -380.5 -> -381 -> -128, 0, 0, -8.5 -> -9.
   const Requant rq{{3, 3}, {7, 7}, -128, 127};
@@ -322,7 +320,8 @@ TEST(Numerics, ChannelMulProductsThenRequantisation) {
 // after the clamp (an entry outside [lo, hi] is never read).
 TEST(Numerics, TableActivationAfterTheClamp) {
   std::vector<int8_t> table(kActTableSize);
-  for (int i = 0; i < kActTableSize; ++i) table[static_cast<size_t>(i)] = static_cast<int8_t>(127 - i);
+  for (int i = 0; i < kActTableSize; ++i)
+    table[static_cast<size_t>(i)] = static_cast<int8_t>(127 - i);
   EXPECT_EQ(apply_table(table, -128), 127);
   EXPECT_EQ(apply_table(table, 0), -1);
   EXPECT_EQ(apply_table(table, 127), -128);

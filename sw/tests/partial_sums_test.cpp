@@ -105,8 +105,8 @@ struct Rig {
   // byte (w * N + l) * N + p of the result. Needs `identity_at` (N words of
   // bank `bank`, word o = 1 in lane o) and parameter channels
   // [param_at, param_at + N) holding bias 0, M 1, S 0.
-  uint64_t read_caches(int64_t addr, int64_t words, int64_t bank, int64_t identity_at,
-                       int64_t at, int64_t param_at) {
+  uint64_t read_caches(int64_t addr, int64_t words, int64_t bank, int64_t identity_at, int64_t at,
+                       int64_t param_at) {
     for (int64_t w = 0; w < words; ++w) {
       ComputeInstr f;
       f.mode = ComputeMode::kFc;
@@ -172,10 +172,14 @@ int64_t uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
 // A bias anywhere in int32 (a quarter of them near the ends, so that passes wrap).
 int32_t random_bias(std::mt19937_64& rng) {
   switch (rng() % 4) {
-    case 0: return static_cast<int32_t>(INT32_MAX - static_cast<int32_t>(rng() % 200000));
-    case 1: return static_cast<int32_t>(INT32_MIN + static_cast<int32_t>(rng() % 200000));
-    case 2: return static_cast<int32_t>(static_cast<int64_t>(rng() % 4001) - 2000);
-    default: return static_cast<int32_t>(static_cast<uint32_t>(rng()));
+    case 0:
+      return static_cast<int32_t>(INT32_MAX - static_cast<int32_t>(rng() % 200000));
+    case 1:
+      return static_cast<int32_t>(INT32_MIN + static_cast<int32_t>(rng() % 200000));
+    case 2:
+      return static_cast<int32_t>(static_cast<int64_t>(rng() % 4001) - 2000);
+    default:
+      return static_cast<int32_t>(static_cast<uint32_t>(rng()));
   }
 }
 // Parameter entries 0 .. count - 1: a random bias (above), M and S.
@@ -284,12 +288,12 @@ void expect_conv_split(const ConvCase& cc, Route route, uint64_t seed) {
   whole.pad_left = cc.pl;
   whole.pad_bottom = cc.pb;
   whole.pad_right = cc.pr;
-  whole.out_h = conv_out_size(static_cast<int>(cc.in_h), static_cast<int>(cc.kh),
-                              static_cast<int>(cc.sh), static_cast<int>(cc.pt),
-                              static_cast<int>(cc.pb));
-  whole.out_w = conv_out_size(static_cast<int>(cc.in_w), static_cast<int>(cc.kw),
-                              static_cast<int>(cc.sw), static_cast<int>(cc.pl),
-                              static_cast<int>(cc.pr));
+  whole.out_h =
+      conv_out_size(static_cast<int>(cc.in_h), static_cast<int>(cc.kh), static_cast<int>(cc.sh),
+                    static_cast<int>(cc.pt), static_cast<int>(cc.pb));
+  whole.out_w =
+      conv_out_size(static_cast<int>(cc.in_w), static_cast<int>(cc.kw), static_cast<int>(cc.sw),
+                    static_cast<int>(cc.pl), static_cast<int>(cc.pr));
   whole.clamp_lo = uniform(rng, -128, 0);
   whole.clamp_hi = uniform(rng, whole.clamp_lo, 127);
   int64_t rows = whole.out_h, cols = whole.out_w;
@@ -354,10 +358,13 @@ void expect_conv_split(const ConvCase& cc, Route route, uint64_t seed) {
   std::vector<std::pair<uint64_t, uint64_t>> row_at;  // (unsplit, split) external address
   if (cc.to_cache) rig.add_readout_operands(kReadBank, kIdentityAt, kReadParams);
   for (int64_t y = 0; y < rows; ++y) {
-    const int64_t a = one.dst_base + y * one.dst_row_stride, b = last.dst_base + y * one.dst_row_stride;
+    const int64_t a = one.dst_base + y * one.dst_row_stride,
+                  b = last.dst_base + y * one.dst_row_stride;
     if (cc.to_cache) {
-      const uint64_t want_at = rig.read_caches(a, cols, kReadBank, kIdentityAt, kReadAt, kReadParams);
-      row_at.push_back({want_at, rig.read_caches(b, cols, kReadBank, kIdentityAt, kReadAt, kReadParams)});
+      const uint64_t want_at =
+          rig.read_caches(a, cols, kReadBank, kIdentityAt, kReadAt, kReadParams);
+      row_at.push_back(
+          {want_at, rig.read_caches(b, cols, kReadBank, kIdentityAt, kReadAt, kReadParams)});
     } else {
       row_at.push_back({rig.store(1, a, 1, cols, cols), rig.store(1, b, 1, cols, cols)});
     }
@@ -374,10 +381,10 @@ void expect_conv_split(const ConvCase& cc, Route route, uint64_t seed) {
     for (int64_t x = 0; x < cols; ++x) {
       for (int64_t ch = 0; ch < n; ++ch) {
         // PE_CACHE: the readout's byte for lane ch of word x of the destination PE.
-        const size_t i_want = static_cast<size_t>(cc.to_cache ? (x * n + ch) * n + one.dst_id
-                                                              : x * n + ch);
-        const size_t i_got = static_cast<size_t>(cc.to_cache ? (x * n + ch) * n + last.dst_id
-                                                             : x * n + ch);
+        const size_t i_want =
+            static_cast<size_t>(cc.to_cache ? (x * n + ch) * n + one.dst_id : x * n + ch);
+        const size_t i_got =
+            static_cast<size_t>(cc.to_cache ? (x * n + ch) * n + last.dst_id : x * n + ch);
         ASSERT_EQ(got[i_got], want[i_want]) << "channel " << ch << " at (" << y << ", " << x << ")";
         ++checked;
       }
@@ -476,7 +483,8 @@ void expect_fc_split(const FcCase& fc, Route route, uint64_t seed) {
     }
   }
   rig.load_bank(0, 0, all);
-  for (int64_t pe = 0; pe < p; ++pe) rig.load_cache(pe, 0, random_bytes(rng, static_cast<size_t>(g * n)));
+  for (int64_t pe = 0; pe < p; ++pe)
+    rig.load_cache(pe, 0, random_bytes(rng, static_cast<size_t>(g * n)));
   load_random_params(rig, rng, o);
 
   ComputeInstr one = whole;
@@ -561,11 +569,16 @@ std::vector<int8_t> acc_words(const std::vector<std::vector<int32_t>>& v, int64_
 // Start values that need every byte, negative ones, and the ends of int32.
 int32_t start_value(std::mt19937_64& rng, int64_t i) {
   switch (i % 5) {
-    case 0: return INT32_MAX - static_cast<int32_t>(rng() % 1000);
-    case 1: return INT32_MIN + static_cast<int32_t>(rng() % 1000);
-    case 2: return -static_cast<int32_t>(rng() % 100000) - 1;
-    case 3: return static_cast<int32_t>(0x01020304 + (rng() % 0x10000));
-    default: return static_cast<int32_t>(static_cast<uint32_t>(rng()));
+    case 0:
+      return INT32_MAX - static_cast<int32_t>(rng() % 1000);
+    case 1:
+      return INT32_MIN + static_cast<int32_t>(rng() % 1000);
+    case 2:
+      return -static_cast<int32_t>(rng() % 100000) - 1;
+    case 3:
+      return static_cast<int32_t>(0x01020304 + (rng() % 0x10000));
+    default:
+      return static_cast<int32_t>(static_cast<uint32_t>(rng()));
   }
 }
 
@@ -579,7 +592,8 @@ TEST(PartialSums, ConvAccOutLayoutIsTheRawInt32Accumulators) {
   const int64_t h = 5, w = 4, g = 2, k = 3;
   std::vector<int8_t> map = random_bytes(rng, static_cast<size_t>(g * h * w * n));
   std::vector<std::vector<int8_t>> weights;
-  for (int64_t pe = 0; pe < p; ++pe) weights.push_back(random_bytes(rng, static_cast<size_t>(k * k * g * n)));
+  for (int64_t pe = 0; pe < p; ++pe)
+    weights.push_back(random_bytes(rng, static_cast<size_t>(k * k * g * n)));
   // PE 0 sums positive products only: from INT32_MAX - 999 it wraps.
   for (int8_t& b : map) b = static_cast<int8_t>(std::abs(int{b}) % 128);
   for (int8_t& b : weights[0]) b = static_cast<int8_t>(1 + std::abs(int{b}) % 127);
@@ -644,7 +658,8 @@ TEST(PartialSums, ConvAccOutLayoutIsTheRawInt32Accumulators) {
         const int64_t from_bias = bias[pe] + sum, from_start = start[i][pe] + sum;
         wraps += (from_bias != wrap(from_bias)) + (from_start != wrap(from_start));
         const int64_t a = c.dst_base + oy * c.dst_row_stride + 4 * ox;
-        ASSERT_EQ(acc_at(got, n, a, pe), wrap(from_bias)) << "bias start, pixel " << i << " PE " << pe;
+        ASSERT_EQ(acc_at(got, n, a, pe), wrap(from_bias))
+            << "bias start, pixel " << i << " PE " << pe;
         ASSERT_EQ(acc_at(got, n, 200 + a - c.dst_base, pe), wrap(from_start))
             << "acc_in start, pixel " << i << " PE " << pe;
       }
@@ -710,7 +725,8 @@ TEST(PartialSums, FcAccOutLayoutIsTheRawInt32Accumulators) {
           sum += int64_t{w[static_cast<size_t>((k * g + t) * n + l)]} * x[pe][t * n + l];
         }
       }
-      ASSERT_EQ(acc_at(got, n, 3 + 4 * k, pe), wrap(bias[k] + sum)) << "neuron " << k << " PE " << pe;
+      ASSERT_EQ(acc_at(got, n, 3 + 4 * k, pe), wrap(bias[k] + sum))
+          << "neuron " << k << " PE " << pe;
       ASSERT_EQ(acc_at(got, n, 30 + 4 * k, pe), wrap(start[k][pe] + sum))
           << "neuron " << k << " PE " << pe;
     }

@@ -129,7 +129,8 @@ TEST(Planner, ThroughputWeighsChains) {
     CycleModelOptions cm;
     cm.beats_per_cycle = r.beats_per_cycle;
     int64_t largest = 0;
-    for (const ChainStage& st : compile_chain(example("strided_net"), c.target, c.instances, cm).stages) {
+    for (const ChainStage& st :
+         compile_chain(example("strided_net"), c.target, c.instances, cm).stages) {
       largest = std::max(largest, st.predicted_cycles);
     }
     EXPECT_EQ(c.cycles[0], largest);

@@ -26,8 +26,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <regex>
@@ -82,18 +82,27 @@ inline std::optional<std::string> first_difference(const Tensor<int8_t>& want,
     if (want[i] != got[i] && wrong++ == 0) first = i;
   }
   if (wrong == 0) return std::nullopt;
-  return fmt::format("channel {}, row {}, column {} (index {}): expected {}, got {} ({} of {} "
-                     "elements differ)",
-                     first / (h * w), first / w % h, first % w, first, want[first], got[first],
-                     wrong, want.size());
+  return fmt::format(
+      "channel {}, row {}, column {} (index {}): expected {}, got {} ({} of {} "
+      "elements differ)",
+      first / (h * w), first / w % h, first % w, first, want[first], got[first], wrong,
+      want.size());
 }
 
 // The graph features of a network the random-network tallies count: each
 // name once if the network has it.
-inline constexpr const char* kGraphFeatures[] = {
-    "depthwise", "add", "add with activation", "projection (1x1 conv on a shortcut)",
-    "shortcut from input", "global pool", "concat", "slice", "upsample", "channel groups",
-    "mul (squeeze-and-excitation)", "several outputs"};
+inline constexpr const char* kGraphFeatures[] = {"depthwise",
+                                                 "add",
+                                                 "add with activation",
+                                                 "projection (1x1 conv on a shortcut)",
+                                                 "shortcut from input",
+                                                 "global pool",
+                                                 "concat",
+                                                 "slice",
+                                                 "upsample",
+                                                 "channel groups",
+                                                 "mul (squeeze-and-excitation)",
+                                                 "several outputs"};
 
 inline std::vector<std::string> graph_features(const Network& net) {
   std::vector<bool> has(std::size(kGraphFeatures), false);
@@ -109,8 +118,8 @@ inline std::vector<std::string> graph_features(const Network& net) {
     const int before = static_cast<int>(i) - 1;
     has[0] = has[0] || l.type == LayerType::kDepthwise;
     has[1] = has[1] || l.type == LayerType::kAdd;
-    has[2] = has[2] || (l.type == LayerType::kAdd &&
-                        (l.requant.lo != kInt8Min || l.requant.hi != kInt8Max));
+    has[2] = has[2] ||
+             (l.type == LayerType::kAdd && (l.requant.lo != kInt8Min || l.requant.hi != kInt8Max));
     has[3] = has[3] || (l.type == LayerType::kConv && l.conv.kernel == 1 && add_operand[i] != 0 &&
                         l.inputs.size() == 1 && l.inputs[0] != before);
     has[4] = has[4] || (i > 0 && std::find(l.inputs.begin(), l.inputs.end(), kNetworkInput) !=
@@ -177,8 +186,12 @@ class RandomNetworkTally {
     const std::string yaml = random_network_yaml(seed, options);
     const std::string path = (rn_fs::path(dir) / fmt::format("net_{}.yaml", seed)).string();
     std::ofstream(path) << yaml;
-    Subject s{fmt::format("network seed {}", seed), std::to_string(seed),
-              fmt::format(fmt::runtime(replay_), seed), yaml, seed, sparsity};
+    Subject s{fmt::format("network seed {}", seed),
+              std::to_string(seed),
+              fmt::format(fmt::runtime(replay_), seed),
+              yaml,
+              seed,
+              sparsity};
     return check_network(s, path, batch, backend);
   }
 
@@ -186,8 +199,8 @@ class RandomNetworkTally {
   Outcome check_kept(const rn_fs::path& path, const Backend& backend) {
     std::ifstream f(path);
     const std::string yaml{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-    Subject s{fmt::format("kept network {}", path.filename().string()),
-              path.stem().string(), fmt::format("the file {}", path.string()), yaml, 1};
+    Subject s{fmt::format("kept network {}", path.filename().string()), path.stem().string(),
+              fmt::format("the file {}", path.string()), yaml, 1};
     ++kept_;
     return check_network(s, path.string(), 1, backend);
   }
@@ -314,8 +327,8 @@ class RandomNetworkTally {
         const auto li = static_cast<size_t>(out_layers[j]);
         const Tensor<int8_t> want = per_layer[li].reshaped(net.output_shape(j));
         if (auto d = first_difference(want, run.outputs[i * outs + j])) {
-          std::string detail = fmt::format("image {} of {}, network output {} (layer '{}'): {}",
-                                           i, batch, j, net.layers[li].name, *d);
+          std::string detail = fmt::format("image {} of {}, network output {} (layer '{}'): {}", i,
+                                           batch, j, net.layers[li].name, *d);
           if (batch == 1) detail += first_wrong_layer(net, inputs[i], per_layer, backend);
           return fail(s, "output differs from the golden model", detail);
         }
@@ -418,8 +431,8 @@ class RandomNetworkTally {
   int kept_ = 0;
   int accepted_ = 0, refused_ = 0, failed_ = 0;
   std::map<int, int> batches_;
-  std::map<std::string, int> paths_;  // accepted networks per allocation path
-  std::vector<std::string> current_features_;            // of the network being checked
+  std::map<std::string, int> paths_;                    // accepted networks per allocation path
+  std::vector<std::string> current_features_;           // of the network being checked
   std::map<std::string, std::array<int, 3>> features_;  // accepted, refused, failed
   std::map<std::string, std::map<std::string, int>> feature_reasons_;  // refusals per feature
   std::map<std::string, Reason> reasons_;

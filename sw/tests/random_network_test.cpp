@@ -105,11 +105,10 @@ TEST(RandomNetworkGen, EveryDrawIsAValidNetworkWithinTheLimits) {
           EXPECT_LE(l.out_channels, o.max_features);
         }
         // Any weights and bias 0 fit int32: 2^31 / 128^2 products per output.
-        const int64_t fan_in = l.type == LayerType::kConv
-                                   ? l.in_shape[0] * l.conv.kernel * l.conv.kernel
-                               : l.type == LayerType::kDepthwise
-                                   ? int64_t{l.conv.kernel} * l.conv.kernel
-                                   : shape_elements(l.in_shape);
+        const int64_t fan_in =
+            l.type == LayerType::kConv        ? l.in_shape[0] * l.conv.kernel * l.conv.kernel
+            : l.type == LayerType::kDepthwise ? int64_t{l.conv.kernel} * l.conv.kernel
+                                              : shape_elements(l.in_shape);
         if (l.has_weights()) {
           EXPECT_LE(fan_in, 131072) << l.name;
         }
@@ -241,24 +240,70 @@ TEST(RandomNetworkGen, CoversEveryLayerTypeAndOrder) {
   std::string counts;
   for (const auto& [what, n] : seen) counts += fmt::format("  {:5} {}\n", n, what);
   std::cout << counts;
-  for (const char* what :
-       {"conv", "fc", "maxpool", "avgpool", "clamp", "flatten", "conv first", "fc first",
-        "maxpool first", "avgpool first", "clamp first", "flatten first", "non-square input",
-        "one input channel", "input side <= 2", "odd input sides", "inline requant",
-        "clamp activation", "conv stride > 1", "conv stride > 2", "conv pad", "conv kernel >= 5",
-        "conv kernel > 7 (beyond the target)", "conv > 32 channels", "conv after fc",
-        "pool ceil mode", "pool pad", "pool stride != kernel", "pool kernel > 3",
-        "avgpool 4 or 8, exact", "pool after conv", "pool after fc", "fc after fc",
-        "fc after flatten of a map", "fc on a map", "fc on a non-square map", "clamp after fc",
-        "clamp after flatten", "flatten of a map", "depthwise stride > 1", "depthwise pad",
-        "depthwise pads per side", "depthwise kernel >= 5", "add of the network input",
-        "global pool of a map", "global pool before fc", "graph (not a chain)", "concat",
-        "slice", "upsample", "concat of three maps", "concat of the network input",
-        "concat off the 8-lane groups", "slice off the 8-lane groups",
-        "upsample by more than 2", "conv with channel groups", "mul", "mul with a table",
-        "mul off the 8-lane groups", "mul of a map", "network with several outputs",
-        "output read by a later layer", "output from a side branch",
-        "last layer not the last output"}) {
+  for (const char* what : {"conv",
+                           "fc",
+                           "maxpool",
+                           "avgpool",
+                           "clamp",
+                           "flatten",
+                           "conv first",
+                           "fc first",
+                           "maxpool first",
+                           "avgpool first",
+                           "clamp first",
+                           "flatten first",
+                           "non-square input",
+                           "one input channel",
+                           "input side <= 2",
+                           "odd input sides",
+                           "inline requant",
+                           "clamp activation",
+                           "conv stride > 1",
+                           "conv stride > 2",
+                           "conv pad",
+                           "conv kernel >= 5",
+                           "conv kernel > 7 (beyond the target)",
+                           "conv > 32 channels",
+                           "conv after fc",
+                           "pool ceil mode",
+                           "pool pad",
+                           "pool stride != kernel",
+                           "pool kernel > 3",
+                           "avgpool 4 or 8, exact",
+                           "pool after conv",
+                           "pool after fc",
+                           "fc after fc",
+                           "fc after flatten of a map",
+                           "fc on a map",
+                           "fc on a non-square map",
+                           "clamp after fc",
+                           "clamp after flatten",
+                           "flatten of a map",
+                           "depthwise stride > 1",
+                           "depthwise pad",
+                           "depthwise pads per side",
+                           "depthwise kernel >= 5",
+                           "add of the network input",
+                           "global pool of a map",
+                           "global pool before fc",
+                           "graph (not a chain)",
+                           "concat",
+                           "slice",
+                           "upsample",
+                           "concat of three maps",
+                           "concat of the network input",
+                           "concat off the 8-lane groups",
+                           "slice off the 8-lane groups",
+                           "upsample by more than 2",
+                           "conv with channel groups",
+                           "mul",
+                           "mul with a table",
+                           "mul off the 8-lane groups",
+                           "mul of a map",
+                           "network with several outputs",
+                           "output read by a later layer",
+                           "output from a side branch",
+                           "last layer not the last output"}) {
     EXPECT_GE(seen[what], 3) << what << "\n" << counts;
   }
   for (const char* f : test::kGraphFeatures) {
@@ -289,8 +334,8 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
   const SimResult r = IsaSim(prog.target).run(memory);
   if (!r.ok()) {
     run.failure_class = fmt::format("ISA simulator {}", sim_error_name(r.error));
-    run.failure = fmt::format("{} at instruction {}: {}", sim_error_name(r.error), r.error_index,
-                              r.message);
+    run.failure =
+        fmt::format("{} at instruction {}: {}", sim_error_name(r.error), r.error_index, r.message);
     return run;
   }
   const std::string problems = describe_problems(r);
@@ -312,8 +357,8 @@ test::BackendRun run_isa(const Program& prog, const std::vector<Tensor<int8_t>>&
   strata_device dev{};
   strata_bundle b{};
   strata_network net{};
-  std::vector<int8_t> in, out(inputs.size() * static_cast<size_t>(shape_elements(
-                                                  prog.outputs.front().shape)));
+  std::vector<int8_t> in,
+      out(inputs.size() * static_cast<size_t>(shape_elements(prog.outputs.front().shape)));
   for (const Tensor<int8_t>& t : inputs) in.insert(in.end(), t.values().begin(), t.values().end());
   if (strata_open(&dev, &hal) != STRATA_OK ||
       strata_bundle_parse(&b, bytes.data(), bytes.size(), &dev.error) != STRATA_OK ||
@@ -415,8 +460,7 @@ TEST(RandomNetworks, TiledNetworksRunOnTheIsaSimulator) {
 // up to 300 channels) on the default and the tiny configuration.
 // STRATA_RANDOM_ANY_SIZE sets the count of each.
 TEST(RandomNetworks, AnySizeNetworksRunOnTheIsaSimulator) {
-  check_networks(RandomNetworkOptions::any_size(), "any-size", "STRATA_RANDOM_ANY_SIZE", 40,
-                 false);
+  check_networks(RandomNetworkOptions::any_size(), "any-size", "STRATA_RANDOM_ANY_SIZE", 40, false);
   check_networks(RandomNetworkOptions::any_size(), "any-size, tiny-target",
                  "STRATA_RANDOM_ANY_SIZE", 40, false,
                  HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/tiny.yaml"));

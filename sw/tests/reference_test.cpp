@@ -34,7 +34,16 @@ using nlohmann::json;
 const fs::path kReferenceDir = fs::path(STRATA_SOURCE_DIR) / "tests" / "data" / "reference";
 
 enum class RefOp {
-  kConv, kFc, kMaxPool, kAvgPool, kAdd, kGlobalAvgPool, kConcat, kSlice, kUpsample, kMul
+  kConv,
+  kFc,
+  kMaxPool,
+  kAvgPool,
+  kAdd,
+  kGlobalAvgPool,
+  kConcat,
+  kSlice,
+  kUpsample,
+  kMul
 };
 
 // One manifest entry, with file paths resolved against the manifest directory.
@@ -58,16 +67,26 @@ bool has_weights(RefOp op) { return op == RefOp::kConv || op == RefOp::kFc; }
 
 const char* op_name(RefOp op) {
   switch (op) {
-    case RefOp::kConv: return "conv";
-    case RefOp::kFc: return "fc";
-    case RefOp::kMaxPool: return "maxpool";
-    case RefOp::kAvgPool: return "avgpool";
-    case RefOp::kAdd: return "add";
-    case RefOp::kGlobalAvgPool: return "global_avgpool";
-    case RefOp::kConcat: return "concat";
-    case RefOp::kSlice: return "slice";
-    case RefOp::kUpsample: return "upsample";
-    case RefOp::kMul: return "mul";
+    case RefOp::kConv:
+      return "conv";
+    case RefOp::kFc:
+      return "fc";
+    case RefOp::kMaxPool:
+      return "maxpool";
+    case RefOp::kAvgPool:
+      return "avgpool";
+    case RefOp::kAdd:
+      return "add";
+    case RefOp::kGlobalAvgPool:
+      return "global_avgpool";
+    case RefOp::kConcat:
+      return "concat";
+    case RefOp::kSlice:
+      return "slice";
+    case RefOp::kUpsample:
+      return "upsample";
+    case RefOp::kMul:
+      return "mul";
   }
   return "?";
 }
@@ -83,11 +102,20 @@ std::string case_kind(const ReferenceCase& c) {
 
 // The fewest cases of each kind the committed manifest must hold (what
 // make_reference_vectors.py writes today); fewer means data went missing.
-const std::map<std::string, size_t> kMinCases = {
-    {"conv", 28}, {"conv grouped", 27}, {"conv per-side pads", 9}, {"fc", 9},
-    {"maxpool", 21}, {"maxpool per-side pads", 9}, {"avgpool", 21},
-    {"avgpool per-side pads", 9}, {"add", 15}, {"global_avgpool", 12}, {"concat", 6},
-    {"slice", 6}, {"upsample", 6}, {"mul", 14}};
+const std::map<std::string, size_t> kMinCases = {{"conv", 28},
+                                                 {"conv grouped", 27},
+                                                 {"conv per-side pads", 9},
+                                                 {"fc", 9},
+                                                 {"maxpool", 21},
+                                                 {"maxpool per-side pads", 9},
+                                                 {"avgpool", 21},
+                                                 {"avgpool per-side pads", 9},
+                                                 {"add", 15},
+                                                 {"global_avgpool", 12},
+                                                 {"concat", 6},
+                                                 {"slice", 6},
+                                                 {"upsample", 6},
+                                                 {"mul", 14}};
 
 // ---------------------------------------------------------------------------
 // Manifest parsing: every problem is a strata::Error naming the manifest, the
@@ -121,13 +149,15 @@ class CaseReader {
       const int p = integer(key, 0, hi);
       return Pads{p, p, p, p};
     }
-    const bool ok = v.size() == 4 && std::all_of(v.begin(), v.end(), [&](const json& e) {
-      return e.is_number_integer() && e.get<int64_t>() >= 0 && e.get<int64_t>() <= hi;
-    });
+    const bool ok =
+        v.size() == 4 && std::all_of(v.begin(), v.end(), [&](const json& e) {
+          return e.is_number_integer() && e.get<int64_t>() >= 0 && e.get<int64_t>() <= hi;
+        });
     if (!ok) {
-      fail(fmt::format("'{}' must be an integer in 0..{} or four of them [top, left, bottom, "
-                       "right], is {}",
-                       key, hi, v.dump()));
+      fail(
+          fmt::format("'{}' must be an integer in 0..{} or four of them [top, left, bottom, "
+                      "right], is {}",
+                      key, hi, v.dump()));
     }
     return Pads{v[0].get<int>(), v[1].get<int>(), v[2].get<int>(), v[3].get<int>()};
   }
@@ -162,21 +192,18 @@ ReferenceCase parse_case(const json& node, const fs::path& dir, size_t index) {
     r.fail("'name' must be non-empty [A-Za-z0-9_]+ (it names the test)");
   }
   const std::string op = r.string("op");
-  static const std::map<std::string, RefOp> kOps = {{"conv", RefOp::kConv},
-                                                    {"fc", RefOp::kFc},
-                                                    {"maxpool", RefOp::kMaxPool},
-                                                    {"avgpool", RefOp::kAvgPool},
-                                                    {"add", RefOp::kAdd},
-                                                    {"global_avgpool", RefOp::kGlobalAvgPool},
-                                                    {"concat", RefOp::kConcat},
-                                                    {"slice", RefOp::kSlice},
-                                                    {"upsample", RefOp::kUpsample},
-                                                    {"mul", RefOp::kMul}};
+  static const std::map<std::string, RefOp> kOps = {
+      {"conv", RefOp::kConv},         {"fc", RefOp::kFc},
+      {"maxpool", RefOp::kMaxPool},   {"avgpool", RefOp::kAvgPool},
+      {"add", RefOp::kAdd},           {"global_avgpool", RefOp::kGlobalAvgPool},
+      {"concat", RefOp::kConcat},     {"slice", RefOp::kSlice},
+      {"upsample", RefOp::kUpsample}, {"mul", RefOp::kMul}};
   const auto it = kOps.find(op);
   if (it == kOps.end()) {
-    r.fail(fmt::format("unknown op '{}' (conv, fc, maxpool, avgpool, add, global_avgpool, concat, "
-                       "slice, upsample, mul)",
-                       op));
+    r.fail(
+        fmt::format("unknown op '{}' (conv, fc, maxpool, avgpool, add, global_avgpool, concat, "
+                    "slice, upsample, mul)",
+                    op));
   }
   c.op = it->second;
 
@@ -401,8 +428,8 @@ TEST(ReferenceManifest, EveryListedFileExists) {
   ASSERT_TRUE(m.error.empty()) << m.error;
   for (const ReferenceCase& c : m.cases) {
     for (const auto& [key, path] : c.files) {
-      EXPECT_TRUE(fs::is_regular_file(path)) << "case " << c.name << ": " << key << " file "
-                                             << path << " is missing";
+      EXPECT_TRUE(fs::is_regular_file(path))
+          << "case " << c.name << ": " << key << " file " << path << " is missing";
     }
   }
 }
@@ -441,40 +468,48 @@ TEST(ReferenceManifest, RejectsBadManifests) {
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "conv3d", )" + files + "}]}",
                         "unknown op 'conv3d'");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "maxpool", "stride": 2, "pad": 0,
-                        "ceil_mode": false, )" + files + "}]}",
+                        "ceil_mode": false, )" +
+                            files + "}]}",
                         "case 'a': missing key 'kernel'");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "maxpool", "kernel": 2, "stride": 0,
-                        "pad": 0, "ceil_mode": false, )" + files + "}]}",
+                        "pad": 0, "ceil_mode": false, )" +
+                            files + "}]}",
                         "'stride' must be an integer in 1..8");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "maxpool", "kernel": 2, "stride": 2,
-                        "pad": 0, "ceil_mode": 1, )" + files + "}]}",
+                        "pad": 0, "ceil_mode": 1, )" +
+                            files + "}]}",
                         "'ceil_mode' must be true or false");
-  expect_manifest_error(R"({"cases": [{"name": "a", "op": "fc", "lo": 5, "hi": 4, )" + files +
-                            "}]}",
-                        "'hi' must be an integer in 5..127");
-  expect_manifest_error(R"({"cases": [{"name": "a", "op": "fc", "lo": 0, "hi": 4, )" + files +
-                            "}]}",
-                        "case 'a' files: missing key 'weights'");
+  expect_manifest_error(
+      R"({"cases": [{"name": "a", "op": "fc", "lo": 5, "hi": 4, )" + files + "}]}",
+      "'hi' must be an integer in 5..127");
+  expect_manifest_error(
+      R"({"cases": [{"name": "a", "op": "fc", "lo": 0, "hi": 4, )" + files + "}]}",
+      "case 'a' files: missing key 'weights'");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "maxpool", "kernel": 2, "stride": 2,
-                        "pad": [0, 1, 1], "ceil_mode": false, )" + files + "}]}",
+                        "pad": [0, 1, 1], "ceil_mode": false, )" +
+                            files + "}]}",
                         "'pad' must be an integer in 0..10 or four of them");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "conv", "kernel": 3, "stride": 1,
-                        "pad": [0, 1, -1, 0], "groups": 2, )" + files + "}]}",
+                        "pad": [0, 1, -1, 0], "groups": 2, )" +
+                            files + "}]}",
                         "'pad' must be an integer in 0..10 or four of them");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "conv", "kernel": 3, "stride": 1,
-                        "pad": [0, 1, 1, 0], "groups": 0, )" + files + "}]}",
+                        "pad": [0, 1, 1, 0], "groups": 0, )" +
+                            files + "}]}",
                         "'groups' must be an integer in 1..1024");
-  expect_manifest_error(R"({"cases": [{"name": "a", "op": "add", "lo": 0, "hi": 6, )" + files +
-                            "}]}",
-                        "case 'a' files: missing key 'input_b'");
+  expect_manifest_error(
+      R"({"cases": [{"name": "a", "op": "add", "lo": 0, "hi": 6, )" + files + "}]}",
+      "case 'a' files: missing key 'input_b'");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "add", )" + files + "}]}",
                         "case 'a': missing key 'lo'");
   expect_manifest_error(R"({"cases": [{"name": "a b", "op": "avgpool"}]})",
                         "'name' must be non-empty");
   expect_manifest_error(R"({"cases": [{"name": "a", "op": "maxpool", "kernel": 2, "stride": 2,
-                        "pad": 0, "ceil_mode": false, )" + files +
+                        "pad": 0, "ceil_mode": false, )" +
+                            files +
                             R"(}, {"name": "a", "op": "avgpool", "kernel": 2, "stride": 2,
-                        "pad": 0, "ceil_mode": false, )" + files + "}]}",
+                        "pad": 0, "ceil_mode": false, )" +
+                            files + "}]}",
                         "case 'a' appears twice");
 }
 

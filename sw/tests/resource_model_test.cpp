@@ -25,10 +25,10 @@ Device ecp5_85f() { return Device::find("ecp5-85f", kSource + "/config/devices")
 // 512 x 36 (the parity bits used).
 TEST(ResourceModel, BlockRamPackingTakesTheCheapestAspectRatio) {
   const Device d = ecp5_85f();
-  EXPECT_EQ(bram_blocks(4096, 16, d), 4);   // 4 x (4096 x 4)
-  EXPECT_EQ(bram_blocks(1024, 64, d), 4);   // 4 x (1024 x 18) or 2 x 2 (512 x 36)
-  EXPECT_EQ(bram_blocks(64, 54, d), 2);     // 2 x (512 x 36)
-  EXPECT_EQ(bram_blocks(256, 16, d), 1);    // 1024 x 18
+  EXPECT_EQ(bram_blocks(4096, 16, d), 4);  // 4 x (4096 x 4)
+  EXPECT_EQ(bram_blocks(1024, 64, d), 4);  // 4 x (1024 x 18) or 2 x 2 (512 x 36)
+  EXPECT_EQ(bram_blocks(64, 54, d), 2);    // 2 x (512 x 36)
+  EXPECT_EQ(bram_blocks(256, 16, d), 1);   // 1024 x 18
   EXPECT_EQ(bram_blocks(16384, 1, d), 1);
   EXPECT_EQ(bram_blocks(16385, 1, d), 2);
   EXPECT_EQ(bram_blocks(1024, 18, d), 1);
@@ -79,10 +79,10 @@ TEST(ResourceModel, LutsAndFlipFlopsWithinFifteenPercentOfYosys) {
     const char* config;
     double lut, ff;
   };
-  for (const Case& c : {Case{"default", 28401, 21758}, Case{"p16n16", 48578, 40414},
-                        Case{"sparse", 34150, 24953},
-                        Case{"tiny", (64481 - 540) / 2.0, (48213 - 908) / 2.0},
-                        Case{"ecp5_45f_cifar", 33806, 24006}}) {
+  for (const Case& c :
+       {Case{"default", 28401, 21758}, Case{"p16n16", 48578, 40414}, Case{"sparse", 34150, 24953},
+        Case{"tiny", (64481 - 540) / 2.0, (48213 - 908) / 2.0},
+        Case{"ecp5_45f_cifar", 33806, 24006}}) {
     const ResourceEstimate r = predict_resources(config(c.config), d);
     EXPECT_NEAR(double(r.lut), c.lut, 0.15 * c.lut) << c.config;
     EXPECT_NEAR(double(r.ff), c.ff, 0.15 * c.ff) << c.config;

@@ -210,17 +210,13 @@ TEST(SparsePack, CheckerRefusesBrokenSchedules) {
   EXPECT_THROW(
       check_packed(d, broken([](PackedSchedule& pk) { pk.cycles.back().value.assign(4, 0); }), o),
       Error);
-  EXPECT_THROW(check_packed(d, broken([](PackedSchedule& pk) {
-                              pk.cycles[0].sel[0] = StagerSel::kUp;
-                            }),
-                            o),
-               Error);
+  EXPECT_THROW(
+      check_packed(d, broken([](PackedSchedule& pk) { pk.cycles[0].sel[0] = StagerSel::kUp; }), o),
+      Error);
   // A weight counted twice (a repeated packed cycle: bases must increase).
-  EXPECT_THROW(check_packed(d, broken([](PackedSchedule& pk) {
-                              pk.cycles.push_back(pk.cycles.back());
-                            }),
-                            o),
-               Error);
+  EXPECT_THROW(
+      check_packed(d, broken([](PackedSchedule& pk) { pk.cycles.push_back(pk.cycles.back()); }), o),
+      Error);
   // A sum sent to the wrong accumulator, or to one beyond the reach.
   EXPECT_THROW(check_packed(d, broken([](PackedSchedule& pk) {
                               for (auto& c : pk.cycles) c.dest = {1, 0};
@@ -254,8 +250,8 @@ int seed_from_env(int fallback) {
 // returns how many were packed, checked and compared.
 int random_schedules(int seed) {
   std::mt19937_64 rng(static_cast<uint64_t>(seed));
-  const int shapes[][3] = {{1, 5, 1}, {1, 7, 2}, {2, 9, 3}, {3, 16, 4}, {8, 36, 8},
-                           {8, 100, 8}, {16, 50, 16}, {5, 33, 7}};
+  const int shapes[][3] = {{1, 5, 1},  {1, 7, 2},   {2, 9, 3},    {3, 16, 4},
+                           {8, 36, 8}, {8, 100, 8}, {16, 50, 16}, {5, 33, 7}};
   const double sparsities[] = {0.0, 0.25, 0.5, 0.75, 0.9, 0.97, 1.0};
   int runs = 0;
   for (const auto& s : shapes) {

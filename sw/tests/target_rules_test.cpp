@@ -58,10 +58,13 @@ TEST(TargetRules, EveryRuleIsDescribedAndHasBoundaries) {
   }
   EXPECT_THROW(target_rule("no.such.rule"), Error);
   // Every configuration parameter named is one of config/default.yaml's.
-  const std::set<std::string> params = {"banks",          "pes",         "bank_depth",
-                                        "pe_cache_depth", "param_depth", "max_kernel",
-                                        "max_pool_kernel", "max_image_width", "axi_data_width",
-                                        "axi_addr_width", "max_shift", "sparse", "act_tables"};
+  const std::set<std::string> params = {"banks",           "pes",
+                                        "bank_depth",      "pe_cache_depth",
+                                        "param_depth",     "max_kernel",
+                                        "max_pool_kernel", "max_image_width",
+                                        "axi_data_width",  "axi_addr_width",
+                                        "max_shift",       "sparse",
+                                        "act_tables"};
   for (const TargetRule& r : target_rules()) {
     std::string p(r.parameter);
     for (size_t at = 0; !p.empty();) {
@@ -83,20 +86,19 @@ TEST(TargetRules, BoundariesAreJustLegalAndJustIllegal) {
       for (const RuleBoundary& b : r.boundaries(t)) {
         ++pairs;
         const auto legal = violations(b.legal, t);
-        EXPECT_TRUE(legal.empty()) << t.name << " " << r.id << ": legal side breaks "
-                                   << (legal.empty() ? "" : legal.front().message) << "\n  "
-                                   << subject_text(b.legal);
+        EXPECT_TRUE(legal.empty())
+            << t.name << " " << r.id << ": legal side breaks "
+            << (legal.empty() ? "" : legal.front().message) << "\n  " << subject_text(b.legal);
         const auto bad = first_violation(b.illegal, t);
-        ASSERT_TRUE(bad.has_value()) << t.name << " " << r.id << ": illegal side passes\n  "
-                                     << subject_text(b.illegal);
+        ASSERT_TRUE(bad.has_value())
+            << t.name << " " << r.id << ": illegal side passes\n  " << subject_text(b.illegal);
         EXPECT_EQ(bad->rule, &r) << t.name << " " << r.id << ": illegal side breaks "
                                  << bad->rule->id << " first: " << bad->message;
         EXPECT_NE(bad->message.find(std::string("[rule ") + std::string(r.id) + "]"),
                   std::string::npos)
             << bad->message;
         if (!r.parameter.empty()) {
-          EXPECT_NE(bad->message.find(std::string(r.parameter)), std::string::npos)
-              << bad->message;
+          EXPECT_NE(bad->message.find(std::string(r.parameter)), std::string::npos) << bad->message;
         }
       }
     }
@@ -128,7 +130,9 @@ SimResult sim_program(const HwTarget& t, const std::vector<isa::Instruction>& pr
 }
 
 // IsaSim on CONFIG, the instruction, END: the error it stops with.
-SimResult sim_one(const isa::Instruction& in, const HwTarget& t) { return sim_program(t, {in}, {}); }
+SimResult sim_one(const isa::Instruction& in, const HwTarget& t) {
+  return sim_program(t, {in}, {});
+}
 
 // The ISA simulator's checks are the table: UNSUPPORTED with the table's message
 // on the illegal side, anything but UNSUPPORTED on the legal side (the legal side
@@ -338,7 +342,8 @@ TEST(TargetRules, AccModeRefusesPartialSumsOutsideDenseConvAndFc) {
   dw.acc_out = false;
   dw.acc_in = true;
   expect_acc_verdict(dw, "compute.acc_mode", "acc_in on a DEPTHWISE");
-  const HwTarget sparse = HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml");
+  const HwTarget sparse =
+      HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/sparse.yaml");
   isa::ComputeInstr packed = acc_conv();
   packed.packed_rows = 1;
   const SimResult r = sim_one(isa::encode(packed), sparse);

@@ -60,10 +60,10 @@ std::vector<int64_t> slice(const std::vector<int64_t>& v, int64_t b, int64_t e) 
 
 TEST(Tiling, WindowCountIsThePoolAndConvolutionSizeRule) {
   EXPECT_EQ(window_count(32, 3, 1, 1, 1, false), 32);
-  EXPECT_EQ(window_count(32, 3, 2, 0, 0, true), 16);   // cifar10_quick's pools
+  EXPECT_EQ(window_count(32, 3, 2, 0, 0, true), 16);  // cifar10_quick's pools
   EXPECT_EQ(window_count(5, 2, 2, 0, 0, true), 3);
   EXPECT_EQ(window_count(5, 2, 2, 0, 0, false), 2);
-  EXPECT_EQ(window_count(4, 3, 3, 1, 1, true), 2);     // last start must be < in + before
+  EXPECT_EQ(window_count(4, 3, 3, 1, 1, true), 2);  // last start must be < in + before
   EXPECT_EQ(window_count(2, 5, 1, 1, 1, false), 0);
 }
 
@@ -97,8 +97,8 @@ TEST(Tiling, EveryTileReproducesTheWholeLayerInItsRange) {
     for (auto& v : w) v = pick(-9, 9);
     const auto layer = [&](const std::vector<int64_t>& in, int pb, int pa, int ppb, int ppa,
                            bool ceil) {
-      const int64_t n = window_count(static_cast<int64_t>(in.size()), g.kernel, g.stride, pb, pa,
-                                     false);
+      const int64_t n =
+          window_count(static_cast<int64_t>(in.size()), g.kernel, g.stride, pb, pa, false);
       std::vector<int64_t> c = conv1d(in, w, {g.kernel, g.stride, pb}, n);
       if (!g.pooled) return c;
       const int64_t m = window_count(n, g.pool_kernel, g.pool_stride, ppb, ppa, ceil);
@@ -116,15 +116,14 @@ TEST(Tiling, EveryTileReproducesTheWholeLayerInItsRange) {
         next = t.out_end;
         EXPECT_TRUE(t.pad_before == 0 || t.in_begin == 0) << "padding inside the image";
         EXPECT_TRUE(t.pad_after == 0 || t.in_end == g.in) << "padding inside the image";
-        const std::vector<int64_t> part = layer(slice(x, t.in_begin, t.in_end), t.pad_before,
-                                                t.pad_after, t.pool_pad_before, t.pool_pad_after,
-                                                t.pool_ceil);
+        const std::vector<int64_t> part =
+            layer(slice(x, t.in_begin, t.in_end), t.pad_before, t.pad_after, t.pool_pad_before,
+                  t.pool_pad_after, t.pool_ceil);
         ASSERT_EQ(part, slice(whole, t.out_begin, t.out_end))
             << "in " << g.in << " k " << g.kernel << " s " << g.stride << " p " << g.pad_before
             << "/" << g.pad_after << " pool " << g.pooled << " k " << g.pool_kernel << " s "
-            << g.pool_stride << " p " << g.pool_pad_before << "/" << g.pool_pad_after
-            << " ceil " << g.pool_ceil << ", tile [" << t.out_begin << ", " << t.out_end
-            << ") of " << count;
+            << g.pool_stride << " p " << g.pool_pad_before << "/" << g.pool_pad_after << " ceil "
+            << g.pool_ceil << ", tile [" << t.out_begin << ", " << t.out_end << ") of " << count;
         ++checked;
       }
       ASSERT_EQ(next, g.out);

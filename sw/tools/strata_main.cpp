@@ -43,17 +43,17 @@
 #include "strata/cascade.hpp"
 #include "strata/compiler.hpp"
 #include "strata/cycle_model.hpp"
+#include "strata/device.hpp"
 #include "strata/error.hpp"
 #include "strata/file_io.hpp"
 #include "strata/gen.hpp"
 #include "strata/golden.hpp"
-#include "strata/device.hpp"
 #include "strata/hw_target.hpp"
 #include "strata/isa_sim.hpp"
 #include "strata/network.hpp"
+#include "strata/npy.hpp"
 #include "strata/planner.hpp"
 #include "strata/resource_model.hpp"
-#include "strata/npy.hpp"
 #include "strata/target_rules.hpp"
 #include "strata/tensor.hpp"
 
@@ -105,14 +105,18 @@ std::string geometry_label(const Layer& l) {
                                                            l.pads.bottom, l.pads.right);
   switch (l.type) {
     case LayerType::kConv:
-    case LayerType::kDepthwise: return fmt::format("{}/{}/{}", l.conv.kernel, l.conv.stride, pad);
+    case LayerType::kDepthwise:
+      return fmt::format("{}/{}/{}", l.conv.kernel, l.conv.stride, pad);
     case LayerType::kMaxPool:
     case LayerType::kAvgPool:
       return fmt::format("{}/{}/{}{}", l.pool.kernel, l.pool.stride, pad,
                          l.pool.ceil_mode ? " ceil" : "");
-    case LayerType::kSlice: return fmt::format("{}:{}", l.slice_begin, l.slice_end);
-    case LayerType::kUpsample: return fmt::format("x{}", l.scale);
-    default: return "-";
+    case LayerType::kSlice:
+      return fmt::format("{}:{}", l.slice_begin, l.slice_end);
+    case LayerType::kUpsample:
+      return fmt::format("x{}", l.scale);
+    default:
+      return "-";
   }
 }
 
@@ -168,8 +172,8 @@ int cmd_info(const InfoArgs& a) {
   fmt::print("network {} ({})\n", net.name, net.source_file);
   fmt::print("input   {}\n", shape_str(net.input_shape));
   fmt::print("weights {}\n\n", weights_note);
-  fmt::print("{:>3}  {:<12} {:<14} {:<16} {:<16} {:<11} {:<15} {:>12} {:>10}\n", "#", "name", "type",
-             "in", "out", "k/s/p", "activation", "MACs", "params(B)");
+  fmt::print("{:>3}  {:<12} {:<14} {:<16} {:<16} {:<11} {:<15} {:>12} {:>10}\n", "#", "name",
+             "type", "in", "out", "k/s/p", "activation", "MACs", "params(B)");
   int64_t params = 0;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& l = net.layers[i];
@@ -184,7 +188,8 @@ int cmd_info(const InfoArgs& a) {
   } else {
     std::vector<std::string> outs;
     for (size_t j = 0; j < net.output_count(); ++j) {
-      outs.push_back(fmt::format("{} {} {}", j, net.output_name(j), shape_str(net.output_shape(j))));
+      outs.push_back(
+          fmt::format("{} {} {}", j, net.output_name(j), shape_str(net.output_shape(j))));
     }
     fmt::print("\ntotal: {} layers, {} MACs per image, {} parameter bytes, {} outputs: {}\n",
                net.layers.size(), net.macs(), params, net.output_count(), fmt::join(outs, ", "));
@@ -213,27 +218,31 @@ int cmd_info(const InfoArgs& a) {
                op.output_at, op.tiling, work[k].load_bytes, work[k].store_bytes, work[k].beats,
                cycles.op_end[k]);
   }
-  fmt::print("predicted: {} cycles per image (the cycle model, 60-cycle read latency, one AXI "
-             "beat per cycle; docs/planner.md)\n",
-             cycles.cycles);
-  fmt::print("input / output: where the op's maps live (on chip: a bank; external: external "
-             "memory);\nruns: whole, or in row bands x column strips (docs/compiler.md, Large "
-             "maps);\nload B / store B: external bytes its instructions move per run;\ndone at: "
-             "the predicted cycle its last instruction ends.\n");
+  fmt::print(
+      "predicted: {} cycles per image (the cycle model, 60-cycle read latency, one AXI "
+      "beat per cycle; docs/planner.md)\n",
+      cycles.cycles);
+  fmt::print(
+      "input / output: where the op's maps live (on chip: a bank; external: external "
+      "memory);\nruns: whole, or in row bands x column strips (docs/compiler.md, Large "
+      "maps);\nload B / store B: external bytes its instructions move per run;\ndone at: "
+      "the predicted cycle its last instruction ends.\n");
   if (!a.device.empty()) {
     const Device d = Device::find(a.device, std::string(STRATA_SOURCE_DIR) + "/config/devices");
     CycleModelOptions board;
     board.beats_per_cycle = board_beats_per_cycle(d, target);
     const int64_t on_board = predict_cycles(prog, board).cycles;
-    fmt::print("\non {} ({}, {} MB/s at {} MHz: {:.2f} AXI beats per cycle): {} cycles per image "
-               "predicted, {:.1f} images/s\n",
-               d.name, d.board, d.ext_mbytes_s, d.fmax_mhz, board.beats_per_cycle, on_board,
-               d.fmax_mhz * 1e6 / static_cast<double>(on_board));
+    fmt::print(
+        "\non {} ({}, {} MB/s at {} MHz: {:.2f} AXI beats per cycle): {} cycles per image "
+        "predicted, {:.1f} images/s\n",
+        d.name, d.board, d.ext_mbytes_s, d.fmax_mhz, board.beats_per_cycle, on_board,
+        d.fmax_mhz * 1e6 / static_cast<double>(on_board));
     const ResourceEstimate r = predict_resources(target, d);
-    fmt::print("\nresources of '{}' on {} (predicted, docs/planner.md): {} of {} {}, {} of {} {}, "
-               "{} of {} LUTs (LUT4 equivalents), {} of {} FFs\n",
-               target.name, d.name, r.dsp, d.dsps, d.dsp_kind, r.bram, d.brams, d.bram_kind, r.lut,
-               d.luts, r.ff, d.ffs);
+    fmt::print(
+        "\nresources of '{}' on {} (predicted, docs/planner.md): {} of {} {}, {} of {} {}, "
+        "{} of {} LUTs (LUT4 equivalents), {} of {} FFs\n",
+        target.name, d.name, r.dsp, d.dsps, d.dsp_kind, r.bram, d.brams, d.bram_kind, r.lut, d.luts,
+        r.ff, d.ffs);
     for (const MemoryUse& m : r.memories) {
       fmt::print("  {:<20} {:>3} x {:>6} words x {:>3} bits: {}\n", m.name, m.copies, m.depth,
                  m.width,
@@ -268,9 +277,8 @@ const CLI::Validator kSeedCheck(
     [](std::string& text) -> std::string {
       uint64_t value = 0;
       const char* end = text.data() + text.size();
-      const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      });
+      const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
+                                                       [](char c) { return c >= '0' && c <= '9'; });
       const auto [ptr, ec] = std::from_chars(text.data(), end, value);
       if (!digits || ec != std::errc() || ptr != end) {
         return fmt::format("seed '{}' is not an integer in 0..18446744073709551615", text);
@@ -345,8 +353,8 @@ void add_rtl_options(CLI::App* cmd, RtlArgs& a, bool both) {
                   "the program's roofline bound)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   cmd->add_flag("--checked-model", a.checked_model,
-               "RTL: run the checked model (assertions on, X values randomised, as the tests "
-               "do) instead of the fast one; same cycles, about half the speed");
+                "RTL: run the checked model (assertions on, X values randomised, as the tests "
+                "do) instead of the fast one; same cycles, about half the speed");
   cmd->add_option("--trace", a.trace,
                   "RTL: write an FST waveform of the run (GTKWave layout: "
                   "tb/waves/strata_top.gtkw)");
@@ -404,15 +412,15 @@ namespace tbr = strata::tb;
 struct RtlResult {
   bool fine = true;
   int64_t runs = 0;
-  std::vector<Tensor<int8_t>> outputs;          // per image, each network output in order
-  std::vector<std::string> output_names;        // the network's output layers
-  tbr::PerfCounts counters{};                   // the CSR performance counters
-  std::vector<tbr::PerfCounts> per_op;          // trace port split, per program op
-  std::vector<OpWork> work;                     // compiler figures, per program op
-  double seconds = 0.0;                         // host time of the simulation
-  std::string model;                            // "fast" or "checked" (sim/CMakeLists.txt)
-  int64_t mismatches = 0;                       // elements that differ from the golden model
-  std::string first_mismatch;                   // where the first one is
+  std::vector<Tensor<int8_t>> outputs;    // per image, each network output in order
+  std::vector<std::string> output_names;  // the network's output layers
+  tbr::PerfCounts counters{};             // the CSR performance counters
+  std::vector<tbr::PerfCounts> per_op;    // trace port split, per program op
+  std::vector<OpWork> work;               // compiler figures, per program op
+  double seconds = 0.0;                   // host time of the simulation
+  std::string model;                      // "fast" or "checked" (sim/CMakeLists.txt)
+  int64_t mismatches = 0;                 // elements that differ from the golden model
+  std::string first_mismatch;             // where the first one is
 };
 
 uint64_t perf(const tbr::PerfCounts& c, uint32_t offset) { return c[tbr::perf_index(offset)]; }
@@ -451,10 +459,11 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   o.read_latency = a.latency;
   o.stall = a.stall;
   o.fine_grain = fine;
-  o.timeout = a.timeout != 0 ? a.timeout
-                             : default_timeout(program_for(static_cast<int>(std::min<size_t>(
-                                                   target.pes, images.size()))),
-                                               target);
+  o.timeout =
+      a.timeout != 0
+          ? a.timeout
+          : default_timeout(
+                program_for(static_cast<int>(std::min<size_t>(target.pes, images.size()))), target);
   o.checked = a.checked_model;
   if (trace) {
     create_parent(a.trace);
@@ -469,18 +478,19 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
   for (size_t first = 0; first < images.size(); first += static_cast<size_t>(target.pes)) {
     const int batch = static_cast<int>(std::min<size_t>(target.pes, images.size() - first));
     const Program& prog = program_for(batch);
-    const std::vector<Tensor<int8_t>> in(images.begin() + static_cast<std::ptrdiff_t>(first),
-                                         images.begin() + static_cast<std::ptrdiff_t>(first) +
-                                             batch);
+    const std::vector<Tensor<int8_t>> in(
+        images.begin() + static_cast<std::ptrdiff_t>(first),
+        images.begin() + static_cast<std::ptrdiff_t>(first) + batch);
     std::vector<Tensor<int8_t>> out;
     const tbr::RunReport r = runner.run_program(prog, in, out);
-    const std::string what = fmt::format("RTL run of '{}' (images {}..{}, {} mode)", net.name,
-                                         first, first + static_cast<size_t>(batch) - 1,
-                                         fine ? "fine-grained" : "completion");
+    const std::string what =
+        fmt::format("RTL run of '{}' (images {}..{}, {} mode)", net.name, first,
+                    first + static_cast<size_t>(batch) - 1, fine ? "fine-grained" : "completion");
     if (!r.finished) {
-      throw Error(fmt::format("{} did not finish within {} cycles (timeout): the accelerator "
-                              "hung or --timeout is too small",
-                              what, o.timeout));
+      throw Error(
+          fmt::format("{} did not finish within {} cycles (timeout): the accelerator "
+                      "hung or --timeout is too small",
+                      what, o.timeout));
     }
     if (r.error != csr::ErrorCode::kNone) {
       throw Error(fmt::format("{} stopped with error {} at instruction {}", what,
@@ -491,9 +501,10 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
     }
     for (size_t c = 0; c < r.trace_total.size(); ++c) {
       if (r.trace_total[c] != r.counters[c]) {
-        throw Error(fmt::format("{}: the trace port sums to {} for counter 0x{:x}, the counter "
-                                "reads {}",
-                                what, r.trace_total[c], csr::kPerfCounters[c], r.counters[c]));
+        throw Error(
+            fmt::format("{}: the trace port sums to {} for counter 0x{:x}, the counter "
+                        "reads {}",
+                        what, r.trace_total[c], csr::kPerfCounters[c], r.counters[c]));
       }
     }
     if (res.per_op.empty()) {
@@ -504,8 +515,8 @@ RtlResult run_rtl(const Network& net, const HwTarget& target,
       size_t k = 0;
       while (k < prog.ops.size() && prog.ops[k].tag != l.tag) ++k;
       if (k == prog.ops.size()) {
-        throw Error(fmt::format("{}: COMPUTE instructions with tag {}, which is no op's", what,
-                                l.tag));
+        throw Error(
+            fmt::format("{}: COMPUTE instructions with tag {}, which is no op's", what, l.tag));
       }
       for (size_t c = 0; c < l.counts.size(); ++c) res.per_op[k][c] += l.counts[c];
     }
@@ -538,9 +549,9 @@ void check_against_golden(RtlResult& res, const std::vector<Tensor<int8_t>>& gol
     const Tensor<int8_t>& want = golden[k];
     const Tensor<int8_t>& got = res.outputs.at(k);
     const size_t i = k / count;
-    const std::string which =
-        count == 1 ? fmt::format("image {}", i)
-                   : fmt::format("image {}, output {} '{}'", i, k % count, res.output_names[k % count]);
+    const std::string which = count == 1 ? fmt::format("image {}", i)
+                                         : fmt::format("image {}, output {} '{}'", i, k % count,
+                                                       res.output_names[k % count]);
     if (want.shape() != got.shape()) {
       throw Error(fmt::format("RTL output of {} has shape {}, the golden model's {}", which,
                               shape_str(got.shape()), shape_str(want.shape())));
@@ -575,26 +586,27 @@ void print_trace_note(const std::string& trace) {
 // `path` with ".stage<k>" before its extension: out.bin -> out.stage0.bin.
 std::string stage_path(const std::string& path, size_t k) {
   const fs::path p(path);
-  return (p.parent_path() / fmt::format("{}.stage{}{}", p.stem().string(), k,
-                                        p.extension().string()))
+  return (p.parent_path() /
+          fmt::format("{}.stage{}{}", p.stem().string(), k, p.extension().string()))
       .string();
 }
 
 // The partition: each stage's layers, ops, predicted cycles and transfers.
 void print_chain(const ChainProgram& chain, const Network& net) {
-  fmt::print("cascade: {} stage{}, cuts allowed after op{} {}; balance bound {:.2f}x "
-             "(one accelerator's predicted cycles / the largest stage's, docs/cascade.md)\n",
-             chain.stages.size(), chain.stages.size() == 1 ? "" : "s",
-             chain.cut_candidates.size() == 1 ? "" : "s",
-             chain.cut_candidates.empty() ? std::string("(none)")
-                                          : fmt::format("{}", fmt::join(chain.cut_candidates, ", ")),
-             chain.balance_bound());
+  fmt::print(
+      "cascade: {} stage{}, cuts allowed after op{} {}; balance bound {:.2f}x "
+      "(one accelerator's predicted cycles / the largest stage's, docs/cascade.md)\n",
+      chain.stages.size(), chain.stages.size() == 1 ? "" : "s",
+      chain.cut_candidates.size() == 1 ? "" : "s",
+      chain.cut_candidates.empty() ? std::string("(none)")
+                                   : fmt::format("{}", fmt::join(chain.cut_candidates, ", ")),
+      chain.balance_bound());
   fmt::print("  {:<5} {:<34} {:>4} {:>16} {:>10} {:>13}\n", "stage", "layers", "ops",
              "predicted cyc.", "transfers", "instructions");
   for (size_t k = 0; k < chain.stages.size(); ++k) {
     const ChainStage& st = chain.stages[k];
-    const std::string layers = fmt::format("{} .. {}", net.layers[st.first_layer].name,
-                                           net.layers[st.end_layer - 1].name);
+    const std::string layers =
+        fmt::format("{} .. {}", net.layers[st.first_layer].name, net.layers[st.end_layer - 1].name);
     fmt::print("  {:<5} {:<34} {:>4} {:>16} {:>10} {:>13}\n", k, layers, st.ops.size(),
                st.predicted_cycles, st.transfers_out, st.program.instructions.size());
   }
@@ -604,13 +616,13 @@ struct BenchArgs {
   std::string network;
   std::string weights;
   double sparsity = 0.0;  // generated parameters (no --weights): fraction of zero weights
-  std::string input;    // "" = random images (seed --seed)
-  std::string target;   // hardware configuration YAML ("" = default)
+  std::string input;      // "" = random images (seed --seed)
+  std::string target;     // hardware configuration YAML ("" = default)
   int batch = 1;
   bool batch_given = false;  // --batch given (a chain's default is 16 images)
-  int instances = 0;    // --instances K: a chain of K accelerators (0: one accelerator)
-  bool json = false;    // --json given
-  std::string json_path;  // "" with --json = stdout
+  int instances = 0;         // --instances K: a chain of K accelerators (0: one accelerator)
+  bool json = false;         // --json given
+  std::string json_path;     // "" with --json = stdout
   RtlArgs rtl{"both"};
 };
 
@@ -668,8 +680,8 @@ int64_t memory_cycles(const OpWork& w, const HwTarget& t) {
   return (w.load_bytes + w.store_bytes + beat - 1) / beat;
 }
 
-nlohmann::ordered_json layer_json(const CompiledOp& op, const tbr::PerfCounts& c,
-                                  const OpWork& w, int64_t images, const HwTarget& t) {
+nlohmann::ordered_json layer_json(const CompiledOp& op, const tbr::PerfCounts& c, const OpWork& w,
+                                  int64_t images, const HwTarget& t) {
   const uint64_t cycles = perf(c, csr::kPerfCycles);
   const int64_t macs = op.macs * images;
   nlohmann::ordered_json j;
@@ -703,27 +715,28 @@ void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
     name_w = std::max(name_w, op.name.size());
     kind_w = std::max(kind_w, op.kind.size());
   }
-  fmt::print("{:>2}  {:<{}} {:<{}} {:>9} {:>10} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
-             "{:>7} {:>8} {:>8} {:>9}\n",
-             "#", "layer (fused op)", name_w, "kind", kind_w, "cycles", "MACs", "util%", "beats",
-             "skipped",
-             "C-dep", "C-out", "L-dep", "L-mem", "S-dep", "S-mem", "load B", "store B", "bound");
+  fmt::print(
+      "{:>2}  {:<{}} {:<{}} {:>9} {:>10} {:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
+      "{:>7} {:>8} {:>8} {:>9}\n",
+      "#", "layer (fused op)", name_w, "kind", kind_w, "cycles", "MACs", "util%", "beats",
+      "skipped", "C-dep", "C-out", "L-dep", "L-mem", "S-dep", "S-mem", "load B", "store B",
+      "bound");
   tbr::PerfCounts sum{};
   OpWork wsum;
   for (size_t k = 0; k < shape.ops.size(); ++k) {
     const tbr::PerfCounts& c = r.per_op[k];
     const OpWork& w = r.work[k];
     const uint64_t cycles = perf(c, csr::kPerfCycles);
-    fmt::print("{:>2}  {:<{}} {:<{}} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} "
-               "{:>7} {:>7} {:>8} {:>8} {:>9}\n",
-               k, shape.ops[k].name, name_w, shape.ops[k].kind, kind_w, cycles,
-               shape.ops[k].macs * images,
-               100.0 * utilisation(shape.ops[k].macs * images, t, cycles), w.beats,
-               w.dense_beats - w.beats, perf(c, csr::kPerfStallComputeDep),
-               perf(c, csr::kPerfStallComputeOut), perf(c, csr::kPerfStallLoadDep),
-               perf(c, csr::kPerfStallLoadMem), perf(c, csr::kPerfStallStoreDep),
-               perf(c, csr::kPerfStallStoreMem), w.load_bytes, w.store_bytes,
-               std::max<int64_t>(w.beats, memory_cycles(w, t)));
+    fmt::print(
+        "{:>2}  {:<{}} {:<{}} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} "
+        "{:>7} {:>7} {:>8} {:>8} {:>9}\n",
+        k, shape.ops[k].name, name_w, shape.ops[k].kind, kind_w, cycles, shape.ops[k].macs * images,
+        100.0 * utilisation(shape.ops[k].macs * images, t, cycles), w.beats,
+        w.dense_beats - w.beats, perf(c, csr::kPerfStallComputeDep),
+        perf(c, csr::kPerfStallComputeOut), perf(c, csr::kPerfStallLoadDep),
+        perf(c, csr::kPerfStallLoadMem), perf(c, csr::kPerfStallStoreDep),
+        perf(c, csr::kPerfStallStoreMem), w.load_bytes, w.store_bytes,
+        std::max<int64_t>(w.beats, memory_cycles(w, t)));
     for (size_t i = 0; i < c.size(); ++i) sum[i] += c[i];
     wsum.beats += w.beats;
     wsum.dense_beats += w.dense_beats;
@@ -733,17 +746,19 @@ void print_layer_table(const Program& shape, const RtlResult& r, int64_t images,
   int64_t macs = 0;
   for (const CompiledOp& op : shape.ops) macs += op.macs * images;
   const uint64_t cycles = perf(sum, csr::kPerfCycles);
-  fmt::print("    {:<{}} {:<{}} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
-             "{:>7} {:>8} {:>8} {:>9}\n",
-             "total", name_w, "", kind_w, cycles, macs, 100.0 * utilisation(macs, t, cycles), wsum.beats,
-             wsum.dense_beats - wsum.beats, perf(sum, csr::kPerfStallComputeDep),
-             perf(sum, csr::kPerfStallComputeOut), perf(sum, csr::kPerfStallLoadDep),
-             perf(sum, csr::kPerfStallLoadMem), perf(sum, csr::kPerfStallStoreDep),
-             perf(sum, csr::kPerfStallStoreMem), wsum.load_bytes, wsum.store_bytes,
-             std::max<int64_t>(wsum.beats, memory_cycles(wsum, t)));
-  fmt::print("bound: the roofline bound on the cycles, max(PE-array beats, (load B + store B) / "
-             "{} bytes per AXI beat)\n",
-             t.beat_bytes());
+  fmt::print(
+      "    {:<{}} {:<{}} {:>9} {:>10} {:>6.1f} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} "
+      "{:>7} {:>8} {:>8} {:>9}\n",
+      "total", name_w, "", kind_w, cycles, macs, 100.0 * utilisation(macs, t, cycles), wsum.beats,
+      wsum.dense_beats - wsum.beats, perf(sum, csr::kPerfStallComputeDep),
+      perf(sum, csr::kPerfStallComputeOut), perf(sum, csr::kPerfStallLoadDep),
+      perf(sum, csr::kPerfStallLoadMem), perf(sum, csr::kPerfStallStoreDep),
+      perf(sum, csr::kPerfStallStoreMem), wsum.load_bytes, wsum.store_bytes,
+      std::max<int64_t>(wsum.beats, memory_cycles(wsum, t)));
+  fmt::print(
+      "bound: the roofline bound on the cycles, max(PE-array beats, (load B + store B) / "
+      "{} bytes per AXI beat)\n",
+      t.beat_bytes());
 }
 
 // The per-op work of running `images` images as run_rtl does (runs of up to
@@ -793,8 +808,7 @@ struct DenseTwin {
 
 DenseTwin run_dense_twin(const Network& net, const HwTarget& target, const Program& shape,
                          const std::vector<Tensor<int8_t>>& images,
-                         const std::vector<Tensor<int8_t>>& golden, const RtlArgs& a,
-                         bool fine) {
+                         const std::vector<Tensor<int8_t>>& golden, const RtlArgs& a, bool fine) {
   DenseTwin t;
   t.target = target;
   t.target.sparse = false;
@@ -805,9 +819,10 @@ DenseTwin run_dense_twin(const Network& net, const HwTarget& target, const Progr
     same_ops = twin_shape.ops[k].name == shape.ops[k].name;
   }
   if (!same_ops) {
-    throw Error(fmt::format("the dense program of '{}' has other ops than its sparse program; "
-                            "the two cannot be compared layer by layer",
-                            net.name));
+    throw Error(
+        fmt::format("the dense program of '{}' has other ops than its sparse program; "
+                    "the two cannot be compared layer by layer",
+                    net.name));
   }
   t.work = program_work(net, t.target, images.size());
   t.model = tbr::AccelRunner::built_model_of(t.target);
@@ -857,23 +872,24 @@ void print_sparse_table(const Program& shape, const RtlResult& main, const Dense
                         const HwTarget& target) {
   size_t name_w = 22;
   for (const CompiledOp& op : shape.ops) name_w = std::max(name_w, op.name.size());
-  fmt::print("\nsparse build: packed CONVs against the dense program of the same weights"
-             "{}:\n",
-             t.run ? fmt::format(" on the dense build (model '{}': this configuration with "
-                                 "sparse: false)",
-                                 t.model)
-                   : "");
+  fmt::print(
+      "\nsparse build: packed CONVs against the dense program of the same weights"
+      "{}:\n",
+      t.run ? fmt::format(" on the dense build (model '{}': this configuration with "
+                          "sparse: false)",
+                          t.model)
+            : "");
   const std::vector<OpPacking> rows = op_packing(shape);
   fmt::print("{:>2}  {:<{}} {:>6} {:>7} {:>9} {:>11} {:>7} {:>9} {:>12} {:>8}\n", "#", "layer",
-             name_w, "packed", "rows x", "beats", "dense beats", "beat x", "cycles",
-             "dense cycles", "speed-up");
+             name_w, "packed", "rows x", "beats", "dense beats", "beat x", "cycles", "dense cycles",
+             "speed-up");
   for (size_t k = 0; k < shape.ops.size(); ++k) {
     const uint64_t c = perf(main.per_op[k], csr::kPerfCycles);
     const std::string dc =
         t.run ? fmt::format("{}", perf(t.run->per_op[k], csr::kPerfCycles)) : "-";
     const std::string up =
-        t.run ? fmt::format("{:.2f}x", ratio(double(perf(t.run->per_op[k], csr::kPerfCycles)),
-                                             double(c)))
+        t.run ? fmt::format("{:.2f}x",
+                            ratio(double(perf(t.run->per_op[k], csr::kPerfCycles)), double(c)))
               : "-";
     const std::string rx =
         rows[k].packed_rows > 0
@@ -886,24 +902,26 @@ void print_sparse_table(const Program& shape, const RtlResult& main, const Dense
   }
   const int64_t beats = total_beats(main.work), dense = total_beats(t.work);
   const uint64_t c = perf(main.counters, csr::kPerfCycles);
-  fmt::print("    {:<{}} {:>6} {:>7} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", "total",
-             name_w, "", "", beats, dense, ratio(double(dense), double(beats)), c,
+  fmt::print("    {:<{}} {:>6} {:>7} {:>9} {:>11} {:>6.2f}x {:>9} {:>12} {:>8}\n", "total", name_w,
+             "", "", beats, dense, ratio(double(dense), double(beats)), c,
              t.run ? fmt::format("{}", perf(t.run->counters, csr::kPerfCycles)) : "-",
              t.run ? fmt::format("{:.2f}x",
                                  ratio(double(perf(t.run->counters, csr::kPerfCycles)), double(c)))
                    : "-");
-  fmt::print("rows x: the packer's dense rows / packed rows of the op's weights, the speed-up "
-             "its schedule allows before padding and start costs\n");
+  fmt::print(
+      "rows x: the packer's dense rows / packed rows of the op's weights, the speed-up "
+      "its schedule allows before padding and start costs\n");
   if (t.run) {
-    fmt::print("speed-up of the sparse build: {:.2f}x the dense build's speed on the same "
-               "weights; dense build mismatches: {}\n",
-               ratio(double(perf(t.run->counters, csr::kPerfCycles)), double(c)),
-               t.run->mismatches);
+    fmt::print(
+        "speed-up of the sparse build: {:.2f}x the dense build's speed on the same "
+        "weights; dense build mismatches: {}\n",
+        ratio(double(perf(t.run->counters, csr::kPerfCycles)), double(c)), t.run->mismatches);
   } else {
-    fmt::print("no model of '{}' is built (P {}, N {}, sparse: false): beats only; add a "
-               "configuration with this hardware and sparse: false to STRATA_RTL_CONFIGS for "
-               "the cycles\n",
-               t.target.name, target.pes, target.lanes);
+    fmt::print(
+        "no model of '{}' is built (P {}, N {}, sparse: false): beats only; add a "
+        "configuration with this hardware and sparse: false to STRATA_RTL_CONFIGS for "
+        "the cycles\n",
+        t.target.name, target.pes, target.lanes);
   }
 }
 
@@ -913,7 +931,6 @@ void print_sparse_table(const Program& shape, const RtlResult& main, const Dense
 struct MismatchError : Error {
   using Error::Error;
 };
-
 
 #ifdef STRATA_HAVE_RTL
 // A cascade model of the target's configuration, with at least `instances` stages.
@@ -979,8 +996,8 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
     const auto t0 = std::chrono::steady_clock::now();
     m.report = runner.run_stream(m.chain, images, outputs);
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::string what = fmt::format("cascade run of '{}' on {} instance{}", net.name, k,
-                                         k == 1 ? "" : "s");
+    const std::string what =
+        fmt::format("cascade run of '{}' on {} instance{}", net.name, k, k == 1 ? "" : "s");
     if (!m.report.bench_errors.empty()) {
       throw Error(fmt::format("{}: bench check failed: {}", what, m.report.bench_errors.front()));
     }
@@ -997,16 +1014,18 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
     check_against_golden(check, golden);
     m.mismatches = check.mismatches;
     if (m.mismatches > 0) {
-      throw MismatchError(fmt::format("{}: output differs from the golden model in {} elements; "
-                                      "first: {}",
-                                      what, m.mismatches, check.first_mismatch));
+      throw MismatchError(
+          fmt::format("{}: output differs from the golden model in {} elements; "
+                      "first: {}",
+                      what, m.mismatches, check.first_mismatch));
     }
     measures.push_back(std::move(m));
   }
-  fmt::print("network {} ({}), {} images ({}), parameters {}, target '{}' (P {}, N {}), {} "
-             "scheduling, {}-cycle memory latency, stall {}\n\n",
-             net.name, net.source_file, n, source, params, target.name, target.pes, target.lanes,
-             fine ? "fine-grained" : "completion", a.rtl.latency, a.rtl.stall);
+  fmt::print(
+      "network {} ({}), {} images ({}), parameters {}, target '{}' (P {}, N {}), {} "
+      "scheduling, {}-cycle memory latency, stall {}\n\n",
+      net.name, net.source_file, n, source, params, target.name, target.pes, target.lanes,
+      fine ? "fine-grained" : "completion", a.rtl.latency, a.rtl.stall);
   print_chain(measures.back().chain, net);
   const Measure& one = measures.front();
   const auto rate = [&](const Measure& m) {
@@ -1035,9 +1054,10 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
   }
   int64_t elements = 0;
   for (const Tensor<int8_t>& g : golden) elements += g.size();
-  fmt::print("\ncheck   {} output elements of each run compared with the golden model: 0 "
-             "mismatches\n",
-             elements);
+  fmt::print(
+      "\ncheck   {} output elements of each run compared with the golden model: 0 "
+      "mismatches\n",
+      elements);
   if (a.json) {
     nlohmann::ordered_json j;
     j["network"] = net.name;
@@ -1055,12 +1075,12 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
       r["mismatches"] = m.mismatches;
       for (size_t k = 0; k < m.chain.stages.size(); ++k) {
         const ChainStage& st = m.chain.stages[k];
-        r["stages"].push_back({{"first_layer", net.layers[st.first_layer].name},
-                               {"last_layer", net.layers[st.end_layer - 1].name},
-                               {"predicted_cycles", st.predicted_cycles},
-                               {"transfers", st.transfers_out},
-                               {"busy_cycles", m.report.stages[k].counters[tbr::perf_index(
-                                                   csr::kPerfCycles)]}});
+        r["stages"].push_back(
+            {{"first_layer", net.layers[st.first_layer].name},
+             {"last_layer", net.layers[st.end_layer - 1].name},
+             {"predicted_cycles", st.predicted_cycles},
+             {"transfers", st.transfers_out},
+             {"busy_cycles", m.report.stages[k].counters[tbr::perf_index(csr::kPerfCycles)]}});
       }
       j["runs"].push_back(r);
     }
@@ -1078,8 +1098,9 @@ int cmd_bench_chain(const BenchArgs& a, const Network& net, const HwTarget& targ
 int cmd_bench(const BenchArgs& a) {
 #ifndef STRATA_HAVE_RTL
   (void)a;
-  throw Error("strata bench needs the RTL backend, and this strata was built without it "
-              "(STRATA_BUILD_RTL=OFF)");
+  throw Error(
+      "strata bench needs the RTL backend, and this strata was built without it "
+      "(STRATA_BUILD_RTL=OFF)");
 #else
   // Without --weights: the parameters `strata gen --seed 1` would write (cycle
   // counts do not depend on parameter values; every run is still checked
@@ -1091,11 +1112,11 @@ int cmd_bench(const BenchArgs& a) {
     GenOptions g;
     g.sparsity = a.sparsity;
     generate_parameters(net, g, random_images(net.input_shape, g.images, g.seed));
-    params = a.sparsity > 0.0
-                 ? fmt::format("generated, seed 1, sparsity {} (strata gen --seed 1 "
-                               "--sparsity {})",
-                               a.sparsity, a.sparsity)
-                 : "generated, seed 1 (strata gen --seed 1)";
+    params = a.sparsity > 0.0 ? fmt::format(
+                                    "generated, seed 1, sparsity {} (strata gen --seed 1 "
+                                    "--sparsity {})",
+                                    a.sparsity, a.sparsity)
+                              : "generated, seed 1 (strata gen --seed 1)";
   } else {
     net = load_network(a.network, LoadOptions{a.weights, true});
   }
@@ -1225,44 +1246,47 @@ int cmd_bench(const BenchArgs& a) {
                a.rtl.latency, target.axi_data_width, a.rtl.stall);
     fmt::print("params  {}\n", params);
     fmt::print("images  {} ({})\n\n", n, source);
-    fmt::print("{} mode, per layer (cycles from the RTL's trace port; stall columns: cycles "
-               "each engine waited, by cause):\n",
-               main.fine ? "fine-grained (CTRL.FINE_GRAIN = 1)" : "completion-granular");
+    fmt::print(
+        "{} mode, per layer (cycles from the RTL's trace port; stall columns: cycles "
+        "each engine waited, by cause):\n",
+        main.fine ? "fine-grained (CTRL.FINE_GRAIN = 1)" : "completion-granular");
     print_layer_table(shape, main, n, target);
     fmt::print("\n{:<12} {:>10} {:>12} {:>12} {:>7} {:>11}\n", "mode", "cycles", "cycles/image",
                "MACs", "util%", "mismatches");
     for (const RtlResult& r : results) {
       const uint64_t c = perf(r.counters, csr::kPerfCycles);
-      fmt::print("{:<12} {:>10} {:>12.0f} {:>12} {:>7.1f} {:>11}\n",
-                 r.fine ? "fine" : "completion", c, double(c) / double(n), macs,
-                 100.0 * utilisation(macs, target, c), r.mismatches);
+      fmt::print("{:<12} {:>10} {:>12.0f} {:>12} {:>7.1f} {:>11}\n", r.fine ? "fine" : "completion",
+                 c, double(c) / double(n), macs, 100.0 * utilisation(macs, target, c),
+                 r.mismatches);
     }
     for (size_t m = 0; m < results.size(); ++m) {
       const RtlResult& r = results[m];
       const uint64_t c = perf(r.counters, csr::kPerfCycles);
-      fmt::print("cycle model ({} mode): {} cycles predicted, {:+.1f} % from the RTL "
-                 "(docs/planner.md)\n",
-                 r.fine ? "fine" : "completion", predicted[m],
-                 100.0 * (double(predicted[m]) - double(c)) / double(c));
+      fmt::print(
+          "cycle model ({} mode): {} cycles predicted, {:+.1f} % from the RTL "
+          "(docs/planner.md)\n",
+          r.fine ? "fine" : "completion", predicted[m],
+          100.0 * (double(predicted[m]) - double(c)) / double(c));
     }
     if (results.size() == 2) {
-      fmt::print("fine-grained early start: {:.3f}x the speed of completion-granular "
-                 "scheduling\n",
-                 j["fine_speedup"].get<double>());
+      fmt::print(
+          "fine-grained early start: {:.3f}x the speed of completion-granular "
+          "scheduling\n",
+          j["fine_speedup"].get<double>());
     }
-    fmt::print("{} skipped: {} of {} PE-array beats ({:.1f} %), {} cycles at one beat "
-               "per cycle\n",
-               target.sparse ? "padded taps and packed-away weight rows" : "padded taps",
-               dense - beats, dense,
-               dense == 0 ? 0.0 : 100.0 * double(dense - beats) / double(dense),
-               dense - beats);
+    fmt::print(
+        "{} skipped: {} of {} PE-array beats ({:.1f} %), {} cycles at one beat "
+        "per cycle\n",
+        target.sparse ? "padded taps and packed-away weight rows" : "padded taps", dense - beats,
+        dense, dense == 0 ? 0.0 : 100.0 * double(dense - beats) / double(dense), dense - beats);
     if (twin) print_sparse_table(shape, main, *twin, target);
     for (const RtlResult& r : results) {
       const uint64_t c = perf(r.counters, csr::kPerfCycles);
-      fmt::print("simulation ({} mode): {} model, {} cycles in {:.2f} s of wall time, {:.0f} "
-                 "cycles per second\n",
-                 r.fine ? "fine" : "completion", r.model, c, r.seconds,
-                 r.seconds > 0.0 ? double(c) / r.seconds : 0.0);
+      fmt::print(
+          "simulation ({} mode): {} model, {} cycles in {:.2f} s of wall time, {:.0f} "
+          "cycles per second\n",
+          r.fine ? "fine" : "completion", r.model, c, r.seconds,
+          r.seconds > 0.0 ? double(c) / r.seconds : 0.0);
     }
     print_trace_note(a.rtl.trace);
   }
@@ -1272,18 +1296,18 @@ int cmd_bench(const BenchArgs& a) {
   }
   for (const RtlResult& r : results) {
     if (r.mismatches > 0) {
-      throw MismatchError(fmt::format("RTL output differs from the golden model in {} element{} "
-                                      "({} mode); first: {}",
-                                      r.mismatches, r.mismatches == 1 ? "" : "s",
-                                      r.fine ? "fine" : "completion", r.first_mismatch));
+      throw MismatchError(
+          fmt::format("RTL output differs from the golden model in {} element{} "
+                      "({} mode); first: {}",
+                      r.mismatches, r.mismatches == 1 ? "" : "s", r.fine ? "fine" : "completion",
+                      r.first_mismatch));
     }
   }
   if (twin && twin->run && twin->run->mismatches > 0) {
-    throw MismatchError(fmt::format("the dense build's output differs from the golden model in "
-                                    "{} element{}; first: {}",
-                                    twin->run->mismatches,
-                                    twin->run->mismatches == 1 ? "" : "s",
-                                    twin->run->first_mismatch));
+    throw MismatchError(fmt::format(
+        "the dense build's output differs from the golden model in "
+        "{} element{}; first: {}",
+        twin->run->mismatches, twin->run->mismatches == 1 ? "" : "s", twin->run->first_mismatch));
   }
   return 0;
 #endif
@@ -1319,8 +1343,7 @@ std::vector<Tensor<int8_t>> run_chain_backend(const Network& net, const HwTarget
       if (!r.ok()) {
         const SimResult& f = r.stages.back();
         throw Error(fmt::format("image {}: stage {} stopped with {} at instruction {}: {}", i,
-                                r.failed_stage, sim_error_name(f.error), f.error_index,
-                                f.message));
+                                r.failed_stage, sim_error_name(f.error), f.error_index, f.message));
       }
       outputs.push_back(std::move(r.output));
     }
@@ -1340,12 +1363,14 @@ std::vector<Tensor<int8_t>> run_chain_backend(const Network& net, const HwTarget
   }
   tbr::ChainRunner runner(o, target);
   const tbr::ChainReport r = runner.run_stream(chain, images, outputs);
-  if (!r.bench_errors.empty()) throw Error(fmt::format("bench check failed: {}", r.bench_errors.front()));
+  if (!r.bench_errors.empty())
+    throw Error(fmt::format("bench check failed: {}", r.bench_errors.front()));
   if (r.failed_stage >= 0) {
     throw Error(fmt::format("stage {} stopped with error {} at instruction {}", r.failed_stage,
                             csr::to_string(r.error), r.error_index));
   }
-  if (!r.finished) throw Error(fmt::format("the chain did not finish within {} cycles", o.run.timeout));
+  if (!r.finished)
+    throw Error(fmt::format("the chain did not finish within {} cycles", o.run.timeout));
   fmt::print("RTL cascade (strata_cascade_top), {} stage{}, {} image{}: {} cycles\n",
              chain.stages.size(), chain.stages.size() == 1 ? "" : "s", images.size(),
              images.size() == 1 ? "" : "s", r.cycles);
@@ -1368,21 +1393,23 @@ RtlRunOutcome run_rtl_backend(const Network& net, const HwTarget& target,
   (void)input;
   (void)batch;
   (void)a;
-  throw Error("RTL backend not built: this strata was built without Verilator "
-              "(STRATA_BUILD_RTL=OFF); use --backend golden or isa");
+  throw Error(
+      "RTL backend not built: this strata was built without Verilator "
+      "(STRATA_BUILD_RTL=OFF); use --backend golden or isa");
 #else
   const std::vector<Tensor<int8_t>> images = split_images(input, net.input_shape);
   const bool fine = a.rtl.mode != "completion";
   RtlResult res = run_rtl(net, target, images, a.rtl, fine, !a.rtl.trace.empty());
   const auto n = static_cast<int64_t>(images.size());
   const uint64_t cycles = perf(res.counters, csr::kPerfCycles);
-  fmt::print("RTL accelerator, target '{}' (P {}, N {}), {} scheduling, {}-cycle memory "
-             "latency, stall {}: {} run{}, {} cycles ({:.0f} per image), MAC utilisation "
-             "{:.1f} %, {:.2f} s ({} model, {:.0f} cycles/s)\n",
-             target.name, target.pes, target.lanes, fine ? "fine-grained" : "completion",
-             a.rtl.latency, a.rtl.stall, res.runs, res.runs == 1 ? "" : "s", cycles,
-             double(cycles) / double(n), 100.0 * utilisation(net.macs() * n, target, cycles),
-             res.seconds, res.model, res.seconds > 0.0 ? double(cycles) / res.seconds : 0.0);
+  fmt::print(
+      "RTL accelerator, target '{}' (P {}, N {}), {} scheduling, {}-cycle memory "
+      "latency, stall {}: {} run{}, {} cycles ({:.0f} per image), MAC utilisation "
+      "{:.1f} %, {:.2f} s ({} model, {:.0f} cycles/s)\n",
+      target.name, target.pes, target.lanes, fine ? "fine-grained" : "completion", a.rtl.latency,
+      a.rtl.stall, res.runs, res.runs == 1 ? "" : "s", cycles, double(cycles) / double(n),
+      100.0 * utilisation(net.macs() * n, target, cycles), res.seconds, res.model,
+      res.seconds > 0.0 ? double(cycles) / res.seconds : 0.0);
   if (a.check) {
     const std::vector<Tensor<int8_t>> golden = golden_outputs(net, images);
     check_against_golden(res, golden);
@@ -1423,11 +1450,11 @@ int cmd_run(const RunArgs& a) {
   if (a.outputs.size() != net.output_count()) {
     std::vector<std::string> names;
     for (size_t j = 0; j < net.output_count(); ++j) names.push_back(net.output_name(j));
-    throw Error(fmt::format("network '{}' has {} output{} ({}): give --output {}, in that "
-                                 "order",
-                                 net.name, net.output_count(), net.output_count() == 1 ? "" : "s",
-                                 fmt::join(names, ", "),
-                                 net.output_count() == 1 ? "once" : "once per output"));
+    throw Error(
+        fmt::format("network '{}' has {} output{} ({}): give --output {}, in that "
+                    "order",
+                    net.name, net.output_count(), net.output_count() == 1 ? "" : "s",
+                    fmt::join(names, ", "), net.output_count() == 1 ? "once" : "once per output"));
   }
   for (const std::string& o : a.outputs) {
     if (fs::is_directory(o, ec)) {
@@ -1479,10 +1506,11 @@ int cmd_run(const RunArgs& a) {
   } else if (a.backend == "isa") {
     IsaRunSummary s;
     outputs = run_isa_backend(net, target, input, &s);
-    fmt::print("ISA simulator, target '{}' (P {}, N {}): {} run{} of {} program{}, {} "
-               "instructions, {} PE-array beats; dependencies checked in both modes\n",
-               target.name, target.pes, target.lanes, s.runs, s.runs == 1 ? "" : "s", s.programs,
-               s.programs == 1 ? "" : "s", s.instructions, s.beats);
+    fmt::print(
+        "ISA simulator, target '{}' (P {}, N {}): {} run{} of {} program{}, {} "
+        "instructions, {} PE-array beats; dependencies checked in both modes\n",
+        target.name, target.pes, target.lanes, s.runs, s.runs == 1 ? "" : "s", s.programs,
+        s.programs == 1 ? "" : "s", s.instructions, s.beats);
   } else {
     fmt::print("{:>3}  {:<12} {:<14} {:<16} {:>12} {:>10}\n", "#", "name", "type", "out", "MACs",
                "fnv1a32");
@@ -1529,10 +1557,10 @@ int cmd_run(const RunArgs& a) {
     }
   }
   if (rtl.mismatches > 0) {
-    throw MismatchError(fmt::format("RTL output differs from the golden model in {} element{}; "
-                                    "first: {}",
-                                    rtl.mismatches, rtl.mismatches == 1 ? "" : "s",
-                                    rtl.first_mismatch));
+    throw MismatchError(
+        fmt::format("RTL output differs from the golden model in {} element{}; "
+                    "first: {}",
+                    rtl.mismatches, rtl.mismatches == 1 ? "" : "s", rtl.first_mismatch));
   }
   return 0;
 }
@@ -1651,15 +1679,16 @@ int cmd_import(const ImportArgs& a) {
   const fs::path script = source / "scripts" / "strata_import.py";
   std::error_code ec;
   if (!fs::exists(python, ec)) {
-    throw Error(fmt::format("strata import needs the project venv {} with numpy, onnx and "
-                            "onnxruntime: run make setup",
-                            python.string()));
+    throw Error(
+        fmt::format("strata import needs the project venv {} with numpy, onnx and "
+                    "onnxruntime: run make setup",
+                    python.string()));
   }
   if (!fs::exists(script, ec)) throw Error(fmt::format("{} is missing", script.string()));
   // The agreement check runs this very binary's golden model.
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   std::vector<std::string> args = {python.string(), script.string(), a.model, "--calibration",
-                                   a.calibration, "--out", a.out};
+                                   a.calibration,   "--out",         a.out};
   if (!a.name.empty()) args.insert(args.end(), {"--name", a.name});
   if (a.no_check) args.emplace_back("--no-check");
   if (a.shuffle_conv) args.emplace_back("--shuffle-conv");
@@ -1671,8 +1700,8 @@ int cmd_import(const ImportArgs& a) {
   std::fflush(stdout);
   std::fflush(stderr);
   execv(argv[0], argv.data());
-  throw Error(fmt::format("cannot run {}: {}: run make setup", python.string(),
-                          std::strerror(errno)));
+  throw Error(
+      fmt::format("cannot run {}: {}: run make setup", python.string(), std::strerror(errno)));
 }
 
 // ---- rules -----------------------------------------------------------------
@@ -1705,9 +1734,10 @@ int cmd_rules(const RulesArgs& a) {
     return 0;
   }
   if (want != doc) {
-    throw Error(fmt::format("{}: the target rules section differs from the table "
-                            "(sw/src/target_rules.cpp); run strata rules --update {}",
-                            path, path));
+    throw Error(
+        fmt::format("{}: the target rules section differs from the table "
+                    "(sw/src/target_rules.cpp); run strata rules --update {}",
+                    path, path));
   }
   fmt::print("{}: target rules in sync ({} rules)\n", path, target_rules().size());
   return 0;
@@ -1717,12 +1747,12 @@ int cmd_rules(const RulesArgs& a) {
 
 struct PlanArgs {
   std::vector<std::string> networks;
-  std::string weights;    // one directory for every network (default: each YAML's weights:)
-  std::string device;     // a name under config/devices/, or a file
+  std::string weights;  // one directory for every network (default: each YAML's weights:)
+  std::string device;   // a name under config/devices/, or a file
   std::string objective = "latency";
-  std::string out;        // the winner's configuration file
-  bool all = false;       // print every candidate, not the twelve fastest
-  double sparsity = 0;    // zero weights of generated parameters (networks without .npy files)
+  std::string out;      // the winner's configuration file
+  bool all = false;     // print every candidate, not the twelve fastest
+  double sparsity = 0;  // zero weights of generated parameters (networks without .npy files)
 };
 
 // The planner (docs/planner.md): candidates, their predicted resources and
@@ -1745,19 +1775,20 @@ int cmd_plan(const PlanArgs& a) {
   o.objective = a.objective == "throughput" ? PlanObjective::kThroughput : PlanObjective::kLatency;
   const PlanResult r = plan(nets, device, o);
 
-  fmt::print("device {} ({}): {} {} ({} int8 products), {} {} x {} bits, {} LUTs, {} FFs, "
-             "Fmax {} MHz ({}), {} MB/s ({})\n",
-             device.name, device.part, device.dsps, device.dsp_kind, device.int8_multipliers(),
-             device.brams, device.bram_kind, device.bram_bits, device.luts, device.ffs,
-             device.fmax_mhz, device.fmax_measured ? "measured" : "estimate", device.ext_mbytes_s,
-             device.board);
-  fmt::print("objective: {} ({}); resources: docs/planner.md, Resources; cycles: the cycle model "
-             "at a {}-cycle read latency and {:.2f} AXI beats per cycle (the board's bandwidth "
-             "at the device's Fmax)\n\n",
-             a.objective,
-             o.objective == PlanObjective::kLatency ? "one image at a time"
-                                                    : "batches of P images, per image",
-             o.mem_latency, r.beats_per_cycle);
+  fmt::print(
+      "device {} ({}): {} {} ({} int8 products), {} {} x {} bits, {} LUTs, {} FFs, "
+      "Fmax {} MHz ({}), {} MB/s ({})\n",
+      device.name, device.part, device.dsps, device.dsp_kind, device.int8_multipliers(),
+      device.brams, device.bram_kind, device.bram_bits, device.luts, device.ffs, device.fmax_mhz,
+      device.fmax_measured ? "measured" : "estimate", device.ext_mbytes_s, device.board);
+  fmt::print(
+      "objective: {} ({}); resources: docs/planner.md, Resources; cycles: the cycle model "
+      "at a {}-cycle read latency and {:.2f} AXI beats per cycle (the board's bandwidth "
+      "at the device's Fmax)\n\n",
+      a.objective,
+      o.objective == PlanObjective::kLatency ? "one image at a time"
+                                             : "batches of P images, per image",
+      o.mem_latency, r.beats_per_cycle);
   std::vector<size_t> order;
   for (size_t i = 0; i < r.candidates.size(); ++i) {
     if (r.candidates[i].fits) order.push_back(i);
@@ -1786,11 +1817,12 @@ int cmd_plan(const PlanArgs& a) {
   }
   fmt::print("\n{} candidates weighed: {} fit", r.candidates.size(), order.size());
   for (const auto& [what, count] : rejected) fmt::print(", {} over the {} budget", count, what);
-  fmt::print("\ncolumns: K: accelerators in a chain; P = N of each; LUT: PE lanes in LUTs; sp: "
-             "sparse build; banks x depth; PE cache depth; line-buffer width; predicted DSP, "
-             "block RAM, LUT4 equivalents, FFs (all K); predicted cycles per image (a chain: "
-             "its largest stage); images per second at {} MHz (all networks once)\n",
-             device.fmax_mhz);
+  fmt::print(
+      "\ncolumns: K: accelerators in a chain; P = N of each; LUT: PE lanes in LUTs; sp: "
+      "sparse build; banks x depth; PE cache depth; line-buffer width; predicted DSP, "
+      "block RAM, LUT4 equivalents, FFs (all K); predicted cycles per image (a chain: "
+      "its largest stage); images per second at {} MHz (all networks once)\n",
+      device.fmax_mhz);
   if (r.winner < 0) {
     throw Error(fmt::format("no configuration fits {} ({} candidates weighed)", device.name,
                             r.candidates.size()));
@@ -1877,8 +1909,9 @@ int run_main(int argc, char** argv) {
 
   BenchArgs bench;
   CLI::App* bench_cmd = app.add_subcommand(
-      "bench", "Run a network on the RTL accelerator and report cycles, MACs, utilisation, "
-               "stalls and bytes per layer (every run checked against the golden model)");
+      "bench",
+      "Run a network on the RTL accelerator and report cycles, MACs, utilisation, "
+      "stalls and bytes per layer (every run checked against the golden model)");
   bench_cmd->add_option("network", bench.network, "Network description (YAML)")->required();
   CLI::Option* bench_weights =
       bench_cmd->add_option("--weights", bench.weights,
@@ -1938,9 +1971,9 @@ int run_main(int argc, char** argv) {
       ->capture_default_str();
   gen_cmd->parse_complete_callback([&gen] {
     const GenOptions& o = gen.options;
-    usage_check(o.weight_min <= o.weight_max,
-                fmt::format("--weight-min {} is larger than --weight-max {}", o.weight_min,
-                            o.weight_max));
+    usage_check(
+        o.weight_min <= o.weight_max,
+        fmt::format("--weight-min {} is larger than --weight-max {}", o.weight_min, o.weight_max));
     usage_check(o.weight_min != 0 || o.weight_max != 0 || o.sparsity >= 1.0,
                 "--weight-min 0 --weight-max 0 holds no non-zero weight (use --sparsity 1 for "
                 "all zeros)");
@@ -1982,9 +2015,8 @@ int run_main(int argc, char** argv) {
   RulesArgs rules;
   CLI::App* rules_cmd = app.add_subcommand(
       "rules", "Print the target rules (docs/isa.md, Target rules) as a Markdown table");
-  CLI::Option* rules_update =
-      rules_cmd->add_option("--update", rules.update,
-                            "Rewrite the generated target-rules section of this document");
+  CLI::Option* rules_update = rules_cmd->add_option(
+      "--update", rules.update, "Rewrite the generated target-rules section of this document");
   rules_cmd
       ->add_option("--check", rules.check,
                    "Fail when the target-rules section of this document differs")
@@ -2013,8 +2045,9 @@ int run_main(int argc, char** argv) {
 
   ImportArgs imp;
   CLI::App* import_cmd = app.add_subcommand(
-      "import", "Import a float ONNX model: network YAML + int8 parameters, quantised post-training "
-                "on calibration images (scripts/strata_import.py, needs make setup)");
+      "import",
+      "Import a float ONNX model: network YAML + int8 parameters, quantised post-training "
+      "on calibration images (scripts/strata_import.py, needs make setup)");
   import_cmd->add_option("model", imp.model, "Float ONNX model (.onnx)")->required();
   import_cmd
       ->add_option("--calibration", imp.calibration,
@@ -2030,9 +2063,10 @@ int run_main(int argc, char** argv) {
   import_cmd->add_flag("--shuffle-conv", imp.shuffle_conv,
                        "Make each channel shuffle a 1x1 permutation convolution where it is, "
                        "instead of folding it into the layers that read it");
-  import_cmd->add_option("--max-kernel", imp.max_kernel,
-                         "Largest convolution kernel to keep: a larger one at stride >= 2 becomes "
-                         "a space-to-depth layer and a smaller kernel (default 7)")
+  import_cmd
+      ->add_option("--max-kernel", imp.max_kernel,
+                   "Largest convolution kernel to keep: a larger one at stride >= 2 becomes "
+                   "a space-to-depth layer and a smaller kernel (default 7)")
       ->check(CLI::Range(1, 11));
 
   try {

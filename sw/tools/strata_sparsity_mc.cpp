@@ -134,8 +134,7 @@ void synthetic_table(uint64_t seed, int trials) {
     const auto vs = variants(pn);
     for (int t : {9, 36, 144, 576}) {
       for (double s : kSparsities) {
-        std::mt19937_64 rng(seed ^ (uint64_t(pn) << 40) ^ (uint64_t(t) << 20) ^
-                            uint64_t(s * 100));
+        std::mt19937_64 rng(seed ^ (uint64_t(pn) << 40) ^ (uint64_t(t) << 20) ^ uint64_t(s * 100));
         std::vector<double> sum(vs.size() + 2, 0.0);
         for (int trial = 0; trial < trials; ++trial) {
           const DenseSchedule d = random_schedule(pn, t, s, rng);
@@ -175,7 +174,8 @@ std::vector<int> match(const std::vector<std::vector<int>>& options, int slots) 
   }
   std::vector<int> slot_of(options.size(), -1);
   for (int sl = 0; sl < slots; ++sl) {
-    if (owner[static_cast<size_t>(sl)] >= 0) slot_of[static_cast<size_t>(owner[static_cast<size_t>(sl)])] = sl;
+    if (owner[static_cast<size_t>(sl)] >= 0)
+      slot_of[static_cast<size_t>(owner[static_cast<size_t>(sl)])] = sl;
   }
   return slot_of;
 }
@@ -282,14 +282,15 @@ constexpr Deep kDeep[] = {{"1 cycle, 1 lane (built)", 1, 1},
                           {"2 cycles, 2 lanes", 2, 2}};
 
 void deeper_table(uint64_t seed, int trials) {
-  fmt::print("| P = N | T | sparsity | 1 cycle, 1 lane (built) | 2 lanes | 2 cycles | "
-             "2 cycles, 2 lanes | ceiling 1 cycle | ceiling 2 cycles |\n");
+  fmt::print(
+      "| P = N | T | sparsity | 1 cycle, 1 lane (built) | 2 lanes | 2 cycles | "
+      "2 cycles, 2 lanes | ceiling 1 cycle | ceiling 2 cycles |\n");
   fmt::print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int pn : {8, 16}) {
     for (int t : {36, 144}) {
       for (double s : kSparsities) {
-        std::mt19937_64 rng(seed ^ (uint64_t(pn) << 40) ^ (uint64_t(t) << 20) ^
-                            uint64_t(s * 100) ^ (uint64_t(1) << 60));
+        std::mt19937_64 rng(seed ^ (uint64_t(pn) << 40) ^ (uint64_t(t) << 20) ^ uint64_t(s * 100) ^
+                            (uint64_t(1) << 60));
         std::vector<double> sum(std::size(kDeep) + 2, 0.0);
         for (int trial = 0; trial < trials; ++trial) {
           const DenseSchedule d = random_schedule(pn, t, s, rng);
@@ -329,8 +330,8 @@ std::vector<ConvShape> conv_shapes(const Network& net, int lanes) {
     const int cin = static_cast<int>(l.in_shape[0]);
     // The compiler reorders the first layer's input when it has fewer than N
     // channels (docs/architecture.md): k taps of k x C channels.
-    const bool reorder = first && cin < lanes && l.inputs.size() == 1 &&
-                         l.inputs[0] == kNetworkInput;
+    const bool reorder =
+        first && cin < lanes && l.inputs.size() == 1 && l.inputs[0] == kNetworkInput;
     c.taps = reorder ? k : k * k;
     c.channels = reorder ? k * cin : cin;
     c.out = l.out_channels;
@@ -373,8 +374,9 @@ void network_table(const std::string& path, uint64_t seed, int trials) {
   LoadOptions lo;
   lo.load_weights = false;
   const Network net = load_network(path, lo);
-  fmt::print("| P = N | layer | dense cycles x passes | sparsity | intra | inter 1 | inter * | "
-             "ceiling | own buf |\n");
+  fmt::print(
+      "| P = N | layer | dense cycles x passes | sparsity | intra | inter 1 | inter * | "
+      "ceiling | own buf |\n");
   fmt::print("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int pn : {8, 16}) {
     const auto vs = variants(pn);
@@ -418,8 +420,7 @@ void network_table(const std::string& path, uint64_t seed, int trials) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"Monte-Carlo of the sparse weight packer (docs/sparsity.md)",
-               "strata_sparsity_mc"};
+  CLI::App app{"Monte-Carlo of the sparse weight packer (docs/sparsity.md)", "strata_sparsity_mc"};
   uint64_t seed = 1;
   int trials = 100;
   std::string network;
@@ -433,8 +434,8 @@ int run(int argc, char** argv) {
                "also measure deeper intra-tile moves (two cycles, two lanes) than the hardware "
                "makes");
   CLI11_PARSE(app, argc, argv);
-  fmt::print("Mean speed-up (dense cycles / packed cycles), seed {}, {} trials per row.\n\n",
-             seed, trials);
+  fmt::print("Mean speed-up (dense cycles / packed cycles), seed {}, {} trials per row.\n\n", seed,
+             trials);
   synthetic_table(seed, trials);
   if (!network.empty()) {
     fmt::print("\n");

@@ -14,7 +14,7 @@ namespace strata::tb {
 
 // Bits [lsb, lsb + width) of a port, width <= 64.
 template <class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void set_field(T& port, unsigned lsb, unsigned width, uint64_t value) {
   const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
   uint64_t word = static_cast<uint64_t>(port);
@@ -23,8 +23,7 @@ void set_field(T& port, unsigned lsb, unsigned width, uint64_t value) {
 }
 
 template <class T>
-  requires std::is_integral_v<T>
-uint64_t get_field(const T& port, unsigned lsb, unsigned width) {
+requires std::is_integral_v<T> uint64_t get_field(const T& port, unsigned lsb, unsigned width) {
   const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
   return (static_cast<uint64_t>(port) >> lsb) & mask;
 }
@@ -60,10 +59,10 @@ uint64_t get_field(const VlWide<W>& port, unsigned lsb, unsigned width) {
 template <unsigned Bits>
 using VlPort = std::conditional_t<
     Bits <= 8, CData,
-    std::conditional_t<Bits <= 16, SData,
-                       std::conditional_t<Bits <= 32, IData,
-                                          std::conditional_t<Bits <= 64, QData,
-                                                             VlWide<(Bits + 31) / 32>>>>>;
+    std::conditional_t<
+        Bits <= 16, SData,
+        std::conditional_t<Bits <= 32, IData,
+                           std::conditional_t<Bits <= 64, QData, VlWide<(Bits + 31) / 32>>>>>;
 
 // Copies a flat port (any width) to or from bits [lsb, lsb + width) of a struct port.
 template <class Port, class Flat>

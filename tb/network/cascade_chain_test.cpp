@@ -87,8 +87,8 @@ class StrataCascade : public ::testing::Test {
       const Tensor<int8_t> want = run_network(net, images[i]);
       ASSERT_EQ(outputs[i].shape(), want.shape()) << what;
       for (int64_t e = 0; e < want.size(); ++e) {
-        ASSERT_EQ(outputs[i][e], want[e]) << what << ", image " << i << ", element " << e
-                                          << " (STRATA_SEED=" << seed_ << ")";
+        ASSERT_EQ(outputs[i][e], want[e])
+            << what << ", image " << i << ", element " << e << " (STRATA_SEED=" << seed_ << ")";
       }
     }
     for (size_t k = 0; k < r.stages.size(); ++k) {
@@ -146,18 +146,18 @@ TEST_P(StrataCascadeExamples, BitExact) {
 
 // Every example network small enough for make test, on 2 stages and on as
 // many as its cuts allow up to 4 (cifar10_quick: 3; lenet5, residual_net: 2).
-INSTANTIATE_TEST_SUITE_P(
-    Networks, StrataCascadeExamples,
-    ::testing::Values(ChainCase{"lenet5", 2, 0.3, 0.0}, ChainCase{"cifar10_quick", 2, 0.3, 0.1},
-                      ChainCase{"cifar10_quick", 3, 0.0, 0.0},
-                      ChainCase{"strided_net", 2, 0.0, 0.1},
-                      ChainCase{"strided_net", 4, 0.4, 0.1},
-                      ChainCase{"inverted_residual_net", 2, 0.3, 0.0},
-                      ChainCase{"inverted_residual_net", 4, 0.3, 0.1},
-                      ChainCase{"residual_net", 2, 0.2, 0.0}),
-    [](const ::testing::TestParamInfo<ChainCase>& i) {
-      return fmt::format("{}_K{}", i.param.network, i.param.instances);
-    });
+INSTANTIATE_TEST_SUITE_P(Networks, StrataCascadeExamples,
+                         ::testing::Values(ChainCase{"lenet5", 2, 0.3, 0.0},
+                                           ChainCase{"cifar10_quick", 2, 0.3, 0.1},
+                                           ChainCase{"cifar10_quick", 3, 0.0, 0.0},
+                                           ChainCase{"strided_net", 2, 0.0, 0.1},
+                                           ChainCase{"strided_net", 4, 0.4, 0.1},
+                                           ChainCase{"inverted_residual_net", 2, 0.3, 0.0},
+                                           ChainCase{"inverted_residual_net", 4, 0.3, 0.1},
+                                           ChainCase{"residual_net", 2, 0.2, 0.0}),
+                         [](const ::testing::TestParamInfo<ChainCase>& i) {
+                           return fmt::format("{}_K{}", i.param.network, i.param.instances);
+                         });
 
 // An AXI read error in stage 2 of 4 (its weights) stops the chain, named;
 // then a correct run (expect_stage_error_then_recovery).
@@ -182,7 +182,7 @@ TEST_F(StrataCascade, MisroutedAndMalformedTransfersAreErrors) {
     if (variant == 0) {
       l.link_id ^= 0x100;  // misrouted
     } else {
-      l.row_words -= 1;    // the transfer is longer than the LOAD: no TLAST on its last beat
+      l.row_words -= 1;  // the transfer is longer than the LOAD: no TLAST on its last beat
       if (l.row_words == 0) {
         l.row_words = 1;
         l.rows -= 1;

@@ -103,13 +103,14 @@ TEST_F(CliRtl, TwoOutputsRunAndBenchOnTheRtl) {
   const Outcome golden = strata({"run", yaml, "--weights", w, "--input", input, "--output",
                                  path("g32.npy"), "--output", path("g16.npy")});
   ASSERT_EQ(golden.code, 0) << golden.err;
-  const Outcome rtl = strata({"run", yaml, "--weights", w, "--input", input, "--output",
-                              path("r32.npy"), "--output", path("r16.npy"), "--backend", "rtl",
-                              "--check"});
+  const Outcome rtl =
+      strata({"run", yaml, "--weights", w, "--input", input, "--output", path("r32.npy"),
+              "--output", path("r16.npy"), "--backend", "rtl", "--check"});
   ASSERT_EQ(rtl.code, 0) << rtl.err << rtl.out;
   // 4 images of [18][3][3] and [18][6][6].
-  EXPECT_TRUE(contains(rtl.out, "3240 output elements compared with the golden model: 0 "
-                                "mismatches"))
+  EXPECT_TRUE(contains(rtl.out,
+                       "3240 output elements compared with the golden model: 0 "
+                       "mismatches"))
       << rtl.out;
   EXPECT_EQ(slurp(path("r32.npy")), slurp(path("g32.npy")));
   EXPECT_EQ(slurp(path("r16.npy")), slurp(path("g16.npy")));
@@ -144,8 +145,7 @@ TEST_F(CliRtl, FastAndCheckedModelsCountTheSameCycles) {
   }
   const std::string input = kLenetWeights + "/input.npy";
   const Outcome run = strata({"run", kLenet, "--weights", kLenetWeights, "--input", input,
-                              "--output", path("rtl.npy"), "--backend", "rtl",
-                              "--checked-model"});
+                              "--output", path("rtl.npy"), "--backend", "rtl", "--checked-model"});
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_TRUE(contains(run.out, "checked model")) << run.out;
 }
@@ -277,9 +277,9 @@ TEST_F(CliRtl, BenchWithoutWeightsGeneratesSeedOne) {
 // the PE array's active cycles on the sparse build, the dense program's on the
 // dense build, and the speed-up is the ratio of the two runs' cycles.
 TEST_F(CliRtl, BenchOnTheSparseBuild) {
-  const Outcome r = strata({"bench", kSource + "/examples/cifar10_quick.yaml", "--sparsity",
-                            "0.5", "--mode", "fine", "--config",
-                            kSource + "/config/sparse.yaml", "--json"});
+  const Outcome r =
+      strata({"bench", kSource + "/examples/cifar10_quick.yaml", "--sparsity", "0.5", "--mode",
+              "fine", "--config", kSource + "/config/sparse.yaml", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j.at("mismatches").get<int64_t>(), 0);
@@ -301,8 +301,8 @@ TEST_F(CliRtl, BenchOnTheSparseBuild) {
   EXPECT_EQ(dense_cycles, dense.at("cycles").get<int64_t>());
 
   // A dense configuration's report has no sparse section.
-  const Outcome d = strata({"bench", kLenet, "--weights", kLenetWeights, "--mode", "fine",
-                            "--json"});
+  const Outcome d =
+      strata({"bench", kLenet, "--weights", kLenetWeights, "--mode", "fine", "--json"});
   ASSERT_EQ(d.code, 0) << d.err;
   EXPECT_FALSE(json::parse(d.out).contains("sparse"));
 }
@@ -325,8 +325,8 @@ TEST_F(CliRtl, CascadeInstances) {
   EXPECT_TRUE(contains(slurp(path("chain.stage0.txt")), "-> cascade #"));
   EXPECT_TRUE(contains(c.out, "balance bound")) << c.out;
   const std::string input = weights + "/images.npy";
-  const Outcome g = strata({"run", net, "--weights", weights, "--input", input, "--output",
-                            path("golden.npy")});
+  const Outcome g =
+      strata({"run", net, "--weights", weights, "--input", input, "--output", path("golden.npy")});
   ASSERT_EQ(g.code, 0) << g.err;
   for (const char* backend : {"isa", "rtl"}) {
     const Outcome r = strata({"run", net, "--weights", weights, "--input", input, "--output",
@@ -335,8 +335,8 @@ TEST_F(CliRtl, CascadeInstances) {
     ASSERT_EQ(r.code, 0) << backend << ": " << r.err;
     EXPECT_EQ(slurp(path(fmt::format("{}.npy", backend))), slurp(path("golden.npy"))) << backend;
   }
-  const Outcome b = strata({"bench", net, "--weights", weights, "--instances", "4", "--batch",
-                            "4", "--json", path("chain.json")});
+  const Outcome b = strata({"bench", net, "--weights", weights, "--instances", "4", "--batch", "4",
+                            "--json", path("chain.json")});
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_TRUE(contains(b.out, "0 mismatches")) << b.out;
   const json j = json::parse(slurp(path("chain.json")));
@@ -353,8 +353,8 @@ TEST_F(CliRtl, CascadeInstances) {
   expect_failure(strata({"run", net, "--weights", weights, "--input", input, "--output",
                          path("x.npy"), "--instances", "2"}),
                  2, {"--instances needs --backend isa or rtl"});
-  expect_failure(strata({"compile", kSource + "/examples/lenet5.yaml", "--weights",
-                         kLenetWeights, "--instances", "3", "--out", path("l.bin")}),
+  expect_failure(strata({"compile", kSource + "/examples/lenet5.yaml", "--weights", kLenetWeights,
+                         "--instances", "3", "--out", path("l.bin")}),
                  1, {"can be cut only after op '", "on at most 2 instances"});
   expect_failure(strata({"bench", net, "--instances", "5"}), 2, {"--instances"});
   expect_failure(strata({"bench", net, "--instances", "2", "--config", small_config()}), 1,
@@ -362,9 +362,9 @@ TEST_F(CliRtl, CascadeInstances) {
 }
 
 TEST_F(CliRtl, RunRtlTraceWritesFst) {
-  const Outcome r = strata({"run", kLenet, "--weights", kLenetWeights, "--input",
-                            kLenetWeights + "/input.npy", "--output", path("y.npy"), "--backend",
-                            "rtl", "--trace", path("run.fst")});
+  const Outcome r =
+      strata({"run", kLenet, "--weights", kLenetWeights, "--input", kLenetWeights + "/input.npy",
+              "--output", path("y.npy"), "--backend", "rtl", "--trace", path("run.fst")});
   ASSERT_EQ(r.code, 0) << r.err;
   ASSERT_TRUE(fs::exists(path("run.fst")));
   EXPECT_GT(fs::file_size(path("run.fst")), 10000u);
@@ -397,10 +397,10 @@ TEST_F(CliRtl, ErrorsAreClear) {
   const std::string shallow = small_config();
   expect_failure(strata(with({"--config", shallow})), 1,
                  {"no RTL model is built for configuration 'shallow'", "built: default"});
-  expect_failure(strata({"run", kLenet, "--weights", kLenetWeights, "--input",
-                         kLenetWeights + "/input.npy", "--output", path("y.npy"), "--backend",
-                         "rtl", "--target", shallow}),
-                 1, {"no RTL model is built"});
+  expect_failure(
+      strata({"run", kLenet, "--weights", kLenetWeights, "--input", kLenetWeights + "/input.npy",
+              "--output", path("y.npy"), "--backend", "rtl", "--target", shallow}),
+      1, {"no RTL model is built"});
   EXPECT_FALSE(fs::exists(path("y.npy")));
 
   // Missing weights.
@@ -433,8 +433,9 @@ class CliRtlCycleModel : public CliRtl, public ::testing::WithParamInterface<con
     const std::string config = kSource + "/config/" + GetParam() + ".yaml";
     for (const char* net : networks) {
       SCOPED_TRACE(net);
-      std::vector<std::string> args = {"bench", kSource + "/examples/" + net + ".yaml",
-                                       "--config", config, "--mode", "both", "--json"};
+      std::vector<std::string> args = {
+          "bench", kSource + "/examples/" + net + ".yaml", "--config", config, "--mode", "both",
+          "--json"};
       if (std::string(GetParam()) == "sparse") args.insert(args.end(), {"--sparsity", "0.5"});
       const Outcome r = strata(args);
       if (r.code != 0 && contains(r.err, "no RTL model is built")) return false;
@@ -456,8 +457,8 @@ class CliRtlCycleModel : public CliRtl, public ::testing::WithParamInterface<con
 };
 
 TEST_P(CliRtlCycleModel, WithinTenPercentOfTheRtl) {
-  if (!expect_within_ten_percent({"lenet5", "cifar10_quick", "strided_net",
-                                  "inverted_residual_net", "residual_net"})) {
+  if (!expect_within_ten_percent(
+          {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net", "residual_net"})) {
     GTEST_SKIP() << GetParam() << " is not built (STRATA_RTL_CONFIGS)";
   }
 }
@@ -474,15 +475,15 @@ TEST_P(CliRtlCycleModel, LargeNetworksWithinTenPercentOfTheRtl) {
   if (std::string(GetParam()) != "default" && std::string(GetParam()) != "p16n16") {
     GTEST_SKIP() << "large networks: on the default and P = N = 16 configurations";
   }
-  if (!expect_within_ten_percent({"imagenet_small", "hd_1024x768", "vgg_stack224",
-                                  "resnet18_stack", "yolo416_backbone"})) {
+  if (!expect_within_ten_percent({"imagenet_small", "hd_1024x768", "vgg_stack224", "resnet18_stack",
+                                  "yolo416_backbone"})) {
     GTEST_SKIP() << GetParam() << " is not built (STRATA_RTL_CONFIGS)";
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Configurations, CliRtlCycleModel,
-                         ::testing::Values("default", "tiny", "sparse", "ecp5_45f_cifar",
-                                           "p16n16", "p4n4"),
+                         ::testing::Values("default", "tiny", "sparse", "ecp5_45f_cifar", "p16n16",
+                                           "p4n4"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });

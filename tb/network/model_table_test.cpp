@@ -45,10 +45,10 @@ TEST(ModelTable, TheLinkedModelRuns) {
 TEST(ModelTable, AModelOfTheBuildThatIsNotLinkedSaysHowToBuildIt) {
   RunnerOptions checked;
   checked.checked = true;
-  const std::string e =
-      error_of([&] { AccelRunner runner(HwTarget::defaults(), checked); });
-  EXPECT_TRUE(contains(e, "this build has no checked RTL model of config/default.yaml; built: "
-                          "default (fast model only)"))
+  const std::string e = error_of([&] { AccelRunner runner(HwTarget::defaults(), checked); });
+  EXPECT_TRUE(contains(e,
+                       "this build has no checked RTL model of config/default.yaml; built: "
+                       "default (fast model only)"))
       << e;
   EXPECT_TRUE(contains(e, "`make build` builds every configuration's model")) << e;
 
@@ -63,14 +63,15 @@ TEST(ModelTable, AModelOfTheBuildThatIsNotLinkedSaysHowToBuildIt) {
     const std::string f = error_of([&] { AccelRunner runner(further, o); });
     EXPECT_TRUE(contains(f, "this build has no RTL model of " + file +
                                 "; built: default (fast model only): "
-                            "`make build` builds every configuration's model"))
+                                "`make build` builds every configuration's model"))
         << f;
   }
 #endif
 
   const std::string c = error_of([] { ChainRunner runner({}, HwTarget::defaults()); });
-  EXPECT_TRUE(contains(c, "this build has no cascade model of config/default.yaml; built: none: "
-                          "`make build` builds every configuration's model"))
+  EXPECT_TRUE(contains(c,
+                       "this build has no cascade model of config/default.yaml; built: none: "
+                       "`make build` builds every configuration's model"))
       << c;
   EXPECT_EQ(ChainRunner::stages_built_for(HwTarget::defaults()), 0);
 }

@@ -7,8 +7,8 @@
 // output element equals the golden model's. A network the target cannot run
 // must be refused by the reader or the compiler (a strata::Error), never by
 // the RTL at run time. Each program also passes the ISA simulator's
-// dependency check (races, deadlocks) before it runs on the RTL. The ISA-simulator counterpart, with a few hundred
-// networks, is sw/tests/random_network_test.cpp.
+// dependency check (races, deadlocks) before it runs on the RTL. The ISA-simulator counterpart,
+// with a few hundred networks, is sw/tests/random_network_test.cpp.
 //
 // The committed reproducers of tests/random_networks run first. Network i of
 // a run is seed STRATA_SEED + i (STRATA_SEED=<network seed>
@@ -135,17 +135,15 @@ class RandomNetworksRtl : public ::testing::Test {
 };
 
 TEST_F(RandomNetworksRtl, AcceptedNetworksMatchTheGoldenModel) {
-  check_networks(RandomNetworkOptions{},
-                 test::count_from_env("STRATA_RANDOM_RTL_NETWORKS", 80), "default",
-                 "STRATA_RANDOM_RTL_NETWORKS", true);
+  check_networks(RandomNetworkOptions{}, test::count_from_env("STRATA_RANDOM_RTL_NETWORKS", 80),
+                 "default", "STRATA_RANDOM_RTL_NETWORKS", true);
 }
 
 // Bigger networks (RandomNetworkOptions::large): inputs past the pooling
 // unit's line buffer, more channels and layers; a few per seed.
 TEST_F(RandomNetworksRtl, AcceptedLargeNetworksMatchTheGoldenModel) {
-  check_networks(RandomNetworkOptions::large(),
-                 test::count_from_env("STRATA_RANDOM_RTL_LARGE", 20), "large",
-                 "STRATA_RANDOM_RTL_LARGE", false);
+  check_networks(RandomNetworkOptions::large(), test::count_from_env("STRATA_RANDOM_RTL_LARGE", 20),
+                 "large", "STRATA_RANDOM_RTL_LARGE", false);
 }
 
 // The same networks compiled for config/tiny.yaml (256-word banks, a
@@ -159,9 +157,8 @@ TEST_F(RandomNetworksRtl, TiledNetworksMatchTheGoldenModel) {
   if (std::find(built.begin(), built.end(), "tiny") == built.end()) {
     GTEST_SKIP() << "no RTL model of config/tiny.yaml (STRATA_RTL_CONFIGS)";
   }
-  check_networks(RandomNetworkOptions{},
-                 test::count_from_env("STRATA_RANDOM_RTL_TINY", 60), "tiny-target",
-                 "STRATA_RANDOM_RTL_TINY", true, tiny);
+  check_networks(RandomNetworkOptions{}, test::count_from_env("STRATA_RANDOM_RTL_TINY", 60),
+                 "tiny-target", "STRATA_RANDOM_RTL_TINY", true, tiny);
 }
 
 // The default networks compiled for config/sparse.yaml (packed CONVs), a
@@ -174,9 +171,8 @@ TEST_F(RandomNetworksRtl, SparseNetworksMatchTheGoldenModel) {
   if (std::find(built.begin(), built.end(), "sparse") == built.end()) {
     GTEST_SKIP() << "no RTL model of config/sparse.yaml (STRATA_RTL_CONFIGS)";
   }
-  check_networks(RandomNetworkOptions{},
-                 test::count_from_env("STRATA_RANDOM_RTL_SPARSE", 30), "sparse-target",
-                 "STRATA_RANDOM_RTL_SPARSE", false, sparse);
+  check_networks(RandomNetworkOptions{}, test::count_from_env("STRATA_RANDOM_RTL_SPARSE", 30),
+                 "sparse-target", "STRATA_RANDOM_RTL_SPARSE", false, sparse);
 }
 
 // The default networks compiled for config/p4n4.yaml (P = N = 4, 32-bit AXI:
@@ -188,9 +184,8 @@ TEST_F(RandomNetworksRtl, NarrowBusNetworksMatchTheGoldenModel) {
   if (std::find(built.begin(), built.end(), "p4n4") == built.end()) {
     GTEST_SKIP() << "no RTL model of config/p4n4.yaml (STRATA_RTL_CONFIGS)";
   }
-  check_networks(RandomNetworkOptions{},
-                 test::count_from_env("STRATA_RANDOM_RTL_P4N4", 60), "p4n4-target",
-                 "STRATA_RANDOM_RTL_P4N4", false, p4n4);
+  check_networks(RandomNetworkOptions{}, test::count_from_env("STRATA_RANDOM_RTL_P4N4", 60),
+                 "p4n4-target", "STRATA_RANDOM_RTL_P4N4", false, p4n4);
 }
 
 // The default networks on the RTL models of the other configurations `make
@@ -207,9 +202,8 @@ TEST_F(RandomNetworksRtl, FurtherConfigurationsMatchTheGoldenModel) {
     }
     const HwTarget t =
         HwTarget::from_yaml(std::string(STRATA_SOURCE_DIR) + "/config/" + name + ".yaml");
-    check_networks(RandomNetworkOptions{},
-                   test::count_from_env("STRATA_RANDOM_RTL_CONFIGS", 20), name,
-                   "STRATA_RANDOM_RTL_CONFIGS", false, t);
+    check_networks(RandomNetworkOptions{}, test::count_from_env("STRATA_RANDOM_RTL_CONFIGS", 20),
+                   name, "STRATA_RANDOM_RTL_CONFIGS", false, t);
   }
 }
 

@@ -91,8 +91,7 @@ class StrataTop : public ::testing::Test {
     const RunReport r = runner.run_program(program, inputs, outputs);
     ASSERT_TRUE(r.finished) << net.name << ": no interrupt (STRATA_SEED=" << seed_ << ")";
     ASSERT_EQ(r.error, csr::ErrorCode::kNone)
-        << net.name << ": error " << csr::to_string(r.error) << " at instruction "
-        << r.error_index;
+        << net.name << ": error " << csr::to_string(r.error) << " at instruction " << r.error_index;
     ASSERT_EQ(runner.protocol_errors(), 0);
     ASSERT_EQ(outputs.size(), inputs.size());
     int wrong = 0;
@@ -113,9 +112,8 @@ class StrataTop : public ::testing::Test {
   void locate_first_wrong_layer(const Network& net, const Tensor<int8_t>& input,
                                 const HwTarget& target) {
     std::vector<Tensor<int8_t>> golden;
-    run_network(net, input, [&](size_t, const Layer&, const Tensor<int8_t>& out) {
-      golden.push_back(out);
-    });
+    run_network(net, input,
+                [&](size_t, const Layer&, const Tensor<int8_t>& out) { golden.push_back(out); });
     for (size_t k = 1; k <= net.layers.size(); ++k) {
       Network prefix = net;
       prefix.layers.resize(k);
@@ -252,9 +250,9 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
   const HwTarget p16 = HwTarget::from_yaml(configs + "p16n16.yaml");
   AccelRunner runner(target, options());
   int runs = 0;
-  for (const char* name : {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net",
-                           "residual_net", "concat_net", "sppf_pools", "table_net", "se_net",
-                           "two_heads"}) {
+  for (const char* name :
+       {"lenet5", "cifar10_quick", "strided_net", "inverted_residual_net", "residual_net",
+        "concat_net", "sppf_pools", "table_net", "se_net", "two_heads"}) {
     SCOPED_TRACE(name);
     const Network net = example_network(name, 1);
     const Tensor<int8_t> input = image_of(random_images(net.input_shape, 1, seed_), 0);
@@ -287,8 +285,8 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
                 std::string::npos)
           << e.what();
     }
-    const RunReport other = runner.run(p16_program.image,
-                                       static_cast<uint32_t>(p16_program.instructions.size()));
+    const RunReport other =
+        runner.run(p16_program.image, static_cast<uint32_t>(p16_program.instructions.size()));
     ASSERT_TRUE(other.finished);
     EXPECT_EQ(other.error, csr::ErrorCode::kUnsupported);
     EXPECT_EQ(other.error_index, 0u) << "refused at CONFIG";
@@ -298,8 +296,8 @@ TEST_F(StrataTop, OneBuildRunsEveryExampleInTurn) {
 
 // A network written inline, with parameters generated as `strata gen` makes them.
 Network inline_network(const std::string& name, const std::string& yaml, uint64_t seed) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    fmt::format("strata_top_{}_{}", name, ::getpid());
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("strata_top_{}_{}", name, ::getpid());
   std::filesystem::create_directories(dir);
   const std::string path = (dir / (name + ".yaml")).string();
   std::ofstream(path) << "name: " << name << "\n" << yaml;
@@ -319,18 +317,22 @@ Network inline_network(const std::string& name, const std::string& yaml, uint64_
 // program needed byte-masked PE-cache writes, which the RTL refuses).
 TEST_F(StrataTop, NetworksThatOnceFailedRunBitExact) {
   const std::vector<std::pair<std::string, std::string>> nets = {
-      {"flatten_relu", "input: [3, 32, 32]\nlayers:\n  - {name: f, type: flatten}\n"
-                       "  - {name: r, type: relu}\n"},
-      {"flatten_clamp_fc", "input: [1, 2, 2]\nlayers:\n  - {name: f, type: flatten}\n"
-                           "  - {name: r, type: clamp, lo: -3, hi: 50}\n"
-                           "  - {name: a, type: fc, out_features: 5}\n"},
-      {"mnist_conv", "input: [1, 28, 28]\nlayers:\n"
-                     "  - {name: c, type: conv, out_channels: 4, kernel: 5, activation: relu}\n"
-                     "  - {name: a, type: fc, out_features: 32}\n"
-                     "  - {name: b, type: fc, out_features: 10}\n"},
-      {"mnist_relu", "input: [1, 28, 28]\nlayers:\n  - {name: r, type: relu}\n"
-                     "  - {name: a, type: fc, out_features: 64}\n"
-                     "  - {name: b, type: fc, out_features: 10}\n"},
+      {"flatten_relu",
+       "input: [3, 32, 32]\nlayers:\n  - {name: f, type: flatten}\n"
+       "  - {name: r, type: relu}\n"},
+      {"flatten_clamp_fc",
+       "input: [1, 2, 2]\nlayers:\n  - {name: f, type: flatten}\n"
+       "  - {name: r, type: clamp, lo: -3, hi: 50}\n"
+       "  - {name: a, type: fc, out_features: 5}\n"},
+      {"mnist_conv",
+       "input: [1, 28, 28]\nlayers:\n"
+       "  - {name: c, type: conv, out_channels: 4, kernel: 5, activation: relu}\n"
+       "  - {name: a, type: fc, out_features: 32}\n"
+       "  - {name: b, type: fc, out_features: 10}\n"},
+      {"mnist_relu",
+       "input: [1, 28, 28]\nlayers:\n  - {name: r, type: relu}\n"
+       "  - {name: a, type: fc, out_features: 64}\n"
+       "  - {name: b, type: fc, out_features: 10}\n"},
   };
   for (const auto& [name, yaml] : nets) {
     SCOPED_TRACE(name);
@@ -351,14 +353,16 @@ TEST_F(StrataTop, OverlappingWeightSlotsBitExact) {
     std::string config, yaml;
   };
   const std::vector<Case> cases = {
-      {"default", "input: [512, 5, 5]\nlayers:\n"
-                  "  - {name: c1, type: conv, out_channels: 40, kernel: 3, pad: 1, "
-                  "activation: relu}\n"
-                  "  - {name: c2, type: conv, out_channels: 8, kernel: 3}\n"},
-      {"tiny", "input: [256, 2, 3]\nlayers:\n"
-               "  - {name: c1, type: conv, out_channels: 32, kernel: 3, pad: 1, "
-               "activation: relu}\n"
-               "  - {name: c2, type: conv, out_channels: 16, kernel: 3, pad: 1}\n"},
+      {"default",
+       "input: [512, 5, 5]\nlayers:\n"
+       "  - {name: c1, type: conv, out_channels: 40, kernel: 3, pad: 1, "
+       "activation: relu}\n"
+       "  - {name: c2, type: conv, out_channels: 8, kernel: 3}\n"},
+      {"tiny",
+       "input: [256, 2, 3]\nlayers:\n"
+       "  - {name: c1, type: conv, out_channels: 32, kernel: 3, pad: 1, "
+       "activation: relu}\n"
+       "  - {name: c2, type: conv, out_channels: 16, kernel: 3, pad: 1}\n"},
   };
   const std::vector<std::string> built = AccelRunner::built_configurations();
   for (const Case& c : cases) {
@@ -391,24 +395,29 @@ TEST_F(StrataTop, SplitPassesBitExact) {
     std::string config, name, yaml;
   };
   const std::vector<Case> cases = {
-      {"default", "fc_beyond_a_bank", "input: [32, 64, 64]\nlayers:\n"
-                                      "  - {name: f, type: flatten}\n"
-                                      "  - {name: a, type: fc, out_features: 10}\n"},
-      {"default", "conv_beyond_the_caches", "input: [1024, 6, 6]\nlayers:\n"
-                                            "  - {name: c, type: conv, out_channels: 12, "
-                                            "kernel: 3, pad: 1, activation: relu}\n"
-                                            "  - {name: p, type: maxpool, kernel: 2}\n"
-                                            "  - {name: a, type: fc, out_features: 10}\n"},
-      {"sparse", "conv_beyond_the_caches", "input: [1024, 4, 4]\nlayers:\n"
-                                           "  - {name: c, type: conv, out_channels: 8, "
-                                           "kernel: 3, pad: 1, activation: relu}\n"},
-      {"tiny", "conv_beyond_the_caches", "input: [512, 3, 3]\nlayers:\n"
-                                         "  - {name: c, type: conv, out_channels: 12, "
-                                         "kernel: 3, pad: 1, activation: relu}\n"
-                                         "  - {name: a, type: fc, out_features: 10}\n"},
-      {"tiny", "fc_beyond_a_bank", "input: [16, 16, 16]\nlayers:\n"
-                                   "  - {name: f, type: flatten}\n"
-                                   "  - {name: a, type: fc, out_features: 10}\n"},
+      {"default", "fc_beyond_a_bank",
+       "input: [32, 64, 64]\nlayers:\n"
+       "  - {name: f, type: flatten}\n"
+       "  - {name: a, type: fc, out_features: 10}\n"},
+      {"default", "conv_beyond_the_caches",
+       "input: [1024, 6, 6]\nlayers:\n"
+       "  - {name: c, type: conv, out_channels: 12, "
+       "kernel: 3, pad: 1, activation: relu}\n"
+       "  - {name: p, type: maxpool, kernel: 2}\n"
+       "  - {name: a, type: fc, out_features: 10}\n"},
+      {"sparse", "conv_beyond_the_caches",
+       "input: [1024, 4, 4]\nlayers:\n"
+       "  - {name: c, type: conv, out_channels: 8, "
+       "kernel: 3, pad: 1, activation: relu}\n"},
+      {"tiny", "conv_beyond_the_caches",
+       "input: [512, 3, 3]\nlayers:\n"
+       "  - {name: c, type: conv, out_channels: 12, "
+       "kernel: 3, pad: 1, activation: relu}\n"
+       "  - {name: a, type: fc, out_features: 10}\n"},
+      {"tiny", "fc_beyond_a_bank",
+       "input: [16, 16, 16]\nlayers:\n"
+       "  - {name: f, type: flatten}\n"
+       "  - {name: a, type: fc, out_features: 10}\n"},
   };
   const std::vector<std::string> built = AccelRunner::built_configurations();
   for (const Case& c : cases) {
@@ -442,17 +451,19 @@ TEST_F(StrataTop, SplitPassesBitExact) {
 // one bank and on one in external memory run in bands.
 TEST_F(StrataTop, PaddingPerSideBitExact) {
   const std::vector<std::pair<std::string, std::string>> nets = {
-      {"same_s2", "input: [3, 17, 14]\nlayers:\n"
-                  "  - {name: c1, type: conv, out_channels: 16, kernel: 3, stride: 2, "
-                  "pad: [0, 0, 1, 1], activation: relu}\n"
-                  "  - {name: p1, type: maxpool, kernel: 3, stride: 2, pad: [1, 0, 0, 1]}\n"
-                  "  - {name: c2, type: conv, out_channels: 8, kernel: 5, pad: [2, 1, 0, 3]}\n"
-                  "  - {name: p2, type: avgpool, kernel: 2, pad: [0, 1, 1, 0], "
-                  "ceil_mode: true}\n"},
-      {"banded", "input: [16, 90, 70]\nlayers:\n"
-                 "  - {name: c1, type: conv, out_channels: 16, kernel: 3, pad: [1, 0, 2, 1], "
-                 "activation: relu}\n"
-                 "  - {name: p1, type: maxpool, kernel: 2, stride: 2, pad: [1, 1, 0, 0]}\n"},
+      {"same_s2",
+       "input: [3, 17, 14]\nlayers:\n"
+       "  - {name: c1, type: conv, out_channels: 16, kernel: 3, stride: 2, "
+       "pad: [0, 0, 1, 1], activation: relu}\n"
+       "  - {name: p1, type: maxpool, kernel: 3, stride: 2, pad: [1, 0, 0, 1]}\n"
+       "  - {name: c2, type: conv, out_channels: 8, kernel: 5, pad: [2, 1, 0, 3]}\n"
+       "  - {name: p2, type: avgpool, kernel: 2, pad: [0, 1, 1, 0], "
+       "ceil_mode: true}\n"},
+      {"banded",
+       "input: [16, 90, 70]\nlayers:\n"
+       "  - {name: c1, type: conv, out_channels: 16, kernel: 3, pad: [1, 0, 2, 1], "
+       "activation: relu}\n"
+       "  - {name: p1, type: maxpool, kernel: 2, stride: 2, pad: [1, 1, 0, 0]}\n"},
   };
   for (const auto& [name, yaml] : nets) {
     SCOPED_TRACE(name);
@@ -579,8 +590,8 @@ TEST_F(StrataTop, FurtherConfigurationsBitExact) {
       std::vector<Tensor<int8_t>> out;
       const RunReport r = runner.run_program(program, {image}, out);
       ASSERT_TRUE(r.finished) << "no interrupt (STRATA_SEED=" << seed_ << ")";
-      ASSERT_EQ(r.error, csr::ErrorCode::kNone) << csr::to_string(r.error) << " at "
-                                                << r.error_index;
+      ASSERT_EQ(r.error, csr::ErrorCode::kNone)
+          << csr::to_string(r.error) << " at " << r.error_index;
       EXPECT_TRUE(r.bench_errors.empty()) << r.bench_errors.front();
       ASSERT_EQ(out.size(), 1u);
       const Tensor<int8_t> want = run_network(net, image);
@@ -637,8 +648,8 @@ TEST_F(StrataTop, NarrowBusParameterEntries) {
     }
   }
   ASSERT_GE(entry_addr, 0) << "no LOAD PARAM";
-  for (const auto& [byte, value] : {std::pair<int, uint8_t>{6, kMaxShift + 1},
-                                    std::pair<int, uint8_t>{7, 1}}) {
+  for (const auto& [byte, value] :
+       {std::pair<int, uint8_t>{6, kMaxShift + 1}, std::pair<int, uint8_t>{7, 1}}) {
     SCOPED_TRACE(fmt::format("entry byte {} = {}", byte, value));
     std::vector<uint8_t> bad = program.image;
     write_input(program, bad, 0, image_of(batch, 1));
@@ -705,12 +716,13 @@ TEST_F(StrataTop, SparseBuildRunsExamplesBitExact) {
       }
       EXPECT_EQ(r.counter(csr::kPerfMacActive), static_cast<uint64_t>(sim.beats));
 
-      const RunReport d =
-          AccelRunner(dense, options(0.05)).run_program(compile(net, dense, {}), {image}, dense_out);
+      const RunReport d = AccelRunner(dense, options(0.05))
+                              .run_program(compile(net, dense, {}), {image}, dense_out);
       ASSERT_TRUE(d.finished && d.error == csr::ErrorCode::kNone);
       ASSERT_EQ(dense_out.size(), 1u);
       EXPECT_EQ(dense_out[0], want);
-      const uint64_t cycles = r.counter(csr::kPerfCycles), dense_cycles = d.counter(csr::kPerfCycles);
+      const uint64_t cycles = r.counter(csr::kPerfCycles),
+                     dense_cycles = d.counter(csr::kPerfCycles);
       if (percent >= 50) {
         EXPECT_GT(packed_ops, 0);
         EXPECT_LT(r.counter(csr::kPerfMacActive), d.counter(csr::kPerfMacActive));
@@ -725,11 +737,12 @@ TEST_F(StrataTop, SparseBuildRunsExamplesBitExact) {
           EXPECT_LT(cycles, dense_cycles);
         }
       }
-      std::cout << fmt::format("[ SPARSE   ] {} at {:2d} % zeros: {} packed ops, PE beats {} "
-                               "(dense {}), cycles {} (dense build {}, {:.2f}x)\n",
-                               c.name, percent, packed_ops, r.counter(csr::kPerfMacActive),
-                               d.counter(csr::kPerfMacActive), cycles, dense_cycles,
-                               static_cast<double>(dense_cycles) / static_cast<double>(cycles));
+      std::cout << fmt::format(
+          "[ SPARSE   ] {} at {:2d} % zeros: {} packed ops, PE beats {} "
+          "(dense {}), cycles {} (dense build {}, {:.2f}x)\n",
+          c.name, percent, packed_ops, r.counter(csr::kPerfMacActive),
+          d.counter(csr::kPerfMacActive), cycles, dense_cycles,
+          static_cast<double>(dense_cycles) / static_cast<double>(cycles));
     }
   }
 }
@@ -782,7 +795,7 @@ class StrataTopErrors : public StrataTop {
 TEST_F(StrataTopErrors, IllegalOpcode) {
   AccelRunner runner(options());
   std::vector<uint8_t> bad = memory_;
-  const size_t k = 2;  // a LOAD or COMPUTE in the middle of the program
+  const size_t k = 2;                // a LOAD or COMPUTE in the middle of the program
   bad[k * isa::kInstrBytes] = 0x0F;  // opcode 15 does not exist
   const RunReport r = runner.run(bad, count());
   ASSERT_TRUE(r.finished) << "hang on an illegal instruction";
@@ -805,7 +818,8 @@ TEST_F(StrataTopErrors, AxiReadErrorOnWeights) {
 
 TEST_F(StrataTopErrors, AxiWriteErrorOnOutput) {
   AccelRunner runner(options());
-  runner.add_write_error(program_.outputs.front().image_addr[0], program_.outputs.front().image_addr[0] + 8);
+  runner.add_write_error(program_.outputs.front().image_addr[0],
+                         program_.outputs.front().image_addr[0] + 8);
   const RunReport r = runner.run(memory_, count());
   ASSERT_TRUE(r.finished);
   EXPECT_EQ(r.error, csr::ErrorCode::kAxiWrite);

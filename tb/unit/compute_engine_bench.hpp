@@ -85,16 +85,16 @@ struct Memories {
 // Expected result words: one per destination word (BANK / PE_CACHE: that word;
 // PE_TRANSPOSE: one per PE and word).
 struct Expected {
-  bool bank = true;          // destination is a bank (else PE caches)
-  int id = 0;                // bank (BANK) or PE (PE_CACHE); PE_TRANSPOSE: -1
+  bool bank = true;  // destination is a bank (else PE caches)
+  int id = 0;        // bank (BANK) or PE (PE_CACHE); PE_TRANSPOSE: -1
   struct Item {
-    int pe = 0;              // PE of the word (PE_CACHE / PE_TRANSPOSE)
-    int addr = 0;            // word address
+    int pe = 0;                       // PE of the word (PE_CACHE / PE_TRANSPOSE)
+    int addr = 0;                     // word address
     int group = 0, row = 0, col = 0;  // position (FC: row = neuron / word)
     Word word{};
   };
   std::vector<Item> items;
-  int rows = 0;              // result rows (rel0 units in fine-grained mode)
+  int rows = 0;  // result rows (rel0 units in fine-grained mode)
 
   // One word per pixel of frame t [kN][h][w] (group g), in PE pe, row y at
   // word base + y * row_stride.
@@ -259,12 +259,12 @@ struct ConvLayer : ImageInput, PoolStage, PartialSums {
   int taps() const { return kh * kw * groups; }
 
   std::string str() const {
-    std::string s = fmt::format("CONV {}x{}x{}g k{}x{} s{},{} p{},{},{},{} -> {}x{}", in_h, in_w,
-                                groups, kh, kw, sh, sw, ph, pw, pad_bottom(), pad_right(),
-                                out_h(), out_w());
+    std::string s =
+        fmt::format("CONV {}x{}x{}g k{}x{} s{},{} p{},{},{},{} -> {}x{}", in_h, in_w, groups, kh,
+                    kw, sh, sw, ph, pw, pad_bottom(), pad_right(), out_h(), out_w());
     if (pool) {
-      s += fmt::format(" {}pool k{} s{} {}{} -> {}x{}", avg ? "avg" : "max", pk, ps,
-                       pool_pad_str(), ceil_mode ? " ceil" : "", res_h(), res_w());
+      s += fmt::format(" {}pool k{} s{} {}{} -> {}x{}", avg ? "avg" : "max", pk, ps, pool_pad_str(),
+                       ceil_mode ? " ceil" : "", res_h(), res_w());
     }
     s += fmt::format(" clamp[{},{}] {} {} @{}", clamp_lo, clamp_hi,
                      dst == isa::ComputeDst::kBank ? "bank" : "pe", dst_id, dst_base);
@@ -424,9 +424,8 @@ struct FcLayer : PartialSums {
 
   std::string str() const {
     return fmt::format("FC {} groups -> {} neurons clamp[{},{}] {} {} @{}{}", groups, neurons,
-                       clamp_lo, clamp_hi,
-                       dst == isa::ComputeDst::kBank ? "bank" : "transpose", dst_id, dst_base,
-                       acc_str());
+                       clamp_lo, clamp_hi, dst == isa::ComputeDst::kBank ? "bank" : "transpose",
+                       dst_id, dst_base, acc_str());
   }
   int out_words() const { return (neurons + kN - 1) / kN; }
 
@@ -556,10 +555,9 @@ struct PoolLayer : ImageInput, PoolStage {
   int res_w() const { return pool_out_w(in_w); }
 
   std::string str() const {
-    return fmt::format("POOL {}x{}x{}g {} k{} s{} {}{} -> {}x{} post[{},{}] {} {} @{}", in_h,
-                       in_w, groups, avg ? "avg" : "max", pk, ps, pool_pad_str(),
-                       ceil_mode ? " ceil" : "",
-                       res_h(), res_w(), post_lo, post_hi,
+    return fmt::format("POOL {}x{}x{}g {} k{} s{} {}{} -> {}x{} post[{},{}] {} {} @{}", in_h, in_w,
+                       groups, avg ? "avg" : "max", pk, ps, pool_pad_str(),
+                       ceil_mode ? " ceil" : "", res_h(), res_w(), post_lo, post_hi,
                        dst == isa::ComputeDst::kBank ? "bank" : "pe", dst_id, dst_base);
   }
 
@@ -679,24 +677,24 @@ struct DepthwiseLayer : ImageInput, PoolStage {
 
 // How one instruction is run.
 struct RunOptions {
-  double instr_gap = 0.0;   // probability of withholding the instruction a cycle
-  double rd_stall = 0.0;    // probability of refusing a bank read request
-  double wr_stall = 0.0;    // probability of refusing a bank write
-  double grant_gap = 0.0;   // probability of withholding a grant that could be given
-  double pe_gap = 0.0;      // load-engine cache writes: probability of a gap
-  bool fine = false;        // CTRL.FINE_GRAIN
-  bool background_pe = false;  // load-engine writes into PE caches during the run
+  double instr_gap = 0.0;              // probability of withholding the instruction a cycle
+  double rd_stall = 0.0;               // probability of refusing a bank read request
+  double wr_stall = 0.0;               // probability of refusing a bank write
+  double grant_gap = 0.0;              // probability of withholding a grant that could be given
+  double pe_gap = 0.0;                 // load-engine cache writes: probability of a gap
+  bool fine = false;                   // CTRL.FINE_GRAIN
+  bool background_pe = false;          // load-engine writes into PE caches during the run
   int bg_addr_lo = 0, bg_addr_hi = 0;  // their address range [lo, hi)
   bool expect_error = false;
-  uint64_t budget = 0;      // cycle budget (0: from the work)
+  uint64_t budget = 0;               // cycle budget (0: from the work)
   std::optional<uint64_t> abort_at;  // raise abort this many cycles after the take
 };
 
 // A unit the emulated load / store engine releases once its bank writes are done.
 struct Feed {
-  int edge = 0;                        // 0: L2C, 1: S2C
+  int edge = 0;  // 0: L2C, 1: S2C
   int units = 1;
-  int delay = 0;                       // cycles after the previous feed completed
+  int delay = 0;                           // cycles after the previous feed completed
   std::vector<std::pair<int, int>> words;  // (bank, addr) to write from `data`
   std::vector<Word> data;
 
@@ -744,7 +742,7 @@ struct RunResult {
   bool retired = false;
   bool error = false;
   int code = 0, err_index = -1;
-  uint64_t take = 0, done = 0;   // take and retire (or error) cycles
+  uint64_t take = 0, done = 0;  // take and retire (or error) cycles
   uint64_t first_beat = 0, last_beat = 0, beats = 0, macs = 0;
   uint64_t stall_cycles = 0, dep_wait_cycles = 0;
   std::vector<BankRead> reads;
@@ -801,20 +799,26 @@ class ComputeEngineBench : public SimFixture<Vtop> {
   // ---- filling the memories through the ports ----------------------------
   void fill_bank(int bank, int addr, const std::vector<Word>& words, double gap = 0.0) {
     auto& d = dut();
-    fill_port(words, gap, "bank", d.lw_valid_i, d.lw_ready_o, [&](size_t i) {
-      d.lw_bank_i = bank;
-      d.lw_addr_i = addr + int(i);
-      d.lw_data_i = pack(words[i]);
-    }, [&](size_t i) { mem_.bank[bank][addr + i] = words[i]; });
+    fill_port(
+        words, gap, "bank", d.lw_valid_i, d.lw_ready_o,
+        [&](size_t i) {
+          d.lw_bank_i = bank;
+          d.lw_addr_i = addr + int(i);
+          d.lw_data_i = pack(words[i]);
+        },
+        [&](size_t i) { mem_.bank[bank][addr + i] = words[i]; });
   }
 
   void fill_cache(int pe, int addr, const std::vector<Word>& words, double gap = 0.0) {
     auto& d = dut();
-    fill_port(words, gap, "cache", d.pe_valid_i, d.pe_ready_o, [&](size_t i) {
-      d.pe_i = pe;
-      d.pe_addr_i = addr + int(i);
-      d.pe_data_i = pack(words[i]);
-    }, [&](size_t i) { mem_.cache[pe][addr + i] = words[i]; });
+    fill_port(
+        words, gap, "cache", d.pe_valid_i, d.pe_ready_o,
+        [&](size_t i) {
+          d.pe_i = pe;
+          d.pe_addr_i = addr + int(i);
+          d.pe_data_i = pack(words[i]);
+        },
+        [&](size_t i) { mem_.cache[pe][addr + i] = words[i]; });
   }
 
   // Offers words[i] on a valid/ready write port (random gaps), `drive(i)` sets
@@ -955,8 +959,8 @@ class ComputeEngineBench : public SimFixture<Vtop> {
         d.pe_addr_i = bg.front().addr;
         d.pe_data_i = pack(bg.front().word);
       }
-      const bool feed_v = !feeds.empty() && cycle() >= feed_ready &&
-                          feed_word < feeds.front().words.size();
+      const bool feed_v =
+          !feeds.empty() && cycle() >= feed_ready && feed_word < feeds.front().words.size();
       d.lw_valid_i = feed_v;
       if (feed_v) {
         d.lw_bank_i = feeds.front().words[feed_word].first;
@@ -1028,8 +1032,7 @@ class ComputeEngineBench : public SimFixture<Vtop> {
         mem_.bank[b][a] = feeds.front().data[feed_word];
         ++feed_word;
       }
-      if (!feeds.empty() && cycle() >= feed_ready &&
-          feed_word == feeds.front().words.size()) {
+      if (!feeds.empty() && cycle() >= feed_ready && feed_word == feeds.front().words.size()) {
         sem_[feeds.front().edge] += feeds.front().units;
         feeds.pop_front();
         feed_word = 0;
@@ -1074,8 +1077,8 @@ class ComputeEngineBench : public SimFixture<Vtop> {
         break;
       }
       if (cycle() - start > budget) {
-        ADD_FAILURE() << "instruction timed out after " << budget << " cycles (taken "
-                      << taken << ", beats " << r.beats << "), " << where();
+        ADD_FAILURE() << "instruction timed out after " << budget << " cycles (taken " << taken
+                      << ", beats " << r.beats << "), " << where();
         break;
       }
     }
@@ -1159,8 +1162,8 @@ class ComputeEngineBench : public SimFixture<Vtop> {
                                [](const CacheWrite& w) { return w.engine; }))
           << what << ": a bank destination wrote a PE cache, STRATA_SEED=" << seed();
     } else {
-      EXPECT_TRUE(r.writes.empty()) << what << ": a PE destination wrote a bank, STRATA_SEED="
-                                    << seed();
+      EXPECT_TRUE(r.writes.empty())
+          << what << ": a PE destination wrote a bank, STRATA_SEED=" << seed();
       for (const auto& w : r.cache_writes) {
         if (!w.engine) continue;
         for (int p = 0; p < kP; ++p) {
@@ -1201,8 +1204,8 @@ class ComputeEngineBench : public SimFixture<Vtop> {
       if (!sim.empty() && sim[it.addr] != it.word) {
         if (++failures <= 8) {
           ADD_FAILURE() << what << ": strata::IsaSim disagrees with the numerics reference at "
-                        << "bank " << e.id << " word " << it.addr << " (row " << it.row
-                        << ", col " << it.col << "), STRATA_SEED=" << seed();
+                        << "bank " << e.id << " word " << it.addr << " (row " << it.row << ", col "
+                        << it.col << "), STRATA_SEED=" << seed();
         }
       }
     }

@@ -62,7 +62,7 @@ using Vtop = Vstrata_memsys;
 #endif
 inline constexpr int kLanes = STRATA_BENCH_LANES;
 inline constexpr bool kSparse = STRATA_BENCH_SPARSE != 0;  // the top's Sparse parameter
-inline constexpr int kWordBytes = kLanes;  // N
+inline constexpr int kWordBytes = kLanes;                  // N
 inline constexpr int kBeatBytes = STRATA_BENCH_AXI_BITS / 8;
 inline constexpr int kParamBytes = 8;
 inline constexpr uint64_t kInstrBytes = isa::kInstrBytes;
@@ -70,8 +70,8 @@ inline constexpr uint64_t kInstrBytes = isa::kInstrBytes;
 // cw_req_i = {bank, addr, data}, cr_req_i = {bank, addr}, cr_rsp_o = {data},
 // first field most significant.
 inline constexpr unsigned kWordBits = 8 * kWordBytes;
-inline constexpr unsigned kBankIdxBits =
-    hw::kBanks > 1 ? std::bit_width(unsigned(hw::kBanks - 1)) : 1;
+inline constexpr unsigned kBankIdxBits = hw::kBanks > 1 ? std::bit_width(unsigned(hw::kBanks - 1))
+                                                        : 1;
 inline constexpr unsigned kBankAddrBits = std::bit_width(unsigned(hw::kBankDepth - 1));
 
 // The flat bus names the AXI agents drive and sample (memsys_bus_view.hpp).
@@ -116,8 +116,10 @@ struct Instr {
   }
   isa::Opcode op() const { return static_cast<isa::Opcode>(get(isa::hdr::kOpcode)); }
   Instr& deps(uint64_t acq0, uint64_t acq1, uint64_t rel0, uint64_t rel1) {
-    return set(isa::hdr::kAcq0, acq0).set(isa::hdr::kAcq1, acq1).set(isa::hdr::kRel0, rel0).set(
-        isa::hdr::kRel1, rel1);
+    return set(isa::hdr::kAcq0, acq0)
+        .set(isa::hdr::kAcq1, acq1)
+        .set(isa::hdr::kRel0, rel0)
+        .set(isa::hdr::kRel1, rel1);
   }
   Instr& fine(uint64_t first, uint64_t step) {
     return set(isa::hdr::kAcq0First, first).set(isa::hdr::kAcq0Step, step);
@@ -256,10 +258,17 @@ class RefMachine {
 
   void execute(const Instr& i) {
     switch (i.op()) {
-      case isa::Opcode::kLoad: load(i); break;
-      case isa::Opcode::kStore: store(i); break;
-      case isa::Opcode::kCompute: copy(decode_copy(i)); break;
-      default: break;
+      case isa::Opcode::kLoad:
+        load(i);
+        break;
+      case isa::Opcode::kStore:
+        store(i);
+        break;
+      case isa::Opcode::kCompute:
+        copy(decode_copy(i));
+        break;
+      default:
+        break;
     }
   }
 
@@ -287,7 +296,8 @@ class RefMachine {
           v = ext.read_block(src + uint64_t(w) * unit, unit);
         }
         const int id = static_cast<int>(i.get(kDstId));
-        const int base = static_cast<int>(i.get(kDstAddr)), stride = static_cast<int>(i.get(kDstRowStride));
+        const int base = static_cast<int>(i.get(kDstAddr)),
+                  stride = static_cast<int>(i.get(kDstRowStride));
         if (kind == isa::LoadDst::kBank) {
           bank[{id, base + r * stride + w}] = v;
         } else if (kind == isa::LoadDst::kParam) {
@@ -312,8 +322,9 @@ class RefMachine {
     for (int r = 0; r < rows; ++r) {
       const uint64_t dst = i.get(kExtAddr) + uint64_t(r) * i.get(kExtRowStride);
       for (int w = 0; w < words; ++w) {
-        const auto key = std::make_pair(static_cast<int>(i.get(kSrcId)),
-                                        static_cast<int>(i.get(kSrcAddr) + r * i.get(kSrcRowStride)) + w);
+        const auto key =
+            std::make_pair(static_cast<int>(i.get(kSrcId)),
+                           static_cast<int>(i.get(kSrcAddr) + r * i.get(kSrcRowStride)) + w);
         const auto it = bank.find(key);
         if (it == bank.end()) {
           ADD_FAILURE() << "test bug: STORE reads bank " << key.first << " word " << key.second
@@ -459,22 +470,21 @@ class ComputeStandIn {
       case St::kAcq0:
         if (d.cp_acq_grant_o & 1) state_ = next_after_acquire();
         break;
-      case St::kCopy:
-        {
-          // Read k's word arrives three cycles after its request (strata_banks:
-          // request register, RAM, output register).
-          const int due = rsp_due_[2];
-          rsp_due_ = {-1, rsp_due_[0], rsp_due_[1]};
-          EXPECT_EQ(bool(d.cr_rsp_valid_o), due >= 0)
-              << "bank read response exactly three cycles after the request";
-          if (due >= 0) {
-            std::vector<uint8_t> v(kWordBytes);
-            port_get_bytes(d.cr_rsp_o, v.data(), kWordBytes);
-            for (auto& b : v) b ^= 0x5A;
-            wq_.emplace_back(due, std::move(v));
-          }
-          if (d.cr_req_valid_i && d.cr_req_ready_o) rsp_due_[0] = reads_++;
+      case St::kCopy: {
+        // Read k's word arrives three cycles after its request (strata_banks:
+        // request register, RAM, output register).
+        const int due = rsp_due_[2];
+        rsp_due_ = {-1, rsp_due_[0], rsp_due_[1]};
+        EXPECT_EQ(bool(d.cr_rsp_valid_o), due >= 0)
+            << "bank read response exactly three cycles after the request";
+        if (due >= 0) {
+          std::vector<uint8_t> v(kWordBytes);
+          port_get_bytes(d.cr_rsp_o, v.data(), kWordBytes);
+          for (auto& b : v) b ^= 0x5A;
+          wq_.emplace_back(due, std::move(v));
         }
+        if (d.cr_req_valid_i && d.cr_req_ready_o) rsp_due_[0] = reads_++;
+      }
         if (d.cw_valid_i && d.cw_ready_o) {
           wq_.pop_front();
           if (++written_ == total()) state_ = St::kDelay;
@@ -519,8 +529,10 @@ struct RunResult {
   uint32_t status = 0;
   csr::ErrorCode code = csr::ErrorCode::kNone;
   uint16_t index = 0;
-  uint64_t cycles = 0;   // end of the START write to the interrupt
-  bool done() const { return finished && (status & csr::kStatusDone) && !(status & csr::kStatusError); }
+  uint64_t cycles = 0;  // end of the START write to the interrupt
+  bool done() const {
+    return finished && (status & csr::kStatusDone) && !(status & csr::kStatusError);
+  }
 };
 
 class MemsysBench : public SimFixture<Vtop> {
@@ -531,7 +543,8 @@ class MemsysBench : public SimFixture<Vtop> {
     SimFixture::SetUp();
     mem_.set_background(background_byte);
     axi_ = std::make_unique<AxiMemModel<BusView>>(bus_, mem_, rng());
-    csr_ = std::make_unique<AxilDriver<BusView>>(bus_, [this] { step(); }, rng());
+    csr_ = std::make_unique<AxilDriver<BusView>>(
+        bus_, [this] { step(); }, rng());
     cp_ = std::make_unique<ComputeStandIn>(rng());
     reset();
   }
@@ -618,7 +631,8 @@ class MemsysBench : public SimFixture<Vtop> {
     for (std::size_t k = 0; k < prog.size(); ++k) {
       for (int w = 0; w < isa::kInstrWords; ++w) {
         for (int b = 0; b < 8; ++b) {
-          mem_.write(base + k * kInstrBytes + 8 * w + b, static_cast<uint8_t>(prog[k].w[w] >> (8 * b)));
+          mem_.write(base + k * kInstrBytes + 8 * w + b,
+                     static_cast<uint8_t>(prog[k].w[w] >> (8 * b)));
         }
       }
     }
@@ -640,7 +654,8 @@ class MemsysBench : public SimFixture<Vtop> {
     r.finished = dut().irq_o;
     r.cycles = cycle() - started;
     if (!r.finished) {
-      ADD_FAILURE() << "no interrupt within " << timeout << " cycles (STRATA_SEED=" << seed() << ")";
+      ADD_FAILURE() << "no interrupt within " << timeout << " cycles (STRATA_SEED=" << seed()
+                    << ")";
       return r;
     }
     r.status = csr_->read(csr::kStatus);
@@ -692,8 +707,8 @@ class MemsysBench : public SimFixture<Vtop> {
         ADD_FAILURE() << ctx << ": PE " << key.first << " word " << key.second << " not written";
       } else if (it->second != v) {
         ADD_FAILURE() << ctx << ": PE " << key.first << " word " << key.second << " expected "
-                      << hex_bytes(v) << " got " << hex_bytes(it->second) << " (STRATA_SEED="
-                      << seed() << ")";
+                      << hex_bytes(v) << " got " << hex_bytes(it->second)
+                      << " (STRATA_SEED=" << seed() << ")";
       }
     }
     EXPECT_EQ(ctl_writes_.size(), ref_.control.size()) << ctx << ": control words written";
@@ -821,14 +836,14 @@ class MemsysBench : public SimFixture<Vtop> {
   int peek_port_ = 0;                        // through cr (0) or cr1 (1)
   int peek_due_ = 0;                         // cycles until its word arrives
   std::vector<uint8_t> peek_word_;
-  std::deque<CasBeat> cas_in_;       // beats offered on the cascade input, in order
-  std::vector<CasBeat> cas_sent_;    // beats the output sent (without the loopback)
-  bool cas_loopback_ = true;         // output beats go to cas_in_
-  double cas_stall_ = 0.0;           // stall probability of each side per cycle
-  bool cas_in_offered_ = false;      // the input's beat was offered and not taken yet
+  std::deque<CasBeat> cas_in_;     // beats offered on the cascade input, in order
+  std::vector<CasBeat> cas_sent_;  // beats the output sent (without the loopback)
+  bool cas_loopback_ = true;       // output beats go to cas_in_
+  double cas_stall_ = 0.0;         // stall probability of each side per cycle
+  bool cas_in_offered_ = false;    // the input's beat was offered and not taken yet
   bool cas_ready_hold_ = false, cas_valid_hold_ = false;
-  uint64_t cas_taken_ = 0;           // beats the input took
-  bool chain_stop_ = false;          // chain_stop_i
+  uint64_t cas_taken_ = 0;   // beats the input took
+  bool chain_stop_ = false;  // chain_stop_i
 };
 
 }  // namespace strata::tb

@@ -49,7 +49,8 @@ class MemsysBusView : public AxiFlatPorts<AddrBits, DataBits, CsrAddrBits> {
       f(this->m_axi_awready, 1), f(this->m_axi_wready, 1);
       f(this->m_axi_bid, 1), f(this->m_axi_bresp, 2), f(this->m_axi_bvalid, 1);
       f(this->m_axi_arready, 1);
-      f(this->m_axi_rid, 1), f(this->m_axi_rdata, DataBits), f(this->m_axi_rresp, 2), f(this->m_axi_rlast, 1);
+      f(this->m_axi_rid, 1), f(this->m_axi_rdata, DataBits), f(this->m_axi_rresp, 2),
+          f(this->m_axi_rlast, 1);
       f(this->m_axi_rvalid, 1);
     });
     pack_struct(d.s_axil_req_i, [this](auto&& f) {
@@ -65,12 +66,14 @@ class MemsysBusView : public AxiFlatPorts<AddrBits, DataBits, CsrAddrBits> {
   template <class Dut>
   void from_dut(const Dut& d) {
     unpack_struct(d.m_axi_req_o, [this](auto&& f) {
-      f(this->m_axi_awid, 1), f(this->m_axi_awaddr, AddrBits), f(this->m_axi_awlen, 8), f(this->m_axi_awsize, 3);
+      f(this->m_axi_awid, 1), f(this->m_axi_awaddr, AddrBits), f(this->m_axi_awlen, 8),
+          f(this->m_axi_awsize, 3);
       f(this->m_axi_awburst, 2), f(this->m_axi_awvalid, 1);
       f(this->m_axi_wdata, DataBits), f(this->m_axi_wstrb, DataBits / 8), f(this->m_axi_wlast, 1);
       f(this->m_axi_wvalid, 1);
       f(this->m_axi_bready, 1);
-      f(this->m_axi_arid, 1), f(this->m_axi_araddr, AddrBits), f(this->m_axi_arlen, 8), f(this->m_axi_arsize, 3);
+      f(this->m_axi_arid, 1), f(this->m_axi_araddr, AddrBits), f(this->m_axi_arlen, 8),
+          f(this->m_axi_arsize, 3);
       f(this->m_axi_arburst, 2), f(this->m_axi_arvalid, 1);
       f(this->m_axi_rready, 1);
     });

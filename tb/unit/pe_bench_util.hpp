@@ -95,17 +95,17 @@ struct CacheWrite {
 };
 
 struct RunStats {
-  uint64_t start_cycle = 0;        // cycle of the run's first drive point
-  uint64_t cycles = 0;             // cycles until the last expected result was taken
+  uint64_t start_cycle = 0;             // cycle of the run's first drive point
+  uint64_t cycles = 0;                  // cycles until the last expected result was taken
   std::vector<uint64_t> accept_cycles;  // per beat, cycle of its handshake
   std::vector<uint64_t> result_cycles;  // per result, cycle of its handshake
   uint64_t max_results_in_flight = 0;   // accepted `last` beats not yet read
 };
 
 struct RunOptions {
-  double gap = 0.0;            // probability of holding in_valid low in a cycle
-  double stall = 0.0;          // probability of holding res_ready low in a cycle
-  uint64_t timeout = 200000;   // cycles before the run is declared hung
+  double gap = 0.0;           // probability of holding in_valid low in a cycle
+  double stall = 0.0;         // probability of holding res_ready low in a cycle
+  uint64_t timeout = 200000;  // cycles before the run is declared hung
   // Optional ready pattern (cycle index from start -> ready); overrides stall.
   std::function<bool(uint64_t)> ready_pattern;
   // Cache writes issued one per cycle while the beats stream.
@@ -307,7 +307,8 @@ class ComputeBench : public SimFixture<Model> {
     for (auto& row : s) {
       for (auto& v : row) {
         if (u(this->rng()) >= sparsity) {
-          do v = rand_i8(); while (v == 0);
+          do v = rand_i8();
+          while (v == 0);
         }
       }
     }
@@ -339,8 +340,9 @@ class ComputeBench : public SimFixture<Model> {
     for (int n = 0; n < Cfg::kLanes; ++n) {
       // The control word of docs/isa.md (LOAD CONTROL): lane n's select code
       // in bits 1:0 of byte n, the destination in bits 3:2 of byte 0.
-      const uint8_t byte = w.ctl ? static_cast<uint8_t>(w.word.sel.at(n) | (n == 0 ? w.word.dest << 2 : 0))
-                                 : static_cast<uint8_t>(w.word.value.at(n));
+      const uint8_t byte =
+          w.ctl ? static_cast<uint8_t>(w.word.sel.at(n) | (n == 0 ? w.word.dest << 2 : 0))
+                : static_cast<uint8_t>(w.word.value.at(n));
       set_field(m().cache_wdata_i, n * Cfg::kDataBits, Cfg::kDataBits, byte);
     }
   }

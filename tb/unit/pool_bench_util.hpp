@@ -111,8 +111,8 @@ struct WindowGeometry {
 struct RefWindow {
   int oy = 0, ox = 0;
   bool first = false, last = false;
-  uint64_t mask = 0;        // bit ky * max_kernel + kx
-  int count = 0;            // valid taps
+  uint64_t mask = 0;  // bit ky * max_kernel + kx
+  int count = 0;      // valid taps
   int ky_lo = 0, ky_hi = 0, kx_lo = 0, kx_hi = 0;
   std::vector<int8_t> taps;  // [ky][kx][lane], max_kernel^2 * lanes
 };

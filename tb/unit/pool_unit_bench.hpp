@@ -58,8 +58,8 @@ inline std::vector<int8_t> reference_pool(const UnitWindow& w) {
       ++n;
       best = std::max(best, v);
     }
-    out[size_t(l)] = w.op == Op::kMax ? static_cast<int8_t>(best)
-                                      : static_cast<int8_t>(avg_round(sum, n));
+    out[size_t(l)] =
+        w.op == Op::kMax ? static_cast<int8_t>(best) : static_cast<int8_t>(avg_round(sum, n));
   }
   return out;
 }
@@ -122,7 +122,7 @@ class PoolUnitBench : public SimFixture<Model> {
         for (int t = 0; t < kUnitTaps; ++t) {
           for (int l = 0; l < kUnitLanes; ++l) {
             set_field(d.in_taps_i, unsigned((t * kUnitLanes + l) * kUnitData), kUnitData,
-                     static_cast<uint8_t>(w.taps[size_t(t) * kUnitLanes + l]));
+                      static_cast<uint8_t>(w.taps[size_t(t) * kUnitLanes + l]));
           }
         }
         d.in_mask_i = w.mask;
@@ -158,9 +158,9 @@ class PoolUnitBench : public SimFixture<Model> {
                 ++n;
               }
             }
-            err = fmt::format("lane {} expected {}, got {} ({}; mask {:#05x}, n {}, sum {})", l,
-                              exp[size_t(l)], got, w.op == Op::kMax ? "max" : "avg", w.mask, n,
-                              sum);
+            err =
+                fmt::format("lane {} expected {}, got {} ({}; mask {:#05x}, n {}, sum {})", l,
+                            exp[size_t(l)], got, w.op == Op::kMax ? "max" : "avg", w.mask, n, sum);
           }
         }
         if (!err.empty()) {
@@ -173,8 +173,8 @@ class PoolUnitBench : public SimFixture<Model> {
       fx.tick();
       src.handshake(in_fire);
       if (fx.cycle() - start > budget) {
-        ADD_FAILURE() << "timeout: " << next_out << " of " << windows.size()
-                      << " results after " << budget << " cycles, STRATA_SEED=" << fx.seed();
+        ADD_FAILURE() << "timeout: " << next_out << " of " << windows.size() << " results after "
+                      << budget << " cycles, STRATA_SEED=" << fx.seed();
         return run;
       }
     }

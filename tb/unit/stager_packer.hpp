@@ -32,7 +32,7 @@ inline constexpr uint8_t kSelDown = 3;
 using Schedule = std::vector<std::vector<int8_t>>;  // [cycle][lane]
 
 struct Packed {
-  std::vector<int> base;                             // [k] dense cycle of the window
+  std::vector<int> base;                                // [k] dense cycle of the window
   std::vector<std::vector<std::vector<int8_t>>> value;  // [tile][k][lane]
   std::vector<std::vector<std::vector<uint8_t>>> sel;   // [tile][k][lane]
   std::vector<std::vector<uint8_t>> dest;  // [tile][k]: 0 own, 1 tile p - 1, 2 tile p + 1
@@ -52,7 +52,8 @@ inline int dest_tile(const Packed& pk, int p, int k) {
 // accumulator). The schedule is proven exact by strata::check_packed; an
 // all-zero schedule keeps one packed cycle, the beat that opens and closes
 // the accumulation.
-inline Packed pack_schedules(const std::vector<Schedule>& dense, int lanes, bool inter_tile = false) {
+inline Packed pack_schedules(const std::vector<Schedule>& dense, int lanes,
+                             bool inter_tile = false) {
   if (dense.empty()) throw std::invalid_argument("pack_schedules: no tiles");
   const int tiles = static_cast<int>(dense.size());
   const int t_dense = static_cast<int>(dense[0].size());
@@ -140,11 +141,16 @@ inline Schedule unpack_schedule(const Packed& pk, int tile, int t_dense, int lan
 inline int8_t stage(const std::vector<int8_t>& cur, const std::vector<int8_t>& next, uint8_t sel,
                     int m, int lanes) {
   switch (sel) {
-    case kSelCur: return cur[m];
-    case kSelNext: return next[m];
-    case kSelUp: return next[(m + 1) % lanes];
-    case kSelDown: return next[(m + lanes - 1) % lanes];
-    default: throw std::invalid_argument("stage: select code > 3");
+    case kSelCur:
+      return cur[m];
+    case kSelNext:
+      return next[m];
+    case kSelUp:
+      return next[(m + 1) % lanes];
+    case kSelDown:
+      return next[(m + lanes - 1) % lanes];
+    default:
+      throw std::invalid_argument("stage: select code > 3");
   }
 }
 

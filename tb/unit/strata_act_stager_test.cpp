@@ -98,9 +98,10 @@ class StrataActStager : public ComputeBench<Vstrata_pe> {
       EXPECT_EQ(st.cycles, static_cast<uint64_t>(outputs) * pk.cycles() + Cfg::kLatency);
     }
     const int saved = 100 * (t_dense - pk.cycles()) / t_dense;
-    std::cout << fmt::format("[ STAGER   ] sparsity {:3.0f}%: {} dense cycles -> {} packed ({}% "
-                             "fewer), {} outputs in {} cycles\n",
-                             sparsity * 100, t_dense, pk.cycles(), saved, outputs, st.cycles);
+    std::cout << fmt::format(
+        "[ STAGER   ] sparsity {:3.0f}%: {} dense cycles -> {} packed ({}% "
+        "fewer), {} outputs in {} cycles\n",
+        sparsity * 100, t_dense, pk.cycles(), saved, outputs, st.cycles);
     RecordProperty(fmt::format("packed_cycles_{:.0f}", sparsity * 100), pk.cycles());
     return pk.cycles();
   }
@@ -222,7 +223,8 @@ TEST_F(StrataActStager, RandomSelectCodesMatchTheMux) {
   expect_results(got, want, [&](size_t i, int) {
     std::string codes;
     for (uint8_t s : cache[beats[i].addr].sel) codes += static_cast<char>('0' + s);
-    return fmt::format("beat {} (cache word {}, select codes lane 0.. {})", i, beats[i].addr, codes);
+    return fmt::format("beat {} (cache word {}, select codes lane 0.. {})", i, beats[i].addr,
+                       codes);
   });
 }
 
@@ -243,7 +245,8 @@ TEST_F(StrataActStager, EachLaneAndCodePicksTheDocumentedActivation) {
   }
   load(writes);
   std::vector<int8_t> window(2 * N);
-  for (int i = 0; i < 2 * N; ++i) window[i] = static_cast<int8_t>(i + 1);  // cur: 1..N, next: N+1..2N
+  for (int i = 0; i < 2 * N; ++i)
+    window[i] = static_cast<int8_t>(i + 1);  // cur: 1..N, next: N+1..2N
   std::vector<ComputeBeat> beats;
   std::vector<Result> want;
   for (int m = 0; m < N; ++m) {

@@ -118,7 +118,8 @@ TEST_F(StrataAvgpool, RoundingEdges) {
     }
   }
   // -1/2 -> 0, -3/2 -> -1, 1/2 -> 1: n = 2 with sums -1, -3, 1.
-  for (auto [a, b] : {std::pair{0, -1}, std::pair{-1, -2}, std::pair{0, 1}, std::pair{-128, -127}}) {
+  for (auto [a, b] :
+       {std::pair{0, -1}, std::pair{-1, -2}, std::pair{0, 1}, std::pair{-128, -127}}) {
     UnitWindow w;
     w.op = Op::kAvg;
     w.taps.assign(size_t(kUnitTaps) * kUnitLanes, int8_t(99));

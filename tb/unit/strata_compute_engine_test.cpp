@@ -34,10 +34,10 @@ namespace strata::tb {
 namespace {
 
 constexpr int kHalfBank = kBankDepth / 2;
-constexpr int kWeightArea = 400;   // PE cache words [0, 400): weights / features
-constexpr int kBgLo = 400;         // [400, 512): load-engine traffic during runs
+constexpr int kWeightArea = 400;  // PE cache words [0, 400): weights / features
+constexpr int kBgLo = 400;        // [400, 512): load-engine traffic during runs
 constexpr int kBgHi = 512;
-constexpr int kPeDstLo = 512;      // [512, depth): PE_CACHE / PE_TRANSPOSE results
+constexpr int kPeDstLo = 512;  // [512, depth): PE_CACHE / PE_TRANSPOSE results
 
 using isa::ComputeDst;
 
@@ -45,8 +45,14 @@ class StrataComputeEngine : public ComputeEngineBench {
  protected:
   int clamp_pick(int& lo, int& hi) {
     switch (rand_int(0, 2)) {
-      case 0: lo = -128; hi = 127; break;
-      case 1: lo = 0; hi = 127; break;
+      case 0:
+        lo = -128;
+        hi = 127;
+        break;
+      case 1:
+        lo = 0;
+        hi = 127;
+        break;
       default:
         lo = int(rand_int(-128, 100));
         hi = int(rand_int(lo, 127));
@@ -187,8 +193,7 @@ class StrataComputeEngine : public ComputeEngineBench {
   int conv_batch(int layers, double pool_share, double pe_share, const RunOptions& o,
                  double fill_gap = 0.0, int min_words = 0, bool asym = true) {
     int words = 0;
-    for (int i = 0; (i < layers || (words < min_words && i < 4 * layers)) && !HasFailure();
-         ++i) {
+    for (int i = 0; (i < layers || (words < min_words && i < 4 * layers)) && !HasFailure(); ++i) {
       const bool pool = std::uniform_real_distribution<>(0, 1)(rng()) < pool_share;
       const bool pe = std::uniform_real_distribution<>(0, 1)(rng()) < pe_share;
       const ConvLayer l = random_conv(pool, pe, 16, asym);
@@ -263,8 +268,7 @@ class StrataComputeEngine : public ComputeEngineBench {
   // four bytes and the wrapping sum is exercised.
   void maybe_wide_biases(int param_base, int count) {
     if (rand_int(0, 2) != 0) return;
-    std::vector<Param> q(mem_.param.begin() + param_base,
-                         mem_.param.begin() + param_base + count);
+    std::vector<Param> q(mem_.param.begin() + param_base, mem_.param.begin() + param_base + count);
     for (auto& e : q) e.bias = int32_t(uint32_t(rng()()));
     fill_params(param_base, q);
   }
@@ -282,14 +286,14 @@ class StrataComputeEngine : public ComputeEngineBench {
           << tag << " " << l.str() << " reads";
       EXPECT_EQ(r.macs, r.beats * kP * kN) << tag << " MAC count";
       for (const auto& rd : r.reads) {
-        const bool in = rd.bank == l.in_id && rd.addr >= l.in_base &&
-                        rd.addr < l.in_base + in_words;
+        const bool in =
+            rd.bank == l.in_id && rd.addr >= l.in_base && rd.addr < l.in_base + in_words;
         const bool acc = l.acc_in && rd.bank == l.acc_id && rd.addr >= l.acc_base &&
                          rd.addr < l.acc_base + 4 * pixels;
         if (!in && !acc) {
           ADD_FAILURE() << tag << " " << l.str() << ": read of bank " << rd.bank << " word "
-                        << rd.addr << " outside the input and the partial sums, STRATA_SEED="
-                        << seed();
+                        << rd.addr
+                        << " outside the input and the partial sums, STRATA_SEED=" << seed();
           break;
         }
       }
@@ -359,7 +363,8 @@ class StrataComputeEngine : public ComputeEngineBench {
         const Expected last = l.expected(mem_);
         EXPECT_EQ(last.items.size(), want.items.size()) << tag;
         for (size_t i = 0; i < std::min(last.items.size(), want.items.size()); ++i) {
-          if (last.items[i].word != want.items[i].word || last.items[i].addr != want.items[i].addr) {
+          if (last.items[i].word != want.items[i].word ||
+              last.items[i].addr != want.items[i].addr) {
             ADD_FAILURE() << tag << ": the split layer's result differs from the unsplit one at "
                           << "word " << want.items[i].addr << ", STRATA_SEED=" << seed();
             break;
@@ -438,8 +443,8 @@ class StrataComputeEngine : public ComputeEngineBench {
     l.in_base = int(rand_int(0, kHalfBank - l.in_words()));
     l.dst_row_stride = l.res_w() + int(rand_int(0, 2));
     l.dst_group_stride = l.res_h() * l.dst_row_stride + int(rand_int(0, 5));
-    const int span = (l.groups - 1) * l.dst_group_stride + (l.res_h() - 1) * l.dst_row_stride +
-                     l.res_w();
+    const int span =
+        (l.groups - 1) * l.dst_group_stride + (l.res_h() - 1) * l.dst_row_stride + l.res_w();
     random_dst(l, pe_dst && span <= kCacheDepth - kPeDstLo, span);
     return l;
   }
@@ -520,14 +525,13 @@ class StrataComputeEngine : public ComputeEngineBench {
     c.hdr.rel0 = result_rows;
     RunOptions o;
     o.fine = true;
-    const RunResult r = run(
-        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
-          const int row = (rd.addr - l.in_base) / l.in_w;
-          if (row >= rr.acquired[0]) {
-            ADD_FAILURE() << l.str() << ": input row " << row << " read with "
-                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
-          }
-        });
+    const RunResult r = run(isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
+      const int row = (rd.addr - l.in_base) / l.in_w;
+      if (row >= rr.acquired[0]) {
+        ADD_FAILURE() << l.str() << ": input row " << row << " read with " << rr.acquired[0]
+                      << " acquired, STRATA_SEED=" << seed();
+      }
+    });
     ASSERT_TRUE(r.retired) << l.str();
     check_fine(what, e, r, c, final_mem);
     EXPECT_EQ(r.released[0], result_rows);
@@ -657,9 +661,9 @@ TEST_F(StrataComputeEngine, ConvEdgeShapes) {
     int h, w, g, kh, kw, sh, sw, ph, pw;
   };
   const Shape shapes[] = {
-      {1, 1, 1, 1, 1, 1, 1, 0, 0}, {1, 1, 4, 3, 3, 1, 1, 1, 1}, {1, 1, 1, 5, 5, 2, 2, 4, 4},
+      {1, 1, 1, 1, 1, 1, 1, 0, 0}, {1, 1, 4, 3, 3, 1, 1, 1, 1},   {1, 1, 1, 5, 5, 2, 2, 4, 4},
       {7, 1, 2, 5, 1, 1, 1, 2, 0}, {16, 16, 1, 5, 1, 1, 1, 2, 0}, {16, 16, 4, 5, 5, 1, 1, 2, 2},
-      {9, 9, 3, 5, 5, 2, 2, 2, 2}, {2, 16, 1, 4, 3, 2, 1, 3, 0}, {16, 2, 2, 1, 5, 2, 2, 0, 4},
+      {9, 9, 3, 5, 5, 2, 2, 2, 2}, {2, 16, 1, 4, 3, 2, 1, 3, 0},  {16, 2, 2, 1, 5, 2, 2, 0, 4},
       {5, 5, 1, 5, 5, 1, 1, 0, 0},
   };
   int i = 0;
@@ -982,16 +986,17 @@ TEST_F(StrataComputeEngine, ConvThroughput) {
     EXPECT_EQ(r.stall_cycles, 0u);
     beats += r.beats;
     cycles += r.cycles();
-    std::cout << fmt::format("[ MEASURED ] pass {}: {} beats in {} cycles (take to retire), "
-                             "first beat {} cycles after the take, drain {} cycles",
-                             pass, r.beats, r.cycles(), r.first_beat - r.take,
-                             r.done - r.last_beat)
+    std::cout << fmt::format(
+                     "[ MEASURED ] pass {}: {} beats in {} cycles (take to retire), "
+                     "first beat {} cycles after the take, drain {} cycles",
+                     pass, r.beats, r.cycles(), r.first_beat - r.take, r.done - r.last_beat)
               << std::endl;
   }
   const double util = double(beats) / double(cycles);
-  std::cout << fmt::format("[ MEASURED ] conv 16x16x32 -> 32, 5x5 pad 2: {} beats ({} MACs) in "
-                           "{} cycles: {:.4f} beats/cycle (PE array utilisation {:.2f} %)",
-                           beats, beats * kP * kN, cycles, util, 100.0 * util)
+  std::cout << fmt::format(
+                   "[ MEASURED ] conv 16x16x32 -> 32, 5x5 pad 2: {} beats ({} MACs) in "
+                   "{} cycles: {:.4f} beats/cycle (PE array utilisation {:.2f} %)",
+                   beats, beats * kP * kN, cycles, util, 100.0 * util)
             << std::endl;
   RecordProperty("beats_per_cycle", fmt::format("{:.4f}", util));
   EXPECT_EQ(beats, uint64_t(passes) * 21904u);  // 74 x 74 valid taps x 4 groups per pass
@@ -1003,10 +1008,10 @@ TEST_F(StrataComputeEngine, ConvThroughput) {
 // POOL streams one pixel per cycle within a frame. Figures are printed.
 TEST_F(StrataComputeEngine, OtherThroughput) {
   auto report = [&](const std::string& what, const RunResult& r, uint64_t work) {
-    std::cout << fmt::format("[ MEASURED ] {}: {} beats, {} reads in {} cycles (take to retire): "
-                             "{:.4f} per cycle",
-                             what, r.beats, r.reads.size(), r.cycles(),
-                             double(work) / double(r.cycles()))
+    std::cout << fmt::format(
+                     "[ MEASURED ] {}: {} beats, {} reads in {} cycles (take to retire): "
+                     "{:.4f} per cycle",
+                     what, r.beats, r.reads.size(), r.cycles(), double(work) / double(r.cycles()))
               << std::endl;
   };
   RunOptions o;
@@ -1122,11 +1127,13 @@ TEST_F(StrataComputeEngine, DepthwiseEdgeShapes) {
     std::array<int, 4> pad;  // top, left, bottom, right
   };
   const Case cases[] = {
-      {1, 1, 3, 1, {1, 1, 1, 1}}, {1, 9, 3, 1, {1, 1, 1, 1}}, {9, 1, 3, 2, {1, 1, 1, 1}},
-      {3, hw::kMaxImageWidth, 3, 1, {1, 1, 1, 1}}, {5, 6, 1, 1, {0, 0, 0, 0}},
-      {6, 5, 2, 2, {0, 0, 0, 0}}, {7, 7, 2, 1, {1, 0, 0, 1}}, {10, 11, 3, 3, {0, 0, 0, 0}},
-      {8, 8, 3, 2, {1, 0, 0, 0}}, {8, 8, 3, 2, {0, 1, 0, 0}}, {8, 8, 3, 2, {0, 0, 1, 0}},
-      {8, 8, 3, 2, {0, 0, 0, 1}}, {8, 8, 3, 2, {0, 0, 1, 1}},
+      {1, 1, 3, 1, {1, 1, 1, 1}}, {1, 9, 3, 1, {1, 1, 1, 1}},
+      {9, 1, 3, 2, {1, 1, 1, 1}}, {3, hw::kMaxImageWidth, 3, 1, {1, 1, 1, 1}},
+      {5, 6, 1, 1, {0, 0, 0, 0}}, {6, 5, 2, 2, {0, 0, 0, 0}},
+      {7, 7, 2, 1, {1, 0, 0, 1}}, {10, 11, 3, 3, {0, 0, 0, 0}},
+      {8, 8, 3, 2, {1, 0, 0, 0}}, {8, 8, 3, 2, {0, 1, 0, 0}},
+      {8, 8, 3, 2, {0, 0, 1, 0}}, {8, 8, 3, 2, {0, 0, 0, 1}},
+      {8, 8, 3, 2, {0, 0, 1, 1}},
   };
   int i = 0;
   for (const Case& k : cases) {
@@ -1182,10 +1189,11 @@ TEST_F(StrataComputeEngine, DepthwiseThroughput) {
     const uint64_t bound = std::max<uint64_t>(windows * kDwBeats, l.in_words());
     EXPECT_LE(r.cycles(), bound + bound / 10 + 80) << "DEPTHWISE slower than its bound";
     const double useful = double(windows) * l.pk * l.pk * kN;
-    std::cout << fmt::format("[ MEASURED ] DEPTHWISE 32x32 k{} s{} -> {}x{}: {} beats in {} "
-                             "cycles (take to retire), {:.1f} % of the array's MAC slots used",
-                             l.pk, stride, l.res_h(), l.res_w(), r.beats, r.cycles(),
-                             100.0 * useful / (double(r.cycles()) * kP * kN))
+    std::cout << fmt::format(
+                     "[ MEASURED ] DEPTHWISE 32x32 k{} s{} -> {}x{}: {} beats in {} "
+                     "cycles (take to retire), {:.1f} % of the array's MAC slots used",
+                     l.pk, stride, l.res_h(), l.res_w(), r.beats, r.cycles(),
+                     100.0 * useful / (double(r.cycles()) * kP * kN))
               << std::endl;
   }
 }
@@ -1365,14 +1373,13 @@ TEST_F(StrataComputeEngine, FineGrainedFc) {
     RunOptions o;
     o.fine = true;
     o.wr_stall = 0.4;
-    const RunResult r = run(
-        isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
-          const int neuron = (rd.addr - l.in_base) / l.groups;
-          if (neuron >= rr.acquired[0]) {
-            ADD_FAILURE() << l.str() << ": weights of neuron " << neuron << " read with "
-                          << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
-          }
-        });
+    const RunResult r = run(isa::encode(c), o, feeds, [&](const BankRead& rd, const RunResult& rr) {
+      const int neuron = (rd.addr - l.in_base) / l.groups;
+      if (neuron >= rr.acquired[0]) {
+        ADD_FAILURE() << l.str() << ": weights of neuron " << neuron << " read with "
+                      << rr.acquired[0] << " acquired, STRATA_SEED=" << seed();
+      }
+    });
     ASSERT_TRUE(r.retired) << l.str();
     check_fine(fmt::format("fine fc {}", iter), e, r, c, final_mem);
     EXPECT_EQ(r.released[0], l.neurons);
@@ -1397,7 +1404,7 @@ struct ErrorCase {
   SimError code;
   std::function<void(isa::ComputeInstr&)> edit;  // on the valid base instruction
   std::function<void(isa::Instruction&)> raw;    // or on its bits
-  bool compare_sim = true;  // IsaSim runs a whole program (it executes a LOAD)
+  bool compare_sim = true;                       // IsaSim runs a whole program (it executes a LOAD)
 };
 
 TEST_F(StrataComputeEngine, DecodeErrors) {
@@ -1449,7 +1456,9 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
     c.pool_out_w = out_w;
   };
   const std::vector<ErrorCase> cases = {
-      {"opcode LOAD in the compute queue", I, {},
+      {"opcode LOAD in the compute queue",
+       I,
+       {},
        [](isa::Instruction& in) { in.set(isa::hdr::kOpcode, int64_t(isa::Opcode::kLoad)); },
        false},
       {"reserved bit", I, {}, [](isa::Instruction& in) { in.words[2] |= uint64_t{1} << 2; }},
@@ -1462,7 +1471,8 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
       {"in_groups 0", U, [](auto& c) { c.in_groups = 0; }, {}},
       {"in_h 0", U, [](auto& c) { c.in_h = 0; }, {}},
       {"kernel 0", U, [](auto& c) { c.kernel_w = 0; }, {}},
-      {"kernel > MaxKernel", U,
+      {"kernel > MaxKernel",
+       U,
        [](auto& c) {
          c.kernel_h = hw::kMaxKernel + 1;
          c.pad_top = c.pad_bottom = 0;
@@ -1473,20 +1483,23 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
       {"stride 0", U, [](auto& c) { c.stride_h = 0; }, {}},
       {"pad >= kernel", U, [](auto& c) { c.pad_left = c.kernel_w; }, {}},
       {"pad_top >= kernel", U, [](auto& c) { c.pad_top = c.kernel_h; }, {}},
-      {"pad_bottom >= kernel", U,
+      {"pad_bottom >= kernel",
+       U,
        [](auto& c) {
          c.pad_bottom = c.kernel_h;
          c.out_h += c.pad_bottom - 1;  // the size the pads give
        },
        {}},
-      {"pad_right >= kernel", U,
+      {"pad_right >= kernel",
+       U,
        [](auto& c) {
          c.pad_right = c.kernel_w;
          c.out_w += c.pad_right - 1;
          c.dst_row_stride = c.out_w;
        },
        {}},
-      {"kernel larger than the padded input", U,
+      {"kernel larger than the padded input",
+       U,
        [](auto& c) {
          c.in_h = 2;
          c.kernel_h = 5;
@@ -1494,7 +1507,8 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.out_h = 1;
        },
        {}},
-      {"kernel larger than the input + top + bottom", U,
+      {"kernel larger than the input + top + bottom",
+       U,
        [](auto& c) {
          c.in_h = 2;
          c.kernel_h = 4;
@@ -1509,29 +1523,38 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
       {"out_w wrong", U, [](auto& c) { c.out_w -= 1; }, {}},
       {"input past the bank", U, [](auto& c) { c.in_base = kBankDepth - 10; }, {}},
       {"weights past the cache", U, [](auto& c) { c.cache_base = kCacheDepth - 5; }, {}},
-      {"channels past the parameter RAM", U, [](auto& c) { c.param_base = kParamDepth - 3; },
+      {"channels past the parameter RAM", U, [](auto& c) { c.param_base = kParamDepth - 3; }, {}},
+      {"clamp lo > hi",
+       U,
+       [](auto& c) {
+         c.clamp_lo = 5;
+         c.clamp_hi = 4;
+       },
        {}},
-      {"clamp lo > hi", U, [](auto& c) { c.clamp_lo = 5; c.clamp_hi = 4; }, {}},
-      {"pool window > MaxPoolKernel", U,
+      {"pool window > MaxPoolKernel",
+       U,
        [&](auto& c) {
          pooled(c, hw::kMaxPoolKernel + 1, 1, c.out_h - hw::kMaxPoolKernel,
                 c.out_w - hw::kMaxPoolKernel);
        },
        {}},
       {"pool stride 0", U, [&](auto& c) { pooled(c, 2, 0, 1, 1); }, {}},
-      {"pool pad >= window", U,
+      {"pool pad >= window",
+       U,
        [&](auto& c) {
          pooled(c, 2, 2, 4, 3);  // the size the pads give: only the pad is wrong
          c.pool_pad_top = 2;
        },
        {}},
-      {"pool pad right >= window", U,
+      {"pool pad right >= window",
+       U,
        [&](auto& c) {
          pooled(c, 2, 2, 3, 4);
          c.pool_pad_right = 2;
        },
        {}},
-      {"pool_out of the symmetric pool pad", U,
+      {"pool_out of the symmetric pool pad",
+       U,
        [&](auto& c) {
          // 6 x 6, window 2, stride 2, pad 1 left only: 3 x 3, not the 4
          // columns of pad 1 on both sides.
@@ -1539,7 +1562,8 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.pool_pad_left = 1;
        },
        {}},
-      {"pool_out ceil, last window past the padding before", U,
+      {"pool_out ceil, last window past the padding before",
+       U,
        [&](auto& c) {
          // 6 rows, pad 1 below, ceil: ceil(5 / 2) + 1 = 4 windows, but the
          // last would start at row 6, past the input: 3. 6 columns: 3.
@@ -1549,20 +1573,23 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
        },
        {}},
       {"pool_out wrong", U, [&](auto& c) { pooled(c, 2, 2, 3, 4); }, {}},  // 6 -> 3
-      {"pool_out ceil wrong", U,
+      {"pool_out ceil wrong",
+       U,
        [&](auto& c) {
          pooled(c, 3, 2, 3, 2);  // 6 -> 3 in ceil mode
          c.pool_ceil = true;
        },
        {}},
-      {"post clamp lo > hi", U,
+      {"post clamp lo > hi",
+       U,
        [&](auto& c) {
          pooled(c, 2, 2, 3, 3);
          c.post_lo = 1;
          c.post_hi = 0;
        },
        {}},
-      {"pooling input wider than MaxImageWidth", U,
+      {"pooling input wider than MaxImageWidth",
+       U,
        [&](auto& c) {
          c.in_groups = 1;
          c.in_h = 2;
@@ -1579,49 +1606,74 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
       {"CONV to PE_TRANSPOSE", U, [](auto& c) { c.dst_kind = ComputeDst::kPeTranspose; }, {}},
       {"dst bank >= Banks", U, [](auto& c) { c.dst_id = kBanks; }, {}},
       {"dst past the bank", U, [](auto& c) { c.dst_base = kBankDepth - 20; }, {}},
-      {"dst overlaps the input", U,
+      {"dst overlaps the input",
+       U,
        [](auto& c) {
          c.dst_id = c.in_id;
          c.dst_base = c.in_base + 10;
        },
        {}},
-      {"dst PE >= P", U,
+      {"dst PE >= P",
+       U,
        [](auto& c) {
          c.dst_kind = ComputeDst::kPeCache;
          c.dst_id = kP;
          c.dst_base = 600;
        },
        {}},
-      {"dst PE cache overlaps the weights", U,
+      {"dst PE cache overlaps the weights",
+       U,
        [](auto& c) {
          c.dst_kind = ComputeDst::kPeCache;
          c.dst_id = 3;
          c.dst_base = c.cache_base + 5;
        },
        {}},
-      {"dst past the PE cache", U,
+      {"dst past the PE cache",
+       U,
        [](auto& c) {
          c.dst_kind = ComputeDst::kPeCache;
          c.dst_base = kCacheDepth - 10;
        },
        {}},
-      {"FC out_w 2", U, [&](auto& c) { fc(c); c.out_w = 2; }, {}},
-      {"FC with pooling", U, [&](auto& c) { fc(c); c.pool_en = true; }, {}},
-      {"FC to PE_CACHE", U, [&](auto& c) { fc(c); c.dst_kind = ComputeDst::kPeCache; }, {}},
-      {"FC channels past the parameter RAM", U,
+      {"FC out_w 2",
+       U,
+       [&](auto& c) {
+         fc(c);
+         c.out_w = 2;
+       },
+       {}},
+      {"FC with pooling",
+       U,
+       [&](auto& c) {
+         fc(c);
+         c.pool_en = true;
+       },
+       {}},
+      {"FC to PE_CACHE",
+       U,
+       [&](auto& c) {
+         fc(c);
+         c.dst_kind = ComputeDst::kPeCache;
+       },
+       {}},
+      {"FC channels past the parameter RAM",
+       U,
        [&](auto& c) {
          fc(c);
          c.param_base = kParamDepth - 9;
        },
        {}},
-      {"FC transpose past the cache", U,
+      {"FC transpose past the cache",
+       U,
        [&](auto& c) {
          fc(c);
          c.dst_kind = ComputeDst::kPeTranspose;
          c.dst_base = kCacheDepth - 1;
        },
        {}},
-      {"FC transpose overlaps the features", U,
+      {"FC transpose overlaps the features",
+       U,
        [&](auto& c) {
          fc(c);
          c.dst_kind = ComputeDst::kPeTranspose;
@@ -1629,7 +1681,8 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
        },
        {}},
       // The PE caches are written in whole words: IsaSim and the RTL both refuse.
-      {"FC transpose with dst_lane != 0", U,
+      {"FC transpose with dst_lane != 0",
+       U,
        [&](auto& c) {
          fc(c);
          c.dst_kind = ComputeDst::kPeTranspose;
@@ -1637,19 +1690,57 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.dst_lane = 3;
        },
        {}},
-      {"POOL with out_h != in_h", U, [&](auto& c) { pool(c); c.out_h += 1; }, {}},
-      {"POOL without pool_en", U, [&](auto& c) { pool(c); c.pool_en = false; }, {}},
-      {"POOL to PE_TRANSPOSE", U,
+      {"POOL with out_h != in_h",
+       U,
+       [&](auto& c) {
+         pool(c);
+         c.out_h += 1;
+       },
+       {}},
+      {"POOL without pool_en",
+       U,
+       [&](auto& c) {
+         pool(c);
+         c.pool_en = false;
+       },
+       {}},
+      {"POOL to PE_TRANSPOSE",
+       U,
        [&](auto& c) {
          pool(c);
          c.dst_kind = ComputeDst::kPeTranspose;
        },
        {}},
-      {"DEPTHWISE over 2 groups", U, [&](auto& c) { dw(c); c.in_groups = 2; }, {}},
-      {"DEPTHWISE in ceil mode", U, [&](auto& c) { dw(c); c.pool_ceil = true; }, {}},
-      {"DEPTHWISE with AVG", U, [&](auto& c) { dw(c); c.pool_op = isa::PoolOp::kAvg; }, {}},
-      {"DEPTHWISE without pool_en", U, [&](auto& c) { dw(c); c.pool_en = false; }, {}},
-      {"DEPTHWISE window > MaxPoolKernel", U,
+      {"DEPTHWISE over 2 groups",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.in_groups = 2;
+       },
+       {}},
+      {"DEPTHWISE in ceil mode",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.pool_ceil = true;
+       },
+       {}},
+      {"DEPTHWISE with AVG",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.pool_op = isa::PoolOp::kAvg;
+       },
+       {}},
+      {"DEPTHWISE without pool_en",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.pool_en = false;
+       },
+       {}},
+      {"DEPTHWISE window > MaxPoolKernel",
+       U,
        [&](auto& c) {
          dw(c);
          c.pool_k = hw::kMaxPoolKernel + 1;
@@ -1657,16 +1748,51 @@ TEST_F(StrataComputeEngine, DecodeErrors) {
          c.pool_out_w = c.in_w + 3 - c.pool_k;
        },
        {}},
-      {"DEPTHWISE clamp lo > hi", U, [&](auto& c) { dw(c); c.clamp_lo = 5; c.clamp_hi = 4; }, {}},
-      {"DEPTHWISE to PE_CACHE", U, [&](auto& c) { dw(c); c.dst_kind = ComputeDst::kPeCache; }, {}},
-      {"DEPTHWISE weights past the cache", U,
-       [&](auto& c) { dw(c); c.cache_base = kCacheDepth - kDwBeats + 1; }, {}},
-      {"DEPTHWISE parameters past the RAM", U,
-       [&](auto& c) { dw(c); c.param_base = kParamDepth - kP + 1; }, {}},
-      {"DEPTHWISE pool_out_w off by one", U, [&](auto& c) { dw(c); c.pool_out_w -= 1; }, {}},
-      {"DEPTHWISE input past the bank", U,
-       [&](auto& c) { dw(c); c.in_base = kBankDepth - c.in_h * c.in_w + 1; }, {}},
-      {"POOL groups past the bank", U,
+      {"DEPTHWISE clamp lo > hi",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.clamp_lo = 5;
+         c.clamp_hi = 4;
+       },
+       {}},
+      {"DEPTHWISE to PE_CACHE",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.dst_kind = ComputeDst::kPeCache;
+       },
+       {}},
+      {"DEPTHWISE weights past the cache",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.cache_base = kCacheDepth - kDwBeats + 1;
+       },
+       {}},
+      {"DEPTHWISE parameters past the RAM",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.param_base = kParamDepth - kP + 1;
+       },
+       {}},
+      {"DEPTHWISE pool_out_w off by one",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.pool_out_w -= 1;
+       },
+       {}},
+      {"DEPTHWISE input past the bank",
+       U,
+       [&](auto& c) {
+         dw(c);
+         c.in_base = kBankDepth - c.in_h * c.in_w + 1;
+       },
+       {}},
+      {"POOL groups past the bank",
+       U,
        [&](auto& c) {
          pool(c);
          c.dst_group_stride = 4000;
@@ -1788,8 +1914,8 @@ TEST_F(StrataComputeEngine, TargetRulesAgreeWithTheDecoder) {
       const auto v = first_violation(*illegal, t);
       ASSERT_TRUE(v.has_value() && v->rule == &rule) << what;
       EXPECT_EQ(verdict(*legal, what + " (just legal)"), 0)
-          << what << " just legal: the decoder refuses "
-          << isa::disassemble(isa::encode(*legal)) << ", STRATA_SEED=" << seed();
+          << what << " just legal: the decoder refuses " << isa::disassemble(isa::encode(*legal))
+          << ", STRATA_SEED=" << seed();
       EXPECT_EQ(verdict(*illegal, what + " (just illegal)"), int(SimError::kUnsupported))
           << what << " just illegal (" << v->message << "): the decoder accepts "
           << isa::disassemble(isa::encode(*illegal)) << ", STRATA_SEED=" << seed();
@@ -1909,9 +2035,10 @@ TEST_F(StrataComputeEngine, DecodeSlotHidesTheChecks) {
   ASSERT_EQ(takes.size(), 2u);
   EXPECT_LT(takes[1], retires[0]) << "the second instruction was not taken while the first ran";
   const uint64_t gap = retires[1] - retires[0];
-  std::cout << fmt::format("[ MEASURED ] alone {} cycles (take to retire); queued: the second "
-                           "retires {} cycles after the first ({} beats)\n",
-                           alone.cycles(), gap, alone.beats);
+  std::cout << fmt::format(
+      "[ MEASURED ] alone {} cycles (take to retire); queued: the second "
+      "retires {} cycles after the first ({} beats)\n",
+      alone.cycles(), gap, alone.beats);
   EXPECT_LE(gap + decode, alone.cycles() + 1) << "the checks were not hidden";
 }
 

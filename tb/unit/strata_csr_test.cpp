@@ -30,7 +30,8 @@ class StrataCsr : public SimFixture<Vstrata_csr_tb_top> {
  protected:
   void SetUp() override {
     SimFixture::SetUp();
-    bus_ = std::make_unique<AxilDriver<Vstrata_csr_tb_top>>(dut(), [this] { step(); }, rng());
+    bus_ = std::make_unique<AxilDriver<Vstrata_csr_tb_top>>(
+        dut(), [this] { step(); }, rng());
     for (auto& c : counters_) c = 0;
     reset();
   }
@@ -118,7 +119,9 @@ class StrataCsr : public SimFixture<Vstrata_csr_tb_top> {
     for (int b = 0; b < 4; ++b) {
       if ((strb >> b) & 1) bytes |= 0xFFu << (8 * b);
     }
-    auto rw = [&](uint32_t old) { return (old & ~(bytes & r->rw_mask)) | (data & bytes & r->rw_mask); };
+    auto rw = [&](uint32_t old) {
+      return (old & ~(bytes & r->rw_mask)) | (data & bytes & r->rw_mask);
+    };
     if (addr == csr::kCtrl) {
       ctrl_ = rw(ctrl_);
       if (data & bytes & r->w1s_mask) ++want_starts_;
@@ -222,7 +225,8 @@ TEST_F(StrataCsr, RandomAccessesMatchModel) {
     error_ = rand_int(0, 1);
     err_code_ = static_cast<uint8_t>(rand_int(0, 7));
     err_index_ = static_cast<uint16_t>(rand_int(0, 0xFFFF));
-    for (auto& c : counters_) c = (uint64_t(rand_int(0, 0xFFFFFFFF)) << 32) | rand_int(0, 0xFFFFFFFF);
+    for (auto& c : counters_)
+      c = (uint64_t(rand_int(0, 0xFFFFFFFF)) << 32) | rand_int(0, 0xFFFFFFFF);
     // IRQ events in a cycle of their own (an event in the cycle a read is
     // decoded is seen by the next read only; InterruptEventWinsOverClear
     // covers the cycle-exact cases).

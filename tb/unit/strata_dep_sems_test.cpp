@@ -31,8 +31,10 @@ struct Slot {
   Engine engine;
   int edge;
 };
-constexpr Slot kAcquirer[kSems] = {{kCompute, 0}, {kStore, 0}, {kLoad, 0}, {kCompute, 1}, {kLoad, 1}};
-constexpr Slot kReleaser[kSems] = {{kLoad, 0}, {kCompute, 0}, {kCompute, 1}, {kStore, 0}, {kStore, 1}};
+constexpr Slot kAcquirer[kSems] = {
+    {kCompute, 0}, {kStore, 0}, {kLoad, 0}, {kCompute, 1}, {kLoad, 1}};
+constexpr Slot kReleaser[kSems] = {
+    {kLoad, 0}, {kCompute, 0}, {kCompute, 1}, {kStore, 0}, {kStore, 1}};
 
 class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
  protected:
@@ -93,15 +95,14 @@ class StrataDepSems : public SimFixture<Vstrata_dep_sems> {
       const bool got = (grant_port(a.engine) >> a.edge) & 1;
       const bool want = ready_[s];
       ASSERT_TRUE(!want || acq[s].valid) << "a request waits until granted";
-      EXPECT_EQ(got, want) << kNames[s] << " grant at cycle " << cycle() << ": count "
-                           << model_[s] << " amount " << acq[s].amount
-                           << " (STRATA_SEED=" << seed() << ")";
+      EXPECT_EQ(got, want) << kNames[s] << " grant at cycle " << cycle() << ": count " << model_[s]
+                           << " amount " << acq[s].amount << " (STRATA_SEED=" << seed() << ")";
       granted_[s] = got;
       ready_[s] = acq[s].valid && !want && !clear && model_[s] >= acq[s].amount;
       uint64_t next = model_[s] + pending_[s] - (want ? acq[s].amount : 0);
       if (next > kSemMax) over_now = true;
       model_[s] = clear ? 0 : (next & kSemMax);  // an overflowing count wraps
-      pending_[s] = clear ? 0 : rel[s];  // a release in the cycle of a clear is dropped
+      pending_[s] = clear ? 0 : rel[s];          // a release in the cycle of a clear is dropped
     }
     // overflow_o: one cycle after the count that overflowed (through the
     // per-counter flag), sticky until clear.

@@ -38,7 +38,7 @@ constexpr std::array<Shape, kVariants> kShapes = {{{8, 8, true, true},
 int64_t operand(uint64_t bits, unsigned width, bool is_signed) {
   const uint64_t v = bits & ((uint64_t{1} << width) - 1);
   return is_signed && (v >> (width - 1)) != 0 ? static_cast<int64_t>(v) - (int64_t{1} << width)
-                                               : static_cast<int64_t>(v);
+                                              : static_cast<int64_t>(v);
 }
 
 // The product's AWidth + BWidth bits (two's complement when negative).

@@ -38,9 +38,7 @@ class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
     reset();
   }
 
-  static uint32_t field(uint32_t word, int v) {
-    return (word >> v) & 1u;
-  }
+  static uint32_t field(uint32_t word, int v) { return (word >> v) & 1u; }
 
   static uint32_t slice(const VlWide<6>& w, int v, int bits) {
     return static_cast<uint32_t>(get_field(w, unsigned(v * bits), unsigned(bits)));
@@ -63,7 +61,8 @@ class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
         const bool want_pop = rand_int(0, 99) < pop_pct;
         in_valid |= uint32_t{want_push} << v;
         out_ready |= uint32_t{want_pop} << v;
-        const uint32_t word = want_push ? next_word_[v] : static_cast<uint32_t>(rand_int(0, 0xFFFF));
+        const uint32_t word =
+            want_push ? next_word_[v] : static_cast<uint32_t>(rand_int(0, 0xFFFF));
         set_slice(d.in_data_i, v, kWidth, word);
       }
       d.in_valid_i = in_valid;
@@ -103,8 +102,8 @@ class StrataFifo : public SimFixture<Vstrata_fifo_tb_top> {
 // Mixed rates: the FIFOs fill, drain and sit at every level in between.
 TEST_F(StrataFifo, RandomTrafficMatchesQueueModel) {
   run(3000, 60, 60);
-  run(2000, 90, 30);  // mostly full
-  run(2000, 30, 90);  // mostly empty: the head's bypass path
+  run(2000, 90, 30);    // mostly full
+  run(2000, 30, 90);    // mostly empty: the head's bypass path
   run(2000, 100, 100);  // full rate: one push and one pop per cycle
   for (int v = 0; v < kVariants; ++v) {
     EXPECT_GT(popped_[v], 2000) << "variant " << v << " moved too few words to mean anything";

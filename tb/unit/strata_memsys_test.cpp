@@ -146,8 +146,8 @@ class STRATA_MEMSYS_SUITE : public MemsysBench {
     ASSERT_TRUE(r.finished) << what;
     EXPECT_TRUE(r.status & csr::kStatusError) << what << ": STATUS.ERROR";
     EXPECT_FALSE(r.status & csr::kStatusDone) << what << ": STATUS.DONE";
-    EXPECT_EQ(r.code, code) << what << ": got " << csr::to_string(r.code) << " (STRATA_SEED="
-                            << seed() << ")";
+    EXPECT_EQ(r.code, code) << what << ": got " << csr::to_string(r.code)
+                            << " (STRATA_SEED=" << seed() << ")";
     EXPECT_EQ(r.index, index) << what << ": error index";
     steps(50);
     EXPECT_EQ(axi_->reads_outstanding(), 0u) << what << ": reads drained";
@@ -260,9 +260,10 @@ TEST_P(MemsysRandom, TiledProgramsMatchReference) {
     transfers += 12 * 2;
     run_and_check(prog, fmt::format("round {} (stall {})", round, p));
   }
-  std::cout << "[ STATS    ] " << transfers << " LOAD/STORE transfers, " << axi_->stats().read_bursts
-            << " read bursts, " << axi_->stats().write_bursts << " write bursts, max "
-            << axi_->stats().max_reads_outstanding << " reads outstanding" << std::endl;
+  std::cout << "[ STATS    ] " << transfers << " LOAD/STORE transfers, "
+            << axi_->stats().read_bursts << " read bursts, " << axi_->stats().write_bursts
+            << " write bursts, max " << axi_->stats().max_reads_outstanding << " reads outstanding"
+            << std::endl;
   EXPECT_GE(axi_->stats().max_reads_outstanding, 2u) << "several reads in flight";
 }
 
@@ -467,8 +468,8 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadReleasesPerRowWhenFineGrained) {
     const RunResult r = run({load_instr(l).deps(0, 0, 4, 0), end_instr()}, fine);
     monitor_ = nullptr;
     ASSERT_TRUE(r.done());
-    const std::vector<uint64_t> want = fine ? std::vector<uint64_t>{0, 1, 2, 3, 4}
-                                            : std::vector<uint64_t>{0, 4};
+    const std::vector<uint64_t> want =
+        fine ? std::vector<uint64_t>{0, 1, 2, 3, 4} : std::vector<uint64_t>{0, 4};
     // The counts seen from the run's clear on (earlier values: last run's).
     const auto first0 = std::find(seen.begin(), seen.end(), 0u);
     EXPECT_EQ(std::vector<uint64_t>(first0, seen.end()), want) << (fine ? "fine" : "completion");
@@ -485,7 +486,8 @@ TEST_F(STRATA_MEMSYS_SUITE, StoreStartsWithFirstRowWhenFineGrained) {
     // The load fills the bank first (one L2C unit per row to a relay compute
     // that needs all four and releases nothing); the bench releases C2S one
     // unit every 400 cycles.
-    std::vector<Instr> prog{load_instr(l).deps(0, 0, 4, 0), compute_instr({}).deps(4, 0, 0, 0).fine(4, 0),
+    std::vector<Instr> prog{load_instr(l).deps(0, 0, 4, 0),
+                            compute_instr({}).deps(4, 0, 0, 0).fine(4, 0),
                             store_instr(s).deps(4, 0, 0, 0).fine(1, 1), end_instr()};
     write_program(prog, kProgBase);
     aw_cycles_.clear();
@@ -550,10 +552,10 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadThroughS2LReadsWhatTheStoreWrote) {
     lb.dst_addr = 64;
     const std::vector<Instr> prog{
         load_instr(l0).deps(0, 0, 1, 0),
-        compute_instr({}).deps(1, 0, 3, 0).fine(1, 0),                   // C2S: one per store
-        store_instr(store_rows(0, 2, kA)).deps(1, 0, 0, 1).fine(1, 0),   // A: S2L 1
-        store_instr(store_rows(0, 4, kZ)).deps(1, 0, 0, 0).fine(1, 0),   // Z: no S2L
-        store_instr(store_rows(2, 2, kB)).deps(1, 0, 0, 1).fine(1, 0),   // B: S2L 1
+        compute_instr({}).deps(1, 0, 3, 0).fine(1, 0),                  // C2S: one per store
+        store_instr(store_rows(0, 2, kA)).deps(1, 0, 0, 1).fine(1, 0),  // A: S2L 1
+        store_instr(store_rows(0, 4, kZ)).deps(1, 0, 0, 0).fine(1, 0),  // Z: no S2L
+        store_instr(store_rows(2, 2, kB)).deps(1, 0, 0, 1).fine(1, 0),  // B: S2L 1
         load_instr(la).deps(0, 1, 0, 0),
         load_instr(lb).deps(0, 1, 0, 0),
         end_instr()};
@@ -615,7 +617,7 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadWithoutS2LDoesNotWaitForWriteResponses) {
   LoadSpec l2 = small_load();
   l2.ext_addr = kSrcArea + 0x1000;
   l2.dst_addr = 0;  // overwrites the region the store read: WAR through S2C and C2L
-  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 1, 0),
+  std::vector<Instr> prog{load_instr(l).deps(0, 0, 1, 0),  compute_instr({}).deps(1, 0, 1, 0),
                           store_instr(s).deps(1, 0, 1, 0), compute_instr({}).deps(0, 1, 0, 1),
                           load_instr(l2).deps(1, 0, 0, 0), end_instr()};
   uint64_t last_w = 0;
@@ -638,8 +640,8 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadWithoutS2LDoesNotWaitForWriteResponses) {
 TEST_F(STRATA_MEMSYS_SUITE, IllegalOpcode) {
   Instr bad;
   bad.set(isa::hdr::kOpcode, 9);
-  expect_error_then_recover({load_instr(small_load()), bad, end_instr()},
-                            ErrorCode::kIllegalInstr, 1, "opcode 9");
+  expect_error_then_recover({load_instr(small_load()), bad, end_instr()}, ErrorCode::kIllegalInstr,
+                            1, "opcode 9");
 }
 
 TEST_F(STRATA_MEMSYS_SUITE, AllZeroInstructionIsIllegal) {
@@ -734,8 +736,7 @@ TEST_F(STRATA_MEMSYS_SUITE, TableLoads) {
     l.ext_stride = (uint64_t(l.row_words) * kWordBytes + kBeatBytes - 1) / kBeatBytes * kBeatBytes;
     l.ext_addr = ext_addr(kSrcArea, 0x80000);
     l.dst_stride = l.row_words + static_cast<int>(rand_int(0, 3));
-    l.dst_addr = static_cast<int>(
-        rand_int(0, words - ((l.rows - 1) * l.dst_stride + l.row_words)));
+    l.dst_addr = static_cast<int>(rand_int(0, words - ((l.rows - 1) * l.dst_stride + l.row_words)));
     prog.push_back(load_instr(l));
   }
   prog.push_back(end_instr());
@@ -841,8 +842,8 @@ TEST_F(STRATA_MEMSYS_SUITE, TargetRulesAgreeWithTheEngines) {
       ASSERT_TRUE(ok.finished) << what << " just legal";
       EXPECT_NE(ok.code, ErrorCode::kUnsupported)
           << what << " just legal: the engine refuses "
-          << isa::disassemble(isa::Instruction{as_instr(b.legal).w}) << " (STRATA_SEED="
-          << seed() << ")";
+          << isa::disassemble(isa::Instruction{as_instr(b.legal).w}) << " (STRATA_SEED=" << seed()
+          << ")";
       EXPECT_NE(ok.code, ErrorCode::kIllegalInstr) << what << " just legal";
       steps(50);
       const RunResult bad = run({as_instr(b.illegal), end_instr()}, false, 100000);
@@ -891,8 +892,8 @@ TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorOnFetch) {
 TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorBeyondEndIsIgnored) {
   // Instructions prefetched after END are never decoded: no error.
   std::vector<Instr> prog{end_instr(), load_instr(small_load()), load_instr(small_load())};
-  axi_->add_error_region({kProgBase + kInstrBytes, kProgBase + 3 * kInstrBytes,
-                          AxiResp::kDecErr, true, false});
+  axi_->add_error_region(
+      {kProgBase + kInstrBytes, kProgBase + 3 * kInstrBytes, AxiResp::kDecErr, true, false});
   const RunResult r = run(prog);
   EXPECT_TRUE(r.done()) << csr::to_string(r.code);
 }
@@ -900,8 +901,8 @@ TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorBeyondEndIsIgnored) {
 TEST_F(STRATA_MEMSYS_SUITE, AxiReadErrorOnLoad) {
   LoadSpec l = small_load();
   l.ext_addr = kSrcArea + 0x3000;
-  axi_->add_error_region({kSrcArea + 0x3000 + 8, kSrcArea + 0x3000 + 9, AxiResp::kDecErr, true,
-                          false});
+  axi_->add_error_region(
+      {kSrcArea + 0x3000 + 8, kSrcArea + 0x3000 + 9, AxiResp::kDecErr, true, false});
   expect_error_then_recover({load_instr(small_load()), load_instr(l), end_instr()},
                             ErrorCode::kAxiRead, 1, "DECERR on a load beat");
 }
@@ -918,8 +919,8 @@ TEST_F(STRATA_MEMSYS_SUITE, AxiWriteError) {
   l.row_words = 40;
   l.ext_stride = 40 * kWordBytes;
   l.dst_stride = 40;
-  axi_->add_error_region({kDstArea + 0x5000 + 64 * kWordBytes, kDstArea + 0x5000 + 64 * kWordBytes + 1,
-                          AxiResp::kSlvErr, false, true});
+  axi_->add_error_region({kDstArea + 0x5000 + 64 * kWordBytes,
+                          kDstArea + 0x5000 + 64 * kWordBytes + 1, AxiResp::kSlvErr, false, true});
   expect_error_then_recover(round_trip(l, s), ErrorCode::kAxiWrite, 2, "SLVERR on a store burst");
 }
 
@@ -1176,8 +1177,7 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadControlWords) {
   put_control_words(one, false);
   put_control_words(step, false);
   put_control_words(sched, true);
-  run_and_check({load_instr(pe), load_instr(one), load_instr(step), load_instr(sched),
-                 end_instr()},
+  run_and_check({load_instr(pe), load_instr(one), load_instr(step), load_instr(sched), end_instr()},
                 "LOAD CONTROL");
   EXPECT_EQ(ctl_write_count_, uint64_t(3 * 5 + (2 * hw::kPes + 3) * 4 + 2 * 6));
   EXPECT_EQ(pe_write_count_, uint64_t(2 * 4));
@@ -1247,15 +1247,13 @@ TEST_F(STRATA_MEMSYS_SUITE, LoadControlChecks) {
                                    : std::pair{c.dst_id, c.dst_addr + k};
       want[key] = ref_.ext.read_block(c.ext_addr + uint64_t(k) * kWordBytes, kWordBytes);
     }
-    expect_error_then_recover({load_instr(c), end_instr()}, ErrorCode::kUnsupported, 0, bad.what,
-                              {}, [&] {
-                                EXPECT_EQ(ctl_writes_, want)
-                                    << bad.what << ": the words before the bad one, no other";
-                                EXPECT_TRUE(pe_writes_.empty()) << bad.what;
-                              });
+    expect_error_then_recover(
+        {load_instr(c), end_instr()}, ErrorCode::kUnsupported, 0, bad.what, {}, [&] {
+          EXPECT_EQ(ctl_writes_, want) << bad.what << ": the words before the bad one, no other";
+          EXPECT_TRUE(pe_writes_.empty()) << bad.what;
+        });
   }
 }
-
 
 // ---------------------------------------------------------------- cascade
 // (docs/cascade.md) The bench's link is a loopback: what the store engine
@@ -1315,13 +1313,13 @@ TEST_F(STRATA_MEMSYS_SUITE, CascadeLoopback) {
     // In fine-grained mode a LOAD releases a unit per row: the relay takes
     // them all before it starts; every other consumer takes its one unit
     // before its first step.
-    run_and_check({load_instr(in).deps(0, 0, rows, 0),
-                   compute_instr({}).deps(rows, 0, 1, 0).fine(rows, 0),
-                   store_instr(out1).deps(1, 0, 0, 0).fine(1, 0), store_instr(out2),
-                   load_instr(back1).deps(0, 0, 1, 0), load_instr(back2),
-                   compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
-                   store_instr(res).deps(1, 0, 0, 0).fine(1, 0), end_instr()},
-                  fmt::format("cascade loopback round {}", round), fine);
+    run_and_check(
+        {load_instr(in).deps(0, 0, rows, 0), compute_instr({}).deps(rows, 0, 1, 0).fine(rows, 0),
+         store_instr(out1).deps(1, 0, 0, 0).fine(1, 0), store_instr(out2),
+         load_instr(back1).deps(0, 0, 1, 0), load_instr(back2),
+         compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
+         store_instr(res).deps(1, 0, 0, 0).fine(1, 0), end_instr()},
+        fmt::format("cascade loopback round {}", round), fine);
     EXPECT_TRUE(cas_in_.empty()) << "every beat sent was taken";
     EXPECT_EQ(cas_taken_, uint64_t((rows + 1) * words * (kWordBytes / kBeatBytes)));
     cas_taken_ = 0;
@@ -1361,21 +1359,20 @@ TEST_F(STRATA_MEMSYS_SUITE, CascadeStoreReleasesS2LInOrder) {
     StoreSpec out = small_store(1, words);
     out.src_id = 2;
     out.ext_addr = kDstArea + 0x10000;
-    run_and_check({load_instr(in).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 2, 0).fine(1, 0),
-                   store_instr(ext).deps(1, 0, 0, 1).fine(1, 0),
-                   store_instr(link).deps(1, 0, 0, 1).fine(1, 0), load_instr(back),
-                   load_instr(reread).deps(0, 2, 1, 0),
-                   compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
-                   store_instr(out).deps(1, 0, 0, 0).fine(1, 0), end_instr()},
-                  fmt::format("S2L of a cascade STORE, round {}", round), round % 2 == 1);
+    run_and_check(
+        {load_instr(in).deps(0, 0, 1, 0), compute_instr({}).deps(1, 0, 2, 0).fine(1, 0),
+         store_instr(ext).deps(1, 0, 0, 1).fine(1, 0),
+         store_instr(link).deps(1, 0, 0, 1).fine(1, 0), load_instr(back),
+         load_instr(reread).deps(0, 2, 1, 0), compute_instr({}).deps(1, 0, 1, 0).fine(1, 0),
+         store_instr(out).deps(1, 0, 0, 0).fine(1, 0), end_instr()},
+        fmt::format("S2L of a cascade STORE, round {}", round), round % 2 == 1);
     if (HasFailure()) return;
   }
 }
 
 // What the cascade input offers, one transfer of `beats` beats (TLAST on the
 // last unless `last` is false) with link id `user`.
-static void offer_transfer(std::deque<CasBeat>& link, int beats, uint16_t user,
-                           bool last = true) {
+static void offer_transfer(std::deque<CasBeat>& link, int beats, uint16_t user, bool last = true) {
   for (int b = 0; b < beats; ++b) {
     CasBeat beat;
     beat.data.assign(kBeatBytes, static_cast<uint8_t>(b));
@@ -1411,18 +1408,17 @@ TEST_F(STRATA_MEMSYS_SUITE, CascadeTransferChecks) {
     cas_in_.clear();
     offer_transfer(cas_in_, c.beats, c.user, c.last);
     offer_transfer(cas_in_, 4, 9);  // a later transfer, left in the link
-    expect_error_then_recover({load_instr(small_load()), load_instr(l), end_instr()},
-                              ErrorCode::kCascade, 1, c.what, {}, [&] {
-                                EXPECT_TRUE(cas_in_.empty())
-                                    << c.what << ": the link is emptied after the error";
-                              });
+    expect_error_then_recover(
+        {load_instr(small_load()), load_instr(l), end_instr()}, ErrorCode::kCascade, 1, c.what, {},
+        [&] { EXPECT_TRUE(cas_in_.empty()) << c.what << ": the link is emptied after the error"; });
     if (HasFailure()) return;
   }
   // Stale beats offered after an error are dropped; after the next START the
   // link carries a correct transfer again.
   cas_in_.clear();
   offer_transfer(cas_in_, 2, 7, false);
-  expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kCascade, 0, "short, no TLAST");
+  expect_error_then_recover({load_instr(l), end_instr()}, ErrorCode::kCascade, 0,
+                            "short, no TLAST");
   cas_loopback_ = true;
   StoreSpec s;
   s.cascade = true;
@@ -1490,10 +1486,9 @@ TEST_F(STRATA_MEMSYS_SUITE, CascadeChainStop) {
   stop_seen = 0;
   LoadSpec bad = small_load();
   bad.rows = 0;
-  expect_error_then_recover({load_instr(bad), end_instr()}, ErrorCode::kIllegalInstr, 0,
-                            "an error of this stage", {}, [&] {
-                              EXPECT_GT(stop_seen, 0u) << "chain_stop_o after its own error";
-                            });
+  expect_error_then_recover(
+      {load_instr(bad), end_instr()}, ErrorCode::kIllegalInstr, 0, "an error of this stage", {},
+      [&] { EXPECT_GT(stop_seen, 0u) << "chain_stop_o after its own error"; });
   stop_seen = 0;
   run_and_check(random_tiles(2, 3, 10), "after the chain stop");
   EXPECT_EQ(stop_seen, 0u) << "no chain_stop_o on a good run";

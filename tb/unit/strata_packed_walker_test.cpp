@@ -33,8 +33,8 @@ constexpr int kCacheDepth = STRATA_BENCH_CACHE_DEPTH;
 constexpr int kMaxKernel = hw::kMaxKernel;
 constexpr int kBankDepth = hw::kBankDepth;
 constexpr int kParamDepth = hw::kParamDepth;
-constexpr int kBankBits = 12;   // $clog2(BankDepth)
-constexpr int kParamBits = 9;   // $clog2(ParamDepth)
+constexpr int kBankBits = 12;  // $clog2(BankDepth)
+constexpr int kParamBits = 9;  // $clog2(ParamDepth)
 static_assert(kBankDepth == 1 << kBankBits && kParamDepth == 1 << kParamBits,
               "the bench's port widths follow the default configuration");
 
@@ -147,8 +147,10 @@ Walk reference(const Conv& c, const std::vector<Entry>& sched) {
       const size_t got = w.beats.size() - start;
       const size_t want = seen.empty() ? 1 : seen.size();
       if (got != want) {
-        ADD_FAILURE() << fmt::format("reference: pixel ({}, {}) has {} beats but {} rows in its "
-                                     "kernel-row ranges", oy, ox, got, want);
+        ADD_FAILURE() << fmt::format(
+            "reference: pixel ({}, {}) has {} beats but {} rows in its "
+            "kernel-row ranges",
+            oy, ox, got, want);
       }
       w.slot_is_beat.insert(w.slot_is_beat.end(), slots.begin(), slots.end());
     }
@@ -181,12 +183,12 @@ struct Field {
   unsigned width;
 };
 constexpr Field kWalkFields[] = {
-    {"rows_m1", 17},   {"cols_m1", 16},    {"img_h", 17},        {"img_w", 16},
-    {"kernel_h", 4},   {"kernel_w", 4},    {"stride_h", 4},      {"stride_w", 4},
-    {"pad_top", 4},    {"pad_left", 4},    {"groups_m1", 16},    {"group_step", 17},
-    {"row_adv", 20},   {"pad_off", 20},    {"base", 16},         {"cache_base", 16},
-    {"kw_groups", 17}, {"row_off0", 20},   {"row_off_step", 20}, {"col_off0", 20},
-    {"col_off_step", 20}, {"param_base", 16}, {"fill", 1},         {"fill_base", 16}};
+    {"rows_m1", 17},      {"cols_m1", 16},    {"img_h", 17},        {"img_w", 16},
+    {"kernel_h", 4},      {"kernel_w", 4},    {"stride_h", 4},      {"stride_w", 4},
+    {"pad_top", 4},       {"pad_left", 4},    {"groups_m1", 16},    {"group_step", 17},
+    {"row_adv", 20},      {"pad_off", 20},    {"base", 16},         {"cache_base", 16},
+    {"kw_groups", 17},    {"row_off0", 20},   {"row_off_step", 20}, {"col_off0", 20},
+    {"col_off_step", 20}, {"param_base", 16}, {"fill", 1},          {"fill_base", 16}};
 
 unsigned field_lsb(const std::string& name, unsigned* width) {
   unsigned lsb = 0;
@@ -203,7 +205,7 @@ unsigned field_lsb(const std::string& name, unsigned* width) {
 
 struct RunResult {
   std::vector<Beat> beats;
-  std::vector<int> steps;        // beats received when each step was taken
+  std::vector<int> steps;  // beats received when each step was taken
   std::vector<uint64_t> beat_cycles;
   uint64_t start_cycle = 0;  // the cycle start_i was high
   bool err = false;
@@ -325,10 +327,9 @@ class StrataPackedWalker : public SimFixture<Vstrata_packed_walker> {
     const Walk want = reference(c, sched);
     const uint64_t limit = 64 * (want.slot_is_beat.size() + sched.size() + 64);
     const RunResult got = run(c, static_cast<int>(sched.size()), beat_stall, step_stall, limit);
-    const std::string where =
-        fmt::format("{}: in {}x{} k {}x{} s {},{} pad t{} l{} b{} r{} G {} R {} (STRATA_SEED={})",
-                    what, c.in_h, c.in_w, c.kh, c.kw, c.sh, c.sw, c.pt, c.pl, c.pb, c.pr,
-                    c.groups, sched.size(), seed());
+    const std::string where = fmt::format(
+        "{}: in {}x{} k {}x{} s {},{} pad t{} l{} b{} r{} G {} R {} (STRATA_SEED={})", what, c.in_h,
+        c.in_w, c.kh, c.kw, c.sh, c.sw, c.pt, c.pl, c.pb, c.pr, c.groups, sched.size(), seed());
     ASSERT_FALSE(got.timeout) << where << ": busy_o still high after " << limit << " cycles";
     ASSERT_FALSE(got.err) << where << ": err_o on a legal schedule";
     for (size_t i = 0; i < std::min(got.beats.size(), want.beats.size()); ++i) {
@@ -344,8 +345,7 @@ class StrataPackedWalker : public SimFixture<Vstrata_packed_walker> {
   // row's, taken before the schedule is read.
   void check_error(const Conv& c, const std::vector<uint32_t>& words, const std::string& what) {
     write_sched(c.cache_base, words);
-    const RunResult got = run(c, static_cast<int>(words.size()), 0.0, 0.0,
-                              4 * words.size() + 64);
+    const RunResult got = run(c, static_cast<int>(words.size()), 0.0, 0.0, 4 * words.size() + 64);
     ASSERT_FALSE(got.timeout) << what << ": busy_o stays high";
     EXPECT_TRUE(got.err) << what << ": err_o not raised (STRATA_SEED=" << seed() << ")";
     EXPECT_TRUE(got.beats.empty()) << what << ": " << got.beats.size() << " beats";
@@ -384,8 +384,7 @@ class StrataPackedWalker : public SimFixture<Vstrata_packed_walker> {
       }
     }
     if (s.empty()) {
-      s.push_back({static_cast<int>(rand_int(0, c.kh - 1)),
-                   static_cast<int>(rand_int(0, c.kw - 1)),
+      s.push_back({static_cast<int>(rand_int(0, c.kh - 1)), static_cast<int>(rand_int(0, c.kw - 1)),
                    static_cast<int>(rand_int(0, c.groups - 1))});
     }
     return s;
@@ -415,10 +414,18 @@ class StrataPackedWalker : public SimFixture<Vstrata_packed_walker> {
       Conv c = random_conv(kh, kw);
       std::vector<Entry> s;
       switch (i % 4) {
-        case 0: s = random_sched(c, 1.0); break;
-        case 1: s = random_sched(c, 0.3); break;
-        case 2: s = drop_taps(c, random_sched(c, 0.6)); break;
-        default: s = random_sched(c, 0.0); break;  // R = 1
+        case 0:
+          s = random_sched(c, 1.0);
+          break;
+        case 1:
+          s = random_sched(c, 0.3);
+          break;
+        case 2:
+          s = drop_taps(c, random_sched(c, 0.6));
+          break;
+        default:
+          s = random_sched(c, 0.0);
+          break;  // R = 1
       }
       place(c, s.size());
       const double stall = (i % 3 == 0) ? 0.0 : 0.4;
@@ -602,10 +609,11 @@ TEST_F(StrataPackedWalker, ThroughputLayers) {
         const int want_cycles = expected_cycles(want, &b);
         const auto span = static_cast<int>(got.beat_cycles.back() - got.beat_cycles.front() + 1);
         EXPECT_EQ(span, want_cycles) << "(STRATA_SEED=" << seed() << ")";
-        std::cout << fmt::format("[ PERF     ] 32x32 k{} G{} R {} of {}: {} beats, {} cycles, "
-                                 "{} bubbles: {:.3f} cycles/beat",
-                                 k, groups, s.size(), k * k * groups, want.beats.size(), span, b,
-                                 static_cast<double>(span) / want.beats.size())
+        std::cout << fmt::format(
+                         "[ PERF     ] 32x32 k{} G{} R {} of {}: {} beats, {} cycles, "
+                         "{} bubbles: {:.3f} cycles/beat",
+                         k, groups, s.size(), k * k * groups, want.beats.size(), span, b,
+                         static_cast<double>(span) / want.beats.size())
                   << std::endl;
       }
     }

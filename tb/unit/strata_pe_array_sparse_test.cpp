@@ -38,7 +38,8 @@ class StrataPeArraySparse : public ComputeBench<Vstrata_pe_array> {
     std::vector<Schedule> w;
     for (int p = 0; p < P; ++p) w.push_back(random_schedule(t_dense, sparsity));
     const Packed pk = pack_schedules(w, N, inter_tile);
-    return run_packed(w, pk, t_dense, outputs, gap, stall, fmt::format("sparsity {:.0f}%", sparsity * 100));
+    return run_packed(w, pk, t_dense, outputs, gap, stall,
+                      fmt::format("sparsity {:.0f}%", sparsity * 100));
   }
 
   // Loads `pk` (the packing of the dense schedules `w`), runs `outputs`
@@ -98,14 +99,17 @@ class StrataPeArraySparse : public ComputeBench<Vstrata_pe_array> {
     opt.stall = stall;
     RunStats st;
     const auto got = run(beats, want.size(), opt, &st);
-    expect_results(got, want, [&](size_t i, int p) { return fmt::format("{}, output {}, PE {}", what, i, p); });
+    expect_results(got, want, [&](size_t i, int p) {
+      return fmt::format("{}, output {}, PE {}", what, i, p);
+    });
     EXPECT_FALSE(m().err_o);
     if (gap == 0.0 && stall == 0.0) {
       EXPECT_EQ(st.cycles, static_cast<uint64_t>(outputs) * pk.cycles() + Cfg::kLatency);
     }
-    std::cout << fmt::format("[ STAGER   ] {} PEs, {}: {} dense cycles -> {} packed (common to "
-                             "all PEs), {} tile rows feeding a neighbour\n",
-                             P, what, t_dense, pk.cycles(), moved_rows);
+    std::cout << fmt::format(
+        "[ STAGER   ] {} PEs, {}: {} dense cycles -> {} packed (common to "
+        "all PEs), {} tile rows feeding a neighbour\n",
+        P, what, t_dense, pk.cycles(), moved_rows);
     last_moved_rows_ = moved_rows;
     return pk.cycles();
   }
@@ -172,8 +176,8 @@ TEST_F(StrataPeArraySparse, DenseBeatsIgnoreTheControlPlanes) {
   std::vector<std::vector<int8_t>> weights;
   for (int p = 0; p < P; ++p) {
     weights.push_back(rand_vec(N));
-    writes.push_back({uint64_t{1} << p, 0,
-                      CacheWord{weights.back(), std::vector<uint8_t>(N, kSelDown), 2}});
+    writes.push_back(
+        {uint64_t{1} << p, 0, CacheWord{weights.back(), std::vector<uint8_t>(N, kSelDown), 2}});
   }
   load(writes);
   std::vector<ComputeBeat> beats;
@@ -194,7 +198,8 @@ TEST_F(StrataPeArraySparse, DenseBeatsIgnoreTheControlPlanes) {
     want.push_back(r);
   }
   const auto got = run(beats, want.size(), RunOptions{0.2, 0.2});
-  expect_results(got, want, [](size_t i, int p) { return fmt::format("dense beat {}, PE {}", i, p); });
+  expect_results(got, want,
+                 [](size_t i, int p) { return fmt::format("dense beat {}, PE {}", i, p); });
 }
 
 }  // namespace

@@ -96,9 +96,8 @@ class STRATA_ARRAY_SUITE : public ComputeBench<Vstrata_pe_array> {
     opt.gap = gap;
     opt.stall = stall;
     const auto got = run(b.beats, b.want.size(), opt);
-    expect_results(got, b.want, [](size_t i, int p) {
-      return fmt::format("accumulation {}, PE {}", i, p);
-    });
+    expect_results(got, b.want,
+                   [](size_t i, int p) { return fmt::format("accumulation {}, PE {}", i, p); });
     EXPECT_FALSE(m().err_o);
   }
 };
@@ -110,9 +109,8 @@ TEST_F(STRATA_ARRAY_SUITE, RandomAccumulationsFullThroughput) {
   const Batch b = random_batch(cache, 1000, 10);
   RunStats st;
   const auto got = run(b.beats, b.want.size(), {}, &st);
-  expect_results(got, b.want, [](size_t i, int p) {
-    return fmt::format("accumulation {}, PE {}", i, p);
-  });
+  expect_results(got, b.want,
+                 [](size_t i, int p) { return fmt::format("accumulation {}, PE {}", i, p); });
   // One beat per cycle = P * N MACs per cycle; each result kLatency cycles
   // after its last beat.
   ASSERT_EQ(st.accept_cycles.size(), b.beats.size());
@@ -125,10 +123,10 @@ TEST_F(STRATA_ARRAY_SUITE, RandomAccumulationsFullThroughput) {
   }
   const double macs = static_cast<double>(b.beats.size()) * P * N;
   const double per_cycle = macs / static_cast<double>(st.cycles);
-  std::cout << fmt::format("[ ARRAY    ] P={} N={}: {} beats, {} MACs in {} cycles = {:.2f} "
-                           "MACs/cycle (peak {}, pipeline fill/drain {} cycles)\n",
-                           P, N, b.beats.size(), macs, st.cycles, per_cycle, P * N,
-                           Cfg::kLatency);
+  std::cout << fmt::format(
+      "[ ARRAY    ] P={} N={}: {} beats, {} MACs in {} cycles = {:.2f} "
+      "MACs/cycle (peak {}, pipeline fill/drain {} cycles)\n",
+      P, N, b.beats.size(), macs, st.cycles, per_cycle, P * N, Cfg::kLatency);
   RecordProperty("macs_per_cycle", fmt::format("{:.2f}", per_cycle));
 }
 
@@ -170,7 +168,8 @@ TEST_F(STRATA_ARRAY_SUITE, ConvLayerMatchesGolden) {
   }
   load(loads[0]);
   std::vector<CacheWrite> later;
-  for (int grp = 1; grp < groups; ++grp) later.insert(later.end(), loads[grp].begin(), loads[grp].end());
+  for (int grp = 1; grp < groups; ++grp)
+    later.insert(later.end(), loads[grp].begin(), loads[grp].end());
 
   for (int grp = 0; grp < groups; ++grp) {
     std::vector<ComputeBeat> beats;
@@ -351,9 +350,8 @@ TEST_F(STRATA_ARRAY_SUITE, BlockedResultStreamLosesNothing) {
   opt.ready_pattern = [](uint64_t t) { return t >= 200 && (t % 5) != 0; };
   RunStats st;
   const auto got = run(b.beats, b.want.size(), opt, &st);
-  expect_results(got, b.want, [](size_t i, int p) {
-    return fmt::format("accumulation {}, PE {}", i, p);
-  });
+  expect_results(got, b.want,
+                 [](size_t i, int p) { return fmt::format("accumulation {}, PE {}", i, p); });
   EXPECT_EQ(st.max_results_in_flight, static_cast<uint64_t>(Cfg::kResultDepth));
 }
 

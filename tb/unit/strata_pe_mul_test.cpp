@@ -65,8 +65,9 @@ class PeMulBench : public SimFixture<Vstrata_pe_mul_tb_top> {
         break;
       }
       const bool drive = sent < pairs.size() && !gaps.stall(rng());
-      const Pair p = drive ? pairs[sent] : Pair{static_cast<int8_t>(rand_int(-128, 127)),
-                                                  static_cast<int8_t>(rand_int(-128, 127))};
+      const Pair p = drive ? pairs[sent]
+                           : Pair{static_cast<int8_t>(rand_int(-128, 127)),
+                                  static_cast<int8_t>(rand_int(-128, 127))};
       dut().valid_i = drive;
       dut().b_i = static_cast<uint8_t>(p.b);
       dut().a_i = static_cast<uint8_t>(p.a);
@@ -77,8 +78,8 @@ class PeMulBench : public SimFixture<Vstrata_pe_mul_tb_top> {
       tick();
       if (dut().valid_o) {
         if (expected.empty()) {
-          ADD_FAILURE() << fmt::format("cycle {}: product without a pair (STRATA_SEED={})",
-                                       cycle(), seed());
+          ADD_FAILURE() << fmt::format("cycle {}: product without a pair (STRATA_SEED={})", cycle(),
+                                       seed());
           break;
         }
         const Pair e = expected.front();
@@ -134,7 +135,8 @@ TEST_F(STRATA_PE_MUL_SUITE, RandomPairsWithGaps) {
 // Latency, one isolated pair at a time: valid_o exactly kLatency cycles later.
 TEST_F(STRATA_PE_MUL_SUITE, LatencyIsTwoCycles) {
   for (int i = 0; i < 50; ++i) {
-    const Pair p{static_cast<int8_t>(rand_int(-128, 127)), static_cast<int8_t>(rand_int(-128, 127))};
+    const Pair p{static_cast<int8_t>(rand_int(-128, 127)),
+                 static_cast<int8_t>(rand_int(-128, 127))};
     const uint64_t cycles = run({p}, Throttle(0.0));
     EXPECT_EQ(cycles, static_cast<uint64_t>(kLatency)) << "STRATA_SEED=" << seed();
     for (int k = 0; k < 3; ++k) tick();  // idle between pairs

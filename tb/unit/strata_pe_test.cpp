@@ -310,7 +310,8 @@ TEST_F(StrataPe, SingleBeatAccumulationsBackToBack) {
   expect_results(got, want, [](size_t i, int) { return fmt::format("single-beat result {}", i); });
   ASSERT_EQ(st.result_cycles.size(), want.size());
   for (size_t k = 1; k < st.result_cycles.size(); ++k) {
-    ASSERT_EQ(st.result_cycles[k], st.result_cycles[k - 1] + 1) << "result " << k << " not back to back";
+    ASSERT_EQ(st.result_cycles[k], st.result_cycles[k - 1] + 1)
+        << "result " << k << " not back to back";
   }
   EXPECT_EQ(st.cycles, beats.size() + Cfg::kLatency) << "one result per cycle after the latency";
 }

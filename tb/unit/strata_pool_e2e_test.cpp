@@ -157,8 +157,8 @@ class StrataPoolE2e : public SimFixture<Vstrata_pool_e2e_tb_top> {
       px_src.handshake(in_fire);
       if (cycle() - start > budget) {
         ADD_FAILURE() << "timeout after " << budget << " cycles: configured frame " << cfg_frame
-                      << ", waiting for output " << out_index << " of frame " << out_frame
-                      << ", " << px_src.pending() << " pixels pending, STRATA_SEED=" << seed();
+                      << ", waiting for output " << out_index << " of frame " << out_frame << ", "
+                      << px_src.pending() << " pixels pending, STRATA_SEED=" << seed();
         return timing;
       }
     }
@@ -217,10 +217,10 @@ class StrataPoolE2e : public SimFixture<Vstrata_pool_e2e_tb_top> {
         make_frame({1, 1, 3, 2, 1, true}, false),    // 1x1 image, 3x3 window with padding
         make_frame({2, 2, 3, 1, 1, false}, true),    // kernel larger than the input
         make_frame({2, 2, 3, 2, 1, true}, false),
-        make_frame({9, 11, 2, 4, 0, false}, true),   // stride > kernel
+        make_frame({9, 11, 2, 4, 0, false}, true),  // stride > kernel
         make_frame({9, 11, 1, 3, 0, true}, false),
         make_frame({4, hw::kMaxImageWidth, 3, 1, 1, false}, true),  // full width
-        make_frame({13, 15, 2, 2, 1, true}, true),   // odd sizes, ceil cuts the last window
+        make_frame({13, 15, 2, 2, 1, true}, true),  // odd sizes, ceil cuts the last window
     };
   }
 };
@@ -258,10 +258,11 @@ TEST_F(StrataPoolE2e, CyclesPerFrame) {
       const uint64_t latency = avg ? 8 : 6;  // strata_pool: avg / max unit (3x3), select
                                              // stage, output buffer
       const uint64_t bound = window_gen_cycle_bound(g) + latency;
-      std::cout << fmt::format("[ CYCLES   ] {:<22} {} {:>6} cycles, {:>5} input beats, {:>4} "
-                               "outputs, {:.3f} cycles/beat, bound {}",
-                               g.str(), avg ? "avg" : "max", cycles, pixels, ho * wo,
-                               double(cycles) / pixels, bound)
+      std::cout << fmt::format(
+                       "[ CYCLES   ] {:<22} {} {:>6} cycles, {:>5} input beats, {:>4} "
+                       "outputs, {:.3f} cycles/beat, bound {}",
+                       g.str(), avg ? "avg" : "max", cycles, pixels, ho * wo,
+                       double(cycles) / pixels, bound)
                 << std::endl;
       EXPECT_LE(cycles, bound) << g.str();
     }

@@ -58,16 +58,17 @@ TEST_F(StrataPool, LatencyThroughputAndSwitchCost) {
     std::vector<UnitWindow> w;
     for (int i = 0; i < 500; ++i) w.push_back(random_window(rng(), op, 0xffff));
     const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
-    expect_full_rate(run, w.size(),
-                     (op == Op::kMax ? kMaxPoolLatency : kAvgPoolLatency) + kSelectLatency +
-                         kBufferLatency);
+    expect_full_rate(
+        run, w.size(),
+        (op == Op::kMax ? kMaxPoolLatency : kAvgPoolLatency) + kSelectLatency + kBufferLatency);
   }
   // 100 avg windows then 100 max windows back to back: the first max window
   // enters once the last avg result has left the avg unit, i.e. in the cycle
   // that result is in the select stage, one cycle before it is offered at
   // the output.
   std::vector<UnitWindow> w;
-  for (int i = 0; i < 200; ++i) w.push_back(random_window(rng(), i < 100 ? Op::kAvg : Op::kMax, 0xffff));
+  for (int i = 0; i < 200; ++i)
+    w.push_back(random_window(rng(), i < 100 ? Op::kAvg : Op::kMax, 0xffff));
   const auto run = run_unit(w, 0.0, 0.0, kUserWidth);
   ASSERT_EQ(run.in_cycles.size(), w.size());
   EXPECT_EQ(run.in_cycles[100] + kBufferLatency, run.out_cycles[99]);
@@ -96,7 +97,7 @@ TEST_F(StrataPool, StalledOutputTakesOneWindowPerSlot) {
       for (int t = 0; t < kUnitTaps; ++t) {
         for (int l = 0; l < kUnitLanes; ++l) {
           set_field(d.in_taps_i, unsigned((t * kUnitLanes + l) * kUnitData), kUnitData,
-                   static_cast<uint8_t>(x.taps[size_t(t) * kUnitLanes + l]));
+                    static_cast<uint8_t>(x.taps[size_t(t) * kUnitLanes + l]));
         }
       }
       d.in_mask_i = x.mask;
@@ -110,8 +111,8 @@ TEST_F(StrataPool, StalledOutputTakesOneWindowPerSlot) {
       const auto exp = reference_pool(w[next]);
       for (int l = 0; l < kUnitLanes; ++l) {
         const int8_t got = get_i8(get_field(d.out_data_o, unsigned(l * kUnitData), kUnitData));
-        EXPECT_EQ(got, exp[size_t(l)]) << "window " << next << " lane " << l
-                                       << ", STRATA_SEED=" << seed();
+        EXPECT_EQ(got, exp[size_t(l)])
+            << "window " << next << " lane " << l << ", STRATA_SEED=" << seed();
       }
       EXPECT_EQ(get_field(d.out_user_o, 0, kUserWidth), w[next].user) << "window " << next;
       ++next;

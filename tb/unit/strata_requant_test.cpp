@@ -28,10 +28,10 @@ namespace strata::tb {
 namespace {
 
 constexpr int C = STRATA_BENCH_CHANNELS;
-constexpr int kTables = hw::kActTables;                // activation tables of the build
-constexpr int kLatency = kTables > 0 ? 9 : 8;          // documented: accepting edge -> out_valid_o
-constexpr int kResultDepth = kTables > 0 ? 10 : 9;     // documented: result FIFO slots
-constexpr int kWordBytes = hw::kLanes;                 // bytes per table write word
+constexpr int kTables = hw::kActTables;             // activation tables of the build
+constexpr int kLatency = kTables > 0 ? 9 : 8;       // documented: accepting edge -> out_valid_o
+constexpr int kResultDepth = kTables > 0 ? 10 : 9;  // documented: result FIFO slots
+constexpr int kWordBytes = hw::kLanes;              // bytes per table write word
 
 // The contents the bench wrote into the tables (table t's entry i at t * 256 + i).
 std::vector<int8_t>& bench_tables() {
@@ -101,11 +101,13 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
       dut().tab_valid_i = 1;
       dut().tab_addr_i = static_cast<uint32_t>(w);
       for (int j = 0; j < kWordBytes; ++j) {
-        set_field(dut().tab_data_i, 8 * j, 8, static_cast<uint8_t>(t[static_cast<size_t>(w * kWordBytes + j)]));
+        set_field(dut().tab_data_i, 8 * j, 8,
+                  static_cast<uint8_t>(t[static_cast<size_t>(w * kWordBytes + j)]));
       }
       for (int j = 0; j < kWordBytes; ++j) {
         settle();
-        ASSERT_EQ(static_cast<bool>(dut().tab_ready_o), j == kWordBytes - 1) << "word " << w << " byte " << j;
+        ASSERT_EQ(static_cast<bool>(dut().tab_ready_o), j == kWordBytes - 1)
+            << "word " << w << " byte " << j;
         tick();
       }
     }
@@ -142,8 +144,9 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
     while (out.size() < beats.size()) {
       const uint64_t t = cycle() - start;
       if (t > 20 * beats.size() + 1000) {
-        ADD_FAILURE() << fmt::format("timeout after {} cycles: {}/{} accepted, {} out (STRATA_SEED={})",
-                                     t, next, beats.size(), out.size(), seed());
+        ADD_FAILURE() << fmt::format(
+            "timeout after {} cycles: {}/{} accepted, {} out (STRATA_SEED={})", t, next,
+            beats.size(), out.size(), seed());
         break;
       }
       if (!valid) {
@@ -198,8 +201,8 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
           ADD_FAILURE() << fmt::format(
               "beat {}, channel {}: acc={} M={} S={} clamp [{}, {}] table {}: expected {}, got "
               "{} (STRATA_SEED={})",
-              i, c, beats[i].acc[c], beats[i].mult[c], beats[i].shift[c], beats[i].lo,
-              beats[i].hi, beats[i].table, want, got[i][c], seed());
+              i, c, beats[i].acc[c], beats[i].mult[c], beats[i].shift[c], beats[i].lo, beats[i].hi,
+              beats[i].table, want, got[i][c], seed());
         }
       }
     }
@@ -208,11 +211,18 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
   // A random valid clamp: none, ReLU, ReLU6-style or any sub-range.
   void random_clamp(RqBeat& b) {
     switch (rand_int(0, 3)) {
-      case 0: b.lo = -128, b.hi = 127; break;
-      case 1: b.lo = 0, b.hi = 127; break;
-      case 2: b.lo = 0, b.hi = static_cast<int>(rand_int(0, 127)); break;
+      case 0:
+        b.lo = -128, b.hi = 127;
+        break;
+      case 1:
+        b.lo = 0, b.hi = 127;
+        break;
+      case 2:
+        b.lo = 0, b.hi = static_cast<int>(rand_int(0, 127));
+        break;
       default: {
-        const int a = static_cast<int>(rand_int(-128, 127)), z = static_cast<int>(rand_int(-128, 127));
+        const int a = static_cast<int>(rand_int(-128, 127)),
+                  z = static_cast<int>(rand_int(-128, 127));
         b.lo = std::min(a, z), b.hi = std::max(a, z);
       }
     }
@@ -235,7 +245,8 @@ class StrataRequant : public SimFixture<Vstrata_requant> {
           const int64_t mag = std::abs(int64_t{b.acc[c]} * b.mult[c]);
           int bits = 0;
           while ((int64_t{1} << bits) <= mag) ++bits;
-          b.shift[c] = static_cast<uint8_t>(std::clamp<int64_t>(bits - rand_int(5, 9), 0, kMaxShift));
+          b.shift[c] =
+              static_cast<uint8_t>(std::clamp<int64_t>(bits - rand_int(5, 9), 0, kMaxShift));
           break;
         }
         default: {
@@ -366,12 +377,26 @@ TEST_F(StrataRequant, TiesRoundHalfUp) {
     int want;
   };
   const Tie ties[] = {
-      {5, 1, 1, 3},       {-5, 1, 1, -2},      {1, 1, 1, 1},         {-1, 1, 1, 0},
-      {3, 1, 1, 2},       {-3, 1, 1, -1},      {6, 1, 2, 2},         {-6, 1, 2, -1},
-      {3, 2, 2, 2},       {-3, 2, 2, -1},      {96, 1, 6, 2},        {-96, 1, 6, -1},
-      {2, 3, 2, 2},       {-2, 3, 2, -1},      {1 << 30, 1, 31, 1},  {-(1 << 30), 1, 31, 0},
-      {INT32_MIN, 65535, 47, -1},              {INT32_MAX, 65535, 47, 1},
-      {127 * 2 + 1, 1, 1, 127},                {-128 * 2 - 1, 1, 1, -128},
+      {5, 1, 1, 3},
+      {-5, 1, 1, -2},
+      {1, 1, 1, 1},
+      {-1, 1, 1, 0},
+      {3, 1, 1, 2},
+      {-3, 1, 1, -1},
+      {6, 1, 2, 2},
+      {-6, 1, 2, -1},
+      {3, 2, 2, 2},
+      {-3, 2, 2, -1},
+      {96, 1, 6, 2},
+      {-96, 1, 6, -1},
+      {2, 3, 2, 2},
+      {-2, 3, 2, -1},
+      {1 << 30, 1, 31, 1},
+      {-(1 << 30), 1, 31, 0},
+      {INT32_MIN, 65535, 47, -1},
+      {INT32_MAX, 65535, 47, 1},
+      {127 * 2 + 1, 1, 1, 127},
+      {-128 * 2 - 1, 1, 1, -128},
   };
   std::vector<RqBeat> beats;
   for (size_t i = 0; i < std::size(ties); i += C) {

@@ -37,9 +37,9 @@ struct Frame {
 };
 
 struct FrameStats {
-  uint64_t cfg_cycle = 0;                // cycle of the configuration handshake
-  std::vector<uint64_t> window_cycles;   // cycle of each window handshake
-  bool error_flag = false;               // cfg_error_o the cycle after the handshake
+  uint64_t cfg_cycle = 0;               // cycle of the configuration handshake
+  std::vector<uint64_t> window_cycles;  // cycle of each window handshake
+  bool error_flag = false;              // cfg_error_o the cycle after the handshake
 };
 
 class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
@@ -115,9 +115,9 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
     }
 
     std::vector<FrameStats> stats(frames.size());
-    size_t cur_frame = 0;       // frame whose configuration was taken last
+    size_t cur_frame = 0;  // frame whose configuration was taken last
     bool any_cfg = false;
-    size_t next_window = 0;     // index into expected[cur_frame]
+    size_t next_window = 0;    // index into expected[cur_frame]
     int error_flag_delay = 0;  // cfg_error_o is settled 2 cycles after the handshake
     int failures = 0;
     const uint64_t start = cycle();
@@ -162,8 +162,8 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
       if (cfg_fire) {
         if (any_cfg && next_window != expected[cur_frame].size()) {
           ADD_FAILURE() << "frame " << cfg_src.front() << " configured after only " << next_window
-                        << " of " << expected[cur_frame].size() << " windows of frame "
-                        << cur_frame << ", STRATA_SEED=" << seed();
+                        << " of " << expected[cur_frame].size() << " windows of frame " << cur_frame
+                        << ", STRATA_SEED=" << seed();
           return stats;
         }
         cur_frame = cfg_src.front();
@@ -205,29 +205,29 @@ class StrataWindowGen : public SimFixture<Vstrata_window_gen> {
 
   static std::vector<WindowGeometry> known_geometries() {
     return {
-        {32, 32, 5, 1, 2, false},  // cifar10_quick conv, "same" padding
-        {32, 32, 7, 2, 3, false},  // 7x7 stride 2 pad 3
-        {32, 32, 3, 2, 0, true},   // cifar10_quick pool 1: 32 -> 16 (ceil)
-        {16, 16, 3, 2, 0, true},   // pool 2: 16 -> 8
-        {8, 8, 3, 2, 0, true},     // pool 3: 8 -> 4
-        {1, 1, 1, 1, 0, false},    // 1x1 image
-        {2, 2, 3, 1, 1, false},    // kernel larger than the image
-        {1, 1, 7, 1, 6, false},    // 7x7 windows over one pixel: one valid tap each
+        {32, 32, 5, 1, 2, false},        // cifar10_quick conv, "same" padding
+        {32, 32, 7, 2, 3, false},        // 7x7 stride 2 pad 3
+        {32, 32, 3, 2, 0, true},         // cifar10_quick pool 1: 32 -> 16 (ceil)
+        {16, 16, 3, 2, 0, true},         // pool 2: 16 -> 8
+        {8, 8, 3, 2, 0, true},           // pool 3: 8 -> 4
+        {1, 1, 1, 1, 0, false},          // 1x1 image
+        {2, 2, 3, 1, 1, false},          // kernel larger than the image
+        {1, 1, 7, 1, 6, false},          // 7x7 windows over one pixel: one valid tap each
         {5, kMaxWidth, 3, 1, 1, false},  // full line-buffer width
-        {9, 13, 2, 4, 0, false},   // stride > kernel
-        {11, 10, 1, 3, 0, true},   // 1x1 kernel, stride 3, ceil
-        {7, 9, 4, 3, 1, true},     // even kernel, ceil cuts the last window
-        {6, 5, 7, 1, 3, false},    // kernel larger than both sides
-        {20, 3, 7, 2, 2, false},   // tall and narrow
+        {9, 13, 2, 4, 0, false},         // stride > kernel
+        {11, 10, 1, 3, 0, true},         // 1x1 kernel, stride 3, ceil
+        {7, 9, 4, 3, 1, true},           // even kernel, ceil cuts the last window
+        {6, 5, 7, 1, 3, false},          // kernel larger than both sides
+        {20, 3, 7, 2, 2, false},         // tall and narrow
         // Padding per side (top, left, bottom, right):
-        {32, 32, 3, 2, 0, true, 0, 0, 1, 1},   // ceil, padding after only
-        {6, 6, 2, 2, 0, true, 0, 0, 1, 1},     // ceil drops the window starting at 6
-        {9, 9, 3, 2, 0, true, 1, 0, 0, 1},     // top and right
-        {7, 9, 5, 1, 0, false, 4, 0, 0, 3},    // one side each, up to k - 1
-        {1, 1, 7, 1, 0, false, 6, 0, 0, 6},    // one pixel, all padding on two sides
-        {10, 12, 4, 3, 0, true, 3, 1, 0, 2},   // stride 3, ceil
+        {32, 32, 3, 2, 0, true, 0, 0, 1, 1},         // ceil, padding after only
+        {6, 6, 2, 2, 0, true, 0, 0, 1, 1},           // ceil drops the window starting at 6
+        {9, 9, 3, 2, 0, true, 1, 0, 0, 1},           // top and right
+        {7, 9, 5, 1, 0, false, 4, 0, 0, 3},          // one side each, up to k - 1
+        {1, 1, 7, 1, 0, false, 6, 0, 0, 6},          // one pixel, all padding on two sides
+        {10, 12, 4, 3, 0, true, 3, 1, 0, 2},         // stride 3, ceil
         {5, kMaxWidth, 3, 1, 0, false, 0, 2, 2, 0},  // full width, left padding 2
-        {12, 11, 3, 4, 0, false, 2, 2, 0, 0},  // stride > kernel, padding before only
+        {12, 11, 3, 4, 0, false, 2, 2, 0, 0},        // stride > kernel, padding before only
     };
   }
 
@@ -277,8 +277,8 @@ TEST_F(StrataWindowGen, RandomGeometries) {
     windows += size_t(g.out_height()) * g.out_width();
   }
   const double in_gap = double(rand_int(0, 6)) / 10.0, out_stall = double(rand_int(0, 6)) / 10.0;
-  std::cout << "[ INFO     ] " << frames.size() << " frames, " << windows
-            << " windows, input gap " << in_gap << ", back-pressure " << out_stall << std::endl;
+  std::cout << "[ INFO     ] " << frames.size() << " frames, " << windows << " windows, input gap "
+            << in_gap << ", back-pressure " << out_stall << std::endl;
   const auto stats = run(frames, in_gap, out_stall, 0.5);
   size_t got = 0;
   for (const auto& s : stats) got += s.window_cycles.size();
@@ -290,10 +290,17 @@ TEST_F(StrataWindowGen, RandomGeometries) {
 TEST_F(StrataWindowGen, Throughput) {
   reset();
   const std::vector<WindowGeometry> cases = {
-      {32, 32, 3, 1, 1, false}, {32, 32, 5, 1, 2, false}, {32, 32, 7, 1, 3, false},
-      {32, 32, 7, 2, 3, false}, {32, 32, 3, 2, 0, true},  {64, 64, 3, 1, 1, false},
-      {32, 32, 1, 1, 0, false}, {32, 32, 2, 2, 0, false}, {32, 32, 3, 1, 0, false},
-      {32, 32, 3, 1, 0, false, 1, 0, 0, 1}, {32, 32, 5, 2, 0, true, 0, 4, 3, 0},
+      {32, 32, 3, 1, 1, false},
+      {32, 32, 5, 1, 2, false},
+      {32, 32, 7, 1, 3, false},
+      {32, 32, 7, 2, 3, false},
+      {32, 32, 3, 2, 0, true},
+      {64, 64, 3, 1, 1, false},
+      {32, 32, 1, 1, 0, false},
+      {32, 32, 2, 2, 0, false},
+      {32, 32, 3, 1, 0, false},
+      {32, 32, 3, 1, 0, false, 1, 0, 0, 1},
+      {32, 32, 5, 2, 0, true, 0, 4, 3, 0},
   };
   for (const auto& g : cases) {
     const auto stats = run({make_frame(g)}, 0.0, 0.0);
@@ -304,9 +311,10 @@ TEST_F(StrataWindowGen, Throughput) {
     const uint64_t cycles = st.window_cycles.back() - st.cfg_cycle + 1;
     const uint64_t pixels = uint64_t(g.height) * g.width;
     const uint64_t bound = window_gen_cycle_bound(g);
-    std::cout << fmt::format("[ CYCLES   ] {:<22} {:>6} cycles, {:>6} input beats, {:>5} windows, "
-                             "{:.3f} cycles/beat, bound {}",
-                             g.str(), cycles, pixels, ho * wo, double(cycles) / pixels, bound)
+    std::cout << fmt::format(
+                     "[ CYCLES   ] {:<22} {:>6} cycles, {:>6} input beats, {:>5} windows, "
+                     "{:.3f} cycles/beat, bound {}",
+                     g.str(), cycles, pixels, ho * wo, double(cycles) / pixels, bound)
               << std::endl;
     EXPECT_LE(cycles, bound) << g.str();
     if (g.stride == 1) {

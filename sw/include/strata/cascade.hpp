@@ -38,8 +38,8 @@ struct ChainStage {
 struct ChainProgram {
   std::string network;
   std::vector<ChainStage> stages;
-  std::vector<size_t> cut_candidates;     // op indices o: a cut allowed after op o
-  int64_t predicted_total = 0;            // one accelerator, the whole network
+  std::vector<size_t> cut_candidates;  // op indices o: a cut allowed after op o
+  int64_t predicted_total = 0;         // one accelerator, the whole network
   // Throughput bound of the partition: predicted_total / the largest stage.
   double balance_bound() const;
 };

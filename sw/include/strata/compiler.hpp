@@ -9,11 +9,10 @@
 // Lowering in brief: conv/fc + a following max/avg pool + clamps fuse into one
 // COMPUTE per pass; standalone pools and clamps become POOL computes; depthwise
 // layers are DEPTHWISE computes, one per channel group (grouped CONVs where the
-// window generator cannot run them); flatten is free; the first convolution's input is reordered on the host when that
-// saves beats; convolutions run per image, fully-connected layers in batch
-// mode (PE i = image i); every instruction carries the dependency counts of
-// both modes (completion and fine-grained). What the target cannot run is a
-// strata::Error naming the layer and the limit.
+// window generator cannot run them); flatten is free; the first convolution's input is reordered on
+// the host when that saves beats; convolutions run per image, fully-connected layers in batch mode
+// (PE i = image i); every instruction carries the dependency counts of both modes (completion and
+// fine-grained). What the target cannot run is a strata::Error naming the layer and the limit.
 #pragma once
 
 #include <array>
@@ -35,15 +34,15 @@ namespace strata {
 enum class Reorder { kAuto, kNever, kAlways };
 
 struct CompileOptions {
-  int batch = 1;                  // images per run, 1..P
+  int batch = 1;  // images per run, 1..P
   Reorder reorder = Reorder::kAuto;
 };
 
 // A named, 64-byte aligned region of the external memory image.
 struct MemRegion {
   std::string name;  // "instructions", "params", "weights", "input0", ..., "output0" / "output",
-                    // "output<i>:<layer>" (image i of an output other than the last
-                    // layer, OutputLayout::kRowMap)
+                     // "output<i>:<layer>" (image i of an output other than the last
+                     // layer, OutputLayout::kRowMap)
   uint64_t offset = 0;
   uint64_t size = 0;
 };
@@ -78,7 +77,7 @@ enum class OutputLayout {
 
 // Where one network output comes back (Program::outputs, in Network::outputs order).
 struct OutputPlacement {
-  std::string layer;                 // the output layer's name
+  std::string layer;  // the output layer's name
   OutputLayout layout = OutputLayout::kMap;
   Shape shape;                       // the output's shape (after any flatten)
   Shape map_shape;                   // [C][H][W] as computed (before flatten)
@@ -88,15 +87,15 @@ struct OutputPlacement {
 
 // One fused operation of the program, for listings and reports.
 struct CompiledOp {
-  std::string name;                 // "conv1+pool1+relu1"
-  std::string kind;                 // "conv", "fc", "pool"; "depthwise" (COMPUTE DEPTHWISE, or
-                                    // grouped CONV where that cannot run it); grouped CONV ops:
-                                    // "add", "gpool" (docs/compiler.md, Graphs); "mul" (COMPUTE
-                                    // DEPTHWISE, docs/compiler.md, Channel-wise multiply)
-  std::string detail;               // geometry and the decisions taken
-  std::vector<size_t> layers;       // indices into Network::layers
-  int tag = 0;                      // header tag of its instructions (first layer's index)
-  int64_t macs = 0;                 // useful MACs per image (padded taps excluded)
+  std::string name;            // "conv1+pool1+relu1"
+  std::string kind;            // "conv", "fc", "pool"; "depthwise" (COMPUTE DEPTHWISE, or
+                               // grouped CONV where that cannot run it); grouped CONV ops:
+                               // "add", "gpool" (docs/compiler.md, Graphs); "mul" (COMPUTE
+                               // DEPTHWISE, docs/compiler.md, Channel-wise multiply)
+  std::string detail;          // geometry and the decisions taken
+  std::vector<size_t> layers;  // indices into Network::layers
+  int tag = 0;                 // header tag of its instructions (first layer's index)
+  int64_t macs = 0;            // useful MACs per image (padded taps excluded)
   // Where its input and output live ("on chip", "external", "PE caches") and
   // how it runs ("whole", or "B bands x S strips"; FC: "tiles of T neurons").
   std::string input_at, output_at, tiling;
@@ -121,8 +120,8 @@ struct Program {
   InputPlacement input;
   std::vector<OutputPlacement> outputs;  // one per network output, in Network::outputs order
   std::vector<CompiledOp> ops;
-  std::vector<std::string> notes;              // lowering decisions, one line each
-  std::array<int64_t, isa::kEdges> units{};    // dependency units per edge (released = acquired)
+  std::vector<std::string> notes;            // lowering decisions, one line each
+  std::array<int64_t, isa::kEdges> units{};  // dependency units per edge (released = acquired)
 
   const MemRegion& region(const std::string& name) const;  // throws strata::Error if absent
 };

@@ -30,9 +30,9 @@ struct CycleModelOptions {
 };
 
 struct CyclePrediction {
-  int64_t cycles = 0;                    // START to the run's end
-  std::vector<int64_t> start, end;       // per instruction (fetch order): when it ran
-  std::vector<int64_t> op_end;           // per program op: when its last instruction ends
+  int64_t cycles = 0;               // START to the run's end
+  std::vector<int64_t> start, end;  // per instruction (fetch order): when it ran
+  std::vector<int64_t> op_end;      // per program op: when its last instruction ends
 };
 
 // `sim`: a run of `program` on the ISA simulator (its per-instruction work).

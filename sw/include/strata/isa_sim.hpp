@@ -56,13 +56,13 @@ struct CascadeTransfer {
 };
 
 struct SimOptions {
-  uint64_t instr_base = 0;       // INSTR_BASE (64-byte aligned)
+  uint64_t instr_base = 0;             // INSTR_BASE (64-byte aligned)
   uint32_t instr_limit = 0xFFFFFFFFu;  // INSTR_LIMIT: most instructions fetched without END
-  bool fine_grain = false;       // CTRL.FINE_GRAIN: the mode whose deadlock is an error
-  bool check_dependencies = true;  // run the engine/semaphore model (both modes) and execute
-                                   // in an order the semaphores allow (false: program order)
-  int queue_depth = 4;           // instructions each engine's queue holds (>= 1)
-  uint64_t onchip_seed = 0;      // initial banks/caches/params: 0 = zeros, else seeded noise
+  bool fine_grain = false;             // CTRL.FINE_GRAIN: the mode whose deadlock is an error
+  bool check_dependencies = true;      // run the engine/semaphore model (both modes) and execute
+                                       // in an order the semaphores allow (false: program order)
+  int queue_depth = 4;                 // instructions each engine's queue holds (>= 1)
+  uint64_t onchip_seed = 0;            // initial banks/caches/params: 0 = zeros, else seeded noise
   // Cascade link (a chain runs its stages one after the other, each stage's
   // output the next one's input): a LOAD CASCADE takes the front transfer of
   // cascade_in (none there, or none connected: error CASCADE, where the
@@ -75,11 +75,11 @@ struct SimOptions {
 // Two accesses to the same word by different engines, at least one a write,
 // that the semaphores do not order.
 struct Race {
-  std::string kind;     // "RAW", "WAR" or "WAW"
-  std::string memory;   // "bank 2", "pe 5 cache", "param", "external"
+  std::string kind;      // "RAW", "WAR" or "WAW"
+  std::string memory;    // "bank 2", "pe 5 cache", "param", "external"
   uint64_t address = 0;  // word (bank, cache), channel (param) or byte (external)
-  int64_t first = 0;    // instruction index of the earlier access (program order)
-  int64_t second = 0;   // instruction index of the later access
+  int64_t first = 0;     // instruction index of the earlier access (program order)
+  int64_t second = 0;    // instruction index of the later access
 };
 
 // Outcome of the engine/semaphore model in one mode.
@@ -89,7 +89,7 @@ struct DependencyCheck {
   int64_t deadlock_index = -1;  // earliest instruction still waiting
   std::string deadlock_detail;
   int64_t race_count = 0;
-  std::vector<Race> races;      // the first few (kMaxRacesKept)
+  std::vector<Race> races;  // the first few (kMaxRacesKept)
   std::array<int64_t, isa::kEdges> released{};
   std::array<int64_t, isa::kEdges> acquired{};
   std::array<int64_t, isa::kEdges> max_outstanding{};
@@ -102,15 +102,15 @@ struct InstrStats {
   int64_t index = 0;
   isa::Opcode opcode = isa::Opcode::kIllegal;
   int64_t tag = 0;
-  int64_t beats = 0;        // COMPUTE: words broadcast into the PE array (P x N MACs each)
-  int64_t pool_words = 0;   // COMPUTE POOL: words streamed through the pooling unit
+  int64_t beats = 0;       // COMPUTE: words broadcast into the PE array (P x N MACs each)
+  int64_t pool_words = 0;  // COMPUTE POOL: words streamed through the pooling unit
   // COMPUTE with partial sums (docs/isa.md, "Partial sums"): cycles the PE array
   // spends beyond `beats`: acc_in's 4 bank words per output pixel (FC: neuron),
   // read one a cycle before its first tap, and with acc_out the wait of a pixel
   // shorter than 4 cycles for its 4 result words (one a cycle).
   int64_t acc_cycles = 0;
-  int64_t words = 0;        // words written (LOAD/COMPUTE) or read (STORE)
-  int64_t ext_bytes = 0;    // LOAD/STORE: external bytes transferred
+  int64_t words = 0;      // words written (LOAD/COMPUTE) or read (STORE)
+  int64_t ext_bytes = 0;  // LOAD/STORE: external bytes transferred
   // Fine-grained steps (docs/isa.md): the rel0 units each step releases, in
   // order (LOAD/STORE rows, COMPUTE output rows or neurons).
   std::vector<int32_t> step_releases;
@@ -118,15 +118,15 @@ struct InstrStats {
 
 struct SimResult {
   SimError error = SimError::kNone;
-  int64_t error_index = -1;     // instruction index (fetch order) of the error
-  std::string message;          // what was wrong, for people
-  int64_t instructions = 0;     // instructions executed (END included)
+  int64_t error_index = -1;  // instruction index (fetch order) of the error
+  std::string message;       // what was wrong, for people
+  int64_t instructions = 0;  // instructions executed (END included)
   std::vector<InstrStats> stats;
-  int64_t beats = 0;            // sum of InstrStats::beats
-  int64_t acc_wraps = 0;        // accumulations that left int32 (the hardware wraps)
+  int64_t beats = 0;                // sum of InstrStats::beats
+  int64_t acc_wraps = 0;            // accumulations that left int32 (the hardware wraps)
   int64_t uninitialized_reads = 0;  // on-chip words read before anything wrote them
-  DependencyCheck completion;   // CTRL.FINE_GRAIN = 0
-  DependencyCheck fine;         // CTRL.FINE_GRAIN = 1
+  DependencyCheck completion;       // CTRL.FINE_GRAIN = 0
+  DependencyCheck fine;             // CTRL.FINE_GRAIN = 1
   bool ok() const { return error == SimError::kNone; }
 };
 
@@ -158,11 +158,11 @@ std::string describe_problems(const SimResult& r);
 // order. A simulator error, deadlock, race or unbalanced edge is a
 // strata::Error (the result could not be trusted on the hardware).
 struct IsaRunSummary {
-  int64_t programs = 0;       // distinct batch sizes compiled
-  int64_t runs = 0;           // simulator runs
-  int64_t instructions = 0;   // instructions executed, all runs
-  int64_t beats = 0;          // PE-array beats, all runs
-  int64_t image_bytes = 0;    // memory image of the largest program
+  int64_t programs = 0;      // distinct batch sizes compiled
+  int64_t runs = 0;          // simulator runs
+  int64_t instructions = 0;  // instructions executed, all runs
+  int64_t beats = 0;         // PE-array beats, all runs
+  int64_t image_bytes = 0;   // memory image of the largest program
 };
 std::vector<Tensor<int8_t>> run_isa_backend(const Network& net, const HwTarget& target,
                                             const Tensor<int8_t>& input,

@@ -35,10 +35,10 @@ inline constexpr int kNetworkInput = -1;
 
 // Where a layer's parameter tensors live, relative to the weights directory.
 struct LayerFiles {
-  std::string weights;     // int8  conv [Cout][Cin][K][K], fc [Cout][Cin_flat]
-  std::string bias;        // int32 [Cout]
-  std::string multiplier;  // uint16 [Cout]; empty when given inline in YAML (add: Ma)
-  std::string shift;       // uint8 [Cout];  empty when given inline in YAML
+  std::string weights;       // int8  conv [Cout][Cin][K][K], fc [Cout][Cin_flat]
+  std::string bias;          // int32 [Cout]
+  std::string multiplier;    // uint16 [Cout]; empty when given inline in YAML (add: Ma)
+  std::string shift;         // uint8 [Cout];  empty when given inline in YAML
   std::string multiplier_b;  // add only: uint16 [C], Mb; empty when given inline
   std::string table;         // int8 [256], the lookup-table activation; empty for none
 };
@@ -53,27 +53,27 @@ struct Layer {
   std::vector<int> inputs;
 
   // conv, depthwise and fc
-  int out_channels = 0;     // conv out_channels / fc out_features / depthwise channels
-  int groups = 1;           // conv: channel groups (weights [Cout][Cin / groups][K][K])
-  ConvGeometry conv;        // conv and depthwise (fc: kernel = input size, no stride/pad);
-                            // conv.pad = pads.top (see pads)
-  Pads pads;                // conv, depthwise, maxpool, avgpool: zero padding per side
-  Tensor<int8_t> weights;   // empty until loaded; depthwise [C][1][K][K]
+  int out_channels = 0;    // conv out_channels / fc out_features / depthwise channels
+  int groups = 1;          // conv: channel groups (weights [Cout][Cin / groups][K][K])
+  ConvGeometry conv;       // conv and depthwise (fc: kernel = input size, no stride/pad);
+                           // conv.pad = pads.top (see pads)
+  Pads pads;               // conv, depthwise, maxpool, avgpool: zero padding per side
+  Tensor<int8_t> weights;  // empty until loaded; depthwise [C][1][K][K]
   Tensor<int32_t> bias;
-  Requant requant;          // per-channel M, S, the fused clamp [lo, hi] and the
-                            // table activation (requant.table); add: Ma, S
+  Requant requant;                     // per-channel M, S, the fused clamp [lo, hi] and the
+                                       // table activation (requant.table); add: Ma, S
   std::vector<uint16_t> multiplier_b;  // add: Mb per channel
   LayerFiles files;
 
-  PoolGeometry pool;        // maxpool and avgpool (pool.pad = pads.top)
-  int lo = kInt8Min;        // standalone clamp (relu is [0, 127])
+  PoolGeometry pool;  // maxpool and avgpool (pool.pad = pads.top)
+  int lo = kInt8Min;  // standalone clamp (relu is [0, 127])
   int hi = kInt8Max;
-  int slice_begin = 0;      // slice: the channels [slice_begin, slice_end) of its input
+  int slice_begin = 0;  // slice: the channels [slice_begin, slice_end) of its input
   int slice_end = 0;
-  int scale = 1;            // upsample: output row y, column x is input (y / scale, x / scale)
+  int scale = 1;  // upsample: output row y, column x is input (y / scale, x / scale)
 
-  Shape in_shape;           // [C][H][W], filled by validation
-  Shape out_shape;          // [C][H][W]
+  Shape in_shape;   // [C][H][W], filled by validation
+  Shape out_shape;  // [C][H][W]
 
   bool has_weights() const {
     return type == LayerType::kConv || type == LayerType::kFc || type == LayerType::kDepthwise;
@@ -96,9 +96,9 @@ struct Layer {
 
 struct Network {
   std::string name;
-  std::string source_file;  // the YAML path as given
-  std::string weights_dir;  // resolved directory of the .npy files
-  Shape input_shape;        // [C][H][W]
+  std::string source_file;    // the YAML path as given
+  std::string weights_dir;    // resolved directory of the .npy files
+  Shape input_shape;          // [C][H][W]
   std::vector<Layer> layers;  // in an order where every layer follows its inputs
   // The network's outputs (`outputs:`, docs/network-format.md): the layers whose
   // maps it returns, in order; the last layer is always one of them (default:
@@ -129,8 +129,8 @@ struct Network {
 };
 
 struct LoadOptions {
-  std::string weights_dir;    // overrides the YAML's `weights:`; "" = use the YAML's
-  bool load_weights = true;   // false: structure and shapes only (e.g. for `strata gen`)
+  std::string weights_dir;   // overrides the YAML's `weights:`; "" = use the YAML's
+  bool load_weights = true;  // false: structure and shapes only (e.g. for `strata gen`)
 };
 
 // Parses and validates a network description. Throws strata::Error naming the

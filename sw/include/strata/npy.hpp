@@ -22,11 +22,26 @@ size_t dtype_size(DType t);
 
 template <typename T>
 constexpr DType dtype_of();
-template <> constexpr DType dtype_of<int8_t>() { return DType::kInt8; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::kUInt8; }
-template <> constexpr DType dtype_of<int16_t>() { return DType::kInt16; }
-template <> constexpr DType dtype_of<uint16_t>() { return DType::kUInt16; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::kInt32; }
+template <>
+constexpr DType dtype_of<int8_t>() {
+  return DType::kInt8;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::kUInt8;
+}
+template <>
+constexpr DType dtype_of<int16_t>() {
+  return DType::kInt16;
+}
+template <>
+constexpr DType dtype_of<uint16_t>() {
+  return DType::kUInt16;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::kInt32;
+}
 
 // An array as stored: dtype, shape and raw little-endian element bytes.
 struct NpyArray {

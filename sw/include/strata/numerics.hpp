@@ -52,7 +52,7 @@ struct Requant {
 struct ConvGeometry {
   int kernel = 1;  // square kernel side
   int stride = 1;
-  int pad = 0;     // symmetric zero padding
+  int pad = 0;  // symmetric zero padding
 };
 
 struct PoolGeometry {
@@ -139,14 +139,13 @@ struct AddRequant {
   std::vector<uint8_t> shift;    // S[c], 0..47
   int lo = kInt8Min;
   int hi = kInt8Max;
-  std::vector<int8_t> table;     // empty or kActTableSize entries (Requant::table)
+  std::vector<int8_t> table;  // empty or kActTableSize entries (Requant::table)
 };
 
 // Element-wise sum of two [C][H][W] maps of one shape:
 // y = clamp(rshift_round(a * Ma[c] + b * Mb[c], S[c]), lo, hi), exact in int64,
 // then the table when there is one.
-Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b,
-                            const AddRequant& rq);
+Tensor<int8_t> residual_add(const Tensor<int8_t>& a, const Tensor<int8_t>& b, const AddRequant& rq);
 
 // Channel-wise product (squeeze-and-excitation) of a [C][H][W] map and a
 // [C][1][1] vector: acc[c][y][x] = x[c][y][x] * s[c] (|acc| <= 2^14); the layer
@@ -206,7 +205,7 @@ struct AccRange {
   int64_t min = 0;
   int64_t max = 0;
 };
-AccRange worst_case_acc(const int8_t* weights, int64_t count, int32_t bias,
-                        int in_lo = kInt8Min, int in_hi = kInt8Max);
+AccRange worst_case_acc(const int8_t* weights, int64_t count, int32_t bias, int in_lo = kInt8Min,
+                        int in_hi = kInt8Max);
 
 }  // namespace strata

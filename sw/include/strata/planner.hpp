@@ -27,22 +27,22 @@ enum class PlanObjective {
 
 struct PlanOptions {
   PlanObjective objective = PlanObjective::kLatency;
-  int mem_latency = 60;       // external read latency of the cycle model (cycles)
-  double max_fill = 0.85;     // largest fraction of the device's LUTs and FFs a plan may use
+  int mem_latency = 60;    // external read latency of the cycle model (cycles)
+  double max_fill = 0.85;  // largest fraction of the device's LUTs and FFs a plan may use
 };
 
 struct PlanCandidate {
-  HwTarget target;                 // one accelerator (each stage of a chain)
-  int instances = 1;               // K: accelerators of a strata_cascade_top chain
-  ResourceEstimate resources;      // all K of them
-  bool fits = false;               // within the device's budget
-  std::string why_not;             // the resource that does not fit
+  HwTarget target;             // one accelerator (each stage of a chain)
+  int instances = 1;           // K: accelerators of a strata_cascade_top chain
+  ResourceEstimate resources;  // all K of them
+  bool fits = false;           // within the device's budget
+  std::string why_not;         // the resource that does not fit
   // Per network, predicted cycles per image (fits only): one image's run
   // (latency), a batch's run over its images (throughput, K = 1) or the
   // largest stage's run (throughput, K > 1: an image leaves the chain once
   // per largest stage).
   std::vector<int64_t> cycles;
-  double seconds_per_image = 0;    // sum over the networks, at the device's Fmax
+  double seconds_per_image = 0;  // sum over the networks, at the device's Fmax
 };
 
 struct PlanResult {

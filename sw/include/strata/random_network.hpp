@@ -80,7 +80,6 @@ struct GeneratedNetwork {
 // Reads `yaml_path` (structure only) and generates its parameters, `sparsity`
 // of each layer's weights zero (strata gen --sparsity). Throws the reader's or
 // the generator's strata::Error.
-GeneratedNetwork load_generated(const std::string& yaml_path, uint64_t seed,
-                                double sparsity = 0.0);
+GeneratedNetwork load_generated(const std::string& yaml_path, uint64_t seed, double sparsity = 0.0);
 
 }  // namespace strata

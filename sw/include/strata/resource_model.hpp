@@ -17,20 +17,20 @@ namespace strata {
 
 // One kind of RAM a configuration builds (strata_ram_1r1w instances of one shape).
 struct MemoryUse {
-  std::string name;     // what it holds ("bank slices", "PE caches", ...)
-  int copies = 0;       // instances
-  int64_t depth = 0;    // words
-  int width = 0;        // bits per word
-  bool lut_ram = false; // shallow: synthesis builds it from LUT RAM, not block RAM
-  int blocks_each = 0;  // block RAMs per instance (0 when lut_ram)
+  std::string name;      // what it holds ("bank slices", "PE caches", ...)
+  int copies = 0;        // instances
+  int64_t depth = 0;     // words
+  int width = 0;         // bits per word
+  bool lut_ram = false;  // shallow: synthesis builds it from LUT RAM, not block RAM
+  int blocks_each = 0;   // block RAMs per instance (0 when lut_ram)
 };
 
 struct ResourceEstimate {
-  int64_t dsp = 0;         // DSP blocks (one int8 product each on ECP5)
-  int64_t dsp_pe = 0;      // of which the PE array's products
-  int64_t bram = 0;        // block RAMs of the device's size
-  int64_t lut = 0;         // LUT4 equivalents (a carry cell counts two)
-  int64_t ff = 0;          // flip-flops
+  int64_t dsp = 0;     // DSP blocks (one int8 product each on ECP5)
+  int64_t dsp_pe = 0;  // of which the PE array's products
+  int64_t bram = 0;    // block RAMs of the device's size
+  int64_t lut = 0;     // LUT4 equivalents (a carry cell counts two)
+  int64_t ff = 0;      // flip-flops
   std::vector<MemoryUse> memories;
 };
 

@@ -90,10 +90,10 @@ class DenseSchedule {
 };
 
 struct PackedCycle {
-  int base = 0;                  // window {act[base], act[base + 1]}
-  std::vector<int8_t> value;     // [tile * lanes + lane]
-  std::vector<StagerSel> sel;    // [tile * lanes + lane]
-  std::vector<int> dest;         // [tile]: accumulator fed by the tile's adder tree
+  int base = 0;                // window {act[base], act[base + 1]}
+  std::vector<int8_t> value;   // [tile * lanes + lane]
+  std::vector<StagerSel> sel;  // [tile * lanes + lane]
+  std::vector<int> dest;       // [tile]: accumulator fed by the tile's adder tree
 };
 
 // How many weights each kind of move placed.

@@ -60,9 +60,13 @@ class Tensor {
     return off;
   }
   template <typename... Idx>
-  T& operator()(Idx... idx) { return data_[static_cast<size_t>(offset(idx...))]; }
+  T& operator()(Idx... idx) {
+    return data_[static_cast<size_t>(offset(idx...))];
+  }
   template <typename... Idx>
-  const T& operator()(Idx... idx) const { return data_[static_cast<size_t>(offset(idx...))]; }
+  const T& operator()(Idx... idx) const {
+    return data_[static_cast<size_t>(offset(idx...))];
+  }
 
   // Same elements, another shape with the same element count (e.g. flatten).
   Tensor reshaped(Shape shape) const { return Tensor(std::move(shape), data_); }

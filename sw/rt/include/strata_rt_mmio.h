@@ -15,12 +15,12 @@ extern "C" {
 #endif
 
 typedef struct strata_mmio {
-  volatile uint32_t *regs;  /* the register window (byte offset 0 = ID) */
+  volatile uint32_t* regs; /* the register window (byte offset 0 = ID) */
   /* The CPU address of device address a is a - dev_base + cpu_base (both 0
    * where the accelerator's master sees the CPU's address map). */
   uintptr_t cpu_base;
   uint64_t dev_base;
-  uint64_t dev_bytes;       /* device memory the driver may use from dev_base */
+  uint64_t dev_bytes; /* device memory the driver may use from dev_base */
   /* Optional: cache maintenance (strata_hal.sync) and the wait for the
    * interrupt (strata_hal.wait_irq, timeout in the firmware's unit). */
   void (*sync)(int for_device);
@@ -28,7 +28,7 @@ typedef struct strata_mmio {
 } strata_mmio;
 
 /* A HAL over `m`, which must outlive it. */
-strata_hal strata_mmio_hal(strata_mmio *m);
+strata_hal strata_mmio_hal(strata_mmio* m);
 
 #ifdef __cplusplus
 }

@@ -18,13 +18,13 @@ extern "C" {
 #endif
 
 typedef struct strata_uio {
-  int uio_fd;                /* the UIO device of the registers */
-  int irq_fd;                /* the UIO device of the interrupt: read() waits for it */
+  int uio_fd; /* the UIO device of the registers */
+  int irq_fd; /* the UIO device of the interrupt: read() waits for it */
   int dma_fd;
-  volatile uint32_t *regs;   /* map 0 of the UIO device */
+  volatile uint32_t* regs; /* map 0 of the UIO device */
   size_t regs_bytes;
-  uint8_t *dma;              /* the DMA buffer in this process */
-  uint64_t dma_addr;         /* its device (physical) address */
+  uint8_t* dma;      /* the DMA buffer in this process */
+  uint64_t dma_addr; /* its device (physical) address */
   uint64_t dma_bytes;
 } strata_uio;
 
@@ -37,12 +37,12 @@ typedef struct strata_uio {
  * <dev>/<name>. `sysfs` and `dev` are "/sys" and "/dev" on a board (other
  * roots serve a simulated device). On failure returns -1 with one line in
  * `err` naming the file and the reason. */
-int strata_uio_open(strata_uio *u, const char *sysfs, const char *dev, const char *uio,
-                    const char *irq, const char *dma, char *err, size_t err_bytes);
-void strata_uio_close(strata_uio *u);
+int strata_uio_open(strata_uio* u, const char* sysfs, const char* dev, const char* uio,
+                    const char* irq, const char* dma, char* err, size_t err_bytes);
+void strata_uio_close(strata_uio* u);
 
 /* A HAL over `u` (wait_irq: microseconds). */
-strata_hal strata_uio_hal(strata_uio *u);
+strata_hal strata_uio_hal(strata_uio* u);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@
 #include "strata_isa.h"
 #include "strata_rt_internal.h"
 
-uint32_t strata_crc32(uint32_t crc, const uint8_t *bytes, uint64_t size) {
+uint32_t strata_crc32(uint32_t crc, const uint8_t* bytes, uint64_t size) {
   /* Four bits at a time: a 64-byte table, small enough for any firmware. */
   static const uint32_t kNibble[16] = {0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
                                        0x76DC4190u, 0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu,
@@ -26,7 +26,7 @@ static int inside(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
 }
 
-static strata_status bad(strata_error *e, const char *what) {
+static strata_status bad(strata_error* e, const char* what) {
   strata_text t;
   strata_fail(e, STRATA_E_BUNDLE, "malformed bundle: ");
   t.buf = e->text;
@@ -36,7 +36,7 @@ static strata_status bad(strata_error *e, const char *what) {
 }
 
 /* "malformed bundle: <what> <index>: <why>" */
-static strata_status bad_entry(strata_error *e, const char *what, uint64_t index, const char *why) {
+static strata_status bad_entry(strata_error* e, const char* what, uint64_t index, const char* why) {
   strata_text t;
   bad(e, what);
   t.buf = e->text;
@@ -48,17 +48,17 @@ static strata_status bad_entry(strata_error *e, const char *what, uint64_t index
   return STRATA_E_BUNDLE;
 }
 
-static void copy_name(char *dst, const uint8_t *src) {
+static void copy_name(char* dst, const uint8_t* src) {
   uint32_t i = 0;
   for (; i < STRATA_BUNDLE_NAME_BYTES && src[i] != 0u; ++i) dst[i] = (char)src[i];
   dst[i] = '\0';
 }
 
-const uint8_t *strata_bundle_instruction(const strata_bundle *b, uint32_t index) {
+const uint8_t* strata_bundle_instruction(const strata_bundle* b, uint32_t index) {
   /* The program region is checked to start at block offset 0 with contents. */
-  const uint8_t *regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
+  const uint8_t* regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
   for (uint32_t r = 0; r < b->region_count; ++r) {
-    const uint8_t *e = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
+    const uint8_t* e = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
     if (strata_le32(e + STRATA_BR_KIND) == STRATA_REGION_PROGRAM) {
       return b->data + strata_le64(e + STRATA_BR_CONTENT) + (uint64_t)index * 64u;
     }
@@ -67,7 +67,7 @@ const uint8_t *strata_bundle_instruction(const strata_bundle *b, uint32_t index)
 }
 
 /* Bytes one image of a tensor occupies from its address, by layout. */
-static uint64_t tensor_bytes(const strata_tensor_info *t, uint32_t kind, uint32_t lanes) {
+static uint64_t tensor_bytes(const strata_tensor_info* t, uint32_t kind, uint32_t lanes) {
   if (kind == STRATA_TENSOR_INPUT) {
     if (t->layout == STRATA_INPUT_FEATURES) return (uint64_t)t->groups * lanes;
     return (uint64_t)t->rows * t->groups * t->cols * lanes;
@@ -78,7 +78,7 @@ static uint64_t tensor_bytes(const strata_tensor_info *t, uint32_t kind, uint32_
 
 /* The layout's own rules: every byte the runtime reads or writes for an image
  * lies in the tensor's extent, and every element of the shape has a place. */
-static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t kind, uint32_t lanes,
+static const char* tensor_shape_problem(const strata_tensor_info* t, uint32_t kind, uint32_t lanes,
                                         uint32_t batch, uint32_t version) {
   const uint64_t elements = (uint64_t)t->c * t->h * t->w;
   if (elements == 0u) return "a dimension is 0";
@@ -135,7 +135,7 @@ static const char *tensor_shape_problem(const strata_tensor_info *t, uint32_t ki
 }
 
 /* A tensor table entry's fields, unchecked (parse_tensor checks them). */
-static void read_tensor(const uint8_t *e, strata_tensor_info *t) {
+static void read_tensor(const uint8_t* e, strata_tensor_info* t) {
   t->layout = strata_le32(e + STRATA_BT_LAYOUT);
   t->c = strata_le32(e + STRATA_BT_C);
   t->h = strata_le32(e + STRATA_BT_H);
@@ -162,13 +162,13 @@ static void read_tensor(const uint8_t *e, strata_tensor_info *t) {
   }
 }
 
-static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t kind,
-                                  uint32_t index, uint32_t version, strata_tensor_info *t,
-                                  strata_error *err) {
+static strata_status parse_tensor(strata_bundle* b, const uint8_t* e, uint32_t kind, uint32_t index,
+                                  uint32_t version, strata_tensor_info* t, strata_error* err) {
   if (strata_le32(e + STRATA_BT_KIND) != kind) {
     return bad_entry(err, "tensor", index,
-                     index == 0u ? "the first must be the input" : "the entries after the first "
-                                                                   "must be outputs");
+                     index == 0u ? "the first must be the input"
+                                 : "the entries after the first "
+                                   "must be outputs");
   }
   read_tensor(e, t);
   if (t->images < 1u || t->images > STRATA_BUNDLE_MAX_IMAGES) {
@@ -187,15 +187,15 @@ static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t k
       t->cols > 65535u || t->kernel > 15u || t->stride > 15u || t->pad > 15u) {
     return bad_entry(err, "tensor", index, "a dimension beyond the network format's limits");
   }
-  const char *problem = tensor_shape_problem(t, kind, b->hw.lanes, b->batch, version);
+  const char* problem = tensor_shape_problem(t, kind, b->hw.lanes, b->batch, version);
   if (problem != 0) return bad_entry(err, "tensor", index, problem);
   const uint64_t bytes = tensor_bytes(t, kind, b->hw.lanes);
-  const uint8_t *regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
+  const uint8_t* regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
   const uint32_t want = kind == STRATA_TENSOR_INPUT ? STRATA_REGION_INPUT : STRATA_REGION_OUTPUT;
   for (uint32_t i = 0; i < t->images; ++i) {
     int placed = 0;
     for (uint32_t r = 0; r < b->region_count && !placed; ++r) {
-      const uint8_t *re = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
+      const uint8_t* re = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
       const uint64_t off = strata_le64(re + STRATA_BR_OFFSET),
                      size = strata_le64(re + STRATA_BR_SIZE);
       placed = strata_le32(re + STRATA_BR_KIND) == want && t->addr[i] >= off &&
@@ -209,7 +209,7 @@ static strata_status parse_tensor(strata_bundle *b, const uint8_t *e, uint32_t k
   return STRATA_OK;
 }
 
-static strata_status parse_regions(strata_bundle *b, strata_error *err) {
+static strata_status parse_regions(strata_bundle* b, strata_error* err) {
   const uint64_t table = strata_le32(b->data + STRATA_BH_REGION_TABLE);
   if (b->region_count < 1u || b->region_count > 4096u ||
       !inside(table, (uint64_t)b->region_count * STRATA_BUNDLE_REGION_BYTES, b->size)) {
@@ -217,7 +217,7 @@ static strata_status parse_regions(strata_bundle *b, strata_error *err) {
   }
   int program = 0;
   for (uint32_t r = 0; r < b->region_count; ++r) {
-    const uint8_t *e = b->data + table + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
+    const uint8_t* e = b->data + table + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
     const uint32_t kind = strata_le32(e + STRATA_BR_KIND), flags = strata_le32(e + STRATA_BR_FLAGS);
     const uint64_t off = strata_le64(e + STRATA_BR_OFFSET), size = strata_le64(e + STRATA_BR_SIZE);
     const uint64_t content = strata_le64(e + STRATA_BR_CONTENT);
@@ -234,7 +234,7 @@ static strata_status parse_regions(strata_bundle *b, strata_error *err) {
       return bad_entry(err, "region", r, "its contents are misaligned or outside the file");
     }
     for (uint32_t q = 0; q < r && size != 0u; ++q) {
-      const uint8_t *o = b->data + table + (uint64_t)q * STRATA_BUNDLE_REGION_BYTES;
+      const uint8_t* o = b->data + table + (uint64_t)q * STRATA_BUNDLE_REGION_BYTES;
       const uint64_t qo = strata_le64(o + STRATA_BR_OFFSET), qs = strata_le64(o + STRATA_BR_SIZE);
       if (qs != 0u && off < qo + qs && qo < off + size) {
         return bad_entry(err, "region", r, "overlaps an earlier region");
@@ -253,7 +253,7 @@ static strata_status parse_regions(strata_bundle *b, strata_error *err) {
   return STRATA_OK;
 }
 
-uint64_t strata_field_get(const uint8_t *instr, uint32_t lsb, uint32_t width) {
+uint64_t strata_field_get(const uint8_t* instr, uint32_t lsb, uint32_t width) {
   uint64_t v = 0;
   for (uint32_t i = 0; i < width; ++i) {
     const uint32_t b = lsb + i;
@@ -270,8 +270,8 @@ _Static_assert(STRATA_LOAD_EXT_ADDR_LSB == STRATA_STORE_EXT_ADDR_LSB &&
                "LOAD and STORE keep their external transfer fields at the same bits");
 
 /* "malformed bundle: instruction <index> (<op>): <why>" */
-static strata_status bad_instruction(strata_error *e, uint32_t index, uint32_t opcode,
-                                     const char *why) {
+static strata_status bad_instruction(strata_error* e, uint32_t index, uint32_t opcode,
+                                     const char* why) {
   strata_text t;
   bad(e, "instruction ");
   t.buf = e->text;
@@ -286,14 +286,14 @@ static strata_status bad_instruction(strata_error *e, uint32_t index, uint32_t o
  * ext_addr, and every byte it moves lies inside the block; no other field is
  * relocated. A loaded bundle can then make the accelerator touch no memory
  * outside its block. */
-static strata_status parse_relocations(strata_bundle *b, strata_error *err) {
+static strata_status parse_relocations(strata_bundle* b, strata_error* err) {
   const uint64_t table = strata_le32(b->data + STRATA_BH_RELOC_TABLE);
   if (!inside(table, (uint64_t)b->reloc_count * STRATA_BUNDLE_RELOC_BYTES, b->size)) {
     return bad(err, "the relocation table is outside the file");
   }
   uint32_t next = 0;
   for (uint32_t i = 0; i < b->instructions; ++i) {
-    const uint8_t *in = strata_bundle_instruction(b, i);
+    const uint8_t* in = strata_bundle_instruction(b, i);
     const uint32_t op =
         (uint32_t)strata_field_get(in, STRATA_HDR_OPCODE_LSB, STRATA_HDR_OPCODE_WIDTH);
     int external = 0;
@@ -320,7 +320,7 @@ static strata_status parse_relocations(strata_bundle *b, strata_error *err) {
       continue;
     }
     if (!named) return bad_instruction(err, i, op, "external memory without a relocation");
-    const uint8_t *e = b->data + table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES;
+    const uint8_t* e = b->data + table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES;
     /* LOAD and STORE keep ext_addr, ext_row_stride, rows and row_words at the same bits. */
     if (strata_le16(e + STRATA_BL_LSB) != STRATA_LOAD_EXT_ADDR_LSB ||
         strata_le16(e + STRATA_BL_WIDTH) != STRATA_LOAD_EXT_ADDR_WIDTH) {
@@ -352,11 +352,11 @@ static strata_status parse_relocations(strata_bundle *b, strata_error *err) {
   return STRATA_OK;
 }
 
-strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t size,
-                                  strata_error *err) {
+strata_status strata_bundle_parse(strata_bundle* b, const void* data, uint64_t size,
+                                  strata_error* err) {
   if (b == 0 || err == 0) return STRATA_E_ARGUMENT;
   if (data == 0) return strata_fail(err, STRATA_E_ARGUMENT, "strata_bundle_parse: no data");
-  const uint8_t *d = (const uint8_t *)data;
+  const uint8_t* d = (const uint8_t*)data;
   b->data = d;
   b->size = size;
   if (size < STRATA_BUNDLE_HEADER_BYTES) {
@@ -390,7 +390,7 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   }
   copy_name(b->network, d + STRATA_BH_NETWORK);
   copy_name(b->config, d + STRATA_BH_CONFIG);
-  strata_hw_info *h = &b->hw;
+  strata_hw_info* h = &b->hw;
   h->version = strata_le16(d + STRATA_BH_HW_VERSION);
   h->pes = d[STRATA_BH_PES];
   h->lanes = d[STRATA_BH_LANES];
@@ -441,8 +441,8 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   s = parse_tensor(b, d + tensors, STRATA_TENSOR_INPUT, 0u, version, &b->input, err);
   if (s != STRATA_OK) return s;
   b->output_count = tensor_count - 1u;
-  s = parse_tensor(b, d + tensors + STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT, 1u,
-                   version, &b->output, err);
+  s = parse_tensor(b, d + tensors + STRATA_BUNDLE_TENSOR_BYTES, STRATA_TENSOR_OUTPUT, 1u, version,
+                   &b->output, err);
   if (s != STRATA_OK) return s;
   for (uint32_t j = 1; j < b->output_count; ++j) {
     strata_tensor_info t;
@@ -450,8 +450,8 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
                      STRATA_TENSOR_OUTPUT, 1u + j, version, &t, err);
     if (s != STRATA_OK) return s;
   }
-  const uint8_t *first = strata_bundle_instruction(b, 0u);
-  const uint8_t *end = strata_bundle_instruction(b, b->instructions - 1u);
+  const uint8_t* first = strata_bundle_instruction(b, 0u);
+  const uint8_t* end = strata_bundle_instruction(b, b->instructions - 1u);
   if ((first[0] & 0xFu) != 5u || (end[0] & 0xFu) != 4u) {
     return bad(err, "the program does not start with CONFIG and end with END");
   }
@@ -460,24 +460,23 @@ strata_status strata_bundle_parse(strata_bundle *b, const void *data, uint64_t s
   return STRATA_OK;
 }
 
-uint64_t strata_input_elements(const strata_bundle *b) {
+uint64_t strata_input_elements(const strata_bundle* b) {
   return (uint64_t)b->input.c * b->input.h * b->input.w;
 }
 
-uint64_t strata_output_elements(const strata_bundle *b) {
+uint64_t strata_output_elements(const strata_bundle* b) {
   return (uint64_t)b->output.c * b->output.h * b->output.w;
 }
 
-uint64_t strata_output_elements_at(const strata_bundle *b, uint32_t output) {
+uint64_t strata_output_elements_at(const strata_bundle* b, uint32_t output) {
   strata_tensor_info t;
   if (strata_bundle_output(b, output, &t) != STRATA_OK) return 0u;
   return (uint64_t)t.c * t.h * t.w;
 }
 
-strata_status strata_bundle_output(const strata_bundle *b, uint32_t output,
-                                   strata_tensor_info *t) {
+strata_status strata_bundle_output(const strata_bundle* b, uint32_t output, strata_tensor_info* t) {
   if (b == 0 || t == 0 || output >= b->output_count) return STRATA_E_ARGUMENT;
-  const uint8_t *table = b->data + strata_le32(b->data + STRATA_BH_TENSOR_TABLE);
+  const uint8_t* table = b->data + strata_le32(b->data + STRATA_BH_TENSOR_TABLE);
   read_tensor(table + (uint64_t)(1u + output) * STRATA_BUNDLE_TENSOR_BYTES, t);
   return STRATA_OK;
 }

@@ -9,26 +9,26 @@ enum { kChunk = 256 };
 
 /* Sequential writes to device memory, staged kChunk bytes at a time. */
 typedef struct dev_writer {
-  strata_device *dev;
+  strata_device* dev;
   uint64_t addr; /* device address of buf[0] */
   uint32_t n;
   int failed;
   uint8_t buf[kChunk];
 } dev_writer;
 
-static void writer_flush(dev_writer *w) {
+static void writer_flush(dev_writer* w) {
   if (w->n == 0u || w->failed) return;
   if (w->dev->hal.mem_write(w->dev->hal.ctx, w->addr, w->buf, w->n) != 0) w->failed = 1;
   w->addr += w->n;
   w->n = 0;
 }
 
-static void writer_put(dev_writer *w, uint8_t byte) {
+static void writer_put(dev_writer* w, uint8_t byte) {
   w->buf[w->n++] = byte;
   if (w->n == kChunk) writer_flush(w);
 }
 
-static strata_status hal_failed(strata_device *dev, const char *what, uint64_t addr) {
+static strata_status hal_failed(strata_device* dev, const char* what, uint64_t addr) {
   strata_text t;
   strata_fail(&dev->error, STRATA_E_HAL, what);
   t.buf = dev->error.text;
@@ -41,7 +41,7 @@ static strata_status hal_failed(strata_device *dev, const char *what, uint64_t a
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
-static void field_set(uint8_t *instr, uint32_t lsb, uint32_t width, uint64_t v) {
+static void field_set(uint8_t* instr, uint32_t lsb, uint32_t width, uint64_t v) {
   for (uint32_t i = 0; i < width; ++i) {
     const uint32_t b = lsb + i;
     const uint8_t mask = (uint8_t)(1u << (b % 8u));
@@ -51,10 +51,10 @@ static void field_set(uint8_t *instr, uint32_t lsb, uint32_t width, uint64_t v) 
 
 /* Every relocated field can hold base + its offset: checked before anything
  * is written, so a placement that cannot work changes no device memory. */
-static strata_status check_relocations(strata_device *dev, const strata_bundle *b, uint64_t base) {
-  const uint8_t *table = b->data + strata_le32(b->data + STRATA_BH_RELOC_TABLE);
+static strata_status check_relocations(strata_device* dev, const strata_bundle* b, uint64_t base) {
+  const uint8_t* table = b->data + strata_le32(b->data + STRATA_BH_RELOC_TABLE);
   for (uint32_t i = 0; i < b->reloc_count; ++i) {
-    const uint8_t *e = table + (uint64_t)i * STRATA_BUNDLE_RELOC_BYTES;
+    const uint8_t* e = table + (uint64_t)i * STRATA_BUNDLE_RELOC_BYTES;
     const uint32_t index = strata_le32(e + STRATA_BL_INDEX);
     const uint32_t lsb = strata_le16(e + STRATA_BL_LSB), width = strata_le16(e + STRATA_BL_WIDTH);
     const uint64_t value = base + strata_field_get(strata_bundle_instruction(b, index), lsb, width);
@@ -77,15 +77,15 @@ static strata_status check_relocations(strata_device *dev, const strata_bundle *
 
 /* The program with every relocated field holding base + offset, instruction
  * by instruction (the relocation table is in instruction order). */
-static strata_status load_program(strata_device *dev, const strata_bundle *b, uint64_t base) {
-  const uint8_t *table = b->data + strata_le32(b->data + STRATA_BH_RELOC_TABLE);
+static strata_status load_program(strata_device* dev, const strata_bundle* b, uint64_t base) {
+  const uint8_t* table = b->data + strata_le32(b->data + STRATA_BH_RELOC_TABLE);
   uint32_t next = 0; /* relocation entry */
   for (uint32_t index = 0; index < b->instructions; ++index) {
     uint8_t instr[64];
-    const uint8_t *src = strata_bundle_instruction(b, index);
+    const uint8_t* src = strata_bundle_instruction(b, index);
     for (int i = 0; i < 64; ++i) instr[i] = src[i];
     for (; next < b->reloc_count; ++next) {
-      const uint8_t *e = table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES;
+      const uint8_t* e = table + (uint64_t)next * STRATA_BUNDLE_RELOC_BYTES;
       if (strata_le32(e + STRATA_BL_INDEX) != index) break;
       const uint32_t lsb = strata_le16(e + STRATA_BL_LSB), width = strata_le16(e + STRATA_BL_WIDTH);
       field_set(instr, lsb, width, base + strata_field_get(instr, lsb, width));
@@ -97,8 +97,8 @@ static strata_status load_program(strata_device *dev, const strata_bundle *b, ui
   return STRATA_OK;
 }
 
-strata_status strata_load(strata_device *dev, const strata_bundle *b, uint64_t addr, uint64_t bytes,
-                          strata_network *net) {
+strata_status strata_load(strata_device* dev, const strata_bundle* b, uint64_t addr, uint64_t bytes,
+                          strata_network* net) {
   if (dev == 0) return STRATA_E_ARGUMENT;
   if (b == 0 || net == 0 || b->data == 0) {
     return strata_fail(&dev->error, STRATA_E_ARGUMENT, "strata_load: no bundle or network");
@@ -118,16 +118,16 @@ strata_status strata_load(strata_device *dev, const strata_bundle *b, uint64_t a
   }
   s = check_relocations(dev, b, addr);
   if (s != STRATA_OK) return s;
-  const uint8_t *regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
+  const uint8_t* regions = b->data + strata_le32(b->data + STRATA_BH_REGION_TABLE);
   static const uint8_t kZero[kChunk] = {0};
   for (uint32_t r = 0; r < b->region_count; ++r) {
-    const uint8_t *e = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
+    const uint8_t* e = regions + (uint64_t)r * STRATA_BUNDLE_REGION_BYTES;
     const uint32_t kind = strata_le32(e + STRATA_BR_KIND), flags = strata_le32(e + STRATA_BR_FLAGS);
     const uint64_t at = addr + strata_le64(e + STRATA_BR_OFFSET);
     const uint64_t size = strata_le64(e + STRATA_BR_SIZE);
     if (kind == STRATA_REGION_PROGRAM) continue; /* load_program relocates it */
     if ((flags & STRATA_REGION_CONTENTS) != 0u) {
-      const uint8_t *src = b->data + strata_le64(e + STRATA_BR_CONTENT);
+      const uint8_t* src = b->data + strata_le64(e + STRATA_BR_CONTENT);
       if (dev->hal.mem_write(dev->hal.ctx, at, src, (size_t)size) != 0) {
         return hal_failed(dev, "writing", at);
       }
@@ -153,10 +153,10 @@ strata_status strata_load(strata_device *dev, const strata_bundle *b, uint64_t a
 /* One image's input in its layout; `values` NULL writes an image of zeros.
  * Indices are 32-bit (a tensor holds at most 2^28 elements, checked by the
  * parser): a soft CPU without 64-bit multiplies walks them quickly. */
-strata_status strata_write_input(strata_network *net, uint32_t image, const int8_t *values) {
+strata_status strata_write_input(strata_network* net, uint32_t image, const int8_t* values) {
   if (net == 0 || net->dev == 0 || net->bundle == 0) return STRATA_E_NOT_LOADED;
-  const strata_tensor_info *t = &net->bundle->input;
-  strata_device *dev = net->dev;
+  const strata_tensor_info* t = &net->bundle->input;
+  strata_device* dev = net->dev;
   if (image >= t->images) {
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "input image ", image,
                            " is beyond the program's batch");
@@ -208,21 +208,21 @@ strata_status strata_write_input(strata_network *net, uint32_t image, const int8
   return STRATA_OK;
 }
 
-strata_status strata_read_output(strata_network *net, uint32_t image, int8_t *values) {
+strata_status strata_read_output(strata_network* net, uint32_t image, int8_t* values) {
   return strata_read_output_at(net, image, 0u, values);
 }
 
-strata_status strata_read_output_at(strata_network *net, uint32_t image, uint32_t output,
-                                    int8_t *values) {
+strata_status strata_read_output_at(strata_network* net, uint32_t image, uint32_t output,
+                                    int8_t* values) {
   if (net == 0 || net->dev == 0 || net->bundle == 0) return STRATA_E_NOT_LOADED;
-  strata_device *dev = net->dev;
+  strata_device* dev = net->dev;
   if (output >= net->bundle->output_count) {
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "output ", output,
                            " is beyond the network's outputs");
   }
   strata_tensor_info info;
   strata_bundle_output(net->bundle, output, &info);
-  const strata_tensor_info *t = &info;
+  const strata_tensor_info* t = &info;
   const uint32_t n = net->bundle->hw.lanes;
   if (values == 0 || image >= net->bundle->batch) {
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "output image ", image,
@@ -276,11 +276,11 @@ strata_status strata_read_output_at(strata_network *net, uint32_t image, uint32_
   return STRATA_OK;
 }
 
-strata_status strata_run(strata_network *net, const int8_t *input, uint64_t input_values,
-                         int8_t *output, uint64_t output_values, uint32_t images) {
+strata_status strata_run(strata_network* net, const int8_t* input, uint64_t input_values,
+                         int8_t* output, uint64_t output_values, uint32_t images) {
   if (net == 0 || net->dev == 0 || net->bundle == 0) return STRATA_E_NOT_LOADED;
-  strata_device *dev = net->dev;
-  const strata_bundle *b = net->bundle;
+  strata_device* dev = net->dev;
+  const strata_bundle* b = net->bundle;
   const uint64_t in_each = strata_input_elements(b), out_each = strata_output_elements(b);
   if (images < 1u || images > b->batch) {
     return strata_fail_u64(&dev->error, STRATA_E_ARGUMENT, "strata_run: ", images,

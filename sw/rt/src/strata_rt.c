@@ -8,19 +8,19 @@
 
 /* ---- error text ------------------------------------------------------------------------- */
 
-void strata_text_begin(strata_text *t, strata_error *e) {
+void strata_text_begin(strata_text* t, strata_error* e) {
   t->buf = e->text;
   t->len = 0;
   t->buf[0] = '\0';
 }
 
-void strata_text_str(strata_text *t, const char *s) {
+void strata_text_str(strata_text* t, const char* s) {
   if (s == 0) s = "(null)";
   while (*s != '\0' && t->len + 1 < STRATA_ERROR_TEXT_BYTES) t->buf[t->len++] = *s++;
   t->buf[t->len] = '\0';
 }
 
-void strata_text_u64(strata_text *t, uint64_t v) {
+void strata_text_u64(strata_text* t, uint64_t v) {
   char digits[24];
   int n = 0;
   do {
@@ -33,7 +33,7 @@ void strata_text_u64(strata_text *t, uint64_t v) {
   strata_text_str(t, out);
 }
 
-void strata_text_hex(strata_text *t, uint64_t v) {
+void strata_text_hex(strata_text* t, uint64_t v) {
   static const char kHex[] = "0123456789abcdef";
   char out[20];
   int n = 0;
@@ -46,7 +46,7 @@ void strata_text_hex(strata_text *t, uint64_t v) {
   strata_text_str(t, out);
 }
 
-strata_status strata_fail(strata_error *e, strata_status status, const char *what) {
+strata_status strata_fail(strata_error* e, strata_status status, const char* what) {
   strata_text t;
   e->status = status;
   e->hw_code = 0;
@@ -57,8 +57,8 @@ strata_status strata_fail(strata_error *e, strata_status status, const char *wha
 }
 
 /* "<what> <value><unit>" */
-strata_status strata_fail_u64(strata_error *e, strata_status status, const char *what,
-                              uint64_t value, const char *after) {
+strata_status strata_fail_u64(strata_error* e, strata_status status, const char* what,
+                              uint64_t value, const char* after) {
   strata_text t;
   strata_fail(e, status, what);
   t.buf = e->text;
@@ -68,20 +68,20 @@ strata_status strata_fail_u64(strata_error *e, strata_status status, const char 
   return status;
 }
 
-static void clear_error(strata_error *e) {
+static void clear_error(strata_error* e) {
   e->status = STRATA_OK;
   e->hw_code = 0;
   e->hw_index = 0;
   e->text[0] = '\0';
 }
 
-uint32_t strata_strlen(const char *s) {
+uint32_t strata_strlen(const char* s) {
   uint32_t n = 0;
   while (s[n] != '\0') ++n;
   return n;
 }
 
-const char *strata_status_name(strata_status status) {
+const char* strata_status_name(strata_status status) {
   switch (status) {
     case STRATA_OK:
       return "STRATA_OK";
@@ -109,15 +109,15 @@ const char *strata_status_name(strata_status status) {
 
 /* ---- the device ------------------------------------------------------------------------- */
 
-static uint32_t rd(strata_device *dev, uint32_t offset) {
+static uint32_t rd(strata_device* dev, uint32_t offset) {
   return dev->hal.read32(dev->hal.ctx, offset);
 }
 
-static void wr(strata_device *dev, uint32_t offset, uint32_t value) {
+static void wr(strata_device* dev, uint32_t offset, uint32_t value) {
   dev->hal.write32(dev->hal.ctx, offset, value);
 }
 
-strata_status strata_open(strata_device *dev, const strata_hal *hal) {
+strata_status strata_open(strata_device* dev, const strata_hal* hal) {
   if (dev == 0) return STRATA_E_ARGUMENT;
   clear_error(&dev->error);
   if (hal == 0 || hal->read32 == 0 || hal->write32 == 0 || hal->mem_write == 0 ||
@@ -138,7 +138,7 @@ strata_status strata_open(strata_device *dev, const strata_hal *hal) {
     strata_text_str(&t, ", not 0x53545241 ('STRA')");
     return STRATA_E_NO_DEVICE;
   }
-  strata_hw_info *h = &dev->hw;
+  strata_hw_info* h = &dev->hw;
   h->version = rd(dev, STRATA_REG_VERSION);
   h->pes = rd(dev, STRATA_REG_CFG_PES);
   h->lanes = rd(dev, STRATA_REG_CFG_LANES);
@@ -155,14 +155,13 @@ strata_status strata_open(strata_device *dev, const strata_hal *hal) {
       (limits & STRATA_CFG_LIMITS_MAX_IMAGE_WIDTH) >> STRATA_CFG_LIMITS_MAX_IMAGE_WIDTH_LSB;
   const uint32_t features = rd(dev, STRATA_REG_CFG_FEATURES);
   h->sparse = (features & STRATA_CFG_FEATURES_SPARSE) != 0u;
-  h->act_tables =
-      (features & STRATA_CFG_FEATURES_ACT_TABLES) >> STRATA_CFG_FEATURES_ACT_TABLES_LSB;
+  h->act_tables = (features & STRATA_CFG_FEATURES_ACT_TABLES) >> STRATA_CFG_FEATURES_ACT_TABLES_LSB;
   /* No run of an earlier owner is left pending. */
   return strata_recover(dev);
 }
 
 /* One configuration field: equal, or (at_most) no larger than the device's. */
-static int config_field(strata_device *dev, const char *name, uint32_t want, uint32_t have,
+static int config_field(strata_device* dev, const char* name, uint32_t want, uint32_t have,
                         int at_most) {
   if (at_most ? want <= have : want == have) return 1;
   strata_text t;
@@ -177,7 +176,7 @@ static int config_field(strata_device *dev, const char *name, uint32_t want, uin
   return 0;
 }
 
-strata_status strata_check_config(strata_device *dev, const strata_bundle *b) {
+strata_status strata_check_config(strata_device* dev, const strata_bundle* b) {
   if (dev == 0) return STRATA_E_ARGUMENT;
   if (b == 0) return strata_fail(&dev->error, STRATA_E_ARGUMENT, "strata_check_config: no bundle");
   const strata_hw_info *w = &b->hw, *h = &dev->hw;
@@ -197,8 +196,8 @@ strata_status strata_check_config(strata_device *dev, const strata_bundle *b) {
                    h->max_pool_kernel, 1) &&
       config_field(dev, "image width (CFG_LIMITS.MAX_IMAGE_WIDTH)", w->max_image_width,
                    h->max_image_width, 1) &&
-      config_field(dev, "activation tables (CFG_FEATURES.ACT_TABLES)", w->act_tables,
-                   h->act_tables, 1)) {
+      config_field(dev, "activation tables (CFG_FEATURES.ACT_TABLES)", w->act_tables, h->act_tables,
+                   1)) {
     clear_error(&dev->error);
     return STRATA_OK;
   }
@@ -207,7 +206,7 @@ strata_status strata_check_config(strata_device *dev, const strata_bundle *b) {
 
 /* ---- runs ------------------------------------------------------------------------------- */
 
-strata_status strata_start(strata_device *dev, uint64_t instr_base, uint32_t instr_limit) {
+strata_status strata_start(strata_device* dev, uint64_t instr_base, uint32_t instr_limit) {
   if (dev == 0) return STRATA_E_ARGUMENT;
   clear_error(&dev->error);
   if ((instr_base & 63u) != 0u) {
@@ -229,7 +228,7 @@ strata_status strata_start(strata_device *dev, uint64_t instr_base, uint32_t ins
 }
 
 /* The opcode names of docs/isa.md, for error messages. */
-static const char *opcode_name(uint32_t op) {
+static const char* opcode_name(uint32_t op) {
   switch (op) {
     case 1u:
       return "LOAD";
@@ -247,7 +246,7 @@ static const char *opcode_name(uint32_t op) {
 }
 
 /* dev->error for the accelerator's error code `ec` (the ERROR_CODE register). */
-static strata_status hardware_error(strata_device *dev, uint32_t ec, const strata_bundle *b) {
+static strata_status hardware_error(strata_device* dev, uint32_t ec, const strata_bundle* b) {
   const uint32_t code = (ec & STRATA_ERROR_CODE_CODE) >> STRATA_ERROR_CODE_CODE_LSB;
   const uint32_t index = (ec & STRATA_ERROR_CODE_INDEX) >> STRATA_ERROR_CODE_INDEX_LSB;
   strata_text t;
@@ -256,7 +255,7 @@ static strata_status hardware_error(strata_device *dev, uint32_t ec, const strat
   dev->error.hw_index = index;
   t.buf = dev->error.text;
   t.len = strata_strlen(t.buf);
-  const char *name = strata_hw_error_name(code);
+  const char* name = strata_hw_error_name(code);
   if (name != 0) {
     strata_text_str(&t, name);
   } else {
@@ -266,7 +265,7 @@ static strata_status hardware_error(strata_device *dev, uint32_t ec, const strat
     strata_text_str(&t, " at instruction ");
     strata_text_u64(&t, index);
     if (b != 0 && index < b->instructions) {
-      const uint8_t *instr = strata_bundle_instruction(b, index);
+      const uint8_t* instr = strata_bundle_instruction(b, index);
       strata_text_str(&t, " (");
       strata_text_str(&t, opcode_name(instr[0] & 0xFu));
       strata_text_str(&t, " of layer ");
@@ -275,12 +274,12 @@ static strata_status hardware_error(strata_device *dev, uint32_t ec, const strat
     }
   }
   strata_text_str(&t, ": ");
-  const char *text = strata_hw_error_text(code);
+  const char* text = strata_hw_error_text(code);
   strata_text_str(&t, text != 0 ? text : "not an error code of this driver's register map");
   return STRATA_E_HARDWARE;
 }
 
-strata_status strata_wait(strata_device *dev, const strata_bundle *bundle) {
+strata_status strata_wait(strata_device* dev, const strata_bundle* bundle) {
   if (dev == 0) return STRATA_E_ARGUMENT;
   uint32_t status = 0;
   if (dev->hal.wait_irq != 0) {
@@ -312,7 +311,7 @@ strata_status strata_wait(strata_device *dev, const strata_bundle *bundle) {
   return STRATA_OK;
 }
 
-strata_status strata_recover(strata_device *dev) {
+strata_status strata_recover(strata_device* dev) {
   if (dev == 0) return STRATA_E_ARGUMENT;
   if ((rd(dev, STRATA_REG_STATUS) & STRATA_STATUS_BUSY) != 0u) {
     /* START while busy aborts the run with BUSY_START (docs/registers.md). */
@@ -329,7 +328,7 @@ strata_status strata_recover(strata_device *dev) {
   return STRATA_OK;
 }
 
-strata_status strata_read_counters(strata_device *dev, uint64_t counters[STRATA_PERF_COUNTERS]) {
+strata_status strata_read_counters(strata_device* dev, uint64_t counters[STRATA_PERF_COUNTERS]) {
   if (dev == 0 || counters == 0) return STRATA_E_ARGUMENT;
   for (uint32_t i = 0; i < STRATA_PERF_COUNTERS; ++i) {
     const uint32_t offset = STRATA_REG_PERF_CYCLES + 8u * i;

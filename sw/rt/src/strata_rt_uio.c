@@ -12,19 +12,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int fail(char *err, size_t n, const char *what, const char *path) {
+static int fail(char* err, size_t n, const char* what, const char* path) {
   snprintf(err, n, "%s: %s: %s", path, what, strerror(errno != 0 ? errno : EINVAL));
   return -1;
 }
 
 /* One number (decimal or 0x hex) from a sysfs attribute. */
-static int read_number(const char *path, uint64_t *value, char *err, size_t n) {
-  FILE *f = fopen(path, "r");
+static int read_number(const char* path, uint64_t* value, char* err, size_t n) {
+  FILE* f = fopen(path, "r");
   if (f == NULL) return fail(err, n, "cannot open", path);
   char text[64] = {0};
   const size_t got = fread(text, 1, sizeof text - 1, f);
   fclose(f);
-  char *end = NULL;
+  char* end = NULL;
   errno = 0;
   const unsigned long long v = strtoull(text, &end, 0);
   if (got == 0 || end == text || errno != 0 || (*end != '\0' && *end != '\n')) {
@@ -35,8 +35,8 @@ static int read_number(const char *path, uint64_t *value, char *err, size_t n) {
   return 0;
 }
 
-int strata_uio_open(strata_uio *u, const char *sysfs, const char *dev, const char *uio,
-                    const char *irq, const char *dma, char *err, size_t err_bytes) {
+int strata_uio_open(strata_uio* u, const char* sysfs, const char* dev, const char* uio,
+                    const char* irq, const char* dma, char* err, size_t err_bytes) {
   char path[512];
   uint64_t regs_bytes = 0;
   memset(u, 0, sizeof *u);
@@ -56,13 +56,13 @@ int strata_uio_open(strata_uio *u, const char *sysfs, const char *dev, const cha
   snprintf(path, sizeof path, "%s/%s", dev, uio);
   u->uio_fd = open(path, O_RDWR | O_CLOEXEC);
   if (u->uio_fd < 0) return fail(err, err_bytes, "cannot open", path);
-  void *regs = mmap(NULL, (size_t)regs_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, u->uio_fd, 0);
+  void* regs = mmap(NULL, (size_t)regs_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, u->uio_fd, 0);
   if (regs == MAP_FAILED) {
     fail(err, err_bytes, "cannot map the registers (map 0)", path);
     strata_uio_close(u);
     return -1;
   }
-  u->regs = (volatile uint32_t *)regs;
+  u->regs = (volatile uint32_t*)regs;
   u->regs_bytes = (size_t)regs_bytes;
   if (strcmp(irq, uio) == 0) {
     u->irq_fd = dup(u->uio_fd);
@@ -82,19 +82,19 @@ int strata_uio_open(strata_uio *u, const char *sysfs, const char *dev, const cha
     strata_uio_close(u);
     return -1;
   }
-  void *buf = mmap(NULL, (size_t)u->dma_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, u->dma_fd, 0);
+  void* buf = mmap(NULL, (size_t)u->dma_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, u->dma_fd, 0);
   if (buf == MAP_FAILED) {
     fail(err, err_bytes, "cannot map the DMA buffer", path);
     strata_uio_close(u);
     return -1;
   }
-  u->dma = (uint8_t *)buf;
+  u->dma = (uint8_t*)buf;
   return 0;
 }
 
-void strata_uio_close(strata_uio *u) {
+void strata_uio_close(strata_uio* u) {
   if (u->dma != NULL) munmap(u->dma, (size_t)u->dma_bytes);
-  if (u->regs != NULL) munmap((void *)u->regs, u->regs_bytes);
+  if (u->regs != NULL) munmap((void*)u->regs, u->regs_bytes);
   if (u->dma_fd >= 0) close(u->dma_fd);
   if (u->irq_fd >= 0) close(u->irq_fd);
   if (u->uio_fd >= 0) close(u->uio_fd);
@@ -103,15 +103,15 @@ void strata_uio_close(strata_uio *u) {
   u->dma_fd = u->irq_fd = u->uio_fd = -1;
 }
 
-static uint32_t uio_read32(void *ctx, uint32_t offset) {
-  return ((strata_uio *)ctx)->regs[offset / 4u];
+static uint32_t uio_read32(void* ctx, uint32_t offset) {
+  return ((strata_uio*)ctx)->regs[offset / 4u];
 }
 
-static void uio_write32(void *ctx, uint32_t offset, uint32_t value) {
-  ((strata_uio *)ctx)->regs[offset / 4u] = value;
+static void uio_write32(void* ctx, uint32_t offset, uint32_t value) {
+  ((strata_uio*)ctx)->regs[offset / 4u] = value;
 }
 
-static uint8_t *dma_ptr(strata_uio *u, uint64_t addr, size_t bytes) {
+static uint8_t* dma_ptr(strata_uio* u, uint64_t addr, size_t bytes) {
   if (addr < u->dma_addr || addr - u->dma_addr > u->dma_bytes ||
       bytes > u->dma_bytes - (addr - u->dma_addr)) {
     return NULL;
@@ -119,23 +119,23 @@ static uint8_t *dma_ptr(strata_uio *u, uint64_t addr, size_t bytes) {
   return u->dma + (addr - u->dma_addr);
 }
 
-static int uio_mem_write(void *ctx, uint64_t addr, const void *src, size_t bytes) {
-  uint8_t *p = dma_ptr((strata_uio *)ctx, addr, bytes);
+static int uio_mem_write(void* ctx, uint64_t addr, const void* src, size_t bytes) {
+  uint8_t* p = dma_ptr((strata_uio*)ctx, addr, bytes);
   if (p == NULL) return -1;
   memcpy(p, src, bytes);
   return 0;
 }
 
-static int uio_mem_read(void *ctx, uint64_t addr, void *dst, size_t bytes) {
-  const uint8_t *p = dma_ptr((strata_uio *)ctx, addr, bytes);
+static int uio_mem_read(void* ctx, uint64_t addr, void* dst, size_t bytes) {
+  const uint8_t* p = dma_ptr((strata_uio*)ctx, addr, bytes);
   if (p == NULL) return -1;
   memcpy(dst, p, bytes);
   return 0;
 }
 
 /* UIO: writing 1 unmasks the interrupt, read() returns its count once it came. */
-static int uio_wait_irq(void *ctx, uint64_t timeout_us) {
-  strata_uio *u = (strata_uio *)ctx;
+static int uio_wait_irq(void* ctx, uint64_t timeout_us) {
+  strata_uio* u = (strata_uio*)ctx;
   const uint32_t unmask = 1;
   if (write(u->irq_fd, &unmask, sizeof unmask) != (ssize_t)sizeof unmask) return -1;
   struct pollfd p = {u->irq_fd, POLLIN, 0};
@@ -148,7 +148,7 @@ static int uio_wait_irq(void *ctx, uint64_t timeout_us) {
   return 1;
 }
 
-strata_hal strata_uio_hal(strata_uio *u) {
+strata_hal strata_uio_hal(strata_uio* u) {
   strata_hal h;
   h.ctx = u;
   h.read32 = uio_read32;

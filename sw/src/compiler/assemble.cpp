@@ -16,13 +16,18 @@ namespace {
 std::string op_kind_name(const Op& op) {
   if (const auto* c = std::get_if<ConvOp>(&op)) {
     switch (c->kind) {
-      case ConvKind::kDepthwise: return "depthwise";
-      case ConvKind::kAdd: return "add";
-      case ConvKind::kGlobalAvgPool: return "gpool";
-      case ConvKind::kMul: return "mul";
+      case ConvKind::kDepthwise:
+        return "depthwise";
+      case ConvKind::kAdd:
+        return "add";
+      case ConvKind::kGlobalAvgPool:
+        return "gpool";
+      case ConvKind::kMul:
+        return "mul";
       case ConvKind::kConv:
       case ConvKind::kGrouped:
-      case ConvKind::kIdentityPool: return "conv";
+      case ConvKind::kIdentityPool:
+        return "conv";
     }
   }
   return is<FcOp>(op) ? "fc" : "pool";
@@ -35,12 +40,11 @@ std::string pad_label(const Pads& p) {
 }
 
 std::string pooling_detail(const Pooling& pool, const OpBase& op, bool clamp_only) {
-  std::string s = clamp_only ? std::string(", elementwise")
-                             : fmt::format(", {}pool {}/{}/{}{} -> [{}][{}]",
-                                           pool.avg ? "avg" : "max", pool.window.kernel,
-                                           pool.window.stride, pad_label(pool.window.pad),
-                                           pool.window.ceil_mode ? " ceil" : "", op.out_h,
-                                           op.out_w);
+  std::string s =
+      clamp_only ? std::string(", elementwise")
+                 : fmt::format(", {}pool {}/{}/{}{} -> [{}][{}]", pool.avg ? "avg" : "max",
+                               pool.window.kernel, pool.window.stride, pad_label(pool.window.pad),
+                               pool.window.ceil_mode ? " ceil" : "", op.out_h, op.out_w);
   return s + fmt::format(", post clamp [{}, {}]", pool.post_lo, pool.post_hi);
 }
 
@@ -50,8 +54,8 @@ std::string op_detail(const Op& op, const OpPlan& plan) {
   if (const auto* c = std::get_if<ConvOp>(&op)) {
     const ConvPlan& q = std::get<ConvPlan>(plan);
     s = fmt::format("{} {}x{} s{} p{}: [{}][{}][{}] -> [{}][{}][{}], {} pass{} of {} words{}",
-                    conv_kind_name(*c), c->kernel, c->kernel, c->stride,
-                    pad_label(c->pad), c->in_c, c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
+                    conv_kind_name(*c), c->kernel, c->kernel, c->stride, pad_label(c->pad), c->in_c,
+                    c->in_h, c->in_w, c->out_c, c->conv_h, c->conv_w, q.passes,
                     q.passes == 1 ? "" : "es", q.per_pass,
                     q.reorder ? fmt::format(" (reordered input, run as {}x1)", c->kernel) : "");
     if (c->kind == ConvKind::kDepthwise) {
@@ -92,16 +96,16 @@ void placement(const Plan& pl, size_t k, CompiledOp& c) {
   c.input_at = k == 0 || (prev != nullptr && prev->out_external) ? "external" : "on chip";
   c.output_at = m.out_external ? "external" : dst;
   c.tiling = m.tiled ? fmt::format("{} band{} x {} strip{}", m.tiling.bands.size(),
-                                   m.tiling.bands.size() == 1 ? "" : "s",
-                                   m.tiling.strips.size(), m.tiling.strips.size() == 1 ? "" : "s")
+                                   m.tiling.bands.size() == 1 ? "" : "s", m.tiling.strips.size(),
+                                   m.tiling.strips.size() == 1 ? "" : "s")
                      : std::string("whole");
 }
 
 }  // namespace
 
-Program assemble(const Network& net, const HwTarget& target, int batch,
-                 const std::vector<Op>& ops, const Plan& pl, const std::vector<Emit>& emits,
-                 const DataLayout& data_layout, const std::array<int64_t, isa::kEdges>& units) {
+Program assemble(const Network& net, const HwTarget& target, int batch, const std::vector<Op>& ops,
+                 const Plan& pl, const std::vector<Emit>& emits, const DataLayout& data_layout,
+                 const std::array<int64_t, isa::kEdges>& units) {
   const int64_t n = target.lanes;
   Program prog;
   prog.target = target;
@@ -215,9 +219,10 @@ Program assemble(const Network& net, const HwTarget& target, int batch,
       if (d.map_bytes[k] == 0) continue;
       const std::vector<size_t>& outs = base(ops[k]).outputs;
       const std::string name =
-          outs.empty() ? fmt::format("map{}:{}", i, base(pl.ops[k]).name)
-                       : fmt::format("output{}:{}", i,
-                                     net.layers[static_cast<size_t>(out_layers[outs.front()])].name);
+          outs.empty()
+              ? fmt::format("map{}:{}", i, base(pl.ops[k]).name)
+              : fmt::format("output{}:{}", i,
+                            net.layers[static_cast<size_t>(out_layers[outs.front()])].name);
       prog.regions.push_back({name, data + d.maps[i][k], d.map_bytes[k]});
     }
   }

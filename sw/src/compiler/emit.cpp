@@ -84,8 +84,8 @@ Emit Emitter::load(const LoadInstr& l, const std::string& what) const {
     dst.begin = addr;
     dst.end = addr + l.row_words;
     const int64_t src = l.ext_addr + r * l.ext_row_stride;
-    e.steps.push_back({Touch{dst, true}, Touch{{Space::kExt, 0, src, src + l.row_words * entry},
-                                               false}});
+    e.steps.push_back(
+        {Touch{dst, true}, Touch{{Space::kExt, 0, src, src + l.row_words * entry}, false}});
     e.units.push_back({dst});
   }
   finish(e);
@@ -125,8 +125,8 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
     }
     step.push_back({{Space::kParam, 0, c.param_base, c.param_base + params}, false});
     if (c.act_table_en) {  // the table's words, read throughout
-      step.push_back({{Space::kTable, 0, c.act_table * 256 / n_, (c.act_table + 1) * 256 / n_},
-                      false});
+      step.push_back(
+          {{Space::kTable, 0, c.act_table * 256 / n_, (c.act_table + 1) * 256 / n_}, false});
     }
   };
   // Partial sums (docs/isa.md): acc_in reads 4 words per output pixel (FC: neuron),
@@ -200,8 +200,8 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
           step.push_back({{Space::kBank, c.in_id, a, a + (r1 - r0) * c.in_w}, false});
         }
         if (y == 0 || y == rows_in - 1) {
-          operands(step,
-                   c.packed_rows != 0 ? c.packed_rows : c.kernel_h * c.kernel_w * c.in_groups, p_);
+          operands(step, c.packed_rows != 0 ? c.packed_rows : c.kernel_h * c.kernel_w * c.in_groups,
+                   p_);
         }
         partial_sums(step, y * c.out_w, c.out_w);
       }
@@ -211,8 +211,7 @@ Emit Emitter::compute(const ComputeInstr& c, const std::string& what) const {
           pool_only || c.pool_en
               ? std::min(rows_in - 1, r * c.pool_s - c.pool_pad_top + c.pool_k - 1)
               : r;
-      const Span s = dst_span(c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride,
-                              res_cols);
+      const Span s = dst_span(c.dst_base + g * c.dst_group_stride + r * c.dst_row_stride, res_cols);
       e.steps[static_cast<size_t>(g * rows_in + last_in)].push_back({s, true});
       e.units.push_back({s});
     }
@@ -314,8 +313,8 @@ int64_t EmitContext::weight_load(const ConvPlan& q, int64_t pass, std::vector<Em
     int64_t best = -1;
     for (int64_t i = 0; i < q.slots; ++i) {
       const int64_t b = slot_base(i);
-      const int64_t shared = std::max<int64_t>(0, std::min(b + w, last_slot_.second) -
-                                                       std::max(b, last_slot_.first));
+      const int64_t shared =
+          std::max<int64_t>(0, std::min(b + w, last_slot_.second) - std::max(b, last_slot_.first));
       if (best < 0 || shared < best) {
         best = shared;
         slot_turn_ = i;
@@ -410,8 +409,8 @@ DataLayout data_layout(const std::vector<Op>& ops, const Plan& pl, const HwTarge
 // The jobs of map op `k` that runs whole for image `img`: its input in bank
 // `in_bank` (loaded here for the first op), its results into `out_bank`, the PE
 // caches, and stored when they are the output or a map kept in external memory.
-void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int img,
-                   int64_t in_bank, int64_t out_bank, std::vector<Job>& jobs) {
+void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int img, int64_t in_bank,
+                   int64_t out_bank, std::vector<Job>& jobs) {
   const int64_t n = cx.t.lanes, p = cx.t.pes;
   const DataLayout& d = cx.d;
   const OpBase& op = base(ops[k]);
@@ -422,8 +421,7 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
   const auto* conv = std::get_if<ConvOp>(&ops[k]);
   const int64_t passes = cq != nullptr ? cq->passes : 1;
   std::vector<Emit> pending;
-  const int64_t op_params =
-      q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+  const int64_t op_params = q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
   const int64_t op_table = cx.table_load(q, pending);
   // The input, external layout [row][group][col]: image row y holds the words
   // of every group, so a compute can start once its first rows are in (one
@@ -462,15 +460,15 @@ void emit_whole_op(EmitContext& cx, const std::vector<Op>& ops, size_t k, int im
     job.loads = std::move(pending);
     pending.clear();
     if (chunk == 0) {
-      param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
-                                     : op_params + pass * p;
+      param_base =
+          q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads) : op_params + pass * p;
     }
     if (mul) {
       cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
     } else if (chunks > 1 && !cq->chunks_share_weights) {
       // Every chunk's weights in turn (streamed: they never fit at once).
-      cache_base = cx.weight_load(*cq, (pass < cq->weight_passes ? pass : 0) * chunks + chunk,
-                                  job.loads);
+      cache_base =
+          cx.weight_load(*cq, (pass < cq->weight_passes ? pass : 0) * chunks + chunk, job.loads);
     } else if (cq != nullptr && pass < cq->weight_passes && chunk == 0) {
       // Later passes: pass 0's weights (a global pool's chunks: the pass's first words).
       cache_base = cx.pl.weights_resident ? cq->cache_base + pass * cq->per_pass
@@ -680,12 +678,11 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
     const bool split = q.chunks > 1;
     const int64_t out_bank = q.dst == Dst::kBank ? cx.take_bank({}) : -1;
     const int64_t tile_bank0 = cx.take_bank({out_bank});
-    const bool two = split ? t.banks - (out_bank >= 0 ? 1 : 0) - 1 >= 2
-                           : t.banks >= 3 || q.dst != Dst::kBank;
+    const bool two =
+        split ? t.banks - (out_bank >= 0 ? 1 : 0) - 1 >= 2 : t.banks >= 3 || q.dst != Dst::kBank;
     const int64_t tile_bank1 = two ? cx.take_bank({out_bank, tile_bank0}) : tile_bank0;
     const int64_t spill_bank = split ? cx.take_bank({out_bank, tile_bank0, tile_bank1}) : -1;
-    const int64_t op_params =
-        q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+    const int64_t op_params = q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
     const int64_t op_table = cx.table_load(q, pending);
     int turn = 0;
     for (int64_t o0 = 0; o0 < op.out_c; o0 += q.tile) {
@@ -698,8 +695,7 @@ Emission emit(const std::vector<Op>& ops, const Plan& pl, const HwTarget& t, int
         job.loads = std::move(pending);
         pending.clear();
         if (chunk == 0) {
-          param_base = q.params_per_pass ? cx.param_load(q, o0, count, job.loads) - o0
-                                         : op_params;
+          param_base = q.params_per_pass ? cx.param_load(q, o0, count, job.loads) - o0 : op_params;
         }
         if (q.features_streamed) feature_load(first, words, job.loads);
         LoadInstr l;

@@ -15,8 +15,7 @@ namespace strata::compiler {
 
 class EmitContext {
  public:
-  EmitContext(const HwTarget& t, const Plan& pl, const DataLayout& d)
-      : t(t), pl(pl), d(d), em(t) {}
+  EmitContext(const HwTarget& t, const Plan& pl, const DataLayout& d) : t(t), pl(pl), d(d), em(t) {}
 
   const HwTarget& t;
   const Plan& pl;
@@ -45,9 +44,9 @@ class EmitContext {
  private:
   int next_bank_ = 0;
   int64_t ring_ = 0;
-  int64_t table_turn_ = 0;          // loads into the table ring so far
-  int64_t slot_turn_ = 0;           // the next pass's slot
-  int slot_op_ = -1;                 // the tag of the op whose passes take the slots
+  int64_t table_turn_ = 0;                       // loads into the table ring so far
+  int64_t slot_turn_ = 0;                        // the next pass's slot
+  int slot_op_ = -1;                             // the tag of the op whose passes take the slots
   std::pair<int64_t, int64_t> last_slot_{0, 0};  // words of the last pass loaded
 };
 
@@ -107,12 +106,12 @@ struct TiledSource {
 // `out_bank` (a whole map on chip), the PE caches, or external memory at `out_ext`.
 struct TiledOpIo {
   std::vector<TiledSource> srcs;
-  int64_t in_width = 0;         // words per group row of the external input
-  int64_t out_bank = -1;        // whole output map on chip (dst kBank, not external)
-  uint64_t out_ext = 0;         // results in external memory
-  bool out_is_output = false;   // the network's output region: [group][row][col]
+  int64_t in_width = 0;        // words per group row of the external input
+  int64_t out_bank = -1;       // whole output map on chip (dst kBank, not external)
+  uint64_t out_ext = 0;        // results in external memory
+  bool out_is_output = false;  // the network's output region: [group][row][col]
 };
-void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
-                   const TiledOpIo& io, std::vector<Job>& jobs);
+void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img, const TiledOpIo& io,
+                   std::vector<Job>& jobs);
 
 }  // namespace strata::compiler

@@ -155,16 +155,15 @@ void emit_mul_vector(EmitContext& cx, const ConvOp& op, const ConvPlan& q, int i
   first.loads = std::move(pending);
   pending.clear();
   // The identity channels after the op's own, and the selector words.
-  const int64_t param_base = q.params_per_pass
-                                 ? cx.param_load(q, q.passes * p, p, first.loads)
-                                 : op_params + q.passes * p;
+  const int64_t param_base =
+      q.params_per_pass ? cx.param_load(q, q.passes * p, p, first.loads) : op_params + q.passes * p;
   const int64_t selector =
       cx.pl.weights_resident ? q.cache_base : cx.weight_load(q, 0, first.loads);
   // The stored vector: one row of `groups` words ([row][group][col], a 1 x 1 map).
   LoadInstr l;
   l.hdr.tag = q.tag;
-  l.ext_addr = static_cast<int64_t>(cx.d.maps[static_cast<size_t>(img)]
-                                             [static_cast<size_t>(op.vector_src)]);
+  l.ext_addr =
+      static_cast<int64_t>(cx.d.maps[static_cast<size_t>(img)][static_cast<size_t>(op.vector_src)]);
   l.ext_row_stride =
       static_cast<int64_t>(align_up(static_cast<uint64_t>(groups * n), cx.t.beat_bytes()));
   l.rows = 1;
@@ -222,13 +221,13 @@ struct Buffer {
 // per tile row, per phase j of the factor f, the source words whose copies
 // land on columns x = u * f + j, in one LOAD per group (or one per source
 // column with every group, when that needs fewer).
-void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
-                     const AxisTile& band, const AxisTile& strip, int64_t pass_first,
-                     int64_t pass_count, const Buffer& b, std::vector<Emit>& loads) {
+void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io, const AxisTile& band,
+                     const AxisTile& strip, int64_t pass_first, int64_t pass_count, const Buffer& b,
+                     std::vector<Emit>& loads) {
   const int64_t n = cx.t.lanes;
   const int64_t rows = band.in_end - band.in_begin, cols = strip.in_end - strip.in_begin;
-  const auto load = [&](int64_t ext, int64_t ext_stride, int64_t count, int64_t words,
-                        int64_t dst, int64_t dst_stride) {
+  const auto load = [&](int64_t ext, int64_t ext_stride, int64_t count, int64_t words, int64_t dst,
+                        int64_t dst_stride) {
     LoadInstr l;
     l.hdr.tag = q.tag;
     l.ext_addr = ext;
@@ -246,7 +245,8 @@ void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
     const int64_t width = io.in_width / f;  // words per group row of the source
     const int64_t ext_row = from.groups * width * n;
     const int64_t first = pass_first >= 0 ? pass_first : from.first;
-    const int64_t groups = pass_first >= 0 ? pass_count : (from.count > 0 ? from.count : from.groups);
+    const int64_t groups =
+        pass_first >= 0 ? pass_count : (from.count > 0 ? from.count : from.groups);
     const int64_t group_stride = from.step * rows * cols;  // between its groups in the tile
     const int64_t dst0 = b.base + from.tile_group * rows * cols;
     if (f == 1) {
@@ -254,8 +254,8 @@ void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
       const int64_t per_load = groups == 1 ? rows : 1;
       for (int64_t y = 0; y < rows; y += per_load) {
         load(static_cast<int64_t>(from.ext + (band.in_begin + y) * ext_row + x0),
-             groups == 1 ? ext_row : width * n, groups == 1 ? rows : groups, cols,
-             dst0 + y * cols, groups == 1 ? cols : group_stride);
+             groups == 1 ? ext_row : width * n, groups == 1 ? rows : groups, cols, dst0 + y * cols,
+             groups == 1 ? cols : group_stride);
       }
       continue;
     }
@@ -271,7 +271,8 @@ void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
         const int64_t col0 = u0 * f + j - strip.in_begin;
         if (us <= groups) {
           for (int64_t g = 0; g < groups; ++g) {
-            load(static_cast<int64_t>(row_ext + static_cast<uint64_t>(((first + g) * width + u0) * n)),
+            load(static_cast<int64_t>(row_ext +
+                                      static_cast<uint64_t>(((first + g) * width + u0) * n)),
                  n, us, 1, dst0 + g * group_stride + y * cols + col0, f);
           }
         } else {
@@ -287,8 +288,8 @@ void load_tile_input(EmitContext& cx, const PlanBase& q, const TiledOpIo& io,
 
 }  // namespace
 
-void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
-                   const TiledOpIo& io, std::vector<Job>& jobs) {
+void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img, const TiledOpIo& io,
+                   std::vector<Job>& jobs) {
   const int64_t n = cx.t.lanes, p = cx.t.pes;
   const OpBase& ob = base(op);
   const PlanBase& q = base(plan);
@@ -316,8 +317,7 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
   const int64_t tiles = static_cast<int64_t>(tc.bands.size()) * strips;
   const int64_t plane = ob.out_h * ob.out_w;
   std::vector<Emit> pending;
-  const int64_t op_params =
-      q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
+  const int64_t op_params = q.params_per_pass ? 0 : cx.param_load(q, 0, q.param_entries, pending);
   const int64_t op_table = cx.table_load(q, pending);
   const bool mul = conv != nullptr && conv->kind == ConvKind::kMul;
   if (mul) emit_mul_vector(cx, *conv, *cq, img, op_params, io.out_bank, pending, jobs);
@@ -345,8 +345,8 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
       pending.clear();
       // Loads in the order a compute needs them last: parameters, weights, input.
       if (chunk == 0) {
-        param_base = q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads)
-                                       : op_params + pass * p;
+        param_base =
+            q.params_per_pass ? cx.param_load(q, pass * p, p, job.loads) : op_params + pass * p;
       }
       if (mul) {
         cache_base = cx.pl.mul_base + pass;  // the vector's group `pass`, as weights
@@ -386,8 +386,8 @@ void emit_tiled_op(EmitContext& cx, const Op& op, const OpPlan& plan, int img,
         load_tile_input(cx, q, io, rows, strip, first, count, b, job.loads);
       }
       const Buffer& src = in[in_turn % 2];
-      ComputeInstr c = tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base,
-                                    cache_base);
+      ComputeInstr c =
+          tile_compute(op, plan, band, strip, 0, src.bank, src.base, param_base, cache_base);
       if (cq != nullptr) c.packed_rows = cq->packed_rows(pass);
       set_table(c, op_table);
       const int64_t group_base = cq != nullptr ? pass * plane : 0;

@@ -117,9 +117,9 @@ enum class ConvKind {
 // operands interleaved by group (group 2g = a's g, 2g + 1 = b's g).
 struct ConvOp : OpBase {
   int kernel = 1, stride = 1;
-  Pads pad;                // zero padding per side
+  Pads pad;  // zero padding per side
   ConvKind kind = ConvKind::kConv;
-  int64_t pass_groups = 0; // input groups per pass; 0: all of them (a dense convolution)
+  int64_t pass_groups = 0;       // input groups per pass; 0: all of them (a dense convolution)
   int64_t passes_per_group = 1;  // grouped: consecutive passes that read the same input groups
   // A depthwise layer that runs in COMPUTE mode DEPTHWISE (PE p = channel p of the
   // pass's group, the taps through the window generator; no fused pool), its
@@ -140,13 +140,20 @@ struct ConvOp : OpBase {
 
 inline const char* conv_kind_name(const ConvOp& c) {
   switch (c.kind) {
-    case ConvKind::kIdentityPool: return "identity conv";
-    case ConvKind::kDepthwise: return "depthwise";
-    case ConvKind::kAdd: return "add";
-    case ConvKind::kGlobalAvgPool: return "global avgpool";
-    case ConvKind::kGrouped: return "grouped conv";
-    case ConvKind::kMul: return "mul";
-    case ConvKind::kConv: break;
+    case ConvKind::kIdentityPool:
+      return "identity conv";
+    case ConvKind::kDepthwise:
+      return "depthwise";
+    case ConvKind::kAdd:
+      return "add";
+    case ConvKind::kGlobalAvgPool:
+      return "global avgpool";
+    case ConvKind::kGrouped:
+      return "grouped conv";
+    case ConvKind::kMul:
+      return "mul";
+    case ConvKind::kConv:
+      break;
   }
   return "conv";
 }
@@ -232,8 +239,8 @@ struct PlanBase {
   int64_t next_feat_base = 0;  // dst kPeCache / kTranspose: the next FC's feat_base
   // parameters (a POOL has none: 0 entries)
   int64_t param_entries = 0;
-  uint64_t param_ext = 0;   // offset in the params region
-  int64_t param_base = -1;  // resident channel base, -1 = loaded per use
+  uint64_t param_ext = 0;        // offset in the params region
+  int64_t param_base = -1;       // resident channel base, -1 = loaded per use
   bool params_per_pass = false;  // more channels than the parameter RAM: P loaded per pass
   // activation table (none: table < 0): its index among the program's distinct
   // tables, its offset in the params region, and its slot when the tables are
@@ -272,13 +279,13 @@ struct MapInput {
 struct ConvPlan : PlanBase, MapInput {
   int kh = 1, kw = 1, sh = 1, sw = 1;  // geometry as run (reordered: K x 1)
   Pads pad;                            // as run (reordered: no column padding)
-  int64_t g_pass = 0;    // input groups each pass reads (= g_in for a dense convolution)
-  int64_t per_pass = 0;  // weight words per PE per pass
-  int64_t passes = 1;    // passes of P output channels
+  int64_t g_pass = 0;         // input groups each pass reads (= g_in for a dense convolution)
+  int64_t per_pass = 0;       // weight words per PE per pass
+  int64_t passes = 1;         // passes of P output channels
   int64_t weight_passes = 1;  // passes with weights of their own; 1 < passes: all use pass 0's
                               // (a global pool: the same weight word per PE in every pass)
-  uint64_t weights_ext = 0;  // offset in the weights region
-  int64_t cache_base = -1;   // resident cache base, -1 = streamed
+  uint64_t weights_ext = 0;   // offset in the weights region
+  int64_t cache_base = -1;    // resident cache base, -1 = streamed
   // Streamed weights: the PE-cache slots its passes take in turn. `slots` of
   // `per_pass` words side by side, or, when two do not fit, two that overlap
   // (one at the bottom, one at the top of the weight region): a pass's LOAD is
@@ -291,9 +298,9 @@ struct ConvPlan : PlanBase, MapInput {
   // op's weights, every pass's control words (P x per_pass per pass) and then
   // every pass's schedule (per_pass words per pass), from `controls_ext` on.
   bool packed = false;
-  int64_t dense_per_pass = 0;            // per_pass before packing
+  int64_t dense_per_pass = 0;                // per_pass before packing
   int64_t weight_slots = 0, zero_slots = 0;  // its weight passes' lanes, and the zero ones
-  std::vector<PackedSchedule> packing;   // per weight pass
+  std::vector<PackedSchedule> packing;       // per weight pass
   uint64_t controls_ext = 0;
   // Split passes (docs/compiler.md, "Split passes"): a pass whose weights do not fit
   // the free PE-cache words runs as `chunks` COMPUTEs, chunk j over the instruction's
@@ -318,9 +325,7 @@ struct ConvPlan : PlanBase, MapInput {
   // a dense convolution none of whose tiles fits the buffers, its chunk's groups.
   bool chunk_input = false;
   // Blocks of P rows of per_pass words in the weights image.
-  int64_t weight_blocks() const {
-    return weight_passes * (chunks_share_weights ? 1 : chunks);
-  }
+  int64_t weight_blocks() const { return weight_passes * (chunks_share_weights ? 1 : chunks); }
   // The input groups chunk `j` of a pass reads.
   int64_t chunk_size(int64_t j) const {
     return std::min(chunk_groups, run_groups - j * chunk_groups);
@@ -328,7 +333,8 @@ struct ConvPlan : PlanBase, MapInput {
   // The packed rows pass `pass`'s CONV runs (0: the dense schedule).
   int64_t packed_rows(int64_t pass) const {
     if (!packed) return 0;
-    return std::max(1, packing[static_cast<size_t>(pass < weight_passes ? pass : 0)].packed_cycles());
+    return std::max(1,
+                    packing[static_cast<size_t>(pass < weight_passes ? pass : 0)].packed_cycles());
   }
 };
 
@@ -377,9 +383,9 @@ inline const MapInput* map_input(const OpPlan& q) {
 
 // What plan() returns.
 struct Plan {
-  std::vector<OpPlan> ops;  // per op, the kind of its op
-  std::vector<uint8_t> params;         // params region
-  std::vector<uint8_t> weights;        // weights region
+  std::vector<OpPlan> ops;       // per op, the kind of its op
+  std::vector<uint8_t> params;   // params region
+  std::vector<uint8_t> weights;  // weights region
   bool params_resident = false;
   bool weights_resident = false;
   // Activation tables (after the parameter entries in the params region):

@@ -129,9 +129,10 @@ std::string depthwise_mode_refusal(const Layer& l, int64_t in_w, const HwTarget&
     return fmt::format("kernel {} exceeds max_pool_kernel {}", l.conv.kernel, t.max_pool_kernel);
   }
   if (in_w > t.max_image_width && !(t.beat_bytes() <= t.lanes && t.lanes % t.beat_bytes() == 0)) {
-    return fmt::format("rows of {} exceed max_image_width {} and column strips need external "
-                       "offsets on the {}-byte AXI beat",
-                       in_w, t.max_image_width, t.beat_bytes());
+    return fmt::format(
+        "rows of {} exceed max_image_width {} and column strips need external "
+        "offsets on the {}-byte AXI beat",
+        in_w, t.max_image_width, t.beat_bytes());
   }
   return "";
 }
@@ -187,9 +188,9 @@ PoolOp elementwise(const Shape& map) {
 // it; the ops that read it load its parts (docs/compiler.md, "Concat, slice and
 // upsample").
 struct ViewPart {
-  int src = kInputSrc;      // the op whose result it is (kInputSrc: the network input)
-  int64_t src_c = 0;        // that map's channels
-  int64_t begin = 0;        // its first channel in that map
+  int src = kInputSrc;  // the op whose result it is (kInputSrc: the network input)
+  int64_t src_c = 0;    // that map's channels
+  int64_t begin = 0;    // its first channel in that map
   int64_t channels = 0;
   int factor = 1;
 };
@@ -318,8 +319,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
   // later layer fuses into its op, whose result is then exactly its map.
   const std::vector<int> out_layers = count > 0 ? net.output_layers() : std::vector<int>{};
   const auto extra_output = [&](size_t li) {
-    return li + 1 != count &&
-           std::find(out_layers.begin(), out_layers.end(), static_cast<int>(li)) != out_layers.end();
+    return li + 1 != count && std::find(out_layers.begin(), out_layers.end(),
+                                        static_cast<int>(li)) != out_layers.end();
   };
   // Such an output's map, also as a flatten sees it (a flatten is free: the
   // layer after it would otherwise fuse into the output's op).
@@ -402,7 +403,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                        t.lanes));
     }
     const auto shape_of = [&](int layer) -> const Shape& {
-      return layer == kNetworkInput ? net.input_shape : net.layers[static_cast<size_t>(layer)].out_shape;
+      return layer == kNetworkInput ? net.input_shape
+                                    : net.layers[static_cast<size_t>(layer)].out_shape;
     };
     // A convolution layer's op: geometry, parameters, MACs (not the weights).
     const auto conv_op_of = [&](const Layer& c) {
@@ -442,9 +444,10 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       }
       if (l.type == LayerType::kUpsample) {
         if (t.beat_bytes() > n || n % t.beat_bytes() != 0) {
-          fail(fmt::format("upsampling loads single {}-byte words, which the {}-byte AXI beat "
-                           "cannot address",
-                           n, t.beat_bytes()));
+          fail(
+              fmt::format("upsampling loads single {}-byte words, which the {}-byte AXI beat "
+                          "cannot address",
+                          n, t.beat_bytes()));
         }
         for (ViewPart& p : view) p.factor *= l.scale;
       } else if (l.type == LayerType::kSlice) {
@@ -485,12 +488,12 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       std::vector<int> srcs;
       for (const ViewPart& p : view) srcs.push_back(p.src);
       const std::vector<InputPart> parts = input_parts(view, n);
-      const std::string note =
-          fmt::format("reads {} '{}' from its parts, no pass of its own: {}",
-                      layer_type_name(v.type), v.name, describe_parts(parts));
+      const std::string note = fmt::format("reads {} '{}' from its parts, no pass of its own: {}",
+                                           layer_type_name(v.type), v.name, describe_parts(parts));
       if (l.type == LayerType::kConv) {
         ConvOp op = conv_op_of(l);
-        op.weights = weights_over_parts(l.groups > 1 ? dense_group_weights(l) : l.weights, parts, n);
+        op.weights =
+            weights_over_parts(l.groups > 1 ? dense_group_weights(l) : l.weights, parts, n);
         op.in_c = part_groups(parts) * n;
         op.notes.push_back(note);
         ops.push_back(std::move(op));
@@ -523,8 +526,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       continue;
     }
     const int src = src_of(in0);
-    const Shape cur = in0 == kNetworkInput ? net.input_shape
-                                           : net.layers[static_cast<size_t>(in0)].out_shape;
+    const Shape cur =
+        in0 == kNetworkInput ? net.input_shape : net.layers[static_cast<size_t>(in0)].out_shape;
     // Whether any input (an add reads two) is a flattened map, or an FC layer's result.
     bool flat = false, after_fc = false;
     for (int i : l.inputs) {
@@ -556,11 +559,13 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     };
     const auto map_layer_checks = [&](const char* what) {
       if (after_fc) {
-        fail(fmt::format("{} after a fully-connected layer is not supported (FC results are "
-                         "batch-transposed: lane = image)",
-                         what));
+        fail(
+            fmt::format("{} after a fully-connected layer is not supported (FC results are "
+                        "batch-transposed: lane = image)",
+                        what));
       }
-      if (flat) fail(fmt::format("{} after flatten of a map larger than 1x1 is not supported", what));
+      if (flat)
+        fail(fmt::format("{} after flatten of a map larger than 1x1 is not supported", what));
     };
     const PoolWindow window{l.pool.kernel, l.pool.stride, l.pads, l.pool.ceil_mode};
     switch (l.type) {
@@ -658,9 +663,10 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         const int64_t h = cur[1], w = cur[2];
         const std::optional<MeanParams> mp = exact_mean_params(h * w);
         if (!mp) {
-          fail(fmt::format("no weight, bias, M and S give the exact mean of {} int8 values as "
-                           "a weighted sum and one requantisation",
-                           h * w));
+          fail(
+              fmt::format("no weight, bias, M and S give the exact mean of {} int8 values as "
+                          "a weighted sum and one requantisation",
+                          h * w));
         }
         // One window over the whole map (plan.cpp: kh = H, kw = W); each pass runs it as
         // a 1 x 1 image of H * W groups, the map's words in order (emit_tiles.cpp).
@@ -685,8 +691,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       case LayerType::kFc: {
         if (src != static_cast<int>(ops.size()) - 1 ||
             (in0 != kNetworkInput && readers[static_cast<size_t>(in0)] != 1)) {
-          fail("a fully-connected layer must read the op right before it, as its only reader "
-               "(its input goes through the PE caches)");
+          fail(
+              "a fully-connected layer must read the op right before it, as its only reader "
+              "(its input goes through the PE caches)");
         }
         int fc_src = src;
         const ConvOp* m = ops.empty() ? nullptr : std::get_if<ConvOp>(&ops.back());
@@ -697,9 +704,10 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           PoolOp copy = elementwise(map);
           copy.main = &l;
           copy.srcs = {src};
-          copy.notes.push_back(fmt::format("copy of mul '{}' into the PE caches for '{}' (a mul "
-                                           "writes a bank)",
-                                           m->main->name, l.name));
+          copy.notes.push_back(
+              fmt::format("copy of mul '{}' into the PE caches for '{}' (a mul "
+                          "writes a bank)",
+                          m->main->name, l.name));
           ops.push_back(std::move(copy));
           fc_src = static_cast<int>(ops.size()) - 1;
         }
@@ -734,8 +742,9 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           clamp->out_h = l.out_shape[1];
           clamp->out_w = l.out_shape[2];
           clamp->layers.push_back(li);
-          clamp->notes.push_back("the clamp before the max pool moves after it (max commutes "
-                                 "with a monotone clamp)");
+          clamp->notes.push_back(
+              "the clamp before the max pool moves after it (max commutes "
+              "with a monotone clamp)");
         } else if (fits) {
           PoolOp& op = start(PoolOp{}, {src});
           op.pool = Pooling{window, avg};
@@ -844,7 +853,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
           // input map; on the network input, the map as stored, even when flattens
           // came before it (they only rename the shape; the output placement and a
           // following FC's feature order then see the map).
-          if (after_fc) fail("a clamp after a fully-connected layer read elsewhere is not supported");
+          if (after_fc)
+            fail("a clamp after a fully-connected layer read elsewhere is not supported");
           // A flattened map read from an op (an output's, which nothing fuses into):
           // that op's map as it stored it.
           Shape map = src == kInputSrc ? net.input_shape : cur;
@@ -874,9 +884,10 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
                 } else {
                   compose_params(op.params, l.lo, l.hi);
                   if (op.pool) {
-                    op.notes.push_back(fmt::format("clamp '{}' moves before the max pool and "
-                                                   "merges with the requantisation clamp",
-                                                   l.name));
+                    op.notes.push_back(
+                        fmt::format("clamp '{}' moves before the max pool and "
+                                    "merges with the requantisation clamp",
+                                    l.name));
                   }
                 }
               } else {
@@ -900,14 +911,16 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         map_layer_checks("a mul");
         const int vsrc = src_of(l.inputs[1]);
         if (vsrc == kInputSrc) {
-          fail("a mul whose vector is the network input is not supported (the vector must be "
-               "a layer's result, which the compiler stores and loads back)");
+          fail(
+              "a mul whose vector is the network input is not supported (the vector must be "
+              "a layer's result, which the compiler stores and loads back)");
         }
         const std::string why = depthwise_mode_refusal(l, cur[2], t);
         if (!why.empty()) {
-          fail(fmt::format("a mul runs in COMPUTE mode DEPTHWISE, which cannot take this map: "
-                           "{}",
-                           why));
+          fail(
+              fmt::format("a mul runs in COMPUTE mode DEPTHWISE, which cannot take this map: "
+                          "{}",
+                          why));
         }
         ConvOp& op = start(ConvOp{}, {src});
         op.kind = ConvKind::kMul;
@@ -923,8 +936,7 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
         op.params.bias.assign(static_cast<size_t>(channels + t.pes), 0);
         op.params.mult.assign(static_cast<size_t>(channels), 0);
         op.params.shift.assign(static_cast<size_t>(channels), 0);
-        std::copy(l.requant.multiplier.begin(), l.requant.multiplier.end(),
-                  op.params.mult.begin());
+        std::copy(l.requant.multiplier.begin(), l.requant.multiplier.end(), op.params.mult.begin());
         std::copy(l.requant.shift.begin(), l.requant.shift.end(), op.params.shift.begin());
         op.params.mult.resize(static_cast<size_t>(channels + t.pes), 1);
         op.params.shift.resize(static_cast<size_t>(channels + t.pes), 0);
@@ -941,13 +953,15 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
       }
       case LayerType::kConcat:
       case LayerType::kSlice:
-      case LayerType::kUpsample: throw Error("internal: a view layer reached the op switch");
+      case LayerType::kUpsample:
+        throw Error("internal: a view layer reached the op switch");
     }
     op_of[li] = static_cast<int>(ops.size()) - 1;
     if (l.type == LayerType::kClamp) flat_of[li] = flat;
   }
   // The network's output is one map in the output region.
-  if (count > 0 && view_layer(static_cast<int>(count) - 1)) materialise(static_cast<int>(count) - 1);
+  if (count > 0 && view_layer(static_cast<int>(count) - 1))
+    materialise(static_cast<int>(count) - 1);
   if (ops.empty()) {  // nothing to compute (only flatten): copy through the pooling unit
     PoolOp op = elementwise(net.input_shape);
     op.srcs = {kInputSrc};
@@ -970,12 +984,14 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     };
     const int k = op_of[li];
     if (k == kInputSrc) {
-      fail("a network output that is the network input unchanged (no op computes it) is not "
-           "supported");
+      fail(
+          "a network output that is the network input unchanged (no op computes it) is not "
+          "supported");
     }
     if (is<FcOp>(ops[static_cast<size_t>(k)])) {
-      fail("only the last layer may be a network output that a fully-connected layer computes "
-           "(FC results are batch-transposed in the PE caches; other outputs are stored maps)");
+      fail(
+          "only the last layer may be a network output that a fully-connected layer computes "
+          "(FC results are batch-transposed in the PE caches; other outputs are stored maps)");
     }
     base(ops[static_cast<size_t>(k)]).outputs.push_back(j);
     // An FC after it takes its input from the PE caches (through a flatten or a
@@ -994,8 +1010,8 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
   for (size_t k = 0; k + 1 < ops.size(); ++k) {
     auto* conv = std::get_if<ConvOp>(&ops[k]);
     if (conv != nullptr && conv->kind == ConvKind::kMul && is<FcOp>(ops[k + 1])) {
-      throw Error(fmt::format("internal: mul '{}' right before a fully-connected layer",
-                              conv->main->name));
+      throw Error(
+          fmt::format("internal: mul '{}' right before a fully-connected layer", conv->main->name));
     }
     if (conv != nullptr && conv->depthwise_mode && is<FcOp>(ops[k + 1])) {
       conv->notes.clear();
@@ -1013,12 +1029,14 @@ std::vector<Op> lower(const Network& net, const HwTarget& t) {
     }
     for (int s : reads) {
       const bool fc_src = s >= 0 && static_cast<size_t>(s) + 1 < ops.size() &&
-                          is<FcOp>(ops[static_cast<size_t>(s) + 1]) && static_cast<size_t>(s) + 1 != k;
+                          is<FcOp>(ops[static_cast<size_t>(s) + 1]) &&
+                          static_cast<size_t>(s) + 1 != k;
       if (fc_src) {
         const Layer& l = *base(ops[k]).main;
-        throw Error("this layer reads the result that a fully-connected layer after it takes "
-                    "from the PE caches: not supported",
-                    ErrorContext{net.source_file, l.line, l.name});
+        throw Error(
+            "this layer reads the result that a fully-connected layer after it takes "
+            "from the PE caches: not supported",
+            ErrorContext{net.source_file, l.line, l.name});
       }
     }
   }

@@ -67,8 +67,8 @@ std::vector<Emit> dispatch_order(std::vector<Emit> emits);
 // END, encoded (a value that does not fit its field is a strata::Error naming
 // the field and the op); the memory image and its regions; the input and output
 // placement; the op descriptions and notes; the dependency units.
-Program assemble(const Network& net, const HwTarget& target, int batch,
-                 const std::vector<Op>& ops, const Plan& pl, const std::vector<Emit>& emits,
-                 const DataLayout& data, const std::array<int64_t, isa::kEdges>& units);
+Program assemble(const Network& net, const HwTarget& target, int batch, const std::vector<Op>& ops,
+                 const Plan& pl, const std::vector<Emit>& emits, const DataLayout& data,
+                 const std::array<int64_t, isa::kEdges>& units);
 
 }  // namespace strata::compiler

@@ -131,8 +131,8 @@ void pack_conv(const ConvOp& op, ConvPlan& q, const HwTarget& t, int64_t in_h, i
     std::vector<int64_t> bases;
     for (const PackedCycle& c : ps.cycles) bases.push_back(c.base);
     if (bases.empty()) bases.push_back(0);  // the framing row of an all-zero pass
-    packed_cost += packed_conv_beats(walk, bases) + static_cast<int64_t>(bases.size()) +
-                   kPackedStartCycles;
+    packed_cost +=
+        packed_conv_beats(walk, bases) + static_cast<int64_t>(bases.size()) + kPackedStartCycles;
   }
   if (packed_cost >= dense_beats) return;
   q.packed = true;
@@ -222,7 +222,8 @@ void put_controls(ConvPlan& q, const HwTarget& t, std::vector<uint8_t>& image) {
         if (k < s.packed_cycles()) {
           const PackedCycle& c = s.cycles[static_cast<size_t>(k)];
           for (int64_t m = 0; m < n; ++m) {
-            word[static_cast<size_t>(m)] = static_cast<uint8_t>(c.sel[static_cast<size_t>(pe * n + m)]);
+            word[static_cast<size_t>(m)] =
+                static_cast<uint8_t>(c.sel[static_cast<size_t>(pe * n + m)]);
           }
           const int64_t dest = c.dest[static_cast<size_t>(pe)];
           isa::set_control_dest(word.data(), dest == pe                 ? isa::kDestOwn
@@ -268,9 +269,10 @@ void place_weights(Plan& pl, int64_t cap) {
       next += cq->weight_blocks() * cq->per_pass;
     }
     if (total > 0) {
-      pl.notes.push_back(fmt::format("convolution weights: {} words per PE, resident (loaded "
-                                     "once; {} free)",
-                                     total, cap));
+      pl.notes.push_back(
+          fmt::format("convolution weights: {} words per PE, resident (loaded "
+                      "once; {} free)",
+                      total, cap));
     }
   } else {
     int64_t most = 0;
@@ -286,9 +288,9 @@ void place_weights(Plan& pl, int64_t cap) {
         "convolution weights: {} words per PE > {} free: streamed per pass through up to {} "
         "slots of the pass's size{}",
         total, cap, most,
-        2 * largest > cap ? fmt::format(" (passes of more than {} words: two overlapping slots)",
-                                        cap / 2)
-                          : ""));
+        2 * largest > cap
+            ? fmt::format(" (passes of more than {} words: two overlapping slots)", cap / 2)
+            : ""));
   }
 }
 
@@ -335,9 +337,9 @@ bool plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
     if (t.banks < need) {
       const int spare = t.banks - (m->out_external ? 0 : map_out ? 1 : 0);
       if (spare < 1 || (m->out_external && t.banks < 2)) {
-        fail(op, "compute.dst_bank_overlap",
-             fmt::format("running it in tiles needs two banks, the target has {} (banks)",
-                         t.banks));
+        fail(
+            op, "compute.dst_bank_overlap",
+            fmt::format("running it in tiles needs two banks, the target has {} (banks)", t.banks));
       }
       if (m->out_external) {
         buf.out_shared = true;
@@ -391,9 +393,9 @@ bool plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
           "({} words), the partial sums through a spill buffer",
           b.name, gq.run_groups, buf.in_words, gq.chunks, rows, gq.chunk_groups));
     }
-    tp.weight_words = cq != nullptr && !pl.weights_resident ? cq->per_pass * cq->weight_blocks() /
-                                                                  cq->weight_passes
-                                                            : 0;
+    tp.weight_words = cq != nullptr && !pl.weights_resident
+                          ? cq->per_pass * cq->weight_blocks() / cq->weight_passes
+                          : 0;
     if (cq != nullptr && cq->chunk_input) {
       tp.in_buf_words = std::max(tp.in_buf_words, m->map_h * m->map_w * tp.in_groups);
     }
@@ -471,11 +473,11 @@ bool plan_tiles(const std::vector<Op>& ops, const std::vector<bool>& shared, con
         "{} external words, {} cycles predicted",
         b.name, c.bands.size(), c.bands.size() == 1 ? "" : "s", c.strips.size(),
         c.strips.size() == 1 ? "" : "s",
-        c.pass_outer ? "every tile per weight pass" : "every weight pass per tile",
-        buf.in_words, buf.in_shared ? ", two in one bank" : "",
-        m->out_external ? "stored to external memory"
-                        : (b.dst == Dst::kBank ? "into the whole map in a bank"
-                                               : "into the PE caches"),
+        c.pass_outer ? "every tile per weight pass" : "every weight pass per tile", buf.in_words,
+        buf.in_shared ? ", two in one bank" : "",
+        m->out_external
+            ? "stored to external memory"
+            : (b.dst == Dst::kBank ? "into the whole map in a bank" : "into the PE caches"),
         c.compute_beats, c.ext_words, c.predicted_cycles));
   }
   return weights_changed;
@@ -644,13 +646,13 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       const int64_t g = ceil_div(first.in_c, n);
       const int k = first.kernel;
       const int64_t g2 = ceil_div(int64_t{k} * first.in_c, n);
-      const int64_t plain = conv_beats(first.in_h, first.in_w, g, k, k, first.stride,
-                                       first.stride, first.pad, first.conv_h, first.conv_w);
-      const int64_t reordered = conv_beats(first.in_h, first.conv_w, g2, k, 1, first.stride, 1,
-                                           Pads{first.pad.top, 0, first.pad.bottom, 0},
-                                           first.conv_h, first.conv_w);
-      const bool want = o.reorder == Reorder::kAlways ||
-                        (o.reorder == Reorder::kAuto && reordered < plain);
+      const int64_t plain = conv_beats(first.in_h, first.in_w, g, k, k, first.stride, first.stride,
+                                       first.pad, first.conv_h, first.conv_w);
+      const int64_t reordered =
+          conv_beats(first.in_h, first.conv_w, g2, k, 1, first.stride, 1,
+                     Pads{first.pad.top, 0, first.pad.bottom, 0}, first.conv_h, first.conv_w);
+      const bool want =
+          o.reorder == Reorder::kAlways || (o.reorder == Reorder::kAuto && reordered < plain);
       if (want) {
         fq.reorder = true;
         pl.input_layout = InputLayout::kReordered;
@@ -659,9 +661,10 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
             "pixel): {} beats per image instead of {}",
             fq.name, k, first.in_c, g2, g2 == 1 ? "" : "s", reordered, plain));
       } else if (o.reorder != Reorder::kNever) {
-        pl.notes.push_back(fmt::format("{}: plain input layout ({} beats per image; reordered "
-                                       "would need {})",
-                                       fq.name, plain, reordered));
+        pl.notes.push_back(
+            fmt::format("{}: plain input layout ({} beats per image; reordered "
+                        "would need {})",
+                        fq.name, plain, reordered));
       }
     }
   }
@@ -713,8 +716,8 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       if (conv->depthwise_mode) {
         q.per_pass = t.depthwise_weight_words();
         if (q.dst != Dst::kBank) {
-          throw Error(fmt::format("internal: {} runs in DEPTHWISE mode into the PE caches",
-                                  q.name));
+          throw Error(
+              fmt::format("internal: {} runs in DEPTHWISE mode into the PE caches", q.name));
         }
       }
       q.passes = ceil_div(op.out_c, p);
@@ -781,8 +784,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
     // external memory, which is what a tiled op does; so are an add's two
     // operands (the tiled loads interleave them), the network input's too.
     const std::vector<int> chain{static_cast<int>(k) - 1};
-    if (op.srcs.size() > 1 || !op.parts.empty() ||
-        (k > 0 && (op.srcs != chain || shared[k - 1]))) {
+    if (op.srcs.size() > 1 || !op.parts.empty() || (k > 0 && (op.srcs != chain || shared[k - 1]))) {
       m.tiled = true;
     }
   }
@@ -821,11 +823,11 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       next += b.param_entries;
     }
   }
-  pl.notes.push_back(pl.params_resident
-                         ? fmt::format("parameters: {} of {} channels, loaded once", entries,
-                                       t.param_depth)
-                         : fmt::format("parameters: {} channels > {}: loaded before each use",
-                                       entries, t.param_depth));
+  pl.notes.push_back(
+      pl.params_resident
+          ? fmt::format("parameters: {} of {} channels, loaded once", entries, t.param_depth)
+          : fmt::format("parameters: {} channels > {}: loaded before each use", entries,
+                        t.param_depth));
 
   // Activation tables: the distinct tables of the ops, resident in slots of
   // their own when they fit act_tables, else loaded before each use into the
@@ -917,8 +919,8 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
       std::max<int64_t>(0, (fc_after_maps ? t.pe_cache_depth : region_base[1]) - mul_words);
   pl.mul_base = cap;
   if (mul_words > 0) {
-    pl.notes.push_back(fmt::format("mul vectors: PE-cache words {}..{} of every PE", cap,
-                                   cap + mul_words - 1));
+    pl.notes.push_back(
+        fmt::format("mul vectors: PE-cache words {}..{} of every PE", cap, cap + mul_words - 1));
   }
   for (size_t k = 0; k < ops.size(); ++k) {
     const auto* cq = std::get_if<ConvPlan>(&pl.ops[k]);
@@ -989,7 +991,7 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
               const int64_t word =
                   q.chunks == 1 || q.chunks_share_weights ? wi : unsplit_word(q, chunk, wi);
               for (int64_t lane = 0; lane < n; ++lane) {
-                const int8_t v = q.packed ? packed_weight(q, pass, pe, wi, lane)
+                const int8_t v = q.packed   ? packed_weight(q, pass, pe, wi, lane)
                                  : word < 0 ? int8_t{0}
                                             : cache_weight(op, q, t, pass, pe, word, lane);
                 pl.weights.push_back(static_cast<uint8_t>(v));
@@ -1018,9 +1020,9 @@ Plan plan(const Network& net, const std::vector<Op>& ops, const HwTarget& t,
           "{}: weights in tiles of {} neuron{} ({} words each{}){}", q.name, q.tile,
           q.tile == 1 ? "" : "s", q.fc_words,
           q.chunks > 1 ? fmt::format(", in {} chunks of {}", q.chunks, q.chunk_words) : "",
-          f.row_major ? fmt::format(", columns permuted to the stored map's order "
-                                    "((y*{}+g)*{}+x)*{}+lane",
-                                    ceil_div(f.c, n), f.w, n)
+          f.row_major  ? fmt::format(", columns permuted to the stored map's order "
+                                      "((y*{}+g)*{}+x)*{}+lane",
+                                     ceil_div(f.c, n), f.w, n)
           : f.from_map ? fmt::format(", columns permuted to the hardware feature order "
                                      "((g*{}+y)*{}+x)*{}+lane",
                                      f.h, f.w, n)

@@ -201,10 +201,16 @@ std::vector<OpWork> op_work(const Program& prog) {
       const isa::ComputeInstr c = isa::decode_compute(in);
       ++w->computes;
       if (c.mode == isa::ComputeMode::kConv && c.packed_rows != 0) {
-        PackedConvWalk walk{c.in_h,         c.in_w,          c.out_h,    c.out_w,
-                            c.in_groups,    static_cast<int>(c.kernel_h),
-                            static_cast<int>(c.kernel_w), static_cast<int>(c.stride_h),
-                            static_cast<int>(c.stride_w), static_cast<int>(c.pad_top),
+        PackedConvWalk walk{c.in_h,
+                            c.in_w,
+                            c.out_h,
+                            c.out_w,
+                            c.in_groups,
+                            static_cast<int>(c.kernel_h),
+                            static_cast<int>(c.kernel_w),
+                            static_cast<int>(c.stride_h),
+                            static_cast<int>(c.stride_w),
+                            static_cast<int>(c.pad_top),
                             static_cast<int>(c.pad_left)};
         std::vector<int64_t> bases;
         for (int64_t k = 0; k < c.packed_rows; ++k) {
@@ -241,10 +247,11 @@ std::string listing(const Program& prog) {
   const HwTarget& t = prog.target;
   std::string s;
   s += fmt::format("# Strata program for network '{}', batch {}\n", prog.network, prog.batch);
-  s += fmt::format("# target '{}': P {} N {}, {} banks x {} words, PE cache {} words, {} "
-                   "parameter channels, AXI {} bits\n",
-                   t.name, t.pes, t.lanes, t.banks, t.bank_depth, t.pe_cache_depth, t.param_depth,
-                   t.axi_data_width);
+  s += fmt::format(
+      "# target '{}': P {} N {}, {} banks x {} words, PE cache {} words, {} "
+      "parameter channels, AXI {} bits\n",
+      t.name, t.pes, t.lanes, t.banks, t.bank_depth, t.pe_cache_depth, t.param_depth,
+      t.axi_data_width);
   s += "#\n# memory image regions:\n";
   for (const MemRegion& r : prog.regions) {
     s += fmt::format("#   {:<14} 0x{:08x}  {:>9} bytes\n", r.name, r.offset, r.size);
@@ -280,17 +287,19 @@ std::string listing(const Program& prog) {
   }
   // A dense program: what a sparse build would run; a sparse one: what it runs.
   const std::vector<OpPacking> packing = op_packing(prog);
-  s += fmt::format("#\n# sparse packing of the weights ({}; rows: PE-array beats per output "
-                   "pixel, all passes):\n",
-                   prog.target.sparse ? "as this program runs them" : "as a sparse build would "
-                                                                      "run them");
+  s += fmt::format(
+      "#\n# sparse packing of the weights ({}; rows: PE-array beats per output "
+      "pixel, all passes):\n",
+      prog.target.sparse ? "as this program runs them"
+                         : "as a sparse build would "
+                           "run them");
   s += fmt::format("#   {:<24} {:>11} {:>11} {:>11} {:>9}\n", "op", "zero slots", "dense rows",
                    "packed rows", "speed-up");
   for (size_t k = 0; k < prog.ops.size(); ++k) {
     const OpPacking& q = packing[k];
     if (q.dense_rows == 0) {
-      s += fmt::format("#   {:<24} {:>11} {:>11} {:>11} {:>9}\n", prog.ops[k].name, "-", "-",
-                       "-", "-");
+      s += fmt::format("#   {:<24} {:>11} {:>11} {:>11} {:>9}\n", prog.ops[k].name, "-", "-", "-",
+                       "-");
       continue;
     }
     s += fmt::format("#   {:<24} {:>10.1f}% {:>11} {:>11} {:>8.2f}x\n", prog.ops[k].name,

@@ -73,10 +73,11 @@ AxisTile axis_tile(const AxisGeometry& g, int64_t out_begin, int64_t out_end) {
     const int64_t n = windows(t.pool_pad_after);
     if (n != out_end - out_begin || t.pool_pad_before >= g.pool_kernel ||
         t.pool_pad_after >= g.pool_kernel) {
-      throw Error(fmt::format("internal: pooled tile [{}, {}) of {} does not follow from its "
-                              "rows [{}, {}) (pads {} / {})",
-                              out_begin, out_end, g.out, t.conv_begin, t.conv_end,
-                              t.pool_pad_before, t.pool_pad_after));
+      throw Error(
+          fmt::format("internal: pooled tile [{}, {}) of {} does not follow from its "
+                      "rows [{}, {}) (pads {} / {})",
+                      out_begin, out_end, g.out, t.conv_begin, t.conv_end, t.pool_pad_before,
+                      t.pool_pad_after));
     }
   } else {
     t.conv_begin = out_begin;
@@ -91,13 +92,13 @@ AxisTile axis_tile(const AxisGeometry& g, int64_t out_begin, int64_t out_end) {
   t.in_end = std::min(g.in, end);
   t.pad_before = static_cast<int>(t.in_begin - first);
   t.pad_after = static_cast<int>(end - t.in_end);
-  const int64_t n = window_count(t.in_end - t.in_begin, g.kernel, g.stride, t.pad_before,
-                                 t.pad_after, false);
+  const int64_t n =
+      window_count(t.in_end - t.in_begin, g.kernel, g.stride, t.pad_before, t.pad_after, false);
   if (n != t.conv_end - t.conv_begin || t.pad_before >= g.kernel || t.pad_after >= g.kernel) {
-    throw Error(fmt::format("internal: convolution tile [{}, {}) of {} does not follow from its "
-                            "input [{}, {}) (pads {} / {})",
-                            t.conv_begin, t.conv_end, g.conv_out, t.in_begin, t.in_end,
-                            t.pad_before, t.pad_after));
+    throw Error(fmt::format(
+        "internal: convolution tile [{}, {}) of {} does not follow from its "
+        "input [{}, {}) (pads {} / {})",
+        t.conv_begin, t.conv_end, g.conv_out, t.in_begin, t.in_end, t.pad_before, t.pad_after));
   }
   return t;
 }

@@ -61,20 +61,20 @@ std::vector<AxisTile> axis_tiles(const AxisGeometry& g, int64_t count);
 // What the choice of a tiling needs to know about an op and its target.
 struct TilingProblem {
   AxisGeometry rows, cols;
-  int64_t in_groups = 1;      // input words per pixel
-  int64_t pass_groups = 1;    // CONV: input words per pixel each pass reads (grouped ops: fewer)
-  bool grouped = false;       // each pass reads only its own groups: a tile holds those
-                              // (in_groups = pass_groups) and every tile runs per pass
-  int64_t out_groups = 1;     // output words per pixel
-  int64_t passes = 1;         // CONV: passes of P output channels (each writes one group)
-  bool pool_op = false;       // a POOL instruction handles every group at once
-  int64_t window_beats = 0;   // DEPTHWISE: beats per window (B), its input rows through the
-                              // line buffer; 0: CONV or POOL
-  int64_t in_buf_words = 0;   // one input buffer (two alternate)
-  int64_t out_buf_words = 0;  // one output buffer (two alternate); 0: output on chip
-  int64_t line_buffer = 0;    // max_image_width: widest pooling (DEPTHWISE: input) row
+  int64_t in_groups = 1;       // input words per pixel
+  int64_t pass_groups = 1;     // CONV: input words per pixel each pass reads (grouped ops: fewer)
+  bool grouped = false;        // each pass reads only its own groups: a tile holds those
+                               // (in_groups = pass_groups) and every tile runs per pass
+  int64_t out_groups = 1;      // output words per pixel
+  int64_t passes = 1;          // CONV: passes of P output channels (each writes one group)
+  bool pool_op = false;        // a POOL instruction handles every group at once
+  int64_t window_beats = 0;    // DEPTHWISE: beats per window (B), its input rows through the
+                               // line buffer; 0: CONV or POOL
+  int64_t in_buf_words = 0;    // one input buffer (two alternate)
+  int64_t out_buf_words = 0;   // one output buffer (two alternate); 0: output on chip
+  int64_t line_buffer = 0;     // max_image_width: widest pooling (DEPTHWISE: input) row
   bool strips_allowed = true;  // external column offsets fit the AXI beat
-  int64_t weight_words = 0;   // streamed weights: words per PE per pass (0 = resident)
+  int64_t weight_words = 0;    // streamed weights: words per PE per pass (0 = resident)
   // Split passes (docs/compiler.md, "Split passes"): COMPUTEs per pass, and the words of
   // int32 partial sums per convolution output pixel (4; 0: unsplit) that a tile keeps in
   // its own spill buffer of `spill_buf_words`, or (0) after its results in the output
@@ -89,11 +89,11 @@ struct TilingProblem {
 // A chosen tiling: bands x strips, loop order and the predicted cost.
 struct TilingChoice {
   std::vector<AxisTile> bands, strips;
-  bool pass_outer = false;      // streamed weights: every tile per pass (inputs reloaded)
-  int64_t compute_beats = 0;    // PE-array beats, halo recomputation included (DEPTHWISE: the
-                                // larger of its beats and its input words, one per cycle)
-  int64_t ext_words = 0;        // N-byte words moved over AXI (loads, stores, weights)
-  int64_t predicted_cycles = 0; // max(compute, memory) + a fixed cost per instruction
+  bool pass_outer = false;       // streamed weights: every tile per pass (inputs reloaded)
+  int64_t compute_beats = 0;     // PE-array beats, halo recomputation included (DEPTHWISE: the
+                                 // larger of its beats and its input words, one per cycle)
+  int64_t ext_words = 0;         // N-byte words moved over AXI (loads, stores, weights)
+  int64_t predicted_cycles = 0;  // max(compute, memory) + a fixed cost per instruction
 };
 
 // The bands and strips that minimise the predicted cycles within the buffers,
