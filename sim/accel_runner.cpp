@@ -69,14 +69,6 @@ std::string AccelRunner::missing_model_message(const HwTarget& target, bool chec
       target.name, target.pes, target.lanes, fmt::join(built, ", "));
 }
 
-size_t perf_index(uint32_t offset) {
-  const size_t i = perf_slot(offset);
-  if (i >= csr::kPerfCounters.size()) {
-    throw Error(fmt::format("no performance counter at 0x{:x}", offset));
-  }
-  return i;
-}
-
 uint64_t RunReport::counter(uint32_t offset) const {
   const size_t i = perf_index(offset);
   if (i >= counters.size()) {

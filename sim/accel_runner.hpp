@@ -34,6 +34,7 @@
 #include "strata/compiler.hpp"
 #include "strata/csr_map.hpp"
 #include "strata/hw_target.hpp"
+#include "strata/perf_counts.hpp"
 #include "strata/tensor.hpp"
 #include "strata_rt.h"
 
@@ -51,18 +52,10 @@ struct RunnerOptions {
   uint64_t load_address = uint64_t{1} << 28;  // where run_program places a program's block
 };
 
-// Performance figures in csr::kPerfCounters order (PERF_CYCLES first).
-using PerfCounts = std::array<uint64_t, csr::kPerfCounters.size()>;
-
-// Index of a counter (csr::kPerf*) in PerfCounts; kPerfCounters.size() if none.
-constexpr size_t perf_slot(uint32_t offset) {
-  for (size_t i = 0; i < csr::kPerfCounters.size(); ++i) {
-    if (csr::kPerfCounters[i] == offset) return i;
-  }
-  return csr::kPerfCounters.size();
-}
-// The same, throwing strata::Error for an offset that is not a counter.
-size_t perf_index(uint32_t offset);
+// The counters' value type and index (strata/perf_counts.hpp).
+using strata::perf_index;
+using strata::perf_slot;
+using strata::PerfCounts;
 
 // What the trace port showed for one layer (instruction tag) of a run.
 struct LayerCounts {

@@ -13,8 +13,6 @@
 namespace strata {
 namespace {
 
-std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-
 void check_input(const Layer& layer, const Tensor<int8_t>& input) {
   if (input.shape() != layer.in_shape) {
     throw Error(fmt::format("input has shape {}, the layer expects {}", shape_str(input.shape()),

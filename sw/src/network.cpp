@@ -26,6 +26,8 @@ namespace strata {
 
 namespace fs = std::filesystem;
 
+std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
 const char* layer_type_name(LayerType t) {
   switch (t) {
     case LayerType::kConv:
@@ -70,8 +72,6 @@ constexpr int kMaxUpsample = 8;
 constexpr int64_t kMaxDim = 65535;
 constexpr int64_t kMaxElements = int64_t{1} << 28;
 constexpr int64_t kMaxMultiplier = std::numeric_limits<uint16_t>::max();
-
-std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
 int line_of(const YAML::Node& node) {
   const YAML::Mark m = node.Mark();

@@ -133,6 +133,9 @@ struct LoadOptions {
   bool load_weights = true;  // false: structure and shapes only (e.g. for `strata gen`)
 };
 
+// A shape as messages and tables print it: "[3, 32, 32]".
+std::string shape_str(const Shape& s);
+
 // Parses and validates a network description. Throws strata::Error naming the
 // file, line and layer on any problem: YAML syntax, unknown keys or types,
 // impossible shapes, missing/mis-shaped/mis-typed weight files, requantisation
