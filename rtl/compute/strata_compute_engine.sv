@@ -26,6 +26,10 @@
 //   beats, PE p receiving channel p's taps N at a time; the array's operand is
 //   one per PE) -> strata_pe_array -> strata_requant (the P channels'
 //   parameters, as CONV) -> result register slice -> strata_dst_writer.
+//   Depthwise beat b: PE p's lane l holds channel p of tap b * N + l, cache
+//   address cache_base + b; a copy of the mode flag per PE selects its operand.
+//   Every slice (input, window, post clamp, result, cache) is a 2-entry
+//   strata_fifo.
 //   Partial sums (acc_in, acc_out; docs/isa.md, "Partial sums"): with
 //   acc_in the walker's four fill beats before each window read the pixel's
 //   partial sums from bank acc_id; at the operand FIFO's head they go to the
@@ -54,9 +58,17 @@
 // internal readies at its credit-based output buffer, its input ready at
 // the window slice; the window generator and the requantiser see registered
 // readies.
+// Done: every result is written and, with pooling, the window generator has
+// taken every pixel; the dependency side then acquires what is left and
+// releases the rest, retire_o pulses, and the datapath is empty.
+// Errors: a decode error is reported before anything is acquired, read or
+// written, and held until abort_i; one of the queued instruction only after
+// the current one has retired (program order).
 // Abort (abort_i, from the controller): every state returns to idle after the
 // bank reads in flight have answered; the datapath blocks are then cleared
-// by a one-cycle local reset (PE caches and parameter RAM keep their contents).
+// by a one-cycle local reset (PE caches and parameter RAM keep their contents),
+// one flip-flop per group of blocks (seven: front end, FC parameters, PE array,
+// requantiser, window generator, pooling, back end).
 // Sparse builds (Sparse = 1; docs/sparsity.md, "The sparse build"): a packed
 // CONV (cfg.packed_rows != 0) walks with strata_packed_walker instead of
 // strata_conv_walker. Each of its beats reads two bank words, the row's
