@@ -53,8 +53,8 @@
 //     output mask, tap count and valid rectangle are registered with the
 //     window. The read pipeline (RAM read, line-buffer output register)
 //     never stalls: the walker issues a column only with a credit of the
-//     column queue behind it (strata_credit_fifo, a slot per column read or
-//     waiting), and the window register takes columns from that queue. So
+//     column queue behind it (strata_credit_fifo, four slots, one per column
+//     read or waiting), and the window register takes columns from that queue. So
 //     the output's ready reaches the window register's shift and the queue,
 //     never the walker's enable or the line buffer; the issue decision is
 //     four flip-flops. The line buffer is read every cycle (a read nobody

@@ -14,7 +14,8 @@
 // rectangle are registered with it (from the window's rows and the
 // column-valid bits it is loaded with), so no output is logic behind the
 // column-valid bits, and each mask bit gates the Lanes x DataWidth data bits
-// of one tap only.
+// of one tap only. "Column kx loads" is a flip-flop copy per tap (col_en_q,
+// strata_reg_copies), so no single enable drives the whole window register.
 `include "strata_assert.svh"
 
 module strata_window_reg #(

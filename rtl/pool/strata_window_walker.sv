@@ -12,7 +12,9 @@
 // start) are not, and with s > k the columns
 // between two windows are skipped (the column address jumps). Along each
 // dimension another window follows the one starting at `start` exactly when
-// start < lim (pool_out_size one step at a time, no division, floor or ceil).
+// start < lim (pool_out_size one step at a time, no division, floor or ceil):
+// floor: start + s + k <= dim + pad after; ceil: start + k < dim + pad after
+// and start + s < dim.
 //
 // Ports: check_i, limits_i and start_i are the three setup cycles after the
 // configuration handshake that derive the per-frame limits from registers;
