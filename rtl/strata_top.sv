@@ -12,6 +12,9 @@
 // last beat) with the chain-stop pair, which strata_cascade_top links from
 // one accelerator to the next (docs/cascade.md). A single accelerator ties
 // s_axis_cas_tvalid and chain_stop_i to 0 and m_axis_cas_tready to 1.
+// The AXI ports are flat and named (m_axi_arvalid, s_axil_awaddr, ...) for
+// integrators and the C++ harness, mapped field by field onto strata_memsys's
+// request / response bundles.
 // Programs: docs/isa.md; configuration: strata_cfg_pkg (P = N required).
 // Reset: synchronous, active low; the compute engine follows one cycle late
 // (a registered copy).
