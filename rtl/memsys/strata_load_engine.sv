@@ -61,7 +61,11 @@
 // absorbed and dropped; idle_o returns when none is outstanding.
 // Throughput: one beat per cycle from the bus and one unit per cycle to the
 // destination (a word of WordWidth / AxiDataWidth beats every that many
-// cycles). Restrictions (elaboration checks): WordWidth is a multiple of
+// cycles). A row's first burst waits for the registered grant of its step
+// (one AR cycle per row). Units reach the destination through a write slice
+// (strata_fifo with a head register); the start is a flip-flop copy per group
+// of blocks (strata_engine_shell), asserted equal to the state decode.
+// Restrictions (elaboration checks): WordWidth is a multiple of
 // AxiDataWidth, AxiDataWidth >= 32, P a power of two (<= 32 when Sparse,
 // so that P itself, the schedule, is a PE index of the port).
 `include "strata_assert.svh"

@@ -38,6 +38,11 @@
 // BVALID, or after the finish if that is later). An instruction with no S2L
 // units queues nothing. idle_o needs every response back and no release
 // pending, so END completes only with all writes acknowledged and released.
+// The release queue has MaxOutstanding + 1 entries (amount and mark: bursts
+// issued so far); a cascade STORE's S2L leaves in program order behind
+// earlier STOREs' S2L, and a finish waits while the queue is full. The
+// word count for the W beat total is a strata_dsp_mul product loaded while
+// idle. The start and "quiesce" are flip-flop copies per group of blocks.
 // Checks (error held until abort_i; nothing is read or written):
 //   rows = 0, row_words = 0, dst_kind undefined, CASCADE with
 //   ext_addr or ext_row_stride not zero                      -> ILLEGAL_INSTR
@@ -46,8 +51,9 @@
 //                                                            -> UNSUPPORTED
 // On an error or abort_i no new burst or bank read starts; bursts whose AW
 // was issued are completed with WSTRB = 0 beats (memory is left unchanged by
-// them), pending S2L releases are dropped (the run stops), and idle_o
-// returns when every response is back.
+// them), pending S2L releases are dropped (the run stops), the data FIFO is
+// emptied (which ends a cascade stream), and idle_o returns when every
+// response is back.
 // Throughput: one W beat per cycle (one word per WordWidth / AxiDataWidth
 // cycles). Restriction: WordWidth is a multiple of AxiDataWidth.
 `include "strata_assert.svh"
