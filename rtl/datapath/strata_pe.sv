@@ -14,6 +14,9 @@
 // the operand it meets, and `first` / `last`: `first` starts a new accumulation
 // at the beat's bias (in_bias_i, sampled with the first beat); `last` emits the
 // accumulator on the result stream. A beat with both is a one-beat accumulation.
+// The bias travels in the beat: conv wants a different bias per PE, fixed for a
+// layer, FC the same bias in every PE, changing with every output; a beat field
+// serves both and cannot race with the accumulations in the pipeline.
 //
 // Sparse = 1 (docs/sparsity.md, "The sparse build"): the activation stager
 // in front of the multipliers, a control plane beside the cache and the
@@ -25,7 +28,9 @@
 // belongs to). It is written through the cache write port with cache_ctl_i
 // in the ISA's control-word format (docs/isa.md, LOAD CONTROL: byte m bits
 // 1:0 lane m's code, byte 0 bits 3:2 the destination) and stored as
-// 2 Lanes + 2 bits. A beat with in_packed_i = 0 ignores the control plane
+// 2 Lanes + 2 bits, in a RAM of its own beside the cache: LOAD PE_CACHE and
+// LOAD CONTROL write the two planes in different instructions, and whole-word
+// writes need no byte enables. A beat with in_packed_i = 0 ignores the control plane
 // (every lane its current word, the sum to this PE: the dense beats of FC,
 // POOL, DEPTHWISE and dense CONVs). The sum of each beat leaves on
 // fwd_prev_o / fwd_next_o when addressed to a neighbour, and the accumulator

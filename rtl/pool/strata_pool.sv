@@ -13,10 +13,12 @@
 //
 // Back-pressure is credit based (strata_credit_fifo): the units never stall,
 // a window is taken only while a slot of the output buffer is free, and its
-// result waits there. So out_ready_i has no combinational path to in_ready_o
-// (which reads flip-flops and in_op_i only: the output buffer's credit and
-// the units' empty flag): the ready chain through the
-// units' register stages does not reach back into the window generator.
+// result waits there. The buffer has OutDepth slots (9 for 3x3 windows), so
+// with the output stalled the unit takes exactly OutDepth windows.
+// out_ready_i has no combinational path to in_ready_o (which reads
+// flip-flops and in_op_i only: the output buffer's credit and the units'
+// empty flag): the ready chain through the units' register stages does not
+// reach back into the window generator.
 //
 // Select stage: the selected result is registered before the clamp, so
 // neither a unit's last register (the avg unit's is inside a DSP block, in a
