@@ -12,6 +12,9 @@
 // deadlock, BUSY_START, in that order) and abort_o rises until every client is
 // idle, i.e. has finished the AXI transactions it started (every AW has its W
 // beats, every AR's R beats are absorbed) and no write response is pending.
+// ERROR and its interrupt (error_set_o) are set only then, so the next START
+// finds a quiet bus. A semaphore overflow is ILLEGAL_INSTR with index 0xFFFF
+// (the program's counts are wrong).
 // START while Run is error BUSY_START (the run's results are unreliable); in
 // Drain it is ignored (the first error stands).
 // DONE: the fetcher has reached END (all instructions before it dispatched),
@@ -22,7 +25,9 @@
 // outstanding) with an empty queue or waiting on a semaphore, and at least
 // one waits, for WatchdogCycles cycles in a row, the run stops with
 // DEADLOCK; the index is the smallest instruction index among the waiting
-// engines.
+// engines. A store engine waiting for write responses, or with an S2L release
+// pending, is not idle. The condition is exact (nothing could release a
+// unit), so the count only adds margin.
 // Cascade chain (strata_cascade_top, docs/cascade.md): chain_stop_i in Run
 // stops the run with CHAIN_STOP (index 0xFFFF; after every error of this
 // stage, before the watchdog): another stage of the chain stopped. It is

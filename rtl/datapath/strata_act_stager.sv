@@ -17,7 +17,11 @@
 //   SelDown (2'b11)  next[(m-1) % Lanes] lookaside: from the next cycle, lane m-1
 // Combinational (no register, no clock): the PE takes act_o into its
 // multiplier's activation input register, so that on an FPGA that register is
-// the DSP block's own, like the weight side's. One window per cycle.
+// the DSP block's own, like the weight side's. One window per cycle. Cost: one
+// 4:1 multiplexer level per lane and 2 control-plane bits per weight.
+// The window travels in the beat rather than in a register here: skipping a
+// dense cycle advances the window by two vectors in one cycle, so the stager
+// stays stateless and the PE array in lockstep.
 module strata_act_stager
   import strata_cfg_pkg::DataWidth;
 #(

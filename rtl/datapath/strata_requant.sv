@@ -33,7 +33,9 @@
 // tab_ready_o acknowledges it with its last byte, so a LOAD TABLE finishes
 // (and releases the COMPUTE that reads the table) only once every byte is in.
 // The dependency semaphores keep a LOAD TABLE and the COMPUTEs reading that
-// table apart, so a read never meets a write of its address.
+// table apart, so a read never meets a write of its address. ActTables = 0:
+// no table RAM; the load engine refuses every LOAD TABLE and the decoder every
+// lookup, so the tab_* ports are idle.
 // Rounding after the shift: for s >= 1, (v + 2^(s-1)) >> s equals
 // ((v >> (s-1)) + 1) >> 1, i.e. ((u >> s) + 1) >> 1 with u = 2v; for s = 0 it
 // is (u >> 0) >> 1. So only a 9-bit add remains and no 2^(s-1) decoder.

@@ -19,8 +19,9 @@
 // Cascade (docs/cascade.md): the store engine drives the AXI4-Stream output
 // (cas_out_*), the load engine takes the input (cas_in_*). From an abort
 // until the next START after a run that stopped with an error, the input
-// takes and drops every beat (cas_flush): what a stopped sender left in the
-// link never reaches the next run. chain_stop_i / chain_stop_o link the
+// takes and drops every beat (cas_flush), and so it does from a chain stop
+// that finds this stage idle until its next START: what a stopped sender left
+// in the link never reaches the next run. chain_stop_i / chain_stop_o link the
 // controllers of a chain (strata_controller).
 // Latency and throughput are those of the blocks (see each block's header).
 `include "strata_axi_types.svh"
