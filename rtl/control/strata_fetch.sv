@@ -13,11 +13,16 @@
 //   unknown opcode (incl. 0) or a non-zero reserved bit        -> ILLEGAL_INSTR
 //   a dependency field that must be 0 (END/CONFIG: all six; LOAD rel1;
 //   STORE acq1) or acq0_first > acq0                           -> ILLEGAL_INSTR
-//   CONFIG not matching this configuration                     -> UNSUPPORTED
+//   CONFIG not matching this configuration (version, P, N,
+//   sparse differ; banks, depths, act_tables above this build's) -> UNSUPPORTED
 // (in two register stages: the rules, then their priority; two cycles after
 // the last beat), then LOAD /
 // COMPUTE / STORE go to their queue (strata_fifo, QueueDepth
-// entries, in program order), CONFIG retires, END stops fetching (end_o).
+// entries of instruction and index, in program order), CONFIG retires, END
+// stops fetching (end_o) the cycle after it is taken. The dispatch condition
+// is a register per destination, loaded from the next values of its terms.
+// The AR address is a running register (+64 per instruction) and the
+// remaining count below INSTR_LIMIT a down-counter.
 // The instruction at index INSTR_LIMIT - 1 dispatched without an END is error
 // NO_END with index INSTR_LIMIT (INSTR_LIMIT = 0: at once, index 0).
 // Errors are reported in program order: a bad instruction fetched ahead of an
