@@ -21,7 +21,10 @@
 // engines sit far apart on an FPGA: a release travels one cycle, then the
 // counter adds it), so a release can make a grant three cycles later.
 // While abort_i is high nothing is granted and requests may be withdrawn.
-// clear_i (start of a run) zeroes every counter. A count that would exceed
+// clear_i (start of a run) zeroes every counter and drops a release of its
+// cycle. count + release - acquire is one carry chain behind a carry-save
+// stage. The unused edges (load rel1, store acq1) are asserted idle (the
+// fetcher rejects instructions that would use them). A count that would exceed
 // 2^SemWidth - 1 is an error: the counter wraps (keeps the low SemWidth bits),
 // overflow_o rises the cycle after and stays high until clear_i (the
 // controller stops the run; an assertion fires too, since a well-formed

@@ -32,7 +32,12 @@
 // accepted in the cycle it is asked for. After a step starts, the next
 // step's request is raised the following cycle: consecutive fine-grained
 // steps are at least two cycles apart.
-// waiting_o: the engine asks for a step or the finish that is not ready.
+// The fields and counts load in every idle cycle, so the engine's start moves
+// only the state. What a fine-grained step changes, and step_ready_q's next
+// value, are computed for both values of step_valid_i, which selects at the
+// last LUT.
+// waiting_o: the engine asks for a step or the finish that is not ready (read
+// by the engines' dep_wait, the stall counters and the watchdog).
 `include "strata_assert.svh"
 
 module strata_dep_sync
