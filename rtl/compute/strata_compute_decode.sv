@@ -23,6 +23,8 @@
 //     pooling, a table or a destination other than a bank; acc_in from a bank
 //     that does not exist, past its bank's end, or overlapping the results
 //     other than in place (docs/isa.md, "Partial sums");
+//     act_table_en on a POOL, or act_table >= ActTables (rule
+//     compute.act_table; the lookup travels to the requantiser in ce_cfg_t);
 //     PE_TRANSPOSE with dst_lane != 0 (this implementation writes whole
 //     PE-cache words; strata::IsaSim models the byte-masked write, the
 //     compiler emits it only when fewer than N neurons fit a bank).
@@ -30,6 +32,9 @@
 // inequalities that define it (floor: m*s + k <= D < m*s + s + k with
 // D = dim + pad_a + pad_b, the padding before and after; ceil: the window
 // generator's "another window" rule).
+// FC, POOL and DEPTHWISE leave as 1x1 convolutions (FC: an out_h x 1 image
+// whose rows are in_groups words apart; POOL: in_groups x in_h rows of in_w
+// words), so one walker serves every mode.
 //
 // Resources: ONE registered 17 x 17 multiplier (one DSP) computes the 17
 // products of the checks and of the walk geometry in sequence, then a stage

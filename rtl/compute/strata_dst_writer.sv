@@ -22,6 +22,9 @@
 // takes Lanes results in Lanes cycles and then writes Pes words in Pes cycles
 // without accepting results meanwhile (FC layers take in_groups >= 1 beats
 // per neuron, so this halves the rate only at in_groups = 1).
+// Timing: the matrix rows' enables are flip-flop copies, "takes the next
+// result" passes from row to row, and the neuron count counts down with
+// registered "next is the last" and "all taken" flags.
 `include "strata_assert.svh"
 
 module strata_dst_writer

@@ -21,6 +21,8 @@
 // event is lost); irq_o = |(IRQ_STATUS & IRQ_ENABLE), from registers.
 // 64-bit counters: a LO read returns bits 31:0 and captures bits 63:32 of the
 // same counter in one shared snapshot register, which any HI read returns.
+// The configuration registers (CFG_PES, CFG_LANES, ...) read the module's
+// parameters, so they describe the hardware built.
 `include "strata_assert.svh"
 
 module strata_csr
