@@ -9,6 +9,10 @@
 // empty FIFO reaches the output three cycles later (RAM write, RAM read,
 // output stage).
 // flush_i empties the FIFO in one cycle (words in flight are dropped).
+// "The output stage and the reads in flight leave a free entry" is a register
+// of its own (stage_room_q), so the RAM read starts at flip-flops. The RAM is
+// ReadFirst = 0: a read needs a stored word and a push needs room, so the
+// pointers never meet.
 `include "strata_assert.svh"
 
 module strata_fifo_ram #(

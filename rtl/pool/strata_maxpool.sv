@@ -3,7 +3,8 @@
 // valid tap of a window, per lane. A window arrives complete (all k x k taps
 // in one beat, from strata_window_gen), so the unit is a pipelined comparator
 // tree (strata_pool_tree, Op = PoolMax); padded taps (mask 0) enter as -2^7
-// and can never win because every window holds at least one valid tap.
+// and can never win because every window holds at least one valid tap (a
+// window with an empty mask gives -128 in every lane and fails an assertion).
 // The seeds' intermediate-result queue, which holds partial maxima while a
 // window's elements trickle in one per cycle, is not needed: the window
 // generator's line buffer and window register already assemble the window.
