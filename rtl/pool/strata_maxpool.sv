@@ -5,9 +5,10 @@
 // tree (strata_pool_tree, Op = PoolMax); padded taps (mask 0) enter as -2^7
 // and can never win because every window holds at least one valid tap (a
 // window with an empty mask gives -128 in every lane and fails an assertion).
-// The seeds' intermediate-result queue, which holds partial maxima while a
-// window's elements trickle in one per cycle, is not needed: the window
-// generator's line buffer and window register already assemble the window.
+// The pooling unit of background item 2 keeps partial maxima in an
+// intermediate-result queue while a window's elements arrive one per cycle;
+// none is needed here: the window generator's line buffer and window register
+// already assemble the window.
 //
 // Latency: max(1, ceil(log2(Kernel^2))) cycles (4 for 3x3), one register per
 // tree level. Throughput: one window per cycle. User is carried alongside
